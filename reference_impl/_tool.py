@@ -225,9 +225,7 @@ class Tool:
         if not self.name:
             raise ValueError("a tool needs a non-empty name")
         if (self.input_model is None) == (self.input_json_schema is None):
-            raise ValueError(
-                f"tool {self.name!r}: give exactly one of input_model and input_json_schema"
-            )
+            raise ValueError(f"tool {self.name!r}: give exactly one of input_model and input_json_schema")
         if self.input_json_schema is not None and self.input_json_schema.get("type") != "object":
             raise ValueError(f"tool {self.name!r}: input_json_schema must have type 'object'")
         if not self.max_result_size_chars > 0:

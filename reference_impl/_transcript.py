@@ -57,9 +57,7 @@ class CompactBoundary:
 
     def render(self) -> str:
         """The summary as the first user text after compaction."""
-        return (
-            "This session is being continued from a previous conversation. Summary:\n" + self.summary
-        )
+        return "This session is being continued from a previous conversation. Summary:\n" + self.summary
 
 
 TranscriptEntry: TypeAlias = MessageParam | DeferredToolsDelta | CompactBoundary
