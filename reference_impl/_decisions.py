@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 __all__ = [
+    "SETTING_SOURCES",
     "DecisionReason",
     "DecisionStage",
     "HookVerdict",
     "PermissionBehavior",
     "PermissionDecision",
     "SettingSource",
-    "SETTING_SOURCES",
 ]
 
 PermissionBehavior: TypeAlias = Literal["allow", "ask", "deny"]
