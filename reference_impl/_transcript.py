@@ -9,6 +9,7 @@ adjacent user messages, keeping tool results first in their message (PAIR-1).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias, cast
@@ -73,7 +74,8 @@ def content_blocks(message: MessageParam) -> list[dict[str, Any]]:
     content = message["content"]
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    return [cast(dict[str, Any], block) for block in content]
+    # Deep copies: whoever edits the rendered request must never edit the transcript.
+    return [copy.deepcopy(cast(dict[str, Any], block)) for block in content]
 
 
 def _text(text: str) -> TextBlockParam:
@@ -92,7 +94,12 @@ def to_api_messages(entries: Iterable[TranscriptEntry]) -> list[MessageParam]:
         if isinstance(entry, DeferredToolsDelta | CompactBoundary):
             role, blocks = "user", [dict(_text(entry.render()))]
         else:
-            role, blocks = entry["role"], content_blocks(entry)
+            role = entry["role"]
+            if role not in ("user", "assistant"):
+                raise ValueError(
+                    f"a transcript message has role {role!r}; only 'user' and 'assistant' go in messages"
+                )
+            blocks = content_blocks(entry)
         if rendered and rendered[-1][0] == role == "user":
             rendered[-1][1].extend(blocks)
         else:

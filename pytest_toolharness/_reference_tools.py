@@ -1,0 +1,103 @@
+"""Turning the suite's :class:`ToolSpec` into reference-harness :class:`~reference_impl.Tool` objects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_toolharness._specs import CallRecorder, ToolSpec
+from reference_impl._tool import (
+    UNLIMITED,
+    PermissionTarget,
+    Tool,
+    ToolContext,
+    ToolOutput,
+    ToolPermissionCheck,
+    ValidationResult,
+    build_tool,
+    mcp_tool,
+)
+
+__all__ = ["spec_to_tool", "specs_to_tools"]
+
+
+def spec_to_tool(spec: ToolSpec, recorder: CallRecorder | None = None) -> Tool:
+    """Build the reference harness's tool for ``spec``; its calls are recorded in ``recorder``."""
+    active_recorder = recorder if recorder is not None else CallRecorder()
+
+    async def call(tool_input: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        value = await spec.behavior.run(context.tool_use_id, spec.name, tool_input, context.abort, active_recorder)
+        return ToolOutput(content=value)
+
+    if spec.is_mcp:
+        meta: dict[str, Any] = {}
+        if spec.always_load:
+            meta["anthropic/alwaysLoad"] = True
+        if spec.search_hint is not None:
+            meta["anthropic/searchHint"] = spec.search_hint
+        if spec.max_result_size_chars is not None:
+            meta["anthropic/maxResultSizeChars"] = spec.max_result_size_chars
+        tool = mcp_tool(
+            spec.mcp_server or "",
+            spec.mcp_tool or spec.name,
+            spec.description,
+            spec.input_schema,
+            call,
+            meta=meta,
+            annotations={"readOnlyHint": True} if spec.read_only else None,
+        )
+        if spec.max_result_size_chars is None:
+            tool = tool.with_changes(max_result_size_chars=UNLIMITED)
+        return tool.with_changes(**_behaviour_options(spec))
+    options: dict[str, Any] = {} if spec.declares_nothing else {
+        "should_defer": spec.should_defer,
+        "always_load": spec.always_load,
+        "search_hint": spec.search_hint,
+        "is_shell": spec.shell,
+        "requires_user_interaction": spec.requires_user_interaction,
+        "max_result_size_chars": UNLIMITED if spec.max_result_size_chars is None else spec.max_result_size_chars,
+        "aliases": spec.aliases,
+        **_behaviour_options(spec),
+    }
+    return build_tool(spec.name, spec.description, call, input_json_schema=dict(spec.input_schema), **options)
+
+
+def specs_to_tools(specs: Sequence[ToolSpec], recorder: CallRecorder | None = None) -> list[Tool]:
+    """Build every spec's tool."""
+    return [spec_to_tool(spec, recorder) for spec in specs]
+
+
+def _behaviour_options(spec: ToolSpec) -> dict[str, Any]:
+    if spec.declares_nothing:
+        return {}
+    options: dict[str, Any] = {
+        "is_concurrency_safe": lambda _input: spec.concurrency_safe,
+        "is_read_only": lambda _input: spec.read_only,
+    }
+    if spec.permission_kind is not None:
+        kind, field_name = spec.permission_kind, spec.permission_field
+
+        def target(tool_input: Mapping[str, Any]) -> PermissionTarget | None:
+            value = tool_input.get(field_name) if field_name else None
+            return PermissionTarget(kind, value) if isinstance(value, str) else None
+
+        options["permission_target"] = target
+    if spec.rejects_when is not None:
+        key = spec.rejects_when
+
+        def validate(tool_input: Mapping[str, Any], _context: ToolContext) -> ValidationResult:
+            if key in tool_input:
+                return ValidationResult.invalid(f"{spec.name} does not accept {key!r}")
+            return ValidationResult.valid()
+
+        options["validate_input"] = validate
+    if spec.content_check != "passthrough" or spec.safety_check_when is not None:
+        safety_key = spec.safety_check_when
+
+        def check(tool_input: Mapping[str, Any], _context: ToolContext) -> ToolPermissionCheck:
+            if safety_key is not None and safety_key in tool_input:
+                return ToolPermissionCheck("ask", message=f"{spec.name}: {safety_key} needs a person", safety_check=True)
+            return ToolPermissionCheck(spec.content_check, message=f"{spec.name} content check")
+
+        options["check_permissions"] = check
+    return options

@@ -1,0 +1,368 @@
+"""What the suite hands an adapter: tool specs with scripted behaviour, rules, hooks, hosts, scenarios.
+
+Everything here is plain data that any harness can translate into its own types. Tool behaviour
+is scripted by the suite and run through :meth:`ToolBehavior.run`, which records every start and
+end in a :class:`CallRecorder` owned by the test, so a test can see overlaps, calls that should
+never have happened, and aborts, whatever the harness under test is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+__all__ = [
+    "BehaviorKind",
+    "CallEvent",
+    "CallRecorder",
+    "ExecutionResult",
+    "ExecutionScenario",
+    "HookSpec",
+    "HostAnswer",
+    "HostSpec",
+    "Notice",
+    "PermissionTargetKind",
+    "RuleSpec",
+    "ScriptedToolError",
+    "ToolBehavior",
+    "ToolSpec",
+    "WireRequest",
+]
+
+BehaviorKind: TypeAlias = Literal["text", "empty", "image", "json", "raise", "sleep", "hang", "wait_abort"]
+PermissionTargetKind: TypeAlias = Literal["shell", "read", "edit", "web_fetch", "other"]
+
+_ONE_PIXEL_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+class ScriptedToolError(Exception):
+    """What a tool scripted to fail raises; harnesses turn it into an ``is_error`` result."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallEvent:
+    """One start or end of a tool call, numbered in the order the recorder saw it."""
+
+    seq: int
+    kind: Literal["start", "end", "abort_seen"]
+    tool_use_id: str
+    tool_name: str
+    tool_input: Mapping[str, Any]
+
+
+class CallRecorder:
+    """Records tool-call starts and ends with a global sequence number (thread- and task-safe).
+
+    Overlap is judged by sequence numbers, never by wall-clock time: call A overlaps call B when
+    B started after A started and before A ended.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counter = itertools.count()
+        self.events: list[CallEvent] = []
+
+    def record(self, kind: Literal["start", "end", "abort_seen"], tool_use_id: str, name: str, tool_input: Mapping[str, Any]) -> None:
+        """Add one event."""
+        with self._lock:
+            self.events.append(CallEvent(next(self._counter), kind, tool_use_id, name, dict(tool_input)))
+
+    def started(self) -> list[str]:
+        """The tool_use ids whose call started, in start order."""
+        return [e.tool_use_id for e in self.events if e.kind == "start"]
+
+    def ended(self) -> list[str]:
+        """The tool_use ids whose call returned or raised, in end order."""
+        return [e.tool_use_id for e in self.events if e.kind == "end"]
+
+    def inputs(self, tool_use_id: str) -> list[Mapping[str, Any]]:
+        """The inputs the call with this id actually ran with."""
+        return [e.tool_input for e in self.events if e.kind == "start" and e.tool_use_id == tool_use_id]
+
+    def overlapping_pairs(self) -> list[tuple[str, str]]:
+        """Pairs of calls whose runs overlapped (a call with no end runs to the end of the record)."""
+        spans: dict[str, tuple[int, int]] = {}
+        last = len(self.events) + 1
+        for event in self.events:
+            if event.kind == "start":
+                spans[event.tool_use_id] = (event.seq, last)
+            elif event.kind == "end" and event.tool_use_id in spans:
+                spans[event.tool_use_id] = (spans[event.tool_use_id][0], event.seq)
+        ordered = sorted(spans.items(), key=lambda item: item[1][0])
+        pairs = []
+        for (a, (a_start, a_end)), (b, (b_start, _b_end)) in itertools.combinations(ordered, 2):
+            if a_start < b_start < a_end:
+                pairs.append((a, b))
+        return pairs
+
+
+@dataclass(frozen=True, slots=True)
+class ToolBehavior:
+    """A scripted tool behaviour.
+
+    ``text``: return ``text`` (or ``chars`` characters of ``fill``); ``empty``: return ``""``;
+    ``image``: return an image block; ``json``: return ``value``; ``raise``: raise
+    :class:`ScriptedToolError` with ``message``; ``sleep``: wait ``seconds`` then return text;
+    ``hang``: never return (only an abort or a timeout ends it); ``wait_abort``: wait for the abort
+    signal, then return text saying so.
+    """
+
+    kind: BehaviorKind = "text"
+    text: str | None = None
+    chars: int = 0
+    fill: str = "x"
+    seconds: float = 0.0
+    message: str = "scripted failure"
+    value: Any = None
+    gate: asyncio.Event | None = field(default=None, compare=False)
+
+    def output_text(self) -> str:
+        """The text a ``text`` or ``sleep`` behaviour returns."""
+        if self.text is not None:
+            return self.text
+        if self.chars:
+            reps = -(-self.chars // len(self.fill))
+            return (self.fill * reps)[: self.chars]
+        return "ok"
+
+    async def run(
+        self,
+        tool_use_id: str,
+        name: str,
+        tool_input: Mapping[str, Any],
+        abort: asyncio.Event,
+        recorder: CallRecorder,
+    ) -> str | list[dict[str, Any]] | Any:
+        """Run the behaviour; records start and end (also on failure or cancellation)."""
+        recorder.record("start", tool_use_id, name, tool_input)
+        try:
+            if self.gate is not None:
+                await self.gate.wait()
+            return await self._body(abort, recorder, tool_use_id, name, tool_input)
+        finally:
+            recorder.record("end", tool_use_id, name, tool_input)
+
+    async def _body(
+        self, abort: asyncio.Event, recorder: CallRecorder, tool_use_id: str, name: str, tool_input: Mapping[str, Any]
+    ) -> str | list[dict[str, Any]] | Any:
+        if self.kind == "text":
+            return self.output_text()
+        if self.kind == "empty":
+            return ""
+        if self.kind == "image":
+            return [
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _ONE_PIXEL_PNG}},
+                {"type": "text", "text": self.output_text()},
+            ]
+        if self.kind == "json":
+            return self.value
+        if self.kind == "raise":
+            raise ScriptedToolError(self.message)
+        if self.kind == "sleep":
+            await asyncio.sleep(self.seconds)
+            return self.output_text()
+        if self.kind == "hang":
+            await asyncio.Event().wait()
+        # wait_abort
+        await abort.wait()
+        recorder.record("abort_seen", tool_use_id, name, tool_input)
+        return "stopped after abort"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool the suite asks the harness to build.
+
+    ``name`` is the name the model sees; an MCP tool also has ``mcp_server`` and ``mcp_tool``
+    (and its ``name`` is ``mcp__<server>__<tool>`` normalised). ``declares_nothing`` asks for a
+    tool built with every optional property left to the harness's defaults (CONC-3).
+    ``permission_kind`` and ``permission_field`` say which input field a content rule matches
+    (``Bash(...)`` rules match ``command`` of a ``shell`` tool). ``rejects_when`` names an input
+    key whose presence makes the tool's own validation fail. ``max_result_size_chars`` of None is
+    unlimited.
+    """
+
+    name: str
+    description: str = "A tool."
+    input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    should_defer: bool = False
+    always_load: bool = False
+    mcp_server: str | None = None
+    mcp_tool: str | None = None
+    search_hint: str | None = None
+    concurrency_safe: bool = False
+    read_only: bool = False
+    shell: bool = False
+    requires_user_interaction: bool = False
+    max_result_size_chars: int | None = 50_000
+    aliases: tuple[str, ...] = ()
+    permission_kind: PermissionTargetKind | None = None
+    permission_field: str | None = None
+    rejects_when: str | None = None
+    safety_check_when: str | None = None
+    content_check: Literal["passthrough", "allow", "ask", "deny"] = "passthrough"
+    declares_nothing: bool = False
+    behavior: ToolBehavior = field(default_factory=ToolBehavior)
+
+    @property
+    def is_mcp(self) -> bool:
+        """Whether the spec describes an MCP tool."""
+        return self.mcp_server is not None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSpec:
+    """A permission rule as written in settings (``Bash(npm test:*)``), its list and its source."""
+
+    text: str
+    behavior: Literal["allow", "ask", "deny"]
+    source: str = "projectSettings"
+
+
+HookOutcomeKind: TypeAlias = Literal[
+    "allow", "ask", "deny", "none", "update_input", "context", "block", "exit2", "exit1", "garbage", "crash", "hang", "legacy_approve", "legacy_block", "update_output"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class HookSpec:
+    """A hook the suite installs: its event, matcher and what it answers.
+
+    ``outcome``: ``allow`` / ``ask`` / ``deny`` (PreToolUse permission decisions), ``none`` (exit 0,
+    no decision), ``update_input`` (allow with ``updated_input``), ``context`` (additional context),
+    ``block`` (PostToolUse block), ``exit2`` (blocking error with ``reason`` on stderr), ``exit1``
+    (non-blocking error), ``garbage`` (non-JSON output), ``crash`` (the hook itself fails), ``hang``
+    (never answers within its timeout), ``legacy_approve`` / ``legacy_block`` (``decision`` field),
+    ``update_output`` (PostToolUse ``updatedMCPToolOutput``). ``as_command`` says whether to run it
+    as a command hook (a real subprocess) or an in-process callback.
+    """
+
+    event: Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]
+    outcome: HookOutcomeKind
+    matcher: str | None = None
+    reason: str = "hook says so"
+    updated_input: Mapping[str, Any] | None = None
+    context: str = "context from hook"
+    updated_output: Any = None
+    as_command: bool = False
+    timeout: float = 5.0
+
+    def output_json(self) -> dict[str, Any] | None:
+        """The JSON the hook prints on exit 0 (None when it prints nothing or not JSON)."""
+        if self.event == "PermissionRequest":
+            if self.outcome == "allow":
+                decision: dict[str, Any] = {"behavior": "allow"}
+                if self.updated_input is not None:
+                    decision["updatedInput"] = dict(self.updated_input)
+                return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+            if self.outcome == "deny":
+                return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": self.reason}}}
+            return {} if self.outcome == "none" else None
+        specific: dict[str, Any] = {"hookEventName": self.event}
+        if self.outcome in ("allow", "ask", "deny"):
+            specific["permissionDecision"] = self.outcome
+            specific["permissionDecisionReason"] = self.reason
+            return {"hookSpecificOutput": specific}
+        if self.outcome == "update_input":
+            specific["permissionDecision"] = "allow"
+            specific["permissionDecisionReason"] = self.reason
+            specific["updatedInput"] = dict(self.updated_input or {})
+            return {"hookSpecificOutput": specific}
+        if self.outcome == "context":
+            specific["additionalContext"] = self.context
+            return {"hookSpecificOutput": specific}
+        if self.outcome == "block":
+            return {"decision": "block", "reason": self.reason}
+        if self.outcome == "update_output":
+            specific["updatedMCPToolOutput"] = self.updated_output
+            return {"hookSpecificOutput": specific}
+        if self.outcome == "legacy_approve":
+            return {"decision": "approve", "reason": self.reason}
+        if self.outcome == "legacy_block":
+            return {"decision": "block", "reason": self.reason}
+        if self.outcome == "none":
+            return {}
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class HostAnswer:
+    """What the host (user or embedding application) answers when asked about a call."""
+
+    behavior: Literal["allow", "deny"]
+    updated_input: Mapping[str, Any] | None = None
+    message: str = "the user said no"
+
+
+@dataclass(slots=True)
+class HostSpec:
+    """A host that answers permission questions, recording every question it was asked."""
+
+    answer: Callable[[str, Mapping[str, Any]], HostAnswer] = lambda _name, _input: HostAnswer("allow")
+    asked: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def ask(self, tool_name: str, tool_input: Mapping[str, Any]) -> HostAnswer:
+        """Record the question and answer it."""
+        self.asked.append((tool_name, dict(tool_input)))
+        return self.answer(tool_name, tool_input)
+
+
+@dataclass(slots=True)
+class ExecutionScenario:
+    """One assistant turn's tool_use blocks, to be executed by the harness under test.
+
+    ``host`` None means nobody can be asked (headless): an ask becomes a PermissionRequest hook's
+    decision or a deny. ``abort`` is the suite's interrupt signal: the harness must watch it
+    (the suite sets it, e.g. when a given number of calls have started).
+    """
+
+    tools: Sequence[ToolSpec]
+    tool_uses: Sequence[Mapping[str, Any]]
+    recorder: CallRecorder
+    cwd: Path
+    session_dir: Path
+    rules: Sequence[RuleSpec] = ()
+    mode: str = "default"
+    hooks: Sequence[HookSpec] = ()
+    host: HostSpec | None = None
+    abort: asyncio.Event = field(default_factory=asyncio.Event)
+    abort_after_starts: int | None = None
+    call_timeout: float | None = None
+    additional_dirs: Sequence[Path] = ()
+
+
+@dataclass(slots=True)
+class ExecutionResult:
+    """What the harness produced for a scenario.
+
+    ``user_content`` is the content of the user message that follows the assistant turn, as it
+    will go on the wire (tool_result blocks and any extra blocks such as hook context).
+    ``decisions`` maps tool_use ids to the recorded permission decision, when the harness records
+    them: ``{"behavior": ..., "stage": ..., "source": ..., "rule": ...}``.
+    """
+
+    user_content: list[dict[str, Any]]
+    decisions: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class WireRequest:
+    """A Messages API request as it goes on the wire: the JSON body and the headers."""
+
+    body: Mapping[str, Any]
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A deferred-tools change notice: names announced as added and as removed."""
+
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
