@@ -1,0 +1,465 @@
+"""The permission decision engine: rules, the tool's own check, safety checks, modes and hooks.
+
+:func:`decide_permission` is pure (no prompting, no I/O besides resolving paths). Its order
+follows Claude Code's ``hasPermissionsToUseTool`` and ``resolveHookPermissionDecision``
+(004 §5.5-5.6, §7.1, §7.3):
+
+1. a deny rule (any source) denies (PERM-1, PERM-4); then a hook's deny denies (PERM-3);
+2. plan mode denies a tool that is not read-only (PERM-9);
+3. an ask rule asks, whatever the hook or mode say (PERM-2, PERM-5);
+4. the tool's ``check_permissions``: deny denies; an ask marked ``safety_check`` asks even in
+   bypassPermissions (PERM-5); a tool that ``requires_user_interaction`` always asks;
+5. a hook's ask asks; a hook's allow allows (the deny/ask rules and safety checks above held);
+6. bypassPermissions allows; allow rules allow (for shell commands every part must be allowed);
+   the tool's allow allows; acceptEdits (and auto) allow edits inside the working directories;
+   a read-only read inside the working directories is allowed;
+7. anything left (a passthrough) asks (PERM-6).
+
+An ask then meets the mode: dontAsk turns it into a deny (PERM-7); auto hands an ordinary ask
+to the classifier, which fails closed (an error or an answer other than allow/deny keeps the
+ask, or denies when nobody can be asked). Every decision carries a :class:`DecisionReason`
+(PERM-13). Asking the host and PermissionRequest hooks happen later, in the executor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from reference_impl._decisions import DecisionReason, HookVerdict, PermissionDecision
+from reference_impl._paths import is_within, resolved_path
+from reference_impl._rules import (
+    PermissionRule,
+    rule_applies_to_tool,
+    rule_matches,
+    rule_matches_shell_part,
+    safe_target,
+)
+from reference_impl._settings import PERMISSION_MODES, PermissionMode, SettingsFile
+from reference_impl._shell import split_command
+from reference_impl._tool import PermissionTarget, Tool, ToolContext, ToolPermissionCheck
+
+__all__ = [
+    "PERMISSION_MODES",
+    "Classifier",
+    "PermissionContext",
+    "PermissionMode",
+    "context_from_settings",
+    "decide_permission",
+    "is_tool_denied_as_whole",
+]
+
+Classifier: TypeAlias = Callable[[Tool, Mapping[str, Any]], str]
+"""The auto-mode classifier: returns ``"allow"`` or ``"deny"``; anything else, or raising, fails closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionContext:
+    """Everything the engine needs besides the call: mode, rules from every source, directories.
+
+    ``can_prompt`` is False when nobody can be asked (headless, background agents); the engine
+    still returns ``ask`` and the executor resolves it (PERM-8), except that a failed auto-mode
+    classification denies directly. ``project_root`` anchors ``/x`` path rules (default: cwd).
+    """
+
+    mode: PermissionMode = "default"
+    rules: tuple[PermissionRule, ...] = ()
+    cwd: Path = field(default_factory=Path.cwd)
+    additional_dirs: tuple[Path, ...] = ()
+    can_prompt: bool = True
+    classifier: Classifier | None = None
+    project_root: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in PERMISSION_MODES:
+            raise ValueError(
+                f"unknown permission mode {self.mode!r} (expected one of {', '.join(PERMISSION_MODES)})"
+            )
+
+    @property
+    def working_dirs(self) -> tuple[Path, ...]:
+        """The working directory and the additional ones."""
+        return (self.cwd, *self.additional_dirs)
+
+    def with_mode(self, mode: PermissionMode) -> PermissionContext:
+        """A copy in another mode."""
+        return replace(self, mode=mode)
+
+
+def context_from_settings(
+    files: Iterable[SettingsFile],
+    *,
+    cwd: Path,
+    mode: PermissionMode | None = None,
+    extra_rules: Iterable[PermissionRule] = (),
+    additional_dirs: Iterable[Path] = (),
+    can_prompt: bool = True,
+    classifier: Classifier | None = None,
+    project_root: Path | None = None,
+) -> PermissionContext:
+    """Build a context from loaded settings files (all sources together; precedence is by behavior).
+
+    The mode is ``mode`` if given, else the last file's ``defaultMode``, else ``default``; when any
+    file sets ``disableBypassPermissionsMode`` a bypassPermissions mode falls back to ``default``.
+    Relative ``additionalDirectories`` are taken relative to ``cwd``.
+    """
+    files = tuple(files)
+    rules = [rule for settings in files for rule in settings.rules]
+    rules.extend(extra_rules)
+    chosen: PermissionMode = "default"
+    for settings in files:
+        if settings.permissions.default_mode is not None:
+            chosen = settings.permissions.default_mode
+    if mode is not None:
+        chosen = mode
+    if chosen == "bypassPermissions" and any(f.permissions.disable_bypass_permissions_mode for f in files):
+        chosen = "default"
+    directories = [Path(d) for d in additional_dirs]
+    for settings in files:
+        directories.extend(cwd / Path(d).expanduser() for d in settings.permissions.additional_directories)
+    return PermissionContext(
+        mode=chosen,
+        rules=tuple(rules),
+        cwd=cwd,
+        additional_dirs=tuple(dict.fromkeys(directories)),
+        can_prompt=can_prompt,
+        classifier=classifier,
+        project_root=project_root,
+    )
+
+
+def is_tool_denied_as_whole(tool: Tool, context: PermissionContext) -> bool:
+    """Whether a whole-tool deny rule removes ``tool`` from the pool (PERM-10).
+
+    Whole-tool rules are ``Tool``, ``Tool(*)``, ``mcp__server``, ``mcp__server__*``, ``mcp__*``
+    and ``mcp__server__tool``.
+
+    Use as ``assemble_tool_pool(..., is_denied=lambda t: is_tool_denied_as_whole(t, context))``.
+    """
+    return any(
+        r.behavior == "deny" and r.is_whole_tool and rule_applies_to_tool(r, tool) for r in context.rules
+    )
+
+
+def _describe(tool: Tool, target: PermissionTarget | None) -> str:
+    if target is None:
+        return tool.name
+    if target.kind == "shell":
+        return f"{tool.name} with command {target.value}"
+    return f"{tool.name} on {target.value}"
+
+
+def _rule_reason(rule: PermissionRule, detail: str) -> DecisionReason:
+    return DecisionReason(stage="rule", detail=detail, rule=rule.text, source=rule.source)
+
+
+def _first_matching(
+    rules: Iterable[PermissionRule], tool: Tool, tool_input: Mapping[str, Any], context: PermissionContext
+) -> PermissionRule | None:
+    for rule in rules:
+        if rule_matches(
+            rule,
+            tool,
+            tool_input,
+            cwd=context.cwd,
+            additional_dirs=context.additional_dirs,
+            project_root=context.project_root,
+        ):
+            return rule
+    return None
+
+
+def _allow_rule(
+    tool: Tool, tool_input: Mapping[str, Any], target: PermissionTarget | None, context: PermissionContext
+) -> tuple[PermissionRule, str] | None:
+    allows = [r for r in context.rules if r.behavior == "allow"]
+    for rule in allows:
+        if rule.is_whole_tool and rule_applies_to_tool(rule, tool):
+            return rule, f"{tool.name} is allowed by rule {rule.text}"
+    if target is not None and target.kind == "shell":
+        # Each part of a compound command may be allowed by a different rule; all must be.
+        command = split_command(target.value)
+        if not command.confident or not command.parts:
+            return None
+        shell_rules = [
+            r for r in allows if r.content is not None and r.tool_name in (tool.name, *tool.aliases)
+        ]
+        used: list[PermissionRule] = []
+        for index in range(len(command.parts)):
+            match = next((r for r in shell_rules if rule_matches_shell_part(r, command, index)), None)
+            if match is None:
+                return None
+            used.append(match)
+        texts = ", ".join(dict.fromkeys(r.text for r in used))
+        return used[0], f"every part of the command is allowed ({texts})"
+    found = _first_matching((r for r in allows if not r.is_whole_tool), tool, tool_input, context)
+    return (found, f"allowed by rule {found.text}") if found is not None else None
+
+
+def _is_read_only(tool: Tool, tool_input: Mapping[str, Any]) -> bool:
+    try:
+        return bool(tool.is_read_only(tool_input))
+    except Exception:  # a predicate that fails is treated as "writes" (fail closed)
+        return False
+
+
+_PROTECTED_SEGMENTS = frozenset({".git", ".claude"})
+"""Directories whose files acceptEdits never edits without asking (repository and agent config)."""
+
+
+def _in_working_dirs(target: PermissionTarget, context: PermissionContext, *, for_edit: bool = False) -> bool:
+    try:
+        path = resolved_path(target.value, context.cwd) if target.value.strip() else ""
+    except (OSError, ValueError):
+        return False
+    if not path or (for_edit and _PROTECTED_SEGMENTS.intersection(path.split("/"))):
+        return False
+    return is_within(path, context.working_dirs)
+
+
+def _tool_check(tool: Tool, tool_input: Mapping[str, Any], tool_context: ToolContext) -> ToolPermissionCheck:
+    try:
+        check = tool.check_permissions(tool_input, tool_context)
+    except Exception as error:
+        # A crashing check must not fail open: ask, and mark it so bypassPermissions honours it.
+        return ToolPermissionCheck(
+            behavior="ask", message=f"{tool.name}'s permission check failed: {error!r}", safety_check=True
+        )
+    if not isinstance(check, ToolPermissionCheck) or check.behavior not in (
+        "allow",
+        "ask",
+        "deny",
+        "passthrough",
+    ):
+        return ToolPermissionCheck(
+            behavior="ask", message=f"{tool.name}'s permission check returned {check!r}", safety_check=True
+        )
+    return check
+
+
+def _plan_message(tool: Tool, target: PermissionTarget | None) -> str:
+    if target is not None and target.kind in ("edit", "read") and target.value:
+        return f"Cannot write to {target.value} while in plan mode."
+    if target is not None and target.kind == "shell":
+        return f"Cannot run {target.value} while in plan mode: the command is not read-only."
+    return f"Cannot use {tool.name} while in plan mode: it is not read-only."
+
+
+def decide_permission(
+    tool: Tool,
+    tool_input: Mapping[str, Any],
+    context: PermissionContext,
+    *,
+    hook_verdict: HookVerdict | None = None,
+    tool_context: ToolContext | None = None,
+) -> PermissionDecision:
+    """Decide allow / ask / deny for one validated call, with its reason (see the module docstring).
+
+    ``hook_verdict`` is the PreToolUse hooks' aggregated opinion; ``tool_context`` is passed to
+    ``tool.check_permissions`` (a minimal one is made from the context when omitted).
+    """
+    decision = _decide(tool, tool_input, context, hook_verdict, tool_context)
+    if decision.behavior != "ask":
+        return decision
+    # Only the final "nothing decided" ask may be settled by the auto-mode classifier; an ask
+    # that a rule, safety check, hook or interactive tool insisted on goes to a person.
+    ordinary = decision.reason.stage == "default" or (
+        decision.reason.stage == "tool" and decision.reason.detail != _INTERACTIVE.format(tool.name)
+    )
+    return _resolve_ask(tool, tool_input, context, decision, ordinary=ordinary)
+
+
+_INTERACTIVE = "{} requires user interaction"
+
+
+def _decide(
+    tool: Tool,
+    tool_input: Mapping[str, Any],
+    context: PermissionContext,
+    hook_verdict: HookVerdict | None,
+    tool_context: ToolContext | None,
+) -> PermissionDecision:
+    raw_target = safe_target(tool, tool_input)
+    target = raw_target if isinstance(raw_target, PermissionTarget) else None
+    what = _describe(tool, target)
+    mode = context.mode
+
+    deny = _first_matching((r for r in context.rules if r.behavior == "deny"), tool, tool_input, context)
+    if deny is not None:
+        return PermissionDecision(
+            behavior="deny",
+            reason=_rule_reason(deny, f"denied by rule {deny.text}"),
+            message=f"Permission to use {what} has been denied.",
+        )
+    if hook_verdict is not None and hook_verdict.behavior == "deny":
+        return PermissionDecision(
+            behavior="deny",
+            reason=DecisionReason(stage="hook", detail=hook_verdict.reason, hook=hook_verdict.hook or None),
+            message=hook_verdict.reason or f"A PreToolUse hook denied {what}.",
+        )
+    if mode == "plan" and not _is_read_only(tool, tool_input):
+        return PermissionDecision(
+            behavior="deny",
+            reason=DecisionReason(stage="mode", detail="plan mode allows only read-only tools", mode=mode),
+            message=_plan_message(tool, target),
+        )
+    ask = _first_matching((r for r in context.rules if r.behavior == "ask"), tool, tool_input, context)
+    if ask is not None:
+        return PermissionDecision(
+            behavior="ask",
+            reason=_rule_reason(ask, f"rule {ask.text} requires asking"),
+            message=f"Allow {what}?",
+        )
+
+    check = _tool_check(
+        tool, tool_input, tool_context or ToolContext(tool_use_id="", abort=asyncio.Event(), cwd=context.cwd)
+    )
+    updated = check.updated_input
+    if check.behavior == "deny":
+        return PermissionDecision(
+            behavior="deny",
+            reason=DecisionReason(stage="tool", detail=check.message or f"{tool.name} refused this input"),
+            message=check.message or f"Permission to use {what} has been denied.",
+        )
+    if check.behavior == "ask" and check.safety_check:
+        return PermissionDecision(
+            behavior="ask",
+            reason=DecisionReason(stage="safety", detail=check.message or "safety check"),
+            message=check.message or f"Allow {what}?",
+            updated_input=updated,
+        )
+    if tool.requires_user_interaction:
+        return PermissionDecision(
+            behavior="ask",
+            reason=DecisionReason(stage="tool", detail=_INTERACTIVE.format(tool.name)),
+            message=check.message or f"Allow {what}?",
+            updated_input=updated,
+        )
+    if hook_verdict is not None and hook_verdict.behavior == "ask":
+        return PermissionDecision(
+            behavior="ask",
+            reason=DecisionReason(stage="hook", detail=hook_verdict.reason, hook=hook_verdict.hook or None),
+            message=hook_verdict.reason or f"Allow {what}?",
+            updated_input=updated,
+        )
+    if hook_verdict is not None and hook_verdict.behavior == "allow":
+        return PermissionDecision(
+            behavior="allow",
+            reason=DecisionReason(stage="hook", detail=hook_verdict.reason, hook=hook_verdict.hook or None),
+            updated_input=updated,
+        )
+    if mode == "bypassPermissions":
+        return PermissionDecision(
+            behavior="allow",
+            reason=DecisionReason(stage="mode", detail="bypassPermissions mode", mode=mode),
+            updated_input=updated,
+        )
+    allowed = _allow_rule(tool, tool_input, target, context)
+    if allowed is not None:
+        rule, detail = allowed
+        return PermissionDecision(behavior="allow", reason=_rule_reason(rule, detail), updated_input=updated)
+    if check.behavior == "allow":
+        return PermissionDecision(
+            behavior="allow",
+            reason=DecisionReason(stage="tool", detail=check.message or f"{tool.name} allowed this input"),
+            updated_input=updated,
+        )
+    if (
+        mode in ("acceptEdits", "auto")
+        and target is not None
+        and target.kind == "edit"
+        and _in_working_dirs(target, context, for_edit=True)
+    ):
+        return PermissionDecision(
+            behavior="allow",
+            reason=DecisionReason(stage="mode", detail="file edit inside the working directories", mode=mode),
+            updated_input=updated,
+        )
+    if (
+        target is not None
+        and target.kind == "read"
+        and _is_read_only(tool, tool_input)
+        and _in_working_dirs(target, context)
+    ):
+        return PermissionDecision(
+            behavior="allow",
+            reason=DecisionReason(stage="default", detail="read-only access inside the working directories"),
+            updated_input=updated,
+        )
+    detail = check.message or (
+        f"{tool.name} asked for confirmation"
+        if check.behavior == "ask"
+        else "no rule or mode allows this call"
+    )
+    return PermissionDecision(
+        behavior="ask",
+        reason=DecisionReason(stage="tool" if check.behavior == "ask" else "default", detail=detail),
+        message=f"Allow {what}?",
+        updated_input=updated,
+    )
+
+
+def _resolve_ask(
+    tool: Tool,
+    tool_input: Mapping[str, Any],
+    context: PermissionContext,
+    decision: PermissionDecision,
+    *,
+    ordinary: bool,
+) -> PermissionDecision:
+    mode = context.mode
+    if mode == "dontAsk":
+        return PermissionDecision(
+            behavior="deny",
+            reason=DecisionReason(
+                stage="mode",
+                detail=f"dontAsk mode denies calls that would need approval ({decision.reason.detail})",
+                rule=decision.reason.rule,
+                source=decision.reason.source,
+                mode=mode,
+            ),
+            message=f"Permission to use {tool.name} was not granted: the dontAsk permission mode denies "
+            "anything not allowed in advance.",
+        )
+    if mode != "auto" or not ordinary:
+        return decision
+    verdict: object
+    if context.classifier is None:
+        verdict = None
+        problem = "no classifier is configured"
+    else:
+        try:
+            verdict = context.classifier(tool, tool_input)
+            problem = f"the classifier answered {verdict!r}"
+        except Exception as error:
+            verdict = None
+            problem = f"the classifier failed: {error!r}"
+    if verdict == "allow":
+        return PermissionDecision(
+            behavior="allow",
+            reason=DecisionReason(
+                stage="classifier", detail="auto mode classifier allowed the call", mode=mode
+            ),
+            updated_input=decision.updated_input,
+        )
+    if verdict == "deny":
+        return PermissionDecision(
+            behavior="deny",
+            reason=DecisionReason(
+                stage="classifier", detail="auto mode classifier denied the call", mode=mode
+            ),
+            message=f"Permission to use {tool.name} was denied by the auto mode classifier.",
+        )
+    # Fail closed: anything else never allows; ask when someone can answer, else deny.
+    if context.can_prompt:
+        return replace(
+            decision, reason=replace(decision.reason, detail=f"{decision.reason.detail}; {problem}")
+        )
+    return PermissionDecision(
+        behavior="deny",
+        reason=DecisionReason(stage="classifier", detail=f"{problem}; nobody can be asked", mode=mode),
+        message=f"Permission to use {tool.name} was not granted: {problem}.",
+    )

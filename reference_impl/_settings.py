@@ -1,0 +1,222 @@
+"""Loading the ``permissions`` of Claude Code settings files (PERM-4, PERM-12).
+
+A settings file is JSON; only its ``permissions`` object is read here (``hooks``, ``env`` and every
+other top-level key are left to their own modules and ignored). Loading is all-or-nothing: one
+malformed rule, an unknown key inside ``permissions``, a duplicated key, a wrong type or an
+unknown ``defaultMode`` refuses the *whole file* with a :class:`SettingsError` that names the file
+and the offending rule or key. Dropping just the bad entry could silently drop a deny rule and
+so widen what is allowed; refusing the file leaves the caller to decide, visibly (fail closed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias, get_args
+
+from reference_impl._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
+from reference_impl._rules import PermissionRule, RuleSyntaxError, parse_rule
+
+__all__ = [
+    "KNOWN_PERMISSION_KEYS",
+    "PERMISSION_MODES",
+    "PermissionMode",
+    "PermissionSettings",
+    "SettingsError",
+    "SettingsFile",
+    "load_settings",
+    "rules_from_strings",
+]
+
+PermissionMode: TypeAlias = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
+"""Every permission mode, as spelled in settings (``defaultMode``) and on the command line."""
+
+KNOWN_PERMISSION_KEYS = frozenset(
+    {
+        "allow",
+        "deny",
+        "ask",
+        "defaultMode",
+        "additionalDirectories",
+        "disableBypassPermissionsMode",
+        "disableAutoMode",
+    }
+)
+"""Keys accepted inside ``permissions``; any other key is refused (a misspelt ``Deny`` must not vanish)."""
+
+
+class SettingsError(ValueError):
+    """A settings file that is refused; the message names the file and the rule or key at fault."""
+
+    def __init__(self, name: str, problem: str, *, rule: str | None = None, key: str | None = None) -> None:
+        super().__init__(f"settings file {name!r}: {problem}")
+        self.name = name
+        self.problem = problem
+        self.rule = rule
+        self.key = key
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionSettings:
+    """The ``permissions`` object of one settings file, parsed."""
+
+    allow: tuple[PermissionRule, ...] = ()
+    deny: tuple[PermissionRule, ...] = ()
+    ask: tuple[PermissionRule, ...] = ()
+    default_mode: PermissionMode | None = None
+    additional_directories: tuple[str, ...] = ()
+    disable_bypass_permissions_mode: bool = False
+
+    @property
+    def rules(self) -> tuple[PermissionRule, ...]:
+        """Every rule of the file: deny, then ask, then allow."""
+        return (*self.deny, *self.ask, *self.allow)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsFile:
+    """One loaded settings file: where it came from and what it grants or refuses.
+
+    ``data`` is the whole parsed JSON object, for modules that read other keys (``hooks``).
+    """
+
+    name: str
+    source: SettingSource
+    permissions: PermissionSettings
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rules(self) -> tuple[PermissionRule, ...]:
+        """Every rule of the file (deny, ask, allow)."""
+        return self.permissions.rules
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            # json.loads keeps the last value, which could silently drop an earlier deny list.
+            raise _DuplicateKeyError(key)
+        result[key] = value
+    return result
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def rules_from_strings(
+    texts: Iterable[str], behavior: PermissionBehavior, source: SettingSource
+) -> tuple[PermissionRule, ...]:
+    """Parse several rule strings (e.g. ``--allowedTools`` values); the first bad one raises."""
+    return tuple(parse_rule(text, behavior, source) for text in texts)
+
+
+def _rule_list(
+    name: str, permissions: dict[str, Any], key: str, source: SettingSource
+) -> tuple[PermissionRule, ...]:
+    value = permissions.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise SettingsError(name, f"permissions.{key} must be a list of rule strings", key=key)
+    behavior: PermissionBehavior = "allow" if key == "allow" else "deny" if key == "deny" else "ask"
+    rules: list[PermissionRule] = []
+    for index, text in enumerate(value):
+        if not isinstance(text, str):
+            raise SettingsError(
+                name, f"permissions.{key}[{index}] is {text!r}, not a rule string", key=f"{key}[{index}]"
+            )
+        try:
+            rules.append(parse_rule(text, behavior, source))
+        except RuleSyntaxError as error:
+            raise SettingsError(
+                name, f"permissions.{key}[{index}]: rule {text!r} is invalid: {error.problem}", rule=text
+            ) from error
+    return tuple(rules)
+
+
+def _parse_permissions(name: str, permissions: Any, source: SettingSource) -> PermissionSettings:
+    if permissions is None:
+        return PermissionSettings()
+    if not isinstance(permissions, dict):
+        raise SettingsError(name, "'permissions' must be an object", key="permissions")
+    unknown = sorted(set(permissions) - KNOWN_PERMISSION_KEYS)
+    if unknown:
+        raise SettingsError(
+            name,
+            f"unknown key(s) in permissions: {', '.join(map(repr, unknown))} "
+            f"(expected {', '.join(sorted(KNOWN_PERMISSION_KEYS))})",
+            key=unknown[0],
+        )
+    mode = permissions.get("defaultMode")
+    if mode is not None and mode not in PERMISSION_MODES:
+        raise SettingsError(
+            name,
+            f"permissions.defaultMode {mode!r} is not one of {', '.join(PERMISSION_MODES)}",
+            key="defaultMode",
+        )
+    directories = permissions.get("additionalDirectories") or []
+    if not isinstance(directories, list) or not all(isinstance(d, str) and d for d in directories):
+        raise SettingsError(
+            name,
+            "permissions.additionalDirectories must be a list of non-empty strings",
+            key="additionalDirectories",
+        )
+    disable_bypass = permissions.get("disableBypassPermissionsMode")
+    if disable_bypass not in (None, "disable"):
+        raise SettingsError(
+            name,
+            'permissions.disableBypassPermissionsMode must be "disable"',
+            key="disableBypassPermissionsMode",
+        )
+    return PermissionSettings(
+        allow=_rule_list(name, permissions, "allow", source),
+        deny=_rule_list(name, permissions, "deny", source),
+        ask=_rule_list(name, permissions, "ask", source),
+        default_mode=mode,
+        additional_directories=tuple(directories),
+        disable_bypass_permissions_mode=disable_bypass == "disable",
+    )
+
+
+def load_settings(
+    text_or_path: str | os.PathLike[str], source: SettingSource, *, name: str | None = None
+) -> SettingsFile:
+    """Load one settings file from JSON text (a ``str``) or from a file (a ``Path``).
+
+    ``source`` is where the file sits in Claude Code's hierarchy (``userSettings``,
+    ``projectSettings``, ...); ``name`` labels the file in errors (default: the path, or
+    ``<settings>`` for text). Raises :class:`SettingsError` naming the file and the rule or key.
+    """
+    if source not in SETTING_SOURCES:
+        raise ValueError(f"unknown settings source {source!r} (expected one of {', '.join(SETTING_SOURCES)})")
+    if isinstance(text_or_path, str):
+        text = text_or_path
+        label = name or "<settings>"
+    else:
+        label = name or os.fspath(text_or_path)
+        try:
+            text = Path(text_or_path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise SettingsError(label, f"can't be read: {error}") from error
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
+    except _DuplicateKeyError as error:
+        raise SettingsError(label, f"duplicate key {error.key!r}", key=error.key) from error
+    except json.JSONDecodeError as error:
+        raise SettingsError(label, f"is not valid JSON: {error}") from error
+    if not isinstance(data, dict):
+        raise SettingsError(label, "must contain a JSON object")
+    return SettingsFile(
+        name=label,
+        source=source,
+        permissions=_parse_permissions(label, data.get("permissions"), source),
+        data=data,
+    )
