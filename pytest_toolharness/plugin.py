@@ -1,3 +1,242 @@
-"""The pytest plugin entry point (``pytest11``: ``toolharness``)."""
+"""The pytest plugin entry point (``pytest11``: ``toolharness``).
+
+Hooks only: the work is in ``_options`` (settings), ``_requirements`` (the catalogue and markers),
+``_adapter_loading`` and ``_capabilities`` (the adapter), ``_report`` (the per-requirement report) and
+``_snapshot`` (the schema snapshot fixture).
+"""
 
 from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolharness import _hookspecs
+from pytest_toolharness._adapter_loading import AdapterLoadError, choose_adapter_source, load_adapter
+from pytest_toolharness._capabilities import MARKER as REQUIRES_MARKER
+from pytest_toolharness._capabilities import missing_capabilities
+from pytest_toolharness._options import RunLevel, Settings, add_options, read_settings, suite_directory
+from pytest_toolharness._report import (
+    RequirementResult,
+    RunReport,
+    load_baseline,
+    markdown_summary,
+    report_json,
+    terminal_lines,
+)
+from pytest_toolharness._requirements import Catalogue, Level, item_requirement_ids, load_catalogue
+from pytest_toolharness._snapshot import tool_schema_snapshot
+
+__all__ = ["harness", "tool_schema_snapshot", "toolharness_adapter"]
+
+
+@dataclass
+class _State:
+    settings: Settings
+    catalogue: Catalogue
+    report: RunReport
+    suite_dir: Path | None
+    results: list[RequirementResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seen_requirement_tests: bool = False
+
+
+_STATE = pytest.StashKey[_State]()
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Add ``pytest_toolharness_adapter``."""
+    pluginmanager.add_hookspecs(_hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the ``--toolharness-*`` options and ini keys."""
+    add_options(parser)
+
+
+def _covers_suite(config: pytest.Config, suite_dir: Path) -> bool:
+    for arg in config.args:
+        if config.option.pyargs and arg.partition("::")[0].split(".")[0] == "conformance":
+            return True
+        path = (config.invocation_params.dir / arg.partition("::")[0]).resolve()
+        if path == suite_dir or suite_dir in path.parents:
+            return True
+    return False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register markers, read the settings and baseline, and add the suite to the run if asked."""
+    config.addinivalue_line("markers", "toolharness: a conformance-suite test (added automatically).")
+    config.addinivalue_line(
+        "markers",
+        "requirement(id, level): the requirement this test checks, e.g. requirement('PAIR-1', 'MUST').",
+    )
+    config.addinivalue_line(
+        "markers", f"{REQUIRES_MARKER}(*capabilities): adapter capabilities the test needs; skipped without."
+    )
+    settings = read_settings(config)
+    catalogue = load_catalogue()
+    try:
+        in_scope = catalogue.select(settings.requirements) if settings.requirements else list(catalogue)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--toolharness-requirement: {exc}") from None
+    if settings.level is RunLevel.MUST:
+        in_scope = [r for r in in_scope if r.level is Level.MUST]
+    baseline = load_baseline(settings.baseline, catalogue) if settings.baseline is not None else {}
+    suite_dir = suite_directory(settings) if settings.conformance else None
+    # Appending to config.args before collection adds the suite beside the user's testpaths or
+    # arguments, and works when the project has no tests at all (args is then the invocation dir).
+    if suite_dir is not None and not _covers_suite(config, suite_dir):
+        config.args.append(str(suite_dir))
+    report = RunReport(catalogue, settings.level, in_scope, baseline)
+    config.stash[_STATE] = _State(settings, catalogue, report, suite_dir)
+    if not _is_worker(config):
+        config.pluginmanager.register(_Recorder(report), "toolharness-recorder")
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Tag requirement tests, record their IDs as JUnit properties, and deselect out-of-scope ones."""
+    state = config.stash[_STATE]
+    in_scope = {r.id for r in state.report.in_scope}
+    problems: list[str] = []
+    kept: list[pytest.Item] = []
+    deselected: list[pytest.Item] = []
+    for item in items:
+        in_suite = state.suite_dir is not None and state.suite_dir in item.path.resolve().parents
+        try:
+            ids = item_requirement_ids(item, state.catalogue)
+            missing_capabilities(item, frozenset())
+        except (ValueError, TypeError) as exc:
+            problems.append(str(exc))
+            continue
+        if in_suite and not ids:
+            problems.append(f"{item.nodeid}: a conformance test needs @pytest.mark.requirement(id, level)")
+        if in_suite or ids:
+            item.add_marker("toolharness")
+        for requirement_id in ids:
+            if ("requirement", requirement_id) not in item.user_properties:
+                item.user_properties.append(("requirement", requirement_id))
+        if ids and not in_scope.intersection(ids):
+            deselected.append(item)
+        else:
+            kept.append(item)
+        state.seen_requirement_tests = state.seen_requirement_tests or bool(ids)
+    if problems:
+        raise pytest.UsageError("toolharness: invalid conformance tests:\n  " + "\n  ".join(problems))
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
+
+
+class _Recorder:
+    """Feeds test reports to the run report; registered on the controller only (not xdist workers)."""
+
+    def __init__(self, report: RunReport) -> None:
+        self.report = report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Under xdist the controller receives every worker's reports here, with their user_properties."""
+        self.report.record(report)
+
+
+def _active(state: _State) -> bool:
+    s = state.settings
+    return bool(
+        s.conformance
+        or s.report
+        or s.baseline
+        or s.requirements
+        or state.report.tests
+        or state.seen_requirement_tests
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Build the report, write it, and set the exit status from the requirement levels."""
+    config = session.config
+    if _is_worker(config) or _STATE not in config.stash:
+        return
+    state = config.stash[_STATE]
+    if not _active(state):
+        return
+    report = state.report
+    state.results = report.results()
+    adapter = choose_adapter_source(config, state.settings).description
+    if state.settings.report is not None:
+        state.settings.report.parent.mkdir(parents=True, exist_ok=True)
+        state.settings.report.write_text(report_json(state.results, adapter, report.level), encoding="utf-8")
+        state.notes.append(f"report written to {state.settings.report}")
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_path:
+        with open(summary_path, "a", encoding="utf-8") as summary:
+            summary.write(markdown_summary(state.results, adapter, report.level))
+    failing = [r.requirement.id for r in state.results if r.fails_run]
+    if (
+        session.exitstatus == pytest.ExitCode.TESTS_FAILED
+        and report.forgivable_failures
+        and not report.unforgivable_failures
+        and report.forgivable_failures == session.testsfailed
+        and not failing
+    ):
+        session.exitstatus = pytest.ExitCode.OK
+        state.notes.append(
+            "exit status 0: the only failures are SHOULD-level (non-strict) or baselined requirements; "
+            "the failing tests are still listed as failed above"
+        )
+    elif failing and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        state.notes.append(f"exit status 1: failing requirement(s): {', '.join(failing)}")
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Print the per-requirement table."""
+    state = config.stash.get(_STATE, None)
+    if state is None or (not state.results and not state.notes):
+        return
+    adapter = choose_adapter_source(config, state.settings).description
+    terminalreporter.write_sep("=", f"toolharness conformance: {adapter}")
+    for line in terminal_lines(state.results, state.catalogue, state.report.level):
+        terminalreporter.write_line(line)
+    for note in state.notes:
+        terminalreporter.write_line(f"toolharness: {note}")
+
+
+@pytest.fixture(scope="session")
+def toolharness_adapter(pytestconfig: pytest.Config) -> Any:
+    """The adapter under test, built once per session (once per xdist worker).
+
+    Chosen by ``--toolharness-adapter``, the ``toolharness_adapter`` ini key, the
+    ``pytest_toolharness_adapter`` hook, or the default (the reference harness). A test that can't get
+    it fails with the reason.
+    """
+    try:
+        adapter, _source = load_adapter(pytestconfig, pytestconfig.stash[_STATE].settings)
+    except AdapterLoadError as exc:
+        pytest.fail(f"toolharness: {exc}", pytrace=False)
+    return adapter
+
+
+@pytest.fixture
+def harness(toolharness_adapter: Any) -> Any:
+    """A fresh harness for this test: ``toolharness_adapter.new_harness()``, or the adapter itself."""
+    new_harness = getattr(toolharness_adapter, "new_harness", None)
+    return new_harness() if callable(new_harness) else toolharness_adapter
+
+
+@pytest.fixture(autouse=True)
+def _toolharness_capabilities(request: pytest.FixtureRequest) -> None:
+    """Skip a test whose declared capabilities the adapter lacks (reported as "not checked")."""
+    if request.node.get_closest_marker(REQUIRES_MARKER) is not None:
+        adapter = request.getfixturevalue("toolharness_adapter")
+        missing = missing_capabilities(request.node, adapter.capabilities)
+        if missing:
+            pytest.skip(f"not checked: adapter lacks capability {', '.join(missing)}")

@@ -1,0 +1,139 @@
+"""Finding the adapter the conformance suite runs against.
+
+In order: ``--toolharness-adapter=package.module:factory``, the ``toolharness_adapter`` ini key, the
+``pytest_toolharness_adapter(config)`` hook (a ``conftest.py``), and finally the default, the reference
+harness. Nothing is imported until a test needs the adapter, so a run that never touches it (or a
+missing default) costs nothing; when it is needed and can't be loaded, the error says which source
+was used and how to choose another.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolharness._capabilities import adapter_capabilities
+from pytest_toolharness._options import Settings
+
+__all__ = [
+    "DEFAULT_ADAPTER_SPEC",
+    "AdapterLoadError",
+    "AdapterSource",
+    "choose_adapter_source",
+    "load_adapter",
+    "resolve_factory",
+]
+
+# Overridable by the package (and by the ini key / option for users); resolved lazily.
+DEFAULT_ADAPTER_SPEC = "reference_impl.adapter:make_adapter"
+
+_HOW_TO_CHOOSE = (
+    "choose an adapter with --toolharness-adapter=package.module:factory, the toolharness_adapter "
+    "ini key, or a pytest_toolharness_adapter(config) hook in conftest.py"
+)
+
+
+class AdapterLoadError(Exception):
+    """The adapter could not be found, imported, built or validated."""
+
+
+@dataclass(frozen=True)
+class AdapterSource:
+    """Where the adapter comes from: an import spec, or the hook (``spec is None``)."""
+
+    spec: str | None
+    origin: str  # "option", "ini", "hook" or "default"
+
+    @property
+    def description(self) -> str:
+        """How the report names the adapter."""
+        if self.spec is None:
+            return "pytest_toolharness_adapter hook"
+        return self.spec
+
+
+def choose_adapter_source(config: pytest.Config, settings: Settings) -> AdapterSource:
+    """Which source will provide the adapter (without importing or calling anything)."""
+    if config.getoption("toolharness_adapter"):
+        return AdapterSource(str(config.getoption("toolharness_adapter")), "option")
+    if settings.adapter:
+        return AdapterSource(settings.adapter, "ini")
+    if config.pluginmanager.hook.pytest_toolharness_adapter.get_hookimpls():
+        return AdapterSource(None, "hook")
+    return AdapterSource(DEFAULT_ADAPTER_SPEC, "default")
+
+
+def resolve_factory(spec: str, search_dirs: tuple[Path, ...] = ()) -> Callable[[], Any]:
+    """Import ``package.module:attribute`` and return the attribute, which must be callable.
+
+    If the top-level package is not importable, ``search_dirs`` (the invocation and root directories)
+    are added to ``sys.path`` and the import is tried once more: the ``pytest`` console script does
+    not put the current directory on the path, but an adapter module beside the project is common.
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name.strip() or not attribute.strip():
+        raise AdapterLoadError(f"adapter {spec!r} is not of the form 'package.module:factory'")
+    module_name, attribute = module_name.strip(), attribute.strip()
+    try:
+        module = _import(module_name, search_dirs)
+    except ImportError as exc:
+        raise AdapterLoadError(f"adapter {spec!r}: can't import {module_name!r}: {exc}") from exc
+    factory: Any = module
+    for part in attribute.split("."):
+        try:
+            factory = getattr(factory, part)
+        except AttributeError:
+            raise AdapterLoadError(f"adapter {spec!r}: module {module_name!r} has no {attribute!r}") from None
+    if not callable(factory):
+        raise AdapterLoadError(f"adapter {spec!r}: {attribute!r} is not callable")
+    return factory  # type: ignore[no-any-return]
+
+
+def _import(module_name: str, search_dirs: tuple[Path, ...]) -> Any:
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        top = module_name.partition(".")[0]
+        missing_top = exc.name == top
+        added = [str(d) for d in search_dirs if str(d) not in sys.path]
+        if not (missing_top and added):
+            raise
+        sys.path[:0] = added
+        return importlib.import_module(module_name)
+
+
+def load_adapter(config: pytest.Config, settings: Settings) -> tuple[Any, AdapterSource]:
+    """Build and validate the adapter for this session; raises :class:`AdapterLoadError`."""
+    source = choose_adapter_source(config, settings)
+    if source.spec is None:
+        adapter = config.hook.pytest_toolharness_adapter(config=config)
+        if adapter is None:
+            # Every hook implementation declined: fall back to the default.
+            source = AdapterSource(DEFAULT_ADAPTER_SPEC, "default")
+    if source.spec is not None:
+        search_dirs = tuple(dict.fromkeys((config.invocation_params.dir, config.rootpath)))
+        try:
+            factory = resolve_factory(source.spec, search_dirs)
+        except AdapterLoadError as exc:
+            if source.origin == "default":
+                raise AdapterLoadError(
+                    f"the default adapter could not be loaded ({exc}); {_HOW_TO_CHOOSE}"
+                ) from exc
+            raise
+        try:
+            adapter = factory()
+        except Exception as exc:
+            raise AdapterLoadError(
+                f"adapter {source.spec!r}: the factory raised {type(exc).__name__}: {exc}"
+            ) from exc
+    try:
+        adapter_capabilities(adapter, repr(source.description))
+    except (TypeError, ValueError) as exc:
+        raise AdapterLoadError(str(exc)) from exc
+    return adapter, source

@@ -1,0 +1,97 @@
+"""The ``toolharness`` console command: ``toolharness check`` runs the conformance suite and prints the report.
+
+For projects without a ``conftest.py``: it runs pytest (in this process) on the packaged ``conformance``
+suite only, with the plugin's options, and exits with pytest's exit status. Arguments after ``--`` go
+to pytest unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from pytest_toolharness._options import RunLevel
+
+__all__ = ["build_pytest_args", "main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toolharness", description="Tool harness conformance suite.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser(
+        "check",
+        help="run the conformance suite against an adapter and print the per-requirement report",
+        description="Run the conformance suite against an adapter. Arguments after '--' go to pytest.",
+    )
+    check.add_argument(
+        "--adapter", metavar="MODULE:FACTORY", help="adapter factory (default: the reference harness)"
+    )
+    check.add_argument("--report", metavar="PATH", help="also write the report as JSON to PATH")
+    check.add_argument(
+        "--level", choices=[level.value for level in RunLevel], help="must, should (default), strict"
+    )
+    check.add_argument(
+        "--requirement",
+        action="append",
+        default=[],
+        metavar="ID_OR_AREA",
+        help="only this ID or area (repeatable)",
+    )
+    check.add_argument("--baseline", metavar="PATH", help="TOML or JSON file of expected failures")
+    check.add_argument(
+        "-n", dest="workers", metavar="N", help="run in N processes (needs pytest-xdist; 'auto' works)"
+    )
+    # For testing the plugin and the command: run another directory as the suite.
+    check.add_argument("--suite-path", metavar="DIR", help=argparse.SUPPRESS)
+    return parser
+
+
+def _packaged_suite() -> Path:
+    spec = importlib.util.find_spec("conformance")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("toolharness: the conformance suite package 'conformance' is not installed")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def build_pytest_args(options: argparse.Namespace, extra: Sequence[str]) -> list[str]:
+    """The pytest command line for ``toolharness check``."""
+    suite = Path(options.suite_path).resolve() if options.suite_path else _packaged_suite()
+    # The suite is the only test path, so the user's own tests don't run; no cache directory is
+    # written, because the root directory may be inside site-packages.
+    args = [str(suite), "--toolharness-conformance", "-p", "no:cacheprovider"]
+    if options.suite_path:
+        args += ["-o", f"toolharness_suite_path={suite}"]
+    if options.adapter:
+        args.append(f"--toolharness-adapter={options.adapter}")
+    if options.report:
+        args.append(f"--toolharness-report={options.report}")
+    if options.level:
+        args.append(f"--toolharness-level={options.level}")
+    args += [f"--toolharness-requirement={r}" for r in options.requirement]
+    if options.baseline:
+        args.append(f"--toolharness-baseline={options.baseline}")
+    if options.workers:
+        if importlib.util.find_spec("xdist") is None:
+            raise SystemExit("toolharness: -n needs pytest-xdist (pip install pytest-xdist)")
+        args += ["-n", str(options.workers)]
+    return args + list(extra)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``toolharness`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:
+        split = argv.index("--")
+        argv, extra = argv[:split], argv[split + 1 :]
+    options = _parser().parse_args(argv)
+    return int(pytest.main(build_pytest_args(options, extra)))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,164 @@
+"""Command-line options and ini keys of the plugin, and the settings resolved from them.
+
+Every command-line option has an ini key of the same meaning; the command line wins. Paths given on the
+command line are relative to the invocation directory, paths in the ini file to the ini file's directory.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+__all__ = [
+    "RunLevel",
+    "Settings",
+    "add_options",
+    "read_settings",
+    "suite_directory",
+]
+
+
+class RunLevel(enum.Enum):
+    """Which requirement levels run and which failures fail the run."""
+
+    MUST = "must"  # MUST requirements only
+    SHOULD = "should"  # MUST and SHOULD; SHOULD failures are reported but don't fail the run
+    STRICT = "strict"  # MUST and SHOULD; any failure fails the run
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The plugin's settings for one run."""
+
+    conformance: bool
+    adapter: str | None
+    level: RunLevel
+    requirements: tuple[str, ...]
+    report: Path | None
+    baseline: Path | None
+    suite_path: Path | None
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register the ``--toolharness-*`` options and their ini keys."""
+    group = parser.getgroup("toolharness", "tool harness conformance suite")
+    group.addoption(
+        "--toolharness-conformance",
+        action="store_true",
+        default=None,
+        help="Add the packaged conformance suite to the tests of this run (ini: toolharness_conformance).",
+    )
+    parser.addini(
+        "toolharness_conformance",
+        "Add the packaged conformance suite to every run.",
+        type="bool",
+        default=False,
+    )
+    group.addoption(
+        "--toolharness-adapter",
+        metavar="MODULE:FACTORY",
+        default=None,
+        help="Adapter factory the conformance suite runs against (ini: toolharness_adapter).",
+    )
+    parser.addini("toolharness_adapter", "Adapter factory as 'package.module:factory'.", default="")
+    group.addoption(
+        "--toolharness-level",
+        choices=[level.value for level in RunLevel],
+        default=None,
+        help="must: MUST requirements only; should (default): MUST and SHOULD, SHOULD failures reported "
+        "but not failing the run; strict: SHOULD failures fail the run too (ini: toolharness_level).",
+    )
+    parser.addini("toolharness_level", "must, should (default) or strict.", default=RunLevel.SHOULD.value)
+    group.addoption(
+        "--toolharness-requirement",
+        action="append",
+        metavar="ID_OR_AREA",
+        default=None,
+        help="Run only the tests of this requirement ID (PAIR-1) or area (PAIR); repeatable "
+        "(ini: toolharness_requirements).",
+    )
+    parser.addini(
+        "toolharness_requirements", "Requirement IDs or areas to run (default: all).", type="args", default=[]
+    )
+    group.addoption(
+        "--toolharness-report",
+        metavar="PATH",
+        default=None,
+        help="Write the per-requirement report as JSON to PATH (ini: toolharness_report).",
+    )
+    parser.addini("toolharness_report", "Path of the JSON requirement report.", default="")
+    group.addoption(
+        "--toolharness-baseline",
+        metavar="PATH",
+        default=None,
+        help="TOML or JSON file of expected failures (id + reason) (ini: toolharness_baseline).",
+    )
+    parser.addini("toolharness_baseline", "Path of the expected-failures baseline file.", default="")
+    # No command-line option on purpose: this exists so the plugin's own tests can run a fake suite.
+    parser.addini(
+        "toolharness_suite_path",
+        "For testing the plugin: directory used instead of the packaged conformance suite.",
+        default="",
+    )
+
+
+def _ini_path(config: pytest.Config, value: str) -> Path | None:
+    if not value:
+        return None
+    base = config.inipath.parent if config.inipath is not None else config.rootpath
+    return base / value
+
+
+def _cli_path(config: pytest.Config, value: str | None) -> Path | None:
+    if not value:
+        return None
+    return config.invocation_params.dir / value
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """Resolve the settings: command line first, then the ini key, then the default."""
+    conformance = config.getoption("toolharness_conformance")
+    if conformance is None:
+        conformance = bool(config.getini("toolharness_conformance"))
+    adapter = config.getoption("toolharness_adapter") or str(config.getini("toolharness_adapter")) or None
+    level_text = config.getoption("toolharness_level") or str(config.getini("toolharness_level"))
+    try:
+        level = RunLevel(level_text.strip().lower())
+    except ValueError:
+        raise pytest.UsageError(
+            f"toolharness_level = {level_text!r} is not one of: {', '.join(r.value for r in RunLevel)}"
+        ) from None
+    requirements = config.getoption("toolharness_requirement")
+    if requirements is None:
+        requirements = list(config.getini("toolharness_requirements"))
+    report = _cli_path(config, config.getoption("toolharness_report")) or _ini_path(
+        config, str(config.getini("toolharness_report"))
+    )
+    baseline = _cli_path(config, config.getoption("toolharness_baseline")) or _ini_path(
+        config, str(config.getini("toolharness_baseline"))
+    )
+    return Settings(
+        conformance=bool(conformance),
+        adapter=adapter,
+        level=level,
+        requirements=tuple(requirements),
+        report=report,
+        baseline=baseline,
+        suite_path=_ini_path(config, str(config.getini("toolharness_suite_path"))),
+    )
+
+
+def suite_directory(settings: Settings) -> Path:
+    """The directory of the conformance suite: the packaged ``conformance`` package, or the override."""
+    if settings.suite_path is not None:
+        if not settings.suite_path.is_dir():
+            raise pytest.UsageError(f"toolharness_suite_path {str(settings.suite_path)!r} is not a directory")
+        return settings.suite_path.resolve()
+    spec = importlib.util.find_spec("conformance")
+    if spec is None or not spec.submodule_search_locations:
+        raise pytest.UsageError("the conformance suite package 'conformance' is not installed")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()

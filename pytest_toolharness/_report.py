@@ -1,0 +1,295 @@
+"""The per-requirement report: outcomes of the tests folded into one status per requirement.
+
+Test outcomes arrive through ``pytest_runtest_logreport``. Under pytest-xdist the controller receives
+every worker's reports (with their ``user_properties``, which carry the requirement IDs), so the
+report is built on the controller only and there is one merged report.
+
+A requirement with several tests is failed if any failed, passed if all that ran passed, and not
+checked if all were skipped (or none ran). A baselined requirement that fails is an expected failure;
+one that passes is a stale baseline entry, which fails the run so the baseline shrinks as fixes land.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolharness._options import RunLevel
+from pytest_toolharness._requirements import Catalogue, Level, Requirement
+
+__all__ = [
+    "RequirementResult",
+    "RunReport",
+    "Status",
+    "load_baseline",
+    "markdown_summary",
+    "report_json",
+    "report_reason",
+    "terminal_lines",
+]
+
+
+class Status(enum.Enum):
+    """A requirement's status in the report."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_CHECKED = "not checked"
+    EXPECTED_FAILURE = "expected failure"
+    STALE_BASELINE = "stale baseline entry"
+
+
+@dataclass(frozen=True)
+class RequirementResult:
+    """One row of the report."""
+
+    requirement: Requirement
+    status: Status
+    reason: str
+    tests: int
+    fails_run: bool
+
+
+def load_baseline(path: Path, catalogue: Catalogue) -> dict[str, str]:
+    """Read a baseline of expected failures: requirement ID -> reason.
+
+    TOML (``[[expected_failures]]`` tables) or JSON (``{"expected_failures": [...]}``), each entry an
+    ``id`` and a non-empty ``reason``. Raises ``pytest.UsageError`` naming the file and what is wrong.
+    """
+    where = f"baseline {str(path)!r}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise pytest.UsageError(f"{where}: can't read it: {exc.strerror or exc}") from None
+    try:
+        data: Any = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise pytest.UsageError(
+            f"{where}: not valid {path.suffix.lstrip('.').upper() or 'TOML'}: {exc}"
+        ) from None
+    entries = data.get("expected_failures") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise pytest.UsageError(
+            f"{where}: needs a list 'expected_failures' of entries with 'id' and 'reason'"
+        )
+    baseline: dict[str, str] = {}
+    unknown: list[str] = []
+    for number, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            raise pytest.UsageError(f"{where}: entry {number} needs a string 'id'")
+        requirement_id = entry["id"]
+        reason = entry.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise pytest.UsageError(
+                f"{where}: entry {number} ({requirement_id}) needs a non-empty 'reason' saying why it is expected to fail"
+            )
+        if requirement_id in baseline:
+            raise pytest.UsageError(f"{where}: {requirement_id} is listed twice")
+        if requirement_id not in catalogue:
+            unknown.append(requirement_id)
+        baseline[requirement_id] = reason.strip()
+    if unknown:
+        raise pytest.UsageError(f"{where}: unknown requirement id(s): {', '.join(unknown)}")
+    return baseline
+
+
+def report_reason(report: pytest.TestReport) -> str:
+    """The first line that explains a report: the skip reason, the xfail reason or the failure."""
+    name = report.nodeid.rpartition("::")[2] or report.nodeid
+    if hasattr(report, "wasxfail"):
+        return f"{name}: xfail: {report.wasxfail}" if report.wasxfail else f"{name}: xfail"
+    longrepr = report.longrepr
+    if report.skipped:
+        if isinstance(longrepr, tuple) and len(longrepr) == 3:
+            return str(longrepr[2]).removeprefix("Skipped: ")
+        return "skipped"
+    message = ""
+    crash: Any = getattr(longrepr, "reprcrash", None)
+    if crash is not None and crash.message:
+        message = str(crash.message)
+    else:
+        lines = [line for line in report.longreprtext.splitlines() if line.strip()]
+        message = lines[-1] if lines else "failed"
+    first = message.strip().splitlines()[0] if message.strip() else "failed"
+    phase = "" if report.when == "call" else f"error in {report.when}: "
+    return f"{name}: {phase}{first}"
+
+
+@dataclass
+class _TestOutcome:
+    requirement_ids: tuple[str, ...]
+    status: str = "none"  # "passed", "failed", "skipped", "xfailed"
+    reason: str = ""
+
+
+@dataclass
+class RunReport:
+    """Collects outcomes during the run and turns them into the per-requirement report."""
+
+    catalogue: Catalogue
+    level: RunLevel
+    in_scope: list[Requirement]
+    baseline: Mapping[str, str] = field(default_factory=dict)
+    tests: dict[str, _TestOutcome] = field(default_factory=dict)
+    forgivable_failures: int = 0
+    unforgivable_failures: int = 0
+
+    def is_forgivable(self, requirement_id: str) -> bool:
+        """Whether a failure of this requirement leaves the run green (SHOULD non-strict, or baselined)."""
+        if requirement_id in self.baseline:
+            return True
+        requirement = self.catalogue[requirement_id]
+        return requirement.level is Level.SHOULD and self.level is not RunLevel.STRICT
+
+    def record(self, report: pytest.TestReport) -> None:
+        """Fold one phase report of a requirement-tagged test into its outcome."""
+        ids = tuple(
+            str(value)
+            for name, value in report.user_properties
+            if name == "requirement" and value in self.catalogue
+        )
+        if not ids:
+            return
+        outcome = self.tests.setdefault(report.nodeid, _TestOutcome(ids))
+        if report.failed:
+            if outcome.status != "failed":
+                outcome.status, outcome.reason = "failed", report_reason(report)
+            if all(self.is_forgivable(i) for i in ids):
+                self.forgivable_failures += 1
+            else:
+                self.unforgivable_failures += 1
+        elif outcome.status == "failed":
+            return
+        elif hasattr(report, "wasxfail"):
+            outcome.status, outcome.reason = "xfailed", report_reason(report)
+        elif report.skipped:
+            outcome.status, outcome.reason = "skipped", report_reason(report)
+        elif report.when == "call" and outcome.status == "none":
+            outcome.status = "passed"
+
+    def results(self) -> list[RequirementResult]:
+        """One result per requirement in scope, in catalogue order."""
+        by_requirement: dict[str, list[_TestOutcome]] = {}
+        for outcome in self.tests.values():
+            for requirement_id in outcome.requirement_ids:
+                by_requirement.setdefault(requirement_id, []).append(outcome)
+        return [self._result(r, by_requirement.get(r.id, [])) for r in self.in_scope]
+
+    def _result(self, requirement: Requirement, outcomes: list[_TestOutcome]) -> RequirementResult:
+        def first(kind: str) -> str:
+            return next(o.reason for o in outcomes if o.status == kind)
+
+        statuses = {o.status for o in outcomes}
+        if "failed" in statuses:
+            status, reason = Status.FAILED, first("failed")
+        elif "xfailed" in statuses:
+            status, reason = Status.EXPECTED_FAILURE, first("xfailed")
+        elif "passed" in statuses:
+            status, reason = Status.PASSED, ""
+        elif "skipped" in statuses:
+            status, reason = Status.NOT_CHECKED, first("skipped")
+        else:
+            status, reason = Status.NOT_CHECKED, "no test of this requirement ran"
+        expected = self.baseline.get(requirement.id)
+        if expected is not None and status is Status.FAILED:
+            status, reason = Status.EXPECTED_FAILURE, f"baseline: {expected} ({reason})"
+        elif expected is not None and status is Status.PASSED:
+            status = Status.STALE_BASELINE
+            reason = f"passed, but the baseline expects a failure ({expected}); remove the entry"
+        fails_run = status is Status.STALE_BASELINE or (
+            status is Status.FAILED and not self.is_forgivable(requirement.id)
+        )
+        return RequirementResult(requirement, status, reason, len(outcomes), fails_run)
+
+
+def _summary(results: Iterable[RequirementResult], level: RunLevel) -> dict[str, Any]:
+    results = list(results)
+    counts = {status: sum(1 for r in results if r.status is status) for status in Status}
+    return {
+        "level": level.value,
+        "requirements": len(results),
+        "passed": counts[Status.PASSED],
+        "failed": counts[Status.FAILED],
+        "not_checked": counts[Status.NOT_CHECKED],
+        "expected_failure": counts[Status.EXPECTED_FAILURE],
+        "stale_baseline_entry": counts[Status.STALE_BASELINE],
+        "failing_run": any(r.fails_run for r in results),
+    }
+
+
+def report_json(results: list[RequirementResult], adapter: str, level: RunLevel) -> str:
+    """The JSON report, in catalogue order, as text ending with a newline."""
+    document = {
+        "adapter": adapter,
+        "requirements": [
+            {
+                "id": r.requirement.id,
+                "level": r.requirement.level.value,
+                "area": r.requirement.area,
+                "title": r.requirement.title,
+                "status": r.status.value,
+                "reason": r.reason,
+                "tests": r.tests,
+            }
+            for r in results
+        ],
+        "summary": _summary(results, level),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _counts_line(results: list[RequirementResult], level: RunLevel) -> str:
+    summary = _summary(results, level)
+    return (
+        f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_checked']} not checked, "
+        f"{summary['expected_failure']} expected failure(s), {summary['stale_baseline_entry']} stale "
+        f"baseline entr{'y' if summary['stale_baseline_entry'] == 1 else 'ies'} (level: {level.value})"
+    )
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def terminal_lines(results: list[RequirementResult], catalogue: Catalogue, level: RunLevel) -> list[str]:
+    """The terminal table: grouped by area, one line per requirement."""
+    lines: list[str] = []
+    id_width = max((len(r.requirement.id) for r in results), default=6)
+    status_width = max(len(s.value) for s in Status)
+    area = None
+    for r in results:
+        if r.requirement.area != area:
+            area = r.requirement.area
+            lines.append(f"{area}: {catalogue.areas[area]}")
+        mark = "!" if r.fails_run else " "
+        row = f" {mark} {r.requirement.id:<{id_width}}  {r.requirement.level.value:<6}  {r.status.value:<{status_width}}"
+        lines.append(f"{row}  {_clip(r.reason, 100)}".rstrip())
+    lines.append(_counts_line(results, level))
+    return lines
+
+
+def markdown_summary(results: list[RequirementResult], adapter: str, level: RunLevel) -> str:
+    """A Markdown summary for ``$GITHUB_STEP_SUMMARY``."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = [
+        f"## toolharness conformance: `{cell(adapter)}`",
+        "",
+        _counts_line(results, level),
+        "",
+        "| ID | level | status | why |",
+        "|---|---|---|---|",
+    ]
+    for r in results:
+        status = f"**{r.status.value}**" if r.fails_run else r.status.value
+        lines.append(f"| {r.requirement.id} | {r.requirement.level.value} | {status} | {cell(r.reason)} |")
+    return "\n".join(lines) + "\n\n"

@@ -1,0 +1,96 @@
+"""``toolharness check``: runs the suite alone against an adapter and prints the report."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from pytest_toolharness._cli import build_pytest_args, main
+
+SUITE = """
+import pytest
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_pairing(harness):
+    assert harness.capabilities == frozenset()
+
+@pytest.mark.requirement("PAIR-5", "SHOULD")
+def test_order():
+    assert False, "out of order"
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+def test_check_runs_only_the_suite_and_prints_the_report(pytester: pytest.Pytester) -> None:
+    (pytester.mkdir("suite") / "test_suite.py").write_text(SUITE)
+    pytester.makepyfile(
+        myadapter="class A:\n    capabilities = frozenset()\n\ndef make():\n    return A()\n",
+        test_own="def test_own():\n    raise AssertionError('the user tests must not run')\n",
+    )
+    result = pytester.run(
+        sys.executable,
+        "-m",
+        "pytest_toolharness._cli",
+        "check",
+        "--suite-path=suite",
+        "--adapter=myadapter:make",
+        "--report=report.json",
+        "--",
+        "-p",
+        "no:hypothesispytest",
+    )
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "*toolharness conformance: myadapter:make*",
+            "*PAIR-1*MUST*passed",
+            "*PAIR-5*SHOULD*failed*out of order",
+        ]
+    )
+    assert "the user tests must not run" not in result.stdout.str()
+    statuses = {
+        r["id"]: r["status"] for r in json.loads((pytester.path / "report.json").read_text())["requirements"]
+    }
+    assert (statuses["PAIR-1"], statuses["PAIR-5"]) == ("passed", "failed")
+
+
+def test_options_become_pytest_arguments() -> None:
+    import argparse
+
+    options = argparse.Namespace(
+        suite_path=None,
+        adapter="pkg.mod:make",
+        report="r.json",
+        level="strict",
+        requirement=["PAIR", "DEFER-1"],
+        baseline="b.toml",
+        workers="2",
+    )
+    args = build_pytest_args(options, ["-x"])
+    assert args[1:] == [
+        "--toolharness-conformance",
+        "-p",
+        "no:cacheprovider",
+        "--toolharness-adapter=pkg.mod:make",
+        "--toolharness-report=r.json",
+        "--toolharness-level=strict",
+        "--toolharness-requirement=PAIR",
+        "--toolharness-requirement=DEFER-1",
+        "--toolharness-baseline=b.toml",
+        "-n",
+        "2",
+        "-x",
+    ]
+    assert args[0].endswith("conformance")
+
+
+def test_bad_level_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--level", "sometimes"])
+    assert "invalid choice: 'sometimes'" in capsys.readouterr().err

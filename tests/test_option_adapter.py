@@ -1,0 +1,162 @@
+"""Adapter discovery: option, ini key, conftest hook, default; capabilities skip tests as not checked."""
+
+from __future__ import annotations
+
+import json
+
+# Imported so pytester's in-process runs find Hypothesis loaded instead of re-importing it each run.
+import hypothesis  # noqa: F401
+import pytest
+
+ADAPTER = """
+CALLS = []
+
+class Harness:
+    pass
+
+class Adapter:
+    capabilities = frozenset({"hooks"})
+
+    def new_harness(self):
+        return Harness()
+
+def make():
+    CALLS.append(1)
+    return Adapter()
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Inner runs must not append to a real CI step summary.
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+def make_suite(pytester: pytest.Pytester, body: str) -> str:
+    """Write a fake conformance suite and adapter; return the -o value that points the plugin at it."""
+    directory = pytester.mkdir("suite")
+    (directory / "test_suite.py").write_text(
+        "import pytest\nfrom pytest_toolharness._capabilities import requires\n" + body
+    )
+    pytester.makepyfile(myadapter=ADAPTER)
+    return f"toolharness_suite_path={directory}"
+
+
+def run(pytester: pytest.Pytester, suite: str, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--toolharness-conformance", "-o", suite, "--toolharness-adapter=myadapter:make", "suite", *args
+    )
+
+
+SUITE = """
+SEEN = []
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_one(harness, toolharness_adapter):
+    SEEN.append(harness)
+    assert type(harness).__name__ == "Harness"
+    assert toolharness_adapter.capabilities == frozenset({"hooks"})
+
+@pytest.mark.requirement("PAIR-2", "MUST")
+def test_two(harness):
+    assert all(harness is not other for other in SEEN)
+    import myadapter
+    assert len(myadapter.CALLS) == 1
+
+@requires("hooks")
+@pytest.mark.requirement("HOOK-1", "MUST")
+def test_has(harness):
+    pass
+
+@requires("hooks", "command_hooks")
+@pytest.mark.requirement("HOOK-3", "MUST")
+def test_lacks(harness):
+    raise AssertionError("must not run")
+"""
+
+
+def test_option_adapter_fresh_harness_and_capability_skip(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, SUITE)
+    result = run(pytester, suite, "--toolharness-report=r.json", "-rs")
+    result.assert_outcomes(passed=3, skipped=1)
+    result.stdout.fnmatch_lines(["*not checked: adapter lacks capability command_hooks*"])
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert report["adapter"] == "myadapter:make"
+    hook3 = next(r for r in report["requirements"] if r["id"] == "HOOK-3")
+    assert hook3 == {
+        **hook3,
+        "status": "not checked",
+        "reason": "not checked: adapter lacks capability command_hooks",
+    }
+
+
+def test_ini_key(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, SUITE)
+    pytester.makeini("[pytest]\ntoolharness_adapter = myadapter:make\n")
+    result = pytester.runpytest("--toolharness-conformance", "-o", suite, "suite")
+    result.assert_outcomes(passed=3, skipped=1)
+
+
+def test_conftest_hook_and_option_precedence(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, SUITE)
+    pytester.makeconftest(
+        """
+        class Other:
+            capabilities = frozenset({"hooks", "command_hooks"})
+
+        def pytest_toolharness_adapter(config):
+            return Other()
+        """
+    )
+    by_hook = pytester.runpytest("--toolharness-conformance", "-o", suite, "suite", "-k", "has or lacks")
+    # The hook's adapter has command_hooks, so test_lacks runs (and fails on purpose).
+    by_hook.assert_outcomes(passed=1, failed=1)
+    by_option = run(pytester, suite, "-k", "has or lacks")
+    by_option.assert_outcomes(passed=1, skipped=1)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nocolon", "*adapter 'nocolon' is not of the form 'package.module:factory'*"),
+        ("no_such_module:make", "*can't import 'no_such_module'*"),
+        ("myadapter:missing", "*module 'myadapter' has no 'missing'*"),
+        ("myadapter:CALLS", "*'CALLS' is not callable*"),
+        ("myadapter:Harness", "*must have a 'capabilities' attribute that is a frozenset*"),
+        ("myadapter:bad_caps", "*unknown capability name(s) 'telepathy'*"),
+    ],
+)
+def test_bad_adapters_fail_with_a_clear_error(pytester: pytest.Pytester, spec: str, message: str) -> None:
+    suite = make_suite(pytester, '@pytest.mark.requirement("PAIR-1")\ndef test_it(harness):\n    pass\n')
+    (pytester.path / "myadapter.py").write_text(
+        ADAPTER
+        + "\nclass Bad:\n    capabilities = frozenset({'telepathy'})\n\ndef bad_caps():\n    return Bad()\n"
+    )
+    result = pytester.runpytest(
+        "--toolharness-conformance", "-o", suite, f"--toolharness-adapter={spec}", "suite"
+    )
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([message])
+
+
+def test_missing_default_adapter_says_how_to_choose(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_toolharness import _adapter_loading
+
+    monkeypatch.setattr(_adapter_loading, "DEFAULT_ADAPTER_SPEC", "no_such_default_pkg.adapter:make_adapter")
+    suite = make_suite(pytester, '@pytest.mark.requirement("PAIR-1")\ndef test_it(harness):\n    pass\n')
+    result = pytester.runpytest("--toolharness-conformance", "-o", suite, "suite")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*the default adapter could not be loaded*--toolharness-adapter=package.module:factory*"]
+    )
+
+
+def test_requires_rejects_unknown_capabilities() -> None:
+    from pytest_toolharness._capabilities import requires
+
+    with pytest.raises(ValueError, match="unknown capability name"):
+        requires("hooks", "mind_reading")
+    with pytest.raises(ValueError, match="at least one"):
+        requires()

@@ -1,0 +1,123 @@
+"""--toolharness-baseline: expected failures, stale entries, and malformed baselines."""
+
+from __future__ import annotations
+
+import json
+
+# Imported so pytester's in-process runs find Hypothesis loaded instead of re-importing it each run.
+import hypothesis  # noqa: F401
+import pytest
+
+ADAPTER = """
+CALLS = []
+
+class Harness:
+    pass
+
+class Adapter:
+    capabilities = frozenset({"hooks"})
+
+    def new_harness(self):
+        return Harness()
+
+def make():
+    CALLS.append(1)
+    return Adapter()
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Inner runs must not append to a real CI step summary.
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+def make_suite(pytester: pytest.Pytester, body: str) -> str:
+    """Write a fake conformance suite and adapter; return the -o value that points the plugin at it."""
+    directory = pytester.mkdir("suite")
+    (directory / "test_suite.py").write_text(
+        "import pytest\nfrom pytest_toolharness._capabilities import requires\n" + body
+    )
+    pytester.makepyfile(myadapter=ADAPTER)
+    return f"toolharness_suite_path={directory}"
+
+
+def run(pytester: pytest.Pytester, suite: str, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--toolharness-conformance", "-o", suite, "--toolharness-adapter=myadapter:make", "suite", *args
+    )
+
+
+SUITE = """
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_fails():
+    assert False, "orphan"
+
+@pytest.mark.requirement("PAIR-2", "MUST")
+def test_passes():
+    pass
+"""
+
+TOML_BASELINE = '[[expected_failures]]\nid = "PAIR-1"\nreason = "tracked in issue 12"\n'
+
+
+def test_baselined_failure_is_expected_and_does_not_fail_the_run(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, SUITE)
+    (pytester.path / "baseline.toml").write_text(TOML_BASELINE)
+    result = run(pytester, suite, "--toolharness-baseline=baseline.toml", "--toolharness-report=r.json")
+    result.assert_outcomes(passed=1, failed=1)
+    assert result.ret == pytest.ExitCode.OK
+    pair1 = json.loads((pytester.path / "r.json").read_text())["requirements"][0]
+    assert pair1["status"] == "expected failure"
+    assert pair1["reason"] == "baseline: tracked in issue 12 (test_fails: AssertionError: orphan)"
+
+
+def test_stale_entry_fails_the_run(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, SUITE.replace('assert False, "orphan"', "pass"))
+    (pytester.path / "baseline.json").write_text(
+        json.dumps({"expected_failures": [{"id": "PAIR-2", "reason": "was flaky"}]})
+    )
+    result = run(pytester, suite, "--toolharness-baseline=baseline.json")
+    result.assert_outcomes(passed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["*! PAIR-2*stale baseline entry*remove the entry*", "*exit status 1*PAIR-2*"]
+    )
+
+
+def test_ini_key(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, SUITE)
+    (pytester.path / "baseline.toml").write_text(TOML_BASELINE)
+    pytester.makeini("[pytest]\ntoolharness_baseline = baseline.toml\n")
+    assert run(pytester, suite).ret == pytest.ExitCode.OK
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('[[expected_failures]]\nid = "PAIR-1"\n', "*entry 1 (PAIR-1) needs a non-empty 'reason'*"),
+        (
+            '[[expected_failures]]\nid = "PAIR-1"\nreason = "  "\n',
+            "*entry 1 (PAIR-1) needs a non-empty 'reason'*",
+        ),
+        (
+            '[[expected_failures]]\nid = "NOPE-1"\nreason = "x"\n[[expected_failures]]\nid = "PAIR-99"\nreason = "y"\n',
+            "*unknown requirement id(s): NOPE-1, PAIR-99*",
+        ),
+        (TOML_BASELINE * 2, "*PAIR-1 is listed twice*"),
+        ("expected_failures = 3\n", "*needs a list 'expected_failures'*"),
+        ("not toml [", "*not valid TOML*"),
+    ],
+)
+def test_malformed_baselines_are_usage_errors(pytester: pytest.Pytester, content: str, message: str) -> None:
+    suite = make_suite(pytester, SUITE)
+    (pytester.path / "baseline.toml").write_text(content)
+    result = run(pytester, suite, "--toolharness-baseline=baseline.toml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_missing_baseline_file_is_named(pytester: pytest.Pytester) -> None:
+    result = run(pytester, make_suite(pytester, SUITE), "--toolharness-baseline=nowhere.toml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*baseline*nowhere.toml*can't read it*"])

@@ -1,0 +1,164 @@
+"""The per-requirement report: aggregation, terminal table, JSON file, GitHub step summary."""
+
+from __future__ import annotations
+
+import json
+
+# Imported so pytester's in-process runs find Hypothesis loaded instead of re-importing it each run.
+import hypothesis  # noqa: F401
+import pytest
+
+ADAPTER = """
+CALLS = []
+
+class Harness:
+    pass
+
+class Adapter:
+    capabilities = frozenset({"hooks"})
+
+    def new_harness(self):
+        return Harness()
+
+def make():
+    CALLS.append(1)
+    return Adapter()
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Inner runs must not append to a real CI step summary.
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+def make_suite(pytester: pytest.Pytester, body: str) -> str:
+    """Write a fake conformance suite and adapter; return the -o value that points the plugin at it."""
+    directory = pytester.mkdir("suite")
+    (directory / "test_suite.py").write_text(
+        "import pytest\nfrom pytest_toolharness._capabilities import requires\n" + body
+    )
+    pytester.makepyfile(myadapter=ADAPTER)
+    return f"toolharness_suite_path={directory}"
+
+
+def run(pytester: pytest.Pytester, suite: str, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--toolharness-conformance", "-o", suite, "--toolharness-adapter=myadapter:make", "suite", *args
+    )
+
+
+SUITE = """
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_a():
+    pass
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_b():
+    assert 1 + 1 == 3, "second test of PAIR-1 breaks"
+
+@pytest.mark.requirement("PAIR-2", "MUST")
+def test_c():
+    pass
+
+@pytest.mark.requirement("PAIR-2", "MUST")
+def test_d():
+    pytest.skip("needs a shell")
+
+@pytest.mark.requirement("PAIR-3", "MUST")
+def test_e():
+    pytest.skip("not checked: adapter lacks capability abort")
+
+@pytest.mark.requirement("PAIR-4", "MUST")
+@pytest.mark.xfail(reason="known gap")
+def test_f():
+    assert False
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup exploded")
+
+@pytest.mark.requirement("EXEC-1", "MUST")
+def test_g(broken):
+    pass
+"""
+
+
+def _report(pytester: pytest.Pytester, *args: str) -> dict[str, dict[str, object]]:
+    result = run(pytester, make_suite(pytester, SUITE), "--toolharness-report=out/report.json", *args)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    document = json.loads((pytester.path / "out" / "report.json").read_text())
+    return {r["id"]: r for r in document["requirements"]} | {"_summary": document["summary"]}
+
+
+def test_aggregation_per_requirement(pytester: pytest.Pytester) -> None:
+    by_id = _report(pytester)
+    assert by_id["PAIR-1"]["status"] == "failed"
+    assert by_id["PAIR-1"]["reason"] == "test_b: AssertionError: second test of PAIR-1 breaks"
+    assert by_id["PAIR-1"]["tests"] == 2
+    assert (by_id["PAIR-2"]["status"], by_id["PAIR-2"]["reason"]) == ("passed", "")
+    assert (by_id["PAIR-3"]["status"], by_id["PAIR-3"]["reason"]) == (
+        "not checked",
+        "not checked: adapter lacks capability abort",
+    )
+    assert (by_id["PAIR-4"]["status"], by_id["PAIR-4"]["reason"]) == (
+        "expected failure",
+        "test_f: xfail: known gap",
+    )
+    assert by_id["EXEC-1"]["status"] == "failed"
+    assert by_id["EXEC-1"]["reason"] == "test_g: error in setup: RuntimeError: setup exploded"
+    assert by_id["PAIR-6"]["status"] == "not checked"
+    summary = by_id["_summary"]
+    assert (summary["passed"], summary["failed"], summary["expected_failure"]) == (1, 2, 1)
+    assert summary["failing_run"] is True
+
+
+def test_json_is_in_catalogue_order_and_deterministic(pytester: pytest.Pytester) -> None:
+    from pytest_toolharness._requirements import load_catalogue
+
+    suite = make_suite(pytester, SUITE)
+    run(pytester, suite, "--toolharness-report=one.json")
+    run(pytester, suite, "--toolharness-report=two.json")
+    one = (pytester.path / "one.json").read_text()
+    assert one == (pytester.path / "two.json").read_text()
+    document = json.loads(one)
+    assert [r["id"] for r in document["requirements"]] == [r.id for r in load_catalogue()]
+    assert list(document) == ["adapter", "requirements", "summary"]
+
+
+def test_terminal_table_groups_by_area(pytester: pytest.Pytester) -> None:
+    result = run(pytester, make_suite(pytester, SUITE))
+    result.stdout.fnmatch_lines(
+        [
+            "*toolharness conformance: myadapter:make*",
+            "PAIR: Every tool_use gets exactly one tool_result",
+            "*! PAIR-1*MUST*failed*test_b: AssertionError: second test of PAIR-1 breaks",
+            "*PAIR-2*MUST*passed",
+            "EXEC: *",
+        ]
+    )
+
+
+def test_report_path_from_ini_is_relative_to_the_ini_file(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, SUITE)
+    pytester.makeini("[pytest]\ntoolharness_report = reports/th.json\n")
+    run(pytester, suite)
+    assert json.loads((pytester.path / "reports" / "th.json").read_text())["adapter"] == "myadapter:make"
+
+
+def test_github_step_summary(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = pytester.path / "summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    run(pytester, make_suite(pytester, SUITE))
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## toolharness conformance: `myadapter:make`")
+    assert "| PAIR-1 | MUST | **failed** | test_b: AssertionError: second test of PAIR-1 breaks |" in text
+    assert "| PAIR-2 | MUST | passed |  |" in text
+
+
+def test_no_report_in_runs_without_requirement_tests(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_plain():\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    assert "toolharness conformance" not in result.stdout.str()

@@ -1,0 +1,85 @@
+"""Under pytest-xdist the controller merges every worker's outcomes into one report."""
+
+from __future__ import annotations
+
+import json
+
+# Imported so pytester's in-process runs find Hypothesis loaded instead of re-importing it each run.
+import hypothesis  # noqa: F401
+import pytest
+
+ADAPTER = """
+CALLS = []
+
+class Harness:
+    pass
+
+class Adapter:
+    capabilities = frozenset({"hooks"})
+
+    def new_harness(self):
+        return Harness()
+
+def make():
+    CALLS.append(1)
+    return Adapter()
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Inner runs must not append to a real CI step summary.
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+def make_suite(pytester: pytest.Pytester, body: str) -> str:
+    """Write a fake conformance suite and adapter; return the -o value that points the plugin at it."""
+    directory = pytester.mkdir("suite")
+    (directory / "test_suite.py").write_text(
+        "import pytest\nfrom pytest_toolharness._capabilities import requires\n" + body
+    )
+    pytester.makepyfile(myadapter=ADAPTER)
+    return f"toolharness_suite_path={directory}"
+
+
+def run(pytester: pytest.Pytester, suite: str, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--toolharness-conformance", "-o", suite, "--toolharness-adapter=myadapter:make", "suite", *args
+    )
+
+
+SUITE = """
+@pytest.mark.requirement("PAIR-1", "MUST")
+@pytest.mark.parametrize("n", range(4))
+def test_many(n):
+    pass
+
+@pytest.mark.requirement("PAIR-5", "SHOULD")
+def test_should_fails():
+    assert False, "out of order"
+
+@requires("abort")
+@pytest.mark.requirement("CONC-5", "MUST")
+def test_needs_abort(harness):
+    pass
+"""
+
+
+def test_one_merged_report_under_xdist(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, SUITE)
+    args = ("--toolharness-conformance", "-o", suite, "--toolharness-adapter=myadapter:make", "suite")
+    # Hypothesis is left out: its import costs seconds in each of the three processes.
+    result = pytester.runpytest_subprocess(
+        *args, "-n", "2", "-p", "no:hypothesispytest", "--toolharness-report=xdist.json"
+    )
+    result.assert_outcomes(passed=4, failed=1, skipped=1)
+    assert result.ret == pytest.ExitCode.OK
+    assert result.stdout.str().count("toolharness conformance: myadapter:make") == 1
+    serial = pytester.runpytest(*args, "--toolharness-report=serial.json")
+    assert serial.ret == pytest.ExitCode.OK
+    merged = json.loads((pytester.path / "xdist.json").read_text())
+    assert merged == json.loads((pytester.path / "serial.json").read_text())
+    by_id = {r["id"]: r for r in merged["requirements"]}
+    assert (by_id["PAIR-1"]["status"], by_id["PAIR-1"]["tests"]) == ("passed", 4)
+    assert by_id["PAIR-5"]["status"] == "failed"
+    assert by_id["CONC-5"]["reason"] == "not checked: adapter lacks capability abort"
