@@ -137,7 +137,14 @@ CAPABILITIES: dict[str, tuple[str, ...]] = {
     "cache_key": ("cache_key",),
     "search": ("search",),
     "notices": ("notice",),
-    "conversation": ("set_tools", "append_message", "render_request", "compact", "discovered_tools", "resume"),
+    "conversation": (
+        "set_tools",
+        "append_message",
+        "render_request",
+        "compact",
+        "discovered_tools",
+        "resume",
+    ),
     "execution": ("execute",),
 }
 """Each capability and the methods that make it up."""

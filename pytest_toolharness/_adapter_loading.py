@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 # Overridable by the package (and by the ini key / option for users); resolved lazily.
-DEFAULT_ADAPTER_SPEC = "reference_impl.adapter:make_adapter"
+DEFAULT_ADAPTER_SPEC = "pytest_toolharness:reference_adapter"
 
 _HOW_TO_CHOOSE = (
     "choose an adapter with --toolharness-adapter=package.module:factory, the toolharness_adapter "

@@ -25,20 +25,20 @@ MARKER = "toolharness_requires"
 
 # name -> what an adapter promises when it lists the name. Order is documentation order.
 CAPABILITIES: dict[str, str] = {
-    "permissions": "permission rules, modes and decisions (allow / ask / deny)",
-    "settings_files": "loading permission rules from settings files",
-    "host_callback": "asking the host (user) when a decision is ask",
-    "hooks": "in-process PreToolUse / PostToolUse / PermissionRequest hooks",
+    "pool": "assemble_pool(): the tools the model sees, in wire order, after whole-tool denies",
+    "classification": "is_deferred(): which tools are deferred",
+    "schemas": "render_tools(): the tools array on the wire, within one session",
+    "cache_key": "cache_key(): the prompt-cache break detection key",
+    "search": "search(): the ToolSearch tool (select: and keywords)",
+    "notices": "notice(): deferred-tools change notices",
+    "conversation": "set_tools(), append_message(), render_request(), compact(), discovered_tools(), resume()",
+    "execution": "execute(): one assistant turn's tool_use blocks through the whole pipeline",
+    "hooks": "in-process PreToolUse / PostToolUse / PermissionRequest hooks during execute()",
     "command_hooks": "hooks run as subprocesses with the JSON stdin/stdout protocol",
-    "concurrency": "running concurrency-safe tool calls in parallel",
+    "host_callback": "asking the host (user) when a decision is ask",
     "abort": "aborting a batch of tool calls",
     "timeouts": "per-call timeouts",
-    "deferred_loading": "deferred tools (defer_loading) and the ToolSearch tool",
-    "delta_notices": "deferred-tools change notices",
-    "compaction": "transcript compaction",
-    "schema_cache": "a session cache of rendered tool schemas",
     "result_persistence": "persisting oversized tool results to files",
-    "mcp": "MCP tools (mcp__server__tool)",
 }
 
 

@@ -26,7 +26,9 @@ def spec_to_tool(spec: ToolSpec, recorder: CallRecorder | None = None) -> Tool:
     active_recorder = recorder if recorder is not None else CallRecorder()
 
     async def call(tool_input: Mapping[str, Any], context: ToolContext) -> ToolOutput:
-        value = await spec.behavior.run(context.tool_use_id, spec.name, tool_input, context.abort, active_recorder)
+        value = await spec.behavior.run(
+            context.tool_use_id, spec.name, tool_input, context.abort, active_recorder
+        )
         return ToolOutput(content=value)
 
     if spec.is_mcp:
@@ -49,16 +51,22 @@ def spec_to_tool(spec: ToolSpec, recorder: CallRecorder | None = None) -> Tool:
         if spec.max_result_size_chars is None:
             tool = tool.with_changes(max_result_size_chars=UNLIMITED)
         return tool.with_changes(**_behaviour_options(spec))
-    options: dict[str, Any] = {} if spec.declares_nothing else {
-        "should_defer": spec.should_defer,
-        "always_load": spec.always_load,
-        "search_hint": spec.search_hint,
-        "is_shell": spec.shell,
-        "requires_user_interaction": spec.requires_user_interaction,
-        "max_result_size_chars": UNLIMITED if spec.max_result_size_chars is None else spec.max_result_size_chars,
-        "aliases": spec.aliases,
-        **_behaviour_options(spec),
-    }
+    options: dict[str, Any] = (
+        {}
+        if spec.declares_nothing
+        else {
+            "should_defer": spec.should_defer,
+            "always_load": spec.always_load,
+            "search_hint": spec.search_hint,
+            "is_shell": spec.shell,
+            "requires_user_interaction": spec.requires_user_interaction,
+            "max_result_size_chars": UNLIMITED
+            if spec.max_result_size_chars is None
+            else spec.max_result_size_chars,
+            "aliases": spec.aliases,
+            **_behaviour_options(spec),
+        }
+    )
     return build_tool(spec.name, spec.description, call, input_json_schema=dict(spec.input_schema), **options)
 
 
@@ -96,7 +104,9 @@ def _behaviour_options(spec: ToolSpec) -> dict[str, Any]:
 
         def check(tool_input: Mapping[str, Any], _context: ToolContext) -> ToolPermissionCheck:
             if safety_key is not None and safety_key in tool_input:
-                return ToolPermissionCheck("ask", message=f"{spec.name}: {safety_key} needs a person", safety_check=True)
+                return ToolPermissionCheck(
+                    "ask", message=f"{spec.name}: {safety_key} needs a person", safety_check=True
+                )
             return ToolPermissionCheck(spec.content_check, message=f"{spec.name} content check")
 
         options["check_permissions"] = check

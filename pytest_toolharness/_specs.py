@@ -68,11 +68,29 @@ class CallRecorder:
         self._lock = threading.Lock()
         self._counter = itertools.count()
         self.events: list[CallEvent] = []
+        self._triggers: list[tuple[int, asyncio.Event]] = []
 
-    def record(self, kind: Literal["start", "end", "abort_seen"], tool_use_id: str, name: str, tool_input: Mapping[str, Any]) -> None:
+    def trigger_after_starts(self, count: int, event: asyncio.Event) -> None:
+        """Set ``event`` as soon as ``count`` calls have started (fault injection: abort mid-batch)."""
+        self._triggers.append((count, event))
+        if len(self.started()) >= count:
+            event.set()
+
+    def record(
+        self,
+        kind: Literal["start", "end", "abort_seen"],
+        tool_use_id: str,
+        name: str,
+        tool_input: Mapping[str, Any],
+    ) -> None:
         """Add one event."""
         with self._lock:
             self.events.append(CallEvent(next(self._counter), kind, tool_use_id, name, dict(tool_input)))
+            starts = sum(1 for e in self.events if e.kind == "start")
+        if kind == "start":
+            for count, event in self._triggers:
+                if starts >= count:
+                    event.set()
 
     def started(self) -> list[str]:
         """The tool_use ids whose call started, in start order."""
@@ -150,7 +168,12 @@ class ToolBehavior:
             recorder.record("end", tool_use_id, name, tool_input)
 
     async def _body(
-        self, abort: asyncio.Event, recorder: CallRecorder, tool_use_id: str, name: str, tool_input: Mapping[str, Any]
+        self,
+        abort: asyncio.Event,
+        recorder: CallRecorder,
+        tool_use_id: str,
+        name: str,
+        tool_input: Mapping[str, Any],
     ) -> str | list[dict[str, Any]] | Any:
         if self.kind == "text":
             return self.output_text()
@@ -158,7 +181,10 @@ class ToolBehavior:
             return ""
         if self.kind == "image":
             return [
-                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _ONE_PIXEL_PNG}},
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/png", "data": _ONE_PIXEL_PNG},
+                },
                 {"type": "text", "text": self.output_text()},
             ]
         if self.kind == "json":
@@ -227,7 +253,21 @@ class RuleSpec:
 
 
 HookOutcomeKind: TypeAlias = Literal[
-    "allow", "ask", "deny", "none", "update_input", "context", "block", "exit2", "exit1", "garbage", "crash", "hang", "legacy_approve", "legacy_block", "update_output"
+    "allow",
+    "ask",
+    "deny",
+    "none",
+    "update_input",
+    "context",
+    "block",
+    "exit2",
+    "exit1",
+    "garbage",
+    "crash",
+    "hang",
+    "legacy_approve",
+    "legacy_block",
+    "update_output",
 ]
 
 
@@ -263,7 +303,12 @@ class HookSpec:
                     decision["updatedInput"] = dict(self.updated_input)
                 return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
             if self.outcome == "deny":
-                return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": self.reason}}}
+                return {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PermissionRequest",
+                        "decision": {"behavior": "deny", "message": self.reason},
+                    }
+                }
             return {} if self.outcome == "none" else None
         specific: dict[str, Any] = {"hookEventName": self.event}
         if self.outcome in ("allow", "ask", "deny"):

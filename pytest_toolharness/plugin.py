@@ -8,6 +8,7 @@ Hooks only: the work is in ``_options`` (settings), ``_requirements`` (the catal
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -230,6 +231,22 @@ def harness(toolharness_adapter: Any) -> Any:
     """A fresh harness for this test: ``toolharness_adapter.new_harness()``, or the adapter itself."""
     new_harness = getattr(toolharness_adapter, "new_harness", None)
     return new_harness() if callable(new_harness) else toolharness_adapter
+
+
+@pytest.fixture(scope="session")
+def new_harness(toolharness_adapter: Any) -> Callable[[], Any]:
+    """A function that makes a fresh harness: call it once per Hypothesis example.
+
+    Each call is ``toolharness_adapter.new_harness()`` (or the adapter itself when it has no such
+    method), so no example sees state left by another. Session-scoped, so Hypothesis tests can
+    use it without tripping the function-scoped-fixture health check.
+    """
+
+    def make() -> Any:
+        factory = getattr(toolharness_adapter, "new_harness", None)
+        return factory() if callable(factory) else toolharness_adapter
+
+    return make
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,3 @@
+"""Shared helpers of the conformance suite (loaded only when the suite runs)."""
+
+from __future__ import annotations

@@ -1,0 +1,376 @@
+"""The adapter for the embedded reference harness: the default the suite runs against.
+
+It is also the worked example for adapter authors: every capability is a few lines that translate
+the suite's specs into the harness's own objects and its answers back into wire-shaped data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from anthropic.types import MessageParam, ToolUseBlockParam
+
+from pytest_toolharness._reference_tools import spec_to_tool, specs_to_tools
+from pytest_toolharness._specs import (
+    CallRecorder,
+    ExecutionResult,
+    ExecutionScenario,
+    HookSpec,
+    HostAnswer,
+    HostSpec,
+    Notice,
+    RuleSpec,
+    ToolSpec,
+    WireRequest,
+)
+from reference_impl._command_hooks import CommandHook
+from reference_impl._decisions import SettingSource
+from reference_impl._defer import is_deferred_tool, parse_enable_tool_search
+from reference_impl._discovery import compact, extract_discovered_tool_names
+from reference_impl._execution import ExecutionContext, run_tool_uses
+from reference_impl._hooks import HookContext, HookMatcher, Hooks
+from reference_impl._host import (
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+from reference_impl._notices import compute_deferred_tools_delta
+from reference_impl._permissions import PermissionContext, is_tool_denied_as_whole
+from reference_impl._pool import assemble_tool_pool
+from reference_impl._request import RequestBuilder
+from reference_impl._results import ContentReplacementState, rebuild_replacement_state
+from reference_impl._rules import parse_rule
+from reference_impl._schema_cache import ToolSchemaCache
+from reference_impl._tool import Tool, ToolContext, ToolOutput
+from reference_impl._transcript import CompactBoundary, DeferredToolsDelta, TranscriptEntry
+
+__all__ = ["DEFAULT_MODEL", "ReferenceAdapter", "ReferenceHarness", "reference_adapter"]
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+KEEP_AFTER_COMPACTION = 2
+
+
+def _rules(specs: Sequence[RuleSpec]) -> tuple[Any, ...]:
+    return tuple(parse_rule(spec.text, spec.behavior, cast(SettingSource, spec.source)) for spec in specs)
+
+
+def _search_tool() -> Tool:
+    from reference_impl._toolsearch import tool_search_tool
+
+    return tool_search_tool()
+
+
+class ReferenceHarness:
+    """One session of the reference harness, driven through the suite's capabilities."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        entries: Sequence[TranscriptEntry] = (),
+        state: ContentReplacementState | None = None,
+    ) -> None:
+        self._workdir = workdir
+        self._session_dir = workdir / "session"
+        self._schema_cache = ToolSchemaCache()
+        self._builders: dict[tuple[str | None, str], RequestBuilder] = {}
+        self._entries: list[TranscriptEntry] = list(entries)
+        self._builtin: list[ToolSpec] = []
+        self._mcp: list[ToolSpec] = []
+        self._replacement_state = state if state is not None else ContentReplacementState()
+        self._search = _search_tool()
+
+    # -- pool and classification --------------------------------------------------------------
+
+    def _pool(
+        self,
+        builtin: Sequence[ToolSpec],
+        mcp: Sequence[ToolSpec],
+        recorder: CallRecorder | None = None,
+        deny: PermissionContext | None = None,
+    ) -> tuple[Tool, ...]:
+        def denied(tool: Tool) -> bool:
+            return deny is not None and is_tool_denied_as_whole(tool, deny)
+
+        return assemble_tool_pool(
+            [*specs_to_tools(builtin, recorder), self._search],
+            specs_to_tools(mcp, recorder),
+            is_denied=denied,
+        )
+
+    def assemble_pool(
+        self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec], *, deny_rules: Sequence[RuleSpec] = ()
+    ) -> list[str]:
+        """The pool's names in wire order (the harness's own ToolSearch tool is part of it)."""
+        context = PermissionContext(rules=_rules(deny_rules), cwd=self._workdir)
+        return [tool.name for tool in self._pool(builtin, mcp, deny=context)]
+
+    def is_deferred(self, spec: ToolSpec) -> bool:
+        """Whether the reference harness defers the tool."""
+        return is_deferred_tool(spec_to_tool(spec))
+
+    # -- requests -----------------------------------------------------------------------------
+
+    def _builder(self, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL) -> RequestBuilder:
+        key = (enable_tool_search, model)
+        if key not in self._builders:
+            self._builders[key] = RequestBuilder(
+                model=model,
+                max_tokens=1024,
+                tool_search=parse_enable_tool_search(enable_tool_search),
+                notices="delta",
+                cwd=self._workdir,
+                schema_cache=self._schema_cache,
+            )
+        return self._builders[key]
+
+    def _probe_entries(self) -> list[TranscriptEntry]:
+        return self._entries or [cast(MessageParam, {"role": "user", "content": "Hello"})]
+
+    def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+        """The tools array of the next request in this session (tool search on)."""
+        built = self._builder().build(self._pool(builtin, mcp), self._probe_entries())
+        return [dict(tool) for tool in built.params["tools"]]
+
+    def cache_key(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> str:
+        """The cache-break detection hash of the next request."""
+        return self._builder().build(self._pool(builtin, mcp), self._probe_entries()).cache_hash
+
+    def search(
+        self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec], query: str, max_results: int = 5
+    ) -> list[str] | str:
+        """Run the real ToolSearch tool against this pool."""
+        pool = self._pool(builtin, mcp)
+        state = {"tools": pool, "deferred_tool_names": frozenset(t.name for t in pool if is_deferred_tool(t))}
+        context = ToolContext(
+            tool_use_id="toolu_search", abort=asyncio.Event(), cwd=self._workdir, state=state
+        )
+
+        async def run() -> ToolOutput | str:
+            return await self._search.call({"query": query, "max_results": max_results}, context)
+
+        output = asyncio.run(run())
+        content = output if isinstance(output, str) else output.content
+        if isinstance(content, str):
+            return content
+        return [str(block["tool_name"]) for block in cast(Sequence[Mapping[str, Any]], content)]
+
+    def notice(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> Notice | None:
+        """The deferred-tools delta for this pool now; appended to the transcript as the loop does."""
+        delta = compute_deferred_tools_delta(self._pool(builtin, mcp), self._entries)
+        if delta is None:
+            return None
+        self._entries.append(delta)
+        return Notice(added=delta.added_names, removed=delta.removed_names)
+
+    # -- conversation -------------------------------------------------------------------------
+
+    def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
+        """Use these tools from now on."""
+        self._builtin, self._mcp = list(builtin), list(mcp)
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        """Add a user or assistant message to the transcript."""
+        self._entries.append(cast(MessageParam, dict(message)))
+
+    def render_request(
+        self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
+    ) -> WireRequest:
+        """The next request, exactly as the SDK would send its body."""
+        built = self._builder(enable_tool_search, model).build(
+            self._pool(self._builtin, self._mcp), self._entries
+        )
+        self._entries.extend(built.appended_entries)
+        params = dict(built.params)
+        headers = dict(params.pop("extra_headers", None) or {})
+        return WireRequest(body=params, headers=headers)
+
+    def compact(self, summary: str) -> None:
+        """Compact the transcript, keeping the discovered tools; betas may be re-decided afterwards."""
+        self._entries = compact(self._entries, summary, keep_last=KEEP_AFTER_COMPACTION)
+        for builder in self._builders.values():
+            builder.reset()
+
+    def discovered_tools(self) -> set[str]:
+        """The discovered tools, rebuilt from the transcript."""
+        return set(extract_discovered_tool_names(self._entries))
+
+    def resume(self) -> ReferenceHarness:
+        """A new session rebuilt from this one's transcript (as a resumed session would be)."""
+        entries = list(self._entries)
+        messages = [e for e in entries if not isinstance(e, DeferredToolsDelta | CompactBoundary)]
+        resumed = ReferenceHarness(self._workdir, entries, rebuild_replacement_state(messages))
+        resumed.set_tools(self._builtin, self._mcp)
+        return resumed
+
+    # -- execution ----------------------------------------------------------------------------
+
+    async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
+        """Run the scenario's tool_use blocks through run_tool_use and the streaming executor."""
+        builtin = [s for s in scenario.tools if not s.is_mcp]
+        mcp = [s for s in scenario.tools if s.is_mcp]
+        permission_context = PermissionContext(
+            mode=cast(Any, scenario.mode),
+            rules=_rules(scenario.rules),
+            cwd=scenario.cwd,
+            additional_dirs=tuple(scenario.additional_dirs),
+            can_prompt=scenario.host is not None,
+        )
+        pool = self._pool(builtin, mcp, scenario.recorder, deny=permission_context)
+        context = ExecutionContext(
+            tools=pool,
+            permission_context=permission_context,
+            session_dir=scenario.session_dir,
+            hooks=_hooks(scenario.hooks, self._workdir),
+            can_use_tool=_host_callback(scenario.host) if scenario.host is not None else None,
+            replacement_state=self._replacement_state,
+        )
+        if scenario.abort_after_starts is not None:
+            scenario.recorder.trigger_after_starts(scenario.abort_after_starts, scenario.abort)
+        state = {"tools": pool, "deferred_tool_names": frozenset(t.name for t in pool if is_deferred_tool(t))}
+        blocks = [cast(ToolUseBlockParam, dict(block)) for block in scenario.tool_uses]
+        batch = await run_tool_uses(
+            blocks,
+            context,
+            abort=scenario.abort,
+            call_timeout=scenario.call_timeout,
+            state=state,
+            grace_period=0.2,
+        )
+        self._entries.append(cast(MessageParam, {"role": "assistant", "content": [dict(b) for b in blocks]}))
+        self._entries.append(cast(MessageParam, {"role": "user", "content": batch.user_content}))
+        decisions = {
+            tool_use_id: {
+                "behavior": d.behavior,
+                "stage": d.reason.stage,
+                "source": d.reason.source,
+                "rule": d.reason.rule,
+                "hook": d.reason.hook,
+                "mode": d.reason.mode,
+                "detail": d.reason.detail,
+            }
+            for tool_use_id, d in context.decision_log.decisions.items()
+        }
+        return ExecutionResult(user_content=batch.user_content, decisions=decisions)
+
+
+def _host_callback(host: HostSpec) -> Any:
+    async def can_use_tool(
+        name: str, tool_input: dict[str, Any], _context: ToolPermissionContext
+    ) -> PermissionResult:
+        answer: HostAnswer = host.ask(name, tool_input)
+        if answer.behavior == "allow":
+            return PermissionResultAllow(updated_input=answer.updated_input)
+        return PermissionResultDeny(message=answer.message)
+
+    return can_use_tool
+
+
+_COMMAND_ONLY = frozenset({"exit2", "exit1", "garbage"})
+
+
+def _hooks(specs: Sequence[HookSpec], workdir: Path) -> Hooks:
+    events: dict[str, list[HookMatcher]] = {}
+    for index, spec in enumerate(specs):
+        entry: Any
+        if spec.as_command or spec.outcome in _COMMAND_ONLY:
+            entry = CommandHook(command=_hook_script(spec, workdir, index), timeout=spec.timeout)
+        else:
+            entry = _hook_callback(spec)
+        events.setdefault(spec.event, []).append(
+            HookMatcher(matcher=spec.matcher, hooks=[entry], timeout=spec.timeout)
+        )
+    return Hooks(events, source="conformance scenario")
+
+
+def _hook_callback(spec: HookSpec) -> Any:
+    async def callback(
+        _input: dict[str, Any], _tool_use_id: str | None, _context: HookContext
+    ) -> dict[str, Any]:
+        if spec.outcome == "crash":
+            raise RuntimeError("scripted hook crash")
+        if spec.outcome == "hang":
+            await asyncio.sleep(3600)
+        output = spec.output_json()
+        return output if output is not None else cast(dict[str, Any], "not a dict")
+
+    return callback
+
+
+def _hook_script(spec: HookSpec, workdir: Path, index: int) -> str:
+    """Write a real hook program for the spec and return the command that runs it."""
+    import json
+
+    output = spec.output_json()
+    lines = ["import json, sys, time", "sys.stdin.read()"]
+    if spec.outcome == "exit2":
+        lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(2)"]
+    elif spec.outcome == "exit1":
+        lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(1)"]
+    elif spec.outcome == "garbage":
+        lines += ["sys.stdout.write('}{ not json at all')"]
+    elif spec.outcome == "crash":
+        lines += ["raise RuntimeError('scripted hook crash')"]
+    elif spec.outcome == "hang":
+        lines += ["time.sleep(3600)"]
+    elif output is not None:
+        lines += [f"sys.stdout.write({json.dumps(output)!r})"]
+    hooks_dir = workdir / "hooks"
+    hooks_dir.mkdir(parents=True, exist_ok=True)
+    script = hooks_dir / f"hook_{index}_{spec.event}_{spec.outcome}.py"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return f"{_quote(sys.executable)} {_quote(str(script))}"
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+class ReferenceAdapter:
+    """The adapter for the reference harness: every capability."""
+
+    name = "reference_impl (pytest-toolharness)"
+    capabilities = frozenset(
+        {
+            "pool",
+            "classification",
+            "schemas",
+            "cache_key",
+            "search",
+            "notices",
+            "conversation",
+            "execution",
+            "hooks",
+            "command_hooks",
+            "host_callback",
+            "abort",
+            "timeouts",
+            "result_persistence",
+        }
+    )
+
+    def __init__(self) -> None:
+        self._root = Path(tempfile.mkdtemp(prefix="toolharness-reference-"))
+        self._count = 0
+        atexit.register(shutil.rmtree, self._root, ignore_errors=True)
+
+    def new_harness(self) -> ReferenceHarness:
+        """A fresh session with its own working directory."""
+        self._count += 1
+        workdir = self._root / f"session-{self._count}"
+        workdir.mkdir(parents=True)
+        return ReferenceHarness(workdir)
+
+
+def reference_adapter() -> ReferenceAdapter:
+    """The adapter factory for the embedded reference harness (the default)."""
+    return ReferenceAdapter()

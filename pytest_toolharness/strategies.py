@@ -1,0 +1,139 @@
+"""Hypothesis strategies for testing LLM agent tool harnesses.
+
+Import the module under a short name::
+
+    from hypothesis import given, strategies as st
+    from pytest_toolharness import strategies as ths
+
+Everything here is a function that returns a Hypothesis ``SearchStrategy``; nothing is built
+at import time, and every value depends only on Hypothesis's own choices (no ``random``, no set
+order), so failures shrink and replay.
+
+Fuzz a permission engine with rules, modes and bypass attempts::
+
+    @given(rules=st.lists(ths.permission_rules()), mode=ths.permission_modes(),
+           attempt=ths.compound_commands("npm test"))
+    def test_prefix_rule_never_allows_a_compound(rules, mode, attempt):
+        engine = MyEngine([*rules, RuleSpec("Bash(npm test:*)", "allow")], mode=mode)
+        assert engine.decide("Bash", {"command": attempt}) != "allow"
+
+Check that a tool pool keeps its built-in prefix stable::
+
+    @given(ths.tool_pools(min_builtin=1))
+    def test_builtin_prefix(pool):
+        builtin, mcp = pool
+        ...
+
+Check that a harness answers every tool_use, whatever goes wrong::
+
+    @given(data=st.data())
+    def test_every_tool_use_answered(data):
+        builtin, mcp = data.draw(ths.tool_pools(min_builtin=1))
+        batch = data.draw(ths.tool_use_batches(builtin + mcp))
+        results = run_my_harness(batch.tool_uses, abort_after=batch.abort_after_starts)
+        assert sorted(r["tool_use_id"] for r in results) == sorted(batch.ids)
+
+The strategies produce the plain-data types of :mod:`pytest_toolharness._specs`
+(``ToolSpec``, ``ToolBehavior``, ``RuleSpec``, ``HookSpec``) and Messages API dicts.
+See ``docs/strategies.md`` for every strategy.
+"""
+
+from __future__ import annotations
+
+from pytest_toolharness._strategies.hooks import (
+    HOOK_EVENTS,
+    HOOK_OUTCOMES,
+    OUTCOMES_BY_EVENT,
+    hook_matchers,
+    hook_settings,
+    hook_specs,
+)
+from pytest_toolharness._strategies.messages import (
+    ToolUseBatch,
+    is_compact_boundary,
+    message_histories,
+    tool_use_batches,
+    tool_use_blocks,
+    tool_use_ids,
+)
+from pytest_toolharness._strategies.rules import (
+    COMPOUND_OPERATORS,
+    MALFORMED_RULE_KINDS,
+    PERMISSION_MODES,
+    RULE_KINDS,
+    compound_commands,
+    malformed_rules,
+    path_variants,
+    permission_modes,
+    permission_rules,
+    rule_texts,
+    settings_json,
+    settings_sources,
+    shell_commands,
+)
+from pytest_toolharness._strategies.schemas import (
+    INVALID_INSTANCE_KINDS,
+    descriptions,
+    instances_of,
+    invalid_instances_of,
+    json_schemas,
+    json_values,
+)
+from pytest_toolharness._strategies.tools import (
+    BEHAVIOR_KINDS,
+    BUILTIN_TOOL_NAMES,
+    DEFAULT_BEHAVIOR_KINDS,
+    TOOL_ROLES,
+    builtin_tool_specs,
+    mcp_server_names,
+    mcp_tool_specs,
+    tool_behaviors,
+    tool_names,
+    tool_pools,
+    tool_specs,
+)
+
+__all__ = [
+    "BEHAVIOR_KINDS",
+    "BUILTIN_TOOL_NAMES",
+    "COMPOUND_OPERATORS",
+    "DEFAULT_BEHAVIOR_KINDS",
+    "HOOK_EVENTS",
+    "HOOK_OUTCOMES",
+    "INVALID_INSTANCE_KINDS",
+    "MALFORMED_RULE_KINDS",
+    "OUTCOMES_BY_EVENT",
+    "PERMISSION_MODES",
+    "RULE_KINDS",
+    "TOOL_ROLES",
+    "ToolUseBatch",
+    "builtin_tool_specs",
+    "compound_commands",
+    "descriptions",
+    "hook_matchers",
+    "hook_settings",
+    "hook_specs",
+    "instances_of",
+    "invalid_instances_of",
+    "is_compact_boundary",
+    "json_schemas",
+    "json_values",
+    "malformed_rules",
+    "mcp_server_names",
+    "mcp_tool_specs",
+    "message_histories",
+    "path_variants",
+    "permission_modes",
+    "permission_rules",
+    "rule_texts",
+    "settings_json",
+    "settings_sources",
+    "shell_commands",
+    "tool_behaviors",
+    "tool_names",
+    "tool_pools",
+    "tool_specs",
+    "tool_use_batches",
+    "tool_use_blocks",
+    "tool_use_ids",
+]
