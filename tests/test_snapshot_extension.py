@@ -67,7 +67,11 @@ def test_a_change_names_the_tool_and_the_field(pytester: pytest.Pytester) -> Non
     )
 
 
-def test_missing_snapshot_and_unused_snapshot(pytester: pytest.Pytester) -> None:
+def test_missing_snapshot_and_unused_snapshot(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under xdist the inner run inherits the worker's environment, and syrupy skips its
+    # unused-snapshot report on workers.
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(test_schemas=TEST_FILE)
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
