@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-import pytest
 
 from pytest_toolharness._options import RunLevel
 
@@ -90,7 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         split = argv.index("--")
         argv, extra = argv[:split], argv[split + 1 :]
     options = _parser().parse_args(argv)
-    return int(pytest.main(build_pytest_args(options, extra)))
+    # A fresh interpreter: this process has already imported the plugin, which pytest must be
+    # the first to import (to rewrite its assertions), and the run must not share our state.
+    command = [sys.executable, "-m", "pytest", *build_pytest_args(options, extra)]
+    return subprocess.run(command, check=False).returncode
 
 
 if __name__ == "__main__":
