@@ -1,0 +1,1 @@
+"""Naive, obviously-faithful implementations of the seeds' algorithms, used as test oracles."""

@@ -1,0 +1,325 @@
+"""The seed's keyword search (000 §6.2-§6.4): name parsing, scores, fast paths, and the index == oracle."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conformance.oracles.search import oracle_parse_tool_name, oracle_search_tools_with_keywords
+from reference_impl import _search_index
+from reference_impl._pool import assemble_tool_pool
+from reference_impl._search_index import (
+    ParsedToolName,
+    SearchIndex,
+    SearchIndexCache,
+    parse_query_terms,
+    parse_tool_name,
+    search_tools_with_keywords,
+)
+from reference_impl._tool import Tool, ToolContext, ToolOutput, build_tool, mcp_tool
+
+
+async def _call(_input: object, _context: ToolContext) -> ToolOutput:
+    return ToolOutput(content="ok")
+
+
+def tool(name: str, description: str = "", *, hint: str | None = None, defer: bool = True) -> Tool:
+    return build_tool(
+        name, description, _call, input_json_schema={"type": "object"}, search_hint=hint, should_defer=defer
+    )
+
+
+def mcp(server: str, name: str, description: str = "", *, hint: str | None = None) -> Tool:
+    meta = {"anthropic/searchHint": hint} if hint is not None else None
+    return mcp_tool(server, name, description, {"type": "object"}, _call, meta=meta)
+
+
+NOTEBOOK = tool("NotebookEdit", "Edit a Jupyter notebook cell.", hint="jupyter notebooks")
+CRON = tool("CronCreate", "Schedule a cron job.")
+SLACK = mcp("slack", "send_message", "Send a message to a Slack channel.")
+SLACK_READ = mcp("slack", "read_channel", "Read the messages of a channel.")
+GITHUB = mcp("github", "create_issue", "Create an issue on GitHub.")
+READ = tool("Read", "Read a file from disk.", defer=False)
+DEFERRED = (NOTEBOOK, CRON, SLACK, SLACK_READ, GITHUB)
+POOL = (READ, *DEFERRED)
+
+
+def search(query: str, max_results: int = 5, deferred: tuple[Tool, ...] = DEFERRED) -> list[str]:
+    return SearchIndex(deferred, (READ, *deferred)).search(query, max_results)
+
+
+# --- parseToolName (000 §6.3) ---
+
+
+@pytest.mark.parametrize(
+    ("name", "parts", "is_mcp"),
+    [
+        ("mcp__slack__send_message", ("slack", "send", "message"), True),
+        ("mcp__My_Server__Do__It", ("my", "server", "do", "it"), True),
+        ("mcp__a___b", ("a", "b"), True),
+        ("NotebookEditTool", ("notebook", "edit", "tool"), False),
+        ("WebFetch", ("web", "fetch"), False),
+        ("snake_case_Name", ("snake", "case", "name"), False),
+        ("HTTPServer", ("httpserver",), False),  # only a lower->upper step splits
+        ("getHTTP", ("get", "http"), False),
+        ("Mcp__not_prefixed", ("mcp", "not", "prefixed"), False),  # the prefix is case-sensitive
+    ],
+)
+def test_parse_tool_name(name: str, parts: tuple[str, ...], is_mcp: bool) -> None:
+    assert parse_tool_name(name) == ParsedToolName(parts, is_mcp)
+
+
+def test_query_terms_plus_marks_required_terms() -> None:
+    terms = parse_query_terms("+slack  send +  +msg")
+    assert terms.required == ("slack", "msg")
+    assert terms.optional == ("send", "+")
+    assert terms.scoring == ("slack", "msg", "send", "+")
+
+
+# --- scores (DEFER-5), computed by hand ---
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("slack", [("mcp__slack__read_channel", 12), ("mcp__slack__send_message", 14)][::-1]),
+        ("notebook", [("NotebookEdit", 10 + 2)]),  # hint says "notebooks": no word match
+        ("note", [("NotebookEdit", 5)]),  # partial part match, built-in
+        ("slac", [("mcp__slack__send_message", 6), ("mcp__slack__read_channel", 6)]),  # MCP partial
+        ("jupyter", [("NotebookEdit", 4 + 2)]),  # search hint, description
+        ("cron", [("CronCreate", 10 + 2)]),
+        ("create", [("mcp__github__create_issue", 12 + 2), ("CronCreate", 10)]),
+        ("channel", [("mcp__slack__read_channel", 12 + 2), ("mcp__slack__send_message", 2)]),
+        ("sched", []),  # descriptions match whole words only
+        ("+slack message", [("mcp__slack__send_message", 14 + 14), ("mcp__slack__read_channel", 12 + 0)]),
+        ("+github message", [("mcp__github__create_issue", 12 + 2)]),
+        ("+nothing slack", []),
+    ],
+)
+def test_hand_computed_scores(query: str, expected: list[tuple[str, int]]) -> None:
+    """DEFER-5: name part 10/12, partial 5/6, hint 4, description 2; only positive scores."""
+    index = SearchIndex(DEFERRED, POOL)
+    assert index.ranked(query) == expected
+    assert index.search(query, 10) == [name for name, _ in expected]
+    assert oracle_search_tools_with_keywords(query, DEFERRED, POOL, 10) == [name for name, _ in expected]
+
+
+def test_ties_keep_pool_order_and_max_results_cuts() -> None:
+    pool = tuple(tool(f"Tool{i}", "a shared word") for i in range(8))
+    index = SearchIndex(pool, pool)
+    assert index.search("shared", 3) == ["Tool0", "Tool1", "Tool2"]
+    assert index.search("shared") == [f"Tool{i}" for i in range(5)]  # default 5
+    reordered = pool[::-1]
+    assert SearchIndex(reordered, reordered).search("shared", 2) == ["Tool7", "Tool6"]
+
+
+def test_exact_name_fast_path_returns_only_that_tool() -> None:
+    assert search("notebookedit") == ["NotebookEdit"]
+    assert search("  mcp__SLACK__send_message ") == ["mcp__slack__send_message"]
+    assert search("read") == ["Read"]  # a loaded tool, from the whole pool
+
+
+def test_mcp_prefix_lists_the_servers_deferred_tools_in_pool_order() -> None:
+    assert search("mcp__slack") == ["mcp__slack__send_message", "mcp__slack__read_channel"]
+    assert search("mcp__slack", 1) == ["mcp__slack__send_message"]
+    assert search("mcp__") == []  # the prefix alone is a term, not a prefix query
+    assert search("mcp__nowhere") == []
+
+
+def test_word_boundaries_are_javascripts_ascii_ones() -> None:
+    pool = (
+        tool("Alpha", "compile c++ code"),
+        tool("Beta", "uses c++x and node.js"),
+        tool("Gamma", "café ünïcode naïve"),
+    )
+    index = SearchIndex(pool, pool)
+    # \bc\+\+\b needs a word character after "++": not in "c++ code", but in "c++x".
+    assert index.search("c++") == ["Beta"]
+    assert index.search("node.js") == ["Beta"]
+    assert index.search("caf") == ["Gamma"]  # é is not a word character in JS: "caf" is a word
+    assert index.search("na") == ["Gamma"]
+    assert index.search("café") == []  # \b after é needs a word character next
+    for query in ("c++", "node.js", "caf", "na", "café", "++", "ïve"):
+        assert index.search(query) == oracle_search_tools_with_keywords(query, pool, pool), query
+
+
+def test_max_results_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_results must be at least 1"):
+        SearchIndex(DEFERRED, POOL).search("slack", 0)
+    with pytest.raises(ValueError, match="max_results must be at least 1"):
+        oracle_search_tools_with_keywords("slack", DEFERRED, POOL, 0)
+
+
+def test_descriptions_are_rendered_once_per_tool() -> None:
+    calls: list[str] = []
+
+    def describe(context: object) -> str:
+        calls.append("x")
+        return "dynamic description"
+
+    dynamic = build_tool("Dyn", describe, _call, input_json_schema={"type": "object"}, should_defer=True)
+    index = SearchIndex((dynamic,), (dynamic,))
+    assert index.search("dynamic") == ["Dyn"]
+    assert index.search("description") == ["Dyn"]
+    assert calls == ["x"]
+
+
+def test_cache_rebuilds_only_when_the_pool_changes() -> None:
+    cache = SearchIndexCache()
+    first = cache.get(DEFERRED, POOL)
+    assert cache.get(DEFERRED, POOL) is first
+    assert cache.get(tuple(DEFERRED), tuple(POOL)) is first  # equal tuples of the same tools
+    assert cache.builds == 1
+    replaced = (*DEFERRED[:-1], mcp("github", "create_issue", "A different tool object."))
+    second = cache.get(replaced, (READ, *replaced))
+    assert second is not first
+    assert second.search("different") == ["mcp__github__create_issue"]
+    assert cache.get(DEFERRED[:-1], POOL[:-1]) is not second
+    assert cache.builds == 3
+    lst = list(DEFERRED)
+    cache.get(lst, POOL)
+    lst.pop()
+    assert cache.get(lst, POOL).search("github") == []  # a mutated list is not trusted by identity
+
+
+def test_module_level_search_function() -> None:
+    assert search_tools_with_keywords("slack send", DEFERRED, POOL) == [
+        "mcp__slack__send_message",  # 12 + 2 (slack) + 12 + 2 (send)
+        "mcp__slack__read_channel",  # 12
+    ]
+
+
+# --- the index ranks exactly as the naive oracle (DEFER-5) ---
+
+VOCAB = ["slack", "send", "message", "github", "issue", "read", "file", "note", "c++", "node.js", "a", "_x"]
+NAME_WORDS = ["Slack", "Send", "message", "Git", "hub", "READ", "file", "Note", "book", "x", "é"]
+PUNCT = [" ", "  ", ", ", ".", "-", "+", "(", ")", "_", "++", "/", "\u00a0", "\n", "é", "İ", "ß"]
+
+
+@st.composite
+def names(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["camel", "mcp", "snake", "random"]))
+    words = draw(st.lists(st.sampled_from(NAME_WORDS), min_size=1, max_size=3))
+    if kind == "camel":
+        return "".join(w[:1].upper() + w[1:] for w in words)
+    if kind == "mcp":
+        server = draw(st.sampled_from(["slack", "git-hub", "Files", "a_b"]))
+        return f"mcp__{server}__{'_'.join(words)}"
+    if kind == "snake":
+        return "_".join(words)
+    return draw(st.text(st.sampled_from(list("aB_+.é -mcp")), min_size=1, max_size=8))
+
+
+texts = st.lists(
+    st.one_of(st.sampled_from(VOCAB), st.sampled_from(PUNCT), st.text(max_size=4)), max_size=12
+).map("".join)
+
+
+@st.composite
+def pools(draw: st.DrawFn) -> tuple[tuple[Tool, ...], tuple[Tool, ...]]:
+    tool_names = draw(st.lists(names(), min_size=1, max_size=10, unique=True))
+    all_tools = []
+    deferred = []
+    for name in tool_names:
+        hint = draw(st.none() | texts)
+        made = build_tool(name, draw(texts), _call, input_json_schema={"type": "object"}, search_hint=hint)
+        all_tools.append(made)
+        if draw(st.booleans()):
+            deferred.append(made)
+    return tuple(deferred), tuple(all_tools)
+
+
+@st.composite
+def queries(draw: st.DrawFn, pool: tuple[Tool, ...]) -> str:
+    kind = draw(st.sampled_from(["terms", "terms", "name", "prefix", "random"]))
+    if kind == "name":
+        name = draw(st.sampled_from(pool)).name
+        return draw(st.sampled_from([name, name.upper(), f" {name.lower()}\t"]))
+    if kind == "prefix":
+        name = draw(st.sampled_from(pool)).name
+        return name[: draw(st.integers(0, len(name)))]
+    if kind == "random":
+        return draw(st.text(max_size=12))
+    terms = draw(
+        st.lists(
+            st.one_of(
+                st.sampled_from(VOCAB),
+                st.sampled_from(NAME_WORDS),
+                st.sampled_from(PUNCT).filter(str.strip),
+                st.text(st.sampled_from(list("abcé+._-")), min_size=1, max_size=4),
+            ),
+            min_size=1,
+            max_size=5,
+        )
+    )
+    terms = [("+" + t if draw(st.booleans()) and draw(st.booleans()) else t) for t in terms]
+    return draw(st.sampled_from([" ", "  ", "\u3000", "\t"])).join(terms)
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "plain"])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_index_ranks_exactly_as_the_naive_oracle(data: st.DataObject, packed: bool) -> None:
+    """DEFER-5: for any pool and query, the indexed search returns exactly the oracle's names.
+
+    Both scoring paths (packed integers, and the plain dict used for very long queries) are
+    checked. Pools mix CamelCase, snake and mcp__ names; texts and queries mix punctuation,
+    unicode, regex specials and +required terms.
+    """
+    deferred, pool = data.draw(pools())
+    index = SearchIndex(deferred, pool)
+    # A field limit of 0 sends every query down the plain path (meant for very long queries).
+    with mock.patch.object(_search_index, "_FIELD_MAX", _search_index._FIELD_MAX if packed else 0):
+        for _ in range(3):
+            query = data.draw(queries(pool))
+            max_results = data.draw(st.integers(1, 8))
+            assert index.search(query, max_results) == oracle_search_tools_with_keywords(
+                query, deferred, pool, max_results
+            ), query
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=names())
+def test_parse_tool_name_matches_the_oracle(name: str) -> None:
+    """parseToolName is the seed's: same parts, same MCP flag."""
+    parts, _full, is_mcp = oracle_parse_tool_name(name)
+    assert parse_tool_name(name) == ParsedToolName(tuple(parts), is_mcp)
+
+
+@settings(max_examples=200, deadline=None)
+@given(term=st.text(st.sampled_from(list("ab_+.,- é")), min_size=1, max_size=6), text=texts)
+def test_text_index_matches_the_word_boundary_regex(term: str, text: str) -> None:
+    """A term matches a text in the index exactly when ``\\bterm\\b`` (ASCII) finds it."""
+    index = _search_index._TextIndex([text.lower()])
+    expected = re.search(r"\b" + re.escape(term) + r"\b", text.lower(), re.ASCII) is not None
+    assert (0 in index.matching(term)) == expected
+
+
+# --- real tools ---
+
+
+def test_real_corpus_rankings_equal_the_oracle(shared_dir: Path) -> None:
+    """DEFER-5 on real MCP tools and real retrieval queries: index == oracle for every query."""
+    records = json.loads((shared_dir / "corpus" / "mcp_tools.json").read_text(encoding="utf-8"))
+    queries_doc = json.loads((shared_dir / "corpus" / "retrieval_queries.json").read_text(encoding="utf-8"))
+    tools = [
+        mcp_tool(r["server"], r["name"], r["description"] or "", {"type": "object"}, _call) for r in records
+    ]
+    pool = assemble_tool_pool([NOTEBOOK, CRON, READ], tools)
+    deferred = tuple(t for t in pool if t is not READ)
+    index = SearchIndex(deferred, pool)
+    sample = [q["query"] for q in queries_doc["queries"]][::25]
+    sample += ["github", "+github issue", "mcp__github", "read file", "create_issue", "c++", "+slack"]
+    assert len(sample) > 15
+    found_any = 0
+    for query in sample:
+        got = index.search(query, 10)
+        assert got == oracle_search_tools_with_keywords(query, deferred, pool, 10), query
+        found_any += bool(got)
+    assert found_any > len(sample) // 2
