@@ -8,7 +8,7 @@ Hooks only: the work is in ``_options`` (settings), ``_requirements`` (the catal
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,6 +136,32 @@ def pytest_collection_modifyitems(
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = kept
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """On a failed requirement test, add which requirement broke, its source, and how to rerun it."""
+    report = yield
+    if report.failed and call.when == "call":
+        state = item.config.stash.get(_STATE, None)
+        ids = [str(value) for key, value in item.user_properties if key == "requirement"]
+        if state is not None and ids:
+            lines = []
+            for requirement_id in ids:
+                requirement = state.catalogue[requirement_id]
+                lines.append(f"{requirement.id} ({requirement.level.value}): {requirement.title}")
+                lines.append(f"  source: {requirement.source}")
+            adapter = choose_adapter_source(item.config, state.settings)
+            adapter_option = f"--toolharness-adapter={adapter.spec} " if adapter.spec else ""
+            lines.append(
+                "reproduce: pytest --toolharness-conformance "
+                f"{adapter_option}'{item.nodeid}' "
+                "(Hypothesis prints the minimal example above, and replays it from its database)"
+            )
+            report.sections.append(("toolharness requirement", "\n".join(lines)))
+    return report
 
 
 class _Recorder:
