@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from pytest_toolharness._specs import HookOutcomeKind, HookSpec
-from pytest_toolharness._strategies.schemas import WORDS, descriptions, json_values, property_names
+from pytest_toolharness._strategies.schemas import (
+    WORDS,
+    cached_strategy,
+    descriptions,
+    json_values,
+    property_names,
+)
 from pytest_toolharness._strategies.tools import BUILTIN_TOOL_NAMES, tool_names
 
 __all__ = [
@@ -48,11 +54,13 @@ OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
 """The outcomes that mean something for each event (others would be garbage for it)."""
 
 
+@cached_strategy
 def _literal_names(exclude: str) -> st.SearchStrategy[str]:
     # Only [A-Za-z0-9_] names: a matcher made of them is an exact-name list, never a regex.
     return tool_names().filter(lambda n: n != exclude and re.fullmatch(r"\w+", n, re.ASCII) is not None)
 
 
+@cached_strategy
 def hook_matchers(tool_name: str, *, matching: bool = True) -> st.SearchStrategy[str]:
     """Hook matchers that select ``tool_name`` (or, with ``matching=False``, that don't) (HOOK-1).
 
@@ -91,6 +99,7 @@ def _events(event: str | Sequence[str] | None) -> list[str]:
     return sorted(set(chosen), key=HOOK_EVENTS.index)
 
 
+@cached_strategy
 def _updated_inputs() -> st.SearchStrategy[dict[str, Any]]:
     return st.dictionaries(property_names(), st.text(max_size=12), max_size=3)
 

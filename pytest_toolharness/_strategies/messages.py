@@ -54,6 +54,15 @@ def tool_use_ids() -> st.SearchStrategy[str]:
     return st.text(alphabet=_BASE62, min_size=22, max_size=22).map(lambda s: "toolu_01" + s)
 
 
+def _numbered_id(stem: str, index: int) -> str:
+    """A tool use id made unique by its last four characters (Hypothesis loves drawing duplicates)."""
+    return "toolu_01" + stem + "".join(_BASE62[(index // 62**k) % 62] for k in (3, 2, 1, 0))
+
+
+def _id_stems() -> st.SearchStrategy[str]:
+    return st.text(alphabet=_BASE62, min_size=18, max_size=18)
+
+
 def _check_tools(tools: Sequence[ToolSpec], *, allow_empty: bool = False) -> list[ToolSpec]:
     specs = list(tools)
     if not all(isinstance(t, ToolSpec) for t in specs):
@@ -143,17 +152,21 @@ def _batches(
     faults: bool,
 ) -> ToolUseBatch:
     size = draw(st.integers(min_size, max_size))
-    ids = draw(st.lists(tool_use_ids(), min_size=size, max_size=size, unique=True))
+    ids = [_numbered_id(draw(_id_stems()), i) for i in range(size)]
     blocks: list[dict[str, Any]] = []
     planted: list[BatchFault | None] = []
     for tool_use_id in ids:
         fault: BatchFault | None = None
         if faults and draw(st.integers(0, 3)) == 0:
-            fault = draw(st.sampled_from(["unknown_tool", "invalid_input"] if invalid else ["unknown_tool"]))
+            fault = draw(
+                st.sampled_from(
+                    ["unknown_tool", "invalid_input"] if invalid is not None else ["unknown_tool"]
+                )
+            )
         if fault == "unknown_tool":
             blocks.append(_block(tool_use_id, draw(unknown_names), {}))
         else:
-            name, tool_input = draw(invalid if fault == "invalid_input" and invalid else valid)
+            name, tool_input = draw(invalid if fault == "invalid_input" and invalid is not None else valid)
             blocks.append(_block(tool_use_id, name, tool_input))
         planted.append(fault)
     abort = draw(st.one_of(st.none(), st.integers(0, size))) if faults else None
@@ -200,7 +213,7 @@ def _histories(
 
     def new_id() -> str:
         # Ids are unique across the whole conversation (PAIR-6).
-        tool_use_id = draw(tool_use_ids().filter(lambda i: i not in used_ids))
+        tool_use_id = _numbered_id(draw(_id_stems()), len(used_ids))
         used_ids.add(tool_use_id)
         return tool_use_id
 

@@ -17,7 +17,7 @@ from hypothesis.errors import InvalidArgument
 
 from pytest_toolharness._specs import RuleSpec
 from pytest_toolharness._strategies.hooks import hook_settings
-from pytest_toolharness._strategies.schemas import WORDS
+from pytest_toolharness._strategies.schemas import WORDS, cached_strategy
 from pytest_toolharness._strategies.tools import mcp_server_names, tool_names
 from reference_impl._decisions import SETTING_SOURCES
 from reference_impl._names import normalize_name_for_mcp, parse_mcp_name
@@ -159,6 +159,7 @@ _OTHER_COMMANDS: tuple[str, ...] = (
 _DOMAINS: tuple[str, ...] = ("github.com", "docs.python.org", "example.com", "api.example.org", "pypi.org")
 
 
+@cached_strategy
 def settings_sources() -> st.SearchStrategy[str]:
     """A settings source a rule can come from (``userSettings``, ``projectSettings``...)."""
     return st.sampled_from(SETTING_SOURCES)
@@ -172,10 +173,12 @@ def permission_modes(modes: Sequence[str] = PERMISSION_MODES) -> st.SearchStrate
     return st.sampled_from(sorted(set(modes), key=PERMISSION_MODES.index))
 
 
+@cached_strategy
 def _args() -> st.SearchStrategy[list[str]]:
     return st.lists(st.sampled_from(_ARGS), max_size=3)
 
 
+@cached_strategy
 def shell_commands(prefix: str | None = None) -> st.SearchStrategy[str]:
     """Simple shell commands (one program, plain arguments, no operators): ``git diff --stat``.
 
@@ -283,6 +286,7 @@ def _mcp_parts(tool_names: Sequence[str] | None) -> tuple[st.SearchStrategy[str]
     return servers, tools
 
 
+@cached_strategy
 def _relative_paths() -> st.SearchStrategy[str]:
     return st.one_of(
         st.sampled_from([".env", ".env.*", "secrets/**", "src/**", "docs/*.md", "package.json"]),
@@ -328,6 +332,7 @@ def rule_texts(
     return st.one_of([by_kind[k] for k in sorted(set(kinds), key=RULE_KINDS.index)])
 
 
+@cached_strategy
 def _builtin_names() -> st.SearchStrategy[str]:
     return tool_names()
 
@@ -338,6 +343,7 @@ _CONTENT_SYNTAX_TOOLS = frozenset(
 )
 
 
+@cached_strategy
 def _plain_tool_names() -> st.SearchStrategy[str]:
     return tool_names().filter(lambda n: n not in _CONTENT_SYNTAX_TOOLS)
 

@@ -16,10 +16,9 @@ import functools
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, ParamSpec, TypeAlias, TypeVar, cast
 
 import jsonschema
-import jsonschema.exceptions
 import jsonschema.validators
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -27,6 +26,7 @@ from hypothesis.errors import InvalidArgument
 __all__ = [
     "INVALID_INSTANCE_KINDS",
     "InvalidInstanceKind",
+    "cached_strategy",
     "can_break",
     "descriptions",
     "instances_of",
@@ -215,6 +215,20 @@ _SUPPORTED = frozenset(
 _JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def cached_strategy(build: Callable[_P, _T]) -> Callable[_P, _T]:
+    """Build a strategy once per distinct (hashable) arguments, on first use, never at import.
+
+    Strategies drawn inside composites would otherwise be rebuilt, and re-validated by
+    Hypothesis, on every draw, which makes a pool of tools slow enough to fail health checks.
+    """
+    return cast(Callable[_P, _T], functools.lru_cache(maxsize=None)(build))
+
+
+@cached_strategy
 def words(*, unicode: bool = False) -> st.SearchStrategy[str]:
     """One realistic English word (or, with ``unicode=True``, sometimes a non-ASCII one)."""
     if unicode:
@@ -222,6 +236,7 @@ def words(*, unicode: bool = False) -> st.SearchStrategy[str]:
     return st.sampled_from(WORDS)
 
 
+@cached_strategy
 def descriptions(*, min_words: int = 1, max_words: int = 12, unicode: bool = True) -> st.SearchStrategy[str]:
     """A sentence of realistic words, capitalised and ending in a full stop (never empty)."""
     if not 1 <= min_words <= max_words:
@@ -231,6 +246,7 @@ def descriptions(*, min_words: int = 1, max_words: int = 12, unicode: bool = Tru
     )
 
 
+@cached_strategy
 def property_names() -> st.SearchStrategy[str]:
     """A property name as tool schemas spell them: ``file_path``, ``maxResults``, ``owner``."""
     snake = st.lists(words(), min_size=1, max_size=3).map("_".join)
@@ -240,6 +256,7 @@ def property_names() -> st.SearchStrategy[str]:
     return st.one_of(snake, camel)
 
 
+@cached_strategy
 def json_values(*, max_leaves: int = 6) -> st.SearchStrategy[Any]:
     """Any JSON value (finite numbers, no surrogates), kept small."""
     scalars = st.one_of(
@@ -262,6 +279,7 @@ def json_values(*, max_leaves: int = 6) -> st.SearchStrategy[Any]:
 # Schema generation
 
 
+@cached_strategy
 def json_schemas(
     *,
     max_properties: int = 6,
@@ -282,6 +300,7 @@ def json_schemas(
     return _object_schemas(max_properties, max_depth, with_descriptions, additional_properties)
 
 
+@cached_strategy
 @st.composite
 def _object_schemas(
     draw: st.DrawFn, max_properties: int, depth: int, with_descriptions: bool, additional: bool | None
@@ -300,6 +319,7 @@ def _object_schemas(
     return schema
 
 
+@cached_strategy
 @st.composite
 def _property_schemas(
     draw: st.DrawFn, depth: int, with_descriptions: bool, additional: bool | None
@@ -324,6 +344,7 @@ def _property_schemas(
     return schema
 
 
+@cached_strategy
 @st.composite
 def _scalar_schemas(draw: st.DrawFn, kind: str | None = None) -> dict[str, Any]:
     kind = kind or draw(st.sampled_from(["string", "integer", "number", "boolean"]))
@@ -366,13 +387,44 @@ def _plain(value: Any) -> Any:
 @functools.lru_cache(maxsize=512)
 def _cached_validator(key: str) -> jsonschema.protocols.Validator:
     # Checking a schema against its meta-schema is slow, and strategies meet the same schemas often.
+    # Checking against the meta-schema costs ~5 ms a schema, too slow for one pool per example;
+    # _check_structure catches what the generator relies on.
     schema = json.loads(key)
+    _check_structure(schema, "#")
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.exceptions.SchemaError as exc:
-        raise InvalidArgument(f"not a valid JSON schema: {exc.message}") from None
     return cls(schema)
+
+
+def _check_structure(schema: Any, where: str) -> None:
+    """Refuse what isn't JSON Schema in the keywords the generator reads (types, lists, sub-schemas)."""
+    if isinstance(schema, bool):
+        return
+    if not isinstance(schema, dict):
+        raise InvalidArgument(f"not a valid JSON schema: {where} must be an object or a boolean")
+    declared = schema.get("type")
+    names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else None
+    if declared is not None and (names is None or not names or any(t not in _JSON_TYPES for t in names)):
+        raise InvalidArgument(f"not a valid JSON schema: unknown type {declared!r} at {where}")
+    for key in ("enum", "required", "anyOf", "oneOf"):
+        if key in schema and (not isinstance(schema[key], list) or (key != "required" and not schema[key])):
+            raise InvalidArgument(f"not a valid JSON schema: {where}/{key} must be a non-empty list")
+    if not all(isinstance(n, str) for n in schema.get("required", [])):
+        raise InvalidArgument(f"not a valid JSON schema: {where}/required must list property names")
+    for key in ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"):
+        value = schema.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise InvalidArgument(f"not a valid JSON schema: {where}/{key} must be a number")
+    properties = schema.get("properties", {})
+    if not isinstance(properties, dict):
+        raise InvalidArgument(f"not a valid JSON schema: {where}/properties must be an object")
+    for name, sub in properties.items():
+        _check_structure(sub, f"{where}/properties/{name}")
+    for key in ("items", "additionalProperties"):
+        if key in schema:
+            _check_structure(schema[key], f"{where}/{key}")
+    for key in ("anyOf", "oneOf"):
+        for i, sub in enumerate(schema.get(key, [])):
+            _check_structure(sub, f"{where}/{key}/{i}")
 
 
 def instances_of(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
@@ -525,6 +577,7 @@ def _canonical(value: Any) -> Any:
 # Invalid instances
 
 
+@cached_strategy
 def _values_of_type(kind: str) -> st.SearchStrategy[Any]:
     # Values that can never be mistaken for another JSON type: "number" uses non-integral floats
     # because jsonschema counts 1.0 as an integer.

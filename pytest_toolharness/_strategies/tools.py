@@ -13,6 +13,7 @@ from pytest_toolharness._specs import BehaviorKind, ToolBehavior, ToolSpec
 from pytest_toolharness._strategies.schemas import (
     VERBS,
     WORDS,
+    cached_strategy,
     descriptions,
     json_schemas,
     json_values,
@@ -83,12 +84,14 @@ def _camel(parts: Sequence[str]) -> str:
     return "".join(p[:1].upper() + p[1:] for p in parts)
 
 
+@cached_strategy
 def tool_names() -> st.SearchStrategy[str]:
     """Built-in style tool names: ``Read``, ``WebFetch``, or made-up CamelCase like ``IssueSearch``."""
     made_up = st.lists(st.sampled_from(WORDS + VERBS), min_size=1, max_size=3).map(_camel)
     return st.one_of(st.sampled_from(BUILTIN_TOOL_NAMES), made_up)
 
 
+@cached_strategy
 def mcp_server_names() -> st.SearchStrategy[str]:
     """MCP server names as configured (``github``, ``Docs Search``, ``acme.tickets``).
 
@@ -101,6 +104,7 @@ def mcp_server_names() -> st.SearchStrategy[str]:
     return st.one_of(st.sampled_from(_SERVER_NAMES), joined)
 
 
+@cached_strategy
 def _mcp_raw_tool_names() -> st.SearchStrategy[str]:
     parts = st.tuples(st.sampled_from(VERBS), st.sampled_from(WORDS))
     return st.one_of(
@@ -188,8 +192,15 @@ _ROLE_FIELDS: dict[str, tuple[str, str]] = {
 }
 
 
+@cached_strategy
 def _search_hints() -> st.SearchStrategy[str | None]:
     return st.one_of(st.none(), st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join))
+
+
+@cached_strategy
+def _tool_schemas() -> st.SearchStrategy[dict[str, Any]]:
+    # Smaller than json_schemas()'s default: a pool holds many tools and must stay quick to draw.
+    return json_schemas(max_properties=4, max_depth=1)
 
 
 _RESULT_LIMITS: tuple[int | None, ...] = (50_000, None, 1_000, 100_000)
@@ -205,6 +216,7 @@ _ROLE_NAMES: dict[str, tuple[str, ...]] = {
 _RESERVED = frozenset(n for names in _ROLE_NAMES.values() for n in names) | {"NotebookEdit"}
 
 
+@cached_strategy
 def _default_names(role: str) -> st.SearchStrategy[str]:
     if role in _ROLE_NAMES:
         return st.sampled_from(_ROLE_NAMES[role])
@@ -236,7 +248,7 @@ def _builtin_specs(
     if role == "generic":
         declares_nothing = draw(st.integers(0, 9)) == 0
         return ToolSpec(
-            input_schema=draw(json_schemas()),
+            input_schema=draw(_tool_schemas()),
             concurrency_safe=draw(st.booleans()) and not declares_nothing,
             read_only=draw(st.booleans()) and not declares_nothing,
             declares_nothing=declares_nothing,
@@ -303,7 +315,7 @@ def _mcp_specs(
     return ToolSpec(
         name=mcp_tool_name(server, tool),
         description=draw(descriptions()),
-        input_schema=draw(json_schemas()),
+        input_schema=draw(_tool_schemas()),
         should_defer=draw(st.booleans()),
         always_load=draw(st.integers(0, 4)) == 0,
         mcp_server=server,
@@ -357,21 +369,13 @@ def _respell(server: str) -> str:
 @st.composite
 def _pools(
     draw: st.DrawFn,
-    min_builtin: int,
-    max_builtin: int,
+    builtin_lists: st.SearchStrategy[list[ToolSpec]],
     min_mcp: int,
     max_mcp: int,
     clashes: bool,
     behaviors: st.SearchStrategy[ToolBehavior],
 ) -> tuple[list[ToolSpec], list[ToolSpec]]:
-    builtin = draw(
-        st.lists(
-            builtin_tool_specs(behaviors=behaviors),
-            min_size=min_builtin,
-            max_size=max_builtin,
-            unique_by=lambda s: s.name,
-        )
-    )
+    builtin = draw(builtin_lists)
     servers = draw(st.lists(mcp_server_names(), min_size=1, max_size=3, unique_by=normalize_name_for_mcp))
     size_low = max(min_mcp, 1) if clashes else min_mcp
     mcp = draw(
@@ -416,9 +420,15 @@ def tool_pools(
         )
     if clashes and max_mcp < 2:
         raise InvalidArgument(f"clashes=True needs max_mcp >= 2, got {max_mcp}")
+    behaviors = behaviors if behaviors is not None else tool_behaviors()
+    builtin_lists = st.lists(
+        builtin_tool_specs(behaviors=behaviors),
+        min_size=min_builtin,
+        max_size=max_builtin,
+        unique_by=lambda s: s.name,
+    )
     return _pools(
-        min_builtin,
-        max_builtin,
+        builtin_lists,
         min_mcp,
         max_mcp,
         clashes,
