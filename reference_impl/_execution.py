@@ -62,6 +62,8 @@ __all__ = [
     "BatchResult",
     "DecisionLog",
     "ExecutionContext",
+    "finish_batch",
+    "new_batch_executor",
     "run_tool_use",
     "run_tool_uses",
     "validate_tool_input",
@@ -514,3 +516,67 @@ async def run_tool_uses(
     for outcome in outcomes:
         content.extend(dict(block) for block in outcome.extra_blocks)
     return BatchResult(content, outcomes, executor.state)
+
+
+def new_batch_executor(
+    ctx: ExecutionContext,
+    *,
+    abort: asyncio.Event | None = None,
+    call_timeout: float | None = None,
+    state: Mapping[str, Any] | None = None,
+    grace_period: float = 1.0,
+) -> StreamingToolExecutor:
+    """A streaming executor that runs each tool_use through :func:`run_tool_use` with ``ctx``.
+
+    For a caller that feeds tool_use blocks as they stream in (the agent loop); finish with
+    :func:`finish_batch`. Classification is as in :func:`run_tool_uses` (CONC-3).
+    """
+
+    def tool_and_input(block: ToolUseBlockParam) -> tuple[Tool, Mapping[str, Any]] | None:
+        tool = ctx.find_tool(block["name"])
+        tool_input = block.get("input")
+        if tool is None or validate_tool_input(tool, tool_input) is not None:
+            return None
+        return tool, cast(Mapping[str, Any], tool_input)
+
+    def is_safe(block: ToolUseBlockParam) -> bool:
+        found = tool_and_input(block)
+        return found is not None and found[0].is_concurrency_safe(found[1])
+
+    def is_shell(block: ToolUseBlockParam) -> bool:
+        found = tool_and_input(block)
+        return found is not None and found[0].is_shell
+
+    async def run_one(block: ToolUseBlockParam, control: CallControl) -> ToolRunOutcome:
+        return await run_tool_use(block, control, ctx)
+
+    return StreamingToolExecutor(
+        run_one,
+        is_concurrency_safe=is_safe,
+        is_shell=is_shell,
+        call_timeout=call_timeout,
+        abort=abort,
+        grace_period=grace_period,
+        state=state,
+    )
+
+
+def finish_batch(
+    blocks: Sequence[ToolUseBlockParam], outcomes: Sequence[ToolRunOutcome], ctx: ExecutionContext
+) -> list[dict[str, Any]]:
+    """The next user message's content for one batch (RESULT-3, PAIR-1, PAIR-5).
+
+    The results under the message budget, in tool_use order, then the blocks the hooks added.
+    """
+    unlimited = [
+        block["id"]
+        for block in blocks
+        if (tool := ctx.find_tool(block["name"])) is not None and math.isinf(tool.max_result_size_chars)
+    ]
+    results = apply_message_budget(
+        [o.result for o in outcomes], ctx.replacement_state, ctx.session_dir, exempt_ids=unlimited
+    )
+    content: list[dict[str, Any]] = [dict(r) for r in results]
+    for outcome in outcomes:
+        content.extend(dict(block) for block in outcome.extra_blocks)
+    return content

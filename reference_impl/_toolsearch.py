@@ -28,7 +28,15 @@ from reference_impl._search_index import (
     SearchIndex,
     SearchIndexCache,
 )
-from reference_impl._tool import Tool, ToolContext, ToolError, ToolInput, ToolOutput, build_tool
+from reference_impl._tool import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolOutput,
+    ToolPermissionCheck,
+    build_tool,
+)
 
 __all__ = [
     "NO_MATCH_TEXT",
@@ -178,6 +186,10 @@ def _pool_from_state(state: Mapping[str, Any]) -> tuple[Sequence[Tool], Collecti
     return tools, names
 
 
+def _allow_search(_input: Mapping[str, Any], _context: ToolContext) -> ToolPermissionCheck:
+    return ToolPermissionCheck("allow", message="ToolSearch only reads the tool list")
+
+
 def tool_search_tool(
     *,
     search_hint: str | None = None,
@@ -236,4 +248,7 @@ def tool_search_tool(
         is_read_only=always,
         max_result_size_chars=TOOL_SEARCH_MAX_RESULT_SIZE_CHARS,
         map_result=map_tool_search_result,
+        # Searching only reads the harness's own tool list: Claude Code never asks about it. A
+        # deny rule still wins, because the engine checks deny rules before the tool's opinion.
+        check_permissions=_allow_search,
     )

@@ -211,3 +211,15 @@ def test_a_ranker_can_be_plugged_in() -> None:
 def test_mapping_refuses_foreign_blocks() -> None:
     with pytest.raises(ValueError, match="tool_reference"):
         map_tool_search_result(ToolOutput(content=[{"type": "text", "text": "x"}]), "t")
+
+
+def test_tool_search_is_allowed_without_asking_but_a_deny_rule_wins() -> None:
+    """ToolSearch only reads the tool list: allowed in default mode with nobody to ask; a deny rule still denies."""
+    from reference_impl._permissions import PermissionContext, decide_permission
+    from reference_impl._rules import parse_rule
+
+    tool = tool_search_tool()
+    headless = PermissionContext(can_prompt=False)
+    assert decide_permission(tool, {"query": "slack"}, headless).behavior == "allow"
+    denied = PermissionContext(rules=(parse_rule("ToolSearch", "deny", "projectSettings"),))
+    assert decide_permission(tool, {"query": "slack"}, denied).behavior == "deny"
