@@ -1,0 +1,271 @@
+"""Shared helpers for the permission, rule-matching and hook conformance tests.
+
+Harness-agnostic: tools, rules, hooks and hosts are the suite's plain-data specs, and everything is
+observed from outside: which calls ran (the :class:`CallRecorder`), what the host was asked
+(:class:`HostSpec`), and the ``tool_result`` blocks the harness returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import itertools
+import json
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from hypothesis import strategies as st
+
+from pytest_toolharness._specs import (
+    CallRecorder,
+    ExecutionResult,
+    ExecutionScenario,
+    HookSpec,
+    HostAnswer,
+    HostSpec,
+    RuleSpec,
+    ToolBehavior,
+    ToolSpec,
+)
+
+__all__ = [
+    "MODES",
+    "SOURCES",
+    "TOOL_OUTPUT",
+    "Run",
+    "edit_tool",
+    "fresh_dir",
+    "host_answering",
+    "mcp_tool_spec",
+    "plain_tool",
+    "read_tool",
+    "run_calls",
+    "shell_tool",
+    "sources",
+]
+
+MODES: tuple[str, ...] = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
+"""Claude Code's permission modes."""
+
+SOURCES: tuple[str, ...] = (
+    "userSettings",
+    "projectSettings",
+    "localSettings",
+    "policySettings",
+    "flagSettings",
+    "cliArg",
+    "command",
+    "session",
+)
+"""Every settings source a rule can come from."""
+
+TOOL_OUTPUT = "scripted-output-7c1e"
+"""What every tool built here returns, so a result can be recognised as the tool's own output."""
+
+
+def sources() -> st.SearchStrategy[str]:
+    """A settings source."""
+    return st.sampled_from(SOURCES)
+
+
+def _behavior() -> ToolBehavior:
+    return ToolBehavior(kind="text", text=TOOL_OUTPUT)
+
+
+def _string_schema(field_name: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {field_name: {"type": "string"}},
+        "required": [field_name],
+    }
+
+
+def shell_tool(name: str = "Bash", **flags: Any) -> ToolSpec:
+    """A shell tool whose ``command`` is what ``Bash(...)`` rules match."""
+    schema = _string_schema("command")
+    return ToolSpec(
+        name=name,
+        description="Runs a shell command.",
+        input_schema=schema,
+        shell=True,
+        permission_kind="shell",
+        permission_field="command",
+        behavior=_behavior(),
+        **flags,
+    )
+
+
+def read_tool(name: str = "Read", **flags: Any) -> ToolSpec:
+    """A read-only file tool whose ``file_path`` is what ``Read(...)`` rules match."""
+    return ToolSpec(
+        name=name,
+        description="Reads a file.",
+        input_schema=_string_schema("file_path"),
+        read_only=True,
+        concurrency_safe=True,
+        permission_kind="read",
+        permission_field="file_path",
+        behavior=_behavior(),
+        **flags,
+    )
+
+
+def edit_tool(name: str = "Edit", **flags: Any) -> ToolSpec:
+    """A file-editing tool whose ``file_path`` is what ``Edit(...)`` rules match."""
+    return ToolSpec(
+        name=name,
+        description="Edits a file.",
+        input_schema=_string_schema("file_path"),
+        permission_kind="edit",
+        permission_field="file_path",
+        behavior=_behavior(),
+        **flags,
+    )
+
+
+def plain_tool(name: str, **flags: Any) -> ToolSpec:
+    """A tool with no permission target (its rules are whole-tool rules)."""
+    schema = {"type": "object", "properties": {"x": {"type": "string"}}}
+    return ToolSpec(
+        name=name, description=f"The {name} tool.", input_schema=schema, behavior=_behavior(), **flags
+    )
+
+
+def mcp_tool_spec(server: str, tool: str, **flags: Any) -> ToolSpec:
+    """An MCP tool ``mcp__<server>__<tool>`` (server and tool already in normalised form)."""
+    schema = {"type": "object", "properties": {"x": {"type": "string"}}}
+    return ToolSpec(
+        name=f"mcp__{server}__{tool}",
+        description=f"{tool} on {server}",
+        input_schema=schema,
+        mcp_server=server,
+        mcp_tool=tool,
+        behavior=_behavior(),
+        **flags,
+    )
+
+
+def host_answering(behavior: Literal["allow", "deny"]) -> HostSpec:
+    """A host that answers every question with ``behavior`` and records the questions."""
+    answer = HostAnswer(behavior)
+    return HostSpec(answer=lambda _name, _input: answer)
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return "\n".join(str(b.get("text", "")) if isinstance(b, Mapping) else str(b) for b in content)
+    return json.dumps(content, sort_keys=True, default=str)
+
+
+@dataclass
+class Run:
+    """What one ``execute`` did: the result, the call record and the host's questions."""
+
+    result: ExecutionResult
+    recorder: CallRecorder
+    host: HostSpec | None
+
+    def ran(self, tool_use_id: str = "toolu_1") -> int:
+        """How many times the call with this id started."""
+        return self.recorder.started().count(tool_use_id)
+
+    @property
+    def asked(self) -> list[tuple[str, dict[str, Any]]]:
+        """The host's questions (empty when headless)."""
+        return list(self.host.asked) if self.host is not None else []
+
+    def tool_result(self, tool_use_id: str = "toolu_1") -> dict[str, Any]:
+        """The one tool_result block for this id (fails when there isn't exactly one)."""
+        found = [
+            b
+            for b in self.result.user_content
+            if b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id
+        ]
+        assert len(found) == 1, (
+            f"expected one tool_result for {tool_use_id}, got {self.result.user_content!r}"
+        )
+        return found[0]
+
+    def result_text(self, tool_use_id: str = "toolu_1") -> str:
+        """The text of the tool_result for this id."""
+        return _text_of(self.tool_result(tool_use_id).get("content", ""))
+
+    def all_text(self) -> str:
+        """Every text the model will see in the user message (results and extra blocks)."""
+        return "\n".join(_text_of(b.get("content", b.get("text", ""))) for b in self.result.user_content)
+
+    def is_error(self, tool_use_id: str = "toolu_1") -> bool:
+        """Whether the tool_result for this id is marked as an error."""
+        return bool(self.tool_result(tool_use_id).get("is_error", False))
+
+    def decision(self, tool_use_id: str = "toolu_1") -> dict[str, Any]:
+        """The recorded decision for this id ({} when none was recorded)."""
+        return dict(self.result.decisions.get(tool_use_id, {}))
+
+    def describe(self) -> str:
+        """A one-line summary for assertion messages."""
+        return (
+            f"ran={self.recorder.started()} asked={self.asked} "
+            f"decisions={self.result.decisions} content={self.result.user_content!r}"
+        )
+
+
+def run_calls(
+    harness: Any,
+    tools: Sequence[ToolSpec],
+    calls: Sequence[tuple[str, Mapping[str, Any]]],
+    *,
+    rules: Sequence[RuleSpec] = (),
+    mode: str = "default",
+    hooks: Sequence[HookSpec] = (),
+    host: HostSpec | None = None,
+    cwd: Path | None = None,
+) -> Run:
+    """Execute one assistant turn of ``calls`` (name, input) with ids ``toolu_1``, ``toolu_2``...
+
+    The working directory is ``cwd`` or a fresh directory; the session directory is always a
+    fresh one.
+    """
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": dict(tool_input)}
+        for i, (name, tool_input) in enumerate(calls, start=1)
+    ]
+    recorder = CallRecorder()
+    root = fresh_dir()
+    work = cwd if cwd is not None else root / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    session = root / "session"
+    session.mkdir()
+    scenario = ExecutionScenario(
+        tools=list(tools),
+        tool_uses=uses,
+        recorder=recorder,
+        cwd=work,
+        session_dir=session,
+        rules=list(rules),
+        mode=mode,
+        hooks=list(hooks),
+        host=host,
+    )
+    result = asyncio.run(harness.execute(scenario))
+    return Run(result, recorder, host)
+
+
+_ROOT: list[Path] = []
+_COUNTER = itertools.count()
+
+
+def fresh_dir() -> Path:
+    """A new empty directory under one per-process root (removed at exit: deleting per run is slow)."""
+    if not _ROOT:
+        _ROOT.append(Path(tempfile.mkdtemp(prefix="perm-conformance-")))
+        atexit.register(shutil.rmtree, _ROOT[0], ignore_errors=True)
+    path = _ROOT[0] / f"run-{next(_COUNTER)}"
+    path.mkdir()
+    return path

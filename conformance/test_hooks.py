@@ -1,0 +1,201 @@
+"""Hooks through ``execute``: HOOK-1, HOOK-2, HOOK-3 and HOOK-4.
+
+Matchers, the aggregation of several PreToolUse hooks, the command-hook protocol (real
+subprocesses), and PostToolUse hooks after the call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_permissions import (
+    TOOL_OUTPUT,
+    host_answering,
+    mcp_tool_spec,
+    plain_tool,
+    run_calls,
+)
+from pytest_toolharness import strategies as ths
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._specs import HookSpec, RuleSpec, ToolSpec
+
+BUILTIN_NAMES = st.from_regex(r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,5})?", fullmatch=True)
+LOWER = st.from_regex(r"[a-z]{2,6}", fullmatch=True)
+
+
+def pre(outcome: str, **fields: Any) -> HookSpec:
+    return HookSpec(event="PreToolUse", outcome=outcome, **fields)  # type: ignore[arg-type]
+
+
+@st.composite
+def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
+    """(a tool, a matcher, whether the matcher selects the tool)."""
+    matching = draw(st.booleans())
+    if draw(st.booleans()):
+        name = draw(BUILTIN_NAMES)
+        return plain_tool(name), draw(ths.hook_matchers(name, matching=matching)), matching
+    server, tool = draw(LOWER), draw(LOWER)
+    name = f"mcp__{server}__{tool}"
+    if matching:
+        forms = [f"^mcp__{server}__", f"mcp__{server}__.*", name, f"mcp__.*__{tool}$", "", "*"]
+    else:
+        forms = [
+            f"^mcp__{server}x__",
+            f"mcp__{server}__{tool}_.*",
+            f"mcp__{server}",
+            f"Read|mcp__{server}x__{tool}",
+        ]
+    return mcp_tool_spec(server, tool), draw(st.sampled_from(forms)), matching
+
+
+@requires("execution", "hooks")
+@pytest.mark.requirement("HOOK-1", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(case=matcher_cases())
+def test_matcher_selects_exactly_the_matching_tools(
+    new_harness: Callable[[], Any], case: tuple[ToolSpec, str, bool]
+) -> None:
+    """HOOK-1: a PreToolUse deny hook blocks a tool its matcher selects (exact name, ``A|B``, regex, ``""``, ``*``) and no other."""
+    tool, matcher, matching = case
+    run = run_calls(
+        new_harness(),
+        [tool],
+        [(tool.name, {"x": "1"})],
+        rules=[RuleSpec(tool.name, "allow")],
+        hooks=[pre("deny", matcher=matcher)],
+        host=host_answering("allow"),
+    )
+    if matching:
+        assert run.ran() == 0, (
+            f"deny hook with matcher {matcher!r} should have blocked {tool.name}: {run.describe()}"
+        )
+    else:
+        assert run.ran() == 1, (
+            f"deny hook with matcher {matcher!r} must not apply to {tool.name}, yet the call did not run: "
+            f"{run.describe()}"
+        )
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("HOOK-2", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    outcomes=st.lists(st.sampled_from(["allow", "ask", "deny", "none"]), min_size=2, max_size=4),
+    host_allows=st.booleans(),
+)
+def test_several_pre_tool_use_hooks_combine_to_the_most_restrictive(
+    new_harness: Callable[[], Any], outcomes: list[str], host_allows: bool
+) -> None:
+    """HOOK-2: with several PreToolUse hooks on one call, deny beats ask beats allow, whatever their order."""
+    hooks = [pre(o, reason=f"hook {i} says {o}") for i, o in enumerate(outcomes)]
+    host = host_answering("allow" if host_allows else "deny")
+    run = run_calls(new_harness(), [plain_tool("Deploy")], [("Deploy", {"x": "1"})], hooks=hooks, host=host)
+    why = f"hook outcomes {outcomes}, host {'allows' if host_allows else 'denies'}"
+    if "deny" in outcomes:
+        assert (run.ran(), run.asked) == (0, []), f"{why}: a deny must win without asking: {run.describe()}"
+    elif "ask" in outcomes or "allow" not in outcomes:
+        assert len(run.asked) == 1, f"{why}: the host must be asked once: {run.describe()}"
+        assert run.ran() == (1 if host_allows else 0), (
+            f"{why}: the host's answer must decide: {run.describe()}"
+        )
+    else:
+        assert (run.ran(), run.asked) == (1, []), f"{why}: all hooks allowed: {run.describe()}"
+
+
+COMMAND_OUTCOMES = ("allow", "ask", "deny", "exit2", "exit1", "garbage", "crash", "hang")
+REASONS = st.from_regex(r"[a-z]{4,8} [a-z]{4,8} [0-9]{2}", fullmatch=True)
+
+
+@requires("execution", "hooks", "command_hooks", "host_callback")
+@pytest.mark.requirement("HOOK-3", "MUST")
+@pytest.mark.parametrize("outcome", COMMAND_OUTCOMES)
+@settings(max_examples=2, deadline=None)
+@given(reason=REASONS)
+def test_command_hook_protocol(new_harness: Callable[[], Any], outcome: str, reason: str) -> None:
+    """HOOK-3: a command hook's exit-0 JSON decision applies; exit 2 blocks with its stderr shown to the model; exit 1, garbage, a crash or a timeout are non-blocking and crash nothing."""
+    hook = pre(outcome, as_command=True, reason=reason, timeout=0.5)
+    # Decisions are checked without rules (so the hook decides); failures beside an allow rule.
+    rules = [] if outcome in ("allow", "ask") else [RuleSpec("Deploy", "allow")]
+    host = host_answering("deny")
+    run = run_calls(
+        new_harness(), [plain_tool("Deploy")], [("Deploy", {"x": "1"})], rules=rules, hooks=[hook], host=host
+    )
+    why = f"command hook {outcome} (reason {reason!r})"
+    if outcome == "allow":
+        assert (run.ran(), run.asked) == (1, []), f"{why}: its allow must apply: {run.describe()}"
+    elif outcome == "ask":
+        assert (run.ran(), len(run.asked)) == (0, 1), f"{why}: its ask must reach the host: {run.describe()}"
+    elif outcome in ("deny", "exit2"):
+        assert run.ran() == 0, f"{why}: must block the call: {run.describe()}"
+        assert run.is_error(), f"{why}: the blocked call's result must be an error: {run.describe()}"
+        if outcome == "exit2":
+            assert reason in run.result_text(), f"{why}: stderr must reach the model: {run.result_text()!r}"
+    else:
+        assert run.ran() == 1, f"{why}: a failing hook is non-blocking, the call must run: {run.describe()}"
+        assert (run.is_error(), TOOL_OUTPUT in run.result_text()) == (False, True), (
+            f"{why}: the call's own result must come back: {run.describe()}"
+        )
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("HOOK-4", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    outcome=st.sampled_from(["block", "legacy_block"]),
+    reason=REASONS,
+    matcher=st.sampled_from([None, "", "*", "Deploy"]),
+    via=st.sampled_from(["rule", "hook_allow", "host"]),
+)
+def test_post_tool_use_block_does_not_undo_the_call(
+    new_harness: Callable[[], Any], outcome: str, reason: str, matcher: str | None, via: str
+) -> None:
+    """HOOK-4: a PostToolUse block after the call leaves the call run exactly once and its result in place, with the block's reason added; it is not turned into a denial."""
+    rules = [RuleSpec("Deploy", "allow")] if via == "rule" else []
+    hooks = [HookSpec(event="PostToolUse", outcome=outcome, matcher=matcher, reason=reason)]  # type: ignore[arg-type]
+    if via == "hook_allow":
+        hooks.append(pre("allow"))
+    run = run_calls(
+        new_harness(),
+        [plain_tool("Deploy")],
+        [("Deploy", {"x": "1"})],
+        rules=rules,
+        hooks=hooks,
+        host=host_answering("allow"),
+    )
+    why = f"PostToolUse {outcome} (allowed via {via})"
+    assert run.ran() == 1, f"{why}: the call must have run exactly once: {run.describe()}"
+    assert TOOL_OUTPUT in run.result_text(), f"{why}: the call's result must stay in place: {run.describe()}"
+    assert reason in run.all_text(), f"{why}: the block's reason must reach the model: {run.describe()}"
+    decision = run.decision()
+    assert decision.get("behavior", "allow") == "allow", (
+        f"{why}: the decision was changed afterwards: {decision}"
+    )
+
+
+@requires("execution", "hooks", "command_hooks")
+@pytest.mark.requirement("HOOK-4", "MUST")
+@settings(max_examples=2, deadline=None)
+@given(outcome=st.sampled_from(["block", "exit2"]), reason=REASONS)
+def test_post_tool_use_command_hook_block_does_not_undo_the_call(
+    new_harness: Callable[[], Any], outcome: str, reason: str
+) -> None:
+    """HOOK-4: a PostToolUse command hook that blocks (JSON block or exit 2) leaves the call run once and its result in place."""
+    hook = HookSpec(event="PostToolUse", outcome=outcome, reason=reason, as_command=True)  # type: ignore[arg-type]
+    run = run_calls(
+        new_harness(),
+        [plain_tool("Deploy")],
+        [("Deploy", {"x": "1"})],
+        rules=[RuleSpec("Deploy", "allow")],
+        hooks=[hook],
+    )
+    assert run.ran() == 1, f"PostToolUse {outcome}: the call must have run exactly once: {run.describe()}"
+    assert TOOL_OUTPUT in run.result_text(), f"PostToolUse {outcome}: the result must stay: {run.describe()}"
+    assert re.search(re.escape(reason), run.all_text()), (
+        f"PostToolUse {outcome}: reason not shown: {run.describe()}"
+    )

@@ -1,0 +1,487 @@
+"""Permission decisions through ``execute``: PERM-1..9, PERM-12, PERM-13.
+
+Every property is observed from outside the harness: whether the tool's call started (the
+scenario's CallRecorder), whether the host was asked (HostSpec.asked), the tool_result, and the
+recorded decisions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_permissions import (
+    MODES,
+    Run,
+    edit_tool,
+    host_answering,
+    plain_tool,
+    read_tool,
+    run_calls,
+    shell_tool,
+    sources,
+)
+from pytest_toolharness import strategies as ths
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._specs import HookSpec, HostSpec, RuleSpec, ToolSpec
+
+# One shell call and one plain call, and rule texts whose verdict on each call is certain.
+COMMAND = "git push origin main"
+BASH_CALL = ("Bash", {"command": COMMAND})
+DEPLOY_CALL = ("Deploy", {"x": "prod"})
+MATCHING: dict[str, tuple[str, ...]] = {
+    "Bash": (
+        "Bash",
+        "Bash(*)",
+        "Bash(git push:*)",
+        "Bash(git push *)",
+        "Bash(git *)",
+        f"Bash({COMMAND})",
+    ),
+    "Deploy": ("Deploy", "Deploy(*)"),
+}
+NOT_MATCHING: dict[str, tuple[str, ...]] = {
+    "Bash": ("Bash(npm test:*)", "Bash(git pull:*)", "Bash(git push origin dev)", "Deploy", "Read(./x)"),
+    "Deploy": ("Bash", "Bash(git push:*)", "Other", "Read(./x)"),
+}
+CALLS = {"Bash": BASH_CALL, "Deploy": DEPLOY_CALL}
+HOOK_DECISIONS = ("allow", "ask", "deny", "none")
+
+
+def tools() -> list[ToolSpec]:
+    return [shell_tool(), plain_tool("Deploy")]
+
+
+def rule_specs(texts: tuple[str, ...], behaviors: tuple[str, ...]) -> st.SearchStrategy[RuleSpec]:
+    return st.builds(
+        RuleSpec, text=st.sampled_from(texts), behavior=st.sampled_from(behaviors), source=sources()
+    )
+
+
+def any_rules(target: str) -> st.SearchStrategy[list[RuleSpec]]:
+    return st.lists(rule_specs(MATCHING[target] + NOT_MATCHING[target], ("allow", "ask", "deny")), max_size=5)
+
+
+def pre_hook(outcome: str) -> HookSpec:
+    return HookSpec(event="PreToolUse", outcome=outcome)  # type: ignore[arg-type]
+
+
+def hosts() -> st.SearchStrategy[HostSpec | None]:
+    return st.sampled_from([host_answering("allow"), host_answering("deny"), None]).map(
+        lambda h: host_answering(h.answer("", {}).behavior) if h is not None else None
+    )
+
+
+def assert_not_run_not_asked(run: Run, why: str) -> None:
+    assert run.ran() == 0, f"{why}: the tool ran anyway; {run.describe()}"
+    assert run.asked == [], f"{why}: the host was asked although the call is denied; {run.describe()}"
+    assert run.is_error(), f"{why}: the tool_result is not an error; {run.describe()}"
+
+
+def assert_asked_then_host_decides(run: Run, why: str, host: HostSpec | None) -> None:
+    if host is None:
+        assert run.ran() == 0, f"{why}: headless, nobody could approve, yet the tool ran; {run.describe()}"
+        return
+    assert len(run.asked) == 1, f"{why}: expected the host to be asked once, it was asked {run.asked}"
+    host_allows = host.answer("", {}).behavior == "allow"
+    expected = 1 if host_allows else 0
+    assert run.ran() == expected, (
+        f"{why}: the host answered {'allow' if host_allows else 'deny'}, expected {expected} run(s); "
+        f"{run.describe()}"
+    )
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("PERM-1", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    target=st.sampled_from(["Bash", "Deploy"]),
+    data=st.data(),
+    mode=st.sampled_from(MODES),
+    hook=st.sampled_from((*HOOK_DECISIONS, None)),
+    request_hook=st.booleans(),
+    host=hosts(),
+)
+def test_deny_rule_beats_everything(
+    new_harness: Callable[[], Any],
+    target: str,
+    data: st.DataObject,
+    mode: str,
+    hook: str | None,
+    request_hook: bool,
+    host: HostSpec | None,
+) -> None:
+    """PERM-1: a matching deny rule (any source) denies whatever the allow rules, hooks, mode and host say; the host is never asked."""
+    deny = data.draw(rule_specs(MATCHING[target], ("deny",)), label="deny")
+    others = data.draw(any_rules(target), label="others")
+    rules = data.draw(st.permutations([deny, *others]), label="rules")
+    hooks = [pre_hook(hook)] if hook else []
+    if request_hook:
+        hooks.append(HookSpec(event="PermissionRequest", outcome="allow"))
+    run = run_calls(new_harness(), tools(), [CALLS[target]], rules=rules, mode=mode, hooks=hooks, host=host)
+    assert_not_run_not_asked(run, f"deny rule {deny.text!r} ({deny.source}) in mode {mode}, hook {hook}")
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("PERM-2", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    target=st.sampled_from(["Bash", "Deploy"]),
+    data=st.data(),
+    behavior=st.sampled_from(["deny", "ask"]),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+    host_allows=st.booleans(),
+)
+def test_hook_allow_bypasses_no_deny_or_ask_rule(
+    new_harness: Callable[[], Any],
+    target: str,
+    data: st.DataObject,
+    behavior: str,
+    mode: str,
+    host_allows: bool,
+) -> None:
+    """PERM-2: a PreToolUse hook's allow does not bypass a matching deny rule (denied, host not asked) nor a matching ask rule (the host is still asked)."""
+    rule = data.draw(rule_specs(MATCHING[target], (behavior,)), label="rule")
+    allows = data.draw(st.lists(rule_specs(MATCHING[target], ("allow",)), max_size=2), label="allows")
+    host = host_answering("allow" if host_allows else "deny")
+    run = run_calls(
+        new_harness(),
+        tools(),
+        [CALLS[target]],
+        rules=[rule, *allows],
+        mode=mode,
+        hooks=[pre_hook("allow")],
+        host=host,
+    )
+    why = f"hook allow with {behavior} rule {rule.text!r} in mode {mode}"
+    if behavior == "deny":
+        assert_not_run_not_asked(run, why)
+    else:
+        assert_asked_then_host_decides(run, why, host)
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("PERM-3", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    target=st.sampled_from(["Bash", "Deploy"]),
+    data=st.data(),
+    mode=st.sampled_from(MODES),
+    host=hosts(),
+    extra_hooks=st.lists(st.sampled_from(["allow", "ask", "none"]), max_size=2),
+)
+def test_hook_deny_denies_whatever_rules_and_mode(
+    new_harness: Callable[[], Any],
+    target: str,
+    data: st.DataObject,
+    mode: str,
+    host: HostSpec | None,
+    extra_hooks: list[str],
+) -> None:
+    """PERM-3: a PreToolUse hook's deny denies whatever the allow rules and the mode say; the host is not asked."""
+    allows = data.draw(st.lists(rule_specs(MATCHING[target], ("allow",)), max_size=3), label="allows")
+    hooks = data.draw(st.permutations([pre_hook("deny"), *(pre_hook(o) for o in extra_hooks)]), label="hooks")
+    hooks.append(HookSpec(event="PermissionRequest", outcome="allow"))
+    run = run_calls(new_harness(), tools(), [CALLS[target]], rules=allows, mode=mode, hooks=hooks, host=host)
+    assert_not_run_not_asked(run, f"hook deny with allow rules {[r.text for r in allows]} in mode {mode}")
+
+
+@requires("execution", "hooks", "command_hooks")
+@pytest.mark.requirement("PERM-3", "MUST")
+@settings(max_examples=3, deadline=None)
+@given(mode=st.sampled_from(["bypassPermissions", "default", "acceptEdits"]), source=sources())
+def test_exit2_block_denies_whatever_rules_and_mode(
+    new_harness: Callable[[], Any], mode: str, source: str
+) -> None:
+    """PERM-3: a command hook's exit-2 block denies even a call that an allow rule and the mode allow."""
+    hook = HookSpec(event="PreToolUse", outcome="exit2", as_command=True, reason="blocked by policy 42")
+    rules = [RuleSpec("Bash", "allow", source)]
+    host = host_answering("allow")
+    run = run_calls(new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode, hooks=[hook], host=host)
+    assert_not_run_not_asked(run, f"exit-2 PreToolUse hook with allow rule Bash in mode {mode}")
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-4", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(target=st.sampled_from(["Bash", "Deploy"]), data=st.data(), host_allows=st.booleans())
+def test_rules_resolve_deny_over_ask_over_allow_across_sources(
+    new_harness: Callable[[], Any], target: str, data: st.DataObject, host_allows: bool
+) -> None:
+    """PERM-4: among rules from any mix of settings sources, a matching deny wins over ask, ask over allow; no source re-allows a deny."""
+    rules = data.draw(any_rules(target), label="rules")
+    host = host_answering("allow" if host_allows else "deny")
+    run = run_calls(new_harness(), tools(), [CALLS[target]], rules=rules, host=host)
+    matching = [r for r in rules if r.text in MATCHING[target]]
+    verdicts = {r.behavior for r in matching}
+    why = f"matching rules {[(r.text, r.behavior, r.source) for r in matching]}"
+    if "deny" in verdicts:
+        assert_not_run_not_asked(run, why)
+    elif "ask" in verdicts or not verdicts:
+        assert_asked_then_host_decides(run, why + " (expected an ask)", host)
+    else:
+        assert run.asked == [], f"{why}: an allow rule matched, yet the host was asked {run.asked}"
+        assert run.ran() == 1, f"{why}: an allow rule matched, yet the tool did not run; {run.describe()}"
+
+
+SAFETY_CAUSES = ("deny_rule", "content_ask_rule", "whole_ask_rule", "safety_check", "interactive")
+
+
+def bypass_case(cause: str) -> tuple[list[ToolSpec], tuple[str, dict[str, Any]], list[RuleSpec]]:
+    if cause == "deny_rule":
+        return tools(), BASH_CALL, [RuleSpec("Bash(git push:*)", "deny")]
+    if cause == "content_ask_rule":
+        return tools(), BASH_CALL, [RuleSpec("Bash(git push:*)", "ask")]
+    if cause == "whole_ask_rule":
+        return tools(), DEPLOY_CALL, [RuleSpec("Deploy", "ask")]
+    if cause == "safety_check":
+        return [plain_tool("Deploy", safety_check_when="x")], DEPLOY_CALL, []
+    return [plain_tool("Deploy", requires_user_interaction=True)], DEPLOY_CALL, []
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-5", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    cause=st.sampled_from(SAFETY_CAUSES),
+    source=sources(),
+    host=hosts(),
+    allow_too=st.booleans(),
+)
+def test_bypass_still_honours_denies_asks_safety_and_interaction(
+    new_harness: Callable[[], Any], cause: str, source: str, host: HostSpec | None, allow_too: bool
+) -> None:
+    """PERM-5: in bypassPermissions a deny rule still denies; an ask rule, a safety check and a tool that requires user interaction still ask the host (headless: not run)."""
+    tool_specs, call, rules = bypass_case(cause)
+    rules = [RuleSpec(r.text, r.behavior, source) for r in rules]
+    if allow_too:
+        rules.append(RuleSpec(call[0], "allow", source))
+    run = run_calls(new_harness(), tool_specs, [call], rules=rules, mode="bypassPermissions", host=host)
+    why = f"bypassPermissions with {cause} ({[r.text for r in rules]})"
+    if cause == "deny_rule":
+        assert_not_run_not_asked(run, why)
+    else:
+        assert_asked_then_host_decides(run, why, host)
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("PERM-6", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    read_only=st.booleans(),
+    content_check=st.sampled_from(["passthrough", "ask"]),
+    hook=st.sampled_from([None, "none", "context"]),
+    others=st.lists(rule_specs(NOT_MATCHING["Deploy"], ("allow", "ask", "deny")), max_size=3),
+    host=hosts(),
+)
+def test_undecided_becomes_ask(
+    new_harness: Callable[[], Any],
+    read_only: bool,
+    content_check: str,
+    hook: str | None,
+    others: list[RuleSpec],
+    host: HostSpec | None,
+) -> None:
+    """PERM-6: when no rule, hook or mode decides a call (the tool's check passes through or asks), the host is asked; it never runs unasked."""
+    tool = plain_tool("Deploy", read_only=read_only, content_check=content_check)
+    hooks = [pre_hook(hook)] if hook else []
+    run = run_calls(new_harness(), [tool, shell_tool()], [DEPLOY_CALL], rules=others, hooks=hooks, host=host)
+    assert_asked_then_host_decides(
+        run, f"undecided call (read_only={read_only}, check={content_check}, hook={hook})", host
+    )
+
+
+DONT_ASK_CAUSES = ("nothing", "ask_rule", "hook_ask", "safety_check", "interactive", "tool_ask", "allowed")
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("PERM-7", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(cause=st.sampled_from(DONT_ASK_CAUSES), source=sources())
+def test_dont_ask_turns_ask_into_deny(new_harness: Callable[[], Any], cause: str, source: str) -> None:
+    """PERM-7: in dontAsk mode every call that would ask is denied without asking the host; a call an allow rule allows still runs."""
+    tool = plain_tool(
+        "Deploy",
+        safety_check_when="x" if cause == "safety_check" else None,
+        requires_user_interaction=cause == "interactive",
+        content_check="ask" if cause == "tool_ask" else "passthrough",
+    )
+    rules = [RuleSpec("Deploy", "ask", source)] if cause == "ask_rule" else []
+    if cause == "allowed":
+        rules = [RuleSpec("Deploy", "allow", source)]
+    hooks = [pre_hook("ask")] if cause == "hook_ask" else []
+    host = host_answering("allow")
+    run = run_calls(new_harness(), [tool], [DEPLOY_CALL], rules=rules, mode="dontAsk", hooks=hooks, host=host)
+    if cause == "allowed":
+        assert (run.ran(), run.asked) == (1, []), f"dontAsk with an allow rule must run: {run.describe()}"
+    else:
+        assert_not_run_not_asked(run, f"dontAsk with a call that would ask ({cause})")
+
+
+@requires("execution", "hooks")
+@pytest.mark.requirement("PERM-8", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    cause=st.sampled_from(["nothing", "ask_rule", "hook_ask"]),
+    request=st.sampled_from([None, "allow", "deny", "none", "allow_other_tool"]),
+    matcher=st.sampled_from([None, "", "*", "Deploy", "Dep.*"]),
+)
+def test_headless_ask_is_decided_by_permission_request_hook_or_denied(
+    new_harness: Callable[[], Any], cause: str, request: str | None, matcher: str | None
+) -> None:
+    """PERM-8: with nobody to ask, a PermissionRequest hook's allow runs the call; otherwise (deny, no decision, no hook, hook for another tool) it is denied."""
+    rules = [RuleSpec("Deploy", "ask")] if cause == "ask_rule" else []
+    hooks = [pre_hook("ask")] if cause == "hook_ask" else []
+    if request == "allow_other_tool":
+        hooks.append(HookSpec(event="PermissionRequest", outcome="allow", matcher="Bash"))
+    elif request is not None:
+        hooks.append(HookSpec(event="PermissionRequest", outcome=request, matcher=matcher))  # type: ignore[arg-type]
+    tool_specs = [plain_tool("Deploy"), shell_tool()]
+    run = run_calls(new_harness(), tool_specs, [DEPLOY_CALL], rules=rules, hooks=hooks, host=None)
+    why = f"headless {cause}, PermissionRequest hook {request} (matcher {matcher!r})"
+    if request == "allow":
+        assert run.ran() == 1, f"{why}: the hook allowed, yet the tool did not run; {run.describe()}"
+        assert not run.is_error(), f"{why}: the allowed call's result is an error; {run.describe()}"
+    else:
+        assert run.ran() == 0, f"{why}: nobody allowed the call, yet it ran; {run.describe()}"
+        assert run.is_error(), f"{why}: a denied call's result must be an error; {run.describe()}"
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-9", "SHOULD")
+@settings(max_examples=20, deadline=None)
+@given(kind=st.sampled_from(["shell", "plain", "edit", "read"]), source=sources())
+def test_plan_mode_denies_tools_that_are_not_read_only(
+    new_harness: Callable[[], Any], kind: str, source: str
+) -> None:
+    """PERM-9: plan mode denies a tool that is not read-only without asking; a read-only tool an allow rule allows still runs."""
+    tool, call = {
+        "shell": (shell_tool(), BASH_CALL),
+        "plain": (plain_tool("Deploy"), DEPLOY_CALL),
+        "edit": (edit_tool(), ("Edit", {"file_path": "notes.txt"})),
+        "read": (read_tool(), ("Read", {"file_path": "notes.txt"})),
+    }[kind]
+    rules = [RuleSpec(tool.name, "allow", source)] if kind == "read" else []
+    host = host_answering("allow")
+    run = run_calls(new_harness(), [tool], [call], rules=rules, mode="plan", host=host)
+    if kind == "read":
+        assert run.ran() == 1, f"plan mode must not stop an allowed read-only tool: {run.describe()}"
+    else:
+        assert_not_run_not_asked(run, f"plan mode with the non-read-only {kind} tool {tool.name}")
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-9", "SHOULD")
+@settings(max_examples=20, deadline=None)
+@given(
+    where=st.sampled_from(["inside", "nested", "outside_abs", "outside_rel", "shell", "plain"]),
+    name=st.sampled_from(["notes.txt", "src/app.py", "a/b/c.md"]),
+)
+def test_accept_edits_allows_only_edits_inside_the_working_directory(
+    new_harness: Callable[[], Any], where: str, name: str
+) -> None:
+    """PERM-9: acceptEdits runs file edits inside the working directory without asking; edits outside it and other tools are still asked about."""
+    path = {
+        "inside": name,
+        "nested": f"./{name}",
+        "outside_abs": f"/definitely-outside-{name.replace('/', '-')}",
+        "outside_rel": f"../../outside/{name}",
+        "shell": name,
+        "plain": name,
+    }[where]
+    tool, call = {
+        "shell": (shell_tool(), ("Bash", {"command": f"touch {path}"})),
+        "plain": (plain_tool("Deploy"), DEPLOY_CALL),
+    }.get(where, (edit_tool(), ("Edit", {"file_path": path})))
+    host = host_answering("deny")
+    run = run_calls(new_harness(), [tool], [call], mode="acceptEdits", host=host)
+    if where in ("inside", "nested"):
+        assert (run.ran(), run.asked) == (1, []), f"acceptEdits edit of {path}: {run.describe()}"
+    else:
+        assert_asked_then_host_decides(run, f"acceptEdits with {where} call {call}", host)
+
+
+MALFORMED_EXAMPLES = ("Bash(npm test", "(foo)", "Bash(:*)", "Bash)npm test(", "Ba sh(ls)", "Bash(ls) now", "")
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    text=st.one_of(st.sampled_from(MALFORMED_EXAMPLES), ths.malformed_rules()),
+    behavior=st.sampled_from(["allow", "ask", "deny"]),
+    source=sources(),
+    mode=st.sampled_from(["default", "acceptEdits", "dontAsk"]),
+)
+def test_malformed_rule_is_refused_by_name_or_never_widens(
+    new_harness: Callable[[], Any], text: str, behavior: str, source: str, mode: str
+) -> None:
+    """PERM-12: a malformed rule is refused with an error naming it, or it never lets a call run unasked.
+
+    A malformed deny or ask rule sits beside a valid allow rule: silently dropping it would let
+    the call run without asking, so a harness must either refuse the rule set or not run the call.
+    """
+    rules = [RuleSpec(text, behavior, source)]  # type: ignore[arg-type]
+    if behavior != "allow":
+        rules.append(RuleSpec("Bash", "allow", source))
+    host = host_answering("deny")
+    try:
+        run = run_calls(new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode, host=host)
+    except Exception as error:
+        message = str(error)
+        assert text in message or repr(text) in message, (
+            f"the malformed rule {text!r} was refused, but the error does not name it: {message!r}"
+        )
+        return
+    assert run.ran() == 0 or run.asked, (
+        f"malformed {behavior} rule {text!r} was accepted and the call ran unasked: {run.describe()}"
+    )
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("PERM-13", "SHOULD")
+@settings(max_examples=20, deadline=None)
+@given(
+    cause=st.sampled_from(["deny_rule", "allow_rule", "ask_rule", "hook_deny", "hook_allow", "plan", "host"]),
+    source=sources(),
+)
+def test_each_decision_records_its_reason_and_source(
+    new_harness: Callable[[], Any], cause: str, source: str
+) -> None:
+    """PERM-13: the recorded decision names its behavior and what made it: the rule text and settings source, the hook, the mode, or the host."""
+    rule_text = "Bash(git push:*)"
+    rules = {
+        "deny_rule": [RuleSpec(rule_text, "deny", source)],
+        "allow_rule": [RuleSpec(rule_text, "allow", source)],
+        "ask_rule": [RuleSpec(rule_text, "ask", source)],
+    }.get(cause, [])
+    hooks = {"hook_deny": [pre_hook("deny")], "hook_allow": [pre_hook("allow")]}.get(cause, [])
+    mode = "plan" if cause == "plan" else "default"
+    run = run_calls(
+        new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode, hooks=hooks, host=host_answering("allow")
+    )
+    decision = run.decision()
+    assert decision, f"no decision recorded for toolu_1 ({cause}): {run.describe()}"
+    expected_behavior = "deny" if cause in ("deny_rule", "hook_deny", "plan") else "allow"
+    assert decision.get("behavior") == expected_behavior, (
+        f"{cause}: expected {expected_behavior}, got {decision}"
+    )
+    stage = str(decision.get("stage") or "")
+    if cause in ("deny_rule", "allow_rule"):
+        assert (decision.get("rule"), decision.get("source")) == (rule_text, source), (
+            f"{cause}: the decision must name rule {rule_text!r} from {source}, got {decision}"
+        )
+    elif cause in ("hook_deny", "hook_allow"):
+        assert decision.get("hook") or "hook" in stage, (
+            f"{cause}: the decision must name the hook: {decision}"
+        )
+        assert decision.get("rule") is None, f"{cause}: no rule made this decision: {decision}"
+    elif cause == "plan":
+        assert decision.get("mode") == "plan", f"plan: the decision must name the mode: {decision}"
+    else:
+        assert "host" in stage or "user" in stage, f"{cause}: the decision must name the host: {decision}"
+        assert decision.get("rule") in (None, rule_text), f"{cause}: unexpected rule in {decision}"

