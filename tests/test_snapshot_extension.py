@@ -67,7 +67,9 @@ def test_a_change_names_the_tool_and_the_field(pytester: pytest.Pytester) -> Non
     )
 
 
-def test_missing_snapshot_and_unused_snapshot(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_snapshot_and_unused_snapshot(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Under xdist the inner run inherits the worker's environment, and syrupy skips its
     # unused-snapshot report on workers.
     for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
