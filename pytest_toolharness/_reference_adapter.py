@@ -30,6 +30,7 @@ from pytest_toolharness._specs import (
     ToolSpec,
     WireRequest,
 )
+from reference_impl._cache import BetaLatch
 from reference_impl._command_hooks import CommandHook
 from reference_impl._decisions import SettingSource
 from reference_impl._defer import is_deferred_tool, parse_enable_tool_search
@@ -81,6 +82,7 @@ class ReferenceHarness:
         self._session_dir = workdir / "session"
         self._schema_cache = ToolSchemaCache()
         self._builders: dict[tuple[str | None, str], RequestBuilder] = {}
+        self._beta_latch = BetaLatch()
         self._entries: list[TranscriptEntry] = list(entries)
         self._builtin: list[ToolSpec] = []
         self._mcp: list[ToolSpec] = []
@@ -129,6 +131,8 @@ class ReferenceHarness:
                 cwd=self._workdir,
                 schema_cache=self._schema_cache,
             )
+            # One beta latch per session, whatever the per-request setting (CACHE-6).
+            self._builders[key].beta_latch = self._beta_latch
         return self._builders[key]
 
     def _probe_entries(self) -> list[TranscriptEntry]:

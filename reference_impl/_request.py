@@ -106,7 +106,7 @@ def _resolve_tool_references(
 def check_request_rules(params: Mapping[str, Any]) -> None:
     """Raise :class:`RequestRuleError` when ``params`` breaks a rule the API enforces.
 
-    Tool names are unique (PAIR-6); when any tool is deferred, at least one is not; no deferred
+    Tool names and tool_use ids are unique (PAIR-6); when any tool is deferred, at least one is not; no deferred
     tool has ``cache_control`` (DEFER-2); every ``tool_reference`` names a tool in ``tools``
     (DEFER-6).
     """
@@ -122,17 +122,26 @@ def check_request_rules(params: Mapping[str, Any]) -> None:
     if marked:
         raise RequestRuleError(f"deferred tools can't carry cache_control: {', '.join(marked)}")
     known = set(names)
+    tool_use_ids: list[str] = []
     for message in params.get("messages", ()):
         content = message.get("content")
         if isinstance(content, str):
             continue
         for block in content:
+            if block.get("type") == "tool_use":
+                tool_use_ids.append(str(block.get("id")))
             inner = block.get("content") if block.get("type") == "tool_result" else None
             for item in inner if isinstance(inner, list) else ():
                 if item.get("type") == "tool_reference" and item.get("tool_name") not in known:
                     raise RequestRuleError(
                         f"tool_reference {item.get('tool_name')!r} names no tool in the request's tools"
                     )
+    # A repeated id would pair one tool_result with two tool_use blocks (PAIR-6): refuse to send it.
+    repeated_ids = sorted({i for i in tool_use_ids if tool_use_ids.count(i) > 1})
+    if repeated_ids:
+        raise RequestRuleError(
+            f"tool_use ids must be unique in the conversation; repeated: {', '.join(repeated_ids)}"
+        )
 
 
 @dataclass

@@ -222,6 +222,25 @@ def test_check_request_rules_catches_each_api_rule() -> None:
         check_request_rules(params)
 
 
+def test_repeated_tool_use_id_is_refused() -> None:
+    """PAIR-6: a transcript that reuses a tool_use id is never sent."""
+
+    def turn(text: str) -> list[TranscriptEntry]:
+        return [
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "dup", "name": "Read", "input": {}}],
+            },
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "dup", "content": text}]},
+        ]
+
+    _builder().build(POOL, [*HELLO, *turn("once")])
+    with pytest.raises(
+        RequestRuleError, match="tool_use ids must be unique in the conversation; repeated: dup"
+    ):
+        _builder().build(POOL, [*HELLO, *turn("once"), *turn("twice")])
+
+
 _BUILT_IN_NAMES = ("Bash", "Read", "Edit", "WebFetch", "Cron", "Brief")
 
 

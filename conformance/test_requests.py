@@ -1,0 +1,327 @@
+"""Requests on the wire: DEFER-2, DEFER-3, DEFER-6, DEFER-8, PAIR-6.
+
+Sessions are driven step by step (ToolSearch turns answered with ``tool_reference`` blocks, tool
+calls, MCP servers connecting and disconnecting, compaction) and every request is checked on its
+wire body. Which tools are deferred is the harness's own answer (``is_deferred``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_conversation import (
+    Conversation,
+    Session,
+    builtin,
+    builtin_specs,
+    mcp,
+    mcp_specs,
+    mentions,
+    message_texts,
+    tool_references,
+    tool_use_ids,
+    wire_tool_names,
+)
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._specs import ToolSpec, WireRequest
+
+sessions_length = st.integers(min_value=1, max_value=6)
+
+
+def _tools(request: WireRequest) -> dict[str, Any]:
+    return {str(t.get("name")): t for t in request.body.get("tools", ())}
+
+
+@requires("conversation", "classification")
+@pytest.mark.requirement("DEFER-2", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(builtins=builtin_specs(), mcps=mcp_specs(), steps=sessions_length, data=st.data())
+def test_deferred_tools_carry_defer_loading(
+    new_harness: Callable[[], Any],
+    builtins: list[ToolSpec],
+    mcps: list[ToolSpec],
+    steps: int,
+    data: st.DataObject,
+) -> None:
+    """DEFER-2 property.
+
+    DEFER-2: until discovered, a deferred tool is sent with ``defer_loading: true`` or not at all; a
+    non-deferred tool never carries it; at least one tool is not deferred; no deferred tool has cache_control.
+    """
+    harness = new_harness()
+    session = Session(harness, builtins, mcps)
+    for _ in range(steps):
+        session.step(data)
+        request = session.render()
+        tools = _tools(request)
+        for spec in session.specs():
+            sent = tools.get(spec.name)
+            if sent is None:
+                continue
+            if not harness.is_deferred(spec):
+                assert not sent.get("defer_loading"), (
+                    f"DEFER-2: {spec.name} is not deferred but is sent with defer_loading" + session.where()
+                )
+            elif spec.name not in session.discovered:
+                assert sent.get("defer_loading") is True, (
+                    f"DEFER-2: {spec.name} is deferred and not discovered, but is sent loaded: {sent}"
+                    + session.where()
+                )
+        if tools:
+            loaded = [n for n, t in tools.items() if not t.get("defer_loading")]
+            assert loaded, f"DEFER-2: every tool is deferred: {sorted(tools)}" + session.where()
+        marked = [n for n, t in tools.items() if t.get("defer_loading") and "cache_control" in t]
+        assert not marked, f"DEFER-2: deferred tools carry cache_control: {marked}" + session.where()
+
+
+@requires("conversation", "classification")
+@pytest.mark.requirement("DEFER-3", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(builtins=builtin_specs(), mcps=mcp_specs(), steps=sessions_length, data=st.data())
+def test_every_deferred_tool_is_named_in_the_messages(
+    new_harness: Callable[[], Any],
+    builtins: list[ToolSpec],
+    mcps: list[ToolSpec],
+    steps: int,
+    data: st.DataObject,
+) -> None:
+    """DEFER-3 property.
+
+    DEFER-3: in every request, each deferred tool of the pool is named in some text block of the messages (a
+    listing or delta notices), also after servers connect, disconnect and after compaction.
+    """
+    harness = new_harness()
+    session = Session(harness, builtins, mcps)
+    for _ in range(steps):
+        session.step(data)
+        request = session.render()
+        texts = message_texts(request)
+        deferred = [s.name for s in session.specs() if harness.is_deferred(s)]
+        unnamed = [name for name in deferred if not mentions(texts, name)]
+        assert not unnamed, (
+            f"DEFER-3: deferred tools {unnamed} are not named in any text block of the request's messages"
+            + session.where()
+        )
+
+
+@requires("conversation")
+@pytest.mark.requirement("DEFER-6", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    builtins=builtin_specs(),
+    mcps=mcp_specs(min_size=1),
+    steps=sessions_length,
+    modes=st.lists(st.sampled_from([None, "true", "false"]), min_size=6, max_size=6),
+    data=st.data(),
+)
+def test_tool_references_name_tools_in_the_request(
+    new_harness: Callable[[], Any],
+    builtins: list[ToolSpec],
+    mcps: list[ToolSpec],
+    steps: int,
+    modes: list[str | None],
+    data: st.DataObject,
+) -> None:
+    """DEFER-6 property.
+
+    DEFER-6: every tool_reference in a request's messages names a tool in that request's tools array, after
+    the referenced server disconnects and when tool search is switched off.
+    """
+    harness = new_harness()
+    session = Session(harness, builtins, mcps)
+    session.conversation.search([s.name for s in mcps])
+    for mode in modes[:steps]:
+        session.step(data, kinds=("search", "drop", "drop", "chat", "compact", "connect"))
+        request = session.render(enable_tool_search=mode)
+        names = set(wire_tool_names(request))
+        missing = sorted({r for r in tool_references(request) if r not in names})
+        assert not missing, (
+            f"DEFER-6: tool_reference blocks name {missing}, which are not in the tools array {sorted(names)}"
+            + session.where()
+        )
+
+
+# -- DEFER-8 ---------------------------------------------------------------------------------------
+
+_ON = [None, "true", "auto:0"]
+_OFF = ["false", "auto:100"]
+
+
+def _big_server(count: int, chars: int) -> list[ToolSpec]:
+    words = "search the tracker for open items and report their state "
+    description = (words * (chars // len(words) + 1))[:chars]
+    return [mcp("big", f"t{i:03d}", description=description) for i in range(count)]
+
+
+@requires("conversation", "classification")
+@pytest.mark.requirement("DEFER-8", "SHOULD")
+@settings(max_examples=20, deadline=None)
+@given(
+    builtins=builtin_specs(),
+    mcps=mcp_specs(min_size=1),
+    modes=st.lists(st.sampled_from([*_ON, *_OFF]), min_size=1, max_size=5),
+)
+def test_enable_tool_search_values(
+    new_harness: Callable[[], Any], builtins: list[ToolSpec], mcps: list[ToolSpec], modes: list[str | None]
+) -> None:
+    """DEFER-8 property.
+
+    DEFER-8: unset, "true", "auto:0" defer the deferred tools; "false", "auto:100" defer none and send every
+    tool; decided afresh on each request of one session.
+    """
+    harness = new_harness()
+    session = Session(harness, builtins, mcps)
+    deferred = {s.name for s in session.specs() if harness.is_deferred(s)}
+    for mode in modes:
+        session.conversation.chat()
+        request = session.render(enable_tool_search=mode)
+        tools = _tools(request)
+        flagged = sorted(n for n, t in tools.items() if t.get("defer_loading"))
+        if mode in _OFF:
+            assert not flagged, f"DEFER-8: ENABLE_TOOL_SEARCH={mode!r} but {flagged} have defer_loading" + (
+                session.where()
+            )
+            absent = sorted({s.name for s in session.specs()} - set(tools))
+            assert not absent, f"DEFER-8: ENABLE_TOOL_SEARCH={mode!r} (off) but {absent} are not sent"
+        else:
+            unflagged = sorted(n for n in deferred if n in tools and n not in flagged)
+            assert not unflagged, (
+                f"DEFER-8: ENABLE_TOOL_SEARCH={mode!r} (on) but deferred tools {unflagged} lack defer_loading"
+                + session.where()
+            )
+            assert flagged or not deferred, (
+                f"DEFER-8: ENABLE_TOOL_SEARCH={mode!r} (on) but no tool is deferred" + session.where()
+            )
+
+
+@requires("conversation")
+@pytest.mark.requirement("DEFER-8", "SHOULD")
+@settings(max_examples=10, deadline=None)
+@given(mcps=mcp_specs(min_size=1), mode=st.sampled_from(_ON))
+def test_model_without_tool_reference_defers_nothing(
+    new_harness: Callable[[], Any], mcps: list[ToolSpec], mode: str | None
+) -> None:
+    """DEFER-8: for a model without tool_reference support (Haiku) tool search is off: no defer_loading."""
+    harness = new_harness()
+    mcps = [dataclasses.replace(s, always_load=False) for s in mcps]
+    session = Session(harness, [builtin("ReadFile")], mcps)
+    before = session.render(enable_tool_search=mode)
+    assert any(t.get("defer_loading") for t in before.body.get("tools", ())), (
+        "DEFER-8: Sonnet should defer MCP tools"
+    )
+    session.conversation.chat()
+    request = session.render(enable_tool_search=mode, model="claude-haiku-4-5")
+    flagged = sorted(n for n, t in _tools(request).items() if t.get("defer_loading"))
+    assert not flagged, (
+        f"DEFER-8: model claude-haiku-4-5 has no tool_reference support, but {flagged} are deferred"
+    )
+
+
+@requires("conversation")
+@pytest.mark.requirement("DEFER-8", "SHOULD")
+@settings(max_examples=5, deadline=None)
+@given(percent=st.sampled_from([1, 2]), order=st.sampled_from(["few-many-few", "many-few-many"]))
+def test_auto_threshold_decided_per_request(new_harness: Callable[[], Any], percent: int, order: str) -> None:
+    """DEFER-8 property.
+
+    DEFER-8: "auto:N" turns tool search on only when the deferred tools reach N% of the context window
+    (characters / 2.5 without a token count), and re-decides on every request as servers come and go.
+    """
+    harness = new_harness()
+    few = [mcp("gh", "issues", description="Issues.")]
+    # 40 tools of 1,000 characters: ~16k estimated tokens, far above 2% of 200k (4k) however counted.
+    many = [*few, *_big_server(40, 1_000)]
+    session = Session(harness, [builtin("ReadFile")], few)
+    for size in order.split("-"):
+        session.mcp = few if size == "few" else many
+        harness.set_tools(session.builtin, session.mcp)
+        session.conversation.chat()
+        request = session.render(enable_tool_search=f"auto:{percent}")
+        flagged = [n for n, t in _tools(request).items() if t.get("defer_loading")]
+        if size == "few":
+            assert not flagged, (
+                f"DEFER-8: auto:{percent} with one small MCP tool must be off; deferred {flagged}"
+            )
+        else:
+            assert len(flagged) == len(many), (
+                f"DEFER-8: auto:{percent} with {len(many)} large MCP tools must be on; deferred only {len(flagged)}"
+            )
+
+
+# -- PAIR-6 ----------------------------------------------------------------------------------------
+
+
+@requires("conversation")
+@pytest.mark.requirement("PAIR-6", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    builtins=builtin_specs(),
+    mcps=mcp_specs(min_size=1),
+    clash=st.sampled_from(["builtin-named-like-mcp", "same-builtin-twice", "same-mcp-twice"]),
+    mode=st.sampled_from([None, "false"]),
+    data=st.data(),
+)
+def test_tool_names_unique_in_a_request(
+    new_harness: Callable[[], Any],
+    builtins: list[ToolSpec],
+    mcps: list[ToolSpec],
+    clash: str,
+    mode: str | None,
+    data: st.DataObject,
+) -> None:
+    """PAIR-6 property.
+
+    PAIR-6: the tools array of a request never repeats a name, even when a built-in tool and an MCP tool share
+    a name or the same spec is given twice (the harness may instead refuse the pool with a ValueError).
+    """
+    harness = new_harness()
+    victim = data.draw(st.sampled_from(mcps))
+    if clash == "builtin-named-like-mcp":
+        builtins = [*builtins, builtin(victim.name)]
+    elif clash == "same-builtin-twice":
+        builtins = [*builtins, builtin("ReadFile"), builtin("ReadFile")]
+    else:
+        mcps = [*mcps, victim]
+    try:
+        session = Session(harness, builtins, mcps)
+        request = session.render(enable_tool_search=mode)
+    except ValueError:
+        return  # refusing the clashing pool with a clear error is fine
+    names = wire_tool_names(request)
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    assert not repeated, f"PAIR-6: the tools array repeats {repeated} ({clash}): {names}"
+
+
+@requires("conversation")
+@pytest.mark.requirement("PAIR-6", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(before=st.integers(min_value=0, max_value=3), between=st.integers(min_value=0, max_value=3))
+def test_tool_use_ids_unique_in_a_request(new_harness: Callable[[], Any], before: int, between: int) -> None:
+    """PAIR-6 property.
+
+    PAIR-6: a request never carries two tool_use blocks with the same id: a transcript that reuses an id is
+    refused (ValueError) or repaired so that the ids sent are unique.
+    """
+    harness = new_harness()
+    harness.set_tools([builtin("ReadFile")], [])
+    conversation = Conversation(harness)
+    conversation.user("Hello")
+    for _ in range(before):
+        conversation.call("ReadFile")
+    reused = conversation.call("ReadFile")
+    for _ in range(between):
+        conversation.chat()
+    conversation.call("ReadFile", output="again", tool_use_id=reused)
+    try:
+        request = harness.render_request()
+    except ValueError:
+        return
+    ids = tool_use_ids(request)
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    assert not repeated, f"PAIR-6: tool_use id(s) {repeated} appear more than once in one request: {ids}"
