@@ -247,6 +247,12 @@ async def run_tool_use(
             tuple(extra),
         )
 
+    if control.aborted:
+        # The batch was aborted while this call went through the earlier stages: it never starts (CONC-5).
+        return ToolRunOutcome(
+            synthetic_error_result(tool_use_id, f"Interrupted by user: {tool.name} was not started"),
+            tuple(extra),
+        )
     try:
         output = await tool.call(tool_input, tool_context)
     except asyncio.CancelledError:
@@ -438,9 +444,10 @@ def _plain_text(content: object) -> str:
 
 def _response_for_hooks(output: ToolOutput) -> Any:
     content = output.content
-    if isinstance(content, str | Mapping):
+    if isinstance(content, str | Mapping) or not isinstance(content, Sequence):
+        # Whatever it is, the hook sees it as it is; a bad output is reported after the hooks.
         return content
-    return [dict(block) for block in content]
+    return [dict(block) if isinstance(block, Mapping) else block for block in content]
 
 
 def _as_content(value: Any) -> str | Sequence[Mapping[str, Any]] | Mapping[str, Any]:

@@ -76,11 +76,22 @@ class CallControl:
     """What the executor gives one running call.
 
     ``abort`` is the call's own event, set on a user abort, a sibling failure or a timeout. ``state``
-    is the shared state as it was when the call started.
+    is the shared state as it was when the call started. ``batch_abort`` is the batch's outside
+    abort event, if any.
     """
 
     abort: asyncio.Event
     state: Mapping[str, Any] = field(default_factory=dict)
+    batch_abort: asyncio.Event | None = None
+
+    @property
+    def aborted(self) -> bool:
+        """Whether the call or the whole batch was aborted (checked right before the tool starts, CONC-5).
+
+        The batch's outside abort event is read directly: the executor learns of it only when its
+        watcher task runs, and a call already scheduled must not start in between.
+        """
+        return self.abort.is_set() or (self.batch_abort is not None and self.batch_abort.is_set())
 
 
 RunOne: TypeAlias = Callable[[ToolUseBlockParam, CallControl], Awaitable[ToolRunOutcome]]
@@ -304,7 +315,7 @@ class StreamingToolExecutor:
 
     def _start(self, call: _Call) -> None:
         call.status = "running"
-        control = CallControl(abort=call.abort, state=self._state)
+        control = CallControl(abort=call.abort, state=self._state, batch_abort=self._outside_abort)
         call.task = asyncio.get_running_loop().create_task(self._run(call, control))
         call.task.add_done_callback(lambda _task: self._ended(call, None))
         if self._call_timeout is not None:

@@ -1,0 +1,335 @@
+"""Shared helpers of the execution conformance tests: running scenarios, reading results, failure batches.
+
+Harness-agnostic: everything goes through the ``execution`` capability and the plain-data specs.
+Each call of a generated batch gets its own tool (a distinct name), so a rule, a hook or a host
+answer can target exactly one call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from hypothesis import strategies as st
+
+from pytest_toolharness._specs import (
+    CallRecorder,
+    ExecutionResult,
+    ExecutionScenario,
+    HookSpec,
+    HostAnswer,
+    HostSpec,
+    RuleSpec,
+    ToolBehavior,
+    ToolSpec,
+)
+
+__all__ = [
+    "HANG_GUARD",
+    "NAMES",
+    "SCHEMA",
+    "SUCCESS_KINDS",
+    "FailureKind",
+    "Planned",
+    "Run",
+    "allow_rules",
+    "batches",
+    "check_pairing",
+    "execute",
+    "is_error",
+    "ok_tool",
+    "plan_batch",
+    "scenario_root",
+    "text_of",
+    "tool_results",
+    "tool_use",
+]
+
+HANG_GUARD = 20.0
+"""Seconds after which a scenario that never finishes fails the test (a hang guard, not a timing check)."""
+
+# Names that are not prefixes of one another, so a rule or hook matcher for one never matches another.
+NAMES: tuple[str, ...] = (
+    "Alpha",
+    "Bravo",
+    "Charlie",
+    "Delta",
+    "Echo",
+    "Foxtrot",
+    "Golf",
+    "Hotel",
+    "India",
+    "Juliett",
+)
+
+SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"n": {"type": "integer"}},
+    "required": ["n"],
+}
+"""The input schema of generated tools: ``{"n": <integer>}`` (other keys allowed)."""
+
+FailureKind: TypeAlias = Literal[
+    "ok",
+    "empty",
+    "unknown",
+    "schema",
+    "own_validation",
+    "rule_deny",
+    "raise",
+    "shell_ok",
+    "shell_raise",
+    "hook_deny",
+    "hook_crash",
+    "host_deny",
+    "headless_ask",
+    "hook_exit2",
+    "hook_garbage",
+    "timeout",
+]
+
+SUCCESS_KINDS: frozenset[str] = frozenset({"ok", "empty", "shell_ok"})
+"""Kinds whose call must succeed."""
+# A crashed or garbled hook is a non-blocking error (HOOK-3); a harness may also fail closed.
+_EITHER_WAY: frozenset[str] = frozenset({"shell_sibling", "hook_crash", "hook_garbage"})
+
+
+@dataclass
+class Run:
+    """One executed scenario: what the harness returned and what the suite observed."""
+
+    result: ExecutionResult
+    scenario: ExecutionScenario
+
+    @property
+    def recorder(self) -> CallRecorder:
+        """The scenario's call recorder."""
+        return self.scenario.recorder
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        """The content of the user message that follows."""
+        return self.result.user_content
+
+    def results_by_id(self) -> dict[str, dict[str, Any]]:
+        """The tool_result blocks by tool_use id (the last one wins; see :func:`check_pairing`)."""
+        return {str(r.get("tool_use_id")): r for r in tool_results(self.content)}
+
+
+@contextmanager
+def scenario_root() -> Iterator[Path]:
+    """A fresh directory holding a scenario's ``cwd`` and ``session_dir``."""
+    with tempfile.TemporaryDirectory(prefix="toolharness-exec-") as name:
+        root = Path(name).resolve()
+        (root / "cwd").mkdir()
+        (root / "session").mkdir()
+        yield root
+
+
+def execute(
+    harness: Any,
+    root: Path,
+    tools: Sequence[ToolSpec],
+    tool_uses: Sequence[Mapping[str, Any]],
+    *,
+    setup: Callable[[ExecutionScenario], None] | None = None,
+    **options: Any,
+) -> Run:
+    """Run one scenario on ``harness`` (``execute`` awaited inside ``asyncio.run``).
+
+    ``setup`` is called inside the event loop with the scenario before it runs (to arm gates or
+    fallback timers). A scenario that does not finish within :data:`HANG_GUARD` seconds fails.
+    """
+
+    async def go() -> Run:
+        scenario = ExecutionScenario(
+            tools=list(tools),
+            tool_uses=[dict(b) for b in tool_uses],
+            recorder=CallRecorder(),
+            cwd=root / "cwd",
+            session_dir=root / "session",
+            **options,
+        )
+        if setup is not None:
+            setup(scenario)
+        try:
+            result = await asyncio.wait_for(harness.execute(scenario), HANG_GUARD)
+        except TimeoutError:
+            raise AssertionError(
+                f"the harness did not finish the batch {[b['id'] for b in tool_uses]} within "
+                f"{HANG_GUARD:g} s; calls started: {scenario.recorder.started()}, "
+                f"ended: {scenario.recorder.ended()}"
+            ) from None
+        return Run(result, scenario)
+
+    return asyncio.run(go())
+
+
+def tool_use(tool_use_id: str, name: str, tool_input: Any) -> dict[str, Any]:
+    """A tool_use block."""
+    return {"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input}
+
+
+def tool_results(content: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The tool_result blocks of a user message's content, in order."""
+    return [dict(b) for b in content if isinstance(b, Mapping) and b.get("type") == "tool_result"]
+
+
+def text_of(result: Mapping[str, Any]) -> str:
+    """The text of a tool_result's content (string, or the text blocks joined)."""
+    content = result.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        str(b.get("text", "")) for b in content if isinstance(b, Mapping) and b.get("type") == "text"
+    )
+
+
+def is_error(result: Mapping[str, Any]) -> bool:
+    """Whether a tool_result is marked as an error."""
+    return result.get("is_error") is True
+
+
+def check_pairing(run: Run) -> None:
+    """PAIR-1: exactly one tool_result per tool_use id, none for other ids, results before other blocks."""
+    asked = [str(b["id"]) for b in run.scenario.tool_uses]
+    kinds = [b.get("type") for b in run.content]
+    answered = [str(r.get("tool_use_id")) for r in tool_results(run.content)]
+    missing = [i for i in asked if i not in answered]
+    doubled = sorted({i for i in answered if answered.count(i) > 1})
+    unexpected = [i for i in answered if i not in asked]
+    assert not missing, f"tool_use ids without a tool_result: {missing} (blocks: {kinds})"
+    assert not doubled, f"tool_use ids answered more than once: {doubled} (answered: {answered})"
+    assert not unexpected, f"tool_results for ids that were not asked: {unexpected} (asked: {asked})"
+    first_other = next((i for i, k in enumerate(kinds) if k != "tool_result"), len(kinds))
+    late = [i for i, k in enumerate(kinds) if k == "tool_result" and i > first_other]
+    assert not late, f"tool_result blocks come after a {kinds[first_other]!r} block: block kinds {kinds}"
+
+
+def allow_rules(tools: Sequence[ToolSpec]) -> list[RuleSpec]:
+    """An allow rule for each tool (so that nobody needs to be asked)."""
+    return [RuleSpec(t.name, "allow") for t in tools]
+
+
+def ok_tool(name: str, behavior: ToolBehavior | None = None, **flags: Any) -> ToolSpec:
+    """A tool with the standard schema and the given behaviour."""
+    return ToolSpec(
+        name=name,
+        description=f"The {name} tool.",
+        input_schema=SCHEMA,
+        behavior=behavior or ToolBehavior("text", text=f"{name} done"),
+        **flags,
+    )
+
+
+@dataclass
+class Planned:
+    """A generated batch: tools, tool_use blocks, rules, hooks, host and options, plus what each id is."""
+
+    kinds: dict[str, str]
+    tools: list[ToolSpec] = field(default_factory=list)
+    tool_uses: list[dict[str, Any]] = field(default_factory=list)
+    rules: list[RuleSpec] = field(default_factory=list)
+    hooks: list[HookSpec] = field(default_factory=list)
+    host_denies: set[str] = field(default_factory=set)
+    call_timeout: float | None = None
+    needs_host: bool = False
+
+    def options(self) -> dict[str, Any]:
+        """Keyword arguments for :func:`execute`."""
+        options: dict[str, Any] = {"rules": self.rules, "hooks": self.hooks}
+        if self.needs_host:
+            denies = frozenset(self.host_denies)
+
+            def answer(name: str, _input: Mapping[str, Any]) -> HostAnswer:
+                return (
+                    HostAnswer("deny", message=f"{name} rejected by the host")
+                    if name in denies
+                    else HostAnswer("allow")
+                )
+
+            options["host"] = HostSpec(answer)
+        if self.call_timeout is not None:
+            options["call_timeout"] = self.call_timeout
+        return options
+
+    def expected_failures(self) -> list[str]:
+        """The ids whose call must end in an error result (a shell sibling of a failed shell call too)."""
+        return [i for i, k in self.kinds.items() if k not in SUCCESS_KINDS | _EITHER_WAY]
+
+    def expected_successes(self) -> list[str]:
+        """The ids whose call must succeed."""
+        return [i for i, k in self.kinds.items() if k in SUCCESS_KINDS]
+
+
+def plan_batch(kinds: Sequence[str]) -> Planned:
+    """Build a batch where call ``i`` fails (or succeeds) as ``kinds[i]`` says."""
+    plan = Planned(kinds={})
+    for index, kind in enumerate(kinds):
+        name = NAMES[index]
+        tool_use_id = f"toolu_{index:02d}_{kind}"
+        plan.kinds[tool_use_id] = kind
+        tool_input: Any = {"n": index}
+        flags: dict[str, Any] = {}
+        behavior = ToolBehavior("text", text=f"{name} done")
+        if kind == "empty":
+            behavior = ToolBehavior("empty")
+        elif kind == "schema":
+            tool_input = {"n": "not an integer"}
+        elif kind == "own_validation":
+            flags["rejects_when"] = "forbidden"
+            tool_input = {"n": index, "forbidden": True}
+        elif kind == "rule_deny":
+            plan.rules.append(RuleSpec(name, "deny"))
+        elif kind in ("raise", "shell_raise"):
+            behavior = ToolBehavior("raise", message=f"{name} broke")
+        elif kind == "hook_deny":
+            plan.hooks.append(HookSpec("PreToolUse", "deny", matcher=name, reason=f"{name} blocked by hook"))
+        elif kind == "hook_crash":
+            plan.hooks.append(HookSpec("PreToolUse", "crash", matcher=name))
+        elif kind == "hook_exit2":
+            plan.hooks.append(
+                HookSpec(
+                    "PreToolUse", "exit2", matcher=name, reason=f"{name} blocked by exit 2", as_command=True
+                )
+            )
+        elif kind == "hook_garbage":
+            plan.hooks.append(HookSpec("PreToolUse", "garbage", matcher=name, as_command=True))
+        elif kind == "host_deny":
+            plan.rules.append(RuleSpec(name, "ask"))
+            plan.host_denies.add(name)
+            plan.needs_host = True
+        elif kind == "headless_ask":
+            plan.rules.append(RuleSpec(name, "ask"))
+            plan.host_denies.add(name)  # when the batch has a host, it says no to this one too
+        elif kind == "timeout":
+            behavior = ToolBehavior("hang")
+            plan.call_timeout = 0.1
+        if kind in ("shell_ok", "shell_raise"):
+            flags["shell"] = True
+        if kind not in ("rule_deny", "host_deny", "headless_ask"):
+            # Everything else is allowed by a rule, so only the stage under test can reject it.
+            plan.rules.append(RuleSpec(name, "allow"))
+        if kind != "unknown":
+            plan.tools.append(ok_tool(name, behavior, **flags))
+        plan.tool_uses.append(
+            tool_use(tool_use_id, name if kind != "unknown" else f"Missing{name}", tool_input)
+        )
+    if any(k == "shell_raise" for k in kinds):
+        # Shell siblings of a failing shell call may be cancelled: they can end either way.
+        for tool_use_id, kind in plan.kinds.items():
+            if kind == "shell_ok":
+                plan.kinds[tool_use_id] = "shell_sibling"
+    return plan
+
+
+def batches(kinds: Sequence[str], *, min_size: int = 1, max_size: int = 6) -> st.SearchStrategy[list[str]]:
+    """Lists of failure kinds (one per call) drawn from ``kinds``."""
+    return st.lists(st.sampled_from(list(kinds)), min_size=min_size, max_size=max_size)

@@ -1,0 +1,264 @@
+"""Every tool_use gets exactly one tool_result: PAIR-1, PAIR-2, PAIR-3, PAIR-4, PAIR-5."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import (
+    NAMES,
+    allow_rules,
+    batches,
+    check_pairing,
+    execute,
+    is_error,
+    ok_tool,
+    plan_batch,
+    scenario_root,
+    text_of,
+    tool_results,
+    tool_use,
+)
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._specs import HookSpec, ToolBehavior
+
+EXECUTION_KINDS = ("ok", "empty", "unknown", "schema", "own_validation", "rule_deny", "raise", "headless_ask")
+HOOK_HOST_KINDS = ("ok", "raise", "hook_deny", "hook_crash", "host_deny", "schema")
+COMMAND_KINDS = ("ok", "hook_exit2", "hook_garbage")
+
+success_behaviors = st.sampled_from(
+    [
+        ToolBehavior("text", text="plain text"),
+        ToolBehavior("text", chars=300, fill="日本"),
+        ToolBehavior("json", value={"answer": 42, "items": [1, 2]}),
+        ToolBehavior("image"),
+        ToolBehavior("empty"),
+        ToolBehavior("sleep", seconds=0.0, text="slept"),
+    ]
+)
+
+
+def run_plan(new_harness: Callable[[], Any], kinds: list[str]) -> Any:
+    plan = plan_batch(kinds)
+    with scenario_root() as root:
+        run = execute(new_harness(), root, plan.tools, plan.tool_uses, **plan.options())
+    return plan, run
+
+
+@requires("execution")
+@pytest.mark.requirement("PAIR-1", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    behaviors=st.lists(success_behaviors, min_size=1, max_size=6),
+    safe=st.lists(st.booleans(), min_size=6, max_size=6),
+)
+def test_each_tool_use_answered_once(
+    new_harness: Callable[[], Any], behaviors: list[ToolBehavior], safe: list[bool]
+) -> None:
+    """PAIR-1: the next user message answers each tool_use id exactly once, nothing else, results first."""
+    tools = [
+        ok_tool(NAMES[i], b, concurrency_safe=safe[i], read_only=safe[i]) for i, b in enumerate(behaviors)
+    ]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(behaviors))]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+    check_pairing(run)
+
+
+@requires("execution", "hooks")
+@pytest.mark.requirement("PAIR-1", "MUST")
+@settings(max_examples=15, deadline=None)
+@given(count=st.integers(1, 4), with_context=st.lists(st.booleans(), min_size=4, max_size=4))
+def test_results_come_before_hook_blocks(
+    new_harness: Callable[[], Any], count: int, with_context: list[bool]
+) -> None:
+    """PAIR-1: blocks a harness adds (hook additional context) come after every tool_result."""
+    tools = [ok_tool(NAMES[i]) for i in range(count)]
+    hooks = [
+        HookSpec("PostToolUse", "context", matcher=NAMES[i], context=f"note for {NAMES[i]}")
+        for i in range(count)
+        if with_context[i]
+    ] + [HookSpec("PreToolUse", "context", matcher=NAMES[0], context="before the call")]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(count)]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, hooks=hooks, rules=allow_rules(tools))
+    check_pairing(run)
+
+
+@requires("execution")
+@pytest.mark.requirement("PAIR-2", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(kinds=batches((*EXECUTION_KINDS, "shell_ok", "shell_raise"), max_size=7))
+def test_pairing_survives_failures(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+    """The PAIR-2 property, stated below.
+
+    PAIR-2: pairing holds with unknown tools, invalid input, own validation, deny, headless ask, raise,
+    and shell siblings of a failed shell call, mixed in one batch.
+    """
+    _plan, run = run_plan(new_harness, kinds)
+    check_pairing(run)
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("PAIR-2", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(kinds=batches(HOOK_HOST_KINDS, max_size=6))
+def test_pairing_survives_hooks_and_host(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+    """PAIR-2: pairing holds when hooks block or crash and the host rejects, mixed with raises."""
+    _plan, run = run_plan(new_harness, kinds)
+    check_pairing(run)
+
+
+@requires("execution", "command_hooks")
+@pytest.mark.requirement("PAIR-2", "MUST")
+@settings(max_examples=4, deadline=None)
+@given(kinds=batches(COMMAND_KINDS, min_size=2, max_size=3).filter(lambda k: "ok" in k and len(set(k)) > 1))
+def test_pairing_survives_command_hooks(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+    """PAIR-2: pairing holds when a command hook blocks with exit code 2 or prints garbage."""
+    _plan, run = run_plan(new_harness, kinds)
+    check_pairing(run)
+
+
+@requires("execution", "timeouts")
+@pytest.mark.requirement("PAIR-2", "MUST")
+@settings(max_examples=4, deadline=None)
+@given(kinds=batches(("ok", "raise", "timeout"), min_size=2, max_size=4).filter(lambda k: "timeout" in k))
+def test_pairing_survives_timeouts(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+    """PAIR-2: pairing holds when a call hangs past the call timeout."""
+    _plan, run = run_plan(new_harness, kinds)
+    check_pairing(run)
+
+
+@requires("execution", "abort")
+@pytest.mark.requirement("PAIR-2", "MUST")
+@settings(max_examples=15, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(["text", "wait_abort", "hang", "raise"]), min_size=1, max_size=5),
+    safe=st.lists(st.booleans(), min_size=5, max_size=5),
+    after=st.integers(1, 5),
+)
+def test_pairing_survives_abort(
+    new_harness: Callable[[], Any], kinds: list[str], safe: list[bool], after: int
+) -> None:
+    """PAIR-2: pairing holds when the batch is aborted after some calls started."""
+    tools = [
+        ok_tool(NAMES[i], ToolBehavior(k), concurrency_safe=safe[i], read_only=safe[i])  # type: ignore[arg-type]
+        for i, k in enumerate(kinds)
+    ]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(kinds))]
+    blockers = [i for i, k in enumerate(kinds) if k in ("wait_abort", "hang")]
+    if not blockers:
+        # Make sure the abort fires: otherwise a batch that never aborts would hang here.
+        tools[0] = ok_tool(NAMES[0], ToolBehavior("wait_abort"), concurrency_safe=safe[0], read_only=safe[0])
+        blockers = [0]
+    # Calls up to the first blocking one start whatever the schedule, so the trigger is reachable.
+    after = min(after, blockers[0] + 1)
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, abort_after_starts=after, rules=allow_rules(tools))
+    check_pairing(run)
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("PAIR-3", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(kinds=batches(EXECUTION_KINDS + HOOK_HOST_KINDS, max_size=6))
+def test_failures_are_errors_with_text(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+    """The PAIR-3 property, stated below.
+
+    PAIR-3: a failed call's tool_result has is_error true and non-empty text; a successful one is
+    not marked as an error.
+    """
+    plan, run = run_plan(new_harness, kinds)
+    by_id = run.results_by_id()
+    for tool_use_id in plan.expected_failures():
+        result = by_id.get(tool_use_id)
+        assert result is not None, f"no tool_result for {tool_use_id}"
+        assert is_error(result), (
+            f"{tool_use_id} ({plan.kinds[tool_use_id]}) failed but is_error is not true: {result}"
+        )
+        assert text_of(result).strip(), (
+            f"{tool_use_id} ({plan.kinds[tool_use_id]}) is an error without text: {result}"
+        )
+    for tool_use_id in plan.expected_successes():
+        result = by_id.get(tool_use_id)
+        assert result is not None, f"no tool_result for {tool_use_id}"
+        assert not is_error(result), (
+            f"{tool_use_id} ({plan.kinds[tool_use_id]}) succeeded but is_error: {result}"
+        )
+
+
+@requires("execution", "timeouts")
+@pytest.mark.requirement("PAIR-3", "MUST")
+@settings(max_examples=3, deadline=None)
+@given(position=st.integers(0, 2))
+def test_timeout_is_an_error_with_text(new_harness: Callable[[], Any], position: int) -> None:
+    """PAIR-3: a call that times out gets is_error and non-empty text."""
+    kinds = ["ok", "ok", "ok"]
+    kinds[position] = "timeout"
+    plan, run = run_plan(new_harness, kinds)
+    result = run.results_by_id()[plan.expected_failures()[0]]
+    assert is_error(result), f"a timed-out call is not marked is_error: {result}"
+    assert text_of(result).strip(), f"a timed-out call's error has no text: {result}"
+
+
+@requires("execution")
+@pytest.mark.requirement("PAIR-4", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    empties=st.lists(st.sampled_from(["empty", "empty_text"]), min_size=1, max_size=3),
+    others=st.integers(0, 2),
+)
+def test_empty_output_gets_placeholder(
+    new_harness: Callable[[], Any], empties: list[str], others: int
+) -> None:
+    """PAIR-4: a tool that returns nothing gets a non-empty, non-error tool_result (a placeholder)."""
+    behaviors = [ToolBehavior("empty") if e == "empty" else ToolBehavior("text", text="") for e in empties]
+    behaviors += [ToolBehavior("text", text="something") for _ in range(others)]
+    tools = [ok_tool(NAMES[i], b) for i, b in enumerate(behaviors)]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(behaviors))]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+    by_id = run.results_by_id()
+    for index in range(len(empties)):
+        result = by_id[f"toolu_{index:02d}"]
+        content = result.get("content")
+        assert content not in (None, "", []), f"{NAMES[index]}'s empty output was sent empty: {result}"
+        assert text_of(result).strip(), f"{NAMES[index]}'s empty output has no placeholder text: {result}"
+        assert not is_error(result), f"{NAMES[index]}'s empty output is marked as an error: {result}"
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("PAIR-5", "SHOULD")
+@settings(max_examples=30, deadline=None)
+@given(
+    kinds=batches(EXECUTION_KINDS + HOOK_HOST_KINDS, min_size=2, max_size=6),
+    sleeps=st.lists(st.sampled_from([0.0, 0.002, 0.01]), min_size=6, max_size=6),
+)
+def test_results_in_tool_use_order(
+    new_harness: Callable[[], Any], kinds: list[str], sleeps: list[float]
+) -> None:
+    """PAIR-5: tool_results follow the order of their tool_use blocks, early failures included."""
+    plan = plan_batch(kinds)
+    # Successful calls finish in an order unrelated to the batch order.
+    plan.tools = [
+        t
+        if t.behavior.kind != "text"
+        else ok_tool(
+            t.name,
+            ToolBehavior("sleep", seconds=sleeps[i], text=f"{t.name} done"),
+            concurrency_safe=True,
+            read_only=True,
+            rejects_when=t.rejects_when,
+        )
+        for i, t in enumerate(plan.tools)
+    ]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, plan.tools, plan.tool_uses, **plan.options())
+    order = [r.get("tool_use_id") for r in tool_results(run.content)]
+    assert order == [b["id"] for b in plan.tool_uses], (
+        f"results in order {order}, tool_uses in order {[b['id'] for b in plan.tool_uses]}"
+    )

@@ -1,0 +1,413 @@
+"""The pipeline order: EXEC-1, EXEC-2, EXEC-3, EXEC-5 (EXEC-4 is not observable through the protocol)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import (
+    NAMES,
+    Run,
+    allow_rules,
+    batches,
+    execute,
+    is_error,
+    ok_tool,
+    plan_batch,
+    scenario_root,
+    text_of,
+    tool_use,
+)
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._specs import HookSpec, HostAnswer, HostSpec, RuleSpec, ToolBehavior, ToolSpec
+
+REJECTING_KINDS = (
+    "schema",
+    "own_validation",
+    "rule_deny",
+    "hook_deny",
+    "host_deny",
+    "headless_ask",
+    "unknown",
+)
+
+SHELL_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"command": {"type": "string"}},
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+allowed_commands = st.builds(lambda w: f"echo {w}", st.from_regex(r"[a-z]{1,8}", fullmatch=True))
+denied_commands = st.builds(lambda w: f"rm -rf {w}", st.from_regex(r"[a-z]{1,8}", fullmatch=True))
+
+
+def shell_tool() -> ToolSpec:
+    return ToolSpec(
+        name="Bash",
+        description="Runs a shell command.",
+        input_schema=SHELL_SCHEMA,
+        shell=True,
+        permission_kind="shell",
+        permission_field="command",
+        rejects_when="forbidden",
+        behavior=ToolBehavior("text", text="ran"),
+    )
+
+
+def all_text(run: Run) -> str:
+    parts: list[str] = []
+    for block in run.content:
+        if block.get("type") == "tool_result":
+            parts.append(text_of(block))
+        elif block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "\n".join(parts)
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("EXEC-1", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(kinds=batches((*REJECTING_KINDS, "ok"), max_size=6))
+def test_rejected_call_never_runs(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+    """The EXEC-1 property, stated below.
+
+    EXEC-1: a call rejected by lookup, schema, its own validation, a hook, a rule, the host or an
+    unanswerable ask never runs; the others do.
+    """
+    plan = plan_batch(kinds)
+    with scenario_root() as root:
+        run = execute(new_harness(), root, plan.tools, plan.tool_uses, **plan.options())
+    started = set(run.recorder.started())
+    ran_anyway = [f"{i} ({plan.kinds[i]})" for i in plan.expected_failures() if i in started]
+    assert not ran_anyway, f"calls ran although an earlier stage rejected them: {ran_anyway}"
+    never_ran = [i for i in plan.expected_successes() if i not in started]
+    assert not never_ran, f"allowed calls never ran: {never_ran}"
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("EXEC-1", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(invalid=st.sampled_from(["schema", "own_validation", "missing"]), ask=st.booleans())
+def test_invalid_input_reaches_neither_hooks_nor_permissions(
+    new_harness: Callable[[], Any], invalid: str, ask: bool
+) -> None:
+    """The EXEC-1 property, stated below.
+
+    EXEC-1: invalid input never reaches PreToolUse hooks nor the permission stage: a hook that would
+    repair the input is not run (the call never runs) and the host is never asked.
+    """
+    tool = ok_tool("Alpha", rejects_when="forbidden")
+    bad_inputs: dict[str, dict[str, Any]] = {
+        "schema": {"n": "seven"},
+        "own_validation": {"n": 7, "forbidden": True},
+        "missing": {},
+    }
+    bad = bad_inputs[invalid]
+    hooks = [HookSpec("PreToolUse", "update_input", matcher="Alpha", updated_input={"n": 7})]
+    rules = [RuleSpec("Alpha", "ask" if ask else "allow")]
+    host = HostSpec()
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [tool],
+            [tool_use("toolu_bad", "Alpha", bad)],
+            hooks=hooks,
+            rules=rules,
+            host=host,
+        )
+    assert run.recorder.started() == [], (
+        f"input {bad} is invalid ({invalid}) but the call ran with {run.recorder.inputs('toolu_bad')}: "
+        "the PreToolUse hook saw the invalid input and repaired it"
+    )
+    assert host.asked == [], f"the host was asked about invalid input {bad}: {host.asked}"
+    assert is_error(run.results_by_id()["toolu_bad"]), "the invalid call's result is not an error"
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("EXEC-1", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(stage=st.sampled_from(["hook_deny", "rule_deny", "own_validation", "schema"]))
+def test_host_not_asked_after_earlier_rejection(new_harness: Callable[[], Any], stage: str) -> None:
+    """The EXEC-1 property, stated below.
+
+    EXEC-1: the host is asked only after validation, hooks and rules; an earlier rejection means it
+    is never asked (an ask rule would otherwise ask it).
+    """
+    tool = ok_tool("Alpha", rejects_when="forbidden")
+    tool_input: dict[str, Any] = {"n": 1}
+    rules = [RuleSpec("Alpha(*)", "ask"), RuleSpec("Alpha", "ask")]
+    hooks: list[HookSpec] = []
+    if stage == "hook_deny":
+        hooks.append(HookSpec("PreToolUse", "deny", matcher="Alpha"))
+    elif stage == "rule_deny":
+        rules = [RuleSpec("Alpha", "deny")]
+    elif stage == "own_validation":
+        tool_input["forbidden"] = 1
+    else:
+        tool_input = {"n": []}
+    host = HostSpec()
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [tool],
+            [tool_use("toolu_x", "Alpha", tool_input)],
+            hooks=hooks,
+            rules=rules,
+            host=host,
+        )
+    assert host.asked == [], f"the host was asked although {stage} rejected the call first: {host.asked}"
+    assert run.recorder.started() == [], f"the call ran although {stage} rejected it"
+
+
+@requires("execution", "hooks")
+@pytest.mark.requirement("EXEC-2", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(original=allowed_commands, rewritten=st.one_of(allowed_commands, denied_commands))
+def test_hook_rewrite_is_judged_again(new_harness: Callable[[], Any], original: str, rewritten: str) -> None:
+    """The EXEC-2 property, stated below.
+
+    EXEC-2: a PreToolUse hook's updatedInput is what permissions judge and the call gets: a rewrite
+    that a deny rule matches is denied; any other rewrite runs with exactly the rewritten input.
+    """
+    rules = [RuleSpec("Bash(echo:*)", "allow"), RuleSpec("Bash(rm:*)", "deny")]
+    hooks = [HookSpec("PreToolUse", "update_input", matcher="Bash", updated_input={"command": rewritten})]
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [shell_tool()],
+            [tool_use("toolu_sh", "Bash", {"command": original})],
+            hooks=hooks,
+            rules=rules,
+        )
+    inputs = run.recorder.inputs("toolu_sh")
+    result = run.results_by_id()["toolu_sh"]
+    if rewritten.startswith("rm "):
+        assert inputs == [], (
+            f"the hook rewrote {original!r} to {rewritten!r}, which a deny rule matches, yet the call ran with {inputs}"
+        )
+        assert is_error(result), f"the denied rewrite {rewritten!r} did not give an error result: {result}"
+    else:
+        assert [dict(i) for i in inputs] == [{"command": rewritten}], (
+            f"the call should run once with the rewritten input {rewritten!r}, ran with {inputs}"
+        )
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("EXEC-2", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(original=allowed_commands, rewritten=st.one_of(allowed_commands, denied_commands))
+def test_host_rewrite_is_judged_again(new_harness: Callable[[], Any], original: str, rewritten: str) -> None:
+    """The EXEC-2 property, stated below.
+
+    EXEC-2: the host's updated input is judged again (a deny rule matching it denies) and is exactly
+    what the call gets otherwise.
+    """
+    rules = [RuleSpec("Bash", "ask"), RuleSpec("Bash(rm:*)", "deny")]
+    host = HostSpec(lambda _name, _input: HostAnswer("allow", updated_input={"command": rewritten}))
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [shell_tool()],
+            [tool_use("toolu_sh", "Bash", {"command": original})],
+            rules=rules,
+            host=host,
+        )
+    assert [name for name, _ in host.asked] == ["Bash"], (
+        f"the host should be asked once, was asked {host.asked}"
+    )
+    inputs = [dict(i) for i in run.recorder.inputs("toolu_sh")]
+    if rewritten.startswith("rm "):
+        assert inputs == [], (
+            f"the host rewrote to {rewritten!r}, which a deny rule matches, yet the call ran with {inputs}"
+        )
+        assert is_error(run.results_by_id()["toolu_sh"]), "a denied rewrite did not give an error result"
+    else:
+        assert inputs == [{"command": rewritten}], (
+            f"the call should run with {rewritten!r}, ran with {inputs}"
+        )
+
+
+@requires("execution", "hooks", "host_callback")
+@pytest.mark.requirement("EXEC-2", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    source=st.sampled_from(["hook", "host"]),
+    bad=st.sampled_from(
+        [
+            {"command": 5},
+            {"command": ["ls"]},
+            {},
+            {"command": "ls", "extra": 1},
+            {"command": "ls", "forbidden": True},
+        ]
+    ),
+)
+def test_invalid_rewrite_is_rejected(
+    new_harness: Callable[[], Any], source: str, bad: dict[str, Any]
+) -> None:
+    """The EXEC-2 property, stated below.
+
+    EXEC-2: a rewritten input (hook updatedInput or host updated input) that fails the schema or the
+    tool's own validation is rejected: the call never runs and the result is an error.
+    """
+    hooks: list[HookSpec] = []
+    host = None
+    if source == "hook":
+        rules = [RuleSpec("Bash", "allow")]
+        hooks = [HookSpec("PreToolUse", "update_input", matcher="Bash", updated_input=bad)]
+    else:
+        rules = [RuleSpec("Bash", "ask")]
+        host = HostSpec(lambda _name, _input: HostAnswer("allow", updated_input=bad))
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [shell_tool()],
+            [tool_use("toolu_sh", "Bash", {"command": "echo hi"})],
+            rules=rules,
+            hooks=hooks,
+            host=host,
+        )
+    inputs = run.recorder.inputs("toolu_sh")
+    assert inputs == [], (
+        f"the {source} rewrote the input to the invalid {bad}, yet the call ran with {inputs}"
+    )
+    result = run.results_by_id()["toolu_sh"]
+    assert is_error(result), f"an invalid {source} rewrite {bad} did not give an error result: {result}"
+
+
+@requires("execution")
+@pytest.mark.requirement("EXEC-3", "SHOULD")
+@settings(max_examples=20, deadline=None)
+@given(
+    aliases=st.lists(
+        st.from_regex(r"Old[A-Z][a-z]{2,6}", fullmatch=True), min_size=1, max_size=3, unique=True
+    ),
+    pick=st.integers(0, 2),
+)
+def test_alias_resolves(new_harness: Callable[[], Any], aliases: list[str], pick: int) -> None:
+    """EXEC-3: a tool_use naming a deprecated alias of a tool runs the current tool."""
+    alias = aliases[pick % len(aliases)]
+    tool = ok_tool("Alpha", aliases=tuple(aliases))
+    with scenario_root() as root:
+        run = execute(
+            new_harness(), root, [tool], [tool_use("toolu_old", alias, {"n": 3})], rules=allow_rules([tool])
+        )
+    assert run.recorder.started() == ["toolu_old"], f"the alias {alias!r} of Alpha did not run Alpha"
+    result = run.results_by_id()["toolu_old"]
+    assert not is_error(result), f"alias {alias!r} gave an error: {result}"
+    assert "Alpha done" in text_of(result), f"alias {alias!r} did not give Alpha's output: {result}"
+
+
+@requires("execution", "hooks")
+@pytest.mark.requirement("EXEC-5", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    event=st.sampled_from(["PostToolUse", "PostToolUseFailure"]),
+    outcomes=st.lists(st.booleans(), min_size=1, max_size=4),
+)
+def test_post_hooks_match_outcome(
+    new_harness: Callable[[], Any], event: Literal["PostToolUse", "PostToolUseFailure"], outcomes: list[bool]
+) -> None:
+    """The EXEC-5 property, stated below.
+
+    EXEC-5: PostToolUse runs only after success and PostToolUseFailure only after failure; the
+    hook's additional context reaches the model after that call's tool_result.
+    """
+    tools = [
+        ok_tool(NAMES[i], ToolBehavior("text", text=f"{NAMES[i]} done") if ok else ToolBehavior("raise"))
+        for i, ok in enumerate(outcomes)
+    ]
+    hooks = [
+        HookSpec(event, "context", matcher=t.name, context=f"ctx-{t.name.lower()}-marker") for t in tools
+    ]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(tools))]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, hooks=hooks, rules=allow_rules(tools))
+    for index, ok in enumerate(outcomes):
+        marker = f"ctx-{NAMES[index].lower()}-marker"
+        where = [
+            i
+            for i, b in enumerate(run.content)
+            if marker in (text_of(b) if b.get("type") == "tool_result" else str(b.get("text", "")))
+        ]
+        should_run = ok == (event == "PostToolUse")
+        state = "succeeded" if ok else "failed"
+        if should_run:
+            assert where, f"{NAMES[index]} {state}; its {event} hook's context {marker!r} is missing"
+            result_at = next(
+                i for i, b in enumerate(run.content) if b.get("tool_use_id") == f"toolu_{index:02d}"
+            )
+            assert min(where) >= result_at, f"{event} context for {NAMES[index]} comes before its tool_result"
+        else:
+            assert not where, (
+                f"{NAMES[index]} {state}, yet its {event} hook ran (its context {marker!r} was added)"
+            )
+
+
+@requires("execution", "hooks")
+@pytest.mark.requirement("EXEC-5", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(reason=st.from_regex(r"blocked-[a-z]{4,10}", fullmatch=True))
+def test_post_hook_block_reaches_model(new_harness: Callable[[], Any], reason: str) -> None:
+    """EXEC-5: a PostToolUse hook's block decision becomes something the model sees (its reason)."""
+    tool = ok_tool("Alpha")
+    hooks = [HookSpec("PostToolUse", "block", matcher="Alpha", reason=reason)]
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [tool],
+            [tool_use("toolu_a", "Alpha", {"n": 1})],
+            hooks=hooks,
+            rules=allow_rules([tool]),
+        )
+    assert reason in all_text(run), (
+        f"the PostToolUse block reason {reason!r} never reaches the model: {run.content}"
+    )
+
+
+@requires("execution", "hooks")
+@pytest.mark.requirement("EXEC-5", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(replacement=st.from_regex(r"replaced-[a-z]{4,10}", fullmatch=True))
+def test_post_hook_output_update_replaces_mcp_output(
+    new_harness: Callable[[], Any], replacement: str
+) -> None:
+    """EXEC-5: a PostToolUse hook's updatedMCPToolOutput replaces an MCP tool's output before the model sees it."""
+    tool = ToolSpec(
+        name="mcp__notes__lookup",
+        mcp_server="notes",
+        mcp_tool="lookup",
+        input_schema={"type": "object", "properties": {}},
+        behavior=ToolBehavior("text", text="original-output"),
+    )
+    hooks = [
+        HookSpec("PostToolUse", "update_output", matcher="mcp__notes__lookup", updated_output=replacement)
+    ]
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [tool],
+            [tool_use("toolu_m", "mcp__notes__lookup", {})],
+            hooks=hooks,
+            rules=[RuleSpec("mcp__notes__lookup", "allow")],
+        )
+    assert run.recorder.started() == ["toolu_m"], "the MCP tool did not run"
+    text = text_of(run.results_by_id()["toolu_m"])
+    assert replacement in text, (
+        f"the tool_result does not carry the hook's replacement {replacement!r}: {text!r}"
+    )
+    assert "original-output" not in text, (
+        f"the original output was sent despite the hook's replacement: {text!r}"
+    )

@@ -1,0 +1,195 @@
+"""Large results: RESULT-1, RESULT-2, RESULT-3 (RESULT-4 is with the conversation tests)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import (
+    NAMES,
+    allow_rules,
+    check_pairing,
+    execute,
+    ok_tool,
+    scenario_root,
+    text_of,
+    tool_use,
+)
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._specs import ToolBehavior
+
+TAG = "<persisted-output>"
+PREVIEW_BYTES = 2_000
+MESSAGE_BUDGET = 200_000
+
+# Characters of 1, 2, 3 and 4 UTF-8 bytes, so a byte cut can fall inside a character. No whitespace:
+# whitespace-only output counts as empty, and the block's own line breaks could pass for more preview.
+seeds = st.text(
+    alphabet=st.sampled_from(["a", "Z", "-", "é", "ж", "日", "本", "€", "🚀", "𝄞"]), min_size=1, max_size=40
+)
+
+
+def long_text(seed: str, chars: int) -> str:
+    return (seed * (chars // len(seed) + 1))[:chars]
+
+
+def longest_prefix_in(output: str, text: str) -> str:
+    """The longest prefix of ``output`` that appears in ``text`` (binary search: prefixes nest)."""
+    low, high = 0, min(len(output), len(text))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if output[:mid] in text:
+            low = mid
+        else:
+            high = mid - 1
+    return output[:low]
+
+
+def persisted_paths(text: str, session_dir: Path) -> list[Path]:
+    """The paths inside ``session_dir`` that ``text`` names."""
+    pattern = re.escape(str(session_dir)) + r"[^\s<>\"')]*"
+    return [Path(m) for m in re.findall(pattern, text)]
+
+
+def content_chars(result: Mapping[str, Any]) -> int:
+    content = result.get("content")
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(str(b.get("text", ""))) for b in content or [] if b.get("type") == "text")
+
+
+@requires("execution", "result_persistence")
+@pytest.mark.requirement("RESULT-1", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(seed=seeds, over=st.booleans(), limit=st.sampled_from([None, 3_000]))
+def test_oversized_result_is_persisted_with_safe_preview(
+    new_harness: Callable[[], Any], seed: str, over: bool, limit: int | None
+) -> None:
+    """The RESULT-1 property, stated below.
+
+    RESULT-1: a result over the tool's limit (default 50,000 chars) is saved whole to a file in the
+    session directory and replaced by a <persisted-output> block naming the file, with a preview that is
+    a prefix of the output of at most 2,000 bytes, cut on a character boundary; a result within the
+    limit is sent as it is.
+    """
+    size_limit = 50_000 if limit is None else limit
+    chars = size_limit + 10_000 if over else size_limit - 500
+    output = long_text(seed, chars)
+    flags = {} if limit is None else {"max_result_size_chars": limit}
+    tool = ok_tool("Alpha", ToolBehavior("text", text=output), **flags)
+    with scenario_root() as root:
+        session_dir = root / "session"
+        run = execute(
+            new_harness(), root, [tool], [tool_use("toolu_big", "Alpha", {"n": 1})], rules=allow_rules([tool])
+        )
+        check_pairing(run)
+        text = text_of(run.results_by_id()["toolu_big"])
+        if not over:
+            assert text == output, f"a {chars}-char result within the {size_limit}-char limit was changed"
+            return
+        assert TAG in text, (
+            f"a {chars}-char result over the {size_limit}-char limit was not persisted: {text[:200]!r}"
+        )
+        assert len(text) < chars, "the persisted-output block is not smaller than the output"
+        paths = [p for p in persisted_paths(text, session_dir) if p.is_file()]
+        assert paths, (
+            f"the persisted-output block names no existing file inside {session_dir}: {text[:400]!r}"
+        )
+        saved = paths[0].read_bytes().decode("utf-8")
+        assert saved == output, f"{paths[0]} does not hold the whole output ({len(saved)} of {chars} chars)"
+        assert "\ufffd" not in text, "the preview cuts a character in two (U+FFFD in the block)"
+        preview = longest_prefix_in(output, text)
+        size = len(preview.encode("utf-8"))
+        assert size <= PREVIEW_BYTES, f"the preview is {size} bytes, more than {PREVIEW_BYTES}"
+        assert size > PREVIEW_BYTES - 4, (
+            f"the preview is only {size} bytes of the output's start (expected ~{PREVIEW_BYTES})"
+        )
+
+
+@requires("execution", "result_persistence")
+@pytest.mark.requirement("RESULT-2", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(seed=seeds, which=st.sampled_from(["image", "unlimited"]), chars=st.integers(55_000, 90_000))
+def test_images_and_unlimited_tools_are_not_persisted(
+    new_harness: Callable[[], Any], seed: str, which: str, chars: int
+) -> None:
+    """RESULT-2: a result with an image, or from a tool without a size limit, is sent as it is, however large."""
+    output = long_text(seed, chars)
+    if which == "image":
+        tool = ok_tool("Alpha", ToolBehavior("image", text=output))
+    else:
+        tool = ok_tool("Alpha", ToolBehavior("text", text=output), max_result_size_chars=None)
+    with scenario_root() as root:
+        run = execute(
+            new_harness(), root, [tool], [tool_use("toolu_big", "Alpha", {"n": 1})], rules=allow_rules([tool])
+        )
+        result = run.results_by_id()["toolu_big"]
+        text = text_of(result)
+        assert TAG not in text, f"a {which} result of {chars} chars was persisted"
+        assert output in text, f"the {which} result's text was changed ({len(text)} of {chars} chars sent)"
+        if which == "image":
+            content = result.get("content")
+            blocks = content if isinstance(content, list) else []
+            assert any(b.get("type") == "image" for b in blocks), "the image block was not sent"
+        assert not any((root / "session").rglob("*.*")), (
+            "a file was written for a result that must not be persisted"
+        )
+
+
+@requires("execution", "result_persistence")
+@pytest.mark.requirement("RESULT-2", "MUST")
+@settings(max_examples=5, deadline=None)
+@given(count=st.integers(3, 4))
+def test_unlimited_tools_escape_message_budget(new_harness: Callable[[], Any], count: int) -> None:
+    """The RESULT-2 property, stated below.
+
+    RESULT-2: results of tools without a size limit are never persisted, even when together they
+    exceed the message budget.
+    """
+    tools = [
+        ok_tool(NAMES[i], ToolBehavior("text", chars=70_000, fill=str(i)), max_result_size_chars=None)
+        for i in range(count)
+    ]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(count)]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+    persisted = [r["tool_use_id"] for r in run.results_by_id().values() if TAG in text_of(r)]
+    assert not persisted, f"results of unlimited tools were persisted: {persisted}"
+
+
+@requires("execution", "result_persistence")
+@pytest.mark.requirement("RESULT-3", "MUST")
+@settings(max_examples=12, deadline=None)
+@given(
+    sizes=st.lists(st.integers(30_000, 49_000), min_size=5, max_size=8, unique=True).filter(
+        lambda s: sum(s) > MESSAGE_BUDGET
+    )
+)
+def test_message_budget_replaces_largest_first(new_harness: Callable[[], Any], sizes: list[int]) -> None:
+    """The RESULT-3 property, stated below.
+
+    RESULT-3: results each within their limit but together over 200,000 chars are brought within the
+    budget, and a replaced result is never smaller than one left in place (largest first).
+    """
+    tools = [ok_tool(NAMES[i], ToolBehavior("text", chars=n, fill="ab日")) for i, n in enumerate(sizes)]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(sizes))]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+    check_pairing(run)
+    by_id = run.results_by_id()
+    total = sum(content_chars(r) for r in by_id.values())
+    assert total <= MESSAGE_BUDGET, (
+        f"the results total {total} chars, over the {MESSAGE_BUDGET} budget (sizes {sizes})"
+    )
+    replaced = [n for i, n in enumerate(sizes) if TAG in text_of(by_id[f"toolu_{i:02d}"])]
+    kept = [n for i, n in enumerate(sizes) if TAG not in text_of(by_id[f"toolu_{i:02d}"])]
+    assert replaced, "nothing was replaced although the budget was exceeded"
+    assert not kept or min(replaced) > max(kept), (
+        f"not largest first: replaced results of {sorted(replaced)} chars but kept {sorted(kept)}"
+    )

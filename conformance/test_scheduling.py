@@ -1,0 +1,204 @@
+"""Scheduling: CONC-1, CONC-2, CONC-4, CONC-5 (CONC-3 is in test_pool.py).
+
+Overlap is judged from the call recorder's sequence numbers, never from wall-clock time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import (
+    NAMES,
+    allow_rules,
+    check_pairing,
+    execute,
+    is_error,
+    ok_tool,
+    scenario_root,
+    text_of,
+    tool_use,
+)
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._specs import ExecutionScenario, ToolBehavior
+
+FALLBACK_GATE = 2.0
+"""Seconds after which a gate opens anyway, so a harness that serialises calls finishes (and fails)."""
+
+
+@requires("execution")
+@pytest.mark.requirement("CONC-1", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    safe=st.lists(st.booleans(), min_size=2, max_size=7),
+    sleeps=st.lists(st.sampled_from([0.0, 0.0, 0.001, 0.003]), min_size=7, max_size=7),
+)
+def test_unsafe_call_overlaps_nothing(
+    new_harness: Callable[[], Any], safe: list[bool], sleeps: list[float]
+) -> None:
+    """CONC-1: a call that is not concurrency safe overlaps no other call (safe calls may overlap each other)."""
+    tools = [
+        ok_tool(NAMES[i], ToolBehavior("sleep", seconds=sleeps[i]), concurrency_safe=s, read_only=s)
+        for i, s in enumerate(safe)
+    ]
+    uses = [
+        tool_use(f"toolu_{i:02d}_{'safe' if s else 'serial'}", NAMES[i], {"n": i}) for i, s in enumerate(safe)
+    ]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+    unsafe = {b["id"] for b, s in zip(uses, safe, strict=False) if not s}
+    bad = [(a, b) for a, b in run.recorder.overlapping_pairs() if a in unsafe or b in unsafe]
+    assert not bad, f"calls that are not concurrency safe overlapped other calls: {bad}"
+    assert sorted(run.recorder.started()) == sorted(b["id"] for b in uses), "not every call ran"
+
+
+@requires("execution")
+@pytest.mark.requirement("CONC-2", "SHOULD")
+@settings(max_examples=15, deadline=None)
+@given(count=st.integers(2, 5), before=st.integers(0, 1), after=st.integers(0, 1))
+def test_adjacent_safe_calls_run_together(
+    new_harness: Callable[[], Any], count: int, before: int, after: int
+) -> None:
+    """The CONC-2 property, stated below.
+
+    CONC-2: adjacent concurrency-safe calls run together: every one of them has started before any
+    of them ends (each waits at a gate that opens once all have started).
+    """
+    gate = asyncio.Event()
+    safe_tools = [
+        ok_tool(
+            NAMES[before + i],
+            ToolBehavior("text", text="done", gate=gate),
+            concurrency_safe=True,
+            read_only=True,
+        )
+        for i in range(count)
+    ]
+    serial = [ok_tool(f"Serial{i}") for i in range(before + after)]
+    tools = serial[:before] + safe_tools + serial[before:]
+    uses = [tool_use(f"toolu_{i:02d}", t.name, {"n": i}) for i, t in enumerate(tools)]
+    safe_ids = [uses[before + i]["id"] for i in range(count)]
+
+    def setup(scenario: ExecutionScenario) -> None:
+        scenario.recorder.trigger_after_starts(before + count, gate)
+        # A harness that runs them one at a time would wait forever: open the gate late instead.
+        asyncio.get_running_loop().call_later(FALLBACK_GATE, gate.set)
+
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools), setup=setup)
+    starts = {e.tool_use_id: e.seq for e in run.recorder.events if e.kind == "start"}
+    ends = {e.tool_use_id: e.seq for e in run.recorder.events if e.kind == "end"}
+    missing = [i for i in safe_ids if i not in starts]
+    assert not missing, f"safe calls never started: {missing}"
+    first_end = min(ends[i] for i in safe_ids)
+    late = [i for i in safe_ids if starts[i] > first_end]
+    assert not late, (
+        f"adjacent concurrency-safe calls {safe_ids} did not run together: {late} started after one ended"
+    )
+
+
+@requires("execution")
+@pytest.mark.requirement("CONC-4", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    count=st.integers(2, 5),
+    failing=st.integers(0, 4),
+    concurrent=st.booleans(),
+)
+def test_failed_shell_call_cancels_shell_siblings(
+    new_harness: Callable[[], Any], count: int, failing: int, concurrent: bool
+) -> None:
+    """The CONC-4 property, stated below.
+
+    CONC-4: when a shell call fails, its shell siblings that had not finished do not run on (no start
+    after the failure) and each gets an error result.
+    """
+    failing %= count
+    tools = []
+    for i in range(count):
+        if i == failing:
+            behavior = ToolBehavior("raise", message="exit status 1")
+        elif i < failing and not concurrent:
+            behavior = ToolBehavior("text", text="earlier shell call done")
+        else:
+            behavior = ToolBehavior("hang")  # only a cancellation ends it
+        tools.append(
+            ok_tool(NAMES[i], behavior, shell=True, concurrency_safe=concurrent, read_only=concurrent)
+        )
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(count)]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+    check_pairing(run)
+    failed_id = uses[failing]["id"]
+    seq = {(e.kind, e.tool_use_id): e.seq for e in run.recorder.events}
+    failed_end = seq.get(("end", failed_id))
+    assert failed_end is not None, f"the failing shell call {failed_id} never ran"
+    by_id = run.results_by_id()
+    for use in uses:
+        sibling = use["id"]
+        if sibling == failed_id:
+            continue
+        end = seq.get(("end", sibling))
+        if end is not None and end < failed_end:
+            assert not is_error(by_id[sibling]), f"{sibling} finished before the failure but got an error"
+            continue
+        start = seq.get(("start", sibling))
+        assert start is None or start < failed_end, (
+            f"shell sibling {sibling} started after {failed_id} failed"
+        )
+        result = by_id[sibling]
+        message = f"shell sibling {sibling} was unfinished when {failed_id} failed but got {result}"
+        assert is_error(result), message
+        assert text_of(result).strip(), message
+
+
+@requires("execution", "abort")
+@pytest.mark.requirement("CONC-5", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(["text", "wait_abort", "hang", "sleep"]), min_size=1, max_size=6),
+    safe=st.lists(st.booleans(), min_size=6, max_size=6),
+    after=st.integers(1, 6),
+)
+def test_abort_starts_nothing_and_answers_unfinished(
+    new_harness: Callable[[], Any], kinds: list[str], safe: list[bool], after: int
+) -> None:
+    """The CONC-5 property, stated below.
+
+    CONC-5: after the abort nothing new starts, and every call that had not finished when it came
+    gets an error result (calls that finished before keep their results).
+    """
+    behaviors = [ToolBehavior(k, seconds=0.001) for k in kinds]  # type: ignore[arg-type]
+    blockers = [i for i, k in enumerate(kinds) if k in ("wait_abort", "hang")]
+    if not blockers:
+        behaviors[0] = ToolBehavior("wait_abort")
+        blockers = [0]
+    # The calls before the first blocking one start whatever the schedule, so the abort does fire.
+    after = min(after, blockers[0] + 1)
+    tools = [
+        ok_tool(NAMES[i], b, concurrency_safe=safe[i], read_only=safe[i]) for i, b in enumerate(behaviors)
+    ]
+    uses = [tool_use(f"toolu_{i:02d}_{b.kind}", NAMES[i], {"n": i}) for i, b in enumerate(behaviors)]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools), abort_after_starts=after)
+    check_pairing(run)
+    events = run.recorder.events
+    starts = [e for e in events if e.kind == "start"]
+    abort_seq = starts[after - 1].seq  # the trigger sets the abort while recording this start
+    late = [e.tool_use_id for e in starts if e.seq > abort_seq]
+    assert not late, f"calls started after the abort (set at start #{after}): {late}"
+    started = {e.tool_use_id for e in starts}
+    by_id = run.results_by_id()
+    for use, behavior in zip(uses, behaviors, strict=True):
+        result = by_id[use["id"]]
+        # A call that never started, or that only an abort ends, was unfinished at the abort; a quick
+        # call running at that moment may have finished either way.
+        if use["id"] not in started or behavior.kind in ("wait_abort", "hang"):
+            message = f"{use['id']} had not finished at the abort but got {result}"
+            assert is_error(result), message
+            assert text_of(result).strip(), message
