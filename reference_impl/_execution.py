@@ -421,6 +421,17 @@ def _approve(
     again = decide_permission(tool, updated, ctx.permission_context, tool_context=tool_context)
     if again.behavior == "deny":
         return again, updated
+    # An ask rule stops the engine before the tool's own check; the approval answers the ask, not
+    # the tool, so a rewrite the tool itself refuses is still refused.
+    try:
+        own = tool.check_permissions(updated, tool_context)
+    except Exception as exc:  # a check that crashes refuses (fail closed)
+        return PermissionDecision(
+            "deny", reason, message=f"{tool.name}'s permission check failed: {exc!r}"
+        ), updated
+    if own.behavior == "deny":
+        message = own.message or f"Permission to use {tool.name} with the approved input has been denied."
+        return PermissionDecision("deny", DecisionReason("tool", detail=message), message=message), updated
     return PermissionDecision("allow", reason, updated_input=dict(updated)), dict(updated)
 
 

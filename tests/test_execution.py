@@ -244,9 +244,7 @@ def test_headless_permission_request_hook_may_allow(tmp_path: Path) -> None:
 
 @settings(max_examples=30, deadline=None)
 @given(
-    # The host only answers an ask, and a whole-tool ask rule is decided before the tool's own check
-    # (as in Claude Code); the host's rewrite against deny rules is covered by the conformance suite.
-    source=st.just("hook"),
+    source=st.sampled_from(["hook", "host"]),
     rewritten=st.one_of(
         st.fixed_dictionaries({"n": st.integers(0, 9)}),
         st.fixed_dictionaries({"n": st.integers(100, 109)}),
