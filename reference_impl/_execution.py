@@ -20,6 +20,8 @@ smuggle in what a rule denies (EXEC-2).
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import math
 import uuid
 from collections.abc import Mapping, Sequence
@@ -57,6 +59,7 @@ from reference_impl._results import (
 )
 from reference_impl._tool import Tool, ToolContext, ToolOutput, ToolProgress
 from reference_impl._transcript import system_reminder
+from reference_impl._wire import wire_json
 
 __all__ = [
     "BatchResult",
@@ -142,16 +145,23 @@ def validate_tool_input(tool: Tool, tool_input: object) -> str | None:
                 for err in exc.errors()
             )
         return None
-    schema = dict(tool.input_json_schema or {"type": "object"})
     try:
-        validator_class = jsonschema.validators.validator_for(schema)
-        validator_class.check_schema(schema)
-        errors = sorted(validator_class(schema).iter_errors(dict(tool_input)), key=lambda e: list(e.path))
+        validator = _validator_for(wire_json(tool.input_json_schema or {"type": "object"}))
     except jsonschema.SchemaError as exc:
         return f"The tool's input schema is invalid: {exc.message}"
+    errors = sorted(validator.iter_errors(dict(tool_input)), key=lambda e: list(e.path))
     if not errors:
         return None
     return "\n".join(_describe_schema_error(err) for err in errors)
+
+
+@functools.lru_cache(maxsize=1024)
+def _validator_for(schema_json: str) -> Any:
+    """A checked validator per distinct schema: checking a schema against its meta-schema is slow."""
+    schema = json.loads(schema_json)
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return validator_class(schema)
 
 
 def _describe_schema_error(err: jsonschema.ValidationError) -> str:
@@ -492,48 +502,11 @@ async def run_tool_uses(
     grace_period: float = 1.0,
 ) -> BatchResult:
     """Run one assistant message's tool_use blocks through the streaming executor and the budget."""
-
-    def tool_and_input(block: ToolUseBlockParam) -> tuple[Tool, Mapping[str, Any]] | None:
-        tool = ctx.find_tool(block["name"])
-        tool_input = block.get("input")
-        if tool is None or validate_tool_input(tool, tool_input) is not None:
-            return None
-        return tool, cast(Mapping[str, Any], tool_input)
-
-    def is_safe(block: ToolUseBlockParam) -> bool:
-        found = tool_and_input(block)
-        # An unknown tool or an invalid input fails before it runs; it still counts as unsafe (CONC-3).
-        return found is not None and found[0].is_concurrency_safe(found[1])
-
-    def is_shell(block: ToolUseBlockParam) -> bool:
-        found = tool_and_input(block)
-        return found is not None and found[0].is_shell
-
-    async def run_one(block: ToolUseBlockParam, control: CallControl) -> ToolRunOutcome:
-        return await run_tool_use(block, control, ctx)
-
-    executor = StreamingToolExecutor(
-        run_one,
-        is_concurrency_safe=is_safe,
-        is_shell=is_shell,
-        call_timeout=call_timeout,
-        abort=abort,
-        grace_period=grace_period,
-        state=state,
+    executor = new_batch_executor(
+        ctx, abort=abort, call_timeout=call_timeout, state=state, grace_period=grace_period
     )
     outcomes = await executor.run_batch(blocks)
-    unlimited = [
-        block["id"]
-        for block in blocks
-        if (tool := ctx.find_tool(block["name"])) is not None and math.isinf(tool.max_result_size_chars)
-    ]
-    results = apply_message_budget(
-        [o.result for o in outcomes], ctx.replacement_state, ctx.session_dir, exempt_ids=unlimited
-    )
-    content: list[dict[str, Any]] = [dict(r) for r in results]
-    for outcome in outcomes:
-        content.extend(dict(block) for block in outcome.extra_blocks)
-    return BatchResult(content, outcomes, executor.state)
+    return BatchResult(finish_batch(blocks, outcomes, ctx), outcomes, executor.state)
 
 
 def new_batch_executor(
@@ -559,6 +532,7 @@ def new_batch_executor(
 
     def is_safe(block: ToolUseBlockParam) -> bool:
         found = tool_and_input(block)
+        # An unknown tool or an invalid input fails before it runs; it still counts as unsafe (CONC-3).
         return found is not None and found[0].is_concurrency_safe(found[1])
 
     def is_shell(block: ToolUseBlockParam) -> bool:
