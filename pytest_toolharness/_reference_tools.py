@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_toolharness._specs import CallRecorder, ToolSpec
+from pytest_toolharness._specs import STATE_KEY, CallRecorder, StateChange, ToolSpec
 from reference_impl._tool import (
     UNLIMITED,
     PermissionTarget,
@@ -27,8 +27,15 @@ def spec_to_tool(spec: ToolSpec, recorder: CallRecorder | None = None) -> Tool:
 
     async def call(tool_input: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         value = await spec.behavior.run(
-            context.tool_use_id, spec.name, tool_input, context.abort, active_recorder
+            context.tool_use_id, spec.name, tool_input, context.abort, active_recorder, context.state
         )
+        if isinstance(value, StateChange):
+            change = value.value
+
+            def modify(state: Mapping[str, Any]) -> Mapping[str, Any]:
+                return {**state, STATE_KEY: change}
+
+            return ToolOutput(content=value.text, context_modifier=modify)
         return ToolOutput(content=value)
 
     if spec.is_mcp:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 __all__ = [
+    "STATE_KEY",
     "BehaviorKind",
     "CallEvent",
     "CallRecorder",
@@ -29,12 +31,15 @@ __all__ = [
     "PermissionTargetKind",
     "RuleSpec",
     "ScriptedToolError",
+    "StateChange",
     "ToolBehavior",
     "ToolSpec",
     "WireRequest",
 ]
 
-BehaviorKind: TypeAlias = Literal["text", "empty", "image", "json", "raise", "sleep", "hang", "wait_abort"]
+BehaviorKind: TypeAlias = Literal[
+    "text", "empty", "image", "json", "raise", "sleep", "hang", "wait_abort", "set_state", "read_state"
+]
 PermissionTargetKind: TypeAlias = Literal["shell", "read", "edit", "web_fetch", "other"]
 
 _ONE_PIXEL_PNG = (
@@ -121,6 +126,22 @@ class CallRecorder:
         return pairs
 
 
+STATE_KEY = "toolharness"
+"""The context entry that ``set_state`` and ``read_state`` behaviours write and read."""
+
+
+@dataclass(frozen=True, slots=True)
+class StateChange:
+    """A tool's request to change the shared context for later calls (a context modifier, EXEC-4).
+
+    The adapter turns it into its harness's own mechanism: the output is ``text``, and the context
+    entry :data:`STATE_KEY` becomes ``value`` for the calls that follow.
+    """
+
+    value: Any
+    text: str
+
+
 @dataclass(frozen=True, slots=True)
 class ToolBehavior:
     """A scripted tool behaviour.
@@ -129,7 +150,9 @@ class ToolBehavior:
     ``image``: return an image block; ``json``: return ``value``; ``raise``: raise
     :class:`ScriptedToolError` with ``message``; ``sleep``: wait ``seconds`` then return text;
     ``hang``: never return (only an abort or a timeout ends it); ``wait_abort``: wait for the abort
-    signal, then return text saying so.
+    signal, then return text saying so. ``set_state``: return a :class:`StateChange` asking the
+    harness to set :data:`STATE_KEY` of its shared context to ``value`` for the calls after it
+    (EXEC-4); ``read_state``: return the JSON of the ``STATE_KEY`` entry of the context it was given.
     """
 
     kind: BehaviorKind = "text"
@@ -157,12 +180,20 @@ class ToolBehavior:
         tool_input: Mapping[str, Any],
         abort: asyncio.Event,
         recorder: CallRecorder,
+        state: Mapping[str, Any] | None = None,
     ) -> str | list[dict[str, Any]] | Any:
-        """Run the behaviour; records start and end (also on failure or cancellation)."""
+        """Run the behaviour; records start and end (also on failure or cancellation).
+
+        ``state`` is the harness's shared context as this call sees it (for ``read_state``).
+        """
         recorder.record("start", tool_use_id, name, tool_input)
         try:
             if self.gate is not None:
                 await self.gate.wait()
+            if self.kind == "set_state":
+                return StateChange(value=self.value, text="state set")
+            if self.kind == "read_state":
+                return json.dumps((state or {}).get(STATE_KEY), sort_keys=True)
             return await self._body(abort, recorder, tool_use_id, name, tool_input)
         finally:
             recorder.record("end", tool_use_id, name, tool_input)
