@@ -48,11 +48,14 @@ class AdapterSource:
     """Where the adapter comes from: an import spec, or the hook (``spec is None``)."""
 
     spec: str | None
-    origin: str  # "option", "ini", "hook" or "default"
+    origin: str  # "option", "ini", "hook", "default" or "target"
+    target: str | None = None  # --toolharness-target: the wire adapter runs this target
 
     @property
     def description(self) -> str:
         """How the report names the adapter."""
+        if self.target is not None:
+            return f"wire target {self.target}"
         if self.spec is None:
             return "pytest_toolharness_adapter hook"
         return self.spec
@@ -60,6 +63,8 @@ class AdapterSource:
 
 def choose_adapter_source(config: pytest.Config, settings: Settings) -> AdapterSource:
     """Which source will provide the adapter (without importing or calling anything)."""
+    if settings.target:
+        return AdapterSource(None, "target", target=settings.target)
     if config.getoption("toolharness_adapter"):
         return AdapterSource(str(config.getoption("toolharness_adapter")), "option")
     if settings.adapter:
@@ -111,6 +116,8 @@ def _import(module_name: str, search_dirs: tuple[Path, ...]) -> Any:
 def load_adapter(config: pytest.Config, settings: Settings) -> tuple[Any, AdapterSource]:
     """Build and validate the adapter for this session; raises :class:`AdapterLoadError`."""
     source = choose_adapter_source(config, settings)
+    if source.target is not None:
+        return _wire_adapter(source.target, settings.target_timeout), source
     if source.spec is None:
         adapter = config.hook.pytest_toolharness_adapter(config=config)
         if adapter is None:
@@ -137,3 +144,14 @@ def load_adapter(config: pytest.Config, settings: Settings) -> tuple[Any, Adapte
     except (TypeError, ValueError) as exc:
         raise AdapterLoadError(str(exc)) from exc
     return adapter, source
+
+
+def _wire_adapter(target: str, timeout: float) -> Any:
+    """The wire adapter for ``--toolharness-target`` (imported only when a target is given)."""
+    from pytest_toolharness._targets import TargetError, resolve_target
+    from pytest_toolharness._wire_adapter import WireAdapter
+
+    try:
+        return WireAdapter(resolve_target(target), timeout=timeout)
+    except (TargetError, ValueError) as exc:
+        raise AdapterLoadError(f"--toolharness-target {target!r}: {exc}") from exc

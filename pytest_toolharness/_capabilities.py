@@ -39,6 +39,7 @@ CAPABILITIES: dict[str, str] = {
     "abort": "aborting a batch of tool calls",
     "timeouts": "per-call timeouts",
     "result_persistence": "persisting oversized tool results to files",
+    "wire": "run_wire(): run a wire scenario against the harness as a process and record its API requests",
 }
 
 

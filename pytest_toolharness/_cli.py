@@ -30,6 +30,15 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--adapter", metavar="MODULE:FACTORY", help="adapter factory (default: the reference harness)"
     )
+    check.add_argument(
+        "--target",
+        metavar="NAME_OR_COMMAND",
+        help="check a harness over the wire instead: 'reference', 'claude-code' or a command template "
+        "with {prompt} {settings} {mcp_config} {workdir} (only the wire tests run)",
+    )
+    check.add_argument(
+        "--target-timeout", metavar="SECONDS", help="seconds per wire scenario before the target is killed"
+    )
     check.add_argument("--report", metavar="PATH", help="also write the report as JSON to PATH")
     check.add_argument(
         "--level", choices=[level.value for level in RunLevel], help="must, should (default), strict"
@@ -67,6 +76,14 @@ def build_pytest_args(options: argparse.Namespace, extra: Sequence[str]) -> list
         args += ["-o", f"toolharness_suite_path={suite}"]
     if options.adapter:
         args.append(f"--toolharness-adapter={options.adapter}")
+    target = getattr(options, "target", None)
+    target_timeout = getattr(options, "target_timeout", None)
+    if options.adapter and target:
+        raise SystemExit("toolharness: --adapter and --target both name the harness under test; give one")
+    if target:
+        args.append(f"--toolharness-target={target}")
+    if target_timeout:
+        args.append(f"--toolharness-target-timeout={target_timeout}")
     if options.report:
         args.append(f"--toolharness-report={options.report}")
     if options.level:

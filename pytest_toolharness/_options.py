@@ -41,6 +41,8 @@ class Settings:
     report: Path | None
     baseline: Path | None
     suite_path: Path | None
+    target: str | None = None
+    target_timeout: float = 60.0
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -98,6 +100,24 @@ def add_options(parser: pytest.Parser) -> None:
         help="TOML or JSON file of expected failures (id + reason) (ini: toolharness_baseline).",
     )
     parser.addini("toolharness_baseline", "Path of the expected-failures baseline file.", default="")
+    group.addoption(
+        "--toolharness-target",
+        metavar="NAME_OR_COMMAND",
+        default=None,
+        help="Check a harness from outside, over the wire: 'reference', 'claude-code', or a command "
+        "template with {prompt} {settings} {mcp_config} {workdir}; only the wire tests run "
+        "(ini: toolharness_target).",
+    )
+    parser.addini("toolharness_target", "Target harness for the wire suite (name or command).", default="")
+    group.addoption(
+        "--toolharness-target-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="Seconds one wire scenario may run before the target is killed as hung (default 60; "
+        "ini: toolharness_target_timeout).",
+    )
+    parser.addini("toolharness_target_timeout", "Seconds per wire scenario run.", default="60")
     # No command-line option on purpose: this exists so the plugin's own tests can run a fake suite.
     parser.addini(
         "toolharness_suite_path",
@@ -141,6 +161,21 @@ def read_settings(config: pytest.Config) -> Settings:
     baseline = _cli_path(config, config.getoption("toolharness_baseline")) or _ini_path(
         config, str(config.getini("toolharness_baseline"))
     )
+    if config.getoption("toolharness_adapter") and config.getoption("toolharness_target"):
+        raise pytest.UsageError(
+            "--toolharness-adapter and --toolharness-target both name the harness under test; give one"
+        )
+    target = config.getoption("toolharness_target") or str(config.getini("toolharness_target")) or None
+    timeout = config.getoption("toolharness_target_timeout")
+    if timeout is None:
+        try:
+            timeout = float(str(config.getini("toolharness_target_timeout")))
+        except ValueError:
+            raise pytest.UsageError(
+                f"toolharness_target_timeout = {config.getini('toolharness_target_timeout')!r} is not a number"
+            ) from None
+    if not timeout > 0:
+        raise pytest.UsageError(f"--toolharness-target-timeout must be > 0 seconds, got {timeout}")
     return Settings(
         conformance=bool(conformance),
         adapter=adapter,
@@ -149,6 +184,8 @@ def read_settings(config: pytest.Config) -> Settings:
         report=report,
         baseline=baseline,
         suite_path=_ini_path(config, str(config.getini("toolharness_suite_path"))),
+        target=target,
+        target_timeout=float(timeout),
     )
 
 

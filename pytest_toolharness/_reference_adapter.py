@@ -216,6 +216,15 @@ class ReferenceHarness:
 
     # -- execution ----------------------------------------------------------------------------
 
+    def run_wire(self, scenario: Any) -> Any:
+        """Run a wire scenario against ``python -m reference_impl`` (the reference target)."""
+        from pytest_toolharness._targets import ReferenceTarget
+        from pytest_toolharness._wire_adapter import run_wire_scenario
+
+        self._wire_runs = getattr(self, "_wire_runs", 0) + 1
+        workdir = self._workdir / f"wire-{self._wire_runs:03d}-{scenario.name}"
+        return run_wire_scenario(ReferenceTarget(), scenario, workdir)
+
     async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
         """Run the scenario's tool_use blocks through run_tool_use and the streaming executor."""
         builtin = [s for s in scenario.tools if not s.is_mcp]
@@ -359,6 +368,7 @@ class ReferenceAdapter:
             "abort",
             "timeouts",
             "result_persistence",
+            "wire",
         }
     )
 

@@ -8,6 +8,7 @@ Hooks only: the work is in ``_options`` (settings), ``_requirements`` (the catal
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,6 +156,8 @@ def pytest_runtest_makereport(
                 lines.append(f"  source: {requirement.source}")
             adapter = choose_adapter_source(item.config, state.settings)
             adapter_option = f"--toolharness-adapter={adapter.spec} " if adapter.spec else ""
+            if adapter.target is not None:
+                adapter_option = f"--toolharness-target={shlex.quote(adapter.target)} "
             lines.append(
                 "reproduce: pytest --toolharness-conformance "
                 f"{adapter_option}'{item.nodeid}' "

@@ -5,7 +5,8 @@ Runs the agent loop once against the Messages API at ``ANTHROPIC_BASE_URL`` with
 ``--output-format json`` one JSON result object. Nobody can be asked in this mode, so a call no
 rule allows is denied (PERM-8). Built-in tools: ``Read``, ``Bash`` and ``ToolSearch``;
 ``--mcp-tools FILE`` adds MCP tools with fixed answers (a JSON list of ``{"server", "name",
-"description", "inputSchema", "result", "_meta"?, "annotations"?}``), deferred as MCP tools are.
+"description", "inputSchema", "result", "_meta"?, "annotations"?}``), deferred as MCP tools are;
+``--mcp-config FILE`` (repeatable) connects to the stdio MCP servers of a Claude Code style config.
 ``ENABLE_TOOL_SEARCH`` is honoured. Exit status: 0 done, 1 the API refused a request, 2 bad
 arguments or configuration.
 """
@@ -29,6 +30,7 @@ from pydantic import BaseModel, Field
 from reference_impl._defer import parse_enable_tool_search
 from reference_impl._hooks import HookConfigError, Hooks, hooks_from_settings
 from reference_impl._loop import AgentSession, ApiRequestError, LoopResult
+from reference_impl._mcp_client import McpConfigError, connect_mcp_servers, load_mcp_config
 from reference_impl._permissions import PERMISSION_MODES, context_from_settings
 from reference_impl._request import RequestBuilder
 from reference_impl._settings import SettingsError, SettingsFile, load_settings
@@ -184,6 +186,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-turns", type=int, default=20)
     parser.add_argument("--max-tokens", type=int, default=8192)
     parser.add_argument("--mcp-tools", type=Path, default=None, help="a JSON list of fixed-answer MCP tools")
+    parser.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        type=Path,
+        help="a Claude Code style MCP config (stdio servers)",
+    )
     parser.add_argument("--session-dir", type=Path, default=None, help="where large results are saved")
     return parser
 
@@ -218,9 +227,13 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     )
 
 
-async def _run(session: AgentSession, prompt: str) -> LoopResult:
+async def _run(session: AgentSession, prompt: str, mcp_configs: Sequence[Path] = ()) -> LoopResult:
     try:
-        return await session.run(prompt)
+        servers = [server for path in mcp_configs for server in load_mcp_config(path)]
+        # The MCP servers live exactly as long as the loop: started here, closed on the way out.
+        async with connect_mcp_servers(servers) as connected:
+            session.mcp_tools = [*session.mcp_tools, *connected]
+            return await session.run(prompt)
     finally:
         await session.client.close()
 
@@ -248,7 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m reference_impl: {error}", file=sys.stderr)
         return 2
     try:
-        result = asyncio.run(_run(session, args.prompt))
+        result = asyncio.run(_run(session, args.prompt, args.mcp_config))
+    except McpConfigError as error:
+        print(f"python -m reference_impl: {error}", file=sys.stderr)
+        return 2
     except ApiRequestError as error:
         _emit(args, {**base, "subtype": "error_during_execution", "is_error": True, "result": str(error)})
         return 1

@@ -1,0 +1,187 @@
+"""The wire adapter: any harness, driven from outside through the Messages API it calls.
+
+For each :class:`~pytest_toolharness._wire_scenarios.WireScenario`, :func:`run_wire_scenario`
+starts a :class:`~pytest_toolharness._api_server.ScriptedApiServer` answering with the scenario's
+script, writes the scenario's settings and an MCP config for the suite's tool server into a fresh
+working directory, runs the :class:`~pytest_toolharness._targets.Target` once, and returns a
+:class:`WireRun`: every recorded request and how the process ended.
+
+:class:`WireAdapter` is the adapter ``--toolharness-target`` installs: its harnesses have only the
+``wire`` capability (``run_wire``), so every other conformance test is reported as not checked.
+A harness that hangs, exits with an error or never calls the API becomes a test failure whose
+message says so (:meth:`WireRun.failure`), never an error of the run.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_toolharness._api_server import RecordedRequest, ScriptedApiServer
+from pytest_toolharness._targets import Target, TargetInvocation, TargetOutcome, run_target
+from pytest_toolharness._wire_scenarios import SERVER_NAME, WireScenario
+from reference_impl._wire import wire_json
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "WireAdapter",
+    "WireHarness",
+    "WireRun",
+    "run_wire_scenario",
+    "write_mcp_config",
+]
+
+#: Seconds one scenario run may take before the harness is killed and reported as hung.
+DEFAULT_TIMEOUT = 60.0
+
+_TAIL_LINES = 15
+
+
+def _tail(text: str, label: str) -> str:
+    lines = text.strip().splitlines()
+    if not lines:
+        return f"{label}: (empty)"
+    shown = lines[-_TAIL_LINES:]
+    more = f" (last {len(shown)} of {len(lines)} lines)" if len(lines) > len(shown) else ""
+    return f"{label}{more}:\n    " + "\n    ".join(shown)
+
+
+@dataclass(frozen=True, slots=True)
+class WireRun:
+    """One scenario run against one target: the recorded requests and how the process ended.
+
+    ``server_errors`` are tracebacks of the scenario script (a suite bug, reported as such).
+    """
+
+    scenario: str
+    target: str
+    base_url: str
+    timeout: float
+    requests: list[RecordedRequest]
+    outcome: TargetOutcome
+    server_errors: list[str]
+
+    @property
+    def message_requests(self) -> list[RecordedRequest]:
+        """The ``POST /v1/messages`` requests, in arrival order."""
+        return [r for r in self.requests if r.is_messages]
+
+    def failure(self) -> str | None:
+        """Why the run itself failed (hang, error exit, no API call, script error), or None."""
+        outcome, count = self.outcome, len(self.message_requests)
+        where = f"target {self.target!r}, scenario {self.scenario!r}"
+        tails = f"{_tail(outcome.stderr, 'stderr')}\n  {_tail(outcome.stdout, 'stdout')}"
+        if outcome.start_error is not None:
+            return f"{where}: the harness could not be started: {outcome.start_error}"
+        if outcome.timed_out:
+            return (
+                f"{where}: the harness hung: it did not finish within {self.timeout:g} s and was killed, "
+                f"after {count} Messages API request(s)\n  {tails}"
+            )
+        if count == 0:
+            return (
+                f"{where}: the harness never called the Messages API at {self.base_url} "
+                f"(ANTHROPIC_BASE_URL); it exited with status {outcome.exit_code}\n  {tails}"
+            )
+        if outcome.exit_code != 0:
+            return (
+                f"{where}: the harness exited with status {outcome.exit_code} "
+                f"after {count} Messages API request(s)\n  {tails}"
+            )
+        if self.server_errors:
+            return f"{where}: the scenario's script raised (a suite bug):\n{self.server_errors[0]}"
+        return None
+
+    def verdict(self, problems: list[str]) -> str | None:
+        """The failure message for a check's ``problems`` plus :meth:`failure`, or None if all is well."""
+        parts = list(problems)
+        failure = self.failure()
+        if failure is not None:
+            parts.append(failure)
+        if not parts:
+            return None
+        return f"{self.target} ({self.scenario}):\n- " + "\n- ".join(parts)
+
+
+def write_mcp_config(path: Path, scenario: WireScenario) -> Path:
+    """The harness's MCP config: the suite's tool server serving the scenario's MCP tools."""
+    if not scenario.mcp_tools:
+        # No tools, no server: nothing to import, and any harness can read an empty config.
+        path.write_text(wire_json({"mcpServers": {}}), encoding="utf-8")
+        return path
+    from pytest_toolharness._mcp_tool_server import write_mcp_config as write_server_config
+
+    return write_server_config(path, list(scenario.mcp_tools), server_name=SERVER_NAME)
+
+
+def run_wire_scenario(
+    target: Target, scenario: WireScenario, workdir: Path, *, timeout: float = DEFAULT_TIMEOUT
+) -> WireRun:
+    """Run ``scenario`` once against ``target`` in ``workdir`` (created) and return what happened."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    settings_path = workdir / "settings.json"
+    settings_path.write_text(wire_json(dict(scenario.settings)), encoding="utf-8")
+    mcp_config_path = write_mcp_config(workdir / "mcp.json", scenario)
+    with ScriptedApiServer(scenario.answer) as server:
+        invocation = TargetInvocation(
+            prompt=scenario.prompt,
+            settings_path=settings_path,
+            mcp_config_path=mcp_config_path,
+            workdir=workdir,
+            base_url=server.base_url,
+            env=dict(scenario.env),
+            timeout=timeout,
+        )
+        outcome = run_target(target, invocation)
+        requests = server.requests
+        errors = server.script_errors
+    return WireRun(
+        scenario=scenario.name,
+        target=target.name,
+        base_url=invocation.base_url,
+        timeout=timeout,
+        requests=requests,
+        outcome=outcome,
+        server_errors=errors,
+    )
+
+
+class WireHarness:
+    """A harness reached over the wire: the ``wire`` capability only."""
+
+    def __init__(self, target: Target, root: Path, timeout: float) -> None:
+        self.target = target
+        self._root = root
+        self._timeout = timeout
+        self._runs = itertools.count(1)
+
+    def run_wire(self, scenario: WireScenario) -> WireRun:
+        """Run ``scenario`` against the target in a fresh working directory."""
+        workdir = self._root / f"{next(self._runs):03d}-{scenario.name}"
+        return run_wire_scenario(self.target, scenario, workdir, timeout=self._timeout)
+
+
+class WireAdapter:
+    """The adapter for a harness under test given as a target (``--toolharness-target``)."""
+
+    capabilities = frozenset({"wire"})
+
+    def __init__(self, target: Target, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        if timeout <= 0:
+            raise ValueError(f"the target timeout must be > 0 seconds, got {timeout}")
+        self.target = target
+        self.timeout = timeout
+        self.name = f"wire target {target.name}"
+        self._root = Path(tempfile.mkdtemp(prefix="toolharness-wire-"))
+        self._count = itertools.count(1)
+        atexit.register(shutil.rmtree, self._root, ignore_errors=True)
+
+    def new_harness(self) -> WireHarness:
+        """A fresh harness with its own working directories."""
+        root = self._root / f"harness-{next(self._count)}"
+        root.mkdir(parents=True)
+        return WireHarness(self.target, root, self.timeout)

@@ -1,0 +1,545 @@
+"""Wire checks: requirements judged from the requests a harness sent to the scripted API.
+
+Every check takes the recorded requests of one session (all of them, in arrival order, as
+:class:`~pytest_toolharness._api_server.RecordedRequest`) and returns a list of problems, each a
+sentence naming the request (``request #3``) and the tool or tool_use id involved; an empty list
+means the check passed. Only main-loop requests (``POST /v1/messages`` carrying a ``tools`` array)
+are judged, except by :func:`check_accepted`, which holds every request to the API's own checks:
+side requests (titles, summaries) carry no tools.
+
+Tool bytes (CACHE-2, CACHE-3) are compared as each tool's JSON re-encoded the way the SDK encodes
+(key order kept as received), without the per-request overlays ``defer_loading`` and
+``cache_control``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pytest_toolharness._api_server import RecordedRequest
+from pytest_toolharness._api_validation import validate_messages_request
+from reference_impl._wire import wire_json
+
+__all__ = [
+    "OVERLAY_KEYS",
+    "PER_TURN_CONTROL_BETA",
+    "check_accepted",
+    "check_answered",
+    "check_beta_latch",
+    "check_defer_loading",
+    "check_deferred_names_listed",
+    "check_error_results",
+    "check_message_cache_marker",
+    "check_nonempty_results",
+    "check_pairing",
+    "check_persisted",
+    "check_pool_order",
+    "check_result_order",
+    "check_selected",
+    "check_tool_bytes_stable",
+    "check_tool_references",
+    "check_tool_search_mode",
+    "check_unique_names",
+    "main_requests",
+    "result_text",
+    "tool_bytes",
+    "tool_results",
+]
+
+#: The beta under which messages may include ``system``-role turns (Claude Code 2.1.3xx sends them).
+PER_TURN_CONTROL_BETA = "per-turn-control-2026-07-01"
+
+#: Per-request keys of a tool that are not part of its cached base (CACHE-3).
+OVERLAY_KEYS = ("defer_loading", "cache_control")
+
+
+def main_requests(requests: Iterable[RecordedRequest]) -> list[RecordedRequest]:
+    """The main-loop requests: ``POST /v1/messages`` with a non-empty ``tools`` array."""
+    return [r for r in requests if r.is_messages and r.tools]
+
+
+def _blocks(content: Any) -> list[Mapping[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, Mapping)]
+    return []
+
+
+def _messages(request: RecordedRequest) -> list[Mapping[str, Any]]:
+    return [m for m in request.messages if isinstance(m, Mapping)]
+
+
+def result_text(block: Mapping[str, Any]) -> str:
+    """The text of a tool_result block: its string content, or its text blocks joined."""
+    content = block.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(str(b.get("text", "")) for b in _blocks(content) if b.get("type") == "text")
+
+
+def _is_empty_content(block: Mapping[str, Any]) -> bool:
+    content = block.get("content")
+    if content is None or content == "" or content == []:
+        return True
+    if isinstance(content, list):
+        # Only text blocks whose text is empty: nothing the model can read.
+        return all(b.get("type") == "text" and not b.get("text") for b in _blocks(content))
+    return False
+
+
+def tool_results(requests: Sequence[RecordedRequest]) -> dict[str, list[Mapping[str, Any]]]:
+    """tool_use id → its tool_result blocks in the last main request (the whole conversation)."""
+    mains = main_requests(requests)
+    found: dict[str, list[Mapping[str, Any]]] = {}
+    if not mains:
+        return found
+    for message in _messages(mains[-1]):
+        if message.get("role") != "user":
+            continue
+        for block in _blocks(message.get("content")):
+            if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
+                found.setdefault(str(block["tool_use_id"]), []).append(block)
+    return found
+
+
+def _without_beta_system_messages(request: RecordedRequest) -> Mapping[str, Any]:
+    body: Mapping[str, Any] = request.json
+    if PER_TURN_CONTROL_BETA not in request.beta_headers or not isinstance(body.get("messages"), list):
+        return body
+    # That beta lets mid-conversation system-role messages through; judge the rest as usual.
+    messages = [m for m in body["messages"] if not (isinstance(m, Mapping) and m.get("role") == "system")]
+    return {**body, "messages": messages}
+
+
+def check_accepted(requests: Sequence[RecordedRequest]) -> list[str]:
+    """Every ``/v1/messages`` request is one the API accepts (PAIR-1, PAIR-6, DEFER-2, DEFER-6).
+
+    Requests carrying the ``per-turn-control-2026-07-01`` beta may hold ``system``-role messages,
+    which are left out of the check.
+    """
+    problems = []
+    for request in requests:
+        if not request.is_messages:
+            continue
+        if not isinstance(request.json, Mapping):
+            problems.append(f"request #{request.index}: the body is not a JSON object")
+            continue
+        error = validate_messages_request(_without_beta_system_messages(request))
+        if error is not None:
+            problems.append(f"request #{request.index}: the API would reject it: {error.message}")
+    return problems
+
+
+def _assistant_with(messages: list[Mapping[str, Any]], tool_use_id: str) -> int | None:
+    for i, message in enumerate(messages):
+        if message.get("role") == "assistant" and any(
+            b.get("type") == "tool_use" and b.get("id") == tool_use_id
+            for b in _blocks(message.get("content"))
+        ):
+            return i
+    return None
+
+
+def check_pairing(requests: Sequence[RecordedRequest]) -> list[str]:
+    """PAIR-1: each answered tool_use is followed, in the next main request, by exactly its results.
+
+    For every main request whose scripted answer asked for tools, the next main request must hold
+    that assistant turn and, right after it, a user message with exactly one tool_result per
+    tool_use id, no other tool_result, results before any other block; and every request is one
+    the API accepts.
+    """
+    problems = check_accepted(requests)
+    mains = main_requests(requests)
+    for position, request in enumerate(mains):
+        if request.turn is None or not request.turn.tool_uses:
+            continue
+        asked = [block.id for block in request.turn.tool_uses]
+        if position + 1 >= len(mains):
+            problems.append(
+                f"the tool_use ids {', '.join(asked)} answered to request #{request.index} never got "
+                "results: the harness sent no further request"
+            )
+            continue
+        following = mains[position + 1]
+        messages = _messages(following)
+        at = _assistant_with(messages, asked[0])
+        if at is None:
+            problems.append(
+                f"request #{following.index} lacks the assistant turn with tool_use {asked[0]} "
+                f"(the answer to request #{request.index})"
+            )
+            continue
+        sent_ids = [b.get("id") for b in _blocks(messages[at].get("content")) if b.get("type") == "tool_use"]
+        if sent_ids != asked:
+            problems.append(
+                f"request #{following.index}: the assistant turn's tool_use ids are {sent_ids}, "
+                f"but the model sent {asked}"
+            )
+        if at + 1 >= len(messages) or messages[at + 1].get("role") != "user":
+            problems.append(
+                f"request #{following.index}: no user message follows the assistant turn with "
+                f"tool_use ids {', '.join(asked)}"
+            )
+            continue
+        blocks = _blocks(messages[at + 1].get("content"))
+        results = [str(b.get("tool_use_id")) for b in blocks if b.get("type") == "tool_result"]
+        for tool_use_id in asked:
+            count = results.count(tool_use_id)
+            if count != 1:
+                problems.append(
+                    f"request #{following.index}: tool_use {tool_use_id} has {count} tool_result blocks, "
+                    "expected exactly 1"
+                )
+        extra = sorted(set(results) - set(asked))
+        if extra:
+            problems.append(
+                f"request #{following.index}: tool_result for ids nobody asked: {', '.join(extra)}"
+            )
+        kinds = [b.get("type") for b in blocks]
+        if "tool_result" in kinds and kinds[: len(results)] != ["tool_result"] * len(results):
+            problems.append(
+                f"request #{following.index}: tool_result blocks are not first in their message: {kinds}"
+            )
+    return problems
+
+
+def check_answered(requests: Sequence[RecordedRequest], ids: Iterable[str]) -> list[str]:
+    """PAIR-2: each of ``ids`` has exactly one tool_result in the conversation."""
+    results = tool_results(requests)
+    problems = []
+    for tool_use_id in ids:
+        count = len(results.get(tool_use_id, []))
+        if count != 1:
+            problems.append(f"tool_use {tool_use_id} got {count} tool_result blocks, expected exactly 1")
+    return problems
+
+
+def check_error_results(requests: Sequence[RecordedRequest], ids: Iterable[str]) -> list[str]:
+    """PAIR-3: the results of ``ids`` (failures) have ``is_error: true`` and non-empty text."""
+    results = tool_results(requests)
+    problems = []
+    for tool_use_id in ids:
+        blocks = results.get(tool_use_id)
+        if not blocks:
+            problems.append(f"tool_use {tool_use_id} (a failure) got no tool_result")
+            continue
+        block = blocks[0]
+        if block.get("is_error") is not True:
+            problems.append(
+                f"tool_use {tool_use_id} failed but its tool_result has is_error={block.get('is_error')!r}: "
+                f"{result_text(block)[:200]!r}"
+            )
+        if not result_text(block).strip():
+            problems.append(f"tool_use {tool_use_id} failed but its tool_result has no text explaining why")
+    return problems
+
+
+def check_nonempty_results(
+    requests: Sequence[RecordedRequest], ids: Iterable[str] | None = None
+) -> list[str]:
+    """PAIR-4: no tool_result (of ``ids``, or any) is sent with empty content."""
+    problems = []
+    for tool_use_id, blocks in tool_results(requests).items():
+        if ids is not None and tool_use_id not in set(ids):
+            continue
+        for block in blocks:
+            if _is_empty_content(block):
+                problems.append(
+                    f"tool_use {tool_use_id}: the tool_result content is empty ({block.get('content')!r}); "
+                    "expected a placeholder"
+                )
+    return problems
+
+
+def check_result_order(requests: Sequence[RecordedRequest]) -> list[str]:
+    """PAIR-5: in each main request, tool_results follow the order of their tool_use blocks."""
+    problems = []
+    for request in main_requests(requests):
+        messages = _messages(request)
+        for i, message in enumerate(messages[:-1]):
+            if message.get("role") != "assistant":
+                continue
+            asked = [b.get("id") for b in _blocks(message.get("content")) if b.get("type") == "tool_use"]
+            answered = [
+                b.get("tool_use_id")
+                for b in _blocks(messages[i + 1].get("content"))
+                if b.get("type") == "tool_result"
+            ]
+            expected = [tool_use_id for tool_use_id in asked if tool_use_id in answered]
+            if answered and [a for a in answered if a in asked] != expected:
+                problems.append(
+                    f"request #{request.index}: tool_results in order {answered}, tool_use order {asked}"
+                )
+    return problems
+
+
+def check_unique_names(requests: Sequence[RecordedRequest]) -> list[str]:
+    """PAIR-6: tool names unique within each request; tool_use ids unique across its conversation."""
+    problems = []
+    for request in main_requests(requests):
+        names = request.tool_names
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            problems.append(f"request #{request.index}: duplicate tool names {duplicates}")
+        ids = [
+            b.get("id")
+            for m in _messages(request)
+            if m.get("role") == "assistant"
+            for b in _blocks(m.get("content"))
+            if b.get("type") == "tool_use"
+        ]
+        repeated = sorted({str(i) for i in ids if ids.count(i) > 1})
+        if repeated:
+            problems.append(f"request #{request.index}: repeated tool_use ids {repeated}")
+    return problems
+
+
+def _referenced(request: RecordedRequest) -> list[str]:
+    names = []
+    for message in _messages(request):
+        for block in _blocks(message.get("content")):
+            if block.get("type") != "tool_result" or isinstance(block.get("content"), str):
+                continue
+            for item in _blocks(block.get("content")):
+                if item.get("type") == "tool_reference":
+                    names.append(str(item.get("tool_name")))
+    return names
+
+
+def check_defer_loading(requests: Sequence[RecordedRequest], deferred: Iterable[str]) -> list[str]:
+    """DEFER-2: deferred tools go with ``defer_loading: true`` (or not at all) until discovered.
+
+    Also, in every main request: at least one tool without ``defer_loading``, and no tool with
+    both ``defer_loading`` and ``cache_control``. A tool counts as discovered once a
+    ``tool_reference`` names it in the request's messages.
+    """
+    deferred = list(deferred)
+    problems = []
+    for request in main_requests(requests):
+        tools = [t for t in request.tools if isinstance(t, Mapping)]
+        if all(t.get("defer_loading") is True for t in tools):
+            problems.append(f"request #{request.index}: every tool has defer_loading; one must be loaded")
+        for tool in tools:
+            if tool.get("defer_loading") is True and tool.get("cache_control") is not None:
+                problems.append(
+                    f"request #{request.index}: deferred tool {tool.get('name')} has cache_control"
+                )
+        discovered = set(_referenced(request))
+        for tool in tools:
+            name = tool.get("name")
+            if name in deferred and name not in discovered and tool.get("defer_loading") is not True:
+                problems.append(
+                    f"request #{request.index}: {name} is deferred and not yet discovered, but is sent "
+                    "without defer_loading: true"
+                )
+    return problems
+
+
+def _context_text(request: RecordedRequest) -> str:
+    body = request.json if isinstance(request.json, Mapping) else {}
+    # Everything the model reads besides the tools array: system prompt and messages.
+    return wire_json({"system": body.get("system"), "messages": body.get("messages")})
+
+
+def check_deferred_names_listed(requests: Sequence[RecordedRequest], names: Iterable[str]) -> list[str]:
+    """DEFER-3: in the first main request, every tool in ``names`` is sent in full or named in the text."""
+    mains = main_requests(requests)
+    if not mains:
+        return ["the harness made no main-loop request (none carried tools)"]
+    first = mains[0]
+    full = {
+        t.get("name") for t in first.tools if isinstance(t, Mapping) and t.get("defer_loading") is not True
+    }
+    text = _context_text(first)
+    return [
+        f"request #{first.index}: deferred tool {name} is named nowhere the model can read (system or messages)"
+        for name in names
+        if name not in full and name not in text
+    ]
+
+
+def check_tool_references(requests: Sequence[RecordedRequest]) -> list[str]:
+    """DEFER-6: every ``tool_reference`` names a tool in the same request's ``tools``."""
+    problems = []
+    for request in main_requests(requests):
+        names = set(request.tool_names)
+        for name in _referenced(request):
+            if name not in names:
+                problems.append(
+                    f"request #{request.index}: tool_reference {name!r} is not in its tools array"
+                )
+    return problems
+
+
+def check_tool_search_mode(
+    requests: Sequence[RecordedRequest], names: Iterable[str], *, enabled: bool
+) -> list[str]:
+    """DEFER-8: with tool search off, ``names`` go in full in every main request; on, deferred at first."""
+    names = list(names)
+    mains = main_requests(requests)
+    problems = []
+    for request in mains if not enabled else mains[:1]:
+        by_name = {t.get("name"): t for t in request.tools if isinstance(t, Mapping)}
+        for name in names:
+            tool = by_name.get(name)
+            if not enabled and (tool is None or tool.get("defer_loading") is True):
+                state = "missing" if tool is None else "deferred"
+                problems.append(f"request #{request.index}: tool search is off but {name} is {state}")
+            if enabled and tool is not None and tool.get("defer_loading") is not True:
+                problems.append(f"request #{request.index}: tool search is on but {name} is sent in full")
+    return problems
+
+
+def tool_bytes(request: RecordedRequest) -> list[tuple[str, str]]:
+    """Each tool of ``request`` as ``(name, JSON)``: received key order, SDK encoding, no overlays."""
+    try:
+        body = json.loads(request.body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return []
+    tools = body.get("tools") if isinstance(body, dict) else None
+    out = []
+    for tool in tools if isinstance(tools, list) else []:
+        if isinstance(tool, dict):
+            base = {k: v for k, v in tool.items() if k not in OVERLAY_KEYS}
+            out.append((str(tool.get("name")), wire_json(base)))
+    return out
+
+
+def _sorted_by_name(names: list[str]) -> bool:
+    return names == sorted(names) or names == sorted(names, key=lambda n: (n.casefold(), n))
+
+
+def check_pool_order(requests: Sequence[RecordedRequest]) -> list[str]:
+    """CACHE-2: built-in tools form a prefix, MCP tools (sorted) follow; the prefix bytes don't move.
+
+    The loaded (not ``defer_loading``) built-in tools of two main requests with the same such names
+    must be byte-identical and in the same order, whatever MCP tools came and went in between.
+    Deferred tools are left out: they are not part of the cached prompt.
+    """
+    problems = []
+    prefixes: dict[tuple[str, ...], tuple[int, list[str]]] = {}
+    for request in main_requests(requests):
+        names = request.tool_names
+        is_mcp = [n.startswith("mcp__") for n in names]
+        if is_mcp != sorted(is_mcp):
+            problems.append(
+                f"request #{request.index}: MCP tools are mixed into the built-in prefix: {names}"
+            )
+        mcp = [n for n in names if n.startswith("mcp__")]
+        if not _sorted_by_name(mcp):
+            problems.append(f"request #{request.index}: MCP tools not sorted by name: {mcp}")
+        loaded = {
+            t.get("name")
+            for t in request.tools
+            if isinstance(t, Mapping) and t.get("defer_loading") is not True
+        }
+        builtin = [(n, text) for n, text in tool_bytes(request) if not n.startswith("mcp__") and n in loaded]
+        key = tuple(sorted(n for n, _ in builtin))
+        texts = [f"{n}:{text}" for n, text in builtin]
+        if key in prefixes and prefixes[key][1] != texts:
+            problems.append(
+                f"request #{request.index}: the built-in prefix {[n for n, _ in builtin]} differs in order "
+                f"or bytes from request #{prefixes[key][0]}"
+            )
+        prefixes.setdefault(key, (request.index, texts))
+    return problems
+
+
+def check_tool_bytes_stable(requests: Sequence[RecordedRequest]) -> list[str]:
+    """CACHE-3: each tool's bytes (overlays aside) are identical in every main request of the session."""
+    first: dict[str, tuple[int, str]] = {}
+    problems = []
+    for request in main_requests(requests):
+        for name, text in tool_bytes(request):
+            if name not in first:
+                first[name] = (request.index, text)
+            elif first[name][1] != text:
+                problems.append(
+                    f"request #{request.index}: tool {name} changed bytes since request #{first[name][0]}: "
+                    f"{first[name][1][:300]} then {text[:300]}"
+                )
+    return problems
+
+
+def _count_markers(value: Any) -> int:
+    if isinstance(value, Mapping):
+        own = 1 if value.get("cache_control") is not None else 0
+        return own + sum(_count_markers(v) for k, v in value.items() if k != "cache_control")
+    if isinstance(value, list):
+        return sum(_count_markers(v) for v in value)
+    return 0
+
+
+def check_message_cache_marker(requests: Sequence[RecordedRequest]) -> list[str]:
+    """CACHE-5: exactly one ``cache_control`` marker inside ``messages`` in each main request."""
+    problems = []
+    for request in main_requests(requests):
+        count = _count_markers(request.messages)
+        if count != 1:
+            problems.append(
+                f"request #{request.index}: {count} message-level cache_control markers, expected 1"
+            )
+    return problems
+
+
+def check_beta_latch(requests: Sequence[RecordedRequest]) -> list[str]:
+    """CACHE-6: a beta header value, once sent in an accepted main request, is sent in every later one.
+
+    A beta the server refused (a 4xx answer) may be dropped: only accepted requests latch.
+    """
+    problems = []
+    seen: dict[str, int] = {}
+    for request in main_requests(requests):
+        betas = set(request.beta_headers)
+        for beta, since in seen.items():
+            if beta not in betas:
+                problems.append(
+                    f"request #{request.index}: beta {beta!r} sent since request #{since} was dropped"
+                )
+        if request.status == 200:
+            for beta in request.beta_headers:
+                seen.setdefault(beta, request.index)
+    return problems
+
+
+def check_persisted(requests: Sequence[RecordedRequest], tool_use_id: str, output_chars: int) -> list[str]:
+    """RESULT-1: the oversized output of ``tool_use_id`` arrives as a shorter ``<persisted-output>`` block."""
+    blocks = tool_results(requests).get(tool_use_id, [])
+    if not blocks:
+        return [f"tool_use {tool_use_id} (a {output_chars}-character output) got no tool_result"]
+    text = result_text(blocks[0])
+    problems = []
+    if "<persisted-output>" not in text:
+        problems.append(
+            f"tool_use {tool_use_id}: a {output_chars}-character output was sent without <persisted-output> "
+            f"({len(text)} characters, starting {text[:120]!r})"
+        )
+    if len(text) >= output_chars:
+        problems.append(
+            f"tool_use {tool_use_id}: the result is {len(text)} characters, not shorter than the output"
+        )
+    return problems
+
+
+def check_selected(requests: Sequence[RecordedRequest], search_id: str, names: Iterable[str]) -> list[str]:
+    """DEFER-4: the ToolSearch ``select:`` call ``search_id`` returned a tool_reference to each of ``names``."""
+    blocks = tool_results(requests).get(search_id, [])
+    if not blocks:
+        return [f"the ToolSearch call {search_id} got no tool_result"]
+    content = blocks[0].get("content")
+    referenced = (
+        [str(item.get("tool_name")) for item in _blocks(content) if item.get("type") == "tool_reference"]
+        if not isinstance(content, str)
+        else []
+    )
+    return [
+        f"ToolSearch {search_id} (select:) did not return {name}: got references {referenced}, "
+        f"text {result_text(blocks[0])[:200]!r}"
+        for name in names
+        if name not in referenced
+    ]

@@ -1,0 +1,244 @@
+"""Wire scenarios: what the scripted model does, which tools the suite serves, which settings apply.
+
+A :class:`WireScenario` is run against a harness from outside (see
+:mod:`pytest_toolharness._wire_adapter`): the scripted Messages API answers its main-loop requests
+with the scenario's :attr:`~WireScenario.steps`, the suite's MCP tool server serves its
+:attr:`~WireScenario.mcp_tools`, and the harness reads :attr:`~WireScenario.settings` (permission
+rules, hooks) from a settings file.
+
+The script is reactive and stateless: the step answered is the number of assistant messages in the
+request (so a retried request gets the same answer), a step may be a function of the request (call
+a tool only once the harness loaded it), requests without tools are side requests (titles,
+summaries) answered with a short text, and after the last step the model says it is done.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from pytest_toolharness._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
+from pytest_toolharness._specs import ToolBehavior, ToolSpec
+
+if TYPE_CHECKING:
+    from pytest_toolharness._api_server import RecordedRequest
+
+__all__ = [
+    "DEFERRED_OUTPUT_CHARS",
+    "FINAL_TEXT",
+    "GIVE_UP_TEXT",
+    "SERVER_NAME",
+    "SIDE_TEXT",
+    "DeferIds",
+    "PairingIds",
+    "Step",
+    "WireScenario",
+    "deferred_scenario",
+    "mcp_name",
+    "mcp_spec",
+    "pairing_scenario",
+]
+
+#: The name of the suite's MCP server in the harness's MCP config: tools are ``mcp__suite__<tool>``.
+SERVER_NAME = "suite"
+#: The model's last turn once the scenario's steps are done.
+FINAL_TEXT = "All done."
+#: The answer to a side request (one without tools: a title, a summary, a quota check).
+SIDE_TEXT = "ok"
+#: What the model says when the harness did not do what a reactive step needs.
+GIVE_UP_TEXT = "Giving up: the harness did not offer the tool this scenario needs."
+
+Step: TypeAlias = "AssistantTurn | Callable[[RecordedRequest], AssistantTurn]"
+_ID_PREFIX = "01Wire"
+
+
+def mcp_name(tool: str) -> str:
+    """The name a harness gives the suite server's tool ``tool``: ``mcp__suite__<tool>``."""
+    return f"mcp__{SERVER_NAME}__{tool}"
+
+
+def mcp_spec(tool: str, description: str, behavior: ToolBehavior, **schema_props: Any) -> ToolSpec:
+    """A tool of the suite's MCP server; ``schema_props`` are required properties and their schemas."""
+    schema: dict[str, Any] = {"type": "object", "properties": dict(schema_props)}
+    if schema_props:
+        schema["required"] = list(schema_props)
+    return ToolSpec(
+        name=mcp_name(tool),
+        description=description,
+        input_schema=schema,
+        mcp_server=SERVER_NAME,
+        mcp_tool=tool,
+        behavior=behavior,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class WireScenario:
+    """One black-box run: prompt, scripted model steps, MCP tools, settings and environment."""
+
+    name: str
+    prompt: str
+    steps: Sequence[Step]
+    mcp_tools: Sequence[ToolSpec] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.prompt:
+            raise ValueError("a WireScenario needs a name and a non-empty prompt")
+        for index, step in enumerate(self.steps):
+            if not (isinstance(step, AssistantTurn) or callable(step)):
+                raise TypeError(
+                    f"WireScenario {self.name!r} step {index} is a {type(step).__name__}, "
+                    "not an AssistantTurn or a function of the request"
+                )
+        names = [spec.name for spec in self.mcp_tools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"WireScenario {self.name!r} has duplicate MCP tool names: {names}")
+
+    def answer(self, request: RecordedRequest) -> AssistantTurn:
+        """The scripted model's answer to ``request`` (the server's script callable)."""
+        if not request.tools:
+            return AssistantTurn.text(SIDE_TEXT)
+        step = sum(1 for m in request.messages if isinstance(m, Mapping) and m.get("role") == "assistant")
+        if step >= len(self.steps):
+            return AssistantTurn.text(FINAL_TEXT)
+        item = self.steps[step]
+        if isinstance(item, AssistantTurn):
+            return item
+        return item(request)
+
+
+# -- the built-in scenarios ------------------------------------------------------------------
+
+
+def _id(n: int) -> str:
+    return tool_use_id(n, _ID_PREFIX)
+
+
+class PairingIds:
+    """The tool_use ids of :func:`pairing_scenario`, one per path."""
+
+    OK = _id(1)
+    UNKNOWN = _id(2)
+    INVALID = _id(3)
+    ERROR = _id(4)
+    EMPTY = _id(5)
+    DENIED = _id(6)
+    HOOK_BLOCKED = _id(7)
+    SECOND = _id(8)
+    INVALID_MCP = _id(9)
+    FIRST_TURN = (OK, UNKNOWN, INVALID, INVALID_MCP, ERROR, EMPTY, DENIED, HOOK_BLOCKED)
+    # Schema validation of an MCP tool's input may be left to the MCP server (which here does not
+    # validate and succeeds), so INVALID_MCP only has to be answered; INVALID (a built-in's own
+    # schema, Read without file_path) must be an error.
+    FAILURES = (UNKNOWN, INVALID, ERROR, DENIED, HOOK_BLOCKED)
+
+
+class DeferIds:
+    """The tool_use ids of :func:`deferred_scenario`."""
+
+    SEARCH = _id(21)
+    BIG = _id(22)
+
+
+#: How many characters the deferred scenario's big tool returns (over the 50,000 default limit).
+DEFERRED_OUTPUT_CHARS = 60_000
+
+_TEXT_PROP = {"type": "string", "description": "Any text"}
+
+
+def _blocking_hook_command(reason: str) -> str:
+    """A command hook that reads its input and blocks with exit status 2 and ``reason`` on stderr."""
+    code = f"import sys; sys.stdin.read(); sys.stderr.write({reason!r}); sys.exit(2)"
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+
+
+def pairing_scenario() -> WireScenario:
+    """Every failure path in one turn, then a second turn: PAIR-1..6, CACHE-2/3/5 over the wire.
+
+    Turn 1 calls, in this order: a tool that works, a tool nobody has, ``Read`` without its
+    required ``file_path``, an MCP tool with input that fails its schema, a tool that fails, a tool with empty output, ``Bash`` against a deny rule, and
+    a tool a PreToolUse command hook blocks. Turn 2 calls the working tool again. Tool search is off
+    (``ENABLE_TOOL_SEARCH=false``) so every tool can be called at once.
+    """
+    echo = mcp_spec("echo", "Echo text back.", ToolBehavior("text", text="echo-ok"), text=_TEXT_PROP)
+    fail = mcp_spec("fail", "A tool that fails.", ToolBehavior("raise", message="the suite's tool failed"))
+    empty = mcp_spec("empty", "A tool with no output.", ToolBehavior("empty"))
+    guarded = mcp_spec("guarded", "A tool a hook blocks.", ToolBehavior("text", text="guarded-ran"))
+    tools = (echo, fail, empty, guarded)
+    first = AssistantTurn(
+        (
+            TextBlock("Trying every path."),
+            ToolUseBlock(PairingIds.OK, echo.name, {"text": "hello"}),
+            ToolUseBlock(PairingIds.UNKNOWN, mcp_name("no_such_tool"), {}),
+            ToolUseBlock(PairingIds.INVALID, "Read", {}),
+            ToolUseBlock(PairingIds.INVALID_MCP, echo.name, {"text": 42}),
+            ToolUseBlock(PairingIds.ERROR, fail.name, {}),
+            ToolUseBlock(PairingIds.EMPTY, empty.name, {}),
+            ToolUseBlock(PairingIds.DENIED, "Bash", {"command": "echo denied-by-rule"}),
+            ToolUseBlock(PairingIds.HOOK_BLOCKED, guarded.name, {}),
+        )
+    )
+    second = AssistantTurn((ToolUseBlock(PairingIds.SECOND, echo.name, {"text": "again"}),))
+    settings = {
+        "permissions": {
+            "allow": [spec.name for spec in tools],
+            "deny": ["Bash(echo denied-by-rule:*)"],
+        },
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": guarded.name,
+                    "hooks": [
+                        {"type": "command", "command": _blocking_hook_command("blocked by the suite hook")}
+                    ],
+                }
+            ]
+        },
+    }
+    return WireScenario(
+        name="pairing",
+        prompt="Use the tools as the conversation asks.",
+        steps=(first, second),
+        mcp_tools=tools,
+        settings=settings,
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    )
+
+
+def deferred_scenario() -> WireScenario:
+    """Tool search on: load a deferred MCP tool with ``select:``, call it, get a persisted result.
+
+    Turn 1 calls ``ToolSearch`` with ``select:mcp__suite__big``; turn 2 calls the tool once the
+    harness sends it in ``tools`` (else the model gives up); the tool returns 60,000 characters.
+    DEFER-2, DEFER-3, DEFER-6, DEFER-8, CACHE-2/3/5/6 and RESULT-1 over the wire.
+    """
+    big = mcp_spec(
+        "big",
+        "Returns a very large report.",
+        ToolBehavior("text", chars=DEFERRED_OUTPUT_CHARS, fill="0123456789"),
+    )
+    weather = mcp_spec("weather", "Get the weather forecast for a city.", ToolBehavior("text", text="sunny"))
+    notes = mcp_spec("notes", "Search the user's notes.", ToolBehavior("text", text="no notes"))
+    tools = (big, weather, notes)
+
+    def call_when_loaded(request: RecordedRequest) -> AssistantTurn:
+        if big.name not in request.tool_names:
+            return AssistantTurn.text(GIVE_UP_TEXT)
+        return AssistantTurn((ToolUseBlock(DeferIds.BIG, big.name, {}),))
+
+    search = AssistantTurn(
+        (ToolUseBlock(DeferIds.SEARCH, "ToolSearch", {"query": f"select:{big.name}", "max_results": 5}),)
+    )
+    return WireScenario(
+        name="deferred",
+        prompt="Load the big report tool and run it.",
+        steps=(search, call_when_loaded),
+        mcp_tools=tools,
+        settings={"permissions": {"allow": [spec.name for spec in tools]}},
+        env={"ENABLE_TOOL_SEARCH": "true"},
+    )

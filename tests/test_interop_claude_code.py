@@ -1,0 +1,168 @@
+"""Interop: the wire conformance suite against the real Claude Code CLI, offline.
+
+The CLI runs only against the suite's scripted Messages API on 127.0.0.1, with a fresh HOME per run
+(see pytest_toolharness._claude_code). Skipped, with the reason, when no binary is installed. The
+differences it is expected to show live in pytest_toolharness/baselines/claude-code.toml, with
+their evidence in docs/interop-claude-code.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import pytest_toolharness
+from pytest_toolharness._claude_code import CLAUDE_BIN_ENV, ClaudeCodeTarget, find_claude_binary
+from pytest_toolharness._mcp_tool_server import read_call_log
+from pytest_toolharness._script import AssistantTurn, ToolUseBlock
+from pytest_toolharness._specs import ToolBehavior
+from pytest_toolharness._targets import TargetInvocation, base_environment
+from pytest_toolharness._wire_adapter import run_wire_scenario
+from pytest_toolharness._wire_checks import check_pairing, check_result_order, tool_results
+from pytest_toolharness._wire_scenarios import WireScenario, mcp_spec
+
+BASELINE = Path(pytest_toolharness.__file__).parent / "baselines" / "claude-code.toml"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _binary() -> Path:
+    try:
+        binary = find_claude_binary()
+    except FileNotFoundError as error:
+        pytest.skip(str(error))
+    if binary is None:
+        pytest.skip(
+            f"no Claude Code binary: claude-agent-sdk is not installed, no `claude` on PATH, no {CLAUDE_BIN_ENV}"
+        )
+    return binary
+
+
+def _invocation(tmp_path: Path, base_url: str = "http://127.0.0.1:9") -> TargetInvocation:
+    return TargetInvocation(
+        prompt="say hi",
+        settings_path=tmp_path / "settings.json",
+        mcp_config_path=tmp_path / "mcp.json",
+        workdir=tmp_path,
+        base_url=base_url,
+    )
+
+
+# --- the target itself (no binary needed) -----------------------------------------------------
+
+
+def test_command_is_print_mode_with_suite_settings_and_only_suite_mcp(tmp_path: Path) -> None:
+    target = ClaudeCodeTarget(Path("/opt/claude"))
+    argv = target.command(_invocation(tmp_path))
+    assert argv[:3] == ["/opt/claude", "-p", "say hi"]
+    assert argv[argv.index("--settings") + 1] == str(tmp_path / "settings.json")
+    assert argv[argv.index("--output-format") + 1] == "json"
+    # --mcp-config is variadic: the next word must be a flag, never a positional argument.
+    after = argv[argv.index("--mcp-config") + 2]
+    assert argv[argv.index("--mcp-config") + 1] == str(tmp_path / "mcp.json")
+    assert after == "--strict-mcp-config"
+
+
+def test_environment_is_offline_and_loopback_only(tmp_path: Path) -> None:
+    target = ClaudeCodeTarget(Path("/opt/claude"))
+    inv = _invocation(tmp_path)
+    env = {**base_environment(inv), **target.environment(inv)}
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
+    assert env["HOME"] == str(tmp_path / "home")
+    assert env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+    assert env["DISABLE_AUTOUPDATER"] == "1"
+    with pytest.raises(ValueError, match="only against a loopback server"):
+        target.environment(_invocation(tmp_path, "https://api.anthropic.com"))
+
+
+def test_explicit_binary_that_is_missing_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(CLAUDE_BIN_ENV, str(tmp_path / "nope"))
+    with pytest.raises(FileNotFoundError, match=f"{CLAUDE_BIN_ENV}=.*not an executable file"):
+        find_claude_binary()
+
+
+# --- the real CLI ---------------------------------------------------------------------------
+
+
+def test_wire_suite_matches_the_baseline(tmp_path: Path) -> None:
+    """Every wire requirement passes except the baseline's, and each baseline entry really fails."""
+    _binary()
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [
+            *(
+                sys.executable,
+                "-m",
+                "pytest",
+                "--toolharness-conformance",
+                "--toolharness-target",
+                "claude-code",
+            ),
+            *(f"--toolharness-baseline={BASELINE}", f"--toolharness-report={report}"),
+            *("-p", "no:cacheprovider", "-q", "conformance/test_wire.py"),
+        ],
+        cwd=REPO,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
+    statuses = {r["id"]: r["status"] for r in json.loads(report.read_text())["requirements"]}
+    expected = {e["id"] for e in tomllib.loads(BASELINE.read_text())["expected_failures"]}
+    failed = sorted(i for i, s in statuses.items() if s == "failed")
+    assert failed == [], (
+        f"Claude Code failed wire requirements not in the baseline: {failed}\n{done.stdout[-4000:]}"
+    )
+    shown = {i for i, s in statuses.items() if s == "expected failure"}
+    assert shown == expected, (
+        f"baseline {sorted(expected)} but the run showed expected failures {sorted(shown)} "
+        f"(a baseline entry that passes is stale: the difference is gone or no wire test exercises it)"
+    )
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+def test_results_come_in_completion_order(tmp_path: Path) -> None:
+    """Evidence for the PAIR-5 baseline entry: a slow and a fast read-only MCP call, then an unknown tool.
+
+    Claude Code answers the unknown tool first (found before running), then the fast call, then the
+    slow one, while the MCP server's log shows both calls overlapped.
+    """
+    target = ClaudeCodeTarget(_binary())
+    slow = dataclasses.replace(
+        mcp_spec("slow", "Slow.", ToolBehavior("sleep", seconds=1.0, text="slow")), read_only=True
+    )
+    fast = dataclasses.replace(mcp_spec("fast", "Fast.", ToolBehavior("text", text="fast")), read_only=True)
+    ids = ("toolu_01Order1", "toolu_01Order2", "toolu_01Order3")
+    turn = AssistantTurn(
+        (
+            ToolUseBlock(ids[0], slow.name, {}),
+            ToolUseBlock(ids[1], fast.name, {}),
+            ToolUseBlock(ids[2], "mcp__suite__missing", {}),
+        )
+    )
+    scenario = WireScenario(
+        name="order",
+        prompt="Use the tools.",
+        steps=(turn,),
+        mcp_tools=(slow, fast),
+        settings={"permissions": {"allow": [slow.name, fast.name]}},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    )
+    run = run_wire_scenario(target, scenario, tmp_path / "run", timeout=120)
+    assert run.failure() is None, run.failure()
+    assert check_pairing(run.requests) == []
+    results = tool_results(run.requests)
+    assert all(len(results[i]) == 1 for i in ids), results
+    problems = check_result_order(run.requests)
+    assert problems, "Claude Code kept tool_use order: remove PAIR-5 from the baseline"
+    assert f"['{ids[2]}', '{ids[1]}', '{ids[0]}']" in problems[0]
+    kinds = [(e["event"], e["tool"]) for e in read_call_log(tmp_path / "run")]
+    assert kinds[:2] == [("start", "slow"), ("start", "fast")], kinds

@@ -1,0 +1,141 @@
+"""Targets: command templates, built-in names, and running a harness process with a clean environment."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_toolharness._targets import (
+    CommandTarget,
+    ReferenceTarget,
+    TargetError,
+    TargetInvocation,
+    resolve_target,
+    run_target,
+)
+from pytest_toolharness._wire_adapter import WireAdapter, WireRun
+from pytest_toolharness._wire_scenarios import WireScenario
+
+
+def invocation(tmp_path: Path, *, timeout: float = 30.0, prompt: str = "two words") -> TargetInvocation:
+    return TargetInvocation(
+        prompt=prompt,
+        settings_path=tmp_path / "settings.json",
+        mcp_config_path=tmp_path / "mcp.json",
+        workdir=tmp_path,
+        base_url="http://127.0.0.1:9",
+        env={"ENABLE_TOOL_SEARCH": "false"},
+        timeout=timeout,
+    )
+
+
+def python(code: str) -> str:
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+
+
+def test_command_template_fills_placeholders_inside_words(tmp_path: Path) -> None:
+    target = CommandTarget(
+        "harness -p {prompt} --settings={settings} --mcp {mcp_config} '{\"a\": 1}' {workdir}/x"
+    )
+    inv = invocation(tmp_path, prompt="say 'hi' {x}")
+    assert target.command(inv) == [
+        "harness",
+        "-p",
+        "say 'hi' {x}",
+        f"--settings={tmp_path / 'settings.json'}",
+        "--mcp",
+        str(tmp_path / "mcp.json"),
+        '{"a": 1}',
+        f"{tmp_path}/x",
+    ]
+
+
+@pytest.mark.parametrize("template", ["", "   ", "harness 'unclosed"])
+def test_bad_templates_are_refused(template: str) -> None:
+    with pytest.raises(TargetError):
+        resolve_target(template)
+
+
+def test_builtin_names_resolve() -> None:
+    assert isinstance(resolve_target("reference"), ReferenceTarget)
+    assert resolve_target("claude-code").name == "claude-code"
+    assert isinstance(resolve_target("my-harness -p {prompt}"), CommandTarget)
+
+
+def test_reference_command_passes_the_files(tmp_path: Path) -> None:
+    argv = ReferenceTarget().command(invocation(tmp_path))
+    assert argv[:3] == [sys.executable, "-m", "reference_impl"]
+    assert argv[argv.index("-p") + 1] == "two words"
+    assert argv[argv.index("--mcp-config") + 1] == str(tmp_path / "mcp.json")
+
+
+def test_clean_environment_and_closed_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "real-secret")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "/somewhere")
+    code = "import json, os, sys; print(json.dumps({'env': dict(os.environ), 'stdin': sys.stdin.read()}))"
+    outcome = run_target(CommandTarget(python(code)), invocation(tmp_path))
+    assert outcome.exit_code == 0, outcome.stderr
+    seen = json.loads(outcome.stdout)
+    env = seen["env"]
+    assert seen["stdin"] == ""
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
+    assert env["ANTHROPIC_API_KEY"] == "x"
+    assert env["HOME"] == str(tmp_path / "home")
+    assert env["ENABLE_TOOL_SEARCH"] == "false"
+    assert env["TOOLHARNESS_PROMPT"] == "two words"
+    assert "ANTHROPIC_AUTH_TOKEN" not in env
+    assert "CLAUDE_CONFIG_DIR" not in env
+    assert (tmp_path / "home").is_dir()
+
+
+def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    # The child starts a grandchild that would outlive it; the group kill takes both.
+    code = (
+        "import subprocess, sys, time; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        "print(p.pid, flush=True); time.sleep(60)"
+    )
+    outcome = run_target(CommandTarget(python(code)), invocation(tmp_path, timeout=1.0))
+    assert outcome.timed_out
+    assert outcome.exit_code is None
+    grandchild = int(outcome.stdout.split()[0])
+    assert (
+        not Path(f"/proc/{grandchild}").exists()
+        or "Z" in Path(f"/proc/{grandchild}/stat").read_text().split()[2]
+    )
+
+
+def test_exit_status_and_stderr_are_kept(tmp_path: Path) -> None:
+    code = "import sys; sys.stderr.write('boom'); sys.exit(3)"
+    outcome = run_target(CommandTarget(python(code)), invocation(tmp_path))
+    assert (outcome.exit_code, outcome.stderr, outcome.timed_out) == (3, "boom", False)
+
+
+def test_missing_program_is_a_start_error(tmp_path: Path) -> None:
+    outcome = run_target(CommandTarget("/nonexistent/harness -p {prompt}"), invocation(tmp_path))
+    assert outcome.exit_code is None
+    assert outcome.start_error is not None
+    assert "/nonexistent/harness" in outcome.start_error
+
+
+def test_wire_harness_reports_a_harness_that_never_calls_the_api() -> None:
+    adapter = WireAdapter(CommandTarget(python("print('hello')")), timeout=30)
+    assert adapter.capabilities == frozenset({"wire"})
+    run = adapter.new_harness().run_wire(WireScenario(name="nothing", prompt="hi", steps=()))
+    assert isinstance(run, WireRun)
+    failure = run.failure()
+    assert failure is not None
+    assert "never called the Messages API" in failure
+    assert "hello" in failure
+    verdict = run.verdict(["a check problem"])
+    assert verdict is not None
+    assert verdict.index("a check problem") < verdict.index("never called")
+
+
+def test_wire_adapter_refuses_a_bad_timeout() -> None:
+    with pytest.raises(ValueError, match="timeout"):
+        WireAdapter(ReferenceTarget(), timeout=0)
