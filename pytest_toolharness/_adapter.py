@@ -146,6 +146,7 @@ CAPABILITIES: dict[str, tuple[str, ...]] = {
         "resume",
     ),
     "execution": ("execute",),
+    "wire": ("run_wire",),
 }
 """Each capability and the methods that make it up."""
 
