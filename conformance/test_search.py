@@ -1,0 +1,207 @@
+"""The ToolSearch tool: DEFER-4 (``select:``) and DEFER-5 (keyword search, against an independent oracle)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_pool import (
+    WORDS,
+    builtin_names,
+    builtin_spec,
+    descriptions,
+    mcp_spec,
+    mcp_tool_parts,
+    server_names,
+)
+from conformance.oracles.search import oracle_search_tools_with_keywords
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._specs import ToolSpec
+
+
+def deferred(spec: ToolSpec) -> bool:
+    """Whether the spec is deferred (DEFER-1, for the names this suite generates)."""
+    return not spec.always_load and (spec.is_mcp or spec.should_defer)
+
+
+search_pools = st.tuples(
+    st.lists(
+        st.builds(
+            lambda n, d, defer, hint: builtin_spec(n, description=d, should_defer=defer, search_hint=hint),
+            builtin_names(),
+            descriptions(),
+            st.sampled_from([True, True, False]),
+            st.none() | descriptions(),
+        ),
+        min_size=1,
+        max_size=6,
+        unique_by=lambda s: s.name,
+    ),
+    st.lists(
+        st.builds(
+            lambda srv, t, d, load, hint: mcp_spec(srv, t, description=d, always_load=load, search_hint=hint),
+            server_names(),
+            mcp_tool_parts(),
+            descriptions(),
+            st.sampled_from([False, False, False, True]),
+            st.none() | descriptions(),
+        ),
+        min_size=1,
+        max_size=8,
+        unique_by=lambda s: s.name,
+    ),
+).filter(lambda pool: any(deferred(s) for s in pool[0] + pool[1]))
+
+
+def _names(result: list[str] | str) -> list[str]:
+    return [] if isinstance(result, str) else list(result)
+
+
+# -- DEFER-4 ------------------------------------------------------------------------------------
+
+
+@requires("search")
+@pytest.mark.requirement("DEFER-4", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(pool=search_pools, data=st.data())
+def test_select_returns_the_named_tools_once(
+    new_harness: Callable[[], Any], pool: tuple[list[ToolSpec], list[ToolSpec]], data: st.DataObject
+) -> None:
+    """DEFER-4: ``select:A,B`` returns the named tools (deferred or already loaded), each once.
+
+    Names are split on commas and trimmed; unknown names are dropped; the prefix is
+    case-insensitive. The order is the request order, or deferred tools first then loaded ones.
+    """
+    builtins, mcps = pool
+    specs = builtins + mcps
+    by_name = {s.name: s for s in specs}
+    picked = data.draw(st.lists(st.sampled_from(sorted(by_name)), min_size=1, max_size=6), label="selected")
+    unknown = data.draw(
+        st.lists(st.sampled_from(["NoSuchTool", "mcp__nowhere__x"]), max_size=2), label="unknown"
+    )
+    requested = data.draw(st.permutations(picked + unknown), label="request order")
+    pads = data.draw(
+        st.lists(st.sampled_from(["", " ", "  "]), min_size=len(requested), max_size=len(requested))
+    )
+    prefix = data.draw(st.sampled_from(["select:", "Select:", "SELECT:"]), label="prefix")
+    query = prefix + ",".join(f"{pad}{name}{pad}" for pad, name in zip(pads, requested, strict=True))
+    result = new_harness().search(builtins, mcps, query, max_results=5)
+
+    in_order = list(dict.fromkeys(n for n in requested if n in by_name))
+    deferred_first = [n for n in in_order if deferred(by_name[n])] + [
+        n for n in in_order if not deferred(by_name[n])
+    ]
+    got = _names(result)
+    assert got in (in_order, deferred_first), (
+        f"query {query!r}: expected {in_order} (request order) or {deferred_first} (deferred first), got {result!r}"
+    )
+
+
+@requires("search")
+@pytest.mark.requirement("DEFER-4", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(pool=search_pools, data=st.data())
+def test_no_match_is_text(
+    new_harness: Callable[[], Any], pool: tuple[list[ToolSpec], list[ToolSpec]], data: st.DataObject
+) -> None:
+    """DEFER-4: a search that finds nothing answers with text, never an empty list of tools.
+
+    Covers ``select:`` of unknown names, of names in the wrong case (names are case-sensitive),
+    and keywords that occur nowhere.
+    """
+    builtins, mcps = pool
+    names = {s.name for s in builtins + mcps}
+    wrong_case = [
+        n.swapcase()
+        for n in sorted(names)
+        if n.swapcase() not in names and n.swapcase().lower() != "toolsearch"
+    ]
+    query = data.draw(
+        st.sampled_from(
+            [
+                "select:NoSuchTool",
+                "select:NoSuchTool, mcp__nowhere__nothing",
+                "zzqx",
+                "+zzqx " + WORDS[0],
+                *(f"select:{n}" for n in wrong_case),
+            ]
+        ),
+        label="query",
+    )
+    result = new_harness().search(builtins, mcps, query, max_results=5)
+    assert isinstance(result, str), f"query {query!r} matches nothing, but the search returned {result!r}"
+    assert result.strip(), f"query {query!r}: the no-match answer is empty text"
+
+
+# -- DEFER-5 ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _OracleTool:
+    """What the oracle reads of a tool: its name, search hint and description."""
+
+    name: str
+    search_hint: str | None
+    description: str
+
+
+def _term(words: list[str]) -> st.SearchStrategy[str]:
+    # Mostly words the pool's tools contain, so that rankings have several scored tools and ties.
+    word = st.sampled_from(words)
+    return st.one_of(
+        word,
+        word,
+        word.map(str.upper),
+        word.flatmap(lambda w: st.integers(2, max(2, len(w) - 1)).map(lambda k: w[:k])),
+        word.map(lambda w: "+" + w),
+        st.sampled_from(["the", "über", "zzqx"]),
+    )
+
+
+def _pool_words(specs: list[ToolSpec]) -> list[str]:
+    text = " ".join(f"{s.name} {s.description} {s.search_hint or ''}" for s in specs).lower()
+    return sorted(w for w in WORDS if w in text) or list(WORDS)
+
+
+@requires("search", "pool")
+@pytest.mark.requirement("DEFER-5", "SHOULD")
+@settings(max_examples=50, deadline=None)
+@given(pool=search_pools, data=st.data(), max_results=st.sampled_from([5, 10, 3, 2, 1]))
+def test_keyword_search_matches_the_oracle(
+    new_harness: Callable[[], Any],
+    pool: tuple[list[ToolSpec], list[ToolSpec]],
+    data: st.DataObject,
+    max_results: int,
+) -> None:
+    """DEFER-5: keyword queries return the seed's ranking: fast paths, +required terms, scores, ties, limit."""
+    builtins, mcps = pool
+    specs = {s.name: s for s in builtins + mcps}
+    harness = new_harness()
+    order = harness.assemble_pool(builtins, mcps)
+    in_pool = [specs[n] for n in order if n in specs]
+    query = data.draw(
+        st.one_of(
+            st.lists(_term(_pool_words(in_pool)), min_size=1, max_size=3).flatmap(
+                lambda terms: st.sampled_from([" ", "  ", "\t"]).map(lambda sep: sep.join(terms))
+            ),
+            st.lists(_term(_pool_words(in_pool)), min_size=1, max_size=3).map(" ".join),
+            st.sampled_from(sorted(specs)).map(lambda n: n.lower()),
+            st.sampled_from([s.mcp_server or "" for s in mcps] or ["slack"]).map(lambda srv: f"mcp__{srv}"),
+        ),
+        label="query",
+    )
+    tools = [_OracleTool(s.name, s.search_hint, s.description) for s in in_pool]
+    want = oracle_search_tools_with_keywords(
+        query,
+        cast(Any, [t for t, s in zip(tools, in_pool, strict=True) if deferred(s)]),
+        cast(Any, tools),
+        max_results,
+        describe=lambda tool: cast(_OracleTool, tool).description,
+    )
+    got = _names(harness.search(builtins, mcps, query, max_results=max_results))
+    assert got == want, f"query {query!r} (max_results={max_results}): expected {want}, got {got}"
