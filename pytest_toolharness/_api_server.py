@@ -19,6 +19,7 @@ import contextlib
 import json
 import math
 import socket
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Mapping
@@ -133,6 +134,14 @@ class _Response:
 class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True
     owner: ScriptedApiServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet when the client went away mid-answer; print anything else as usual."""
+        # The request was recorded before the answer was sent, and a client under test may abort
+        # (a cancelled stream, a killed process): that is not a server error worth a traceback.
+        if isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args
 
 from pytest_toolharness._api_validation import ApiError
 from reference_impl._wire import wire_json
@@ -46,15 +46,7 @@ StopReason: TypeAlias = Literal[
     "refusal",
     "model_context_window_exceeded",
 ]
-STOP_REASONS: tuple[str, ...] = (
-    "end_turn",
-    "max_tokens",
-    "stop_sequence",
-    "tool_use",
-    "pause_turn",
-    "refusal",
-    "model_context_window_exceeded",
-)
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 
 #: The text of the turn a fixed script answers with once it has run out.
 EXHAUSTED_TEXT = "Done."

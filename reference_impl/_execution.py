@@ -40,14 +40,13 @@ from reference_impl._executor import (
     ToolRunOutcome,
     synthetic_error_result,
 )
-from reference_impl._hooks import (
-    HookBaseInput,
-    Hooks,
+from reference_impl._hook_runner import (
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,
     run_pre_tool_use,
 )
+from reference_impl._hooks import HookBaseInput, Hooks
 from reference_impl._host import CanUseTool, PermissionResultAllow, ToolPermissionContext
 from reference_impl._permissions import PermissionContext, decide_permission
 from reference_impl._pool import find_tool_by_name

@@ -6,6 +6,7 @@ import asyncio
 import http.client
 import json
 import socket
+import struct
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -607,3 +608,38 @@ def test_property_sdk_accumulates_the_stream_into_the_message(turn_blocks: list[
     assert got == expected["content"]
     assert snapshot.stop_reason == ("tool_use" if turn.tool_uses else "end_turn")
     assert snapshot.usage.output_tokens == 9
+
+
+def test_client_abort_mid_stream_is_silent_and_the_server_keeps_serving(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # More SSE bytes than the server's send buffer (at most 4 MiB on Linux) and the client's
+    # shrunken receive buffer hold: the server is still writing when the client resets the connection.
+    big = AssistantTurn([TextBlock("x" * 12_000_000)])
+    body = wire_json({"model": MODEL, "max_tokens": 10, "messages": HELLO, "stream": True}).encode()
+    request = b"POST /v1/messages HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+    request += b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    threads_before = set(threading.enumerate())
+    with ScriptedApiServer([big, AssistantTurn.text("after")], chunks=2000) as server:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect((LOOPBACK_HOST, server.port))
+        sock.sendall(request)
+        received = b""
+        while b"event: content_block_delta" not in received:
+            chunk = sock.recv(4096)
+            assert chunk, "the server closed the stream early"
+            received += chunk
+        assert received.startswith(b"HTTP/1.1 200")
+        # Linger 0: close with a reset, as a client killed mid-stream does.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        after = raw_post(server, "/v1/messages", {"model": MODEL, "max_tokens": 10, "messages": HELLO})
+        assert after.status == 200
+        assert json.loads(after.body)["content"] == [{"type": "text", "text": "after"}]
+    # The aborted handler reports its error when its thread ends; wait for every handler thread.
+    for thread in set(threading.enumerate()) - threads_before:
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+    captured = capfd.readouterr()
+    assert captured.err == ""

@@ -23,6 +23,7 @@ from reference_impl._hooks import (
     run_post_tool_use_failure,
     run_pre_tool_use,
 )
+from tests.test_hooks import decision
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:
@@ -58,17 +59,6 @@ def pre(
             registry, tool_name=tool, tool_input={"command": "ls"}, tool_use_id="toolu_1", base=base(tmp_path)
         )
     )
-
-
-def decision(behavior: str, reason: str = "", **extra: Any) -> dict[str, Any]:
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": behavior,
-            "permissionDecisionReason": reason,
-            **extra,
-        }
-    }
 
 
 def test_stdin_carries_claude_code_fields(tmp_path: Path) -> None:

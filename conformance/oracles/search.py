@@ -16,8 +16,45 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
-from reference_impl._tool import DescriptionContext, Tool
+
+class SearchableTool(Protocol):
+    """What the oracle reads of a tool: its name, its search hint, and (by default) its description.
+
+    Any object with these attributes works: the oracle must not depend on a harness.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def search_hint(self) -> str | None: ...
+
+
+def _default_description(tool: SearchableTool) -> str:
+    description = getattr(tool, "description", "")
+    if callable(description):
+        render = getattr(tool, "render_description", None)
+        if callable(render):
+            # A harness tool whose description is computed per session: ask it once, with no context.
+            return str(render(_NoContext()))
+        return str(description())
+    return str(description)
+
+
+class _NoContext:
+    """An empty description context: a model, working directory and tool list nobody set."""
+
+    model = ""
+    tool_names: tuple[str, ...] = ()
+
+    @property
+    def cwd(self) -> object:
+        import pathlib
+
+        return pathlib.Path.cwd()
+
 
 __all__ = ["JS_WHITESPACE", "oracle_parse_tool_name", "oracle_search_tools_with_keywords"]
 
@@ -53,25 +90,25 @@ def _pattern(term: str) -> re.Pattern[str]:
 
 def oracle_search_tools_with_keywords(
     query: str,
-    deferred_tools: Sequence[Tool],
-    tools: Sequence[Tool],
+    deferred_tools: Sequence[SearchableTool],
+    tools: Sequence[SearchableTool],
     max_results: int = 5,
     *,
-    describe: Callable[[Tool], str] | None = None,
+    describe: Callable[[SearchableTool], str] | None = None,
 ) -> list[str]:
     """``searchToolsWithKeywords`` from the seed: the names of the best ``max_results`` tools.
 
-    ``describe`` gives a tool's description (default: rendered with an empty
-    :class:`DescriptionContext`); like the seed's memoised getter it is asked once per tool name.
+    ``describe`` gives a tool's description (default: its ``description`` attribute, rendered once
+    with an empty context when it is computed); like the seed's memoised getter it is asked once
+    per tool name.
     """
     if max_results < 1:
         raise ValueError(f"max_results must be at least 1, got {max_results!r}")
-    context = DescriptionContext()
     memo: dict[str, str] = {}
 
-    def description_of(tool: Tool) -> str:
+    def description_of(tool: SearchableTool) -> str:
         if tool.name not in memo:
-            memo[tool.name] = describe(tool) if describe is not None else tool.render_description(context)
+            memo[tool.name] = describe(tool) if describe is not None else _default_description(tool)
         return memo[tool.name]
 
     query_lower = query.lower().strip(JS_WHITESPACE)
@@ -96,9 +133,9 @@ def oracle_search_tools_with_keywords(
             optional_terms.append(term)
     all_scoring_terms = [*required_terms, *optional_terms] if required_terms else query_terms
 
-    candidates: list[Tool] = list(deferred_tools)
+    candidates: list[SearchableTool] = list(deferred_tools)
     if required_terms:
-        kept: list[Tool] = []
+        kept: list[SearchableTool] = []
         for tool in deferred_tools:
             parts, _full, _is_mcp = oracle_parse_tool_name(tool.name)
             desc = description_of(tool).lower()

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from pytest_toolharness._naming import SETTING_SOURCES, normalize_name_for_mcp, parse_mcp_name
 from pytest_toolharness._specs import RuleSpec
 from pytest_toolharness._strategies.hooks import hook_settings
 from pytest_toolharness._strategies.schemas import WORDS, cached_strategy
 from pytest_toolharness._strategies.tools import mcp_server_names, tool_names
-from reference_impl._decisions import SETTING_SOURCES
-from reference_impl._names import normalize_name_for_mcp, parse_mcp_name
 
 __all__ = [
     "COMPOUND_OPERATORS",
@@ -62,38 +61,13 @@ RuleKind: TypeAlias = Literal[
     "mcp_server_wildcard",
     "mcp_tool",
 ]
-RULE_KINDS: tuple[RuleKind, ...] = (
-    "tool",
-    "tool_content",
-    "bash_prefix_colon",
-    "bash_prefix_space",
-    "bash_prefix_glued",
-    "bash_exact",
-    "bash_any",
-    "bash_escaped_parens",
-    "read_relative",
-    "read_absolute",
-    "read_home",
-    "read_glob",
-    "edit_glob",
-    "web_fetch_domain",
-    "mcp_server",
-    "mcp_server_wildcard",
-    "mcp_tool",
-)
+RULE_KINDS: tuple[RuleKind, ...] = get_args(RuleKind)
 """Every rule syntax :func:`rule_texts` writes."""
 
 MalformedRuleKind: TypeAlias = Literal[
     "empty", "unbalanced_open", "reversed_parens", "empty_tool_name", "trailing_text", "bad_tool_name"
 ]
-MALFORMED_RULE_KINDS: tuple[MalformedRuleKind, ...] = (
-    "empty",
-    "unbalanced_open",
-    "reversed_parens",
-    "empty_tool_name",
-    "trailing_text",
-    "bad_tool_name",
-)
+MALFORMED_RULE_KINDS: tuple[MalformedRuleKind, ...] = get_args(MalformedRuleKind)
 """The ways :func:`malformed_rules` breaks a rule."""
 
 COMPOUND_OPERATORS: tuple[str, ...] = ("&&", "||", ";", "|", "&", "\n", "$()", "``", "<()")
