@@ -149,6 +149,12 @@ if TYPE_CHECKING:
         assemble_tool_pool,
         find_tool_by_name,
     )
+    from reference_impl._ranking import (
+        FieldedIndex,
+        FieldedRanker,
+        FieldWeights,
+        normalize_words,
+    )
     from reference_impl._request import (
         BuiltRequest,
         NoticeMechanism,
@@ -281,6 +287,9 @@ _LAZY: dict[str, str] = {
     "DuplicateToolUseIdError": "reference_impl._executor",
     "EPHEMERAL": "reference_impl._cache",
     "ExecutionContext": "reference_impl._execution",
+    "FieldWeights": "reference_impl._ranking",
+    "FieldedIndex": "reference_impl._ranking",
+    "FieldedRanker": "reference_impl._ranking",
     "HookBaseInput": "reference_impl._hooks",
     "HookCallback": "reference_impl._hooks",
     "HookConfig": "reference_impl._hooks",
@@ -408,6 +417,7 @@ _LAZY: dict[str, str] = {
     "model_supports_tool_reference": "reference_impl._defer",
     "new_batch_executor": "reference_impl._execution",
     "normalize_name_for_mcp": "reference_impl._names",
+    "normalize_words": "reference_impl._ranking",
     "parse_enable_tool_search": "reference_impl._defer",
     "parse_mcp_name": "reference_impl._names",
     "parse_path_pattern": "reference_impl._paths",
@@ -492,6 +502,9 @@ __all__ = [
     "DescriptionContext",
     "DuplicateToolUseIdError",
     "ExecutionContext",
+    "FieldWeights",
+    "FieldedIndex",
+    "FieldedRanker",
     "HookBaseInput",
     "HookCallback",
     "HookConfig",
@@ -600,6 +613,7 @@ __all__ = [
     "model_supports_tool_reference",
     "new_batch_executor",
     "normalize_name_for_mcp",
+    "normalize_words",
     "parse_enable_tool_search",
     "parse_mcp_name",
     "parse_path_pattern",

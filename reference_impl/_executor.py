@@ -37,6 +37,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 from anthropic.types import ToolResultBlockParam, ToolUseBlockParam
 
+from reference_impl._repeats import repeated
 from reference_impl._tool import ContextModifier
 
 __all__ = [
@@ -288,7 +289,7 @@ class StreamingToolExecutor:
         """
         blocks = list(blocks)
         ids = [b.get("id") for b in blocks]
-        duplicates = sorted({str(i) for i in ids if ids.count(i) > 1})
+        duplicates = [str(i) for i in repeated(ids)]
         if duplicates:
             raise DuplicateToolUseIdError(f"duplicate tool_use id(s) in the batch: {', '.join(duplicates)}")
         for block in blocks:

@@ -30,9 +30,12 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from reference_impl._decisions import DecisionReason, HookVerdict, PermissionDecision
+from reference_impl._names import MCP_PREFIX, parse_mcp_name
 from reference_impl._paths import is_within, resolved_path
 from reference_impl._rules import (
+    PATH_RULE_TOOLS,
     PermissionRule,
+    mcp_server_of,
     rule_applies_to_tool,
     rule_matches,
     rule_matches_shell_part,
@@ -140,8 +143,82 @@ def is_tool_denied_as_whole(tool: Tool, context: PermissionContext) -> bool:
     Use as ``assemble_tool_pool(..., is_denied=lambda t: is_tool_denied_as_whole(t, context))``.
     """
     return any(
-        r.behavior == "deny" and r.is_whole_tool and rule_applies_to_tool(r, tool) for r in context.rules
+        r.is_whole_tool and rule_applies_to_tool(r, tool) for r in _candidates(context, tool, "deny", None)
     )
+
+
+_RuleKey: TypeAlias = tuple[str, str]
+
+
+class _RuleIndex:
+    """Rule positions by behavior and by the names through which a rule can apply to a tool.
+
+    A rule can only match a tool through its own name (the tool's name or an alias, or the
+    ``Read`` / ``Edit`` families for path targets) or, for an MCP rule, through its server
+    (``mcp__*`` counts as server ``*``). Looking those keys up gives a superset of the rules that
+    can match, in the order written; each is still checked by the rule matcher, so decisions are
+    the same as a scan of every rule, just without touching the rules of unrelated tools.
+    """
+
+    def __init__(self, rules: tuple[PermissionRule, ...]) -> None:
+        self.rules = rules
+        self.positions: dict[tuple[str, _RuleKey], list[int]] = {}
+        # Candidate lists per (tool, behavior, path target?): tools hash by identity and are held here.
+        self.memo: dict[tuple[Tool, str, bool], list[PermissionRule]] = {}
+        for position, rule in enumerate(rules):
+            keys: list[_RuleKey] = [("name", rule.tool_name)]
+            parsed = parse_mcp_name(rule.tool_name) if rule.tool_name.startswith(MCP_PREFIX) else None
+            if parsed is not None:
+                keys.append(("server", parsed.server))
+            for key in keys:
+                self.positions.setdefault((rule.behavior, key), []).append(position)
+
+
+_INDEXES: dict[int, _RuleIndex] = {}
+_MAX_INDEXES = 16
+
+
+def _rule_index(rules: tuple[PermissionRule, ...]) -> _RuleIndex:
+    # Keyed by identity: a context's rules tuple is immutable, and the entry holds it so the id
+    # can't be reused while cached.
+    index = _INDEXES.get(id(rules))
+    if index is None or index.rules is not rules:
+        if len(_INDEXES) >= _MAX_INDEXES:
+            del _INDEXES[next(iter(_INDEXES))]
+        index = _INDEXES[id(rules)] = _RuleIndex(rules)
+    return index
+
+
+def _candidates(
+    context: PermissionContext,
+    tool: Tool,
+    behavior: str,
+    target: PermissionTarget | Exception | None,
+) -> list[PermissionRule]:
+    """The ``behavior`` rules that could match a call of ``tool`` with ``target``, in rule order."""
+    rules = context.rules
+    if len(rules) <= 8:
+        return [r for r in rules if r.behavior == behavior]
+    index = _rule_index(rules)
+    paths = isinstance(target, Exception) or (target is not None and target.kind in ("read", "edit"))
+    memo_key = (tool, behavior, paths)
+    cached = index.memo.get(memo_key)
+    if cached is not None:
+        return cached
+    keys: list[_RuleKey] = [("name", name) for name in (tool.name, *tool.aliases)]
+    server = mcp_server_of(tool)
+    if server is not None:
+        keys += [("server", server), ("server", "*")]
+    if paths:
+        keys += [("name", family) for family in sorted(PATH_RULE_TOOLS)]
+    found: set[int] = set()
+    for key in keys:
+        found.update(index.positions.get((behavior, key), ()))
+    candidates = [rules[position] for position in sorted(found)]
+    if len(index.memo) >= 4096:
+        index.memo.clear()
+    index.memo[memo_key] = candidates
+    return candidates
 
 
 def _describe(tool: Tool, target: PermissionTarget | None) -> str:
@@ -175,7 +252,7 @@ def _first_matching(
 def _allow_rule(
     tool: Tool, tool_input: Mapping[str, Any], target: PermissionTarget | None, context: PermissionContext
 ) -> tuple[PermissionRule, str] | None:
-    allows = [r for r in context.rules if r.behavior == "allow"]
+    allows = _candidates(context, tool, "allow", target)
     for rule in allows:
         if rule.is_whole_tool and rule_applies_to_tool(rule, tool):
             return rule, f"{tool.name} is allowed by rule {rule.text}"
@@ -287,7 +364,7 @@ def _decide(
     what = _describe(tool, target)
     mode = context.mode
 
-    deny = _first_matching((r for r in context.rules if r.behavior == "deny"), tool, tool_input, context)
+    deny = _first_matching(_candidates(context, tool, "deny", raw_target), tool, tool_input, context)
     if deny is not None:
         return PermissionDecision(
             behavior="deny",
@@ -306,7 +383,7 @@ def _decide(
             reason=DecisionReason(stage="mode", detail="plan mode allows only read-only tools", mode=mode),
             message=_plan_message(tool, target),
         )
-    ask = _first_matching((r for r in context.rules if r.behavior == "ask"), tool, tool_input, context)
+    ask = _first_matching(_candidates(context, tool, "ask", raw_target), tool, tool_input, context)
     if ask is not None:
         return PermissionDecision(
             behavior="ask",

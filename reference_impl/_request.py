@@ -31,6 +31,7 @@ from reference_impl._defer import (
 )
 from reference_impl._discovery import extract_discovered_tool_names
 from reference_impl._notices import ListingStyle, compute_deferred_tools_delta, render_deferred_tools_listing
+from reference_impl._repeats import repeated
 from reference_impl._schema_cache import ToolSchemaCache, tool_to_param
 from reference_impl._tool import DescriptionContext, Tool
 from reference_impl._transcript import TranscriptEntry, to_api_messages
@@ -112,7 +113,7 @@ def check_request_rules(params: Mapping[str, Any]) -> None:
     """
     tools = list(params.get("tools", ()))
     names = [t["name"] for t in tools]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    duplicates = repeated(names)
     if duplicates:
         raise RequestRuleError(f"tool names must be unique; repeated: {', '.join(duplicates)}")
     deferred = [t for t in tools if t.get("defer_loading")]
@@ -137,7 +138,7 @@ def check_request_rules(params: Mapping[str, Any]) -> None:
                         f"tool_reference {item.get('tool_name')!r} names no tool in the request's tools"
                     )
     # A repeated id would pair one tool_result with two tool_use blocks (PAIR-6): refuse to send it.
-    repeated_ids = sorted({i for i in tool_use_ids if tool_use_ids.count(i) > 1})
+    repeated_ids = repeated(tool_use_ids)
     if repeated_ids:
         raise RequestRuleError(
             f"tool_use ids must be unique in the conversation; repeated: {', '.join(repeated_ids)}"
@@ -188,7 +189,7 @@ class RequestBuilder:
     def build(self, pool: Sequence[Tool], entries: Sequence[TranscriptEntry]) -> BuiltRequest:
         """The request for ``pool`` and ``entries`` now; the transcript is not changed."""
         names = [tool.name for tool in pool]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        duplicates = repeated(names)
         if duplicates:
             raise RequestRuleError(f"the tool pool repeats tool names: {', '.join(duplicates)}")
         context = DescriptionContext(model=self.model, cwd=self.cwd, tool_names=tuple(names))

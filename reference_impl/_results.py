@@ -33,6 +33,7 @@ from typing import Any, cast
 
 from anthropic.types import ToolResultBlockParam
 
+from reference_impl._repeats import repeated
 from reference_impl._tool import Tool, ToolOutput
 from reference_impl._wire import wire_json
 
@@ -347,7 +348,7 @@ def apply_message_budget(
     frozen (changing earlier bytes would break the prompt cache). All ids end up seen.
     """
     ids = [_check_id(r.get("tool_use_id")) for r in results]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    duplicates = repeated(ids)
     if duplicates:
         raise ValueError(f"tool_use id(s) with more than one result in a message: {', '.join(duplicates)}")
     out: list[ToolResultBlockParam] = []

@@ -38,6 +38,7 @@ __all__ = [
     "PermissionRule",
     "RuleSyntaxError",
     "format_rule",
+    "mcp_server_of",
     "parse_rule",
     "rule_applies_to_tool",
     "rule_matches",
@@ -171,7 +172,8 @@ def _tool_names(tool: Tool) -> tuple[str, ...]:
     return (tool.name, *tool.aliases)
 
 
-def _mcp_server(tool: Tool) -> str | None:
+def mcp_server_of(tool: Tool) -> str | None:
+    """The normalised MCP server of ``tool`` (from its MCP info or its name); None for other tools."""
     if tool.mcp is not None:
         return normalize_name_for_mcp(tool.mcp.server)
     parsed = parse_mcp_name(tool.name)
@@ -184,7 +186,7 @@ def rule_applies_to_tool(rule: PermissionRule, tool: Tool) -> bool:
         return True
     if not rule.tool_name.startswith(MCP_PREFIX):
         return False
-    server = _mcp_server(tool)
+    server = mcp_server_of(tool)
     if server is None:
         return False
     if rule.tool_name == "mcp__*":

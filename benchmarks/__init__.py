@@ -1,0 +1,1 @@
+"""Benchmarks: `python benchmarks/run.py` (ratios against baselines measured in the same run)."""

@@ -1,0 +1,120 @@
+"""``ranking_*``: recall@1/3/5 of the seed scoring, plain BM25 (bm25s) and FieldedRanker.
+
+recall@k is the share of queries with at least one gold tool among the first k results (a
+LiveMCPBench task lists several tools that it needs; finding one of them counts). The share of
+all gold tools found in the first k is reported beside it as ``coverage``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from benchmarks._corpus import RetrievalQuery, livemcpbench_tools, load_queries, metatool_tools
+from reference_impl._names import mcp_tool_name
+from reference_impl._ranking import FieldedRanker
+from reference_impl._search_index import SearchIndex
+from reference_impl._tool import DescriptionContext, Tool
+
+__all__ = ["bm25s_ranker", "datasets", "evaluate", "run"]
+
+Ranking = Callable[[str], list[str]]
+_KS = (1, 3, 5)
+
+
+def datasets() -> dict[str, tuple[list[Tool], list[RetrievalQuery]]]:
+    """Each data set's tool pool and its queries with gold names."""
+    data = load_queries()
+    live: list[RetrievalQuery] = []
+    meta: list[RetrievalQuery] = []
+    for item in data["queries"]:
+        if item["dataset"] == "LiveMCPBench":
+            gold = tuple(
+                frozenset(mcp_tool_name(server, g["name"]) for server in g.get("servers", []))
+                for g in item["gold_tools"]
+            )
+            live.append(RetrievalQuery("LiveMCPBench", item["query"], gold))
+        elif item["dataset"] == "MetaTool":
+            gold = tuple(frozenset([g["name"]]) for g in item["gold_tools"])
+            meta.append(RetrievalQuery("MetaTool", item["query"], gold))
+    return {"livemcpbench": (livemcpbench_tools(), live), "metatool": (metatool_tools(data), meta)}
+
+
+def evaluate(rank: Ranking, queries: Sequence[RetrievalQuery]) -> dict[str, float]:
+    """recall@k and coverage@k of ``rank`` (which returns at least 5 names, best first)."""
+    hits = dict.fromkeys(_KS, 0)
+    coverage = dict.fromkeys(_KS, 0.0)
+    for query in queries:
+        ranked = rank(query.query)
+        for k in _KS:
+            top = set(ranked[:k])
+            found = sum(1 for names in query.gold if names & top)
+            hits[k] += found > 0
+            coverage[k] += found / len(query.gold)
+    n = len(queries)
+    result = {f"recall{k}": hits[k] / n for k in _KS}
+    result.update({f"coverage{k}": coverage[k] / n for k in _KS})
+    return result
+
+
+def _split_name(name: str) -> str:
+    return re.sub(r"[_\-]+", " ", re.sub(r"([a-z])([A-Z])", r"\1 \2", name))
+
+
+def bm25s_ranker(tools: Sequence[Tool]) -> Ranking:
+    """Plain BM25 (``bm25s``, English stop words) over server, name parts and description."""
+    import bm25s  # type: ignore[import-untyped]  # the ``bench`` extra; run.py checks it
+
+    context = DescriptionContext()
+    texts = []
+    for tool in tools:
+        server = tool.mcp.server if tool.mcp else ""
+        base = tool.mcp.tool if tool.mcp else tool.name
+        texts.append(f"{_split_name(server)} {_split_name(base)} {tool.render_description(context)}")
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    names = [tool.name for tool in tools]
+
+    def rank(query: str) -> list[str]:
+        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        if not tokens.vocab:
+            return []
+        docs, _scores = retriever.retrieve(tokens, k=5, show_progress=False)
+        return [names[int(i)] for i in docs[0]]
+
+    return rank
+
+
+def _fielded(ranker: FieldedRanker, index: SearchIndex, query: str) -> list[str]:
+    return ranker(index, query, 5)
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Every ranking on both data sets; figures named ``ranking_<ranker>_<metric>_<dataset>``."""
+    del quick  # cheap enough to run in full
+    figures: dict[str, Any] = {}
+    for dataset, (tools, queries) in datasets().items():
+        index = SearchIndex(tools, tools)
+        fielded = FieldedRanker()
+        rankers: dict[str, Ranking] = {
+            "seed": functools.partial(index.search, max_results=5),
+            "bm25": bm25s_ranker(tools),
+            "fielded": functools.partial(_fielded, fielded, index),
+        }
+        for label, rank in rankers.items():
+            for metric, value in evaluate(rank, queries).items():
+                figures[f"ranking_{label}_{metric}_{dataset}"] = round(value, 3)
+        figures[f"ranking_recall5_{dataset}"] = figures[f"ranking_fielded_recall5_{dataset}"]
+        figures[f"ranking_recall5_ratio_vs_bm25_{dataset}"] = round(
+            figures[f"ranking_fielded_recall5_{dataset}"]
+            / max(figures[f"ranking_bm25_recall5_{dataset}"], 1e-9),
+            3,
+        )
+    return figures
+
+
+if __name__ == "__main__":
+    for key, value in run().items():
+        print(f"{key:50} {value}")

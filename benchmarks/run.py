@@ -1,0 +1,128 @@
+"""Run the benchmarks: ``python benchmarks/run.py [--quick] [--only GROUP ...]``.
+
+Every figure is measured beside a baseline measured in the same process (the seed's naive
+search, a linear rule scan, a bare ``asyncio.gather``, serialising the request body, ...);
+``benchmarks/results.json`` holds the absolute numbers and the ratios, one key per figure, and a
+table is printed. Goals are checked here and reported, never asserted in a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run as a script from anywhere: import benchmarks and reference_impl
+
+GROUPS = ("toolsearch", "ranking", "permission", "executor", "request", "suite")
+_MODULES = {
+    "toolsearch": "benchmarks._toolsearch_bench",
+    "ranking": "benchmarks._ranking_bench",
+    "permission": "benchmarks._permission_bench",
+    "executor": "benchmarks._executor_bench",
+    "request": "benchmarks._request_bench",
+    "suite": "benchmarks._suite_bench",
+}
+
+# (figure, goal text, check): the goals of issue 7.
+GOALS: tuple[tuple[str, str, Callable[[float], bool]], ...] = (
+    ("toolsearch_median_ms_10k", "< 1 ms", lambda v: v < 1.0),
+    ("toolsearch_speedup_vs_naive_10k", ">= 20x", lambda v: v >= 20),
+    ("ranking_recall5_livemcpbench", ">= 0.70", lambda v: v >= 0.70),
+    ("ranking_recall5_metatool", ">= 0.70", lambda v: v >= 0.70),
+    ("permission_median_us_1000_rules", "< 20 us", lambda v: v < 20),
+    ("executor_overhead_us", "< 50 us", lambda v: v < 50),
+    ("executor_parallel_ratio", "about 1 (< 1.5)", lambda v: v < 1.5),
+    ("suite_wall_s", "< 60 s", lambda v: v < 60),
+)
+
+RESULTS = ROOT / "benchmarks" / "results.json"
+
+
+def _check_extra() -> None:
+    missing = [name for name in ("bm25s", "numpy") if importlib.util.find_spec(name) is None]
+    if missing:
+        sys.exit(
+            f"benchmarks: missing {', '.join(missing)}; install the bench extra: pip install -e '.[bench]' "
+            "(or: pip install bm25s)"
+        )
+
+
+def _machine() -> dict[str, Any]:
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average_at_start": [round(x, 2) for x in load],
+        "clock": "CPU time of this process for per-call figures; wall time for sleeps and the suite",
+    }
+
+
+def _table(figures: dict[str, Any]) -> str:
+    goals = {name: (text, check) for name, text, check in GOALS}
+    width = max(len(k) for k in figures) if figures else 10
+    lines = [f"{'figure':{width}}  {'value':>14}  goal"]
+    for key, value in figures.items():
+        goal = ""
+        if key in goals and isinstance(value, int | float):
+            text, check = goals[key]
+            goal = f"{text}: {'met' if check(float(value)) else 'NOT met'}"
+        lines.append(f"{key:{width}}  {value!s:>14}  {goal}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the selected benchmark groups, write ``results.json`` and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions; skips the -n 2 suite run")
+    parser.add_argument("--only", nargs="+", choices=GROUPS, help="run only these groups")
+    parser.add_argument("--output", type=Path, default=RESULTS, help=f"where to write (default {RESULTS})")
+    args = parser.parse_args(argv)
+    _check_extra()
+    from benchmarks._corpus import corpus_file
+
+    corpus_file("mcp_tools.json")
+    corpus_file("retrieval_queries.json")
+
+    figures: dict[str, Any] = {}
+    timings: dict[str, float] = {}
+    for group in args.only or GROUPS:
+        print(f"-- {group} ...", file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        module = importlib.import_module(_MODULES[group])
+        figures.update(module.run(quick=args.quick))
+        timings[group] = round(time.perf_counter() - started, 1)
+
+    goals = {
+        name: {"goal": text, "value": figures[name], "met": check(float(figures[name]))}
+        for name, text, check in GOALS
+        if isinstance(figures.get(name), int | float)
+    }
+    # One top-level key per figure; the run's circumstances under keys starting with "_".
+    document = {
+        **figures,
+        "_command": "python benchmarks/run.py" + (" --quick" if args.quick else ""),
+        "_machine": _machine(),
+        "_group_seconds": timings,
+        "_goals": goals,
+    }
+    args.output.write_text(json.dumps(document, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    print(_table(figures))
+    print(f"\nwritten to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
