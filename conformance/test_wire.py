@@ -1,8 +1,10 @@
 """Black-box conformance over the wire: the harness runs as a process against the scripted API.
 
-Two scenarios are run once per module (each is a whole harness process) and every test judges the
-requests the harness sent: ``pairing`` (every failure path in one turn, tool search off) and
-``deferred`` (tool search on, ``select:`` a deferred MCP tool, call it, a 60,000-character result).
+Three scenarios are run once per module (each is a whole harness process) and every test judges the
+requests the harness sent: ``pairing`` (every failure path in one turn, tool search off),
+``deferred`` (tool search on, ``select:`` a deferred MCP tool, call it, a 60,000-character result)
+and ``concurrent`` (a slow and a fast read-only MCP call and an unknown tool in one turn: results
+in completion order would put the slow one last).
 A harness that hangs, exits with an error or never calls the API fails every test with that report.
 """
 
@@ -20,6 +22,7 @@ from pytest_toolharness._wire_scenarios import (
     DeferIds,
     PairingIds,
     WireScenario,
+    concurrent_scenario,
     deferred_scenario,
     pairing_scenario,
 )
@@ -27,6 +30,7 @@ from pytest_toolharness._wire_scenarios import (
 _SCENARIOS: dict[str, Callable[[], WireScenario]] = {
     "pairing": pairing_scenario,
     "deferred": deferred_scenario,
+    "concurrent": concurrent_scenario,
 }
 
 WireRunner = Callable[[str], Any]
@@ -60,7 +64,7 @@ def _mcp_names(name: str) -> list[str]:
 
 @requires("wire")
 @pytest.mark.requirement("PAIR-1", "MUST")
-@pytest.mark.parametrize("scenario", ["pairing", "deferred"])
+@pytest.mark.parametrize("scenario", ["pairing", "deferred", "concurrent"])
 def test_tool_uses_answered_in_next_request(wire: WireRunner, scenario: str) -> None:
     """PAIR-1: the request after a turn with tool_use blocks answers each id exactly once, results first."""
     run = wire(scenario)
@@ -97,9 +101,14 @@ def test_no_empty_results(wire: WireRunner, scenario: str) -> None:
 
 @requires("wire")
 @pytest.mark.requirement("PAIR-5", "SHOULD")
-def test_results_in_tool_use_order(wire: WireRunner) -> None:
-    """PAIR-5: tool_results follow the order of their tool_use blocks."""
-    run = wire("pairing")
+@pytest.mark.parametrize("scenario", ["pairing", "concurrent"])
+def test_results_in_tool_use_order(wire: WireRunner, scenario: str) -> None:
+    """PAIR-5: tool_results follow the order of their tool_use blocks.
+
+    ``concurrent`` is the sharp case: two concurrency-safe calls, the earlier one slow, then an
+    unknown tool; a harness that answers in completion order sends the slow result last.
+    """
+    run = wire(scenario)
     _judge(run, checks.check_result_order(run.requests))
 
 

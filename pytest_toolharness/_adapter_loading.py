@@ -153,5 +153,6 @@ def _wire_adapter(target: str, timeout: float) -> Any:
 
     try:
         return WireAdapter(resolve_target(target), timeout=timeout)
-    except (TargetError, ValueError) as exc:
+    except (TargetError, ValueError, OSError) as exc:
+        # OSError: a built-in target whose program is missing (claude-code without a binary).
         raise AdapterLoadError(f"--toolharness-target {target!r}: {exc}") from exc

@@ -8,6 +8,15 @@ call the same function on bodies they captured.
 The checks are the ones a tool harness can get wrong (PAIR-1, PAIR-6, DEFER-2, DEFER-6) plus the
 basic shape. They are deliberately a little stricter than the API where the API is lenient in ways
 a harness should not rely on: consecutive user messages are not merged before the pairing check.
+
+``system``-role messages (``SystemMessageParam`` in the SDK's ``MessageParam``; Claude Code sends
+them with the ``per-turn-control-2026-07-01`` beta) are accepted anywhere after the first message,
+with text content only (plus the beta's ``request_tool_addition`` / ``request_tool_removal``
+blocks). They carry no tool_use or tool_result, so the pairing checks look through them: "the next
+message" after an assistant turn and "the previous message" before a user turn are the nearest
+``user`` / ``assistant`` ones. Whether the API itself allows a system message between a tool_use
+turn and its results is not known here; the validator leans lenient on that one point rather than
+refuse a harness for something the API may accept.
 """
 
 from __future__ import annotations
@@ -18,7 +27,10 @@ from typing import Any
 
 __all__ = ["ApiError", "validate_count_tokens_request", "validate_messages_request"]
 
-_ROLES = ("user", "assistant")
+_ROLES = ("user", "assistant", "system")
+# Block types a system-role message may hold: text, and the per-turn tool changes of the
+# mid-conversation-tool-changes beta (BetaSystemMessageParam).
+_SYSTEM_BLOCKS = ("text", "request_tool_addition", "request_tool_removal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +95,9 @@ def _check_shape(body: Mapping[str, Any], *, require_max_tokens: bool) -> ApiErr
     for i, message in enumerate(messages):
         if not isinstance(message, Mapping):
             return ApiError(f"messages.{i}: Input should be a valid dictionary")
-        if message.get("role") not in _ROLES:
-            return ApiError(f"messages.{i}.role: Input should be 'user' or 'assistant'")
+        role = message.get("role")
+        if role not in _ROLES:
+            return ApiError(f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'")
         if "content" not in message:
             return ApiError(f"messages.{i}.content: Field required")
         content = message["content"]
@@ -94,6 +107,11 @@ def _check_shape(body: Mapping[str, Any], *, require_max_tokens: bool) -> ApiErr
             for j, block in enumerate(content):
                 if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
                     return ApiError(f"messages.{i}.content.{j}: Input should be a block with a string `type`")
+                if role == "system" and block["type"] not in _SYSTEM_BLOCKS:
+                    return ApiError(
+                        f"messages.{i}.content.{j}: a `system` message may hold only text blocks, "
+                        f"not `{block['type']}`"
+                    )
     if messages[0]["role"] != "user":
         return ApiError('messages: first message must use the "user" role')
     return None
@@ -143,10 +161,15 @@ def _check_tool_references(result: Mapping[str, Any], names: set[str]) -> ApiErr
 
 
 def _check_pairing(messages: Sequence[Mapping[str, Any]], tool_names: set[str]) -> ApiError | None:
+    # System-role messages hold only text (checked with the shape), so pairing looks through them:
+    # positions are those of the user/assistant conversation, reported with their real index.
+    turns = [(i, m) for i, m in enumerate(messages) if m["role"] != "system"]
     seen_tool_use_ids: set[str] = set()
-    for i, message in enumerate(messages):
+    for position, (i, message) in enumerate(turns):
         blocks = _blocks(message["content"])
         role = message["role"]
+        following = turns[position + 1][1] if position + 1 < len(turns) else None
+        previous = turns[position - 1][1] if position > 0 else None
         if role == "assistant":
             ids: list[str] = []
             for j, block in enumerate(blocks):
@@ -166,10 +189,10 @@ def _check_pairing(messages: Sequence[Mapping[str, Any]], tool_names: set[str]) 
                 ids.append(tool_id)
             if ids:
                 answered: set[str] = set()
-                if i + 1 < len(messages) and messages[i + 1]["role"] == "user":
+                if following is not None and following["role"] == "user":
                     answered = {
                         b["tool_use_id"]
-                        for b in _blocks(messages[i + 1]["content"])
+                        for b in _blocks(following["content"])
                         if b["type"] == "tool_result" and isinstance(b.get("tool_use_id"), str)
                     }
                 missing = [tool_id for tool_id in ids if tool_id not in answered]
@@ -180,7 +203,6 @@ def _check_pairing(messages: Sequence[Mapping[str, Any]], tool_names: set[str]) 
                         "`tool_result` block in the next message."
                     )
             continue
-        previous = messages[i - 1] if i > 0 else None
         asked: set[str] = set()
         if previous is not None and previous["role"] == "assistant":
             asked = {b.get("id") for b in _blocks(previous["content"]) if b["type"] == "tool_use"}
@@ -237,11 +259,13 @@ def validate_messages_request(body: Mapping[str, Any]) -> ApiError | None:
     """The first reason the API would reject ``body`` (a ``POST /v1/messages`` body), or None.
 
     Checks, in order: shape (``model``, ``max_tokens``, a non-empty ``messages`` list of
-    ``user``/``assistant`` messages starting with ``user``, blocks with a ``type``); tools (unique
-    names, not all ``defer_loading``, no ``cache_control`` on a deferred tool); then every message in
-    order: unique tool_use ids across the conversation, a tool_result for each tool_use in the next
-    message, no tool_result for an id the previous message did not ask, one result per id, results
-    first in their message, and every ``tool_reference`` naming a tool in ``tools``.
+    ``user``/``assistant``/``system`` messages starting with ``user``, blocks with a ``type``, only
+    text in ``system`` messages); tools (unique names, not all ``defer_loading``, no
+    ``cache_control`` on a deferred tool); then every user and assistant message in order, looking
+    through ``system`` messages: unique tool_use ids across the conversation, a tool_result for each
+    tool_use in the next message, no tool_result for an id the previous message did not ask, one
+    result per id, results first in their message, and every ``tool_reference`` naming a tool in
+    ``tools``.
     """
     return _validate(body, require_max_tokens=True)
 

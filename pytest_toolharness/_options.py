@@ -2,6 +2,11 @@
 
 Every command-line option has an ini key of the same meaning; the command line wins. Paths given on the
 command line are relative to the invocation directory, paths in the ini file to the ini file's directory.
+
+A built-in target with known differences brings its own baseline (:data:`TARGET_BASELINES`): with
+``--toolharness-target=claude-code`` and no baseline given, the packaged
+``pytest_toolharness/baselines/claude-code.toml`` is used. A baseline given on the command line or in
+the ini file always wins.
 """
 
 from __future__ import annotations
@@ -14,12 +19,17 @@ from pathlib import Path
 import pytest
 
 __all__ = [
+    "TARGET_BASELINES",
     "RunLevel",
     "Settings",
     "add_options",
+    "default_baseline",
     "read_settings",
     "suite_directory",
 ]
+
+#: Built-in target name -> its packaged baseline file (under ``pytest_toolharness/baselines``).
+TARGET_BASELINES: dict[str, str] = {"claude-code": "claude-code.toml"}
 
 
 class RunLevel(enum.Enum):
@@ -43,6 +53,7 @@ class Settings:
     suite_path: Path | None
     target: str | None = None
     target_timeout: float = 60.0
+    default_baseline: bool = False  # the baseline is the target's packaged one, not the user's
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -139,6 +150,24 @@ def _cli_path(config: pytest.Config, value: str | None) -> Path | None:
     return config.invocation_params.dir / value
 
 
+def default_baseline(target: str | None) -> Path | None:
+    """The packaged baseline of built-in target ``target``, or None when it has none.
+
+    Only an exact built-in name counts (surrounding spaces aside): a command template never gets a
+    baseline it did not ask for. A packaged baseline that is missing (a broken install) is a usage
+    error naming the file, not a silent run without it.
+    """
+    if target is None or target.strip() not in TARGET_BASELINES:
+        return None
+    path = Path(__file__).resolve().parent / "baselines" / TARGET_BASELINES[target.strip()]
+    if not path.is_file():
+        raise pytest.UsageError(
+            f"the packaged baseline of target {target.strip()!r} is missing: {path} "
+            "(reinstall pytest-toolharness, or give --toolharness-baseline)"
+        )
+    return path
+
+
 def read_settings(config: pytest.Config) -> Settings:
     """Resolve the settings: command line first, then the ini key, then the default."""
     conformance = config.getoption("toolharness_conformance")
@@ -176,16 +205,18 @@ def read_settings(config: pytest.Config) -> Settings:
             ) from None
     if not timeout > 0:
         raise pytest.UsageError(f"--toolharness-target-timeout must be > 0 seconds, got {timeout}")
+    packaged = default_baseline(target) if baseline is None else None
     return Settings(
         conformance=bool(conformance),
         adapter=adapter,
         level=level,
         requirements=tuple(requirements),
         report=report,
-        baseline=baseline,
+        baseline=baseline or packaged,
         suite_path=_ini_path(config, str(config.getini("toolharness_suite_path"))),
         target=target,
         target_timeout=float(timeout),
+        default_baseline=packaged is not None,
     )
 
 

@@ -24,7 +24,6 @@ from reference_impl._wire import wire_json
 
 __all__ = [
     "OVERLAY_KEYS",
-    "PER_TURN_CONTROL_BETA",
     "check_accepted",
     "check_answered",
     "check_beta_latch",
@@ -48,9 +47,6 @@ __all__ = [
     "tool_results",
 ]
 
-#: The beta under which messages may include ``system``-role turns (Claude Code 2.1.3xx sends them).
-PER_TURN_CONTROL_BETA = "per-turn-control-2026-07-01"
-
 #: Per-request keys of a tool that are not part of its cached base (CACHE-3).
 OVERLAY_KEYS = ("defer_loading", "cache_control")
 
@@ -69,7 +65,9 @@ def _blocks(content: Any) -> list[Mapping[str, Any]]:
 
 
 def _messages(request: RecordedRequest) -> list[Mapping[str, Any]]:
-    return [m for m in request.messages if isinstance(m, Mapping)]
+    # The user/assistant conversation: system-role messages (Claude Code sends them with the
+    # per-turn-control beta) hold only text, and pairing looks through them as the API check does.
+    return [m for m in request.messages if isinstance(m, Mapping) and m.get("role") != "system"]
 
 
 def result_text(block: Mapping[str, Any]) -> str:
@@ -107,20 +105,11 @@ def tool_results(requests: Sequence[RecordedRequest]) -> dict[str, list[Mapping[
     return found
 
 
-def _without_beta_system_messages(request: RecordedRequest) -> Mapping[str, Any]:
-    body: Mapping[str, Any] = request.json
-    if PER_TURN_CONTROL_BETA not in request.beta_headers or not isinstance(body.get("messages"), list):
-        return body
-    # That beta lets mid-conversation system-role messages through; judge the rest as usual.
-    messages = [m for m in body["messages"] if not (isinstance(m, Mapping) and m.get("role") == "system")]
-    return {**body, "messages": messages}
-
-
 def check_accepted(requests: Sequence[RecordedRequest]) -> list[str]:
     """Every ``/v1/messages`` request is one the API accepts (PAIR-1, PAIR-6, DEFER-2, DEFER-6).
 
-    Requests carrying the ``per-turn-control-2026-07-01`` beta may hold ``system``-role messages,
-    which are left out of the check.
+    ``system``-role messages are accepted (text only) wherever the scripted server accepts them:
+    this is the server's own validation, so a request it answered passes here too.
     """
     problems = []
     for request in requests:
@@ -129,7 +118,7 @@ def check_accepted(requests: Sequence[RecordedRequest]) -> list[str]:
         if not isinstance(request.json, Mapping):
             problems.append(f"request #{request.index}: the body is not a JSON object")
             continue
-        error = validate_messages_request(_without_beta_system_messages(request))
+        error = validate_messages_request(request.json)
         if error is not None:
             problems.append(f"request #{request.index}: the API would reject it: {error.message}")
     return problems

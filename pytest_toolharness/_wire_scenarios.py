@@ -14,6 +14,7 @@ summaries) answered with a short text, and after the last step the model says it
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -27,15 +28,18 @@ if TYPE_CHECKING:
     from pytest_toolharness._api_server import RecordedRequest
 
 __all__ = [
+    "CONCURRENT_SLOW_SECONDS",
     "DEFERRED_OUTPUT_CHARS",
     "FINAL_TEXT",
     "GIVE_UP_TEXT",
     "SERVER_NAME",
     "SIDE_TEXT",
+    "ConcurrentIds",
     "DeferIds",
     "PairingIds",
     "Step",
     "WireScenario",
+    "concurrent_scenario",
     "deferred_scenario",
     "mcp_name",
     "mcp_spec",
@@ -145,6 +149,18 @@ class DeferIds:
     BIG = _id(22)
 
 
+class ConcurrentIds:
+    """The tool_use ids of :func:`concurrent_scenario`, in the model's order."""
+
+    SLOW = _id(31)
+    FAST = _id(32)
+    UNKNOWN = _id(33)
+    ALL = (SLOW, FAST, UNKNOWN)
+
+
+#: How long the concurrent scenario's slow tool sleeps, in seconds.
+CONCURRENT_SLOW_SECONDS = 1.0
+
 #: How many characters the deferred scenario's big tool returns (over the 50,000 default limit).
 DEFERRED_OUTPUT_CHARS = 60_000
 
@@ -241,4 +257,44 @@ def deferred_scenario() -> WireScenario:
         mcp_tools=tools,
         settings={"permissions": {"allow": [spec.name for spec in tools]}},
         env={"ENABLE_TOOL_SEARCH": "true"},
+    )
+
+
+def concurrent_scenario() -> WireScenario:
+    """Two concurrency-safe calls that finish out of order, then an unknown tool: PAIR-5 over the wire.
+
+    One turn calls, in this order: a read-only MCP tool that sleeps
+    :data:`CONCURRENT_SLOW_SECONDS`, a read-only MCP tool that answers at once, and a tool nobody
+    has. ``read_only`` puts ``readOnlyHint`` on both, so a harness may run them at the same time; a
+    harness that answers in completion order then sends the fast result (and the unknown tool's
+    error, found before anything runs) before the slow one. Serial calls can't show that, which is
+    why the pairing scenario alone can't see a completion-order harness. Tool search is off and both
+    tools are allowed, so nothing stands between the call and its run.
+    """
+    slow = dataclasses.replace(
+        mcp_spec(
+            "slow",
+            "A slow read-only lookup.",
+            ToolBehavior("sleep", seconds=CONCURRENT_SLOW_SECONDS, text="slow-done"),
+        ),
+        read_only=True,
+    )
+    fast = dataclasses.replace(
+        mcp_spec("fast", "A fast read-only lookup.", ToolBehavior("text", text="fast-done")), read_only=True
+    )
+    turn = AssistantTurn(
+        (
+            TextBlock("Looking things up in parallel."),
+            ToolUseBlock(ConcurrentIds.SLOW, slow.name, {}),
+            ToolUseBlock(ConcurrentIds.FAST, fast.name, {}),
+            ToolUseBlock(ConcurrentIds.UNKNOWN, mcp_name("no_such_lookup"), {}),
+        )
+    )
+    return WireScenario(
+        name="concurrent",
+        prompt="Look both things up.",
+        steps=(turn,),
+        mcp_tools=(slow, fast),
+        settings={"permissions": {"allow": [slow.name, fast.name]}},
+        env={"ENABLE_TOOL_SEARCH": "false"},
     )

@@ -99,6 +99,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args.append(str(suite_dir))
     report = RunReport(catalogue, settings.level, in_scope, baseline)
     config.stash[_STATE] = _State(settings, catalogue, report, suite_dir)
+    if settings.default_baseline:
+        config.stash[_STATE].notes.append(
+            f"baseline: the target's packaged {settings.baseline} (give --toolharness-baseline to use another)"
+        )
     if not _is_worker(config):
         config.pluginmanager.register(_Recorder(report), "toolharness-recorder")
 

@@ -22,17 +22,13 @@ import tempfile
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 from pydantic import BaseModel, Field
 
-from reference_impl._defer import parse_enable_tool_search
 from reference_impl._hooks import HookConfigError, Hooks, hooks_from_settings
-from reference_impl._loop import AgentSession, ApiRequestError, LoopResult
 from reference_impl._mcp_client import McpConfigError, connect_mcp_servers, load_mcp_config
 from reference_impl._permissions import PERMISSION_MODES, context_from_settings
-from reference_impl._request import RequestBuilder
 from reference_impl._settings import SettingsError, SettingsFile, load_settings
 from reference_impl._tool import (
     UNLIMITED,
@@ -45,7 +41,12 @@ from reference_impl._tool import (
     build_tool,
     mcp_tool,
 )
-from reference_impl._toolsearch import tool_search_tool
+
+# The anthropic SDK (about 3,200 modules, ~2 s of CPU) is imported inside the functions that need it
+# (_session, main, builtin_tools), so --help and argument errors answer at once; mcp is imported
+# only when a server is connected (reference_impl._mcp_client).
+if TYPE_CHECKING:
+    from reference_impl._loop import AgentSession, LoopResult
 
 __all__ = ["builtin_tools", "load_mcp_tools", "main"]
 
@@ -119,6 +120,8 @@ def _read_only(_input: ToolInput) -> bool:
 
 def builtin_tools() -> list[Tool]:
     """The command's built-in tools: Read, Bash and ToolSearch."""
+    from reference_impl._toolsearch import tool_search_tool
+
     read = build_tool(
         "Read",
         "Reads a file from the local filesystem; lines are numbered from 1.",
@@ -199,6 +202,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     """The session the arguments describe; configuration errors raise before any request."""
+    import anthropic
+
+    from reference_impl._defer import parse_enable_tool_search
+    from reference_impl._loop import AgentSession
+    from reference_impl._request import RequestBuilder
+
     cwd = Path.cwd()
     files: list[SettingsFile] = [load_settings(path, "flagSettings") for path in args.settings]
     hooks = Hooks()
@@ -255,6 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--max-turns and --max-tokens must be at least 1")
     session_id = str(uuid.uuid4())
     base = {"type": "result", "session_id": session_id}
+    import anthropic
+
+    from reference_impl._loop import ApiRequestError
+
     try:
         session = _session(args, session_id)
     except (SettingsError, HookConfigError, ValueError, anthropic.AnthropicError) as error:

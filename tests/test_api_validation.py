@@ -6,7 +6,7 @@ import copy
 from typing import Any, cast
 
 import pytest
-from anthropic.types import MessageParam, ToolParam
+from anthropic.types import MessageParam, SystemMessageParam, ToolParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -199,8 +199,8 @@ def test_no_cache_control_on_a_deferred_tool() -> None:
             'messages: first message must use the "user" role',
         ),
         (
-            lambda b: b["messages"].append({"role": "system", "content": "x"}),
-            "messages.6.role: Input should be 'user' or 'assistant'",
+            lambda b: b["messages"].append({"role": "tool", "content": "x"}),
+            "messages.6.role: Input should be 'user', 'assistant' or 'system'",
         ),
         (lambda b: b["messages"][0].pop("content"), "messages.0.content: Field required"),
         (
@@ -229,6 +229,72 @@ def test_count_tokens_does_not_need_max_tokens() -> None:
     error = validate_count_tokens_request(body)
     assert error is not None
     assert "toolu_a" in error.message
+
+
+# -- system-role messages (SystemMessageParam; Claude Code's per-turn-control beta) ------------
+
+
+def system(*blocks: dict[str, Any]) -> SystemMessageParam:
+    return cast(SystemMessageParam, {"role": "system", "content": list(blocks)})
+
+
+def test_system_messages_are_accepted_after_the_first_message() -> None:
+    body = copy.deepcopy(VALID)
+    as_string: SystemMessageParam = {"role": "system", "content": "# Environment\nlinux"}
+    body["messages"][1:1] = [as_string]  # right after the first user message, as Claude Code sends it
+    body["messages"].append(system(text("Stay brief.")))
+    assert validate_messages_request(body) is None
+    assert validate_count_tokens_request({k: v for k, v in body.items() if k != "max_tokens"}) is None
+
+
+def test_system_message_first_is_rejected() -> None:
+    body = request([system(text("rules")), {"role": "user", "content": "x"}])
+    assert error_of(body) == 'messages: first message must use the "user" role'
+
+
+@pytest.mark.parametrize(
+    "block", [result("toolu_a"), use("toolu_z"), {"type": "image", "source": {}}], ids=lambda b: b["type"]
+)
+def test_system_message_with_other_than_text_is_rejected(block: dict[str, Any]) -> None:
+    body = copy.deepcopy(VALID)
+    body["messages"].insert(2, system(text("note"), block))
+    assert error_of(body) == (
+        f"messages.2.content.1: a `system` message may hold only text blocks, not `{block['type']}`"
+    )
+
+
+def test_pairing_looks_through_system_messages() -> None:
+    body = copy.deepcopy(VALID)
+    # Between a tool_use turn and its results, and between results and the next assistant turn.
+    body["messages"].insert(2, system(text("per-turn note")))
+    body["messages"].insert(4, system(text("another")))
+    assert validate_messages_request(body) is None
+
+
+def test_a_system_message_does_not_answer_tool_uses() -> None:
+    body = request(
+        [{"role": "user", "content": "x"}, message("assistant", use("toolu_a")), system(text("hm"))]
+    )
+    assert error_of(body).startswith(
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a."
+    )
+    # Nor does it carry the tool_use ids forward past a user message without results.
+    body["messages"] += [{"role": "user", "content": "no results"}, message("user", result("toolu_a"))]
+    assert error_of(body).startswith("messages.1: `tool_use` ids were found without")
+
+
+def test_results_after_a_system_message_are_matched_to_the_assistant_before_it() -> None:
+    body = request(
+        [
+            {"role": "user", "content": "x"},
+            message("assistant", use("toolu_a")),
+            system(text("note")),
+            message("user", result("toolu_a"), result("toolu_b")),
+        ]
+    )
+    assert error_of(body).startswith(
+        "messages.3.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_b."
+    )
 
 
 # -- properties ------------------------------------------------------------------------------
@@ -322,3 +388,15 @@ def test_property_validation_is_pure(body: dict[str, Any]) -> None:
     first = validate_messages_request(body)
     assert body == before
     assert validate_messages_request(body) == first
+
+
+@given(conversations(), st.data())
+@settings(max_examples=60, deadline=None)
+def test_property_system_messages_anywhere_after_the_first_keep_a_valid_conversation_valid(
+    body: dict[str, Any], data: st.DataObject
+) -> None:
+    """PAIR-1: inserting text-only system messages at any positions after the first message changes nothing."""
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(1, len(body["messages"])))
+        body["messages"].insert(at, system(text("per-turn control")))
+    assert validate_messages_request(body) is None

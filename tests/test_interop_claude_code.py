@@ -8,7 +8,6 @@ their evidence in docs/interop-claude-code.md.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import subprocess
@@ -21,12 +20,10 @@ import pytest
 import pytest_toolharness
 from pytest_toolharness._claude_code import CLAUDE_BIN_ENV, ClaudeCodeTarget, find_claude_binary
 from pytest_toolharness._mcp_tool_server import read_call_log
-from pytest_toolharness._script import AssistantTurn, ToolUseBlock
-from pytest_toolharness._specs import ToolBehavior
 from pytest_toolharness._targets import TargetInvocation, base_environment
 from pytest_toolharness._wire_adapter import run_wire_scenario
 from pytest_toolharness._wire_checks import check_pairing, check_result_order, tool_results
-from pytest_toolharness._wire_scenarios import WireScenario, mcp_spec
+from pytest_toolharness._wire_scenarios import ConcurrentIds, concurrent_scenario
 
 BASELINE = Path(pytest_toolharness.__file__).parent / "baselines" / "claude-code.toml"
 REPO = Path(__file__).resolve().parents[1]
@@ -130,39 +127,21 @@ def test_wire_suite_matches_the_baseline(tmp_path: Path) -> None:
 
 
 def test_results_come_in_completion_order(tmp_path: Path) -> None:
-    """Evidence for the PAIR-5 baseline entry: a slow and a fast read-only MCP call, then an unknown tool.
+    """Evidence for the PAIR-5 baseline entry: the wire suite's ``concurrent`` scenario.
 
-    Claude Code answers the unknown tool first (found before running), then the fast call, then the
-    slow one, while the MCP server's log shows both calls overlapped.
+    A slow and a fast read-only MCP call, then an unknown tool: Claude Code answers the unknown tool
+    first (found before running), then the fast call, then the slow one, while the MCP server's log
+    shows both calls overlapped.
     """
     target = ClaudeCodeTarget(_binary())
-    slow = dataclasses.replace(
-        mcp_spec("slow", "Slow.", ToolBehavior("sleep", seconds=1.0, text="slow")), read_only=True
-    )
-    fast = dataclasses.replace(mcp_spec("fast", "Fast.", ToolBehavior("text", text="fast")), read_only=True)
-    ids = ("toolu_01Order1", "toolu_01Order2", "toolu_01Order3")
-    turn = AssistantTurn(
-        (
-            ToolUseBlock(ids[0], slow.name, {}),
-            ToolUseBlock(ids[1], fast.name, {}),
-            ToolUseBlock(ids[2], "mcp__suite__missing", {}),
-        )
-    )
-    scenario = WireScenario(
-        name="order",
-        prompt="Use the tools.",
-        steps=(turn,),
-        mcp_tools=(slow, fast),
-        settings={"permissions": {"allow": [slow.name, fast.name]}},
-        env={"ENABLE_TOOL_SEARCH": "false"},
-    )
-    run = run_wire_scenario(target, scenario, tmp_path / "run", timeout=120)
+    run = run_wire_scenario(target, concurrent_scenario(), tmp_path / "run", timeout=120)
     assert run.failure() is None, run.failure()
     assert check_pairing(run.requests) == []
     results = tool_results(run.requests)
-    assert all(len(results[i]) == 1 for i in ids), results
+    assert all(len(results[i]) == 1 for i in ConcurrentIds.ALL), results
     problems = check_result_order(run.requests)
     assert problems, "Claude Code kept tool_use order: remove PAIR-5 from the baseline"
-    assert f"['{ids[2]}', '{ids[1]}', '{ids[0]}']" in problems[0]
+    completion_order = [ConcurrentIds.UNKNOWN, ConcurrentIds.FAST, ConcurrentIds.SLOW]
+    assert str(completion_order) in problems[0], problems
     kinds = [(e["event"], e["tool"]) for e in read_call_log(tmp_path / "run")]
     assert kinds[:2] == [("start", "slow"), ("start", "fast")], kinds

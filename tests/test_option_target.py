@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import tomllib
+from pathlib import Path
 
 # Imported so pytester's in-process runs find Hypothesis loaded instead of re-importing it each run.
 import hypothesis  # noqa: F401
 import pytest
+
+import pytest_toolharness
+from pytest_toolharness._options import default_baseline
 
 # A tiny harness speaking the Messages API with urllib (the SDK's import alone takes seconds on a
 # loaded machine): answers every tool_use with "ok", unless told to misbehave.
@@ -79,17 +84,25 @@ def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(pytester: pytest.Pytester, mode: str, *extra: str, timeout: float = 60) -> pytest.RunResult:
-    suite = pytester.mkdir("suite")
-    (suite / "test_suite.py").write_text(SUITE)
     harness = pytester.path / "fake_harness.py"
     harness.write_text(FAKE_HARNESS)
     template = f"{shlex.quote(sys.executable)} {shlex.quote(str(harness))} {mode} {{prompt}}"
+    return run_suite(
+        pytester,
+        SUITE,
+        f"--toolharness-target={template}",
+        f"--toolharness-target-timeout={timeout:g}",
+        *extra,
+    )
+
+
+def run_suite(pytester: pytest.Pytester, source: str, *extra: str) -> pytest.RunResult:
+    suite = pytester.mkdir("suite")
+    (suite / "test_suite.py").write_text(source)
     return pytester.runpytest(
         "--toolharness-conformance",
         "-o",
         f"toolharness_suite_path={suite}",
-        f"--toolharness-target={template}",
-        f"--toolharness-target-timeout={timeout:g}",
         "--toolharness-report=report.json",
         "suite",
         *extra,
@@ -140,3 +153,95 @@ def test_adapter_and_target_together_are_a_usage_error(pytester: pytest.Pytester
     result = pytester.runpytest("--toolharness-adapter=x:y", "--toolharness-target=reference")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--toolharness-adapter and --toolharness-target*give one*"])
+
+
+# -- the target's packaged baseline (claude-code) -----------------------------------------------
+
+# A PAIR-5 test that fails without touching the adapter (no @requires): what the claude-code
+# baseline expects to fail, so the report shows whether the baseline was applied.
+PAIR5_FAILS = """
+import pytest
+
+@pytest.mark.requirement("PAIR-5", "SHOULD")
+def test_order():
+    raise AssertionError("results in completion order")
+"""
+
+
+def test_default_baseline_of_each_target() -> None:
+    path = default_baseline("claude-code")
+    assert path is not None
+    assert path == Path(pytest_toolharness.__file__).resolve().parent / "baselines" / "claude-code.toml"
+    ids = [e["id"] for e in tomllib.loads(path.read_text())["expected_failures"]]
+    assert ids == ["PAIR-5"]
+    assert default_baseline("  claude-code ") == path
+    assert default_baseline("reference") is None
+    assert default_baseline(None) is None
+    # A command template that merely mentions claude-code is not the built-in target.
+    assert default_baseline("claude-code -p {prompt}") is None
+
+
+def _run_pair5(pytester: pytest.Pytester, *extra: str) -> pytest.RunResult:
+    return run_suite(pytester, PAIR5_FAILS, *extra)
+
+
+def test_claude_code_target_uses_its_packaged_baseline(pytester: pytest.Pytester) -> None:
+    result = _run_pair5(pytester, "--toolharness-target=claude-code")
+    result.assert_outcomes(failed=1)
+    assert statuses(pytester)["PAIR-5"] == "expected failure"
+    result.stdout.fnmatch_lines(["*toolharness: baseline: the target's packaged *claude-code.toml*"])
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_an_explicit_baseline_wins_over_the_packaged_one(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".toml", other='[[expected_failures]]\nid = "PAIR-1"\nreason = "known"\n')
+    result = _run_pair5(pytester, "--toolharness-target=claude-code", "--toolharness-baseline=other.toml")
+    result.assert_outcomes(failed=1)
+    assert statuses(pytester)["PAIR-5"] == "failed"
+    assert "toolharness: baseline:" not in result.stdout.str()
+
+
+def test_no_packaged_baseline_for_other_targets(pytester: pytest.Pytester) -> None:
+    result = _run_pair5(pytester, "--toolharness-target=reference")
+    result.assert_outcomes(failed=1)
+    assert statuses(pytester)["PAIR-5"] == "failed"
+
+
+def test_claude_code_without_a_binary_fails_with_the_reason(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLHARNESS_CLAUDE_BIN", str(pytester.path / "no-such-claude"))
+    result = run_suite(pytester, SUITE, "--toolharness-target=claude-code")
+    # Every test that needs the adapter errors with the reason (not a traceback of the target).
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*--toolharness-target 'claude-code'*no-such-claude is not an executable*"])
+    result.stdout.no_fnmatch_line("*Traceback*")
+
+
+def test_claude_code_check_passes_on_its_baseline_alone(pytester: pytest.Pytester) -> None:
+    """With the real CLI, a completion-order PAIR-5 failure is expected by the packaged baseline."""
+    from pytest_toolharness._claude_code import find_claude_binary
+
+    if find_claude_binary() is None:
+        pytest.skip("no Claude Code binary (claude-agent-sdk not installed, no `claude` on PATH)")
+    wire_pair5 = """
+import pytest
+from pytest_toolharness import _wire_checks as checks
+from pytest_toolharness._capabilities import requires
+from pytest_toolharness._wire_scenarios import concurrent_scenario
+
+@requires("wire")
+@pytest.mark.requirement("PAIR-5", "SHOULD")
+def test_order(harness):
+    run = harness.run_wire(concurrent_scenario())
+    verdict = run.verdict(checks.check_result_order(run.requests))
+    if verdict is not None:
+        pytest.fail(verdict, pytrace=False)
+"""
+    result = run_suite(
+        pytester, wire_pair5, "--toolharness-target=claude-code", "--toolharness-target-timeout=120"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*tool_results in order*tool_use order*"])
+    assert statuses(pytester)["PAIR-5"] == "expected failure"
+    assert result.ret == pytest.ExitCode.OK

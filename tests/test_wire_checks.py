@@ -118,13 +118,37 @@ def test_pairing_property(data: st.DataObject, count: int) -> None:
     assert any(dropped in p for p in problems), problems
 
 
-def test_accepted_tolerates_system_messages_only_under_the_beta() -> None:
+def test_accepted_takes_system_messages_with_or_without_a_beta() -> None:
     system: dict[str, Any] = {"role": "system", "content": "reminder"}
     messages: list[dict[str, Any]] = [PROMPT, system]
-    assert checks.check_accepted([req(0, messages, [TOOL_A], beta=checks.PER_TURN_CONTROL_BETA)]) == []
-    problems = checks.check_accepted([req(0, messages, [TOOL_A])])
+    assert checks.check_accepted([req(0, messages, [TOOL_A], beta="per-turn-control-2026-07-01")]) == []
+    assert checks.check_accepted([req(0, messages, [TOOL_A])]) == []
+    bad = {"role": "system", "content": [result("toolu_a")]}
+    problems = checks.check_accepted([req(0, [PROMPT, bad], [TOOL_A])])
     assert problems
     assert "would reject" in problems[0]
+    assert "may hold only text blocks" in problems[0]
+
+
+def test_pairing_and_order_look_through_system_messages() -> None:
+    """A system message between a tool_use turn and its results (or before it) changes no verdict."""
+    note = {"role": "system", "content": [{"type": "text", "text": "per-turn note"}]}
+    first = req(0, [PROMPT, note], [TOOL_A], turn=turn("toolu_a", "toolu_b"))
+    messages = [
+        PROMPT,
+        note,
+        {"role": "assistant", "content": [use("toolu_a"), use("toolu_b")]},
+        note,
+        {"role": "user", "content": [result("toolu_a"), result("toolu_b")]},
+    ]
+    second = req(1, messages, [TOOL_A], turn=AssistantTurn((TextBlock("done"),)))
+    assert checks.check_pairing([first, second]) == []
+    assert checks.check_result_order([first, second]) == []
+    messages[4] = {"role": "user", "content": [result("toolu_b"), result("toolu_a")]}
+    swapped = req(1, messages, [TOOL_A], turn=AssistantTurn((TextBlock("done"),)))
+    problems = checks.check_result_order([first, swapped])
+    assert problems
+    assert "['toolu_b', 'toolu_a']" in problems[0]
 
 
 def test_answered_and_error_results() -> None:
