@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from reference_impl._tool import Tool, ToolContext, ToolInput, ToolOutput, mcp_tool
 
@@ -140,6 +141,19 @@ async def _list_all(session: Any) -> list[Any]:
             return listed
 
 
+def _server_errlog() -> TextIO:
+    """Where the servers' stderr goes: ours as it is now.
+
+    The mcp client otherwise binds the stderr of its import time; when ours is a capture without
+    a file descriptor (pytest's capsys), the real one.
+    """
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__ if sys.__stderr__ is not None else sys.stderr
+    return sys.stderr
+
+
 @contextlib.asynccontextmanager
 async def connect_mcp_servers(servers: list[McpServerConfig]) -> AsyncIterator[list[Tool]]:
     """Start and initialise every server, list its tools, yield them wrapped; close all on exit.
@@ -158,7 +172,9 @@ async def connect_mcp_servers(servers: list[McpServerConfig]) -> AsyncIterator[l
                     command=server.command, args=list(server.args), env=dict(server.env) or None
                 )
                 try:
-                    read, write = await stack.enter_async_context(stdio_client(params))
+                    read, write = await stack.enter_async_context(
+                        stdio_client(params, errlog=_server_errlog())
+                    )
                     session = await stack.enter_async_context(ClientSession(read, write))
                     await session.initialize()
                     listed = await _list_all(session)
