@@ -126,6 +126,31 @@ def test_deny_rule_beats_everything(
     assert_not_run_not_asked(run, f"deny rule {deny.text!r} ({deny.source}) in mode {mode}, hook {hook}")
 
 
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-1", "MUST")
+@pytest.mark.parametrize("mode", MODES)
+@settings(max_examples=6, deadline=None)
+@given(
+    deny=rule_specs(("Bash(git push:*)", "Bash(git push *)", "Bash(git *)", f"Bash({COMMAND})"), ("deny",)),
+    allow=rule_specs(MATCHING["Bash"], ("allow",)),
+)
+def test_content_deny_rule_beats_allow_rule_in_every_mode(
+    new_harness: Callable[[], Any], mode: str, deny: RuleSpec, allow: RuleSpec
+) -> None:
+    """PERM-1: in every permission mode, a matching content-level deny rule beats a matching allow rule; the host is never asked.
+
+    Content-level denies keep the tool in the pool (only whole-tool denies remove it), so this is
+    the permission engine's own deny, checked mode by mode.
+    """
+    run = run_calls(
+        new_harness(), tools(), [BASH_CALL], rules=[allow, deny], mode=mode, host=host_answering("allow")
+    )
+    assert_not_run_not_asked(
+        run,
+        f"deny rule {deny.text!r} ({deny.source}) beside allow {allow.text!r} ({allow.source}) in mode {mode}",
+    )
+
+
 @requires("execution", "hooks", "host_callback")
 @pytest.mark.requirement("PERM-2", "MUST")
 @settings(max_examples=25, deadline=None)
@@ -226,6 +251,39 @@ def test_rules_resolve_deny_over_ask_over_allow_across_sources(
     else:
         assert run.asked == [], f"{why}: an allow rule matched, yet the host was asked {run.asked}"
         assert run.ran() == 1, f"{why}: an allow rule matched, yet the tool did not run; {run.describe()}"
+
+
+@requires("execution", "host_callback")
+@pytest.mark.requirement("PERM-4", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    target=st.sampled_from(["Bash", "Deploy"]),
+    data=st.data(),
+    pair=st.sampled_from([("deny", "ask"), ("deny", "allow"), ("ask", "allow")]),
+    stricter_first=st.booleans(),
+    host_allows=st.booleans(),
+)
+def test_stricter_rule_wins_whatever_the_sources(
+    new_harness: Callable[[], Any],
+    target: str,
+    data: st.DataObject,
+    pair: tuple[str, str],
+    stricter_first: bool,
+    host_allows: bool,
+) -> None:
+    """PERM-4: two matching rules from two different settings sources: the stricter behavior wins (deny > ask > allow), whichever source ranks higher."""
+    source_a = data.draw(sources(), label="stricter source")
+    source_b = data.draw(sources().filter(lambda s: s != source_a), label="laxer source")
+    stricter = RuleSpec(data.draw(st.sampled_from(MATCHING[target]), label="stricter"), pair[0], source_a)
+    laxer = RuleSpec(data.draw(st.sampled_from(MATCHING[target]), label="laxer"), pair[1], source_b)
+    rules = [stricter, laxer] if stricter_first else [laxer, stricter]
+    host = host_answering("allow" if host_allows else "deny")
+    run = run_calls(new_harness(), tools(), [CALLS[target]], rules=rules, host=host)
+    why = f"{pair[0]} rule {stricter.text!r} ({source_a}) vs {pair[1]} rule {laxer.text!r} ({source_b})"
+    if pair[0] == "deny":
+        assert_not_run_not_asked(run, why)
+    else:
+        assert_asked_then_host_decides(run, why + " (expected an ask)", host)
 
 
 SAFETY_CAUSES = ("deny_rule", "content_ask_rule", "whole_ask_rule", "safety_check", "interactive")

@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 
 from conformance._strategies_conversation import canonical, message_blocks
 from pytest_toolharness._capabilities import requires
-from pytest_toolharness._specs import CallRecorder, ExecutionScenario, ToolBehavior, ToolSpec, WireRequest
+from pytest_toolharness._specs import (
+    CallRecorder,
+    ExecutionScenario,
+    RuleSpec,
+    ToolBehavior,
+    ToolSpec,
+    WireRequest,
+)
 
 
 def _results(request: WireRequest, ids: list[str]) -> dict[str, str]:
@@ -68,8 +75,13 @@ def test_replacements_frozen_across_requests_and_resume(
             recorder=CallRecorder(),
             cwd=Path(tmp),
             session_dir=Path(tmp) / "s",
+            # Allowed by rule: without it nobody can be asked, every call is denied and nothing is large.
+            rules=[RuleSpec(s.name, "allow") for s in specs],
         )
         result = asyncio.run(harness.execute(scenario))
+        assert sorted(scenario.recorder.started()) == sorted(ids), (
+            f"RESULT-4: the calls allowed by rule did not all run: {scenario.recorder.started()} of {ids}"
+        )
         answered = {
             str(b["tool_use_id"]): canonical({k: v for k, v in b.items() if k != "cache_control"})
             for b in result.user_content

@@ -1,0 +1,1 @@
+"""Broken reference harnesses ("mutants"): each breaks exactly one requirement, and the suite must catch it."""

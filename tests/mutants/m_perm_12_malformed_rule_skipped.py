@@ -1,0 +1,33 @@
+"""Mutant: a rule that fails to parse is silently skipped instead of refused."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from reference_impl._decisions import SettingSource
+from reference_impl._rules import RuleSyntaxError, parse_rule
+from tests.mutants._base import Patch, make_factory
+
+__all__ = ["DESCRIPTION", "TARGET", "adapter"]
+
+TARGET = "PERM-12"
+DESCRIPTION = "settings loading drops an unparsable deny rule with a warning, widening what is allowed"
+
+
+def _mutate(original: Any) -> Any:
+    del original
+
+    def rules(specs: Sequence[Any]) -> tuple[Any, ...]:
+        parsed = []
+        for spec in specs:
+            try:
+                parsed.append(parse_rule(spec.text, spec.behavior, cast(SettingSource, spec.source)))
+            except (RuleSyntaxError, ValueError):
+                continue  # the defect: fail open
+        return tuple(parsed)
+
+    return rules
+
+
+adapter = make_factory(Patch("pytest_toolharness._reference_adapter", "_rules", _mutate))

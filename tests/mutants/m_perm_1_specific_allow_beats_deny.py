@@ -1,0 +1,39 @@
+"""Mutant: a more specific allow rule beats a broader deny rule ("most specific rule wins")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from reference_impl import _permissions
+from tests.mutants._base import Patch, make_factory
+
+__all__ = ["DESCRIPTION", "TARGET", "adapter"]
+
+TARGET = "PERM-1"
+DESCRIPTION = "specificity precedence: allow Bash(git push:*) overrides the broader deny Bash(git *)"
+
+
+def _mutate(original: Any) -> Any:
+    def decide(tool: Any, tool_input: Any, context: Any, hook_verdict: Any, tool_context: Any) -> Any:
+        def matches(rule: Any) -> bool:
+            return _permissions._first_matching([rule], tool, tool_input, context) is not None
+
+        allows = [r for r in context.rules if r.behavior == "allow" and r.content is not None and matches(r)]
+        if allows:
+            longest = max(len(r.content) for r in allows)
+            # The defect: a deny whose pattern is less specific (shorter) than a matching allow is dropped.
+            kept = tuple(
+                r
+                for r in context.rules
+                if not (
+                    r.behavior == "deny" and r.content is not None and len(r.content) < longest and matches(r)
+                )
+            )
+            context = replace(context, rules=kept)
+        return original(tool, tool_input, context, hook_verdict, tool_context)
+
+    return decide
+
+
+adapter = make_factory(Patch("reference_impl._permissions", "_decide", _mutate))

@@ -1,0 +1,30 @@
+"""Mutant: with nobody to ask and no PermissionRequest decision, the call is allowed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl._decisions import DecisionReason, PermissionDecision
+from tests.mutants._base import Patch, make_factory
+
+__all__ = ["DESCRIPTION", "TARGET", "adapter"]
+
+TARGET = "PERM-8"
+DESCRIPTION = "a headless session (no host callback) proceeds when no PermissionRequest hook decided"
+
+
+def _mutate(original: Any) -> Any:
+    async def resolve(
+        tool: Any, tool_input: Any, decision: Any, ctx: Any, tool_context: Any, control: Any
+    ) -> Any:
+        result, final_input = await original(tool, tool_input, decision, ctx, tool_context, control)
+        if result.behavior == "deny" and result.reason.stage == "headless":
+            return PermissionDecision(
+                "allow", DecisionReason("headless", detail="nobody to ask")
+            ), final_input
+        return result, final_input
+
+    return resolve
+
+
+adapter = make_factory(Patch("reference_impl._execution", "_resolve_ask", _mutate))
