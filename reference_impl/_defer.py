@@ -115,7 +115,7 @@ def _schema_chars(param: ToolParam) -> int:
 
 
 def is_tool_search_enabled(
-    deferred_params: Sequence[ToolParam],
+    deferred_params: Sequence[ToolParam] | Callable[[], Sequence[ToolParam]],
     *,
     setting: ToolSearchSetting,
     model: str,
@@ -129,6 +129,8 @@ def is_tool_search_enabled(
     Off for a model without tool_reference support and when the search tool is not in the pool
     (denied). In tst-auto mode, on when the deferred tools' token count reaches
     ``auto_percent`` of ``context_window``; without a count, characters / 2.5 stand in.
+    ``deferred_params`` may be a function that makes them: it is called only when they are counted
+    (rendering 10,000 schemas for a decision that doesn't look at them is waste).
     """
     if not supports_tool_reference(model) or not search_tool_available:
         return False
@@ -137,6 +139,8 @@ def is_tool_search_enabled(
     if setting.mode is ToolSearchMode.STANDARD:
         return False
     threshold_tokens = context_window * setting.auto_percent / 100
+    if callable(deferred_params):
+        deferred_params = deferred_params()
     tokens = token_counter(deferred_params) if token_counter is not None else None
     if tokens is not None:
         return tokens >= threshold_tokens

@@ -20,6 +20,7 @@ smuggle in what a rule denies (EXEC-2).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import json
 import math
@@ -104,15 +105,29 @@ class ExecutionContext:
     replacement_state: ContentReplacementState = field(default_factory=ContentReplacementState)
     decision_log: DecisionLog = field(default_factory=DecisionLog)
     progress: list[ToolProgress] = field(default_factory=list)
+    _hook_base: tuple[str, str, PermissionContext, HookBaseInput] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def hook_base(self) -> HookBaseInput:
         """The fields every hook input carries."""
-        return HookBaseInput(
+        memo = self._hook_base
+        # Made once per call otherwise; reused while none of what it is made of was replaced.
+        if (
+            memo is not None
+            and memo[0] is self.session_id
+            and memo[1] is self.transcript_path
+            and memo[2] is self.permission_context
+        ):
+            return memo[3]
+        base = HookBaseInput(
             session_id=self.session_id,
             transcript_path=self.transcript_path,
             cwd=str(self.permission_context.cwd),
             permission_mode=self.permission_context.mode,
         )
+        self._hook_base = (self.session_id, self.transcript_path, self.permission_context, base)
+        return base
 
     def find_tool(self, name: str) -> Tool | None:
         """The pool's tool by name; else a base tool whose deprecated alias this is (EXEC-3)."""
@@ -182,9 +197,25 @@ def _validation_failure(tool: Tool, problem: str, tool_use_id: str) -> ToolRunOu
     )
 
 
+_Checked = tuple[Tool, object, str | None]
+
+# The schema check the batch executor made when it classified the block that the current task
+# runs: (tool, the input object, its problem). Set by new_batch_executor's ``run_one`` around one
+# call, in that call's own task, so the classification and the pipeline validate an input once.
+_PRECHECKED: contextvars.ContextVar[_Checked | None] = contextvars.ContextVar("_PRECHECKED", default=None)
+
+
+def _schema_problem(tool: Tool, tool_input: object) -> str | None:
+    known = _PRECHECKED.get()
+    # The very same tool and input object (a rewritten input is a new object, validated afresh).
+    if known is not None and known[0] is tool and known[1] is tool_input:
+        return known[2]
+    return validate_tool_input(tool, tool_input)
+
+
 def _check_input(tool: Tool, tool_input: object, context: ToolContext) -> str | None:
     """Schema validation then the tool's own validation; the model-visible problem, or None."""
-    problem = validate_tool_input(tool, tool_input)
+    problem = _schema_problem(tool, tool_input)
     if problem is not None:
         return f"InputValidationError: {tool.name} failed due to the following issue:\n{problem}"
     try:
@@ -227,10 +258,11 @@ async def run_tool_use(
     pre = await run_pre_tool_use(
         ctx.hooks, tool_name=tool.name, tool_input=tool_input, tool_use_id=tool_use_id, base=base
     )
-    extra.extend(
-        _text_block(system_reminder(f"PreToolUse:{tool.name} hook additional context: {c}"))
-        for c in pre.additional_contexts
-    )
+    if pre.additional_contexts:
+        extra.extend(
+            _text_block(system_reminder(f"PreToolUse:{tool.name} hook additional context: {c}"))
+            for c in pre.additional_contexts
+        )
     if pre.updated_input is not None:
         problem = _check_input(tool, pre.updated_input, tool_context)
         if problem is not None:
@@ -316,7 +348,10 @@ async def run_tool_use(
                 content=_as_content(post.updated_mcp_tool_output.value),
                 context_modifier=output.context_modifier,
             )
-        extra.extend(_post_blocks(tool.name, post.block_messages, post.additional_contexts, "PostToolUse"))
+        if post.block_messages or post.additional_contexts:
+            extra.extend(
+                _post_blocks(tool.name, post.block_messages, post.additional_contexts, "PostToolUse")
+            )
 
     try:
         result = (
@@ -521,25 +556,42 @@ def new_batch_executor(
     For a caller that feeds tool_use blocks as they stream in (the agent loop); finish with
     :func:`finish_batch`. Classification is as in :func:`run_tool_uses` (CONC-3).
     """
+    # Each block is looked up and validated once, by its first predicate; the other predicate and
+    # run_tool_use reuse that (by tool_use id, for this very block object and input object).
+    checked: dict[str, tuple[ToolUseBlockParam, _Checked | None]] = {}
 
-    def tool_and_input(block: ToolUseBlockParam) -> tuple[Tool, Mapping[str, Any]] | None:
+    def check(block: ToolUseBlockParam) -> _Checked | None:
+        entry = checked.get(block["id"])
+        if entry is not None and entry[0] is block:
+            found = entry[1]
+            if found is None or found[1] is block.get("input"):
+                return found
         tool = ctx.find_tool(block["name"])
         tool_input = block.get("input")
-        if tool is None or validate_tool_input(tool, tool_input) is not None:
-            return None
-        return tool, cast(Mapping[str, Any], tool_input)
+        found = None if tool is None else (tool, tool_input, validate_tool_input(tool, tool_input))
+        checked[block["id"]] = (block, found)
+        return found
 
     def is_safe(block: ToolUseBlockParam) -> bool:
-        found = tool_and_input(block)
+        found = check(block)
         # An unknown tool or an invalid input fails before it runs; it still counts as unsafe (CONC-3).
-        return found is not None and found[0].is_concurrency_safe(found[1])
+        return (
+            found is not None
+            and found[2] is None
+            and found[0].is_concurrency_safe(cast(Mapping[str, Any], found[1]))
+        )
 
     def is_shell(block: ToolUseBlockParam) -> bool:
-        found = tool_and_input(block)
-        return found is not None and found[0].is_shell
+        found = check(block)
+        return found is not None and found[2] is None and found[0].is_shell
 
     async def run_one(block: ToolUseBlockParam, control: CallControl) -> ToolRunOutcome:
-        return await run_tool_use(block, control, ctx)
+        entry = checked.pop(block["id"], None)
+        token = _PRECHECKED.set(entry[1] if entry is not None and entry[0] is block else None)
+        try:
+            return await run_tool_use(block, control, ctx)
+        finally:
+            _PRECHECKED.reset(token)
 
     return StreamingToolExecutor(
         run_one,

@@ -183,6 +183,11 @@ class StreamingToolExecutor:
         self._grace = grace_period
         self._state: Mapping[str, Any] = dict(state or {})
         self._calls: list[_Call] = []
+        # Kept with the calls' status: the running calls, those of them not concurrency safe, and
+        # the index before which no call is queued (status only moves forward).
+        self._running = 0
+        self._running_unsafe = 0
+        self._scan_from = 0
         self._ids: set[str] = set()
         self._stream_finished = False
         self._abort_reason: str | None = None
@@ -289,7 +294,7 @@ class StreamingToolExecutor:
         """
         blocks = list(blocks)
         ids = [b.get("id") for b in blocks]
-        duplicates = [str(i) for i in repeated(ids)]
+        duplicates = [str(i) for i in repeated(ids)] if len(set(ids)) != len(ids) else []
         if duplicates:
             raise DuplicateToolUseIdError(f"duplicate tool_use id(s) in the batch: {', '.join(duplicates)}")
         for block in blocks:
@@ -300,13 +305,18 @@ class StreamingToolExecutor:
     # -- scheduling --------------------------------------------------------------------------
 
     def _can_execute(self, safe: bool) -> bool:
-        running = [c for c in self._calls if c.status == "running"]
-        return not running or (safe and all(c.safe for c in running))
+        # Nothing running, or this call and every running one are concurrency safe (canExecuteTool).
+        return self._running == 0 or (safe and self._running_unsafe == 0)
 
     def _process_queue(self) -> None:
         if self._abort_reason is not None:
             return
-        for call in self._calls:
+        calls, start = self._calls, self._scan_from
+        while start < len(calls) and calls[start].status != "queued":
+            start += 1
+        self._scan_from = start
+        for index in range(start, len(calls)):
+            call = calls[index]
             if call.status != "queued":
                 continue
             if self._can_execute(call.safe):
@@ -316,6 +326,9 @@ class StreamingToolExecutor:
 
     def _start(self, call: _Call) -> None:
         call.status = "running"
+        self._running += 1
+        if not call.safe:
+            self._running_unsafe += 1
         control = CallControl(abort=call.abort, state=self._state, batch_abort=self._outside_abort)
         call.task = asyncio.get_running_loop().create_task(self._run(call, control))
         call.task.add_done_callback(lambda _task: self._ended(call, None))
@@ -363,6 +376,10 @@ class StreamingToolExecutor:
     def _ended(self, call: _Call, outcome: ToolRunOutcome | None) -> None:
         if call.status == "ended":
             return
+        if call.status == "running":
+            self._running -= 1
+            if not call.safe:
+                self._running_unsafe -= 1
         call.status = "ended"
         for timer in call.timers:
             timer.cancel()

@@ -157,16 +157,14 @@ async def _run_one(
     return _Run(label, output=output)
 
 
+_Matched = list[tuple[HookEntry, float | None]]
+
+
 async def _run_event(
-    hooks: Hooks,
-    event: HookEvent,
-    tool_name: str,
-    input_data: dict[str, Any],
-    tool_use_id: str | None,
-    cwd: str,
+    matched: _Matched, event: HookEvent, input_data: dict[str, Any], tool_use_id: str | None, cwd: str
 ) -> list[_Run]:
     # Concurrent, like Claude Code; gather keeps declaration order for deterministic aggregation.
-    jobs = [_run_one(h, t, event, input_data, tool_use_id, cwd) for h, t in hooks.matching(event, tool_name)]
+    jobs = [_run_one(h, t, event, input_data, tool_use_id, cwd) for h, t in matched]
     return list(await asyncio.gather(*jobs))
 
 
@@ -328,9 +326,13 @@ async def run_pre_tool_use(
 ) -> PreToolUseOutcome:
     """Run the PreToolUse hooks matching ``tool_name`` and aggregate them (HOOK-2, HOOK-3)."""
     event: HookEvent = "PreToolUse"
+    matched = list(hooks.matching(event, tool_name))
+    if not matched:
+        # What aggregating no runs gives, without building the hook input (the usual case, per call).
+        return PreToolUseOutcome()
     data = {**_event_data(base, event, tool_name, tool_input), "tool_use_id": tool_use_id}
     acc = _Acc()
-    runs = await _run_event(hooks, event, tool_name, data, tool_use_id, base.cwd)
+    runs = await _run_event(matched, event, data, tool_use_id, base.cwd)
     decisions: list[tuple[PermissionBehavior | None, str, str, dict[str, Any] | None]] = []
     for label, parsed in acc.sift(event, runs, _pre_decision):
         if isinstance(parsed, _Blocked):
@@ -400,10 +402,10 @@ def _shared_fields(f: _Fields, label: str) -> _Fields:
 
 
 async def _run_post(
-    hooks: Hooks, event: HookEvent, tool_name: str, data: dict[str, Any], tool_use_id: str, cwd: str
+    matched: _Matched, event: HookEvent, tool_name: str, data: dict[str, Any], tool_use_id: str, cwd: str
 ) -> PostToolUseOutcome:
     acc = _Acc()
-    runs = await _run_event(hooks, event, tool_name, data, tool_use_id, cwd)
+    runs = await _run_event(matched, event, data, tool_use_id, cwd)
     blocks: list[str] = []
     update: OutputUpdate | None = None
     is_mcp = parse_mcp_name(tool_name) is not None
@@ -441,12 +443,15 @@ async def run_post_tool_use(
 ) -> PostToolUseOutcome:
     """Run the PostToolUse hooks after a successful call (EXEC-5); they can't undo it (HOOK-4)."""
     event: HookEvent = "PostToolUse"
+    matched = list(hooks.matching(event, tool_name))
+    if not matched:
+        return PostToolUseOutcome()
     data = {
         **_event_data(base, event, tool_name, tool_input),
         "tool_response": tool_response,
         "tool_use_id": tool_use_id,
     }
-    return await _run_post(hooks, event, tool_name, data, tool_use_id, base.cwd)
+    return await _run_post(matched, event, tool_name, data, tool_use_id, base.cwd)
 
 
 async def run_post_tool_use_failure(
@@ -461,13 +466,16 @@ async def run_post_tool_use_failure(
 ) -> PostToolUseOutcome:
     """Run the PostToolUseFailure hooks after a failed call (EXEC-5); no output update applies."""
     event: HookEvent = "PostToolUseFailure"
+    matched = list(hooks.matching(event, tool_name))
+    if not matched:
+        return PostToolUseOutcome()
     data = {
         **_event_data(base, event, tool_name, tool_input),
         "tool_use_id": tool_use_id,
         "error": error,
         "is_interrupt": is_interrupt,
     }
-    return await _run_post(hooks, event, tool_name, data, tool_use_id, base.cwd)
+    return await _run_post(matched, event, tool_name, data, tool_use_id, base.cwd)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -525,13 +533,16 @@ async def run_permission_request(
 ) -> PermissionRequestOutcome:
     """Run the PermissionRequest hooks when the call would be put to the user (PERM-8)."""
     event: HookEvent = "PermissionRequest"
+    matched = list(hooks.matching(event, tool_name))
+    if not matched:
+        return PermissionRequestOutcome()
     data = {
         **_event_data(base, event, tool_name, tool_input),
         "tool_use_id": tool_use_id,
         "permission_suggestions": list(permission_suggestions),
     }
     acc = _Acc()
-    runs = await _run_event(hooks, event, tool_name, data, tool_use_id, base.cwd)
+    runs = await _run_event(matched, event, data, tool_use_id, base.cwd)
     decisions: list[PermissionRequestDecision] = []
     for label, decision in acc.sift(event, runs, _permission_decision):
         if isinstance(decision, _Blocked):

@@ -51,6 +51,10 @@ class BuiltRequest:
 
     ``appended_entries`` are transcript entries this request introduced (a ``deferred_tools_delta``
     notice): the caller appends them to its transcript so the next request folds them in.
+
+    Each tool in ``params["tools"]`` is a new dict, but its ``input_schema`` (and any other nested
+    value) is the session schema cache's own object, shared by every request: copy before changing
+    one (a pool of 10,000 tools is not copied on every turn).
     """
 
     params: dict[str, Any]
@@ -183,8 +187,10 @@ class RequestBuilder:
         """After ``/clear`` or compaction: stop latching the beta header (CACHE-6)."""
         self.beta_latch.reset()
 
-    def _param(self, tool: Tool, context: DescriptionContext, *, defer: bool) -> ToolParam:
-        return tool_to_param(tool, self.schema_cache, description_context=context, defer_loading=defer)
+    def _param(self, tool: Tool, context: DescriptionContext, *, defer: bool, share: bool) -> ToolParam:
+        return tool_to_param(
+            tool, self.schema_cache, description_context=context, defer_loading=defer, share_nested=share
+        )
 
     def build(self, pool: Sequence[Tool], entries: Sequence[TranscriptEntry]) -> BuiltRequest:
         """The request for ``pool`` and ``entries`` now; the transcript is not changed."""
@@ -194,8 +200,14 @@ class RequestBuilder:
             raise RequestRuleError(f"the tool pool repeats tool names: {', '.join(duplicates)}")
         context = DescriptionContext(model=self.model, cwd=self.cwd, tool_names=tuple(names))
         deferred = [tool for tool in pool if is_deferred_tool(tool)]
+
+        def deferred_params() -> list[ToolParam]:
+            # Only tst-auto counts them. Our own count only reads; a caller's token counter gets copies.
+            share = self.token_counter is None
+            return [self._param(tool, context, defer=False, share=share) for tool in deferred]
+
         enabled = is_tool_search_enabled(
-            [self._param(tool, context, defer=False) for tool in deferred],
+            deferred_params,
             setting=self.tool_search,
             model=self.model,
             search_tool_available=TOOL_SEARCH_TOOL_NAME in names,
@@ -208,7 +220,7 @@ class RequestBuilder:
             raise RequestRuleError(
                 "tool search is on but every tool in the pool is deferred; the API needs one that is not"
             )
-        tools = [self._param(tool, context, defer=tool.name in deferred_names) for tool in sent]
+        tools = [self._param(tool, context, defer=tool.name in deferred_names, share=True) for tool in sent]
 
         appended: tuple[TranscriptEntry, ...] = ()
         history: list[TranscriptEntry] = list(entries)

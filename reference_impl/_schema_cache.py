@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -84,6 +85,10 @@ def input_schema_for_model(model: type[BaseModel]) -> dict[str, Any]:
     A fresh dict each call, so a caller can't alter the memoised schema. Raises
     :class:`TypeError` naming the model when its schema is not a JSON object schema.
     """
+    return cast(dict[str, Any], json.loads(_model_schema_json(model)))
+
+
+def _model_schema_json(model: type[BaseModel]) -> str:
     text = _MODEL_SCHEMAS.get(model)
     if text is None:
         schema = _drop_titles(model.model_json_schema(mode="validation"))
@@ -92,7 +97,7 @@ def input_schema_for_model(model: type[BaseModel]) -> dict[str, Any]:
         text = wire_json(schema)
         with _MODEL_SCHEMAS_LOCK:
             text = _MODEL_SCHEMAS.setdefault(model, text)
-    return cast(dict[str, Any], json.loads(text))
+    return text
 
 
 def schema_cache_key(tool: Tool) -> str:
@@ -113,17 +118,18 @@ def _render_base(tool: Tool, context: DescriptionContext) -> str:
     description = tool.render_description(context)
     if not isinstance(description, str):
         raise TypeError(f"tool {tool.name!r}: description must be a str, got {type(description).__name__}")
-    if tool.input_model is not None:
-        input_schema = input_schema_for_model(tool.input_model)
-    else:
-        input_schema = json.loads(_schema_json(tool))
+    schema = _model_schema_json(tool.input_model) if tool.input_model is not None else _schema_json(tool)
     # Field order is part of the bytes: name, description, input_schema, then the optional flags.
-    base: dict[str, Any] = {"name": tool.name, "description": description, "input_schema": input_schema}
+    # Joined from wire JSON pieces, exactly the wire_json of that object, without decoding the
+    # schema's JSON and encoding it again (the first request of a 10,000-tool pool renders them all).
+    parts = ['{"name":', wire_json(tool.name), ',"description":', wire_json(description)]
+    parts += [',"input_schema":', schema]
     if tool.strict:
-        base["strict"] = True
+        parts.append(',"strict":true')
     if tool.eager_input_streaming is not None:
-        base["eager_input_streaming"] = tool.eager_input_streaming
-    return wire_json(base)
+        parts += [',"eager_input_streaming":', wire_json(tool.eager_input_streaming)]
+    parts.append("}")
+    return "".join(parts)
 
 
 class ToolSchemaCache:
@@ -132,21 +138,46 @@ class ToolSchemaCache:
     The first rendering of a key wins for the life of the session (or until :meth:`clear`); bases
     are stored as wire JSON so that nothing a caller does to a returned ``ToolParam`` can change
     them, and every request re-sends the same bytes.
+
+    Two memos keep a request over a large pool cheap (a pool of 10,000 MCP tools is sent on every
+    turn): each tool object's cache key (a raw schema's wire JSON, computed once per ``Tool``
+    object; tools are frozen, their schemas are treated as immutable), and each base's parsed form
+    for :func:`tool_to_param`'s ``share_nested``.
     """
 
     def __init__(self) -> None:
         self._bases: dict[str, str] = {}
+        # Weak: pools are often rebuilt from new Tool objects, which must not pile up here.
+        self._keys: weakref.WeakKeyDictionary[Tool, str] = weakref.WeakKeyDictionary()
+        self._parsed: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
+
+    def _key(self, tool: Tool) -> str:
+        key = self._keys.get(tool)
+        if key is None:
+            key = schema_cache_key(tool)
+            with self._lock:
+                self._keys[tool] = key
+        return key
 
     def base_json(self, tool: Tool, context: DescriptionContext) -> str:
         """The wire JSON of ``tool``'s base, rendering it on first use."""
-        key = schema_cache_key(tool)
+        key = self._key(tool)
         cached = self._bases.get(key)
         if cached is not None:
             return cached
         rendered = _render_base(tool, context)
         with self._lock:
             return self._bases.setdefault(key, rendered)
+
+    def base_param(self, tool: Tool, context: DescriptionContext) -> Mapping[str, Any]:
+        """``tool``'s base as parsed from :meth:`base_json`: one object per base, shared, never to be changed."""
+        text = self.base_json(tool, context)
+        parsed = self._parsed.get(text)
+        if parsed is None:
+            with self._lock:
+                parsed = self._parsed.setdefault(text, cast(dict[str, Any], json.loads(text)))
+        return parsed
 
     def __contains__(self, tool: object) -> bool:
         return isinstance(tool, Tool) and schema_cache_key(tool) in self._bases
@@ -158,6 +189,8 @@ class ToolSchemaCache:
         """Forget every base (a new session, or ``/clear``): the next request renders afresh."""
         with self._lock:
             self._bases.clear()
+            self._parsed.clear()
+            self._keys.clear()
 
 
 def tool_to_param(
@@ -167,15 +200,24 @@ def tool_to_param(
     description_context: DescriptionContext,
     defer_loading: bool = False,
     cache_control: CacheControlEphemeralParam | Mapping[str, Any] | None = None,
+    share_nested: bool = False,
 ) -> ToolParam:
     """``tool`` as an ``anthropic.types.ToolParam``: the cached base plus this request's overlays.
 
     ``defer_loading`` is added only when true, then ``cache_control`` when given. A deferred tool
     can't carry ``cache_control`` (the API refuses it): asking for both is a :class:`ValueError`.
+
+    The param is a new object; by default so is everything in it. With ``share_nested`` only the
+    top level is new and the values in it (``input_schema``) are the session cache's own objects,
+    shared with every other request: cheap for large pools (as Claude Code spreads its cached base),
+    but the caller must not change them in place.
     """
     if defer_loading and cache_control is not None:
         raise ValueError(f"tool {tool.name!r}: a deferred tool can't carry cache_control")
-    param = cast(dict[str, Any], json.loads(cache.base_json(tool, description_context)))
+    if share_nested:
+        param = dict(cache.base_param(tool, description_context))
+    else:
+        param = cast(dict[str, Any], json.loads(cache.base_json(tool, description_context)))
     if defer_loading:
         param["defer_loading"] = True
     if cache_control is not None:
