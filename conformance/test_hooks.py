@@ -82,6 +82,36 @@ def test_matcher_selects_exactly_the_matching_tools(
         )
 
 
+@requires("execution", "hooks")
+@pytest.mark.requirement("HOOK-1", "MUST")
+@pytest.mark.parametrize(
+    ("matcher", "tool_name"),
+    [
+        ("Bash", "BashOutput"),
+        ("Read", "ReadMcpResource"),
+        ("Bash|Read", "BashOutput"),
+        ("Edit|Write", "NotebookEdit"),
+        ("mcp__srv", "mcp__srv__tool"),
+    ],
+)
+def test_exact_name_matcher_does_not_select_a_longer_name(
+    new_harness: Callable[[], Any], matcher: str, tool_name: str
+) -> None:
+    """HOOK-1: a matcher of plain names (``Bash``, ``A|B``) matches whole tool names only, never a part of one."""
+    tool = mcp_tool_spec("srv", "tool") if tool_name == "mcp__srv__tool" else plain_tool(tool_name)
+    run = run_calls(
+        new_harness(),
+        [tool],
+        [(tool.name, {"x": "1"})],
+        rules=[RuleSpec(tool.name, "allow")],
+        hooks=[pre("deny", matcher=matcher)],
+        host=host_answering("allow"),
+    )
+    assert run.ran() == 1, (
+        f"deny hook with matcher {matcher!r} must not apply to {tool_name} (not an exact name): {run.describe()}"
+    )
+
+
 @requires("execution", "hooks", "host_callback")
 @pytest.mark.requirement("HOOK-2", "MUST")
 @settings(max_examples=30, deadline=None)
