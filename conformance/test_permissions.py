@@ -8,7 +8,7 @@ recorded decisions.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
@@ -267,7 +267,7 @@ def test_stricter_rule_wins_whatever_the_sources(
     new_harness: Callable[[], Any],
     target: str,
     data: st.DataObject,
-    pair: tuple[str, str],
+    pair: tuple[Literal["allow", "ask", "deny"], Literal["allow", "ask", "deny"]],
     stricter_first: bool,
     host_allows: bool,
 ) -> None:
