@@ -105,15 +105,25 @@ def main(argv: list[str] | None = None) -> int:
         figures.update(module.run(quick=args.quick))
         timings[group] = round(time.perf_counter() - started, 1)
 
+    command = "python benchmarks/run.py" + (" --quick" if args.quick else "")
+    if args.only:
+        command += " --only " + " ".join(args.only)
+    previous: dict[str, Any] = {}
+    if args.only and args.output.exists():
+        # A partial run updates its groups' figures and keeps the others' from the file.
+        previous = json.loads(args.output.read_text(encoding="utf-8"))
+        timings = {**previous.get("_group_seconds", {}), **timings}
+    merged = {k: v for k, v in previous.items() if not k.startswith("_")} | figures
     goals = {
-        name: {"goal": text, "value": figures[name], "met": check(float(figures[name]))}
+        name: {"goal": text, "value": merged[name], "met": check(float(merged[name]))}
         for name, text, check in GOALS
-        if isinstance(figures.get(name), int | float)
+        if isinstance(merged.get(name), int | float)
     }
     # One top-level key per figure; the run's circumstances under keys starting with "_".
     document = {
-        **figures,
-        "_command": "python benchmarks/run.py" + (" --quick" if args.quick else ""),
+        **{k: v for k, v in previous.items() if k.startswith("_")},
+        **merged,
+        "_command": command,
         "_machine": _machine(),
         "_group_seconds": timings,
         "_goals": goals,
