@@ -8,44 +8,13 @@ import json
 import hypothesis  # noqa: F401
 import pytest
 
-ADAPTER = """
-CALLS = []
-
-class Harness:
-    pass
-
-class Adapter:
-    capabilities = frozenset({"hooks"})
-
-    def new_harness(self):
-        return Harness()
-
-def make():
-    CALLS.append(1)
-    return Adapter()
-"""
+from tests._fake_suite import make_suite, run
 
 
 @pytest.fixture(autouse=True)
 def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     # Inner runs must not append to a real CI step summary.
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-
-
-def make_suite(pytester: pytest.Pytester, body: str) -> str:
-    """Write a fake conformance suite and adapter; return the -o value that points the plugin at it."""
-    directory = pytester.mkdir("suite")
-    (directory / "test_suite.py").write_text(
-        "import pytest\nfrom pytest_toolharness._capabilities import requires\n" + body
-    )
-    pytester.makepyfile(myadapter=ADAPTER)
-    return f"toolharness_suite_path={directory}"
-
-
-def run(pytester: pytest.Pytester, suite: str, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--toolharness-conformance", "-o", suite, "--toolharness-adapter=myadapter:make", "suite", *args
-    )
 
 
 SUITE = """

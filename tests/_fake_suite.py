@@ -1,0 +1,38 @@
+"""A fake conformance suite and adapter for the plugin's pytester tests (one file per option)."""
+
+from __future__ import annotations
+
+import pytest
+
+ADAPTER = """
+CALLS = []
+
+class Harness:
+    pass
+
+class Adapter:
+    capabilities = frozenset({"hooks"})
+
+    def new_harness(self):
+        return Harness()
+
+def make():
+    CALLS.append(1)
+    return Adapter()
+"""
+
+
+def make_suite(pytester: pytest.Pytester, body: str) -> str:
+    """Write a fake conformance suite and adapter; return the -o value that points the plugin at it."""
+    directory = pytester.mkdir("suite")
+    (directory / "test_suite.py").write_text(
+        "import pytest\nfrom pytest_toolharness._capabilities import requires\n" + body
+    )
+    pytester.makepyfile(myadapter=ADAPTER)
+    return f"toolharness_suite_path={directory}"
+
+
+def run(pytester: pytest.Pytester, suite: str, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--toolharness-conformance", "-o", suite, "--toolharness-adapter=myadapter:make", "suite", *args
+    )
