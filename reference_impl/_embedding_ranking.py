@@ -37,9 +37,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from reference_impl._names import MCP_PREFIX
-from reference_impl._ranking import FieldedRanker, _name_fields, normalize_words
-from reference_impl._search_index import QueryTerms, SearchIndex, js_trim, parse_query_terms
+from reference_impl._ranking import FieldedRanker, _name_fields, normalize_words, resolve_query_syntax
+from reference_impl._search_index import QueryTerms, SearchIndex, js_trim
 from reference_impl._tool import DescriptionContext, Tool
 
 __all__ = [
@@ -454,21 +453,11 @@ class HybridRanker:
         """Rank ``index``'s deferred tools for ``query``: at most ``max_results`` names, best first."""
         if max_results < 1:
             raise ValueError(f"max_results must be at least 1, got {max_results!r}")
-        query_lower = js_trim(query.lower())
-        exact = index.exact_name(query_lower)
-        if exact is not None:
-            return [exact]
-        if query_lower.startswith(MCP_PREFIX) and len(query_lower) > len(MCP_PREFIX):
-            prefixed = index.mcp_prefix(query_lower)
-            if prefixed:
-                return prefixed[:max_results]
-        terms = parse_query_terms(query_lower)
-        allowed: list[int] | None = None
-        if terms.required:
-            # The seed decides what a required term matches; only tools matching all of them stay.
-            allowed = sorted(index.scores(QueryTerms(terms.required, ())))
-            if not allowed:
-                return []
+        syntax = resolve_query_syntax(index, query, max_results)
+        if syntax.answer is not None:
+            return syntax.answer
+        terms = syntax.terms
+        allowed = None if syntax.allowed is None else sorted(syntax.allowed)
         words = [word for term in terms.scoring for word in normalize_words(term)]
         if not words or not index.deferred_tools:
             return index.search(query, max_results)

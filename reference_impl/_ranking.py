@@ -36,7 +36,14 @@ from reference_impl._search_index import (
 )
 from reference_impl._tool import DescriptionContext, Tool
 
-__all__ = ["FieldWeights", "FieldedIndex", "FieldedRanker", "normalize_words"]
+__all__ = [
+    "FieldWeights",
+    "FieldedIndex",
+    "FieldedRanker",
+    "QuerySyntax",
+    "normalize_words",
+    "resolve_query_syntax",
+]
 
 _CAMEL: Final = re.compile(r"([a-z0-9])([A-Z])")
 _WORD: Final = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]")
@@ -387,6 +394,38 @@ class FieldedIndex:
         return scores
 
 
+@dataclass(frozen=True, slots=True)
+class QuerySyntax:
+    """What the seed's query syntax settles before any free-text ranking.
+
+    ``answer`` is the final result when the syntax decides alone (an exact name, an ``mcp__server``
+    prefix, ``+required`` terms no tool matches); otherwise ``terms`` are the parsed terms and
+    ``allowed`` the positions of the tools that match every required term (None: no required term).
+    """
+
+    answer: list[str] | None
+    terms: QueryTerms
+    allowed: frozenset[int] | None = None
+
+
+def resolve_query_syntax(index: SearchIndex, query: str, max_results: int) -> QuerySyntax:
+    """Apply the seed's syntax (exact name, ``mcp__`` prefix, ``+required``) exactly as the seed does."""
+    query_lower = js_trim(query.lower())
+    terms = parse_query_terms(query_lower)
+    exact = index.exact_name(query_lower)
+    if exact is not None:
+        return QuerySyntax([exact], terms)
+    if query_lower.startswith(MCP_PREFIX) and len(query_lower) > len(MCP_PREFIX):
+        prefixed = index.mcp_prefix(query_lower)
+        if prefixed:
+            return QuerySyntax(prefixed[:max_results], terms)
+    if not terms.required:
+        return QuerySyntax(None, terms)
+    # The seed decides what a required term matches; only tools matching all of them stay.
+    allowed = frozenset(index.scores(QueryTerms(terms.required, ())))
+    return QuerySyntax([] if not allowed else None, terms, allowed)
+
+
 class FieldedRanker:
     """A :class:`~reference_impl._toolsearch.Ranker`: the seed's query syntax, BM25F for free text.
 
@@ -430,21 +469,10 @@ class FieldedRanker:
         """Rank ``index``'s deferred tools for ``query``: at most ``max_results`` names, best first."""
         if max_results < 1:
             raise ValueError(f"max_results must be at least 1, got {max_results!r}")
-        query_lower = js_trim(query.lower())
-        exact = index.exact_name(query_lower)
-        if exact is not None:
-            return [exact]
-        if query_lower.startswith(MCP_PREFIX) and len(query_lower) > len(MCP_PREFIX):
-            prefixed = index.mcp_prefix(query_lower)
-            if prefixed:
-                return prefixed[:max_results]
-        terms = parse_query_terms(query_lower)
-        allowed: set[int] | None = None
-        if terms.required:
-            # The seed decides what a required term matches; only tools matching all of them stay.
-            allowed = set(index.scores(QueryTerms(terms.required, ())))
-            if not allowed:
-                return []
+        syntax = resolve_query_syntax(index, query, max_results)
+        if syntax.answer is not None:
+            return syntax.answer
+        terms, allowed = syntax.terms, syntax.allowed
         words = [word for term in terms.scoring for word in normalize_words(term)]
         fielded = self.fielded_index(index)
         scores = fielded.scores(words)
