@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reference_impl._tool import Tool, ToolContext, ToolInput, ToolOutput, build_tool, mcp_tool
+from reference_impl import Tool, ToolContext, ToolInput, ToolOutput, build_tool, mcp_tool
 
 __all__ = [
     "CORPUS_DIR",

@@ -18,11 +18,21 @@ from anthropic.types import ToolUseBlockParam
 from pydantic import BaseModel
 
 from benchmarks._timing import clock
-from reference_impl._execution import ExecutionContext, run_tool_use, run_tool_uses
-from reference_impl._executor import CallControl, StreamingToolExecutor, ToolRunOutcome
-from reference_impl._permissions import PermissionContext
-from reference_impl._rules import parse_rule
-from reference_impl._tool import Tool, ToolContext, ToolInput, ToolOutput, build_tool
+from reference_impl import (
+    CallControl,
+    ExecutionContext,
+    PermissionContext,
+    StreamingToolExecutor,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    ToolRunOutcome,
+    build_tool,
+    parse_rule,
+    run_tool_use,
+    run_tool_uses,
+)
 
 __all__ = ["run"]
 

@@ -14,10 +14,16 @@ from typing import Any
 
 from benchmarks._corpus import noop_call
 from benchmarks._timing import per_call_seconds
-from reference_impl._decisions import PermissionBehavior
-from reference_impl._permissions import PermissionContext, decide_permission
-from reference_impl._rules import PermissionRule, parse_rule, rule_matches
-from reference_impl._tool import Tool, mcp_tool
+from reference_impl import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionRule,
+    Tool,
+    decide_permission,
+    mcp_tool,
+    parse_rule,
+    rule_matches,
+)
 
 __all__ = ["make_rules", "run"]
 

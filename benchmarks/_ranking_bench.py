@@ -21,10 +21,7 @@ from typing import Any
 from benchmarks._corpus import RetrievalQuery, livemcpbench_tools, load_queries, metatool_tools
 from benchmarks._timing import clock
 from benchmarks._toolsearch_bench import build_pool
-from reference_impl._names import mcp_tool_name
-from reference_impl._ranking import FieldedRanker
-from reference_impl._search_index import SearchIndex
-from reference_impl._tool import DescriptionContext, Tool
+from reference_impl import DescriptionContext, FieldedRanker, SearchIndex, Tool, mcp_tool_name
 
 __all__ = ["bm25s_ranker", "datasets", "evaluate", "hybrid_latency", "run"]
 
@@ -136,7 +133,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     skipped = _hybrid_available()
     hybrid: Any = None
     if skipped is None:
-        from reference_impl._embedding_ranking import HybridRanker
+        from reference_impl import HybridRanker
 
         hybrid = HybridRanker()
         sample = [q.query for _tools, queries in data.values() for q in queries[:: 17 if quick else 6]]

@@ -19,11 +19,14 @@ from pydantic import BaseModel
 from benchmarks._corpus import noop_call
 from benchmarks._timing import clock
 from benchmarks._toolsearch_bench import build_pool
-from reference_impl._cache import cache_break_hash
-from reference_impl._request import RequestBuilder
-from reference_impl._tool import Tool, build_tool
-from reference_impl._toolsearch import tool_search_tool
-from reference_impl._transcript import TranscriptEntry
+from reference_impl import (
+    RequestBuilder,
+    Tool,
+    TranscriptEntry,
+    build_tool,
+    cache_break_hash,
+    tool_search_tool,
+)
 from reference_impl._wire import wire_bytes
 
 __all__ = ["run"]

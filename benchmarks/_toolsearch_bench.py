@@ -20,9 +20,7 @@ from typing import Any
 from benchmarks._corpus import load_mcp_records, record_tool
 from benchmarks._timing import clock
 from conformance.oracles.search import oracle_search_tools_with_keywords
-from reference_impl._names import mcp_tool_name
-from reference_impl._search_index import SearchIndex
-from reference_impl._tool import DescriptionContext, Tool
+from reference_impl import DescriptionContext, SearchIndex, Tool, mcp_tool_name
 
 __all__ = ["build_pool", "make_queries", "run"]
 

@@ -30,28 +30,39 @@ from pytest_toolharness._specs import (
     ToolSpec,
     WireRequest,
 )
-from reference_impl._cache import BetaLatch
-from reference_impl._command_hooks import CommandHook
-from reference_impl._decisions import SettingSource
-from reference_impl._defer import is_deferred_tool, parse_enable_tool_search
-from reference_impl._discovery import compact, extract_discovered_tool_names
-from reference_impl._execution import ExecutionContext, run_tool_uses
-from reference_impl._hooks import HookContext, HookMatcher, Hooks
-from reference_impl._host import (
+from reference_impl import (
+    BetaLatch,
+    CommandHook,
+    CompactBoundary,
+    ContentReplacementState,
+    DeferredToolsDelta,
+    ExecutionContext,
+    HookContext,
+    HookMatcher,
+    Hooks,
+    PermissionContext,
     PermissionResult,
     PermissionResultAllow,
     PermissionResultDeny,
+    RequestBuilder,
+    SettingSource,
+    Tool,
+    ToolContext,
+    ToolOutput,
     ToolPermissionContext,
+    ToolSchemaCache,
+    TranscriptEntry,
+    assemble_tool_pool,
+    compact,
+    compute_deferred_tools_delta,
+    extract_discovered_tool_names,
+    is_deferred_tool,
+    is_tool_denied_as_whole,
+    parse_enable_tool_search,
+    parse_rule,
+    rebuild_replacement_state,
+    run_tool_uses,
 )
-from reference_impl._notices import compute_deferred_tools_delta
-from reference_impl._permissions import PermissionContext, is_tool_denied_as_whole
-from reference_impl._pool import assemble_tool_pool
-from reference_impl._request import RequestBuilder
-from reference_impl._results import ContentReplacementState, rebuild_replacement_state
-from reference_impl._rules import parse_rule
-from reference_impl._schema_cache import ToolSchemaCache
-from reference_impl._tool import Tool, ToolContext, ToolOutput
-from reference_impl._transcript import CompactBoundary, DeferredToolsDelta, TranscriptEntry
 
 __all__ = ["DEFAULT_MODEL", "ReferenceAdapter", "ReferenceHarness", "reference_adapter"]
 
@@ -64,7 +75,7 @@ def _rules(specs: Sequence[RuleSpec]) -> tuple[Any, ...]:
 
 
 def _search_tool() -> Tool:
-    from reference_impl._toolsearch import tool_search_tool
+    from reference_impl import tool_search_tool
 
     return tool_search_tool()
 

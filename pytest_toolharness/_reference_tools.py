@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_toolharness._specs import STATE_KEY, CallRecorder, StateChange, ToolSpec
-from reference_impl._tool import (
+from reference_impl import (
     UNLIMITED,
     PermissionTarget,
     Tool,

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
-from reference_impl._command_hooks import CommandHook, run_command_hook
-from reference_impl._hooks import (
+from reference_impl import (
+    CommandHook,
     HookBaseInput,
     HookMatcher,
     Hooks,
     PreToolUseOutcome,
+    run_command_hook,
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,

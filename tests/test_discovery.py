@@ -9,9 +9,15 @@ from anthropic.types import MessageParam
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference_impl._discovery import compact, extract_discovered_tool_names
-from reference_impl._notices import announced_deferred_tools
-from reference_impl._transcript import CompactBoundary, DeferredToolsDelta, TranscriptEntry, to_api_messages
+from reference_impl import (
+    CompactBoundary,
+    DeferredToolsDelta,
+    TranscriptEntry,
+    announced_deferred_tools,
+    compact,
+    extract_discovered_tool_names,
+    to_api_messages,
+)
 
 
 def search_turn(use_id: str, names: list[str]) -> list[MessageParam]:

@@ -21,15 +21,20 @@ pytest.importorskip(
     reason="HybridRanker needs the embeddings extra: pip install 'pytest-toolharness[embeddings]'",
 )
 
-from reference_impl import _embedding_ranking  # noqa: E402  (after the skips, on purpose)
-from reference_impl._embedding_ranking import (  # noqa: E402
+from reference_impl import (  # noqa: E402  (after the skips, on purpose)
     HybridRanker,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    build_tool,
     default_embedder,
+    mcp_tool,
     query_texts,
+    tool_search_tool,
 )
-from reference_impl._search_index import QueryTerms, SearchIndex, parse_query_terms  # noqa: E402
-from reference_impl._tool import Tool, ToolContext, ToolInput, ToolOutput, build_tool, mcp_tool  # noqa: E402
-from reference_impl._toolsearch import tool_search_tool  # noqa: E402
+from reference_impl.search import _hybrid as _embedding_ranking  # noqa: E402  (after the skips, on purpose)
+from reference_impl.search._index import QueryTerms, SearchIndex, parse_query_terms  # noqa: E402
 
 
 async def _noop(_input: ToolInput, _context: ToolContext) -> ToolOutput:

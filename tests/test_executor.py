@@ -12,12 +12,7 @@ from anthropic.types import ToolResultBlockParam, ToolUseBlockParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl._executor import (
-    CallControl,
-    DuplicateToolUseIdError,
-    StreamingToolExecutor,
-    ToolRunOutcome,
-)
+from reference_impl import CallControl, DuplicateToolUseIdError, StreamingToolExecutor, ToolRunOutcome
 
 T = TypeVar("T")
 GUARD = 10.0  # a hang guard, never a timing assertion

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl._command_hooks import CommandHook
-from reference_impl._hooks import (
+from reference_impl import (
+    CommandHook,
     HookBaseInput,
     HookConfigError,
     HookContext,

@@ -22,23 +22,28 @@ import pytest
 from pytest_toolharness._api_server import RecordedRequest, ScriptedApiServer
 from pytest_toolharness._api_validation import ApiError
 from pytest_toolharness._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
-from reference_impl.__main__ import main as cli_main
-from reference_impl._hooks import HookContext, HookMatcher, Hooks
-from reference_impl._loop import AgentSession, ApiRequestError, CompactionPolicy, LoopResult
-from reference_impl._permissions import PermissionContext
-from reference_impl._request import RequestBuilder
-from reference_impl._settings import rules_from_strings
-from reference_impl._tool import (
+from reference_impl import (
+    AgentSession,
+    ApiRequestError,
+    CompactBoundary,
+    CompactionPolicy,
+    HookContext,
+    HookMatcher,
+    Hooks,
+    LoopResult,
+    PermissionContext,
     PermissionTarget,
+    RequestBuilder,
     Tool,
     ToolContext,
     ToolOutput,
     ToolPermissionCheck,
     build_tool,
     mcp_tool,
+    rules_from_strings,
+    tool_search_tool,
 )
-from reference_impl._toolsearch import tool_search_tool
-from reference_impl._transcript import CompactBoundary
+from reference_impl.__main__ import main as cli_main
 from reference_impl._wire import wire_json
 
 MODEL = "claude-sonnet-4-6"

@@ -16,8 +16,7 @@ from pytest_toolharness._api_server import ScriptedApiServer
 from pytest_toolharness._mcp_tool_server import read_call_log, write_mcp_config
 from pytest_toolharness._script import AssistantTurn, ToolUseIds
 from pytest_toolharness._specs import ToolBehavior, ToolSpec
-from reference_impl._mcp_client import McpConfigError, connect_mcp_servers, load_mcp_config
-from reference_impl._tool import ToolContext, ToolOutput
+from reference_impl import McpConfigError, ToolContext, ToolOutput, connect_mcp_servers, load_mcp_config
 
 SPECS = [
     ToolSpec(

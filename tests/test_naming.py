@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_toolharness import _naming
-from reference_impl import _decisions, _names
+from reference_impl.permissions import _decisions
+from reference_impl.tools import _names
 
 ROOT = Path(__file__).resolve().parent.parent
 

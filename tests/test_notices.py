@@ -9,15 +9,21 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from pydantic import BaseModel
 
-from reference_impl._defer import is_deferred_tool
-from reference_impl._notices import (
+from reference_impl import (
+    CompactBoundary,
+    DeferredToolsDelta,
+    Tool,
+    ToolContext,
+    ToolOutput,
+    TranscriptEntry,
     announced_deferred_tools,
+    assemble_tool_pool,
+    build_tool,
     compute_deferred_tools_delta,
+    is_deferred_tool,
+    mcp_tool,
     render_deferred_tools_listing,
 )
-from reference_impl._pool import assemble_tool_pool
-from reference_impl._tool import Tool, ToolContext, ToolOutput, build_tool, mcp_tool
-from reference_impl._transcript import CompactBoundary, DeferredToolsDelta, TranscriptEntry
 
 
 async def _noop(_input: Any, _context: ToolContext) -> ToolOutput:

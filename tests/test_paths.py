@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reference_impl._paths import (
+from reference_impl.permissions._paths import (
     PathPatternError,
     is_within,
     lexical_path,

@@ -10,18 +10,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl._decisions import SETTING_SOURCES, HookVerdict, PermissionDecision
-from reference_impl._permissions import (
+from reference_impl import (
     PERMISSION_MODES,
+    SETTING_SOURCES,
+    HookVerdict,
     PermissionContext,
+    PermissionDecision,
+    PermissionRule,
+    Tool,
+    ToolContext,
+    ToolPermissionCheck,
+    assemble_tool_pool,
     context_from_settings,
     decide_permission,
     is_tool_denied_as_whole,
+    load_settings,
+    parse_rule,
 )
-from reference_impl._pool import assemble_tool_pool
-from reference_impl._rules import PermissionRule, parse_rule
-from reference_impl._settings import load_settings
-from reference_impl._tool import Tool, ToolContext, ToolPermissionCheck
 from tests.test_rules import BASH, EDIT, GITHUB_ISSUE, GITHUB_SEARCH, READ, SLACK_POST, WEBFETCH, WRITE
 
 CWD = Path("/proj")

@@ -9,10 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl._ranking import FieldedRanker, FieldWeights, normalize_words
-from reference_impl._search_index import QueryTerms, SearchIndex
-from reference_impl._tool import Tool, ToolContext, ToolInput, ToolOutput, build_tool, mcp_tool
-from reference_impl._toolsearch import tool_search_tool
+from reference_impl import (
+    FieldedRanker,
+    FieldWeights,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    build_tool,
+    mcp_tool,
+    normalize_words,
+    tool_search_tool,
+)
+from reference_impl.search._index import QueryTerms, SearchIndex
 
 
 async def _noop(_input: ToolInput, _context: ToolContext) -> ToolOutput:

@@ -13,12 +13,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference_impl._defer import ToolSearchMode, ToolSearchSetting, is_deferred_tool
-from reference_impl._discovery import compact
-from reference_impl._pool import assemble_tool_pool
-from reference_impl._request import RequestBuilder, RequestRuleError, check_request_rules
-from reference_impl._tool import Tool
-from reference_impl._transcript import DeferredToolsDelta, TranscriptEntry
+from reference_impl import (
+    DeferredToolsDelta,
+    RequestBuilder,
+    RequestRuleError,
+    Tool,
+    ToolSearchMode,
+    ToolSearchSetting,
+    TranscriptEntry,
+    assemble_tool_pool,
+    check_request_rules,
+    compact,
+    is_deferred_tool,
+)
 from reference_impl._wire import wire_bytes
 from tests.test_discovery import search_turn
 from tests.test_notices import built_in, mcp
@@ -284,7 +291,7 @@ def test_requests_obey_the_api_rules(
     not deferred; no tool has cache_control; every tool_reference names a sent tool; the model
     can learn every deferred name; exactly one message-level marker.
     """
-    from reference_impl._defer import parse_enable_tool_search
+    from reference_impl import parse_enable_tool_search
 
     builder = RequestBuilder(
         model=model, max_tokens=64, tool_search=parse_enable_tool_search(mode), notices=notices

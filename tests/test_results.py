@@ -12,11 +12,15 @@ from anthropic.types import ToolResultBlockParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl._results import (
+from reference_impl import (
     MAX_TOOL_RESULTS_PER_MESSAGE_CHARS,
     PERSISTED_OUTPUT_TAG,
+    UNLIMITED,
     ContentReplacementState,
+    Tool,
+    ToolOutput,
     apply_message_budget,
+    build_tool,
     content_size,
     format_size,
     map_tool_output,
@@ -24,7 +28,6 @@ from reference_impl._results import (
     rebuild_replacement_state,
     utf8_prefix,
 )
-from reference_impl._tool import UNLIMITED, Tool, ToolOutput, build_tool
 from reference_impl._wire import wire_json
 
 

@@ -19,26 +19,40 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, model_validator
 
-from reference_impl import _schema_cache
-from reference_impl._defer import ToolSearchMode, ToolSearchSetting, is_tool_search_enabled
-from reference_impl._execution import ExecutionContext, run_tool_use, run_tool_uses
-from reference_impl._executor import CallControl
-from reference_impl._hook_runner import (
+from reference_impl import (
+    CallControl,
+    DescriptionContext,
+    ExecutionContext,
+    HookBaseInput,
+    HookContext,
+    HookMatcher,
+    Hooks,
+    PermissionContext,
     PermissionRequestOutcome,
     PostToolUseOutcome,
     PreToolUseOutcome,
+    RequestBuilder,
+    Tool,
+    ToolContext,
+    ToolOutput,
+    ToolSchemaCache,
+    ToolSearchMode,
+    ToolSearchSetting,
+    build_tool,
+    input_schema_for_model,
+    is_tool_search_enabled,
+    mcp_tool,
+    parse_rule,
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,
     run_pre_tool_use,
+    run_tool_use,
+    run_tool_uses,
+    tool_to_param,
 )
-from reference_impl._hooks import HookBaseInput, HookContext, HookMatcher, Hooks
-from reference_impl._permissions import PermissionContext
-from reference_impl._request import RequestBuilder
-from reference_impl._rules import parse_rule
-from reference_impl._schema_cache import ToolSchemaCache, input_schema_for_model, tool_to_param
-from reference_impl._tool import DescriptionContext, Tool, ToolContext, ToolOutput, build_tool, mcp_tool
 from reference_impl._wire import wire_bytes, wire_json
+from reference_impl.request import _schemas as _schema_cache
 from tests.test_notices import built_in, mcp
 
 CONTEXT = DescriptionContext(model="claude-sonnet-4-6", cwd=Path("/work"))

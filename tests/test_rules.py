@@ -12,9 +12,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from reference_impl._decisions import SETTING_SOURCES
-from reference_impl._rules import PermissionRule, RuleSyntaxError, format_rule, parse_rule, rule_matches
-from reference_impl._tool import PermissionTarget, Tool, ToolContext, ToolOutput, build_tool, mcp_tool
+from reference_impl import (
+    SETTING_SOURCES,
+    PermissionRule,
+    PermissionTarget,
+    RuleSyntaxError,
+    Tool,
+    ToolContext,
+    ToolOutput,
+    build_tool,
+    format_rule,
+    mcp_tool,
+    parse_rule,
+    rule_matches,
+)
 
 
 class CommandInput(BaseModel):

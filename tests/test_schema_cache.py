@@ -17,13 +17,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from reference_impl._schema_cache import (
+from reference_impl import (
+    DescriptionContext,
+    Tool,
+    ToolContext,
+    ToolOutput,
     ToolSchemaCache,
+    build_tool,
     input_schema_for_model,
+    mcp_tool,
     schema_cache_key,
     tool_to_param,
 )
-from reference_impl._tool import DescriptionContext, Tool, ToolContext, ToolOutput, build_tool, mcp_tool
 from reference_impl._wire import wire_bytes, wire_json
 
 CONTEXT = DescriptionContext(model="claude-sonnet-4-5", cwd=Path("/tmp"))
@@ -241,8 +246,8 @@ _SNAP_SCRIPT = textwrap.dedent(
     import enum, hashlib, sys
     from typing import Literal
     from pydantic import BaseModel, Field
-    from reference_impl._request import RequestBuilder
-    from reference_impl._tool import build_tool, mcp_tool, ToolOutput
+    from reference_impl import RequestBuilder
+    from reference_impl import build_tool, mcp_tool, ToolOutput
 
     async def noop(_i, _c):
         return ToolOutput(content="ok")

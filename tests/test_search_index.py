@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.oracles.search import oracle_parse_tool_name, oracle_search_tools_with_keywords
-from reference_impl import _search_index
-from reference_impl._pool import assemble_tool_pool
-from reference_impl._search_index import (
+from reference_impl import Tool, ToolContext, ToolOutput, assemble_tool_pool, build_tool, mcp_tool
+from reference_impl.search import _index as _search_index
+from reference_impl.search._index import (
     ParsedToolName,
     SearchIndex,
     SearchIndexCache,
@@ -22,7 +22,6 @@ from reference_impl._search_index import (
     parse_tool_name,
     search_tools_with_keywords,
 )
-from reference_impl._tool import Tool, ToolContext, ToolOutput, build_tool, mcp_tool
 
 
 async def _call(_input: object, _context: ToolContext) -> ToolOutput:

@@ -8,12 +8,7 @@ from typing import Any
 
 import pytest
 
-from reference_impl._settings import (
-    PERMISSION_MODES,
-    SettingsError,
-    load_settings,
-    rules_from_strings,
-)
+from reference_impl import PERMISSION_MODES, SettingsError, load_settings, rules_from_strings
 
 
 def _corpus(shared_dir: Path) -> list[dict[str, Any]]:

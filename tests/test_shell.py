@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl._shell import deny_candidates, match_shell_pattern, split_command
+from reference_impl.permissions._shell import deny_candidates, match_shell_pattern, split_command
 
 # (command, expected parts in scan order, confident)
 SPLIT_CASES = [

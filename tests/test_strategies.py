@@ -15,22 +15,26 @@ from hypothesis.errors import InvalidArgument
 
 from pytest_toolharness import strategies as ths
 from pytest_toolharness._specs import HookSpec, RuleSpec, ToolSpec
-from reference_impl._decisions import SETTING_SOURCES
-from reference_impl._hooks import compile_matcher, hooks_from_settings
-from reference_impl._names import mcp_tool_name, parse_mcp_name
+from reference_impl import (
+    SETTING_SOURCES,
+    compile_matcher,
+    hooks_from_settings,
+    mcp_tool_name,
+    parse_mcp_name,
+)
 
 MCP_NAME = re.compile(r"^mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+$")
 API_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 TOOL_USE_ID = re.compile(r"^toolu_[A-Za-z0-9]+$")
 
 try:  # written by another helper; the parse tests skip until it exists
-    from reference_impl._rules import RuleSyntaxError, parse_rule
+    from reference_impl import RuleSyntaxError, parse_rule
 except ImportError:  # pragma: no cover - depends on the tree's state
     parse_rule = None  # type: ignore[assignment]
     RuleSyntaxError = ValueError  # type: ignore[assignment,misc]
 
 needs_rule_parser = pytest.mark.skipif(
-    parse_rule is None, reason="reference_impl._rules.parse_rule not written yet"
+    parse_rule is None, reason="reference_impl.permissions._rules.parse_rule not written yet"
 )
 
 

@@ -11,21 +11,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl._defer import TOOL_SEARCH_TOOL_NAME, is_deferred_tool
-from reference_impl._search_index import SearchIndex
-from reference_impl._tool import (
+from reference_impl import (
+    NO_MATCH_TEXT,
+    TOOL_SEARCH_TOOL_NAME,
     DescriptionContext,
+    SearchIndex,
     Tool,
     ToolContext,
     ToolError,
     ToolOutput,
-    build_tool,
-    mcp_tool,
-)
-from reference_impl._toolsearch import (
-    NO_MATCH_TEXT,
     ToolSearchInput,
+    build_tool,
+    is_deferred_tool,
     map_tool_search_result,
+    mcp_tool,
     parse_select,
     run_tool_search,
     select_tools,
@@ -215,8 +214,7 @@ def test_mapping_refuses_foreign_blocks() -> None:
 
 def test_tool_search_is_allowed_without_asking_but_a_deny_rule_wins() -> None:
     """ToolSearch only reads the tool list: allowed in default mode with nobody to ask; a deny rule still denies."""
-    from reference_impl._permissions import PermissionContext, decide_permission
-    from reference_impl._rules import parse_rule
+    from reference_impl import PermissionContext, decide_permission, parse_rule
 
     tool = tool_search_tool()
     headless = PermissionContext(can_prompt=False)

@@ -1,6 +1,6 @@
 r"""The seed's keyword search, translated line by line and without any optimisation (000 §6.2, §6.3).
 
-This is the oracle that the indexed search in :mod:`reference_impl._search_index` must agree with
+This is the oracle that the indexed search in :mod:`reference_impl.search._index` must agree with
 exactly (DEFER-5), and the baseline that ``benchmarks/`` measures it against. It deliberately does
 what the seed's TypeScript does: it parses every tool's name, lowercases every description and
 compiles a fresh word-boundary regex per term, per tool, per query.

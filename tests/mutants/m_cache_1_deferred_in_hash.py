@@ -29,4 +29,4 @@ def _mutate(original: Any) -> Any:
     return cache_break_hash
 
 
-adapter = make_factory(Patch("reference_impl._request", "cache_break_hash", _mutate))
+adapter = make_factory(Patch("reference_impl.request._builder", "cache_break_hash", _mutate))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl import _schema_cache
+from reference_impl.request import _schemas as _schema_cache
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -22,4 +22,4 @@ def _mutate(original: Any) -> Any:
     return base_json
 
 
-adapter = make_factory(Patch("reference_impl._schema_cache", "ToolSchemaCache.base_json", _mutate))
+adapter = make_factory(Patch("reference_impl.request._schemas", "ToolSchemaCache.base_json", _mutate))

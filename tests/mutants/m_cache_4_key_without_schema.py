@@ -21,4 +21,4 @@ def _mutate(original: Any) -> Any:
     return schema_cache_key
 
 
-adapter = make_factory(Patch("reference_impl._schema_cache", "schema_cache_key", _mutate))
+adapter = make_factory(Patch("reference_impl.request._schemas", "schema_cache_key", _mutate))

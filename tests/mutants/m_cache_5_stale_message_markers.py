@@ -6,7 +6,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from reference_impl._cache import EPHEMERAL
+from reference_impl import EPHEMERAL
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -32,4 +32,4 @@ def _mutate(original: Any) -> Any:
     return place
 
 
-adapter = make_factory(Patch("reference_impl._request", "place_message_cache_marker", _mutate))
+adapter = make_factory(Patch("reference_impl.request._builder", "place_message_cache_marker", _mutate))

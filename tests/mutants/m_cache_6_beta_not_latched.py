@@ -25,4 +25,4 @@ def _mutate(original: Any) -> Any:
     return betas
 
 
-adapter = make_factory(Patch("reference_impl._cache", "BetaLatch.betas", _mutate))
+adapter = make_factory(Patch("reference_impl.request._cache_keys", "BetaLatch.betas", _mutate))

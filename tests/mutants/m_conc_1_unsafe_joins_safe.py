@@ -24,5 +24,5 @@ def _forgets_new_call(_original: Any) -> Any:
 
 
 adapter = make_factory(
-    Patch("reference_impl._executor", "StreamingToolExecutor._can_execute", _forgets_new_call)
+    Patch("reference_impl.execution._scheduler", "StreamingToolExecutor._can_execute", _forgets_new_call)
 )

@@ -19,4 +19,6 @@ def _serial(_original: Any) -> Any:
     return _can_execute
 
 
-adapter = make_factory(Patch("reference_impl._executor", "StreamingToolExecutor._can_execute", _serial))
+adapter = make_factory(
+    Patch("reference_impl.execution._scheduler", "StreamingToolExecutor._can_execute", _serial)
+)

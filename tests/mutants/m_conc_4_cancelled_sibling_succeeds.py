@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl._executor import ToolRunOutcome
+from reference_impl import ToolRunOutcome
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -30,5 +30,5 @@ def _soft_cancel(original: Any) -> Any:
 
 
 adapter = make_factory(
-    Patch("reference_impl._executor", "StreamingToolExecutor._cancel_shell_siblings", _soft_cancel)
+    Patch("reference_impl.execution._scheduler", "StreamingToolExecutor._cancel_shell_siblings", _soft_cancel)
 )

@@ -29,4 +29,6 @@ def _signal_only(original: Any) -> Any:
     return _interrupt
 
 
-adapter = make_factory(Patch("reference_impl._executor", "StreamingToolExecutor._interrupt", _signal_only))
+adapter = make_factory(
+    Patch("reference_impl.execution._scheduler", "StreamingToolExecutor._interrupt", _signal_only)
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from reference_impl._defer import CRITICAL_CHANNEL_TOOLS, TOOL_SEARCH_TOOL_NAME
+from reference_impl import CRITICAL_CHANNEL_TOOLS, TOOL_SEARCH_TOOL_NAME
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -28,9 +28,9 @@ adapter = make_factory(
     *(
         Patch(module, "is_deferred_tool", lambda original: _is_deferred)
         for module in (
-            "reference_impl._defer",
-            "reference_impl._notices",
-            "reference_impl._request",
+            "reference_impl.tools._defer",
+            "reference_impl.request._notices",
+            "reference_impl.request._builder",
             "pytest_toolharness._reference_adapter",
         )
     )

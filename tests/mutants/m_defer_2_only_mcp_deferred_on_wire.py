@@ -21,4 +21,4 @@ def _mutate(original: Any) -> Any:
     return is_deferred
 
 
-adapter = make_factory(Patch("reference_impl._request", "is_deferred_tool", _mutate))
+adapter = make_factory(Patch("reference_impl.request._builder", "is_deferred_tool", _mutate))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from reference_impl import _notices
-from reference_impl._transcript import CompactBoundary, DeferredToolsDelta
+from reference_impl import CompactBoundary, DeferredToolsDelta
+from reference_impl.request import _notices
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -46,6 +46,6 @@ def _compact(original: Any) -> Any:
 
 
 adapter = make_factory(
-    Patch("reference_impl._notices", "_announced_in_order", lambda original: _fold),
+    Patch("reference_impl.request._notices", "_announced_in_order", lambda original: _fold),
     Patch("pytest_toolharness._reference_adapter", "compact", _compact),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from reference_impl._pool import find_tool_by_name
+from reference_impl import find_tool_by_name
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -30,4 +30,4 @@ def _mutate(original: Any) -> Any:
     return select_tools
 
 
-adapter = make_factory(Patch("reference_impl._toolsearch", "select_tools", _mutate))
+adapter = make_factory(Patch("reference_impl.search._toolsearch", "select_tools", _mutate))

@@ -9,4 +9,4 @@ __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 TARGET = "DEFER-5"
 DESCRIPTION = "the searchHint weight is the description weight, so hinted tools lose their ranking edge"
 
-adapter = make_factory(Patch("reference_impl._search_index", "SCORE_SEARCH_HINT", lambda original: 2))
+adapter = make_factory(Patch("reference_impl.search._index", "SCORE_SEARCH_HINT", lambda original: 2))

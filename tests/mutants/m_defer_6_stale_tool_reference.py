@@ -22,4 +22,4 @@ def _mutate(original: Any) -> Any:
     return resolve
 
 
-adapter = make_factory(Patch("reference_impl._request", "_resolve_tool_references", _mutate))
+adapter = make_factory(Patch("reference_impl.request._builder", "_resolve_tool_references", _mutate))

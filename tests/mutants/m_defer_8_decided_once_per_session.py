@@ -24,4 +24,4 @@ def _mutate(original: Any) -> Any:
     return enabled
 
 
-adapter = make_factory(Patch("reference_impl._request", "is_tool_search_enabled", _mutate))
+adapter = make_factory(Patch("reference_impl.request._builder", "is_tool_search_enabled", _mutate))

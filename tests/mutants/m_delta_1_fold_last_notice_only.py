@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from reference_impl._transcript import CompactBoundary, DeferredToolsDelta
+from reference_impl import CompactBoundary, DeferredToolsDelta
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -30,4 +30,4 @@ def _mutate(original: Any) -> Any:
     return announced_in_order
 
 
-adapter = make_factory(Patch("reference_impl._notices", "_announced_in_order", _mutate))
+adapter = make_factory(Patch("reference_impl.request._notices", "_announced_in_order", _mutate))

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from reference_impl import _notices
-from reference_impl._defer import is_deferred_tool
-from reference_impl._transcript import CompactBoundary, DeferredToolsDelta
+from reference_impl import CompactBoundary, DeferredToolsDelta, is_deferred_tool
+from reference_impl.request import _notices
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -45,7 +44,7 @@ def _delta(
 
 
 adapter = make_factory(
-    Patch("reference_impl._notices", "compute_deferred_tools_delta", lambda original: _delta),
-    Patch("reference_impl._request", "compute_deferred_tools_delta", lambda original: _delta),
+    Patch("reference_impl.request._notices", "compute_deferred_tools_delta", lambda original: _delta),
+    Patch("reference_impl.request._builder", "compute_deferred_tools_delta", lambda original: _delta),
     Patch("pytest_toolharness._reference_adapter", "compute_deferred_tools_delta", lambda original: _delta),
 )

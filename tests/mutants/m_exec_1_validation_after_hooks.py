@@ -25,4 +25,4 @@ def _validate_later(original: Any) -> Any:
     return _check_input
 
 
-adapter = make_factory(Patch("reference_impl._execution", "_check_input", _validate_later))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "_check_input", _validate_later))

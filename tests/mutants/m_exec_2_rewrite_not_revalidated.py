@@ -22,4 +22,4 @@ def _validate_once(original: Any) -> Any:
     return _check_input
 
 
-adapter = make_factory(Patch("reference_impl._execution", "_check_input", _validate_once))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "_check_input", _validate_once))

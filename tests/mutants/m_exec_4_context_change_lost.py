@@ -22,4 +22,4 @@ def _drop_context_change(original: Any) -> Any:
 
 
 # new_batch_executor calls run_tool_use through the module's globals.
-adapter = make_factory(Patch("reference_impl._execution", "run_tool_use", _drop_context_change))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "run_tool_use", _drop_context_change))

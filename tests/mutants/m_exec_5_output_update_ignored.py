@@ -21,4 +21,4 @@ def _drop_update(original: Any) -> Any:
     return run_post_tool_use
 
 
-adapter = make_factory(Patch("reference_impl._execution", "run_post_tool_use", _drop_update))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "run_post_tool_use", _drop_update))

@@ -18,7 +18,7 @@ def _post_for_failure(_original: Any) -> Any:
     async def run_post_tool_use_failure(
         hooks: Any, *, tool_name: str, tool_input: Any, tool_use_id: str, error: str, base: Any
     ) -> Any:
-        from reference_impl import _execution
+        from reference_impl.execution import _pipeline as _execution
 
         # The PostToolUse runner the pipeline itself uses.
         run_post_tool_use = getattr(_execution, "run_post_tool_use")  # noqa: B009
@@ -34,4 +34,6 @@ def _post_for_failure(_original: Any) -> Any:
     return run_post_tool_use_failure
 
 
-adapter = make_factory(Patch("reference_impl._execution", "run_post_tool_use_failure", _post_for_failure))
+adapter = make_factory(
+    Patch("reference_impl.execution._pipeline", "run_post_tool_use_failure", _post_for_failure)
+)

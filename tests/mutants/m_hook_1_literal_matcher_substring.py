@@ -24,4 +24,4 @@ def _mutate(original: Any) -> Any:
     return compile_matcher
 
 
-adapter = make_factory(Patch("reference_impl._hooks", "compile_matcher", _mutate))
+adapter = make_factory(Patch("reference_impl.hooks._model", "compile_matcher", _mutate))

@@ -22,4 +22,4 @@ def _mutate(original: Any) -> Any:
     return interpret
 
 
-adapter = make_factory(Patch("reference_impl._hook_runner", "_interpret_command", _mutate))
+adapter = make_factory(Patch("reference_impl.hooks._runner", "_interpret_command", _mutate))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from reference_impl._hook_runner import OutputUpdate
+from reference_impl import OutputUpdate
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -25,4 +25,4 @@ def _mutate(original: Any) -> Any:
     return run_post
 
 
-adapter = make_factory(Patch("reference_impl._execution", "run_post_tool_use", _mutate))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "run_post_tool_use", _mutate))

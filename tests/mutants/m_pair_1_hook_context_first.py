@@ -25,4 +25,4 @@ def _context_first(original: Any) -> Any:
     return finish_batch
 
 
-adapter = make_factory(Patch("reference_impl._execution", "finish_batch", _context_first))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "finish_batch", _context_first))

@@ -29,4 +29,4 @@ def _leaky(original: Any) -> Any:
     return finish_batch
 
 
-adapter = make_factory(Patch("reference_impl._execution", "finish_batch", _leaky))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "finish_batch", _leaky))

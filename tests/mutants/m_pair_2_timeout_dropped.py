@@ -26,4 +26,6 @@ def _dropping(original: Any) -> Any:
     return run_batch
 
 
-adapter = make_factory(Patch("reference_impl._executor", "StreamingToolExecutor.run_batch", _dropping))
+adapter = make_factory(
+    Patch("reference_impl.execution._scheduler", "StreamingToolExecutor.run_batch", _dropping)
+)

@@ -21,4 +21,4 @@ def _skip_unknown(original: Any) -> Any:
     return finish_batch
 
 
-adapter = make_factory(Patch("reference_impl._execution", "finish_batch", _skip_unknown))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "finish_batch", _skip_unknown))

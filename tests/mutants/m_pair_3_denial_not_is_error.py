@@ -23,4 +23,4 @@ def _unflagged(original: Any) -> Any:
     return synthetic_error_result
 
 
-adapter = make_factory(Patch("reference_impl._execution", "synthetic_error_result", _unflagged))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "synthetic_error_result", _unflagged))

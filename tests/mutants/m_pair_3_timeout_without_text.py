@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl._executor import ToolRunOutcome
+from reference_impl import ToolRunOutcome
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -23,4 +23,4 @@ def _silent_timeout(original: Any) -> Any:
     return _synthetic
 
 
-adapter = make_factory(Patch("reference_impl._executor", "_synthetic", _silent_timeout))
+adapter = make_factory(Patch("reference_impl.execution._scheduler", "_synthetic", _silent_timeout))

@@ -21,4 +21,4 @@ def _only_none(_original: Any) -> Any:
     return is_result_content_empty
 
 
-adapter = make_factory(Patch("reference_impl._results", "is_result_content_empty", _only_none))
+adapter = make_factory(Patch("reference_impl.execution._results", "is_result_content_empty", _only_none))

@@ -43,7 +43,7 @@ def _completion_order(original: Any) -> Any:
 
 
 adapter = make_factory(
-    Patch("reference_impl._executor", "StreamingToolExecutor._ended", _recording_end),
-    Patch("reference_impl._executor", "StreamingToolExecutor._interrupt", _recording_interrupt),
-    Patch("reference_impl._executor", "StreamingToolExecutor.run_batch", _completion_order),
+    Patch("reference_impl.execution._scheduler", "StreamingToolExecutor._ended", _recording_end),
+    Patch("reference_impl.execution._scheduler", "StreamingToolExecutor._interrupt", _recording_interrupt),
+    Patch("reference_impl.execution._scheduler", "StreamingToolExecutor.run_batch", _completion_order),
 )

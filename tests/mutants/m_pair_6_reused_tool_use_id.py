@@ -20,4 +20,4 @@ def _no_check(_original: Any) -> Any:
     return check_request_rules
 
 
-adapter = make_factory(Patch("reference_impl._request", "check_request_rules", _no_check))
+adapter = make_factory(Patch("reference_impl.request._builder", "check_request_rules", _no_check))

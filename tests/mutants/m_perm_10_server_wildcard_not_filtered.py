@@ -21,4 +21,4 @@ def _mutate(original: Any) -> Any:
     return applies
 
 
-adapter = make_factory(Patch("reference_impl._permissions", "rule_applies_to_tool", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._engine", "rule_applies_to_tool", _mutate))

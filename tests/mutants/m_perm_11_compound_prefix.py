@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl._shell import match_shell_pattern
+from reference_impl.permissions._shell import match_shell_pattern
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -22,4 +22,4 @@ def _mutate(original: Any) -> Any:
     return matches_part
 
 
-adapter = make_factory(Patch("reference_impl._permissions", "rule_matches_shell_part", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._engine", "rule_matches_shell_part", _mutate))

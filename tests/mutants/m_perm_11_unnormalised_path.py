@@ -23,4 +23,4 @@ def _mutate(original: Any) -> Any:
     return path_forms
 
 
-adapter = make_factory(Patch("reference_impl._rules", "path_forms", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._rules", "path_forms", _mutate))

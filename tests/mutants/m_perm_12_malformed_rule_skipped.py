@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from reference_impl._decisions import SettingSource
-from reference_impl._rules import RuleSyntaxError, parse_rule
+from reference_impl import RuleSyntaxError, SettingSource, parse_rule
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl._decisions import DecisionReason
+from reference_impl import DecisionReason
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -22,4 +22,4 @@ def _mutate(original: Any) -> Any:
     return rule_reason
 
 
-adapter = make_factory(Patch("reference_impl._permissions", "_rule_reason", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._engine", "_rule_reason", _mutate))

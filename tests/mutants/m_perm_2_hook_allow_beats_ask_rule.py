@@ -22,4 +22,4 @@ def _mutate(original: Any) -> Any:
     return decide
 
 
-adapter = make_factory(Patch("reference_impl._permissions", "_decide", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._engine", "_decide", _mutate))

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl import _permissions
-from reference_impl._rules import safe_target
-from reference_impl._tool import PermissionTarget
+from reference_impl import PermissionTarget, safe_target
+from reference_impl.permissions import _engine as _permissions
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -27,4 +26,4 @@ def _mutate(original: Any) -> Any:
     return decide
 
 
-adapter = make_factory(Patch("reference_impl._permissions", "_decide", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._engine", "_decide", _mutate))

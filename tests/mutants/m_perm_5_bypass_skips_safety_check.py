@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl._decisions import DecisionReason, PermissionDecision
+from reference_impl import DecisionReason, PermissionDecision
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -27,4 +27,4 @@ def _mutate(original: Any) -> Any:
     return decide
 
 
-adapter = make_factory(Patch("reference_impl._permissions", "_decide", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._engine", "_decide", _mutate))

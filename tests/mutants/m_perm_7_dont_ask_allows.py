@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl._decisions import DecisionReason, PermissionDecision
+from reference_impl import DecisionReason, PermissionDecision
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -26,4 +26,4 @@ def _mutate(original: Any) -> Any:
     return resolve
 
 
-adapter = make_factory(Patch("reference_impl._permissions", "_resolve_ask", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._engine", "_resolve_ask", _mutate))

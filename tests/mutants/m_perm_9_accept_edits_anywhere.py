@@ -21,4 +21,4 @@ def _mutate(original: Any) -> Any:
     return in_working_dirs
 
 
-adapter = make_factory(Patch("reference_impl._permissions", "_in_working_dirs", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._engine", "_in_working_dirs", _mutate))

@@ -21,4 +21,4 @@ def _byte_cut(_original: Any) -> Any:
     return utf8_prefix
 
 
-adapter = make_factory(Patch("reference_impl._results", "utf8_prefix", _byte_cut))
+adapter = make_factory(Patch("reference_impl.execution._results", "utf8_prefix", _byte_cut))

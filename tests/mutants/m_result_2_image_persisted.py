@@ -19,4 +19,4 @@ def _nothing_exempt(_original: Any) -> Any:
     return is_exempt_content
 
 
-adapter = make_factory(Patch("reference_impl._results", "is_exempt_content", _nothing_exempt))
+adapter = make_factory(Patch("reference_impl.execution._results", "is_exempt_content", _nothing_exempt))

@@ -21,4 +21,4 @@ def _no_exemptions(original: Any) -> Any:
     return apply_message_budget
 
 
-adapter = make_factory(Patch("reference_impl._execution", "apply_message_budget", _no_exemptions))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "apply_message_budget", _no_exemptions))

@@ -18,7 +18,7 @@ DESCRIPTION = (
 def _in_order(original: Any) -> Any:
     def apply_message_budget(results: Sequence[Any], state: Any, session_dir: Any, **kwargs: Any) -> Any:
         # Offer the results one at a time, in order: each step replaces the first fresh result while over.
-        from reference_impl import _results
+        from reference_impl.execution import _results
 
         limit = kwargs.get("limit", _results.MAX_TOOL_RESULTS_PER_MESSAGE_CHARS)
         out = list(results)
@@ -34,4 +34,4 @@ def _in_order(original: Any) -> Any:
     return apply_message_budget
 
 
-adapter = make_factory(Patch("reference_impl._execution", "apply_message_budget", _in_order))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "apply_message_budget", _in_order))

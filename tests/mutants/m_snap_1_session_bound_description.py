@@ -26,4 +26,4 @@ def _with_cwd(original: Any) -> Any:
     return _render_base
 
 
-adapter = make_factory(Patch("reference_impl._schema_cache", "_render_base", _with_cwd))
+adapter = make_factory(Patch("reference_impl.request._schemas", "_render_base", _with_cwd))

@@ -35,4 +35,4 @@ def _through_set(original: Any) -> Any:
     return _schema_json
 
 
-adapter = make_factory(Patch("reference_impl._schema_cache", "_schema_json", _through_set))
+adapter = make_factory(Patch("reference_impl.request._schemas", "_schema_json", _through_set))

@@ -20,21 +20,31 @@ from typing import Any, Literal, cast
 
 from anthropic.types import MessageParam, TextBlockParam, ThinkingConfigParam, ToolParam
 
-from reference_impl._cache import BetaLatch, Provider, cache_break_hash, place_message_cache_marker
-from reference_impl._defer import (
+from reference_impl._repeats import repeated
+from reference_impl.request._cache_keys import (
+    BetaLatch,
+    Provider,
+    cache_break_hash,
+    place_message_cache_marker,
+)
+from reference_impl.request._discovery import extract_discovered_tool_names
+from reference_impl.request._notices import (
+    ListingStyle,
+    compute_deferred_tools_delta,
+    render_deferred_tools_listing,
+)
+from reference_impl.request._schemas import ToolSchemaCache, tool_to_param
+from reference_impl.request._transcript import TranscriptEntry, to_api_messages
+from reference_impl.tools import (
     TOOL_SEARCH_TOOL_NAME,
+    DescriptionContext,
     TokenCounter,
+    Tool,
     ToolSearchMode,
     ToolSearchSetting,
     is_deferred_tool,
     is_tool_search_enabled,
 )
-from reference_impl._discovery import extract_discovered_tool_names
-from reference_impl._notices import ListingStyle, compute_deferred_tools_delta, render_deferred_tools_listing
-from reference_impl._repeats import repeated
-from reference_impl._schema_cache import ToolSchemaCache, tool_to_param
-from reference_impl._tool import DescriptionContext, Tool
-from reference_impl._transcript import TranscriptEntry, to_api_messages
 
 __all__ = ["BuiltRequest", "NoticeMechanism", "RequestBuilder", "RequestRuleError", "check_request_rules"]
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pydantic import BaseModel
 
-from reference_impl._names import mcp_tool_name
+from reference_impl.tools._names import mcp_tool_name
 
 if TYPE_CHECKING:
     from anthropic.types import ToolResultBlockParam

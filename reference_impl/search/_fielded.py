@@ -1,6 +1,6 @@
 """An optional ToolSearch ranking that ranks free text better than the seed's scores or plain BM25.
 
-:class:`FieldedRanker` is a :class:`~reference_impl._toolsearch.Ranker`: pass it as
+:class:`FieldedRanker` is a :class:`~reference_impl.search._toolsearch.Ranker`: pass it as
 ``tool_search_tool(ranking=FieldedRanker())``. The seed's scoring stays the default (DEFER-5).
 
 It keeps the seed's query syntax exactly: ``select:`` is handled before any ranker runs; an exact
@@ -15,7 +15,7 @@ the MCP server name, the search hint, the description and the input schema's pro
 and descriptions. Words are lowercased, stop words dropped and suffixes lightly stripped, so
 "files" meets "file" and "tracking" meets "track". The query is then widened once with the
 characteristic words of its best results (pseudo-relevance feedback). The pure-Python index is built once per
-:class:`~reference_impl._search_index.SearchIndex` (a pool change makes a new one).
+:class:`~reference_impl.search._index.SearchIndex` (a pool change makes a new one).
 """
 
 from __future__ import annotations
@@ -27,14 +27,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference_impl._names import MCP_PREFIX
-from reference_impl._search_index import (
+from reference_impl.search._index import (
     QueryTerms,
     SearchIndex,
     js_trim,
     parse_query_terms,
 )
-from reference_impl._tool import DescriptionContext, Tool
+from reference_impl.tools import MCP_PREFIX, DescriptionContext, Tool
 
 __all__ = [
     "FieldWeights",
@@ -427,7 +426,7 @@ def resolve_query_syntax(index: SearchIndex, query: str, max_results: int) -> Qu
 
 
 class FieldedRanker:
-    """A :class:`~reference_impl._toolsearch.Ranker`: the seed's query syntax, BM25F for free text.
+    """A :class:`~reference_impl.search._toolsearch.Ranker`: the seed's query syntax, BM25F for free text.
 
     ``weights``, ``k1`` and ``b`` tune the BM25F scoring. ``feedback_*`` is pseudo-relevance
     feedback: the best ``feedback_words`` words of the first ``feedback_docs`` results are added

@@ -3,7 +3,7 @@
 A rule is ``Tool`` (the whole tool) or ``Tool(content)``. ``Bash(npm test:*)`` (legacy prefix),
 ``Bash(npm test *)`` (wildcard) and ``Bash(npm test)`` (exact) match shell commands part by part;
 ``Read(...)`` and ``Edit(...)`` hold gitignore-style path patterns and apply to every tool whose
-:class:`~reference_impl._tool.PermissionTarget` kind is ``read`` / ``edit``; ``WebFetch(domain:x)``
+:class:`~reference_impl.tools._tool.PermissionTarget` kind is ``read`` / ``edit``; ``WebFetch(domain:x)``
 matches a URL's host; MCP rules are ``mcp__server`` / ``mcp__server__*`` (every tool of a server)
 and ``mcp__server__tool``. ``Tool(*)`` means the whole tool, as in Claude Code 2.1.20+.
 
@@ -21,17 +21,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from reference_impl._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
-from reference_impl._names import MCP_PREFIX, normalize_name_for_mcp, parse_mcp_name
-from reference_impl._paths import PathPatternError, parse_path_pattern, path_forms
-from reference_impl._shell import (
+from reference_impl.permissions._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
+from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
+from reference_impl.permissions._shell import (
     ShellCommand,
     allow_candidates,
     deny_candidates,
     match_shell_pattern,
     split_command,
 )
-from reference_impl._tool import PermissionTarget, Tool
+from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, normalize_name_for_mcp, parse_mcp_name
 
 __all__ = [
     "PATH_RULE_TOOLS",

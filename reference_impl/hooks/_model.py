@@ -5,7 +5,7 @@ The shapes follow claude-agent-sdk (``HookMatcher(matcher, hooks, timeout)``, ca
 ``hooks`` key (``{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", ...}]}]}``).
 
 Running the hooks of an event and aggregating their results (HOOK-2..4, EXEC-5) is
-:mod:`reference_impl._hook_runner`; its public names stay importable from here.
+:mod:`reference_impl.hooks._runner`.
 """
 
 from __future__ import annotations
@@ -13,23 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
+from typing import Any, Literal, TypeAlias, TypedDict
 
-from reference_impl._command_hooks import CommandHook
-
-if TYPE_CHECKING:
-    from reference_impl._hook_runner import (
-        OutputUpdate,
-        PermissionRequestDecision,
-        PermissionRequestOutcome,
-        PostToolUseOutcome,
-        PreToolUseOutcome,
-        format_hook_error,
-        run_permission_request,
-        run_post_tool_use,
-        run_post_tool_use_failure,
-        run_pre_tool_use,
-    )
+from reference_impl.hooks._command import CommandHook
 
 __all__ = [
     "TOOL_HOOK_EVENTS",
@@ -44,19 +30,9 @@ __all__ = [
     "HookEvent",
     "HookMatcher",
     "Hooks",
-    "OutputUpdate",
-    "PermissionRequestDecision",
-    "PermissionRequestOutcome",
-    "PostToolUseOutcome",
-    "PreToolUseOutcome",
     "UnsupportedHook",
     "compile_matcher",
-    "format_hook_error",
     "hooks_from_settings",
-    "run_permission_request",
-    "run_post_tool_use",
-    "run_post_tool_use_failure",
-    "run_pre_tool_use",
 ]
 
 HookEvent: TypeAlias = Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]
@@ -310,14 +286,3 @@ def hooks_from_settings(settings: Mapping[str, Any], *, name: str) -> Hooks:
             matchers.append(HookMatcher(matcher=matcher, hooks=parsed))
         events[str(event)] = matchers
     return Hooks(events, source=name)
-
-
-# The runners and their outcomes live in reference_impl._hook_runner, which imports this module; they are
-# re-exported lazily (PEP 562) so that ``from reference_impl._hooks import run_pre_tool_use`` keeps
-# working without an import cycle whichever module is imported first.
-def __getattr__(name: str) -> Any:
-    from reference_impl import _hook_runner
-
-    if name in _hook_runner.__all__:
-        return getattr(_hook_runner, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

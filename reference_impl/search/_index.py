@@ -37,8 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from reference_impl._names import MCP_PREFIX
-from reference_impl._tool import DescriptionContext, Tool
+from reference_impl.tools import MCP_PREFIX, DescriptionContext, Tool
 
 __all__ = [
     "DEFAULT_MAX_RESULTS",

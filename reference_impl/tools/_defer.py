@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from anthropic.types import ToolParam
 
-from reference_impl._tool import Tool
+from reference_impl.tools._tool import Tool
 
 __all__ = [
     "CRITICAL_CHANNEL_TOOLS",

@@ -4,7 +4,7 @@ One :class:`AgentSession` holds a conversation. :meth:`AgentSession.run` adds a 
 then, turn by turn:
 
 1. assembles the tool pool (built-ins, then MCP tools; whole-tool deny rules remove tools:
-   PERM-10) and builds the request with :class:`~reference_impl._request.RequestBuilder`, keeping
+   PERM-10) and builds the request with :class:`~reference_impl.request._builder.RequestBuilder`, keeping
    the entries it appends (``deferred_tools_delta`` notices) in the transcript;
 2. streams the answer with ``client.messages.stream``; each tool_use block goes to the streaming
    executor as soon as its ``content_block_stop`` arrives, so tools run while the model is still
@@ -33,17 +33,27 @@ from typing import Any, cast
 import anthropic
 from anthropic.types import MessageParam, ToolUseBlockParam
 
-from reference_impl._discovery import compact as compact_entries
-from reference_impl._execution import DecisionLog, ExecutionContext, finish_batch, new_batch_executor
-from reference_impl._executor import StreamingToolExecutor, ToolRunOutcome
-from reference_impl._hooks import Hooks
-from reference_impl._host import CanUseTool
-from reference_impl._permissions import PermissionContext, is_tool_denied_as_whole
-from reference_impl._pool import assemble_tool_pool
-from reference_impl._request import BuiltRequest, RequestBuilder
-from reference_impl._results import ContentReplacementState
-from reference_impl._tool import Tool, ToolProgress
-from reference_impl._transcript import CompactBoundary, DeferredToolsDelta, TranscriptEntry, content_blocks
+from reference_impl.execution import (
+    ContentReplacementState,
+    DecisionLog,
+    ExecutionContext,
+    StreamingToolExecutor,
+    ToolRunOutcome,
+    finish_batch,
+    new_batch_executor,
+)
+from reference_impl.hooks import Hooks
+from reference_impl.permissions import CanUseTool, PermissionContext, is_tool_denied_as_whole
+from reference_impl.request import (
+    BuiltRequest,
+    CompactBoundary,
+    DeferredToolsDelta,
+    RequestBuilder,
+    TranscriptEntry,
+    content_blocks,
+)
+from reference_impl.request._discovery import compact as compact_entries
+from reference_impl.tools import Tool, ToolProgress, assemble_tool_pool
 
 __all__ = [
     "SUMMARY_PROMPT",

@@ -29,10 +29,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from reference_impl._decisions import DecisionReason, HookVerdict, PermissionDecision
-from reference_impl._names import MCP_PREFIX, parse_mcp_name
-from reference_impl._paths import is_within, resolved_path
-from reference_impl._rules import (
+from reference_impl.permissions._decisions import DecisionReason, HookVerdict, PermissionDecision
+from reference_impl.permissions._paths import is_within, resolved_path
+from reference_impl.permissions._rules import (
     PATH_RULE_TOOLS,
     PermissionRule,
     mcp_server_of,
@@ -41,9 +40,16 @@ from reference_impl._rules import (
     rule_matches_shell_part,
     safe_target,
 )
-from reference_impl._settings import PERMISSION_MODES, PermissionMode, SettingsFile
-from reference_impl._shell import split_command
-from reference_impl._tool import PermissionTarget, Tool, ToolContext, ToolPermissionCheck
+from reference_impl.permissions._settings import PERMISSION_MODES, PermissionMode, SettingsFile
+from reference_impl.permissions._shell import split_command
+from reference_impl.tools import (
+    MCP_PREFIX,
+    PermissionTarget,
+    Tool,
+    ToolContext,
+    ToolPermissionCheck,
+    parse_mcp_name,
+)
 
 __all__ = [
     "PERMISSION_MODES",

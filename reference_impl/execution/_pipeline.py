@@ -34,32 +34,38 @@ import jsonschema
 from anthropic.types import ToolUseBlockParam
 from pydantic import ValidationError
 
-from reference_impl._decisions import DecisionReason, PermissionDecision
-from reference_impl._executor import (
-    CallControl,
-    StreamingToolExecutor,
-    ToolRunOutcome,
-    synthetic_error_result,
-)
-from reference_impl._hook_runner import (
-    run_permission_request,
-    run_post_tool_use,
-    run_post_tool_use_failure,
-    run_pre_tool_use,
-)
-from reference_impl._hooks import HookBaseInput, Hooks
-from reference_impl._host import CanUseTool, PermissionResultAllow, ToolPermissionContext
-from reference_impl._permissions import PermissionContext, decide_permission
-from reference_impl._pool import find_tool_by_name
-from reference_impl._results import (
+from reference_impl._wire import wire_json
+from reference_impl.execution._results import (
     ContentReplacementState,
     apply_message_budget,
     map_tool_output,
     maybe_persist_large_result,
 )
-from reference_impl._tool import Tool, ToolContext, ToolOutput, ToolProgress
-from reference_impl._transcript import system_reminder
-from reference_impl._wire import wire_json
+from reference_impl.execution._scheduler import (
+    CallControl,
+    StreamingToolExecutor,
+    ToolRunOutcome,
+    synthetic_error_result,
+)
+from reference_impl.hooks import (
+    HookBaseInput,
+    Hooks,
+    run_permission_request,
+    run_post_tool_use,
+    run_post_tool_use_failure,
+    run_pre_tool_use,
+)
+from reference_impl.permissions import (
+    CanUseTool,
+    DecisionReason,
+    PermissionContext,
+    PermissionDecision,
+    PermissionResultAllow,
+    ToolPermissionContext,
+    decide_permission,
+)
+from reference_impl.request import system_reminder
+from reference_impl.tools import Tool, ToolContext, ToolOutput, ToolProgress, find_tool_by_name
 
 __all__ = [
     "BatchResult",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from reference_impl._tool import Tool
+from reference_impl.tools._tool import Tool
 
 __all__ = ["ToolDenyFilter", "assemble_tool_pool", "find_tool_by_name"]
 

@@ -34,8 +34,8 @@ from typing import Any, cast
 from anthropic.types import ToolResultBlockParam
 
 from reference_impl._repeats import repeated
-from reference_impl._tool import Tool, ToolOutput
 from reference_impl._wire import wire_json
+from reference_impl.tools import Tool, ToolOutput
 
 __all__ = [
     "MAX_TOOL_RESULTS_PER_MESSAGE_CHARS",

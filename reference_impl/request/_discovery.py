@@ -7,7 +7,7 @@ deletes those messages, so the boundary that replaces them carries the set
 
 :func:`compact` does not carry the *announced* deferred-tool set (the DELTA fold): the notices it
 removes are gone from what the model sees, so the fold restarts at the boundary and the next
-delta re-announces every deferred tool (see :mod:`reference_impl._notices`).
+delta re-announces every deferred tool (see :mod:`reference_impl.request._notices`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from reference_impl._transcript import CompactBoundary, DeferredToolsDelta, TranscriptEntry, content_blocks
+from reference_impl.request._transcript import (
+    CompactBoundary,
+    DeferredToolsDelta,
+    TranscriptEntry,
+    content_blocks,
+)
 
 __all__ = ["compact", "extract_discovered_tool_names", "iter_tool_references"]
 

@@ -1,7 +1,7 @@
 """The ToolSearch tool: how the model loads deferred tools (000 §6.2; DEFER-4, DEFER-5).
 
 ``select:A,B`` names tools directly; anything else is a keyword search with the seed's scores
-(:mod:`reference_impl._search_index`). The result is a ``tool_result`` whose content is a list
+(:mod:`reference_impl.search._index`). The result is a ``tool_result`` whose content is a list
 of ``tool_reference`` blocks (the API then expands those tools' schemas), or the text
 "No matching deferred tools found" when nothing matched: never an empty block list, never an
 error.
@@ -20,15 +20,14 @@ from typing import Any, Final, Literal, Protocol
 from anthropic.types import ToolReferenceBlockParam, ToolResultBlockParam
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reference_impl._defer import TOOL_SEARCH_TOOL_NAME
-from reference_impl._pool import find_tool_by_name
-from reference_impl._search_index import (
+from reference_impl.search._index import (
     DEFAULT_MAX_RESULTS,
     JS_WHITESPACE,
     SearchIndex,
     SearchIndexCache,
 )
-from reference_impl._tool import (
+from reference_impl.tools import (
+    TOOL_SEARCH_TOOL_NAME,
     Tool,
     ToolContext,
     ToolError,
@@ -36,6 +35,7 @@ from reference_impl._tool import (
     ToolOutput,
     ToolPermissionCheck,
     build_tool,
+    find_tool_by_name,
 )
 
 __all__ = [

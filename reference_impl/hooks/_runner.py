@@ -7,7 +7,7 @@ an exit code 2 counts. The PreToolUse verdict is an *input* to the decision engi
 and ask rules above a hook's allow (PERM-2); PostToolUse runs after the call and can't undo it
 (HOOK-4): its block becomes text for the model.
 
-What a hook is and which hooks match a tool is :mod:`reference_impl._hooks`.
+What a hook is and which hooks match a tool is :mod:`reference_impl.hooks._model`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from reference_impl._command_hooks import DEFAULT_HOOK_TIMEOUT, CommandHook, HookRunResult, run_command_hook
-from reference_impl._decisions import HookVerdict, PermissionBehavior
-from reference_impl._hooks import (
+from reference_impl.hooks._command import DEFAULT_HOOK_TIMEOUT, CommandHook, HookRunResult, run_command_hook
+from reference_impl.hooks._model import (
     HookBaseInput,
     HookContext,
     HookEntry,
@@ -30,7 +29,8 @@ from reference_impl._hooks import (
     Hooks,
     UnsupportedHook,
 )
-from reference_impl._names import parse_mcp_name
+from reference_impl.permissions import HookVerdict, PermissionBehavior
+from reference_impl.tools import parse_mcp_name
 
 __all__ = [
     "OutputUpdate",

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
-from reference_impl._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
-from reference_impl._rules import PermissionRule, RuleSyntaxError, parse_rule
+from reference_impl.permissions._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
+from reference_impl.permissions._rules import PermissionRule, RuleSyntaxError, parse_rule
 
 __all__ = [
     "KNOWN_PERMISSION_KEYS",

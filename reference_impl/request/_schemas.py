@@ -28,8 +28,8 @@ from typing import Any, cast
 from anthropic.types import CacheControlEphemeralParam, ToolParam
 from pydantic import BaseModel
 
-from reference_impl._tool import DescriptionContext, Tool
 from reference_impl._wire import wire_json
+from reference_impl.tools import DescriptionContext, Tool
 
 __all__ = ["ToolSchemaCache", "input_schema_for_model", "schema_cache_key", "tool_to_param"]
 

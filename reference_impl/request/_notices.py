@@ -19,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from reference_impl._defer import TOOL_SEARCH_TOOL_NAME, is_deferred_tool
-from reference_impl._tool import Tool
-from reference_impl._transcript import CompactBoundary, DeferredToolsDelta, TranscriptEntry
+from reference_impl.request._transcript import CompactBoundary, DeferredToolsDelta, TranscriptEntry
+from reference_impl.tools import TOOL_SEARCH_TOOL_NAME, Tool, is_deferred_tool
 
 __all__ = [
     "ListingStyle",

@@ -38,7 +38,7 @@ from typing import Any, Literal, TypeAlias, cast
 from anthropic.types import ToolResultBlockParam, ToolUseBlockParam
 
 from reference_impl._repeats import repeated
-from reference_impl._tool import ContextModifier
+from reference_impl.tools._tool import ContextModifier
 
 __all__ = [
     "CallControl",

@@ -2,7 +2,7 @@
 
 The hook gets the event's input as JSON on stdin, runs in its own process group with the session's
 working directory, and reports through its exit code, stdout and stderr. This module only *runs*
-the command and captures what happened; :mod:`reference_impl._hook_runner` interprets the result (exit 0
+the command and captures what happened; :mod:`reference_impl.hooks._runner` interprets the result (exit 0
 with JSON is a decision, exit 2 blocks, anything else is a non-blocking error).
 
 Nothing here raises for a misbehaving hook: a missing shell, a crash, a signal, a timeout or a

@@ -1,0 +1,301 @@
+"""``python -m reference_impl -p PROMPT``: the reference harness as a command, for black-box wire tests.
+
+Runs the agent loop once against the Messages API at ``ANTHROPIC_BASE_URL`` with
+``ANTHROPIC_API_KEY`` (as Claude Code's ``claude -p`` does) and prints the final text, or with
+``--output-format json`` one JSON result object. Nobody can be asked in this mode, so a call no
+rule allows is denied (PERM-8). Built-in tools: ``Read``, ``Bash`` and ``ToolSearch``;
+``--mcp-tools FILE`` adds MCP tools with fixed answers (a JSON list of ``{"server", "name",
+"description", "inputSchema", "result", "_meta"?, "annotations"?}``), deferred as MCP tools are;
+``--mcp-config FILE`` (repeatable) connects to the stdio MCP servers of a Claude Code style config.
+``ENABLE_TOOL_SEARCH`` is honoured. Exit status: 0 done, 1 the API refused a request, 2 bad
+arguments or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from reference_impl.agent._mcp_client import McpConfigError, connect_mcp_servers, load_mcp_config
+from reference_impl.hooks import HookConfigError, Hooks, hooks_from_settings
+from reference_impl.permissions import (
+    PERMISSION_MODES,
+    SettingsError,
+    SettingsFile,
+    context_from_settings,
+    load_settings,
+)
+from reference_impl.tools import (
+    UNLIMITED,
+    PermissionTarget,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolOutput,
+    build_tool,
+    mcp_tool,
+)
+
+# The anthropic SDK (about 3,200 modules, ~2 s of CPU) is imported inside the functions that need it
+# (_session, main, builtin_tools), so --help and argument errors answer at once; mcp is imported
+# only when a server is connected (reference_impl.agent._mcp_client).
+if TYPE_CHECKING:
+    from reference_impl.agent._loop import AgentSession, LoopResult
+
+__all__ = ["builtin_tools", "load_mcp_tools", "main"]
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+BASH_MAX_RESULT_SIZE_CHARS = 30_000
+BASH_DEFAULT_TIMEOUT_MS = 120_000
+
+
+class ReadInput(BaseModel):
+    """Read's input."""
+
+    file_path: str = Field(description="The absolute path of the file to read")
+    offset: int | None = Field(default=None, ge=1, description="The line number to start at (1-based)")
+    limit: int | None = Field(default=None, ge=1, description="How many lines to read")
+
+
+class BashInput(BaseModel):
+    """Bash's input."""
+
+    command: str = Field(description="The command to run")
+    timeout: int | None = Field(default=None, ge=1, le=600_000, description="Timeout in milliseconds")
+
+
+async def _read(tool_input: ToolInput, context: ToolContext) -> ToolOutput:
+    params = ReadInput.model_validate(dict(tool_input))
+    path = Path(params.file_path)
+    if not path.is_absolute():
+        path = context.cwd / path
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as error:
+        raise ToolError(f"File could not be read: {error.strerror or error}") from error
+    start = (params.offset or 1) - 1
+    chosen = lines[start : start + params.limit] if params.limit else lines[start:]
+    # cat -n numbering, as Claude Code's Read shows files.
+    return ToolOutput(content="\n".join(f"{start + n:>6}\t{line}" for n, line in enumerate(chosen, 1)))
+
+
+async def _bash(tool_input: ToolInput, context: ToolContext) -> ToolOutput:
+    params = BashInput.model_validate(dict(tool_input))
+    process = await asyncio.create_subprocess_shell(
+        params.command,
+        cwd=context.cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    waiting = asyncio.ensure_future(process.communicate())
+    aborted = asyncio.ensure_future(context.abort.wait())
+    timeout = (params.timeout or BASH_DEFAULT_TIMEOUT_MS) / 1000
+    try:
+        await asyncio.wait([waiting, aborted], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+    if not waiting.done():
+        process.kill()
+        await waiting
+        why = "was interrupted" if context.abort.is_set() else f"timed out after {timeout:g} s"
+        raise ToolError(f"The command {why}")
+    stdout, _ = waiting.result()
+    text = stdout.decode("utf-8", errors="replace").rstrip("\n")
+    if process.returncode:
+        return ToolOutput(content=f"{text}\nExit code {process.returncode}".lstrip("\n"), is_error=True)
+    return ToolOutput(content=text)
+
+
+def _read_only(_input: ToolInput) -> bool:
+    return True
+
+
+def builtin_tools() -> list[Tool]:
+    """The command's built-in tools: Read, Bash and ToolSearch."""
+    from reference_impl.search import tool_search_tool
+
+    read = build_tool(
+        "Read",
+        "Reads a file from the local filesystem; lines are numbered from 1.",
+        _read,
+        input_model=ReadInput,
+        is_concurrency_safe=_read_only,
+        is_read_only=_read_only,
+        max_result_size_chars=UNLIMITED,
+        permission_target=lambda i: PermissionTarget("read", str(i.get("file_path", ""))),
+    )
+    bash = build_tool(
+        "Bash",
+        "Runs a shell command and returns its output.",
+        _bash,
+        input_model=BashInput,
+        is_shell=True,
+        max_result_size_chars=BASH_MAX_RESULT_SIZE_CHARS,
+        permission_target=lambda i: PermissionTarget("shell", str(i.get("command", ""))),
+    )
+    return [read, bash, tool_search_tool()]
+
+
+def load_mcp_tools(path: Path) -> list[Tool]:
+    """MCP tools with fixed answers, from a JSON file; a malformed entry raises ``ValueError``."""
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: can't be read as JSON: {error}") from error
+    if not isinstance(entries, list):
+        raise ValueError(f"{path}: must hold a JSON list of MCP tools")
+    tools = []
+    for index, entry in enumerate(entries):
+        where = f"{path}: [{index}]"
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"{where} must be an object")
+        missing = [k for k in ("server", "name", "inputSchema") if k not in entry]
+        if missing:
+            raise ValueError(f"{where} lacks {', '.join(missing)}")
+        answer = entry.get("result", "")
+
+        async def call(_input: ToolInput, _context: ToolContext, answer: Any = answer) -> ToolOutput:
+            return ToolOutput(content=answer if isinstance(answer, str | list) else json.dumps(answer))
+
+        tools.append(
+            mcp_tool(
+                str(entry["server"]),
+                str(entry["name"]),
+                str(entry.get("description", "")),
+                entry["inputSchema"],
+                call,
+                meta=entry.get("_meta"),
+                annotations=entry.get("annotations"),
+            )
+        )
+    return tools
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m reference_impl", description=__doc__.split("\n")[0])
+    parser.add_argument("-p", "--print", dest="prompt", required=True, help="the prompt; run once and print")
+    parser.add_argument("--settings", action="append", default=[], type=Path, help="a settings.json file")
+    parser.add_argument("--permission-mode", choices=PERMISSION_MODES, default=None)
+    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    parser.add_argument("--model", default=os.environ.get("ANTHROPIC_MODEL") or DEFAULT_MODEL)
+    parser.add_argument("--max-turns", type=int, default=20)
+    parser.add_argument("--max-tokens", type=int, default=8192)
+    parser.add_argument("--mcp-tools", type=Path, default=None, help="a JSON list of fixed-answer MCP tools")
+    parser.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        type=Path,
+        help="a Claude Code style MCP config (stdio servers)",
+    )
+    parser.add_argument("--session-dir", type=Path, default=None, help="where large results are saved")
+    return parser
+
+
+def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
+    """The session the arguments describe; configuration errors raise before any request."""
+    import anthropic
+
+    from reference_impl.agent._loop import AgentSession
+    from reference_impl.request import RequestBuilder
+    from reference_impl.tools import parse_enable_tool_search
+
+    cwd = Path.cwd()
+    files: list[SettingsFile] = [load_settings(path, "flagSettings") for path in args.settings]
+    hooks = Hooks()
+    for settings in files:
+        hooks = hooks.merged(hooks_from_settings(settings.data, name=settings.name))
+    permission_context = context_from_settings(files, cwd=cwd, mode=args.permission_mode, can_prompt=False)
+    builder = RequestBuilder(
+        model=args.model,
+        max_tokens=args.max_tokens,
+        tool_search=parse_enable_tool_search(os.environ.get("ENABLE_TOOL_SEARCH")),
+        cwd=cwd,
+    )
+    session_dir = args.session_dir or Path(tempfile.gettempdir()) / "reference_impl" / session_id
+    mcp_tools = load_mcp_tools(args.mcp_tools) if args.mcp_tools else []
+    return AgentSession(
+        # ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY come from the environment.
+        client=anthropic.AsyncAnthropic(),
+        builder=builder,
+        session_dir=session_dir,
+        tools=builtin_tools(),
+        mcp_tools=mcp_tools,
+        permission_context=permission_context,
+        hooks=hooks,
+        max_turns=args.max_turns,
+        session_id=session_id,
+    )
+
+
+async def _run(session: AgentSession, prompt: str, mcp_configs: Sequence[Path] = ()) -> LoopResult:
+    try:
+        servers = [server for path in mcp_configs for server in load_mcp_config(path)]
+        # The MCP servers live exactly as long as the loop: started here, closed on the way out.
+        async with connect_mcp_servers(servers) as connected:
+            session.mcp_tools = [*session.mcp_tools, *connected]
+            return await session.run(prompt)
+    finally:
+        await session.client.close()
+
+
+def _emit(args: argparse.Namespace, payload: dict[str, Any]) -> None:
+    if args.output_format == "json":
+        print(json.dumps(payload, ensure_ascii=False))
+    elif payload["is_error"]:
+        print(payload["result"], file=sys.stderr)
+    else:
+        print(payload["result"])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.max_turns < 1 or args.max_tokens < 1:
+        parser.error("--max-turns and --max-tokens must be at least 1")
+    session_id = str(uuid.uuid4())
+    base = {"type": "result", "session_id": session_id}
+    import anthropic
+
+    from reference_impl.agent._loop import ApiRequestError
+
+    try:
+        session = _session(args, session_id)
+    except (SettingsError, HookConfigError, ValueError, anthropic.AnthropicError) as error:
+        print(f"python -m reference_impl: {error}", file=sys.stderr)
+        return 2
+    try:
+        result = asyncio.run(_run(session, args.prompt, args.mcp_config))
+    except McpConfigError as error:
+        print(f"python -m reference_impl: {error}", file=sys.stderr)
+        return 2
+    except ApiRequestError as error:
+        _emit(args, {**base, "subtype": "error_during_execution", "is_error": True, "result": str(error)})
+        return 1
+    subtype = "error_max_turns" if result.stop_reason == "max_turns" else "success"
+    _emit(
+        args,
+        {
+            **base,
+            "subtype": subtype,
+            "is_error": False,
+            "result": result.text,
+            "stop_reason": result.stop_reason,
+            "num_turns": result.turns,
+        },
+    )
+    return 0

@@ -1,0 +1,101 @@
+"""Permissions: rules and settings sources, shell and path matching, the decision engine and modes.
+
+The engine (``_engine``) calls the matchers (``_rules``, ``_shell``, ``_paths``); the matchers call
+nothing back. ``_host`` is the host decision (``can_use_tool``) in claude-agent-sdk's shapes.
+"""
+
+from __future__ import annotations
+
+from reference_impl.permissions._decisions import (
+    SETTING_SOURCES,
+    DecisionReason,
+    DecisionStage,
+    HookVerdict,
+    PermissionBehavior,
+    PermissionDecision,
+    SettingSource,
+)
+from reference_impl.permissions._engine import (
+    Classifier,
+    PermissionContext,
+    context_from_settings,
+    decide_permission,
+    is_tool_denied_as_whole,
+)
+from reference_impl.permissions._host import (
+    CanUseTool,
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+from reference_impl.permissions._paths import (
+    PathPatternError,
+    parse_path_pattern,
+)
+from reference_impl.permissions._rules import (
+    PATH_RULE_TOOLS,
+    PermissionRule,
+    RuleSyntaxError,
+    format_rule,
+    mcp_server_of,
+    parse_rule,
+    rule_applies_to_tool,
+    rule_matches,
+    rule_matches_shell_part,
+    safe_target,
+)
+from reference_impl.permissions._settings import (
+    PERMISSION_MODES,
+    PermissionMode,
+    PermissionSettings,
+    SettingsError,
+    SettingsFile,
+    load_settings,
+    rules_from_strings,
+)
+from reference_impl.permissions._shell import (
+    ShellCommand,
+    split_command,
+)
+
+__all__ = [
+    "PATH_RULE_TOOLS",
+    "PERMISSION_MODES",
+    "SETTING_SOURCES",
+    "CanUseTool",
+    "Classifier",
+    "DecisionReason",
+    "DecisionStage",
+    "HookVerdict",
+    "PathPatternError",
+    "PermissionBehavior",
+    "PermissionContext",
+    "PermissionDecision",
+    "PermissionMode",
+    "PermissionResult",
+    "PermissionResultAllow",
+    "PermissionResultDeny",
+    "PermissionRule",
+    "PermissionSettings",
+    "RuleSyntaxError",
+    "SettingSource",
+    "SettingsError",
+    "SettingsFile",
+    "ShellCommand",
+    "ToolPermissionContext",
+    "context_from_settings",
+    "decide_permission",
+    "format_rule",
+    "is_tool_denied_as_whole",
+    "load_settings",
+    "mcp_server_of",
+    "parse_path_pattern",
+    "parse_rule",
+    "rule_applies_to_tool",
+    "rule_matches",
+    "rule_matches_shell_part",
+    "rules_from_strings",
+    "safe_target",
+    "split_command",
+]

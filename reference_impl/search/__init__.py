@@ -1,0 +1,59 @@
+"""ToolSearch: the tool itself (``select:`` and keyword search), its index and the optional rankers."""
+
+from __future__ import annotations
+
+from reference_impl.search._fielded import (
+    FieldedRanker,
+    FieldWeights,
+    QuerySyntax,
+    normalize_words,
+    resolve_query_syntax,
+)
+from reference_impl.search._hybrid import (
+    Embedder,
+    HybridRanker,
+    default_embedder,
+    query_texts,
+)
+from reference_impl.search._index import (
+    SearchIndex,
+    parse_tool_name,
+    search_tools_with_keywords,
+)
+from reference_impl.search._toolsearch import (
+    NO_MATCH_TEXT,
+    Ranker,
+    SeedRanker,
+    ToolSearchInput,
+    map_tool_search_result,
+    parse_select,
+    run_tool_search,
+    select_tools,
+    tool_references,
+    tool_search_tool,
+)
+
+__all__ = [
+    "NO_MATCH_TEXT",
+    "Embedder",
+    "FieldWeights",
+    "FieldedRanker",
+    "HybridRanker",
+    "QuerySyntax",
+    "Ranker",
+    "SearchIndex",
+    "SeedRanker",
+    "ToolSearchInput",
+    "default_embedder",
+    "map_tool_search_result",
+    "normalize_words",
+    "parse_select",
+    "parse_tool_name",
+    "query_texts",
+    "resolve_query_syntax",
+    "run_tool_search",
+    "search_tools_with_keywords",
+    "select_tools",
+    "tool_references",
+    "tool_search_tool",
+]
