@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from pytest_toolharness._specs import ToolSpec, WireRequest
+from pytest_toolharness.adapters._specs import ToolSpec, WireRequest
 
 __all__ = [
     "RESERVED_NAMES",

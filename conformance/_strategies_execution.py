@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeAlias
 
 from hypothesis import strategies as st
 
-from pytest_toolharness._specs import (
+from pytest_toolharness.adapters._specs import (
     CallRecorder,
     ExecutionResult,
     ExecutionScenario,

@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from pytest_toolharness._specs import ToolSpec
+from pytest_toolharness.adapters._specs import ToolSpec
 
 __all__ = [
     "RESERVED_NAMES",

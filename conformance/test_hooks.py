@@ -22,8 +22,8 @@ from conformance._strategies_permissions import (
     run_calls,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness._capabilities import requires
-from pytest_toolharness._specs import HookSpec, RuleSpec, ToolSpec
+from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolSpec
 
 BUILTIN_NAMES = st.from_regex(r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,5})?", fullmatch=True)
 LOWER = st.from_regex(r"[a-z]{2,6}", fullmatch=True)

@@ -27,8 +27,8 @@ from conformance._strategies_conversation import (
     mcp_pairs,
     mcp_specs,
 )
-from pytest_toolharness._capabilities import requires
-from pytest_toolharness._specs import Notice, ToolSpec
+from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.adapters._specs import Notice, ToolSpec
 
 
 class _Factory(FactoryHolder):

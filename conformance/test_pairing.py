@@ -23,8 +23,8 @@ from conformance._strategies_execution import (
     tool_results,
     tool_use,
 )
-from pytest_toolharness._capabilities import requires
-from pytest_toolharness._specs import HookSpec, ToolBehavior
+from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.adapters._specs import HookSpec, ToolBehavior
 
 EXECUTION_KINDS = ("ok", "empty", "unknown", "schema", "own_validation", "rule_deny", "raise", "headless_ask")
 HOOK_HOST_KINDS = ("ok", "raise", "hook_deny", "hook_crash", "host_deny", "schema")

@@ -22,8 +22,15 @@ from conformance._strategies_execution import (
     text_of,
     tool_use,
 )
-from pytest_toolharness._capabilities import requires
-from pytest_toolharness._specs import HookSpec, HostAnswer, HostSpec, RuleSpec, ToolBehavior, ToolSpec
+from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.adapters._specs import (
+    HookSpec,
+    HostAnswer,
+    HostSpec,
+    RuleSpec,
+    ToolBehavior,
+    ToolSpec,
+)
 
 REJECTING_KINDS = (
     "schema",

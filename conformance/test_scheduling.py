@@ -24,8 +24,8 @@ from conformance._strategies_execution import (
     text_of,
     tool_use,
 )
-from pytest_toolharness._capabilities import requires
-from pytest_toolharness._specs import ExecutionScenario, ToolBehavior
+from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.adapters._specs import ExecutionScenario, ToolBehavior
 
 FALLBACK_GATE = 2.0
 """Seconds after which a gate opens anyway, so a harness that serialises calls finishes (and fails)."""

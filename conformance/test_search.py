@@ -20,8 +20,8 @@ from conformance._strategies_pool import (
     server_names,
 )
 from conformance.oracles.search import oracle_search_tools_with_keywords
-from pytest_toolharness._capabilities import requires
-from pytest_toolharness._specs import ToolSpec
+from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.adapters._specs import ToolSpec
 
 
 def deferred(spec: ToolSpec) -> bool:

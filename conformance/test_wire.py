@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness import _wire_checks as checks
-from pytest_toolharness._capabilities import requires
-from pytest_toolharness._wire_scenarios import (
+from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.wire import _checks as checks
+from pytest_toolharness.wire._scenarios import (
     DEFERRED_OUTPUT_CHARS,
     DeferIds,
     PairingIds,

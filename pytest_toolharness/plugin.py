@@ -17,9 +17,6 @@ from typing import Any
 import pytest
 
 from pytest_toolharness import _hookspecs
-from pytest_toolharness._adapter_loading import AdapterLoadError, choose_adapter_source, load_adapter
-from pytest_toolharness._capabilities import MARKER as REQUIRES_MARKER
-from pytest_toolharness._capabilities import missing_capabilities
 from pytest_toolharness._options import RunLevel, Settings, add_options, read_settings, suite_directory
 from pytest_toolharness._report import (
     RequirementResult,
@@ -31,6 +28,9 @@ from pytest_toolharness._report import (
 )
 from pytest_toolharness._requirements import Catalogue, Level, item_requirement_ids, load_catalogue
 from pytest_toolharness._snapshot import tool_schema_snapshot
+from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
+from pytest_toolharness.adapters._capabilities import missing_capabilities
+from pytest_toolharness.adapters._loading import AdapterLoadError, choose_adapter_source, load_adapter
 
 __all__ = ["harness", "tool_schema_snapshot", "toolharness_adapter"]
 

@@ -26,7 +26,7 @@ def make_suite(pytester: pytest.Pytester, body: str) -> str:
     """Write a fake conformance suite and adapter; return the -o value that points the plugin at it."""
     directory = pytester.mkdir("suite")
     (directory / "test_suite.py").write_text(
-        "import pytest\nfrom pytest_toolharness._capabilities import requires\n" + body
+        "import pytest\nfrom pytest_toolharness.adapters._capabilities import requires\n" + body
     )
     pytester.makepyfile(myadapter=ADAPTER)
     return f"toolharness_suite_path={directory}"

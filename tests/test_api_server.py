@@ -18,14 +18,14 @@ from anthropic.types import MessageParam, ToolParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolharness._api_server import (
+from pytest_toolharness.wire._api_server import (
     LOOPBACK_HOST,
     RecordedRequest,
     ScriptedApiServer,
     estimate_tokens,
 )
-from pytest_toolharness._api_validation import ApiError
-from pytest_toolharness._script import (
+from pytest_toolharness.wire._api_validation import ApiError
+from pytest_toolharness.wire._script import (
     AssistantTurn,
     Script,
     TextBlock,
@@ -34,7 +34,7 @@ from pytest_toolharness._script import (
     ToolUseIds,
     tool_use_id,
 )
-from pytest_toolharness._sse import split_chunks
+from pytest_toolharness.wire._sse import split_chunks
 from reference_impl._wire import wire_json
 
 MODEL = "claude-test-1"
@@ -586,7 +586,7 @@ def test_property_sdk_accumulates_the_stream_into_the_message(turn_blocks: list[
     from anthropic.lib.streaming._messages import accumulate_event
     from anthropic.types import RawMessageStreamEvent
 
-    from pytest_toolharness._sse import message_json, stream_events
+    from pytest_toolharness.wire._sse import message_json, stream_events
 
     turn = AssistantTurn(turn_blocks)
     ids = {"message_id": "msg_1", "model": MODEL, "input_tokens": 7, "output_tokens": 9}

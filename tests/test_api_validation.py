@@ -10,7 +10,7 @@ from anthropic.types import MessageParam, SystemMessageParam, ToolParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolharness._api_validation import (
+from pytest_toolharness.wire._api_validation import (
     ApiError,
     validate_count_tokens_request,
     validate_messages_request,

@@ -19,9 +19,9 @@ from typing import Any, TypeVar
 import anthropic
 import pytest
 
-from pytest_toolharness._api_server import RecordedRequest, ScriptedApiServer
-from pytest_toolharness._api_validation import ApiError
-from pytest_toolharness._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
+from pytest_toolharness.wire._api_server import RecordedRequest, ScriptedApiServer
+from pytest_toolharness.wire._api_validation import ApiError
+from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
 from reference_impl import (
     AgentSession,
     ApiRequestError,

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from pytest_toolharness._mcp_tool_server import (
+from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
+from pytest_toolharness.wire._mcp_tool_server import (
     read_call_log,
     tool_specs_from_json,
     tool_specs_to_json,
     write_mcp_config,
 )
-from pytest_toolharness._specs import ToolBehavior, ToolSpec
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
 
@@ -59,7 +59,7 @@ def test_config_runs_this_interpreter_and_module(tmp_path: Path) -> None:
     path = write_mcp_config(tmp_path / "mcp.json", SPECS)
     server = json.loads(path.read_text())["mcpServers"]["suite"]
     assert server["command"] == sys.executable
-    assert server["args"][:3] == ["-m", "pytest_toolharness._mcp_tool_server", "--tools"]
+    assert server["args"][:3] == ["-m", "pytest_toolharness.wire._mcp_tool_server", "--tools"]
     assert tool_specs_from_json(Path(server["args"][3]).read_text()) == SPECS
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_toolharness import _naming
+from pytest_toolharness import _vocabulary as _naming
 from reference_impl.permissions import _decisions
 from reference_impl.tools import _names
 

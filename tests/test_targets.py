@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolharness._targets import (
+from pytest_toolharness.wire._adapter import WireAdapter, WireRun
+from pytest_toolharness.wire._scenarios import WireScenario
+from pytest_toolharness.wire._targets import (
     CommandTarget,
     ReferenceTarget,
     TargetError,
@@ -18,8 +20,6 @@ from pytest_toolharness._targets import (
     resolve_target,
     run_target,
 )
-from pytest_toolharness._wire_adapter import WireAdapter, WireRun
-from pytest_toolharness._wire_scenarios import WireScenario
 
 
 def invocation(tmp_path: Path, *, timeout: float = 30.0, prompt: str = "two words") -> TargetInvocation:

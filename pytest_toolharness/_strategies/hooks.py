@@ -9,7 +9,6 @@ from typing import Any, get_args
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from pytest_toolharness._specs import HookOutcomeKind, HookSpec
 from pytest_toolharness._strategies.schemas import (
     WORDS,
     cached_strategy,
@@ -18,6 +17,7 @@ from pytest_toolharness._strategies.schemas import (
     property_names,
 )
 from pytest_toolharness._strategies.tools import BUILTIN_TOOL_NAMES, tool_names
+from pytest_toolharness.adapters._specs import HookOutcomeKind, HookSpec
 
 __all__ = [
     "HOOK_EVENTS",

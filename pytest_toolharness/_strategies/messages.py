@@ -19,7 +19,6 @@ from typing import Any, Literal, TypeAlias
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from pytest_toolharness._specs import ToolSpec
 from pytest_toolharness._strategies.rules import shell_commands
 from pytest_toolharness._strategies.schemas import (
     INVALID_INSTANCE_KINDS,
@@ -31,6 +30,7 @@ from pytest_toolharness._strategies.schemas import (
     schema_validator,
 )
 from pytest_toolharness._strategies.tools import tool_names
+from pytest_toolharness.adapters._specs import ToolSpec
 
 __all__ = [
     "BatchFault",

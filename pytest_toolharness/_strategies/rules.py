@@ -15,11 +15,11 @@ from typing import Any, Literal, TypeAlias, get_args
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from pytest_toolharness._naming import SETTING_SOURCES, normalize_name_for_mcp, parse_mcp_name
-from pytest_toolharness._specs import RuleSpec
 from pytest_toolharness._strategies.hooks import hook_settings
 from pytest_toolharness._strategies.schemas import WORDS, cached_strategy
 from pytest_toolharness._strategies.tools import mcp_server_names, tool_names
+from pytest_toolharness._vocabulary import SETTING_SOURCES, normalize_name_for_mcp, parse_mcp_name
+from pytest_toolharness.adapters._specs import RuleSpec
 
 __all__ = [
     "COMPOUND_OPERATORS",

@@ -9,8 +9,6 @@ from typing import Any, Literal, TypeAlias, get_args
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from pytest_toolharness._naming import mcp_tool_name, normalize_name_for_mcp
-from pytest_toolharness._specs import BehaviorKind, ToolBehavior, ToolSpec
 from pytest_toolharness._strategies.schemas import (
     VERBS,
     WORDS,
@@ -20,6 +18,8 @@ from pytest_toolharness._strategies.schemas import (
     json_values,
     property_names,
 )
+from pytest_toolharness._vocabulary import mcp_tool_name, normalize_name_for_mcp
+from pytest_toolharness.adapters._specs import BehaviorKind, ToolBehavior, ToolSpec
 
 __all__ = [
     "BEHAVIOR_KINDS",
@@ -334,7 +334,7 @@ def mcp_tool_specs(
     """MCP tool specs; all from ``server`` when given, else from :func:`mcp_server_names`.
 
     ``name`` is ``mcp__<server>__<tool>`` normalised with Claude Code's rule
-    (:func:`pytest_toolharness._naming.mcp_tool_name`); raw server and tool names keep their spelling
+    (:func:`pytest_toolharness._vocabulary.mcp_tool_name`); raw server and tool names keep their spelling
     in ``mcp_server`` and ``mcp_tool``. About one in five is ``always_load``.
     """
     _check_server(server)

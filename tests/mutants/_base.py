@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_toolharness._reference_adapter import ReferenceAdapter
+from pytest_toolharness.adapters.reference._adapter import ReferenceAdapter
 
 __all__ = ["Patch", "make_factory"]
 

@@ -23,4 +23,4 @@ def _optimistic(original: Any) -> Any:
 
 
 # The reference adapter builds its tools with the build_tool it imported by name.
-adapter = make_factory(Patch("pytest_toolharness._reference_tools", "build_tool", _optimistic))
+adapter = make_factory(Patch("pytest_toolharness.adapters.reference._tools", "build_tool", _optimistic))

@@ -31,7 +31,7 @@ adapter = make_factory(
             "reference_impl.tools._defer",
             "reference_impl.request._notices",
             "reference_impl.request._builder",
-            "pytest_toolharness._reference_adapter",
+            "pytest_toolharness.adapters.reference._adapter",
         )
     )
 )

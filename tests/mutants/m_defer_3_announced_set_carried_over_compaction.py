@@ -47,5 +47,5 @@ def _compact(original: Any) -> Any:
 
 adapter = make_factory(
     Patch("reference_impl.request._notices", "_announced_in_order", lambda original: _fold),
-    Patch("pytest_toolharness._reference_adapter", "compact", _compact),
+    Patch("pytest_toolharness.adapters.reference._adapter", "compact", _compact),
 )

@@ -29,4 +29,4 @@ def _mutate(original: Any) -> Any:
     return rules
 
 
-adapter = make_factory(Patch("pytest_toolharness._reference_adapter", "_rules", _mutate))
+adapter = make_factory(Patch("pytest_toolharness.adapters.reference._adapter", "_rules", _mutate))

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_toolharness._reference_adapter import ReferenceAdapter, ReferenceHarness
+from pytest_toolharness.adapters.reference._adapter import ReferenceAdapter, ReferenceHarness
 from tests.mutants._base import make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]

@@ -198,7 +198,7 @@ class ReferenceTarget:
 
 
 def _claude_code() -> Target:
-    from pytest_toolharness import _claude_code
+    from pytest_toolharness.wire import _claude_code
 
     target: Target = _claude_code.ClaudeCodeTarget()
     return target

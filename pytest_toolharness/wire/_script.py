@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args
 
-from pytest_toolharness._api_validation import ApiError
-from reference_impl._wire import wire_json
+from pytest_toolharness.wire._api_validation import ApiError
+from pytest_toolharness.wire._encoding import wire_json
 
 if TYPE_CHECKING:
-    from pytest_toolharness._api_server import RecordedRequest
+    from pytest_toolharness.wire._api_server import RecordedRequest
 
 __all__ = [
     "EXHAUSTED_TEXT",

@@ -17,8 +17,7 @@ from typing import Any, cast
 
 from anthropic.types import MessageParam, ToolUseBlockParam
 
-from pytest_toolharness._reference_tools import spec_to_tool, specs_to_tools
-from pytest_toolharness._specs import (
+from pytest_toolharness.adapters._specs import (
     CallRecorder,
     ExecutionResult,
     ExecutionScenario,
@@ -30,6 +29,7 @@ from pytest_toolharness._specs import (
     ToolSpec,
     WireRequest,
 )
+from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from reference_impl import (
     BetaLatch,
     CommandHook,
@@ -229,8 +229,8 @@ class ReferenceHarness:
 
     def run_wire(self, scenario: Any) -> Any:
         """Run a wire scenario against ``python -m reference_impl`` (the reference target)."""
-        from pytest_toolharness._targets import ReferenceTarget
-        from pytest_toolharness._wire_adapter import run_wire_scenario
+        from pytest_toolharness.wire._adapter import run_wire_scenario
+        from pytest_toolharness.wire._targets import ReferenceTarget
 
         self._wire_runs = getattr(self, "_wire_runs", 0) + 1
         workdir = self._workdir / f"wire-{self._wire_runs:03d}-{scenario.name}"

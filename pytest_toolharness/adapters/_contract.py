@@ -5,7 +5,7 @@ An adapter factory returns a :class:`HarnessAdapter`; the suite asks it for a fr
 the capability protocols below; :func:`capabilities_of` finds which by looking for their methods,
 and a test that needs a missing one is reported as "not checked", never as passed.
 
-Everything crosses the boundary as plain data (:mod:`pytest_toolharness._specs` and JSON-like
+Everything crosses the boundary as plain data (:mod:`pytest_toolharness.adapters._specs` and JSON-like
 dicts in the Messages API's own shapes), so a harness in any language can be adapted.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from pytest_toolharness._specs import (
+from pytest_toolharness.adapters._specs import (
     ExecutionResult,
     ExecutionScenario,
     Notice,

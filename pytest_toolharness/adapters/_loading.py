@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness._capabilities import adapter_capabilities
 from pytest_toolharness._options import Settings
+from pytest_toolharness.adapters._capabilities import adapter_capabilities
 
 __all__ = [
     "DEFAULT_ADAPTER_SPEC",
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 # Overridable by the package (and by the ini key / option for users); resolved lazily.
-DEFAULT_ADAPTER_SPEC = "pytest_toolharness:reference_adapter"
+DEFAULT_ADAPTER_SPEC = "pytest_toolharness.adapters.reference:make_adapter"
 
 _HOW_TO_CHOOSE = (
     "choose an adapter with --toolharness-adapter=package.module:factory, the toolharness_adapter "
@@ -148,8 +148,8 @@ def load_adapter(config: pytest.Config, settings: Settings) -> tuple[Any, Adapte
 
 def _wire_adapter(target: str, timeout: float) -> Any:
     """The wire adapter for ``--toolharness-target`` (imported only when a target is given)."""
-    from pytest_toolharness._targets import TargetError, resolve_target
-    from pytest_toolharness._wire_adapter import WireAdapter
+    from pytest_toolharness.wire._adapter import WireAdapter
+    from pytest_toolharness.wire._targets import TargetError, resolve_target
 
     try:
         return WireAdapter(resolve_target(target), timeout=timeout)

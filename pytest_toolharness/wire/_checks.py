@@ -1,7 +1,7 @@
 """Wire checks: requirements judged from the requests a harness sent to the scripted API.
 
 Every check takes the recorded requests of one session (all of them, in arrival order, as
-:class:`~pytest_toolharness._api_server.RecordedRequest`) and returns a list of problems, each a
+:class:`~pytest_toolharness.wire._api_server.RecordedRequest`) and returns a list of problems, each a
 sentence naming the request (``request #3``) and the tool or tool_use id involved; an empty list
 means the check passed. Only main-loop requests (``POST /v1/messages`` carrying a ``tools`` array)
 are judged, except by :func:`check_accepted`, which holds every request to the API's own checks:
@@ -18,9 +18,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_toolharness._api_server import RecordedRequest
-from pytest_toolharness._api_validation import validate_messages_request
-from reference_impl._wire import wire_json
+from pytest_toolharness.wire._api_server import RecordedRequest
+from pytest_toolharness.wire._api_validation import validate_messages_request
+from pytest_toolharness.wire._encoding import wire_json
 
 __all__ = [
     "OVERLAY_KEYS",

@@ -1,7 +1,7 @@
 """Wire scenarios: what the scripted model does, which tools the suite serves, which settings apply.
 
 A :class:`WireScenario` is run against a harness from outside (see
-:mod:`pytest_toolharness._wire_adapter`): the scripted Messages API answers its main-loop requests
+:mod:`pytest_toolharness.wire._adapter`): the scripted Messages API answers its main-loop requests
 with the scenario's :attr:`~WireScenario.steps`, the suite's MCP tool server serves its
 :attr:`~WireScenario.mcp_tools`, and the harness reads :attr:`~WireScenario.settings` (permission
 rules, hooks) from a settings file.
@@ -21,11 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from pytest_toolharness._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
-from pytest_toolharness._specs import ToolBehavior, ToolSpec
+from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
+from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
 
 if TYPE_CHECKING:
-    from pytest_toolharness._api_server import RecordedRequest
+    from pytest_toolharness.wire._api_server import RecordedRequest
 
 __all__ = [
     "CONCURRENT_SLOW_SECONDS",

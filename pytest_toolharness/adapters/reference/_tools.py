@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_toolharness._specs import STATE_KEY, CallRecorder, StateChange, ToolSpec
+from pytest_toolharness.adapters._specs import STATE_KEY, CallRecorder, StateChange, ToolSpec
 from reference_impl import (
     UNLIMITED,
     PermissionTarget,

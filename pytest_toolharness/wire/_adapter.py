@@ -1,9 +1,9 @@
 """The wire adapter: any harness, driven from outside through the Messages API it calls.
 
-For each :class:`~pytest_toolharness._wire_scenarios.WireScenario`, :func:`run_wire_scenario`
-starts a :class:`~pytest_toolharness._api_server.ScriptedApiServer` answering with the scenario's
+For each :class:`~pytest_toolharness.wire._scenarios.WireScenario`, :func:`run_wire_scenario`
+starts a :class:`~pytest_toolharness.wire._api_server.ScriptedApiServer` answering with the scenario's
 script, writes the scenario's settings and an MCP config for the suite's tool server into a fresh
-working directory, runs the :class:`~pytest_toolharness._targets.Target` once, and returns a
+working directory, runs the :class:`~pytest_toolharness.wire._targets.Target` once, and returns a
 :class:`WireRun`: every recorded request and how the process ended.
 
 :class:`WireAdapter` is the adapter ``--toolharness-target`` installs: its harnesses have only the
@@ -21,10 +21,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_toolharness._api_server import RecordedRequest, ScriptedApiServer
-from pytest_toolharness._targets import Target, TargetInvocation, TargetOutcome, run_target
-from pytest_toolharness._wire_scenarios import SERVER_NAME, WireScenario
-from reference_impl._wire import wire_json
+from pytest_toolharness.wire._api_server import RecordedRequest, ScriptedApiServer
+from pytest_toolharness.wire._encoding import wire_json
+from pytest_toolharness.wire._scenarios import SERVER_NAME, WireScenario
+from pytest_toolharness.wire._targets import Target, TargetInvocation, TargetOutcome, run_target
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -113,7 +113,7 @@ def write_mcp_config(path: Path, scenario: WireScenario) -> Path:
         # No tools, no server: nothing to import, and any harness can read an empty config.
         path.write_text(wire_json({"mcpServers": {}}), encoding="utf-8")
         return path
-    from pytest_toolharness._mcp_tool_server import write_mcp_config as write_server_config
+    from pytest_toolharness.wire._mcp_tool_server import write_mcp_config as write_server_config
 
     return write_server_config(path, list(scenario.mcp_tools), server_name=SERVER_NAME)
 

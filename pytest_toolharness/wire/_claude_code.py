@@ -3,7 +3,7 @@
 The binary is the one the ``claude-agent-sdk`` wheel ships (``claude_agent_sdk/_bundled/claude``),
 or ``claude`` on ``PATH``, or whatever ``TOOLHARNESS_CLAUDE_BIN`` names (that wins). It runs with a
 fresh ``HOME`` per run and ``ANTHROPIC_BASE_URL`` pointing at the scripted server on 127.0.0.1
-(:func:`pytest_toolharness._targets.base_environment`), telemetry and non-essential traffic off,
+(:func:`pytest_toolharness.wire._targets.base_environment`), telemetry and non-essential traffic off,
 so it never reaches anything else. Rules, modes and hooks come from the suite's ``settings.json``
 (``--settings``); the suite's tools from its MCP server (``--mcp-config`` with
 ``--strict-mcp-config``, so no other MCP server is started).
@@ -16,7 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
-from pytest_toolharness._targets import TargetInvocation
+from pytest_toolharness.wire._targets import TargetInvocation
 
 __all__ = ["CLAUDE_BIN_ENV", "ClaudeCodeTarget", "claude_version", "find_claude_binary"]
 

@@ -6,7 +6,7 @@ characters, empty output, an error result, a sleep, an image. Every call is logg
 end, to ``calls.jsonl`` next to the tools file, so black-box checks can see what actually ran
 and which calls overlapped, whatever the harness under test reports.
 
-Run it as ``python -m pytest_toolharness._mcp_tool_server --tools FILE`` (``write_mcp_config``
+Run it as ``python -m pytest_toolharness.wire._mcp_tool_server --tools FILE`` (``write_mcp_config``
 writes the tools file and a Claude Code style ``--mcp-config`` file that runs exactly that).
 """
 
@@ -24,7 +24,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from pytest_toolharness._specs import ToolBehavior, ToolSpec
+from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
 
 __all__ = [
     "CALLS_LOG_NAME",
@@ -155,7 +155,12 @@ def write_mcp_config(
             server_name: {
                 "type": "stdio",
                 "command": sys.executable,
-                "args": ["-m", "pytest_toolharness._mcp_tool_server", "--tools", str(tools_file.resolve())],
+                "args": [
+                    "-m",
+                    "pytest_toolharness.wire._mcp_tool_server",
+                    "--tools",
+                    str(tools_file.resolve()),
+                ],
                 "env": {},
             }
         }
@@ -302,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line: ``--tools FILE``."""
     import anyio
 
-    parser = argparse.ArgumentParser(prog="python -m pytest_toolharness._mcp_tool_server")
+    parser = argparse.ArgumentParser(prog="python -m pytest_toolharness.wire._mcp_tool_server")
     parser.add_argument("--tools", required=True, type=Path, help="tool specs JSON (from write_mcp_config)")
     args = parser.parse_args(argv)
     tools_file: Path = args.tools

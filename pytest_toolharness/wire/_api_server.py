@@ -7,7 +7,7 @@ can be pointed at :attr:`ScriptedApiServer.base_url`: the ``anthropic`` SDK, or 
 language through ``ANTHROPIC_BASE_URL``.
 
 Every request is recorded (:class:`RecordedRequest`). A request the API would reject
-(:func:`~pytest_toolharness._api_validation.validate_messages_request`) gets the API's 400 error
+(:func:`~pytest_toolharness.wire._api_validation.validate_messages_request`) gets the API's 400 error
 body and consumes no scripted turn. ``POST /v1/messages/count_tokens`` answers with a deterministic
 estimate, :func:`estimate_tokens`, unless the server is given its own counter. A script callable
 that raises gets a 500 ``api_error`` answer, recorded with its traceback; the server keeps serving.
@@ -29,14 +29,14 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qsl, urlsplit
 
-from pytest_toolharness._api_validation import (
+from pytest_toolharness.wire._api_validation import (
     ApiError,
     validate_count_tokens_request,
     validate_messages_request,
 )
-from pytest_toolharness._script import AssistantTurn, Script, ScriptSource
-from pytest_toolharness._sse import DEFAULT_CHUNKS, encode_sse, message_json, stream_events
-from reference_impl._wire import wire_bytes, wire_json
+from pytest_toolharness.wire._encoding import wire_bytes, wire_json
+from pytest_toolharness.wire._script import AssistantTurn, Script, ScriptSource
+from pytest_toolharness.wire._sse import DEFAULT_CHUNKS, encode_sse, message_json, stream_events
 
 __all__ = [
     "COUNT_TOKENS_PATH",

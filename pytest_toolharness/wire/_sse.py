@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_toolharness._script import AssistantTurn, TextBlock, ThinkingBlock, ToolUseBlock
-from reference_impl._wire import wire_json
+from pytest_toolharness.wire._encoding import wire_json
+from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ThinkingBlock, ToolUseBlock
 
 __all__ = ["DEFAULT_CHUNKS", "encode_sse", "message_json", "split_chunks", "stream_events"]
 
