@@ -185,6 +185,7 @@ from reference_impl.tools import (
     MCP_PREFIX,
     TOOL_SEARCH_TOOL_NAME,
     UNLIMITED,
+    ContextModifier,
     DescriptionContext,
     McpInfo,
     McpName,
@@ -201,6 +202,7 @@ from reference_impl.tools import (
     ToolProgress,
     ToolSearchMode,
     ToolSearchSetting,
+    ToolState,
     ValidationResult,
     assemble_tool_pool,
     build_tool,
@@ -213,6 +215,7 @@ from reference_impl.tools import (
     normalize_name_for_mcp,
     parse_enable_tool_search,
     parse_mcp_name,
+    tool_state,
 )
 
 __all__ = [
@@ -243,6 +246,7 @@ __all__ = [
     "CompactBoundary",
     "CompactionPolicy",
     "ContentReplacementState",
+    "ContextModifier",
     "DecisionLog",
     "DecisionReason",
     "DecisionStage",
@@ -320,6 +324,7 @@ __all__ = [
     "ToolSearchInput",
     "ToolSearchMode",
     "ToolSearchSetting",
+    "ToolState",
     "TranscriptEntry",
     "UnsupportedHook",
     "ValidationResult",
@@ -398,6 +403,7 @@ __all__ = [
     "tool_references",
     "tool_search_beta_header",
     "tool_search_tool",
+    "tool_state",
     "tool_to_param",
     "utf8_prefix",
     "wire_bytes",

@@ -27,6 +27,7 @@ from reference_impl import (  # noqa: E402  (after the skips, on purpose)
     ToolContext,
     ToolInput,
     ToolOutput,
+    ToolState,
     build_tool,
     default_embedder,
     mcp_tool,
@@ -206,7 +207,7 @@ def test_query_texts_adds_sentences_of_a_multi_step_task() -> None:
 def test_plugged_into_the_toolsearch_tool_select_is_untouched() -> None:
     tool = tool_search_tool(ranking=RANKER)
     pool = (tool, *POOL)
-    state = {"tools": pool, "deferred_tool_names": frozenset(t.name for t in POOL)}
+    state = ToolState(tuple(pool), frozenset(t.name for t in POOL))
 
     async def call(query: str) -> object:
         context = ToolContext(tool_use_id="toolu_1", abort=asyncio.Event(), cwd=Path("/tmp"), state=state)

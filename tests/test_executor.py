@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -12,7 +12,13 @@ from anthropic.types import ToolResultBlockParam, ToolUseBlockParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl import CallControl, DuplicateToolUseIdError, StreamingToolExecutor, ToolRunOutcome
+from reference_impl import (
+    CallControl,
+    DuplicateToolUseIdError,
+    StreamingToolExecutor,
+    ToolRunOutcome,
+    ToolState,
+)
 
 T = TypeVar("T")
 GUARD = 10.0  # a hang guard, never a timing assertion
@@ -326,25 +332,26 @@ def test_results_keep_tool_use_order_even_when_later_calls_finish_first():
 
 def test_context_change_of_a_non_concurrent_call_applies_to_later_calls():
     """EXEC-4: an unsafe call's context modifier is applied before the next call starts; a safe call's is not."""
-    seen: dict[str, Mapping[str, Any]] = {}
+    seen: dict[str, ToolState] = {}
 
     async def run_one(block: ToolUseBlockParam, control: CallControl) -> ToolRunOutcome:
         seen[block["id"]] = control.state
         step = dict(block["input"])["step"]
         return ok(
-            block["id"], context_modifier=lambda state: {**state, "steps": [*state.get("steps", []), step]}
+            block["id"],
+            context_modifier=lambda state: state.with_value("steps", [*state.values["steps"], step]),
         )
 
     async def scenario() -> StreamingToolExecutor:
-        ex = executor(run_one, state={"steps": []})
+        ex = executor(run_one, state=ToolState(values={"steps": []}))
         await ex.run_batch([tool_use(0, step="a"), tool_use(1, step="b", safe=True), tool_use(2, step="c")])
         return ex
 
     ex = run(scenario())
-    assert seen["toolu_000"] == {"steps": []}
-    assert seen["toolu_001"] == {"steps": ["a"]}
-    assert seen["toolu_002"] == {"steps": ["a"]}  # the safe call's change was not applied
-    assert ex.state == {"steps": ["a", "c"]}
+    assert seen["toolu_000"].values == {"steps": []}
+    assert seen["toolu_001"].values == {"steps": ["a"]}
+    assert seen["toolu_002"].values == {"steps": ["a"]}  # the safe call's change was not applied
+    assert ex.state.values == {"steps": ["a", "c"]}
 
 
 # -- aborts, failures, timeouts ---------------------------------------------------------------

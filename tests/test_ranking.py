@@ -16,6 +16,7 @@ from reference_impl import (
     ToolContext,
     ToolInput,
     ToolOutput,
+    ToolState,
     build_tool,
     mcp_tool,
     normalize_words,
@@ -123,7 +124,7 @@ def test_bad_parameters_are_refused_with_a_clear_error() -> None:
 def test_plugged_into_the_toolsearch_tool_select_is_untouched() -> None:
     tool = tool_search_tool(ranking=FieldedRanker())
     pool = (tool, *POOL)
-    state = {"tools": pool, "deferred_tool_names": frozenset(t.name for t in POOL)}
+    state = ToolState(tuple(pool), frozenset(t.name for t in POOL))
 
     async def call(query: str) -> object:
         context = ToolContext(tool_use_id="toolu_1", abort=asyncio.Event(), cwd=Path("/tmp"), state=state)

@@ -21,6 +21,7 @@ from reference_impl import (
     ToolError,
     ToolOutput,
     ToolSearchInput,
+    ToolState,
     build_tool,
     is_deferred_tool,
     map_tool_search_result,
@@ -30,6 +31,7 @@ from reference_impl import (
     select_tools,
     tool_references,
     tool_search_tool,
+    tool_state,
 )
 
 
@@ -114,14 +116,14 @@ def test_select_property(requested: list[str]) -> None:
     assert got == expected
 
 
-def call(tool: Tool, raw: Mapping[str, Any], state: Mapping[str, Any]) -> ToolOutput:
+def call(tool: Tool, raw: Mapping[str, Any], state: ToolState) -> ToolOutput:
     context = ToolContext(tool_use_id="toolu_1", abort=asyncio.Event(), cwd=Path.cwd(), state=state)
     result = asyncio.run(tool.call(raw, context))
     assert isinstance(result, ToolOutput)
     return result
 
 
-STATE = {"tools": POOL, "deferred_tool_names": DEFERRED_NAMES}
+STATE = ToolState(tuple(POOL), frozenset(DEFERRED_NAMES))
 
 
 def test_tool_call_returns_tool_reference_blocks() -> None:
@@ -153,7 +155,7 @@ def test_tool_call_without_match_returns_the_text_never_an_empty_list() -> None:
 
 def test_tool_call_respects_max_results_and_validates_input() -> None:
     pool = tuple(tool(f"Thing{i}", "a widget") for i in range(8))
-    state = {"tools": pool, "deferred_tool_names": frozenset(t.name for t in pool)}
+    state = ToolState(pool, frozenset(t.name for t in pool))
     search = tool_search_tool()
     assert len(call(search, {"query": "widget"}, state).content) == 5
     assert len(call(search, {"query": "widget", "max_results": 2}, state).content) == 2
@@ -163,19 +165,29 @@ def test_tool_call_respects_max_results_and_validates_input() -> None:
         call(search, {}, state)
 
 
-def test_tool_call_without_pool_state_fails_closed() -> None:
+def test_tool_call_with_an_empty_state_finds_nothing() -> None:
+    """Without a pool, or with a pool that defers nothing, nothing is found (never a non-deferred tool)."""
     search = tool_search_tool()
-    with pytest.raises(ToolError, match="deferred_tool_names"):
-        call(search, {"query": "slack"}, {"tools": POOL})
-    with pytest.raises(ToolError, match="tools and deferred_tool_names"):
-        call(search, {"query": "slack"}, {})
+    assert call(search, {"query": "slack"}, ToolState()).content == NO_MATCH_TEXT
+    assert call(search, {"query": "slack"}, ToolState(tuple(POOL))).content == NO_MATCH_TEXT
+
+
+def test_tool_state_for_a_pool_defers_what_is_deferred_tool_defers() -> None:
+    state = tool_state(POOL)
+    assert state.tools == tuple(POOL)
+    assert state.deferred_tool_names == frozenset(t.name for t in POOL if is_deferred_tool(t))
+    assert tool_state(POOL, deferred_tool_names=()).deferred_tool_names == frozenset()
+    changed = state.with_value("k", 1)
+    assert changed.values == {"k": 1}
+    assert state.values == {}
+    assert changed.with_pool((), ()).values == {"k": 1}
 
 
 def test_tool_call_follows_pool_changes() -> None:
     search = tool_search_tool()
     assert call(search, {"query": "slack"}, STATE).content == tool_references(["mcp__slack__send_message"])
     other = mcp_tool("slack", "send_message", "Post text.", {"type": "object"}, _call)
-    changed = {"tools": (READ, other), "deferred_tool_names": frozenset({other.name})}
+    changed = ToolState((READ, other), frozenset({other.name}))
     assert call(search, {"query": "post"}, changed).content == tool_references([other.name])
     assert call(search, {"query": "post"}, STATE).content == NO_MATCH_TEXT
 

@@ -53,7 +53,7 @@ from reference_impl.request import (
     content_blocks,
 )
 from reference_impl.request._discovery import compact as compact_entries
-from reference_impl.tools import Tool, ToolProgress, assemble_tool_pool
+from reference_impl.tools import Tool, ToolProgress, ToolState, assemble_tool_pool
 
 __all__ = [
     "SUMMARY_PROMPT",
@@ -204,7 +204,7 @@ class AgentSession:
     replacement_state: ContentReplacementState = field(default_factory=ContentReplacementState)
     decision_log: DecisionLog = field(default_factory=DecisionLog)
     progress: list[ToolProgress] = field(default_factory=list)
-    state: dict[str, Any] = field(default_factory=dict)
+    state: ToolState = field(default_factory=ToolState)
     last_request: BuiltRequest | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -306,7 +306,7 @@ class AgentSession:
         self.entries.extend(built.appended_entries)
         self.last_request = built
         # What the tools see: the ToolSearch tool reads the pool and the deferred names.
-        self.state.update(tools=pool, deferred_tool_names=built.deferred_tool_names)
+        self.state = self.state.with_pool(pool, built.deferred_tool_names)
         ctx = self._execution_context(pool)
         executor = new_batch_executor(
             ctx,
@@ -334,7 +334,7 @@ class AgentSession:
             blocks, stop_reason = finished
         executor.finish_stream()
         outcomes: list[ToolRunOutcome] = [outcome async for outcome in executor.results()]
-        self.state = dict(executor.state)
+        self.state = executor.state
         if blocks:
             self.entries.append(cast(MessageParam, {"role": "assistant", "content": blocks}))
         if tool_uses:

@@ -65,7 +65,7 @@ from reference_impl.permissions import (
     decide_permission,
 )
 from reference_impl.request import system_reminder
-from reference_impl.tools import Tool, ToolContext, ToolOutput, ToolProgress, find_tool_by_name
+from reference_impl.tools import Tool, ToolContext, ToolOutput, ToolProgress, ToolState, find_tool_by_name
 
 __all__ = [
     "BatchResult",
@@ -529,7 +529,7 @@ class BatchResult:
 
     user_content: list[dict[str, Any]]
     outcomes: list[ToolRunOutcome]
-    state: Mapping[str, Any]
+    state: ToolState
 
 
 async def run_tool_uses(
@@ -538,7 +538,7 @@ async def run_tool_uses(
     *,
     abort: asyncio.Event | None = None,
     call_timeout: float | None = None,
-    state: Mapping[str, Any] | None = None,
+    state: ToolState | None = None,
     grace_period: float = 1.0,
 ) -> BatchResult:
     """Run one assistant message's tool_use blocks through the streaming executor and the budget."""
@@ -554,7 +554,7 @@ def new_batch_executor(
     *,
     abort: asyncio.Event | None = None,
     call_timeout: float | None = None,
-    state: Mapping[str, Any] | None = None,
+    state: ToolState | None = None,
     grace_period: float = 1.0,
 ) -> StreamingToolExecutor:
     """A streaming executor that runs each tool_use through :func:`run_tool_use` with ``ctx``.

@@ -38,7 +38,7 @@ from typing import Any, Literal, TypeAlias, cast
 from anthropic.types import ToolResultBlockParam, ToolUseBlockParam
 
 from reference_impl._repeats import repeated
-from reference_impl.tools._tool import ContextModifier
+from reference_impl.tools import ContextModifier, ToolState
 
 __all__ = [
     "CallControl",
@@ -82,7 +82,7 @@ class CallControl:
     """
 
     abort: asyncio.Event
-    state: Mapping[str, Any] = field(default_factory=dict)
+    state: ToolState = field(default_factory=ToolState)
     batch_abort: asyncio.Event | None = None
 
     @property
@@ -169,7 +169,7 @@ class StreamingToolExecutor:
         call_timeout: float | None = None,
         abort: asyncio.Event | None = None,
         grace_period: float = DEFAULT_GRACE_PERIOD,
-        state: Mapping[str, Any] | None = None,
+        state: ToolState | None = None,
     ) -> None:
         if call_timeout is not None and not call_timeout > 0:
             raise ValueError(f"call_timeout must be positive or None, not {call_timeout!r}")
@@ -181,7 +181,7 @@ class StreamingToolExecutor:
         self._call_timeout = call_timeout
         self._outside_abort = abort
         self._grace = grace_period
-        self._state: Mapping[str, Any] = dict(state or {})
+        self._state = state if state is not None else ToolState()
         self._calls: list[_Call] = []
         # Kept with the calls' status: the running calls, those of them not concurrency safe, and
         # the index before which no call is queued (status only moves forward).
@@ -198,7 +198,7 @@ class StreamingToolExecutor:
     # -- public API --------------------------------------------------------------------------
 
     @property
-    def state(self) -> Mapping[str, Any]:
+    def state(self) -> ToolState:
         """The shared state after the context changes applied so far (EXEC-4)."""
         return self._state
 
@@ -388,7 +388,12 @@ class StreamingToolExecutor:
                 outcome = _synthetic(call.tool_use_id, f"{call.name} was cancelled", failed=True)
             if outcome.context_modifier is not None and not call.safe:
                 try:
-                    self._state = dict(outcome.context_modifier(self._state))
+                    changed = outcome.context_modifier(self._state)
+                    if not isinstance(changed, ToolState):
+                        raise TypeError(
+                            f"a context modifier must return a ToolState, not {type(changed).__name__}"
+                        )
+                    self._state = changed
                 except Exception as exc:
                     outcome = _synthetic(
                         call.tool_use_id, f"Error applying the context change: {exc}", failed=True

@@ -6,9 +6,8 @@ of ``tool_reference`` blocks (the API then expands those tools' schemas), or the
 "No matching deferred tools found" when nothing matched: never an empty block list, never an
 error.
 
-The tool reads the current pool and the deferred set from its :class:`ToolContext`:
-``state["tools"]`` (the pool, a sequence of :class:`Tool`) and ``state["deferred_tool_names"]``
-(a set of names). Without them it fails closed with a :class:`ToolError`.
+The tool reads the current pool and the deferred set from its :class:`ToolContext`'s
+:class:`ToolState` (``tools`` and ``deferred_tool_names``); an empty state has nothing to find.
 """
 
 from __future__ import annotations
@@ -173,19 +172,6 @@ def map_tool_search_result(output: ToolOutput, tool_use_id: str) -> ToolResultBl
     return {"type": "tool_result", "tool_use_id": tool_use_id, "content": blocks}
 
 
-def _pool_from_state(state: Mapping[str, Any]) -> tuple[Sequence[Tool], Collection[str]]:
-    tools = state.get("tools")
-    names = state.get("deferred_tool_names")
-    if tools is None or names is None:
-        missing = [key for key, value in (("tools", tools), ("deferred_tool_names", names)) if value is None]
-        raise ToolError(f"{TOOL_SEARCH_TOOL_NAME} needs the harness state {' and '.join(missing)!s}")
-    if not isinstance(tools, Sequence) or isinstance(tools, str):
-        raise ToolError(f"{TOOL_SEARCH_TOOL_NAME}: state['tools'] must be a sequence of Tool")
-    if isinstance(names, str) or not isinstance(names, Collection):
-        raise ToolError(f"{TOOL_SEARCH_TOOL_NAME}: state['deferred_tool_names'] must be a set of names")
-    return tools, names
-
-
 def _allow_search(_input: Mapping[str, Any], _context: ToolContext) -> ToolPermissionCheck:
     return ToolPermissionCheck("allow", message="ToolSearch only reads the tool list")
 
@@ -222,7 +208,7 @@ def tool_search_tool(
             params = ToolSearchInput.model_validate(dict(raw_input))
         except ValidationError as error:
             raise ToolError(f"{TOOL_SEARCH_TOOL_NAME}: invalid input: {error}") from error
-        tools, deferred_names = _pool_from_state(context.state)
+        tools, deferred_names = context.state.tools, context.state.deferred_tool_names
         names = run_tool_search(
             params.query,
             params.max_results,

@@ -15,6 +15,7 @@ from reference_impl.tools._defer import (
     is_tool_search_enabled,
     model_supports_tool_reference,
     parse_enable_tool_search,
+    tool_state,
 )
 from reference_impl.tools._names import (
     MCP_PREFIX,
@@ -31,6 +32,7 @@ from reference_impl.tools._pool import (
 from reference_impl.tools._tool import (
     DEFAULT_MAX_RESULT_SIZE_CHARS,
     UNLIMITED,
+    ContextModifier,
     DescriptionContext,
     McpInfo,
     PermissionTarget,
@@ -42,6 +44,7 @@ from reference_impl.tools._tool import (
     ToolOutput,
     ToolPermissionCheck,
     ToolProgress,
+    ToolState,
     ValidationResult,
     build_tool,
     mcp_tool,
@@ -53,6 +56,7 @@ __all__ = [
     "MCP_PREFIX",
     "TOOL_SEARCH_TOOL_NAME",
     "UNLIMITED",
+    "ContextModifier",
     "DescriptionContext",
     "McpInfo",
     "McpName",
@@ -69,6 +73,7 @@ __all__ = [
     "ToolProgress",
     "ToolSearchMode",
     "ToolSearchSetting",
+    "ToolState",
     "ValidationResult",
     "assemble_tool_pool",
     "build_tool",
@@ -81,4 +86,5 @@ __all__ = [
     "normalize_name_for_mcp",
     "parse_enable_tool_search",
     "parse_mcp_name",
+    "tool_state",
 ]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from anthropic.types import ToolParam
 
-from reference_impl.tools._tool import Tool
+from reference_impl.tools._tool import Tool, ToolState
 
 __all__ = [
     "CRITICAL_CHANNEL_TOOLS",
@@ -22,6 +22,7 @@ __all__ = [
     "is_tool_search_enabled",
     "model_supports_tool_reference",
     "parse_enable_tool_search",
+    "tool_state",
 ]
 
 TOOL_SEARCH_TOOL_NAME = "ToolSearch"
@@ -47,6 +48,19 @@ def is_deferred_tool(tool: Tool, *, critical_channel_tools: Collection[str] = CR
     if tool.name in critical_channel_tools:
         return False
     return tool.should_defer
+
+
+def tool_state(pool: Sequence[Tool], *, deferred_tool_names: Collection[str] | None = None) -> ToolState:
+    """The :class:`ToolState` for ``pool``: its deferred tools are those :func:`is_deferred_tool` defers.
+
+    Pass ``deferred_tool_names`` when the request decided otherwise (tool search off: none).
+    """
+    names = (
+        frozenset(deferred_tool_names)
+        if deferred_tool_names is not None
+        else frozenset(tool.name for tool in pool if is_deferred_tool(tool))
+    )
+    return ToolState(tuple(pool), names)
 
 
 class ToolSearchMode(enum.Enum):

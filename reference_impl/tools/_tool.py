@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_RESULT_SIZE_CHARS",
     "UNLIMITED",
+    "ContextModifier",
     "DescriptionContext",
     "McpInfo",
     "PermissionTarget",
@@ -39,6 +40,7 @@ __all__ = [
     "ToolOutput",
     "ToolPermissionCheck",
     "ToolProgress",
+    "ToolState",
     "ValidationResult",
     "build_tool",
     "mcp_tool",
@@ -137,6 +139,28 @@ class ToolProgress:
     data: Mapping[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class ToolState:
+    """The harness state a running tool sees, and that a non-concurrent tool may change (EXEC-4).
+
+    ``tools`` is the session's pool and ``deferred_tool_names`` its deferred tools (the ToolSearch
+    tool searches those). ``values`` holds anything else a harness shares with its tools; a tool
+    changes it by returning a :attr:`ToolOutput.context_modifier`, usually ``lambda s: s.with_value(k, v)``.
+    """
+
+    tools: tuple[Tool, ...] = ()
+    deferred_tool_names: frozenset[str] = frozenset()
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def with_value(self, key: str, value: Any) -> ToolState:
+        """A copy with ``values[key]`` set to ``value``."""
+        return ToolState(self.tools, self.deferred_tool_names, {**self.values, key: value})
+
+    def with_pool(self, tools: Sequence[Tool], deferred_tool_names: Iterable[str]) -> ToolState:
+        """A copy for another pool (MCP servers connected or left), keeping ``values``."""
+        return ToolState(tuple(tools), frozenset(deferred_tool_names), self.values)
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """What a running tool gets besides its input.
@@ -150,11 +174,11 @@ class ToolContext:
     abort: asyncio.Event
     cwd: Path
     progress: Callable[[ToolProgress], None] = lambda _progress: None
-    state: Mapping[str, Any] = field(default_factory=dict)
+    state: ToolState = field(default_factory=ToolState)
     user_modified: bool = False
 
 
-ContextModifier: TypeAlias = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+ContextModifier: TypeAlias = Callable[[ToolState], ToolState]
 
 
 @dataclass(frozen=True, slots=True)

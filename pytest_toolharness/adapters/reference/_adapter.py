@@ -9,14 +9,14 @@ from __future__ import annotations
 import asyncio
 import atexit
 import shutil
-import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from anthropic.types import MessageParam, ToolUseBlockParam
 
+from pytest_toolharness.adapters._hook_programs import hook_command, runs_as_command
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
     ExecutionResult,
@@ -62,7 +62,12 @@ from reference_impl import (
     parse_rule,
     rebuild_replacement_state,
     run_tool_uses,
+    tool_state,
 )
+
+if TYPE_CHECKING:
+    from pytest_toolharness.wire._adapter import WireRun
+    from pytest_toolharness.wire._scenarios import WireScenario
 
 __all__ = ["DEFAULT_MODEL", "ReferenceAdapter", "ReferenceHarness", "reference_adapter"]
 
@@ -163,7 +168,7 @@ class ReferenceHarness:
     ) -> list[str] | str:
         """Run the real ToolSearch tool against this pool."""
         pool = self._pool(builtin, mcp)
-        state = {"tools": pool, "deferred_tool_names": frozenset(t.name for t in pool if is_deferred_tool(t))}
+        state = tool_state(pool)
         context = ToolContext(
             tool_use_id="toolu_search", abort=asyncio.Event(), cwd=self._workdir, state=state
         )
@@ -227,7 +232,7 @@ class ReferenceHarness:
 
     # -- execution ----------------------------------------------------------------------------
 
-    def run_wire(self, scenario: Any) -> Any:
+    def run_wire(self, scenario: WireScenario) -> WireRun:
         """Run a wire scenario against ``python -m reference_impl`` (the reference target)."""
         from pytest_toolharness.wire._adapter import run_wire_scenario
         from pytest_toolharness.wire._targets import ReferenceTarget
@@ -258,7 +263,7 @@ class ReferenceHarness:
         )
         if scenario.abort_after_starts is not None:
             scenario.recorder.trigger_after_starts(scenario.abort_after_starts, scenario.abort)
-        state = {"tools": pool, "deferred_tool_names": frozenset(t.name for t in pool if is_deferred_tool(t))}
+        state = tool_state(pool)
         blocks = [cast(ToolUseBlockParam, dict(block)) for block in scenario.tool_uses]
         batch = await run_tool_uses(
             blocks,
@@ -297,15 +302,12 @@ def _host_callback(host: HostSpec) -> Any:
     return can_use_tool
 
 
-_COMMAND_ONLY = frozenset({"exit2", "exit1", "garbage"})
-
-
 def _hooks(specs: Sequence[HookSpec], workdir: Path) -> Hooks:
     events: dict[str, list[HookMatcher]] = {}
     for index, spec in enumerate(specs):
         entry: Any
-        if spec.as_command or spec.outcome in _COMMAND_ONLY:
-            entry = CommandHook(command=_hook_script(spec, workdir, index), timeout=spec.timeout)
+        if runs_as_command(spec):
+            entry = CommandHook(command=hook_command(spec, workdir / "hooks", index), timeout=spec.timeout)
         else:
             entry = _hook_callback(spec)
         events.setdefault(spec.event, []).append(
@@ -326,37 +328,6 @@ def _hook_callback(spec: HookSpec) -> Any:
         return output if output is not None else cast(dict[str, Any], "not a dict")
 
     return callback
-
-
-def _hook_script(spec: HookSpec, workdir: Path, index: int) -> str:
-    """Write a real hook program for the spec and return the command that runs it."""
-    import json
-
-    output = spec.output_json()
-    lines = ["import json, sys, time", "sys.stdin.read()"]
-    if spec.outcome == "exit2":
-        lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(2)"]
-    elif spec.outcome == "exit1":
-        lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(1)"]
-    elif spec.outcome == "garbage":
-        lines += ["sys.stdout.write('}{ not json at all')"]
-    elif spec.outcome == "crash":
-        lines += ["raise RuntimeError('scripted hook crash')"]
-    elif spec.outcome == "hang":
-        lines += ["time.sleep(3600)"]
-    elif output is not None:
-        lines += [f"sys.stdout.write({json.dumps(output)!r})"]
-    hooks_dir = workdir / "hooks"
-    hooks_dir.mkdir(parents=True, exist_ok=True)
-    script = hooks_dir / f"hook_{index}_{spec.event}_{spec.outcome}.py"
-    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return f"{_quote(sys.executable)} {_quote(str(script))}"
-
-
-def _quote(text: str) -> str:
-    import shlex
-
-    return shlex.quote(text)
 
 
 class ReferenceAdapter:

@@ -13,6 +13,7 @@ from reference_impl import (
     ToolContext,
     ToolOutput,
     ToolPermissionCheck,
+    ToolState,
     ValidationResult,
     build_tool,
     mcp_tool,
@@ -27,13 +28,13 @@ def spec_to_tool(spec: ToolSpec, recorder: CallRecorder | None = None) -> Tool:
 
     async def call(tool_input: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         value = await spec.behavior.run(
-            context.tool_use_id, spec.name, tool_input, context.abort, active_recorder, context.state
+            context.tool_use_id, spec.name, tool_input, context.abort, active_recorder, context.state.values
         )
         if isinstance(value, StateChange):
             change = value.value
 
-            def modify(state: Mapping[str, Any]) -> Mapping[str, Any]:
-                return {**state, STATE_KEY: change}
+            def modify(state: ToolState) -> ToolState:
+                return state.with_value(STATE_KEY, change)
 
             return ToolOutput(content=value.text, context_modifier=modify)
         return ToolOutput(content=value)
