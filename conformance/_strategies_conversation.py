@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pytest_toolharness._vocabulary import mcp_tool_name
 from pytest_toolharness.adapters._specs import ToolSpec, WireRequest
 
 __all__ = [
@@ -55,7 +56,7 @@ def builtin(name: str, **flags: Any) -> ToolSpec:
 def mcp(server: str, tool: str, **flags: Any) -> ToolSpec:
     """An MCP tool spec named ``mcp__<server>__<tool>``."""
     flags.setdefault("description", f"{tool} on {server}")
-    return ToolSpec(name=f"mcp__{server}__{tool}", mcp_server=server, mcp_tool=tool, **flags)
+    return ToolSpec(name=mcp_tool_name(server, tool), mcp_server=server, mcp_tool=tool, **flags)
 
 
 # Small name pools: cheap to draw, and names come back, so sequences remove and re-add tools.

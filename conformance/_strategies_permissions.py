@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from hypothesis import strategies as st
 
+from pytest_toolharness._vocabulary import PERMISSION_MODES, SETTING_SOURCES, mcp_tool_name
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
     ExecutionResult,
@@ -48,19 +49,10 @@ __all__ = [
     "sources",
 ]
 
-MODES: tuple[str, ...] = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
+MODES: tuple[str, ...] = PERMISSION_MODES
 """Claude Code's permission modes."""
 
-SOURCES: tuple[str, ...] = (
-    "userSettings",
-    "projectSettings",
-    "localSettings",
-    "policySettings",
-    "flagSettings",
-    "cliArg",
-    "command",
-    "session",
-)
+SOURCES: tuple[str, ...] = SETTING_SOURCES
 """Every settings source a rule can come from."""
 
 TOOL_OUTPUT = "scripted-output-7c1e"
@@ -139,7 +131,7 @@ def mcp_tool_spec(server: str, tool: str, **flags: Any) -> ToolSpec:
     """An MCP tool ``mcp__<server>__<tool>`` (server and tool already in normalised form)."""
     schema = {"type": "object", "properties": {"x": {"type": "string"}}}
     return ToolSpec(
-        name=f"mcp__{server}__{tool}",
+        name=mcp_tool_name(server, tool),
         description=f"{tool} on {server}",
         input_schema=schema,
         mcp_server=server,

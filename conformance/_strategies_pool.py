@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pytest_toolharness._vocabulary import mcp_tool_name
 from pytest_toolharness.adapters._specs import ToolSpec
 
 __all__ = [
@@ -81,7 +82,7 @@ def builtin_spec(name: str, **flags: Any) -> ToolSpec:
 def mcp_spec(server: str, tool: str, **flags: Any) -> ToolSpec:
     """An MCP tool spec named ``mcp__<server>__<tool>`` (the parts are already name-safe)."""
     flags.setdefault("description", f"{tool} on {server}")
-    return ToolSpec(name=f"mcp__{server}__{tool}", mcp_server=server, mcp_tool=tool, **flags)
+    return ToolSpec(name=mcp_tool_name(server, tool), mcp_server=server, mcp_tool=tool, **flags)
 
 
 def builtin_names() -> st.SearchStrategy[str]:

@@ -1,8 +1,11 @@
-"""Names the strategies share with every harness: MCP tool names and settings sources.
+"""Claude Code's vocabulary, as the plugin's strategies and the conformance suite spell it.
 
-These are facts about Claude Code, not about the reference harness, so the strategies keep their own
-copy: ``pytest_toolharness.strategies`` and the conformance suite must not import ``reference_impl``
-when they check somebody else's harness. ``tests/test_naming.py`` checks both copies agree.
+Settings sources and their precedence, permission modes, hook events and MCP tool names are facts
+about Claude Code, not about the reference harness, so the plugin keeps its own copy:
+``pytest_toolharness.strategies`` and the conformance suite must not import ``reference_impl`` when
+they check somebody else's harness. This module is the plugin's only spelling of them (the
+strategies and the suite import it); ``tests/test_vocabulary.py`` holds it to the harness's copy
+and to the shared design documents.
 """
 
 from __future__ import annotations
@@ -12,17 +15,21 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias, get_args
 
 __all__ = [
+    "ALL_HOOK_EVENTS",
     "MCP_PREFIX",
+    "PERMISSION_MODES",
+    "SETTINGS_PRECEDENCE",
     "SETTING_SOURCES",
+    "TOOL_HOOK_EVENTS",
+    "TOOL_MATCHER_EVENTS",
+    "HookEvent",
     "McpName",
+    "PermissionMode",
     "SettingSource",
     "mcp_tool_name",
     "normalize_name_for_mcp",
     "parse_mcp_name",
 ]
-
-MCP_PREFIX = "mcp__"
-_INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 SettingSource: TypeAlias = Literal[
     "userSettings",
@@ -36,6 +43,42 @@ SettingSource: TypeAlias = Literal[
 ]
 SETTING_SOURCES: tuple[SettingSource, ...] = get_args(SettingSource)
 """Every settings source a permission rule can come from (004 §9.1)."""
+
+SETTINGS_PRECEDENCE: tuple[SettingSource, ...] = (
+    "userSettings",
+    "projectSettings",
+    "localSettings",
+    "flagSettings",
+    "policySettings",
+)
+"""The settings files, lowest precedence first: user, shared project, local project, ``--settings``,
+managed policy (a later file's value for a key wins; rules are merged: deny > ask > allow, PERM-4)."""
+
+PermissionMode: TypeAlias = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
+"""Every permission mode, as spelled in settings (``defaultMode``) and on the command line."""
+
+HookEvent: TypeAlias = Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]
+TOOL_HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
+"""The hook events the tool pipeline runs, around each tool call."""
+
+TOOL_MATCHER_EVENTS: tuple[str, ...] = (*TOOL_HOOK_EVENTS, "PermissionDenied")
+"""The hook events whose ``matcher`` is a tool name (a regular expression over tool names)."""
+
+ALL_HOOK_EVENTS: tuple[str, ...] = (
+    *TOOL_MATCHER_EVENTS,
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
+)
+"""The Claude Code hook events known by name: the tool events, then the lifecycle ones (HOOK-7)."""
+
+MCP_PREFIX = "mcp__"
+_INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def normalize_name_for_mcp(name: str) -> str:

@@ -17,6 +17,7 @@ from pytest_toolharness._strategies.schemas import (
     property_names,
 )
 from pytest_toolharness._strategies.tools import BUILTIN_TOOL_NAMES, tool_names
+from pytest_toolharness._vocabulary import MCP_PREFIX, TOOL_HOOK_EVENTS
 from pytest_toolharness.adapters._specs import HookOutcomeKind, HookSpec
 
 __all__ = [
@@ -28,7 +29,7 @@ __all__ = [
     "hook_specs",
 ]
 
-HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
+HOOK_EVENTS: tuple[str, ...] = TOOL_HOOK_EVENTS
 """The events the tool pipeline runs hooks for."""
 
 HOOK_OUTCOMES: tuple[HookOutcomeKind, ...] = get_args(HookOutcomeKind)
@@ -118,7 +119,7 @@ def _hook_specs(
         matcher: str | None = draw(st.one_of(st.none(), hook_matchers(tool_name)))
     else:
         matcher = draw(
-            st.one_of(st.none(), st.sampled_from(["", "*", "Edit|Write", "mcp__.*"]), tool_names())
+            st.one_of(st.none(), st.sampled_from(["", "*", "Edit|Write", f"{MCP_PREFIX}.*"]), tool_names())
         )
     updated_input = None
     if outcome == "update_input" or (

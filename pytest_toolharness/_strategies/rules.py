@@ -18,7 +18,14 @@ from hypothesis.errors import InvalidArgument
 from pytest_toolharness._strategies.hooks import hook_settings
 from pytest_toolharness._strategies.schemas import WORDS, cached_strategy
 from pytest_toolharness._strategies.tools import mcp_server_names, tool_names
-from pytest_toolharness._vocabulary import SETTING_SOURCES, normalize_name_for_mcp, parse_mcp_name
+from pytest_toolharness._vocabulary import (
+    MCP_PREFIX,
+    PERMISSION_MODES,
+    SETTING_SOURCES,
+    mcp_tool_name,
+    normalize_name_for_mcp,
+    parse_mcp_name,
+)
 from pytest_toolharness.adapters._specs import RuleSpec
 
 __all__ = [
@@ -38,9 +45,6 @@ __all__ = [
     "settings_sources",
     "shell_commands",
 ]
-
-PERMISSION_MODES: tuple[str, ...] = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
-"""Claude Code's permission modes."""
 
 RuleKind: TypeAlias = Literal[
     "tool",
@@ -256,7 +260,7 @@ def _mcp_parts(tool_names: Sequence[str] | None) -> tuple[st.SearchStrategy[str]
         if parsed:
             return st.sampled_from(sorted({s for s, _ in parsed})), st.sampled_from([n for _, n in parsed])
     servers = mcp_server_names().map(normalize_name_for_mcp)
-    tools = st.tuples(servers, st.sampled_from(WORDS)).map(lambda p: f"mcp__{p[0]}__get_{p[1]}")
+    tools = st.tuples(servers, st.sampled_from(WORDS)).map(lambda p: mcp_tool_name(p[0], f"get_{p[1]}"))
     return servers, tools
 
 
@@ -299,8 +303,8 @@ def rule_texts(
         "read_glob": st.sampled_from(["**/.env*", "**/*.pem", "**/secrets/**"]).map(lambda p: f"Read({p})"),
         "edit_glob": _relative_paths().map(lambda p: f"Edit({p})"),
         "web_fetch_domain": st.sampled_from(_DOMAINS).map(lambda d: f"WebFetch(domain:{d})"),
-        "mcp_server": servers.map(lambda s: f"mcp__{s}"),
-        "mcp_server_wildcard": servers.map(lambda s: f"mcp__{s}__*"),
+        "mcp_server": servers.map(lambda s: f"{MCP_PREFIX}{s}"),
+        "mcp_server_wildcard": servers.map(lambda s: f"{MCP_PREFIX}{s}__*"),
         "mcp_tool": mcp_tools,
     }
     return st.one_of([by_kind[k] for k in sorted(set(kinds), key=RULE_KINDS.index)])

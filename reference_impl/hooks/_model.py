@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, TypedDict
+from typing import Any, Literal, TypeAlias, TypedDict, get_args
 
 from reference_impl.hooks._command import CommandHook
 
 __all__ = [
+    "ALL_HOOK_EVENTS",
     "TOOL_HOOK_EVENTS",
+    "TOOL_MATCHER_EVENTS",
     "HookBaseInput",
     "HookCallback",
     "HookConfig",
@@ -36,16 +38,23 @@ __all__ = [
 ]
 
 HookEvent: TypeAlias = Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]
-TOOL_HOOK_EVENTS: tuple[HookEvent, ...] = (
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PermissionRequest",
-)
+TOOL_HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
 """The events the tool pipeline runs. Other Claude Code events are loaded and kept, never run here."""
 
-# Events whose matcher is a tool name (Claude Code); only these matchers are compiled as regexes.
-_TOOL_MATCHER_EVENTS = frozenset((*TOOL_HOOK_EVENTS, "PermissionDenied"))
+TOOL_MATCHER_EVENTS: tuple[str, ...] = (*TOOL_HOOK_EVENTS, "PermissionDenied")
+"""Events whose matcher is a tool name (Claude Code); only these matchers are compiled as regexes."""
+
+ALL_HOOK_EVENTS: tuple[str, ...] = (
+    *TOOL_MATCHER_EVENTS,
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
+)
+"""The Claude Code hook events known by name: the tool events, then the lifecycle ones (HOOK-7)."""
 
 
 class HookConfigError(ValueError):
@@ -176,7 +185,7 @@ class Hooks:
         self.events: dict[str, tuple[HookMatcher, ...]] = {k: tuple(v) for k, v in (events or {}).items()}
         self._compiled: dict[str, list[tuple[Callable[[str], bool], HookMatcher]]] = {}
         for event, matchers in self.events.items():
-            if event not in _TOOL_MATCHER_EVENTS:
+            if event not in TOOL_MATCHER_EVENTS:
                 continue
             compiled = []
             for i, m in enumerate(matchers):

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
 
 __all__ = [
+    "SETTINGS_PRECEDENCE",
     "SETTING_SOURCES",
     "DecisionReason",
     "DecisionStage",
@@ -32,17 +33,18 @@ SettingSource: TypeAlias = Literal[
     "command",
     "session",
 ]
-SETTING_SOURCES: tuple[SettingSource, ...] = (
+SETTING_SOURCES: tuple[SettingSource, ...] = get_args(SettingSource)
+"""Every settings source a rule can come from (004 §9.1)."""
+
+SETTINGS_PRECEDENCE: tuple[SettingSource, ...] = (
     "userSettings",
     "projectSettings",
     "localSettings",
-    "policySettings",
     "flagSettings",
-    "cliArg",
-    "command",
-    "session",
+    "policySettings",
 )
-"""Every settings source a rule can come from (004 §9.1)."""
+"""The settings files, lowest precedence first: user, shared project, local project, ``--settings``,
+managed policy (a later file's value for a key wins; rules are merged: deny > ask > allow, PERM-4)."""
 
 DecisionStage: TypeAlias = Literal[
     "rule",
