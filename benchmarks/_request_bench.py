@@ -26,8 +26,8 @@ from reference_impl import (
     build_tool,
     cache_break_hash,
     tool_search_tool,
+    wire_bytes,
 )
-from reference_impl._wire import wire_bytes
 
 __all__ = ["run"]
 

@@ -50,9 +50,9 @@ from reference_impl import (
     run_tool_use,
     run_tool_uses,
     tool_to_param,
+    wire_bytes,
+    wire_json,
 )
-from reference_impl._wire import wire_bytes, wire_json
-from reference_impl.request import _schemas as _schema_cache
 from tests.test_notices import built_in, mcp
 
 CONTEXT = DescriptionContext(model="claude-sonnet-4-6", cwd=Path("/work"))
@@ -68,29 +68,6 @@ async def _ok(_input: Mapping[str, Any], _context: ToolContext) -> ToolOutput:
 
 def _raw_tool(properties: Mapping[str, Any]) -> Tool:
     return mcp_tool("srv", "t", "A tool.", {"type": "object", "properties": dict(properties)}, _ok)
-
-
-def test_cache_key_computed_once_per_tool_object(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CACHE-4 still holds: a new Tool object with another schema gets its own key and base."""
-    calls: list[str] = []
-    original = _schema_cache.schema_cache_key
-
-    def counting(tool: Tool) -> str:
-        calls.append(tool.name)
-        return original(tool)
-
-    monkeypatch.setattr(_schema_cache, "schema_cache_key", counting)
-    cache = ToolSchemaCache()
-    tool = _raw_tool({"a": {"type": "string"}})
-    first = [cache.base_json(tool, CONTEXT) for _ in range(3)]
-    assert len(calls) == 1
-    assert first[0] is first[1] is first[2]
-    changed = _raw_tool({"b": {"type": "integer"}})
-    assert '"b"' in cache.base_json(changed, CONTEXT)
-    assert len(calls) == 2
-    cache.clear()
-    cache.base_json(tool, CONTEXT)
-    assert len(calls) == 3
 
 
 def test_shared_params_share_only_nested_values() -> None:

@@ -30,6 +30,7 @@ from reference_impl import (
     tool_to_param,
 )
 from reference_impl._wire import wire_bytes, wire_json
+from reference_impl.request import _schemas as _schema_cache
 
 CONTEXT = DescriptionContext(model="claude-sonnet-4-5", cwd=Path("/tmp"))
 
@@ -307,3 +308,37 @@ def test_wire_bytes_independent_of_hash_seed(tmp_path: Path, capsys: pytest.Capt
         digests.add(out)
     assert len(digests) == 1, digests
     assert len(digests.pop()) == 64
+
+
+REUSE_CONTEXT = DescriptionContext(model="claude-sonnet-4-6", cwd=Path("/work"))
+
+
+async def _ok_call(_input: Any, _context: Any) -> ToolOutput:
+    return ToolOutput(content="ok")
+
+
+def _raw_mcp_tool(properties: dict[str, Any]) -> Tool:
+    return mcp_tool("srv", "t", "A tool.", {"type": "object", "properties": dict(properties)}, _ok_call)
+
+
+def test_cache_key_computed_once_per_tool_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CACHE-4 still holds: a new Tool object with another schema gets its own key and base."""
+    calls: list[str] = []
+    original = _schema_cache.schema_cache_key
+
+    def counting(tool: Tool) -> str:
+        calls.append(tool.name)
+        return original(tool)
+
+    monkeypatch.setattr(_schema_cache, "schema_cache_key", counting)
+    cache = ToolSchemaCache()
+    tool = _raw_mcp_tool({"a": {"type": "string"}})
+    first = [cache.base_json(tool, REUSE_CONTEXT) for _ in range(3)]
+    assert len(calls) == 1
+    assert first[0] is first[1] is first[2]
+    changed = _raw_mcp_tool({"b": {"type": "integer"}})
+    assert '"b"' in cache.base_json(changed, REUSE_CONTEXT)
+    assert len(calls) == 2
+    cache.clear()
+    cache.base_json(tool, REUSE_CONTEXT)
+    assert len(calls) == 3
