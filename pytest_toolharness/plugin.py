@@ -1,8 +1,8 @@
 """The pytest plugin entry point (``pytest11``: ``toolharness``).
 
 Hooks only: the work is in ``_options`` (settings), ``_requirements`` (the catalogue and markers),
-``_adapter_loading`` and ``_capabilities`` (the adapter), ``_report`` (the per-requirement report) and
-``_snapshot`` (the schema snapshot fixture).
+``adapters._loading`` and ``adapters._capabilities`` (the adapter and its declared capabilities),
+``_report`` (the per-requirement report) and ``_snapshot`` (the schema snapshot fixture).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pytest_toolharness._report import (
 from pytest_toolharness._requirements import Catalogue, Level, item_requirement_ids, load_catalogue
 from pytest_toolharness._snapshot import tool_schema_snapshot
 from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
-from pytest_toolharness.adapters._capabilities import missing_capabilities
+from pytest_toolharness.adapters._capabilities import CapabilityError, check_harness, missing_capabilities
 from pytest_toolharness.adapters._loading import AdapterLoadError, choose_adapter_source, load_adapter
 
 __all__ = ["harness", "tool_schema_snapshot", "toolharness_adapter"]
@@ -259,11 +259,26 @@ def toolharness_adapter(pytestconfig: pytest.Config) -> Any:
     return adapter
 
 
+def _checked_harness(adapter: Any) -> Any:
+    """A fresh harness, checked against the adapter's declaration (fails if a declared method is missing)."""
+    factory = getattr(adapter, "new_harness", None)
+    harness = factory() if callable(factory) else adapter
+    try:
+        check_harness(
+            harness, adapter.capabilities, f"adapter {getattr(adapter, 'name', type(adapter).__name__)!r}"
+        )
+    except CapabilityError as exc:
+        pytest.fail(f"toolharness: {exc}", pytrace=False)
+    return harness
+
+
 @pytest.fixture
 def harness(toolharness_adapter: Any) -> Any:
-    """A fresh harness for this test: ``toolharness_adapter.new_harness()``, or the adapter itself."""
-    new_harness = getattr(toolharness_adapter, "new_harness", None)
-    return new_harness() if callable(new_harness) else toolharness_adapter
+    """A fresh harness for this test: ``toolharness_adapter.new_harness()``, or the adapter itself.
+
+    Setup fails if the harness lacks a method of a capability the adapter declares.
+    """
+    return _checked_harness(toolharness_adapter)
 
 
 @pytest.fixture(scope="session")
@@ -272,12 +287,13 @@ def new_harness(toolharness_adapter: Any) -> Callable[[], Any]:
 
     Each call is ``toolharness_adapter.new_harness()`` (or the adapter itself when it has no such
     method), so no example sees state left by another. Session-scoped, so Hypothesis tests can
-    use it without tripping the function-scoped-fixture health check.
+    use it without tripping the function-scoped-fixture health check. Its setup makes one harness
+    and fails, as ``harness`` does, if it lacks a method of a declared capability.
     """
+    _checked_harness(toolharness_adapter)
 
     def make() -> Any:
-        factory = getattr(toolharness_adapter, "new_harness", None)
-        return factory() if callable(factory) else toolharness_adapter
+        return _checked_harness(toolharness_adapter)
 
     return make
 

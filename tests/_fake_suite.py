@@ -8,10 +8,12 @@ ADAPTER = """
 CALLS = []
 
 class Harness:
-    pass
+    async def execute(self, scenario):
+        raise NotImplementedError
 
 class Adapter:
-    capabilities = frozenset({"hooks"})
+    name = "fake"
+    capabilities = frozenset({"execution", "hooks"})
 
     def new_harness(self):
         return Harness()

@@ -24,7 +24,7 @@ SEEN = []
 def test_one(harness, toolharness_adapter):
     SEEN.append(harness)
     assert type(harness).__name__ == "Harness"
-    assert toolharness_adapter.capabilities == frozenset({"hooks"})
+    assert toolharness_adapter.capabilities == frozenset({"execution", "hooks"})
 
 @pytest.mark.requirement("PAIR-2", "MUST")
 def test_two(harness):
@@ -71,7 +71,10 @@ def test_conftest_hook_and_option_precedence(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         """
         class Other:
-            capabilities = frozenset({"hooks", "command_hooks"})
+            capabilities = frozenset({"execution", "hooks", "command_hooks"})
+
+            async def execute(self, scenario):
+                raise NotImplementedError
 
         def pytest_toolharness_adapter(config):
             return Other()
@@ -93,6 +96,10 @@ def test_conftest_hook_and_option_precedence(pytester: pytest.Pytester) -> None:
         ("myadapter:CALLS", "*'CALLS' is not callable*"),
         ("myadapter:Harness", "*must have a 'capabilities' attribute that is a frozenset*"),
         ("myadapter:bad_caps", "*unknown capability name(s) 'telepathy'*"),
+        (
+            "myadapter:orphan",
+            "*declares 'abort' without 'execution' (it is a feature of that capability's method)*",
+        ),
     ],
 )
 def test_bad_adapters_fail_with_a_clear_error(pytester: pytest.Pytester, spec: str, message: str) -> None:
@@ -100,6 +107,7 @@ def test_bad_adapters_fail_with_a_clear_error(pytester: pytest.Pytester, spec: s
     (pytester.path / "myadapter.py").write_text(
         ADAPTER
         + "\nclass Bad:\n    capabilities = frozenset({'telepathy'})\n\ndef bad_caps():\n    return Bad()\n"
+        + "\nclass Orphan(Adapter):\n    capabilities = frozenset({'abort', 'pool'})\n\ndef orphan():\n    return Orphan()\n"
     )
     result = pytester.runpytest(
         "--toolharness-conformance", "-o", suite, f"--toolharness-adapter={spec}", "suite"
@@ -129,3 +137,56 @@ def test_requires_rejects_unknown_capabilities() -> None:
         requires("hooks", "mind_reading")
     with pytest.raises(ValueError, match="at least one"):
         requires()
+
+
+LIAR = """
+class Harness:
+    def assemble_pool(self, builtin, mcp, *, deny_rules=()):
+        return []
+
+    def set_tools(self, builtin, mcp):
+        pass
+
+class Liar:
+    name = "liar 0.1"
+    capabilities = frozenset({"pool", "conversation", "execution", "hooks"})
+
+    def new_harness(self):
+        return Harness()
+
+def make():
+    return Liar()
+"""
+
+
+def test_declared_capability_without_its_methods_fails_setup_naming_them(pytester: pytest.Pytester) -> None:
+    suite = make_suite(
+        pytester,
+        """
+@requires("pool")
+@pytest.mark.requirement("CACHE-2", "MUST")
+def test_fixture(harness):
+    raise AssertionError("must not run")
+
+@requires("pool")
+@pytest.mark.requirement("PERM-10", "MUST")
+def test_factory(new_harness):
+    raise AssertionError("must not run")
+""",
+    )
+    (pytester.path / "liar.py").write_text(LIAR)
+    result = pytester.runpytest(
+        "--toolharness-conformance", "-o", suite, "--toolharness-adapter=liar:make", "suite"
+    )
+    # Fail closed: neither test runs, and both errors name every missing method of every capability.
+    result.assert_outcomes(errors=2)
+    message = (
+        "*adapter 'liar 0.1' declares capabilities its harness (Harness) does not implement: "
+        "capability 'conversation' needs append_message(); capability 'conversation' needs render_request(); "
+        "capability 'conversation' needs compact(); capability 'conversation' needs discovered_tools(); "
+        "capability 'conversation' needs resume(); capability 'execution' needs execute().*"
+    )
+    result.stdout.fnmatch_lines(
+        ["*ERROR at setup of test_fixture*", message, "*ERROR at setup of test_factory*", message]
+    )
+    assert "assemble_pool()" not in result.stdout.str()

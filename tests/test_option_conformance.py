@@ -20,7 +20,8 @@ def test_order():
 
 ADAPTER = """
 class Adapter:
-    capabilities = frozenset({"hooks"})
+    name = "empty"
+    capabilities = frozenset()
 
 def make():
     return Adapter()

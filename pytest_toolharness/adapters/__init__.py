@@ -2,8 +2,12 @@
 
 An adapter factory returns a :class:`HarnessAdapter`: a ``name``, the ``capabilities`` it declares
 (a frozenset of names of :data:`CAPABILITIES`) and ``new_harness()``, a fresh harness per test and per
-Hypothesis example. Everything crosses the boundary as the plain data of this package (tool specs,
-rules, hooks, scenarios) and JSON-like dicts in the Messages API's own shapes.
+Hypothesis example. Each capability that is a set of methods has a protocol (:class:`PoolCapability`
+... :class:`WireCapability`, the ``protocol`` of its :class:`Capability`); at the setup of every test
+the suite checks that the harness has the methods of every declared capability (:func:`check_harness`).
+Everything crosses the boundary as the plain data of this package (tool specs, rules, hooks,
+scenarios) and JSON-like dicts in the Messages API's own shapes; :func:`hook_command` turns a
+:class:`HookSpec` into a real command hook.
 
 The adapter for the embedded reference harness is :mod:`pytest_toolharness.adapters.reference`; it
 is the only module of the plugin that imports ``reference_impl``.
@@ -11,7 +15,14 @@ is the only module of the plugin that imports ``reference_impl``.
 
 from __future__ import annotations
 
-from pytest_toolharness.adapters._capabilities import CAPABILITIES, requires
+from pytest_toolharness.adapters._capabilities import (
+    CAPABILITIES,
+    Capability,
+    CapabilityError,
+    check_harness,
+    missing_methods,
+    requires,
+)
 from pytest_toolharness.adapters._contract import (
     CacheKeyCapability,
     ClassificationCapability,
@@ -23,6 +34,13 @@ from pytest_toolharness.adapters._contract import (
     PoolCapability,
     SchemasCapability,
     SearchCapability,
+    WireCapability,
+)
+from pytest_toolharness.adapters._hook_programs import (
+    COMMAND_ONLY_OUTCOMES,
+    hook_command,
+    hook_program,
+    runs_as_command,
 )
 from pytest_toolharness.adapters._loading import DEFAULT_ADAPTER_SPEC, AdapterLoadError
 from pytest_toolharness.adapters._specs import (
@@ -47,6 +65,7 @@ from pytest_toolharness.adapters._specs import (
 
 __all__ = [
     "CAPABILITIES",
+    "COMMAND_ONLY_OUTCOMES",
     "DEFAULT_ADAPTER_SPEC",
     "STATE_KEY",
     "AdapterLoadError",
@@ -54,6 +73,8 @@ __all__ = [
     "CacheKeyCapability",
     "CallEvent",
     "CallRecorder",
+    "Capability",
+    "CapabilityError",
     "ClassificationCapability",
     "ConversationCapability",
     "ExecutionCapability",
@@ -75,6 +96,12 @@ __all__ = [
     "StateChange",
     "ToolBehavior",
     "ToolSpec",
+    "WireCapability",
     "WireRequest",
+    "check_harness",
+    "hook_command",
+    "hook_program",
+    "missing_methods",
     "requires",
+    "runs_as_command",
 ]

@@ -1,46 +1,121 @@
-"""Capabilities: optional features of a harness that some conformance tests need.
+"""The capability table: every optional feature of a harness that some conformance tests need.
 
-A test declares what it needs with ``@requires("command_hooks")``; when the active adapter does not
-list a capability in its ``capabilities``, the test is skipped and the report shows the requirement
-as "not checked", naming the capability. Unknown capability names are errors on both sides, so a typo
-can never silently skip a test forever.
+:data:`CAPABILITIES` is the one list of capability names. Each :class:`Capability` has a description
+and either a ``protocol`` (the methods a harness of that capability has, from
+:mod:`~pytest_toolharness.adapters._contract`) or ``feature_of``: the capability whose method it is a
+feature of (``hooks`` is a feature of ``execute()``).
+
+An adapter declares what its harnesses can do in ``capabilities``, a ``frozenset`` of names. The suite
+validates the declaration when it loads the adapter (unknown names, a feature without the capability
+it belongs to) and, at the setup of every test, that the harness has each method of each declared
+capability (:func:`check_harness`): a declaration the harness does not honour fails closed, naming the
+capability and the missing method.
+
+A test declares what it needs with ``@requires("command_hooks")``; when the adapter does not declare a
+capability, the test is skipped and the report shows the requirement as "not checked", naming the
+capability. Unknown names are errors on both sides, so a typo can never silently skip a test forever.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 import pytest
+
+from pytest_toolharness.adapters._contract import (
+    CacheKeyCapability,
+    ClassificationCapability,
+    ConversationCapability,
+    ExecutionCapability,
+    NoticesCapability,
+    PoolCapability,
+    SchemasCapability,
+    SearchCapability,
+    WireCapability,
+)
 
 __all__ = [
     "CAPABILITIES",
     "MARKER",
+    "Capability",
+    "CapabilityError",
     "adapter_capabilities",
+    "check_harness",
     "missing_capabilities",
+    "missing_methods",
     "requires",
 ]
 
 MARKER = "toolharness_requires"
 
-# name -> what an adapter promises when it lists the name. Order is documentation order.
-CAPABILITIES: dict[str, str] = {
-    "pool": "assemble_pool(): the tools the model sees, in wire order, after whole-tool denies",
-    "classification": "is_deferred(): which tools are deferred",
-    "schemas": "render_tools(): the tools array on the wire, within one session",
-    "cache_key": "cache_key(): the prompt-cache break detection key",
-    "search": "search(): the ToolSearch tool (select: and keywords)",
-    "notices": "notice(): deferred-tools change notices",
-    "conversation": "set_tools(), append_message(), render_request(), compact(), discovered_tools(), resume()",
-    "execution": "execute(): one assistant turn's tool_use blocks through the whole pipeline",
-    "hooks": "in-process PreToolUse / PostToolUse / PermissionRequest hooks during execute()",
-    "command_hooks": "hooks run as subprocesses with the JSON stdin/stdout protocol",
-    "host_callback": "asking the host (user) when a decision is ask",
-    "abort": "aborting a batch of tool calls",
-    "timeouts": "per-call timeouts",
-    "result_persistence": "persisting oversized tool results to files",
-    "wire": "run_wire(): run a wire scenario against the harness as a process and record its API requests",
-}
+
+class CapabilityError(TypeError):
+    """A harness lacks a method of a capability its adapter declares."""
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """One capability: its name, what an adapter promises by declaring it, and how.
+
+    ``protocol`` is the typed protocol whose methods make up the capability (None for a feature of
+    another capability's method); ``feature_of`` names that capability.
+    """
+
+    name: str
+    description: str
+    protocol: type | None = None
+    feature_of: str | None = None
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """The protocol's method names, in declaration order (empty for a feature)."""
+        if self.protocol is None:
+            return ()
+        return tuple(
+            name
+            for name, value in vars(self.protocol).items()
+            if not name.startswith("_") and callable(value)
+        )
+
+
+def _table(*capabilities: Capability) -> Mapping[str, Capability]:
+    return MappingProxyType({capability.name: capability for capability in capabilities})
+
+
+CAPABILITIES: Mapping[str, Capability] = _table(
+    Capability("pool", "the tools the model sees, in wire order, after whole-tool denies", PoolCapability),
+    Capability("classification", "which tools are deferred", ClassificationCapability),
+    Capability("schemas", "the tools array on the wire, within one session", SchemasCapability),
+    Capability("cache_key", "the prompt-cache break detection key", CacheKeyCapability),
+    Capability("search", "the ToolSearch tool (select: and keywords)", SearchCapability),
+    Capability("notices", "deferred-tools change notices", NoticesCapability),
+    Capability(
+        "conversation",
+        "a session's transcript, its requests, compaction and resume",
+        ConversationCapability,
+    ),
+    Capability(
+        "execution", "one assistant turn's tool_use blocks through the whole pipeline", ExecutionCapability
+    ),
+    Capability(
+        "hooks", "in-process PreToolUse / PostToolUse / PermissionRequest hooks", feature_of="execution"
+    ),
+    Capability(
+        "command_hooks",
+        "hooks run as subprocesses with the JSON stdin/stdout protocol",
+        feature_of="execution",
+    ),
+    Capability("host_callback", "asking the host (user) when a decision is ask", feature_of="execution"),
+    Capability("abort", "aborting a batch of tool calls", feature_of="execution"),
+    Capability("timeouts", "per-call timeouts", feature_of="execution"),
+    Capability("result_persistence", "persisting oversized tool results to files", feature_of="execution"),
+    Capability(
+        "wire", "run a wire scenario against the harness as a process, recording its requests", WireCapability
+    ),
+)
+"""Every capability by name, in documentation order."""
 
 
 def _check_names(names: Iterable[object], where: str) -> tuple[str, ...]:
@@ -66,16 +141,56 @@ def requires(*capabilities: str) -> pytest.MarkDecorator:
     return mark(*_check_names(capabilities, "requires()"))
 
 
-def adapter_capabilities(adapter: Any, description: str) -> frozenset[str]:
-    """The adapter's declared capabilities, validated: a ``frozenset`` of known names."""
+def adapter_capabilities(adapter: object, description: str) -> frozenset[str]:
+    """The adapter's declared capabilities, validated: a ``frozenset`` of known names.
+
+    A feature (``hooks``) declared without the capability it belongs to (``execution``) is an error.
+    """
     capabilities = getattr(adapter, "capabilities", None)
     if not isinstance(capabilities, frozenset):
         raise TypeError(
             f"adapter {description} must have a 'capabilities' attribute that is a frozenset of "
             f"capability names, got {type(capabilities).__name__}"
         )
-    _check_names(sorted(capabilities), f"adapter {description}")
-    return capabilities
+    names = _check_names(sorted(capabilities), f"adapter {description}")
+    orphans = [
+        f"{name!r} without {feature_of!r} (it is a feature of that capability's method)"
+        for name in names
+        if (feature_of := CAPABILITIES[name].feature_of) is not None and feature_of not in names
+    ]
+    if orphans:
+        raise ValueError(f"adapter {description} declares {'; '.join(orphans)}")
+    return frozenset(names)
+
+
+def missing_methods(harness: object, capabilities: Iterable[str]) -> list[tuple[str, str]]:
+    """``(capability, method)`` for each method of these capabilities that ``harness`` lacks.
+
+    In table order; a method counts as present when the attribute is callable.
+    """
+    wanted = set(_check_names(capabilities, "missing_methods()"))
+    return [
+        (name, method)
+        for name, capability in CAPABILITIES.items()
+        if name in wanted
+        for method in capability.methods
+        if not callable(getattr(harness, method, None))
+    ]
+
+
+def check_harness(harness: object, capabilities: Iterable[str], adapter: str = "the adapter") -> None:
+    """Raise :class:`CapabilityError` if ``harness`` lacks a method of one of these capabilities.
+
+    The suite calls it at the setup of every test with the adapter's declared capabilities; an adapter's
+    own tests can call it too.
+    """
+    missing = missing_methods(harness, capabilities)
+    if missing:
+        lacks = "; ".join(f"capability {name!r} needs {method}()" for name, method in missing)
+        raise CapabilityError(
+            f"{adapter} declares capabilities its harness ({type(harness).__name__}) does not implement: "
+            f"{lacks}. Implement the method or remove the capability from 'capabilities'"
+        )
 
 
 def missing_capabilities(item: pytest.Item, available: frozenset[str]) -> list[str]:

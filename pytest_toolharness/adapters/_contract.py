@@ -1,9 +1,14 @@
-"""The adapter protocol: how any harness plugs into the conformance suite.
+"""The adapter contract: the capability protocols a harness implements and the adapter that makes it.
 
-An adapter factory returns a :class:`HarnessAdapter`; the suite asks it for a fresh
-:class:`Harness` for every test and every Hypothesis example. A harness implements any subset of
-the capability protocols below; :func:`capabilities_of` finds which by looking for their methods,
-and a test that needs a missing one is reported as "not checked", never as passed.
+An adapter factory returns a :class:`HarnessAdapter`: a ``name``, the ``capabilities`` it declares
+(a ``frozenset`` of names of :data:`~pytest_toolharness.adapters.CAPABILITIES`) and ``new_harness()``,
+which the suite calls for a fresh :data:`Harness` for every test and every Hypothesis example.
+
+Each capability that is a set of methods has a protocol here (``pool`` is :class:`PoolCapability`,
+``wire`` is :class:`WireCapability`, ...). The suite never looks for methods to decide what a harness
+can do: it reads the adapter's declaration, and at the setup of each test it checks that the harness
+has every method of every declared capability, failing with the capability and the method that is
+missing. A test that needs an undeclared capability is reported as "not checked", never as passed.
 
 Everything crosses the boundary as plain data (:mod:`pytest_toolharness.adapters._specs` and JSON-like
 dicts in the Messages API's own shapes), so a harness in any language can be adapted.
@@ -12,7 +17,7 @@ dicts in the Messages API's own shapes), so a harness in any language can be ada
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from pytest_toolharness.adapters._specs import (
     ExecutionResult,
@@ -23,8 +28,11 @@ from pytest_toolharness.adapters._specs import (
     WireRequest,
 )
 
+if TYPE_CHECKING:
+    from pytest_toolharness.wire._adapter import WireRun
+    from pytest_toolharness.wire._scenarios import WireScenario
+
 __all__ = [
-    "CAPABILITIES",
     "CacheKeyCapability",
     "ClassificationCapability",
     "ConversationCapability",
@@ -35,7 +43,7 @@ __all__ = [
     "PoolCapability",
     "SchemasCapability",
     "SearchCapability",
-    "capabilities_of",
+    "WireCapability",
 ]
 
 
@@ -120,51 +128,51 @@ class ConversationCapability(Protocol):
 
 
 class ExecutionCapability(Protocol):
-    """``execution``: turn one assistant turn's tool_use blocks into the next user message."""
+    """``execution``: turn one assistant turn's tool_use blocks into the next user message.
+
+    The capabilities ``hooks``, ``command_hooks``, ``host_callback``, ``abort``, ``timeouts`` and
+    ``result_persistence`` are features of this one method (the scenario's ``hooks``, ``host``,
+    ``abort``, ``call_timeout`` and ``session_dir``); declaring one of them needs ``execution`` too.
+    """
 
     async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
         """Run the scenario's tool_use blocks through the whole pipeline."""
         ...
 
 
-Harness = Any
-"""A harness object: implements any subset of the capability protocols."""
+class WireCapability(Protocol):
+    """``wire``: run the harness as a process against the scripted Messages API."""
 
-CAPABILITIES: dict[str, tuple[str, ...]] = {
-    "pool": ("assemble_pool",),
-    "classification": ("is_deferred",),
-    "schemas": ("render_tools",),
-    "cache_key": ("cache_key",),
-    "search": ("search",),
-    "notices": ("notice",),
-    "conversation": (
-        "set_tools",
-        "append_message",
-        "render_request",
-        "compact",
-        "discovered_tools",
-        "resume",
-    ),
-    "execution": ("execute",),
-    "wire": ("run_wire",),
-}
-"""Each capability and the methods that make it up."""
+    def run_wire(self, scenario: WireScenario) -> WireRun:
+        """Run ``scenario`` once (a fresh working directory) and return the requests the harness sent.
+
+        :func:`pytest_toolharness.wire.run_wire_scenario` does all of it for a
+        :class:`~pytest_toolharness.wire.Target` (a command line).
+        """
+        ...
 
 
-def capabilities_of(harness: object) -> frozenset[str]:
-    """The capabilities ``harness`` implements: those whose every method it has."""
-    return frozenset(
-        name
-        for name, methods in CAPABILITIES.items()
-        if all(callable(getattr(harness, method, None)) for method in methods)
-    )
+Harness: TypeAlias = (
+    PoolCapability
+    | ClassificationCapability
+    | SchemasCapability
+    | CacheKeyCapability
+    | SearchCapability
+    | NoticesCapability
+    | ConversationCapability
+    | ExecutionCapability
+    | WireCapability
+)
+"""A harness: an object implementing the protocols of the capabilities its adapter declares."""
 
 
 @runtime_checkable
 class HarnessAdapter(Protocol):
-    """What an adapter factory returns: a name and a way to make fresh harnesses."""
+    """What an adapter factory returns: a name, the declared capabilities, and fresh harnesses."""
 
     name: str
+    capabilities: frozenset[str]
+    """Names of :data:`~pytest_toolharness.adapters.CAPABILITIES`; unknown names are an error."""
 
     def new_harness(self) -> Harness:
         """A fresh harness (a new session) for one test or one Hypothesis example."""

@@ -1,0 +1,69 @@
+"""Real command hooks for the suite's :class:`~pytest_toolharness.adapters.HookSpec`.
+
+A command hook is a program the harness runs with the hook input as JSON on stdin; it answers on
+stdout (JSON), stderr and its exit status. :func:`hook_command` writes a small Python program that
+answers as the spec says and returns the shell command that runs it, so that an adapter only has to
+install that command in its harness's own hook configuration::
+
+    if runs_as_command(spec):
+        my_hooks.add(spec.event, spec.matcher, command=hook_command(spec, workdir / "hooks", index))
+
+Some outcomes (``exit2``, ``exit1``, ``garbage``) only exist for command hooks; :func:`runs_as_command`
+says whether a spec must be installed as one (``as_command=True`` or such an outcome).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from pytest_toolharness.adapters._specs import HookSpec
+
+__all__ = ["COMMAND_ONLY_OUTCOMES", "hook_command", "hook_program", "runs_as_command"]
+
+COMMAND_ONLY_OUTCOMES = frozenset({"exit2", "exit1", "garbage"})
+"""Outcomes that only a command hook can produce (an exit status, output that is not JSON)."""
+
+
+def runs_as_command(spec: HookSpec) -> bool:
+    """Whether ``spec`` must be installed as a command hook rather than an in-process callback."""
+    return spec.as_command or spec.outcome in COMMAND_ONLY_OUTCOMES
+
+
+def hook_program(spec: HookSpec) -> str:
+    """The source of a Python program that reads the hook input and answers as ``spec`` says.
+
+    ``exit2`` / ``exit1`` write ``spec.reason`` to stderr and exit with that status; ``garbage`` prints
+    text that is not JSON; ``crash`` raises; ``hang`` sleeps for an hour; every other outcome prints
+    :meth:`HookSpec.output_json` and exits 0.
+    """
+    lines = ["import json, sys, time", "sys.stdin.read()"]
+    output = spec.output_json()
+    if spec.outcome == "exit2":
+        lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(2)"]
+    elif spec.outcome == "exit1":
+        lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(1)"]
+    elif spec.outcome == "garbage":
+        lines += ["sys.stdout.write('}{ not json at all')"]
+    elif spec.outcome == "crash":
+        lines += ["raise RuntimeError('scripted hook crash')"]
+    elif spec.outcome == "hang":
+        lines += ["time.sleep(3600)"]
+    elif output is not None:
+        lines += [f"sys.stdout.write({json.dumps(output)!r})"]
+    return "\n".join(lines) + "\n"
+
+
+def hook_command(spec: HookSpec, directory: Path, index: int) -> str:
+    """Write ``spec``'s hook program into ``directory`` (created) and return the command that runs it.
+
+    ``index`` tells apart several hooks of one scenario (the file is
+    ``hook_<index>_<event>_<outcome>.py``). The command is this interpreter running the file, quoted
+    for a POSIX shell.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / f"hook_{index}_{spec.event}_{spec.outcome}.py"
+    script.write_text(hook_program(spec), encoding="utf-8")
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"

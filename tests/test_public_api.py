@@ -1,0 +1,130 @@
+"""The public names: a light top-level import, one capability table, command-hook programs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pytest_toolharness
+from pytest_toolharness import adapters, wire
+from pytest_toolharness.adapters import (
+    CAPABILITIES,
+    CapabilityError,
+    HookSpec,
+    _contract,
+    check_harness,
+    hook_command,
+    hook_program,
+    missing_methods,
+    runs_as_command,
+)
+
+
+def test_importing_the_package_loads_no_harness_and_no_sdk() -> None:
+    code = (
+        "import sys, pytest_toolharness\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('reference_impl', 'anthropic', 'mcp')"
+        " or m.startswith(('pytest_toolharness.wire', 'pytest_toolharness.adapters')))\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_every_public_name_resolves_from_its_module() -> None:
+    lazy = pytest_toolharness._LAZY
+    assert sorted(pytest_toolharness.__all__) == sorted(lazy)
+    for name in pytest_toolharness.__all__:
+        assert getattr(pytest_toolharness, name) is getattr(sys.modules[lazy[name]], name)
+    # Everything an adapter author needs is also at the top level.
+    assert set(adapters.__all__) <= set(pytest_toolharness.__all__)
+    for package in (adapters, wire):
+        for name in package.__all__:
+            getattr(package, name)
+    assert {n for n in dir(wire) if n.startswith("check_")} <= set(wire.__all__)
+    with pytest.raises(AttributeError, match="capabilities_of"):
+        _ = pytest_toolharness.capabilities_of
+
+
+def test_one_table_every_capability_a_protocol_or_a_feature() -> None:
+    protocols = {
+        value
+        for name, value in vars(_contract).items()
+        if name.endswith("Capability") and isinstance(value, type)
+    }
+    assert {c.protocol for c in CAPABILITIES.values() if c.protocol is not None} == protocols
+    assert set(typing.get_args(_contract.Harness)) == protocols
+    for capability in CAPABILITIES.values():
+        assert (capability.protocol is None) == (capability.feature_of is not None), capability.name
+        assert capability.feature_of in (None, "execution")
+        assert capability.description
+    assert CAPABILITIES["wire"].methods == ("run_wire",)
+    assert CAPABILITIES["execution"].methods == ("execute",)
+    assert CAPABILITIES["hooks"].methods == ()
+
+
+class _Half:
+    def assemble_pool(self, builtin: Any, mcp: Any, *, deny_rules: Any = ()) -> list[str]:
+        return []
+
+    render_tools = "not callable"
+
+
+def test_check_harness_names_each_missing_method() -> None:
+    assert missing_methods(_Half(), ["pool", "hooks"]) == []
+    assert missing_methods(_Half(), ["wire", "schemas", "pool"]) == [
+        ("schemas", "render_tools"),
+        ("wire", "run_wire"),
+    ]
+    check_harness(_Half(), frozenset({"pool", "hooks"}))
+    with pytest.raises(CapabilityError, match=r"capability 'schemas' needs render_tools\(\)") as info:
+        check_harness(_Half(), frozenset({"schemas", "pool"}), "adapter 'half'")
+    assert str(info.value).startswith("adapter 'half' declares capabilities its harness (_Half)")
+    with pytest.raises(ValueError, match="unknown capability name"):
+        check_harness(_Half(), {"telepathy"})
+
+
+def _run(command: str, stdin: str = "{}") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, shell=True, input=stdin, capture_output=True, text=True, check=False)
+
+
+@pytest.mark.parametrize(
+    ("spec", "code", "stdout", "stderr"),
+    [
+        (HookSpec("PreToolUse", "exit2", reason='it\'s "blocked"'), 2, "", 'it\'s "blocked"'),
+        (HookSpec("PreToolUse", "exit1", reason="oops"), 1, "", "oops"),
+        (HookSpec("PreToolUse", "garbage"), 0, "}{ not json at all", ""),
+        (
+            HookSpec("PostToolUse", "block", reason="no"),
+            0,
+            json.dumps({"decision": "block", "reason": "no"}),
+            "",
+        ),
+        (HookSpec("PreToolUse", "none", as_command=True), 0, "{}", ""),
+    ],
+)
+def test_hook_command_runs_a_real_hook(
+    tmp_path: Path, spec: HookSpec, code: int, stdout: str, stderr: str
+) -> None:
+    command = hook_command(spec, tmp_path / "a dir with spaces", 3)
+    assert (tmp_path / "a dir with spaces" / f"hook_3_{spec.event}_{spec.outcome}.py").is_file()
+    done = _run(command, json.dumps({"hook_event_name": spec.event, "tool_name": "Bash"}))
+    assert (done.returncode, done.stdout, done.stderr) == (code, stdout, stderr)
+    if stdout.startswith("{"):
+        assert json.loads(done.stdout) == spec.output_json()
+
+
+def test_crashing_hooks_fail_and_command_only_outcomes_need_a_command(tmp_path: Path) -> None:
+    crash = _run(hook_command(HookSpec("PreToolUse", "crash"), tmp_path, 0))
+    assert crash.returncode == 1
+    assert "scripted hook crash" in crash.stderr
+    assert "time.sleep(3600)" in hook_program(HookSpec("PreToolUse", "hang"))
+    assert runs_as_command(HookSpec("PreToolUse", "exit2"))
+    assert runs_as_command(HookSpec("PreToolUse", "allow", as_command=True))
+    assert not runs_as_command(HookSpec("PreToolUse", "allow"))
