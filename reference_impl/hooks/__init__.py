@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from reference_impl.hooks._command import (
-    DEFAULT_HOOK_TIMEOUT,
     CommandHook,
     HookRunResult,
     run_command_hook,
@@ -30,7 +29,6 @@ from reference_impl.hooks._runner import (
     PermissionRequestOutcome,
     PostToolUseOutcome,
     PreToolUseOutcome,
-    format_hook_error,
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,
@@ -38,7 +36,6 @@ from reference_impl.hooks._runner import (
 )
 
 __all__ = [
-    "DEFAULT_HOOK_TIMEOUT",
     "CommandHook",
     "HookBaseInput",
     "HookCallback",
@@ -59,7 +56,6 @@ __all__ = [
     "PreToolUseOutcome",
     "UnsupportedHook",
     "compile_matcher",
-    "format_hook_error",
     "hooks_from_settings",
     "run_command_hook",
     "run_permission_request",

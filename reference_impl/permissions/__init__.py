@@ -34,11 +34,9 @@ from reference_impl.permissions._paths import (
     parse_path_pattern,
 )
 from reference_impl.permissions._rules import (
-    PATH_RULE_TOOLS,
     PermissionRule,
     RuleSyntaxError,
     format_rule,
-    mcp_server_of,
     parse_rule,
     rule_applies_to_tool,
     rule_matches,
@@ -60,7 +58,6 @@ from reference_impl.permissions._shell import (
 )
 
 __all__ = [
-    "PATH_RULE_TOOLS",
     "PERMISSION_MODES",
     "SETTING_SOURCES",
     "CanUseTool",
@@ -89,7 +86,6 @@ __all__ = [
     "format_rule",
     "is_tool_denied_as_whole",
     "load_settings",
-    "mcp_server_of",
     "parse_path_pattern",
     "parse_rule",
     "rule_applies_to_tool",

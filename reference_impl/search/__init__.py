@@ -7,7 +7,6 @@ from reference_impl.search._fielded import (
     FieldWeights,
     QuerySyntax,
     normalize_words,
-    resolve_query_syntax,
 )
 from reference_impl.search._hybrid import (
     Embedder,
@@ -50,7 +49,6 @@ __all__ = [
     "parse_select",
     "parse_tool_name",
     "query_texts",
-    "resolve_query_syntax",
     "run_tool_search",
     "search_tools_with_keywords",
     "select_tools",
