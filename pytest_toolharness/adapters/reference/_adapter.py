@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from anthropic.types import MessageParam, ToolUseBlockParam
 
-from pytest_toolharness.adapters._hook_programs import hook_command, runs_as_command
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.adapters import (
     CallRecorder,
     ExecutionResult,
     ExecutionScenario,
@@ -28,6 +27,8 @@ from pytest_toolharness.adapters._specs import (
     RuleSpec,
     ToolSpec,
     WireRequest,
+    hook_command,
+    runs_as_command,
 )
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from reference_impl import (
@@ -66,8 +67,7 @@ from reference_impl import (
 )
 
 if TYPE_CHECKING:
-    from pytest_toolharness.wire._adapter import WireRun
-    from pytest_toolharness.wire._scenarios import WireScenario
+    from pytest_toolharness.wire import WireRun, WireScenario
 
 __all__ = ["DEFAULT_MODEL", "ReferenceAdapter", "ReferenceHarness", "reference_adapter"]
 
