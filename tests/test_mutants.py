@@ -2,7 +2,9 @@
 
 Each test runs the target's conformance tests (``--toolharness-requirement=TARGET``, strict level,
 derandomised) against one mutant through the public adapter path, in a fresh interpreter, and reads
-the JSON report. ``python tests/mutants/run.py`` runs the full suite against every mutant instead.
+the JSON report. A *broken* mutant (it does not load, or every test errored at setup) fails its test
+with the reason: it is never taken for a kill. ``python tests/mutants/run.py`` runs the full suite
+against every mutant instead.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ MUTANTS = discover()
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
 def test_mutant_is_killed_by_its_target(mutant: Mutant) -> None:
-    """The suite fails against the mutant, and the failing requirements include its TARGET."""
+    """The mutant loads, the suite fails against it, and the failing requirements include its TARGET."""
     run = run_suite(mutant.adapter_spec, requirements=(mutant.target,), exitfirst=True, timeout=300)
-    assert run.statuses, f"{mutant.name}: the run wrote no report:\n{run.output[-3000:]}"
+    broken = run.broken_reason()
+    assert broken is None, f"{mutant.name} is broken, not killed: {broken}\n{run.output[-3000:]}"
     assert run.returncode != 0, f"{mutant.name} ({mutant.description}) passed the {mutant.target} tests"
     assert mutant.target in run.failed_ids, (
         f"{mutant.name}: {mutant.target} is {run.statuses.get(mutant.target)!r}, failing: {run.failed_ids}"

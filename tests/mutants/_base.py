@@ -18,7 +18,11 @@ from typing import Any
 
 from pytest_toolharness.adapters.reference._adapter import ReferenceAdapter
 
-__all__ = ["Patch", "make_factory"]
+__all__ = ["MutantLoadError", "Patch", "make_factory"]
+
+
+class MutantLoadError(LookupError):
+    """A mutant's patch names a module or attribute that does not exist: the mutant is broken, not killed."""
 
 
 @dataclass(frozen=True)
@@ -30,15 +34,25 @@ class Patch:
     mutate: Callable[[Any], Any]
 
     def apply(self) -> None:
-        """Install the replacement (idempotent per process)."""
-        owner: Any = importlib.import_module(self.module)
-        *path, name = self.attribute.split(".")
-        for part in path:
-            owner = getattr(owner, part)
+        """Install the replacement (idempotent per process).
+
+        Raises :class:`MutantLoadError`, naming the module and attribute, when either is missing (a
+        patch that silently did nothing, or one that crashed the adapter, would look like a kill).
+        """
+        where = f"Patch({self.module!r}, {self.attribute!r})"
+        try:
+            owner: Any = importlib.import_module(self.module)
+        except ImportError as exc:
+            raise MutantLoadError(f"{where}: can't import module {self.module!r}: {exc}") from exc
+        original, reached = owner, self.module
+        for part in self.attribute.split("."):
+            if not hasattr(original, part):
+                raise MutantLoadError(f"{where}: {reached!r} has no attribute {part!r}")
+            owner, original, reached = original, getattr(original, part), f"{reached}.{part}"
+        name = self.attribute.rpartition(".")[2]
         marker = f"__mutated_{name}"
         if getattr(owner, marker, False):
             return
-        original = getattr(owner, name)
         setattr(owner, name, self.mutate(original))
         setattr(owner, marker, True)
 

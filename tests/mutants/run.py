@@ -7,10 +7,13 @@
 
 First the suite runs against the unmutated reference harness; when a requirement fails there, nothing
 is scored (a mutant "caught" by a broken baseline proves nothing). Then each mutant runs in its own
-pytest process (``--jobs`` at a time). A mutant is killed when its TARGET's status in the JSON report
-is ``failed``; failures of other requirements are listed but never count. The matrix is written to
-``tests/mutants/kill-matrix.md`` and ``.json`` (or ``--matrix STEM``), and the last line printed is
-``mutation score: K/N``.
+pytest process (``--jobs`` at a time). A mutant is *broken* when a run of it says nothing about its
+target: it did not load (its module, a ``Patch`` target or its factory is missing or raised), the run
+wrote no report, every test errored at setup, or a full run failed more than half of the checked
+requirements (see ``RunOutcome.broken_reason``). A broken mutant is never killed. Otherwise it is
+killed when its TARGET's status in the JSON report is ``failed``; failures of other requirements are
+listed but never count. The matrix is written to ``tests/mutants/kill-matrix.md`` and ``.json`` (or
+``--matrix STEM``), and the last line printed is ``mutation score: K/N (B broken)``.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ if __package__ in (None, ""):
 
 from tests.mutants._discover import MUTANTS_DIR, Mutant, RunOutcome, discover, requirement_ids, run_suite
 
-__all__ = ["MutantRow", "main"]
+_REASON_WIDTH = 200
+
+__all__ = ["MutantRow", "main", "score_line"]
 
 
 @dataclass
@@ -42,25 +47,34 @@ class MutantRow:
     seconds: float = 0.0
 
     @property
+    def broken(self) -> str | None:
+        """Why the mutant is broken (the first broken run's reason), or ``None``."""
+        return next((reason for run in self.runs if (reason := run.broken_reason()) is not None), None)
+
+    @property
     def kills(self) -> int:
-        """How many runs failed the mutant's TARGET."""
+        """How many runs failed the mutant's TARGET (none when the mutant is broken)."""
+        if self.broken is not None:
+            return 0
         return sum(1 for run in self.runs if self.mutant.target in run.failed_ids)
 
     @property
     def killed(self) -> bool:
-        """Killed by its target in every run."""
+        """Killed by its target in every run, and not broken."""
         return bool(self.runs) and self.kills == len(self.runs)
+
+    @property
+    def status(self) -> str:
+        """``killed``, ``survived`` or ``broken``."""
+        if self.broken is not None:
+            return "broken"
+        return "killed" if self.killed else "survived"
 
     @property
     def others(self) -> list[str]:
         """Other requirement IDs that failed in any run, in catalogue order."""
         failed = {rid for run in self.runs for rid in run.failed_ids} - {self.mutant.target}
         return [rid for rid in requirement_ids() if rid in failed]
-
-    @property
-    def broken(self) -> bool:
-        """A run that wrote no report (the mutant crashed pytest itself)."""
-        return any(not run.statuses for run in self.runs)
 
 
 def _run_mutant(mutant: Mutant, targeted: bool, seeds: int) -> MutantRow:
@@ -76,8 +90,8 @@ def _run_mutant(mutant: Mutant, targeted: bool, seeds: int) -> MutantRow:
 
 
 def _killed_cell(row: MutantRow, seeds: int) -> str:
-    if row.broken:
-        return "error"
+    if row.broken is not None:
+        return "BROKEN"
     verdict = "yes" if row.killed else "no"
     return f"{verdict} ({row.kills}/{len(row.runs)})" if seeds else verdict
 
@@ -95,25 +109,37 @@ def _markdown(rows: Sequence[MutantRow], mode: str, seeds: int, total: float, sc
             f"{', '.join(row.others) or '-'} | {row.seconds:.1f} |"
         )
     lines += ["", f"{score} ({mode}; {total:.0f} s wall time)", ""]
+    broken = [row for row in rows if row.broken is not None]
+    if broken:
+        lines += ["Broken mutants (they say nothing about their target, and are not counted as killed):", ""]
+        for row in broken:
+            reason = (row.broken or "")[:_REASON_WIDTH].replace("|", "\\|")
+            lines.append(f"- `{row.mutant.name}`: {reason}")
+        lines.append("")
     return "\n".join(lines)
 
 
-def _json(rows: Sequence[MutantRow], mode: str, total: float, killed: int) -> str:
+def _json(rows: Sequence[MutantRow], mode: str, total: float) -> str:
     document = {
         "mode": mode,
         "seconds": round(total, 1),
-        "score": {"killed": killed, "total": len(rows)},
+        "score": {
+            "killed": sum(1 for row in rows if row.status == "killed"),
+            "broken": sum(1 for row in rows if row.status == "broken"),
+            "total": len(rows),
+        },
         "mutants": [
             {
                 "mutant": row.mutant.name,
                 "target": row.mutant.target,
                 "description": row.mutant.description,
+                "status": row.status,
                 "killed": row.killed,
                 "kills": row.kills,
                 "runs": len(row.runs),
                 "other_failures": row.others,
                 "seconds": round(row.seconds, 1),
-                "error": row.broken,
+                "broken": row.broken,
             }
             for row in rows
         ],
@@ -129,7 +155,16 @@ def _table(rows: Sequence[MutantRow], seeds: int) -> list[str]:
             f"{row.mutant.name:<{width}}  {row.mutant.target:<9} {_killed_cell(row, seeds):<12} "
             f"{row.seconds:6.1f}  {', '.join(row.others) or '-'}"
         )
+        if row.broken is not None:
+            lines.append(f"{'':<{width}}  broken: {row.broken[:_REASON_WIDTH]}")
     return lines
+
+
+def score_line(rows: Sequence[MutantRow]) -> str:
+    """``mutation score: K/N (B broken)``: broken mutants count in N, never in K."""
+    killed = sum(1 for row in rows if row.status == "killed")
+    broken = sum(1 for row in rows if row.status == "broken")
+    return f"mutation score: {killed}/{len(rows)} ({broken} broken)"
 
 
 def _baseline_ok(targets: tuple[str, ...]) -> bool:
@@ -151,7 +186,8 @@ def _baseline_ok(targets: tuple[str, ...]) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the matrix; exit 0 when every mutant was killed by its target, 1 otherwise, 2 on a bad baseline."""
+    """Run the matrix; exit 0 when every mutant was killed by its target, 1 otherwise (a survivor or a
+    broken mutant), 2 on a bad baseline."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -167,11 +203,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--matrix", type=Path, default=MUTANTS_DIR / "kill-matrix", help="output stem (.md and .json added)"
     )
+    parser.add_argument(
+        "--mutants-dir",
+        type=Path,
+        default=MUTANTS_DIR,
+        help="where the m_*.py modules are (inside the project; default tests/mutants)",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.seeds < 0:
         parser.error("--jobs must be at least 1 and --seeds at least 0")
     try:
-        mutants = discover(args.mutant)
+        mutants = discover(args.mutant, args.mutants_dir)
     except ValueError as exc:
         parser.error(str(exc))
     if not mutants:
@@ -189,21 +231,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         rows = list(pool.map(lambda m: _run_mutant(m, args.targeted, args.seeds), mutants))
     total = time.perf_counter() - started
-    killed = sum(1 for row in rows if row.killed)
-    score = f"mutation score: {killed}/{len(rows)}"
+    score = score_line(rows)
     args.matrix.parent.mkdir(parents=True, exist_ok=True)
     args.matrix.with_suffix(".md").write_text(
         _markdown(rows, mode, args.seeds, total, score), encoding="utf-8"
     )
-    args.matrix.with_suffix(".json").write_text(_json(rows, mode, total, killed), encoding="utf-8")
+    args.matrix.with_suffix(".json").write_text(_json(rows, mode, total), encoding="utf-8")
     for line in _table(rows, args.seeds):
         print(line)
-    survivors = [row.mutant.name for row in rows if not row.killed]
+    broken = [row.mutant.name for row in rows if row.status == "broken"]
+    survivors = [row.mutant.name for row in rows if row.status == "survived"]
+    if broken:
+        print(f"broken (not counted as killed): {', '.join(broken)}")
     if survivors:
         print(f"not killed by their target: {', '.join(survivors)}")
     print(f"matrix written to {args.matrix.with_suffix('.md')} and .json; {total:.0f} s in all")
     print(score)
-    return 0 if not survivors else 1
+    return 0 if not survivors and not broken else 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,131 @@
+"""The mutant runner never reports a false kill: a mutant that is broken is reported broken.
+
+The deliberately broken mutants of ``tests/mutants/broken_examples/`` go through the same code path as
+the real ones (discovery, the suite in a subprocess, the JSON and JUnit reports, ``run.py``'s matrix
+and ``tests/test_mutants.py``'s check), against a few requirements only, so this file stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests import test_mutants as ci_check  # a module: its test is not collected twice
+from tests.mutants._base import MutantLoadError, Patch
+from tests.mutants._discover import MUTANTS_DIR, THRESHOLD_MIN_CHECKED, Mutant, discover, run_suite
+from tests.mutants.run import main as run_matrix
+
+BROKEN_DIR = MUTANTS_DIR / "broken_examples"
+BROKEN = {mutant.name: mutant for mutant in discover(directory=BROKEN_DIR)}
+REAL = {mutant.name: mutant for mutant in discover()}
+# Requirements that a real PERM-1 mutant does not all fail (m_perm_1_bypass_skips_deny fails PERM-1 only).
+FEW_REQUIREMENTS = ("PERM-1", "PERM-2", "PERM-3", "PERM-13")
+
+
+def _identity(original: object) -> object:
+    return original
+
+
+def test_patch_names_a_missing_module() -> None:
+    """A Patch on a module that does not exist says which module, instead of patching nothing."""
+    patch = Patch("reference_impl._permissions", "_decide", _identity)
+    with pytest.raises(MutantLoadError, match=r"can't import module 'reference_impl\._permissions'"):
+        patch.apply()
+
+
+def test_patch_names_the_missing_part_of_an_attribute() -> None:
+    """A Patch on ``Class.method`` names the part that is missing and where it was looked for."""
+    patch = Patch("pytest_toolharness.adapters.reference._adapter", "ReferenceHarness.no_such", _identity)
+    with pytest.raises(
+        MutantLoadError, match=r"'[\w.]+\._adapter\.ReferenceHarness' has no attribute 'no_such'"
+    ):
+        patch.apply()
+
+
+def test_broken_examples_are_not_real_mutants() -> None:
+    """Discovery of tests/mutants finds none of the broken examples; the examples' own directory finds all,
+    including the one that does not import (its TARGET is read from the source)."""
+    assert not set(BROKEN) & set(REAL)
+    assert set(BROKEN) == {
+        "m_fails_everything",
+        "m_import_error",
+        "m_missing_attribute",
+        "m_missing_module",
+        "m_not_a_harness",
+    }
+    assert BROKEN["m_import_error"].target == "PERM-1"
+    assert BROKEN["m_import_error"].adapter_spec == "tests.mutants.broken_examples.m_import_error:adapter"
+
+
+@pytest.mark.parametrize(
+    ("name", "detail"),
+    [
+        ("m_missing_module", "Patch('reference_impl._permissions', '_decide'): can't import module"),
+        ("m_missing_attribute", "ReferenceHarness' has no attribute 'no_such_method'"),
+        ("m_import_error", "can't import 'tests.mutants.broken_examples.m_import_error'"),
+    ],
+)
+def test_a_mutant_that_does_not_load_fails_its_ci_test_as_broken(name: str, detail: str) -> None:
+    """tests/test_mutants.py's check fails for a mutant that does not load, saying it is broken and why.
+
+    Without the check it would pass: the target's tests fail (at setup) against such a mutant.
+    """
+    with pytest.raises(AssertionError) as failure:
+        ci_check.test_mutant_is_killed_by_its_target(BROKEN[name])
+    message = str(failure.value)
+    assert (
+        f"{name} is broken, not killed: adapter load error: adapter {BROKEN[name].adapter_spec!r}" in message
+    )
+    assert detail in message
+
+
+def test_the_matrix_reports_broken_mutants_and_never_counts_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """run.py marks a mutant that does not load, and one whose every test errors at setup, broken."""
+    stem = tmp_path / "matrix"
+    argv = ["--targeted", "--mutants-dir", str(BROKEN_DIR), "--matrix", str(stem)]
+    argv += ["--mutant", "m_missing_module", "--mutant", "m_not_a_harness"]
+    assert run_matrix(argv) == 1
+    printed = capsys.readouterr().out
+    assert printed.rstrip().splitlines()[-1] == "mutation score: 0/2 (2 broken)"
+    assert "broken (not counted as killed): m_missing_module, m_not_a_harness" in printed
+    document = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+    assert document["score"] == {"killed": 0, "broken": 2, "total": 2}
+    rows = {row["mutant"]: row for row in document["mutants"]}
+    assert {row["status"] for row in rows.values()} == {"broken"}
+    assert not any(row["killed"] for row in rows.values())
+    assert rows["m_missing_module"]["broken"].startswith("adapter load error:")
+    assert rows["m_not_a_harness"]["broken"].startswith("every test that ran")
+    markdown = stem.with_suffix(".md").read_text(encoding="utf-8")
+    assert "| `m_missing_module` | PERM-1 | BROKEN |" in markdown
+    assert "mutation score: 0/2 (2 broken)" in markdown
+
+
+def _broken_reason_over_few(mutant: Mutant) -> str | None:
+    run = run_suite(mutant.adapter_spec, requirements=FEW_REQUIREMENTS, timeout=300)
+    assert run.statuses, run.output[-3000:]
+    return run.broken_reason()
+
+
+def test_a_mutant_that_fails_most_requirements_is_broken() -> None:
+    """A mutant that loads but fails more than half of the checked requirements is broken, not killed."""
+    assert len(FEW_REQUIREMENTS) >= THRESHOLD_MIN_CHECKED
+    reason = _broken_reason_over_few(BROKEN["m_fails_everything"])
+    assert reason is not None
+    assert reason.startswith(f"fails {len(FEW_REQUIREMENTS)} of the {len(FEW_REQUIREMENTS)} checked")
+
+
+def test_a_real_mutant_over_the_same_requirements_is_not_broken() -> None:
+    """The threshold does not catch a real mutant, which fails its target and little else."""
+    assert _broken_reason_over_few(REAL["m_perm_1_bypass_skips_deny"]) is None
+
+
+def test_a_run_that_writes_no_report_is_broken() -> None:
+    """A run that ends before writing a report (here: an unknown requirement ID) is broken."""
+    run = run_suite(REAL["m_perm_1_bypass_skips_deny"].adapter_spec, requirements=("NO-SUCH-1",))
+    reason = run.broken_reason()
+    assert reason is not None
+    assert reason.startswith(f"the run wrote no report (exit code {run.returncode})")
