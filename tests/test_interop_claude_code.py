@@ -8,10 +8,6 @@ their evidence in docs/interop-claude-code.md.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -24,6 +20,7 @@ from pytest_toolharness.wire._claude_code import CLAUDE_BIN_ENV, ClaudeCodeTarge
 from pytest_toolharness.wire._mcp_tool_server import read_call_log
 from pytest_toolharness.wire._scenarios import ConcurrentIds, concurrent_scenario
 from pytest_toolharness.wire._targets import TargetInvocation, base_environment
+from tests._wire_suite import run_wire_suite
 
 BASELINE = Path(pytest_toolharness.__file__).parent / "baselines" / "claude-code.toml"
 REPO = Path(__file__).resolve().parents[1]
@@ -90,29 +87,9 @@ def test_explicit_binary_that_is_missing_is_an_error(monkeypatch: pytest.MonkeyP
 def test_wire_suite_matches_the_baseline(tmp_path: Path) -> None:
     """Every wire requirement passes except the baseline's, and each baseline entry really fails."""
     _binary()
-    report = tmp_path / "report.json"
-    done = subprocess.run(
-        [
-            *(
-                sys.executable,
-                "-m",
-                "pytest",
-                "--toolharness-conformance",
-                "--toolharness-target",
-                "claude-code",
-            ),
-            *(f"--toolharness-baseline={BASELINE}", f"--toolharness-report={report}"),
-            *("-p", "no:cacheprovider", "-q", "conformance/test_wire.py"),
-        ],
-        cwd=REPO,
-        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
-    statuses = {r["id"]: r["status"] for r in json.loads(report.read_text())["requirements"]}
+    done, rows = run_wire_suite("claude-code", tmp_path / "report.json", f"--toolharness-baseline={BASELINE}")
+    assert rows, done.stdout[-3000:] + done.stderr[-3000:]
+    statuses = {i: r["status"] for i, r in rows.items()}
     expected = {e["id"] for e in tomllib.loads(BASELINE.read_text())["expected_failures"]}
     failed = sorted(i for i, s in statuses.items() if s == "failed")
     assert failed == [], (

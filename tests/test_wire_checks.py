@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -241,17 +242,40 @@ def test_tool_search_mode() -> None:
     assert "is missing" in checks.check_tool_search_mode(hidden, ["mcp__s__x"], enabled=False)[0]
 
 
+MCP = {"mcp__s__x", "mcp__s__y"}
+
+
 def test_pool_order() -> None:
     good = [req(0, [PROMPT], [TOOL_B, TOOL_A, MCP_X]), req(1, [PROMPT], [TOOL_B, TOOL_A, MCP_X, MCP_Y])]
-    assert checks.check_pool_order(good) == []
+    assert checks.check_pool_order(good, MCP) == []
     mixed = [req(0, [PROMPT], [TOOL_A, MCP_X, TOOL_B])]
-    assert "mixed into the built-in prefix" in checks.check_pool_order(mixed)[0]
+    assert "mixed into the built-in prefix" in checks.check_pool_order(mixed, MCP)[0]
     unsorted = [req(0, [PROMPT], [TOOL_A, MCP_Y, MCP_X])]
-    assert "not sorted" in checks.check_pool_order(unsorted)[0]
+    assert "not sorted" in checks.check_pool_order(unsorted, MCP)[0]
     moved = [req(0, [PROMPT], [TOOL_B, TOOL_A, MCP_X]), req(1, [PROMPT], [TOOL_A, TOOL_B, MCP_X, MCP_Y])]
-    assert "differs in order or bytes from request #0" in checks.check_pool_order(moved)[0]
+    assert "differs in order or bytes from request #0" in checks.check_pool_order(moved, MCP)[0]
     changed = {**TOOL_A, "description": "Read a file, now longer."}
-    assert checks.check_pool_order([req(0, [PROMPT], [TOOL_A]), req(1, [PROMPT], [changed])])
+    assert checks.check_pool_order([req(0, [PROMPT], [TOOL_A]), req(1, [PROMPT], [changed])], MCP)
+
+
+# A CLI that names MCP tools <server>_<tool> (opencode), with a built-in of its own after them.
+SUITE_ECHO = {"name": "suite_echo", "description": "Echo text back.", "input_schema": {"type": "object"}}
+OWN_ECHO = {"name": "own_echo", "description": "The CLI's own echo.", "input_schema": {"type": "object"}}
+
+
+def test_mcp_tools_are_the_served_ones_whatever_their_prefix() -> None:
+    """Artefact: ``suite_echo`` counted as a built-in, so CACHE-2 passed a pool with MCP tools first."""
+    served = {"echo": "Echo text back."}
+    mcp_first = [req(0, [PROMPT], [SUITE_ECHO, TOOL_A]), req(1, [PROMPT], [SUITE_ECHO, TOOL_A])]
+    mcp = set(checks.served_tool_names(mcp_first, served))
+    assert mcp == {"suite_echo"}
+    assert "mixed into the built-in prefix" in checks.check_pool_order(mcp_first, mcp)[0]
+    # A prefix proves nothing: mcp__-named tools the server never served are built-ins here ...
+    assert checks.served_tool_names([req(0, [PROMPT], [MCP_X])], served) == {}
+    # ... and a name ending like a served tool with another description is the harness's own.
+    own = {**SUITE_ECHO, "description": "Something else."}
+    assert checks.served_tool_names([req(0, [PROMPT], [own, OWN_ECHO])], served) == {}
+    assert checks.served_tool_names([req(0, [PROMPT], [MCP_X])], {"x": "X."}) == {"mcp__s__x": "x"}
 
 
 def test_tool_bytes_stable_ignores_overlays_only() -> None:
@@ -280,17 +304,105 @@ def test_beta_latch() -> None:
     assert checks.check_beta_latch(refused) == []
 
 
-def test_persisted() -> None:
-    persisted = (
-        "<persisted-output>\nOutput too large. Full output saved to: /x/toolu_a.txt\n</persisted-output>"
+BIG = "0123456789" * 6_000
+
+
+def test_persisted_by_meaning_not_by_tag(tmp_path: Path) -> None:
+    """Artefact: RESULT-1 wanted Claude Code's ``<persisted-output>``; it is judged by meaning now."""
+    claude = (
+        "<persisted-output>\nOutput too large (58.6KB). Full output saved to: /x/tool-results/toolu_a.json\n\n"
+        f"Preview (first 2KB):\n{BIG[:2000]}\n</persisted-output>"
     )
-    good = conversation([result("toolu_a", persisted), result("toolu_b")])
-    assert checks.check_persisted(good, "toolu_a", 60_000) == []
-    raw = conversation([result("toolu_a", "0" * 60_000), result("toolu_b")])
-    problems = checks.check_persisted(raw, "toolu_a", 60_000)
-    assert len(problems) == 2
-    assert "without <persisted-output>" in problems[0]
-    assert "got no tool_result" in checks.check_persisted(GOOD[:1], "toolu_a", 60_000)[0]
+    assert (
+        checks.check_persisted(conversation([result("toolu_a", claude), result("toolu_b")]), "toolu_a", BIG)
+        == []
+    )
+    own_words = f"Output truncated; the full output is in ./out/toolu_a.txt. First lines:\n{BIG[:500]}"
+    assert (
+        checks.check_persisted(
+            conversation([result("toolu_a", own_words), result("toolu_b")]), "toolu_a", BIG
+        )
+        == []
+    )
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "toolu_a.txt").write_text(BIG[:10], encoding="utf-8")
+    wrong_file = checks.check_persisted(
+        conversation([result("toolu_a", own_words), result("toolu_b")]), "toolu_a", BIG, workdir=tmp_path
+    )
+    assert "lack the output" in wrong_file[0]
+    (tmp_path / "out" / "toolu_a.txt").write_text(BIG, encoding="utf-8")
+    right_file = conversation([result("toolu_a", own_words), result("toolu_b")])
+    assert checks.check_persisted(right_file, "toolu_a", BIG, workdir=tmp_path) == []
+
+
+def test_persisted_faults() -> None:
+    raw = checks.check_persisted(conversation([result("toolu_a", BIG), result("toolu_b")]), "toolu_a", BIG)
+    assert any("not shorter than the output" in p for p in raw)
+    assert any("without saying where" in p for p in raw)
+    no_preview = "<persisted-output>Full output saved to: /x/toolu_a.txt\nPreview:\n</persisted-output>"
+    problems = checks.check_persisted(
+        conversation([result("toolu_a", no_preview), result("toolu_b")]), "toolu_a", BIG
+    )
+    assert problems
+    assert "without a preview" in problems[0]
+    truncated = f"{BIG[:2000]}... (truncated)"
+    problems = checks.check_persisted(
+        conversation([result("toolu_a", truncated), result("toolu_b")]), "toolu_a", BIG
+    )
+    assert problems
+    assert "without saying where the whole output is" in problems[0]
+    assert "got no tool_result" in checks.check_persisted(GOOD[:1], "toolu_a", BIG)[0]
+
+
+def _replay(sent: list[dict[str, Any]]) -> list[RecordedRequest]:
+    wrote = AssistantTurn(
+        (ToolUseBlock("toolu_a", "Read", {"file_path": "/f"}), ToolUseBlock("toolu_b", "Nope", {}))
+    )
+    first = req(0, [PROMPT], [TOOL_A], turn=wrote)
+    answers = [result("toolu_a"), result("toolu_b", is_error=True)]
+    second = req(
+        1, [PROMPT, {"role": "assistant", "content": sent}, {"role": "user", "content": answers}], [TOOL_A]
+    )
+    return [first, second]
+
+
+def test_replay_is_the_turn_the_model_wrote() -> None:
+    """Artefact: PAIR-1 compared ids only, so a turn re-sent with renamed calls passed."""
+    same = [
+        {"type": "tool_use", "id": "toolu_a", "name": "Read", "input": {"file_path": "/f"}},
+        {"type": "tool_use", "id": "toolu_b", "name": "Nope", "input": {}},
+    ]
+    assert checks.check_pairing(_replay(same)) == []
+    assert checks.check_replayed(_replay(same)) == []
+    renamed = [
+        {"type": "tool_use", "id": "toolu_a", "name": "read", "input": {"file_path": "/f"}},
+        {"type": "tool_use", "id": "toolu_b", "name": "invalid", "input": {"tool": "Nope"}},
+    ]
+    assert checks.check_pairing(_replay(renamed)) == []  # the ids still pair up ...
+    problems = checks.check_replayed(_replay(renamed))  # ... but the conversation is not the model's
+    assert len(problems) == 1
+    assert "toolu_a: the model wrote Read" in problems[0]
+    assert "re-sent as read" in problems[0]
+    assert "toolu_b: the model wrote Nope {}, re-sent as invalid" in problems[0]
+    new_input = [{**same[0], "input": {"file_path": "/other"}}, same[1]]
+    assert "re-sent as Read" in checks.check_replayed(_replay(new_input))[0]
+    assert "re-sent as nothing" in checks.check_replayed(_replay(same[:1]))[0]
+
+
+def test_absent_is_not_deferred() -> None:
+    """Artefact: DEFER-2 passed when the deferred tool was simply absent (never sent nor named)."""
+    absent = [req(0, [PROMPT], [TOOL_A]), req(1, [PROMPT], [TOOL_A])]
+    assert checks.check_defer_loading(absent, ["mcp__s__x"]) == []  # nothing to object to ...
+    shown = checks.deferral_shown(absent, ["mcp__s__x"])  # ... and nothing shown: not checked
+    assert len(shown) == 1
+    assert "absent, which can't be told from deferred" in shown[0]
+    flagged = [req(0, [PROMPT], [TOOL_A, deferred(MCP_X)])]
+    assert checks.deferral_shown(flagged, ["mcp__s__x"]) == []
+    listed = [req(0, [PROMPT], [TOOL_A], system="Deferred tools: mcp__s__x")]
+    assert checks.deferral_shown(listed, ["mcp__s__x"]) == []
+    # Named only after it was discovered: not shown deferred before.
+    late = [req(0, [PROMPT], [TOOL_A]), req(1, referencing("mcp__s__x"), [TOOL_A, MCP_X])]
+    assert checks.deferral_shown(late, ["mcp__s__x"])
 
 
 def test_main_requests_skip_side_requests() -> None:

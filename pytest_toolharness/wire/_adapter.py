@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import json
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pytest_toolharness.wire._api_server import RecordedRequest, ScriptedApiServer
 from pytest_toolharness.wire._encoding import wire_json
-from pytest_toolharness.wire._scenarios import SERVER_NAME, WireScenario
+from pytest_toolharness.wire._scenarios import HOOK_LOG_NAME, SERVER_NAME, WireScenario
 from pytest_toolharness.wire._targets import Target, TargetInvocation, TargetOutcome, run_target
 
 __all__ = [
@@ -54,7 +56,10 @@ def _tail(text: str, label: str) -> str:
 class WireRun:
     """One scenario run against one target: the recorded requests and how the process ended.
 
-    ``server_errors`` are tracebacks of the scenario script (a suite bug, reported as such).
+    ``server_errors`` are tracebacks of the scenario script (a suite bug, reported as such). The
+    evidence of what really happened, whatever the harness reports: ``mcp_calls`` (the suite's MCP
+    server's call log, start and end of each call), ``served`` (the tools it listed, name →
+    description) and ``hook_calls`` (each input the suite's command hooks read, in order).
     """
 
     scenario: str
@@ -64,6 +69,10 @@ class WireRun:
     requests: list[RecordedRequest]
     outcome: TargetOutcome
     server_errors: list[str]
+    workdir: Path | None = None
+    mcp_calls: list[dict[str, Any]] = field(default_factory=list)
+    served: dict[str, str] = field(default_factory=dict)
+    hook_calls: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def message_requests(self) -> list[RecordedRequest]:
@@ -118,6 +127,15 @@ def write_mcp_config(path: Path, scenario: WireScenario) -> Path:
     return write_server_config(path, list(scenario.mcp_tools), server_name=SERVER_NAME)
 
 
+def read_hook_log(workdir: Path) -> list[dict[str, Any]]:
+    """What the suite's command hooks logged in ``workdir`` (nothing when none ran)."""
+    path = workdir / HOOK_LOG_NAME
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [entry for entry in (json.loads(line) for line in lines if line) if isinstance(entry, dict)]
+
+
 def run_wire_scenario(
     target: Target, scenario: WireScenario, workdir: Path, *, timeout: float = DEFAULT_TIMEOUT
 ) -> WireRun:
@@ -139,6 +157,8 @@ def run_wire_scenario(
         outcome = run_target(target, invocation)
         requests = server.requests
         errors = server.script_errors
+    from pytest_toolharness.wire._mcp_tool_server import read_call_log, read_served
+
     return WireRun(
         scenario=scenario.name,
         target=target.name,
@@ -147,6 +167,10 @@ def run_wire_scenario(
         requests=requests,
         outcome=outcome,
         server_errors=errors,
+        workdir=workdir,
+        mcp_calls=read_call_log(workdir) if scenario.mcp_tools else [],
+        served=read_served(workdir) if scenario.mcp_tools else {},
+        hook_calls=read_hook_log(workdir),
     )
 
 
@@ -169,6 +193,8 @@ class WireAdapter:
     """The adapter for a harness under test given as a target (``--toolharness-target``)."""
 
     capabilities = frozenset({"wire"})
+    # The wire scenarios speak Claude Code's command line (its flags, ToolSearch, notices).
+    profiles = frozenset({"core", "claude-code"})
 
     def __init__(self, target: Target, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         if timeout <= 0:

@@ -15,7 +15,9 @@ Tool bytes (CACHE-2, CACHE-3) are compared as each tool's JSON re-encoded the wa
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pytest_toolharness.wire._api_server import RecordedRequest
@@ -35,14 +37,18 @@ __all__ = [
     "check_pairing",
     "check_persisted",
     "check_pool_order",
+    "check_replayed",
     "check_result_order",
     "check_selected",
     "check_tool_bytes_stable",
     "check_tool_references",
     "check_tool_search_mode",
     "check_unique_names",
+    "deferral_shown",
     "main_requests",
+    "referenced_tools",
     "result_text",
+    "served_tool_names",
     "tool_bytes",
     "tool_results",
 ]
@@ -54,6 +60,36 @@ OVERLAY_KEYS = ("defer_loading", "cache_control")
 def main_requests(requests: Iterable[RecordedRequest]) -> list[RecordedRequest]:
     """The main-loop requests: ``POST /v1/messages`` with a non-empty ``tools`` array."""
     return [r for r in requests if r.is_messages and r.tools]
+
+
+_NAME_SEPARATORS = ("__", "_", "-", ".", ":", "/")
+
+
+def _names_served(name: str, description: Any, served: Mapping[str, str]) -> str | None:
+    for served_name, served_description in served.items():
+        named = name == served_name or any(name.endswith(sep + served_name) for sep in _NAME_SEPARATORS)
+        if named and (not served_description or served_description in str(description or "")):
+            return served_name
+    return None
+
+
+def served_tool_names(requests: Iterable[RecordedRequest], served: Mapping[str, str]) -> dict[str, str]:
+    """Each tool name in the main requests that is one of ``served`` (the MCP server's tools), → its name.
+
+    A harness names an MCP tool its own way (``mcp__suite__echo``, ``suite_echo``); a request's tool
+    is the suite's when its name ends with a served name (after a separator) and its description
+    holds the served description. Nothing else counts, whatever its prefix: the server's own log of
+    what it listed (``served``) decides, not a naming convention.
+    """
+    found: dict[str, str] = {}
+    for request in main_requests(requests):
+        for tool in request.tools:
+            if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
+                continue
+            served_name = _names_served(str(tool["name"]), tool.get("description"), served)
+            if served_name is not None:
+                found.setdefault(str(tool["name"]), served_name)
+    return found
 
 
 def _blocks(content: Any) -> list[Mapping[str, Any]]:
@@ -197,6 +233,43 @@ def check_pairing(requests: Sequence[RecordedRequest]) -> list[str]:
     return problems
 
 
+def check_replayed(requests: Sequence[RecordedRequest]) -> list[str]:
+    """The assistant turn is re-sent as the model wrote it: the same tool_use ids, names and inputs.
+
+    For every main request whose scripted answer asked for tools, every later main request holds
+    that turn's tool_use blocks unchanged, in order (a harness that renames a call, to its own
+    ``invalid`` tool or a lower-cased ``read``, or rewrites its input, misreports the conversation).
+    """
+    problems = []
+    mains = main_requests(requests)
+    for position, request in enumerate(mains):
+        if request.turn is None or not request.turn.tool_uses:
+            continue
+        wrote = [(b.id, b.name, dict(b.input)) for b in request.turn.tool_uses]
+        for later in mains[position + 1 :]:
+            messages = _messages(later)
+            at = _assistant_with(messages, wrote[0][0])
+            if at is None:
+                continue  # check_pairing names a dropped turn
+            sent = [
+                (b.get("id"), b.get("name"), b.get("input"))
+                for b in _blocks(messages[at].get("content"))
+                if b.get("type") == "tool_use"
+            ]
+            if sent != wrote:
+                changed = [
+                    f"{w[0]}: the model wrote {w[1]} {wire_json(w[2])}, re-sent as "
+                    + (f"{s[1]} {wire_json(s[2])}" if s is not None else "nothing")
+                    for w, s in zip(wrote, [*sent, *[None] * len(wrote)], strict=False)
+                    if s is None or (s[0], s[1], s[2]) != w
+                ]
+                problems.append(
+                    f"request #{later.index} re-sends the assistant turn answered to request "
+                    f"#{request.index} changed: " + ("; ".join(changed) or f"{len(sent)} tool_use blocks")
+                )
+    return problems
+
+
 def check_answered(requests: Sequence[RecordedRequest], ids: Iterable[str]) -> list[str]:
     """PAIR-2: each of ``ids`` has exactly one tool_result in the conversation."""
     results = tool_results(requests)
@@ -288,7 +361,8 @@ def check_unique_names(requests: Sequence[RecordedRequest]) -> list[str]:
     return problems
 
 
-def _referenced(request: RecordedRequest) -> list[str]:
+def referenced_tools(request: RecordedRequest) -> list[str]:
+    """The tool names of every ``tool_reference`` in ``request``'s tool_results, in order."""
     names = []
     for message in _messages(request):
         for block in _blocks(message.get("content")):
@@ -305,7 +379,8 @@ def check_defer_loading(requests: Sequence[RecordedRequest], deferred: Iterable[
 
     Also, in every main request: at least one tool without ``defer_loading``, and no tool with
     both ``defer_loading`` and ``cache_control``. A tool counts as discovered once a
-    ``tool_reference`` names it in the request's messages.
+    ``tool_reference`` names it in the request's messages. Whether a tool left out was deferred
+    or just absent is :func:`deferral_shown`'s question.
     """
     deferred = list(deferred)
     problems = []
@@ -318,7 +393,7 @@ def check_defer_loading(requests: Sequence[RecordedRequest], deferred: Iterable[
                 problems.append(
                     f"request #{request.index}: deferred tool {tool.get('name')} has cache_control"
                 )
-        discovered = set(_referenced(request))
+        discovered = set(referenced_tools(request))
         for tool in tools:
             name = tool.get("name")
             if name in deferred and name not in discovered and tool.get("defer_loading") is not True:
@@ -327,6 +402,35 @@ def check_defer_loading(requests: Sequence[RecordedRequest], deferred: Iterable[
                     "without defer_loading: true"
                 )
     return problems
+
+
+def deferral_shown(requests: Sequence[RecordedRequest], deferred: Iterable[str]) -> list[str]:
+    """Why DEFER-2 was not exercised for ``deferred``: each tool never shown deferred (else nothing).
+
+    A tool is shown deferred when some main request, before it is discovered, sends it with
+    ``defer_loading: true`` or leaves it out while naming it where the model reads (the deferred
+    tools listing). A tool left out and named nowhere is absent, not deferred: a harness that
+    dropped it (or never loaded the MCP server) must not pass DEFER-2 for it.
+    """
+    mains = main_requests(requests)
+    missing = []
+    for name in deferred:
+        shown = False
+        for request in mains:
+            if name in referenced_tools(request):
+                break
+            tool = next((t for t in request.tools if isinstance(t, Mapping) and t.get("name") == name), None)
+            if (tool is not None and tool.get("defer_loading") is True) or (
+                tool is None and name in _context_text(request)
+            ):
+                shown = True
+                break
+        if not shown:
+            missing.append(
+                f"{name} was never sent with defer_loading nor named as deferred before its discovery: "
+                "absent, which can't be told from deferred"
+            )
+    return missing
 
 
 def _context_text(request: RecordedRequest) -> str:
@@ -357,7 +461,7 @@ def check_tool_references(requests: Sequence[RecordedRequest]) -> list[str]:
     problems = []
     for request in main_requests(requests):
         names = set(request.tool_names)
-        for name in _referenced(request):
+        for name in referenced_tools(request):
             if name not in names:
                 problems.append(
                     f"request #{request.index}: tool_reference {name!r} is not in its tools array"
@@ -403,31 +507,33 @@ def _sorted_by_name(names: list[str]) -> bool:
     return names == sorted(names) or names == sorted(names, key=lambda n: (n.casefold(), n))
 
 
-def check_pool_order(requests: Sequence[RecordedRequest]) -> list[str]:
+def check_pool_order(requests: Sequence[RecordedRequest], mcp: Collection[str]) -> list[str]:
     """CACHE-2: built-in tools form a prefix, MCP tools (sorted) follow; the prefix bytes don't move.
 
-    The loaded (not ``defer_loading``) built-in tools of two main requests with the same such names
-    must be byte-identical and in the same order, whatever MCP tools came and went in between.
-    Deferred tools are left out: they are not part of the cached prompt.
+    ``mcp`` are the request tool names that are the suite's MCP tools (:func:`served_tool_names`:
+    what the MCP server served, never a name prefix); every other tool is a built-in. The loaded
+    (not ``defer_loading``) built-in tools of two main requests with the same such names must be
+    byte-identical and in the same order, whatever MCP tools came and went in between. Deferred
+    tools are left out: they are not part of the cached prompt.
     """
     problems = []
     prefixes: dict[tuple[str, ...], tuple[int, list[str]]] = {}
     for request in main_requests(requests):
         names = request.tool_names
-        is_mcp = [n.startswith("mcp__") for n in names]
+        is_mcp = [n in mcp for n in names]
         if is_mcp != sorted(is_mcp):
             problems.append(
                 f"request #{request.index}: MCP tools are mixed into the built-in prefix: {names}"
             )
-        mcp = [n for n in names if n.startswith("mcp__")]
-        if not _sorted_by_name(mcp):
-            problems.append(f"request #{request.index}: MCP tools not sorted by name: {mcp}")
+        mcp_sent = [n for n in names if n in mcp]
+        if not _sorted_by_name(mcp_sent):
+            problems.append(f"request #{request.index}: MCP tools not sorted by name: {mcp_sent}")
         loaded = {
             t.get("name")
             for t in request.tools
             if isinstance(t, Mapping) and t.get("defer_loading") is not True
         }
-        builtin = [(n, text) for n, text in tool_bytes(request) if not n.startswith("mcp__") and n in loaded]
+        builtin = [(n, text) for n, text in tool_bytes(request) if n not in mcp and n in loaded]
         key = tuple(sorted(n for n, _ in builtin))
         texts = [f"{n}:{text}" for n, text in builtin]
         if key in prefixes and prefixes[key][1] != texts:
@@ -496,22 +602,44 @@ def check_beta_latch(requests: Sequence[RecordedRequest]) -> list[str]:
     return problems
 
 
-def check_persisted(requests: Sequence[RecordedRequest], tool_use_id: str, output_chars: int) -> list[str]:
-    """RESULT-1: the oversized output of ``tool_use_id`` arrives as a shorter ``<persisted-output>`` block."""
+_PATH = re.compile(r"(?:file://)?((?:/|\.{1,2}/|~/)[^\s<>\"'`]+)")
+_PREVIEW_CHARS = 100
+
+
+def check_persisted(
+    requests: Sequence[RecordedRequest],
+    tool_use_id: str,
+    output: str,
+    *,
+    workdir: Path | None = None,
+) -> list[str]:
+    """RESULT-1, by meaning: the oversized ``output`` of ``tool_use_id`` arrives replaced.
+
+    The result must be shorter than the output, say where the whole output is (a file path; when
+    it is a file this side can read, relative to ``workdir``, the file must hold the output) and
+    carry a non-empty preview (the output's first 100 characters). How it says so is the
+    harness's own: Claude Code's ``<persisted-output>`` tag is one way, not the requirement.
+    """
     blocks = tool_results(requests).get(tool_use_id, [])
     if not blocks:
-        return [f"tool_use {tool_use_id} (a {output_chars}-character output) got no tool_result"]
+        return [f"tool_use {tool_use_id} (a {len(output)}-character output) got no tool_result"]
     text = result_text(blocks[0])
     problems = []
-    if "<persisted-output>" not in text:
-        problems.append(
-            f"tool_use {tool_use_id}: a {output_chars}-character output was sent without <persisted-output> "
-            f"({len(text)} characters, starting {text[:120]!r})"
-        )
-    if len(text) >= output_chars:
-        problems.append(
-            f"tool_use {tool_use_id}: the result is {len(text)} characters, not shorter than the output"
-        )
+    where = f"tool_use {tool_use_id}: a {len(output)}-character output"
+    if len(text) >= len(output):
+        problems.append(f"{where} was sent as {len(text)} characters, not shorter than the output")
+    if output[:_PREVIEW_CHARS] not in text:
+        problems.append(f"{where} was sent without a preview of it: {text[:200]!r}")
+    paths = [m.group(1).rstrip(".,;:)]") for m in _PATH.finditer(text)]
+    if not paths:
+        problems.append(f"{where} was sent without saying where the whole output is: {text[:200]!r}")
+    elif workdir is not None:
+        files = [Path(p).expanduser() if p.startswith("~") else workdir / p for p in paths]
+        readable = [f for f in files if f.is_file()]
+        if readable and not any(output in f.read_text(encoding="utf-8", errors="replace") for f in readable):
+            problems.append(
+                f"{where}: the file(s) it names ({', '.join(map(str, readable))}) lack the output"
+            )
     return problems
 
 

@@ -4,7 +4,9 @@ Any MCP-capable harness (Claude Code through ``--mcp-config``, the reference har
 ``python -m reference_impl --mcp-config``) gets tools whose behaviour the suite knows: text of N
 characters, empty output, an error result, a sleep, an image. Every call is logged, start and
 end, to ``calls.jsonl`` next to the tools file, so black-box checks can see what actually ran
-and which calls overlapped, whatever the harness under test reports.
+and which calls overlapped, whatever the harness under test reports. Every ``tools/list`` answer
+is logged to ``served.jsonl`` too (the names and descriptions served), so a check can tell the
+suite's MCP tools in a request from the harness's own, whatever the harness names them.
 
 Run it as ``python -m pytest_toolharness.wire._mcp_tool_server --tools FILE`` (``write_mcp_config``
 writes the tools file and a Claude Code style ``--mcp-config`` file that runs exactly that).
@@ -29,12 +31,14 @@ from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
 __all__ = [
     "CALLS_LOG_NAME",
     "DEFAULT_SERVER_NAME",
+    "SERVED_LOG_NAME",
     "McpCallEvent",
     "build_server",
     "main",
     "mcp_name",
     "mcp_tool_meta",
     "read_call_log",
+    "read_served",
     "serve",
     "tool_specs_from_json",
     "tool_specs_to_json",
@@ -43,6 +47,7 @@ __all__ = [
 
 DEFAULT_SERVER_NAME = "suite"
 CALLS_LOG_NAME = "calls.jsonl"
+SERVED_LOG_NAME = "served.jsonl"
 _TOOLS_FILE_NAME = "tools.json"
 _FORMAT_VERSION = 1
 # Claude Code's MCP result budget; a spec that keeps it needs no _meta override.
@@ -198,12 +203,24 @@ class _CallLog:
                 os.close(fd)
 
 
-def read_call_log(folder_or_file: Path) -> list[McpCallEvent]:
-    """The events logged so far (``calls.jsonl`` in a folder, or the file itself); none when absent."""
-    path = folder_or_file / CALLS_LOG_NAME if folder_or_file.is_dir() else folder_or_file
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def read_call_log(folder_or_file: Path) -> list[McpCallEvent]:
+    """The events logged so far (``calls.jsonl`` in a folder, or the file itself); none when absent."""
+    return _read_jsonl(folder_or_file / CALLS_LOG_NAME if folder_or_file.is_dir() else folder_or_file)
+
+
+def read_served(folder: Path) -> dict[str, str]:
+    """The tools the server listed to a client, name → description (none when it never listed any)."""
+    served: dict[str, str] = {}
+    for event in _read_jsonl(folder / SERVED_LOG_NAME):
+        for tool in event.get("tools", []):
+            served[str(tool["name"])] = str(tool.get("description") or "")
+    return served
 
 
 # --- the server ------------------------------------------------------------------------------
@@ -245,8 +262,11 @@ async def _run_behavior(spec: ToolSpec) -> Any:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def build_server(specs: Sequence[ToolSpec], log: _CallLog) -> Any:
-    """The low-level ``mcp`` Server listing ``specs`` and running their behaviours."""
+def build_server(specs: Sequence[ToolSpec], log: _CallLog, served_log: _CallLog | None = None) -> Any:
+    """The low-level ``mcp`` Server listing ``specs`` and running their behaviours.
+
+    Each listing is written to ``served_log`` (when given) before it is answered.
+    """
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -266,7 +286,11 @@ def build_server(specs: Sequence[ToolSpec], log: _CallLog) -> Any:
         )
 
     async def on_list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[listed(spec) for spec in specs])
+        tools = [listed(spec) for spec in specs]
+        if served_log is not None:
+            served = [{"name": t.name, "description": t.description} for t in tools]
+            served_log.write({"event": "list", "pid": os.getpid(), "tools": served, "time": time.time()})
+        return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         spec = by_name.get(params.name)
@@ -298,7 +322,8 @@ async def serve(tools_file: Path) -> None:
     from mcp.server.stdio import stdio_server
 
     specs = tool_specs_from_json(tools_file.read_text(encoding="utf-8"))
-    server = build_server(specs, _CallLog(tools_file.parent / CALLS_LOG_NAME))
+    folder = tools_file.parent
+    server = build_server(specs, _CallLog(folder / CALLS_LOG_NAME), _CallLog(folder / SERVED_LOG_NAME))
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 

@@ -32,6 +32,7 @@ __all__ = [
     "DEFERRED_OUTPUT_CHARS",
     "FINAL_TEXT",
     "GIVE_UP_TEXT",
+    "HOOK_LOG_NAME",
     "SERVER_NAME",
     "SIDE_TEXT",
     "ConcurrentIds",
@@ -41,6 +42,7 @@ __all__ = [
     "WireScenario",
     "concurrent_scenario",
     "deferred_scenario",
+    "logged_hook_command",
     "mcp_name",
     "mcp_spec",
     "pairing_scenario",
@@ -167,10 +169,40 @@ DEFERRED_OUTPUT_CHARS = 60_000
 _TEXT_PROP = {"type": "string", "description": "Any text"}
 
 
-def _blocking_hook_command(reason: str) -> str:
-    """A command hook that reads its input and blocks with exit status 2 and ``reason`` on stderr."""
-    code = f"import sys; sys.stdin.read(); sys.stderr.write({reason!r}); sys.exit(2)"
+#: The file, in the run's working directory, where the suite's command hooks log each input they read.
+HOOK_LOG_NAME = "hooks.jsonl"
+
+# The hook finds the log through TOOLHARNESS_WORKDIR (every target's environment has it), else the
+# "cwd" of its input, else its own working directory; one whole line per call, appended.
+_HOOK_PRELUDE = (
+    "import json, os, sys\n"
+    "raw = sys.stdin.read()\n"
+    "try:\n    data = json.loads(raw)\nexcept ValueError:\n    data = {'unparsed': raw}\n"
+    "folder = os.environ.get('TOOLHARNESS_WORKDIR') or (data.get('cwd') if isinstance(data, dict) else None) "
+    "or os.getcwd()\n"
+    "line = json.dumps({'hook': NAME, 'input': data}, sort_keys=True) + '\\n'\n"
+    "fd = os.open(os.path.join(folder, LOG), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)\n"
+    "os.write(fd, line.encode('utf-8'))\n"
+    "os.close(fd)\n"
+)
+
+
+def logged_hook_command(name: str, *, exit_code: int = 0, stdout: str = "", stderr: str = "") -> str:
+    """A command hook that logs its input to :data:`HOOK_LOG_NAME` as ``name``, then answers.
+
+    It writes ``stdout`` and ``stderr`` and exits with ``exit_code`` (2 blocks, 0 with JSON on
+    stdout decides), so a check can prove from the log that the hook really ran.
+    """
+    code = (
+        f"NAME = {name!r}\nLOG = {HOOK_LOG_NAME!r}\n{_HOOK_PRELUDE}"
+        f"sys.stdout.write({stdout!r})\nsys.stderr.write({stderr!r})\nsys.exit({exit_code})\n"
+    )
     return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+
+
+def _blocking_hook_command(reason: str) -> str:
+    """A command hook that logs its input and blocks with exit status 2 and ``reason`` on stderr."""
+    return logged_hook_command("block", exit_code=2, stderr=reason)
 
 
 def pairing_scenario() -> WireScenario:
