@@ -1,0 +1,141 @@
+"""Large results at their boundaries: RESULT-1 at exactly the limit, RESULT-2 with images anywhere.
+
+``test_results.py`` states RESULT-1..3 on sizes far from the limits and on one leading image; these
+tests draw the values a one-character or one-block slip gets wrong: a size one under, exactly at
+and one over the limit ("over" is strict), and images in any position, several at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import execute, ok_tool, scenario_root, text_of, tool_use
+from pytest_toolharness.adapters._capabilities import CAPABILITIES, requires
+from pytest_toolharness.adapters._specs import RuleSpec, ToolBehavior, ToolSpec
+
+TAG = "<persisted-output>"
+
+# One character of each UTF-8 length: the limit counts characters, not bytes.
+fills = st.sampled_from(["a", "é", "日", "🚀"])
+
+IMAGE_BLOCK: Mapping[str, Any] = {
+    "type": "image",
+    "source": {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+    },
+}
+
+
+def _allow(tools: Sequence[ToolSpec], adapter: Any) -> list[RuleSpec]:
+    """An allow rule per tool, unless the adapter says it has no permission engine (then none)."""
+    if "permissions" in CAPABILITIES and "permissions" not in frozenset(getattr(adapter, "capabilities", ())):
+        return []
+    return [RuleSpec(t.name, "allow") for t in tools]
+
+
+def _run_one(new_harness: Callable[[], Any], adapter: Any, tool: ToolSpec, root: Any) -> Mapping[str, Any]:
+    run = execute(
+        new_harness(),
+        root,
+        [tool],
+        [tool_use("toolu_edge", tool.name, {"n": 1})],
+        rules=_allow([tool], adapter),
+    )
+    return run.results_by_id()["toolu_edge"]
+
+
+@requires("execution", "result_persistence")
+@pytest.mark.requirement("RESULT-1", "MUST")
+@settings(max_examples=12, deadline=None)
+@given(fill=fills, offset=st.sampled_from([-1, 0, 1]), limit=st.sampled_from([None, 2_500, 3_000]))
+@example(fill="a", offset=0, limit=3_000)
+@example(fill="日", offset=0, limit=None)
+@example(fill="a", offset=1, limit=3_000)
+@example(fill="🚀", offset=1, limit=None)
+def test_result_at_the_limit_is_sent_one_over_is_persisted(
+    new_harness: Callable[[], Any], toolharness_adapter: Any, fill: str, offset: int, limit: int | None
+) -> None:
+    """The RESULT-1 property at its boundary, stated below.
+
+    RESULT-1: "over the limit" is strict: a result of exactly the tool's limit in characters
+    (default 50,000), or one under, is sent as it is and no file is written; one character more is
+    saved to a file and replaced by a ``<persisted-output>`` block. Characters, not bytes, are counted.
+    """
+    size_limit = 50_000 if limit is None else limit
+    chars = size_limit + offset
+    output = fill * chars
+    flags = {} if limit is None else {"max_result_size_chars": limit}
+    tool = ok_tool("Alpha", ToolBehavior("text", text=output), **flags)
+    with scenario_root() as root:
+        text = text_of(_run_one(new_harness, toolharness_adapter, tool, root))
+        written = [p for p in (root / "session").rglob("*") if p.is_file()]
+    if offset <= 0:
+        assert text == output, (
+            f"a result of {chars} chars ({fill!r}), within the {size_limit}-char limit, was changed: {text[:200]!r}"
+        )
+        assert not written, f"a file was written for a result within the limit: {written}"
+    else:
+        assert TAG in text, (
+            f"a result of {chars} chars, one over the {size_limit}-char limit, was not persisted"
+        )
+
+
+def _blocks_with_images(output: str, positions: Sequence[int]) -> list[dict[str, Any]]:
+    """``output`` cut into three text blocks, with an image inserted before text block ``i`` per ``i`` in ``positions``.
+
+    Position 3 is after the last text block; a position drawn twice gives two adjacent images.
+    """
+    third = len(output) // 3
+    chunks = [output[:third], output[third : 2 * third], output[2 * third :]]
+    blocks: list[dict[str, Any]] = []
+    for index in range(len(chunks) + 1):
+        blocks += [dict(IMAGE_BLOCK) for position in positions if position == index]
+        if index < len(chunks):
+            blocks.append({"type": "text", "text": chunks[index]})
+    return blocks
+
+
+@requires("execution", "result_persistence")
+@pytest.mark.requirement("RESULT-2", "MUST")
+@settings(max_examples=8, deadline=None)
+@given(
+    fill=fills,
+    positions=st.lists(st.integers(0, 3), min_size=1, max_size=3),
+    chars=st.integers(55_000, 70_000),
+)
+@example(fill="a", positions=[1], chars=55_000)
+@example(fill="a", positions=[3, 3], chars=55_000)
+@example(fill="日", positions=[0, 2], chars=60_000)
+def test_result_with_images_anywhere_is_not_persisted(
+    new_harness: Callable[[], Any], toolharness_adapter: Any, fill: str, positions: list[int], chars: int
+) -> None:
+    """The RESULT-2 property for every layout of images, stated below.
+
+    RESULT-2: a result holding an image is never persisted, wherever the image is among its content
+    blocks (first, between text blocks, last) and however many there are: the blocks reach the model
+    in their order, every text block unchanged, and no file is written.
+    """
+    blocks = _blocks_with_images(fill * chars, positions)
+    layout = [b["type"] for b in blocks]
+    tool = ok_tool("Alpha", ToolBehavior("json", value=blocks))
+    with scenario_root() as root:
+        result = _run_one(new_harness, toolharness_adapter, tool, root)
+        written = [p for p in (root / "session").rglob("*") if p.is_file()]
+    assert TAG not in text_of(result), f"a result of {chars} chars with blocks {layout} was persisted"
+    content = result.get("content")
+    sent = content if isinstance(content, list) else []
+    assert [b.get("type") for b in sent] == layout, (
+        f"the blocks {layout} were sent as {[b.get('type') for b in sent]}"
+    )
+    texts = [b["text"] for b in blocks if b["type"] == "text"]
+    assert [b.get("text") for b in sent if b.get("type") == "text"] == texts, (
+        f"a text block of {layout} was changed"
+    )
+    assert not written, f"a file was written for a result with blocks {layout}: {written}"
