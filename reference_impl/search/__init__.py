@@ -11,6 +11,7 @@ from reference_impl.search._fielded import (
 from reference_impl.search._hybrid import (
     Embedder,
     HybridRanker,
+    OnnxEmbedder,
     default_embedder,
     query_texts,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "FieldWeights",
     "FieldedRanker",
     "HybridRanker",
+    "OnnxEmbedder",
     "QuerySyntax",
     "Ranker",
     "SearchIndex",
