@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_pool import (
@@ -205,3 +205,118 @@ def test_keyword_search_matches_the_oracle(
     )
     got = _names(harness.search(builtins, mcps, query, max_results=max_results))
     assert got == want, f"query {query!r} (max_results={max_results}): expected {want}, got {got}"
+
+
+# -- boundaries and alternate spellings -----------------------------------------------------------
+
+
+@requires("search")
+@pytest.mark.requirement("DEFER-4", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(pool=search_pools, data=st.data())
+def test_select_by_alias_returns_the_tool(
+    new_harness: Callable[[], Any], pool: tuple[list[ToolSpec], list[ToolSpec]], data: st.DataObject
+) -> None:
+    """DEFER-4 with alternate spellings: ``select:`` of a tool's alias returns that tool, under its name.
+
+    A tool renamed since an old transcript keeps its old name as an alias (EXEC-3); ``select:Old``
+    names that tool as much as ``select:New`` does. Mixing a tool's name and its alias returns it once.
+    """
+    builtins, mcps = pool
+    taken = {s.name for s in builtins + mcps}
+    aliased = [
+        replace(s, aliases=(f"Legacy{s.name}",)) if f"Legacy{s.name}" not in taken else s for s in builtins
+    ]
+    with_alias = [s for s in aliased if s.aliases]
+    assume(with_alias)
+    picked = data.draw(st.lists(st.sampled_from(with_alias), min_size=1, max_size=4), label="aliased tools")
+    spellings = [
+        data.draw(st.sampled_from([s.aliases[0], s.aliases[0], s.name]), label=s.name) for s in picked
+    ]
+    query = "select:" + ",".join(spellings)
+    got = _names(new_harness().search(aliased, mcps, query, max_results=5))
+    want = list(dict.fromkeys(s.name for s in picked))
+    aliases = [(s.aliases[0], s.name) for s in with_alias]
+    assert len(got) == len(set(got)), f"query {query!r} (aliases {aliases}) returned a tool twice: {got}"
+    assert sorted(got) == sorted(want), f"query {query!r} (aliases {aliases}): expected {want}, got {got}"
+
+
+@requires("search", "pool")
+@pytest.mark.requirement("DEFER-5", "SHOULD")
+@settings(max_examples=15, deadline=None)
+@given(
+    server=server_names(),
+    parts=st.lists(mcp_tool_parts(), min_size=2, max_size=7, unique=True),
+    others=st.lists(st.tuples(server_names(), mcp_tool_parts()), max_size=3),
+    extra=st.integers(1, 3),
+)
+def test_server_prefix_returns_at_most_max_results(
+    new_harness: Callable[[], Any], server: str, parts: list[str], others: list[tuple[str, str]], extra: int
+) -> None:
+    """DEFER-5 with more tools than asked for: ``mcp__<server>`` returns at most ``max_results`` tools.
+
+    The server has more deferred tools than ``max_results`` (by 1 to 3): the answer is the first
+    ``max_results`` of them in pool order, as the oracle says, and never a tool of another server.
+    """
+    max_results = max(1, len(parts) - extra)
+    mcps = [mcp_spec(server, p) for p in parts] + [mcp_spec(s, p) for s, p in others if s != server]
+    mcps = list({s.name: s for s in mcps}.values())
+    builtins = [builtin_spec("Alpha", should_defer=False)]
+    harness = new_harness()
+    order = harness.assemble_pool(builtins, mcps)
+    specs = {s.name: s for s in builtins + mcps}
+    in_pool = [specs[n] for n in order if n in specs]
+    tools = [_OracleTool(s.name, s.search_hint, s.description) for s in in_pool]
+    query = f"mcp__{server}"
+    want = oracle_search_tools_with_keywords(
+        query,
+        cast(Any, [t for t, s in zip(tools, in_pool, strict=True) if deferred(s)]),
+        cast(Any, tools),
+        max_results,
+        describe=lambda tool: cast(_OracleTool, tool).description,
+    )
+    got = _names(harness.search(builtins, mcps, query, max_results=max_results))
+    assert len(got) <= max_results, (
+        f"query {query!r} returned {len(got)} tools, over max_results={max_results}"
+    )
+    assert got == want, f"query {query!r} (max_results={max_results}): expected {want}, got {got}"
+
+
+# A packed score field holds 32,767: at 18 points a term at most, 1,820 terms fit and 1,821 don't.
+# Both sides of that line are drawn, and far past it.
+LONG_QUERY_TERMS = (1_820, 1_821, 2_400)
+
+
+@requires("search", "pool")
+@pytest.mark.requirement("DEFER-5", "SHOULD")
+@settings(max_examples=6, deadline=None)
+@given(pool=search_pools, data=st.data(), count=st.sampled_from(LONG_QUERY_TERMS))
+def test_very_long_query_matches_the_oracle(
+    new_harness: Callable[[], Any],
+    pool: tuple[list[ToolSpec], list[ToolSpec]],
+    data: st.DataObject,
+    count: int,
+) -> None:
+    """DEFER-5 with many terms: a query of thousands of terms is ranked as the oracle ranks it.
+
+    Scores add up over every term, repeated ones included; the ranking, the ties and the limit do
+    not change when the total no longer fits a small counter.
+    """
+    builtins, mcps = pool
+    specs = {s.name: s for s in builtins + mcps}
+    harness = new_harness()
+    order = harness.assemble_pool(builtins, mcps)
+    in_pool = [specs[n] for n in order if n in specs]
+    words = _pool_words(in_pool)
+    cycle = data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=4), label="terms")
+    query = " ".join(cycle[i % len(cycle)] for i in range(count))
+    tools = [_OracleTool(s.name, s.search_hint, s.description) for s in in_pool]
+    want = oracle_search_tools_with_keywords(
+        query,
+        cast(Any, [t for t, s in zip(tools, in_pool, strict=True) if deferred(s)]),
+        cast(Any, tools),
+        3,
+        describe=lambda tool: cast(_OracleTool, tool).description,
+    )
+    got = _names(harness.search(builtins, mcps, query, max_results=3))
+    assert got == want, f"a {count}-term query cycling {cycle}: expected {want}, got {got}"
