@@ -1,0 +1,86 @@
+"""PostToolUse outcomes in combination: EXEC-5 with a block and a context from several hooks at once.
+
+``test_pipeline.py`` states EXEC-5 one hook at a time and checks that a block's reason reaches the
+model; these tests check the other half of the statement (a block is a message, not a failure: the
+tool's successful result stays a success, whole) and several PostToolUse hooks on one call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import execute, is_error, ok_tool, scenario_root, text_of, tool_use
+from pytest_toolharness.adapters._capabilities import CAPABILITIES, requires
+from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
+
+
+def _allow(tools: Sequence[ToolSpec], adapter: Any) -> list[RuleSpec]:
+    """An allow rule per tool, unless the adapter says it has no permission engine (then none)."""
+    if "permissions" in CAPABILITIES and "permissions" not in frozenset(getattr(adapter, "capabilities", ())):
+        return []
+    return [RuleSpec(t.name, "allow") for t in tools]
+
+
+def _texts(content: Sequence[dict[str, Any]]) -> list[str]:
+    return [text_of(b) if b.get("type") == "tool_result" else str(b.get("text", "")) for b in content]
+
+
+@requires("execution", "hooks")
+@pytest.mark.requirement("EXEC-5", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(["block", "context"]), min_size=1, max_size=3).filter(
+        lambda k: "block" in k
+    ),
+    output=st.from_regex(r"out-[a-z]{4,10}", fullmatch=True),
+)
+@example(kinds=["block"], output="out-single")
+@example(kinds=["block", "context"], output="out-both")
+@example(kinds=["context", "block", "block"], output="out-three")
+def test_post_tool_use_block_leaves_the_success_a_success(
+    new_harness: Callable[[], Any], toolharness_adapter: Any, kinds: list[str], output: str
+) -> None:
+    """The EXEC-5 property for a PostToolUse block, both halves, stated below.
+
+    EXEC-5: a PostToolUse hook's block decision becomes a message the model sees after the result;
+    the call itself succeeded, so its tool_result is still the tool's output, not marked is_error.
+    With several PostToolUse hooks on the call (blocks and additional contexts together), every
+    block reason and every context reaches the model, each after the tool_result.
+    """
+    tool = ok_tool("Alpha", ToolBehavior("text", text=output))
+    markers = [f"post-{kind}-{i}-marker" for i, kind in enumerate(kinds)]
+    hooks = [
+        HookSpec("PostToolUse", "block", matcher="Alpha", reason=marker)
+        if kind == "block"
+        else HookSpec("PostToolUse", "context", matcher="Alpha", context=marker)
+        for kind, marker in zip(kinds, markers, strict=True)
+    ]
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [tool],
+            [tool_use("toolu_a", "Alpha", {"n": 1})],
+            hooks=hooks,
+            rules=_allow([tool], toolharness_adapter),
+        )
+    result = run.results_by_id()["toolu_a"]
+    assert not is_error(result), (
+        f"Alpha succeeded, but with PostToolUse hooks {kinds} its result is an error: {result}"
+    )
+    assert output in text_of(result), (
+        f"Alpha's output {output!r} is not in its result after PostToolUse {kinds}: {result}"
+    )
+    texts = _texts(run.content)
+    result_at = next(i for i, b in enumerate(run.content) if b.get("tool_use_id") == "toolu_a")
+    for kind, marker in zip(kinds, markers, strict=True):
+        where = [i for i, text in enumerate(texts) if marker in text]
+        assert where, (
+            f"the PostToolUse {kind} {marker!r} (of hooks {kinds}) never reaches the model: {run.content}"
+        )
+        assert min(where) >= result_at, f"the PostToolUse {kind} {marker!r} comes before Alpha's tool_result"
