@@ -24,15 +24,17 @@ from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.wire import _checks as checks
 from pytest_toolharness.wire import _evidence as evidence
 from pytest_toolharness.wire._scenarios import (
+    CLAUDE_CODE_NAMES,
     DeferIds,
     PairingIds,
+    ToolNames,
     WireScenario,
     concurrent_scenario,
     deferred_scenario,
     pairing_scenario,
 )
 
-_SCENARIOS: dict[str, Callable[[], WireScenario]] = {
+_SCENARIOS: dict[str, Callable[[ToolNames], WireScenario]] = {
     "pairing": pairing_scenario,
     "deferred": deferred_scenario,
     "concurrent": concurrent_scenario,
@@ -51,7 +53,9 @@ def wire(new_harness: Callable[[], Any]) -> WireRunner:
         if name not in runs:
             if not harnesses:
                 harnesses.append(new_harness())
-            runs[name] = harnesses[0].run_wire(_SCENARIOS[name]())
+            # The scripted model calls the target's tools by the target's names (its profile's).
+            names = getattr(harnesses[0], "names", CLAUDE_CODE_NAMES)
+            runs[name] = harnesses[0].run_wire(_SCENARIOS[name](names))
         return runs[name]
 
     return run
@@ -73,14 +77,17 @@ def _judge(run: Any, problems: list[str], unproven: Sequence[str] = ()) -> None:
         pytest.fail(verdict, pytrace=False)
 
 
-def _mcp_names(name: str) -> list[str]:
-    return [spec.name for spec in _SCENARIOS[name]().mcp_tools]
+def _scenario(run: Any) -> WireScenario:
+    """The scenario ``run`` ran, in the target's names."""
+    return _SCENARIOS[run.scenario](getattr(run, "names", CLAUDE_CODE_NAMES))
 
 
-def _served(run: Any, name: str) -> list[str]:
-    return evidence.served_unproven(
-        run, [spec.mcp_tool or spec.name for spec in _SCENARIOS[name]().mcp_tools]
-    )
+def _mcp_names(run: Any) -> list[str]:
+    return [spec.name for spec in _scenario(run).mcp_tools]
+
+
+def _served(run: Any) -> list[str]:
+    return evidence.served_unproven(run, [spec.mcp_tool or spec.name for spec in _scenario(run).mcp_tools])
 
 
 def _asked_tools(run: Any) -> list[str]:
@@ -167,8 +174,8 @@ def test_defer_loading_until_discovered(wire: WireRunner, scenario: str) -> None
     """DEFER-2: deferred MCP tools carry defer_loading until discovered; one tool is always loaded."""
     run = wire(scenario)
     if scenario == "deferred":
-        deferred = _mcp_names(scenario)
-        unproven = _served(run, scenario) or checks.deferral_shown(run.requests, deferred)
+        deferred = _mcp_names(run)
+        unproven = _served(run) or checks.deferral_shown(run.requests, deferred)
     else:
         # Nothing is deferred here: the rules hold only if the harness deferred something itself.
         deferred = []
@@ -188,8 +195,8 @@ def test_deferred_names_listed(wire: WireRunner) -> None:
     run = wire("deferred")
     _judge(
         run,
-        checks.check_deferred_names_listed(run.requests, _mcp_names("deferred")),
-        _served(run, "deferred"),
+        checks.check_deferred_names_listed(run.requests, _mcp_names(run)),
+        _served(run),
     )
 
 
@@ -198,8 +205,8 @@ def test_deferred_names_listed(wire: WireRunner) -> None:
 def test_select_returns_the_tool(wire: WireRunner) -> None:
     """DEFER-4: ToolSearch ``select:mcp__suite__big`` returns a tool_reference to it."""
     run = wire("deferred")
-    big = _mcp_names("deferred")[0]
-    _judge(run, checks.check_selected(run.requests, DeferIds.SEARCH, [big]), _served(run, "deferred"))
+    big = _mcp_names(run)[0]
+    _judge(run, checks.check_selected(run.requests, DeferIds.SEARCH, [big]), _served(run))
 
 
 @requires("wire")
@@ -219,10 +226,8 @@ def test_tool_references_name_sent_tools(wire: WireRunner) -> None:
 def test_enable_tool_search(wire: WireRunner, scenario: str) -> None:
     """DEFER-8: ENABLE_TOOL_SEARCH=false sends MCP tools in full; true defers them."""
     run = wire(scenario)
-    problems = checks.check_tool_search_mode(
-        run.requests, _mcp_names(scenario), enabled=scenario == "deferred"
-    )
-    _judge(run, problems, _served(run, scenario))
+    problems = checks.check_tool_search_mode(run.requests, _mcp_names(run), enabled=scenario == "deferred")
+    _judge(run, problems, _served(run))
 
 
 @requires("wire")
@@ -238,7 +243,7 @@ def test_builtin_prefix_stable(wire: WireRunner, scenario: str) -> None:
     mcp = evidence.mcp_tools_in_requests(run)
     mains = checks.main_requests(run.requests)
     both = any(set(r.tool_names) & mcp and set(r.tool_names) - mcp for r in mains)
-    unproven = _served(run, scenario) or (
+    unproven = _served(run) or (
         [] if both and len(mains) > 1 else ["no two requests holding both built-in and MCP tools"]
     )
     _judge(run, checks.check_pool_order(run.requests, mcp), unproven)
@@ -289,7 +294,7 @@ def test_large_result_persisted(wire: WireRunner) -> None:
     have run the tool to its end, else nothing oversized was ever produced.
     """
     run = wire("deferred")
-    big = _SCENARIOS["deferred"]().mcp_tools[0]
+    big = _scenario(run).mcp_tools[0]
     unproven = [] if evidence.called(run, "big", outcome="ok") else ["the MCP server never ran the big tool"]
     problems = checks.check_persisted(
         run.requests, DeferIds.BIG, big.behavior.output_text(), workdir=run.workdir

@@ -25,7 +25,13 @@ from typing import Any
 
 from pytest_toolharness.wire._api_server import RecordedRequest, ScriptedApiServer
 from pytest_toolharness.wire._encoding import wire_json
-from pytest_toolharness.wire._scenarios import HOOK_LOG_NAME, SERVER_NAME, WireScenario
+from pytest_toolharness.wire._scenarios import (
+    CLAUDE_CODE_NAMES,
+    HOOK_LOG_NAME,
+    SERVER_NAME,
+    ToolNames,
+    WireScenario,
+)
 from pytest_toolharness.wire._targets import Target, TargetInvocation, TargetOutcome, run_target
 
 __all__ = [
@@ -33,7 +39,9 @@ __all__ = [
     "WireAdapter",
     "WireHarness",
     "WireRun",
+    "read_hook_log",
     "run_wire_scenario",
+    "target_names",
     "write_mcp_config",
 ]
 
@@ -60,6 +68,7 @@ class WireRun:
     evidence of what really happened, whatever the harness reports: ``mcp_calls`` (the suite's MCP
     server's call log, start and end of each call), ``served`` (the tools it listed, name →
     description) and ``hook_calls`` (each input the suite's command hooks read, in order).
+    ``names`` are the target's names for the scenario roles (its profile's; Claude Code's by default).
     """
 
     scenario: str
@@ -73,6 +82,7 @@ class WireRun:
     mcp_calls: list[dict[str, Any]] = field(default_factory=list)
     served: dict[str, str] = field(default_factory=dict)
     hook_calls: list[dict[str, Any]] = field(default_factory=list)
+    names: ToolNames = CLAUDE_CODE_NAMES
 
     @property
     def message_requests(self) -> list[RecordedRequest]:
@@ -127,6 +137,12 @@ def write_mcp_config(path: Path, scenario: WireScenario) -> Path:
     return write_server_config(path, list(scenario.mcp_tools), server_name=SERVER_NAME)
 
 
+def target_names(target: Target) -> ToolNames:
+    """The target's names for the scenario roles: its ``names`` attribute, else Claude Code's."""
+    names = getattr(target, "names", None)
+    return names if isinstance(names, ToolNames) else CLAUDE_CODE_NAMES
+
+
 def read_hook_log(workdir: Path) -> list[dict[str, Any]]:
     """What the suite's command hooks logged in ``workdir`` (nothing when none ran)."""
     path = workdir / HOOK_LOG_NAME
@@ -171,6 +187,7 @@ def run_wire_scenario(
         mcp_calls=read_call_log(workdir) if scenario.mcp_tools else [],
         served=read_served(workdir) if scenario.mcp_tools else {},
         hook_calls=read_hook_log(workdir),
+        names=target_names(target),
     )
 
 
@@ -179,6 +196,7 @@ class WireHarness:
 
     def __init__(self, target: Target, root: Path, timeout: float) -> None:
         self.target = target
+        self.names = target_names(target)
         self._root = root
         self._timeout = timeout
         self._runs = itertools.count(1)

@@ -90,7 +90,8 @@ PAIRING_PROOFS: dict[str, Callable[[WireRun], str | None]] = {
         "the harness offers a tool named like the unknown one",
     ),
     PairingIds.INVALID: lambda run: _needs(
-        offered(run, "Read"), "the harness offers no Read tool, so its input was never validated by it"
+        offered(run, run.names.read or "Read"),
+        "the harness offers no read tool, so its input was never validated by it",
     ),
     PairingIds.ERROR: lambda run: _needs(
         called(run, "fail", outcome="error"), "the failing MCP tool (fail) never ran to its error"
@@ -99,7 +100,8 @@ PAIRING_PROOFS: dict[str, Callable[[WireRun], str | None]] = {
         called(run, "empty", outcome="ok"), "the empty MCP tool (empty) never ran"
     ),
     PairingIds.DENIED: lambda run: _needs(
-        offered(run, "Bash"), "the harness offers no Bash tool, so no rule stood between the call and it"
+        offered(run, run.names.shell or "Bash"),
+        "the harness offers no shell tool, so no rule stood between the call and it",
     ),
     PairingIds.HOOK_BLOCKED: _hook_blocked,
     PairingIds.SECOND: lambda run: _needs(

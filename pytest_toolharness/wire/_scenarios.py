@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pytest_toolharness.wire._api_server import RecordedRequest
 
 __all__ = [
+    "CLAUDE_CODE_NAMES",
     "CONCURRENT_SLOW_SECONDS",
     "DEFERRED_OUTPUT_CHARS",
     "FINAL_TEXT",
@@ -39,6 +40,7 @@ __all__ = [
     "DeferIds",
     "PairingIds",
     "Step",
+    "ToolNames",
     "WireScenario",
     "concurrent_scenario",
     "deferred_scenario",
@@ -61,18 +63,48 @@ Step: TypeAlias = "AssistantTurn | Callable[[RecordedRequest], AssistantTurn]"
 _ID_PREFIX = "01Wire"
 
 
+@dataclass(frozen=True, slots=True)
+class ToolNames:
+    """A CLI's names for the roles a scenario uses; None for a role it has no tool for.
+
+    ``mcp_format`` builds an MCP tool's name from ``{server}`` and ``{tool}``. The built-in
+    scenarios take one (default: Claude Code's, :data:`CLAUDE_CODE_NAMES`), so the scripted model
+    calls each CLI's tools by that CLI's names.
+    """
+
+    read: str | None = "Read"
+    shell: str | None = "Bash"
+    tool_search: str | None = "ToolSearch"
+    mcp_format: str = "mcp__{server}__{tool}"
+
+    def mcp(self, tool: str, server: str = SERVER_NAME) -> str:
+        """The name the CLI gives tool ``tool`` of MCP server ``server``."""
+        return self.mcp_format.format(server=server, tool=tool)
+
+
+#: Claude Code's names, which the built-in scenarios use unless told otherwise.
+CLAUDE_CODE_NAMES = ToolNames()
+
+
 def mcp_name(tool: str) -> str:
-    """The name a harness gives the suite server's tool ``tool``: ``mcp__suite__<tool>``."""
-    return f"mcp__{SERVER_NAME}__{tool}"
+    """The name Claude Code gives the suite server's tool ``tool``: ``mcp__suite__<tool>``."""
+    return CLAUDE_CODE_NAMES.mcp(tool)
 
 
-def mcp_spec(tool: str, description: str, behavior: ToolBehavior, **schema_props: Any) -> ToolSpec:
+def mcp_spec(
+    tool: str,
+    description: str,
+    behavior: ToolBehavior,
+    *,
+    names: ToolNames = CLAUDE_CODE_NAMES,
+    **schema_props: Any,
+) -> ToolSpec:
     """A tool of the suite's MCP server; ``schema_props`` are required properties and their schemas."""
     schema: dict[str, Any] = {"type": "object", "properties": dict(schema_props)}
     if schema_props:
         schema["required"] = list(schema_props)
     return ToolSpec(
-        name=mcp_name(tool),
+        name=names.mcp(tool),
         description=description,
         input_schema=schema,
         mcp_server=SERVER_NAME,
@@ -205,7 +237,7 @@ def _blocking_hook_command(reason: str) -> str:
     return logged_hook_command("block", exit_code=2, stderr=reason)
 
 
-def pairing_scenario() -> WireScenario:
+def pairing_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     """Every failure path in one turn, then a second turn: PAIR-1..6, CACHE-2/3/5 over the wire.
 
     Turn 1 calls, in this order: a tool that works, a tool nobody has, ``Read`` without its
@@ -213,21 +245,27 @@ def pairing_scenario() -> WireScenario:
     a tool a PreToolUse command hook blocks. Turn 2 calls the working tool again. Tool search is off
     (``ENABLE_TOOL_SEARCH=false``) so every tool can be called at once.
     """
-    echo = mcp_spec("echo", "Echo text back.", ToolBehavior("text", text="echo-ok"), text=_TEXT_PROP)
-    fail = mcp_spec("fail", "A tool that fails.", ToolBehavior("raise", message="the suite's tool failed"))
-    empty = mcp_spec("empty", "A tool with no output.", ToolBehavior("empty"))
-    guarded = mcp_spec("guarded", "A tool a hook blocks.", ToolBehavior("text", text="guarded-ran"))
+    echo = mcp_spec(
+        "echo", "Echo text back.", ToolBehavior("text", text="echo-ok"), names=names, text=_TEXT_PROP
+    )
+    fail = mcp_spec(
+        "fail", "A tool that fails.", ToolBehavior("raise", message="the suite's tool failed"), names=names
+    )
+    empty = mcp_spec("empty", "A tool with no output.", ToolBehavior("empty"), names=names)
+    guarded = mcp_spec(
+        "guarded", "A tool a hook blocks.", ToolBehavior("text", text="guarded-ran"), names=names
+    )
     tools = (echo, fail, empty, guarded)
     first = AssistantTurn(
         (
             TextBlock("Trying every path."),
             ToolUseBlock(PairingIds.OK, echo.name, {"text": "hello"}),
-            ToolUseBlock(PairingIds.UNKNOWN, mcp_name("no_such_tool"), {}),
-            ToolUseBlock(PairingIds.INVALID, "Read", {}),
+            ToolUseBlock(PairingIds.UNKNOWN, names.mcp("no_such_tool"), {}),
+            ToolUseBlock(PairingIds.INVALID, names.read or "Read", {}),
             ToolUseBlock(PairingIds.INVALID_MCP, echo.name, {"text": 42}),
             ToolUseBlock(PairingIds.ERROR, fail.name, {}),
             ToolUseBlock(PairingIds.EMPTY, empty.name, {}),
-            ToolUseBlock(PairingIds.DENIED, "Bash", {"command": "echo denied-by-rule"}),
+            ToolUseBlock(PairingIds.DENIED, names.shell or "Bash", {"command": "echo denied-by-rule"}),
             ToolUseBlock(PairingIds.HOOK_BLOCKED, guarded.name, {}),
         )
     )
@@ -235,7 +273,7 @@ def pairing_scenario() -> WireScenario:
     settings = {
         "permissions": {
             "allow": [spec.name for spec in tools],
-            "deny": ["Bash(echo denied-by-rule:*)"],
+            "deny": [f"{names.shell or 'Bash'}(echo denied-by-rule:*)"],
         },
         "hooks": {
             "PreToolUse": [
@@ -258,7 +296,7 @@ def pairing_scenario() -> WireScenario:
     )
 
 
-def deferred_scenario() -> WireScenario:
+def deferred_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     """Tool search on: load a deferred MCP tool with ``select:``, call it, get a persisted result.
 
     Turn 1 calls ``ToolSearch`` with ``select:mcp__suite__big``; turn 2 calls the tool once the
@@ -269,9 +307,12 @@ def deferred_scenario() -> WireScenario:
         "big",
         "Returns a very large report.",
         ToolBehavior("text", chars=DEFERRED_OUTPUT_CHARS, fill="0123456789"),
+        names=names,
     )
-    weather = mcp_spec("weather", "Get the weather forecast for a city.", ToolBehavior("text", text="sunny"))
-    notes = mcp_spec("notes", "Search the user's notes.", ToolBehavior("text", text="no notes"))
+    weather = mcp_spec(
+        "weather", "Get the weather forecast for a city.", ToolBehavior("text", text="sunny"), names=names
+    )
+    notes = mcp_spec("notes", "Search the user's notes.", ToolBehavior("text", text="no notes"), names=names)
     tools = (big, weather, notes)
 
     def call_when_loaded(request: RecordedRequest) -> AssistantTurn:
@@ -280,7 +321,13 @@ def deferred_scenario() -> WireScenario:
         return AssistantTurn((ToolUseBlock(DeferIds.BIG, big.name, {}),))
 
     search = AssistantTurn(
-        (ToolUseBlock(DeferIds.SEARCH, "ToolSearch", {"query": f"select:{big.name}", "max_results": 5}),)
+        (
+            ToolUseBlock(
+                DeferIds.SEARCH,
+                names.tool_search or "ToolSearch",
+                {"query": f"select:{big.name}", "max_results": 5},
+            ),
+        )
     )
     return WireScenario(
         name="deferred",
@@ -292,7 +339,7 @@ def deferred_scenario() -> WireScenario:
     )
 
 
-def concurrent_scenario() -> WireScenario:
+def concurrent_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     """Two concurrency-safe calls that finish out of order, then an unknown tool: PAIR-5 over the wire.
 
     One turn calls, in this order: a read-only MCP tool that sleeps
@@ -308,18 +355,20 @@ def concurrent_scenario() -> WireScenario:
             "slow",
             "A slow read-only lookup.",
             ToolBehavior("sleep", seconds=CONCURRENT_SLOW_SECONDS, text="slow-done"),
+            names=names,
         ),
         read_only=True,
     )
     fast = dataclasses.replace(
-        mcp_spec("fast", "A fast read-only lookup.", ToolBehavior("text", text="fast-done")), read_only=True
+        mcp_spec("fast", "A fast read-only lookup.", ToolBehavior("text", text="fast-done"), names=names),
+        read_only=True,
     )
     turn = AssistantTurn(
         (
             TextBlock("Looking things up in parallel."),
             ToolUseBlock(ConcurrentIds.SLOW, slow.name, {}),
             ToolUseBlock(ConcurrentIds.FAST, fast.name, {}),
-            ToolUseBlock(ConcurrentIds.UNKNOWN, mcp_name("no_such_lookup"), {}),
+            ToolUseBlock(ConcurrentIds.UNKNOWN, names.mcp("no_such_lookup"), {}),
         )
     )
     return WireScenario(
