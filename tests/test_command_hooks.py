@@ -1,4 +1,4 @@
-"""Command hooks as real subprocesses with Claude Code's protocol (HOOK-3, HOOK-4, EXEC-5)."""
+"""Command hooks as real subprocesses with Claude Code's protocol (HOOK-3, HOOK-4, EXEC-5); http, plugin and async hooks (HOOK-8)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,18 @@ import pytest
 from reference_impl import (
     CommandHook,
     HookBaseInput,
+    HookConfigError,
     HookMatcher,
     Hooks,
     PreToolUseOutcome,
+    hooks_from_settings,
     run_command_hook,
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,
     run_pre_tool_use,
 )
+from reference_impl.hooks import HttpHook, collect_background, hooks_from_plugin
 from tests.test_hooks import decision
 
 
@@ -310,3 +313,186 @@ def test_cancellation_kills_the_hook(tmp_path: Path) -> None:
 
     asyncio.run(main())
     assert dead(int(pidfile.read_text()))
+
+
+# -- http hooks against a real local server, plugin hooks, async hooks (HOOK-8) -----------------
+
+
+class _HookEndpoint:
+    """A real HTTP server on 127.0.0.1 answering every POST with a fixed status and body; records bodies."""
+
+    def __init__(self, status: int, body: str, delay: float = 0.0) -> None:
+        import http.server
+        import threading
+        import time
+
+        received: list[tuple[dict[str, Any], dict[str, str]]] = []
+        self.received = received
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                received.append((json.loads(self.rfile.read(length)), dict(self.headers.items())))
+                time.sleep(delay)
+                data = body.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/hook"
+
+    def __enter__(self) -> _HookEndpoint:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _pre_with(tmp_path: Path, *hooks: Any) -> PreToolUseOutcome:
+    registry = Hooks({"PreToolUse": [HookMatcher("Bash", list(hooks))]})
+    return asyncio.run(
+        run_pre_tool_use(
+            registry,
+            tool_name="Bash",
+            tool_input={"command": "ls"},
+            tool_use_id="toolu_1",
+            base=base(tmp_path),
+        )
+    )
+
+
+def test_http_hook_decides_like_a_command_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOOK-8: the input is POSTed as JSON; a 2xx JSON body is a decision; allowed env vars expand in headers."""
+    monkeypatch.setenv("HOOK_TOKEN", "s3cret")
+    monkeypatch.setenv("NOT_ALLOWED", "leak")
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": "HTTP-SAYS-NO"}}  # fmt: skip
+    with _HookEndpoint(200, json.dumps(deny)) as endpoint:
+        hook = HttpHook(
+            endpoint.url,
+            {"Authorization": "Bearer $HOOK_TOKEN", "X-Other": "${NOT_ALLOWED}"},
+            ("HOOK_TOKEN",),
+            timeout=10,
+        )
+        out = _pre_with(tmp_path, hook)
+    assert out.verdict is not None
+    assert out.verdict.behavior == "deny"
+    assert "HTTP-SAYS-NO" in out.verdict.reason
+    ((payload, headers),) = endpoint.received
+    assert (payload["hook_event_name"], payload["tool_name"], payload["tool_input"]) == (
+        "PreToolUse", "Bash", {"command": "ls"},
+    )  # fmt: skip
+    assert headers["Authorization"] == "Bearer s3cret"
+    assert headers["X-Other"] == ""
+
+
+@pytest.mark.parametrize("case", ["500", "refused", "timeout", "not json"])
+def test_an_http_hook_that_fails_is_a_non_blocking_error(tmp_path: Path, case: str) -> None:
+    """HOOK-8: a non-2xx answer, a refused connection or a timeout never decides; another hook still does."""
+    ask = json_hook(tmp_path, "ask", decision("ask"))
+    if case == "refused":
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        out = _pre_with(tmp_path, HttpHook(f"http://127.0.0.1:{port}/x", timeout=5), ask)
+    else:
+        status, body, delay = {
+            "500": (500, "{}", 0.0),
+            "timeout": (200, "{}", 3.0),
+            "not json": (200, "{nope", 0.0),
+        }[case]
+        with _HookEndpoint(status, body, delay) as endpoint:
+            out = _pre_with(tmp_path, HttpHook(endpoint.url, timeout=1), ask)
+    assert out.verdict is not None
+    assert out.verdict.behavior == "ask"
+    assert len(out.errors) == 1
+    assert out.errors[0].kind in {"http", "timeout", "invalid_output"}
+
+
+def test_http_hooks_are_read_from_settings(tmp_path: Path) -> None:
+    """HOOK-8: ``{"type": "http"}`` entries are parsed (url, headers, allowedEnvVars, timeout) and run."""
+    hooks = hooks_from_settings(
+        {"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:1/h", "timeout": 3,
+                                          "headers": {"A": "b"}, "allowedEnvVars": ["X"]}]}]}},
+        name="s.json",
+    )  # fmt: skip
+    ((entry, _),) = list(hooks.matching("Stop", ""))
+    assert entry == HttpHook("http://127.0.0.1:1/h", {"A": "b"}, ("X",), 3.0)
+    assert hooks.unsupported == []
+
+
+def test_plugin_hooks_run_with_the_plugin_root(tmp_path: Path) -> None:
+    """HOOK-8: ``hooks/hooks.json`` of a plugin is loaded; ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's
+    directory in the command and in the environment."""
+    plugin = tmp_path / "my-plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    (plugin / "guard.py").write_text(
+        "import json, os, sys\nsys.stdin.read()\n"
+        "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'deny',"
+        " 'permissionDecisionReason': 'root=' + os.environ['CLAUDE_PLUGIN_ROOT']}}))\n"
+    )
+    command = f"{shlex.quote(sys.executable)} ${{CLAUDE_PLUGIN_ROOT}}/guard.py"
+    (plugin / "hooks" / "hooks.json").write_text(
+        json.dumps({"description": "a guard", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": command}]}]}})
+    )  # fmt: skip
+    hooks = hooks_from_plugin(plugin)
+    ((entry, _),) = list(hooks.matching("PreToolUse", "Bash"))
+    assert isinstance(entry, CommandHook)
+    assert "${CLAUDE_PLUGIN_ROOT}" not in entry.command
+    assert str(plugin.resolve()) in entry.command
+    out = _pre_with(tmp_path, entry)
+    assert out.verdict is not None
+    assert out.verdict.behavior == "deny"
+    assert f"root={plugin.resolve()}" in out.verdict.reason
+    assert hooks_from_plugin(tmp_path / "no-hooks").events == {}
+    (plugin / "hooks" / "hooks.json").write_text("{not json")
+    with pytest.raises(HookConfigError, match=r"hooks\.json"):
+        hooks_from_plugin(plugin)
+
+
+def test_async_command_hooks_run_in_the_background_and_never_decide(tmp_path: Path) -> None:
+    """HOOK-8: an ``async`` command hook starts and the event goes on without it; an exit 2 or a deny
+    from it decides nothing; what it says is collected later."""
+    slow = CommandHook(
+        script(
+            tmp_path,
+            "slow",
+            "sys.stdin.read()\ntime.sleep(0.5)\nprint(json.dumps({'systemMessage': 'LATER', "
+            "'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'deny'}}))\n",
+        ),
+        run_async=True,
+    )
+    blocker = CommandHook(script(tmp_path, "blocker", "sys.stdin.read()\nsys.exit(2)\n"), run_async=True)
+    registry = Hooks({"PreToolUse": [HookMatcher("Bash", [slow, blocker])]})
+
+    async def main() -> tuple[PreToolUseOutcome, float, list[Any]]:
+        started = asyncio.get_running_loop().time()
+        out = await run_pre_tool_use(
+            registry, tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t", base=base(tmp_path)
+        )
+        took = asyncio.get_running_loop().time() - started
+        return out, took, await collect_background(registry, wait=True)
+
+    out, took, done = asyncio.run(main())
+    assert out.verdict is None
+    assert out.errors == []
+    assert took < 0.5
+    assert [d.system_message for d in done] == ["LATER", None]
+    assert done[1].error is not None
+    assert registry.background == []

@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anthropic
 import pytest
@@ -25,6 +25,7 @@ from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlo
 from reference_impl import (
     AgentSession,
     ApiRequestError,
+    CommandHook,
     CompactBoundary,
     CompactionPolicy,
     HookContext,
@@ -754,3 +755,289 @@ def test_cli_refuses_bad_settings(
         assert cli_main(["-p", "hi", "--mcp-tools", "tools.json"]) == 2
         assert "lacks name, inputSchema" in capsys.readouterr().err
         assert server.requests == []
+
+
+# -- lifecycle hooks, continue: false, what hooks tell the user (HOOK-5..8) ---------------------
+
+
+def recording_hook(tmp_path: Path, name: str, answer: str = "") -> tuple[str, Path]:
+    """A real command hook that appends its stdin JSON to ``<name>.jsonl`` and then runs ``answer``.
+
+    ``answer`` is Python with the input as ``d``; it prints the hook's output (or exits 2). Returns the
+    command and the record file.
+    """
+    record = tmp_path / f"{name}.jsonl"
+    program = tmp_path / f"{name}.py"
+    program.write_text(
+        "import json, sys\n"
+        "d = json.loads(sys.stdin.read())\n"
+        f"with open({str(record)!r}, 'a') as f:\n"
+        "    f.write(json.dumps(d) + '\\n')\n" + answer + "\n"
+    )
+    return f"{sys.executable} {program}", record
+
+
+def recorded(record: Path) -> list[dict[str, Any]]:
+    if not record.exists():
+        return []
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def command_hooks(**events: list[tuple[str | None, str]]) -> Hooks:
+    """Hooks from ``event=[(matcher, command), ...]``, each command its own matcher entry."""
+    return Hooks(
+        {
+            event: [HookMatcher(matcher, [CommandHook(command, timeout=20)]) for matcher, command in pairs]
+            for event, pairs in events.items()
+        }
+    )
+
+
+def every_text(requests: list[RecordedRequest]) -> str:
+    return json.dumps([r.messages for r in requests])
+
+
+def test_continue_false_from_post_tool_use_stops_after_the_turn_with_every_tool_use_answered(
+    tmp_path: Path,
+) -> None:
+    """HOOK-5: a PostToolUse ``continue: false`` ends the loop after this turn's results; no further
+    request is made, both tool_uses have their result, and ``stopReason`` / ``systemMessage`` reach the
+    user (LoopResult) and never the model (the next request of the resumed session)."""
+    calls: list[str] = []
+    stop, _ = recording_hook(
+        tmp_path,
+        "stop",
+        "print(json.dumps({'continue': False, 'stopReason': 'GUARD-TRIPPED', 'systemMessage': 'SYS-MARK'}))",
+    )
+    script = [
+        AssistantTurn(
+            [
+                ToolUseBlock(tool_use_id(1), "Echo", {"text": "a"}),
+                ToolUseBlock(tool_use_id(2), "Echo", {"text": "b"}),
+            ]
+        ),
+        AssistantTurn.text("must not be asked for"),
+        AssistantTurn.text("after the stop"),
+    ]
+    with ScriptedApiServer(script) as server:
+
+        async def body(session: AgentSession) -> tuple[LoopResult, int, LoopResult]:
+            first = await session.run("echo twice")
+            asked = len(server.message_requests)
+            session.hooks = Hooks()
+            return first, asked, await session.run("go on")
+
+        result, asked, after = in_session(
+            server,
+            tmp_path,
+            body,
+            tools=[echo_tool(calls)],
+            permission_context=rules(),
+            hooks=command_hooks(PostToolUse=[("Echo", stop)]),
+        )
+        requests = server.message_requests
+    assert asked == 1, "continue: false must stop before the next request"
+    assert sorted(calls) == ["a", "b"]
+    assert (result.stop_reason, result.hook_stop_reason) == ("hook_stopped", "GUARD-TRIPPED")
+    assert result.system_messages == ("SYS-MARK", "SYS-MARK")
+    last = result.transcript[-1]
+    assert isinstance(last, dict)
+    assert last["role"] == "user"
+    answered = [
+        b["tool_use_id"] for b in cast(list[dict[str, Any]], last["content"]) if b["type"] == "tool_result"
+    ]
+    assert answered == [tool_use_id(1), tool_use_id(2)]
+    # The resumed session's request carries the whole transcript: valid for the API, no user-only text.
+    assert [r.status for r in requests] == [200, 200]
+    assert after.stop_reason == "end_turn"
+    assert "SYS-MARK" not in every_text(requests)
+    assert "GUARD-TRIPPED" not in every_text(requests)
+
+
+def test_user_prompt_submit_blocks_the_prompt(tmp_path: Path) -> None:
+    """HOOK-7: a UserPromptSubmit block (JSON or exit 2) keeps the prompt out; nothing is sent."""
+    json_block, _ = recording_hook(
+        tmp_path, "ups", "print(json.dumps({'decision': 'block', 'reason': 'NO-SECRETS'}))"
+    )
+    exit2, _ = recording_hook(tmp_path, "ups2", "sys.stderr.write('EXIT-TWO'); sys.exit(2)")
+    for command, reason in ((json_block, "NO-SECRETS"), (exit2, "EXIT-TWO")):
+        with ScriptedApiServer([AssistantTurn.text("never")]) as server:
+
+            async def body(session: AgentSession) -> LoopResult:
+                return await session.run("my password is hunter2")
+
+            result = in_session(
+                server, tmp_path, body, hooks=command_hooks(UserPromptSubmit=[(None, command)])
+            )
+            assert server.message_requests == []
+        assert (result.stop_reason, result.prompt_block_reason, result.turns) == ("prompt_blocked", reason, 0)
+        assert "hunter2" not in json.dumps(result.transcript, default=str)
+
+
+def test_session_start_and_user_prompt_submit_add_context_before_the_first_request(tmp_path: Path) -> None:
+    """HOOK-7: SessionStart's and UserPromptSubmit's additionalContext (and plain stdout) go to the model
+    with the prompt; the payloads carry the common fields and one prompt_id (HOOK-6)."""
+    start, start_log = recording_hook(
+        tmp_path,
+        "start",
+        "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'SessionStart', 'additionalContext': 'SS-CTX'}}))",
+    )
+    plain, _ = recording_hook(tmp_path, "plain", "print('PLAIN-CTX')")
+    prompt_hook, prompt_log = recording_hook(
+        tmp_path,
+        "prompt",
+        "print(json.dumps({'systemMessage': 'UPS-SYS', 'hookSpecificOutput': {'hookEventName': 'UserPromptSubmit', 'additionalContext': 'UPS-CTX'}}))",
+    )
+    hooks = command_hooks(
+        SessionStart=[("startup", start), ("resume", plain)],
+        UserPromptSubmit=[(None, prompt_hook), (None, plain)],
+    )
+    with ScriptedApiServer([AssistantTurn.text("ok")]) as server:
+
+        async def body(session: AgentSession) -> LoopResult:
+            return await session.run("hello")
+
+        result = in_session(server, tmp_path, body, hooks=hooks, transcript_path=str(tmp_path / "t.jsonl"))
+        (request,) = server.message_requests
+    sent = json.dumps(request.messages[0])
+    assert "SessionStart hook additional context: SS-CTX" in sent
+    assert "UserPromptSubmit hook additional context: UPS-CTX" in sent
+    assert "UserPromptSubmit hook additional context: PLAIN-CTX" in sent
+    assert "UPS-SYS" not in sent
+    assert result.system_messages == ("UPS-SYS",)
+    (started,) = recorded(start_log)
+    assert started["source"] == "startup"
+    assert started["hook_event_name"] == "SessionStart"
+    assert "permission_mode" not in started  # as Claude Code 2.1 sends it
+    (submitted,) = recorded(prompt_log)
+    assert submitted["prompt"] == "hello"
+    for key in ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "prompt_id"):
+        assert key in submitted, key
+    assert submitted["session_id"] == started["session_id"]
+
+
+def test_stop_hook_refuses_once_and_stop_hook_active_guards_the_loop(tmp_path: Path) -> None:
+    """HOOK-7: a Stop block sends its reason to the model and the loop goes on; the next Stop input has
+    ``stop_hook_active: true`` and the hook lets it stop."""
+    stop, log = recording_hook(
+        tmp_path,
+        "stop",
+        "if not d['stop_hook_active']:\n    print(json.dumps({'decision': 'block', 'reason': 'RUN-THE-TESTS'}))",
+    )
+    script = [AssistantTurn.text("done early"), AssistantTurn.text("tests pass")]
+    with ScriptedApiServer(script) as server:
+
+        async def body(session: AgentSession) -> LoopResult:
+            return await session.run("fix it")
+
+        result = in_session(server, tmp_path, body, hooks=command_hooks(Stop=[(None, stop)]))
+        requests = server.message_requests
+    assert len(requests) == 2
+    assert all(r.status == 200 for r in requests)
+    feedback = requests[1].messages[-1]
+    assert feedback["role"] == "user"
+    assert [b["text"] for b in feedback["content"]] == ["Stop hook feedback:\nRUN-THE-TESTS"]
+    assert [p["stop_hook_active"] for p in recorded(log)] == [False, True]
+    assert [p["last_assistant_message"] for p in recorded(log)] == ["done early", "tests pass"]
+    assert (result.text, result.stop_reason) == ("tests pass", "end_turn")
+
+
+def test_a_stop_hook_that_always_blocks_is_capped(tmp_path: Path) -> None:
+    """HOOK-7: a Stop hook that ignores stop_hook_active can't keep the loop going forever."""
+    stop, log = recording_hook(tmp_path, "stop", "sys.stderr.write('MORE'); sys.exit(2)")
+    with ScriptedApiServer(lambda _r: AssistantTurn.text("again")) as server:
+
+        async def body(session: AgentSession) -> LoopResult:
+            return await session.run("go")
+
+        result = in_session(
+            server, tmp_path, body, hooks=command_hooks(Stop=[(None, stop)]), stop_hook_block_cap=2
+        )
+        requests = server.message_requests
+    assert len(requests) == 3
+    assert len(recorded(log)) == 3
+    assert result.stop_reason == "end_turn"
+
+
+def test_pre_compact_runs_before_compaction_then_session_start_compact(tmp_path: Path) -> None:
+    """HOOK-7: PreCompact (trigger auto) runs before the summary request; SessionStart (source
+    compact) after it; SessionEnd from end(), with its reason."""
+    calls: list[str] = []
+    pre_compact, pre_log = recording_hook(tmp_path, "precompact")
+    start, start_log = recording_hook(tmp_path, "start")
+    end, end_log = recording_hook(tmp_path, "end")
+
+    def script(request: RecordedRequest) -> AssistantTurn:
+        if not request.tools:
+            assert recorded(pre_log), "PreCompact must run before the summary request"
+            return AssistantTurn.text("SUMMARY")
+        if sum(1 for m in request.messages if m["role"] == "assistant") < 3:
+            return AssistantTurn([ToolUseBlock(tool_use_id(request.index + 1), "Echo", {"text": "x"})])
+        return AssistantTurn.text("finished")
+
+    hooks = command_hooks(
+        PreCompact=[("auto", pre_compact)], SessionStart=[("", start)], SessionEnd=[("", end)]
+    )
+    with ScriptedApiServer(script) as server:
+
+        async def body(session: AgentSession) -> LoopResult:
+            result = await session.run("echo a lot")
+            assert recorded(end_log) == []
+            await session.end("other")
+            return result
+
+        result = in_session(
+            server,
+            tmp_path,
+            body,
+            tools=[echo_tool(calls)],
+            permission_context=rules(),
+            hooks=hooks,
+            compaction=CompactionPolicy(max_entries=4, keep_last=2),
+            max_turns=6,
+        )
+    assert isinstance(result.transcript[0], CompactBoundary)
+    ((compacting, *_),) = [recorded(pre_log)]
+    assert (compacting["trigger"], compacting["custom_instructions"]) == ("auto", "")
+    assert [p["source"] for p in recorded(start_log)][:2] == ["startup", "compact"]
+    (ended,) = recorded(end_log)
+    assert (ended["hook_event_name"], ended["reason"]) == ("SessionEnd", "other")
+
+
+def test_notification_fires_before_the_host_is_asked(tmp_path: Path) -> None:
+    """HOOK-7: a permission prompt is where the harness notifies: Notification runs, then the host."""
+    from reference_impl import PermissionResultAllow
+
+    notify, log = recording_hook(tmp_path, "notify")
+    asked: list[int] = []
+
+    async def host(_name: str, _input: dict[str, Any], _context: Any) -> PermissionResultAllow:
+        asked.append(len(recorded(log)))
+        return PermissionResultAllow()
+
+    script = [AssistantTurn([ToolUseBlock(tool_use_id(1), "Ask", {"text": "a"})]), AssistantTurn.text("ok")]
+    calls: list[str] = []
+    ask_tool = build_tool(
+        "Ask",
+        "Needs a yes.",
+        echo_tool(calls).call,
+        input_json_schema=TEXT_SCHEMA,
+    )
+    with ScriptedApiServer(script) as server:
+
+        async def body(session: AgentSession) -> LoopResult:
+            return await session.run("ask")
+
+        in_session(
+            server,
+            tmp_path,
+            body,
+            tools=[ask_tool],
+            can_use_tool=host,
+            hooks=command_hooks(Notification=[("permission_prompt", notify)]),
+        )
+    assert asked == [1]
+    assert calls == ["a"]
+    (note,) = recorded(log)
+    assert note["notification_type"] == "permission_prompt"
+    assert "Ask" in note["message"]

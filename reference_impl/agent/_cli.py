@@ -7,8 +7,11 @@ rule allows is denied (PERM-8). Built-in tools: ``Read``, ``Bash`` and ``ToolSea
 ``--mcp-tools FILE`` adds MCP tools with fixed answers (a JSON list of ``{"server", "name",
 "description", "inputSchema", "result", "_meta"?, "annotations"?}``), deferred as MCP tools are;
 ``--mcp-config FILE`` (repeatable) connects to the stdio MCP servers of a Claude Code style config.
-``ENABLE_TOOL_SEARCH`` is honoured. Exit status: 0 done, 1 the API refused a request, 2 bad
-arguments or configuration.
+``ENABLE_TOOL_SEARCH`` is honoured. Hooks come from the settings files and from each
+``--plugin-dir`` plugin's ``hooks/hooks.json``; what they say to the user (``systemMessage``, a
+``stopReason``, a blocked prompt's reason) is printed on stderr, or is in the JSON result
+(``hook_messages``), never sent to the model. Exit status: 0 done, 1 the API refused a request, 2
+bad arguments or configuration.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from reference_impl.agent._mcp_client import McpConfigError, connect_mcp_servers, load_mcp_config
-from reference_impl.hooks import HookConfigError, Hooks, hooks_from_settings
+from reference_impl.hooks import HookConfigError, Hooks, hooks_from_plugin, hooks_from_settings
 from reference_impl.permissions import (
     PERMISSION_MODES,
     SettingsError,
@@ -116,7 +119,15 @@ async def _bash(tool_input: ToolInput, context: ToolContext) -> ToolOutput:
     text = stdout.decode("utf-8", errors="replace").rstrip("\n")
     if process.returncode:
         return ToolOutput(content=f"{text}\nExit code {process.returncode}".lstrip("\n"), is_error=True)
-    return ToolOutput(content=text)
+    # What PostToolUse hooks get (HOOK-6): Claude Code's Bash response; stderr is merged into stdout.
+    response = {
+        "stdout": text,
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "noOutputExpected": False,
+    }
+    return ToolOutput(content=text, hook_response=response)
 
 
 def _read_only(_input: ToolInput) -> bool:
@@ -202,6 +213,13 @@ def _parser() -> argparse.ArgumentParser:
         help="a Claude Code style MCP config (stdio servers)",
     )
     parser.add_argument("--session-dir", type=Path, default=None, help="where large results are saved")
+    parser.add_argument(
+        "--plugin-dir",
+        action="append",
+        default=[],
+        type=Path,
+        help="a Claude Code plugin directory whose hooks/hooks.json is loaded",
+    )
     return parser
 
 
@@ -218,6 +236,8 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     hooks = Hooks()
     for settings in files:
         hooks = hooks.merged(hooks_from_settings(settings.data, name=settings.name))
+    for plugin in args.plugin_dir:
+        hooks = hooks.merged(hooks_from_plugin(plugin))
     permission_context = context_from_settings(files, cwd=cwd, mode=args.permission_mode, can_prompt=False)
     builder = RequestBuilder(
         model=args.model,
@@ -241,15 +261,34 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     )
 
 
-async def _run(session: AgentSession, prompt: str, mcp_configs: Sequence[Path] = ()) -> LoopResult:
+async def _run(
+    session: AgentSession, prompt: str, mcp_configs: Sequence[Path] = ()
+) -> tuple[LoopResult, tuple[str, ...]]:
+    """The loop's result and what the SessionEnd and async hooks said to the user at the end."""
     try:
         servers = [server for path in mcp_configs for server in load_mcp_config(path)]
         # The MCP servers live exactly as long as the loop: started here, closed on the way out.
         async with connect_mcp_servers(servers) as connected:
             session.mcp_tools = [*session.mcp_tools, *connected]
-            return await session.run(prompt)
+            try:
+                result = await session.run(prompt)
+            finally:
+                ending = await session.end("other")
+            return result, ending
     finally:
         await session.client.close()
+
+
+def _hook_messages(result: LoopResult, ending: Sequence[str]) -> list[str]:
+    """What the hooks said to the user, in order: messages, a blocked prompt, a stop reason, errors."""
+    messages = list(result.system_messages)
+    if result.prompt_block_reason:
+        messages.append(f"UserPromptSubmit operation blocked by hook:\n{result.prompt_block_reason}")
+    if result.stop_reason == "hook_stopped":
+        messages.append(f"Stopped by a hook: {result.hook_stop_reason or '(no reason given)'}")
+    messages.extend(f"{e.event} hook error: {e.hook}: {e.message}" for e in result.hook_errors)
+    messages.extend(ending)
+    return messages
 
 
 def _emit(args: argparse.Namespace, payload: dict[str, Any]) -> None:
@@ -279,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m reference_impl: {error}", file=sys.stderr)
         return 2
     try:
-        result = asyncio.run(_run(session, args.prompt, args.mcp_config))
+        result, ending = asyncio.run(_run(session, args.prompt, args.mcp_config))
     except McpConfigError as error:
         print(f"python -m reference_impl: {error}", file=sys.stderr)
         return 2
@@ -287,6 +326,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _emit(args, {**base, "subtype": "error_during_execution", "is_error": True, "result": str(error)})
         return 1
     subtype = "error_max_turns" if result.stop_reason == "max_turns" else "success"
+    messages = _hook_messages(result, ending)
+    if args.output_format == "text":
+        for message in messages:
+            print(message, file=sys.stderr)
     _emit(
         args,
         {
@@ -296,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "result": result.text,
             "stop_reason": result.stop_reason,
             "num_turns": result.turns,
+            "hook_messages": messages,
         },
     )
     return 0

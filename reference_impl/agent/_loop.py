@@ -18,6 +18,14 @@ already received still gets a result, so the transcript stays valid for the next
 Compaction replaces old entries with a boundary that carries the discovered tools (DEFER-7) and
 resets the beta latch (CACHE-6); its summary is given, or asked of the model in a side request
 that carries no tools.
+
+Hooks at every lifecycle moment the loop has (HOOK-7): SessionStart before the first prompt (and
+after a compaction), UserPromptSubmit before a prompt is added (it can block it or add context),
+Stop when the model stops (a block sends its reason back and the loop goes on, with
+``stop_hook_active`` set on the next Stop), PreCompact before a compaction, Notification before the
+host is asked, SessionEnd from :meth:`AgentSession.end`. ``continue: false`` from any hook ends the
+loop after the current turn's results; ``systemMessage`` and ``stopReason`` go to the user in
+:class:`LoopResult`, never to the model (HOOK-5). Async hooks report on the next turn (HOOK-8).
 """
 
 from __future__ import annotations
@@ -42,8 +50,23 @@ from reference_impl.execution import (
     finish_batch,
     new_batch_executor,
 )
-from reference_impl.hooks import Hooks
-from reference_impl.permissions import CanUseTool, PermissionContext, is_tool_denied_as_whole
+from reference_impl.hooks import (
+    HookBaseInput,
+    HookError,
+    Hooks,
+    HookSignals,
+    LifecycleEvent,
+    LifecycleOutcome,
+    collect_background,
+    run_lifecycle,
+)
+from reference_impl.permissions import (
+    CanUseTool,
+    PermissionContext,
+    PermissionResult,
+    ToolPermissionContext,
+    is_tool_denied_as_whole,
+)
 from reference_impl.request import (
     BuiltRequest,
     CompactBoundary,
@@ -51,11 +74,13 @@ from reference_impl.request import (
     RequestBuilder,
     TranscriptEntry,
     content_blocks,
+    system_reminder,
 )
 from reference_impl.request._discovery import compact as compact_entries
 from reference_impl.tools import Tool, ToolProgress, ToolState, assemble_tool_pool
 
 __all__ = [
+    "STOP_HOOK_BLOCK_CAP",
     "SUMMARY_PROMPT",
     "AgentSession",
     "ApiRequestError",
@@ -67,6 +92,10 @@ SUMMARY_PROMPT = (
     "Summarize the conversation below for a continuation of it: the user's requests, what was done, "
     "which tools were used and what they found, and what is left to do. Reply with the summary only."
 )
+
+
+STOP_HOOK_BLOCK_CAP = 8
+"""Consecutive Stop-hook blocks after which the loop stops anyway (Claude Code's default cap)."""
 
 
 class ApiRequestError(RuntimeError):
@@ -121,14 +150,24 @@ class LoopResult:
     """How one :meth:`AgentSession.run` ended.
 
     ``text`` is the text of the last assistant message; ``stop_reason`` the API's last stop reason,
-    or ``"max_turns"`` / ``"aborted"``; ``turns`` the number of requests made; ``transcript`` the
-    whole transcript afterwards.
+    or ``"max_turns"`` / ``"aborted"``, ``"hook_stopped"`` (a hook's ``continue: false``) or
+    ``"prompt_blocked"`` (a UserPromptSubmit hook blocked the prompt); ``turns`` the number of requests
+    made; ``transcript`` the whole transcript afterwards.
+
+    What hooks said to the user, never to the model (HOOK-5): ``system_messages`` (their
+    ``systemMessage`` values and the stderr of an exit 2 where it can't block), ``hook_stop_reason``
+    (the ``stopReason`` of the ``continue: false`` that stopped the loop), ``prompt_block_reason``,
+    and ``hook_errors`` (non-blocking failures).
     """
 
     text: str
     stop_reason: str
     turns: int
     transcript: tuple[TranscriptEntry, ...]
+    system_messages: tuple[str, ...] = ()
+    hook_stop_reason: str = ""
+    prompt_block_reason: str = ""
+    hook_errors: tuple[HookError, ...] = ()
 
 
 def _block_param(block: Any) -> dict[str, Any]:
@@ -183,7 +222,8 @@ class AgentSession:
     ``tools`` are the built-in tools (include the ToolSearch tool for deferred loading) and
     ``mcp_tools`` the MCP tools; the pool is assembled afresh for every request. ``entries`` is
     the transcript and may be given to resume. ``max_turns`` limits requests per :meth:`run`.
-    ``call_timeout`` and ``grace_period`` go to the streaming executor.
+    ``call_timeout`` and ``grace_period`` go to the streaming executor. ``hooks`` run around tool
+    calls and at the loop's lifecycle moments; ``stop_hook_block_cap`` bounds consecutive Stop blocks.
     """
 
     client: anthropic.AsyncAnthropic
@@ -205,12 +245,95 @@ class AgentSession:
     decision_log: DecisionLog = field(default_factory=DecisionLog)
     progress: list[ToolProgress] = field(default_factory=list)
     state: ToolState = field(default_factory=ToolState)
+    stop_hook_block_cap: int = STOP_HOOK_BLOCK_CAP
     last_request: BuiltRequest | None = field(default=None, init=False)
+    prompt_id: str | None = field(default=None, init=False)
+    started: bool = field(default=False, init=False)
+    _signals: HookSignals = field(default_factory=HookSignals, init=False, repr=False)
+    _pending_context: list[str] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_turns < 1:
             raise ValueError(f"AgentSession.max_turns must be >= 1, got {self.max_turns}")
         self.entries = list(self.entries)
+
+    # -- lifecycle hooks (HOOK-7) ------------------------------------------------------------
+
+    def hook_base(self) -> HookBaseInput:
+        """The common fields of every hook input now (HOOK-6)."""
+        return HookBaseInput(
+            session_id=self.session_id,
+            transcript_path=self.transcript_path,
+            cwd=str(self.permission_context.cwd),
+            permission_mode=self.permission_context.mode,
+            prompt_id=self.prompt_id,
+        )
+
+    async def _lifecycle(
+        self, event: LifecycleEvent, fields: Mapping[str, Any], match: str | None = None
+    ) -> LifecycleOutcome:
+        if not self.hooks.has(event):
+            return LifecycleOutcome(event)
+        outcome = await run_lifecycle(self.hooks, event, fields, base=self.hook_base(), match=match)
+        self._signals.take(outcome)
+        # Exit-2 stderr of an event that can't block is for the user (Claude Code shows it).
+        self._signals.system_messages.extend(outcome.user_notes)
+        return outcome
+
+    def _add_context(self, event: str, contexts: Sequence[str]) -> None:
+        self._pending_context.extend(f"{event} hook additional context: {c}" for c in contexts)
+
+    def _flush_context(self) -> None:
+        """Deliver pending hook context with the next request, in the last user message."""
+        if not self._pending_context:
+            return
+        blocks = [{"type": "text", "text": system_reminder(text)} for text in self._pending_context]
+        self._pending_context.clear()
+        last = self.entries[-1] if self.entries else None
+        if isinstance(last, dict) and last.get("role") == "user":
+            content = last["content"]
+            listed = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+            self.entries[-1] = cast(MessageParam, {**last, "content": [*listed, *blocks]})
+        else:
+            self.entries.append(cast(MessageParam, {"role": "user", "content": blocks}))
+
+    async def _collect_background(self, *, wait: bool = False) -> None:
+        for done in await collect_background(self.hooks, wait=wait):
+            if done.error is not None:
+                self._signals.errors.append(done.error)
+            if done.system_message:
+                self._signals.system_messages.append(done.system_message)
+            if done.additional_context:
+                self._add_context(done.event, [done.additional_context])
+
+    async def start(self, source: str | None = None) -> LifecycleOutcome:
+        """Fire SessionStart: ``startup``, or ``resume`` for a session given entries.
+
+        Its context goes with the next request. :meth:`run` calls it once when nobody did.
+        """
+        self.started = True
+        chosen = source or ("resume" if self.entries else "startup")
+        outcome = await self._lifecycle("SessionStart", {"source": chosen}, match=chosen)
+        self._add_context("SessionStart", outcome.additional_contexts)
+        return outcome
+
+    async def end(self, reason: str = "other") -> tuple[str, ...]:
+        """Fire SessionEnd and wait for the async hooks still running; what they say to the user."""
+        self._signals = HookSignals()
+        await self._lifecycle("SessionEnd", {"reason": reason}, match=reason)
+        await self._collect_background(wait=True)
+        return tuple(self._signals.system_messages)
+
+    def _notifying(self, host: CanUseTool) -> CanUseTool:
+        async def ask(
+            name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+        ) -> PermissionResult:
+            message = f"Claude needs your permission to use {name}"
+            fields = {"message": message, "notification_type": "permission_prompt"}
+            await self._lifecycle("Notification", fields, match="permission_prompt")
+            return await host(name, tool_input, context)
+
+        return ask
 
     def pool(self) -> tuple[Tool, ...]:
         """The tools of the next request: built-ins, then MCP tools, minus whole-tool denials."""
@@ -234,16 +357,23 @@ class AgentSession:
             raise ApiRequestError.from_sdk(error) from error
         return _text_of([_block_param(b) for b in message.content])
 
-    async def compact(self, summary: str | None = None) -> CompactBoundary:
+    async def compact(
+        self, summary: str | None = None, *, trigger: str = "manual", custom_instructions: str = ""
+    ) -> CompactBoundary:
         """Compact the transcript now; the summary is ``summary`` or the model's (:meth:`summarize`).
 
-        The boundary carries every discovered tool (DEFER-7); the beta latch restarts (CACHE-6).
+        PreCompact hooks run first (``trigger`` ``manual``, or ``auto`` from the loop's policy), then
+        SessionStart with source ``compact`` (HOOK-7). The boundary carries every discovered tool
+        (DEFER-7); the beta latch restarts (CACHE-6).
         """
+        fields = {"trigger": trigger, "custom_instructions": custom_instructions}
+        await self._lifecycle("PreCompact", fields, match=trigger)
         text = summary if summary is not None else await self.summarize()
         self.entries = compact_entries(self.entries, text, keep_last=self.compaction.keep_last)
         self.builder.reset()
         boundary = self.entries[0]
         assert isinstance(boundary, CompactBoundary)
+        await self.start("compact")
         return boundary
 
     # -- the loop ----------------------------------------------------------------------------
@@ -253,8 +383,10 @@ class AgentSession:
     ) -> LoopResult:
         """Add ``prompt`` as a user message and loop until the model stops asking for tools.
 
-        Raises :class:`ApiRequestError` when the API refuses a request; the transcript then ends
-        with what was complete before that request.
+        SessionStart runs before the first prompt, UserPromptSubmit before each (a block keeps the
+        prompt out of the transcript), Stop when the model stops (HOOK-7); a hook's ``continue: false``
+        ends the loop after the turn's results (HOOK-5). Raises :class:`ApiRequestError` when the API
+        refuses a request; the transcript then ends with what was complete before that request.
         """
         if isinstance(prompt, str):
             if not prompt.strip():
@@ -264,8 +396,24 @@ class AgentSession:
             content = [dict(block) for block in prompt]
             if not content:
                 raise ValueError("AgentSession.run: the prompt has no content blocks")
-        self.entries.append(cast(MessageParam, {"role": "user", "content": content}))
+        signals = self._signals = HookSignals()
+        if not self.started:
+            await self.start()
+        self.prompt_id = str(uuid.uuid4())
         text, stop_reason, turns = "", "end_turn", 0
+        submitted = await self._lifecycle("UserPromptSubmit", {"prompt": _text_of(content)})
+        if submitted.block or signals.stop:
+            # The prompt is not processed and not kept (Claude Code erases a blocked prompt).
+            self._pending_context.clear()
+            return self._result(
+                "",
+                "prompt_blocked" if submitted.block else "hook_stopped",
+                0,
+                "\n".join(submitted.block_reasons),
+            )
+        self.entries.append(cast(MessageParam, {"role": "user", "content": content}))
+        self._add_context("UserPromptSubmit", submitted.additional_contexts)
+        stop_hook_active, stop_blocks = False, 0
         while True:
             if abort is not None and abort.is_set():
                 stop_reason = "aborted"
@@ -275,22 +423,61 @@ class AgentSession:
                 break
             limit = self.compaction.max_entries
             if limit is not None and len(self.entries) > limit:
-                await self.compact()
+                await self.compact(trigger="auto")
+            await self._collect_background()
+            self._flush_context()
             turns += 1
             blocks, stop_reason = await self._turn(abort)
             if blocks:
                 text = _text_of(blocks)
-            if stop_reason != "tool_use":
+            if signals.stop:
+                # continue: false: every tool_use of this turn has its result; no further request.
+                stop_reason = "hook_stopped"
                 break
-        return LoopResult(text=text, stop_reason=stop_reason, turns=turns, transcript=tuple(self.entries))
+            if stop_reason == "tool_use":
+                continue
+            if stop_reason == "aborted":
+                break
+            fields = {"stop_hook_active": stop_hook_active, "last_assistant_message": text}
+            stopping = await self._lifecycle("Stop", fields)
+            if signals.stop:
+                stop_reason = "hook_stopped"
+                break
+            if not stopping.block or stop_blocks >= self.stop_hook_block_cap:
+                break
+            # The hook refused the stop: its reason goes to the model and the loop goes on.
+            feedback = "Stop hook feedback:\n" + "\n".join(stopping.block_reasons)
+            self.entries.append(
+                cast(MessageParam, {"role": "user", "content": [{"type": "text", "text": feedback}]})
+            )
+            stop_hook_active, stop_blocks = True, stop_blocks + 1
+        return self._result(text, stop_reason, turns)
+
+    def _result(self, text: str, stop_reason: str, turns: int, blocked: str = "") -> LoopResult:
+        signals = self._signals
+        return LoopResult(
+            text=text,
+            stop_reason=stop_reason,
+            turns=turns,
+            transcript=tuple(self.entries),
+            system_messages=tuple(signals.system_messages),
+            hook_stop_reason=signals.stop_reason if signals.stop else "",
+            prompt_block_reason=blocked,
+            hook_errors=tuple(signals.errors),
+        )
 
     def _execution_context(self, pool: Sequence[Tool]) -> ExecutionContext:
+        host = self.can_use_tool
+        if host is not None and self.hooks.has("Notification"):
+            host = self._notifying(host)
         return ExecutionContext(
             tools=pool,
             permission_context=self.permission_context,
             session_dir=self.session_dir,
             hooks=self.hooks,
-            can_use_tool=self.can_use_tool,
+            can_use_tool=host,
+            prompt_id=self.prompt_id,
+            hook_signals=self._signals,
             base_tools=[*self.tools, *self.mcp_tools],
             session_id=self.session_id,
             transcript_path=self.transcript_path,

@@ -24,6 +24,7 @@ import contextvars
 import functools
 import json
 import math
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ from reference_impl.execution._scheduler import (
 from reference_impl.hooks import (
     HookBaseInput,
     Hooks,
+    HookSignals,
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,
@@ -112,6 +114,9 @@ class ExecutionContext:
     decision_log: DecisionLog = field(default_factory=DecisionLog)
     progress: list[ToolProgress] = field(default_factory=list)
     _hook_base: tuple[str, str, PermissionContext, HookBaseInput] | None = field(
+    prompt_id: str | None = None
+    hook_signals: HookSignals = field(default_factory=HookSignals)
+    """What the hooks said to the loop and the user (``continue: false``, ``systemMessage``: HOOK-5)."""
         default=None, init=False, repr=False, compare=False
     )
 
@@ -125,6 +130,7 @@ class ExecutionContext:
             and memo[1] is self.transcript_path
             and memo[2] is self.permission_context
         ):
+            and memo[3].prompt_id == self.prompt_id
             return memo[3]
         base = HookBaseInput(
             session_id=self.session_id,
@@ -132,6 +138,7 @@ class ExecutionContext:
             cwd=str(self.permission_context.cwd),
             permission_mode=self.permission_context.mode,
         )
+            prompt_id=self.prompt_id,
         self._hook_base = (self.session_id, self.transcript_path, self.permission_context, base)
         return base
 
@@ -265,6 +272,7 @@ async def run_tool_use(
         ctx.hooks, tool_name=tool.name, tool_input=tool_input, tool_use_id=tool_use_id, base=base
     )
     if pre.additional_contexts:
+    ctx.hook_signals.take(pre)
         extra.extend(
             _text_block(system_reminder(f"PreToolUse:{tool.name} hook additional context: {c}"))
             for c in pre.additional_contexts
@@ -308,6 +316,7 @@ async def run_tool_use(
         message = str(exc) or type(exc).__name__
         post_fail = await run_post_tool_use_failure(
             ctx.hooks,
+    started = time.monotonic()
             tool_name=tool.name,
             tool_input=tool_input,
             tool_use_id=tool_use_id,
@@ -321,7 +330,9 @@ async def run_tool_use(
         )
         return ToolRunOutcome(
             synthetic_error_result(tool_use_id, f"Error: {message}"), tuple(extra), failed=True
+            duration_ms=_elapsed_ms(started),
         )
+        ctx.hook_signals.take(post_fail)
 
     if isinstance(output, str):
         output = ToolOutput(content=output)
@@ -341,7 +352,9 @@ async def run_tool_use(
         )
     else:
         post = await run_post_tool_use(
+            duration_ms=_elapsed_ms(started),
             ctx.hooks,
+        ctx.hook_signals.take(post_fail)
             tool_name=tool.name,
             tool_input=tool_input,
             tool_use_id=tool_use_id,
@@ -355,7 +368,9 @@ async def run_tool_use(
                 context_modifier=output.context_modifier,
             )
         if post.block_messages or post.additional_contexts:
+            duration_ms=_elapsed_ms(started),
             extra.extend(
+        ctx.hook_signals.take(post)
                 _post_blocks(tool.name, post.block_messages, post.additional_contexts, "PostToolUse")
             )
 
@@ -401,6 +416,7 @@ async def _resolve_ask(
                 DecisionReason("permission_request_hook", hook=answer.hook, detail=answer.message),
                 message=answer.message
                 or f"Permission to use {tool.name} was denied by a PermissionRequest hook.",
+    ctx.hook_signals.take(request)
             ), tool_input
         return _approve(
             tool,
@@ -511,7 +527,14 @@ def _response_for_hooks(output: ToolOutput) -> Any:
     return [dict(block) if isinstance(block, Mapping) else block for block in content]
 
 
+def _elapsed_ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
+
+
 def _as_content(value: Any) -> str | Sequence[Mapping[str, Any]] | Mapping[str, Any]:
+    # The tool's own response shape when it has one (Bash: stdout, stderr, ...: HOOK-6).
+    if output.hook_response is not None:
+        return output.hook_response
     if isinstance(value, str | Mapping):
         return value
     if isinstance(value, Sequence) and all(isinstance(b, Mapping) for b in value):

@@ -1,4 +1,4 @@
-"""Hooks: the hook model and settings parsing (``_model``), running and aggregating hooks (``_runner``), command hooks as subprocesses (``_command``)."""
+"""Hooks: the hook model and settings parsing (``_model``), running and aggregating hooks (``_runner``), command hooks as subprocesses (``_command``), http hooks (``_http``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from reference_impl.hooks._command import (
     HookRunResult,
     run_command_hook,
 )
+from reference_impl.hooks._http import HttpHookResult, run_http_hook
 from reference_impl.hooks._model import (
+    LIFECYCLE_EVENTS,
     HookBaseInput,
     HookCallback,
     HookConfig,
@@ -19,16 +21,24 @@ from reference_impl.hooks._model import (
     HookEvent,
     HookMatcher,
     Hooks,
+    HttpHook,
+    LifecycleEvent,
     UnsupportedHook,
     compile_matcher,
+    hooks_from_plugin,
     hooks_from_settings,
 )
 from reference_impl.hooks._runner import (
+    BackgroundHookResult,
+    HookSignals,
+    LifecycleOutcome,
     OutputUpdate,
     PermissionRequestDecision,
     PermissionRequestOutcome,
     PostToolUseOutcome,
     PreToolUseOutcome,
+    collect_background,
+    run_lifecycle,
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,
@@ -36,6 +46,8 @@ from reference_impl.hooks._runner import (
 )
 
 __all__ = [
+    "LIFECYCLE_EVENTS",
+    "BackgroundHookResult",
     "CommandHook",
     "HookBaseInput",
     "HookCallback",
@@ -48,16 +60,25 @@ __all__ = [
     "HookEvent",
     "HookMatcher",
     "HookRunResult",
+    "HookSignals",
     "Hooks",
+    "HttpHook",
+    "HttpHookResult",
+    "LifecycleEvent",
+    "LifecycleOutcome",
     "OutputUpdate",
     "PermissionRequestDecision",
     "PermissionRequestOutcome",
     "PostToolUseOutcome",
     "PreToolUseOutcome",
     "UnsupportedHook",
+    "collect_background",
     "compile_matcher",
+    "hooks_from_plugin",
     "hooks_from_settings",
     "run_command_hook",
+    "run_http_hook",
+    "run_lifecycle",
     "run_permission_request",
     "run_post_tool_use",
     "run_post_tool_use_failure",

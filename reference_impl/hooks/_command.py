@@ -46,11 +46,13 @@ class CommandHook:
 
     ``timeout`` is in seconds; ``None`` means the matcher's timeout, else :data:`DEFAULT_HOOK_TIMEOUT`.
     ``run_async`` is Claude Code's ``"async": true`` (runs in the background, can't decide).
+    ``plugin_root`` is the directory of the plugin the hook comes from (``CLAUDE_PLUGIN_ROOT``).
     """
 
     command: str
     timeout: float | None = None
     run_async: bool = False
+    plugin_root: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.command, str) or not self.command.strip():
@@ -141,7 +143,8 @@ async def run_command_hook(
     """Run ``hook.command`` through the shell with ``input_json`` on stdin and capture the outcome.
 
     ``timeout`` (seconds) overrides the hook's own; on expiry the whole process group is killed.
-    ``env`` defaults to this process's environment plus ``CLAUDE_PROJECT_DIR=cwd``, as in Claude Code.
+    ``env`` defaults to this process's environment plus ``CLAUDE_PROJECT_DIR=cwd``, as in Claude Code;
+    a plugin's hook also gets ``CLAUDE_PLUGIN_ROOT``.
     Never raises for anything the hook does; cancellation kills the group and propagates.
     """
     limit = (
@@ -161,6 +164,8 @@ async def run_command_hook(
     run_env = dict(os.environ if env is None else env)
     if env is None or "CLAUDE_PROJECT_DIR" not in env:
         run_env["CLAUDE_PROJECT_DIR"] = os.fspath(cwd)
+    if hook.plugin_root is not None:
+        run_env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             _shell(),

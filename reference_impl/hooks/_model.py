@@ -10,15 +10,19 @@ Running the hooks of an event and aggregating their results (HOOK-2..4, EXEC-5) 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, TypeAlias, TypedDict, get_args
 
 from reference_impl.hooks._command import CommandHook
 
 __all__ = [
     "ALL_HOOK_EVENTS",
+    "LIFECYCLE_EVENTS",
+    "PLUGIN_ROOT_VARIABLE",
     "TOOL_HOOK_EVENTS",
     "TOOL_MATCHER_EVENTS",
     "HookBaseInput",
@@ -32,8 +36,11 @@ __all__ = [
     "HookEvent",
     "HookMatcher",
     "Hooks",
+    "HttpHook",
+    "LifecycleEvent",
     "UnsupportedHook",
     "compile_matcher",
+    "hooks_from_plugin",
     "hooks_from_settings",
 ]
 
@@ -55,6 +62,20 @@ ALL_HOOK_EVENTS: tuple[str, ...] = (
     "Notification",
 )
 """The Claude Code hook events known by name: the tool events, then the lifecycle ones (HOOK-7)."""
+
+LifecycleEvent: TypeAlias = Literal[
+    "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "Notification"
+]
+LIFECYCLE_EVENTS: tuple[LifecycleEvent, ...] = get_args(LifecycleEvent)
+"""The events the agent loop runs at its lifecycle moments (HOOK-7), in ``ALL_HOOK_EVENTS`` order."""
+
+MATCHERLESS_EVENTS: frozenset[str] = frozenset({"UserPromptSubmit", "Stop", "SubagentStop"})
+"""Events without a matcher (Claude Code ignores one): every entry runs. The other lifecycle events
+match their ``matcher`` against a value of the event (SessionStart ``source``, PreCompact ``trigger``,
+SessionEnd ``reason``, Notification ``notification_type``)."""
+
+PLUGIN_ROOT_VARIABLE = "CLAUDE_PLUGIN_ROOT"
+"""Replaced by a plugin's directory in its hook commands, and set in their environment (HOOK-8)."""
 
 
 class HookConfigError(ValueError):
@@ -84,26 +105,58 @@ class UnsupportedHook:
         return f"<{self.type} hook>"
 
 
-HookEntry: TypeAlias = "HookCallback | CommandHook | UnsupportedHook"
+@dataclass(frozen=True, slots=True)
+class HttpHook:
+    """A ``{"type": "http", "url": ..., "headers": ..., "allowedEnvVars": [...], "timeout": ...}`` hook (HOOK-8).
+
+    The hook input is POSTed as JSON; a 2xx answer's JSON body is read like a command hook's stdout
+    (an empty or non-JSON body says nothing). Any other status, a refused connection or a timeout is a
+    non-blocking error: an http hook can block only with a decision in its body. ``$VAR`` / ``${VAR}``
+    in a header value is replaced by the environment variable when it is in ``allowed_env_vars``,
+    else by nothing.
+    """
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    allowed_env_vars: tuple[str, ...] = ()
+    timeout: float | None = None
+
+    @property
+    def label(self) -> str:
+        """How the hook is named in reasons and errors: its URL."""
+        return self.url
+
+
+HookEntry: TypeAlias = "HookCallback | CommandHook | HttpHook | UnsupportedHook"
 
 
 @dataclass(frozen=True, slots=True)
 class HookBaseInput:
-    """The fields every hook input carries (Claude Code's ``BaseHookInput``)."""
+    """The fields every hook input carries (Claude Code's ``BaseHookInput``, HOOK-6).
+
+    ``prompt_id`` identifies the user prompt being processed (None before the first prompt, as at
+    SessionStart). Claude Code 2.1 sends ``permission_mode`` with the prompt and tool events, not with
+    SessionStart and SessionEnd; :meth:`to_dict` with ``with_mode=False`` leaves it out.
+    """
 
     session_id: str
     transcript_path: str
     cwd: str
     permission_mode: str = "default"
+    prompt_id: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, with_mode: bool = True) -> dict[str, Any]:
         """The JSON object fields, in Claude Code's order."""
-        return {
+        data: dict[str, Any] = {
             "session_id": self.session_id,
             "transcript_path": self.transcript_path,
             "cwd": self.cwd,
-            "permission_mode": self.permission_mode,
         }
+        if self.prompt_id is not None:
+            data["prompt_id"] = self.prompt_id
+        if with_mode:
+            data["permission_mode"] = self.permission_mode
+        return data
 
 
 HookErrorKind: TypeAlias = Literal[
@@ -115,6 +168,7 @@ HookErrorKind: TypeAlias = Literal[
     "output_too_large",
     "callback_raised",
     "unsupported",
+    "http",
 ]
 
 
@@ -172,11 +226,13 @@ class HookMatcher:
 class Hooks:
     """The hooks of a session: event name -> matchers, in declaration order.
 
-    Unknown events (``SessionStart``, ``Stop``...) are kept but never run by the tool pipeline.
-    Matchers of tool events are checked at construction: an invalid regex is a :class:`HookConfigError`.
+    The tool pipeline runs the tool events; the agent loop runs the lifecycle events (HOOK-7); other
+    names are kept and never run. Matchers are checked at construction: an invalid regex is a
+    :class:`HookConfigError`. Async command hooks started by a run are kept in :attr:`background`
+    until the loop collects them.
     """
 
-    __slots__ = ("_compiled", "events", "source")
+    __slots__ = ("_compiled", "background", "events", "source")
 
     def __init__(
         self, events: Mapping[str, Sequence[HookMatcher]] | None = None, *, source: str = ""
@@ -184,9 +240,14 @@ class Hooks:
         self.source = source
         self.events: dict[str, tuple[HookMatcher, ...]] = {k: tuple(v) for k, v in (events or {}).items()}
         self._compiled: dict[str, list[tuple[Callable[[str], bool], HookMatcher]]] = {}
+        self.background: list[Any] = []
+        """Async hooks still running or not yet collected: ``(event, asyncio.Task)`` pairs."""
         for event, matchers in self.events.items():
-            if event not in TOOL_MATCHER_EVENTS:
+            if event in MATCHERLESS_EVENTS:
+                self._compiled[event] = [(lambda _value: True, m) for m in matchers]
                 continue
+            if event not in ALL_HOOK_EVENTS:
+                continue  # kept, never run: its matcher may follow rules of its own (FileChanged globs)
             compiled = []
             for i, m in enumerate(matchers):
                 try:
@@ -210,57 +271,87 @@ class Hooks:
     def matching(self, event: str, tool_name: str) -> Iterator[tuple[HookEntry, float | None]]:
         """Hooks for ``event`` whose matcher selects ``tool_name``, with the matcher's timeout.
 
-        Identical command hooks are run once (Claude Code deduplicates them).
+        ``tool_name`` is the event's matched value: the tool, or the SessionStart ``source``, the
+        PreCompact ``trigger``... (ignored for events without a matcher). Identical command hooks and
+        identical http hooks are run once (Claude Code deduplicates them).
         """
         seen: set[str] = set()
         for predicate, m in self._compiled.get(event, ()):
             if not predicate(tool_name):
                 continue
             for hook in m.hooks:
-                if isinstance(hook, CommandHook):
-                    if hook.command in seen:
+                key = (
+                    f"command:{hook.command}"
+                    if isinstance(hook, CommandHook)
+                    else f"http:{hook.url}"
+                    if isinstance(hook, HttpHook)
+                    else None
+                )
+                if key is not None:
+                    if key in seen:
                         continue
-                    seen.add(hook.command)
+                    seen.add(key)
                 yield hook, m.timeout
+
+    def has(self, event: str) -> bool:
+        """Whether any hook is configured for ``event`` (the loop skips building inputs otherwise)."""
+        return any(m.hooks for m in self.events.get(event, ()))
 
     @property
     def unsupported(self) -> list[str]:
-        """Notes for hooks that are kept but not run (other types, async commands), in order."""
+        """Notes for hooks that are kept but not run (``prompt``, ``agent`` and unknown types), in order."""
         notes = []
         for event, matchers in self.events.items():
             for m in matchers:
                 for h in m.hooks:
                     if isinstance(h, UnsupportedHook):
                         notes.append(f"{event}: {h.type!r} hooks are not supported; skipped")
-                    elif isinstance(h, CommandHook) and h.run_async:
-                        notes.append(f"{event}: async command hook {h.command!r} is not run; skipped")
         return notes
 
 
 HookConfig = Hooks
 
 
-def _parse_hook(raw: Any, where: str) -> HookEntry:
+def _parse_http(raw: Mapping[str, Any], where: str, timeout: float | None) -> HttpHook:
+    url, headers, allowed = raw.get("url"), raw.get("headers", {}), raw.get("allowedEnvVars", [])
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise HookConfigError(f"{where}: an http hook needs an http(s) 'url', got {url!r}")
+    if not isinstance(headers, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        raise HookConfigError(f"{where}: 'headers' must map header names to strings, got {headers!r}")
+    if not isinstance(allowed, list) or not all(isinstance(v, str) for v in allowed):
+        raise HookConfigError(f"{where}: 'allowedEnvVars' must be a list of names, got {allowed!r}")
+    return HttpHook(url, dict(headers), tuple(allowed), timeout)
+
+
+def _parse_hook(raw: Any, where: str, plugin_root: str | None = None) -> HookEntry:
     if not isinstance(raw, Mapping):
         raise HookConfigError(f"{where}: a hook must be an object with a 'type', got {type(raw).__name__}")
     kind = raw.get("type")
     if not isinstance(kind, str) or not kind:
         raise HookConfigError(f"{where}: a hook needs a string 'type' (e.g. \"command\"), got {kind!r}")
-    if kind != "command":
+    if kind not in ("command", "http"):
         return UnsupportedHook(kind, dict(raw))
-    command, timeout, run_async = raw.get("command"), raw.get("timeout"), raw.get("async", False)
-    if not isinstance(command, str) or not command.strip():
-        raise HookConfigError(f"{where}: a command hook needs a non-empty 'command' string, got {command!r}")
+    timeout = raw.get("timeout")
     if timeout is not None and (
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
     ):
         raise HookConfigError(f"{where}: 'timeout' must be a positive number of seconds, got {timeout!r}")
+    seconds = float(timeout) if timeout is not None else None
+    if kind == "http":
+        return _parse_http(raw, where, seconds)
+    command, run_async = raw.get("command"), raw.get("async", False)
+    if not isinstance(command, str) or not command.strip():
+        raise HookConfigError(f"{where}: a command hook needs a non-empty 'command' string, got {command!r}")
     if not isinstance(run_async, bool):
         raise HookConfigError(f"{where}: 'async' must be true or false, got {run_async!r}")
-    return CommandHook(command, float(timeout) if timeout is not None else None, run_async)
+    if plugin_root is not None:
+        command = command.replace("${" + PLUGIN_ROOT_VARIABLE + "}", plugin_root)
+    return CommandHook(command, seconds, run_async, plugin_root)
 
 
-def hooks_from_settings(settings: Mapping[str, Any], *, name: str) -> Hooks:
+def hooks_from_settings(settings: Mapping[str, Any], *, name: str, plugin_root: str | None = None) -> Hooks:
     """Parse the ``hooks`` key of a Claude Code settings.json (``name`` is the file, for errors).
 
     Raises :class:`HookConfigError` naming the file and the entry when the shape is wrong: ``hooks``
@@ -291,7 +382,28 @@ def hooks_from_settings(settings: Mapping[str, Any], *, name: str) -> Hooks:
             hooks = entry.get("hooks")
             if not isinstance(hooks, list):
                 raise HookConfigError(f"{where}[{i}].hooks must be a list of hooks, got {hooks!r}")
-            parsed = [_parse_hook(h, f"{where}[{i}].hooks[{j}]") for j, h in enumerate(hooks)]
+            parsed = [_parse_hook(h, f"{where}[{i}].hooks[{j}]", plugin_root) for j, h in enumerate(hooks)]
             matchers.append(HookMatcher(matcher=matcher, hooks=parsed))
         events[str(event)] = matchers
     return Hooks(events, source=name)
+
+
+def hooks_from_plugin(plugin_root: str | Path) -> Hooks:
+    """The hooks of a Claude Code plugin: its ``hooks/hooks.json`` (HOOK-8).
+
+    The file has the settings.json shape (``{"description": ..., "hooks": {event: [...]}}``). In each
+    command, ``${CLAUDE_PLUGIN_ROOT}`` becomes the plugin's absolute directory, which the command also
+    gets as ``CLAUDE_PLUGIN_ROOT`` in its environment. A plugin without the file has no hooks; a file
+    that is not JSON or has the wrong shape raises :class:`HookConfigError` naming it.
+    """
+    root = Path(plugin_root).resolve()
+    path = root / "hooks" / "hooks.json"
+    if not path.is_file():
+        return Hooks(source=str(path))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise HookConfigError(f"{path}: can't be read as JSON: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise HookConfigError(f"{path}: must hold a JSON object with a 'hooks' key")
+    return hooks_from_settings(data, name=str(path), plugin_root=str(root))

@@ -1,11 +1,13 @@
-"""Running the hooks of one tool event and aggregating their results (HOOK-2..4, EXEC-5).
+"""Running the hooks of one event and aggregating their results (HOOK-2..8, EXEC-5).
 
 All hooks matching one event run concurrently; their results are read back in declaration order so
 aggregation is deterministic. A hook that fails in any way (raises, times out, exits 1, prints
 garbage) is a non-blocking error: it is recorded and never allows anything. Only a valid decision or
 an exit code 2 counts. The PreToolUse verdict is an *input* to the decision engine, which keeps deny
 and ask rules above a hook's allow (PERM-2); PostToolUse runs after the call and can't undo it
-(HOOK-4): its block becomes text for the model.
+(HOOK-4): its block becomes text for the model. Every event's ``continue: false``, ``stopReason`` and
+``systemMessage`` are collected for the agent loop (HOOK-5); the lifecycle events the loop runs are
+:func:`run_lifecycle` (HOOK-7). Http hooks and async command hooks follow the same rules (HOOK-8).
 
 What a hook is and which hooks match a tool is :mod:`reference_impl.hooks._model`.
 """
@@ -20,25 +22,34 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from reference_impl.hooks._command import DEFAULT_HOOK_TIMEOUT, CommandHook, HookRunResult, run_command_hook
+from reference_impl.hooks._http import HttpHookResult, run_http_hook
 from reference_impl.hooks._model import (
+    MATCHERLESS_EVENTS,
     HookBaseInput,
     HookContext,
     HookEntry,
     HookError,
     HookEvent,
     Hooks,
+    HttpHook,
+    LifecycleEvent,
     UnsupportedHook,
 )
 from reference_impl.permissions import HookVerdict, PermissionBehavior
 from reference_impl.tools import parse_mcp_name
 
 __all__ = [
+    "BackgroundHookResult",
+    "HookSignals",
+    "LifecycleOutcome",
     "OutputUpdate",
     "PermissionRequestDecision",
     "PermissionRequestOutcome",
     "PostToolUseOutcome",
     "PreToolUseOutcome",
+    "collect_background",
     "format_hook_error",
+    "run_lifecycle",
     "run_permission_request",
     "run_post_tool_use",
     "run_post_tool_use_failure",
@@ -67,12 +78,17 @@ class _Invalid(Exception):
 
 @dataclass(frozen=True, slots=True)
 class _Run:
-    """One hook's raw result: a JSON object, an exit-2 block, an error, or nothing to say."""
+    """One hook's raw result: a JSON object, an exit-2 block, an error, or nothing to say.
+
+    ``text`` is plain (non-JSON) output of a successful hook: context for UserPromptSubmit and
+    SessionStart, ignored elsewhere.
+    """
 
     label: str
     output: dict[str, Any] | None = None
     blocking: str | None = None
     error: HookError | None = None
+    text: str | None = None
 
 
 def _interpret_command(res: HookRunResult, event: str) -> _Run:
@@ -97,9 +113,14 @@ def _interpret_command(res: HookRunResult, event: str) -> _Run:
             label,
             error=HookError(event, label, "output_too_large", "hook stdout exceeded the size limit; ignored"),
         )
-    text = res.stdout.strip()
+    return _parse_output(label, res.stdout, event)
+
+
+def _parse_output(label: str, raw: str, event: str) -> _Run:
+    """A successful hook's output (command stdout, http body): a JSON object, plain text, or nothing."""
+    text = raw.strip()
     if not text.startswith("{"):
-        return _Run(label)  # plain output: no decision (Claude Code logs it)
+        return _Run(label, text=text or None)  # plain output: no decision (Claude Code logs it)
     try:
         value = json.loads(text)
     except ValueError as exc:
@@ -113,13 +134,76 @@ def _interpret_command(res: HookRunResult, event: str) -> _Run:
     return _Run(label, output=value)
 
 
+def _interpret_http(res: HttpHookResult, event: str) -> _Run:
+    label = res.url
+    if res.error is not None:
+        kind: Any = "timeout" if res.timed_out else "http"
+        return _Run(label, error=HookError(event, label, kind, res.error))
+    if res.status is None or not 200 <= res.status < 300:
+        detail = res.body.strip()[:2000]
+        msg = f"http hook answered {res.status}: {detail}".rstrip(": ")
+        return _Run(label, error=HookError(event, label, "http", msg))
+    return _parse_output(label, res.body, event)
+
+
 _SDK_KEYS = {"continue_": "continue", "async_": "async"}
 
 
 def _label(hook: HookEntry) -> str:
-    if isinstance(hook, CommandHook | UnsupportedHook):
+    if isinstance(hook, CommandHook | HttpHook | UnsupportedHook):
         return hook.label
     return str(getattr(hook, "__qualname__", None) or repr(hook))
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundHookResult:
+    """An async command hook that finished in the background: what it said, read later by the loop.
+
+    It can't decide anything (the call went on without it); its ``systemMessage`` and
+    ``additionalContext`` are delivered on the next turn, its failure is a non-blocking error.
+    """
+
+    event: str
+    hook: str
+    system_message: str | None = None
+    additional_context: str | None = None
+    error: HookError | None = None
+
+
+def _background_result(event: str, run: _Run) -> BackgroundHookResult:
+    if run.error is not None:
+        return BackgroundHookResult(event, run.label, error=run.error)
+    if run.blocking is not None:
+        msg = f"async hook exited 2 (it can't block; the call already went on): {run.blocking}"
+        return BackgroundHookResult(event, run.label, error=HookError(event, run.label, "exit_code", msg))
+    out = run.output or {}
+    message = out.get("systemMessage")
+    hso = out.get("hookSpecificOutput")
+    context = hso.get("additionalContext") if isinstance(hso, dict) else None
+    return BackgroundHookResult(
+        event,
+        run.label,
+        system_message=message if isinstance(message, str) and message else None,
+        additional_context=context if isinstance(context, str) and context else None,
+    )
+
+
+async def collect_background(hooks: Hooks, *, wait: bool = False) -> list[BackgroundHookResult]:
+    """The async hooks that finished (all of them, awaited, with ``wait``), removed from ``hooks``.
+
+    In the order they were started; a hook cancelled on the way out is left out.
+    """
+    if wait and hooks.background:
+        await asyncio.gather(*(task for _, task in hooks.background), return_exceptions=True)
+    done: list[BackgroundHookResult] = []
+    pending = []
+    for event, task in hooks.background:
+        if not task.done():
+            pending.append((event, task))
+        elif not task.cancelled() and task.exception() is None:
+            done.append(_background_result(event, task.result()))
+    hooks.background[:] = pending
+    return done
 
 
 async def _run_one(
@@ -129,13 +213,25 @@ async def _run_one(
     input_data: dict[str, Any],
     tool_use_id: str | None,
     cwd: str,
+    background: list[Any] | None = None,
 ) -> _Run:
     label = _label(hook)
-    if isinstance(hook, UnsupportedHook) or (isinstance(hook, CommandHook) and hook.run_async):
-        what = f"{hook.type!r} hooks are" if isinstance(hook, UnsupportedHook) else "async command hooks are"
-        return _Run(label, error=HookError(event, label, "unsupported", f"{what} not supported; skipped"))
+    if isinstance(hook, UnsupportedHook):
+        what = f"{hook.type!r} hooks are not supported; skipped"
+        return _Run(label, error=HookError(event, label, "unsupported", what))
+    if isinstance(hook, HttpHook):
+        timeout = hook.timeout if hook.timeout is not None else matcher_timeout
+        return _interpret_http(await run_http_hook(hook, input_data, timeout=timeout), event)
     if isinstance(hook, CommandHook):
         timeout = hook.timeout if hook.timeout is not None else matcher_timeout
+        if hook.run_async and background is not None:
+            # Started and left running: the event goes on without it (Claude Code's "async": true).
+            async def in_background() -> _Run:
+                res = await run_command_hook(hook, input_data, cwd=cwd, timeout=timeout)
+                return _interpret_command(res, event)
+
+            background.append((event, asyncio.ensure_future(in_background())))
+            return _Run(label)
         return _interpret_command(await run_command_hook(hook, input_data, cwd=cwd, timeout=timeout), event)
     timeout = matcher_timeout if matcher_timeout is not None else DEFAULT_HOOK_TIMEOUT
     context: HookContext = {"signal": None}
@@ -161,10 +257,15 @@ _Matched = list[tuple[HookEntry, float | None]]
 
 
 async def _run_event(
-    matched: _Matched, event: HookEvent, input_data: dict[str, Any], tool_use_id: str | None, cwd: str
+    matched: _Matched,
+    event: str,
+    input_data: dict[str, Any],
+    tool_use_id: str | None,
+    cwd: str,
+    background: list[Any] | None = None,
 ) -> list[_Run]:
     # Concurrent, like Claude Code; gather keeps declaration order for deterministic aggregation.
-    jobs = [_run_one(h, t, event, input_data, tool_use_id, cwd) for h, t in matched]
+    jobs = [_run_one(h, t, event, input_data, tool_use_id, cwd, background) for h, t in matched]
     return list(await asyncio.gather(*jobs))
 
 
@@ -332,7 +433,7 @@ async def run_pre_tool_use(
         return PreToolUseOutcome()
     data = {**_event_data(base, event, tool_name, tool_input), "tool_use_id": tool_use_id}
     acc = _Acc()
-    runs = await _run_event(matched, event, data, tool_use_id, base.cwd)
+    runs = await _run_event(matched, event, data, tool_use_id, base.cwd, hooks.background)
     decisions: list[tuple[PermissionBehavior | None, str, str, dict[str, Any] | None]] = []
     for label, parsed in acc.sift(event, runs, _pre_decision):
         if isinstance(parsed, _Blocked):
@@ -402,10 +503,16 @@ def _shared_fields(f: _Fields, label: str) -> _Fields:
 
 
 async def _run_post(
-    matched: _Matched, event: HookEvent, tool_name: str, data: dict[str, Any], tool_use_id: str, cwd: str
+    hooks: Hooks,
+    matched: _Matched,
+    event: HookEvent,
+    tool_name: str,
+    data: dict[str, Any],
+    tool_use_id: str,
+    cwd: str,
 ) -> PostToolUseOutcome:
     acc = _Acc()
-    runs = await _run_event(matched, event, data, tool_use_id, cwd)
+    runs = await _run_event(matched, event, data, tool_use_id, cwd, hooks.background)
     blocks: list[str] = []
     update: OutputUpdate | None = None
     is_mcp = parse_mcp_name(tool_name) is not None
@@ -440,8 +547,12 @@ async def run_post_tool_use(
     tool_use_id: str,
     tool_response: Any,
     base: HookBaseInput,
+    duration_ms: int | None = None,
 ) -> PostToolUseOutcome:
-    """Run the PostToolUse hooks after a successful call (EXEC-5); they can't undo it (HOOK-4)."""
+    """Run the PostToolUse hooks after a successful call (EXEC-5); they can't undo it (HOOK-4).
+
+    ``tool_response`` is the tool's own response shape (HOOK-6); ``duration_ms`` how long the call took.
+    """
     event: HookEvent = "PostToolUse"
     matched = list(hooks.matching(event, tool_name))
     if not matched:
@@ -451,7 +562,9 @@ async def run_post_tool_use(
         "tool_response": tool_response,
         "tool_use_id": tool_use_id,
     }
-    return await _run_post(matched, event, tool_name, data, tool_use_id, base.cwd)
+    if duration_ms is not None:
+        data["duration_ms"] = duration_ms
+    return await _run_post(hooks, matched, event, tool_name, data, tool_use_id, base.cwd)
 
 
 async def run_post_tool_use_failure(
@@ -463,6 +576,7 @@ async def run_post_tool_use_failure(
     error: str,
     base: HookBaseInput,
     is_interrupt: bool = False,
+    duration_ms: int | None = None,
 ) -> PostToolUseOutcome:
     """Run the PostToolUseFailure hooks after a failed call (EXEC-5); no output update applies."""
     event: HookEvent = "PostToolUseFailure"
@@ -475,7 +589,9 @@ async def run_post_tool_use_failure(
         "error": error,
         "is_interrupt": is_interrupt,
     }
-    return await _run_post(matched, event, tool_name, data, tool_use_id, base.cwd)
+    if duration_ms is not None:
+        data["duration_ms"] = duration_ms
+    return await _run_post(hooks, matched, event, tool_name, data, tool_use_id, base.cwd)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -542,7 +658,7 @@ async def run_permission_request(
         "permission_suggestions": list(permission_suggestions),
     }
     acc = _Acc()
-    runs = await _run_event(matched, event, data, tool_use_id, base.cwd)
+    runs = await _run_event(matched, event, data, tool_use_id, base.cwd, hooks.background)
     decisions: list[PermissionRequestDecision] = []
     for label, decision in acc.sift(event, runs, _permission_decision):
         if isinstance(decision, _Blocked):
@@ -568,3 +684,103 @@ async def run_permission_request(
     return PermissionRequestOutcome(
         result, acc.blocking_errors, acc.errors, acc.system_messages, acc.stop, acc.stop_reason
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Lifecycle events (HOOK-7)
+
+BLOCKING_LIFECYCLE_EVENTS: frozenset[str] = frozenset({"UserPromptSubmit", "Stop", "SubagentStop"})
+"""Lifecycle events a hook can block (``decision: "block"`` or exit 2): the prompt, the stop."""
+
+CONTEXT_FROM_STDOUT_EVENTS: frozenset[str] = frozenset({"UserPromptSubmit", "SessionStart"})
+"""Events whose hooks' plain stdout (exit 0, not JSON) is added as context, as in Claude Code."""
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleOutcome:
+    """The hooks of one lifecycle event, combined (HOOK-5, HOOK-7).
+
+    ``block_reasons``: for UserPromptSubmit, Stop and SubagentStop, each ``decision: "block"`` reason
+    and exit-2 stderr, in declaration order (for the other events exit-2 stderr is in
+    ``user_notes`` and a decision is ignored). ``additional_contexts``: ``additionalContext`` and, for
+    UserPromptSubmit and SessionStart, plain stdout. ``stop``/``stop_reason``: the first
+    ``continue: false``. ``system_messages`` are for the user only.
+    """
+
+    event: str
+    block_reasons: list[str] = field(default_factory=list)
+    additional_contexts: list[str] = field(default_factory=list)
+    system_messages: list[str] = field(default_factory=list)
+    user_notes: list[str] = field(default_factory=list)
+    errors: list[HookError] = field(default_factory=list)
+    stop: bool = False
+    stop_reason: str = ""
+
+    @property
+    def block(self) -> bool:
+        """Whether a hook blocked the prompt (UserPromptSubmit) or the stop (Stop, SubagentStop)."""
+        return bool(self.block_reasons)
+
+
+def _lifecycle_fields(f: _Fields, label: str) -> _Fields:
+    return f
+
+
+async def run_lifecycle(
+    hooks: Hooks,
+    event: LifecycleEvent,
+    fields: Mapping[str, Any],
+    *,
+    base: HookBaseInput,
+    match: str | None = None,
+) -> LifecycleOutcome:
+    """Run ``event``'s hooks with the common fields of ``base`` and the event's own ``fields``.
+
+    ``match`` is the value the event's matchers select on (SessionStart ``source``, PreCompact
+    ``trigger``, SessionEnd ``reason``, Notification ``notification_type``); ignored by events without a
+    matcher. SessionStart and SessionEnd inputs carry no ``permission_mode`` (as in Claude Code 2.1).
+    """
+    matched = list(hooks.matching(event, "" if event in MATCHERLESS_EVENTS else (match or "")))
+    if not matched:
+        return LifecycleOutcome(event)
+    with_mode = event not in ("SessionStart", "SessionEnd")
+    data = {**base.to_dict(with_mode=with_mode), "hook_event_name": event, **fields}
+    acc = _Acc()
+    runs = await _run_event(matched, event, data, None, base.cwd, hooks.background)
+    blocks: list[str] = []
+    notes: list[str] = []
+    for label, f in acc.sift(event, runs, _lifecycle_fields):
+        if isinstance(f, _Blocked):
+            (blocks if event in BLOCKING_LIFECYCLE_EVENTS else notes).append(f.message)
+        elif f.decision == "block" and event in BLOCKING_LIFECYCLE_EVENTS:
+            blocks.append(f.reason or f"blocked by hook {label}")
+    contexts = list(acc.additional_contexts)
+    if event in CONTEXT_FROM_STDOUT_EVENTS:
+        contexts.extend(run.text for run in runs if run.text)
+    return LifecycleOutcome(
+        event, blocks, contexts, acc.system_messages, notes, acc.errors, acc.stop, acc.stop_reason
+    )
+
+
+@dataclass(slots=True)
+class HookSignals:
+    """What the hooks of a turn said to the loop and to the user, in the order they ran (HOOK-5).
+
+    ``stop`` is the first ``continue: false`` and ``stop_reason`` its ``stopReason``; the loop stops
+    after the turn's results. ``system_messages`` and ``errors`` are shown to the user, never the model.
+    """
+
+    stop: bool = False
+    stop_reason: str = ""
+    system_messages: list[str] = field(default_factory=list)
+    errors: list[HookError] = field(default_factory=list)
+
+    def take(
+        self,
+        outcome: PreToolUseOutcome | PostToolUseOutcome | PermissionRequestOutcome | LifecycleOutcome,
+    ) -> None:
+        """Add one event's outcome."""
+        if outcome.stop and not self.stop:
+            self.stop, self.stop_reason = True, outcome.stop_reason
+        self.system_messages.extend(outcome.system_messages)
+        self.errors.extend(outcome.errors)

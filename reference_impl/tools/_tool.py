@@ -188,11 +188,15 @@ class ToolOutput:
     ``content`` is text, a list of content blocks (text, image, tool_reference, ...) or a JSON
     value (persisted as ``.json`` when large). ``context_modifier`` maps the harness state for
     the calls that follow (only honoured for non-concurrent tools, as in Claude Code).
+    ``hook_response`` is the tool's own response object as PostToolUse hooks get it in
+    ``tool_response`` (Bash: ``{"stdout", "stderr", "interrupted", "isImage", ...}``, HOOK-6); None
+    means the content.
     """
 
     content: str | Sequence[Mapping[str, Any]] | Mapping[str, Any]
     context_modifier: ContextModifier | None = None
     is_error: bool = False
+    hook_response: Any = None
 
 
 ToolCall: TypeAlias = Callable[[ToolInput, ToolContext], Awaitable[ToolOutput | str]]
