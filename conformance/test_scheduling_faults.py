@@ -1,0 +1,87 @@
+"""Scheduling under combined faults: CONC-4 when the failing shell call is one that timed out.
+
+``test_scheduling.py`` fails a shell call by raising; a call that runs past the call timeout has
+failed too, and must cancel its shell siblings the same way (and more than one sibling at once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import (
+    NAMES,
+    check_pairing,
+    execute,
+    is_error,
+    ok_tool,
+    scenario_root,
+    tool_use,
+)
+from pytest_toolharness.adapters._capabilities import CAPABILITIES, requires
+from pytest_toolharness.adapters._specs import RuleSpec, ToolBehavior, ToolSpec
+
+CALL_TIMEOUT = 0.3
+
+
+def _allow(tools: Sequence[ToolSpec], adapter: Any) -> list[RuleSpec]:
+    """An allow rule per tool, unless the adapter says it has no permission engine (then none)."""
+    if "permissions" in CAPABILITIES and "permissions" not in frozenset(getattr(adapter, "capabilities", ())):
+        return []
+    return [RuleSpec(t.name, "allow") for t in tools]
+
+
+@requires("execution", "timeouts")
+@pytest.mark.requirement("CONC-4", "MUST")
+@settings(max_examples=4, deadline=None)
+@given(siblings=st.integers(1, 3), position=st.integers(0, 3))
+@example(siblings=2, position=0)
+@example(siblings=3, position=1)
+def test_timed_out_shell_call_cancels_shell_siblings(
+    new_harness: Callable[[], Any], toolharness_adapter: Any, siblings: int, position: int
+) -> None:
+    """The CONC-4 property for a timeout, stated below.
+
+    CONC-4: a shell call that runs past the call timeout has failed. The shell calls queued behind
+    it (one to three; shell calls that are not concurrency safe run one at a time) never start and
+    each gets an error result; the ones that finished before it keep their success.
+    """
+    count = siblings + 1
+    position %= count
+    tools = [
+        ok_tool(
+            NAMES[i],
+            ToolBehavior("hang") if i == position else ToolBehavior("text", text=f"{NAMES[i]} done"),
+            shell=True,
+        )
+        for i in range(count)
+    ]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(count)]
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            tools,
+            uses,
+            rules=_allow(tools, toolharness_adapter),
+            call_timeout=CALL_TIMEOUT,
+        )
+    check_pairing(run)
+    by_id = run.results_by_id()
+    timed_out = uses[position]["id"]
+    assert is_error(by_id[timed_out]), f"{timed_out} ran past the {CALL_TIMEOUT} s timeout but is no error"
+    started = set(run.recorder.started())
+    before = [u["id"] for u in uses[:position]]
+    after = [u["id"] for u in uses[position + 1 :]]
+    failed_early = [i for i in before if is_error(by_id[i])]
+    assert not failed_early, (
+        f"shell calls {failed_early} finished before {timed_out} timed out, yet got errors"
+    )
+    ran_on = [i for i in after if i in started or not is_error(by_id[i])]
+    assert not ran_on, (
+        f"shell call {timed_out} timed out, yet the shell calls queued behind it {ran_on} started or succeeded"
+    )
