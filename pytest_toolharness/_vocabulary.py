@@ -16,6 +16,7 @@ from typing import Literal, TypeAlias, get_args
 
 __all__ = [
     "ALL_HOOK_EVENTS",
+    "LIFECYCLE_EVENTS",
     "MCP_PREFIX",
     "PERMISSION_MODES",
     "SETTINGS_PRECEDENCE",
@@ -23,6 +24,7 @@ __all__ = [
     "TOOL_HOOK_EVENTS",
     "TOOL_MATCHER_EVENTS",
     "HookEvent",
+    "LifecycleEvent",
     "McpName",
     "PermissionMode",
     "SettingSource",
@@ -76,6 +78,12 @@ ALL_HOOK_EVENTS: tuple[str, ...] = (
     "Notification",
 )
 """The Claude Code hook events known by name: the tool events, then the lifecycle ones (HOOK-7)."""
+
+LifecycleEvent: TypeAlias = Literal[
+    "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "Notification"
+]
+LIFECYCLE_EVENTS: tuple[LifecycleEvent, ...] = get_args(LifecycleEvent)
+"""The hook events of an agent loop's lifecycle moments (HOOK-7), in ``ALL_HOOK_EVENTS`` order."""
 
 MCP_PREFIX = "mcp__"
 _INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")

@@ -100,6 +100,10 @@ def test_hook_events_match_the_reference() -> None:
     assert get_args(vocabulary.HookEvent) == get_args(_hooks.HookEvent)
     assert vocabulary.TOOL_MATCHER_EVENTS == _hooks.TOOL_MATCHER_EVENTS
     assert vocabulary.ALL_HOOK_EVENTS == _hooks.ALL_HOOK_EVENTS
+    assert vocabulary.LIFECYCLE_EVENTS == _hooks.LIFECYCLE_EVENTS
+    assert set(vocabulary.LIFECYCLE_EVENTS) == set(vocabulary.ALL_HOOK_EVENTS) - set(
+        vocabulary.TOOL_MATCHER_EVENTS
+    )
     assert len(set(vocabulary.ALL_HOOK_EVENTS)) == len(vocabulary.ALL_HOOK_EVENTS)
     assert (
         set(vocabulary.TOOL_HOOK_EVENTS)
@@ -108,9 +112,10 @@ def test_hook_events_match_the_reference() -> None:
     )
 
 
-def test_the_adapter_contract_scripts_exactly_the_tool_events() -> None:
-    """:class:`HookSpec` spells its events as a Literal; it must be the vocabulary's tool events."""
-    assert get_args(get_type_hints(HookSpec)["event"]) == vocabulary.TOOL_HOOK_EVENTS
+def test_the_adapter_contract_scripts_exactly_the_tool_and_lifecycle_events() -> None:
+    """:class:`HookSpec` spells its events as a Literal: the vocabulary's tool, then lifecycle events."""
+    events = get_args(get_type_hints(HookSpec)["event"])
+    assert events == (*vocabulary.TOOL_HOOK_EVENTS, *vocabulary.LIFECYCLE_EVENTS)
 
 
 # The strategies and the suite take these from the vocabulary, not from a copy of their own

@@ -33,6 +33,7 @@ from pytest_toolharness.adapters._contract import (
     PoolCapability,
     SchemasCapability,
     SearchCapability,
+    AgentLoopCapability,
     WireCapability,
 )
 
@@ -129,6 +130,16 @@ def _check_names(names: Iterable[object], where: str) -> tuple[str, ...]:
         raise ValueError(
             f"{where}: unknown capability name(s) {', '.join(repr(u) for u in unknown)}; "
             f"known: {', '.join(CAPABILITIES)}"
+    Capability(
+        "agent_loop",
+        "the harness's own agent loop against a scripted model, with its lifecycle hooks",
+        AgentLoopCapability,
+    ),
+    Capability(
+        "hook_sources",
+        "http hooks, async command hooks and plugin hooks (hooks/hooks.json) besides settings command hooks",
+        feature_of="execution",
+    ),
         )
     return tuple(checked)
 

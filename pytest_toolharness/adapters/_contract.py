@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 from pytest_toolharness.adapters._specs import (
     ExecutionResult,
     ExecutionScenario,
+    LoopRun,
+    LoopScenario,
     Notice,
     RuleSpec,
     ToolSpec,
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from pytest_toolharness.wire._scenarios import WireScenario
 
 __all__ = [
+    "AgentLoopCapability",
     "CacheKeyCapability",
     "ClassificationCapability",
     "ConversationCapability",
@@ -140,6 +143,14 @@ class ExecutionCapability(Protocol):
         ...
 
 
+class AgentLoopCapability(Protocol):
+    """``agent_loop``: run the harness's own agent loop against a scripted model, hooks included."""
+
+    async def run_loop(self, scenario: LoopScenario) -> LoopRun:
+        """Run the scenario's prompts through the loop (lifecycle hooks fire: HOOK-5, HOOK-7)."""
+        ...
+
+
 class WireCapability(Protocol):
     """``wire``: run the harness as a process against the scripted Messages API."""
 
@@ -162,6 +173,7 @@ Harness: TypeAlias = (
     | ConversationCapability
     | ExecutionCapability
     | WireCapability
+    | AgentLoopCapability
 )
 """A harness: an object implementing the protocols of the capabilities its adapter declares."""
 

@@ -27,6 +27,9 @@ __all__ = [
     "HookSpec",
     "HostAnswer",
     "HostSpec",
+    "LoopPromptResult",
+    "LoopRun",
+    "LoopScenario",
     "Notice",
     "PermissionTargetKind",
     "RuleSpec",
@@ -299,6 +302,9 @@ HookOutcomeKind: TypeAlias = Literal[
     "legacy_approve",
     "legacy_block",
     "update_output",
+    "stop",
+    "system_message",
+    "block_once",
 ]
 
 
@@ -311,11 +317,33 @@ class HookSpec:
     ``block`` (PostToolUse block), ``exit2`` (blocking error with ``reason`` on stderr), ``exit1``
     (non-blocking error), ``garbage`` (non-JSON output), ``crash`` (the hook itself fails), ``hang``
     (never answers within its timeout), ``legacy_approve`` / ``legacy_block`` (``decision`` field),
-    ``update_output`` (PostToolUse ``updatedMCPToolOutput``). ``as_command`` says whether to run it
-    as a command hook (a real subprocess) or an in-process callback.
+    ``update_output`` (PostToolUse ``updatedMCPToolOutput``), ``stop`` (``continue: false`` with
+    ``stopReason`` = ``reason``), ``system_message`` (``systemMessage`` = ``context``), ``block_once``
+    (Stop / SubagentStop: block with ``reason`` unless the input says ``stop_hook_active``; see
+    :meth:`output_for`). ``as_command`` says whether to run it as a command hook (a real subprocess)
+    or an in-process callback.
+
+    Lifecycle events (UserPromptSubmit, Stop, SessionStart, ...) are run by an agent loop
+    (``agent_loop``); ``context`` and ``block`` answer them in their own shape (``additionalContext``
+    under ``hookSpecificOutput``, ``decision: "block"``). ``hook_type`` ``http`` serves the answer from an
+    HTTP endpoint instead of a program, ``run_async`` makes it an async command hook, and
+    ``from_plugin`` installs it through a plugin's ``hooks/hooks.json`` (HOOK-8; capability
+    ``hook_sources``).
     """
 
-    event: Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]
+    event: Literal[
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PermissionRequest",
+        "UserPromptSubmit",
+        "Stop",
+        "SubagentStop",
+        "SessionStart",
+        "SessionEnd",
+        "PreCompact",
+        "Notification",
+    ]
     outcome: HookOutcomeKind
     matcher: str | None = None
     reason: str = "hook says so"
@@ -324,6 +352,19 @@ class HookSpec:
     updated_output: Any = None
     as_command: bool = False
     timeout: float = 5.0
+    hook_type: Literal["command", "http"] = "command"
+    run_async: bool = False
+    from_plugin: bool = False
+
+    def output_for(self, hook_input: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The output for this input: :meth:`output_json`, but ``block_once`` stops blocking.
+
+        Once the input says ``stop_hook_active``, ``block_once`` says nothing: the guard a Stop hook
+        must have against endless loops.
+        """
+        if self.outcome == "block_once" and hook_input.get("stop_hook_active"):
+            return {}
+        return self.output_json()
 
     def output_json(self) -> dict[str, Any] | None:
         """The JSON the hook prints on exit 0 (None when it prints nothing or not JSON)."""
@@ -354,8 +395,12 @@ class HookSpec:
         if self.outcome == "context":
             specific["additionalContext"] = self.context
             return {"hookSpecificOutput": specific}
-        if self.outcome == "block":
+        if self.outcome in ("block", "block_once"):
             return {"decision": "block", "reason": self.reason}
+        if self.outcome == "stop":
+            return {"continue": False, "stopReason": self.reason}
+        if self.outcome == "system_message":
+            return {"systemMessage": self.context}
         if self.outcome == "update_output":
             specific["updatedMCPToolOutput"] = self.updated_output
             return {"hookSpecificOutput": specific}
@@ -426,6 +471,64 @@ class ExecutionResult:
 
     user_content: list[dict[str, Any]]
     decisions: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class LoopScenario:
+    """A session of the harness's agent loop against a scripted model (``agent_loop``).
+
+    The harness runs its own loop: for each of ``prompts`` in turn it submits the prompt and loops
+    until the model stops, asking the scripted model, which answers with ``turns`` in order (each a
+    list of Messages API content blocks: ``text`` and ``tool_use``; a turn with a tool_use ends with
+    stop reason ``tool_use``, else ``end_turn``; past the script the model answers ``"Done."``).
+    ``compact_after`` compacts the conversation after that prompt (0-based), as a user's ``/compact``
+    does, with the summary ``"scripted summary"``. After the last prompt the session ends (SessionEnd).
+
+    ``hook_log``: every hook the adapter installs appends the JSON input it got to this file, one
+    object per line, in the order the hooks ran (the suite reads payloads from it: HOOK-6).
+    """
+
+    prompts: Sequence[str]
+    turns: Sequence[Sequence[Mapping[str, Any]]]
+    tools: Sequence[ToolSpec]
+    recorder: CallRecorder
+    cwd: Path
+    session_dir: Path
+    hook_log: Path
+    rules: Sequence[RuleSpec] = ()
+    mode: str = "default"
+    hooks: Sequence[HookSpec] = ()
+    host: HostSpec | None = None
+    max_turns: int = 8
+    compact_after: int | None = None
+
+
+@dataclass(slots=True)
+class LoopPromptResult:
+    """How the loop ended for one prompt, and what the harness showed the user (never the model).
+
+    ``stop_reason``: ``end_turn`` (the model stopped), ``hook_stopped`` (a hook's ``continue: false``),
+    ``prompt_blocked`` (a UserPromptSubmit hook blocked it), ``max_turns``. ``user_messages``: every
+    text the harness showed its user for this prompt (hooks' ``systemMessage``, a ``stopReason``, a
+    blocked prompt's reason), in order.
+    """
+
+    stop_reason: str
+    user_messages: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class LoopRun:
+    """What a :class:`LoopScenario` did: the requests the model got and each prompt's ending.
+
+    ``requests`` are the Messages API request bodies the harness sent (``messages``, ``tools``, ...),
+    in order, excluding side requests without tools (summaries). ``ended`` lists what the harness
+    showed the user when the session ended.
+    """
+
+    requests: list[dict[str, Any]]
+    prompts: list[LoopPromptResult]
+    ended: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,8 @@ from pytest_toolharness.adapters import (
     HookSpec,
     HostAnswer,
     HostSpec,
+    LoopRun,
+    LoopScenario,
     Notice,
     RuleSpec,
     ToolSpec,
@@ -241,6 +243,12 @@ class ReferenceHarness:
         workdir = self._workdir / f"wire-{self._wire_runs:03d}-{scenario.name}"
         return run_wire_scenario(ReferenceTarget(), scenario, workdir)
 
+    async def run_loop(self, scenario: LoopScenario) -> LoopRun:
+        """Run the scenario's prompts through :class:`reference_impl.AgentSession` against a scripted model."""
+        from pytest_toolharness.adapters.reference._loop import run_loop_scenario
+
+        return await run_loop_scenario(scenario, self._workdir, _host_callback)
+
     async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
         """Run the scenario's tool_use blocks through run_tool_use and the streaming executor."""
         builtin = [s for s in scenario.tools if not s.is_mcp]
@@ -353,6 +361,7 @@ class ReferenceAdapter:
             "wire",
         }
     )
+            "agent_loop",
 
     def __init__(self) -> None:
         self._root = Path(tempfile.mkdtemp(prefix="toolharness-reference-"))
