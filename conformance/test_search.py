@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_pool import (
@@ -290,12 +290,21 @@ LONG_QUERY_TERMS = (1_820, 1_821, 2_400)
 @requires("search", "pool")
 @pytest.mark.requirement("DEFER-5", "SHOULD")
 @settings(max_examples=6, deadline=None)
-@given(pool=search_pools, data=st.data(), count=st.sampled_from(LONG_QUERY_TERMS))
+@given(
+    pool=search_pools,
+    cycle=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    count=st.sampled_from(LONG_QUERY_TERMS),
+)
+@example(
+    pool=(
+        [builtin_spec("SendMessage", should_defer=True), builtin_spec("ReadFile", should_defer=True)],
+        [mcp_spec("slack", "send_message"), mcp_spec("slack", "list"), mcp_spec("github", "send")],
+    ),
+    cycle=["send", "message"],
+    count=2_400,
+)
 def test_very_long_query_matches_the_oracle(
-    new_harness: Callable[[], Any],
-    pool: tuple[list[ToolSpec], list[ToolSpec]],
-    data: st.DataObject,
-    count: int,
+    new_harness: Callable[[], Any], pool: tuple[list[ToolSpec], list[ToolSpec]], cycle: list[str], count: int
 ) -> None:
     """DEFER-5 with many terms: a query of thousands of terms is ranked as the oracle ranks it.
 
@@ -307,8 +316,6 @@ def test_very_long_query_matches_the_oracle(
     harness = new_harness()
     order = harness.assemble_pool(builtins, mcps)
     in_pool = [specs[n] for n in order if n in specs]
-    words = _pool_words(in_pool)
-    cycle = data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=4), label="terms")
     query = " ".join(cycle[i % len(cycle)] for i in range(count))
     tools = [_OracleTool(s.name, s.search_hint, s.description) for s in in_pool]
     want = oracle_search_tools_with_keywords(
