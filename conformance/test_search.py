@@ -163,6 +163,18 @@ def _term(words: list[str]) -> st.SearchStrategy[str]:
     )
 
 
+def _oracle(query: str, in_pool: list[ToolSpec], max_results: int) -> list[str]:
+    """What the seed's search returns for ``query`` over the pool (in pool order) and its deferred tools."""
+    tools = [_OracleTool(s.name, s.search_hint, s.description) for s in in_pool]
+    return oracle_search_tools_with_keywords(
+        query,
+        cast(Any, [t for t, s in zip(tools, in_pool, strict=True) if deferred(s)]),
+        cast(Any, tools),
+        max_results,
+        describe=lambda tool: cast(_OracleTool, tool).description,
+    )
+
+
 def _pool_words(specs: list[ToolSpec]) -> list[str]:
     text = " ".join(f"{s.name} {s.description} {s.search_hint or ''}" for s in specs).lower()
     return sorted(w for w in WORDS if w in text) or list(WORDS)
@@ -195,14 +207,7 @@ def test_keyword_search_matches_the_oracle(
         ),
         label="query",
     )
-    tools = [_OracleTool(s.name, s.search_hint, s.description) for s in in_pool]
-    want = oracle_search_tools_with_keywords(
-        query,
-        cast(Any, [t for t, s in zip(tools, in_pool, strict=True) if deferred(s)]),
-        cast(Any, tools),
-        max_results,
-        describe=lambda tool: cast(_OracleTool, tool).description,
-    )
+    want = _oracle(query, in_pool, max_results)
     got = _names(harness.search(builtins, mcps, query, max_results=max_results))
     assert got == want, f"query {query!r} (max_results={max_results}): expected {want}, got {got}"
 
@@ -266,15 +271,8 @@ def test_server_prefix_returns_at_most_max_results(
     order = harness.assemble_pool(builtins, mcps)
     specs = {s.name: s for s in builtins + mcps}
     in_pool = [specs[n] for n in order if n in specs]
-    tools = [_OracleTool(s.name, s.search_hint, s.description) for s in in_pool]
     query = f"mcp__{server}"
-    want = oracle_search_tools_with_keywords(
-        query,
-        cast(Any, [t for t, s in zip(tools, in_pool, strict=True) if deferred(s)]),
-        cast(Any, tools),
-        max_results,
-        describe=lambda tool: cast(_OracleTool, tool).description,
-    )
+    want = _oracle(query, in_pool, max_results)
     got = _names(harness.search(builtins, mcps, query, max_results=max_results))
     assert len(got) <= max_results, (
         f"query {query!r} returned {len(got)} tools, over max_results={max_results}"
@@ -317,13 +315,6 @@ def test_very_long_query_matches_the_oracle(
     order = harness.assemble_pool(builtins, mcps)
     in_pool = [specs[n] for n in order if n in specs]
     query = " ".join(cycle[i % len(cycle)] for i in range(count))
-    tools = [_OracleTool(s.name, s.search_hint, s.description) for s in in_pool]
-    want = oracle_search_tools_with_keywords(
-        query,
-        cast(Any, [t for t, s in zip(tools, in_pool, strict=True) if deferred(s)]),
-        cast(Any, tools),
-        3,
-        describe=lambda tool: cast(_OracleTool, tool).description,
-    )
+    want = _oracle(query, in_pool, 3)
     got = _names(harness.search(builtins, mcps, query, max_results=3))
     assert got == want, f"a {count}-term query cycling {cycle}: expected {want}, got {got}"
