@@ -1,4 +1,4 @@
-"""Running the wire conformance suite (``conformance/test_wire.py``) against a target, in a subprocess."""
+"""Running the wire conformance suite (``conformance/test_wire*.py``) against a target, in a subprocess."""
 
 from __future__ import annotations
 
@@ -24,7 +24,13 @@ def run_wire_suite(
             *(sys.executable, "-m", "pytest", "--toolharness-conformance", f"--toolharness-target={target}"),
             f"--toolharness-report={report}",
             *options,
-            *("-p", "no:cacheprovider", "-q", "conformance/test_wire.py"),
+            *(
+                "-p",
+                "no:cacheprovider",
+                "-q",
+                "conformance/test_wire.py",
+                "conformance/test_wire_security.py",
+            ),
         ],
         cwd=REPO,
         env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},

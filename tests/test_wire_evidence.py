@@ -22,9 +22,11 @@ LIAR = textwrap.dedent(
     url = os.environ["ANTHROPIC_BASE_URL"].rstrip("/") + "/v1/messages"
     tools = [
         {"name": name, "description": "A tool.", "input_schema": {"type": "object", "properties": {}}}
-        for name in ("Read", "Bash", "mcp__suite__echo", "mcp__suite__fail", "mcp__suite__empty",
+        for name in ("Read", "Bash", "Write", "mcp__suite__echo", "mcp__suite__fail", "mcp__suite__empty",
                      "mcp__suite__guarded", "mcp__suite__big", "mcp__suite__notes",
-                     "mcp__suite__weather", "mcp__suite__slow", "mcp__suite__fast", "ToolSearch")
+                     "mcp__suite__weather", "mcp__suite__slow", "mcp__suite__fast", "ToolSearch",
+                     "mcp__suite__g_ask", "mcp__suite__g_free", "mcp__suite__g_hookdeny",
+                     "mcp__suite__g_exit2", "mcp__suite__g_rewrite", "mcp__suite__m_unruled")
     ]
     messages = [{"role": "user", "content": os.environ["TOOLHARNESS_PROMPT"]}]
     for _ in range(10):
@@ -53,7 +55,22 @@ def test_unexercised_behaviour_is_not_checked(tmp_path: Path) -> None:
     # Paired, non-empty error results: these hold for what the liar sent and are really checked.
     assert rows["PAIR-1"]["status"] == "passed", rows["PAIR-1"]
     # The MCP tools never ran, the hook never ran, nothing oversized was produced: not checked.
-    for requirement in ("PAIR-2", "PAIR-3", "PAIR-4", "RESULT-1", "CACHE-2", "DEFER-3", "DEFER-8"):
+    # Nor did any hook: the security requirements are not checked either, never passed.
+    for requirement in (
+        *("PAIR-2", "PAIR-3", "PAIR-4", "RESULT-1", "CACHE-2", "DEFER-3", "DEFER-8"),
+        *(
+            "PERM-1",
+            "PERM-2",
+            "PERM-3",
+            "HOOK-3",
+            "EXEC-1",
+            "EXEC-2",
+            "EXEC-5",
+            "PERM-7",
+            "PERM-9",
+            "PERM-10",
+        ),
+    ):
         assert rows[requirement]["status"] == "not checked", (
             requirement,
             rows[requirement],

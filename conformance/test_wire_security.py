@@ -1,0 +1,254 @@
+"""Black-box conformance of the security requirements: rules against hooks, the hook protocol, modes.
+
+The scenarios are :mod:`pytest_toolharness.wire._security`'s. Whether a call ran is read from the
+suite's MCP server's call log (or, for the shell, from the file the command would create), whether
+a hook was asked from the hook's own log; a test whose behaviour was not exercised (the hook never
+ran, the tool was never offered, nothing ran at all) reports "not checked", never passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.wire import _checks as checks
+from pytest_toolharness.wire import _evidence as evidence
+from pytest_toolharness.wire._scenarios import CLAUDE_CODE_NAMES, WireScenario
+from pytest_toolharness.wire._security import (
+    CONTEXT_MARK,
+    DENIED_FILE,
+    PLAN_FILE,
+    REWRITTEN_TEXT,
+    ModeIds,
+    SecurityIds,
+    mode_scenario,
+    security_scenario,
+)
+
+_SCENARIOS: dict[str, Callable[..., WireScenario]] = {
+    "security": security_scenario,
+    "mode-dontAsk": lambda names: mode_scenario("dontAsk", names),
+    "mode-plan": lambda names: mode_scenario("plan", names),
+}
+
+WireRunner = Callable[[str], Any]
+
+
+@pytest.fixture(scope="module")
+def wire(new_harness: Callable[[], Any]) -> WireRunner:
+    """Runs a named scenario on first use and remembers the run (one harness for the module)."""
+    runs: dict[str, Any] = {}
+    harnesses: list[Any] = []
+
+    def run(name: str) -> Any:
+        if name not in runs:
+            if not harnesses:
+                harnesses.append(new_harness())
+            names = getattr(harnesses[0], "names", CLAUDE_CODE_NAMES)
+            runs[name] = harnesses[0].run_wire(_SCENARIOS[name](names))
+        return runs[name]
+
+    return run
+
+
+def _judge(run: Any, problems: list[str], unproven: Sequence[str] = ()) -> None:
+    """Fail a failed run; else "not checked" without proof; else fail on problems."""
+    if run.failure() is not None:
+        pytest.fail(run.verdict([]), pytrace=False)
+    if unproven:
+        pytest.skip(f"not checked: {run.target} ({run.scenario}) did not exercise it: " + "; ".join(unproven))
+    verdict = run.verdict(problems)
+    if verdict is not None:
+        pytest.fail(verdict, pytrace=False)
+
+
+def _result(run: Any, tool_use_id: str) -> dict[str, Any] | None:
+    blocks = checks.tool_results(run.requests).get(tool_use_id, [])
+    return dict(blocks[0]) if blocks else None
+
+
+def _not_run(run: Any, tool: str, tool_use_id: str, why: str) -> list[str]:
+    """Problems when ``tool`` ran, or its call did not come back as an error."""
+    problems = []
+    if evidence.called(run, tool):
+        problems.append(f"{tool} ran although {why}")
+    block = _result(run, tool_use_id)
+    if block is None or block.get("is_error") is not True:
+        problems.append(f"{tool_use_id} ({tool}): {why}, but its result is not an error: {block!r}"[:400])
+    return problems
+
+
+def _ran(run: Any, tool: str, why: str) -> list[str]:
+    return [] if evidence.called(run, tool, outcome="ok") else [f"{tool} did not run although {why}"]
+
+
+def _hook(run: Any, hook: str, tool: str) -> list[str]:
+    return [] if evidence.hook_saw(run, hook, tool) else [f"the suite's {hook} hook never ran for {tool}"]
+
+
+def _shell_ran(run: Any) -> bool:
+    return run.workdir is not None and (run.workdir / DENIED_FILE).exists()
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-1", "MUST")
+def test_deny_rule_beats_allow_rule_and_hook_allow(wire: WireRunner) -> None:
+    """PERM-1: a content deny rule on the shell beats its allow rule and a hook's allow: it never runs."""
+    run = wire("security")
+    shell = run.names.shell or "Bash"
+    unproven = _hook(run, "pre-shell", shell) + ([] if evidence.offered(run, shell) else [f"no {shell} tool"])
+    problems = [f"the denied shell command ran: {DENIED_FILE} exists"] if _shell_ran(run) else []
+    block = _result(run, SecurityIds.SHELL_DENY)
+    if block is None or block.get("is_error") is not True:
+        problems.append(f"the denied shell call's result is not an error: {block!r}"[:400])
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-2", "MUST")
+def test_hook_allow_bypasses_neither_deny_nor_ask(wire: WireRunner) -> None:
+    """PERM-2: a hook's allow grants a tool no rule names, but neither a deny nor an ask rule's tool."""
+    run = wire("security")
+    shell = run.names.shell or "Bash"
+    unproven = _hook(run, "pre-g_ask", "g_ask") + _hook(run, "pre-shell", shell)
+    # The control: without a rule the same hook's allow grants, so the hook's allow is honoured.
+    unproven += _hook(run, "pre-g_free", "g_free") + _ran(
+        run, "g_free", "a hook allowed it and no rule names it"
+    )
+    problems = _not_run(run, "g_ask", SecurityIds.ASK, "an ask rule names it and nobody can be asked")
+    if _shell_ran(run):
+        problems.append(f"the hook's allow bypassed the deny rule: {DENIED_FILE} exists")
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-3", "MUST")
+def test_hook_deny_and_exit_2_deny_despite_allow_rules(wire: WireRunner) -> None:
+    """PERM-3: a hook's JSON deny and a hook's exit 2 deny an allowed tool; it never runs."""
+    run = wire("security")
+    unproven = _hook(run, "pre-g_hookdeny", "g_hookdeny") + _hook(run, "pre-g_exit2", "g_exit2")
+    problems = _not_run(run, "g_hookdeny", SecurityIds.HOOK_DENY, "its hook denied it")
+    problems += _not_run(run, "g_exit2", SecurityIds.EXIT2, "its hook exited 2")
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-3", "MUST")
+def test_command_hook_protocol(wire: WireRunner) -> None:
+    """HOOK-3: exit 2 blocks with stderr to the model; exit 1 and non-JSON stdout are ignored; JSON decides."""
+    run = wire("security")
+    unproven = [
+        reason
+        for hook, tool in (
+            ("pre-g_exit2", "g_exit2"),
+            ("pre-g_exit1", "g_exit1"),
+            ("pre-g_garbage", "g_garbage"),
+        )
+        for reason in _hook(run, hook, tool)
+    ]
+    problems = _not_run(run, "g_exit2", SecurityIds.EXIT2, "its hook exited 2")
+    block = _result(run, SecurityIds.EXIT2)
+    if block is not None and "blocked by the suite hook" not in checks.result_text(block):
+        problems.append(
+            f"the exit-2 hook's stderr did not reach the model: {checks.result_text(block)[:200]!r}"
+        )
+    problems += _ran(run, "g_exit1", "its hook only exited 1 (a non-blocking error)")
+    problems += _ran(run, "g_garbage", "its hook printed non-JSON and exited 0")
+    problems += _not_run(run, "g_hookdeny", SecurityIds.HOOK_DENY, "its hook's JSON said deny")
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("EXEC-1", "MUST")
+def test_invalid_input_reaches_no_hook(wire: WireRunner) -> None:
+    """EXEC-1: a built-in called with input that fails its schema never reaches the PreToolUse hooks."""
+    run = wire("security")
+    read = run.names.read or "Read"
+    unproven = [] if evidence.offered(run, read) else [f"no {read} tool"]
+    unproven += _hook(run, "pre-all", "g_free")  # the catch-all hook ran, so it would have seen the call
+    problems = (
+        [f"the catch-all PreToolUse hook was given {read} with invalid input"]
+        if evidence.hook_saw(run, "pre-all", read)
+        else []
+    )
+    block = _result(run, SecurityIds.INVALID)
+    if block is None or block.get("is_error") is not True:
+        problems.append(f"{read} without its required input did not fail: {block!r}"[:300])
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("EXEC-2", "MUST")
+def test_hook_updated_input_is_what_runs(wire: WireRunner) -> None:
+    """EXEC-2: a PreToolUse hook's updatedInput is the input the tool is called with."""
+    run = wire("security")
+    unproven = _hook(run, "pre-g_rewrite", "g_rewrite")
+    ran = [
+        e.get("arguments")
+        for e in run.mcp_calls
+        if e.get("event") == "start" and e.get("tool") == "g_rewrite"
+    ]
+    problems = (
+        [] if ran == [{"text": REWRITTEN_TEXT}] else [f"g_rewrite ran with {ran}, not the hook's input"]
+    )
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("EXEC-5", "MUST")
+def test_post_hook_context_reaches_the_model(wire: WireRunner) -> None:
+    """EXEC-5: a PostToolUse hook's additionalContext is in the next request, after the tool's result."""
+    run = wire("security")
+    unproven = _hook(run, "post-g_context", "g_context") + _ran(run, "g_context", "it is allowed")
+    mains = checks.main_requests(run.requests)
+    later = mains[1:] if len(mains) > 1 else []
+    problems = (
+        []
+        if any(CONTEXT_MARK in r.body.decode("utf-8", "replace") for r in later)
+        else [f"the PostToolUse hook's additionalContext ({CONTEXT_MARK}) was never sent to the model"]
+    )
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-10", "MUST")
+def test_tool_denied_as_a_whole_is_hidden(wire: WireRunner) -> None:
+    """PERM-10: an MCP tool a deny rule names as a whole is not in any request's tools."""
+    run = wire("security")
+    unproven = evidence.served_unproven(run, ["g_deny", "g_free"])
+    offered = sorted(
+        n for n, served in checks.served_tool_names(run.requests, run.served).items() if served == "g_deny"
+    )
+    problems = [f"the wholly denied tool is offered to the model as {offered}"] if offered else []
+    problems += ["g_deny ran although a deny rule names it"] if evidence.called(run, "g_deny") else []
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-7", "MUST")
+def test_dont_ask_denies_what_would_be_asked(wire: WireRunner) -> None:
+    """PERM-7: in dontAsk mode an MCP tool no rule allows is denied (never run), an allowed one runs."""
+    run = wire("mode-dontAsk")
+    unproven = _ran(run, "m_allowed", "an allow rule names it")
+    offered = set(checks.served_tool_names(run.requests, run.served).values())
+    unproven += [] if "m_unruled" in offered else ["the unruled tool was never offered"]
+    _judge(run, _not_run(run, "m_unruled", ModeIds.UNRULED, "dontAsk denies what would be asked"), unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-9", "SHOULD")
+def test_plan_mode_refuses_writes(wire: WireRunner) -> None:
+    """PERM-9: in plan mode the write tool does not write (its file is never created); reads run."""
+    run = wire("mode-plan")
+    unproven = _ran(run, "m_allowed", "an allow rule names it (a read-only tool)")
+    unproven += [] if evidence.offered(run, "Write") else ["no Write tool"]
+    problems = []
+    if run.workdir is not None and (run.workdir / PLAN_FILE).exists():
+        problems.append(f"Write created {PLAN_FILE} in plan mode")
+    block = _result(run, ModeIds.WRITE)
+    if block is None or block.get("is_error") is not True:
+        problems.append(f"the Write call in plan mode is not an error: {block!r}"[:300])
+    _judge(run, problems, unproven)

@@ -1,0 +1,211 @@
+"""Wire scenarios for the security requirements: permission rules against hooks, hook protocol, modes.
+
+Every guarded behaviour is an MCP tool of the suite's server, so whether a call *ran* is read from
+the server's call log, never from what the harness says; every hook is a suite command hook that
+logs the input it read (:func:`~pytest_toolharness.wire._scenarios.logged_hook_command`), so
+whether it *was asked* is read from its own log. A check then needs both: the hook ran (else the
+behaviour was not exercised) and the call ran or not as the requirement says.
+
+``security``: one turn, tool search off. Each call meets one rule/hook combination:
+
+========== ======================== ============================ =================================
+tool       rule                     PreToolUse hook              expected
+========== ======================== ============================ =================================
+g_deny     allow + deny (whole)     allow                        hidden from the model (PERM-10)
+Bash touch allow Bash + deny touch    allow                        not run: no file (PERM-1, PERM-2)
+g_ask      ask                      allow                        not run: no way to ask (PERM-2)
+g_free     none                     allow                        runs: a hook's allow grants
+g_hookdeny allow                    JSON deny                    not run, error (PERM-3)
+g_exit2    allow                    exit 2                       not run, error (PERM-3, HOOK-3)
+g_exit1    allow                    exit 1 (non-blocking)        runs (HOOK-3)
+g_garbage  allow                    stdout not JSON, exit 0      runs (HOOK-3)
+g_rewrite  allow                    allow + updatedInput         runs on the new input (EXEC-2)
+g_context  allow                    (PostToolUse) context        its text reaches the model (EXEC-5)
+Read {}    (schema failure)         logs every tool              the hook never sees it (EXEC-1)
+========== ======================== ============================ =================================
+
+``modes``: ``dontAsk`` turns the ask for an MCP tool without a rule into a deny (PERM-7); ``plan``
+refuses the write tool (PERM-9): two runs, each one turn.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_toolharness.adapters._specs import ToolBehavior
+from pytest_toolharness.wire._scenarios import (
+    CLAUDE_CODE_NAMES,
+    ToolNames,
+    WireScenario,
+    logged_hook_command,
+    mcp_spec,
+)
+from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
+
+__all__ = [
+    "CONTEXT_MARK",
+    "DENIED_FILE",
+    "PLAN_FILE",
+    "REWRITTEN_TEXT",
+    "SECURITY_GUARDS",
+    "ModeIds",
+    "SecurityIds",
+    "mode_scenario",
+    "security_scenario",
+]
+
+#: The text the PostToolUse hook adds as context; the model must be shown it.
+CONTEXT_MARK = "suite-context-7f3a"
+#: The input the rewriting hook puts in place of the model's.
+REWRITTEN_TEXT = "rewritten-by-hook"
+
+_TEXT = {"type": "string", "description": "Any text"}
+_PREFIX = "01Sec"
+
+
+def _pre(decision: str, **extra: Any) -> str:
+    output = {"hookEventName": "PreToolUse", "permissionDecision": decision, **extra}
+    if decision == "deny":
+        output["permissionDecisionReason"] = "denied by the suite hook"
+    return json.dumps({"hookSpecificOutput": output})
+
+
+class SecurityIds:
+    """The tool_use ids of :func:`security_scenario`."""
+
+    DENY = tool_use_id(1, _PREFIX)
+    ASK = tool_use_id(2, _PREFIX)
+    FREE = tool_use_id(3, _PREFIX)
+    HOOK_DENY = tool_use_id(4, _PREFIX)
+    EXIT2 = tool_use_id(5, _PREFIX)
+    EXIT1 = tool_use_id(6, _PREFIX)
+    GARBAGE = tool_use_id(7, _PREFIX)
+    REWRITE = tool_use_id(8, _PREFIX)
+    CONTEXT = tool_use_id(9, _PREFIX)
+    INVALID = tool_use_id(10, _PREFIX)
+    SHELL_DENY = tool_use_id(11, _PREFIX)
+
+
+#: The file the denied shell command would create (relative to the working directory).
+DENIED_FILE = "suite-deny-ran.txt"
+_DENIED_COMMAND = f"touch {DENIED_FILE}"
+
+
+#: For each guarded MCP tool: (its tool_use id, rules it is in, the PreToolUse hook's answer
+#: as (exit code, stdout), whether it must run).
+SECURITY_GUARDS: Mapping[str, tuple[str, tuple[str, ...], tuple[int, str], bool]] = {
+    "g_deny": (SecurityIds.DENY, ("allow", "deny"), (0, _pre("allow")), False),
+    "g_ask": (SecurityIds.ASK, ("ask",), (0, _pre("allow")), False),
+    "g_free": (SecurityIds.FREE, (), (0, _pre("allow")), True),
+    "g_hookdeny": (SecurityIds.HOOK_DENY, ("allow",), (0, _pre("deny")), False),
+    "g_exit2": (SecurityIds.EXIT2, ("allow",), (2, ""), False),
+    "g_exit1": (SecurityIds.EXIT1, ("allow",), (1, ""), True),
+    "g_garbage": (SecurityIds.GARBAGE, ("allow",), (0, "this is not JSON {"), True),
+    "g_rewrite": (
+        SecurityIds.REWRITE,
+        ("allow",),
+        (0, _pre("allow", updatedInput={"text": REWRITTEN_TEXT})),
+        True,
+    ),
+}
+
+
+def security_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """Rules against hooks and the hook protocol in one turn (see the module docstring)."""
+    specs = {
+        tool: mcp_spec(
+            tool, f"Guarded tool {tool}.", ToolBehavior("text", text=f"{tool}-ran"), names=names, text=_TEXT
+        )
+        for tool in (*SECURITY_GUARDS, "g_context")
+    }
+    rules: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
+    pre_hooks = [
+        {
+            "matcher": "*",
+            "hooks": [{"type": "command", "command": logged_hook_command("pre-all")}],
+        }
+    ]
+    for tool, (_, in_rules, (exit_code, stdout), _) in SECURITY_GUARDS.items():
+        for kind in in_rules:
+            rules[kind].append(specs[tool].name)
+        stderr = "blocked by the suite hook (exit 2)" if exit_code == 2 else ""
+        if exit_code == 1:
+            stderr = "a non-blocking hook error"
+        command = logged_hook_command(f"pre-{tool}", exit_code=exit_code, stdout=stdout, stderr=stderr)
+        pre_hooks.append({"matcher": specs[tool].name, "hooks": [{"type": "command", "command": command}]})
+    rules["allow"].append(specs["g_context"].name)
+    shell = names.shell or "Bash"
+    rules["allow"].append(shell)
+    rules["deny"].append(f"{shell}({_DENIED_COMMAND})")
+    shell_hook = logged_hook_command("pre-shell", stdout=_pre("allow"))
+    pre_hooks.append({"matcher": shell, "hooks": [{"type": "command", "command": shell_hook}]})
+    context = json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": CONTEXT_MARK}}
+    )
+    post_hooks = [
+        {
+            "matcher": specs["g_context"].name,
+            "hooks": [{"type": "command", "command": logged_hook_command("post-g_context", stdout=context)}],
+        }
+    ]
+    calls = [
+        ToolUseBlock(ids, specs[tool].name, {"text": f"from the model to {tool}"})
+        for tool, (ids, *_rest) in SECURITY_GUARDS.items()
+    ]
+    calls.append(ToolUseBlock(SecurityIds.CONTEXT, specs["g_context"].name, {"text": "context please"}))
+    calls.append(ToolUseBlock(SecurityIds.INVALID, names.read or "Read", {}))
+    calls.append(ToolUseBlock(SecurityIds.SHELL_DENY, shell, {"command": _DENIED_COMMAND}))
+    return WireScenario(
+        name="security",
+        prompt="Use the tools as the conversation asks.",
+        steps=(AssistantTurn((TextBlock("Trying every guard."), *calls)),),
+        mcp_tools=tuple(specs.values()),
+        settings={"permissions": rules, "hooks": {"PreToolUse": pre_hooks, "PostToolUse": post_hooks}},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    )
+
+
+class ModeIds:
+    """The tool_use ids of :func:`mode_scenario`."""
+
+    UNRULED = tool_use_id(21, _PREFIX)
+    ALLOWED = tool_use_id(22, _PREFIX)
+    WRITE = tool_use_id(23, _PREFIX)
+
+
+#: The file the plan-mode scenario asks the write tool to create (relative to the working directory).
+PLAN_FILE = "written-in-plan-mode.txt"
+
+
+def mode_scenario(mode: str, names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """``dontAsk`` or ``plan``: an MCP tool without a rule, an allowed read-only one, and (plan) a write.
+
+    dontAsk: the unruled tool would need asking, so it is denied and never runs; the allowed one
+    runs (PERM-7). plan: the write tool must not create its file; the allowed read-only tool runs
+    (PERM-9).
+    """
+    if mode not in ("dontAsk", "plan"):
+        raise ValueError(f"mode_scenario takes dontAsk or plan, not {mode!r}")
+    unruled = mcp_spec(
+        "m_unruled", "A tool no rule names.", ToolBehavior("text", text="unruled-ran"), names=names
+    )
+    allowed = mcp_spec(
+        "m_allowed", "A read-only lookup.", ToolBehavior("text", text="allowed-ran"), names=names
+    )
+    allowed = dataclasses.replace(allowed, read_only=True)
+    calls = [ToolUseBlock(ModeIds.ALLOWED, allowed.name, {})]
+    if mode == "dontAsk":
+        calls.insert(0, ToolUseBlock(ModeIds.UNRULED, unruled.name, {}))
+    else:
+        calls.append(ToolUseBlock(ModeIds.WRITE, "Write", {"file_path": PLAN_FILE, "content": "written"}))
+    return WireScenario(
+        name=f"mode-{mode}",
+        prompt="Use the tools as the conversation asks.",
+        steps=(AssistantTurn((TextBlock(f"In {mode} mode."), *calls)),),
+        mcp_tools=(unruled, allowed),
+        settings={"permissions": {"allow": [allowed.name], "defaultMode": mode}},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    )
