@@ -1,8 +1,12 @@
 """The ``toolharness`` console command: ``toolharness check`` runs the conformance suite and prints the report.
 
-For projects without a ``conftest.py``: it runs pytest (in this process) on the packaged ``conformance``
-suite only, with the plugin's options, and exits with pytest's exit status. Arguments after ``--`` go
-to pytest unchanged.
+For projects without a ``conftest.py``: it runs pytest (in a fresh interpreter) on the packaged
+``conformance`` suite only, with the plugin's options, and exits with pytest's exit status. Arguments
+after ``--`` go to pytest unchanged.
+
+The suite is named as a package (``--pyargs conformance``), not by its path: pytest then looks for
+its configuration from the current directory, as for any run, so the project's ``toolharness_adapter``
+(and other ``toolharness_*`` keys) apply wherever the suite is installed.
 """
 
 from __future__ import annotations
@@ -68,12 +72,15 @@ def _packaged_suite() -> Path:
 
 def build_pytest_args(options: argparse.Namespace, extra: Sequence[str]) -> list[str]:
     """The pytest command line for ``toolharness check``."""
-    suite = Path(options.suite_path).resolve() if options.suite_path else _packaged_suite()
     # The suite is the only test path, so the user's own tests don't run; no cache directory is
     # written, because the root directory may be inside site-packages.
-    args = [str(suite), "--toolharness-conformance", "-p", "no:cacheprovider"]
     if options.suite_path:
+        suite = Path(options.suite_path).resolve()
+        args = [str(suite), "--toolharness-conformance", "-p", "no:cacheprovider"]
         args += ["-o", f"toolharness_suite_path={suite}"]
+    else:
+        _packaged_suite()  # fail early, and clearly, when it is not installed
+        args = ["--pyargs", "conformance", "--toolharness-conformance", "-p", "no:cacheprovider"]
     if options.adapter:
         args.append(f"--toolharness-adapter={options.adapter}")
     target = getattr(options, "target", None)

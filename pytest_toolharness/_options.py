@@ -20,6 +20,7 @@ import pytest
 
 __all__ = [
     "TARGET_BASELINES",
+    "Isolation",
     "RunLevel",
     "Settings",
     "add_options",
@@ -40,6 +41,14 @@ class RunLevel(enum.Enum):
     STRICT = "strict"  # MUST and SHOULD; any failure fails the run
 
 
+class Isolation(enum.Enum):
+    """Where the suite's tests (and so the harness code) run."""
+
+    AUTO = "auto"  # PROCESS for the packaged suite; NONE for toolharness_suite_path (the plugin's tests)
+    PROCESS = "process"  # in a pytest-xdist worker: a crash or a hang takes only the worker down
+    NONE = "none"  # in the pytest process itself (a crash ends the run without a report)
+
+
 @dataclass(frozen=True)
 class Settings:
     """The plugin's settings for one run."""
@@ -54,6 +63,9 @@ class Settings:
     target: str | None = None
     target_timeout: float = 60.0
     default_baseline: bool = False  # the baseline is the target's packaged one, not the user's
+    test_timeout: float = 120.0  # seconds per test, setup to teardown, shrinking included; 0: none
+    run_timeout: float = 1800.0  # seconds for the whole run; 0: none
+    isolation: Isolation = Isolation.AUTO
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -129,6 +141,33 @@ def add_options(parser: pytest.Parser) -> None:
         "ini: toolharness_target_timeout).",
     )
     parser.addini("toolharness_target_timeout", "Seconds per wire scenario run.", default="60")
+    group.addoption(
+        "--toolharness-test-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="Seconds one suite test may take, setup to teardown, Hypothesis's shrinking included, "
+        "before it is stopped and reported as hung (default 120; 0: no limit; ini: toolharness_test_timeout).",
+    )
+    parser.addini("toolharness_test_timeout", "Seconds per suite test (0: no limit).", default="120")
+    group.addoption(
+        "--toolharness-run-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="Seconds the whole run may take before it is interrupted; the report lists what ran "
+        "(default 1800; 0: no limit; ini: toolharness_run_timeout).",
+    )
+    parser.addini("toolharness_run_timeout", "Seconds for the whole run (0: no limit).", default="1800")
+    group.addoption(
+        "--toolharness-isolation",
+        choices=[i.value for i in Isolation],
+        default=None,
+        help="process: the suite runs in a pytest-xdist worker, so a harness that crashes or hangs takes "
+        "only the worker down; none: in this process; auto (default): process for the packaged suite "
+        "(ini: toolharness_isolation).",
+    )
+    parser.addini("toolharness_isolation", "auto (default), process or none.", default=Isolation.AUTO.value)
     # No command-line option on purpose: this exists so the plugin's own tests can run a fake suite.
     parser.addini(
         "toolharness_suite_path",
@@ -206,6 +245,13 @@ def read_settings(config: pytest.Config) -> Settings:
     if not timeout > 0:
         raise pytest.UsageError(f"--toolharness-target-timeout must be > 0 seconds, got {timeout}")
     packaged = default_baseline(target) if baseline is None else None
+    isolation_text = config.getoption("toolharness_isolation") or str(config.getini("toolharness_isolation"))
+    try:
+        isolation = Isolation(isolation_text.strip().lower())
+    except ValueError:
+        raise pytest.UsageError(
+            f"toolharness_isolation = {isolation_text!r} is not one of: {', '.join(i.value for i in Isolation)}"
+        ) from None
     return Settings(
         conformance=bool(conformance),
         adapter=adapter,
@@ -217,7 +263,24 @@ def read_settings(config: pytest.Config) -> Settings:
         target=target,
         target_timeout=float(timeout),
         default_baseline=packaged is not None,
+        test_timeout=_seconds(config, "toolharness_test_timeout"),
+        run_timeout=_seconds(config, "toolharness_run_timeout"),
+        isolation=isolation,
     )
+
+
+def _seconds(config: pytest.Config, name: str) -> float:
+    """A budget in seconds from option ``name`` or its ini key: >= 0, where 0 means no limit."""
+    value = config.getoption(name)
+    if value is None:
+        text = str(config.getini(name)).strip()
+        try:
+            value = float(text)
+        except ValueError:
+            raise pytest.UsageError(f"{name} = {text!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise pytest.UsageError(f"--{name.replace('_', '-')} must be >= 0 seconds (0: no limit), got {value}")
+    return float(value)
 
 
 def suite_directory(settings: Settings) -> Path:

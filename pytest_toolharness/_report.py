@@ -16,6 +16,7 @@ import json
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,11 @@ def load_baseline(path: Path, catalogue: Catalogue) -> dict[str, str]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise pytest.UsageError(f"{where}: can't read it: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise pytest.UsageError(
+            f"{where}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start : exc.start + 1]!r}); "
+            "save it as UTF-8"
+        ) from None
     try:
         data: Any = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -100,9 +106,38 @@ def load_baseline(path: Path, catalogue: Catalogue) -> dict[str, str]:
     return baseline
 
 
+def catalogue_location() -> str:
+    """Where the requirement catalogue, the project's own statement of each requirement, is installed."""
+    return str(resources.files("conformance").joinpath("requirements.toml"))
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def distinct_errors(exc: BaseException) -> list[str]:
+    """The first line of each distinct error in ``exc`` (an exception group is opened, recursively).
+
+    A Hypothesis test that finds several distinct failures raises an ``ExceptionGroup``, whose own
+    message ("Hypothesis found 2 distinct failures") says nothing about any of them.
+    """
+    if isinstance(exc, BaseExceptionGroup):
+        found = [line for sub in exc.exceptions for line in distinct_errors(sub)]
+        return list(dict.fromkeys(found))
+    line = _first_line(str(exc))
+    return [f"{type(exc).__name__}: {line}" if line else type(exc).__name__]
+
+
 def report_reason(report: pytest.TestReport) -> str:
-    """The first line that explains a report: the skip reason, the xfail reason or the failure."""
+    """What explains a report: the skip reason, the xfail reason or the failure.
+
+    One line, except for a failure with several distinct errors: one line each.
+    """
     name = report.nodeid.rpartition("::")[2] or report.nodeid
+    errors = getattr(report, "toolharness_errors", None)
+    if report.failed and isinstance(errors, list) and errors:
+        phase = "" if report.when == "call" else f"error in {report.when}: "
+        return "\n".join([f"{name}: {phase}{len(errors)} distinct errors: {errors[0]}", *errors[1:]])
     if hasattr(report, "wasxfail"):
         return f"{name}: xfail: {report.wasxfail}" if report.wasxfail else f"{name}: xfail"
     longrepr = report.longrepr
@@ -115,8 +150,11 @@ def report_reason(report: pytest.TestReport) -> str:
     if crash is not None and crash.message:
         message = str(crash.message)
     else:
-        lines = [line for line in report.longreprtext.splitlines() if line.strip()]
-        message = lines[-1] if lines else "failed"
+        # A plain-text report (pytest.fail(pytrace=False), a crashed or hung xdist worker) leads with
+        # what happened; a traceback ends with it.
+        text = longrepr if isinstance(longrepr, str) else report.longreprtext
+        lines = [line for line in text.splitlines() if line.strip()]
+        message = (lines[0] if isinstance(longrepr, str) else lines[-1]) if lines else "failed"
     first = message.strip().splitlines()[0] if message.strip() else "failed"
     phase = "" if report.when == "call" else f"error in {report.when}: "
     return f"{name}: {phase}{first}"
@@ -270,7 +308,9 @@ def terminal_lines(results: list[RequirementResult], catalogue: Catalogue, level
             lines.append(f"{area}: {catalogue.areas[area]}")
         mark = "!" if r.fails_run else " "
         row = f" {mark} {r.requirement.id:<{id_width}}  {r.requirement.level.value:<6}  {r.status.value:<{status_width}}"
-        lines.append(f"{row}  {_clip(r.reason, 100)}".rstrip())
+        first, *more = r.reason.splitlines() or [""]
+        lines.append(f"{row}  {_clip(first, 100)}".rstrip())
+        lines.extend(f"{' ' * len(row)}  {_clip(line, 100)}" for line in more)
     lines.append(_counts_line(results, level))
     return lines
 

@@ -7,6 +7,9 @@ Hooks only: the work is in ``_options`` (settings), ``_requirements`` (the catal
 
 from __future__ import annotations
 
+import contextlib
+import fnmatch
+import inspect
 import os
 import shlex
 from collections.abc import Callable, Generator
@@ -16,11 +19,13 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness import _hookspecs
+from pytest_toolharness import _hookspecs, _isolation, _profiles
 from pytest_toolharness._options import RunLevel, Settings, add_options, read_settings, suite_directory
 from pytest_toolharness._report import (
     RequirementResult,
     RunReport,
+    catalogue_location,
+    distinct_errors,
     load_baseline,
     markdown_summary,
     report_json,
@@ -31,6 +36,7 @@ from pytest_toolharness._snapshot import tool_schema_snapshot
 from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
 from pytest_toolharness.adapters._capabilities import CapabilityError, check_harness, missing_capabilities
 from pytest_toolharness.adapters._loading import AdapterLoadError, choose_adapter_source, load_adapter
+from pytest_toolharness.adapters._specs import ExecutionResult
 
 __all__ = ["harness", "tool_schema_snapshot", "toolharness_adapter"]
 
@@ -73,8 +79,13 @@ def _covers_suite(config: pytest.Config, suite_dir: Path) -> bool:
     return False
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Register markers, read the settings and baseline, and add the suite to the run if asked."""
+    """Register markers and Hypothesis profiles, read the settings and baseline, add the suite if asked.
+
+    First of all plugins: Hypothesis's own ``pytest_configure`` loads ``--hypothesis-profile``, which
+    may name one of ours.
+    """
     config.addinivalue_line("markers", "toolharness: a conformance-suite test (added automatically).")
     config.addinivalue_line(
         "markers",
@@ -84,12 +95,20 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", f"{REQUIRES_MARKER}(*capabilities): adapter capabilities the test needs; skipped without."
     )
     settings = read_settings(config)
+    if settings.conformance or _names_our_profile(config):
+        _profiles.register_profiles()
     catalogue = load_catalogue()
     try:
         in_scope = catalogue.select(settings.requirements) if settings.requirements else list(catalogue)
     except ValueError as exc:
         raise pytest.UsageError(f"--toolharness-requirement: {exc}") from None
     if settings.level is RunLevel.MUST:
+        if settings.requirements and in_scope and not any(r.level is Level.MUST for r in in_scope):
+            raise pytest.UsageError(
+                f"--toolharness-requirement {' '.join(settings.requirements)} selects only SHOULD "
+                "requirements, and --toolharness-level=must runs MUST ones only: nothing would be "
+                "checked (use --toolharness-level=should)"
+            )
         in_scope = [r for r in in_scope if r.level is Level.MUST]
     baseline = load_baseline(settings.baseline, catalogue) if settings.baseline is not None else {}
     suite_dir = suite_directory(settings) if settings.conformance else None
@@ -105,6 +124,53 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     if not _is_worker(config):
         config.pluginmanager.register(_Recorder(report), "toolharness-recorder")
+    if suite_dir is not None:
+        _isolation.configure(config, settings, lambda nodeid: _requirements_of_test(report, nodeid))
+
+
+def _names_our_profile(config: pytest.Config) -> bool:
+    name = config.getoption("hypothesis_profile", None)
+    return isinstance(name, str) and name in _profiles.PROFILES
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """When the suite runs, load its Hypothesis profile unless the user chose one."""
+    state = session.config.stash.get(_STATE, None)
+    if state is not None and state.suite_dir is not None:
+        previous = _profiles.load_suite_profile()
+        session.config.add_cleanup(lambda: _profiles.restore_profile(previous))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Collect the suite even when it is installed in a virtualenv inside the project.
+
+    pytest skips virtualenvs and dot-directories (``.venv``) when it walks a directory, and it walks
+    the project's directory on the way to the suite's: the directories between are let through, and
+    anything else in an ignored directory on that way stays ignored.
+    """
+    state = config.stash.get(_STATE, None)
+    if state is None or state.suite_dir is None:
+        return None
+    suite = state.suite_dir
+    path = collection_path.resolve()
+    if path == suite or suite in path.parents:
+        return None
+    if path in suite.parents:
+        return False
+    root = config.rootpath.resolve()
+    below_root = [d for d in reversed(suite.parents) if root in d.parents]
+    gate = next((d for d in below_root if _skipped_by_default(config, d)), None)
+    if gate is not None and gate in path.parents:
+        return True
+    return None
+
+
+def _skipped_by_default(config: pytest.Config, directory: Path) -> bool:
+    if (directory / "pyvenv.cfg").is_file():
+        return True
+    patterns = [str(p) for p in config.getini("norecursedirs")]
+    return any(fnmatch.fnmatch(directory.name, p) for p in patterns if "/" not in p)
 
 
 def pytest_collection_modifyitems(
@@ -147,28 +213,49 @@ def pytest_collection_modifyitems(
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """On a failed requirement test, add which requirement broke, its source, and how to rerun it."""
+    """On a failed requirement test, say which requirement broke, in our words, and how to rerun it.
+
+    The section lists the first line of each distinct error (Hypothesis may find several), the
+    requirement with a pointer to its entry in the project's catalogue, and a command that reruns
+    this test alone (its report then lists only the requirements it reran).
+    """
     report = yield
     if report.failed and call.when == "call":
         state = item.config.stash.get(_STATE, None)
         ids = [str(value) for key, value in item.user_properties if key == "requirement"]
+        errors = distinct_errors(call.excinfo.value) if call.excinfo is not None else []
+        if len(errors) > 1:
+            # Read by the run report (and carried to the xdist controller with the report).
+            report.toolharness_errors = errors  # type: ignore[attr-defined]
         if state is not None and ids:
             lines = []
+            if len(errors) > 1:
+                lines.append(f"{len(errors)} distinct errors:")
+                lines.extend(f"  {error}" for error in errors)
             for requirement_id in ids:
                 requirement = state.catalogue[requirement_id]
                 lines.append(f"{requirement.id} ({requirement.level.value}): {requirement.title}")
-                lines.append(f"  source: {requirement.source}")
-            adapter = choose_adapter_source(item.config, state.settings)
-            adapter_option = f"--toolharness-adapter={adapter.spec} " if adapter.spec else ""
-            if adapter.target is not None:
-                adapter_option = f"--toolharness-target={shlex.quote(adapter.target)} "
-            lines.append(
-                "reproduce: pytest --toolharness-conformance "
-                f"{adapter_option}'{item.nodeid}' "
-                "(Hypothesis prints the minimal example above, and replays it from its database)"
-            )
+                lines.append(f'  spec: {catalogue_location()} (id = "{requirement.id}")')
+            lines.append(f"reproduce: {_rerun_command(item, state)}")
             report.sections.append(("toolharness requirement", "\n".join(lines)))
     return report
+
+
+def _rerun_command(item: pytest.Item, state: _State) -> str:
+    adapter = choose_adapter_source(item.config, state.settings)
+    adapter_option = f"--toolharness-adapter={adapter.spec} " if adapter.spec else ""
+    if adapter.target is not None:
+        adapter_option = f"--toolharness-target={shlex.quote(adapter.target)} "
+    # An absolute path: the suite may be installed in site-packages, away from where the user is.
+    node = str(item.path) + item.nodeid[len(item.nodeid.partition("::")[0]) :]
+    if _profiles.has_database():
+        how = "Hypothesis replays the failing example from its database, and prints it above"
+    else:
+        how = (
+            "this profile keeps no example database: Hypothesis finds the example again, or "
+            "replays the @reproduce_failure line printed above"
+        )
+    return f"pytest --toolharness-conformance {adapter_option}{shlex.quote(node)} ({how})"
 
 
 class _Recorder:
@@ -204,6 +291,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     report = state.report
     state.results = report.results()
+    if _narrowed(config):
+        # A rerun of some tests reports on what it reran, not on the whole catalogue.
+        state.results = [r for r in state.results if r.tests]
     adapter = choose_adapter_source(config, state.settings).description
     if state.settings.report is not None:
         state.settings.report.parent.mkdir(parents=True, exist_ok=True)
@@ -229,6 +319,42 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     elif failing and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         state.notes.append(f"exit status 1: failing requirement(s): {', '.join(failing)}")
+    if session.exitstatus == pytest.ExitCode.OK and (
+        state.suite_dir is not None or state.settings.requirements
+    ):
+        _fail_if_nothing_checked(session, state)
+
+
+def _fail_if_nothing_checked(session: pytest.Session, state: _State) -> None:
+    """A run of the suite that checked no requirement is not a pass."""
+    outcomes = state.report.tests.values()
+    if any(o.status in ("passed", "failed", "xfailed") for o in outcomes):
+        return
+    if not outcomes:
+        session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+        where = f" from {state.suite_dir}" if state.suite_dir is not None else ""
+        state.notes.append(
+            f"exit status 5: no requirement test was collected{where}, so nothing was checked "
+            "(check the paths, -k/-m and --toolharness-requirement given)"
+        )
+    else:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        state.notes.append(
+            "exit status 1: nothing was checked: every requirement test was skipped (see the reasons "
+            "above; an adapter declaring no capabilities checks nothing)"
+        )
+
+
+def _narrowed(config: pytest.Config) -> bool:
+    """Whether this run picks some tests (node IDs, -k, -m, --lf) rather than running whole paths."""
+    option = config.option
+    picked = any("::" in str(arg) for arg in config.args)
+    return bool(picked or option.keyword or option.markexpr or getattr(option, "lf", False))
+
+
+def _requirements_of_test(report: RunReport, nodeid: str) -> list[str]:
+    outcome = report.tests.get(nodeid)
+    return list(outcome.requirement_ids) if outcome is not None else []
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -269,7 +395,43 @@ def _checked_harness(adapter: Any) -> Any:
         )
     except CapabilityError as exc:
         pytest.fail(f"toolharness: {exc}", pytrace=False)
+    if "execution" in adapter.capabilities and callable(getattr(harness, "execute", None)):
+        _check_execute_results(harness, getattr(adapter, "name", type(adapter).__name__))
     return harness
+
+
+def _check_execute_results(harness: Any, adapter: str) -> None:
+    """Hold this harness's ``execute`` to the contract: awaitable, resolving to an ExecutionResult.
+
+    The harness keeps its type (a test may look at it); only its ``execute`` attribute is wrapped.
+    Without this, a harness returning the wrong type fails deep inside the suite with an
+    AttributeError. A harness whose attributes can't be set is left as it is.
+    """
+    original = harness.execute
+    where = f"adapter {adapter!r}: {type(harness).__name__}.execute"
+
+    async def execute(scenario: Any) -> ExecutionResult:
+        pending = original(scenario)
+        if not inspect.isawaitable(pending):
+            raise TypeError(
+                f"{where} must be a coroutine (async def) whose result is an ExecutionResult; "
+                f"it returned {type(pending).__name__} without awaiting"
+            )
+        result = await pending
+        if not isinstance(result, ExecutionResult):
+            raise TypeError(
+                f"{where} must return an ExecutionResult (pytest_toolharness.adapters.ExecutionResult), "
+                f"got {type(result).__name__}: {_short(result)}"
+            )
+        return result
+
+    with contextlib.suppress(AttributeError, TypeError):
+        harness.execute = execute
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 
-def test_failed_requirement_test_names_requirement_source_and_rerun(pytester: pytest.Pytester) -> None:
+def test_failed_requirement_test_names_requirement_spec_and_rerun(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_x="""
         import pytest
@@ -19,8 +19,8 @@ def test_failed_requirement_test_names_requirement_source_and_rerun(pytester: py
         [
             "*toolharness requirement*",
             "PAIR-1 (MUST): *",
-            "  source: 004 *",
-            "reproduce: pytest --toolharness-conformance *'test_x.py::test_pairing'*",
+            '  spec: *conformance/requirements.toml (id = "PAIR-1")',
+            "reproduce: pytest --toolharness-conformance */test_x.py::test_pairing*",
         ]
     )
 

@@ -117,7 +117,7 @@ def load_adapter(config: pytest.Config, settings: Settings) -> tuple[Any, Adapte
     """Build and validate the adapter for this session; raises :class:`AdapterLoadError`."""
     source = choose_adapter_source(config, settings)
     if source.target is not None:
-        return _wire_adapter(source.target, settings.target_timeout), source
+        return _wire_adapter(source.target, settings.target_timeout, config.invocation_params.dir), source
     if source.spec is None:
         adapter = config.hook.pytest_toolharness_adapter(config=config)
         if adapter is None:
@@ -146,13 +146,16 @@ def load_adapter(config: pytest.Config, settings: Settings) -> tuple[Any, Adapte
     return adapter, source
 
 
-def _wire_adapter(target: str, timeout: float) -> Any:
-    """The wire adapter for ``--toolharness-target`` (imported only when a target is given)."""
+def _wire_adapter(target: str, timeout: float, base: Path) -> Any:
+    """The wire adapter for ``--toolharness-target`` (imported only when a target is given).
+
+    A relative program in a command template is resolved from ``base``, the invocation directory.
+    """
     from pytest_toolharness.wire._adapter import WireAdapter
     from pytest_toolharness.wire._targets import TargetError, resolve_target
 
     try:
-        return WireAdapter(resolve_target(target), timeout=timeout)
+        return WireAdapter(resolve_target(target, base), timeout=timeout)
     except (TargetError, ValueError, OSError) as exc:
         # OSError: a built-in target whose program is missing (claude-code without a binary).
         raise AdapterLoadError(f"--toolharness-target {target!r}: {exc}") from exc

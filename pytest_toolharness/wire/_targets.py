@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -46,6 +47,9 @@ PLACEHOLDERS: tuple[str, ...] = ("{prompt}", "{settings}", "{mcp_config}", "{wor
 # Variables passed through from the parent: enough to find programs and decode text. Everything else
 # (the user's real ANTHROPIC_* keys and CLAUDE_* configuration above all) stays out of the harness.
 _PASSED_THROUGH = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT", "TMPDIR")
+
+# A placeholder-like word part: {name}. JSON or shell braces ({"a": 1}, ${HOME}) don't look like it.
+_PLACEHOLDER = re.compile(r"(?<!\$)\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 # After the main process exits, how long to wait for the rest of its group to go away.
 _GRACE_SECONDS = 2.0
@@ -143,16 +147,27 @@ class CommandTarget:
     """A harness given as a command template, e.g. ``"my-agent -p {prompt} --mcp {mcp_config}"``.
 
     The template is split into words like a POSIX shell would (``shlex``), then each placeholder is
-    replaced inside its word, so a prompt with spaces stays one argument.
+    replaced inside its word, so a prompt with spaces stays one argument. A ``{name}`` that is not
+    one of :data:`PLACEHOLDERS` is refused (a misspelt placeholder would reach the harness as is).
+    A relative program path (``./t.sh``, ``bin/agent``) is resolved against ``base`` (the directory
+    the run was started from), since the program runs in the scenario's working directory.
     """
 
-    def __init__(self, template: str) -> None:
+    def __init__(self, template: str, base: Path | None = None) -> None:
         if not isinstance(template, str) or not template.strip():
             raise TargetError("a target command template must be a non-empty string")
         try:
             words = shlex.split(template)
         except ValueError as exc:
             raise TargetError(f"target command {template!r} can't be split into words: {exc}") from exc
+        unknown = sorted({m for word in words for m in _PLACEHOLDER.findall(word)} - set(PLACEHOLDERS))
+        if unknown:
+            raise TargetError(
+                f"target command {template!r}: unknown placeholder(s) {', '.join(unknown)}; "
+                f"the known ones are {' '.join(PLACEHOLDERS)}"
+            )
+        if "/" in words[0] and not Path(words[0]).is_absolute():  # a bare name is looked up on PATH
+            words[0] = str((base if base is not None else Path.cwd()) / words[0])
         self.template = template
         self.words = words
         self.name = template
@@ -211,8 +226,11 @@ BUILTIN_TARGETS: dict[str, Callable[[], Target]] = {
 }
 
 
-def resolve_target(text: str) -> Target:
+def resolve_target(text: str, base: Path | None = None) -> Target:
     """A built-in target by name, or a :class:`CommandTarget` for anything else.
+
+    ``base`` is the directory a relative program path in a command is resolved against (default:
+    the current directory).
 
     A single word that is neither a built-in name nor a placeholder-using command is still taken
     as a command (a harness on ``PATH`` that reads ``TOOLHARNESS_*`` variables).
@@ -227,7 +245,7 @@ def resolve_target(text: str) -> Target:
             return BUILTIN_TARGETS[name]()
         except ImportError as exc:
             raise TargetError(f"target {name!r} is not available: {exc}") from exc
-    return CommandTarget(text)
+    return CommandTarget(text, base)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

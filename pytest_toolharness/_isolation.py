@@ -1,0 +1,238 @@
+"""Bounded, crash-proof runs: harness code in a worker process, a time budget per test and per run.
+
+- **Isolation.** When the suite runs without ``-n``, the plugin turns on pytest-xdist with one worker
+  (``--toolharness-isolation=process``, the default). A harness that calls ``os._exit``, segfaults or
+  is killed takes only the worker down: xdist reports the running test as failed, starts a fresh
+  worker for the rest, and the controller keeps the report. :func:`pytest_handlecrashitem` turns
+  xdist's "worker crashed" into a line that says what happened to which test.
+- **Per-test budget** (``--toolharness-test-timeout``, setup to teardown, Hypothesis's shrinking
+  included). Armed with :func:`faulthandler.dump_traceback_later`, whose watchdog is a C thread: it
+  fires even while the harness blocks in ``time.sleep`` or in C code holding the GIL. It writes every
+  thread's stack to a file and ends the process; the controller reads the file and reports the test
+  as hung, naming where it was. Hypothesis's shrinking is held to a third of the budget, so a slow
+  shrink ends with its example rather than as "hung".
+- **Run budget** (``--toolharness-run-timeout``): past it the run is interrupted as by Ctrl-C, and
+  the report lists what ran.
+- **SIGTERM** is handled as Ctrl-C (pytest prints its summary and the report, ``with`` blocks remove
+  their temporary directories) instead of killing the process where it stands.
+"""
+
+from __future__ import annotations
+
+import _thread
+import contextlib
+import faulthandler
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from pytest_toolharness._options import Isolation, Settings
+
+__all__ = ["HANG_FILE_KEY", "configure"]
+
+HANG_FILE_KEY = "toolharness_hang_dir"
+"""The ``workerinput`` key naming the directory where workers' watchdogs write what hung."""
+
+# Hypothesis's shrinking gets this share of the per-test budget (the rest is for generating).
+_SHRINK_SHARE = 1 / 3
+
+
+@dataclass
+class _Run:
+    settings: Settings
+    hang_dir: Path
+    owns_hang_dir: bool
+    timer: threading.Timer | None = None
+    previous_sigterm: Any = None
+    hang_file: IO[str] | None = None
+    budget_hit: list[str] = field(default_factory=list)
+
+
+_RUN = pytest.StashKey[_Run]()
+
+
+def _xdist_usable(config: pytest.Config) -> bool:
+    return config.pluginmanager.hasplugin("xdist") and hasattr(config.option, "tx")
+
+
+def configure(config: pytest.Config, settings: Settings, requirements_of: Callable[[str], list[str]]) -> None:
+    """Set up isolation, budgets and SIGTERM for a run of the suite (controller or worker).
+
+    ``requirements_of(nodeid)`` gives the requirement IDs the run has seen for a test, so a test
+    whose worker died still counts for its requirements.
+    """
+    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    if workerinput is not None and HANG_FILE_KEY in workerinput:
+        hang_dir, owns = Path(workerinput[HANG_FILE_KEY]), False
+    else:
+        hang_dir, owns = Path(tempfile.mkdtemp(prefix="toolharness-run-")), True
+    run = _Run(settings, hang_dir, owns)
+    config.stash[_RUN] = run
+    plugin = _Plugin(run, requirements_of)
+    config.pluginmanager.register(plugin, "toolharness-isolation")
+    config.add_cleanup(lambda: _cleanup(run))
+    if workerinput is None:
+        _start_isolation(config, settings)
+        if settings.run_timeout:
+            run.timer = threading.Timer(settings.run_timeout, _run_budget_spent, (run,))
+            run.timer.daemon = True
+            run.timer.start()
+    if threading.current_thread() is threading.main_thread():
+        with contextlib.suppress(ValueError, OSError):
+            run.previous_sigterm = signal.signal(signal.SIGTERM, _sigterm)
+    _bound_shrinking(settings.test_timeout)
+
+
+def _start_isolation(config: pytest.Config, settings: Settings) -> None:
+    option = config.option
+    wanted = settings.isolation
+    if wanted is Isolation.AUTO:
+        wanted = Isolation.NONE if settings.suite_path is not None else Isolation.PROCESS
+    if wanted is not Isolation.PROCESS or not _xdist_usable(config):
+        return
+    if option.dist != "no" or option.tx or getattr(option, "collectonly", False):
+        return  # -n given (already isolated), or nothing runs
+    if getattr(option, "usepdb", False):
+        return  # a debugger needs the test in this process
+    option.dist, option.tx, option.numprocesses = "load", ["popen"], 1
+    if getattr(option, "maxworkerrestart", None) is None:
+        option.maxworkerrestart = 50  # every test of a harness that exits may take its worker down
+
+
+def _bound_shrinking(test_timeout: float) -> None:
+    if not test_timeout:
+        return
+    # Hypothesis stops shrinking after MAX_SHRINKING_SECONDS (300 s), longer than a test's budget;
+    # its engine reads the module global each time it starts shrinking. No public setting exists.
+    with contextlib.suppress(ImportError):
+        from hypothesis.internal.conjecture import engine
+
+        if hasattr(engine, "MAX_SHRINKING_SECONDS"):
+            engine.MAX_SHRINKING_SECONDS = max(1, int(test_timeout * _SHRINK_SHARE))
+
+
+def _sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")
+
+
+def _run_budget_spent(run: _Run) -> None:
+    run.budget_hit.append(f"the run budget of {run.settings.run_timeout:g} s was spent")
+    _thread.interrupt_main()
+
+
+def _cleanup(run: _Run) -> None:
+    if run.timer is not None:
+        run.timer.cancel()
+    with contextlib.suppress(Exception):
+        faulthandler.cancel_dump_traceback_later()
+    if run.hang_file is not None:
+        run.hang_file.close()
+    if run.previous_sigterm is not None and threading.current_thread() is threading.main_thread():
+        with contextlib.suppress(ValueError, OSError, TypeError):
+            signal.signal(signal.SIGTERM, run.previous_sigterm)
+    if run.owns_hang_dir:
+        shutil.rmtree(run.hang_dir, ignore_errors=True)
+
+
+def _worker_id(config: pytest.Config) -> str:
+    workerinput: dict[str, Any] = getattr(config, "workerinput", {})
+    return str(workerinput.get("workerid", "main"))
+
+
+def hang_file_of(hang_dir: Path, worker: str) -> Path:
+    """Where the watchdog of ``worker`` writes the stacks of a test that overran its budget."""
+    return hang_dir / f"{worker}.hung"
+
+
+class _Plugin:
+    """The hooks of an isolated, budgeted run (registered by :func:`configure`)."""
+
+    def __init__(self, run: _Run, requirements_of: Callable[[str], list[str]]) -> None:
+        self.run = run
+        self.requirements_of = requirements_of
+
+    def pytest_configure_node(self, node: Any) -> None:
+        """Tell each xdist worker where to write what hung (controller side)."""
+        node.workerinput[HANG_FILE_KEY] = str(self.run.hang_dir)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, Any, Any]:
+        """Arm the per-test watchdog for the whole protocol (setup, call with shrinking, teardown)."""
+        budget = self.run.settings.test_timeout
+        if not budget or float(item.config.getini("faulthandler_timeout") or 0) > 0:
+            return (yield)  # pytest's own faulthandler_timeout owns the (single) watchdog
+        run = self.run
+        if run.hang_file is None:
+            run.hang_file = hang_file_of(run.hang_dir, _worker_id(item.config)).open("w+", encoding="utf-8")
+        run.hang_file.seek(0)
+        run.hang_file.truncate()
+        run.hang_file.write(f"{item.nodeid}\n")
+        run.hang_file.flush()
+        faulthandler.dump_traceback_later(budget, exit=True, file=run.hang_file)
+        try:
+            return (yield)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            run.hang_file.seek(0)
+            run.hang_file.truncate()
+            run.hang_file.flush()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """Say whether the test hung (the watchdog fired) or its process died, and keep its requirements."""
+        worker = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", "")
+        path = hang_file_of(self.run.hang_dir, str(worker))
+        stacks = ""
+        with contextlib.suppress(OSError):
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            if len(lines) > 1 and lines[0] == crashitem:
+                stacks = "\n".join(_own_frames(lines[1:]))
+        budget = self.run.settings.test_timeout
+        if stacks:
+            report.longrepr = (
+                f"hung: {crashitem} did not finish within its budget of {budget:g} s "
+                "(--toolharness-test-timeout, Hypothesis's shrinking included); its worker was stopped. "
+                f"It was at (innermost first):\n{stacks}"
+            )
+        else:
+            report.longrepr = (
+                f"crashed: the process running {crashitem} died in the middle of it (os._exit, a "
+                "segfault, or a kill); the remaining tests ran in a fresh worker"
+            )
+        report.when = "call"
+        report.user_properties = [("requirement", i) for i in self.requirements_of(crashitem)]
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Say that the run budget stopped the run."""
+        for note in self.run.budget_hit:
+            terminalreporter.write_line(
+                f"toolharness: {note} (--toolharness-run-timeout); the tests that did not run are not checked"
+            )
+
+
+# Frames of the machinery around a test (pytest, pluggy, xdist, execnet), left out of a hang report.
+_MACHINERY = (
+    "/_pytest/",
+    "/pluggy/",
+    "/xdist/",
+    "/execnet/",
+    '"<string>"',
+    "/pytest_toolharness/_isolation.py",
+)
+_MAX_FRAMES = 8
+
+
+def _own_frames(dump: list[str]) -> list[str]:
+    """The test's and the harness's frames from a faulthandler dump (at most a few)."""
+    frames = [line.strip() for line in dump if line.strip().startswith("File ")]
+    own = [line for line in frames if not any(part in line for part in _MACHINERY)]
+    return own[:_MAX_FRAMES] or frames[:_MAX_FRAMES] or ["(no stack was written)"]

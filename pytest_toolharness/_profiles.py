@@ -1,0 +1,103 @@
+"""The suite's Hypothesis profiles, registered whenever the plugin configures a run.
+
+Registered in a hook (never at import), before Hypothesis's own plugin reads ``--hypothesis-profile``,
+so ``pytest --toolharness-conformance --hypothesis-profile=toolharness-ci`` works from any directory.
+
+- ``toolharness``: what the suite runs under when nobody chose a profile. Hypothesis's defaults less
+  the ``explain`` phase (which reruns every failing example many times to say which parts of it matter,
+  minutes for a slow harness) and the deadline (a harness is judged on what it does, not how fast).
+  Shrinking stays: a failure comes with its minimal example.
+- ``toolharness-ci``: derandomised, so a CI run or a mutant run finds the same examples every time; no
+  example database, so nothing an earlier run saved is replayed. Loaded by default when ``CI`` is set.
+- ``toolharness-mutants``: as ``toolharness-ci`` but without shrinking: a mutation run only needs to
+  know that a requirement fails.
+- ``toolharness-explore``: random (pair it with ``--hypothesis-seed=N``), no shrinking, to measure how
+  reliably a defect is found.
+
+None changes ``max_examples``: each test's ``@settings`` decides how hard it looks.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = [
+    "DEFAULT_PROFILE",
+    "PROFILES",
+    "has_database",
+    "load_suite_profile",
+    "register_profiles",
+    "restore_profile",
+]
+
+DEFAULT_PROFILE = "toolharness"
+PROFILES = ("toolharness", "toolharness-ci", "toolharness-mutants", "toolharness-explore")
+_CI_VALUES = ("1", "true", "yes")
+
+
+def register_profiles() -> None:
+    """Register the four profiles (idempotent: registering a name again replaces it)."""
+    from hypothesis import HealthCheck, Phase, settings
+
+    no_explain = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
+    settings.register_profile(
+        "toolharness", deadline=None, phases=no_explain, suppress_health_check=[HealthCheck.too_slow]
+    )
+    settings.register_profile(
+        "toolharness-ci",
+        derandomize=True,
+        database=None,
+        deadline=None,
+        print_blob=True,
+        phases=no_explain,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    settings.register_profile(
+        "toolharness-mutants",
+        parent=settings.get_profile("toolharness-ci"),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    )
+    settings.register_profile(
+        "toolharness-explore",
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    )
+
+
+def load_suite_profile() -> str | None:
+    """When the suite runs and no profile was chosen, load ours; return the profile it replaced.
+
+    ``toolharness-ci`` when ``CI`` is set (as CI services do), ``toolharness`` otherwise. A profile the
+    user loaded (``--hypothesis-profile``, or ``settings.load_profile`` in a conftest) is kept, and
+    None returned. Hypothesis's profile is process-wide: restore the returned one at the end of the
+    run (:func:`restore_profile`), for whatever else runs in this process.
+    """
+    from hypothesis import settings
+
+    current = settings.get_current_profile_name()
+    if current not in ("default", "ci"):
+        return None
+    ci = os.environ.get("CI", "").lower() in _CI_VALUES
+    settings.load_profile("toolharness-ci" if ci else DEFAULT_PROFILE)
+    return current
+
+
+def restore_profile(name: str | None) -> None:
+    """Load profile ``name`` again (nothing when None)."""
+    if name is not None:
+        from hypothesis import settings
+
+        settings.load_profile(name)
+
+
+def has_database() -> bool:
+    """Whether the Hypothesis profile in force saves failing examples (False if Hypothesis is not loaded)."""
+    if "hypothesis" not in sys.modules:
+        return False
+    from hypothesis import settings
+
+    current = settings.default
+    return current is not None and current.database is not None

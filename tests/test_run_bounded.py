@@ -1,0 +1,157 @@
+"""Bounded runs: a harness that hangs or crashes ends in a report and a non-zero exit, by itself.
+
+Each run is a real pytest subprocess with the suite isolated in an xdist worker; the outer timeout
+is generous and only there so a regression can't hang our own test run.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests._fake_suite import make_suite
+
+pytestmark = pytest.mark.usefixtures("_no_step_summary")
+
+
+@pytest.fixture
+def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+MISBEHAVING = """
+import asyncio
+import ctypes
+import os
+import time
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_sleeps_forever():
+    time.sleep(10**6)
+
+@pytest.mark.requirement("PAIR-2", "MUST")
+def test_blocks_in_c_holding_the_gil():
+    ctypes.PyDLL(None).sleep(10**6)
+
+@pytest.mark.requirement("PAIR-3", "MUST")
+def test_hangs_async():
+    asyncio.run(asyncio.sleep(10**6))
+
+@pytest.mark.requirement("PAIR-4", "MUST")
+def test_exits_the_process():
+    os._exit(3)
+
+@pytest.mark.requirement("PAIR-5", "SHOULD")
+def test_raises_system_exit():
+    raise SystemExit(2)
+
+@pytest.mark.requirement("PAIR-6", "MUST")
+def test_fine():
+    pass
+"""
+
+
+def _isolated(pytester: pytest.Pytester, suite: str, *args: str, timeout: float = 300) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=process",
+        "-p",
+        "no:hypothesispytest",
+        "suite",
+        *args,
+        timeout=timeout,
+    )
+
+
+def test_hangs_and_crashes_end_in_a_report_naming_each_test(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, MISBEHAVING)
+    result = _isolated(pytester, suite, "--toolharness-test-timeout=3", "--toolharness-report=r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    for name in ("test_sleeps_forever", "test_blocks_in_c_holding_the_gil", "test_hangs_async"):
+        assert f"hung: suite/test_suite.py::{name} did not finish within its budget of 3 s" in out
+    assert "crashed: the process running suite/test_suite.py::test_exits_the_process died" in out
+    statuses = {r["id"]: r for r in json.loads((pytester.path / "r.json").read_text())["requirements"]}
+    for requirement_id in ("PAIR-1", "PAIR-2", "PAIR-3", "PAIR-4", "PAIR-5"):
+        assert statuses[requirement_id]["status"] == "failed", statuses[requirement_id]
+    assert "hung" in statuses["PAIR-1"]["reason"]
+    assert "time.sleep" in out or "test_sleeps_forever" in statuses["PAIR-1"]["reason"]
+    assert statuses["PAIR-6"]["status"] == "passed"
+
+
+def test_the_run_budget_ends_the_run_with_a_report(pytester: pytest.Pytester) -> None:
+    suite = make_suite(
+        pytester,
+        """
+import time
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_fine():
+    pass
+
+@pytest.mark.requirement("PAIR-2", "MUST")
+def test_slow():
+    time.sleep(10**6)
+""",
+    )
+    # A budget well past a worker's start-up, so the first test has run when it is spent.
+    result = _isolated(pytester, suite, "--toolharness-test-timeout=0", "--toolharness-run-timeout=40")
+    assert result.ret not in (pytest.ExitCode.OK, None)
+    result.stdout.fnmatch_lines(["*toolharness: the run budget of 40 s was spent*"])
+    result.stdout.fnmatch_lines(["*toolharness conformance: myadapter:make*"])
+
+
+def test_sigterm_gives_a_report_and_removes_temporary_directories(pytester: pytest.Pytester) -> None:
+    suite = make_suite(
+        pytester,
+        """
+import pathlib
+import tempfile
+import time
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_fine():
+    pass
+
+@pytest.mark.requirement("PAIR-2", "MUST")
+def test_slow():
+    with tempfile.TemporaryDirectory(prefix="toolharness-sigterm-") as tmp:
+        pathlib.Path("tmpdir.txt").write_text(tmp)
+        time.sleep(10**6)
+""",
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=none",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:cacheprovider",
+        "suite",
+    ]
+    marker = pytester.path / "tmpdir.txt"
+    with subprocess.Popen(command, cwd=pytester.path, stdout=subprocess.PIPE, text=True) as process:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=120)
+    assert process.returncode != 0
+    assert "toolharness conformance: myadapter:make" in out
+    assert "PAIR-1" in out
+    tmp = marker.read_text()
+    assert not (pytester.path / tmp).exists()
