@@ -16,7 +16,12 @@ import pytest
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.wire import _checks as checks
 from pytest_toolharness.wire import _evidence as evidence
-from pytest_toolharness.wire._scenarios import CLAUDE_CODE_NAMES, WireScenario
+from pytest_toolharness.wire._scenarios import (
+    CLAUDE_CODE_NAMES,
+    SCHEDULING_TOOLS,
+    WireScenario,
+    scheduling_scenario,
+)
 from pytest_toolharness.wire._security import (
     CONTEXT_MARK,
     DENIED_FILE,
@@ -32,6 +37,7 @@ _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "security": security_scenario,
     "mode-dontAsk": lambda names: mode_scenario("dontAsk", names),
     "mode-plan": lambda names: mode_scenario("plan", names),
+    "scheduling": scheduling_scenario,
 }
 
 WireRunner = Callable[[str], Any]
@@ -252,3 +258,125 @@ def test_plan_mode_refuses_writes(wire: WireRunner) -> None:
     if block is None or block.get("is_error") is not True:
         problems.append(f"the Write call in plan mode is not an error: {block!r}"[:300])
     _judge(run, problems, unproven)
+
+
+def _scheduled(run: Any) -> list[str]:
+    spans = evidence.intervals(run)
+    missing = [tool for tool, _, _ in SCHEDULING_TOOLS if tool not in spans]
+    return [f"the MCP server never ran {', '.join(missing)} to the end"] if missing else []
+
+
+@requires("wire")
+@pytest.mark.requirement("CONC-1", "MUST")
+def test_unsafe_calls_overlap_nothing(wire: WireRunner) -> None:
+    """CONC-1: a call that is not concurrency safe overlaps no other call (the server's call times)."""
+    run = wire("scheduling")
+    problems = [
+        f"{tool} (not concurrency safe) overlapped {evidence.overlapping(run, tool)}"
+        for tool, _, read_only in SCHEDULING_TOOLS
+        if not read_only and evidence.overlapping(run, tool)
+    ]
+    _judge(run, problems, _scheduled(run))
+
+
+@requires("wire")
+@pytest.mark.requirement("CONC-2", "SHOULD")
+def test_adjacent_safe_calls_run_together(wire: WireRunner) -> None:
+    """CONC-2: the two adjacent read-only calls overlap in time."""
+    run = wire("scheduling")
+    together = "c_fast_safe" in evidence.overlapping(run, "c_slow_safe")
+    problems = (
+        []
+        if together
+        else ["the adjacent read-only calls c_slow_safe and c_fast_safe ran one after the other"]
+    )
+    _judge(run, problems, _scheduled(run))
+
+
+@requires("wire")
+@pytest.mark.requirement("CONC-3", "MUST")
+def test_undeclared_tools_are_not_concurrency_safe(wire: WireRunner) -> None:
+    """CONC-3: two adjacent tools that declare nothing (no readOnlyHint) are not run together."""
+    run = wire("scheduling")
+    problems = (
+        ["c_plain_a and c_plain_b (declaring nothing) ran at the same time"]
+        if "c_plain_b" in evidence.overlapping(run, "c_plain_a")
+        else []
+    )
+    _judge(run, problems, _scheduled(run))
+
+
+_COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "tool_name", "tool_input")
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-6", "SHOULD")
+def test_hook_input_carries_the_common_fields(wire: WireRunner) -> None:
+    """HOOK-6: a PreToolUse hook's input has the common fields, the validated input and the tool_use id."""
+    run = wire("security")
+    entries = [e for e in run.hook_calls if e.get("hook") == "pre-g_rewrite"]
+    unproven = [] if entries else ["the suite's pre-g_rewrite hook never ran"]
+    problems = []
+    for entry in entries[:1]:
+        data = entry.get("input") if isinstance(entry.get("input"), dict) else {}
+        missing = [f for f in (*_COMMON_FIELDS, "permission_mode", "tool_use_id") if f not in data]
+        if missing:
+            problems.append(f"the PreToolUse input lacks {missing}: {sorted(data)}")
+        if data.get("hook_event_name") != "PreToolUse":
+            problems.append(f"hook_event_name is {data.get('hook_event_name')!r}, not 'PreToolUse'")
+        if data.get("tool_use_id") != SecurityIds.REWRITE:
+            problems.append(
+                f"tool_use_id is {data.get('tool_use_id')!r}, not the model's {SecurityIds.REWRITE}"
+            )
+        if data.get("tool_input") != {"text": "from the model to g_rewrite"}:
+            problems.append(f"tool_input is {data.get('tool_input')!r}, not the model's input")
+    _judge(run, problems, unproven)
+
+
+def _seen(run: Any, hook: str) -> set[str]:
+    """The suite tools (by their served names) the hook ``hook`` was asked about."""
+    seen = set()
+    for entry in run.hook_calls:
+        data = entry.get("input") if isinstance(entry.get("input"), dict) else {}
+        if entry.get("hook") == hook:
+            name = str(data.get("tool_name", ""))
+            seen.add(checks.served_tool_names(run.requests, run.served).get(name, name))
+    return seen
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-1", "MUST")
+def test_hook_matchers(wire: WireRunner) -> None:
+    """HOOK-1: exact names, alternatives (a|b), a regular expression and * each match what they say."""
+    run = wire("security")
+    reached = _seen(run, "pre-all")
+    unproven = (
+        []
+        if {"g_free", "g_rewrite", "g_hookdeny", "g_exit1"} <= reached
+        else [f"the catch-all hook saw only {sorted(reached)}"]
+    )
+    expected = {
+        "pre-alt": {"g_hookdeny", "g_exit1"},
+        "pre-regex": {"g_free", "g_rewrite"},
+        "pre-g_free": {"g_free"},
+        "pre-g_exit2": {"g_exit2"},
+    }
+    problems = [
+        f"the {hook} hook matched {sorted(_seen(run, hook))}, expected {sorted(tools)}"
+        for hook, tools in expected.items()
+        if _seen(run, hook) != tools
+    ]
+    served_reached = {t for t in reached if t in run.served}
+    offered = set(checks.served_tool_names(run.requests, run.served).values()) - {"g_deny"}
+    if served_reached != offered:
+        problems.append(f"the * hook saw {sorted(served_reached)}, but the calls were {sorted(offered)}")
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-2", "MUST")
+def test_most_restrictive_hook_decision_wins(wire: WireRunner) -> None:
+    """HOOK-2: one hook denies and another allows the same call: the call is denied."""
+    run = wire("security")
+    unproven = _hook(run, "pre-g_hookdeny", "g_hookdeny") + _hook(run, "pre-alt", "g_hookdeny")
+    _judge(run, _not_run(run, "g_hookdeny", SecurityIds.HOOK_DENY, "one of its hooks denied it"), unproven)

@@ -24,9 +24,11 @@ __all__ = [
     "PAIRING_PROOFS",
     "called",
     "hook_saw",
+    "intervals",
     "mcp_tools_in_requests",
     "offered",
     "overlap_unproven",
+    "overlapping",
     "pairing_unproven",
     "served_unproven",
 ]
@@ -132,6 +134,25 @@ def overlap_unproven(run: WireRun, first: str, second: str) -> list[str]:
     if not (starts[second] < ends[first] and starts[first] < ends[second]):
         return [f"{first} and {second} ran one after the other, so their results' order was never at stake"]
     return []
+
+
+def intervals(run: WireRun) -> dict[str, tuple[float, float]]:
+    """Each MCP tool the server ran to its end → (start, end) wall times, from its call log."""
+    starts = {str(e.get("tool")): float(e["time"]) for e in run.mcp_calls if e.get("event") == "start"}
+    return {
+        str(e.get("tool")): (starts[str(e.get("tool"))], float(e["time"]))
+        for e in run.mcp_calls
+        if e.get("event") == "end" and str(e.get("tool")) in starts
+    }
+
+
+def overlapping(run: WireRun, tool: str) -> list[str]:
+    """The tools whose calls overlapped ``tool``'s in time (per the server's log), in name order."""
+    spans = intervals(run)
+    if tool not in spans:
+        return []
+    start, end = spans[tool]
+    return sorted(other for other, (s, e) in spans.items() if other != tool and s < end and start < e)
 
 
 def served_unproven(run: WireRun, names: Iterable[str]) -> list[str]:

@@ -34,11 +34,13 @@ __all__ = [
     "FINAL_TEXT",
     "GIVE_UP_TEXT",
     "HOOK_LOG_NAME",
+    "SCHEDULING_TOOLS",
     "SERVER_NAME",
     "SIDE_TEXT",
     "ConcurrentIds",
     "DeferIds",
     "PairingIds",
+    "SchedulingIds",
     "Step",
     "ToolNames",
     "WireScenario",
@@ -48,6 +50,7 @@ __all__ = [
     "mcp_name",
     "mcp_spec",
     "pairing_scenario",
+    "scheduling_scenario",
 ]
 
 #: The name of the suite's MCP server in the harness's MCP config: tools are ``mcp__suite__<tool>``.
@@ -377,5 +380,68 @@ def concurrent_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         steps=(turn,),
         mcp_tools=(slow, fast),
         settings={"permissions": {"allow": [slow.name, fast.name]}},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    )
+
+
+class SchedulingIds:
+    """The tool_use ids of :func:`scheduling_scenario`, in the model's order."""
+
+    SLOW_SAFE = _id(41)
+    FAST_SAFE = _id(42)
+    PLAIN_A = _id(43)
+    PLAIN_B = _id(44)
+    SAFE_AFTER = _id(45)
+
+
+#: The scheduling scenario's MCP tools: (tool, seconds it sleeps, declared read-only), in call order.
+SCHEDULING_TOOLS: tuple[tuple[str, float, bool], ...] = (
+    ("c_slow_safe", 1.0, True),
+    ("c_fast_safe", 0.2, True),
+    ("c_plain_a", 0.3, False),
+    ("c_plain_b", 0.3, False),
+    ("c_safe_after", 0.3, True),
+)
+
+
+def scheduling_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """Concurrency from the MCP server's call times: CONC-1, CONC-2, CONC-3 over the wire.
+
+    One turn calls two read-only tools (slow, fast), two tools that declare nothing, and one more
+    read-only tool. The adjacent read-only pair may (SHOULD) overlap; a tool declaring nothing is
+    not concurrency safe, so neither undeclared call may overlap any other call. Each tool sleeps,
+    so an overlap shows in the server's start and end times.
+    """
+    specs = [
+        dataclasses.replace(
+            mcp_spec(
+                tool,
+                f"Lookup {tool}.",
+                ToolBehavior("sleep", seconds=seconds, text=f"{tool}-done"),
+                names=names,
+            ),
+            read_only=read_only,
+        )
+        for tool, seconds, read_only in SCHEDULING_TOOLS
+    ]
+    ids = (
+        SchedulingIds.SLOW_SAFE,
+        SchedulingIds.FAST_SAFE,
+        SchedulingIds.PLAIN_A,
+        SchedulingIds.PLAIN_B,
+        SchedulingIds.SAFE_AFTER,
+    )
+    turn = AssistantTurn(
+        (
+            TextBlock("Scheduling these."),
+            *(ToolUseBlock(i, spec.name, {}) for i, spec in zip(ids, specs, strict=True)),
+        )
+    )
+    return WireScenario(
+        name="scheduling",
+        prompt="Look these things up.",
+        steps=(turn,),
+        mcp_tools=tuple(specs),
+        settings={"permissions": {"allow": [spec.name for spec in specs]}},
         env={"ENABLE_TOOL_SEARCH": "false"},
     )

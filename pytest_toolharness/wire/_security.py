@@ -24,6 +24,10 @@ g_context  allow                    (PostToolUse) context        its text reache
 Read {}    (schema failure)         logs every tool              the hook never sees it (EXEC-1)
 ========== ======================== ============================ =================================
 
+Two more PreToolUse hooks log what they match: alternatives ``g_hookdeny|g_exit1`` (answering
+allow, so g_hookdeny meets a deny and an allow: HOOK-2) and the regular expression
+``g_(free|rewrite)``; with ``*`` and the exact names that is every matcher kind (HOOK-1).
+
 ``modes``: ``dontAsk`` turns the ask for an MCP tool without a rule into a deny (PERM-7); ``plan``
 refuses the write tool (PERM-9): two runs, each one turn.
 """
@@ -136,6 +140,19 @@ def security_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
             stderr = "a non-blocking hook error"
         command = logged_hook_command(f"pre-{tool}", exit_code=exit_code, stdout=stdout, stderr=stderr)
         pre_hooks.append({"matcher": specs[tool].name, "hooks": [{"type": "command", "command": command}]})
+    # Matchers (HOOK-1): alternatives and a regular expression beside "*" and the exact names; the
+    # alternatives' allow meets g_hookdeny's deny, and the most restrictive must win (HOOK-2).
+    alternatives = f"{specs['g_hookdeny'].name}|{specs['g_exit1'].name}"
+    pre_hooks.append(
+        {
+            "matcher": alternatives,
+            "hooks": [{"type": "command", "command": logged_hook_command("pre-alt", stdout=_pre("allow"))}],
+        }
+    )
+    regex = names.mcp("g_") + "(free|rewrite)"
+    pre_hooks.append(
+        {"matcher": regex, "hooks": [{"type": "command", "command": logged_hook_command("pre-regex")}]}
+    )
     rules["allow"].append(specs["g_context"].name)
     shell = names.shell or "Bash"
     rules["allow"].append(shell)
