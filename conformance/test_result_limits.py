@@ -139,3 +139,32 @@ def test_result_with_images_anywhere_is_not_persisted(
         f"a text block of {layout} was changed"
     )
     assert not written, f"a file was written for a result with blocks {layout}: {written}"
+
+
+# Whitespace the API does not count as text (a text block of only these is rejected), alone and mixed.
+blank_texts = st.lists(st.sampled_from([" ", "\n", "\t", "\r\n", "  "]), min_size=1, max_size=4).map("".join)
+
+
+@requires("execution")
+@pytest.mark.requirement("PAIR-4", "MUST")
+@settings(max_examples=8, deadline=None)
+@given(blank=blank_texts, as_blocks=st.booleans())
+@example(blank=" ", as_blocks=False)
+@example(blank="\n\t", as_blocks=True)
+def test_whitespace_only_output_gets_placeholder(
+    new_harness: Callable[[], Any], toolharness_adapter: Any, blank: str, as_blocks: bool
+) -> None:
+    """The PAIR-4 property for whitespace, stated below.
+
+    PAIR-4: output that is only whitespace, as a string or as text blocks, is empty: the
+    tool_result carries a placeholder with visible text instead, and is not an error.
+    """
+    value: Any = [{"type": "text", "text": blank}, {"type": "text", "text": blank}] if as_blocks else blank
+    behavior = ToolBehavior("json", value=value) if as_blocks else ToolBehavior("text", text=blank)
+    tool = ok_tool("Alpha", behavior)
+    with scenario_root() as root:
+        result = _run_one(new_harness, toolharness_adapter, tool, root)
+    assert text_of(result).strip(), (
+        f"whitespace-only output {blank!r} was sent without visible text: {result}"
+    )
+    assert result.get("is_error") is not True, f"whitespace-only output {blank!r} became an error: {result}"
