@@ -1,4 +1,4 @@
-"""Hooks through ``execute``: HOOK-1, HOOK-2, HOOK-3 and HOOK-4.
+"""Hooks through ``execute``: HOOK-1, HOOK-2, HOOK-3, HOOK-4 and HOOK-8.
 
 Matchers, the aggregation of several PreToolUse hooks, the command-hook protocol (real
 subprocesses), and PostToolUse hooks after the call.
@@ -157,6 +157,17 @@ def test_command_hook_protocol(new_harness: Callable[[], Any], outcome: str, rea
         new_harness(), [plain_tool("Deploy")], [("Deploy", {"x": "1"})], rules=rules, hooks=[hook], host=host
     )
     why = f"command hook {outcome} (reason {reason!r})"
+    assert_decided_like_a_command_hook(run, outcome, why)
+    if outcome == "exit2":
+        assert reason in run.result_text(), f"{why}: stderr must reach the model: {run.result_text()!r}"
+
+
+def assert_decided_like_a_command_hook(run: Any, outcome: str, why: str) -> None:
+    """The call's fate under one PreToolUse hook of ``outcome`` (a deny-the-host, allow-rule setup).
+
+    An allow applies, an ask reaches the host, a deny or exit 2 blocks with an error result; any
+    failure (exit 1, garbage, a crash, a timeout) is non-blocking: the call runs, its result intact.
+    """
     if outcome == "allow":
         assert (run.ran(), run.asked) == (1, []), f"{why}: its allow must apply: {run.describe()}"
     elif outcome == "ask":
@@ -164,8 +175,6 @@ def test_command_hook_protocol(new_harness: Callable[[], Any], outcome: str, rea
     elif outcome in ("deny", "exit2"):
         assert run.ran() == 0, f"{why}: must block the call: {run.describe()}"
         assert run.is_error(), f"{why}: the blocked call's result must be an error: {run.describe()}"
-        if outcome == "exit2":
-            assert reason in run.result_text(), f"{why}: stderr must reach the model: {run.result_text()!r}"
     else:
         assert run.ran() == 1, f"{why}: a failing hook is non-blocking, the call must run: {run.describe()}"
         assert (run.is_error(), TOOL_OUTPUT in run.result_text()) == (False, True), (
@@ -229,3 +238,68 @@ def test_post_tool_use_command_hook_block_does_not_undo_the_call(
     assert re.search(re.escape(reason), run.all_text()), (
         f"PostToolUse {outcome}: reason not shown: {run.describe()}"
     )
+
+
+SOURCED_OUTCOMES = ("allow", "ask", "deny", "exit2", "exit1", "garbage", "hang")
+
+
+def deploy(harness: Any, hooks: list[HookSpec], rules: list[RuleSpec], host: Any = None) -> Any:
+    """One call of a plain ``Deploy`` tool under these hooks and rules."""
+    return run_calls(
+        harness, [plain_tool("Deploy")], [("Deploy", {"x": "1"})], rules=rules, hooks=hooks, host=host
+    )
+
+
+@st.composite
+def sourced_hooks(draw: st.DrawFn) -> tuple[str, str, str | None]:
+    """(where the hook comes from, its outcome, a plain hook's outcome beside it or None).
+
+    ``http`` (a real endpoint on 127.0.0.1) or ``plugin`` (``hooks/hooks.json`` naming its program
+    through ``${CLAUDE_PLUGIN_ROOT}``); every outcome of a command hook, with an http ``exit2`` answering
+    a ``decision: "block"``; and sometimes a second, plain hook on the same call.
+    """
+    source = draw(st.sampled_from(["http", "plugin"]))
+    outcome = draw(st.sampled_from(SOURCED_OUTCOMES))
+    beside = draw(st.sampled_from([None, "none", "allow"]))
+    return source, outcome, beside
+
+
+@requires("execution", "hooks", "command_hooks", "host_callback", "hook_sources")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+@settings(max_examples=14, deadline=None)
+@given(case=sourced_hooks(), reason=REASONS)
+def test_http_and_plugin_hooks_follow_the_command_hook_rules(
+    new_harness: Callable[[], Any], case: tuple[str, str, str | None], reason: str
+) -> None:
+    """HOOK-8: http and plugin hooks decide like command hooks; one that fails, answers garbage or times out never decides.
+
+    An allow applies, an ask reaches the host, a deny or block blocks; a 500, garbage, an exit 1 or a
+    timeout leave the call to the rules (here an allow rule), also beside another hook on the call.
+    """
+    source, outcome, beside = case
+    hook = pre(
+        outcome,
+        reason=reason,
+        timeout=1.0,
+        as_command=True,
+        hook_type="http" if source == "http" else "command",
+        from_plugin=source == "plugin",
+    )
+    hooks = [hook] if beside is None else [hook, pre(beside)]
+    rules = [] if outcome in ("allow", "ask") else [RuleSpec("Deploy", "allow")]
+    run = deploy(new_harness(), hooks, rules, host_answering("deny"))
+    assert_decided_like_a_command_hook(run, outcome, f"{source} hook {outcome} beside {beside}")
+
+
+@requires("execution", "hooks", "command_hooks", "hook_sources")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+@settings(max_examples=6, deadline=None)
+@given(outcome=st.sampled_from(["deny", "exit2"]), beside=st.sampled_from([None, "deny", "allow"]))
+def test_async_hooks_never_decide(new_harness: Callable[[], Any], outcome: str, beside: str | None) -> None:
+    """HOOK-8: an async command hook runs in the background: its deny or exit 2 blocks nothing; a plain hook beside it still decides."""
+    hooks = [pre(outcome, as_command=True, run_async=True, reason="async says no")]
+    if beside is not None:
+        hooks.append(pre(beside, reason="sync hook"))
+    run = deploy(new_harness(), hooks, [RuleSpec("Deploy", "allow")])
+    expected = 0 if beside == "deny" else 1
+    assert run.ran() == expected, f"async {outcome} beside {beside}: {run.describe()}"

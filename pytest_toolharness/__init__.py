@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (at run time they are imp
         ExecutionScenario,
         Harness,
         HarnessAdapter,
+        HookEndpoint,
         HookSpec,
         HostAnswer,
         HostSpec,
@@ -68,6 +69,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (at run time they are imp
         missing_methods,
         requires,
         runs_as_command,
+        write_plugin,
     )
     from pytest_toolharness.adapters.reference import (
         ReferenceAdapter,
@@ -116,6 +118,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
         "ExecutionScenario",
         "Harness",
         "HarnessAdapter",
+        "HookEndpoint",
         "HookSpec",
         "HostAnswer",
         "HostSpec",
@@ -139,6 +142,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
         "missing_methods",
         "requires",
         "runs_as_command",
+        "write_plugin",
     ),
     "pytest_toolharness.adapters.reference": (
         "ReferenceAdapter",
@@ -195,6 +199,7 @@ __all__ = [
     "ExecutionScenario",
     "Harness",
     "HarnessAdapter",
+    "HookEndpoint",
     "HookSpec",
     "HostAnswer",
     "HostSpec",
@@ -238,6 +243,7 @@ __all__ = [
     "run_wire_scenario",
     "runs_as_command",
     "validate_messages_request",
+    "write_plugin",
 ]
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolharness.adapters import HookEndpoint
 from reference_impl import (
     CommandHook,
     HookBaseInput,
@@ -318,47 +319,9 @@ def test_cancellation_kills_the_hook(tmp_path: Path) -> None:
 # -- http hooks against a real local server, plugin hooks, async hooks (HOOK-8) -----------------
 
 
-class _HookEndpoint:
-    """A real HTTP server on 127.0.0.1 answering every POST with a fixed status and body; records bodies."""
-
-    def __init__(self, status: int, body: str, delay: float = 0.0) -> None:
-        import http.server
-        import threading
-        import time
-
-        received: list[tuple[dict[str, Any], dict[str, str]]] = []
-        self.received = received
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                received.append((json.loads(self.rfile.read(length)), dict(self.headers.items())))
-                time.sleep(delay)
-                data = body.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/hook"
-
-    def __enter__(self) -> _HookEndpoint:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+def _endpoint(status: int, body: str, delay: float = 0.0) -> HookEndpoint:
+    """A real HTTP server on 127.0.0.1 answering every POST with ``status`` and ``body``."""
+    return HookEndpoint(lambda _input: (status, body.encode()), delay=delay)
 
 
 def _pre_with(tmp_path: Path, *hooks: Any) -> PreToolUseOutcome:
@@ -380,7 +343,7 @@ def test_http_hook_decides_like_a_command_hook(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("NOT_ALLOWED", "leak")
     deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                    "permissionDecisionReason": "HTTP-SAYS-NO"}}  # fmt: skip
-    with _HookEndpoint(200, json.dumps(deny)) as endpoint:
+    with _endpoint(200, json.dumps(deny)) as endpoint:
         hook = HttpHook(
             endpoint.url,
             {"Authorization": "Bearer $HOOK_TOKEN", "X-Other": "${NOT_ALLOWED}"},
@@ -391,7 +354,8 @@ def test_http_hook_decides_like_a_command_hook(tmp_path: Path, monkeypatch: pyte
     assert out.verdict is not None
     assert out.verdict.behavior == "deny"
     assert "HTTP-SAYS-NO" in out.verdict.reason
-    ((payload, headers),) = endpoint.received
+    (payload,) = endpoint.received
+    (headers,) = endpoint.headers
     assert (payload["hook_event_name"], payload["tool_name"], payload["tool_input"]) == (
         "PreToolUse", "Bash", {"command": "ls"},
     )  # fmt: skip
@@ -416,7 +380,7 @@ def test_an_http_hook_that_fails_is_a_non_blocking_error(tmp_path: Path, case: s
             "timeout": (200, "{}", 3.0),
             "not json": (200, "{nope", 0.0),
         }[case]
-        with _HookEndpoint(status, body, delay) as endpoint:
+        with _endpoint(status, body, delay) as endpoint:
             out = _pre_with(tmp_path, HttpHook(endpoint.url, timeout=1), ask)
     assert out.verdict is not None
     assert out.verdict.behavior == "ask"

@@ -37,6 +37,7 @@ from pytest_toolharness.adapters._contract import (
     SearchCapability,
     WireCapability,
 )
+from pytest_toolharness.adapters._hook_endpoints import HookEndpoint, write_plugin
 from pytest_toolharness.adapters._hook_programs import (
     COMMAND_ONLY_OUTCOMES,
     hook_command,
@@ -87,6 +88,7 @@ __all__ = [
     "ExecutionScenario",
     "Harness",
     "HarnessAdapter",
+    "HookEndpoint",
     "HookSpec",
     "HostAnswer",
     "HostSpec",
@@ -112,4 +114,5 @@ __all__ = [
     "missing_methods",
     "requires",
     "runs_as_command",
+    "write_plugin",
 ]

@@ -32,6 +32,7 @@ from pytest_toolharness.adapters import (
     hook_command,
     runs_as_command,
 )
+from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from reference_impl import (
     BetaLatch,
@@ -265,7 +266,9 @@ class ReferenceHarness:
             tools=pool,
             permission_context=permission_context,
             session_dir=scenario.session_dir,
-            hooks=_hooks(scenario.hooks, self._workdir),
+            hooks=_hooks([h for h in scenario.hooks if not is_sourced(h)], self._workdir).merged(
+                (sourced := SourcedHooks(scenario.hooks, self._workdir)).hooks
+            ),
             can_use_tool=_host_callback(scenario.host) if scenario.host is not None else None,
             replacement_state=self._replacement_state,
         )
@@ -273,14 +276,17 @@ class ReferenceHarness:
             scenario.recorder.trigger_after_starts(scenario.abort_after_starts, scenario.abort)
         state = tool_state(pool)
         blocks = [cast(ToolUseBlockParam, dict(block)) for block in scenario.tool_uses]
-        batch = await run_tool_uses(
-            blocks,
-            context,
-            abort=scenario.abort,
-            call_timeout=scenario.call_timeout,
-            state=state,
-            grace_period=0.2,
-        )
+        try:
+            batch = await run_tool_uses(
+                blocks,
+                context,
+                abort=scenario.abort,
+                call_timeout=scenario.call_timeout,
+                state=state,
+                grace_period=0.2,
+            )
+        finally:
+            await sourced.close(context.hooks)
         self._entries.append(cast(MessageParam, {"role": "assistant", "content": [dict(b) for b in blocks]}))
         self._entries.append(cast(MessageParam, {"role": "user", "content": batch.user_content}))
         decisions = {
@@ -362,6 +368,7 @@ class ReferenceAdapter:
         }
     )
             "agent_loop",
+            "hook_sources",
 
     def __init__(self) -> None:
         self._root = Path(tempfile.mkdtemp(prefix="toolharness-reference-"))

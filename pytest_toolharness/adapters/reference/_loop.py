@@ -24,6 +24,7 @@ from pytest_toolharness.adapters._specs import (
     LoopRun,
     LoopScenario,
 )
+from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
 from pytest_toolharness.adapters.reference._tools import specs_to_tools
 from pytest_toolharness.wire._api_server import ScriptedApiServer
 from pytest_toolharness.wire._script import AssistantTurn, ContentBlock, TextBlock, ToolUseBlock
@@ -120,13 +121,16 @@ async def run_loop_scenario(
     builtin = [s for s in scenario.tools if not s.is_mcp]
     mcp = [s for s in scenario.tools if s.is_mcp]
     rules = tuple(
-        parse_rule(spec.text, spec.behavior, cast(SettingSource, spec.source))
-        for spec in scenario.rules
+        parse_rule(spec.text, spec.behavior, cast(SettingSource, spec.source)) for spec in scenario.rules
     )
     context = PermissionContext(
         mode=cast(Any, scenario.mode), rules=rules, cwd=scenario.cwd, can_prompt=scenario.host is not None
     )
     scenario.hook_log.parent.mkdir(parents=True, exist_ok=True)
+    # http, async and plugin hooks (HOOK-8) are installed as the execute() path installs them; they log nothing.
+    sourced = SourcedHooks(scenario.hooks, workdir)
+    plain = [spec for spec in scenario.hooks if not is_sourced(spec)]
+    hooks = _loop_hooks(plain, workdir, scenario.hook_log).merged(sourced.hooks)
     with ScriptedApiServer(turns) as server:
         client = anthropic.AsyncAnthropic(base_url=server.base_url, api_key="x", max_retries=0)
         session = AgentSession(
@@ -136,7 +140,7 @@ async def run_loop_scenario(
             tools=specs_to_tools(builtin, scenario.recorder),
             mcp_tools=specs_to_tools(mcp, scenario.recorder),
             permission_context=context,
-            hooks=_loop_hooks(scenario.hooks, workdir, scenario.hook_log),
+            hooks=hooks,
             can_use_tool=host_callback(scenario.host) if scenario.host is not None else None,
             max_turns=scenario.max_turns,
             transcript_path=str(scenario.session_dir / "transcript.jsonl"),
@@ -150,6 +154,7 @@ async def run_loop_scenario(
                     await session.compact(SUMMARY)
             ended = list(await session.end("other"))
         finally:
+            await sourced.close(session.hooks)
             await client.close()
         requests = [dict(r.json) for r in server.message_requests if r.tools]
     return LoopRun(requests=requests, prompts=prompts, ended=ended)
