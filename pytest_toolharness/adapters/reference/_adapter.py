@@ -365,10 +365,10 @@ class ReferenceAdapter:
             "timeouts",
             "result_persistence",
             "wire",
-        }
-    )
             "agent_loop",
             "hook_sources",
+        }
+    )
 
     def __init__(self) -> None:
         self._root = Path(tempfile.mkdtemp(prefix="toolharness-reference-"))
