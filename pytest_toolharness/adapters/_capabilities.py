@@ -25,6 +25,7 @@ from types import MappingProxyType
 import pytest
 
 from pytest_toolharness.adapters._contract import (
+    AgentLoopCapability,
     CacheKeyCapability,
     ClassificationCapability,
     ConversationCapability,
@@ -33,7 +34,6 @@ from pytest_toolharness.adapters._contract import (
     PoolCapability,
     SchemasCapability,
     SearchCapability,
-    AgentLoopCapability,
     WireCapability,
 )
 
@@ -115,6 +115,16 @@ CAPABILITIES: Mapping[str, Capability] = _table(
     Capability(
         "wire", "run a wire scenario against the harness as a process, recording its requests", WireCapability
     ),
+    Capability(
+        "agent_loop",
+        "the harness's own agent loop against a scripted model, with its lifecycle hooks",
+        AgentLoopCapability,
+    ),
+    Capability(
+        "hook_sources",
+        "http hooks, async command hooks and plugin hooks (hooks/hooks.json) besides settings command hooks",
+        feature_of="execution",
+    ),
 )
 """Every capability by name, in documentation order."""
 
@@ -130,16 +140,6 @@ def _check_names(names: Iterable[object], where: str) -> tuple[str, ...]:
         raise ValueError(
             f"{where}: unknown capability name(s) {', '.join(repr(u) for u in unknown)}; "
             f"known: {', '.join(CAPABILITIES)}"
-    Capability(
-        "agent_loop",
-        "the harness's own agent loop against a scripted model, with its lifecycle hooks",
-        AgentLoopCapability,
-    ),
-    Capability(
-        "hook_sources",
-        "http hooks, async command hooks and plugin hooks (hooks/hooks.json) besides settings command hooks",
-        feature_of="execution",
-    ),
         )
     return tuple(checked)
 

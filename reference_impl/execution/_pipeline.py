@@ -113,10 +113,10 @@ class ExecutionContext:
     replacement_state: ContentReplacementState = field(default_factory=ContentReplacementState)
     decision_log: DecisionLog = field(default_factory=DecisionLog)
     progress: list[ToolProgress] = field(default_factory=list)
-    _hook_base: tuple[str, str, PermissionContext, HookBaseInput] | None = field(
     prompt_id: str | None = None
     hook_signals: HookSignals = field(default_factory=HookSignals)
     """What the hooks said to the loop and the user (``continue: false``, ``systemMessage``: HOOK-5)."""
+    _hook_base: tuple[str, str, PermissionContext, HookBaseInput] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
@@ -129,16 +129,16 @@ class ExecutionContext:
             and memo[0] is self.session_id
             and memo[1] is self.transcript_path
             and memo[2] is self.permission_context
-        ):
             and memo[3].prompt_id == self.prompt_id
+        ):
             return memo[3]
         base = HookBaseInput(
             session_id=self.session_id,
             transcript_path=self.transcript_path,
             cwd=str(self.permission_context.cwd),
             permission_mode=self.permission_context.mode,
-        )
             prompt_id=self.prompt_id,
+        )
         self._hook_base = (self.session_id, self.transcript_path, self.permission_context, base)
         return base
 
@@ -271,8 +271,8 @@ async def run_tool_use(
     pre = await run_pre_tool_use(
         ctx.hooks, tool_name=tool.name, tool_input=tool_input, tool_use_id=tool_use_id, base=base
     )
-    if pre.additional_contexts:
     ctx.hook_signals.take(pre)
+    if pre.additional_contexts:
         extra.extend(
             _text_block(system_reminder(f"PreToolUse:{tool.name} hook additional context: {c}"))
             for c in pre.additional_contexts
@@ -308,6 +308,7 @@ async def run_tool_use(
             synthetic_error_result(tool_use_id, f"Interrupted by user: {tool.name} was not started"),
             tuple(extra),
         )
+    started = time.monotonic()
     try:
         output = await tool.call(tool_input, tool_context)
     except asyncio.CancelledError:
@@ -316,13 +317,14 @@ async def run_tool_use(
         message = str(exc) or type(exc).__name__
         post_fail = await run_post_tool_use_failure(
             ctx.hooks,
-    started = time.monotonic()
             tool_name=tool.name,
             tool_input=tool_input,
             tool_use_id=tool_use_id,
             error=message,
             base=base,
+            duration_ms=_elapsed_ms(started),
         )
+        ctx.hook_signals.take(post_fail)
         extra.extend(
             _post_blocks(
                 tool.name, post_fail.block_messages, post_fail.additional_contexts, "PostToolUseFailure"
@@ -330,9 +332,7 @@ async def run_tool_use(
         )
         return ToolRunOutcome(
             synthetic_error_result(tool_use_id, f"Error: {message}"), tuple(extra), failed=True
-            duration_ms=_elapsed_ms(started),
         )
-        ctx.hook_signals.take(post_fail)
 
     if isinstance(output, str):
         output = ToolOutput(content=output)
@@ -344,7 +344,9 @@ async def run_tool_use(
             tool_use_id=tool_use_id,
             error=_plain_text(output.content),
             base=base,
+            duration_ms=_elapsed_ms(started),
         )
+        ctx.hook_signals.take(post_fail)
         extra.extend(
             _post_blocks(
                 tool.name, post_fail.block_messages, post_fail.additional_contexts, "PostToolUseFailure"
@@ -352,15 +354,15 @@ async def run_tool_use(
         )
     else:
         post = await run_post_tool_use(
-            duration_ms=_elapsed_ms(started),
             ctx.hooks,
-        ctx.hook_signals.take(post_fail)
             tool_name=tool.name,
             tool_input=tool_input,
             tool_use_id=tool_use_id,
             tool_response=_response_for_hooks(output),
             base=base,
+            duration_ms=_elapsed_ms(started),
         )
+        ctx.hook_signals.take(post)
         if post.updated_mcp_tool_output is not None:
             # The hook's replacement is what the model gets (MCP tools): applied before mapping.
             output = ToolOutput(
@@ -368,9 +370,7 @@ async def run_tool_use(
                 context_modifier=output.context_modifier,
             )
         if post.block_messages or post.additional_contexts:
-            duration_ms=_elapsed_ms(started),
             extra.extend(
-        ctx.hook_signals.take(post)
                 _post_blocks(tool.name, post.block_messages, post.additional_contexts, "PostToolUse")
             )
 
@@ -408,6 +408,7 @@ async def _resolve_ask(
         tool_use_id=tool_context.tool_use_id,
         base=ctx.hook_base(),
     )
+    ctx.hook_signals.take(request)
     if request.decision is not None:
         answer = request.decision
         if answer.behavior == "deny":
@@ -416,7 +417,6 @@ async def _resolve_ask(
                 DecisionReason("permission_request_hook", hook=answer.hook, detail=answer.message),
                 message=answer.message
                 or f"Permission to use {tool.name} was denied by a PermissionRequest hook.",
-    ctx.hook_signals.take(request)
             ), tool_input
         return _approve(
             tool,
@@ -519,7 +519,14 @@ def _plain_text(content: object) -> str:
     return str(content)
 
 
+def _elapsed_ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
+
+
 def _response_for_hooks(output: ToolOutput) -> Any:
+    # The tool's own response shape when it has one (Bash: stdout, stderr, ...: HOOK-6).
+    if output.hook_response is not None:
+        return output.hook_response
     content = output.content
     if isinstance(content, str | Mapping) or not isinstance(content, Sequence):
         # Whatever it is, the hook sees it as it is; a bad output is reported after the hooks.
@@ -527,14 +534,7 @@ def _response_for_hooks(output: ToolOutput) -> Any:
     return [dict(block) if isinstance(block, Mapping) else block for block in content]
 
 
-def _elapsed_ms(started: float) -> int:
-    return round((time.monotonic() - started) * 1000)
-
-
 def _as_content(value: Any) -> str | Sequence[Mapping[str, Any]] | Mapping[str, Any]:
-    # The tool's own response shape when it has one (Bash: stdout, stderr, ...: HOOK-6).
-    if output.hook_response is not None:
-        return output.hook_response
     if isinstance(value, str | Mapping):
         return value
     if isinstance(value, Sequence) and all(isinstance(b, Mapping) for b in value):
