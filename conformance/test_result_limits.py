@@ -168,3 +168,24 @@ def test_whitespace_only_output_gets_placeholder(
         f"whitespace-only output {blank!r} was sent without visible text: {result}"
     )
     assert result.get("is_error") is not True, f"whitespace-only output {blank!r} became an error: {result}"
+
+
+@requires("execution")
+@pytest.mark.requirement("PAIR-4", "MUST")
+@settings(max_examples=3, deadline=None)
+@given(images=st.integers(1, 3))
+@example(images=1)
+def test_image_only_output_is_not_empty(
+    new_harness: Callable[[], Any], toolharness_adapter: Any, images: int
+) -> None:
+    """The PAIR-4 property's other side, stated below.
+
+    PAIR-4: only empty output is replaced by the placeholder. A result of one to three image blocks
+    and no text is not empty: every image is sent, and nothing replaces it.
+    """
+    tool = ok_tool("Alpha", ToolBehavior("json", value=[dict(IMAGE_BLOCK) for _ in range(images)]))
+    with scenario_root() as root:
+        result = _run_one(new_harness, toolharness_adapter, tool, root)
+    content = result.get("content")
+    sent = [b.get("type") for b in content] if isinstance(content, list) else [content]
+    assert sent == ["image"] * images, f"a result of {images} image block(s) was sent as {sent}"
