@@ -27,16 +27,22 @@ from pytest_toolharness.wire._security import (
     DENIED_FILE,
     PLAN_FILE,
     REWRITTEN_TEXT,
+    STOP_REASON,
     ModeIds,
     SecurityIds,
+    StopIds,
     mode_scenario,
     security_scenario,
+    stop_scenario,
 )
 
 _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "security": security_scenario,
     "mode-dontAsk": lambda names: mode_scenario("dontAsk", names),
     "mode-plan": lambda names: mode_scenario("plan", names),
+    "mode-default": lambda names: mode_scenario("default", names),
+    "mode-bypassPermissions": lambda names: mode_scenario("bypassPermissions", names),
+    "stop": stop_scenario,
     "scheduling": scheduling_scenario,
 }
 
@@ -380,3 +386,54 @@ def test_most_restrictive_hook_decision_wins(wire: WireRunner) -> None:
     run = wire("security")
     unproven = _hook(run, "pre-g_hookdeny", "g_hookdeny") + _hook(run, "pre-alt", "g_hookdeny")
     _judge(run, _not_run(run, "g_hookdeny", SecurityIds.HOOK_DENY, "one of its hooks denied it"), unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-6", "MUST")
+def test_undecided_becomes_ask_not_allow(wire: WireRunner) -> None:
+    """PERM-6: a tool no rule or hook decides is asked about; nobody can be asked, so it never runs."""
+    run = wire("mode-default")
+    unproven = _ran(run, "m_allowed", "an allow rule names it")
+    offered = set(checks.served_tool_names(run.requests, run.served).values())
+    unproven += [] if "m_unruled" in offered else ["the unruled tool was never offered"]
+    _judge(run, _not_run(run, "m_unruled", ModeIds.UNRULED, "nothing allowed it"), unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-5", "MUST")
+def test_bypass_permissions_still_honours_deny_rules(wire: WireRunner) -> None:
+    """PERM-5: bypassPermissions runs a tool no rule names, but not a shell command a deny rule names."""
+    run = wire("mode-bypassPermissions")
+    shell = run.names.shell or "Bash"
+    # The proof the mode took effect: the tool nothing allowed ran.
+    unproven = _ran(run, "m_unruled", "bypassPermissions allows what no rule names")
+    unproven += [] if evidence.offered(run, shell) else [f"no {shell} tool"]
+    problems = (
+        [f"the denied shell command ran in bypassPermissions: {DENIED_FILE} exists"]
+        if _shell_ran(run)
+        else []
+    )
+    block = _result(run, ModeIds.SHELL_DENY)
+    if block is None or block.get("is_error") is not True:
+        problems.append(f"the denied shell call's result is not an error: {block!r}"[:300])
+    _judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-5", "MUST")
+def test_continue_false_stops_after_the_turn(wire: WireRunner) -> None:
+    """HOOK-5: PostToolUse ``continue: false`` stops the loop; the stopReason never reaches the model.
+
+    The next turn's call never runs, the stopping turn's other call still does.
+    """
+    run = wire("stop")
+    unproven = _hook(run, "post-s_stop", "s_stop") + _ran(run, "s_stop", "it is allowed")
+    problems = []
+    if evidence.called(run, "s_after"):
+        problems.append("the loop went on after continue: false: the next turn's s_after ran")
+    if any(STOP_REASON in r.body.decode("utf-8", "replace") for r in run.message_requests):
+        problems.append("the stopReason was sent to the model")
+    answered = checks.tool_results(run.requests)
+    if StopIds.AFTER in answered:
+        problems.append("the turn after continue: false was answered as if the loop went on")
+    _judge(run, problems, unproven)

@@ -52,13 +52,17 @@ from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlo
 __all__ = [
     "CONTEXT_MARK",
     "DENIED_FILE",
+    "MODES",
     "PLAN_FILE",
     "REWRITTEN_TEXT",
     "SECURITY_GUARDS",
+    "STOP_REASON",
     "ModeIds",
     "SecurityIds",
+    "StopIds",
     "mode_scenario",
     "security_scenario",
+    "stop_scenario",
 ]
 
 #: The text the PostToolUse hook adds as context; the model must be shown it.
@@ -191,21 +195,27 @@ class ModeIds:
     UNRULED = tool_use_id(21, _PREFIX)
     ALLOWED = tool_use_id(22, _PREFIX)
     WRITE = tool_use_id(23, _PREFIX)
+    SHELL_DENY = tool_use_id(24, _PREFIX)
 
 
 #: The file the plan-mode scenario asks the write tool to create (relative to the working directory).
 PLAN_FILE = "written-in-plan-mode.txt"
 
 
-def mode_scenario(mode: str, names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
-    """``dontAsk`` or ``plan``: an MCP tool without a rule, an allowed read-only one, and (plan) a write.
+#: The modes :func:`mode_scenario` takes.
+MODES = ("default", "dontAsk", "plan", "bypassPermissions")
 
-    dontAsk: the unruled tool would need asking, so it is denied and never runs; the allowed one
-    runs (PERM-7). plan: the write tool must not create its file; the allowed read-only tool runs
-    (PERM-9).
+
+def mode_scenario(mode: str, names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """One turn in permission mode ``mode``: an MCP tool no rule names, an allowed read-only one, more.
+
+    default: the unruled tool needs asking and nobody can be asked, so it never runs (PERM-6).
+    dontAsk: the same ask becomes a deny (PERM-7). plan: the write tool must not create its file
+    (PERM-9). bypassPermissions: the unruled tool runs, but the shell command a deny rule names does
+    not (PERM-5). The allowed read-only tool runs in every mode: the proof the server works.
     """
-    if mode not in ("dontAsk", "plan"):
-        raise ValueError(f"mode_scenario takes dontAsk or plan, not {mode!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode_scenario takes one of {MODES}, not {mode!r}")
     unruled = mcp_spec(
         "m_unruled", "A tool no rule names.", ToolBehavior("text", text="unruled-ran"), names=names
     )
@@ -213,16 +223,74 @@ def mode_scenario(mode: str, names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenar
         "m_allowed", "A read-only lookup.", ToolBehavior("text", text="allowed-ran"), names=names
     )
     allowed = dataclasses.replace(allowed, read_only=True)
+    shell = names.shell or "Bash"
     calls = [ToolUseBlock(ModeIds.ALLOWED, allowed.name, {})]
-    if mode == "dontAsk":
-        calls.insert(0, ToolUseBlock(ModeIds.UNRULED, unruled.name, {}))
-    else:
+    permissions: dict[str, Any] = {"allow": [allowed.name], "defaultMode": mode}
+    if mode == "plan":
         calls.append(ToolUseBlock(ModeIds.WRITE, "Write", {"file_path": PLAN_FILE, "content": "written"}))
+    else:
+        calls.insert(0, ToolUseBlock(ModeIds.UNRULED, unruled.name, {}))
+    if mode == "bypassPermissions":
+        permissions["deny"] = [f"{shell}({_DENIED_COMMAND})"]
+        calls.append(ToolUseBlock(ModeIds.SHELL_DENY, shell, {"command": _DENIED_COMMAND}))
+    env = {"ENABLE_TOOL_SEARCH": "false"}
+    if mode == "bypassPermissions":
+        # Claude Code refuses bypassPermissions as root unless told it is in a sandbox (CI runs as root).
+        env["IS_SANDBOX"] = "1"
     return WireScenario(
         name=f"mode-{mode}",
         prompt="Use the tools as the conversation asks.",
         steps=(AssistantTurn((TextBlock(f"In {mode} mode."), *calls)),),
         mcp_tools=(unruled, allowed),
-        settings={"permissions": {"allow": [allowed.name], "defaultMode": mode}},
+        settings={"permissions": permissions},
+        env=env,
+    )
+
+
+class StopIds:
+    """The tool_use ids of :func:`stop_scenario`."""
+
+    STOP = tool_use_id(31, _PREFIX)
+    OTHER = tool_use_id(32, _PREFIX)
+    AFTER = tool_use_id(33, _PREFIX)
+
+
+#: The stopReason of the stopping hook: for the user, never the model.
+STOP_REASON = "suite-stop-reason-5c1e"
+
+
+def stop_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """A PostToolUse hook answers ``continue: false`` (HOOK-5): the loop stops after that turn.
+
+    Turn 1 calls s_stop (its PostToolUse hook stops) and s_other; turn 2 would call s_after, which
+    must never run; the stopReason must never reach the model.
+    """
+    stop, other, after = (
+        mcp_spec(tool, f"Tool {tool}.", ToolBehavior("text", text=f"{tool}-ran"), names=names)
+        for tool in ("s_stop", "s_other", "s_after")
+    )
+    answer = json.dumps({"continue": False, "stopReason": STOP_REASON})
+    hooks = {
+        "PostToolUse": [
+            {
+                "matcher": stop.name,
+                "hooks": [{"type": "command", "command": logged_hook_command("post-s_stop", stdout=answer)}],
+            }
+        ]
+    }
+    first = AssistantTurn(
+        (
+            TextBlock("Two calls."),
+            ToolUseBlock(StopIds.STOP, stop.name, {}),
+            ToolUseBlock(StopIds.OTHER, other.name, {}),
+        )
+    )
+    second = AssistantTurn((ToolUseBlock(StopIds.AFTER, after.name, {}),))
+    return WireScenario(
+        name="stop",
+        prompt="Use the tools as the conversation asks.",
+        steps=(first, second),
+        mcp_tools=(stop, other, after),
+        settings={"permissions": {"allow": [stop.name, other.name, after.name]}, "hooks": hooks},
         env={"ENABLE_TOOL_SEARCH": "false"},
     )
