@@ -3,13 +3,17 @@
 Harness-agnostic: everything goes through the ``execution`` capability and the plain-data specs.
 Each call of a generated batch gets its own tool (a distinct name), so a rule, a hook or a host
 answer can target exactly one call.
+
+Permission rules are in play only when the adapter declares ``permissions``: for a harness without a
+permission engine the suite puts no rule in a scenario (:func:`allow_rules` is then empty) and draws
+only the failure kinds any harness has (:data:`CORE_KINDS`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +34,9 @@ from pytest_toolharness.adapters._specs import (
 )
 
 __all__ = [
+    "CORE_KINDS",
     "HANG_GUARD",
+    "PERMISSION_KINDS",
     "NAMES",
     "SCHEMA",
     "SUCCESS_KINDS",
@@ -92,6 +98,12 @@ FailureKind: TypeAlias = Literal[
     "hook_garbage",
     "timeout",
 ]
+
+CORE_KINDS: tuple[str, ...] = ("ok", "empty", "unknown", "schema", "own_validation", "raise")
+"""Failure kinds every harness has: no rule, hook or host involved."""
+
+PERMISSION_KINDS: frozenset[str] = frozenset({"rule_deny", "host_deny", "headless_ask"})
+"""Failure kinds made by a permission rule (they need the ``permissions`` capability)."""
 
 SUCCESS_KINDS: frozenset[str] = frozenset({"ok", "empty", "shell_ok"})
 """Kinds whose call must succeed."""
@@ -213,8 +225,14 @@ def check_pairing(run: Run) -> None:
     assert not late, f"tool_result blocks come after a {kinds[first_other]!r} block: block kinds {kinds}"
 
 
-def allow_rules(tools: Sequence[ToolSpec]) -> list[RuleSpec]:
-    """An allow rule for each tool (so that nobody needs to be asked)."""
+def allow_rules(tools: Sequence[ToolSpec], capabilities: Collection[str]) -> list[RuleSpec]:
+    """An allow rule for each tool (so that nobody needs to be asked), when the harness has rules at all.
+
+    Without the ``permissions`` capability: no rule (a harness without a permission engine runs every
+    call it can, and gets no rule it would have to ignore).
+    """
+    if "permissions" not in capabilities:
+        return []
     return [RuleSpec(t.name, "allow") for t in tools]
 
 
@@ -269,8 +287,13 @@ class Planned:
         return [i for i, k in self.kinds.items() if k in SUCCESS_KINDS]
 
 
-def plan_batch(kinds: Sequence[str]) -> Planned:
-    """Build a batch where call ``i`` fails (or succeeds) as ``kinds[i]`` says."""
+def plan_batch(kinds: Sequence[str], *, permissions: bool = True) -> Planned:
+    """Build a batch where call ``i`` fails (or succeeds) as ``kinds[i]`` says.
+
+    With ``permissions=False`` the batch has no rule at all, and a kind made by a rule is an error.
+    """
+    if not permissions and PERMISSION_KINDS.intersection(kinds):
+        raise ValueError(f"kinds {sorted(PERMISSION_KINDS.intersection(kinds))} need permission rules")
     plan = Planned(kinds={})
     for index, kind in enumerate(kinds):
         name = NAMES[index]
@@ -314,7 +337,7 @@ def plan_batch(kinds: Sequence[str]) -> Planned:
             plan.call_timeout = 0.1
         if kind in ("shell_ok", "shell_raise"):
             flags["shell"] = True
-        if kind not in ("rule_deny", "host_deny", "headless_ask"):
+        if permissions and kind not in PERMISSION_KINDS:
             # Everything else is allowed by a rule, so only the stage under test can reject it.
             plan.rules.append(RuleSpec(name, "allow"))
         if kind != "unknown":

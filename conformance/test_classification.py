@@ -131,7 +131,11 @@ _ALLOW_ALL = HostSpec(answer=lambda _name, _input: HostAnswer("allow"))
     pattern=st.lists(st.booleans(), min_size=2, max_size=4).filter(any),
 )
 def test_tool_declaring_nothing_is_not_concurrency_safe(
-    new_harness: Callable[[], Any], name: str, safe_name: str, pattern: list[bool]
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    name: str,
+    safe_name: str,
+    pattern: list[bool],
 ) -> None:
     """CONC-3: calls of a tool that declares nothing never overlap any other call.
 
@@ -145,7 +149,11 @@ def test_tool_declaring_nothing_is_not_concurrency_safe(
         safe_name, concurrency_safe=True, read_only=True, behavior=ToolBehavior(kind="sleep", seconds=0.02)
     )
     uses = [(f"toolu_{i:02d}", name if undeclared else safe_name) for i, undeclared in enumerate(pattern)]
-    rules = [RuleSpec(name, "allow"), RuleSpec(safe_name, "allow")]
+    rules = (
+        [RuleSpec(name, "allow"), RuleSpec(safe_name, "allow")]
+        if "permissions" in toolharness_capabilities
+        else []
+    )
     with tempfile.TemporaryDirectory() as tmp:
         scenario = _scenario([_tempting(name), safe], uses, Path(tmp), rules=rules, host=_ALLOW_ALL)
         _run(new_harness(), scenario)
@@ -161,7 +169,7 @@ def test_tool_declaring_nothing_is_not_concurrency_safe(
     )
 
 
-@requires("execution")
+@requires("execution", "permissions")
 @pytest.mark.requirement("CONC-3", "MUST")
 @settings(max_examples=8, deadline=None)
 @given(name=builtin_names())

@@ -32,6 +32,7 @@ values = st.dictionaries(
 @given(first=values, second=values, readers=st.integers(1, 3), safe_readers=st.booleans())
 def test_context_change_of_a_serial_tool_applies_to_later_calls(
     new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
     first: dict[str, Any],
     second: dict[str, Any],
     readers: int,
@@ -52,7 +53,7 @@ def test_context_change_of_a_serial_tool_applies_to_later_calls(
     blocks += [tool_use(f"toolu_read{i}", "Reader", {"n": i}) for i in range(readers)]
     blocks += [tool_use("toolu_set2", "Resetter", {"n": 2}), tool_use("toolu_last", "Reader", {"n": 9})]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, blocks, rules=allow_rules(tools))
+        run = execute(new_harness(), root, tools, blocks, rules=allow_rules(tools, toolharness_capabilities))
     results = run.results_by_id()
     for i in range(readers):
         seen = text_of(results[f"toolu_read{i}"])

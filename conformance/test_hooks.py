@@ -54,7 +54,7 @@ def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
     return mcp_tool_spec(server, tool), draw(st.sampled_from(forms)), matching
 
 
-@requires("execution", "hooks")
+@requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("HOOK-1", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(case=matcher_cases())
@@ -82,7 +82,7 @@ def test_matcher_selects_exactly_the_matching_tools(
         )
 
 
-@requires("execution", "hooks")
+@requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("HOOK-1", "MUST")
 @pytest.mark.parametrize(
     ("matcher", "tool_name"),
@@ -112,7 +112,7 @@ def test_exact_name_matcher_does_not_select_a_longer_name(
     )
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("HOOK-2", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -142,7 +142,7 @@ COMMAND_OUTCOMES = ("allow", "ask", "deny", "exit2", "exit1", "garbage", "crash"
 REASONS = st.from_regex(r"[a-z]{4,8} [a-z]{4,8} [0-9]{2}", fullmatch=True)
 
 
-@requires("execution", "hooks", "command_hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
 @pytest.mark.requirement("HOOK-3", "MUST")
 @pytest.mark.parametrize("outcome", COMMAND_OUTCOMES)
 @settings(max_examples=2, deadline=None)
@@ -182,7 +182,7 @@ def assert_decided_like_a_command_hook(run: Any, outcome: str, why: str) -> None
         )
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("HOOK-4", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(
@@ -217,7 +217,7 @@ def test_post_tool_use_block_does_not_undo_the_call(
     )
 
 
-@requires("execution", "hooks", "command_hooks")
+@requires("execution", "permissions", "hooks", "command_hooks")
 @pytest.mark.requirement("HOOK-4", "MUST")
 @settings(max_examples=2, deadline=None)
 @given(outcome=st.sampled_from(["block", "exit2"]), reason=REASONS)
@@ -264,7 +264,7 @@ def sourced_hooks(draw: st.DrawFn) -> tuple[str, str, str | None]:
     return source, outcome, beside
 
 
-@requires("execution", "hooks", "command_hooks", "host_callback", "hook_sources")
+@requires("execution", "permissions", "hooks", "command_hooks", "host_callback", "hook_sources")
 @pytest.mark.requirement("HOOK-8", "SHOULD")
 @settings(max_examples=14, deadline=None)
 @given(case=sourced_hooks(), reason=REASONS)
@@ -291,7 +291,7 @@ def test_http_and_plugin_hooks_follow_the_command_hook_rules(
     assert_decided_like_a_command_hook(run, outcome, f"{source} hook {outcome} beside {beside}")
 
 
-@requires("execution", "hooks", "command_hooks", "hook_sources")
+@requires("execution", "permissions", "hooks", "command_hooks", "hook_sources")
 @pytest.mark.requirement("HOOK-8", "SHOULD")
 @settings(max_examples=6, deadline=None)
 @given(outcome=st.sampled_from(["deny", "exit2"]), beside=st.sampled_from([None, "deny", "allow"]))

@@ -1,4 +1,11 @@
-"""Every tool_use gets exactly one tool_result: PAIR-1, PAIR-2, PAIR-3, PAIR-4, PAIR-5."""
+"""Every tool_use gets exactly one tool_result: PAIR-1, PAIR-2, PAIR-3, PAIR-4, PAIR-5.
+
+Every failure path a harness has is driven with ``execution`` alone (unknown tool, invalid input, the
+tool's own validation, a raise, shell siblings of a failing shell call, which the harness may cancel
+or not); the paths made by rules, hooks, the host, timeouts and aborts are added by their own tests,
+each needing that capability, so a harness without a permission engine is judged on pairing without
+any rule in play.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import (
+    CORE_KINDS,
     NAMES,
     allow_rules,
     batches,
@@ -26,9 +34,12 @@ from conformance._strategies_execution import (
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import HookSpec, ToolBehavior
 
-EXECUTION_KINDS = ("ok", "empty", "unknown", "schema", "own_validation", "rule_deny", "raise", "headless_ask")
+SHELL_KINDS = ("shell_ok", "shell_raise")
+RULE_KINDS = ("rule_deny", "headless_ask")
+EXECUTION_KINDS = (*CORE_KINDS, *RULE_KINDS)
 HOOK_HOST_KINDS = ("ok", "raise", "hook_deny", "hook_crash", "host_deny", "schema")
 COMMAND_KINDS = ("ok", "hook_exit2", "hook_garbage")
+Capabilities = frozenset[str]
 
 success_behaviors = st.sampled_from(
     [
@@ -42,8 +53,8 @@ success_behaviors = st.sampled_from(
 )
 
 
-def run_plan(new_harness: Callable[[], Any], kinds: list[str]) -> Any:
-    plan = plan_batch(kinds)
+def run_plan(new_harness: Callable[[], Any], kinds: list[str], capabilities: Capabilities) -> Any:
+    plan = plan_batch(kinds, permissions="permissions" in capabilities)
     with scenario_root() as root:
         run = execute(new_harness(), root, plan.tools, plan.tool_uses, **plan.options())
     return plan, run
@@ -57,7 +68,10 @@ def run_plan(new_harness: Callable[[], Any], kinds: list[str]) -> Any:
     safe=st.lists(st.booleans(), min_size=6, max_size=6),
 )
 def test_each_tool_use_answered_once(
-    new_harness: Callable[[], Any], behaviors: list[ToolBehavior], safe: list[bool]
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: Capabilities,
+    behaviors: list[ToolBehavior],
+    safe: list[bool],
 ) -> None:
     """PAIR-1: the next user message answers each tool_use id exactly once, nothing else, results first."""
     tools = [
@@ -65,7 +79,7 @@ def test_each_tool_use_answered_once(
     ]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(behaviors))]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     check_pairing(run)
 
 
@@ -74,7 +88,10 @@ def test_each_tool_use_answered_once(
 @settings(max_examples=15, deadline=None)
 @given(count=st.integers(1, 4), with_context=st.lists(st.booleans(), min_size=4, max_size=4))
 def test_results_come_before_hook_blocks(
-    new_harness: Callable[[], Any], count: int, with_context: list[bool]
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: Capabilities,
+    count: int,
+    with_context: list[bool],
 ) -> None:
     """PAIR-1: blocks a harness adds (hook additional context) come after every tool_result."""
     tools = [ok_tool(NAMES[i]) for i in range(count)]
@@ -85,31 +102,49 @@ def test_results_come_before_hook_blocks(
     ] + [HookSpec("PreToolUse", "context", matcher=NAMES[0], context="before the call")]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(count)]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, hooks=hooks, rules=allow_rules(tools))
+        run = execute(
+            new_harness(), root, tools, uses, hooks=hooks, rules=allow_rules(tools, toolharness_capabilities)
+        )
     check_pairing(run)
 
 
 @requires("execution")
 @pytest.mark.requirement("PAIR-2", "MUST")
 @settings(max_examples=40, deadline=None)
-@given(kinds=batches((*EXECUTION_KINDS, "shell_ok", "shell_raise"), max_size=7))
-def test_pairing_survives_failures(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+@given(kinds=batches((*CORE_KINDS, *SHELL_KINDS), max_size=7))
+def test_pairing_survives_failures(
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
+) -> None:
     """The PAIR-2 property, stated below.
 
-    PAIR-2: pairing holds with unknown tools, invalid input, own validation, deny, headless ask, raise,
-    and shell siblings of a failed shell call, mixed in one batch.
+    PAIR-2: pairing holds with unknown tools, invalid input, own validation, raise, and shell siblings
+    of a failed shell call (cancelled or not), mixed in one batch; no rule, hook or host involved.
     """
-    _plan, run = run_plan(new_harness, kinds)
+    _plan, run = run_plan(new_harness, kinds, toolharness_capabilities)
     check_pairing(run)
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions")
+@pytest.mark.requirement("PAIR-2", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(kinds=batches(EXECUTION_KINDS, max_size=6).filter(lambda k: bool(set(k) & set(RULE_KINDS))))
+def test_pairing_survives_rule_denials(
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
+) -> None:
+    """PAIR-2: pairing holds when deny rules and asks nobody can answer (headless) reject calls."""
+    _plan, run = run_plan(new_harness, kinds, toolharness_capabilities)
+    check_pairing(run)
+
+
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("PAIR-2", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(kinds=batches(HOOK_HOST_KINDS, max_size=6))
-def test_pairing_survives_hooks_and_host(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+def test_pairing_survives_hooks_and_host(
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
+) -> None:
     """PAIR-2: pairing holds when hooks block or crash and the host rejects, mixed with raises."""
-    _plan, run = run_plan(new_harness, kinds)
+    _plan, run = run_plan(new_harness, kinds, toolharness_capabilities)
     check_pairing(run)
 
 
@@ -117,9 +152,11 @@ def test_pairing_survives_hooks_and_host(new_harness: Callable[[], Any], kinds: 
 @pytest.mark.requirement("PAIR-2", "MUST")
 @settings(max_examples=4, deadline=None)
 @given(kinds=batches(COMMAND_KINDS, min_size=2, max_size=3).filter(lambda k: "ok" in k and len(set(k)) > 1))
-def test_pairing_survives_command_hooks(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+def test_pairing_survives_command_hooks(
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
+) -> None:
     """PAIR-2: pairing holds when a command hook blocks with exit code 2 or prints garbage."""
-    _plan, run = run_plan(new_harness, kinds)
+    _plan, run = run_plan(new_harness, kinds, toolharness_capabilities)
     check_pairing(run)
 
 
@@ -127,9 +164,11 @@ def test_pairing_survives_command_hooks(new_harness: Callable[[], Any], kinds: l
 @pytest.mark.requirement("PAIR-2", "MUST")
 @settings(max_examples=4, deadline=None)
 @given(kinds=batches(("ok", "raise", "timeout"), min_size=2, max_size=4).filter(lambda k: "timeout" in k))
-def test_pairing_survives_timeouts(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+def test_pairing_survives_timeouts(
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
+) -> None:
     """PAIR-2: pairing holds when a call hangs past the call timeout."""
-    _plan, run = run_plan(new_harness, kinds)
+    _plan, run = run_plan(new_harness, kinds, toolharness_capabilities)
     check_pairing(run)
 
 
@@ -142,7 +181,11 @@ def test_pairing_survives_timeouts(new_harness: Callable[[], Any], kinds: list[s
     after=st.integers(1, 5),
 )
 def test_pairing_survives_abort(
-    new_harness: Callable[[], Any], kinds: list[str], safe: list[bool], after: int
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: Capabilities,
+    kinds: list[str],
+    safe: list[bool],
+    after: int,
 ) -> None:
     """PAIR-2: pairing holds when the batch is aborted after some calls started."""
     tools = [
@@ -158,21 +201,19 @@ def test_pairing_survives_abort(
     # Calls up to the first blocking one start whatever the schedule, so the trigger is reachable.
     after = min(after, blockers[0] + 1)
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, abort_after_starts=after, rules=allow_rules(tools))
+        run = execute(
+            new_harness(),
+            root,
+            tools,
+            uses,
+            abort_after_starts=after,
+            rules=allow_rules(tools, toolharness_capabilities),
+        )
     check_pairing(run)
 
 
-@requires("execution", "hooks", "host_callback")
-@pytest.mark.requirement("PAIR-3", "MUST")
-@settings(max_examples=40, deadline=None)
-@given(kinds=batches(EXECUTION_KINDS + HOOK_HOST_KINDS, max_size=6))
-def test_failures_are_errors_with_text(new_harness: Callable[[], Any], kinds: list[str]) -> None:
-    """The PAIR-3 property, stated below.
-
-    PAIR-3: a failed call's tool_result has is_error true and non-empty text; a successful one is
-    not marked as an error.
-    """
-    plan, run = run_plan(new_harness, kinds)
+def check_errors_have_text(plan: Any, run: Any) -> None:
+    """PAIR-3 on one run: failures are is_error with text, successes are not errors."""
     by_id = run.results_by_id()
     for tool_use_id in plan.expected_failures():
         result = by_id.get(tool_use_id)
@@ -191,15 +232,43 @@ def test_failures_are_errors_with_text(new_harness: Callable[[], Any], kinds: li
         )
 
 
+@requires("execution")
+@pytest.mark.requirement("PAIR-3", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(kinds=batches(CORE_KINDS, max_size=6))
+def test_failures_are_errors_with_text(
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
+) -> None:
+    """The PAIR-3 property, stated below.
+
+    PAIR-3: a failed call's tool_result (unknown tool, invalid input, own validation, raise) has
+    is_error true and non-empty text; a successful one is not marked as an error.
+    """
+    check_errors_have_text(*run_plan(new_harness, kinds, toolharness_capabilities))
+
+
+@requires("execution", "permissions", "hooks", "host_callback")
+@pytest.mark.requirement("PAIR-3", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(kinds=batches(EXECUTION_KINDS + HOOK_HOST_KINDS, max_size=6))
+def test_denials_are_errors_with_text(
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
+) -> None:
+    """PAIR-3: a call denied by a rule, a hook or the host gets is_error and non-empty text too."""
+    check_errors_have_text(*run_plan(new_harness, kinds, toolharness_capabilities))
+
+
 @requires("execution", "timeouts")
 @pytest.mark.requirement("PAIR-3", "MUST")
 @settings(max_examples=3, deadline=None)
 @given(position=st.integers(0, 2))
-def test_timeout_is_an_error_with_text(new_harness: Callable[[], Any], position: int) -> None:
+def test_timeout_is_an_error_with_text(
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, position: int
+) -> None:
     """PAIR-3: a call that times out gets is_error and non-empty text."""
     kinds = ["ok", "ok", "ok"]
     kinds[position] = "timeout"
-    plan, run = run_plan(new_harness, kinds)
+    plan, run = run_plan(new_harness, kinds, toolharness_capabilities)
     result = run.results_by_id()[plan.expected_failures()[0]]
     assert is_error(result), f"a timed-out call is not marked is_error: {result}"
     assert text_of(result).strip(), f"a timed-out call's error has no text: {result}"
@@ -213,7 +282,7 @@ def test_timeout_is_an_error_with_text(new_harness: Callable[[], Any], position:
     others=st.integers(0, 2),
 )
 def test_empty_output_gets_placeholder(
-    new_harness: Callable[[], Any], empties: list[str], others: int
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, empties: list[str], others: int
 ) -> None:
     """PAIR-4: a tool that returns nothing gets a non-empty, non-error tool_result (a placeholder)."""
     behaviors = [ToolBehavior("empty") if e == "empty" else ToolBehavior("text", text="") for e in empties]
@@ -221,7 +290,7 @@ def test_empty_output_gets_placeholder(
     tools = [ok_tool(NAMES[i], b) for i, b in enumerate(behaviors)]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(behaviors))]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     by_id = run.results_by_id()
     for index in range(len(empties)):
         result = by_id[f"toolu_{index:02d}"]
@@ -231,18 +300,11 @@ def test_empty_output_gets_placeholder(
         assert not is_error(result), f"{NAMES[index]}'s empty output is marked as an error: {result}"
 
 
-@requires("execution", "hooks", "host_callback")
-@pytest.mark.requirement("PAIR-5", "SHOULD")
-@settings(max_examples=30, deadline=None)
-@given(
-    kinds=batches(EXECUTION_KINDS + HOOK_HOST_KINDS, min_size=2, max_size=6),
-    sleeps=st.lists(st.sampled_from([0.0, 0.002, 0.01]), min_size=6, max_size=6),
-)
-def test_results_in_tool_use_order(
-    new_harness: Callable[[], Any], kinds: list[str], sleeps: list[float]
+def check_result_order(
+    new_harness: Callable[[], Any], capabilities: Capabilities, kinds: list[str], sleeps: list[float]
 ) -> None:
-    """PAIR-5: tool_results follow the order of their tool_use blocks, early failures included."""
-    plan = plan_batch(kinds)
+    """PAIR-5 on one batch whose successful calls finish in an order unrelated to the batch order."""
+    plan = plan_batch(kinds, permissions="permissions" in capabilities)
     # Successful calls finish in an order unrelated to the batch order.
     plan.tools = [
         t
@@ -262,3 +324,34 @@ def test_results_in_tool_use_order(
     assert order == [b["id"] for b in plan.tool_uses], (
         f"results in order {order}, tool_uses in order {[b['id'] for b in plan.tool_uses]}"
     )
+
+
+SLEEPS = st.lists(st.sampled_from([0.0, 0.002, 0.01]), min_size=6, max_size=6)
+
+
+@requires("execution")
+@pytest.mark.requirement("PAIR-5", "SHOULD")
+@settings(max_examples=30, deadline=None)
+@given(kinds=batches(CORE_KINDS, min_size=2, max_size=6), sleeps=SLEEPS)
+def test_results_in_tool_use_order(
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: Capabilities,
+    kinds: list[str],
+    sleeps: list[float],
+) -> None:
+    """PAIR-5: tool_results follow the order of their tool_use blocks, early failures included."""
+    check_result_order(new_harness, toolharness_capabilities, kinds, sleeps)
+
+
+@requires("execution", "permissions", "hooks", "host_callback")
+@pytest.mark.requirement("PAIR-5", "SHOULD")
+@settings(max_examples=20, deadline=None)
+@given(kinds=batches(EXECUTION_KINDS + HOOK_HOST_KINDS, min_size=2, max_size=6), sleeps=SLEEPS)
+def test_denied_results_in_tool_use_order(
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: Capabilities,
+    kinds: list[str],
+    sleeps: list[float],
+) -> None:
+    """PAIR-5: the order holds when rules, hooks and the host reject calls early."""
+    check_result_order(new_harness, toolharness_capabilities, kinds, sleeps)

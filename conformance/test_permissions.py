@@ -95,7 +95,7 @@ def assert_asked_then_host_decides(run: Run, why: str, host: HostSpec | None) ->
     )
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("PERM-1", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -126,7 +126,7 @@ def test_deny_rule_beats_everything(
     assert_not_run_not_asked(run, f"deny rule {deny.text!r} ({deny.source}) in mode {mode}, hook {hook}")
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-1", "MUST")
 @pytest.mark.parametrize("mode", MODES)
 @settings(max_examples=6, deadline=None)
@@ -151,7 +151,7 @@ def test_content_deny_rule_beats_allow_rule_in_every_mode(
     )
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("PERM-2", "MUST")
 @settings(max_examples=25, deadline=None)
 @given(
@@ -189,7 +189,7 @@ def test_hook_allow_bypasses_no_deny_or_ask_rule(
         assert_asked_then_host_decides(run, why, host)
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("PERM-3", "MUST")
 @settings(max_examples=25, deadline=None)
 @given(
@@ -215,7 +215,7 @@ def test_hook_deny_denies_whatever_rules_and_mode(
     assert_not_run_not_asked(run, f"hook deny with allow rules {[r.text for r in allows]} in mode {mode}")
 
 
-@requires("execution", "hooks", "command_hooks")
+@requires("execution", "permissions", "hooks", "command_hooks")
 @pytest.mark.requirement("PERM-3", "MUST")
 @settings(max_examples=3, deadline=None)
 @given(mode=st.sampled_from(["bypassPermissions", "default", "acceptEdits"]), source=sources())
@@ -230,7 +230,7 @@ def test_exit2_block_denies_whatever_rules_and_mode(
     assert_not_run_not_asked(run, f"exit-2 PreToolUse hook with allow rule Bash in mode {mode}")
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-4", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(target=st.sampled_from(["Bash", "Deploy"]), data=st.data(), host_allows=st.booleans())
@@ -253,7 +253,7 @@ def test_rules_resolve_deny_over_ask_over_allow_across_sources(
         assert run.ran() == 1, f"{why}: an allow rule matched, yet the tool did not run; {run.describe()}"
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-4", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -301,7 +301,7 @@ def bypass_case(cause: str) -> tuple[list[ToolSpec], tuple[str, dict[str, Any]],
     return [plain_tool("Deploy", requires_user_interaction=True)], DEPLOY_CALL, []
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-5", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(
@@ -326,7 +326,7 @@ def test_bypass_still_honours_denies_asks_safety_and_interaction(
         assert_asked_then_host_decides(run, why, host)
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("PERM-6", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(
@@ -356,7 +356,7 @@ def test_undecided_becomes_ask(
 DONT_ASK_CAUSES = ("nothing", "ask_rule", "hook_ask", "safety_check", "interactive", "tool_ask", "allowed")
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("PERM-7", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(cause=st.sampled_from(DONT_ASK_CAUSES), source=sources())
@@ -380,7 +380,7 @@ def test_dont_ask_turns_ask_into_deny(new_harness: Callable[[], Any], cause: str
         assert_not_run_not_asked(run, f"dontAsk with a call that would ask ({cause})")
 
 
-@requires("execution", "hooks")
+@requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("PERM-8", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(
@@ -409,7 +409,7 @@ def test_headless_ask_is_decided_by_permission_request_hook_or_denied(
         assert run.is_error(), f"{why}: a denied call's result must be an error; {run.describe()}"
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-9", "SHOULD")
 @settings(max_examples=20, deadline=None)
 @given(kind=st.sampled_from(["shell", "plain", "edit", "read"]), source=sources())
@@ -432,7 +432,7 @@ def test_plan_mode_denies_tools_that_are_not_read_only(
         assert_not_run_not_asked(run, f"plan mode with the non-read-only {kind} tool {tool.name}")
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-9", "SHOULD")
 @settings(max_examples=20, deadline=None)
 @given(
@@ -466,7 +466,7 @@ def test_accept_edits_allows_only_edits_inside_the_working_directory(
 MALFORMED_EXAMPLES = ("Bash(npm test", "(foo)", "Bash(:*)", "Bash)npm test(", "Ba sh(ls)", "Bash(ls) now", "")
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-12", "MUST")
 @settings(max_examples=25, deadline=None)
 @given(
@@ -500,7 +500,7 @@ def test_malformed_rule_is_refused_by_name_or_never_widens(
     )
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("PERM-13", "SHOULD")
 @settings(max_examples=20, deadline=None)
 @given(

@@ -76,7 +76,28 @@ def all_text(run: Run) -> str:
     return "\n".join(parts)
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution")
+@pytest.mark.requirement("EXEC-1", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(kinds=batches(("unknown", "schema", "own_validation", "ok"), max_size=6))
+def test_invalid_call_never_runs(
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], kinds: list[str]
+) -> None:
+    """EXEC-1: a call rejected by lookup, schema or its own validation never runs; the others do.
+
+    No hook, no host; allow rules only when the harness has rules (so that nobody needs to be asked).
+    """
+    plan = plan_batch(kinds, permissions="permissions" in toolharness_capabilities)
+    with scenario_root() as root:
+        run = execute(new_harness(), root, plan.tools, plan.tool_uses, **plan.options())
+    started = set(run.recorder.started())
+    ran_anyway = [f"{i} ({plan.kinds[i]})" for i in plan.expected_failures() if i in started]
+    assert not ran_anyway, f"calls ran although an earlier stage rejected them: {ran_anyway}"
+    never_ran = [i for i in plan.expected_successes() if i not in started]
+    assert not never_ran, f"valid calls never ran: {never_ran}"
+
+
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("EXEC-1", "MUST")
 @settings(max_examples=40, deadline=None)
 @given(kinds=batches((*REJECTING_KINDS, "ok"), max_size=6))
@@ -96,7 +117,7 @@ def test_rejected_call_never_runs(new_harness: Callable[[], Any], kinds: list[st
     assert not never_ran, f"allowed calls never ran: {never_ran}"
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("EXEC-1", "MUST")
 @settings(max_examples=25, deadline=None)
 @given(invalid=st.sampled_from(["schema", "own_validation", "missing"]), ask=st.booleans())
@@ -136,7 +157,7 @@ def test_invalid_input_reaches_neither_hooks_nor_permissions(
     assert is_error(run.results_by_id()["toolu_bad"]), "the invalid call's result is not an error"
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("EXEC-1", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(stage=st.sampled_from(["hook_deny", "rule_deny", "own_validation", "schema"]))
@@ -173,7 +194,7 @@ def test_host_not_asked_after_earlier_rejection(new_harness: Callable[[], Any], 
     assert run.recorder.started() == [], f"the call ran although {stage} rejected it"
 
 
-@requires("execution", "hooks")
+@requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("EXEC-2", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(original=allowed_commands, rewritten=st.one_of(allowed_commands, denied_commands))
@@ -207,7 +228,7 @@ def test_hook_rewrite_is_judged_again(new_harness: Callable[[], Any], original: 
         )
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("EXEC-2", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(original=allowed_commands, rewritten=st.one_of(allowed_commands, denied_commands))
@@ -243,7 +264,7 @@ def test_host_rewrite_is_judged_again(new_harness: Callable[[], Any], original: 
         )
 
 
-@requires("execution", "hooks", "host_callback")
+@requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("EXEC-2", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -301,13 +322,19 @@ def test_invalid_rewrite_is_rejected(
     ),
     pick=st.integers(0, 2),
 )
-def test_alias_resolves(new_harness: Callable[[], Any], aliases: list[str], pick: int) -> None:
+def test_alias_resolves(
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], aliases: list[str], pick: int
+) -> None:
     """EXEC-3: a tool_use naming a deprecated alias of a tool runs the current tool."""
     alias = aliases[pick % len(aliases)]
     tool = ok_tool("Alpha", aliases=tuple(aliases))
     with scenario_root() as root:
         run = execute(
-            new_harness(), root, [tool], [tool_use("toolu_old", alias, {"n": 3})], rules=allow_rules([tool])
+            new_harness(),
+            root,
+            [tool],
+            [tool_use("toolu_old", alias, {"n": 3})],
+            rules=allow_rules([tool], toolharness_capabilities),
         )
     assert run.recorder.started() == ["toolu_old"], f"the alias {alias!r} of Alpha did not run Alpha"
     result = run.results_by_id()["toolu_old"]
@@ -323,7 +350,10 @@ def test_alias_resolves(new_harness: Callable[[], Any], aliases: list[str], pick
     outcomes=st.lists(st.booleans(), min_size=1, max_size=4),
 )
 def test_post_hooks_match_outcome(
-    new_harness: Callable[[], Any], event: Literal["PostToolUse", "PostToolUseFailure"], outcomes: list[bool]
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    event: Literal["PostToolUse", "PostToolUseFailure"],
+    outcomes: list[bool],
 ) -> None:
     """The EXEC-5 property, stated below.
 
@@ -339,7 +369,9 @@ def test_post_hooks_match_outcome(
     ]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(tools))]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, hooks=hooks, rules=allow_rules(tools))
+        run = execute(
+            new_harness(), root, tools, uses, hooks=hooks, rules=allow_rules(tools, toolharness_capabilities)
+        )
     for index, ok in enumerate(outcomes):
         marker = f"ctx-{NAMES[index].lower()}-marker"
         where = [
@@ -365,7 +397,9 @@ def test_post_hooks_match_outcome(
 @pytest.mark.requirement("EXEC-5", "MUST")
 @settings(max_examples=10, deadline=None)
 @given(reason=st.from_regex(r"blocked-[a-z]{4,10}", fullmatch=True))
-def test_post_hook_block_reaches_model(new_harness: Callable[[], Any], reason: str) -> None:
+def test_post_hook_block_reaches_model(
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], reason: str
+) -> None:
     """EXEC-5: a PostToolUse hook's block decision becomes something the model sees (its reason)."""
     tool = ok_tool("Alpha")
     hooks = [HookSpec("PostToolUse", "block", matcher="Alpha", reason=reason)]
@@ -376,14 +410,14 @@ def test_post_hook_block_reaches_model(new_harness: Callable[[], Any], reason: s
             [tool],
             [tool_use("toolu_a", "Alpha", {"n": 1})],
             hooks=hooks,
-            rules=allow_rules([tool]),
+            rules=allow_rules([tool], toolharness_capabilities),
         )
     assert reason in all_text(run), (
         f"the PostToolUse block reason {reason!r} never reaches the model: {run.content}"
     )
 
 
-@requires("execution", "hooks")
+@requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("EXEC-5", "MUST")
 @settings(max_examples=10, deadline=None)
 @given(replacement=st.from_regex(r"replaced-[a-z]{4,10}", fullmatch=True))

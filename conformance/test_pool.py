@@ -148,7 +148,7 @@ def test_name_clash_builtin_wins(
 # -- PERM-10 ------------------------------------------------------------------------------------
 
 
-@requires("pool")
+@requires("pool", "permissions")
 @pytest.mark.requirement("PERM-10", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -171,7 +171,7 @@ def test_server_deny_removes_tools(
     assert other.name in names_out, f"{rule} removed {other.name!r} of another server: {names_out}"
 
 
-@requires("pool")
+@requires("pool", "permissions")
 @pytest.mark.requirement("PERM-10", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -198,7 +198,7 @@ def test_whole_tool_deny_removes_exactly_that_tool(
             )
 
 
-@requires("pool")
+@requires("pool", "permissions")
 @pytest.mark.requirement("PERM-10", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(

@@ -69,7 +69,11 @@ def content_chars(result: Mapping[str, Any]) -> int:
 @settings(max_examples=20, deadline=None)
 @given(seed=seeds, over=st.booleans(), limit=st.sampled_from([None, 3_000]))
 def test_oversized_result_is_persisted_with_safe_preview(
-    new_harness: Callable[[], Any], seed: str, over: bool, limit: int | None
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    seed: str,
+    over: bool,
+    limit: int | None,
 ) -> None:
     """The RESULT-1 property, stated below.
 
@@ -86,7 +90,11 @@ def test_oversized_result_is_persisted_with_safe_preview(
     with scenario_root() as root:
         session_dir = root / "session"
         run = execute(
-            new_harness(), root, [tool], [tool_use("toolu_big", "Alpha", {"n": 1})], rules=allow_rules([tool])
+            new_harness(),
+            root,
+            [tool],
+            [tool_use("toolu_big", "Alpha", {"n": 1})],
+            rules=allow_rules([tool], toolharness_capabilities),
         )
         check_pairing(run)
         text = text_of(run.results_by_id()["toolu_big"])
@@ -117,7 +125,11 @@ def test_oversized_result_is_persisted_with_safe_preview(
 @settings(max_examples=10, deadline=None)
 @given(seed=seeds, which=st.sampled_from(["image", "unlimited"]), chars=st.integers(55_000, 90_000))
 def test_images_and_unlimited_tools_are_not_persisted(
-    new_harness: Callable[[], Any], seed: str, which: str, chars: int
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    seed: str,
+    which: str,
+    chars: int,
 ) -> None:
     """RESULT-2: a result with an image, or from a tool without a size limit, is sent as it is, however large."""
     output = long_text(seed, chars)
@@ -127,7 +139,11 @@ def test_images_and_unlimited_tools_are_not_persisted(
         tool = ok_tool("Alpha", ToolBehavior("text", text=output), max_result_size_chars=None)
     with scenario_root() as root:
         run = execute(
-            new_harness(), root, [tool], [tool_use("toolu_big", "Alpha", {"n": 1})], rules=allow_rules([tool])
+            new_harness(),
+            root,
+            [tool],
+            [tool_use("toolu_big", "Alpha", {"n": 1})],
+            rules=allow_rules([tool], toolharness_capabilities),
         )
         result = run.results_by_id()["toolu_big"]
         text = text_of(result)
@@ -146,7 +162,9 @@ def test_images_and_unlimited_tools_are_not_persisted(
 @pytest.mark.requirement("RESULT-2", "MUST")
 @settings(max_examples=5, deadline=None)
 @given(count=st.integers(3, 4))
-def test_unlimited_tools_escape_message_budget(new_harness: Callable[[], Any], count: int) -> None:
+def test_unlimited_tools_escape_message_budget(
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], count: int
+) -> None:
     """The RESULT-2 property, stated below.
 
     RESULT-2: results of tools without a size limit are never persisted, even when together they
@@ -158,7 +176,7 @@ def test_unlimited_tools_escape_message_budget(new_harness: Callable[[], Any], c
     ]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(count)]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     persisted = [r["tool_use_id"] for r in run.results_by_id().values() if TAG in text_of(r)]
     assert not persisted, f"results of unlimited tools were persisted: {persisted}"
 
@@ -171,7 +189,9 @@ def test_unlimited_tools_escape_message_budget(new_harness: Callable[[], Any], c
         lambda s: sum(s) > MESSAGE_BUDGET
     )
 )
-def test_message_budget_replaces_largest_first(new_harness: Callable[[], Any], sizes: list[int]) -> None:
+def test_message_budget_replaces_largest_first(
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], sizes: list[int]
+) -> None:
     """The RESULT-3 property, stated below.
 
     RESULT-3: results each within their limit but together over 200,000 chars are brought within the
@@ -180,7 +200,7 @@ def test_message_budget_replaces_largest_first(new_harness: Callable[[], Any], s
     tools = [ok_tool(NAMES[i], ToolBehavior("text", chars=n, fill="ab日")) for i, n in enumerate(sizes)]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(sizes))]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     check_pairing(run)
     by_id = run.results_by_id()
     total = sum(content_chars(r) for r in by_id.values())

@@ -35,7 +35,7 @@ def _results(request: WireRequest, ids: list[str]) -> dict[str, str]:
     return found
 
 
-@requires("conversation", "execution", "result_persistence")
+@requires("conversation", "execution", "result_persistence", "permissions")
 @pytest.mark.requirement("RESULT-4", "MUST")
 @settings(max_examples=8, deadline=None)
 @given(

@@ -73,7 +73,7 @@ def allow_rule_for(prefix: str, form: str) -> str:
     return {"colon": f"Bash({prefix}:*)", "space": f"Bash({prefix} *)"}[form]
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -109,7 +109,7 @@ def test_prefix_allow_never_covers_a_compound_command(
         )
 
 
-@requires("execution")
+@requires("execution", "permissions")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=15, deadline=None)
 @given(
@@ -133,7 +133,7 @@ def test_prefix_allow_still_allows_the_plain_command(
     assert (run.ran(), run.asked) == (1, []), f"{rule!r} must allow {prefix + args!r}: {run.describe()}"
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -191,7 +191,7 @@ def env_spellings(draw: st.DrawFn) -> tuple[str, bool]:
     return draw(st.sampled_from(["/.env", "//.env", "/src/../.env", "/./.env"])), True
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -232,7 +232,7 @@ def test_path_deny_matches_every_spelling_of_the_path(
     )
 
 
-@requires("execution", "host_callback")
+@requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(

@@ -39,7 +39,10 @@ FALLBACK_GATE = 2.0
     sleeps=st.lists(st.sampled_from([0.0, 0.0, 0.001, 0.003]), min_size=7, max_size=7),
 )
 def test_unsafe_call_overlaps_nothing(
-    new_harness: Callable[[], Any], safe: list[bool], sleeps: list[float]
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    safe: list[bool],
+    sleeps: list[float],
 ) -> None:
     """CONC-1: a call that is not concurrency safe overlaps no other call (safe calls may overlap each other)."""
     tools = [
@@ -50,7 +53,7 @@ def test_unsafe_call_overlaps_nothing(
         tool_use(f"toolu_{i:02d}_{'safe' if s else 'serial'}", NAMES[i], {"n": i}) for i, s in enumerate(safe)
     ]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     unsafe = {b["id"] for b, s in zip(uses, safe, strict=False) if not s}
     bad = [(a, b) for a, b in run.recorder.overlapping_pairs() if a in unsafe or b in unsafe]
     assert not bad, f"calls that are not concurrency safe overlapped other calls: {bad}"
@@ -62,7 +65,11 @@ def test_unsafe_call_overlaps_nothing(
 @settings(max_examples=15, deadline=None)
 @given(count=st.integers(2, 5), before=st.integers(0, 1), after=st.integers(0, 1))
 def test_adjacent_safe_calls_run_together(
-    new_harness: Callable[[], Any], count: int, before: int, after: int
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    count: int,
+    before: int,
+    after: int,
 ) -> None:
     """The CONC-2 property, stated below.
 
@@ -90,7 +97,9 @@ def test_adjacent_safe_calls_run_together(
         asyncio.get_running_loop().call_later(FALLBACK_GATE, gate.set)
 
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools), setup=setup)
+        run = execute(
+            new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities), setup=setup
+        )
     starts = {e.tool_use_id: e.seq for e in run.recorder.events if e.kind == "start"}
     ends = {e.tool_use_id: e.seq for e in run.recorder.events if e.kind == "end"}
     missing = [i for i in safe_ids if i not in starts]
@@ -111,7 +120,11 @@ def test_adjacent_safe_calls_run_together(
     concurrent=st.booleans(),
 )
 def test_failed_shell_call_cancels_shell_siblings(
-    new_harness: Callable[[], Any], count: int, failing: int, concurrent: bool
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    count: int,
+    failing: int,
+    concurrent: bool,
 ) -> None:
     """The CONC-4 property, stated below.
 
@@ -132,7 +145,7 @@ def test_failed_shell_call_cancels_shell_siblings(
         )
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(count)]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools))
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     check_pairing(run)
     failed_id = uses[failing]["id"]
     seq = {(e.kind, e.tool_use_id): e.seq for e in run.recorder.events}
@@ -166,7 +179,11 @@ def test_failed_shell_call_cancels_shell_siblings(
     after=st.integers(1, 6),
 )
 def test_abort_starts_nothing_and_answers_unfinished(
-    new_harness: Callable[[], Any], kinds: list[str], safe: list[bool], after: int
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    kinds: list[str],
+    safe: list[bool],
+    after: int,
 ) -> None:
     """The CONC-5 property, stated below.
 
@@ -185,7 +202,14 @@ def test_abort_starts_nothing_and_answers_unfinished(
     ]
     uses = [tool_use(f"toolu_{i:02d}_{b.kind}", NAMES[i], {"n": i}) for i, b in enumerate(behaviors)]
     with scenario_root() as root:
-        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools), abort_after_starts=after)
+        run = execute(
+            new_harness(),
+            root,
+            tools,
+            uses,
+            rules=allow_rules(tools, toolharness_capabilities),
+            abort_after_starts=after,
+        )
     check_pairing(run)
     events = run.recorder.events
     starts = [e for e in events if e.kind == "start"]

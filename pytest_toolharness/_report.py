@@ -4,8 +4,11 @@ Test outcomes arrive through ``pytest_runtest_logreport``. Under pytest-xdist th
 every worker's reports (with their ``user_properties``, which carry the requirement IDs), so the
 report is built on the controller only and there is one merged report.
 
-A requirement with several tests is failed if any failed, passed if all that ran passed, and not
-checked if all were skipped (or none ran). A baselined requirement that fails is an expected failure;
+A requirement of a profile the adapter does not claim is "not claimed". Otherwise, with several tests,
+it is failed if any failed, passed only if all of them ran and passed, "partially checked" (naming
+what did not run and why) if some passed and others were skipped, and not checked if all were skipped
+(or none ran). At the strict level a MUST that was not fully checked fails the run, unless the adapter
+declares it not applicable with a reason, which the report shows. A baselined requirement that fails is an expected failure;
 one that passes is a stale baseline entry, which fails the run so the baseline shrinks as fixes land.
 """
 
@@ -23,7 +26,7 @@ from typing import Any
 import pytest
 
 from pytest_toolharness._options import RunLevel
-from pytest_toolharness._requirements import Catalogue, Level, Requirement
+from pytest_toolharness._requirements import PROFILES, Catalogue, Level, Requirement
 
 __all__ = [
     "RequirementResult",
@@ -42,7 +45,10 @@ class Status(enum.Enum):
 
     PASSED = "passed"
     FAILED = "failed"
+    PARTIALLY_CHECKED = "partially checked"
     NOT_CHECKED = "not checked"
+    NOT_APPLICABLE = "not applicable"
+    NOT_CLAIMED = "not claimed"
     EXPECTED_FAILURE = "expected failure"
     STALE_BASELINE = "stale baseline entry"
 
@@ -165,6 +171,7 @@ class _TestOutcome:
     requirement_ids: tuple[str, ...]
     status: str = "none"  # "passed", "failed", "skipped", "xfailed"
     reason: str = ""
+    not_run: str = ""  # why a skipped suite test did not run: "profile" or "capability"
 
 
 @dataclass
@@ -178,6 +185,10 @@ class RunReport:
     tests: dict[str, _TestOutcome] = field(default_factory=dict)
     forgivable_failures: int = 0
     unforgivable_failures: int = 0
+    claimed: frozenset[str] | None = None
+    """The profiles the adapter claims (None: unknown, e.g. the adapter did not load)."""
+    not_applicable: Mapping[str, str] = field(default_factory=dict)
+    """Requirement ID -> why the adapter says it can't apply to its harness."""
 
     def is_forgivable(self, requirement_id: str) -> bool:
         """Whether a failure of this requirement leaves the run green (SHOULD non-strict, or baselined)."""
@@ -209,6 +220,9 @@ class RunReport:
             outcome.status, outcome.reason = "xfailed", report_reason(report)
         elif report.skipped:
             outcome.status, outcome.reason = "skipped", report_reason(report)
+            outcome.not_run = next(
+                (str(v) for k, v in report.user_properties if k == "toolharness_not_run"), ""
+            )
         elif report.when == "call" and outcome.status == "none":
             outcome.status = "passed"
 
@@ -225,24 +239,50 @@ class RunReport:
             return next(o.reason for o in outcomes if o.status == kind)
 
         statuses = {o.status for o in outcomes}
+        skipped = [o for o in outcomes if o.status in ("skipped", "none")]
+        unclaimed = (self.claimed is not None and requirement.profile not in self.claimed) or (
+            bool(outcomes) and all(o.not_run == "profile" for o in outcomes)
+        )
+        if unclaimed:
+            claims = ", ".join(sorted(self.claimed)) if self.claimed else "another profile"
+            reason = f"profile {requirement.profile} is not claimed by the adapter (it claims {claims})"
+            return RequirementResult(requirement, Status.NOT_CLAIMED, reason, len(outcomes), False)
         if "failed" in statuses:
             status, reason = Status.FAILED, first("failed")
         elif "xfailed" in statuses:
             status, reason = Status.EXPECTED_FAILURE, first("xfailed")
+        elif "passed" in statuses and skipped:
+            ran = len(outcomes) - len(skipped)
+            not_run = "; ".join(o.reason or "did not run" for o in skipped)
+            status = Status.PARTIALLY_CHECKED
+            reason = f"{ran} of {len(outcomes)} tests ran and passed; not run: {not_run}"
         elif "passed" in statuses:
             status, reason = Status.PASSED, ""
         elif "skipped" in statuses:
             status, reason = Status.NOT_CHECKED, first("skipped")
         else:
             status, reason = Status.NOT_CHECKED, "no test of this requirement ran"
+        declared = self.not_applicable.get(requirement.id)
+        if declared is not None and status is Status.NOT_CHECKED:
+            status, reason = Status.NOT_APPLICABLE, f"the adapter says: {declared} ({reason})"
+        elif declared is not None and status is Status.PARTIALLY_CHECKED:
+            reason = f"{reason}; the adapter says the rest is not applicable: {declared}"
         expected = self.baseline.get(requirement.id)
         if expected is not None and status is Status.FAILED:
             status, reason = Status.EXPECTED_FAILURE, f"baseline: {expected} ({reason})"
         elif expected is not None and status is Status.PASSED:
             status = Status.STALE_BASELINE
             reason = f"passed, but the baseline expects a failure ({expected}); remove the entry"
-        fails_run = status is Status.STALE_BASELINE or (
-            status is Status.FAILED and not self.is_forgivable(requirement.id)
+        unchecked_must = (
+            self.level is RunLevel.STRICT
+            and requirement.level is Level.MUST
+            and status in (Status.NOT_CHECKED, Status.PARTIALLY_CHECKED)
+            and declared is None
+        )
+        fails_run = (
+            status is Status.STALE_BASELINE
+            or (status is Status.FAILED and not self.is_forgivable(requirement.id))
+            or unchecked_must
         )
         return RequirementResult(requirement, status, reason, len(outcomes), fails_run)
 
@@ -255,21 +295,46 @@ def _summary(results: Iterable[RequirementResult], level: RunLevel) -> dict[str,
         "requirements": len(results),
         "passed": counts[Status.PASSED],
         "failed": counts[Status.FAILED],
+        "partially_checked": counts[Status.PARTIALLY_CHECKED],
         "not_checked": counts[Status.NOT_CHECKED],
+        "not_applicable": counts[Status.NOT_APPLICABLE],
+        "not_claimed": counts[Status.NOT_CLAIMED],
         "expected_failure": counts[Status.EXPECTED_FAILURE],
         "stale_baseline_entry": counts[Status.STALE_BASELINE],
         "failing_run": any(r.fails_run for r in results),
     }
 
 
+CHECKED: frozenset[Status] = frozenset(
+    {Status.PASSED, Status.FAILED, Status.PARTIALLY_CHECKED, Status.EXPECTED_FAILURE, Status.STALE_BASELINE}
+)
+"""The statuses of a requirement at least one of whose tests ran."""
+
+
+def _by_profile(results: list[RequirementResult]) -> list[tuple[str, list[RequirementResult]]]:
+    return [
+        (profile, rows)
+        for profile in PROFILES
+        if (rows := [r for r in results if r.requirement.profile == profile])
+    ]
+
+
 def report_json(results: list[RequirementResult], adapter: str, level: RunLevel) -> str:
-    """The JSON report, in catalogue order, as text ending with a newline."""
+    """The JSON report, in catalogue order, as text ending with a newline; a summary per profile too."""
     document = {
         "adapter": adapter,
+        "profiles": {
+            profile: {
+                "claimed": any(r.status is not Status.NOT_CLAIMED for r in rows),
+                "summary": _summary(rows, level),
+            }
+            for profile, rows in _by_profile(results)
+        },
         "requirements": [
             {
                 "id": r.requirement.id,
                 "level": r.requirement.level.value,
+                "profile": r.requirement.profile,
                 "area": r.requirement.area,
                 "title": r.requirement.title,
                 "status": r.status.value,
@@ -285,11 +350,21 @@ def report_json(results: list[RequirementResult], adapter: str, level: RunLevel)
 
 def _counts_line(results: list[RequirementResult], level: RunLevel) -> str:
     summary = _summary(results, level)
-    return (
-        f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_checked']} not checked, "
-        f"{summary['expected_failure']} expected failure(s), {summary['stale_baseline_entry']} stale "
-        f"baseline entr{'y' if summary['stale_baseline_entry'] == 1 else 'ies'} (level: {level.value})"
-    )
+    # Passed and failed always; the other statuses only when some requirement has them.
+    parts = [f"{summary['passed']} passed", f"{summary['failed']} failed"]
+    for key, label in (
+        ("partially_checked", "partially checked"),
+        ("not_checked", "not checked"),
+        ("not_applicable", "not applicable"),
+        ("not_claimed", "not claimed"),
+        ("expected_failure", "expected failure(s)"),
+    ):
+        if summary[key]:
+            parts.append(f"{summary[key]} {label}")
+    stale = summary["stale_baseline_entry"]
+    if stale:
+        parts.append(f"{stale} stale baseline entr{'y' if stale == 1 else 'ies'}")
+    return f"{', '.join(parts)} (level: {level.value})"
 
 
 def _clip(text: str, width: int) -> str:
@@ -297,20 +372,28 @@ def _clip(text: str, width: int) -> str:
 
 
 def terminal_lines(results: list[RequirementResult], catalogue: Catalogue, level: RunLevel) -> list[str]:
-    """The terminal table: grouped by area, one line per requirement."""
+    """The terminal table: grouped by profile, then by area, one line per requirement.
+
+    A profile the adapter does not claim is one line, not a row per requirement: it was not judged.
+    """
     lines: list[str] = []
     id_width = max((len(r.requirement.id) for r in results), default=6)
     status_width = max(len(s.value) for s in Status)
-    area = None
-    for r in results:
-        if r.requirement.area != area:
-            area = r.requirement.area
-            lines.append(f"{area}: {catalogue.areas[area]}")
-        mark = "!" if r.fails_run else " "
-        row = f" {mark} {r.requirement.id:<{id_width}}  {r.requirement.level.value:<6}  {r.status.value:<{status_width}}"
-        first, *more = r.reason.splitlines() or [""]
-        lines.append(f"{row}  {_clip(first, 100)}".rstrip())
-        lines.extend(f"{' ' * len(row)}  {_clip(line, 100)}" for line in more)
+    for profile, rows in _by_profile(results):
+        if all(r.status is Status.NOT_CLAIMED for r in rows):
+            lines.append(f"profile {profile}: not claimed ({len(rows)} requirements not judged)")
+            continue
+        lines.append(f"profile {profile}: {_counts_line(rows, level)}")
+        area = None
+        for r in rows:
+            if r.requirement.area != area:
+                area = r.requirement.area
+                lines.append(f"  {area}: {catalogue.areas[area]}")
+            mark = "!" if r.fails_run else " "
+            row = f"   {mark} {r.requirement.id:<{id_width}}  {r.requirement.level.value:<6}  {r.status.value:<{status_width}}"
+            first, *more = r.reason.splitlines() or [""]
+            lines.append(f"{row}  {_clip(first, 100)}".rstrip())
+            lines.extend(f"{' ' * len(row)}  {_clip(line, 100)}" for line in more)
     lines.append(_counts_line(results, level))
     return lines
 
@@ -326,10 +409,13 @@ def markdown_summary(results: list[RequirementResult], adapter: str, level: RunL
         "",
         _counts_line(results, level),
         "",
-        "| ID | level | status | why |",
-        "|---|---|---|---|",
+        "| ID | level | profile | status | why |",
+        "|---|---|---|---|---|",
     ]
     for r in results:
         status = f"**{r.status.value}**" if r.fails_run else r.status.value
-        lines.append(f"| {r.requirement.id} | {r.requirement.level.value} | {status} | {cell(r.reason)} |")
+        lines.append(
+            f"| {r.requirement.id} | {r.requirement.level.value} | {r.requirement.profile} | {status} "
+            f"| {cell(r.reason)} |"
+        )
     return "\n".join(lines) + "\n\n"

@@ -1,7 +1,7 @@
 """The requirement catalogue: what the conformance suite checks, loaded from ``conformance/requirements.toml``.
 
 The catalogue is package data so that the plugin, the report and the suite agree on one list of IDs,
-levels and areas. It is validated on load: a malformed catalogue is a bug in the package, and the
+levels, profiles and areas. It is validated on load: a malformed catalogue is a bug in the package, and the
 error names the entry.
 """
 
@@ -17,6 +17,8 @@ from importlib import resources
 from typing import Any
 
 __all__ = [
+    "CORE_PROFILE",
+    "PROFILES",
     "Catalogue",
     "Level",
     "Requirement",
@@ -26,6 +28,12 @@ __all__ = [
 ]
 
 _ID_RE = re.compile(r"^([A-Z]+)-([1-9][0-9]*)$")
+
+CORE_PROFILE = "core"
+"""The profile every adapter claims unless it says otherwise."""
+
+PROFILES: tuple[str, ...] = (CORE_PROFILE, "claude-code")
+"""Every profile, in report order: ``core`` (any harness on the Messages API), ``claude-code`` (the seeds' design)."""
 
 
 class Level(enum.Enum):
@@ -44,6 +52,8 @@ class Requirement:
     area: str
     title: str
     source: str
+    profile: str = CORE_PROFILE
+    """``core`` or ``claude-code``: a requirement of a profile the adapter does not claim is "not claimed"."""
 
 
 class Catalogue:
@@ -128,6 +138,11 @@ def parse_catalogue(data: Mapping[str, Any]) -> Catalogue:
         if match is None:
             raise ValueError(f"requirement catalogue: id {requirement_id!r} is not of the form AREA-N")
         where = repr(requirement_id)
+        profile = _text(entry, "profile", where)
+        if profile not in PROFILES:
+            raise ValueError(
+                f"requirement catalogue: {where} has profile {profile!r}; expected one of {', '.join(PROFILES)}"
+            )
         level_text = _text(entry, "level", where)
         try:
             level = Level(level_text)
@@ -142,6 +157,7 @@ def parse_catalogue(data: Mapping[str, Any]) -> Catalogue:
                 area=match.group(1),
                 title=_text(entry, "title", where),
                 source=_text(entry, "source", where),
+                profile=profile,
             )
         )
     return Catalogue(requirements, areas)

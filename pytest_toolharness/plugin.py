@@ -34,11 +34,23 @@ from pytest_toolharness._report import (
 from pytest_toolharness._requirements import Catalogue, Level, item_requirement_ids, load_catalogue
 from pytest_toolharness._snapshot import tool_schema_snapshot
 from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
-from pytest_toolharness.adapters._capabilities import CapabilityError, check_harness, missing_capabilities
+from pytest_toolharness.adapters._capabilities import (
+    CapabilityError,
+    adapter_not_applicable,
+    adapter_profiles,
+    check_harness,
+    missing_capabilities,
+)
 from pytest_toolharness.adapters._loading import AdapterLoadError, choose_adapter_source, load_adapter
 from pytest_toolharness.adapters._specs import ExecutionResult
 
-__all__ = ["harness", "tool_schema_snapshot", "toolharness_adapter"]
+__all__ = ["harness", "tool_schema_snapshot", "toolharness_adapter", "toolharness_capabilities"]
+
+SUITE_WARNING_FILTERS = ("default",)
+"""The warning filters of every conformance-suite test, whatever the host project configures."""
+
+NOT_RUN_PROPERTY = "toolharness_not_run"
+"""The user property naming why a requirement test did not run: ``profile`` or ``capability``."""
 
 
 @dataclass
@@ -194,6 +206,11 @@ def pytest_collection_modifyitems(
             problems.append(f"{item.nodeid}: a conformance test needs @pytest.mark.requirement(id, level)")
         if in_suite or ids:
             item.add_marker("toolharness")
+        if in_suite:
+            # The suite's verdicts must not depend on the host project's warning filters (its
+            # ``filterwarnings = error`` turns a dependency's DeprecationWarning into a failed
+            # requirement): first of the item's marks, so the suite's own marks still win over it.
+            item.add_marker(pytest.mark.filterwarnings(*SUITE_WARNING_FILTERS), append=False)
         for requirement_id in ids:
             if ("requirement", requirement_id) not in item.user_properties:
                 item.user_properties.append(("requirement", requirement_id))
@@ -290,6 +307,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not _active(state):
         return
     report = state.report
+    _declarations_into(report, config, state)
     state.results = report.results()
     if _narrowed(config):
         # A rerun of some tests reports on what it reran, not on the whole catalogue.
@@ -355,6 +373,23 @@ def _narrowed(config: pytest.Config) -> bool:
 def _requirements_of_test(report: RunReport, nodeid: str) -> list[str]:
     outcome = report.tests.get(nodeid)
     return list(outcome.requirement_ids) if outcome is not None else []
+
+
+def _declarations_into(report: RunReport, config: pytest.Config, state: _State) -> None:
+    """Give the report the adapter's claimed profiles and not-applicable declarations (controller side)."""
+    if report.claimed is not None:
+        return
+    try:
+        adapter, source = load_adapter(config, state.settings)
+    except AdapterLoadError:
+        return  # every test that needed it failed with the reason already
+    description = repr(source.description)
+    report.claimed = adapter_profiles(adapter, description)
+    declared = adapter_not_applicable(adapter, description)
+    unknown = sorted(set(declared) - {r.id for r in state.catalogue})
+    if unknown:
+        state.notes.append(f"not_applicable names unknown requirement(s): {', '.join(unknown)}")
+    report.not_applicable = {k: v for k, v in declared.items() if k not in unknown}
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -460,11 +495,34 @@ def new_harness(toolharness_adapter: Any) -> Callable[[], Any]:
     return make
 
 
+@pytest.fixture(scope="session")
+def toolharness_capabilities(toolharness_adapter: Any) -> frozenset[str]:
+    """The capabilities the adapter declares (a test adds permission rules only with ``permissions``)."""
+    return frozenset(toolharness_adapter.capabilities)
+
+
 @pytest.fixture(autouse=True)
 def _toolharness_capabilities(request: pytest.FixtureRequest) -> None:
-    """Skip a test whose declared capabilities the adapter lacks (reported as "not checked")."""
-    if request.node.get_closest_marker(REQUIRES_MARKER) is not None:
-        adapter = request.getfixturevalue("toolharness_adapter")
-        missing = missing_capabilities(request.node, adapter.capabilities)
-        if missing:
-            pytest.skip(f"not checked: adapter lacks capability {', '.join(missing)}")
+    """Skip a suite test whose profile the adapter does not claim, or whose capabilities it lacks.
+
+    The first is reported "not claimed", the second "not checked" (or "partially checked" when other
+    tests of the requirement ran); a user property tells the report which.
+    """
+    node = request.node
+    if node.get_closest_marker(REQUIRES_MARKER) is None:
+        return
+    adapter = request.getfixturevalue("toolharness_adapter")
+    state = request.config.stash.get(_STATE, None)
+    ids = [str(value) for key, value in node.user_properties if key == "requirement"]
+    if state is not None and ids:
+        claimed = adapter_profiles(adapter, repr(getattr(adapter, "name", type(adapter).__name__)))
+        profiles = sorted({state.catalogue[i].profile for i in ids})
+        if not claimed.intersection(profiles):
+            node.user_properties.append((NOT_RUN_PROPERTY, "profile"))
+            pytest.skip(
+                f"not claimed: profile {', '.join(profiles)} (the adapter claims {', '.join(sorted(claimed))})"
+            )
+    missing = missing_capabilities(node, adapter.capabilities)
+    if missing:
+        node.user_properties.append((NOT_RUN_PROPERTY, "capability"))
+        pytest.skip(f"not checked: adapter lacks capability {', '.join(missing)}")

@@ -13,6 +13,7 @@ class Harness:
 
 class Adapter:
     name = "fake"
+    profiles = frozenset({"core", "claude-code"})
     capabilities = frozenset({"execution", "hooks"})
 
     def new_harness(self):

@@ -172,8 +172,10 @@ def test_the_adapter_example_checks_what_it_declares(pytester: pytest.Pytester) 
     assert not {"failed", "errors", "error"} & set(outcomes), result.stdout.str()
     report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     statuses = {r["id"]: r["status"] for r in report["requirements"]}
-    # As docs/adapters.md says: pool and classification check these three, the rest is not checked.
-    assert {i for i, s in statuses.items() if s == "passed"} == {"CACHE-2", "DEFER-1", "PERM-10"}
+    # As docs/adapters.md says: pool and classification check two, CACHE-2 partly (one of its tests needs
+    # schemas), the rest is not checked (core) or not claimed (claude-code).
+    assert {i for i, s in statuses.items() if s == "passed"} == {"DEFER-1", "PERM-10"}
+    assert statuses["CACHE-2"] == "partially checked"
     assert {s for i, s in statuses.items() if i not in {"CACHE-2", "DEFER-1", "PERM-10"}} == {"not checked"}
 
 

@@ -71,6 +71,7 @@ def test_conftest_hook_and_option_precedence(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         """
         class Other:
+            profiles = frozenset({"core", "claude-code"})
             capabilities = frozenset({"execution", "hooks", "command_hooks"})
 
             async def execute(self, scenario):
@@ -149,6 +150,7 @@ class Harness:
 
 class Liar:
     name = "liar 0.1"
+    profiles = frozenset({"core", "claude-code"})
     capabilities = frozenset({"pool", "conversation", "execution", "hooks"})
 
     def new_harness(self):

@@ -65,7 +65,11 @@ def test_aggregation_per_requirement(pytester: pytest.Pytester) -> None:
     assert by_id["PAIR-1"]["status"] == "failed"
     assert by_id["PAIR-1"]["reason"] == "test_b: AssertionError: second test of PAIR-1 breaks"
     assert by_id["PAIR-1"]["tests"] == 2
-    assert (by_id["PAIR-2"]["status"], by_id["PAIR-2"]["reason"]) == ("passed", "")
+    # One of PAIR-2's two tests did not run: never "passed", and the report says what did not run.
+    assert (by_id["PAIR-2"]["status"], by_id["PAIR-2"]["reason"]) == (
+        "partially checked",
+        "1 of 2 tests ran and passed; not run: needs a shell",
+    )
     assert (by_id["PAIR-3"]["status"], by_id["PAIR-3"]["reason"]) == (
         "not checked",
         "not checked: adapter lacks capability abort",
@@ -78,7 +82,9 @@ def test_aggregation_per_requirement(pytester: pytest.Pytester) -> None:
     assert by_id["EXEC-1"]["reason"] == "test_g: error in setup: RuntimeError: setup exploded"
     assert by_id["PAIR-6"]["status"] == "not checked"
     summary = by_id["_summary"]
-    assert (summary["passed"], summary["failed"], summary["expected_failure"]) == (1, 2, 1)
+    assert (summary["passed"], summary["failed"], summary["expected_failure"]) == (0, 2, 1)
+    assert summary["partially_checked"] == 1
+    assert by_id["HOOK-1"]["profile"] == "claude-code"
     assert summary["failing_run"] is True
 
 
@@ -92,7 +98,9 @@ def test_json_is_in_catalogue_order_and_deterministic(pytester: pytest.Pytester)
     assert one == (pytester.path / "two.json").read_text()
     document = json.loads(one)
     assert [r["id"] for r in document["requirements"]] == [r.id for r in load_catalogue()]
-    assert list(document) == ["adapter", "requirements", "summary"]
+    assert list(document) == ["adapter", "profiles", "requirements", "summary"]
+    assert list(document["profiles"]) == ["core", "claude-code"]
+    assert document["profiles"]["claude-code"]["claimed"] is True
 
 
 def test_terminal_table_groups_by_area(pytester: pytest.Pytester) -> None:
@@ -100,10 +108,12 @@ def test_terminal_table_groups_by_area(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         [
             "*toolharness conformance: myadapter:make*",
-            "PAIR: Every tool_use gets exactly one tool_result",
+            "profile core: 0 passed, 2 failed, 1 partially checked, *",
+            "  PAIR: Every tool_use gets exactly one tool_result",
             "*! PAIR-1*MUST*failed*test_b: AssertionError: second test of PAIR-1 breaks",
-            "*PAIR-2*MUST*passed",
-            "EXEC: *",
+            "*PAIR-2*MUST*partially checked*not run: needs a shell",
+            "  EXEC: *",
+            "profile claude-code: 0 passed, 0 failed, * not checked (level: should)",
         ]
     )
 
@@ -122,8 +132,10 @@ def test_github_step_summary(pytester: pytest.Pytester, monkeypatch: pytest.Monk
     run(pytester, make_suite(pytester, SUITE))
     text = summary.read_text()
     assert text.startswith("earlier step\n## toolharness conformance: `myadapter:make`")
-    assert "| PAIR-1 | MUST | **failed** | test_b: AssertionError: second test of PAIR-1 breaks |" in text
-    assert "| PAIR-2 | MUST | passed |  |" in text
+    assert (
+        "| PAIR-1 | MUST | core | **failed** | test_b: AssertionError: second test of PAIR-1 breaks |" in text
+    )
+    assert "| PAIR-2 | MUST | core | partially checked | 1 of 2 tests ran and passed" in text
 
 
 def test_no_report_in_runs_without_requirement_tests(pytester: pytest.Pytester) -> None:

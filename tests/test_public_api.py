@@ -61,6 +61,10 @@ def test_one_table_every_capability_a_protocol_or_a_feature() -> None:
     assert {c.protocol for c in CAPABILITIES.values() if c.protocol is not None} == protocols
     assert set(typing.get_args(_contract.Harness)) == protocols
     for capability in CAPABILITIES.values():
+        if capability.name == "permissions":
+            # Data the scenarios carry (rules, a mode), for the pool and execute() alike: neither.
+            assert (capability.protocol, capability.feature_of, capability.methods) == (None, None, ())
+            continue
         assert (capability.protocol is None) == (capability.feature_of is not None), capability.name
         assert capability.feature_of in (None, "execution")
         assert capability.description

@@ -3,7 +3,8 @@
 :data:`CAPABILITIES` is the one list of capability names. Each :class:`Capability` has a description
 and either a ``protocol`` (the methods a harness of that capability has, from
 :mod:`~pytest_toolharness.adapters._contract`) or ``feature_of``: the capability whose method it is a
-feature of (``hooks`` is a feature of ``execute()``).
+feature of (``hooks`` is a feature of ``execute()``), or neither: ``permissions`` is data the scenarios carry (rules and a mode),
+which a harness without a permission engine never gets.
 
 An adapter declares what its harnesses can do in ``capabilities``, a ``frozenset`` of names. The suite
 validates the declaration when it loads the adapter (unknown names, a feature without the capability
@@ -14,6 +15,12 @@ capability and the missing method.
 A test declares what it needs with ``@requires("command_hooks")``; when the adapter does not declare a
 capability, the test is skipped and the report shows the requirement as "not checked", naming the
 capability. Unknown names are errors on both sides, so a typo can never silently skip a test forever.
+
+Beside its capabilities an adapter may declare ``profiles``, the requirement profiles it claims (a
+``frozenset`` of ``"core"`` and ``"claude-code"``; :func:`adapter_profiles`, default ``core`` alone), and
+``not_applicable``, a mapping of requirement ID to the reason the requirement can't apply to its harness
+(:func:`adapter_not_applicable`), which the report shows and the strict level accepts for a requirement
+that was not checked.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from types import MappingProxyType
 
 import pytest
 
+from pytest_toolharness._requirements import CORE_PROFILE, PROFILES
 from pytest_toolharness.adapters._contract import (
     AgentLoopCapability,
     CacheKeyCapability,
@@ -43,6 +51,8 @@ __all__ = [
     "Capability",
     "CapabilityError",
     "adapter_capabilities",
+    "adapter_not_applicable",
+    "adapter_profiles",
     "check_harness",
     "missing_capabilities",
     "missing_methods",
@@ -99,6 +109,11 @@ CAPABILITIES: Mapping[str, Capability] = _table(
     ),
     Capability(
         "execution", "one assistant turn's tool_use blocks through the whole pipeline", ExecutionCapability
+    ),
+    Capability(
+        "permissions",
+        "permission rules (allow / ask / deny, the scenario's and the pool's deny_rules) and modes; without "
+        "it the suite puts no rule and no mode in a scenario, and the harness runs every call it can",
     ),
     Capability(
         "hooks", "in-process PreToolUse / PostToolUse / PermissionRequest hooks", feature_of="execution"
@@ -172,6 +187,46 @@ def adapter_capabilities(adapter: object, description: str) -> frozenset[str]:
     if orphans:
         raise ValueError(f"adapter {description} declares {'; '.join(orphans)}")
     return frozenset(names)
+
+
+def adapter_profiles(adapter: object, description: str) -> frozenset[str]:
+    """The profiles the adapter claims: its ``profiles`` attribute (a ``frozenset``), default ``{"core"}``."""
+    profiles = getattr(adapter, "profiles", None)
+    if profiles is None:
+        return frozenset({CORE_PROFILE})
+    if not isinstance(profiles, frozenset) or not all(isinstance(p, str) for p in profiles):
+        raise TypeError(
+            f"adapter {description}: 'profiles' must be a frozenset of profile names "
+            f"({', '.join(PROFILES)}), got {profiles!r}"
+        )
+    unknown = sorted(profiles - set(PROFILES))
+    if unknown:
+        raise ValueError(
+            f"adapter {description}: unknown profile(s) {', '.join(repr(u) for u in unknown)}; "
+            f"known: {', '.join(PROFILES)}"
+        )
+    if not profiles:
+        raise ValueError(f"adapter {description}: 'profiles' is empty; claim at least {CORE_PROFILE!r}")
+    return profiles
+
+
+def adapter_not_applicable(adapter: object, description: str) -> dict[str, str]:
+    """The requirements the adapter declares not applicable, ID -> reason (its ``not_applicable``)."""
+    declared = getattr(adapter, "not_applicable", None)
+    if declared is None:
+        return {}
+    if not isinstance(declared, Mapping):
+        raise TypeError(
+            f"adapter {description}: 'not_applicable' must map requirement IDs to reasons, got {declared!r}"
+        )
+    checked: dict[str, str] = {}
+    for requirement_id, reason in declared.items():
+        if not isinstance(requirement_id, str) or not isinstance(reason, str) or not reason.strip():
+            raise ValueError(
+                f"adapter {description}: not_applicable[{requirement_id!r}] needs a non-empty reason"
+            )
+        checked[requirement_id] = reason.strip()
+    return checked
 
 
 def missing_methods(harness: object, capabilities: Iterable[str]) -> list[tuple[str, str]]:

@@ -10,6 +10,7 @@ was used and how to choose another.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,11 @@ from typing import Any
 import pytest
 
 from pytest_toolharness._options import Settings
-from pytest_toolharness.adapters._capabilities import adapter_capabilities
+from pytest_toolharness.adapters._capabilities import (
+    adapter_capabilities,
+    adapter_not_applicable,
+    adapter_profiles,
+)
 
 __all__ = [
     "DEFAULT_ADAPTER_SPEC",
@@ -134,16 +139,30 @@ def load_adapter(config: pytest.Config, settings: Settings) -> tuple[Any, Adapte
                 ) from exc
             raise
         try:
-            adapter = factory()
+            # A factory with a parameter gets the pytest config (a framework adapter reads its ini keys).
+            adapter = factory(config) if _takes_config(factory) else factory()
         except Exception as exc:
             raise AdapterLoadError(
                 f"adapter {source.spec!r}: the factory raised {type(exc).__name__}: {exc}"
             ) from exc
     try:
         adapter_capabilities(adapter, repr(source.description))
+        adapter_profiles(adapter, repr(source.description))
+        adapter_not_applicable(adapter, repr(source.description))
     except (TypeError, ValueError) as exc:
         raise AdapterLoadError(str(exc)) from exc
     return adapter, source
+
+
+def _takes_config(factory: Callable[..., Any]) -> bool:
+    try:
+        parameters = list(inspect.signature(factory).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return bool(parameters) and parameters[0].kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    )
 
 
 def _wire_adapter(target: str, timeout: float, base: Path) -> Any:

@@ -345,11 +345,13 @@ def _hook_callback(spec: HookSpec) -> Any:
 
 
 class ReferenceAdapter:
-    """The adapter for the reference harness: every capability."""
+    """The adapter for the reference harness: every capability, both profiles."""
 
     name = "reference_impl (pytest-toolharness)"
+    profiles = frozenset({"core", "claude-code"})
     capabilities = frozenset(
         {
+            "permissions",
             "pool",
             "classification",
             "schemas",
