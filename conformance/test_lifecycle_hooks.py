@@ -207,7 +207,9 @@ def test_continue_false_from_a_lifecycle_hook_stops_too(new_harness: Callable[[]
 @requires("agent_loop")
 @pytest.mark.requirement("HOOK-6", "SHOULD")
 @settings(max_examples=8, deadline=None)
-@given(mode=st.sampled_from(["default", "acceptEdits", "dontAsk", "bypassPermissions"]), calls=st.integers(1, 2))
+@given(
+    mode=st.sampled_from(["default", "acceptEdits", "dontAsk", "bypassPermissions"]), calls=st.integers(1, 2)
+)
 def test_hook_inputs_carry_the_common_fields(new_harness: Callable[[], Any], mode: str, calls: int) -> None:
     """HOOK-6: the prompt and tool events' inputs carry the common fields and the call's own.
 
@@ -298,17 +300,18 @@ def test_prompt_and_session_start_context_reach_the_model(
 @requires("agent_loop")
 @pytest.mark.requirement("HOOK-7", "SHOULD")
 @settings(max_examples=6, deadline=None)
-@given(second=st.sampled_from(["none", "block_once", "context"]))
+@given(second=st.sampled_from(["none", "block_once", "context"]), as_command=st.booleans())
 def test_stop_hook_refuses_once_and_stop_hook_active_ends_it(
-    new_harness: Callable[[], Any], second: str
+    new_harness: Callable[[], Any], second: str, as_command: bool
 ) -> None:
     """HOOK-7: a Stop hook refuses the stop once; ``stop_hook_active`` ends it.
 
     A Stop hook's block sends its reason to the model and the loop goes on; the next Stop
     input says ``stop_hook_active: true`` and a guarded hook lets it stop. A second Stop hook on the
-    same stop never cancels the block.
+    same stop never cancels the block. The guarded hook is sometimes a real command hook.
     """
-    hooks = [hook("Stop", "block_once", reason="RUNTESTS"), hook("Stop", second, reason="ALSO", context="C")]
+    guarded = hook("Stop", "block_once", reason="RUNTESTS", as_command=as_command, timeout=10.0)
+    hooks = [guarded, hook("Stop", second, reason="ALSO", context="C")]
     loop = run_loop(new_harness(), ["fix it"], [[text("done early")], [text("tests pass")]], hooks)
     (only,) = loop.run.prompts
     assert only.stop_reason == "end_turn", loop.describe()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness.adapters import HookEndpoint
+from pytest_toolharness.adapters import HookEndpoint, HookSpec, hook_command
 from reference_impl import (
     CommandHook,
     HookBaseInput,
@@ -460,3 +460,17 @@ def test_async_command_hooks_run_in_the_background_and_never_decide(tmp_path: Pa
     assert [d.system_message for d in done] == ["LATER", None]
     assert done[1].error is not None
     assert registry.background == []
+
+
+@pytest.mark.parametrize("active", [False, True])
+def test_a_block_once_hook_program_honours_stop_hook_active(tmp_path: Path, active: bool) -> None:
+    """HOOK-7: the suite's ``block_once`` command hook blocks a stop, and lets it happen once ``stop_hook_active``."""
+    spec = HookSpec(event="Stop", outcome="block_once", reason="KEEP GOING")
+    hook = CommandHook(hook_command(spec, tmp_path, 0))
+    res = asyncio.run(
+        run_command_hook(hook, {"hook_event_name": "Stop", "stop_hook_active": active}, cwd=tmp_path)
+    )
+    assert res.exit_code == 0, res.stderr
+    assert (json.loads(res.stdout) if res.stdout.strip() else {}) == (
+        {} if active else {"decision": "block", "reason": "KEEP GOING"}
+    )

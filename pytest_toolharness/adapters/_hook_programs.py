@@ -36,10 +36,11 @@ def hook_program(spec: HookSpec) -> str:
     """The source of a Python program that reads the hook input and answers as ``spec`` says.
 
     ``exit2`` / ``exit1`` write ``spec.reason`` to stderr and exit with that status; ``garbage`` prints
-    text that is not JSON; ``crash`` raises; ``hang`` sleeps for an hour; every other outcome prints
+    text that is not JSON; ``crash`` raises; ``hang`` sleeps for an hour; ``block_once`` blocks unless
+    its input says ``stop_hook_active`` (:meth:`HookSpec.output_for`); every other outcome prints
     :meth:`HookSpec.output_json` and exits 0.
     """
-    lines = ["import json, sys, time", "sys.stdin.read()"]
+    lines = ["import json, sys, time", "raw = sys.stdin.read()"]
     output = spec.output_json()
     if spec.outcome == "exit2":
         lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(2)"]
@@ -51,6 +52,12 @@ def hook_program(spec: HookSpec) -> str:
         lines += ["raise RuntimeError('scripted hook crash')"]
     elif spec.outcome == "hang":
         lines += ["time.sleep(3600)"]
+    elif spec.outcome == "block_once":
+        # The loop guard of a Stop hook: once the harness says stop_hook_active, let it stop.
+        lines += [
+            "if not json.loads(raw or '{}').get('stop_hook_active'):",
+            f"    sys.stdout.write({json.dumps(output)!r})",
+        ]
     elif output is not None:
         lines += [f"sys.stdout.write({json.dumps(output)!r})"]
     return "\n".join(lines) + "\n"
