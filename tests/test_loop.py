@@ -1041,3 +1041,28 @@ def test_notification_fires_before_the_host_is_asked(tmp_path: Path) -> None:
     (note,) = recorded(log)
     assert note["notification_type"] == "permission_prompt"
     assert "Ask" in note["message"]
+
+
+def test_a_blocked_prompt_keeps_the_session_start_context_for_the_next(tmp_path: Path) -> None:
+    """HOOK-7: SessionStart context waits for the first prompt that is not blocked."""
+    start, _ = recording_hook(
+        tmp_path,
+        "start",
+        "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'SessionStart', 'additionalContext': 'SS-CTX'}}))",
+    )
+    gate, _ = recording_hook(
+        tmp_path,
+        "gate",
+        "if 'secret' in d['prompt']:\n    print(json.dumps({'decision': 'block', 'reason': 'no'}))",
+    )
+    hooks = command_hooks(SessionStart=[("", start)], UserPromptSubmit=[(None, gate)])
+    with ScriptedApiServer([AssistantTurn.text("ok")]) as server:
+
+        async def body(session: AgentSession) -> tuple[LoopResult, LoopResult]:
+            return await session.run("a secret"), await session.run("hello")
+
+        blocked, answered = in_session(server, tmp_path, body, hooks=hooks)
+        (request,) = server.message_requests
+    assert (blocked.stop_reason, answered.stop_reason) == ("prompt_blocked", "end_turn")
+    assert "SessionStart hook additional context: SS-CTX" in json.dumps(request.messages)
+    assert "secret" not in json.dumps(request.messages)

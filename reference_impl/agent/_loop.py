@@ -403,8 +403,8 @@ class AgentSession:
         text, stop_reason, turns = "", "end_turn", 0
         submitted = await self._lifecycle("UserPromptSubmit", {"prompt": _text_of(content)})
         if submitted.block or signals.stop:
-            # The prompt is not processed and not kept (Claude Code erases a blocked prompt).
-            self._pending_context.clear()
+            # The prompt is not processed and not kept (Claude Code erases a blocked prompt); the
+            # SessionStart context still waits for the next prompt.
             return self._result(
                 "",
                 "prompt_blocked" if submitted.block else "hook_stopped",
