@@ -7,6 +7,7 @@ and one over the limit ("over" is strict), and images in any position, several a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -189,3 +190,28 @@ def test_image_only_output_is_not_empty(
     content = result.get("content")
     sent = [b.get("type") for b in content] if isinstance(content, list) else [content]
     assert sent == ["image"] * images, f"a result of {images} image block(s) was sent as {sent}"
+
+
+@requires("execution", "result_persistence")
+@pytest.mark.requirement("RESULT-1", "MUST")
+@settings(max_examples=3, deadline=None)
+@given(shape=st.sampled_from(["object", "array"]), over=st.integers(1, 500))
+@example(shape="object", over=1)
+def test_json_text_over_the_limit_is_saved_whole(
+    new_harness: Callable[[], Any], toolharness_adapter: Any, shape: str, over: int
+) -> None:
+    """The RESULT-1 property for output that is a JSON document, stated below.
+
+    RESULT-1: a text output over the limit that happens to be JSON (an object or an array) is saved
+    whole to one file named by its tool_use id, byte for byte, like any other text.
+    """
+    limit = 3_000
+    items = [f"item-{i:05d}" for i in range((limit + over) // 12 + 1)]
+    output = json.dumps({"items": items} if shape == "object" else items)
+    tool = ok_tool("Alpha", ToolBehavior("text", text=output), max_result_size_chars=limit)
+    with scenario_root() as root:
+        text = text_of(_run_one(new_harness, toolharness_adapter, tool, root))
+        written = [p for p in (root / "session").rglob("*") if p.is_file() and "toolu_edge" in p.name]
+        saved = [p.read_bytes().decode("utf-8") for p in written]
+    assert TAG in text, f"a {len(output)}-char JSON {shape} over the {limit}-char limit was not persisted"
+    assert saved == [output], f"the JSON {shape} was not saved whole to one file named by its id: {written}"
