@@ -91,6 +91,16 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini("toolharness_adapter", "Adapter factory as 'package.module:factory'.", default="")
     group.addoption(
+        "--toolharness-agent",
+        metavar="MODULE:FACTORY",
+        default=None,
+        help="Your own agent for a framework adapter (pydantic-ai, LangGraph): factory(model, tools) "
+        "(ini: toolharness_agent).",
+    )
+    parser.addini(
+        "toolharness_agent", "Agent factory for a framework adapter, 'package.module:factory'.", default=""
+    )
+    group.addoption(
         "--toolharness-level",
         choices=[level.value for level in RunLevel],
         default=None,

@@ -140,7 +140,8 @@ def load_adapter(config: pytest.Config, settings: Settings) -> tuple[Any, Adapte
             raise
         try:
             # A factory with a parameter gets the pytest config (a framework adapter reads its ini keys).
-            adapter = factory(config) if _takes_config(factory) else factory()
+            call: Callable[..., Any] = factory
+            adapter = call(config) if _takes_config(call) else call()
         except Exception as exc:
             raise AdapterLoadError(
                 f"adapter {source.spec!r}: the factory raised {type(exc).__name__}: {exc}"

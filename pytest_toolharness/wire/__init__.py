@@ -44,6 +44,7 @@ from pytest_toolharness.wire._checks import (
     tool_results,
 )
 from pytest_toolharness.wire._encoding import wire_bytes, wire_json
+from pytest_toolharness.wire._endpoint import ENDPOINT_BASE_URL, ScriptedEndpoint, tool_use_turn
 from pytest_toolharness.wire._scenarios import (
     SERVER_NAME,
     ConcurrentIds,
@@ -74,6 +75,7 @@ from pytest_toolharness.wire._targets import (
 )
 
 __all__ = [
+    "ENDPOINT_BASE_URL",
     "OVERLAY_KEYS",
     "SERVER_NAME",
     "ApiError",
@@ -85,6 +87,7 @@ __all__ = [
     "RecordedRequest",
     "Script",
     "ScriptedApiServer",
+    "ScriptedEndpoint",
     "Step",
     "Target",
     "TargetError",
@@ -125,6 +128,7 @@ __all__ = [
     "run_wire_scenario",
     "tool_bytes",
     "tool_results",
+    "tool_use_turn",
     "validate_count_tokens_request",
     "validate_messages_request",
     "wire_bytes",

@@ -1,0 +1,120 @@
+"""Helpers for framework adapters: a scripted batch through a framework's real Anthropic client.
+
+Public: the shipped adapters (``pytest_toolharness.adapters.pydantic_ai``, ``...langgraph``) use only
+these names, :mod:`pytest_toolharness.adapters` and :mod:`pytest_toolharness.wire`, and so can an
+adapter for any other framework.
+
+
+A framework adapter turns the suite's :class:`~pytest_toolharness.adapters.ToolSpec` into the
+framework's tools (each call runs the spec's scripted behaviour, recorded by the scenario's
+:class:`~pytest_toolharness.adapters.CallRecorder`), scripts the model's turn with the scenario's
+``tool_use`` blocks on a :class:`~pytest_toolharness.wire.ScriptedEndpoint`, lets the framework run, and
+answers with the ``tool_result`` message the framework's client sent next: the bytes the API would get.
+
+The user's own agent is named by the ``toolharness_agent`` ini key (or ``--toolharness-agent``): a
+``package.module:factory`` the adapter calls with the framework's model and the suite's tools, which
+returns the agent the suite checks (their toolsets, approval handlers, error handling, ...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec
+from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint, tool_use_turn
+
+__all__ = [
+    "AGENT_INI",
+    "DEFAULT_MODEL",
+    "PROMPT",
+    "ScriptedCall",
+    "agent_factory",
+    "framework_turn",
+    "run_behavior",
+]
+
+AGENT_INI = "toolharness_agent"
+DEFAULT_MODEL = "claude-sonnet-4-6"
+PROMPT = "Run the tools."
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    """What one scripted call returned, in plain terms a framework tool function can hand back."""
+
+    kind: str  # "text", "json" or "image"
+    text: str = ""
+    value: Any = None
+    image_png: bytes = b""
+
+
+async def run_behavior(
+    spec: ToolSpec, tool_use_id: str, tool_input: Mapping[str, Any], scenario: ExecutionScenario
+) -> ScriptedCall:
+    """Run the spec's behaviour for one call; raises ``ScriptedToolError`` when scripted to fail.
+
+    A spec with ``rejects_when`` raises ``ValueError`` when that input key is truthy (the tool's own
+    validation); the framework adapter turns it into the framework's own "invalid input" path.
+    """
+    if spec.rejects_when is not None and tool_input.get(spec.rejects_when):
+        raise ValueError(f"{spec.name}: input {spec.rejects_when!r} is not allowed")
+    value = await spec.behavior.run(tool_use_id, spec.name, tool_input, scenario.abort, scenario.recorder)
+    if isinstance(value, str):
+        return ScriptedCall("text", text=value)
+    if isinstance(value, list) and value and all(isinstance(b, Mapping) for b in value):
+        block = value[0]
+        if block.get("type") == "image":
+            return ScriptedCall("image", image_png=base64.b64decode(block["source"]["data"]))
+        return ScriptedCall("text", text="\n".join(str(b.get("text", "")) for b in value))
+    return ScriptedCall("json", value=value, text=json.dumps(value, sort_keys=True))
+
+
+def agent_factory(config: Any) -> Callable[..., Any] | None:
+    """The user's agent factory named by ``--toolharness-agent`` / ``toolharness_agent``, or None."""
+    if config is None:
+        return None
+    spec = ""
+    try:
+        spec = str(config.getoption("toolharness_agent", default=None) or config.getini(AGENT_INI) or "")
+    except (ValueError, KeyError):
+        spec = ""
+    if not spec:
+        return None
+    from pytest_toolharness.adapters._loading import resolve_factory
+
+    return resolve_factory(spec.strip(), (config.invocation_params.dir, config.rootpath))
+
+
+async def framework_turn(
+    scenario: ExecutionScenario, run: Callable[[ScriptedEndpoint], Awaitable[object]]
+) -> ExecutionResult:
+    """Script one ``tool_use`` turn, let ``run(endpoint)`` drive the framework, return its results.
+
+    The framework's next request carries the ``tool_result`` message; a framework that stops with an
+    exception before sending it has sent no result at all (an empty user message, which the pairing
+    checks then name). The abort, when the scenario has one, cancels the framework's run.
+    """
+    endpoint = ScriptedEndpoint([tool_use_turn(scenario.tool_uses), AssistantTurn.text("Done.")])
+    if scenario.abort_after_starts is not None:
+        scenario.recorder.trigger_after_starts(scenario.abort_after_starts, scenario.abort)
+    task = asyncio.ensure_future(run(endpoint))
+    aborted = asyncio.ensure_future(scenario.abort.wait())
+    try:
+        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+    if not task.done():
+        task.cancel()
+    # The framework gave up (an exception, or the abort): whatever it sent is what the model would see.
+    with contextlib.suppress(Exception, asyncio.CancelledError):
+        await task
+    content: list[dict[str, Any]] = []
+    if len(endpoint.message_requests) > 1:
+        content = endpoint.last_user_content() or []
+    return ExecutionResult(user_content=content)

@@ -1,0 +1,159 @@
+"""The LangGraph adapter: the suite's scripted tools run by LangGraph's ``ToolNode`` in a real graph.
+
+The graph is LangGraph's classic tool loop (``StateGraph(MessagesState)``: a model node, a
+``ToolNode``, ``tools_condition``); the model is ``langchain_anthropic.ChatAnthropic`` whose
+``anthropic.AsyncAnthropic`` client sends to a :class:`~pytest_toolharness.wire.ScriptedEndpoint`, so
+LangGraph's tool calling, its error handling and langchain-anthropic's encoding of tool results run as
+in production, and the suite reads the request the API would get.
+
+Each :class:`~pytest_toolharness.adapters.ToolSpec` becomes a ``StructuredTool`` with the spec's JSON
+schema as ``args_schema``. A tool's own validation (``rejects_when``) raises ``ToolException``,
+langchain's way for a tool to refuse its input. The user's own graph: ``toolharness_agent =
+"package.module:factory"``, called as ``factory(model, tools)`` and returning a compiled graph.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from anthropic import AsyncAnthropic
+from langchain_anthropic import ChatAnthropic
+from langchain_core.tools import StructuredTool, ToolException
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+from pydantic import SecretStr
+
+from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec
+from pytest_toolharness.adapters.framework import (
+    DEFAULT_MODEL,
+    PROMPT,
+    agent_factory,
+    framework_turn,
+    run_behavior,
+)
+from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
+
+__all__ = ["LangGraphAdapter", "LangGraphHarness", "default_graph", "make_adapter"]
+
+GraphFactory = Callable[[ChatAnthropic, list[StructuredTool]], Any]
+
+# ToolNode hands a tool its call (with the tool_use id) but the tool's function only its arguments.
+_CALL_ID: contextvars.ContextVar[str] = contextvars.ContextVar("toolharness_call_id", default="")
+
+
+class _ScriptedTool(StructuredTool):
+    """A ``StructuredTool`` that remembers which tool_use it is running (for the call recorder)."""
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        if isinstance(input, Mapping) and input.get("type") == "tool_call":
+            _CALL_ID.set(str(input.get("id", "")))
+        return await super().ainvoke(input, config, **kwargs)
+
+
+def _model(endpoint: ScriptedEndpoint) -> ChatAnthropic:
+    model = ChatAnthropic(  # type: ignore[call-arg]
+        model=DEFAULT_MODEL,
+        api_key=SecretStr("scripted"),
+        base_url=endpoint.base_url,
+        max_retries=0,
+        max_tokens=1024,
+    )
+    client = AsyncAnthropic(
+        api_key="scripted", base_url=endpoint.base_url, http_client=endpoint.async_client(), max_retries=0
+    )
+    # langchain-anthropic builds its client in a cached property and takes no transport: the endpoint's
+    # client goes where that property caches its value.
+    model.__dict__["_async_client"] = client
+    return model
+
+
+def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> StructuredTool:
+    async def call(**tool_input: Any) -> Any:
+        if scenario is None:
+            return ""
+        tool_use_id = _CALL_ID.get()
+        try:
+            output = await run_behavior(spec, tool_use_id, tool_input, scenario)
+        except ValueError as exc:
+            raise ToolException(str(exc)) from exc
+        if output.kind == "image":
+            return [{"type": "text", "text": "(image)"}]
+        return output.text
+
+    return _ScriptedTool.from_function(
+        coroutine=call,
+        name=spec.name,
+        description=spec.description,
+        args_schema=dict(spec.input_schema),
+        handle_tool_error=True,
+    )
+
+
+def default_graph(model: ChatAnthropic, tools: list[StructuredTool]) -> Any:
+    """LangGraph's classic tool loop with ``ToolNode``'s default error handling."""
+    bound = model.bind_tools(tools)
+
+    async def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await bound.ainvoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", call_model)
+    graph.add_node("tools", ToolNode(tools))
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", tools_condition, {"tools": "tools", END: END})
+    graph.add_edge("tools", "model")
+    return graph.compile()
+
+
+class LangGraphHarness:
+    """One session: a fresh graph per batch, built by the user's factory or :func:`default_graph`."""
+
+    def __init__(self, factory: GraphFactory | None) -> None:
+        self._factory = factory or default_graph
+
+    async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
+        """Let LangGraph run the scenario's tool_use turn; its next request holds the results."""
+
+        async def run(endpoint: ScriptedEndpoint) -> object:
+            tools = [_tool(spec, scenario) for spec in scenario.tools]
+            graph = self._factory(_model(endpoint), tools)
+            return await graph.ainvoke({"messages": [("user", PROMPT)]})
+
+        return await framework_turn(scenario, run)
+
+    def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+        """The tools array langchain-anthropic sends for these tools."""
+        endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
+        tools = [_tool(spec, None) for spec in [*builtin, *mcp]]
+
+        async def run() -> None:
+            await self._factory(_model(endpoint), tools).ainvoke({"messages": [("user", PROMPT)]})
+
+        asyncio.run(run())
+        return [dict(t) for t in endpoint.message_requests[0].tools if isinstance(t, Mapping)]
+
+
+class LangGraphAdapter:
+    """The adapter: ``execution`` and ``schemas``, profile ``core``."""
+
+    name = "langgraph (pytest-toolharness)"
+    profiles = frozenset({"core"})
+    capabilities = frozenset({"execution", "schemas"})
+
+    def __init__(self, factory: GraphFactory | None = None) -> None:
+        self._factory = factory
+        self.not_applicable = {
+            "RESULT-1": "LangGraph has no persistence of large tool results; it sends every result inline",
+        }
+
+    def new_harness(self) -> LangGraphHarness:
+        """A fresh session."""
+        return LangGraphHarness(self._factory)
+
+
+def make_adapter(config: Any = None) -> LangGraphAdapter:
+    """The adapter factory; ``config`` (the pytest config) names the user's graph factory, if any."""
+    return LangGraphAdapter(agent_factory(config))
