@@ -39,6 +39,7 @@ __all__ = [
     "TOOL_OUTPUT",
     "Run",
     "edit_tool",
+    "fetch_tool",
     "fresh_dir",
     "host_answering",
     "mcp_tool_spec",
@@ -114,6 +115,20 @@ def edit_tool(name: str = "Edit", **flags: Any) -> ToolSpec:
         input_schema=_string_schema("file_path"),
         permission_kind="edit",
         permission_field="file_path",
+        behavior=_behavior(),
+        **flags,
+    )
+
+
+def fetch_tool(name: str = "WebFetch", **flags: Any) -> ToolSpec:
+    """A fetching tool whose ``url`` is what ``WebFetch(domain:...)`` rules match."""
+    return ToolSpec(
+        name=name,
+        description="Fetches a URL.",
+        input_schema=_string_schema("url"),
+        read_only=True,
+        permission_kind="web_fetch",
+        permission_field="url",
         behavior=_behavior(),
         **flags,
     )

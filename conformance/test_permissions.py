@@ -19,6 +19,7 @@ from conformance._strategies_permissions import (
     Run,
     edit_tool,
     host_answering,
+    mcp_tool_spec,
     plain_tool,
     read_tool,
     run_calls,
@@ -543,3 +544,156 @@ def test_each_decision_records_its_reason_and_source(
     else:
         assert "host" in stage or "user" in stage, f"{cause}: the decision must name the host: {decision}"
         assert decision.get("rule") in (None, rule_text), f"{cause}: unexpected rule in {decision}"
+
+
+# --------------------------------------------------------------------------------------------
+# PERM-12 as amended: a rule that loads means what it says.
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    text=st.sampled_from(
+        [
+            "Bash(git push :* )",
+            "Bash( git push:*)",
+            "Bash(git push :*)",
+            "Bash(git  push:*)",
+            "Bash( git push * )",
+        ]
+    ),
+    mode=st.sampled_from(["default", "bypassPermissions"]),
+)
+def test_deny_rule_with_stray_blanks_is_refused_or_denies(
+    new_harness: Callable[[], Any], text: str, mode: str
+) -> None:
+    """PERM-12: ``Bash(git push :* )`` (as in real settings files) is refused by name, or denies ``git push``; it never loads and denies nothing."""
+    rules = [RuleSpec(text, "deny"), RuleSpec("Bash", "allow")]
+    try:
+        run = run_calls(new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode)
+    except Exception as error:
+        message = str(error)
+        assert text in message or repr(text) in message, f"refused {text!r} without naming it: {message}"
+        return
+    assert run.ran() == 0, (
+        f"deny rule {text!r} loaded but did not deny {COMMAND!r} ({mode}): {run.describe()}"
+    )
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=15, deadline=None)
+@given(text=st.sampled_from(["bash(git push:*)", "BASH", "bash", "mcp__github__create_issue(x)"]))
+def test_rule_that_could_never_match_is_refused(new_harness: Callable[[], Any], text: str) -> None:
+    """PERM-12: a deny rule that could never match as written (a lower-case tool name, content on an MCP tool) is refused by name or still denies."""
+    tool = mcp_tool_spec("github", "create_issue")
+    rules = [RuleSpec(text, "deny"), RuleSpec("Bash", "allow"), RuleSpec(tool.name, "allow")]
+    call = BASH_CALL if "mcp" not in text else (tool.name, {})
+    try:
+        run = run_calls(new_harness(), [*tools(), tool], [call], rules=rules)
+    except Exception as error:
+        message = str(error)
+        assert text in message or repr(text) in message, f"refused {text!r} without naming it: {message}"
+        return
+    assert run.ran() == 0, f"deny rule {text!r} loaded but denies nothing: {run.describe()}"
+
+
+# --------------------------------------------------------------------------------------------
+# PERM-14: deciding never raises.
+
+NASTY_COMMANDS = (
+    "echo " + "$(" * 3000 + "rm" + ")" * 3000,
+    "echo " + "`" * 999,
+    "echo " + "${x:-" * 2000 + "}" * 2000,
+    "x" * 200_000,
+    "cat <<" + "E" * 5000,
+    "echo \udcff \x00 \u202e",
+    "(" * 4000 + "rm" + ")" * 4000,
+    "bash -c " + "'bash -c " * 30 + "rm" + "'" * 30,
+)
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-14", "MUST")
+@settings(max_examples=len(NASTY_COMMANDS) * 2, deadline=None)
+@given(command=st.sampled_from(NASTY_COMMANDS), mode=st.sampled_from(["default", "bypassPermissions"]))
+def test_deciding_never_raises(new_harness: Callable[[], Any], command: str, mode: str) -> None:
+    """PERM-14: deeply nested, huge or garbled commands get a recorded decision with its reason, never an exception.
+
+    Beside ``Bash(echo:*)`` allow and ``Bash(rm:*)`` deny: in default mode none runs unasked; in
+    bypassPermissions none that may run ``rm`` does.
+    """
+    rules = [RuleSpec("Bash(echo:*)", "allow"), RuleSpec("Bash(rm:*)", "deny")]
+    host = host_answering("deny")
+    try:
+        run = run_calls(
+            new_harness(), tools(), [("Bash", {"command": command})], rules=rules, mode=mode, host=host
+        )
+    except Exception as error:
+        pytest.fail(f"deciding on {command[:60]!r}... raised {type(error).__name__}: {error}")
+    assert run.tool_result()  # the call was answered
+    decision = run.decision()
+    missing = f"no decision with a reason was recorded for {command[:60]!r}...: {run.describe()[:500]}"
+    assert decision.get("behavior") in ("allow", "ask", "deny"), missing
+    assert decision.get("detail"), missing
+    if mode == "default" or "rm" in command:
+        assert run.ran() == 0, f"{command[:60]!r}... ran unasked ({mode}): {run.describe()[:500]}"
+
+
+# --------------------------------------------------------------------------------------------
+# PERM-15: protected paths.
+
+PROTECTED = (
+    ".git/hooks/pre-commit",
+    ".git/config",
+    ".claude/settings.json",
+    ".vscode/tasks.json",
+    ".idea/workspace.xml",
+    ".husky/pre-push",
+    ".mcp.json",
+    ".gitmodules",
+    "src/../.git/hooks/post-checkout",
+    "~/.bashrc",
+    "~/.zshrc",
+    "~/.gitconfig",
+)
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    path=st.sampled_from(PROTECTED),
+    mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
+    via=st.sampled_from(["edit", "redirection"]),
+)
+def test_protected_paths_are_never_auto_allowed(
+    new_harness: Callable[[], Any], path: str, mode: str, via: str
+) -> None:
+    """PERM-15: a write to a protected path, through a file tool or a shell redirection, asks in acceptEdits and bypassPermissions."""
+    if via == "edit":
+        tool, call = edit_tool(), ("Edit", {"file_path": path})
+    elif mode == "acceptEdits":
+        return  # acceptEdits never auto-allows shell commands anyway
+    else:
+        tool, call = shell_tool(), ("Bash", {"command": f"echo pwned >> {path}"})
+    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
+    assert run.ran() == 0, f"{via} of protected {path!r} ran unasked in {mode}: {run.describe()}"
+    assert len(run.asked) == 1, f"{via} of protected {path!r} in {mode} must ask: {run.describe()}"
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(path=st.sampled_from(["src/app.py", "notes.txt", "git/hooks.md", "my.vscode.txt"]))
+def test_ordinary_paths_are_still_auto_allowed(new_harness: Callable[[], Any], path: str) -> None:
+    """PERM-15 (control): acceptEdits still allows an ordinary edit inside the working directory."""
+    run = run_calls(
+        new_harness(),
+        [edit_tool()],
+        [("Edit", {"file_path": path})],
+        mode="acceptEdits",
+        host=host_answering("deny"),
+    )
+    assert (run.ran(), run.asked) == (1, []), f"acceptEdits must allow editing {path!r}: {run.describe()}"

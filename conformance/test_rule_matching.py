@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
     edit_tool,
+    fetch_tool,
     fresh_dir,
     host_answering,
+    mcp_tool_spec,
     read_tool,
     run_calls,
     shell_tool,
@@ -261,3 +263,288 @@ def test_path_allow_matches_only_the_normalised_path(
             f"Edit(./src/**) must not allow {path!r} (it is {target!r}); expected the host to be asked: "
             f"{run.describe()}"
         )
+
+
+# --------------------------------------------------------------------------------------------
+# Bash is the oracle (PERM-16, PERM-17): what the harness allows is run by a real bash in a
+# sandbox, and every program it executes must be covered by an allow rule; a deny rule's program
+# must never run. Without bash or bubblewrap these tests skip, naming what is missing.
+
+_HARMLESS = frozenset({"time", "nice", "timeout", "nohup", "stdbuf"})
+
+
+@pytest.fixture(scope="module")
+def bash_oracle() -> ths.BashSandbox:
+    """The sandboxed bash, or a skip naming what is missing."""
+    sandbox = ths.bash_sandbox()
+    if sandbox is None:
+        pytest.skip(f"bash oracle unavailable: {ths.bash_sandbox_problem()}")
+    return sandbox
+
+
+def _covered(record: tuple[str, ...], prefix: str) -> bool:
+    """Whether ``Bash(prefix:*)`` covers one executed program (argv), or it only changes how one runs."""
+    name = record[0].rsplit("/", 1)[-1]
+    if name in _HARMLESS:
+        return True
+    line = " ".join((name, *record[1:]))
+    return line == prefix or line.startswith(prefix + " ")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-16", "MUST")
+@settings(max_examples=150, deadline=None)
+@given(attempt=ths.shell_attempts(), form=st.sampled_from(["colon", "space"]))
+def test_allowed_command_runs_only_what_allow_rules_cover(
+    new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, attempt: ths.ShellAttempt, form: str
+) -> None:
+    """PERM-16: whatever the harness allows under ``Bash(prefix:*)``, bash runs no program that rule does not cover.
+
+    The command hides a payload with every device of bash's grammar (blanks, quoting, escapes,
+    comments, redirections, here-documents, substitutions, subshells, wrappers with options);
+    nobody can be asked, so a call that runs was allowed outright. Bash in a sandbox says what it
+    would execute; a harmless wrapper (``time``, ``nice``, ``timeout``, ``nohup``, ``stdbuf``) is
+    allowed to run, anything else must match the rule.
+    """
+    rule = allow_rule_for(attempt.prefix, form)
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": attempt.command})],
+        rules=[RuleSpec(rule, "allow")],
+    )
+    if run.ran() == 0:
+        return
+    executed = bash_oracle.executed(attempt.command)
+    uncovered = [record for record in executed if not _covered(record, attempt.prefix)]
+    assert not uncovered, (
+        f"{rule} allowed {attempt.command!r}, and bash would run {uncovered!r}, which no allow rule covers"
+    )
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=150, deadline=None)
+@given(
+    attempt=ths.shell_attempts(),
+    deny_form=st.sampled_from(["Bash({}:*)", "Bash({} *)", "Bash({})"]),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+def test_deny_rule_program_never_runs(
+    new_harness: Callable[[], Any],
+    bash_oracle: ths.BashSandbox,
+    attempt: ths.ShellAttempt,
+    deny_form: str,
+    mode: str,
+) -> None:
+    """PERM-17: a deny rule for a program catches it however it is spelled: bash never runs it unasked.
+
+    Quoted or escaped names, ``$'...'``, path-qualified binaries, globs, wrappers with options,
+    compounds, substitutions, subshells and nested shells; beside an allow rule for the visible
+    part, in any mode (bypassPermissions included). A call that runs without anyone asked is
+    given to a sandboxed bash: the denied program must not be among what it executes.
+    """
+    deny = deny_form.format(attempt.payload)
+    rules = [RuleSpec(f"Bash({attempt.prefix}:*)", "allow"), RuleSpec(deny, "deny")]
+    run = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": attempt.command})], rules=rules, mode=mode
+    )
+    if run.ran() == 0:
+        return
+    executed = bash_oracle.executed(attempt.command)
+    hits = [record for record in executed if record[0].rsplit("/", 1)[-1] == attempt.payload]
+    if deny_form == "Bash({})":  # an exact rule denies only the bare command
+        hits = [record for record in hits if len(record) == 1]
+    assert not hits, f"{deny} ({mode}) let {attempt.command!r} run, and bash would run {hits!r}"
+
+
+ORDINARY: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("npm test", ("Bash(npm test:*)",)),
+    ("timeout 5 npm test", ("Bash(npm test:*)",)),
+    ("timeout -s KILL 60 npm test -q", ("Bash(npm test:*)",)),
+    ("time npm test", ("Bash(npm test:*)",)),
+    ("nice -n 10 make lint", ("Bash(make lint:*)",)),
+    ("nohup make lint", ("Bash(make lint:*)",)),
+    ("stdbuf -oL npm test", ("Bash(npm test:*)",)),
+    ("NODE_ENV=test npm test", ("Bash(npm test:*)",)),
+    ("CI=1 NODE_ENV=test npm test --watch=false", ("Bash(npm test *)",)),
+    ("npm test 2>&1", ("Bash(npm test:*)",)),
+    ("npm test > /dev/null 2>&1", ("Bash(npm test:*)",)),
+    ("npm test && git status", ("Bash(npm test:*)", "Bash(git status:*)")),
+    ("git status | head -n 5", ("Bash(git status:*)", "Bash(head:*)")),
+    ("git status # what changed", ("Bash(git status:*)",)),
+    ('git commit -m "fix: a && b; c"', ("Bash(git commit:*)",)),
+    ("ls -la \\\n  src/", ("Bash(ls:*)",)),
+    ("cat <<'EOF'\nrm -rf x\nEOF", ("Bash(cat:*)",)),
+)
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-16", "MUST")
+@settings(max_examples=len(ORDINARY) * 2, deadline=None)
+@given(case=st.sampled_from(ORDINARY))
+def test_ordinary_commands_are_still_allowed(
+    new_harness: Callable[[], Any], case: tuple[str, tuple[str, ...]]
+) -> None:
+    """PERM-16 (control): ordinary commands run under the rules for what they run, harmless wrappers and assignments stripped."""
+    command, texts = case
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        rules=[RuleSpec(text, "allow") for text in texts],
+    )
+    assert run.ran() == 1, f"{texts} must allow {command!r}: {run.describe()}"
+
+
+# --------------------------------------------------------------------------------------------
+# PERM-11 as amended: symlink targets, ``~``, normalised hosts, MCP servers with ``__``.
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    host=st.sampled_from(
+        [
+            ("127.0.0.1", "http://2130706433/"),
+            ("127.0.0.1", "http://0x7f.1/admin"),
+            ("127.0.0.1", "http://0177.0.0.1/"),
+            ("127.0.0.1", "http://0x7f000001/"),
+            ("127.0.0.1", "http://127.1/"),
+            ("evil.example", "https://%65vil.example/"),
+            ("evil.example", "https://EVIL.example./x"),
+            ("evil.example", "https://user@evil.example:443/"),
+            ("xn--bcher-kva.example", "https://bücher.example/"),
+            ("*.evil.example", "https://a.%65vil.example/"),
+        ]
+    ),
+    mode=st.sampled_from(["default", "bypassPermissions"]),
+)
+def test_domain_deny_matches_the_normalised_host(
+    new_harness: Callable[[], Any], host: tuple[str, str], mode: str
+) -> None:
+    """PERM-11: ``WebFetch(domain:h)`` denies every spelling of ``h``: case, trailing dot, percent-encoding, IDNA, numeric IPv4."""
+    rule_host, url = host
+    rules = [RuleSpec(f"WebFetch(domain:{rule_host})", "deny"), RuleSpec("WebFetch", "allow")]
+    run = run_calls(new_harness(), [fetch_tool()], [("WebFetch", {"url": url})], rules=rules, mode=mode)
+    assert run.ran() == 0, f"WebFetch(domain:{rule_host}) deny missed {url!r} ({mode}): {run.describe()}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(kind=st.sampled_from(["symlink", "tilde"]), mode=st.sampled_from(["default", "bypassPermissions"]))
+def test_path_deny_follows_symlinks_and_tilde(new_harness: Callable[[], Any], kind: str, mode: str) -> None:
+    """PERM-11: ``Read(./.env)`` denies a symlink to ``.env``; ``Read(~/secret)`` denies ``$HOME/secret`` however written."""
+    cwd = _project()
+    if kind == "symlink":
+        (cwd / "innocent.txt").symlink_to(cwd / ".env")
+        rule, path = "Read(./.env)", "innocent.txt"
+    else:
+        rule, path = "Read(~/secret-of-the-suite)", str(Path.home() / "secret-of-the-suite")
+    rules = [RuleSpec(rule, "deny"), RuleSpec("Read", "allow")]
+    run = run_calls(
+        new_harness(), [read_tool()], [("Read", {"file_path": path})], rules=rules, mode=mode, cwd=cwd
+    )
+    assert run.ran() == 0, f"{rule} deny missed {path!r} ({mode}): {run.describe()}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(rule=st.sampled_from(["mcp__my__server", "mcp__my__server__*", "mcp__my__server__run"]))
+def test_mcp_rule_for_a_server_whose_name_contains_double_underscore(
+    new_harness: Callable[[], Any], rule: str
+) -> None:
+    """PERM-11: ``mcp__my__server`` denies the tools of server ``my__server`` (the name is not split at its first ``__``)."""
+    tool = mcp_tool_spec("my__server", "run")
+    run = run_calls(
+        new_harness(), [tool], [(tool.name, {})], rules=[RuleSpec(rule, "deny")], mode="bypassPermissions"
+    )
+    assert run.ran() == 0, f"{rule} deny missed {tool.name}: {run.describe()}"
+
+
+KNOWN_BYPASSES: tuple[str, ...] = (
+    # Characters bash does not treat as blanks, before a comment sign.
+    "git status\v# ; rm -rf x",
+    "git status\f#;rm -rf x",
+    "git status\xa0# ; rm -rf x",
+    "git status 2>&1\u2003# ; rm x",
+    # A '#' inside a word is no comment; escaped and line-continued separators.
+    "git status a#;rm x",
+    "git status \\\n;rm x",
+    "git status >&$(rm x)",
+    "git status <<<$(rm x)",
+    "git status <<EOF\n$(rm x)\nEOF",
+    "git status <<EOF && rm x\nbody\nEOF",
+    'git status ${x:-"$(rm x)"}',
+    "git status\n\n\\rm x",
+)
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-16", "MUST")
+@settings(max_examples=len(KNOWN_BYPASSES) * 2, deadline=None)
+@given(command=st.sampled_from(KNOWN_BYPASSES))
+def test_known_bypasses_run_nothing_uncovered(
+    new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, command: str
+) -> None:
+    """PERM-16: commands where home-made lexers and bash disagree: if ``Bash(git status:*)`` lets one run, bash runs only git."""
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        rules=[RuleSpec("Bash(git status:*)", "allow")],
+    )
+    if run.ran() == 0:
+        return
+    uncovered = [record for record in bash_oracle.executed(command) if not _covered(record, "git status")]
+    assert not uncovered, f"Bash(git status:*) allowed {command!r}, and bash would run {uncovered!r}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-16", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    wrapper=st.sampled_from(
+        [
+            "sudo ",
+            "sudo -u nobody ",
+            "env ",
+            "env -i ",
+            "/usr/bin/env FOO=1 ",
+            "xargs ",
+            "exec ",
+            "command ",
+            "doas ",
+        ]
+    )
+)
+def test_wrapper_that_is_not_harmless_needs_its_own_rule(
+    new_harness: Callable[[], Any], wrapper: str
+) -> None:
+    """PERM-16: ``Bash(npm test:*)`` does not allow ``sudo npm test``: a wrapper that changes what runs needs a rule too."""
+    command = f"{wrapper}npm test"
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        rules=[RuleSpec("Bash(npm test:*)", "allow")],
+    )
+    assert run.ran() == 0, f"Bash(npm test:*) allowed {command!r}: {run.describe()}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), mode=st.sampled_from(["default", "bypassPermissions"]))
+def test_deny_catches_every_spelling_of_the_name(
+    new_harness: Callable[[], Any], data: st.DataObject, mode: str
+) -> None:
+    r"""PERM-17: ``Bash(rm:*)`` catches ``'rm'``, ``\rm``, ``r""m``, ``$'\x72m'``, ``/bin/rm``, globs, behind any wrapper: it never runs unasked."""
+    name = data.draw(ths.command_name_spellings("rm"), label="name")
+    command = data.draw(ths.wrapped_commands(f"{name} -rf x"), label="command")
+    rules = [RuleSpec("Bash(rm:*)", "deny"), RuleSpec("Bash", "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
+    assert run.ran() == 0, f"Bash(rm:*) deny let {command!r} run ({mode}): {run.describe()}"

@@ -79,6 +79,16 @@ from pytest_toolharness._strategies.schemas import (
     json_schemas,
     json_values,
 )
+from pytest_toolharness._strategies.shell import (
+    BashSandbox,
+    ShellAttempt,
+    bash_sandbox,
+    bash_sandbox_problem,
+    command_name_spellings,
+    shell_attempts,
+    shell_blanks,
+    wrapped_commands,
+)
 from pytest_toolharness._strategies.tools import (
     BEHAVIOR_KINDS,
     BUILTIN_TOOL_NAMES,
@@ -106,8 +116,13 @@ __all__ = [
     "PERMISSION_MODES",
     "RULE_KINDS",
     "TOOL_ROLES",
+    "BashSandbox",
+    "ShellAttempt",
     "ToolUseBatch",
+    "bash_sandbox",
+    "bash_sandbox_problem",
     "builtin_tool_specs",
+    "command_name_spellings",
     "compound_commands",
     "descriptions",
     "hook_matchers",
@@ -128,6 +143,8 @@ __all__ = [
     "rule_texts",
     "settings_json",
     "settings_sources",
+    "shell_attempts",
+    "shell_blanks",
     "shell_commands",
     "tool_behaviors",
     "tool_names",
@@ -136,4 +153,5 @@ __all__ = [
     "tool_use_batches",
     "tool_use_blocks",
     "tool_use_ids",
+    "wrapped_commands",
 ]

@@ -17,6 +17,8 @@ from reference_impl import (
     PermissionContext,
     PermissionDecision,
     PermissionRule,
+    PermissionTarget,
+    SettingsError,
     Tool,
     ToolContext,
     ToolPermissionCheck,
@@ -27,6 +29,7 @@ from reference_impl import (
     load_settings,
     parse_rule,
 )
+from reference_impl.permissions._engine import PROTECTED_DIRECTORIES, PROTECTED_FILES
 from tests.test_rules import BASH, EDIT, GITHUB_ISSUE, GITHUB_SEARCH, READ, SLACK_POST, WEBFETCH, WRITE
 
 CWD = Path("/proj")
@@ -473,3 +476,98 @@ def test_mcp_server_rules_through_engine() -> None:
     assert decide(GITHUB_ISSUE, {}, context).behavior == "ask"
     assert decide(SLACK_POST, {}, context).behavior == "ask"
     assert decide(SLACK_POST, {}, ctx(rule("mcp__*", "deny"), mode="bypassPermissions")).behavior == "deny"
+
+
+# PERM-14: deciding never raises.
+
+
+def _target_of(value: Any) -> Tool:
+    return BASH.with_changes(permission_target=lambda _i: PermissionTarget("shell", value))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        None,
+        12,
+        b"rm -rf x",
+        ["rm", "-rf"],
+        "echo " + "$(" * 3000 + "x" + ")" * 3000,
+        "echo " + "`" * 999,
+        "x" * 200_000,
+        "\x00\udcff",
+        "cat <<" + "E" * 5000,
+    ],
+)
+@pytest.mark.parametrize("behavior", ["deny", "allow"])
+def test_any_target_gives_a_decision(command: Any, behavior: str) -> None:
+    """PERM-14: a non-string, deeply nested or huge target is decided (never allowed by a rule), not raised."""
+    context = ctx(rule("Bash(echo:*)", behavior), rule("Bash(rm:*)", "deny"))
+    decision = decide(_target_of(command), {"command": "x"}, context)
+    assert decision.behavior in ("ask", "deny")
+    assert decision.reason.detail
+
+
+def test_internal_error_becomes_a_deny_with_its_reason() -> None:
+    """PERM-14: an exception inside the engine (here a malformed rules tuple) is a deny naming the error."""
+    context = PermissionContext(rules=(object(),) * 9, cwd=CWD)  # type: ignore[arg-type]
+    decision = decide(BASH, sh("ls"), context)
+    assert decision.behavior == "deny"
+    assert "AttributeError" in decision.reason.detail
+
+
+# PERM-15: protected paths, blockWritesOutsideWorkingDirectories, denyInsteadOfPrompting.
+
+
+PROTECTED = (
+    *(f"{directory}/x" for directory in sorted(PROTECTED_DIRECTORIES)),
+    *sorted(PROTECTED_FILES),
+    "~/.bashrc",
+    "~/.gitconfig",
+    "src/../.git/hooks/x",
+    "a/b/.vscode/settings.json",
+)
+
+
+@pytest.mark.parametrize("path", PROTECTED)
+@pytest.mark.parametrize("mode", ["acceptEdits", "bypassPermissions"])
+def test_protected_paths_are_never_auto_allowed(path: str, mode: str) -> None:
+    """PERM-15: an edit of a protected path asks in acceptEdits and bypassPermissions."""
+    decision = decide(EDIT, {"file_path": path}, ctx(mode=mode))
+    assert decision.behavior == "ask", decision
+    assert decision.reason.stage == "safety"
+
+
+@pytest.mark.parametrize(
+    "command", ["echo x > .git/hooks/pre-commit", "cat a >> ~/.bashrc", "echo >| .mcp.json"]
+)
+def test_protected_paths_through_a_redirection_ask_in_bypass(command: str) -> None:
+    """PERM-15: a shell redirection into a protected path asks even in bypassPermissions."""
+    decision = decide(BASH, sh(command), ctx(mode="bypassPermissions"))
+    assert decision.behavior == "ask", decision
+
+
+def test_ordinary_edit_still_allowed_in_accept_edits() -> None:
+    assert decide(EDIT, {"file_path": "src/app.py"}, ctx(mode="acceptEdits")).behavior == "allow"
+
+
+def test_settings_flags_load_and_apply(tmp_path: Path) -> None:
+    """PERM-15: ``blockWritesOutsideWorkingDirectories`` denies outside edits in every mode; ``denyInsteadOfPrompting`` turns asks into denies."""
+    text = '{"permissions": {"blockWritesOutsideWorkingDirectories": true, "denyInsteadOfPrompting": true}}'
+    settings = load_settings(text, "userSettings")
+    context = context_from_settings([settings], cwd=CWD, mode="bypassPermissions")
+    outside = decide(EDIT, {"file_path": "/etc/passwd"}, context)
+    assert outside.behavior == "deny"
+    assert "blockWritesOutsideWorkingDirectories" in outside.reason.detail
+    asked = decide(BASH, sh("ls"), context_from_settings([settings], cwd=CWD))
+    assert asked.behavior == "deny"
+    assert "denyInsteadOfPrompting" in asked.reason.detail
+    with pytest.raises(SettingsError, match="true or false"):
+        load_settings('{"permissions": {"denyInsteadOfPrompting": "yes"}}', "userSettings")
+
+
+def test_opaque_command_with_a_deny_rule_asks_even_in_bypass() -> None:
+    """PERM-17: ``$X -rf x`` may be what ``Bash(rm:*)`` denies: it is asked about, never allowed."""
+    decision = decide(BASH, sh("$X -rf x"), ctx(rule("Bash(rm:*)", "deny"), mode="bypassPermissions"))
+    assert decision.behavior == "ask"
+    assert decision.reason.rule == "Bash(rm:*)"

@@ -26,6 +26,7 @@ from reference_impl import (
     parse_rule,
     rule_matches,
 )
+from reference_impl.permissions._rules import normalise_host
 
 
 class CommandInput(BaseModel):
@@ -189,7 +190,7 @@ def test_parse_rule_forms(text: str, tool_name: str, content: str | None) -> Non
         ("Edit(./a/[bc)", "unclosed"),
         ("mcp__", "not an MCP rule name"),
         ("mcp__a b", "not an MCP rule name"),
-        ("mcp__github(x)", "server-level"),
+        ("mcp__github(x)", "MCP rules have no content"),
     ],
 )
 def test_parse_rule_errors_name_the_rule(text: str, problem: str) -> None:
@@ -242,7 +243,7 @@ BYPASSES = [
     "npm test ${x:-$(rm -rf x)}",
     "npm test > ~/.bashrc",
     'npm test "unbalanced',
-    "npm test <<EOF\nrm -rf x\nEOF",
+    "bash <<EOF\nrm -rf x\nEOF",
     "npm test; (rm -rf x)",
 ]
 
@@ -435,3 +436,81 @@ def test_whole_tool_rule_by_name_and_alias() -> None:
 def test_broken_target_fails_closed() -> None:
     assert matches(deny("Broken(x)"), BROKEN, sh("x"))
     assert not matches(allow("Broken(x)"), BROKEN, sh("x"))
+
+
+# PERM-12 as amended: a rule that loads means what it says.
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Bash(git push :* )", "git push:*"),
+        ("Bash( sudo :*)", "sudo:*"),
+        ("Bash(git  push   --force)", "git push --force"),
+        ("Read( ./.env )", "./.env"),
+    ],
+)
+def test_stray_blanks_are_normalised(text: str, content: str) -> None:
+    """PERM-12: ``Bash(git push :* )`` is ``Bash(git push:*)``, so the deny denies what it names."""
+    rule = parse_rule(text, "deny", "userSettings")
+    assert rule.content == content
+    assert rule.text == text
+
+
+def test_spaced_sudo_deny_denies_sudo() -> None:
+    """PERM-12: the issue's example: ``Bash(sudo :* )`` denies ``sudo rm -rf /``."""
+    assert matches(deny("Bash(sudo :* )"), BASH, sh("sudo rm -rf /"))
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("bash(npm test:*)", "did you mean 'Bash'"),
+        ("BASH", "did you mean 'Bash'"),
+        ("webfetch(domain:x.com)", "did you mean 'WebFetch'"),
+        ("mcp__github__create_issue(x)", "MCP rules have no content"),
+    ],
+)
+def test_rules_that_could_never_match_are_refused(text: str, problem: str) -> None:
+    """PERM-12: a lower-case tool name or content on an MCP tool is refused, naming the rule."""
+    with pytest.raises(RuleSyntaxError, match=re.escape(problem)) as info:
+        parse_rule(text, "deny", "userSettings")
+    assert repr(text) in str(info.value)
+
+
+def test_mcp_server_with_double_underscore_is_matched_whole() -> None:
+    """PERM-11/PERM-12: ``mcp__my__server`` names the tools of server ``my__server``, not ``my``."""
+    tool = mcp_tool("my__server", "run", "Run.", {"type": "object"}, _ok)
+    other = mcp_tool("my", "run", "Run.", {"type": "object"}, _ok)
+    rule = parse_rule("mcp__my__server", "deny", "userSettings")
+    assert matches(rule, tool, {})
+    assert not matches(rule, other, {})
+    assert matches(parse_rule("mcp__my__server__*", "deny", "userSettings"), tool, {})
+
+
+# PERM-11 as amended: normalised hosts.
+
+
+@pytest.mark.parametrize(
+    ("rule_host", "url"),
+    [
+        ("127.0.0.1", "http://2130706433/"),
+        ("127.0.0.1", "http://0x7f.1/"),
+        ("127.0.0.1", "http://0177.0.0.1/x"),
+        ("evil.com", "https://%65vil.com/"),
+        ("evil.com", "https://EVIL.com./"),
+        ("xn--bcher-kva.de", "https://bücher.de/"),
+        ("bücher.de", "https://xn--bcher-kva.de/"),
+        ("*.evil.com", "https://a.%65vil.com/"),
+    ],
+)
+def test_domain_deny_matches_every_spelling_of_the_host(rule_host: str, url: str) -> None:
+    """PERM-11: a domain deny catches percent-encoded, IDNA and numeric IPv4 spellings of its host."""
+    assert matches(deny(f"WebFetch(domain:{rule_host})"), WEBFETCH, {"url": url})
+    assert not matches(allow("WebFetch(domain:other.example)"), WEBFETCH, {"url": url})
+
+
+def test_normalise_host_refuses_what_it_cannot_read() -> None:
+    assert normalise_host("%ff") is None
+    assert normalise_host("a b") is None
+    assert normalise_host("Example.COM.") == "example.com"

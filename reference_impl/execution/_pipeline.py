@@ -65,6 +65,7 @@ from reference_impl.permissions import (
     PermissionResultAllow,
     ToolPermissionContext,
     decide_permission,
+    internal_error_decision,
 )
 from reference_impl.request import system_reminder
 from reference_impl.tools import Tool, ToolContext, ToolOutput, ToolProgress, ToolState, find_tool_by_name
@@ -283,11 +284,18 @@ async def run_tool_use(
             return _error(tool_use_id, f"A PreToolUse hook's updated input was rejected: {problem}")
         tool_input = dict(pre.updated_input)
 
-    decision = decide_permission(
-        tool, tool_input, ctx.permission_context, hook_verdict=pre.verdict, tool_context=tool_context
-    )
-    if decision.behavior == "ask":
-        decision, tool_input = await _resolve_ask(tool, tool_input, decision, ctx, tool_context, control)
+    try:  # PERM-14: no exception escapes the permission stage; an internal error denies
+        decision = decide_permission(
+            tool, tool_input, ctx.permission_context, hook_verdict=pre.verdict, tool_context=tool_context
+        )
+        if decision.behavior == "ask":
+            decision, tool_input = await _resolve_ask(tool, tool_input, decision, ctx, tool_context, control)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        decision = internal_error_decision(tool.name, exc)
+    if decision.behavior == "ask":  # pragma: no cover - _resolve_ask always settles an ask
+        decision = internal_error_decision(tool.name, RuntimeError("an ask was left unresolved"))
     elif decision.behavior == "allow" and decision.updated_input is not None:
         problem = _check_input(tool, decision.updated_input, tool_context)
         if problem is not None:

@@ -20,6 +20,7 @@ from reference_impl.permissions._engine import (
     PermissionContext,
     context_from_settings,
     decide_permission,
+    internal_error_decision,
     is_tool_denied_as_whole,
 )
 from reference_impl.permissions._host import (
@@ -84,6 +85,7 @@ __all__ = [
     "context_from_settings",
     "decide_permission",
     "format_rule",
+    "internal_error_decision",
     "is_tool_denied_as_whole",
     "load_settings",
     "parse_path_pattern",

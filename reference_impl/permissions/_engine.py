@@ -30,35 +30,38 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from reference_impl.permissions._decisions import DecisionReason, HookVerdict, PermissionDecision
-from reference_impl.permissions._paths import is_within, resolved_path
+from reference_impl.permissions._paths import is_within, lexical_path, resolved_path
 from reference_impl.permissions._rules import (
-    PATH_RULE_TOOLS,
+    Call,
     PermissionRule,
-    mcp_server_of,
+    RuleMatch,
+    allow_match,
+    call_keys,
+    describe_call,
+    first_match,
     rule_applies_to_tool,
-    rule_matches,
-    rule_matches_shell_part,
-    safe_target,
+    rule_keys,
 )
 from reference_impl.permissions._settings import PERMISSION_MODES, PermissionMode, SettingsFile
-from reference_impl.permissions._shell import split_command
 from reference_impl.tools import (
-    MCP_PREFIX,
     PermissionTarget,
     Tool,
     ToolContext,
     ToolPermissionCheck,
-    parse_mcp_name,
 )
 
 __all__ = [
     "PERMISSION_MODES",
+    "PROTECTED_DIRECTORIES",
+    "PROTECTED_FILES",
     "Classifier",
     "PermissionContext",
     "PermissionMode",
     "context_from_settings",
     "decide_permission",
+    "internal_error_decision",
     "is_tool_denied_as_whole",
+    "protected_reason",
 ]
 
 Classifier: TypeAlias = Callable[[Tool, Mapping[str, Any]], str]
@@ -81,6 +84,8 @@ class PermissionContext:
     can_prompt: bool = True
     classifier: Classifier | None = None
     project_root: Path | None = None
+    block_writes_outside_working_dirs: bool = False
+    deny_instead_of_prompting: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in PERMISSION_MODES:
@@ -129,7 +134,12 @@ def context_from_settings(
     directories = [Path(d) for d in additional_dirs]
     for settings in files:
         directories.extend(cwd / Path(d).expanduser() for d in settings.permissions.additional_directories)
+    # True from any source wins (a repository can't turn these off).
+    block_writes = any(f.permissions.block_writes_outside_working_directories for f in files)
+    deny_instead = any(f.permissions.deny_instead_of_prompting for f in files)
     return PermissionContext(
+        block_writes_outside_working_dirs=block_writes,
+        deny_instead_of_prompting=deny_instead,
         mode=chosen,
         rules=tuple(rules),
         cwd=cwd,
@@ -153,30 +163,23 @@ def is_tool_denied_as_whole(tool: Tool, context: PermissionContext) -> bool:
     )
 
 
-_RuleKey: TypeAlias = tuple[str, str]
-
-
 class _RuleIndex:
     """Rule positions by behavior and by the names through which a rule can apply to a tool.
 
-    A rule can only match a tool through its own name (the tool's name or an alias, or the
-    ``Read`` / ``Edit`` families for path targets) or, for an MCP rule, through its server
-    (``mcp__*`` counts as server ``*``). Looking those keys up gives a superset of the rules that
-    can match, in the order written; each is still checked by the rule matcher, so decisions are
-    the same as a scan of every rule, just without touching the rules of unrelated tools.
+    A rule can only match a tool through one of :func:`rule_keys` (its tool name), and a call of
+    a tool only through :func:`call_keys` (the tool's names and aliases, its MCP server's rule
+    names, the ``Read`` / ``Edit`` families for path targets). Looking those keys up gives a
+    superset of the rules that can match, in the order written; each is still checked by the
+    matcher, so decisions are the same as a scan of every rule.
     """
 
     def __init__(self, rules: tuple[PermissionRule, ...]) -> None:
         self.rules = rules
-        self.positions: dict[tuple[str, _RuleKey], list[int]] = {}
+        self.positions: dict[tuple[str, str], list[int]] = {}
         # Candidate lists per (tool, behavior, path target?): tools hash by identity and are held here.
         self.memo: dict[tuple[Tool, str, bool], list[PermissionRule]] = {}
         for position, rule in enumerate(rules):
-            keys: list[_RuleKey] = [("name", rule.tool_name)]
-            parsed = parse_mcp_name(rule.tool_name) if rule.tool_name.startswith(MCP_PREFIX) else None
-            if parsed is not None:
-                keys.append(("server", parsed.server))
-            for key in keys:
+            for key in rule_keys(rule):
                 self.positions.setdefault((rule.behavior, key), []).append(position)
 
 
@@ -211,14 +214,8 @@ def _candidates(
     cached = index.memo.get(memo_key)
     if cached is not None:
         return cached
-    keys: list[_RuleKey] = [("name", name) for name in (tool.name, *tool.aliases)]
-    server = mcp_server_of(tool)
-    if server is not None:
-        keys += [("server", server), ("server", "*")]
-    if paths:
-        keys += [("name", family) for family in sorted(PATH_RULE_TOOLS)]
     found: set[int] = set()
-    for key in keys:
+    for key in call_keys(tool, paths=paths):
         found.update(index.positions.get((behavior, key), ()))
     candidates = [rules[position] for position in sorted(found)]
     if len(index.memo) >= 4096:
@@ -239,47 +236,26 @@ def _rule_reason(rule: PermissionRule, detail: str) -> DecisionReason:
     return DecisionReason(stage="rule", detail=detail, rule=rule.text, source=rule.source)
 
 
-def _first_matching(
-    rules: Iterable[PermissionRule], tool: Tool, tool_input: Mapping[str, Any], context: PermissionContext
-) -> PermissionRule | None:
-    for rule in rules:
-        if rule_matches(
-            rule,
-            tool,
-            tool_input,
-            cwd=context.cwd,
-            additional_dirs=context.additional_dirs,
-            project_root=context.project_root,
-        ):
-            return rule
-    return None
+def _allow_rule(call: Call, context: PermissionContext) -> tuple[PermissionRule, str] | None:
+    found = allow_match(
+        _candidates(context, call.tool, "allow", call.target if call.error is None else _ERROR),
+        call,
+        cwd=context.cwd,
+        project_root=context.project_root,
+    )
+    return (found.rules[0], found.detail) if found is not None else None
 
 
-def _allow_rule(
-    tool: Tool, tool_input: Mapping[str, Any], target: PermissionTarget | None, context: PermissionContext
-) -> tuple[PermissionRule, str] | None:
-    allows = _candidates(context, tool, "allow", target)
-    for rule in allows:
-        if rule.is_whole_tool and rule_applies_to_tool(rule, tool):
-            return rule, f"{tool.name} is allowed by rule {rule.text}"
-    if target is not None and target.kind == "shell":
-        # Each part of a compound command may be allowed by a different rule; all must be.
-        command = split_command(target.value)
-        if not command.confident or not command.parts:
-            return None
-        shell_rules = [
-            r for r in allows if r.content is not None and r.tool_name in (tool.name, *tool.aliases)
-        ]
-        used: list[PermissionRule] = []
-        for index in range(len(command.parts)):
-            match = next((r for r in shell_rules if rule_matches_shell_part(r, command, index)), None)
-            if match is None:
-                return None
-            used.append(match)
-        texts = ", ".join(dict.fromkeys(r.text for r in used))
-        return used[0], f"every part of the command is allowed ({texts})"
-    found = _first_matching((r for r in allows if not r.is_whole_tool), tool, tool_input, context)
-    return (found, f"allowed by rule {found.text}") if found is not None else None
+def _matching(call: Call, context: PermissionContext, behavior: str) -> RuleMatch | None:
+    return first_match(
+        _candidates(context, call.tool, behavior, call.target if call.error is None else _ERROR),
+        call,
+        cwd=context.cwd,
+        project_root=context.project_root,
+    )
+
+
+_ERROR = TypeError("the call's target could not be described")
 
 
 def _is_read_only(tool: Tool, tool_input: Mapping[str, Any]) -> bool:
@@ -289,8 +265,52 @@ def _is_read_only(tool: Tool, tool_input: Mapping[str, Any]) -> bool:
         return False
 
 
-_PROTECTED_SEGMENTS = frozenset({".git", ".claude"})
-"""Directories whose files acceptEdits never edits without asking (repository and agent config)."""
+PROTECTED_DIRECTORIES = frozenset({".git", ".claude", ".vscode", ".idea", ".husky"})
+"""Directories whose files are never edited without asking, whatever the mode (PERM-15)."""
+
+PROTECTED_FILES = frozenset(
+    {".mcp.json", ".gitmodules", ".gitconfig", ".gitattributes", ".bashrc", ".bash_profile", ".bash_login"}
+    | {".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".envrc", ".npmrc"}
+    | {".pypirc", ".netrc", ".inputrc", ".tcshrc", ".cshrc", ".kshrc", ".config/fish/config.fish"}
+)
+"""Files that make code run later, or configure the harness, git or a shell (PERM-15)."""
+
+
+def protected_reason(path: str, cwd: Path) -> str | None:
+    """Why writing ``path`` (any spelling; both its lexical and resolved forms) must be asked about."""
+    try:
+        forms = {lexical_path(path, cwd), resolved_path(path, cwd)}
+    except (OSError, ValueError):
+        return f"the path {path!r} can't be resolved"
+    for form in forms:
+        segments = form.split("/")
+        hit = PROTECTED_DIRECTORIES.intersection(segments[:-1]) or PROTECTED_DIRECTORIES.intersection(
+            segments[-1:]
+        )
+        if hit:
+            return f"{path} is inside the protected directory {sorted(hit)[0]}"
+        if segments[-1] in PROTECTED_FILES or "/".join(segments[-3:]) in PROTECTED_FILES:
+            return f"{path} is a protected file ({segments[-1]})"
+    return None
+
+
+def _protected_write(call: Call, context: PermissionContext) -> str | None:
+    """Why this call writes a protected path (a file tool's edit or a shell redirection), if it does."""
+    target = call.target
+    if target is None:
+        return None
+    if target.kind == "edit":
+        return protected_reason(target.value, context.cwd)
+    shell = call.shell
+    if shell is None:
+        return None
+    for written in shell.writes:
+        if written is None:
+            return "the command writes to a file only known when it runs"
+        reason = protected_reason(written, context.cwd)
+        if reason is not None:
+            return reason
+    return None
 
 
 def _in_working_dirs(target: PermissionTarget, context: PermissionContext, *, for_edit: bool = False) -> bool:
@@ -298,7 +318,7 @@ def _in_working_dirs(target: PermissionTarget, context: PermissionContext, *, fo
         path = resolved_path(target.value, context.cwd) if target.value.strip() else ""
     except (OSError, ValueError):
         return False
-    if not path or (for_edit and _PROTECTED_SEGMENTS.intersection(path.split("/"))):
+    if not path or (for_edit and protected_reason(target.value, context.cwd) is not None):
         return False
     return is_within(path, context.working_dirs)
 
@@ -344,15 +364,39 @@ def decide_permission(
     ``hook_verdict`` is the PreToolUse hooks' aggregated opinion; ``tool_context`` is passed to
     ``tool.check_permissions`` (a minimal one is made from the context when omitted).
     """
-    decision = _decide(tool, tool_input, context, hook_verdict, tool_context)
-    if decision.behavior != "ask":
+    try:
+        decision = _decide(tool, tool_input, context, hook_verdict, tool_context)
+        if decision.behavior != "ask":
+            return decision
+        # Only the final "nothing decided" ask may be settled by the auto-mode classifier; an ask
+        # that a rule, safety check, hook or interactive tool insisted on goes to a person.
+        ordinary = decision.reason.stage == "default" or (
+            decision.reason.stage == "tool" and decision.reason.detail != _INTERACTIVE.format(tool.name)
+        )
+        decision = _resolve_ask(tool, tool_input, context, decision, ordinary=ordinary)
+        if decision.behavior == "ask" and context.deny_instead_of_prompting:
+            return PermissionDecision(
+                behavior="deny",
+                reason=replace(
+                    decision.reason,
+                    detail=f"denyInsteadOfPrompting: the call would need approval ({decision.reason.detail})",
+                ),
+                message=f"Permission to use {tool.name} was not granted: it would need approval and "
+                "denyInsteadOfPrompting is set.",
+            )
         return decision
-    # Only the final "nothing decided" ask may be settled by the auto-mode classifier; an ask
-    # that a rule, safety check, hook or interactive tool insisted on goes to a person.
-    ordinary = decision.reason.stage == "default" or (
-        decision.reason.stage == "tool" and decision.reason.detail != _INTERACTIVE.format(tool.name)
+    except Exception as error:  # PERM-14: deciding never raises; an internal error denies
+        return internal_error_decision(getattr(tool, "name", repr(tool)), error)
+
+
+def internal_error_decision(tool_name: str, error: BaseException) -> PermissionDecision:
+    """The decision when deciding itself failed: deny, with the error as the reason (PERM-14)."""
+    detail = f"the permission check failed: {type(error).__name__}: {error}"[:500]
+    return PermissionDecision(
+        behavior="deny",
+        reason=DecisionReason(stage="safety", detail=detail),
+        message=f"Permission to use {tool_name} was denied: {detail}.",
     )
-    return _resolve_ask(tool, tool_input, context, decision, ordinary=ordinary)
 
 
 _INTERACTIVE = "{} requires user interaction"
@@ -365,17 +409,31 @@ def _decide(
     hook_verdict: HookVerdict | None,
     tool_context: ToolContext | None,
 ) -> PermissionDecision:
-    raw_target = safe_target(tool, tool_input)
-    target = raw_target if isinstance(raw_target, PermissionTarget) else None
+    call = describe_call(tool, tool_input)
+    target = call.target
     what = _describe(tool, target)
     mode = context.mode
 
-    deny = _first_matching(_candidates(context, tool, "deny", raw_target), tool, tool_input, context)
-    if deny is not None:
+    deny = _matching(call, context, "deny")
+    if deny is not None and deny.certain:
         return PermissionDecision(
             behavior="deny",
-            reason=_rule_reason(deny, f"denied by rule {deny.text}"),
+            reason=_rule_reason(deny.rule, f"denied by rule {deny.rule.text}"),
             message=f"Permission to use {what} has been denied.",
+        )
+    if (
+        context.block_writes_outside_working_dirs
+        and target is not None
+        and target.kind == "edit"
+        and not _in_working_dirs(target, context)
+    ):
+        return PermissionDecision(
+            behavior="deny",
+            reason=DecisionReason(
+                stage="safety", detail="blockWritesOutsideWorkingDirectories: the path is outside"
+            ),
+            message=f"Cannot write to {target.value}: it is outside the working directories "
+            "(blockWritesOutsideWorkingDirectories).",
         )
     if hook_verdict is not None and hook_verdict.behavior == "deny":
         return PermissionDecision(
@@ -389,12 +447,19 @@ def _decide(
             reason=DecisionReason(stage="mode", detail="plan mode allows only read-only tools", mode=mode),
             message=_plan_message(tool, target),
         )
-    ask = _first_matching(_candidates(context, tool, "ask", raw_target), tool, tool_input, context)
+    ask = _matching(call, context, "ask")
     if ask is not None:
         return PermissionDecision(
             behavior="ask",
-            reason=_rule_reason(ask, f"rule {ask.text} requires asking"),
+            reason=_rule_reason(ask.rule, f"rule {ask.rule.text} requires asking ({ask.detail})"),
             message=f"Allow {what}?",
+        )
+    if deny is not None:
+        # A command whose name is only known at run time may be what a deny rule forbids: ask.
+        return PermissionDecision(
+            behavior="ask",
+            reason=_rule_reason(deny.rule, deny.detail),
+            message=f"Allow {what}? It may run what rule {deny.rule.text} denies.",
         )
 
     check = _tool_check(
@@ -434,13 +499,21 @@ def _decide(
             reason=DecisionReason(stage="hook", detail=hook_verdict.reason, hook=hook_verdict.hook or None),
             updated_input=updated,
         )
+    protected = _protected_write(call, context)
+    if protected is not None and mode in ("bypassPermissions", "acceptEdits", "auto"):
+        return PermissionDecision(
+            behavior="ask",
+            reason=DecisionReason(stage="safety", detail=protected),
+            message=f"Allow {what}? {protected}.",
+            updated_input=updated,
+        )
     if mode == "bypassPermissions":
         return PermissionDecision(
             behavior="allow",
             reason=DecisionReason(stage="mode", detail="bypassPermissions mode", mode=mode),
             updated_input=updated,
         )
-    allowed = _allow_rule(tool, tool_input, target, context)
+    allowed = _allow_rule(call, context)
     if allowed is not None:
         rule, detail = allowed
         return PermissionDecision(behavior="allow", reason=_rule_reason(rule, detail), updated_input=updated)

@@ -42,6 +42,8 @@ KNOWN_PERMISSION_KEYS = frozenset(
         "ask",
         "defaultMode",
         "additionalDirectories",
+        "blockWritesOutsideWorkingDirectories",
+        "denyInsteadOfPrompting",
         "disableBypassPermissionsMode",
         "disableAutoMode",
     }
@@ -70,6 +72,8 @@ class PermissionSettings:
     default_mode: PermissionMode | None = None
     additional_directories: tuple[str, ...] = ()
     disable_bypass_permissions_mode: bool = False
+    block_writes_outside_working_directories: bool = False
+    deny_instead_of_prompting: bool = False
 
     @property
     def rules(self) -> tuple[PermissionRule, ...]:
@@ -176,7 +180,15 @@ def _parse_permissions(name: str, permissions: Any, source: SettingSource) -> Pe
             'permissions.disableBypassPermissionsMode must be "disable"',
             key="disableBypassPermissionsMode",
         )
+    flags: dict[str, bool] = {}
+    for key in ("blockWritesOutsideWorkingDirectories", "denyInsteadOfPrompting"):
+        value = permissions.get(key, False)
+        if not isinstance(value, bool):
+            raise SettingsError(name, f"permissions.{key} must be true or false", key=key)
+        flags[key] = value
     return PermissionSettings(
+        block_writes_outside_working_directories=flags["blockWritesOutsideWorkingDirectories"],
+        deny_instead_of_prompting=flags["denyInsteadOfPrompting"],
         allow=_rule_list(name, permissions, "allow", source),
         deny=_rule_list(name, permissions, "deny", source),
         ask=_rule_list(name, permissions, "ask", source),

@@ -1,91 +1,133 @@
-"""Splitting shell commands into the simple commands a ``Bash(...)`` rule is matched against (PERM-11).
+r"""What bash would run: shell commands parsed with a real bash grammar (PERM-11, PERM-16, PERM-17).
 
-A prefix rule such as ``Bash(npm test:*)`` must never allow ``npm test && rm -rf x``: the command
-is split into its parts (at ``&&``, ``||``, ``;``, ``|``, ``|&``, ``&``, newlines and subshell
-parentheses; the insides of ``$(...)``, backticks, ``<(...)`` and ``>(...)`` become parts of their
-own, also inside double quotes) and an allow rule must match every part. Operators inside quotes
-are text, not operators (``echo "a && b"`` is one command).
+A command line is parsed by tree-sitter's bash grammar and the syntax tree is walked. The walk
+models the constructs it understands (lists, pipelines, subshells, groups, simple commands, words
+and their quoting, redirections, here-documents, command and process substitutions); it **fails
+closed**: any other node type (``if``, ``for``, functions, ``[[ ]]``, arithmetic, a syntax error,
+...) is a *problem*, and a command with a problem is never allowed by a rule (it is asked about).
+Commands inside a construct the walker does not model are still collected, for deny rules.
 
-When the scanner is not sure it understood the command (unbalanced quotes or parentheses, here
-documents, arithmetic expansion, shell keywords, a command name that is itself an expansion, an
-output redirection to a file), :attr:`ShellCommand.confident` is False: allow rules then never
-match (the call is asked about), while deny and ask rules still look at every recognisable part.
+Each simple command becomes a :class:`ShellPart`: its words after bash's quote removal
+(``'rm'``, ``\rm``, ``r""m`` and ``$'\x72m'`` are all ``rm``), ``None`` for a word bash only
+knows at run time (``$X``, ``$(...)``, a glob). A command name bash only knows at run time is a
+*doubt*: allow rules never trust it, and deny rules treat it as possibly anything.
+
+Two views are derived, one per side (they are computed once per command string and cached):
+
+* :func:`allow_units`: the commands that must *each* be allowed. Harmless wrappers and plain
+  environment assignments are stripped (``time``, ``nice``, ``timeout``, ``nohup``, ``stdbuf``,
+  ``NODE_ENV=test``); any other wrapper (``sudo``, ``env``, ``xargs``, ``exec``, ``command``,
+  ``find -exec``, ``bash -c``, ``eval``, ...) is a command of its own *and* its wrapped command
+  must be allowed too. None when the command can't be allowed by rules at all.
+* :func:`deny_forms`: every spelling a deny or ask rule is tried against: as written, after quote
+  removal, with assignments and any wrapper (with its options) stripped, with a path-qualified
+  name reduced to its basename, the scripts of ``bash -c`` / ``eval``; and whether some command
+  is *opaque* (its name is an expansion), in which case every deny rule applies.
+
+This module only analyses strings; it calls no other part of the harness.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-import shlex
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_bash
 
 __all__ = [
+    "HARMLESS_WRAPPERS",
     "SHELL_KEYWORDS",
+    "DenyForms",
     "ShellCommand",
     "ShellPart",
     "allow_candidates",
+    "allow_units",
     "deny_candidates",
+    "deny_forms",
     "match_shell_pattern",
     "split_command",
 ]
 
 SHELL_KEYWORDS = frozenset(
-    {
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "for",
-        "while",
-        "until",
-        "do",
-        "done",
-        "case",
-        "esac",
-        "select",
-        "function",
-        "coproc",
-        "{",
-        "}",
-        "[[",
-        "]]",
-        "!",
-        "time",
-    }
+    {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac"}
+    | {"select", "function", "coproc", "{", "}", "[[", "]]", "!", "time"}
 )
-"""Reserved words: a part starting with one is a control structure the matcher does not model."""
+"""Bash's reserved words."""
+
+MAX_COMMAND_LENGTH = 100_000
+"""Longer command lines are not analysed (asked about, and matched by every deny rule)."""
+
+MAX_DEPTH = 48
+"""Deeper nesting (substitutions in substitutions, ``bash -c`` in ``bash -c``) is not analysed."""
+
+_SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+_OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+# Characters bash does not treat as blanks but other tokenisers (tree-sitter's included) might.
+_ODD_BLANKS = re.compile("[\x00\x0b\x0c\r\x85\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_UNSAFE_VARIABLES = re.compile(
+    r"^(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|HOME|SHELL|"
+    r"LD_\w*|DYLD_\w*|PYTHON\w*|NODE_OPTIONS|NODE_PATH|PERL\w*|RUBY\w*|GIT_\w*|JAVA_TOOL_OPTIONS|"
+    r"BASH_FUNC_\w*|EDITOR|VISUAL|PAGER|GEM_\w*|npm_config_\w*|NPM_CONFIG_\w*)$"
+)
+"""Variables that change *which* program runs or what it loads: an assignment of one is never stripped."""
 
 
 @dataclass(frozen=True, slots=True)
 class ShellPart:
-    """One simple command of a shell command line.
+    """One simple command bash would run.
 
-    ``text`` is the part as written (trimmed); ``words`` its words after quote removal (empty when
-    they could not be determined); ``doubts`` why allow rules must not trust this part.
+    ``text`` is the command as written; ``argv`` its words after quote removal, ``None`` for a
+    word only known at run time; ``raw`` the same words as written; ``assignments`` the leading
+    ``NAME=value`` words as written, with ``plain_assignments`` telling whether all of them assign
+    a known value to a variable that does not change what runs; ``doubts`` why an allow rule must
+    not trust this command.
     """
 
     text: str
-    words: tuple[str, ...]
+    argv: tuple[str | None, ...]
+    raw: tuple[str, ...]
+    assignments: tuple[str, ...] = ()
+    plain_assignments: bool = True
     doubts: tuple[str, ...] = ()
+    stdin: str | None = None
+    """The text of a here-document or here-string given as its input, when known."""
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The words, with a run-time word as written (``$X``)."""
+        return tuple(raw if value is None else value for value, raw in zip(self.argv, self.raw, strict=True))
+
+    @property
+    def opaque(self) -> bool:
+        """Whether the program this command runs is only known at run time."""
+        return not self.argv or self.argv[0] is None or _is_globby(self.raw[0])
 
 
 @dataclass(frozen=True, slots=True)
 class ShellCommand:
-    """A command line split into parts, with the scanner's confidence.
+    """A command line as bash would run it: its simple commands and what the walker made of it.
 
-    ``canonical`` is the top-level list re-joined with single-spaced operators, so that a deny
-    rule written with an operator (``Bash(curl * | bash)``) matches however the model spaced it.
+    ``problems`` are constructs the walker does not model, a syntax error, odd blanks, an output
+    redirection to a file; ``writes`` the targets of output redirections (``None`` for one only
+    known at run time); ``canonical`` the top-level list re-joined with single-spaced operators
+    (so ``Bash(curl * | bash)`` matches however it was spaced).
     """
 
     source: str
     parts: tuple[ShellPart, ...]
     problems: tuple[str, ...]
     canonical: str
+    writes: tuple[str | None, ...] = ()
 
     @property
     def confident(self) -> bool:
-        """Whether the split can be trusted for allow rules: no problem and no doubtful part."""
+        """Whether allow rules may judge this command: no problem and no doubtful part."""
         return not self.problems and all(not part.doubts for part in self.parts)
 
     @property
@@ -94,387 +136,881 @@ class ShellCommand:
         return len(self.parts) > 1
 
 
-class _Scanner:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.parts: list[str] = []
-        self.problems: list[str] = []
-        self.top: list[str] = []  # canonical pieces of the top-level list
-
-    def problem(self, message: str) -> None:
-        if message not in self.problems:
-            self.problems.append(message)
-
-    def flush(self, current: list[str], *, top: bool, operator: str | None = None) -> None:
-        part = "".join(current).strip()
-        current.clear()
-        if part:
-            self.parts.append(part)
-            if top:
-                self.top.append(part)
-        if top and operator is not None:
-            self.top.append(operator)
-
-    def scan_list(self, i: int, closer: str | None) -> int:
-        """Scan a command list from ``i`` until ``closer`` (or the end); return the index after it."""
-        text = self.text
-        n = len(text)
-        top = closer is None
-        current: list[str] = []
-        while i < n:
-            c = text[i]
-            nxt = text[i + 1] if i + 1 < n else ""
-            if closer == ")" and c == ")":
-                self.flush(current, top=top)
-                return i + 1
-            if closer == "`" and c == "`":
-                self.flush(current, top=top)
-                return i + 1
-            if c == "\\":
-                if nxt == "\n":
-                    i += 2  # line continuation
-                    continue
-                current.append(text[i : i + 2])
-                i += 2
-            elif c == "'":
-                end = text.find("'", i + 1)
-                if end < 0:
-                    self.problem("unbalanced single quote")
-                    current.append(text[i:])
-                    i = n
-                    continue
-                current.append(text[i : end + 1])
-                i = end + 1
-            elif c == "$" and nxt == "'":
-                i = self.scan_ansi_c(i, current)
-            elif c == '"':
-                i = self.scan_double(i, current)
-            elif c == "`":
-                start = i
-                i = self.scan_list(i + 1, "`")
-                if text[i - 1 : i] != "`" or i - 1 == start:
-                    self.problem("unbalanced backtick")
-                current.append(text[start:i])
-            elif c == "$" and nxt == "(":
-                if text.startswith("$((", i):
-                    self.problem("arithmetic expansion $((...)) is not analysed")
-                start = i
-                i = self.scan_substitution(i + 2)
-                current.append(text[start:i])
-            elif c in "<>" and nxt == "(":
-                start = i
-                i = self.scan_substitution(i + 2)
-                current.append(text[start:i])
-            elif c == "$" and nxt == "{":
-                i = self.scan_braced(i, current)
-            elif c == "#" and (not current or current[-1][-1:].isspace()):
-                end = text.find("\n", i)
-                i = n if end < 0 else end  # a comment runs to the end of the line
-            elif c == "(":
-                if "".join(current).strip():
-                    self.problem("'(' after words (function definition or array) is not analysed")
-                self.flush(current, top=top, operator="(")
-                i = self.scan_substitution(i + 1)
-                if top:
-                    self.top.append(")")
-            elif c == ")":
-                self.problem("unbalanced ')'")
-                self.flush(current, top=top, operator=")")
-                i += 1
-            elif c == ";":
-                if nxt in (";", "&"):
-                    self.problem("case-statement terminator is not analysed")
-                self.flush(current, top=top, operator=";")
-                i += 1
-            elif c == "&":
-                if nxt == "&":
-                    self.flush(current, top=top, operator="&&")
-                    i += 2
-                elif nxt == ">" or (current and current[-1][-1:] in ("<", ">")):
-                    current.append("&")  # &> redirection, or an fd duplication such as 2>&1
-                    i += 1
-                else:
-                    self.flush(current, top=top, operator="&")
-                    i += 1
-            elif c == "|":
-                if nxt == "|":
-                    self.flush(current, top=top, operator="||")
-                    i += 2
-                elif nxt == "&":
-                    self.flush(current, top=top, operator="|&")
-                    i += 2
-                elif current and current[-1][-1:] == ">":
-                    current.append("|")  # >| is a clobbering redirection, not a pipe
-                    i += 1
-                else:
-                    self.flush(current, top=top, operator="|")
-                    i += 1
-            elif c == "\n":
-                self.flush(current, top=top, operator=";")
-                i += 1
-            elif c == "<" and text.startswith("<<", i) and not text.startswith("<<<", i):
-                self.problem("here-documents are not analysed")
-                current.append("<<")
-                i += 2
-            else:
-                current.append(c)
-                i += 1
-        if closer is not None:
-            self.problem(f"unclosed {'$(' if closer == ')' else '`'}")
-        self.flush(current, top=top)
-        return n
-
-    def scan_substitution(self, i: int) -> int:
-        # The inside of $( ), <( ), >( ) and ( ) is a command list of its own: its parts count.
-        return self.scan_list(i, ")")
-
-    def scan_double(self, i: int, current: list[str]) -> int:
-        text = self.text
-        n = len(text)
-        start = i
-        i += 1
-        while i < n:
-            c = text[i]
-            if c == "\\":
-                i += 2
-            elif c == '"':
-                current.append(text[start : i + 1])
-                return i + 1
-            elif c == "`":
-                i = self.scan_list(i + 1, "`")
-            elif c == "$" and text.startswith("$(", i):
-                if text.startswith("$((", i):
-                    self.problem("arithmetic expansion $((...)) is not analysed")
-                i = self.scan_substitution(i + 2)
-            else:
-                i += 1
-        self.problem("unbalanced double quote")
-        current.append(text[start:])
-        return n
-
-    def scan_ansi_c(self, i: int, current: list[str]) -> int:
-        text = self.text
-        j = i + 2
-        while j < len(text):
-            if text[j] == "\\":
-                j += 2
-            elif text[j] == "'":
-                current.append(text[i : j + 1])
-                return j + 1
-            else:
-                j += 1
-        self.problem("unbalanced $'...' quote")
-        current.append(text[i:])
-        return len(text)
-
-    def scan_braced(self, i: int, current: list[str]) -> int:
-        # ${...}: operators inside are text, but substitutions inside still run.
-        text = self.text
-        start = i
-        i += 2
-        depth = 1
-        while i < len(text):
-            c = text[i]
-            if c == "\\":
-                i += 2
-                continue
-            if c == "'":
-                end = text.find("'", i + 1)
-                i = len(text) if end < 0 else end + 1
-                continue
-            if c == '"':
-                i = self.scan_double(i, [])
-                continue
-            if c == "`":
-                i = self.scan_list(i + 1, "`")
-                continue
-            if text.startswith("$(", i):
-                i = self.scan_substitution(i + 2)
-                continue
-            if text.startswith("${", i):
-                depth += 1
-                i += 2
-                continue
-            if c == "}":
-                depth -= 1
-                i += 1
-                if depth == 0:
-                    current.append(text[start:i])
-                    return i
-                continue
-            i += 1
-        self.problem("unbalanced '${'")
-        current.append(text[start:])
-        return len(text)
+# --------------------------------------------------------------------------------------------
+# Parsing
 
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-_SAFE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_LOCAL = threading.local()
 
 
-def _words(part: str) -> tuple[str, ...]:
-    try:
-        return tuple(shlex.split(part, comments=False, posix=True))
-    except ValueError:
-        return ()
+def _parser() -> tree_sitter.Parser:
+    parser: tree_sitter.Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return parser
 
 
-def _redirect_targets(part: str) -> list[str]:
-    """The targets of unquoted output redirections (``>f``, ``2>>f``, ``&>f``, ``>|f``) in a part."""
-    targets: list[str] = []
-    i, n = 0, len(part)
+def _is_globby(raw: str) -> bool:
+    """Whether an unquoted part of ``raw`` is a glob, a brace expansion or a tilde."""
+    if raw.startswith("~"):
+        return True
     quote = ""
-    while i < n:
-        c = part[i]
+    i = 0
+    while i < len(raw):
+        c = raw[i]
         if quote:
             if c == "\\" and quote == '"':
                 i += 2
                 continue
             if c == quote:
                 quote = ""
-            i += 1
-            continue
-        if c == "\\":
+        elif c == "\\":
             i += 2
             continue
-        if c in "'\"":
+        elif c in "'\"":
             quote = c
+        elif c in "*?[{":
+            return True
+        i += 1
+    return False
+
+
+_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r"}
+_ANSI_SIMPLE |= {"t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _ansi_c(body: str) -> str:
+    """The value of ``$'body'`` (bash's ANSI-C quoting)."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\" or i + 1 >= len(body):
+            out.append(c)
             i += 1
             continue
-        if c == ">" and part[i + 1 : i + 2] != "(":
-            j = i + 1
-            while j < n and part[j] in ">|":
-                j += 1
-            while j < n and part[j] in " \t":
-                j += 1
-            k = j
-            while k < n and not part[k].isspace() and part[k] not in ";|&<>()":
-                k += 1
-            target = "&" if part[j : j + 1] == "&" else part[j:k].strip("'\"")
-            targets.append(target)
-            i = max(k, i + 1)
+        e = body[i + 1]
+        i += 2
+        if e in _ANSI_SIMPLE:
+            out.append(_ANSI_SIMPLE[e])
+        elif e in "01234567":
+            digits = re.match(r"[0-7]{0,2}", body[i:])
+            assert digits is not None
+            out.append(chr(int(e + digits.group(), 8) & 0xFF))
+            i += len(digits.group())
+        elif e in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[e]
+            digits = re.match(rf"[0-9A-Fa-f]{{1,{width}}}", body[i:])
+            if digits is None:
+                out.append("\\" + e)
+            else:
+                out.append(chr(min(int(digits.group(), 16), 0x10FFFF)))
+                i += len(digits.group())
+        elif e == "c" and i < len(body):
+            out.append(chr(ord(body[i]) & 0x1F))
+            i += 1
+        else:
+            out.append("\\" + e)
+    return "".join(out)
+
+
+def _unquote_word(raw: str) -> str:
+    """An unquoted word's value: a backslash quotes the next character, a backslash-newline disappears."""
+    return re.sub(r"\\(.)", lambda m: "" if m.group(1) == "\n" else m.group(1), raw, flags=re.DOTALL)
+
+
+def _unquote_double(body: str) -> str:
+    """A double-quoted string's value (no expansions in it): a backslash quotes only $ ` " and itself."""
+    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), body)
+
+
+_UNESCAPED_BLANK = re.compile(r"(?<!\\)(?:\\\\)*[ \t\n]")
+
+
+_MODELLED_STATEMENTS = frozenset(
+    {
+        "program",
+        "list",
+        "pipeline",
+        "subshell",
+        "compound_statement",
+        "redirected_statement",
+        "negated_command",
+    }
+)
+_PASSIVE = frozenset({"comment", "heredoc_start", "heredoc_end", "heredoc_content", "file_descriptor"})
+
+
+@dataclass
+class _Walk:
+    source: bytes
+    parts: list[ShellPart] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    writes: list[str | None] = field(default_factory=list)
+    stdin: str | None = None
+
+    def problem(self, message: str) -> None:
+        if message not in self.problems:
+            self.problems.append(message)
+
+    def text(self, node: tree_sitter.Node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
+
+    # statements -----------------------------------------------------------------------------
+
+    def statement(self, node: tree_sitter.Node, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
+            self.opaque(node, "nesting too deep to analyse")
+            return
+        kind = node.type
+        if node.is_missing or kind == "ERROR":
+            self.syntax_error(node, depth)
+        elif kind == "command":
+            self.command(node, depth)
+        elif kind == "redirected_statement":
+            first = len(self.parts)
+            self.stdin = None
+            for child in node.named_children:
+                if child.type == "file_redirect" or child.type == "herestring_redirect":
+                    self.redirect(child, depth)
+                elif child.type == "heredoc_redirect":
+                    self.heredoc(child, depth)
+                else:
+                    self.statement(child, depth + 1)
+            if self.stdin is not None and len(self.parts) > first:
+                self.parts[first] = replace(self.parts[first], stdin=self.stdin)
+        elif kind in _MODELLED_STATEMENTS:
+            for child in node.named_children:
+                if child.type == "file_redirect" or child.type == "herestring_redirect":
+                    self.redirect(child, depth)
+                elif child.type == "heredoc_redirect":
+                    self.heredoc(child, depth)
+                else:
+                    self.statement(child, depth + 1)
+        elif kind in ("variable_assignment", "variable_assignments"):
+            self.problem("a shell variable is set for the rest of the command line")
+            self.children(node, depth)
+        elif kind == "command_substitution" or kind == "process_substitution":
+            self.children(node, depth)
+        elif kind in ("file_redirect", "herestring_redirect"):
+            self.redirect(node, depth)
+        elif kind == "heredoc_redirect":
+            self.heredoc(node, depth)
+        elif kind in _PASSIVE:
+            return
+        else:
+            self.problem(f"the shell construct {kind!r} is not analysed")
+            self.children(node, depth)
+
+    def opaque(self, node: tree_sitter.Node, why: str) -> None:
+        """A command bash may run that the walk can't name: allow never, every deny rule may apply."""
+        self.parts.append(ShellPart(text=self.text(node).strip(), argv=(None,), raw=("?",), doubts=(why,)))
+
+    def syntax_error(self, node: tree_sitter.Node, depth: int) -> None:
+        self.problem("the command is not valid bash (syntax error)")
+        self.opaque(node, "a syntax error: what bash runs of it is not known")
+        self.children(node, depth)
+
+    def children(self, node: tree_sitter.Node, depth: int) -> None:
+        """Collect the commands anywhere below ``node`` (inside constructs that are not modelled)."""
+        for child in node.named_children:
+            if child.type in ("command", "command_substitution", "process_substitution") or (
+                child.type in _MODELLED_STATEMENTS
+            ):
+                self.statement(child, depth + 1)
+            elif child.type in ("file_redirect", "herestring_redirect"):
+                self.redirect(child, depth + 1)
+            elif child.type == "heredoc_redirect":
+                self.heredoc(child, depth + 1)
+            elif child.type == "ERROR" or child.is_missing:
+                self.syntax_error(child, depth + 1)
+            elif depth <= MAX_DEPTH:
+                self.children(child, depth + 1)
+            else:
+                self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
+                self.opaque(child, "nesting too deep to analyse")
+
+    def command(self, node: tree_sitter.Node, depth: int) -> None:
+        argv: list[str | None] = []
+        raw: list[str] = []
+        assignments: list[str] = []
+        plain = True
+        doubts: list[str] = []
+        self.stdin = None
+        for child in node.named_children:
+            kind = child.type
+            if kind == "variable_assignment" and not argv:
+                text = self.text(child)
+                assignments.append(text)
+                name = text.split("=", 1)[0].rstrip("+")
+                values = child.children_by_field_name("value")
+                value = self.word(values[0], depth) if values else ""
+                if value is None or _UNSAFE_VARIABLES.match(name) or "[" in name:
+                    plain = False
+            elif kind in ("file_redirect", "herestring_redirect"):
+                self.redirect(child, depth)
+            elif kind == "heredoc_redirect":
+                self.heredoc(child, depth)
+            elif kind == "command_name":
+                inner = child.named_children
+                word = inner[0] if inner else child
+                argv.append(self.word(word, depth))
+                raw.append(self.text(word))
+            elif kind == "comment":
+                continue
+            else:
+                argv.append(self.word(child, depth))
+                raw.append(self.text(child))
+        if not argv or argv[0] is None or _is_globby(raw[0]):
+            doubts.append(f"the command name {raw[0] if raw else '?'!r} is only known when bash runs it")
+        elif argv[0] in _RENAMING_BUILTINS:
+            doubts.append(f"{argv[0]} changes what later command names run")
+            argv[0] = None
+        self.parts.append(
+            ShellPart(
+                text=self.text(node).strip(),
+                argv=tuple(argv),
+                raw=tuple(raw),
+                assignments=tuple(assignments),
+                plain_assignments=plain,
+                doubts=tuple(doubts),
+                stdin=self.stdin,
+            )
+        )
+        self.stdin = None
+
+    # words ----------------------------------------------------------------------------------
+
+    def word(self, node: tree_sitter.Node, depth: int) -> str | None:
+        """The value bash gives ``node`` after quote removal, or None when only known at run time."""
+        kind = node.type
+        if kind == "word" or kind == "number":
+            raw = self.text(node)
+            if _UNESCAPED_BLANK.search(raw):
+                # The grammar made one word of what bash splits (seen: newlines before ``\x``).
+                self.problem("the grammar and bash disagree on where a word ends")
+                self.opaque(node, "a word the grammar and bash split differently")
+                return None
+            return _unquote_word(raw)
+        if kind == "raw_string":
+            return self.text(node)[1:-1]
+        if kind == "ansi_c_string":
+            return _ansi_c(self.text(node)[2:-1])
+        if kind == "string":
+            if all(child.type == "string_content" for child in node.named_children):
+                text = self.text(node)
+                return _unquote_double(text[text.index('"') + 1 : -1])
+            self.substitutions(node, depth)
+            return None
+        if kind == "translated_string":
+            inner = node.named_children
+            return self.word(inner[0], depth) if inner else ""
+        if kind == "concatenation":
+            values = [self.word(child, depth) for child in node.named_children]
+            if any(value is None for value in values):
+                return None
+            text = self.text(node)
+            pieces = "".join(self.text(child) for child in node.named_children)
+            if pieces != text:  # a piece the grammar left unnamed (``$`` before a quote, ...)
+                return None
+            return "".join(value for value in values if value is not None)
+        if kind in ("simple_expansion", "expansion"):
+            self.substitutions(node, depth)
+            return None
+        if kind in ("command_substitution", "process_substitution"):
+            self.statement(node, depth + 1)
+            return None
+        if kind == "arithmetic_expansion":
+            self.problem(
+                "arithmetic expansion is not analysed (it can run commands through array subscripts)"
+            )
+            self.substitutions(node, depth)
+            return None
+        if kind == "ERROR" or node.is_missing:
+            self.problem("the command is not valid bash (syntax error)")
+        else:
+            self.problem(f"the shell word {kind!r} is not analysed")
+        self.substitutions(node, depth)
+        return None
+
+    def substitutions(self, node: tree_sitter.Node, depth: int) -> None:
+        """Walk the commands that bash runs while expanding ``node``."""
+        if depth > MAX_DEPTH:
+            self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
+            self.opaque(node, "nesting too deep to analyse")
+            return
+        for child in node.named_children:
+            if child.type in ("command_substitution", "process_substitution"):
+                self.statement(child, depth + 1)
+            elif child.type == "subscript" or child.type == "arithmetic_expansion":
+                self.problem("an array subscript or arithmetic is not analysed")
+                self.substitutions(child, depth + 1)
+            elif child.type == "ERROR":
+                self.problem("the command is not valid bash (syntax error)")
+                self.substitutions(child, depth + 1)
+            else:
+                self.substitutions(child, depth + 1)
+
+    # redirections ---------------------------------------------------------------------------
+
+    def redirect(self, node: tree_sitter.Node, depth: int) -> None:
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        destinations = node.children_by_field_name("destination") or [
+            c for c in node.named_children if c.type != "file_descriptor"
+        ]
+        for destination in destinations:
+            value = self.word(destination, depth)
+            if node.type == "herestring_redirect" and value is not None:
+                self.stdin = value + "\n"
+            if node.type != "file_redirect" or operator not in _OUTPUT_REDIRECTS:
+                continue
+            if operator == ">&" and value is not None and (value.isdigit() or value == "-"):
+                continue  # a file-descriptor duplication, not a file
+            written = self.text(destination)
+            if value is not None and _is_globby(
+                written.removeprefix("~/") if written.startswith("~/") else written
+            ):
+                value = None
+            self.writes.append(value)
+            if value not in _SAFE_WRITE_TARGETS:
+                self.problem(
+                    f"output redirection to {value if value is not None else self.text(destination)!r}"
+                )
+
+    def heredoc(self, node: tree_sitter.Node, depth: int) -> None:
+        for child in node.named_children:
+            if child.type == "heredoc_body":
+                self.substitutions(child, depth)
+                if all(c.type == "heredoc_content" for c in child.named_children):
+                    self.stdin = self.text(child)
+            elif child.type in _PASSIVE:
+                continue
+            else:
+                self.statement(child, depth + 1)
+
+
+_RENAMING_BUILTINS = frozenset({"alias", "hash", "enable"})
+"""Builtins after which a command name may run another program: treated as opaque."""
+
+
+def _canonical(walk: _Walk, node: tree_sitter.Node, depth: int = 0) -> str:
+    pieces: list[str] = []
+    previous_named = False
+    for child in node.children:
+        if child.type == "comment":
             continue
-        i += 1
-    return targets
-
-
-def _doubts(part: str, words: tuple[str, ...]) -> tuple[str, ...]:
-    doubts: list[str] = []
-    if not words:
-        doubts.append("words could not be determined")
-        return tuple(doubts)
-    first = words[0]
-    if first in SHELL_KEYWORDS:
-        doubts.append(f"starts with the shell keyword {first!r}")
-    raw_first = part.lstrip().split(None, 1)[0] if part.strip() else ""
-    if raw_first.startswith(("$", "`", '"$', '"`')) or "$(" in raw_first or "`" in raw_first:
-        doubts.append("the command name is an expansion")
-    for target in _redirect_targets(part):
-        if not target.startswith("&") and target not in _SAFE_TARGETS:
-            doubts.append(f"output redirection to {target or '?'!r}")
-    return tuple(doubts)
+        if child.is_named:
+            if previous_named:
+                pieces.append(";")
+            recurse = child.type in ("list", "pipeline") and depth < MAX_DEPTH
+            pieces.append(
+                _canonical(walk, child, depth + 1) if recurse else " ".join(walk.text(child).split())
+            )
+            previous_named = True
+        elif child.type in ("&&", "||", "|", "|&", "&", ";", ";;", "\n"):
+            pieces.append(";" if child.type == "\n" else child.type)
+            previous_named = False
+    while pieces and pieces[-1] in (";", "&"):
+        pieces.pop()
+    return " ".join(pieces)
 
 
 def split_command(command: str) -> ShellCommand:
-    """Split ``command`` into its simple commands, including those inside substitutions."""
-    scanner = _Scanner(command)
-    scanner.scan_list(0, None)
-    parts = tuple(ShellPart(text=p, words=(w := _words(p)), doubts=_doubts(p, w)) for p in scanner.parts)
-    # Drop a trailing ";" (from a final newline) so canonical forms compare equal.
-    top = scanner.top
-    while top and top[-1] in (";", "&"):
-        top = top[:-1]
-    if not parts and command.strip():
-        scanner.problem("no command found")
+    """Parse ``command`` with bash's grammar and list every simple command bash would run."""
+    if not isinstance(command, str):
+        problem = f"the command is not a string but {type(command).__name__}"
+        part = ShellPart(text=repr(command)[:80], argv=(None,), raw=("?",), doubts=(problem,))
+        return ShellCommand(source=repr(command), parts=(part,), problems=(problem,), canonical="")
+    return _split(command, True)
+
+
+@lru_cache(maxsize=8192)
+def _split(command: str, splice: bool) -> ShellCommand:
+    if len(command) > MAX_COMMAND_LENGTH:
+        problem = f"commands longer than {MAX_COMMAND_LENGTH} characters are not analysed"
+        part = ShellPart(text=command[:80], argv=(None,), raw=("?",), doubts=(problem,))
+        return ShellCommand(source=command, parts=(part,), problems=(problem,), canonical="")
+    source = command.encode("utf-8", "surrogateescape")
+    walk = _Walk(source)
+    if _ODD_BLANKS.search(command):
+        walk.problem("a character bash does not treat as a blank (\\r, \\v, \\f, NUL, a Unicode space)")
+    root = _parser().parse(source).root_node
+    if root.has_error:
+        walk.problem("the command is not valid bash (syntax error)")
+    walk.statement(root, 0)
+    if splice:
+        # Where the grammar and bash read the text differently, keep bash's reading too (for
+        # deny rules; allow rules never trust such a command): bash joins ``a\<newline>b`` into
+        # one word, and an odd blank (``\f``, NBSP) is part of a word, never a separator.
+        joined = _continuation_joins(command)
+        odd = _ODD_BLANKS.sub("_", command) if _ODD_BLANKS.search(command) else None
+        both = _continuation_joins(odd) if odd is not None else None
+        readings = (
+            (joined, "a line continuation inside a word"),
+            (odd, "an odd blank"),
+            (both, "an odd blank and a line continuation"),
+        )
+        for variant, why in readings:
+            if variant is None or variant == command:
+                continue
+            walk.problem(why)
+            for part in _split(variant, False).parts:
+                walk.parts.append(replace(part, doubts=(*part.doubts, why)))
+    if not walk.parts and not walk.problems and any(c.type != "comment" for c in root.named_children):
+        walk.problem("no command found")
     return ShellCommand(
         source=command,
-        parts=parts,
-        problems=tuple(scanner.problems),
-        canonical=" ".join(top),
+        parts=tuple(walk.parts),
+        problems=tuple(walk.problems),
+        canonical=_canonical(walk, root),
+        writes=tuple(walk.writes),
     )
 
 
-_WRAPPERS_NO_ARGS = frozenset({"nohup", "command", "builtin", "exec", "time", "env", "sudo", "doas", "xargs"})
-_LEADING_KEYWORDS = frozenset({"{", "(", "!", "if", "then", "else", "elif", "while", "until", "do", "time"})
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
-_DURATION = re.compile(r"^[0-9]+(\.[0-9]+)?[smhd]?$")
+def _continuation_joins(command: str) -> str | None:
+    """``command`` with its backslash-newlines removed, when one joins two non-blank characters."""
+    if not re.search(r"[^\s\\]\\\n[^\s]", command):
+        return None
+    return re.sub(r"(?<!\\)((?:\\\\)*)\\\n", r"\1", command)
 
 
-def _strip_wrappers(words: tuple[str, ...], *, assignments: bool) -> tuple[str, ...]:
-    """Drop wrappers that only run their argument (and, for deny, leading variable assignments)."""
-    changed = True
-    while words and changed:
-        changed = False
-        first = words[0]
-        if (assignments and first in _LEADING_KEYWORDS and len(words) > 1) or (
-            assignments and _ASSIGNMENT.match(first)
+# --------------------------------------------------------------------------------------------
+# Wrappers
+
+
+@dataclass(frozen=True, slots=True)
+class _Wrapper:
+    harmless: bool
+    flags: str = ""  # short options without an argument
+    with_argument: str = ""  # short options taking one
+    long_with_argument: frozenset[str] = frozenset()
+    long_flags: frozenset[str] = frozenset()
+    positionals: int = 0  # words before the command (timeout's duration)
+    assignments: bool = False  # NAME=value words before the command (env, sudo)
+    numeric_option: bool = False  # ``nice -5``
+    default: tuple[str, ...] = ()  # the command run when none is given (xargs: echo)
+
+
+HARMLESS_WRAPPERS = frozenset({"time", "nice", "timeout", "nohup", "stdbuf"})
+"""Wrappers that only change how their command runs (Claude Code strips them before matching)."""
+
+_WRAPPERS: dict[str, _Wrapper] = {
+    "time": _Wrapper(
+        True, flags="apqv", with_argument="fo", long_with_argument=frozenset({"format", "output"})
+    ),
+    "nice": _Wrapper(
+        True, with_argument="n", long_with_argument=frozenset({"adjustment"}), numeric_option=True
+    ),
+    "timeout": _Wrapper(
+        True,
+        flags="v",
+        with_argument="sk",
+        long_with_argument=frozenset({"signal", "kill-after"}),
+        long_flags=frozenset({"preserve-status", "foreground", "verbose"}),
+        positionals=1,
+    ),
+    "nohup": _Wrapper(True),
+    "stdbuf": _Wrapper(True, with_argument="ioe", long_with_argument=frozenset({"input", "output", "error"})),
+    "env": _Wrapper(
+        False,
+        flags="i0v",
+        with_argument="uCS",
+        long_with_argument=frozenset({"unset", "chdir", "split-string"}),
+        long_flags=frozenset({"ignore-environment", "null", "debug"}),
+        assignments=True,
+    ),
+    "sudo": _Wrapper(
+        False,
+        flags="AbEeHiKklnPSsVv",
+        with_argument="ugpCDhrtUTR",
+        long_with_argument=frozenset(
+            {"user", "group", "prompt", "close-from", "chdir", "role", "type", "other-user", "host", "chroot"}
+        ),
+        long_flags=frozenset({"preserve-env", "login", "non-interactive", "shell", "background", "set-home"}),
+        assignments=True,
+    ),
+    "doas": _Wrapper(False, flags="nSs", with_argument="uC"),
+    "xargs": _Wrapper(
+        False,
+        flags="0prtxo",
+        with_argument="adEILnPs",
+        long_with_argument=frozenset(
+            {"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars"}
+        ),
+        long_flags=frozenset({"null", "no-run-if-empty", "verbose", "interactive", "exit", "open-tty"}),
+        default=("echo",),
+    ),
+    "exec": _Wrapper(False, flags="cl", with_argument="a"),
+    "command": _Wrapper(False, flags="p"),
+    "builtin": _Wrapper(False),
+    "setsid": _Wrapper(False, flags="cfw", long_flags=frozenset({"ctty", "fork", "wait"})),
+    "ionice": _Wrapper(False, flags="t", with_argument="cnp"),
+    "chroot": _Wrapper(False, long_with_argument=frozenset({"userspec", "groups"}), positionals=1),
+    "unbuffer": _Wrapper(False),
+    "caffeinate": _Wrapper(False, flags="dimsu", with_argument="tw"),
+}
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+_Argv = tuple[str | None, ...]
+
+
+def _unwrap(name: str, args: _Argv) -> _Argv | None:
+    """The command a wrapper runs, parsing its options exactly; None when unsure (or none is run)."""
+    spec = _WRAPPERS[name]
+    i = 0
+    positionals = spec.positionals
+    while i < len(args):
+        word = args[i]
+        if word is None:
+            return None
+        if word == "--":
+            i += 1
+            break
+        if (spec.assignments and _ASSIGNMENT.match(word)) or (
+            spec.numeric_option and re.fullmatch(r"--?[0-9]+", word)
         ):
-            words, changed = words[1:], True
-        elif first in ("timeout", "gtimeout") and len(words) > 2 and _DURATION.match(words[1]):
-            words, changed = words[2:], True
-        elif first == "nice" and len(words) > 3 and words[1] == "-n":
-            words, changed = words[3:], True
-        elif (first == "nice" and len(words) > 1 and not words[1].startswith("-")) or (
-            first == "nohup" and len(words) > 1
+            i += 1
+        elif word.startswith("--") and len(word) > 2:
+            option, eq, _ = word[2:].partition("=")
+            if option in spec.long_with_argument:
+                i += 1 if eq else 2
+            elif option in spec.long_flags:
+                i += 1
+            else:
+                return None
+        elif word.startswith("-") and len(word) > 1:
+            j = 1
+            step = 1
+            while j < len(word):
+                letter = word[j]
+                if letter in spec.with_argument:
+                    step = 1 if j + 1 < len(word) else 2
+                    break
+                if letter not in spec.flags:
+                    return None
+                j += 1
+            if name == "command" and ("v" in word or "V" in word):
+                return None
+            i += step
+        elif positionals:
+            positionals -= 1
+            i += 1
+        else:
+            break
+    rest = args[i:]
+    if positionals:
+        return None
+    if not rest:
+        return spec.default or None
+    return rest
+
+
+def _suffixes(args: _Argv) -> Iterator[_Argv]:
+    """Every way ``args`` could hold a wrapped command: each suffix that starts with a plain word."""
+    for i, word in enumerate(args):
+        if word is None:
+            yield args[i:]
+            return
+        if not word.startswith("-") and not _ASSIGNMENT.match(word):
+            yield args[i:]
+
+
+def _shell_script(args: _Argv) -> str | None:
+    """The script of ``sh -c SCRIPT`` (options before it allowed); None when it is not that form."""
+    command_string = False
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word is None:
+            return None
+        if word in ("-o", "+o", "-O", "+O"):
+            i += 2
+            continue
+        if word.startswith("--"):
+            i += 1
+            continue
+        if word.startswith(("-", "+")) and len(word) > 1:
+            command_string = command_string or "c" in word[1:]
+            i += 1
+            continue
+        return word if command_string else None
+    return None
+
+
+_SCRIPT_BUILTINS = frozenset({"eval", "trap"})
+
+
+def _builtin_script(name: str, args: _Argv) -> str | None:
+    """The script ``eval`` (its arguments joined) or ``trap`` (its first argument) runs."""
+    if any(a is None for a in args):
+        return None
+    words = [a for a in args if a is not None]
+    if name == "eval":
+        return " ".join(words)
+    words = words[1:] if words[:1] == ["--"] else words
+    if not words or words[0].startswith("-"):
+        return "" if not words or words[0] in ("-l", "-p") else None
+    return words[0]
+
+
+def _find_commands(args: _Argv) -> list[_Argv]:
+    found: list[_Argv] = []
+    i = 0
+    while i < len(args):
+        if args[i] in _FIND_EXEC:
+            j = i + 1
+            while j < len(args) and args[j] not in (";", "+"):
+                j += 1
+            found.append(args[i + 1 : j])
+            i = j
+        i += 1
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# The two views
+
+
+def _quote(word: str) -> str:
+    if word and re.fullmatch(r"[\w@%+=:,./~^*?\[\]{}-]+", word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def _render(argv: _Argv, raw: tuple[str, ...]) -> str:
+    return " ".join(r if v is None or _is_globby(r) else _quote(v) for v, r in zip(argv, raw, strict=False))
+
+
+def _plain(argv: _Argv, raw: tuple[str, ...]) -> str:
+    return " ".join(r if v is None else v for v, r in zip(argv, raw, strict=False))
+
+
+def _raw_of(argv: _Argv) -> tuple[str, ...]:
+    return tuple("?" if v is None else v for v in argv)
+
+
+def _opaque(argv: _Argv) -> bool:
+    return not argv or argv[0] is None
+
+
+_AllowUnits = tuple[tuple[str, ...], ...]
+
+
+def _allow_argv(
+    argv: _Argv, raw: tuple[str, ...], depth: int, stdin: str | None = None
+) -> list[tuple[str, ...]] | None:
+    """Units for one command given as words: its own forms, then those of what it wraps."""
+    if _opaque(argv) or depth > 8 or (raw and _is_globby(raw[0])):
+        return None
+    forms = [_render(argv, raw)]
+    name = argv[0]
+    assert name is not None
+    while name in HARMLESS_WRAPPERS:
+        inner = _unwrap(name, argv[1:])
+        if inner is None or _opaque(inner):
+            break
+        raw = raw[len(argv) - len(inner) :] if len(raw) == len(argv) else _raw_of(inner)
+        argv = inner
+        name = argv[0]
+        assert name is not None
+        if _is_globby(raw[0]):
+            return None
+        forms.append(_render(argv, raw))
+    units = [tuple(dict.fromkeys(forms))]
+    base = posixpath.basename(name)
+    args = argv[1:]
+    if base in _WRAPPERS:
+        # Not stripped (not harmless, written with a path, or options not understood): the
+        # wrapper is a command of its own, and what it runs must be allowed too.
+        if base == "command" and any(
+            a is not None and a.startswith("-") and ("v" in a or "V" in a) for a in args
         ):
-            words, changed = words[1:], True
-        elif assignments and first in _WRAPPERS_NO_ARGS and len(words) > 1:
-            rest = words[1:]
-            while assignments and rest and (rest[0].startswith("-") or _ASSIGNMENT.match(rest[0])):
-                rest = rest[1:]
-            words, changed = rest, True
-    return words
+            return units  # ``command -v x`` only looks a name up
+        inner = _unwrap(base, args)
+        if inner is None:
+            return None if args else units
+        if base == "env" and any(
+            a is not None and (a.startswith("-S") or a.startswith("--split")) for a in args
+        ):
+            return None
+        nested = _allow_argv(inner, _raw_of(inner), depth + 1, stdin)
+        return None if nested is None else units + nested
+    if base in _SHELLS:
+        if not args and stdin is None:
+            return units
+        script = _shell_script(args)
+        if script is None and stdin is not None and all(a is not None and a.startswith("-") for a in args):
+            script = stdin  # the shell runs its here-document
+        if script is None:
+            return units if all(a is not None and not a.startswith(("-", "+")) for a in args[:1]) else None
+        nested_units = allow_units(split_command(script), depth + 1)
+        return None if nested_units is None else units + list(nested_units)
+    if base in _SCRIPT_BUILTINS:
+        script = _builtin_script(base, args)
+        if script is None:
+            return None if args else units
+        nested_units = allow_units(split_command(script), depth + 1)
+        return None if nested_units is None else units + list(nested_units)
+    if base == "find":
+        for inner in _find_commands(args):
+            nested = _allow_argv(inner, _raw_of(inner), depth + 1)
+            if nested is None:
+                return None
+            units.extend(nested)
+    return units
+
+
+def allow_units(command: ShellCommand, depth: int = 0) -> _AllowUnits | None:
+    """The commands that must each be allowed for ``command`` to run (each as its candidate forms).
+
+    None when no set of allow rules may allow it: a problem, a doubtful part, a wrapper whose
+    options can't be parsed with certainty, or nothing to run.
+    """
+    if not command.confident or not command.parts or depth > 8:
+        return None
+    units: list[tuple[str, ...]] = []
+    for part in command.parts:
+        forms_here: list[str] = [part.text]
+        argv, raw = part.argv, part.raw
+        if part.assignments and not part.plain_assignments:
+            units.append(tuple(dict.fromkeys([part.text, " ".join((*part.assignments, _render(argv, raw)))])))
+            continue  # an assignment that changes what runs: only a rule naming it can allow it
+        found = _allow_argv(argv, raw, depth, part.stdin)
+        if found is None:
+            return None
+        first = (*forms_here, *found[0])
+        if part.assignments:
+            first = (*first, " ".join((*part.assignments, found[0][0])))
+        units.append(tuple(dict.fromkeys(first)))
+        units.extend(found[1:])
+    return tuple(units)
+
+
+@dataclass(frozen=True, slots=True)
+class DenyForms:
+    """Every spelling of a command a deny or ask rule is tried against, and why it may be anything."""
+
+    forms: frozenset[str]
+    opaque: str | None
+
+
+def _program_name(name: str) -> str:
+    """The program a command name runs, as deny rules name it: ``/usr/bin/rm`` is ``rm``."""
+    return posixpath.basename(name) or name
+
+
+def _deny_argv(
+    argv: _Argv, raw: tuple[str, ...], forms: set[str], depth: int, stdin: str | None = None
+) -> str | None:
+    """Add the forms of one command (words) to ``forms``; return a reason when it could be anything."""
+    if depth > 8:
+        return "wrappers nested too deeply"
+    if _opaque(argv):
+        return f"the command name {raw[0] if raw else '?'!r} is only known when bash runs it"
+    if _is_globby(raw[0]):
+        return f"the command name {raw[0]!r} is a pattern bash expands"
+    name = argv[0]
+    assert name is not None
+    base = _program_name(name)
+    forms.add(_render(argv, raw))
+    forms.add(_plain(argv, raw))
+    if base != name:
+        argv = (base, *argv[1:])
+        raw = (base, *raw[1:])
+        forms.add(_render(argv, raw))
+        forms.add(_plain(argv, raw))
+    args = argv[1:]
+    reason: str | None = None
+    if base in _WRAPPERS:
+        candidates: list[_Argv] = []
+        exact = _unwrap(base, args)
+        if exact is not None:
+            candidates.append(exact)
+        candidates.extend(_suffixes(args))
+        if base == "env":
+            for i, word in enumerate(args):
+                if word is not None and (word in ("-S", "--split-string") or word.startswith("-S")):
+                    script = word[2:] if word.startswith("-S") and len(word) > 2 else None
+                    script = script if script is not None else (args[i + 1] if i + 1 < len(args) else "")
+                    if script is None:
+                        return "env -S with a run-time string"
+                    reason = reason or _deny_command(split_command(script), forms, depth + 1)
+        for inner in dict.fromkeys(candidates):
+            reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1, stdin)
+    elif base in _SHELLS:
+        script = _shell_script(args)
+        if script is None and any(a is None for a in args):
+            return f"{base} runs a script only known when bash runs it"
+        if script is None and not [a for a in args if a is not None and not a.startswith(("-", "+"))]:
+            script = stdin  # no script file: the shell runs its input
+            if script is None:
+                return f"{base} runs a script read from its input"
+        if script is not None:
+            reason = _deny_command(split_command(script), forms, depth + 1)
+    elif base in _SCRIPT_BUILTINS:
+        script = _builtin_script(base, args)
+        if script is None and args:
+            return f"{base} of a string only known when bash runs it"
+        if script is not None:
+            reason = _deny_command(split_command(script), forms, depth + 1)
+    elif base == "find":
+        for inner in _find_commands(args):
+            reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1)
+    return reason
+
+
+def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | None:
+    if depth > 8:
+        return "scripts nested too deeply"
+    source = command.source.strip()
+    if source:
+        forms.add(source)
+    if command.canonical:
+        forms.add(command.canonical)
+    reason: str | None = None
+    joined: list[str] = []
+    for part in command.parts:
+        forms.add(part.text)
+        joined.append(_plain(part.argv, part.raw))
+        found = _deny_argv(part.argv, part.raw, forms, depth, part.stdin)
+        if found is not None and part.doubts and "too deep" in part.doubts:
+            found = "nesting too deep to analyse"
+        reason = reason or found
+    if joined:
+        forms.add(" ".join(joined))
+    if not isinstance(command.source, str) or (not command.parts and command.problems):
+        reason = reason or "; ".join(command.problems) or "nothing recognisable"
+    return reason
+
+
+@lru_cache(maxsize=8192)
+def deny_forms(command: str) -> DenyForms:
+    """Every form of ``command`` a deny or ask rule is tried against, and whether it is opaque."""
+    forms: set[str] = set()
+    reason = _deny_command(split_command(command), forms, 0)
+    return DenyForms(forms=frozenset(f for f in forms if f), opaque=reason)
 
 
 def allow_candidates(part: ShellPart) -> tuple[str, ...]:
-    """The forms of a part an allow rule may match: as written, and without safe wrappers.
-
-    Only ``timeout N``, ``nice`` and ``nohup`` are stripped (they run their argument unchanged);
-    variable assignments are not, since ``PATH=. npm test`` runs something else.
-    """
-    forms = [part.text]
-    stripped = _strip_wrappers(part.words, assignments=False)
-    if stripped != part.words and stripped:
-        forms.append(shlex.join(stripped))
-    return tuple(forms)
+    """The forms of one part an allow rule may match (the first unit of the part; wrapped commands aside)."""
+    found = _allow_argv(part.argv, part.raw, 0) if not part.doubts else None
+    return (part.text,) if found is None else tuple(dict.fromkeys((part.text, *found[0])))
 
 
-def deny_candidates(part: ShellPart, *, _depth: int = 0) -> tuple[str, ...]:
-    """Every form of a part a deny or ask rule is tried against (broad on purpose: fail closed).
-
-    The part as written; its words after quote removal (``'rm' -rf x`` is ``rm -rf x``); the same
-    without leading keywords, assignments and wrappers (``FOO=1 nohup rm -rf x``, ``xargs rm``,
-    ``{ rm -rf x``); with a path-qualified command name reduced to its basename (``/bin/rm``); and
-    the parts of a command string run by ``sh -c`` / ``bash -c`` / ``eval``.
-    """
-    forms = [part.text]
-    if part.words:
-        forms.append(" ".join(part.words))
-        stripped = _strip_wrappers(part.words, assignments=True)
-        if stripped:
-            forms.append(" ".join(stripped))
-            if "/" in stripped[0]:
-                stripped = (posixpath.basename(stripped[0]), *stripped[1:])
-                forms.append(" ".join(stripped))
-            for nested in _nested_scripts(stripped) if _depth < 4 else ():
-                for inner in split_command(nested).parts:
-                    forms.extend(deny_candidates(inner, _depth=_depth + 1))
-    return tuple(dict.fromkeys(forms))
+def deny_candidates(part: ShellPart) -> tuple[str, ...]:
+    """Every form of one part a deny or ask rule is tried against."""
+    forms: set[str] = {part.text}
+    _deny_argv(part.argv, part.raw, forms, 0)
+    return tuple(sorted(forms))
 
 
-def _nested_scripts(words: tuple[str, ...]) -> list[str]:
-    """Command strings a part hands to another shell: ``bash -c 'x'``, ``eval x``."""
-    if not words:
-        return []
-    if words[0] == "eval" and len(words) > 1:
-        return [" ".join(words[1:])]
-    if posixpath.basename(words[0]) in _SHELLS:
-        for index, word in enumerate(words[1:-1], start=1):
-            if word.startswith("-") and "c" in word[1:] and not word.startswith("--"):
-                return [words[index + 1]]
-    return []
+# --------------------------------------------------------------------------------------------
+# Patterns
 
 
+@lru_cache(maxsize=16384)
 def _wildcard_regex(pattern: str) -> re.Pattern[str]:
     pieces: list[str] = []
     stars = 0
@@ -513,8 +1049,21 @@ def match_shell_pattern(pattern: str, command: str) -> bool:
     if pattern.endswith(":*") and not pattern.endswith("\\:*"):
         prefix = pattern[:-2]
         return command == prefix or (
-            command.startswith(prefix) and command[len(prefix) : len(prefix) + 1].isspace()
+            command.startswith(prefix) and command[len(prefix) : len(prefix) + 1] in (" ", "\t", "\n")
         )
     if _has_wildcard(pattern):
         return _wildcard_regex(pattern).fullmatch(command) is not None
     return command == pattern.replace("\\*", "*")
+
+
+def pattern_head(pattern: str) -> str | None:
+    """The command name every command matching ``pattern`` starts with; None if it may be any."""
+    head = re.split(r"[ \t\n]", pattern.removesuffix(":*"), maxsplit=1)[0]
+    if not head or "*" in head or "\\" in head:
+        return None
+    return head
+
+
+def command_head(form: str) -> str:
+    """The first word of a form, as :func:`pattern_head` sees it."""
+    return re.split(r"[ \t\n]", form.strip(), maxsplit=1)[0]

@@ -1,10 +1,9 @@
-"""Mutant: a Bash prefix rule is matched against the whole command line, not each part."""
+"""Mutant: a Bash prefix rule is matched against the whole command line, not each command bash would run."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.permissions._shell import match_shell_pattern
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -16,10 +15,11 @@ DESCRIPTION = "Bash(npm test:*) allows `npm test && rm -rf x`: the prefix is mat
 def _mutate(original: Any) -> Any:
     del original
 
-    def matches_part(rule: Any, command: Any, index: int) -> bool:
-        return match_shell_pattern(rule.content, command.source)
+    def allow_units(command: Any, depth: int = 0) -> tuple[tuple[str, ...], ...]:
+        del depth
+        return ((command.source,),)
 
-    return matches_part
+    return allow_units
 
 
-adapter = make_factory(Patch("reference_impl.permissions._engine", "rule_matches_shell_part", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._rules", "allow_units", _mutate))

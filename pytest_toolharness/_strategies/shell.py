@@ -1,0 +1,356 @@
+r"""Shell commands built from bash's grammar, and bash itself as the oracle of what they run (PERM-16, PERM-17).
+
+:func:`shell_attempts` draws a command line that starts from a command an allow rule covers (the
+*prefix*, e.g. ``npm test``) and hides a *payload* program (``rm``) in it the way bash would still
+run it, or the way a careless lexer would think it runs: every kind of blank (bash separates
+words only at space, tab and newline), quoting, escapes, comments, redirections (``>&word``,
+escaped ``\>``), here-documents and here-strings, command and process substitutions, subshells
+and groups, ``${...}`` with nested quotes, ANSI-C quoting, ``$IFS``, globbed and path-qualified
+names, wrappers with options (``sudo -u x``, ``env -u X``, ``timeout -s KILL 5``, ``nice -5``,
+``xargs -n1``, ...), ``bash -c`` and ``eval``. Some draws do not run the payload at all (it sits
+in a comment or a quoted word): the oracle tells which.
+
+:class:`BashSandbox` asks a real bash what a command line would execute, inside a throwaway
+bubblewrap sandbox: a read-only root, every program on the ``PATH`` (and ``/usr/bin/...``)
+replaced by a recording shim, no network, a fresh ``/tmp``. The shims of wrappers that only run
+their argument (``timeout``, ``nice``, ``sudo``, ``env``, ``xargs``, a shell, ...) record
+themselves and then run it, so what is behind them is recorded too. :func:`bash_sandbox` returns
+None with the reason when bash or bubblewrap is missing or can't run here.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+__all__ = [
+    "BashSandbox",
+    "ShellAttempt",
+    "bash_sandbox",
+    "bash_sandbox_problem",
+    "command_name_spellings",
+    "shell_attempts",
+    "shell_blanks",
+    "wrapped_commands",
+]
+
+DEFAULT_PREFIXES = ("npm test", "git status", "ls -la", "make lint", "cat README.md")
+DEFAULT_PAYLOADS = ("rm", "curl", "chmod")
+
+_BLANKS = (" ", "\t", "  ", " \t ")
+_NOT_BLANKS = ("\v", "\f", "\r", "\xa0", "\u2003", "\u3000")
+
+
+def shell_blanks(*, odd: bool = True) -> st.SearchStrategy[str]:
+    r"""What separates two words: real blanks (space, tab, runs of them).
+
+    With ``odd``, also characters bash does *not* treat as blanks (``\v``, ``\f``, ``\r``, NBSP,
+    Unicode spaces), on which a lexer that uses ``str.split()`` disagrees with bash.
+    """
+    real = st.sampled_from(_BLANKS)
+    return st.one_of(real, real, st.sampled_from(_NOT_BLANKS)) if odd else real
+
+
+def command_name_spellings(name: str) -> st.SearchStrategy[str]:
+    r"""Ways to write the command name ``name`` that bash runs as ``name`` (or, for globs, may).
+
+    Quoted (``'rm'``, ``"rm"``), escaped (``\rm``), split by empty quotes (``r''m``), ANSI-C
+    (``$'rm'``, ``$'\x72m'``), path-qualified (``/bin/rm``, ``/usr/bin/rm``), globbed
+    (``/usr/bin/r?``), brace-expanded, joined by a line continuation.
+    """
+    head, tail = name[0], name[1:]
+    hexed = "".join(f"\\x{ord(c):02x}" for c in name)
+    octal = "".join(f"\\{ord(c):03o}" for c in name)
+    return st.sampled_from(
+        [
+            name,
+            f"'{name}'",
+            f'"{name}"',
+            f"\\{name}",
+            f"{head}''{tail}",
+            f'{head}""{tail}',
+            f"{head}\\{tail}" if tail else name,
+            f"$'{name}'",
+            f"$'{hexed}'",
+            f"$'{octal}'",
+            f"/bin/{name}",
+            f"/usr/bin/{name}",
+            f"/usr/bin/{head}?{tail[1:]}" if len(name) > 1 else name,
+            f"/usr/bin/[{head}]{tail}",
+            f"{head}\\\n{tail}" if tail else name,
+            f"{{{name},}}",
+        ]
+    )
+
+
+_WRAPPERS = (
+    "",
+    "time ",
+    "time -p ",
+    "nice ",
+    "nice -5 ",
+    "nice -n 10 ",
+    "timeout 5 ",
+    "timeout -s KILL 5 ",
+    "timeout --kill-after=1 5s ",
+    "nohup ",
+    "stdbuf -o0 ",
+    "stdbuf -oL -e0 ",
+    "env ",
+    "env -i ",
+    "env -u HOME ",
+    "env FOO=1 ",
+    "/usr/bin/env ",
+    "sudo ",
+    "sudo -u nobody ",
+    "sudo -E -- ",
+    "xargs ",
+    "xargs -n1 ",
+    "xargs -I{} ",
+    "exec ",
+    "command ",
+    "builtin command ",
+    "FOO=1 ",
+    "NODE_ENV=test ",
+    "A=1 B=2 ",
+)
+
+
+def wrapped_commands(command: str) -> st.SearchStrategy[str]:
+    """``command`` behind zero, one or two wrappers, each with or without options."""
+    wrapper = st.sampled_from(_WRAPPERS)
+    return st.tuples(wrapper, wrapper).map(lambda pair: f"{pair[0]}{pair[1]}{command}")
+
+
+@dataclass(frozen=True)
+class ShellAttempt:
+    """One drawn command line: the allowed ``prefix``, the ``payload`` program and the ``command``."""
+
+    prefix: str
+    payload: str
+    command: str
+
+
+_JOINERS = ("; ", ";", " && ", "&&", " || ", " | ", "|", " |& ", " & ", "&", "\n", "\n\n", " ;\n")
+
+
+@st.composite
+def _payload_command(draw: st.DrawFn, payload: str) -> str:
+    name = draw(command_name_spellings(payload))
+    blank = draw(shell_blanks())
+    args = draw(st.sampled_from(["", f"{blank}-rf{blank}x", f"{blank}x", "${IFS}x", f"{blank}'a b'"]))
+    core = name + args
+    return draw(st.one_of(st.just(core), wrapped_commands(core)))
+
+
+@st.composite
+def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
+    """``allowed`` and ``hidden`` combined by one production of bash's grammar."""
+    blank = draw(st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS)))
+    # The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks)
+    # are drawn as often as the plain joints.
+    kind = draw(st.one_of(st.integers(min_value=0, max_value=27), st.integers(min_value=16, max_value=25)))
+    joiner = draw(st.sampled_from(_JOINERS))
+    if kind <= 5:
+        left, right = (hidden, allowed) if draw(st.booleans()) else (allowed, hidden)
+        return f"{left}{joiner}{right}"
+    forms = {
+        6: f"{allowed}{blank}$({hidden})",
+        7: f"{allowed}{blank}`{hidden}`",
+        8: f'{allowed}{blank}"$({hidden})"',
+        9: f"{allowed}{blank}<({hidden})",
+        10: f"{allowed}{blank}>({hidden})",
+        11: f"({hidden}){joiner}{allowed}",
+        12: f"{{ {hidden}; }}{joiner}{allowed}",
+        13: f"{allowed}{blank}${{x:-$({hidden})}}",
+        14: f'{allowed}{blank}${{x:-"$({hidden})"}}',
+        15: f"{allowed}{blank}<<EOF\n$({hidden})\nEOF",
+        16: f"{allowed}{blank}<<EOF{joiner}{hidden}\nbody\nEOF",
+        17: f"{allowed}{blank}<<'EOF'\n{hidden}\nEOF",  # data, not run
+        18: f"{allowed}{blank}# ; {hidden}",  # a comment, not run
+        19: f"{allowed}{blank}a#;{hidden}",  # '#' inside a word is no comment
+        20: f"{allowed}{blank}\\;{hidden}",  # an escaped ';' is a word
+        21: f"{allowed}{blank}>$({hidden})",
+        22: f"{allowed}{blank}>&$({hidden})",
+        23: f"{allowed}{blank}<<<$({hidden})",
+        24: f"{allowed}{blank}'$({hidden})'",  # quoted: not run
+        25: f"{allowed}{blank}\\\n;{hidden}",
+        26: f"{allowed}{joiner}bash -c '{hidden}'",
+        27: f"{allowed}{joiner}eval '{hidden}'",
+    }
+    return forms[kind]
+
+
+@st.composite
+def _attempt(draw: st.DrawFn, prefixes: Sequence[str], payloads: Sequence[str]) -> ShellAttempt:
+    prefix = draw(st.sampled_from(prefixes))
+    payload = draw(st.sampled_from(payloads))
+    allowed = prefix + draw(st.sampled_from(["", " -q", " src/", " 2>&1", " >/dev/null", " --all -n 10"]))
+    if draw(st.integers(min_value=0, max_value=4)) == 0:
+        allowed = draw(wrapped_commands(allowed))
+    hidden = draw(_payload_command(payload))
+    command = draw(_embed(allowed, hidden))
+    if draw(st.integers(min_value=0, max_value=5)) == 0:
+        command = draw(_embed(command, draw(_payload_command(payload))))
+    return ShellAttempt(prefix=prefix, payload=payload, command=command)
+
+
+def shell_attempts(
+    prefixes: Sequence[str] = DEFAULT_PREFIXES, payloads: Sequence[str] = DEFAULT_PAYLOADS
+) -> st.SearchStrategy[ShellAttempt]:
+    """Command lines that start from an allowed ``prefix`` and hide a ``payload`` program.
+
+    Built from bash's grammar (lists, pipelines, substitutions, subshells, groups, here-documents,
+    redirections, comments, quoting, escapes, blanks of every kind, wrappers with options, nested
+    shells); some hide the payload where bash does not run it. Shrinks toward ``prefix; payload``.
+    """
+    return _attempt(tuple(prefixes), tuple(payloads))
+
+
+# --------------------------------------------------------------------------------------------
+# The oracle
+
+_RECORDER = r"""#!/tmp/.oracle/bash
+name=${0##*/}
+{ printf '%s' "$name"; for a in "$@"; do printf '\037%s' "$a"; done; printf '\036'; } >> /tmp/.oracle/log/log
+skip_options() {  # $1: options taking an argument; sets REST
+    local with="$1"; shift
+    while (( $# )); do
+        case $1 in
+            --) shift; break ;;
+            --*=*) shift ;;
+            --*) shift ;;
+            -[0-9]*) shift ;;
+            -?*) local letter=${1:1:1}
+                 if [[ $with == *"$letter"* && ${#1} -eq 2 ]]; then shift 2; else shift; fi ;;
+            *=*) [[ $name == env || $name == sudo ]] && shift || break ;;
+            *) break ;;
+        esac
+    done
+    REST=("$@")
+}
+case $name in
+    sh|bash|dash|zsh|ksh|ash|mksh) exec /tmp/.oracle/bash "$@" ;;
+    nohup|builtin) exec "$@" ;;
+    nice) skip_options n "$@"; exec "${REST[@]}" ;;
+    stdbuf) skip_options ioe "$@"; exec "${REST[@]}" ;;
+    timeout) skip_options sk "$@"; (( ${#REST[@]} > 1 )) && exec "${REST[@]:1}" ;;
+    env) skip_options uCS "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    sudo|doas) skip_options ugpCDhrtUTR "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    xargs) skip_options adEILnPs "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    find) args=("$@"); for ((i = 0; i < ${#args[@]}; i++)); do
+              if [[ ${args[i]} == -exec || ${args[i]} == -execdir || ${args[i]} == -ok ]]; then
+                  cmd=(); for ((j = i + 1; j < ${#args[@]}; j++)); do
+                      [[ ${args[j]} == ';' || ${args[j]} == '+' ]] && break; cmd+=("${args[j]}"); done
+                  (( ${#cmd[@]} )) && "${cmd[@]}"
+              fi; done ;;
+esac
+exit 0
+"""
+
+_ENV = r"""command_not_found_handle() {
+    { printf '%s' "${1##*/}"; shift; for a in "$@"; do printf '\037%s' "$a"; done; printf '\036'; } >> /tmp/.oracle/log/log
+    return 127
+}
+"""
+
+_BIN_DIRS = ("/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/bin", "/sbin")
+
+
+@dataclass(frozen=True)
+class BashSandbox:
+    """Runs command lines in a real bash inside bubblewrap and reports the programs it executed."""
+
+    bash: str
+    bwrap: str
+    root: Path
+
+    def executed(self, command: str, *, timeout: float = 10.0) -> list[tuple[str, ...]]:
+        """The argv of every program bash executed for ``command``, in order (builtins excluded).
+
+        Raises :class:`RuntimeError` when the sandbox itself failed.
+        """
+        log_dir = Path(tempfile.mkdtemp(prefix="log-", dir=self.root))
+        try:
+            argv = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/"]
+            argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+            argv += ["--ro-bind", self.bash, "/tmp/.oracle/bash"]
+            argv += ["--ro-bind", str(self.root / "rec"), "/tmp/.oracle/rec"]
+            argv += ["--ro-bind", str(self.root / "env.sh"), "/tmp/.oracle/env.sh"]
+            argv += ["--bind", str(log_dir), "/tmp/.oracle/log"]
+            for directory in _BIN_DIRS:
+                if os.path.isdir(directory) and not os.path.islink(directory):
+                    argv += ["--ro-bind", str(self.root / "shims"), directory]
+            argv += ["--dir", "/tmp/work", "--chdir", "/tmp/work", "--clearenv"]
+            argv += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"]
+            argv += ["--setenv", "BASH_ENV", "/tmp/.oracle/env.sh", "--setenv", "HOME", "/tmp/work"]
+            argv += ["/tmp/.oracle/bash", "-c", command]
+            try:
+                done = subprocess.run(
+                    argv, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL
+                )
+            except subprocess.TimeoutExpired:
+                done = None
+            log = log_dir / "log"
+            if done is not None and done.returncode != 0 and b"bwrap:" in done.stderr:
+                raise RuntimeError(f"the sandbox failed: {done.stderr.decode(errors='replace')[:300]}")
+            text = log.read_bytes().decode("utf-8", "surrogateescape") if log.exists() else ""
+        finally:
+            shutil.rmtree(log_dir, ignore_errors=True)
+        return [tuple(record.split("\x1f")) for record in text.split("\x1e") if record]
+
+
+def _build(root: Path, bash: str) -> None:
+    (root / "rec").write_text(_RECORDER, encoding="utf-8")
+    (root / "rec").chmod(0o755)
+    (root / "env.sh").write_text(_ENV, encoding="utf-8")
+    shims = root / "shims"
+    shims.mkdir()
+    names: set[str] = set()
+    for directory in _BIN_DIRS:
+        try:
+            names.update(os.listdir(directory))
+        except OSError:
+            continue
+    names.update(("sudo", "doas", "npm", "make", "curl", "wget", "git", "xargs", "timeout", "stdbuf"))
+    for name in sorted(names):
+        if "/" not in name and name not in (".", ".."):
+            (shims / name).symlink_to("/tmp/.oracle/rec")
+
+
+@functools.lru_cache(maxsize=1)
+def _sandbox() -> tuple[BashSandbox | None, str]:
+    bash = shutil.which("bash")
+    bwrap = shutil.which("bwrap")
+    if bash is None:
+        return None, "no bash on PATH"
+    if bwrap is None:
+        return None, "no bubblewrap (bwrap) on PATH: apt-get install bubblewrap"
+    root = Path(tempfile.mkdtemp(prefix="toolharness-bash-oracle-"))
+    _build(root, os.path.realpath(bash))
+    sandbox = BashSandbox(bash=os.path.realpath(bash), bwrap=bwrap, root=root)
+    try:
+        probe = sandbox.executed("ls; /usr/bin/rm x; nosuchprogram y")
+    except (RuntimeError, OSError) as error:
+        return None, f"bubblewrap can't run here: {error}"
+    if [record[0] for record in probe] != ["ls", "rm", "nosuchprogram"]:
+        return None, f"the sandbox does not record what bash runs (probe gave {probe!r})"
+    return sandbox, ""
+
+
+def bash_sandbox() -> BashSandbox | None:
+    """The process's sandbox (built once), or None when bash or bubblewrap can't run here."""
+    return _sandbox()[0]
+
+
+def bash_sandbox_problem() -> str:
+    """Why :func:`bash_sandbox` is None ("" when it is not)."""
+    return _sandbox()[1]

@@ -1,0 +1,17 @@
+"""Mutant: deny rules see a path-qualified command name as written (``/bin/rm`` is not ``rm``)."""
+
+from __future__ import annotations
+
+from tests.mutants._base import Patch, make_factory
+
+__all__ = ["DESCRIPTION", "TARGET", "adapter"]
+
+TARGET = "PERM-17"
+DESCRIPTION = (
+    "Bash(rm:*) misses /bin/rm, /usr/bin/env rm and sudo /usr/bin/rm: the name is not reduced to its program"
+)
+
+
+adapter = make_factory(
+    Patch("reference_impl.permissions._shell", "_program_name", lambda _original: lambda name: name)
+)
