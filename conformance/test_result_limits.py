@@ -215,3 +215,32 @@ def test_json_text_over_the_limit_is_saved_whole(
         saved = [p.read_bytes().decode("utf-8") for p in written]
     assert TAG in text, f"a {len(output)}-char JSON {shape} over the {limit}-char limit was not persisted"
     assert saved == [output], f"the JSON {shape} was not saved whole to one file named by its id: {written}"
+
+
+PREVIEW_BYTES = 2_000
+
+
+@requires("execution", "result_persistence")
+@pytest.mark.requirement("RESULT-1", "MUST")
+@settings(max_examples=4, deadline=None)
+@given(fill=fills)
+@example(fill="a")
+@example(fill="🚀")
+def test_preview_is_the_longest_prefix_within_2000_bytes(
+    new_harness: Callable[[], Any], toolharness_adapter: Any, fill: str
+) -> None:
+    """The RESULT-1 preview at its boundary, stated below.
+
+    RESULT-1: the preview is the output's longest prefix that fits in 2,000 bytes without cutting a
+    character: with characters of k UTF-8 bytes, exactly 2,000 // k of them, not one fewer.
+    """
+    output = fill * 3_001
+    count = PREVIEW_BYTES // len(fill.encode("utf-8"))
+    tool = ok_tool("Alpha", ToolBehavior("text", text=output), max_result_size_chars=3_000)
+    with scenario_root() as root:
+        text = text_of(_run_one(new_harness, toolharness_adapter, tool, root))
+    assert TAG in text, "a 3,001-char output over its 3,000-char limit was not persisted"
+    assert output[:count] in text, f"the preview holds fewer than {count} {fill!r} ({PREVIEW_BYTES} bytes)"
+    assert output[: count + 1] not in text, (
+        f"the preview holds more than {count} {fill!r} ({PREVIEW_BYTES} bytes)"
+    )
