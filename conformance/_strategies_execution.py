@@ -36,8 +36,8 @@ from pytest_toolharness.adapters._specs import (
 __all__ = [
     "CORE_KINDS",
     "HANG_GUARD",
-    "PERMISSION_KINDS",
     "NAMES",
+    "PERMISSION_KINDS",
     "SCHEMA",
     "SUCCESS_KINDS",
     "FailureKind",

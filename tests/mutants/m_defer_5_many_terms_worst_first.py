@@ -8,9 +8,7 @@ from tests.mutants._source import rewrite
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
 TARGET = "DEFER-5"
-DESCRIPTION = (
-    "The plain scoring path (queries of more than ~1,800 terms) takes the n largest sort keys: lowest scores first"
-)
+DESCRIPTION = "The plain scoring path (queries of more than ~1,800 terms) takes the n largest sort keys: lowest scores first"
 
 adapter = make_factory(
     Patch(
