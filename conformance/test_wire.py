@@ -15,11 +15,12 @@ passed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from conformance._wire_runs import WireRunner, judge, scenario_runner
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.wire import _checks as checks
 from pytest_toolharness.wire import _evidence as evidence
@@ -40,41 +41,11 @@ _SCENARIOS: dict[str, Callable[[ToolNames], WireScenario]] = {
     "concurrent": concurrent_scenario,
 }
 
-WireRunner = Callable[[str], Any]
-
 
 @pytest.fixture(scope="module")
 def wire(new_harness: Callable[[], Any]) -> WireRunner:
     """Runs a named scenario on first use and remembers the run (one harness for the module)."""
-    runs: dict[str, Any] = {}
-    harnesses: list[Any] = []
-
-    def run(name: str) -> Any:
-        if name not in runs:
-            if not harnesses:
-                harnesses.append(new_harness())
-            # The scripted model calls the target's tools by the target's names (its profile's).
-            names = getattr(harnesses[0], "names", CLAUDE_CODE_NAMES)
-            runs[name] = harnesses[0].run_wire(_SCENARIOS[name](names))
-        return runs[name]
-
-    return run
-
-
-def _judge(run: Any, problems: list[str], unproven: Sequence[str] = ()) -> None:
-    """Fail a failed run; else "not checked" unless the behaviour was proven; else fail on problems.
-
-    A check's problems assume the behaviour happened (a result judged as oversized must come from
-    an oversized output), so without that proof they say nothing and are not reported.
-    """
-    failure = run.failure()
-    if failure is not None:
-        pytest.fail(run.verdict([]), pytrace=False)
-    if unproven:
-        pytest.skip(f"not checked: {run.target} ({run.scenario}) did not exercise it: " + "; ".join(unproven))
-    verdict = run.verdict(problems)
-    if verdict is not None:
-        pytest.fail(verdict, pytrace=False)
+    return scenario_runner(new_harness, _SCENARIOS)
 
 
 def _scenario(run: Any) -> WireScenario:
@@ -109,7 +80,7 @@ def test_tool_uses_answered_in_next_request(wire: WireRunner, scenario: str) -> 
     """
     run = wire(scenario)
     problems = checks.check_pairing(run.requests) + checks.check_replayed(run.requests)
-    _judge(run, problems, _asked_tools(run))
+    judge(run, problems, _asked_tools(run))
 
 
 @requires("wire")
@@ -118,7 +89,7 @@ def test_every_failure_path_answered(wire: WireRunner) -> None:
     """PAIR-2: unknown tool, invalid input, failing tool, rule deny and hook block each get one result."""
     run = wire("pairing")
     ids = (*PairingIds.FIRST_TURN, PairingIds.SECOND)
-    _judge(run, checks.check_answered(run.requests, ids), evidence.pairing_unproven(run, ids))
+    judge(run, checks.check_answered(run.requests, ids), evidence.pairing_unproven(run, ids))
 
 
 @requires("wire")
@@ -126,7 +97,7 @@ def test_every_failure_path_answered(wire: WireRunner) -> None:
 def test_failure_results_are_errors(wire: WireRunner) -> None:
     """PAIR-3: each failure's tool_result has is_error true and non-empty text."""
     run = wire("pairing")
-    _judge(
+    judge(
         run,
         checks.check_error_results(run.requests, PairingIds.FAILURES),
         evidence.pairing_unproven(run, PairingIds.FAILURES),
@@ -141,7 +112,7 @@ def test_no_empty_results(wire: WireRunner) -> None:
     problems = checks.check_nonempty_results(run.requests) + checks.check_answered(
         run.requests, [PairingIds.EMPTY]
     )
-    _judge(run, problems, evidence.pairing_unproven(run, [PairingIds.EMPTY]))
+    judge(run, problems, evidence.pairing_unproven(run, [PairingIds.EMPTY]))
 
 
 @requires("wire")
@@ -155,7 +126,7 @@ def test_results_in_tool_use_order(wire: WireRunner, scenario: str) -> None:
     """
     run = wire(scenario)
     unproven = evidence.overlap_unproven(run, "slow", "fast") if scenario == "concurrent" else []
-    _judge(run, checks.check_result_order(run.requests), unproven)
+    judge(run, checks.check_result_order(run.requests), unproven)
 
 
 @requires("wire")
@@ -164,7 +135,7 @@ def test_results_in_tool_use_order(wire: WireRunner, scenario: str) -> None:
 def test_unique_names_and_ids(wire: WireRunner, scenario: str) -> None:
     """PAIR-6: tool names are unique in every request, tool_use ids across the conversation."""
     run = wire(scenario)
-    _judge(run, checks.check_unique_names(run.requests))
+    judge(run, checks.check_unique_names(run.requests))
 
 
 @requires("wire")
@@ -185,7 +156,7 @@ def test_defer_loading_until_discovered(wire: WireRunner, scenario: str) -> None
             for t in r.tools
         )
         unproven = [] if sent_deferred else ["no tool was sent with defer_loading"]
-    _judge(run, checks.check_defer_loading(run.requests, deferred), unproven)
+    judge(run, checks.check_defer_loading(run.requests, deferred), unproven)
 
 
 @requires("wire")
@@ -193,7 +164,7 @@ def test_defer_loading_until_discovered(wire: WireRunner, scenario: str) -> None
 def test_deferred_names_listed(wire: WireRunner) -> None:
     """DEFER-3: the first request names every deferred MCP tool where the model can read it."""
     run = wire("deferred")
-    _judge(
+    judge(
         run,
         checks.check_deferred_names_listed(run.requests, _mcp_names(run)),
         _served(run),
@@ -206,7 +177,7 @@ def test_select_returns_the_tool(wire: WireRunner) -> None:
     """DEFER-4: ToolSearch ``select:mcp__suite__big`` returns a tool_reference to it."""
     run = wire("deferred")
     big = _mcp_names(run)[0]
-    _judge(run, checks.check_selected(run.requests, DeferIds.SEARCH, [big]), _served(run))
+    judge(run, checks.check_selected(run.requests, DeferIds.SEARCH, [big]), _served(run))
 
 
 @requires("wire")
@@ -215,7 +186,7 @@ def test_tool_references_name_sent_tools(wire: WireRunner) -> None:
     """DEFER-6: every tool_reference names a tool in that request's tools array."""
     run = wire("deferred")
     referenced = any(checks.referenced_tools(r) for r in checks.main_requests(run.requests))
-    _judge(
+    judge(
         run, checks.check_tool_references(run.requests), [] if referenced else ["no tool_reference was sent"]
     )
 
@@ -227,7 +198,7 @@ def test_enable_tool_search(wire: WireRunner, scenario: str) -> None:
     """DEFER-8: ENABLE_TOOL_SEARCH=false sends MCP tools in full; true defers them."""
     run = wire(scenario)
     problems = checks.check_tool_search_mode(run.requests, _mcp_names(run), enabled=scenario == "deferred")
-    _judge(run, problems, _served(run))
+    judge(run, problems, _served(run))
 
 
 @requires("wire")
@@ -246,7 +217,7 @@ def test_builtin_prefix_stable(wire: WireRunner, scenario: str) -> None:
     unproven = _served(run) or (
         [] if both and len(mains) > 1 else ["no two requests holding both built-in and MCP tools"]
     )
-    _judge(run, checks.check_pool_order(run.requests, mcp), unproven)
+    judge(run, checks.check_pool_order(run.requests, mcp), unproven)
 
 
 @requires("wire")
@@ -256,7 +227,7 @@ def test_tool_bytes_stable(wire: WireRunner, scenario: str) -> None:
     """CACHE-3: each tool's bytes (overlays aside) are identical in every request of the session."""
     run = wire(scenario)
     repeated = len(checks.main_requests(run.requests)) > 1
-    _judge(
+    judge(
         run, checks.check_tool_bytes_stable(run.requests), [] if repeated else ["only one request was sent"]
     )
 
@@ -267,7 +238,7 @@ def test_tool_bytes_stable(wire: WireRunner, scenario: str) -> None:
 def test_one_message_cache_marker(wire: WireRunner, scenario: str) -> None:
     """CACHE-5: exactly one message-level cache_control marker per request."""
     run = wire(scenario)
-    _judge(run, checks.check_message_cache_marker(run.requests))
+    judge(run, checks.check_message_cache_marker(run.requests))
 
 
 @requires("wire")
@@ -278,7 +249,7 @@ def test_beta_headers_latch(wire: WireRunner, scenario: str) -> None:
     run = wire(scenario)
     mains = checks.main_requests(run.requests)
     latched = any(r.status == 200 and r.beta_headers for r in mains[:-1])
-    _judge(
+    judge(
         run,
         checks.check_beta_latch(run.requests),
         [] if latched else ["no beta header was sent before the last request"],
@@ -299,4 +270,4 @@ def test_large_result_persisted(wire: WireRunner) -> None:
     problems = checks.check_persisted(
         run.requests, DeferIds.BIG, big.behavior.output_text(), workdir=run.workdir
     )
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)

@@ -8,16 +8,16 @@ ran, the tool was never offered, nothing ran at all) reports "not checked", neve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from conformance._wire_runs import WireRunner, judge, scenario_runner
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.wire import _checks as checks
 from pytest_toolharness.wire import _evidence as evidence
 from pytest_toolharness.wire._scenarios import (
-    CLAUDE_CODE_NAMES,
     SCHEDULING_TOOLS,
     WireScenario,
     scheduling_scenario,
@@ -46,35 +46,11 @@ _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "scheduling": scheduling_scenario,
 }
 
-WireRunner = Callable[[str], Any]
-
 
 @pytest.fixture(scope="module")
 def wire(new_harness: Callable[[], Any]) -> WireRunner:
     """Runs a named scenario on first use and remembers the run (one harness for the module)."""
-    runs: dict[str, Any] = {}
-    harnesses: list[Any] = []
-
-    def run(name: str) -> Any:
-        if name not in runs:
-            if not harnesses:
-                harnesses.append(new_harness())
-            names = getattr(harnesses[0], "names", CLAUDE_CODE_NAMES)
-            runs[name] = harnesses[0].run_wire(_SCENARIOS[name](names))
-        return runs[name]
-
-    return run
-
-
-def _judge(run: Any, problems: list[str], unproven: Sequence[str] = ()) -> None:
-    """Fail a failed run; else "not checked" without proof; else fail on problems."""
-    if run.failure() is not None:
-        pytest.fail(run.verdict([]), pytrace=False)
-    if unproven:
-        pytest.skip(f"not checked: {run.target} ({run.scenario}) did not exercise it: " + "; ".join(unproven))
-    verdict = run.verdict(problems)
-    if verdict is not None:
-        pytest.fail(verdict, pytrace=False)
+    return scenario_runner(new_harness, _SCENARIOS)
 
 
 def _result(run: Any, tool_use_id: str) -> dict[str, Any] | None:
@@ -116,7 +92,7 @@ def test_deny_rule_beats_allow_rule_and_hook_allow(wire: WireRunner) -> None:
     block = _result(run, SecurityIds.SHELL_DENY)
     if block is None or block.get("is_error") is not True:
         problems.append(f"the denied shell call's result is not an error: {block!r}"[:400])
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -133,7 +109,7 @@ def test_hook_allow_bypasses_neither_deny_nor_ask(wire: WireRunner) -> None:
     problems = _not_run(run, "g_ask", SecurityIds.ASK, "an ask rule names it and nobody can be asked")
     if _shell_ran(run):
         problems.append(f"the hook's allow bypassed the deny rule: {DENIED_FILE} exists")
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -144,7 +120,7 @@ def test_hook_deny_and_exit_2_deny_despite_allow_rules(wire: WireRunner) -> None
     unproven = _hook(run, "pre-g_hookdeny", "g_hookdeny") + _hook(run, "pre-g_exit2", "g_exit2")
     problems = _not_run(run, "g_hookdeny", SecurityIds.HOOK_DENY, "its hook denied it")
     problems += _not_run(run, "g_exit2", SecurityIds.EXIT2, "its hook exited 2")
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -170,7 +146,7 @@ def test_command_hook_protocol(wire: WireRunner) -> None:
     problems += _ran(run, "g_exit1", "its hook only exited 1 (a non-blocking error)")
     problems += _ran(run, "g_garbage", "its hook printed non-JSON and exited 0")
     problems += _not_run(run, "g_hookdeny", SecurityIds.HOOK_DENY, "its hook's JSON said deny")
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -189,7 +165,7 @@ def test_invalid_input_reaches_no_hook(wire: WireRunner) -> None:
     block = _result(run, SecurityIds.INVALID)
     if block is None or block.get("is_error") is not True:
         problems.append(f"{read} without its required input did not fail: {block!r}"[:300])
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -206,7 +182,7 @@ def test_hook_updated_input_is_what_runs(wire: WireRunner) -> None:
     problems = (
         [] if ran == [{"text": REWRITTEN_TEXT}] else [f"g_rewrite ran with {ran}, not the hook's input"]
     )
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -222,7 +198,7 @@ def test_post_hook_context_reaches_the_model(wire: WireRunner) -> None:
         if any(CONTEXT_MARK in r.body.decode("utf-8", "replace") for r in later)
         else [f"the PostToolUse hook's additionalContext ({CONTEXT_MARK}) was never sent to the model"]
     )
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -236,7 +212,7 @@ def test_tool_denied_as_a_whole_is_hidden(wire: WireRunner) -> None:
     )
     problems = [f"the wholly denied tool is offered to the model as {offered}"] if offered else []
     problems += ["g_deny ran although a deny rule names it"] if evidence.called(run, "g_deny") else []
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -247,7 +223,7 @@ def test_dont_ask_denies_what_would_be_asked(wire: WireRunner) -> None:
     unproven = _ran(run, "m_allowed", "an allow rule names it")
     offered = set(checks.served_tool_names(run.requests, run.served).values())
     unproven += [] if "m_unruled" in offered else ["the unruled tool was never offered"]
-    _judge(run, _not_run(run, "m_unruled", ModeIds.UNRULED, "dontAsk denies what would be asked"), unproven)
+    judge(run, _not_run(run, "m_unruled", ModeIds.UNRULED, "dontAsk denies what would be asked"), unproven)
 
 
 @requires("wire")
@@ -263,7 +239,7 @@ def test_plan_mode_refuses_writes(wire: WireRunner) -> None:
     block = _result(run, ModeIds.WRITE)
     if block is None or block.get("is_error") is not True:
         problems.append(f"the Write call in plan mode is not an error: {block!r}"[:300])
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 def _scheduled(run: Any) -> list[str]:
@@ -282,7 +258,7 @@ def test_unsafe_calls_overlap_nothing(wire: WireRunner) -> None:
         for tool, _, read_only in SCHEDULING_TOOLS
         if not read_only and evidence.overlapping(run, tool)
     ]
-    _judge(run, problems, _scheduled(run))
+    judge(run, problems, _scheduled(run))
 
 
 @requires("wire")
@@ -296,7 +272,7 @@ def test_adjacent_safe_calls_run_together(wire: WireRunner) -> None:
         if together
         else ["the adjacent read-only calls c_slow_safe and c_fast_safe ran one after the other"]
     )
-    _judge(run, problems, _scheduled(run))
+    judge(run, problems, _scheduled(run))
 
 
 @requires("wire")
@@ -309,7 +285,7 @@ def test_undeclared_tools_are_not_concurrency_safe(wire: WireRunner) -> None:
         if "c_plain_b" in evidence.overlapping(run, "c_plain_a")
         else []
     )
-    _judge(run, problems, _scheduled(run))
+    judge(run, problems, _scheduled(run))
 
 
 _COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "tool_name", "tool_input")
@@ -336,7 +312,7 @@ def test_hook_input_carries_the_common_fields(wire: WireRunner) -> None:
             )
         if data.get("tool_input") != {"text": "from the model to g_rewrite"}:
             problems.append(f"tool_input is {data.get('tool_input')!r}, not the model's input")
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 def _seen(run: Any, hook: str) -> set[str]:
@@ -376,7 +352,7 @@ def test_hook_matchers(wire: WireRunner) -> None:
     offered = set(checks.served_tool_names(run.requests, run.served).values()) - {"g_deny"}
     if served_reached != offered:
         problems.append(f"the * hook saw {sorted(served_reached)}, but the calls were {sorted(offered)}")
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -385,7 +361,7 @@ def test_most_restrictive_hook_decision_wins(wire: WireRunner) -> None:
     """HOOK-2: one hook denies and another allows the same call: the call is denied."""
     run = wire("security")
     unproven = _hook(run, "pre-g_hookdeny", "g_hookdeny") + _hook(run, "pre-alt", "g_hookdeny")
-    _judge(run, _not_run(run, "g_hookdeny", SecurityIds.HOOK_DENY, "one of its hooks denied it"), unproven)
+    judge(run, _not_run(run, "g_hookdeny", SecurityIds.HOOK_DENY, "one of its hooks denied it"), unproven)
 
 
 @requires("wire")
@@ -396,7 +372,7 @@ def test_undecided_becomes_ask_not_allow(wire: WireRunner) -> None:
     unproven = _ran(run, "m_allowed", "an allow rule names it")
     offered = set(checks.served_tool_names(run.requests, run.served).values())
     unproven += [] if "m_unruled" in offered else ["the unruled tool was never offered"]
-    _judge(run, _not_run(run, "m_unruled", ModeIds.UNRULED, "nothing allowed it"), unproven)
+    judge(run, _not_run(run, "m_unruled", ModeIds.UNRULED, "nothing allowed it"), unproven)
 
 
 @requires("wire")
@@ -416,7 +392,7 @@ def test_bypass_permissions_still_honours_deny_rules(wire: WireRunner) -> None:
     block = _result(run, ModeIds.SHELL_DENY)
     if block is None or block.get("is_error") is not True:
         problems.append(f"the denied shell call's result is not an error: {block!r}"[:300])
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
 
 
 @requires("wire")
@@ -436,4 +412,4 @@ def test_continue_false_stops_after_the_turn(wire: WireRunner) -> None:
     answered = checks.tool_results(run.requests)
     if StopIds.AFTER in answered:
         problems.append("the turn after continue: false was answered as if the loop went on")
-    _judge(run, problems, unproven)
+    judge(run, problems, unproven)
