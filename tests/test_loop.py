@@ -534,7 +534,10 @@ def test_abort_mid_batch_leaves_a_valid_transcript(tmp_path: Path) -> None:
     calls: list[str] = []
 
     async def block(_input: Mapping[str, Any], context: ToolContext) -> ToolOutput:
-        abort.set()  # the user presses Esc while this runs
+        # The user presses Esc while this runs, once the answer has finished streaming (so the
+        # queued call is in the batch: an abort mid-stream keeps only the completed blocks).
+        await asyncio.sleep(0.3)
+        abort.set()
         await context.abort.wait()
         return ToolOutput(content="too late")
 

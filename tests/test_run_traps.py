@@ -247,7 +247,8 @@ def test_the_rerun_command_reports_only_what_it_reruns(pytester: pytest.Pytester
 
 def test_the_footer_does_not_promise_a_database_the_profile_lacks(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester, FAILING_TWO)
-    with_db = _subprocess_run(pytester, suite)
+    # Named, not left to the default: under CI=1 the default is the profile without a database.
+    with_db = _subprocess_run(pytester, suite, "--hypothesis-profile=toolharness")
     assert "replays the failing example from its database" in with_db.stdout.str()
     result = _subprocess_run(pytester, suite, "--hypothesis-profile=toolharness-ci")
     out = result.stdout.str()
