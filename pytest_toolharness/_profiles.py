@@ -41,11 +41,19 @@ def register_profiles() -> None:
     from hypothesis import HealthCheck, Phase, settings
 
     no_explain = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
+    # Parented on Hypothesis's "default" explicitly: a profile's parent is otherwise the one in force,
+    # which under CI=1 is Hypothesis's "ci" (no database), and "toolharness" would silently lose its own.
+    base = settings.get_profile("default")
     settings.register_profile(
-        "toolharness", deadline=None, phases=no_explain, suppress_health_check=[HealthCheck.too_slow]
+        "toolharness",
+        parent=base,
+        deadline=None,
+        phases=no_explain,
+        suppress_health_check=[HealthCheck.too_slow],
     )
     settings.register_profile(
         "toolharness-ci",
+        parent=base,
         derandomize=True,
         database=None,
         deadline=None,
@@ -60,6 +68,7 @@ def register_profiles() -> None:
     )
     settings.register_profile(
         "toolharness-explore",
+        parent=base,
         database=None,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
