@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_pool import builtin_names, builtin_spec, mcp_spec, mcp_tool_parts, server_names
@@ -86,14 +86,17 @@ def test_deferral_is_per_tool(new_harness: Callable[[], Any], specs: list[ToolSp
 # -- CONC-3 -------------------------------------------------------------------------------------
 
 
-def _tempting(name: str) -> ToolSpec:
+def _tempting(name: str, how: str = "declares_nothing") -> ToolSpec:
     """A tool that declares nothing, although its spec's flags would make it safe and read-only.
 
-    With ``declares_nothing`` the flags must be ignored: the harness's own defaults apply.
+    With ``declares_nothing`` the flags must be ignored: the harness's own defaults apply. With
+    ``how="raises"`` the tool does declare, through predicates that raise when asked: a failed
+    declaration is no declaration.
     """
     return builtin_spec(
         name,
-        declares_nothing=True,
+        declares_nothing=how == "declares_nothing",
+        classification_raises=how == "raises",
         concurrency_safe=True,
         read_only=True,
         behavior=ToolBehavior(kind="sleep", seconds=0.02),
@@ -129,19 +132,24 @@ _ALLOW_ALL = HostSpec(answer=lambda _name, _input: HostAnswer("allow"))
     name=builtin_names(),
     safe_name=builtin_names(),
     pattern=st.lists(st.booleans(), min_size=2, max_size=4).filter(any),
+    how=st.sampled_from(["declares_nothing", "raises"]),
 )
+@example(name="Grep", safe_name="Glob", pattern=[False, True, False], how="raises")
 def test_tool_declaring_nothing_is_not_concurrency_safe(
     new_harness: Callable[[], Any],
     toolharness_capabilities: frozenset[str],
     name: str,
     safe_name: str,
     pattern: list[bool],
+    how: str,
 ) -> None:
-    """CONC-3: calls of a tool that declares nothing never overlap any other call.
+    """CONC-3: calls of a tool that declares nothing never overlap any other call, and all run.
 
     The batch mixes calls of that tool (True in ``pattern``) with calls of a tool that declares
     itself concurrency safe and read-only; every call sleeps briefly, so a harness that wrongly
-    runs the undeclared tool in parallel shows an overlap in the recorder.
+    runs the undeclared tool in parallel shows an overlap in the recorder. The undeclared tool
+    either declares nothing or has predicates that raise (``how``): neither is a declaration, and a
+    raising predicate must not cost any call its run or its result.
     """
     if safe_name == name:
         safe_name = name + "Safe"
@@ -155,7 +163,7 @@ def test_tool_declaring_nothing_is_not_concurrency_safe(
         else []
     )
     with tempfile.TemporaryDirectory() as tmp:
-        scenario = _scenario([_tempting(name), safe], uses, Path(tmp), rules=rules, host=_ALLOW_ALL)
+        scenario = _scenario([_tempting(name, how), safe], uses, Path(tmp), rules=rules, host=_ALLOW_ALL)
         _run(new_harness(), scenario)
     recorder = scenario.recorder
     assert sorted(recorder.started()) == sorted(i for i, _ in uses), (

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import (
@@ -347,22 +347,27 @@ def test_alias_resolves(
 @settings(max_examples=30, deadline=None)
 @given(
     event=st.sampled_from(["PostToolUse", "PostToolUseFailure"]),
-    outcomes=st.lists(st.booleans(), min_size=1, max_size=4),
+    kinds=st.lists(st.sampled_from(["text", "raise", "error_result"]), min_size=1, max_size=4),
 )
+@example(event="PostToolUse", kinds=["error_result"])
+@example(event="PostToolUseFailure", kinds=["text", "error_result", "raise"])
 def test_post_hooks_match_outcome(
     new_harness: Callable[[], Any],
     toolharness_capabilities: frozenset[str],
     event: Literal["PostToolUse", "PostToolUseFailure"],
-    outcomes: list[bool],
+    kinds: list[Literal["text", "raise", "error_result"]],
 ) -> None:
     """The EXEC-5 property, stated below.
 
     EXEC-5: PostToolUse runs only after success and PostToolUseFailure only after failure; the
-    hook's additional context reaches the model after that call's tool_result.
+    hook's additional context reaches the model after that call's tool_result. A failure is a tool
+    that raises or one that returns an error result (``error_result``: it completes, but reports
+    is_error), in any mix with successes on one batch.
     """
+    outcomes = [kind == "text" for kind in kinds]
     tools = [
-        ok_tool(NAMES[i], ToolBehavior("text", text=f"{NAMES[i]} done") if ok else ToolBehavior("raise"))
-        for i, ok in enumerate(outcomes)
+        ok_tool(NAMES[i], ToolBehavior(kind, text=f"{NAMES[i]} done", message=f"{NAMES[i]} failed"))
+        for i, kind in enumerate(kinds)
     ]
     hooks = [
         HookSpec(event, "context", matcher=t.name, context=f"ctx-{t.name.lower()}-marker") for t in tools

@@ -33,6 +33,7 @@ __all__ = [
     "Notice",
     "PermissionTargetKind",
     "RuleSpec",
+    "ScriptedErrorResult",
     "ScriptedToolError",
     "StateChange",
     "ToolBehavior",
@@ -41,7 +42,17 @@ __all__ = [
 ]
 
 BehaviorKind: TypeAlias = Literal[
-    "text", "empty", "image", "json", "raise", "sleep", "hang", "wait_abort", "set_state", "read_state"
+    "text",
+    "empty",
+    "image",
+    "json",
+    "raise",
+    "error_result",
+    "sleep",
+    "hang",
+    "wait_abort",
+    "set_state",
+    "read_state",
 ]
 PermissionTargetKind: TypeAlias = Literal["shell", "read", "edit", "web_fetch", "other"]
 
@@ -146,12 +157,26 @@ class StateChange:
 
 
 @dataclass(frozen=True, slots=True)
+class ScriptedErrorResult:
+    """A tool that completes and *returns* an error result (``is_error``) instead of raising.
+
+    The adapter turns it into its harness's own error output (the reference harness's
+    ``ToolOutput(is_error=True)``, an MCP ``isError`` result). For the harness it is a failed call:
+    PostToolUseFailure hooks run, never PostToolUse (EXEC-5). A framework whose tools can only fail
+    by raising raises :class:`ScriptedToolError` with ``text``.
+    """
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolBehavior:
     """A scripted tool behaviour.
 
     ``text``: return ``text`` (or ``chars`` characters of ``fill``); ``empty``: return ``""``;
     ``image``: return an image block; ``json``: return ``value``; ``raise``: raise
-    :class:`ScriptedToolError` with ``message``; ``sleep``: wait ``seconds`` then return text;
+    :class:`ScriptedToolError` with ``message``; ``error_result``: return a
+    :class:`ScriptedErrorResult` with ``message`` (a failure the tool reports instead of raising); ``sleep``: wait ``seconds`` then return text;
     ``hang``: never return (only an abort or a timeout ends it); ``wait_abort``: wait for the abort
     signal, then return text saying so. ``set_state``: return a :class:`StateChange` asking the
     harness to set :data:`STATE_KEY` of its shared context to ``value`` for the calls after it
@@ -225,6 +250,8 @@ class ToolBehavior:
             return self.value
         if self.kind == "raise":
             raise ScriptedToolError(self.message)
+        if self.kind == "error_result":
+            return ScriptedErrorResult(self.message)
         if self.kind == "sleep":
             await asyncio.sleep(self.seconds)
             return self.output_text()
@@ -246,7 +273,9 @@ class ToolSpec:
     ``permission_kind`` and ``permission_field`` say which input field a content rule matches
     (``Bash(...)`` rules match ``command`` of a ``shell`` tool). ``rejects_when`` names an input
     key whose presence makes the tool's own validation fail. ``max_result_size_chars`` of None is
-    unlimited.
+    unlimited. ``classification_raises`` asks for a tool whose concurrency-safety and read-only
+    predicates raise when asked (a harness with such predicates must then treat the call as neither,
+    CONC-3; a harness without them ignores it).
     """
 
     name: str
@@ -269,6 +298,7 @@ class ToolSpec:
     safety_check_when: str | None = None
     content_check: Literal["passthrough", "allow", "ask", "deny"] = "passthrough"
     declares_nothing: bool = False
+    classification_raises: bool = False
     behavior: ToolBehavior = field(default_factory=ToolBehavior)
 
     @property

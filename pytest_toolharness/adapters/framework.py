@@ -26,7 +26,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec
+from pytest_toolharness.adapters import (
+    ExecutionResult,
+    ExecutionScenario,
+    ScriptedErrorResult,
+    ScriptedToolError,
+    ToolSpec,
+)
 from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint, tool_use_turn
 
 __all__ = [
@@ -65,6 +71,9 @@ async def run_behavior(
     if spec.rejects_when is not None and tool_input.get(spec.rejects_when):
         raise ValueError(f"{spec.name}: input {spec.rejects_when!r} is not allowed")
     value = await spec.behavior.run(tool_use_id, spec.name, tool_input, scenario.abort, scenario.recorder)
+    if isinstance(value, ScriptedErrorResult):
+        # A framework tool fails by raising: its error result is the framework's own failure path.
+        raise ScriptedToolError(value.text)
     if isinstance(value, str):
         return ScriptedCall("text", text=value)
     if isinstance(value, list) and value and all(isinstance(b, Mapping) for b in value):

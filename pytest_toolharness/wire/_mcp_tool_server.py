@@ -250,7 +250,8 @@ async def _run_behavior(spec: ToolSpec) -> Any:
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=encoded)], structured_content=structured
         )
-    if behavior.kind == "raise":
+    if behavior.kind in ("raise", "error_result"):
+        # Over MCP both are the same result: the server reports the failure with isError.
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=behavior.message)], is_error=True
         )

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_toolharness.adapters._specs import STATE_KEY, CallRecorder, StateChange, ToolSpec
+from pytest_toolharness.adapters._specs import (
+    STATE_KEY,
+    CallRecorder,
+    ScriptedErrorResult,
+    StateChange,
+    ToolSpec,
+)
 from reference_impl import (
     UNLIMITED,
     PermissionTarget,
@@ -37,6 +43,8 @@ def spec_to_tool(spec: ToolSpec, recorder: CallRecorder | None = None) -> Tool:
                 return state.with_value(STATE_KEY, change)
 
             return ToolOutput(content=value.text, context_modifier=modify)
+        if isinstance(value, ScriptedErrorResult):
+            return ToolOutput(content=value.text, is_error=True)
         return ToolOutput(content=value)
 
     if spec.is_mcp:
@@ -83,12 +91,18 @@ def specs_to_tools(specs: Sequence[ToolSpec], recorder: CallRecorder | None = No
     return [spec_to_tool(spec, recorder) for spec in specs]
 
 
+def _raises(_input: Mapping[str, Any]) -> bool:
+    raise RuntimeError("scripted: this tool's classification predicate fails")
+
+
 def _behaviour_options(spec: ToolSpec) -> dict[str, Any]:
     if spec.declares_nothing:
         return {}
     options: dict[str, Any] = {
-        "is_concurrency_safe": lambda _input: spec.concurrency_safe,
-        "is_read_only": lambda _input: spec.read_only,
+        "is_concurrency_safe": _raises
+        if spec.classification_raises
+        else lambda _input: spec.concurrency_safe,
+        "is_read_only": _raises if spec.classification_raises else lambda _input: spec.read_only,
     }
     if spec.permission_kind is not None:
         kind, field_name = spec.permission_kind, spec.permission_field
