@@ -231,13 +231,13 @@ def test_without_unsandboxed_commands_nothing_leaves(
 def test_an_unsandboxed_retry_is_not_automatic(new_harness: Callable[[], Any], tmp_path: Path) -> None:
     """SBX-4: a command that failed in the sandbox, retried with ``dangerouslyDisableSandbox``, needs permission.
 
-    The sandboxed attempt is auto-allowed and fails to connect; the retry, with nobody to ask, is
-    denied and never runs.
+    The sandboxed attempt runs and fails to connect; the retry, with nobody to ask, is denied and
+    never runs.
     """
     work = layout(tmp_path).work
     harness = new_harness()
     with http_server() as (port, hits):
-        first = run(harness, _direct(port, "first"), work, dict(ON), host=None)
+        first = run(harness, _direct(port, "first"), work, dict(ON), host=allowing_host())
         retry = run(harness, _direct(port, "retry"), work, dict(ON), host=None, disable_sandbox=True)
     assert first.ran
     assert first.sandboxed is True
