@@ -74,9 +74,17 @@ def run(
     *,
     host: HostSpec | None = None,
     disable_sandbox: bool = False,
+    managed: Mapping[str, Any] | None = None,
 ) -> SandboxOutcome:
-    """One Bash call through the harness's ``sandbox`` capability."""
-    spec = SandboxRun(command, workdir, with_settings, disable_sandbox=disable_sandbox, host=host)
+    """One Bash call through the harness's ``sandbox`` capability (``managed``: managed settings)."""
+    spec = SandboxRun(
+        command,
+        workdir,
+        with_settings,
+        managed_settings=managed or {},
+        disable_sandbox=disable_sandbox,
+        host=host,
+    )
     outcome: SandboxOutcome = asyncio.run(harness.run_sandboxed(spec))
     return outcome
 

@@ -253,8 +253,12 @@ def test_failing_if_unavailable_refuses_shell_commands(
 ) -> None:
     """SBX-5: with ``failIfUnavailable`` and the sandbox unable to start, no shell command runs; the result says why."""
     place = layout(tmp_path)
-    broken = sandbox_settings(sandbox={key: str(tmp_path / "not-installed"), "failIfUnavailable": True})
-    outcome = run(new_harness(), "echo ran > marker", place.work, broken, host=allowing_host())
+    # The program's path counts only in managed settings (Claude Code's rule).
+    broken = {"sandbox": {key: str(tmp_path / "not-installed")}}
+    with_settings = sandbox_settings(sandbox={"failIfUnavailable": True})
+    outcome = run(
+        new_harness(), "echo ran > marker", place.work, with_settings, host=allowing_host(), managed=broken
+    )
     assert not outcome.ran
     assert not (place.work / "marker").exists()
     assert outcome.is_error
@@ -269,16 +273,20 @@ def test_an_unavailable_sandbox_is_never_claimed(
 ) -> None:
     """SBX-5: without ``failIfUnavailable``, an unavailable sandbox is said and never claimed.
 
-    The command needs permission like an unsandboxed one (nobody to ask: it doesn't run); allowed, it
+    Even with auto-allow on, the command needs permission like an unsandboxed one (nobody to ask: it
+    doesn't run); allowed, it
     runs, the harness says it was not sandboxed and that the sandbox was unavailable, and its write
     outside the working directory indeed lands.
     """
-    broken = sandbox_settings(sandbox={key: str(tmp_path / "not-installed")})
-    unasked = run(new_harness(), "echo ran > marker", layout(tmp_path / "a").work, broken, host=None)
+    broken = {"sandbox": {key: str(tmp_path / "not-installed")}}
+    auto = sandbox_settings(sandbox={"autoAllowBashIfSandboxed": True})
+    unasked = run(
+        new_harness(), "echo ran > marker", layout(tmp_path / "a").work, auto, host=None, managed=broken
+    )
     assert not unasked.ran, "with the sandbox unavailable a command was auto-allowed as if sandboxed"
     place = layout(tmp_path / "b")
     host = allowing_host()
-    outcome = run(new_harness(), f"echo ran > {place.outside}/f", place.work, broken, host=host)
+    outcome = run(new_harness(), f"echo ran > {place.outside}/f", place.work, auto, host=host, managed=broken)
     assert len(host.asked) == 1
     assert outcome.ran, outcome.output
     assert outcome.sandboxed is False
@@ -293,11 +301,14 @@ def test_an_unavailable_sandbox_is_never_claimed(
 def test_sandboxed_commands_run_unasked_with_auto_allow(
     new_harness: Callable[[], Any], tmp_path: Path, auto: bool | None
 ) -> None:
-    """SBX-6: ``autoAllowBashIfSandboxed`` (on by default) runs a sandboxed command nobody could be asked about."""
+    """SBX-6: ``autoAllowBashIfSandboxed`` runs a sandboxed command nobody could be asked about.
+
+    Off by default (Claude Code's default), the same command with nobody to ask is denied.
+    """
     extra = {} if auto is None else {"autoAllowBashIfSandboxed": auto}
     place = layout(tmp_path)
     outcome = run(new_harness(), "echo ran > marker", place.work, sandbox_settings(sandbox=extra), host=None)
-    if auto is False:
+    if not auto:
         assert not outcome.ran, "without autoAllowBashIfSandboxed an unasked command ran"
     else:
         assert outcome.ran, outcome.output
@@ -318,7 +329,7 @@ def test_rules_still_apply_to_sandboxed_commands(
         new_harness(),
         "echo ran > marker",
         place.work,
-        sandbox_settings(**{behavior: ["Bash(echo:*)"]}),
+        sandbox_settings(sandbox={"autoAllowBashIfSandboxed": True}, **{behavior: ["Bash(echo:*)"]}),
         host=host,
     )
     assert not outcome.ran, f"a {behavior} rule was overridden by auto-allow"

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -183,7 +183,7 @@ def _session(root: Path, argv: list[str], extra_env: dict[str, str]) -> Session:
 
 
 @pytest.fixture(scope="module", params=["reference", "claude-code"])
-def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Session:
     """One CLI's session over the attempts (module-scoped: one run per CLI)."""
     root = tmp_path_factory.mktemp(f"sandbox-{request.param}")
     if request.param == "reference":
@@ -197,7 +197,7 @@ def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     ran = _session(root, argv, env)
     if "ok" not in ran.results["inside"]:
         pytest.skip(f"{request.param}'s sandbox does not start here: {ran.results['inside'][:300]}")
-    yield ran
+    return ran
 
 
 @pytest.mark.parametrize("attempt", sorted(ESCAPED))

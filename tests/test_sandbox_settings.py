@@ -93,7 +93,7 @@ def test_files_merge_by_precedence_scalars_last_lists_joined() -> None:
     merged = sandbox_settings([policy, project, user])
     assert merged.enabled is False
     assert merged.fail_if_unavailable is True
-    assert merged.auto_allow_bash_if_sandboxed is True
+    assert merged.auto_allow_bash_if_sandboxed is False  # Claude Code's default
     assert merged.excluded_commands == ("docker", "git")
     assert merged.allowed_domains == ("a.com", "b.com")
 
@@ -167,3 +167,29 @@ def test_rules_become_mounts_and_domains(tmp_path: Path) -> None:
     assert not policy.allows_host("evil.org")
     assert str(work / ".git") in policy.protected
     assert str(work / ".claude") in policy.protected
+
+
+@pytest.mark.parametrize("source", ["userSettings", "projectSettings", "localSettings", "flagSettings"])
+def test_program_paths_count_only_in_managed_settings(source: Any) -> None:
+    """``bwrapPath`` / ``socatPath`` from anywhere but managed settings are ignored (a repository can't
+    name a fake bubblewrap that would run commands unconfined); from managed settings they count."""
+    data = {"sandbox": {"bwrapPath": "/opt/fake/bwrap", "socatPath": "/opt/fake/socat"}}
+    assert sandbox_settings([_file(data, source)]).bwrap_path is None
+    managed = sandbox_settings([_file(data, "policySettings", "managed.json")])
+    assert (managed.bwrap_path, managed.socat_path) == ("/opt/fake/bwrap", "/opt/fake/socat")
+    with pytest.raises(SettingsError, match="absolute path"):
+        sandbox_settings([_file({"sandbox": {"bwrapPath": "bin/bwrap"}}, "policySettings", "managed.json")])
+
+
+@pytest.mark.parametrize(
+    ("sandbox", "key"),
+    [
+        ({"credentials": {"envVars": [{"name": "TOKEN", "mode": "deny"}]}}, "sandbox.credentials"),
+        ({"network": {"tlsTerminate": {"caCertPath": "/ca.pem"}}}, "sandbox.network.tlsTerminate"),
+    ],
+)
+def test_narrowing_keys_the_harness_cant_enforce_refuse_the_file(sandbox: Any, key: str) -> None:
+    """A documented key that would narrow the sandbox in a way the harness can't is refused, not ignored."""
+    with pytest.raises(SettingsError, match="not supported") as caught:
+        sandbox_settings([_file({"sandbox": sandbox})])
+    assert caught.value.key == key

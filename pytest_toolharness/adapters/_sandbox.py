@@ -28,13 +28,16 @@ SETTINGS_FILE = ".claude/settings.local.json"
 class SandboxRun:
     """One Bash call: ``command`` in ``workdir`` under ``settings``.
 
-    ``disable_sandbox`` sets the call's ``dangerouslyDisableSandbox``. ``host`` answers a permission
-    ask and records it; None means nobody can be asked (an ask is denied, PERM-8).
+    ``managed_settings`` are the administrator's (Claude Code's managed settings; the only place its
+    ``sandbox.bwrapPath`` and ``socatPath`` count), put where the harness reads them, outside
+    ``workdir``. ``disable_sandbox`` sets the call's ``dangerouslyDisableSandbox``. ``host`` answers a
+    permission ask and records it; None means nobody can be asked (an ask is denied, PERM-8).
     """
 
     command: str
     workdir: Path
     settings: Mapping[str, Any] = field(default_factory=dict)
+    managed_settings: Mapping[str, Any] = field(default_factory=dict)
     disable_sandbox: bool = False
     host: HostSpec | None = None
     timeout_ms: int = 60_000

@@ -14,7 +14,9 @@ from reference_impl.sandbox._proxy import DomainProxy, ProxyDecision
 from reference_impl.sandbox._runner import CommandResult, sandbox_problem
 from reference_impl.sandbox._settings import (
     ACCEPTED_NOT_ENFORCED,
+    MANAGED_ONLY,
     SANDBOX_KEYS,
+    UNSUPPORTED,
     SandboxSettings,
     sandbox_settings,
 )
@@ -23,7 +25,9 @@ from reference_impl.sandbox._shell import DISABLE_SANDBOX_KEY, SandboxedShell, S
 __all__ = [
     "ACCEPTED_NOT_ENFORCED",
     "DISABLE_SANDBOX_KEY",
+    "MANAGED_ONLY",
     "SANDBOX_KEYS",
+    "UNSUPPORTED",
     "CommandResult",
     "DomainProxy",
     "ProxyDecision",

@@ -8,7 +8,10 @@ drop a narrowing one. The files are then merged from the lowest precedence to th
 
 Keys Claude Code documents but that the reference harness does not enforce are accepted (so real
 settings files load) and listed in :data:`ACCEPTED_NOT_ENFORCED`; every one of them only *widens*
-the sandbox or concerns another platform, so ignoring them fails closed.
+the sandbox or concerns another platform, so ignoring them fails closed. The narrowing ones it can't
+enforce (:data:`UNSUPPORTED`: ``credentials``, ...) refuse the file. ``bwrapPath`` and ``socatPath``
+count only in managed settings (:data:`MANAGED_ONLY`). Defaults are Claude Code's (2.1.332's schema):
+``autoAllowBashIfSandboxed`` false, ``allowUnsandboxedCommands`` true.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from reference_impl.permissions import (
 
 __all__ = [
     "ACCEPTED_NOT_ENFORCED",
+    "MANAGED_ONLY",
     "SANDBOX_KEYS",
+    "UNSUPPORTED",
     "SandboxSettings",
     "domain_pattern",
     "sandbox_settings",
@@ -48,29 +53,49 @@ ACCEPTED_NOT_ENFORCED: Mapping[str, str] = {
     "ignoreViolations": "object",
     "enableWeakerNestedSandbox": "bool",
     "enableWeakerNetworkIsolation": "bool",
+    "allowNestedUserNamespaces": "bool",
+    "allowAppleEvents": "bool",
     "enabledPlatforms": "list",
+    "windows": "object",
+    "ripgrep": "object",
     "filesystem.allowRead": "list",
     "filesystem.allowManagedReadPathsOnly": "bool",
+    "filesystem.disabled": "bool",
+    "network.strictAllowlist": "bool",
     "network.allowUnixSockets": "list",
     "network.allowAllUnixSockets": "bool",
     "network.allowLocalBinding": "bool",
+    "network.allowMachLookup": "list",
     "network.httpProxyPort": "int",
     "network.socksProxyPort": "int",
 }
-"""Documented keys that are type-checked and then ignored (each would only widen the sandbox)."""
+"""Documented keys that are type-checked and then ignored: each would only widen the sandbox, concerns
+another platform, or is already what the harness does (``strictAllowlist``: the proxy never asks)."""
+
+UNSUPPORTED: Mapping[str, str] = {
+    "credentials": "hiding credential files and environment variables is not implemented",
+    "network.tlsTerminate": "TLS termination in the proxy is not implemented",
+}
+"""Documented keys that would narrow the sandbox in a way the harness can't: a file setting one is
+refused (running without what it asks for would be weaker than the user believes)."""
+
+MANAGED_ONLY = ("bwrapPath", "socatPath")
+"""Keys honoured only from managed settings, as in Claude Code: a repository's settings must not name
+the program that is supposed to confine it (a fake ``bwrap`` would run commands unconfined)."""
 
 SANDBOX_KEYS = frozenset(
     {*_BOOLS, *_STRINGS, "excludedCommands", "filesystem", "network"}
-    | {key for key in ACCEPTED_NOT_ENFORCED if "." not in key}
+    | {key for key in (*ACCEPTED_NOT_ENFORCED, *UNSUPPORTED) if "." not in key}
 )
 """The keys accepted directly inside ``sandbox``."""
 
 _FILESYSTEM_KEYS = frozenset(
-    {*_FILESYSTEM_LISTS} | {k.split(".")[1] for k in ACCEPTED_NOT_ENFORCED if k.startswith("filesystem.")}
+    {*_FILESYSTEM_LISTS}
+    | {k.split(".")[1] for k in (*ACCEPTED_NOT_ENFORCED, *UNSUPPORTED) if k.startswith("filesystem.")}
 )
 _NETWORK_KEYS = frozenset(
     {*_NETWORK_LISTS, "allowManagedDomainsOnly"}
-    | {k.split(".")[1] for k in ACCEPTED_NOT_ENFORCED if k.startswith("network.")}
+    | {k.split(".")[1] for k in (*ACCEPTED_NOT_ENFORCED, *UNSUPPORTED) if k.startswith("network.")}
 )
 _LABEL = re.compile(r"^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?$")
 
@@ -85,7 +110,7 @@ class SandboxSettings:
 
     enabled: bool = False
     fail_if_unavailable: bool = False
-    auto_allow_bash_if_sandboxed: bool = True
+    auto_allow_bash_if_sandboxed: bool = False
     allow_unsandboxed_commands: bool = True
     excluded_commands: tuple[str, ...] = ()
     allow_write: tuple[str, ...] = ()
@@ -169,13 +194,18 @@ def _parse_one(settings: SettingsFile) -> dict[str, Any]:
             fields[attribute] = sandbox[key]
     for key, attribute in _STRINGS.items():
         if key in sandbox:
-            if not isinstance(sandbox[key], str) or not sandbox[key]:
-                raise SettingsError(name, f"sandbox.{key} must be a non-empty path", key=f"sandbox.{key}")
-            fields[attribute] = sandbox[key]
+            if not isinstance(sandbox[key], str) or not sandbox[key].startswith("/"):
+                raise SettingsError(name, f"sandbox.{key} must be an absolute path", key=f"sandbox.{key}")
+            if settings.source == "policySettings":  # MANAGED_ONLY: elsewhere ignored, as Claude Code does
+                fields[attribute] = sandbox[key]
     if "excludedCommands" in sandbox:
         fields["excluded_commands"] = _strings(name, sandbox["excludedCommands"], "sandbox.excludedCommands")
     filesystem = _object(name, sandbox.get("filesystem", {}), "sandbox.filesystem", _FILESYSTEM_KEYS)
     network = _object(name, sandbox.get("network", {}), "sandbox.network", _NETWORK_KEYS)
+    for key, why in UNSUPPORTED.items():
+        section, _, leaf = key.rpartition(".")
+        if leaf in {"filesystem": filesystem, "network": network, "": sandbox}[section]:
+            raise SettingsError(name, f"sandbox.{key} is not supported: {why}", key=f"sandbox.{key}")
     for key, kind in ACCEPTED_NOT_ENFORCED.items():
         section, _, leaf = key.rpartition(".")
         holder = {"filesystem": filesystem, "network": network, "": sandbox}[section]

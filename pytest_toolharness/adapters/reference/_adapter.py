@@ -265,14 +265,19 @@ class ReferenceHarness:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(dict(run.settings)), encoding="utf-8")
         files = [load_settings(path, "localSettings")]
+        if run.managed_settings:
+            managed = self._workdir / "managed-settings.json"
+            managed.write_text(json.dumps(dict(run.managed_settings)), encoding="utf-8")
+            files.append(load_settings(managed, "policySettings"))
         permission_context = context_from_settings(files, cwd=run.workdir, can_prompt=run.host is not None)
+        temp_dir = self._workdir / "tmp"
+        temp_dir.mkdir(exist_ok=True)
         shell = SandboxedShell(
             sandbox_settings(files),
             permission_context,
-            settings_paths=(path,),
-            temp_dir=self._workdir / "tmp",
+            settings_paths=tuple(Path(f.name) for f in files),
+            temp_dir=temp_dir,
         )
-        shell.temp_dir.mkdir(exist_ok=True)  # type: ignore[union-attr]
         context = ExecutionContext(
             tools=builtin_tools(shell),
             permission_context=permission_context,
