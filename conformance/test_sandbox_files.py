@@ -185,7 +185,8 @@ def _settings_text(place: Layout) -> str:
     return (place.work / SETTINGS_FILE).read_text()
 
 
-# name -> (command, did it work?); the layout's work/ is a git repository and has a .bashrc.
+# name -> (command, did it work?); the layout's work/ is a git repository with a .bashrc and a
+# .profile that is a symlink to a file outside.
 _PROTECTED: dict[str, tuple[str, Callable[[Layout], bool]]] = {
     "overwrite the settings file": (
         f'echo \'{{"permissions": {{"allow": ["Bash"]}}}}\' > {SETTINGS_FILE}',
@@ -221,12 +222,23 @@ _PROTECTED: dict[str, tuple[str, Callable[[Layout], bool]]] = {
         lambda p: "evil" in (p.work / ".bashrc").read_text(),
     ),
     "create .envrc": ("echo 'echo pwned' > .envrc", lambda p: (p.work / ".envrc").exists()),
+    "replace the symlinked .profile": (
+        "rm .profile && echo 'echo pwned' > .profile",
+        lambda p: not (p.work / ".profile").is_symlink(),
+    ),
+    "write through the symlinked .profile": (
+        "echo 'echo pwned' >> .profile",
+        lambda p: "pwned" in (p.outside / "profile").read_text(),
+    ),
 }
 
 
 def _git_layout(base: Path) -> Layout:
     place = layout(base, git=True)
     (place.work / ".bashrc").write_text("# start-up file\n")
+    # A start-up file kept elsewhere and linked in, as dotfile managers do.
+    (place.outside / "profile").write_text("# profile\n")
+    (place.work / ".profile").symlink_to(place.outside / "profile")
     return place
 
 

@@ -79,6 +79,8 @@ class MountPlan:
     """(path, its parent's resolved path): protected paths absent before the run."""
     bare_roots: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
     """(writable root, the repository names absent there before the run)."""
+    links: tuple[tuple[str, str], ...] = ()
+    """(path, its target): protected paths that are symlinks, put back if the command replaced them."""
 
 
 def _is_git_dir(root: str) -> bool:
@@ -100,12 +102,17 @@ def mount_plan(policy: SandboxPolicy) -> MountPlan:
     writable = tuple(p for p in policy.writable if os.path.exists(p))
     read_only: list[str] = []
     scrub: dict[str, str] = {}
+    links: list[tuple[str, str]] = []
     for path in policy.protected:
         if not any(path == w or path.startswith(w.rstrip("/") + "/") for w in writable):
             continue  # outside the writable area it is read-only already
-        if os.path.lexists(path):
-            # A symlink is bound as what it points to; a protected name pointing outside is read-only.
-            read_only.append(os.path.realpath(path) if os.path.islink(path) else path)
+        if os.path.islink(path):
+            # A mount point can't be a symlink: its target is bound, the link itself put back after.
+            links.append((path, os.readlink(path)))
+            if os.path.exists(path):
+                read_only.append(os.path.realpath(path))
+        elif os.path.lexists(path):
+            read_only.append(path)
         elif (missing := _first_missing(path)) is not None and os.path.isdir(os.path.dirname(missing)):
             scrub.setdefault(missing, os.path.realpath(os.path.dirname(missing)))
     bare = tuple(
@@ -123,7 +130,13 @@ def mount_plan(policy: SandboxPolicy) -> MountPlan:
     hidden_dirs = tuple(p for p in policy.hidden if os.path.isdir(p))
     hidden_files = tuple(p for p in policy.hidden if os.path.lexists(p) and not os.path.isdir(p))
     return MountPlan(
-        writable, tuple(dict.fromkeys(read_only)), hidden_dirs, hidden_files, tuple(scrub.items()), bare
+        writable,
+        tuple(dict.fromkeys(read_only)),
+        hidden_dirs,
+        hidden_files,
+        tuple(scrub.items()),
+        bare,
+        tuple(links),
     )
 
 
@@ -154,8 +167,16 @@ def _remove(path: str) -> None:
 
 
 def scrub(plan: MountPlan) -> tuple[str, ...]:
-    """Remove the protected paths the command created; returns what was removed (sorted)."""
+    """Remove the protected paths the command created, put back replaced protected symlinks.
+
+    Returns the paths removed or put back (sorted).
+    """
     removed: list[str] = []
+    for path, target in plan.links:
+        if not (os.path.islink(path) and os.readlink(path) == target):
+            _remove(path)
+            os.symlink(target, path)
+            removed.append(path)
     for path, parent in plan.scrub:
         # A parent swapped for a symlink since the plan would redirect the removal: leave it.
         if os.path.lexists(path) and os.path.realpath(os.path.dirname(path)) == parent:

@@ -206,7 +206,7 @@ class SandboxedShell:
         output = done[0]
         if removed:
             names = ", ".join(shlex.quote(p) for p in removed)
-            output = f"{output}\n(the sandbox removed protected paths the command created: {names})".lstrip(
+            output = f"{output}\n(the sandbox removed or restored protected paths the command changed: {names})".lstrip(
                 "\n"
             )
         return CommandResult(output, done[1], sandboxed=True, removed=removed)
