@@ -33,6 +33,7 @@ from pytest_toolharness.adapters._contract import (
     HarnessAdapter,
     NoticesCapability,
     PoolCapability,
+    SandboxCapability,
     SchemasCapability,
     SearchCapability,
     WireCapability,
@@ -45,6 +46,7 @@ from pytest_toolharness.adapters._hook_programs import (
     runs_as_command,
 )
 from pytest_toolharness.adapters._loading import DEFAULT_ADAPTER_SPEC, AdapterLoadError
+from pytest_toolharness.adapters._sandbox import SETTINGS_FILE, SandboxOutcome, SandboxRun
 from pytest_toolharness.adapters._specs import (
     STATE_KEY,
     BehaviorKind,
@@ -73,6 +75,7 @@ __all__ = [
     "CAPABILITIES",
     "COMMAND_ONLY_OUTCOMES",
     "DEFAULT_ADAPTER_SPEC",
+    "SETTINGS_FILE",
     "STATE_KEY",
     "AdapterLoadError",
     "AgentLoopCapability",
@@ -101,6 +104,9 @@ __all__ = [
     "PermissionTargetKind",
     "PoolCapability",
     "RuleSpec",
+    "SandboxCapability",
+    "SandboxOutcome",
+    "SandboxRun",
     "SchemasCapability",
     "ScriptedErrorResult",
     "ScriptedToolError",

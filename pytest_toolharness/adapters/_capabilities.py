@@ -40,6 +40,7 @@ from pytest_toolharness.adapters._contract import (
     ExecutionCapability,
     NoticesCapability,
     PoolCapability,
+    SandboxCapability,
     SchemasCapability,
     SearchCapability,
     WireCapability,
@@ -139,6 +140,11 @@ CAPABILITIES: Mapping[str, Capability] = _table(
         "hook_sources",
         "http hooks, async command hooks and plugin hooks (hooks/hooks.json) besides settings command hooks",
         feature_of="execution",
+    ),
+    Capability(
+        "sandbox",
+        "the shell sandbox: Bash in a session whose settings turn the sandbox on (bubblewrap on Linux)",
+        SandboxCapability,
     ),
 )
 """Every capability by name, in documentation order."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
+from pytest_toolharness.adapters._sandbox import SandboxOutcome, SandboxRun
 from pytest_toolharness.adapters._specs import (
     ExecutionResult,
     ExecutionScenario,
@@ -44,6 +45,7 @@ __all__ = [
     "HarnessAdapter",
     "NoticesCapability",
     "PoolCapability",
+    "SandboxCapability",
     "SchemasCapability",
     "SearchCapability",
     "WireCapability",
@@ -163,6 +165,17 @@ class WireCapability(Protocol):
         ...
 
 
+class SandboxCapability(Protocol):
+    """``sandbox``: run one Bash call in a session with the shell sandbox configured (SBX-1..6)."""
+
+    async def run_sandboxed(self, run: SandboxRun) -> SandboxOutcome:
+        """Write ``run.settings`` to the harness's project settings in ``run.workdir`` and run the call.
+
+        The call goes through the harness's whole pipeline (permissions, the host, the sandbox).
+        """
+        ...
+
+
 Harness: TypeAlias = (
     PoolCapability
     | ClassificationCapability
@@ -174,6 +187,7 @@ Harness: TypeAlias = (
     | ExecutionCapability
     | WireCapability
     | AgentLoopCapability
+    | SandboxCapability
 )
 """A harness: an object implementing the protocols of the capabilities its adapter declares."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reference_impl.agent._cli import builtin_tools
 from reference_impl.agent._loop import (
     AgentSession,
     ApiRequestError,
@@ -22,6 +23,7 @@ __all__ = [
     "LoopResult",
     "McpConfigError",
     "McpServerConfig",
+    "builtin_tools",
     "connect_mcp_servers",
     "load_mcp_config",
 ]

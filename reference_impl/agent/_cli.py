@@ -33,11 +33,13 @@ from reference_impl.agent._mcp_client import McpConfigError, connect_mcp_servers
 from reference_impl.hooks import HookConfigError, Hooks, hooks_from_plugin, hooks_from_settings
 from reference_impl.permissions import (
     PERMISSION_MODES,
+    PermissionContext,
     SettingsError,
     SettingsFile,
     context_from_settings,
     load_settings,
 )
+from reference_impl.sandbox import SandboxedShell, SandboxSettings, ShellRunError, sandbox_settings
 from reference_impl.tools import (
     UNLIMITED,
     PermissionTarget,
@@ -93,49 +95,44 @@ async def _read(tool_input: ToolInput, context: ToolContext) -> ToolOutput:
     return ToolOutput(content="\n".join(f"{start + n:>6}\t{line}" for n, line in enumerate(chosen, 1)))
 
 
-async def _bash(tool_input: ToolInput, context: ToolContext) -> ToolOutput:
-    params = BashInput.model_validate(dict(tool_input))
-    process = await asyncio.create_subprocess_shell(
-        params.command,
-        cwd=context.cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
+class SandboxedBashInput(BashInput):
+    """Bash's input when the sandbox is on: the model may ask to leave it (SBX-4)."""
+
+    dangerouslyDisableSandbox: bool | None = Field(  # Claude Code's spelling
+        default=None, description="Run this command outside the sandbox (asks for permission)"
     )
-    waiting = asyncio.ensure_future(process.communicate())
-    aborted = asyncio.ensure_future(context.abort.wait())
-    timeout = (params.timeout or BASH_DEFAULT_TIMEOUT_MS) / 1000
-    try:
-        await asyncio.wait([waiting, aborted], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        aborted.cancel()
-    if not waiting.done():
-        process.kill()
-        await waiting
-        why = "was interrupted" if context.abort.is_set() else f"timed out after {timeout:g} s"
-        raise ToolError(f"The command {why}")
-    stdout, _ = waiting.result()
-    text = stdout.decode("utf-8", errors="replace").rstrip("\n")
-    if process.returncode:
-        return ToolOutput(content=f"{text}\nExit code {process.returncode}".lstrip("\n"), is_error=True)
-    # What PostToolUse hooks get (HOOK-6): Claude Code's Bash response; stderr is merged into stdout.
-    response = {
-        "stdout": text,
-        "stderr": "",
-        "interrupted": False,
-        "isImage": False,
-        "noOutputExpected": False,
-    }
-    return ToolOutput(content=text, hook_response=response)
+
+
+def _bash_call(shell: SandboxedShell) -> Any:
+    async def call(tool_input: ToolInput, context: ToolContext) -> ToolOutput:
+        params = BashInput.model_validate(dict(tool_input))
+        timeout = (params.timeout or BASH_DEFAULT_TIMEOUT_MS) / 1000
+        try:
+            done = await shell.run(tool_input, cwd=context.cwd, timeout=timeout, abort=context.abort)
+        except ShellRunError as error:
+            raise ToolError(str(error)) from error
+        text = done.output.rstrip("\n")
+        if done.returncode:
+            return ToolOutput(content=f"{text}\nExit code {done.returncode}".lstrip("\n"), is_error=True)
+        # What PostToolUse hooks get (HOOK-6): Claude Code's Bash response; stderr is merged into stdout.
+        response = {
+            "stdout": text,
+            "stderr": "",
+            "interrupted": False,
+            "isImage": False,
+            "noOutputExpected": False,
+        }
+        return ToolOutput(content=text, hook_response=response)
+
+    return call
 
 
 def _read_only(_input: ToolInput) -> bool:
     return True
 
 
-def builtin_tools() -> list[Tool]:
-    """The command's built-in tools: Read, Bash and ToolSearch."""
+def builtin_tools(shell: SandboxedShell | None = None) -> list[Tool]:
+    """The command's built-in tools: Read, Bash (sandboxed as ``shell`` says) and ToolSearch."""
     from reference_impl.search import tool_search_tool
 
     read = build_tool(
@@ -148,14 +145,18 @@ def builtin_tools() -> list[Tool]:
         max_result_size_chars=UNLIMITED,
         permission_target=lambda i: PermissionTarget("read", str(i.get("file_path", ""))),
     )
+    # Without a sandbox the shell still runs through SandboxedShell, with the sandbox off.
+    shell = shell or SandboxedShell(SandboxSettings(), PermissionContext())
+    sandboxed = shell.settings.enabled
     bash = build_tool(
         "Bash",
         "Runs a shell command and returns its output.",
-        _bash,
-        input_model=BashInput,
+        _bash_call(shell),
+        input_model=SandboxedBashInput if sandboxed else BashInput,
         is_shell=True,
         max_result_size_chars=BASH_MAX_RESULT_SIZE_CHARS,
         permission_target=lambda i: PermissionTarget("shell", str(i.get("command", ""))),
+        check_permissions=lambda i, _context: shell.check_permissions(i),
     )
     return [read, bash, tool_search_tool()]
 
@@ -239,6 +240,10 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     for plugin in args.plugin_dir:
         hooks = hooks.merged(hooks_from_plugin(plugin))
     permission_context = context_from_settings(files, cwd=cwd, mode=args.permission_mode, can_prompt=False)
+    shell = SandboxedShell(sandbox_settings(files), permission_context, settings_paths=tuple(args.settings))
+    if shell.settings.enabled and shell.problem is not None:
+        # SBX-5: said once, at the start; each command's result says it again.
+        print(f"python -m reference_impl: sandbox unavailable: {shell.problem}", file=sys.stderr)
     builder = RequestBuilder(
         model=args.model,
         max_tokens=args.max_tokens,
@@ -252,7 +257,7 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
         client=anthropic.AsyncAnthropic(),
         builder=builder,
         session_dir=session_dir,
-        tools=builtin_tools(),
+        tools=builtin_tools(shell),
         mcp_tools=mcp_tools,
         permission_context=permission_context,
         hooks=hooks,

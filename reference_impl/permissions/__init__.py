@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from reference_impl.permissions._decisions import (
     SETTING_SOURCES,
+    SETTINGS_PRECEDENCE,
     DecisionReason,
     DecisionStage,
     HookVerdict,
@@ -16,6 +17,8 @@ from reference_impl.permissions._decisions import (
     SettingSource,
 )
 from reference_impl.permissions._engine import (
+    PROTECTED_DIRECTORIES,
+    PROTECTED_FILES,
     Classifier,
     PermissionContext,
     context_from_settings,
@@ -38,6 +41,7 @@ from reference_impl.permissions._rules import (
     PermissionRule,
     RuleSyntaxError,
     format_rule,
+    normalise_host,
     parse_rule,
     rule_applies_to_tool,
     rule_matches,
@@ -60,6 +64,9 @@ from reference_impl.permissions._shell import (
 
 __all__ = [
     "PERMISSION_MODES",
+    "PROTECTED_DIRECTORIES",
+    "PROTECTED_FILES",
+    "SETTINGS_PRECEDENCE",
     "SETTING_SOURCES",
     "CanUseTool",
     "Classifier",
@@ -88,6 +95,7 @@ __all__ = [
     "internal_error_decision",
     "is_tool_denied_as_whole",
     "load_settings",
+    "normalise_host",
     "parse_path_pattern",
     "parse_rule",
     "rule_applies_to_tool",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 from anthropic.types import MessageParam, ToolUseBlockParam
 
 from pytest_toolharness.adapters import (
+    SETTINGS_FILE,
     CallRecorder,
     ExecutionResult,
     ExecutionScenario,
@@ -27,6 +29,8 @@ from pytest_toolharness.adapters import (
     LoopScenario,
     Notice,
     RuleSpec,
+    SandboxOutcome,
+    SandboxRun,
     ToolSpec,
     WireRequest,
     hook_command,
@@ -49,6 +53,7 @@ from reference_impl import (
     PermissionResultAllow,
     PermissionResultDeny,
     RequestBuilder,
+    SandboxedShell,
     SettingSource,
     Tool,
     ToolContext,
@@ -57,15 +62,19 @@ from reference_impl import (
     ToolSchemaCache,
     TranscriptEntry,
     assemble_tool_pool,
+    builtin_tools,
     compact,
     compute_deferred_tools_delta,
+    context_from_settings,
     extract_discovered_tool_names,
     is_deferred_tool,
     is_tool_denied_as_whole,
+    load_settings,
     parse_enable_tool_search,
     parse_rule,
     rebuild_replacement_state,
     run_tool_uses,
+    sandbox_settings,
     tool_state,
 )
 
@@ -250,6 +259,49 @@ class ReferenceHarness:
 
         return await run_loop_scenario(scenario, self._workdir, _host_callback)
 
+    async def run_sandboxed(self, run: SandboxRun) -> SandboxOutcome:
+        """One Bash call through the pipeline, with the settings in ``.claude/settings.local.json``."""
+        path = run.workdir / SETTINGS_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(dict(run.settings)), encoding="utf-8")
+        files = [load_settings(path, "localSettings")]
+        if run.managed_settings:
+            managed = self._workdir / "managed-settings.json"
+            managed.write_text(json.dumps(dict(run.managed_settings)), encoding="utf-8")
+            files.append(load_settings(managed, "policySettings"))
+        permission_context = context_from_settings(files, cwd=run.workdir, can_prompt=run.host is not None)
+        temp_dir = self._workdir / "tmp"
+        temp_dir.mkdir(exist_ok=True)
+        shell = SandboxedShell(
+            sandbox_settings(files),
+            permission_context,
+            settings_paths=tuple(Path(f.name) for f in files),
+            temp_dir=temp_dir,
+        )
+        context = ExecutionContext(
+            tools=builtin_tools(shell),
+            permission_context=permission_context,
+            session_dir=self._workdir / "session",
+            can_use_tool=_host_callback(run.host) if run.host is not None else None,
+        )
+        tool_input: dict[str, Any] = {"command": run.command, "timeout": run.timeout_ms}
+        if run.disable_sandbox:
+            tool_input["dangerouslyDisableSandbox"] = True
+        block = cast(
+            ToolUseBlockParam,
+            {"type": "tool_use", "id": "toolu_sandbox", "name": "Bash", "input": tool_input},
+        )
+        batch = await run_tool_uses([block], context)
+        result = batch.user_content[0]
+        decision = context.decision_log.decisions.get("toolu_sandbox")
+        return SandboxOutcome(
+            ran=bool(shell.runs),
+            sandboxed=shell.runs[-1].sandboxed if shell.runs else None,
+            output=_result_text(result.get("content")),
+            is_error=bool(result.get("is_error")),
+            decision=decision.behavior if decision is not None else "deny",
+        )
+
     async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
         """Run the scenario's tool_use blocks through run_tool_use and the streaming executor."""
         builtin = [s for s in scenario.tools if not s.is_mcp]
@@ -302,6 +354,12 @@ class ReferenceHarness:
             for tool_use_id, d in context.decision_log.decisions.items()
         }
         return ExecutionResult(user_content=batch.user_content, decisions=decisions)
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(b.get("text", "")) for b in content or () if isinstance(b, Mapping))
 
 
 def _host_callback(host: HostSpec) -> Any:
@@ -369,6 +427,7 @@ class ReferenceAdapter:
             "wire",
             "agent_loop",
             "hook_sources",
+            "sandbox",
         }
     )
 

@@ -1,0 +1,201 @@
+"""Helpers of the sandbox tests (SBX-1..6): runs through the ``sandbox`` capability, local servers.
+
+Every escape attempt runs twice, on two copies of the same layout: with the sandbox on it must
+fail, and with the sandbox off the very same command must succeed, so each test shows that the
+attempt was a real one (:func:`layout`, :func:`run`). The servers are real sockets on loopback
+addresses and record what reached them, so a blocked connection is observed from outside.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolharness.adapters._sandbox import SandboxOutcome, SandboxRun
+from pytest_toolharness.adapters._specs import HostAnswer, HostSpec
+
+ON: Mapping[str, Any] = {"sandbox": {"enabled": True}}
+OFF: Mapping[str, Any] = {"sandbox": {"enabled": False}}
+
+
+def missing_programs(*programs: str) -> str | None:
+    """Why these tests can't run here: the first of ``programs`` that is not installed."""
+    for program in programs:
+        if shutil.which(program) is None:
+            return f"{program} is not installed (the sandbox tests need bubblewrap, socat, curl and git)"
+    return None
+
+
+def skip_without(*programs: str) -> pytest.MarkDecorator:
+    """Skip, naming the missing program, when one of ``programs`` is not installed."""
+    problem = missing_programs(*programs)
+    return pytest.mark.skipif(problem is not None, reason=problem or "")
+
+
+def settings(*, sandbox: Mapping[str, Any] | None = None, **permissions: list[str]) -> dict[str, Any]:
+    """A settings object: the sandbox on with ``sandbox`` added, and ``permissions`` lists."""
+    result: dict[str, Any] = {"sandbox": {"enabled": True, **(sandbox or {})}}
+    if permissions:
+        result["permissions"] = dict(permissions)
+    return result
+
+
+def sandbox_off(with_settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The same settings with the sandbox turned off."""
+    return {**with_settings, "sandbox": {**with_settings.get("sandbox", {}), "enabled": False}}
+
+
+def allowing_host() -> HostSpec:
+    """A host that allows whatever it is asked about, and records it."""
+    return HostSpec()
+
+
+def denying_host() -> HostSpec:
+    """A host that denies whatever it is asked about, and records it."""
+    return HostSpec(answer=lambda _name, _input: HostAnswer("deny"))
+
+
+def run(
+    harness: Any,
+    command: str,
+    workdir: Path,
+    with_settings: Mapping[str, Any],
+    *,
+    host: HostSpec | None = None,
+    disable_sandbox: bool = False,
+    managed: Mapping[str, Any] | None = None,
+) -> SandboxOutcome:
+    """One Bash call through the harness's ``sandbox`` capability (``managed``: managed settings)."""
+    spec = SandboxRun(
+        command,
+        workdir,
+        with_settings,
+        managed_settings=managed or {},
+        disable_sandbox=disable_sandbox,
+        host=host,
+    )
+    outcome: SandboxOutcome = asyncio.run(harness.run_sandboxed(spec))
+    return outcome
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A working directory and a sibling directory outside it, with a file already there."""
+
+    root: Path
+    work: Path
+    outside: Path
+
+    @property
+    def existing(self) -> Path:
+        """A file outside the working directory, present before the command."""
+        return self.outside / "existing.txt"
+
+
+def layout(base: Path, *, git: bool = False) -> Layout:
+    """A fresh layout under ``base``: ``work/`` (a git repository when ``git``) and ``outside/``."""
+    work, outside = base / "work", base / "outside"
+    work.mkdir(parents=True)
+    outside.mkdir()
+    (outside / "existing.txt").write_text("original\n")
+    if git:
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
+    return Layout(base, work, outside)
+
+
+@dataclass
+class Hits:
+    """What reached a server: one entry per request (the path) or datagram."""
+
+    seen: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, what: str) -> None:
+        """Record one arrival."""
+        with self.lock:
+            self.seen.append(what)
+
+    def __contains__(self, what: object) -> bool:
+        with self.lock:
+            return what in self.seen
+
+
+def _address_usable(address: str) -> bool:
+    try:
+        with socket.socket() as probe:
+            probe.bind((address, 0))
+    except OSError:
+        return False
+    return True
+
+
+@contextmanager
+def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
+    """A real HTTP server on ``address``: its port and the paths it was asked for."""
+    if not _address_usable(address):
+        pytest.skip(f"the loopback address {address} can't be bound here")
+    hits = Hits()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.add(self.path)
+            body = b"reached\n"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer((address, 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], hits
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def udp_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Any]]:
+    """A UDP socket (a local DNS resolver's place): its port and ``received()``, the datagrams so far.
+
+    A datagram sent on loopback is in the socket's buffer when ``sendto`` returns, so draining the
+    buffer after the command ended sees everything the command sent.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind((address, 0))
+    sock.setblocking(False)
+    got: list[bytes] = []
+
+    def received() -> list[bytes]:
+        while True:
+            try:
+                got.append(sock.recv(4096))
+            except BlockingIOError:
+                return list(got)
+
+    try:
+        yield sock.getsockname()[1], received
+    finally:
+        sock.close()
+
+
+def dns_query(name: str) -> bytes:
+    """A DNS query for ``name`` (type A, recursion desired), as a resolver gets it."""
+    header = bytes.fromhex("abcd01000001000000000000")
+    labels = b"".join(bytes([len(part)]) + part.encode() for part in name.split("."))
+    return header + labels + b"\x00\x00\x01\x00\x01"

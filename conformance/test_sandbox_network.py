@@ -1,0 +1,337 @@
+"""The shell sandbox's network and its place in the permission flow (SBX-3..SBX-6).
+
+The servers are real sockets on loopback (HTTP on 127.0.0.1 and 127.0.0.2, UDP for DNS) and record
+what reached them. A sandboxed command reaches them only through the harness's proxy, and only for
+an allowed host; each blocked attempt also runs with the sandbox off, where it gets through.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance._sandbox_runs import (
+    ON,
+    allowing_host,
+    denying_host,
+    dns_query,
+    http_server,
+    layout,
+    run,
+    sandbox_off,
+    skip_without,
+    udp_server,
+)
+from conformance._sandbox_runs import settings as sandbox_settings
+from pytest_toolharness.adapters._capabilities import requires
+
+pytestmark = [requires("sandbox"), skip_without("bwrap", "socat", "curl")]
+
+LOCALHOST = sandbox_settings(sandbox={"network": {"allowedDomains": ["localhost"]}})
+
+
+def _curl(url: str, *options: str) -> str:
+    return f"curl -sS --max-time 20 {' '.join(options)} {url}"
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+@pytest.mark.parametrize(
+    ("how", "allowed"),
+    [
+        ("sandbox.network.allowedDomains", LOCALHOST),
+        ("WebFetch(domain:...) allow rule", sandbox_settings(allow=["WebFetch(domain:localhost)"])),
+    ],
+)
+@pytest.mark.parametrize("tunnel", [False, True], ids=["http", "connect"])
+def test_allowed_hosts_are_reached_through_the_proxy(
+    new_harness: Callable[[], Any], tmp_path: Path, how: str, allowed: dict[str, Any], tunnel: bool
+) -> None:
+    """SBX-3: an allowed host is reached through the proxy, by plain HTTP and by a CONNECT tunnel."""
+    place = layout(tmp_path)
+    host = "localhost"
+    with http_server() as (port, hits):
+        outcome = run(
+            new_harness(),
+            _curl(f"http://{host}:{port}/allowed", *(["-p"] if tunnel else [])),
+            place.work,
+            allowed,
+            host=allowing_host(),
+        )
+    assert "/allowed" in hits, f"{how}: the allowed host was not reached: {outcome.output}"
+
+
+# name -> (server address, command for the port, settings); each must not reach the server sandboxed.
+_BLOCKED: dict[str, tuple[str, Callable[[int], str], dict[str, Any]]] = {
+    "direct, bypassing the proxy": (
+        "127.0.0.1",
+        lambda port: _curl(f"http://127.0.0.1:{port}/x", "--noproxy '*'"),
+        LOCALHOST,
+    ),
+    "direct from a child process": (
+        "127.0.0.1",
+        lambda port: (
+            f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 5).sendall("
+            f"b'GET /x HTTP/1.0\\\\r\\\\n\\\\r\\\\n')\""
+        ),
+        LOCALHOST,
+    ),
+    "another loopback address, through the proxy": (
+        "127.0.0.2",
+        lambda port: _curl(f"http://127.0.0.2:{port}/x"),
+        LOCALHOST,
+    ),
+    "another loopback address, CONNECT": (
+        "127.0.0.2",
+        lambda port: _curl(f"http://127.0.0.2:{port}/x", "-p"),
+        LOCALHOST,
+    ),
+    "the allowed host's address instead of its name": (
+        "127.0.0.1",
+        lambda port: _curl(f"http://127.0.0.1:{port}/x"),
+        LOCALHOST,
+    ),
+    "an allowed domain that a WebFetch deny rule denies": (
+        "127.0.0.1",
+        lambda port: _curl(f"http://localhost:{port}/x"),
+        {**LOCALHOST, "permissions": {"deny": ["WebFetch(domain:localhost)"]}},
+    ),
+    "an allowed domain in deniedDomains": (
+        "127.0.0.1",
+        lambda port: _curl(f"http://localhost:{port}/x"),
+        sandbox_settings(
+            sandbox={
+                "network": {"allowedDomains": ["*.localhost", "localhost"], "deniedDomains": ["localhost"]}
+            }
+        ),
+    ),
+}
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+@pytest.mark.parametrize("name", sorted(_BLOCKED))
+def test_connections_outside_the_policy_never_arrive(
+    new_harness: Callable[[], Any], tmp_path: Path, name: str
+) -> None:
+    """SBX-3: a connection the policy doesn't allow never reaches the server; unsandboxed it does.
+
+    Direct connections (another port than the proxy's, from the shell or a child), other loopback
+    addresses, the allowed host's IP, and allowed names that a deny rule or ``deniedDomains`` denies.
+    """
+    address, command, with_settings = _BLOCKED[name]
+    with http_server(address) as (port, hits):
+        on = run(
+            new_harness(), command(port), layout(tmp_path / "on").work, with_settings, host=allowing_host()
+        )
+        assert on.ran, on.output
+        assert "/x" not in hits, f"{name}: the sandboxed command reached the server: {on.output}"
+        # Unsandboxed the proxy variables are not set, so the same command connects directly.
+        off = run(
+            new_harness(),
+            command(port),
+            layout(tmp_path / "off").work,
+            sandbox_off(with_settings),
+            host=allowing_host(),
+        )
+        assert "/x" in hits, f"{name}: the attempt fails even without the sandbox: {off.output}"
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+def test_dns_queries_do_not_leave_the_sandbox(new_harness: Callable[[], Any], tmp_path: Path) -> None:
+    """SBX-3: a DNS query to a resolver on the host's loopback never arrives from inside the sandbox."""
+    query = dns_query("exfiltrate.example.com")
+    with udp_server() as (port, received):
+        command = (
+            f'{sys.executable} -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)'
+            f".sendto(bytes.fromhex('{query.hex()}'), ('127.0.0.1', {port}))\""
+        )
+        on = run(new_harness(), command, layout(tmp_path / "on").work, LOCALHOST, host=allowing_host())
+        assert on.ran, on.output
+        assert query not in received(), "the sandboxed command's DNS query reached the resolver"
+        run(
+            new_harness(),
+            command,
+            layout(tmp_path / "off").work,
+            sandbox_off(LOCALHOST),
+            host=allowing_host(),
+        )
+        assert query in received(), "the query does not arrive even without the sandbox"
+
+
+# SBX-4 observes where a command ran by a direct connection: it arrives only from outside the sandbox.
+def _direct(port: int, tag: str) -> str:
+    return _curl(f"http://127.0.0.1:{port}/{tag}", "--noproxy '*'")
+
+
+@pytest.mark.requirement("SBX-4", "MUST")
+@pytest.mark.parametrize("way", ["dangerouslyDisableSandbox", "excludedCommands"])
+@pytest.mark.parametrize("answer", ["allow", "deny", "nobody"])
+def test_leaving_the_sandbox_is_a_permission_decision(
+    new_harness: Callable[[], Any], tmp_path: Path, way: str, answer: str
+) -> None:
+    """SBX-4: a command that asks to run unsandboxed, or is excluded, is asked about like any other call.
+
+    Allowed by the host it runs outside the sandbox (its direct connection arrives, and the harness
+    says it was not sandboxed); denied, or with nobody to ask, it does not run at all.
+    """
+    with_settings = (
+        sandbox_settings(sandbox={"excludedCommands": ["curl"]}) if way == "excludedCommands" else dict(ON)
+    )
+    host = {"allow": allowing_host(), "deny": denying_host(), "nobody": None}[answer]
+    with http_server() as (port, hits):
+        outcome = run(
+            new_harness(),
+            _direct(port, "out"),
+            layout(tmp_path).work,
+            with_settings,
+            host=host,
+            disable_sandbox=way == "dangerouslyDisableSandbox",
+        )
+    if host is not None:
+        assert len(host.asked) == 1, f"{way}: leaving the sandbox was not asked about"
+    if answer == "allow":
+        assert outcome.ran, outcome.output
+        assert outcome.sandboxed is False
+        assert "/out" in hits, "the allowed unsandboxed command did not run outside the sandbox"
+    else:
+        assert not outcome.ran, f"{way}: ran unsandboxed without permission: {outcome.output}"
+        assert outcome.decision == "deny"
+        assert "/out" not in hits
+
+
+@pytest.mark.requirement("SBX-4", "MUST")
+@pytest.mark.parametrize("way", ["dangerouslyDisableSandbox", "excludedCommands"])
+def test_without_unsandboxed_commands_nothing_leaves(
+    new_harness: Callable[[], Any], tmp_path: Path, way: str
+) -> None:
+    """SBX-4: with ``allowUnsandboxedCommands: false`` the same command runs sandboxed, even when allowed."""
+    extra: dict[str, Any] = {"allowUnsandboxedCommands": False}
+    if way == "excludedCommands":
+        extra["excludedCommands"] = ["curl"]
+    with http_server() as (port, hits):
+        outcome = run(
+            new_harness(),
+            _direct(port, "out"),
+            layout(tmp_path).work,
+            sandbox_settings(sandbox=extra),
+            host=allowing_host(),
+            disable_sandbox=way == "dangerouslyDisableSandbox",
+        )
+    assert outcome.ran, outcome.output
+    assert outcome.sandboxed is True
+    assert "/out" not in hits, (
+        f"{way}: the command left the sandbox although allowUnsandboxedCommands is false"
+    )
+
+
+@pytest.mark.requirement("SBX-4", "MUST")
+def test_an_unsandboxed_retry_is_not_automatic(new_harness: Callable[[], Any], tmp_path: Path) -> None:
+    """SBX-4: a command that failed in the sandbox, retried with ``dangerouslyDisableSandbox``, needs permission.
+
+    The sandboxed attempt runs and fails to connect; the retry, with nobody to ask, is denied and
+    never runs.
+    """
+    work = layout(tmp_path).work
+    harness = new_harness()
+    with http_server() as (port, hits):
+        first = run(harness, _direct(port, "first"), work, dict(ON), host=allowing_host())
+        retry = run(harness, _direct(port, "retry"), work, dict(ON), host=None, disable_sandbox=True)
+    assert first.ran
+    assert first.sandboxed is True
+    assert "/first" not in hits
+    assert not retry.ran, retry.output
+    assert "/retry" not in hits
+
+
+@pytest.mark.requirement("SBX-5", "MUST")
+@pytest.mark.parametrize(("key", "program"), [("bwrapPath", "bubblewrap"), ("socatPath", "socat")])
+def test_failing_if_unavailable_refuses_shell_commands(
+    new_harness: Callable[[], Any], tmp_path: Path, key: str, program: str
+) -> None:
+    """SBX-5: with ``failIfUnavailable`` and the sandbox unable to start, no shell command runs; the result says why."""
+    place = layout(tmp_path)
+    # The program's path counts only in managed settings (Claude Code's rule).
+    broken = {"sandbox": {key: str(tmp_path / "not-installed")}}
+    with_settings = sandbox_settings(sandbox={"failIfUnavailable": True})
+    outcome = run(
+        new_harness(), "echo ran > marker", place.work, with_settings, host=allowing_host(), managed=broken
+    )
+    assert not outcome.ran
+    assert not (place.work / "marker").exists()
+    assert outcome.is_error
+    assert "sandbox" in outcome.output.lower(), outcome.output
+    assert program in outcome.output, f"the refusal does not name what is missing: {outcome.output}"
+
+
+@pytest.mark.requirement("SBX-5", "MUST")
+@pytest.mark.parametrize("key", ["bwrapPath", "socatPath"])
+def test_an_unavailable_sandbox_is_never_claimed(
+    new_harness: Callable[[], Any], tmp_path: Path, key: str
+) -> None:
+    """SBX-5: without ``failIfUnavailable``, an unavailable sandbox is said and never claimed.
+
+    Even with auto-allow on, the command needs permission like an unsandboxed one (nobody to ask: it
+    doesn't run); allowed, it
+    runs, the harness says it was not sandboxed and that the sandbox was unavailable, and its write
+    outside the working directory indeed lands.
+    """
+    broken = {"sandbox": {key: str(tmp_path / "not-installed")}}
+    auto = sandbox_settings(sandbox={"autoAllowBashIfSandboxed": True})
+    unasked = run(
+        new_harness(), "echo ran > marker", layout(tmp_path / "a").work, auto, host=None, managed=broken
+    )
+    assert not unasked.ran, "with the sandbox unavailable a command was auto-allowed as if sandboxed"
+    place = layout(tmp_path / "b")
+    host = allowing_host()
+    outcome = run(new_harness(), f"echo ran > {place.outside}/f", place.work, auto, host=host, managed=broken)
+    assert len(host.asked) == 1
+    assert outcome.ran, outcome.output
+    assert outcome.sandboxed is False
+    assert "sandbox" in outcome.output.lower(), (
+        f"the result does not say the sandbox was unavailable: {outcome.output!r}"
+    )
+    assert (place.outside / "f").exists()
+
+
+@pytest.mark.requirement("SBX-6", "SHOULD")
+@pytest.mark.parametrize("auto", [None, True, False])
+def test_sandboxed_commands_run_unasked_with_auto_allow(
+    new_harness: Callable[[], Any], tmp_path: Path, auto: bool | None
+) -> None:
+    """SBX-6: ``autoAllowBashIfSandboxed`` runs a sandboxed command nobody could be asked about.
+
+    Off by default (Claude Code's default), the same command with nobody to ask is denied.
+    """
+    extra = {} if auto is None else {"autoAllowBashIfSandboxed": auto}
+    place = layout(tmp_path)
+    outcome = run(new_harness(), "echo ran > marker", place.work, sandbox_settings(sandbox=extra), host=None)
+    if not auto:
+        assert not outcome.ran, "without autoAllowBashIfSandboxed an unasked command ran"
+    else:
+        assert outcome.ran, outcome.output
+        assert outcome.sandboxed is True
+        assert outcome.decision == "allow"
+        assert (place.work / "marker").exists()
+
+
+@pytest.mark.requirement("SBX-6", "SHOULD")
+@pytest.mark.parametrize("behavior", ["deny", "ask"])
+def test_rules_still_apply_to_sandboxed_commands(
+    new_harness: Callable[[], Any], tmp_path: Path, behavior: str
+) -> None:
+    """SBX-6: a deny or ask rule holds over auto-allow: denied, or asked (and the host's no holds)."""
+    place = layout(tmp_path)
+    host = denying_host()
+    outcome = run(
+        new_harness(),
+        "echo ran > marker",
+        place.work,
+        sandbox_settings(sandbox={"autoAllowBashIfSandboxed": True}, **{behavior: ["Bash(echo:*)"]}),
+        host=host,
+    )
+    assert not outcome.ran, f"a {behavior} rule was overridden by auto-allow"
+    assert not (place.work / "marker").exists()
+    assert len(host.asked) == (1 if behavior == "ask" else 0)

@@ -1,0 +1,285 @@
+"""Running a shell command, inside bubblewrap or not (SBX-1..3, SBX-5).
+
+Inside the sandbox the root is mounted read-only (``--ro-bind / /``), with fresh ``/dev`` and
+``/proc``; the writable roots are bound read-write over it, then the protected paths that exist are
+bound read-only over those, and the hidden ones are covered (an empty read-only tmpfs over a
+directory, ``/dev/null`` over a file). Network, PID, IPC and UTS namespaces are new, so the command
+sees only its own loopback and its own processes; when it ends, everything it started ends with it.
+A protected path that does not exist can't be a mount point without creating it in the user's tree,
+so it is checked after the command instead: if the command created it, it is removed (Claude Code's
+"scrub" of planted bare-repository files). The ``/proc/self/root`` of a sandboxed process is the
+sandbox's own root, so it leads nowhere new.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from reference_impl.sandbox._policy import BARE_REPOSITORY_NAMES, SandboxPolicy
+
+__all__ = [
+    "PROXY_PORT",
+    "CommandResult",
+    "MountPlan",
+    "bwrap_argv",
+    "mount_plan",
+    "run_command",
+    "sandbox_problem",
+    "scrub",
+]
+
+PROXY_PORT = 3128
+"""The port of the proxy bridge on the sandbox's own loopback."""
+
+_BRIDGE = (
+    # The bridge: socat turns 127.0.0.1:PORT into the proxy's Unix socket; the command starts once
+    # the port listens (/proc/net/tcp state 0A), so its first connection can't race the bridge.
+    '"$SBX_SOCAT" TCP-LISTEN:$SBX_PORT,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$SBX_SOCKET" '
+    "2>/dev/null &\n"
+    'hex=$(printf "%04X" "$SBX_PORT")\n'
+    "n=0\n"
+    'until grep -q ":$hex 00000000:0000 0A" /proc/net/tcp 2>/dev/null; do\n'
+    "  n=$((n+1)); [ $n -gt 5000 ] && { echo 'sandbox: the proxy bridge did not start' >&2; exit 125; }\n"
+    "  sleep 0.001\n"
+    "done\n"
+    "unset SBX_SOCAT SBX_PORT SBX_SOCKET hex n\n"
+    'exec /bin/sh -c "$1"\n'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What a command did: its merged output, its exit status, and whether it ran sandboxed."""
+
+    output: str
+    returncode: int
+    sandboxed: bool
+    removed: tuple[str, ...] = ()
+    """Protected paths the command created and that were removed after it (sandboxed runs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MountPlan:
+    """The mounts of one run, computed just before it (the filesystem changes between commands)."""
+
+    writable: tuple[str, ...]
+    read_only: tuple[str, ...]
+    hidden_dirs: tuple[str, ...]
+    hidden_files: tuple[str, ...]
+    scrub: tuple[tuple[str, str], ...] = ()
+    """(path, its parent's resolved path): protected paths absent before the run."""
+    bare_roots: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+    """(writable root, the repository names absent there before the run)."""
+    links: tuple[tuple[str, str], ...] = ()
+    """(path, its target): protected paths that are symlinks, put back if the command replaced them."""
+
+
+def _is_git_dir(root: str) -> bool:
+    return all(os.path.lexists(os.path.join(root, name)) for name in BARE_REPOSITORY_NAMES)
+
+
+def _first_missing(path: str) -> str | None:
+    """The shallowest missing component of ``path`` (its parents exist), or None if it exists."""
+    if os.path.lexists(path):
+        return None
+    parent = os.path.dirname(path)
+    while parent != "/" and not os.path.lexists(parent):
+        path, parent = parent, os.path.dirname(parent)
+    return path
+
+
+def mount_plan(policy: SandboxPolicy) -> MountPlan:
+    """The mounts for ``policy`` as the filesystem is now."""
+    writable = tuple(p for p in policy.writable if os.path.exists(p))
+    read_only: list[str] = []
+    scrub: dict[str, str] = {}
+    links: list[tuple[str, str]] = []
+    for path in policy.protected:
+        if not any(path == w or path.startswith(w.rstrip("/") + "/") for w in writable):
+            continue  # outside the writable area it is read-only already
+        if os.path.islink(path):
+            # A mount point can't be a symlink: its target is bound, the link itself put back after.
+            links.append((path, os.readlink(path)))
+            if os.path.exists(path):
+                read_only.append(os.path.realpath(path))
+        elif os.path.lexists(path):
+            read_only.append(path)
+        elif (missing := _first_missing(path)) is not None and os.path.isdir(os.path.dirname(missing)):
+            scrub.setdefault(missing, os.path.realpath(os.path.dirname(missing)))
+    bare = tuple(
+        (
+            root,
+            tuple(
+                n
+                for n in (*BARE_REPOSITORY_NAMES, "config", "hooks", "packed-refs")
+                if not os.path.lexists(os.path.join(root, n))
+            ),
+        )
+        for root in writable
+        if not _is_git_dir(root)
+    )
+    hidden_dirs = tuple(p for p in policy.hidden if os.path.isdir(p))
+    hidden_files = tuple(p for p in policy.hidden if os.path.lexists(p) and not os.path.isdir(p))
+    return MountPlan(
+        writable,
+        tuple(dict.fromkeys(read_only)),
+        hidden_dirs,
+        hidden_files,
+        tuple(scrub.items()),
+        bare,
+        tuple(links),
+    )
+
+
+def bwrap_argv(bwrap: str, plan: MountPlan, cwd: Path, command: str) -> list[str]:
+    """The bubblewrap command line that runs ``command`` (through the bridge script) under ``plan``."""
+    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid"]
+    argv += ["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    # Shallower first, so a deeper bind is not covered by its parent's.
+    for path in sorted(plan.writable, key=lambda p: p.count("/")):
+        argv += ["--bind", path, path]
+    for path in plan.read_only:
+        argv += ["--ro-bind", path, path]
+    for path in plan.hidden_dirs:
+        argv += ["--perms", "0000", "--tmpfs", path, "--remount-ro", path]
+    for path in plan.hidden_files:
+        argv += ["--ro-bind", "/dev/null", path]
+    argv += ["--chdir", str(cwd), "--", "/bin/sh", "-c", _BRIDGE, "sandbox", command]
+    return argv
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+
+
+def scrub(plan: MountPlan) -> tuple[str, ...]:
+    """Remove the protected paths the command created, put back replaced protected symlinks.
+
+    Returns the paths removed or put back (sorted).
+    """
+    removed: list[str] = []
+    for path, target in plan.links:
+        if not (os.path.islink(path) and os.readlink(path) == target):
+            _remove(path)
+            os.symlink(target, path)
+            removed.append(path)
+    for path, parent in plan.scrub:
+        # A parent swapped for a symlink since the plan would redirect the removal: leave it.
+        if os.path.lexists(path) and os.path.realpath(os.path.dirname(path)) == parent:
+            _remove(path)
+            removed.append(path)
+    for root, absent in plan.bare_roots:
+        if _is_git_dir(root):
+            for name in absent:
+                target = os.path.join(root, name)
+                if os.path.lexists(target):
+                    _remove(target)
+                    removed.append(target)
+    return tuple(sorted(removed))
+
+
+def _which(program: str, configured: str | None) -> str | None:
+    if configured is not None:
+        return configured if os.path.isfile(configured) and os.access(configured, os.X_OK) else None
+    return shutil.which(program)
+
+
+@lru_cache(maxsize=8)
+def _bwrap_starts(bwrap: str) -> str | None:
+    try:
+        done = subprocess.run(
+            [
+                bwrap,
+                "--unshare-net",
+                "--unshare-pid",
+                "--ro-bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+                "true",
+            ],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bubblewrap ({bwrap}) can't start: {error}"
+    if done.returncode:
+        why = done.stderr.decode("utf-8", errors="replace").strip()
+        return f"bubblewrap ({bwrap}) can't create the sandbox's namespaces: {why}"
+    return None
+
+
+def sandbox_problem(bwrap_path: str | None = None, socat_path: str | None = None) -> str | None:
+    """Why the sandbox can't start here (no bubblewrap, no socat, no namespaces), or None."""
+    bwrap = _which("bwrap", bwrap_path)
+    if bwrap is None:
+        where = bwrap_path or "PATH"
+        return f"bubblewrap (bwrap) is not installed ({where}); on Debian: apt-get install bubblewrap"
+    if _which("socat", socat_path) is None:
+        where = socat_path or "PATH"
+        return (
+            f"socat is not installed ({where}); the sandbox's network bridge needs it: apt-get install socat"
+        )
+    return _bwrap_starts(bwrap)
+
+
+def tools_for(bwrap_path: str | None, socat_path: str | None) -> tuple[str, str]:
+    """The bubblewrap and socat programs (call only when :func:`sandbox_problem` is None)."""
+    bwrap, socat = _which("bwrap", bwrap_path), _which("socat", socat_path)
+    if bwrap is None or socat is None:
+        raise RuntimeError("the sandbox is unavailable: " + (sandbox_problem(bwrap_path, socat_path) or "?"))
+    return bwrap, socat
+
+
+async def run_command(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: dict[str, str] | None,
+    timeout: float,
+    abort: asyncio.Event,
+) -> tuple[str, int] | str:
+    """Run ``argv`` (its own process group), stderr merged into stdout: ``(output, status)``.
+
+    Returns a string saying why it stopped when it timed out or was aborted (the group is killed).
+    """
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    waiting = asyncio.ensure_future(process.communicate())
+    aborted = asyncio.ensure_future(abort.wait())
+    try:
+        await asyncio.wait([waiting, aborted], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+    if not waiting.done():
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await waiting
+        return "was interrupted" if abort.is_set() else f"timed out after {timeout:g} s"
+    stdout, _ = waiting.result()
+    return stdout.decode("utf-8", errors="replace"), process.returncode or 0
