@@ -280,7 +280,7 @@ def test_server_prefix_returns_at_most_max_results(
     assert got == want, f"query {query!r} (max_results={max_results}): expected {want}, got {got}"
 
 
-# A packed score field holds 32,767: at 18 points a term at most, 1,820 terms fit and 1,821 don't.
+# A 16-bit score counter holds 32,767: at 18 points a term at most, 1,820 terms fit and 1,821 don't.
 # Both sides of that line are drawn, and far past it.
 LONG_QUERY_TERMS = (1_820, 1_821, 2_400)
 
