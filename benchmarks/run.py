@@ -39,6 +39,9 @@ _MODULES = {
 GOALS: tuple[tuple[str, str, Callable[[float], bool]], ...] = (
     ("toolsearch_median_ms_10k", "< 1 ms", lambda v: v < 1.0),
     ("toolsearch_speedup_vs_naive_10k", ">= 20x", lambda v: v >= 20),
+    ("toolsearch_ratio_vs_bm25s_10k", "<= 0.5", lambda v: v <= 0.5),
+    ("toolsearch_build_ratio_vs_bm25s_10k", "<= 1.0", lambda v: v <= 1.0),
+    ("toolsearch_incremental_ratio", "<= 0.05", lambda v: v <= 0.05),
     ("ranking_recall5_livemcpbench", ">= 0.70", lambda v: v >= 0.70),
     ("ranking_recall5_metatool", ">= 0.70", lambda v: v >= 0.70),
     ("permission_median_us_1000_rules", "< 20 us", lambda v: v < 20),

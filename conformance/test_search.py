@@ -281,8 +281,9 @@ def test_server_prefix_returns_at_most_max_results(
 
 
 # A 16-bit score counter holds 32,767: at 18 points a term at most, 1,820 terms fit and 1,821 don't.
-# Both sides of that line are drawn, and far past it.
-LONG_QUERY_TERMS = (1_820, 1_821, 2_400)
+# Both sides of that line are drawn, and far past it: at 4,000 terms even a tool scoring 12 points a
+# term totals 48,000.
+LONG_QUERY_TERMS = (1_820, 1_821, 2_400, 4_000)
 
 
 @requires("search", "pool")
@@ -299,7 +300,7 @@ LONG_QUERY_TERMS = (1_820, 1_821, 2_400)
         [mcp_spec("slack", "send_message"), mcp_spec("slack", "list"), mcp_spec("github", "send")],
     ),
     cycle=["send", "message"],
-    count=2_400,
+    count=4_000,
 )
 def test_very_long_query_matches_the_oracle(
     new_harness: Callable[[], Any], pool: tuple[list[ToolSpec], list[ToolSpec]], cycle: list[str], count: int
