@@ -9,9 +9,8 @@ translation in :mod:`conformance.oracles.search`, which the tests check property
 
 How a term is answered:
 
-* name parts: postings from each distinct part to its tools give exact matches; "some part
-  contains the term" is a substring search over the distinct parts joined by newlines (a term
-  never holds white space, so a match never spans two parts);
+* name parts: postings from each distinct part to its tools give exact matches; a 1-3 character
+  n-gram index over the distinct parts narrows "some part contains the term" to a few candidates;
 * word-boundary matches (``\bterm\b`` with JavaScript's ASCII ``\b``, as the seed runs in JS):
   every maximal run of word characters (``[A-Za-z0-9_]``) of a term is, where the term matches, a
   whole word of the text (the term's own non-word characters or the ``\b`` bound it). So a term of
@@ -79,6 +78,7 @@ _JS_SPACE_RUN = re.compile(f"[{re.escape(JS_WHITESPACE)}]+")
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _WORD_SPLIT = re.compile(r"([A-Za-z0-9_]+)")
 _WORD_RUN = re.compile(r"[A-Za-z0-9_]+")
+_MAX_GRAM: Final = 3
 _SCORE_DTYPE: type[np.int64] = np.int64
 """Scores add up over every term of a query, repeats included: wide enough for any query."""
 _RANK_BITS: Final = 32
@@ -265,8 +265,13 @@ class _Segment:
         self.descriptions = _TextIndex(descriptions, base)
         # An empty hint never matches (the seed tests ``hintNormalized &&`` first); "" has no words.
         self.hints = _TextIndex([(tool.search_hint or "").lower() for tool in tools], base)
-        self._joined_parts: list[tuple[str, _Ids]] = []
-        _find_all(self.parts.keys, re.compile("^$"), self._joined_parts)  # join them now, not in a query
+        # The distinct parts are few (about a thousand at 10,000 tools): their 1-3 character grams
+        # narrow "some part contains the term" to a few parts.
+        grams: dict[str, list[int]] = {}
+        for part_id, part in enumerate(self.parts.keys):
+            for gram in {part[a : a + n] for n in range(1, _MAX_GRAM + 1) for a in range(len(part) - n + 1)}:
+                grams.setdefault(gram, []).append(part_id)
+        self._grams = grams
         self._by_lower: list[tuple[str, int]] | None = None
         self.lower: dict[str, list[int]] = {}
         for i, tool in enumerate(tools):
@@ -274,9 +279,15 @@ class _Segment:
 
     def partial(self, term: str, exact: _Slots, scratch: npt.NDArray[np.bool_]) -> _Slots:
         """Slots with a name part containing ``term`` and no part equal to it (``scratch``: all False)."""
-        keys = _find_all(self.parts.keys, re.compile(re.escape(term)), self._joined_parts)
-        if not keys.size:
+        if len(term) <= _MAX_GRAM:
+            part_ids = self._grams.get(term, [])
+        else:
+            parts = self.parts.keys
+            grams = (self._grams.get(term[a : a + _MAX_GRAM], []) for a in range(len(term) - _MAX_GRAM + 1))
+            part_ids = [p for p in min(grams, key=len) if term in parts[p]]
+        if not part_ids:
             return _EMPTY
+        keys = np.array(part_ids, dtype=np.int64)
         found = self.parts.gather(keys)
         if keys.size == 1 and not exact.size:
             return found  # one part's postings: sorted, no repeats
@@ -299,12 +310,8 @@ class _Segment:
 
 
 _NAME = attrgetter("name")
-_Hits: TypeAlias = tuple[_Slots, _Slots, _Slots, _Slots]
-"""A term's slots: a name part equals it, a part contains it (no part equals it), hint, description."""
-
-
-def _concat(arrays: list[_Slots]) -> _Slots:
-    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+_Hits: TypeAlias = tuple[_Slots, npt.NDArray[np.int64]]
+"""A term's contributions: slots (a slot may repeat, once per field) and the points each adds."""
 
 
 class SearchIndex:
@@ -353,8 +360,18 @@ class SearchIndex:
         self._exact_weight = np.concatenate([self._exact_weight, exact])
         self._partial_weight = np.concatenate([self._partial_weight, partial])
 
-    def _finish(self, deferred: tuple[Tool, ...], tools: tuple[Tool, ...], slots: _Ids) -> None:
-        """Set the pool: ``slots[p]`` is the slot of ``deferred[p]``; every other slot is dead."""
+    def _finish(
+        self,
+        deferred: tuple[Tool, ...],
+        tools: tuple[Tool, ...],
+        slots: _Ids,
+        previous: SearchIndex | None = None,
+    ) -> None:
+        """Set the pool: ``slots[p]`` is the slot of ``deferred[p]``; every other slot is dead.
+
+        With ``previous`` (the index this one is updated from), the maps by id and by name are
+        that index's, changed for the slots that died or came alive.
+        """
         self.deferred_tools: tuple[Tool, ...] = deferred
         self.tools: tuple[Tool, ...] = tools
         count = len(self._slot_tools)
@@ -364,12 +381,24 @@ class SearchIndex:
         alive[slots] = True
         self._alive = alive
         self._dead = np.flatnonzero(~alive)
-        self._slot_of = dict(zip(map(id, deferred), slots.tolist(), strict=True))
+        if previous is None:
+            self._slot_of = dict(zip(map(id, deferred), slots.tolist(), strict=True))
+            self._slot_by_name = dict(zip(map(_NAME, deferred), slots.tolist(), strict=False))
+        else:
+            before = len(previous._alive)
+            self._slot_of, self._slot_by_name = previous._slot_of.copy(), previous._slot_by_name.copy()
+            for slot in np.flatnonzero(previous._alive & ~alive[:before]).tolist():
+                del self._slot_of[id(self._slot_tools[slot])]
+                del self._slot_by_name[self._names[slot]]
+            for slot in (np.flatnonzero(alive[before:]) + before).tolist():
+                self._slot_of[id(self._slot_tools[slot])] = slot
+                self._slot_by_name[self._names[slot]] = slot
         # Only a tool outside the deferred set can be the pool's exact match (deferred ones come first).
         self._exact_other: dict[str, str] = {}
-        deferred_mask = map(self._slot_of.__contains__, map(id, tools))
-        for tool in compress(tools, map(not_, deferred_mask)):
-            self._exact_other.setdefault(tool.name.lower(), tool.name)
+        if tools != deferred:
+            deferred_mask = map(self._slot_of.__contains__, map(id, tools))
+            for tool in compress(tools, map(not_, deferred_mask)):
+                self._exact_other.setdefault(tool.name.lower(), tool.name)
         self._hits_cache: dict[str, _Hits] = {}
 
     def updated(self, deferred_tools: Sequence[Tool], tools: Sequence[Tool]) -> SearchIndex:
@@ -381,13 +410,14 @@ class SearchIndex:
         """
         deferred = tuple(deferred_tools)
         slot_of = self._slot_of
-        slots = np.array(list(map(slot_of.get, map(id, deferred), repeat(-1))), dtype=np.int64)
+        slots = np.fromiter(
+            map(slot_of.get, map(id, deferred), repeat(-1)), dtype=np.int64, count=len(deferred)
+        )
         base_end = len(self._segments[0].tools)
         moving = np.flatnonzero((slots < 0) | (slots >= base_end))
-        names = set(map(_NAME, deferred))
         if (
             not self._unique
-            or len(names) != len(deferred)
+            or not self._names_stay_unique(deferred, slots)
             or len(moving) > _DELTA_SHARE * max(1, len(deferred))
             or len(self._slot_tools) + len(moving) > 2 * len(deferred) + 64
         ):
@@ -411,8 +441,21 @@ class SearchIndex:
             ]
             slots[moving] = len(self._slot_tools) + np.arange(len(delta), dtype=np.int64)
             index._add_segment(delta, delta_texts)
-        index._finish(deferred, tuple(tools), slots)
+        index._finish(deferred, tuple(tools), slots, self)
         return index
+
+    def _names_stay_unique(self, deferred: tuple[Tool, ...], slots: _Ids) -> bool:
+        """Whether every name of the changed pool is once in it (this pool's names are unique)."""
+        kept = slots[slots >= 0]
+        alive = np.zeros(len(self._alive), dtype=bool)
+        alive[kept] = True
+        if np.count_nonzero(alive) != kept.size:
+            return False  # a tool twice in the pool
+        added = [deferred[p].name for p in np.flatnonzero(slots < 0).tolist()]
+        if len(set(added)) != len(added):
+            return False
+        by_name = self._slot_by_name
+        return not any(name in by_name and alive[by_name[name]] for name in added)
 
     def __len__(self) -> int:
         return len(self.deferred_tools)
@@ -421,15 +464,22 @@ class SearchIndex:
         cached = self._hits_cache.get(term)
         if cached is not None:
             return cached
-        exact, partial, hint, description = [], [], [], []
+        slots: list[_Slots] = []
+        points: list[npt.NDArray[np.int64]] = []
         scratch = np.zeros(len(self._slot_tools), dtype=bool)
         for segment in self._segments:
-            found = segment.parts.get(term)
-            exact.append(found)
-            partial.append(segment.partial(term, found, scratch))
-            hint.append(segment.hints.matching(term))
-            description.append(segment.descriptions.matching(term))
-        hits = (_concat(exact), _concat(partial), _concat(hint), _concat(description))
+            exact = segment.parts.get(term)
+            partial = segment.partial(term, exact, scratch)
+            hint = segment.hints.matching(term)
+            description = segment.descriptions.matching(term)
+            slots += [exact, partial, hint, description]
+            points += [
+                self._exact_weight[exact],
+                self._partial_weight[partial],
+                np.full(hint.size, SCORE_SEARCH_HINT, dtype=np.int64),
+                np.full(description.size, SCORE_DESCRIPTION, dtype=np.int64),
+            ]
+        hits = (np.concatenate(slots), np.concatenate(points))
         if len(self._hits_cache) >= 4096:
             del self._hits_cache[next(iter(self._hits_cache))]
         self._hits_cache[term] = hits
@@ -456,21 +506,13 @@ class SearchIndex:
             counts[term] = counts.get(term, 0) + 1
         hits = {term: self._hits(term) for term in counts}
         scores = np.zeros(len(self._slot_tools), dtype=_SCORE_DTYPE)
-        exact_weight, partial_weight = self._exact_weight, self._partial_weight
         for term, count in counts.items():
-            exact, partial, hint, description = hits[term]
-            if exact.size:
-                scores[exact] += exact_weight[exact] * count
-            if partial.size:
-                scores[partial] += partial_weight[partial] * count
-            if hint.size:
-                scores[hint] += SCORE_SEARCH_HINT * count
-            if description.size:
-                scores[description] += SCORE_DESCRIPTION * count
+            slots, points = hits[term]
+            if slots.size:
+                np.add.at(scores, slots, points if count == 1 else points * count)
         for term in dict.fromkeys(terms.required):
             matched = np.zeros(len(scores), dtype=bool)
-            for found in hits[term]:
-                matched[found] = True
+            matched[hits[term][0]] = True
             scores[~matched] = 0
         if self._dead.size:
             scores[self._dead] = 0
