@@ -35,13 +35,17 @@ _MODULES = {
     "report_time": "benchmarks._report_time_bench",
 }
 
-# (figure, goal text, check): the goals of issue 7 (and issue 12's report time).
+# (figure, goal text, check): the goals of issue 7 (issue 12's report time, issue 18's anchors).
 GOALS: tuple[tuple[str, str, Callable[[float], bool]], ...] = (
     ("toolsearch_median_ms_10k", "< 1 ms", lambda v: v < 1.0),
     ("toolsearch_speedup_vs_naive_10k", ">= 20x", lambda v: v >= 20),
+    ("toolsearch_ratio_vs_bm25s_10k", "<= 0.5", lambda v: v <= 0.5),
+    ("toolsearch_build_ratio_vs_bm25s_10k", "<= 1.0", lambda v: v <= 1.0),
+    ("toolsearch_incremental_ratio", "<= 0.05", lambda v: v <= 0.05),
     ("ranking_recall5_livemcpbench", ">= 0.70", lambda v: v >= 0.70),
     ("ranking_recall5_metatool", ">= 0.70", lambda v: v >= 0.70),
     ("permission_median_us_1000_rules", "< 20 us", lambda v: v < 20),
+    ("permission_first_sight_us", "< 200 us", lambda v: v < 200),
     ("executor_overhead_us", "< 50 us", lambda v: v < 50),
     ("executor_parallel_ratio", "about 1 (< 1.5)", lambda v: v < 1.5),
     ("suite_wall_s", "< 60 s", lambda v: v < 60),

@@ -280,9 +280,42 @@ def test_server_prefix_returns_at_most_max_results(
     assert got == want, f"query {query!r} (max_results={max_results}): expected {want}, got {got}"
 
 
-# A packed score field holds 32,767: at 18 points a term at most, 1,820 terms fit and 1,821 don't.
-# Both sides of that line are drawn, and far past it.
-LONG_QUERY_TERMS = (1_820, 1_821, 2_400)
+@requires("search", "pool")
+@pytest.mark.requirement("DEFER-5", "SHOULD")
+@pytest.mark.parametrize("kind", ["builtin", "mcp"])
+def test_search_hint_outscores_a_description_match(new_harness: Callable[[], Any], kind: str) -> None:
+    """DEFER-5 weights: a search-hint match (4) beats a description match (2), the tool's place aside.
+
+    The hinted tool sorts last by name, so where the pool keeps that order a hint scored like a
+    description would lose the tie.
+    """
+    if kind == "builtin":
+        builtins = [
+            builtin_spec("Alpha", should_defer=True, description="zeta one"),
+            builtin_spec("Beta", should_defer=True, description="zeta two"),
+            builtin_spec("Zed", should_defer=True, description="other", search_hint="zeta"),
+        ]
+        mcps: list[ToolSpec] = []
+    else:
+        builtins = []
+        mcps = [
+            mcp_spec("alpha", "one", description="zeta one"),
+            mcp_spec("beta", "two", description="zeta two"),
+            mcp_spec("zed", "three", description="other", search_hint="zeta"),
+        ]
+    harness = new_harness()
+    order = harness.assemble_pool(builtins, mcps)
+    specs = {s.name: s for s in builtins + mcps}
+    in_pool = [specs[n] for n in order if n in specs]
+    want = _oracle("zeta", in_pool, 3)
+    got = _names(harness.search(builtins, mcps, "zeta", max_results=3))
+    assert got == want, f"expected {want} (the hinted tool first), got {got}"
+
+
+# A 16-bit score counter holds 32,767: at 18 points a term at most, 1,820 terms fit and 1,821 don't.
+# Both sides of that line are drawn, and far past it: at 4,000 terms even a tool scoring 12 points a
+# term totals 48,000.
+LONG_QUERY_TERMS = (1_820, 1_821, 2_400, 4_000)
 
 
 @requires("search", "pool")
@@ -299,7 +332,7 @@ LONG_QUERY_TERMS = (1_820, 1_821, 2_400)
         [mcp_spec("slack", "send_message"), mcp_spec("slack", "list"), mcp_spec("github", "send")],
     ),
     cycle=["send", "message"],
-    count=2_400,
+    count=4_000,
 )
 def test_very_long_query_matches_the_oracle(
     new_harness: Callable[[], Any], pool: tuple[list[ToolSpec], list[ToolSpec]], cycle: list[str], count: int

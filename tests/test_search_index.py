@@ -18,6 +18,7 @@ from reference_impl.search._index import (
     ParsedToolName,
     SearchIndex,
     SearchIndexCache,
+    js_trim,
     parse_query_terms,
     parse_tool_name,
     search_tools_with_keywords,
@@ -261,26 +262,108 @@ def queries(draw: st.DrawFn, pool: tuple[Tool, ...]) -> str:
     return draw(st.sampled_from([" ", "  ", "\u3000", "\t"])).join(terms)
 
 
-@pytest.mark.parametrize("packed", [True, False], ids=["packed", "plain"])
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_index_ranks_exactly_as_the_naive_oracle(data: st.DataObject, packed: bool) -> None:
+def test_index_ranks_exactly_as_the_naive_oracle(data: st.DataObject) -> None:
     """DEFER-5: for any pool and query, the indexed search returns exactly the oracle's names.
 
-    Both scoring paths (packed integers, and the plain dict used for very long queries) are
-    checked. Pools mix CamelCase, snake and mcp__ names; texts and queries mix punctuation,
-    unicode, regex specials and +required terms.
+    Pools mix CamelCase, snake and mcp__ names; texts and queries mix punctuation, unicode,
+    regex specials and +required terms.
     """
     deferred, pool = data.draw(pools())
     index = SearchIndex(deferred, pool)
-    # A field limit of 0 sends every query down the plain path (meant for very long queries).
-    with mock.patch.object(_search_index, "_FIELD_MAX", _search_index._FIELD_MAX if packed else 0):
-        for _ in range(3):
-            query = data.draw(queries(pool))
-            max_results = data.draw(st.integers(1, 8))
-            assert index.search(query, max_results) == oracle_search_tools_with_keywords(
-                query, deferred, pool, max_results
-            ), query
+    for _ in range(3):
+        query = data.draw(queries(pool))
+        max_results = data.draw(st.integers(1, 8))
+        assert index.search(query, max_results) == oracle_search_tools_with_keywords(
+            query, deferred, pool, max_results
+        ), query
+
+
+@st.composite
+def pool_changes(draw: st.DrawFn) -> tuple[list[Tool], list[tuple[tuple[Tool, ...], tuple[Tool, ...]]]]:
+    """A first pool, then one to four changed pools: tools removed, added anywhere, kept in order.
+
+    Changes range from nothing (the same tools again) to replacing every tool; a removed tool may
+    come back later (the same object) and names may repeat across the tools drawn.
+    """
+    made: list[Tool] = []
+    for name in draw(st.lists(names(), min_size=1, max_size=14)):
+        hint = draw(st.none() | texts)
+        made.append(
+            build_tool(name, draw(texts), _call, input_json_schema={"type": "object"}, search_hint=hint)
+        )
+    steps: list[tuple[tuple[Tool, ...], tuple[Tool, ...]]] = []
+    current: list[Tool] = draw(st.lists(st.sampled_from(made), unique_by=id, max_size=8))
+    for _ in range(draw(st.integers(1, 4)) + 1):
+        deferred = tuple(current)
+        extra = draw(st.lists(st.sampled_from(made), unique_by=id, max_size=2))
+        pool = (*[t for t in extra if t not in deferred], *deferred)
+        steps.append((deferred, pool))
+        kept = [t for t in current if draw(st.integers(0, 4))]  # most tools stay
+        for added in draw(st.lists(st.sampled_from(made), unique_by=id, max_size=4)):
+            if added not in kept:
+                kept.insert(draw(st.integers(0, len(kept))), added)
+        current = kept
+    return made, steps
+
+
+@pytest.mark.parametrize("share", [_search_index._DELTA_SHARE, 100.0], ids=["as-shipped", "always-update"])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(changes=pool_changes(), data=st.data())
+def test_updated_index_ranks_as_a_rebuilt_one(
+    changes: tuple[list[Tool], list[tuple[tuple[Tool, ...], tuple[Tool, ...]]]],
+    data: st.DataObject,
+    share: float,
+) -> None:
+    """DEFER-5 under pool changes: an index updated through any sequence of changes ranks exactly as
+    the oracle (and so as an index built afresh) on the last pool, for every query.
+
+    Tools are removed, added at any position, re-added after removal; pools with repeated names
+    (which must fall back to a full build) are drawn too. Run with the shipped rebuild threshold
+    and with none, so that small pools take the update path too.
+    """
+    made, steps = changes
+    first_deferred, first_pool = steps[0]
+    index = SearchIndex(first_deferred, first_pool)
+    for deferred, pool in steps[1:]:
+        # "always-update": however much of a small pool changes, it is updated, never rebuilt.
+        with mock.patch.object(_search_index, "_DELTA_SHARE", share):
+            index = index.updated(deferred, pool)
+        assert index.deferred_tools == deferred
+        assert len(index) == len(deferred)
+    deferred, pool = steps[-1]
+    for _ in range(4):
+        query = data.draw(queries(tuple(made)))
+        max_results = data.draw(st.integers(1, 8))
+        assert index.search(query, max_results) == oracle_search_tools_with_keywords(
+            query, deferred, pool, max_results
+        ), query
+        terms = parse_query_terms(js_trim(query.lower()))
+        assert index.scores(terms) == SearchIndex(deferred, pool).scores(terms), query
+
+
+def test_an_update_reuses_the_postings_and_a_large_change_rebuilds() -> None:
+    """One server's tools added to or removed from a large pool update the index; most of it changed rebuilds."""
+    base = tuple(mcp(f"s{i // 50}", f"tool_{i}", f"Does thing {i} with files.") for i in range(400))
+    added = tuple(mcp("new", f"tool_{i}", "Sends a message to a channel.") for i in range(50))
+    grown = base[:200] + added + base[200:]
+    first = SearchIndex(base, base)
+    second = first.updated(grown, grown)
+    assert second._segments[0] is first._segments[0]  # the base postings are shared, not rebuilt
+    assert len(second._segments) == 2
+    assert second.search("channel", 3) == ["mcp__new__tool_0", "mcp__new__tool_1", "mcp__new__tool_2"]
+    third = second.updated(base, base)
+    assert third._segments == second._segments[:1]  # removal only masks
+    assert third.search("channel") == []
+    assert third.search("files", 2) == [
+        "mcp__s0__tool_0",
+        "mcp__s0__tool_1",
+    ]
+    rebuilt = third.updated(added, added)
+    assert len(rebuilt._segments) == 1
+    assert rebuilt._segments[0] is not first._segments[0]
+    assert rebuilt.search("channel", 1) == ["mcp__new__tool_0"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -297,7 +380,7 @@ def test_text_index_matches_the_word_boundary_regex(term: str, text: str) -> Non
     """A term matches a text in the index exactly when ``\\bterm\\b`` (ASCII) finds it."""
     index = _search_index._TextIndex([text.lower()])
     expected = re.search(r"\b" + re.escape(term) + r"\b", text.lower(), re.ASCII) is not None
-    assert (0 in index.matching(term)) == expected
+    assert (0 in index.matching(term).tolist()) == expected
 
 
 # --- real tools ---

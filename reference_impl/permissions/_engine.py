@@ -499,8 +499,11 @@ def _decide(
             reason=DecisionReason(stage="hook", detail=hook_verdict.reason, hook=hook_verdict.hook or None),
             updated_input=updated,
         )
-    protected = _protected_write(call, context)
-    if protected is not None and mode in ("bypassPermissions", "acceptEdits", "auto"):
+    # Only the modes that allow without asking need it (in the others an edit is asked about anyway).
+    protected = (
+        _protected_write(call, context) if mode in ("bypassPermissions", "acceptEdits", "auto") else None
+    )
+    if protected is not None:
         return PermissionDecision(
             behavior="ask",
             reason=DecisionReason(stage="safety", detail=protected),

@@ -386,12 +386,21 @@ class _ShellRules:
 
 
 _SHELL_INDEXES: dict[tuple[int, tuple[str, ...]], _ShellRules] = {}
+_SHORT_SHELL_INDEXES: dict[tuple[tuple[PermissionRule, ...], tuple[str, ...]], _ShellRules] = {}
 
 
 def _shell_rules(rules: Sequence[PermissionRule], tool: Tool) -> _ShellRules:
     names = _tool_names(tool)
     if len(rules) <= 8:
-        return _ShellRules(rules, names)  # cheap to build; short lists are often made per call
+        # Short lists are often made per call: keyed by value (equal rules match alike), so a
+        # list rebuilt for every call still finds its index and its memo of commands.
+        short = (tuple(rules), names)
+        found = _SHORT_SHELL_INDEXES.get(short)
+        if found is None:
+            if len(_SHORT_SHELL_INDEXES) >= 256:
+                del _SHORT_SHELL_INDEXES[next(iter(_SHORT_SHELL_INDEXES))]
+            found = _SHORT_SHELL_INDEXES[short] = _ShellRules(short[0], names)
+        return found
     # Keyed by identity (the engine hands the same candidate list for the same tool); the entry
     # holds the list, so the id can't be reused while cached.
     key = (id(rules), names)
@@ -568,6 +577,8 @@ def first_match(
     every command (:func:`deny_forms`), and when some command can't be named (an expansion as
     command name) the first shell rule *may* apply: an uncertain match, which the engine asks about.
     """
+    if not rules:
+        return None
     shell = call.shell
     if shell is not None and call.target is not None:
         # Only whole-tool rules and this tool's shell rules can apply to a shell call.
@@ -597,6 +608,8 @@ def allow_match(
     A whole-tool rule; for a shell call, rules covering every command bash would run (each may be
     covered by a different rule); otherwise the first matching content rule.
     """
+    if not rules:
+        return None
     if call.shell is not None and call.target is not None and call.error is None:
         index = _shell_rules(rules, call.tool)
         whole = next((r for r in index.whole if rule_applies_to_tool(r, call.tool)), None)

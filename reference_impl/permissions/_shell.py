@@ -150,10 +150,15 @@ def _parser() -> tree_sitter.Parser:
     return parser
 
 
+_GLOB_CHARACTERS = re.compile(r"[*?\[{]")
+
+
 def _is_globby(raw: str) -> bool:
     """Whether an unquoted part of ``raw`` is a glob, a brace expansion or a tilde."""
     if raw.startswith("~"):
         return True
+    if _GLOB_CHARACTERS.search(raw) is None:
+        return False  # no pattern character at all, quoted or not
     quote = ""
     i = 0
     while i < len(raw):
@@ -216,11 +221,15 @@ def _ansi_c(body: str) -> str:
 
 def _unquote_word(raw: str) -> str:
     """An unquoted word's value: a backslash quotes the next character, a backslash-newline disappears."""
+    if "\\" not in raw:
+        return raw
     return re.sub(r"\\(.)", lambda m: "" if m.group(1) == "\n" else m.group(1), raw, flags=re.DOTALL)
 
 
 def _unquote_double(body: str) -> str:
     """A double-quoted string's value (no expansions in it): a backslash quotes only $ ` " and itself."""
+    if "\\" not in body:
+        return body
     return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), body)
 
 
@@ -773,8 +782,11 @@ def _find_commands(args: _Argv) -> list[_Argv]:
 # The two views
 
 
+_BARE_WORD = re.compile(r"[\w@%+=:,./~^*?\[\]{}-]+")
+
+
 def _quote(word: str) -> str:
-    if word and re.fullmatch(r"[\w@%+=:,./~^*?\[\]{}-]+", word):
+    if word and _BARE_WORD.fullmatch(word):
         return word
     return "'" + word.replace("'", "'\"'\"'") + "'"
 
@@ -1034,8 +1046,11 @@ def _wildcard_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(regex, re.DOTALL)
 
 
+_UNESCAPED_STAR = re.compile(r"(?<!\\)\*")
+
+
 def _has_wildcard(pattern: str) -> bool:
-    return re.search(r"(?<!\\)\*", pattern) is not None
+    return _UNESCAPED_STAR.search(pattern) is not None
 
 
 def match_shell_pattern(pattern: str, command: str) -> bool:
@@ -1056,9 +1071,12 @@ def match_shell_pattern(pattern: str, command: str) -> bool:
     return command == pattern.replace("\\*", "*")
 
 
+_BLANK = re.compile(r"[ \t\n]")
+
+
 def pattern_head(pattern: str) -> str | None:
     """The command name every command matching ``pattern`` starts with; None if it may be any."""
-    head = re.split(r"[ \t\n]", pattern.removesuffix(":*"), maxsplit=1)[0]
+    head = _BLANK.split(pattern.removesuffix(":*"), maxsplit=1)[0]
     if not head or "*" in head or "\\" in head:
         return None
     return head
@@ -1066,4 +1084,4 @@ def pattern_head(pattern: str) -> str | None:
 
 def command_head(form: str) -> str:
     """The first word of a form, as :func:`pattern_head` sees it."""
-    return re.split(r"[ \t\n]", form.strip(), maxsplit=1)[0]
+    return _BLANK.split(form.strip(), maxsplit=1)[0]

@@ -4,38 +4,41 @@ The seed scores every deferred tool against every query term: a name part equal 
 scores 10 (12 for an MCP tool), a name part containing it 5 (6), a word-boundary match in the
 search hint 4 and in the description 2 (DEFER-5). Done literally that is a regex per term per tool
 per query. :class:`SearchIndex` does the per-tool work once per pool instead, and answers each
-term from precomputed data; its rankings are identical to the naive translation in
-:mod:`conformance.oracles.search`, which the tests check property by property.
+term from postings (numpy arrays of tool slots); its rankings are identical to the naive
+translation in :mod:`conformance.oracles.search`, which the tests check property by property.
 
 How a term is answered:
 
-* name parts: a map from each distinct part to its tools gives exact matches; a 1-3 character
+* name parts: postings from each distinct part to its tools give exact matches; a 1-3 character
   n-gram index over the distinct parts narrows "some part contains the term" to a few candidates;
-* word-boundary matches (``\bterm\b`` with JavaScript's ASCII ``\b``, as the seed runs in
-  JS): cut a text into words (maximal runs of ``[A-Za-z0-9_]``) and the gaps between them. A term
-  of word characters only matches exactly where it is a whole word of the text. A term without
-  word characters matches exactly where it is a whole gap with a word on each side (both ``\b``
-  need a word character beyond the term). Otherwise each word of the term that a non-empty gap of
-  the term follows is, in the text, a whole word followed by exactly that gap (and a leading gap
-  of the term is exactly the gap before the term's first word), so an index of (word, gap after)
-  and (gap before, word) pairs narrows the tools to a few, which the exact regex confirms.
-* scores: one term's contributions to every tool are packed into one big integer (16 bits a
-  tool), so a query's scores are a sum of integers and the top results come from guard-bit
-  counting (:class:`_PackedScores`), all in C rather than a Python loop over the pool.
+* word-boundary matches (``\bterm\b`` with JavaScript's ASCII ``\b``, as the seed runs in JS):
+  every maximal run of word characters (``[A-Za-z0-9_]``) of a term is, where the term matches, a
+  whole word of the text (the term's own non-word characters or the ``\b`` bound it). So a term of
+  word characters only matches exactly where it is a word of the text (the word postings), and any
+  other term with a word narrows the tools to those holding its rarest word, which the exact regex
+  confirms. A term without word characters is searched in the texts joined by newlines.
+* scores: each term adds its weights to a dense score array; the top results are the largest keys
+  ``score * 2**32 - position`` (ties keep pool order), picked by ``argpartition``.
 
-The index is immutable; a pool change means a new index (:class:`SearchIndexCache` keeps the
-last one and rebuilds when the deferred set or the pool changes, like the seed's
-``maybeInvalidateCache``). Descriptions are rendered once per tool name per index.
+A pool change need not rebuild: :meth:`SearchIndex.updated` gives the index of a changed pool from
+this one's postings, with one more segment for the tools added since the last full build, and the
+removed tools masked out (the seed's ``maybeInvalidateCache`` rebuilds; the rankings are the same).
+:class:`SearchIndexCache` keeps the last index and updates it when the pool changes. Descriptions
+are rendered once per tool name per index, and carried over by an update.
 """
 
 from __future__ import annotations
 
 import bisect
-import heapq
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from itertools import compress, repeat
+from operator import attrgetter, not_
+from typing import Final, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
 
 from reference_impl.tools import MCP_PREFIX, DescriptionContext, Tool
 
@@ -74,14 +77,14 @@ JS_WHITESPACE: Final = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\
 _JS_SPACE_RUN = re.compile(f"[{re.escape(JS_WHITESPACE)}]+")
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _WORD_SPLIT = re.compile(r"([A-Za-z0-9_]+)")
+_WORD_RUN = re.compile(r"[A-Za-z0-9_]+")
 _MAX_GRAM: Final = 3
-_FIELD_BYTES: Final = 2
-_GUARD_SHIFT: Final = 15
-_FIELD_MAX: Final = (1 << _GUARD_SHIFT) - 1
-_FIELD_MAX_MASK: Final = (1 << (8 * _FIELD_BYTES)) - 1
-_GUARD_BYTE: Final = b"\x80"
-_K = TypeVar("_K")
-_MAX_TERM_SCORE: Final = SCORE_NAME_EXACT_MCP + SCORE_SEARCH_HINT + SCORE_DESCRIPTION
+_SCORE_DTYPE: type[np.int64] = np.int64
+"""Scores add up over every term of a query, repeats included: wide enough for any query."""
+_RANK_BITS: Final = 32
+_MAX_SEGMENTS: Final = 2
+_DELTA_SHARE: Final = 0.25
+"""An update rebuilds the whole index when the tools added since the last build would be more."""
 
 
 def js_trim(text: str) -> str:
@@ -157,78 +160,158 @@ def _default_describe() -> Callable[[Tool], str]:
     return describe
 
 
-def _grams(text: str) -> Iterable[str]:
-    for size in range(1, min(_MAX_GRAM, len(text)) + 1):
-        for start in range(len(text) - size + 1):
-            yield text[start : start + size]
+_Slots: TypeAlias = npt.NDArray[np.int32]
+_Ids: TypeAlias = npt.NDArray[np.int64]
+_EMPTY: Final[_Slots] = np.zeros(0, dtype=np.int32)
+_EMPTY.setflags(write=False)
+
+
+def _offsets(lengths: Sequence[int] | npt.NDArray[np.int64]) -> _Ids:
+    """Where each of consecutive pieces of these lengths starts (one more entry: the total)."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+class _Postings:
+    """Keys (words, name parts) to the sorted slots holding them, as one array and offsets per key."""
+
+    __slots__ = ("_ids", "_offsets", "_slots", "keys")
+
+    def __init__(self, keys_per_slot: Iterable[Iterable[str]], base: int) -> None:
+        flat: list[str] = []
+        lengths: list[int] = []
+        for keys in keys_per_slot:
+            distinct = set(keys)
+            flat.extend(distinct)
+            lengths.append(len(distinct))
+        self._ids: dict[str, int] = {key: i for i, key in enumerate(dict.fromkeys(flat))}
+        self.keys: list[str] = list(self._ids)
+        key_ids = np.fromiter(map(self._ids.__getitem__, flat), dtype=np.int64, count=len(flat))
+        owners = np.repeat(np.arange(base, base + len(lengths), dtype=np.int32), lengths)
+        # A stable sort by key keeps each key's slots in slot order.
+        self._slots: _Slots = owners[np.argsort(key_ids, kind="stable")]
+        self._offsets = _offsets(np.bincount(key_ids, minlength=len(self._ids)))
+
+    def get(self, key: str) -> _Slots:
+        """The slots holding ``key``, ascending."""
+        i = self._ids.get(key)
+        if i is None:
+            return _EMPTY
+        return self._slots[self._offsets[i] : self._offsets[i + 1]]
+
+    def gather(self, key_ids: _Ids) -> _Slots:
+        """The slots of several keys (by position in :attr:`keys`), concatenated."""
+        starts = self._offsets[key_ids]
+        lengths = self._offsets[key_ids + 1] - starts
+        total = int(lengths.sum())
+        if not total:
+            return _EMPTY
+        shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+        return self._slots[shift + np.arange(total)]
+
+
+def _find_all(pieces: Sequence[str], pattern: re.Pattern[str], joined: list[tuple[str, _Ids]]) -> _Ids:
+    """The positions of the pieces in which ``pattern`` matches, searched in them joined by newlines.
+
+    ``pattern`` must not match a newline (a query term never holds white space), so a match never
+    spans two pieces; the joined text is built on first use and kept in ``joined``.
+    """
+    if not joined:
+        joined.append(("\n".join(pieces), _offsets([len(piece) + 1 for piece in pieces])))
+    text, starts = joined[0]
+    found = [match.start() for match in pattern.finditer(text)]
+    if not found:
+        return np.zeros(0, dtype=np.int64)
+    at = np.searchsorted(starts, found, side="right") - 1
+    return at if at.size == 1 else np.unique(at)
 
 
 class _TextIndex:
-    """Word-boundary lookups over one lowercased text per tool (descriptions, or search hints).
+    """Word-boundary lookups over one lowercased text per slot (descriptions, or search hints)."""
 
-    A text is a sequence of words (maximal runs of ASCII word characters) and gaps (the non-word
-    text between them). Besides word -> tools it indexes each inner gap (a gap with a word on
-    both sides), each (word, gap after it) and each (gap before, word), which is what a term
-    with punctuation needs (module docstring).
-    """
-
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], base: int = 0) -> None:
         self._texts = texts
-        words: dict[str, set[int]] = {}
-        gaps: dict[str, set[int]] = {}
-        word_gap: dict[tuple[str, str], set[int]] = {}
-        gap_word: dict[tuple[str, str], set[int]] = {}
-        for index, text in enumerate(texts):
-            pieces = _WORD_SPLIT.split(text)  # gap, word, gap, word, ..., gap
-            for word in pieces[1::2]:
-                words.setdefault(word, set()).add(index)
-            for at in range(2, len(pieces) - 1, 2):  # inner gaps: a word on each side
-                gap, before, after = pieces[at], pieces[at - 1], pieces[at + 1]
-                gaps.setdefault(gap, set()).add(index)
-                word_gap.setdefault((before, gap), set()).add(index)
-                gap_word.setdefault((gap, after), set()).add(index)
-        self._words = _freeze(words)
-        self._gaps = _freeze(gaps)
-        self._word_gap = _freeze(word_gap)
-        self._gap_word = _freeze(gap_word)
+        self._base = base
+        self._words = _Postings((_WORD_RUN.findall(text) for text in texts), base)
+        self._joined: list[tuple[str, _Ids]] = []
 
-    def matching(self, term: str) -> frozenset[int]:
-        """The tools whose text contains ``term`` between word boundaries."""
-        pieces = _WORD_SPLIT.split(term)  # gap0, run1, gap1, ..., runk, gapk
-        if len(pieces) == 1:
-            # No word character: the term must be a whole inner gap.
-            return self._gaps.get(term, _EMPTY)
-        if len(pieces) == 3 and not pieces[0] and not pieces[2]:
-            return self._words.get(term, _EMPTY)
-        # A word of the term followed by a non-empty gap of the term has exactly that gap after it
-        # in the text; a leading gap has exactly that word after it. Narrow by the rarest key.
-        postings = [
-            self._word_gap.get((pieces[at - 1], pieces[at]), _EMPTY)
-            for at in range(2, len(pieces), 2)
-            if pieces[at]
-        ]
-        if pieces[0]:
-            postings.append(self._gap_word.get((pieces[0], pieces[1]), _EMPTY))
-        rarest = min(postings, key=len)
-        if not rarest:
+    def matching(self, term: str) -> _Slots:
+        """The slots whose text contains ``term`` between word boundaries, ascending."""
+        runs = _WORD_RUN.findall(term)
+        if not runs:
+            # No word character: only a search of the texts finds it (rare in queries).
+            found = _find_all(self._texts, word_boundary_pattern(term), self._joined)
+            return (found + self._base).astype(np.int32)
+        if len(runs) == 1 and runs[0] == term:
+            return self._words.get(term)
+        # Each word of the term is a whole word of a matching text: narrow by the rarest, confirm.
+        rarest = min((self._words.get(run) for run in runs), key=len)
+        if not rarest.size:
             return _EMPTY
-        pattern = word_boundary_pattern(term)
-        return frozenset(i for i in rarest if pattern.search(self._texts[i]) is not None)
+        pattern, texts, base = word_boundary_pattern(term), self._texts, self._base
+        return np.array([s for s in rarest.tolist() if pattern.search(texts[s - base])], dtype=np.int32)
 
 
-_EMPTY: frozenset[int] = frozenset()
+class _Segment:
+    """The postings of consecutive slots ``base`` to ``base + len(tools)``: name parts, hints, descriptions."""
+
+    def __init__(
+        self, base: int, tools: Sequence[Tool], parsed: Sequence[ParsedToolName], descriptions: Sequence[str]
+    ) -> None:
+        self.base = base
+        self.tools = tools
+        self.parts = _Postings((name.parts for name in parsed), base)
+        self.descriptions = _TextIndex(descriptions, base)
+        # An empty hint never matches (the seed tests ``hintNormalized &&`` first); "" has no words.
+        self.hints = _TextIndex([(tool.search_hint or "").lower() for tool in tools], base)
+        # The distinct parts are few (about a thousand at 10,000 tools): their 1-3 character grams
+        # narrow "some part contains the term" to a few parts.
+        grams: dict[str, list[int]] = {}
+        for part_id, part in enumerate(self.parts.keys):
+            for gram in {part[a : a + n] for n in range(1, _MAX_GRAM + 1) for a in range(len(part) - n + 1)}:
+                grams.setdefault(gram, []).append(part_id)
+        self._grams = grams
+        self._by_lower: list[tuple[str, int]] | None = None
+        self.lower: dict[str, list[int]] = {}
+        for i, tool in enumerate(tools):
+            self.lower.setdefault(tool.name.lower(), []).append(base + i)
+
+    def partial(self, term: str, exact: _Slots, scratch: npt.NDArray[np.bool_]) -> _Slots:
+        """Slots with a name part containing ``term`` and no part equal to it (``scratch``: all False)."""
+        if len(term) <= _MAX_GRAM:
+            part_ids = self._grams.get(term, [])
+        else:
+            parts = self.parts.keys
+            grams = (self._grams.get(term[a : a + _MAX_GRAM], []) for a in range(len(term) - _MAX_GRAM + 1))
+            part_ids = [p for p in min(grams, key=len) if term in parts[p]]
+        if not part_ids:
+            return _EMPTY
+        keys = np.array(part_ids, dtype=np.int64)
+        found = self.parts.gather(keys)
+        if keys.size == 1 and not exact.size:
+            return found  # one part's postings: sorted, no repeats
+        scratch[found] = True
+        scratch[exact] = False
+        partial = np.flatnonzero(scratch).astype(np.int32)
+        scratch[found] = False
+        return partial
+
+    def prefixed(self, prefix: str) -> list[int]:
+        """Slots whose lowercased name starts with ``prefix``."""
+        if self._by_lower is None:
+            self._by_lower = sorted((key, slot) for key, slots in self.lower.items() for slot in slots)
+        found: list[int] = []
+        for key, slot in self._by_lower[bisect.bisect_left(self._by_lower, (prefix, -1)) :]:
+            if not key.startswith(prefix):
+                break
+            found.append(slot)
+        return found
 
 
-def _freeze(index: Mapping[_K, set[int]]) -> dict[_K, frozenset[int]]:
-    return {key: frozenset(ids) for key, ids in index.items()}
-
-
-@dataclass(frozen=True, slots=True)
-class _TermHits:
-    name_exact: frozenset[int]
-    name_partial: frozenset[int]  # a part contains the term but no part equals it
-    hint: frozenset[int]
-    description: frozenset[int]
+_NAME = attrgetter("name")
+_Hits: TypeAlias = tuple[_Slots, npt.NDArray[np.int64]]
+"""A term's contributions: slots (a slot may repeat, once per field) and the points each adds."""
 
 
 class SearchIndex:
@@ -237,6 +320,7 @@ class SearchIndex:
     ``deferred_tools`` are the candidates, in pool order (ties keep that order); ``tools`` is the
     whole pool (the exact-name fast path falls back to it). ``describe`` renders a tool's
     description (default: an empty :class:`DescriptionContext`); it is called once per name.
+    An index never changes; :meth:`updated` makes the index of a changed pool from it.
     """
 
     def __init__(
@@ -246,117 +330,205 @@ class SearchIndex:
         *,
         describe: Callable[[Tool], str] | None = None,
     ) -> None:
-        describe = describe or _default_describe()
-        self.deferred_tools: tuple[Tool, ...] = tuple(deferred_tools)
-        self.tools: tuple[Tool, ...] = tuple(tools)
-        self._names = [tool.name for tool in self.deferred_tools]
-
-        self._exact_deferred: dict[str, str] = {}
-        for tool in self.deferred_tools:
-            self._exact_deferred.setdefault(tool.name.lower(), tool.name)
-        self._exact_all: dict[str, str] = {}
-        for tool in self.tools:
-            self._exact_all.setdefault(tool.name.lower(), tool.name)
-        self._by_lower_name = sorted((tool.name.lower(), i) for i, tool in enumerate(self.deferred_tools))
-        self._lower_keys = [key for key, _i in self._by_lower_name]
-
+        self._describe = describe or _default_describe()
+        deferred = tuple(deferred_tools)
         descriptions: dict[str, str] = {}  # memoised per name, as the seed's getter
-        desc_texts: list[str] = []
-        hint_texts: list[str] = []
-        part_tools: dict[str, set[int]] = {}
-        self._exact_weight: list[int] = []
-        self._partial_weight: list[int] = []
-        for i, tool in enumerate(self.deferred_tools):
-            parsed = parse_tool_name(tool.name)
-            for part in parsed.parts:
-                part_tools.setdefault(part, set()).add(i)
-            self._exact_weight.append(SCORE_NAME_EXACT_MCP if parsed.is_mcp else SCORE_NAME_EXACT)
-            self._partial_weight.append(SCORE_NAME_PARTIAL_MCP if parsed.is_mcp else SCORE_NAME_PARTIAL)
+        texts: list[str] = []
+        for tool in deferred:
             if tool.name not in descriptions:
-                descriptions[tool.name] = describe(tool)
-            desc_texts.append(descriptions[tool.name].lower())
-            hint_texts.append((tool.search_hint or "").lower())
-        self._part_tools: dict[str, frozenset[int]] = {p: frozenset(ids) for p, ids in part_tools.items()}
-        self._parts: list[str] = list(self._part_tools)
-        grams: dict[str, set[int]] = {}
-        for part_id, part in enumerate(self._parts):
-            for gram in set(_grams(part)):
-                grams.setdefault(gram, set()).add(part_id)
-        self._grams: dict[str, frozenset[int]] = {g: frozenset(ids) for g, ids in grams.items()}
-        self._descriptions = _TextIndex(desc_texts)
-        # An empty hint never matches (the seed tests ``hintNormalized &&`` first); "" has no words.
-        self._hints = _TextIndex(hint_texts)
-        self._packed = _PackedScores(len(self.deferred_tools))
-        self._vectors: dict[str, int] = {}
-        # Each cached term costs a packed integer of 2 bytes per tool: keep them to ~32 MB.
-        self._vector_cache_size = max(256, 16_000_000 // max(1, len(self.deferred_tools)))
+                descriptions[tool.name] = self._describe(tool)
+            texts.append(descriptions[tool.name].lower())
+        self._segments: tuple[_Segment, ...] = ()
+        self._slot_tools: list[Tool] = []
+        self._names: list[str] = []
+        self._slot_texts: list[str] = []
+        self._exact_weight: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._partial_weight: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._add_segment(deferred, texts)
+        self._unique = len(descriptions) == len(deferred)
+        self._finish(deferred, tuple(tools), np.arange(len(deferred), dtype=np.int64))
+
+    def _add_segment(self, tools: Sequence[Tool], texts: list[str]) -> None:
+        parsed = [parse_tool_name(tool.name) for tool in tools]
+        self._segments = (*self._segments, _Segment(len(self._slot_tools), tools, parsed, texts))
+        self._slot_tools = [*self._slot_tools, *tools]
+        self._names = [*self._names, *map(_NAME, tools)]
+        self._slot_texts = [*self._slot_texts, *texts]
+        is_mcp = np.fromiter((name.is_mcp for name in parsed), dtype=bool, count=len(parsed))
+        exact = np.where(is_mcp, SCORE_NAME_EXACT_MCP, SCORE_NAME_EXACT)
+        partial = np.where(is_mcp, SCORE_NAME_PARTIAL_MCP, SCORE_NAME_PARTIAL)
+        self._exact_weight = np.concatenate([self._exact_weight, exact])
+        self._partial_weight = np.concatenate([self._partial_weight, partial])
+
+    def _finish(
+        self,
+        deferred: tuple[Tool, ...],
+        tools: tuple[Tool, ...],
+        slots: _Ids,
+        previous: SearchIndex | None = None,
+    ) -> None:
+        """Set the pool: ``slots[p]`` is the slot of ``deferred[p]``; every other slot is dead.
+
+        With ``previous`` (the index this one is updated from), the maps by id and by name are
+        that index's, changed for the slots that died or came alive.
+        """
+        self.deferred_tools: tuple[Tool, ...] = deferred
+        self.tools: tuple[Tool, ...] = tools
+        count = len(self._slot_tools)
+        self._rank = np.zeros(count, dtype=np.int64)
+        self._rank[slots] = np.arange(len(deferred), dtype=np.int64)
+        alive = np.zeros(count, dtype=bool)
+        alive[slots] = True
+        self._alive = alive
+        self._dead = np.flatnonzero(~alive)
+        if previous is None:
+            self._slot_of = dict(zip(map(id, deferred), slots.tolist(), strict=True))
+            self._slot_by_name = dict(zip(map(_NAME, deferred), slots.tolist(), strict=False))
+        else:
+            before = len(previous._alive)
+            self._slot_of, self._slot_by_name = previous._slot_of.copy(), previous._slot_by_name.copy()
+            for slot in np.flatnonzero(previous._alive & ~alive[:before]).tolist():
+                del self._slot_of[id(self._slot_tools[slot])]
+                del self._slot_by_name[self._names[slot]]
+            for slot in (np.flatnonzero(alive[before:]) + before).tolist():
+                self._slot_of[id(self._slot_tools[slot])] = slot
+                self._slot_by_name[self._names[slot]] = slot
+        # Only a tool outside the deferred set can be the pool's exact match (deferred ones come first).
+        self._exact_other: dict[str, str] = {}
+        if tools != deferred:
+            deferred_mask = map(self._slot_of.__contains__, map(id, tools))
+            for tool in compress(tools, map(not_, deferred_mask)):
+                self._exact_other.setdefault(tool.name.lower(), tool.name)
+        self._hits_cache: dict[str, _Hits] = {}
+
+    def updated(self, deferred_tools: Sequence[Tool], tools: Sequence[Tool]) -> SearchIndex:
+        """The index of a changed pool, from this one: the same rankings as a new :class:`SearchIndex`.
+
+        Tools still in the pool (the same objects) keep their postings; removed ones are masked
+        out; added ones (with the ones added since the last full build) get a segment of their own.
+        A large change, or a pool with repeated names, is a full build.
+        """
+        deferred = tuple(deferred_tools)
+        slot_of = self._slot_of
+        slots = np.fromiter(
+            map(slot_of.get, map(id, deferred), repeat(-1)), dtype=np.int64, count=len(deferred)
+        )
+        base_end = len(self._segments[0].tools)
+        moving = np.flatnonzero((slots < 0) | (slots >= base_end))
+        if (
+            not self._unique
+            or not self._names_stay_unique(deferred, slots)
+            or len(moving) > _DELTA_SHARE * max(1, len(deferred))
+            or len(self._slot_tools) + len(moving) > 2 * len(deferred) + 64
+        ):
+            return SearchIndex(deferred, tools, describe=self._describe)
+        index = object.__new__(SearchIndex)
+        index._describe = self._describe
+        index._unique = True
+        index._segments = self._segments[:1]
+        index._slot_tools = self._slot_tools
+        index._names = self._names
+        index._slot_texts = self._slot_texts
+        index._exact_weight = self._exact_weight
+        index._partial_weight = self._partial_weight
+        if moving.size:
+            # The tools added since the last full build, old and new, in one segment of new slots.
+            texts = self._slot_texts
+            delta = [deferred[p] for p in moving.tolist()]
+            delta_texts = [
+                texts[s] if s >= 0 else self._describe(tool).lower()
+                for tool, s in zip(delta, slots[moving].tolist(), strict=True)
+            ]
+            slots[moving] = len(self._slot_tools) + np.arange(len(delta), dtype=np.int64)
+            index._add_segment(delta, delta_texts)
+        index._finish(deferred, tuple(tools), slots, self)
+        return index
+
+    def _names_stay_unique(self, deferred: tuple[Tool, ...], slots: _Ids) -> bool:
+        """Whether every name of the changed pool is once in it (this pool's names are unique)."""
+        kept = slots[slots >= 0]
+        alive = np.zeros(len(self._alive), dtype=bool)
+        alive[kept] = True
+        if np.count_nonzero(alive) != kept.size:
+            return False  # a tool twice in the pool
+        added = [deferred[p].name for p in np.flatnonzero(slots < 0).tolist()]
+        if len(set(added)) != len(added):
+            return False
+        by_name = self._slot_by_name
+        return not any(name in by_name and alive[by_name[name]] for name in added)
 
     def __len__(self) -> int:
         return len(self.deferred_tools)
 
-    def _parts_containing(self, term: str) -> Iterable[str]:
-        if len(term) <= _MAX_GRAM:
-            return (self._parts[p] for p in self._grams.get(term, ()))
-        postings = [self._grams.get(term[s : s + _MAX_GRAM], frozenset()) for s in range(len(term) - 2)]
-        rarest = min(postings, key=len)
-        return (self._parts[p] for p in rarest if term in self._parts[p])
-
-    def _hits(self, term: str) -> _TermHits:
-        exact = self._part_tools.get(term, frozenset())
-        partial: set[int] = set()
-        for part in self._parts_containing(term):
-            partial.update(self._part_tools[part])
-        return _TermHits(
-            name_exact=exact,
-            name_partial=frozenset(partial - exact),
-            hint=self._hints.matching(term),
-            description=self._descriptions.matching(term),
-        )
+    def _hits(self, term: str) -> _Hits:
+        cached = self._hits_cache.get(term)
+        if cached is not None:
+            return cached
+        slots: list[_Slots] = []
+        points: list[npt.NDArray[np.int64]] = []
+        scratch = np.zeros(len(self._slot_tools), dtype=bool)
+        for segment in self._segments:
+            exact = segment.parts.get(term)
+            partial = segment.partial(term, exact, scratch)
+            hint = segment.hints.matching(term)
+            description = segment.descriptions.matching(term)
+            slots += [exact, partial, hint, description]
+            points += [
+                self._exact_weight[exact],
+                self._partial_weight[partial],
+                np.full(hint.size, SCORE_SEARCH_HINT, dtype=np.int64),
+                np.full(description.size, SCORE_DESCRIPTION, dtype=np.int64),
+            ]
+        hits = (np.concatenate(slots), np.concatenate(points))
+        if len(self._hits_cache) >= 4096:
+            del self._hits_cache[next(iter(self._hits_cache))]
+        self._hits_cache[term] = hits
+        return hits
 
     def exact_name(self, query_lower: str) -> str | None:
         """The fast path: a tool whose lowercased name is the query, deferred tools first."""
-        return self._exact_deferred.get(query_lower) or self._exact_all.get(query_lower)
+        alive = self._alive
+        found = [s for segment in self._segments for s in segment.lower.get(query_lower, ()) if alive[s]]
+        if found:
+            return self._names[min(found, key=self._rank.__getitem__)]
+        return self._exact_other.get(query_lower)
 
     def mcp_prefix(self, query_lower: str) -> list[str]:
         """Deferred tools whose lowercased name starts with ``query_lower``, in pool order."""
-        start = bisect.bisect_left(self._lower_keys, query_lower)
-        found: list[int] = []
-        for key, i in self._by_lower_name[start:]:
-            if not key.startswith(query_lower):
-                break
-            found.append(i)
-        return [self._names[i] for i in sorted(found)]
+        alive, rank = self._alive, self._rank
+        found = [s for segment in self._segments for s in segment.prefixed(query_lower) if alive[s]]
+        return [self._names[s] for s in sorted(found, key=rank.__getitem__)]
+
+    def _score_array(self, terms: QueryTerms) -> npt.NDArray[np.int64]:
+        """Scores by slot (required terms applied, removed tools at 0)."""
+        counts: dict[str, int] = {}
+        for term in terms.scoring:
+            counts[term] = counts.get(term, 0) + 1
+        hits = {term: self._hits(term) for term in counts}
+        scores = np.zeros(len(self._slot_tools), dtype=_SCORE_DTYPE)
+        for term, count in counts.items():
+            slots, points = hits[term]
+            if slots.size:
+                np.add.at(scores, slots, points if count == 1 else points * count)
+        for term in dict.fromkeys(terms.required):
+            matched = np.zeros(len(scores), dtype=bool)
+            matched[hits[term][0]] = True
+            scores[~matched] = 0
+        if self._dead.size:
+            scores[self._dead] = 0
+        return scores
 
     def scores(self, terms: QueryTerms) -> dict[int, int]:
         """Positive scores by candidate position in :attr:`deferred_tools` (required terms applied)."""
-        hits = {term: self._hits(term) for term in set(terms.scoring)}
-        allowed: set[int] | None = None
-        for term in terms.required:
-            h = hits[term]
-            matched = h.name_exact | h.name_partial | h.hint | h.description
-            allowed = set(matched) if allowed is None else allowed & matched
-        exact_weight, partial_weight = self._exact_weight, self._partial_weight
-        scores: dict[int, int] = {}
-        get = scores.get
-        for term in terms.scoring:
-            h = hits[term]
-            for i in h.name_exact:
-                scores[i] = get(i, 0) + exact_weight[i]
-            for i in h.name_partial:
-                scores[i] = get(i, 0) + partial_weight[i]
-            for i in h.hint:
-                scores[i] = get(i, 0) + SCORE_SEARCH_HINT
-            for i in h.description:
-                scores[i] = get(i, 0) + SCORE_DESCRIPTION
-        if allowed is not None:
-            return {i: s for i, s in scores.items() if i in allowed}
-        return scores
+        scores = self._score_array(terms)
+        slots = np.flatnonzero(scores > 0)
+        return dict(zip(self._rank[slots].tolist(), scores[slots].tolist(), strict=True))
 
     def ranked(self, query: str) -> list[tuple[str, int]]:
         """Every scoring tool of a keyword query with its score, best first (no fast paths)."""
         scores = self.scores(parse_query_terms(js_trim(query.lower())))
         order = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-        return [(self._names[i], score) for i, score in order]
+        return [(self.deferred_tools[i].name, score) for i, score in order]
 
     def search(self, query: str, max_results: int = DEFAULT_MAX_RESULTS) -> list[str]:
         """The seed's ``searchToolsWithKeywords``: at most ``max_results`` names, best first.
@@ -374,118 +546,30 @@ class SearchIndex:
             prefixed = self.mcp_prefix(query_lower)
             if prefixed:
                 return prefixed[:max_results]
-        terms = parse_query_terms(query_lower)
-        bound = _MAX_TERM_SCORE * len(terms.scoring)
-        if bound > _FIELD_MAX:
-            # Too many terms for a packed field; the plain path gives the same ranking.
-            scores = self.scores(terms)
-            best = heapq.nsmallest(max_results, scores.items(), key=lambda item: (-item[1], item[0]))
-            return [self._names[i] for i, _score in best]
-        return [self._names[i] for i in self._packed.top(self._packed_scores(terms), max_results, bound)]
+        return self._top(self._score_array(parse_query_terms(query_lower)), max_results)
 
-    def _term_vector(self, term: str) -> int:
-        # The packed score contributions of one term.
-        cached = self._vectors.get(term)
-        if cached is not None:
-            return cached
-        hits = self._hits(term)
-        fields = bytearray(self._packed.width)
-        for i in hits.name_exact:
-            fields[_FIELD_BYTES * i] += self._exact_weight[i]
-        for i in hits.name_partial:
-            fields[_FIELD_BYTES * i] += self._partial_weight[i]
-        for i in hits.hint:
-            fields[_FIELD_BYTES * i] += SCORE_SEARCH_HINT
-        for i in hits.description:
-            fields[_FIELD_BYTES * i] += SCORE_DESCRIPTION
-        vector = int.from_bytes(fields, "little")
-        if len(self._vectors) >= self._vector_cache_size:
-            del self._vectors[next(iter(self._vectors))]
-        self._vectors[term] = vector
-        return vector
-
-    def _packed_scores(self, terms: QueryTerms) -> int:
-        vectors = {term: self._term_vector(term) for term in set(terms.scoring)}
-        total = sum(vectors[term] for term in terms.scoring)
-        if terms.required:
-            # A term matches a tool exactly where it contributes to its score.
-            allowed = self._packed.guards
-            for term in terms.required:
-                allowed &= self._packed.at_least(vectors[term], 1)
-            total &= (allowed >> _GUARD_SHIFT) * _FIELD_MAX_MASK
-        return total
-
-
-class _PackedScores:
-    """Score vectors as one big integer: tool ``i``'s score in bits ``16*i`` to ``16*i+14``.
-
-    Bit 15 of each field is a guard: adding ``2**15 - T`` to every field sets it exactly where
-    the score is at least ``T``, so "how many tools score at least T" is an addition, a mask
-    and a bit count, all in C. Scores stay below ``2**15`` (at most 18 per term; queries with
-    more terms than fit take the plain path).
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.width = _FIELD_BYTES * size
-        self.ones = int.from_bytes(b"\x01\x00" * size, "little")
-        self.guards = self.ones << _GUARD_SHIFT
-
-    def at_least(self, scores: int, threshold: int) -> int:
-        """The guard bits of the fields whose score is at least ``threshold`` (>= 1)."""
-        return (scores + self.ones * ((1 << _GUARD_SHIFT) - threshold)) & self.guards
-
-    def _positions(self, guards: int, limit: int) -> list[int]:
-        # The first ``limit`` tool positions whose guard bit is set, in pool order.
-        data = guards.to_bytes(self.width, "little")
-        found: list[int] = []
-        start = 0
-        while len(found) < limit:
-            at = data.find(_GUARD_BYTE, start)
-            if at < 0:
-                break
-            found.append(at // _FIELD_BYTES)
-            start = at + 1
-        return found
-
-    def top(self, scores: int, limit: int, bound: int) -> list[int]:
-        """Positions of the ``limit`` best positive scores: highest first, ties in pool order.
-
-        ``bound`` is at least the highest score (it bounds the threshold search).
-        """
-        positive = self.at_least(scores, 1)
-        if positive.bit_count() <= limit:
-            chosen = self._positions(positive, limit)
+    def _top(self, scores: npt.NDArray[np.int64], limit: int) -> list[str]:
+        """The ``limit`` best positive scores' names: highest first, ties in pool order."""
+        slots = np.flatnonzero(scores > 0)
+        if not slots.size:
+            return []
+        # One key per tool, all distinct: the score, then the earlier position.
+        keys = (scores[slots].astype(np.int64) << _RANK_BITS) - self._rank[slots]
+        if slots.size > limit:
+            chosen = np.argpartition(keys, slots.size - limit)[slots.size - limit :]
         else:
-            # The largest threshold that still keeps ``limit`` tools: the limit-th best score.
-            low, high = 1, bound
-            while low < high:
-                middle = (low + high + 1) // 2
-                if self.at_least(scores, middle).bit_count() >= limit:
-                    low = middle
-                else:
-                    high = middle - 1
-            above = self.at_least(scores, low + 1)
-            tied = self.at_least(scores, low) & ~above
-            chosen = self._positions(above, limit)
-            chosen += self._positions(tied, limit - len(chosen))
-        data = scores.to_bytes(self.width, "little")
-        return sorted(chosen, key=lambda i: (-int.from_bytes(data[2 * i : 2 * i + 2], "little"), i))
-
-
-def _pool_key(deferred_tools: Sequence[Tool], tools: Sequence[Tool]) -> tuple[object, ...]:
-    # Tools compare by identity (eq=False); the index holds them, so an id can't be reused meanwhile.
-    return (
-        tuple((t.name, id(t)) for t in deferred_tools),
-        tuple((t.name, id(t)) for t in tools),
-    )
+            chosen = np.arange(slots.size)
+        best = chosen[np.argsort(keys[chosen])[::-1]]
+        names = self._names
+        return [names[s] for s in slots[best].tolist()]
 
 
 class SearchIndexCache:
-    """The last :class:`SearchIndex`, rebuilt when the deferred set or the pool changes (000 §6.4).
+    """The index of the last pool, updated when the deferred set or the pool changes (000 §6.4).
 
     The same sequence objects as last time are a hit without looking inside them; equal
-    sequences of the same tool objects are a hit too.
+    sequences of the same tool objects are a hit too. A changed pool is an update of the last
+    index (:meth:`SearchIndex.updated`), not a rebuild.
     """
 
     def __init__(self, *, describe: Callable[[Tool], str] | None = None) -> None:
@@ -494,19 +578,25 @@ class SearchIndexCache:
         self._key: tuple[object, ...] | None = None
         self._seen: tuple[Sequence[Tool], Sequence[Tool]] | None = None
         self.builds = 0
-        """How many indexes were built (for tests of invalidation)."""
+        """How many indexes were made, by a build or an update (for tests of invalidation)."""
 
     def get(self, deferred_tools: Sequence[Tool], tools: Sequence[Tool]) -> SearchIndex:
-        """The index for this pool, built on first use and after any change."""
+        """The index for this pool, built on first use and updated after any change."""
         if self._index is not None and self._seen is not None:
             seen_deferred, seen_tools = self._seen
             if seen_deferred is deferred_tools and seen_tools is tools:
                 return self._index
-        key = _pool_key(deferred_tools, tools)
-        if self._index is None or key != self._key:
+        # Tools compare by identity (eq=False); the index holds them, so an id can't be reused meanwhile.
+        key = (tuple(map(id, deferred_tools)), tuple(map(id, tools)))
+        if self._index is None:
             self._index = SearchIndex(deferred_tools, tools, describe=self._describe)
-            self._key = key
-            self.builds += 1
+        elif key != self._key:
+            self._index = self._index.updated(deferred_tools, tools)
+        else:
+            self._seen = (deferred_tools, tools) if _immutable(deferred_tools) and _immutable(tools) else None
+            return self._index
+        self._key = key
+        self.builds += 1
         # Only immutable sequences may take the identity shortcut next time.
         self._seen = (deferred_tools, tools) if _immutable(deferred_tools) and _immutable(tools) else None
         return self._index

@@ -184,8 +184,8 @@ def tool_search_tool(
 ) -> Tool:
     """The ToolSearch tool: concurrency safe, read-only, never deferred (DEFER-1).
 
-    Its keyword index is built on first use and rebuilt whenever the pool or the deferred set
-    changes. ``ranking`` is ``"seed"`` (the seed's scores, DEFER-5) or a :class:`Ranker`.
+    Its keyword index is built on first use and updated whenever the pool or the deferred set
+    changes (a large change rebuilds it). ``ranking`` is ``"seed"`` (the seed's scores, DEFER-5) or a :class:`Ranker`.
     """
     if ranking == "seed":
         ranker: Ranker = SeedRanker()
