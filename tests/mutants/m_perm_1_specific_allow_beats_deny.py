@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from reference_impl.permissions import _engine as _permissions
 from tests.mutants._base import Patch, make_factory
+from tests.mutants._permission_rules import rule_matches
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -17,7 +17,7 @@ DESCRIPTION = "specificity precedence: allow Bash(git push:*) overrides the broa
 def _mutate(original: Any) -> Any:
     def decide(tool: Any, tool_input: Any, context: Any, hook_verdict: Any, tool_context: Any) -> Any:
         def matches(rule: Any) -> bool:
-            return _permissions._first_matching([rule], tool, tool_input, context) is not None
+            return rule_matches(rule, tool, tool_input, context)
 
         allows = [r for r in context.rules if r.behavior == "allow" and r.content is not None and matches(r)]
         if allows:

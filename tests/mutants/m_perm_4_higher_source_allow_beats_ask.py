@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from reference_impl.permissions import _engine as _permissions
 from tests.mutants._base import Patch, make_factory
+from tests.mutants._permission_rules import rule_matches
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -29,9 +29,7 @@ _RANK = {
 def _mutate(original: Any) -> Any:
     def decide(tool: Any, tool_input: Any, context: Any, hook_verdict: Any, tool_context: Any) -> Any:
         allows = [
-            r
-            for r in context.rules
-            if r.behavior == "allow" and _permissions._first_matching([r], tool, tool_input, context)
+            r for r in context.rules if r.behavior == "allow" and rule_matches(r, tool, tool_input, context)
         ]
         if allows:
             top = max(_RANK[r.source] for r in allows)

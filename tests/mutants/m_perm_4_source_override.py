@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from reference_impl.permissions import _engine as _permissions
 from tests.mutants._base import Patch, make_factory
+from tests.mutants._permission_rules import rule_matches
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -27,7 +27,7 @@ _RANK = {
 
 def _mutate(original: Any) -> Any:
     def decide(tool: Any, tool_input: Any, context: Any, hook_verdict: Any, tool_context: Any) -> Any:
-        matching = [r for r in context.rules if _permissions._first_matching([r], tool, tool_input, context)]
+        matching = [r for r in context.rules if rule_matches(r, tool, tool_input, context)]
         if matching:
             top = max(_RANK[r.source] for r in matching)
             # The defect: only the winning source's rules count; lower sources are discarded.
