@@ -158,6 +158,8 @@ class _Plugin:
         self.run = run
         self.requirements_of = requirements_of
 
+    # Optional: xdist's hook, unknown (and an INTERNALERROR if required) when xdist is off (-p no:xdist).
+    @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """Tell each xdist worker where to write what hung (controller side)."""
         node.workerinput[HANG_FILE_KEY] = str(self.run.hang_dir)

@@ -254,3 +254,13 @@ def test_the_footer_does_not_promise_a_database_the_profile_lacks(pytester: pyte
     out = result.stdout.str()
     assert "replays the failing example from its database" not in out
     assert "keeps no example database" in out
+
+
+def test_the_suite_runs_with_xdist_disabled(pytester: pytest.Pytester) -> None:
+    """``-p no:xdist`` (a host that disables xdist, or a user debugging one test) is a run, not an INTERNALERROR."""
+    suite = make_suite(pytester, PASSING)
+    result = _subprocess_run(pytester, suite, "-p", "no:xdist")
+    out = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in out, out
+    assert result.ret == pytest.ExitCode.OK, out
+    result.assert_outcomes(passed=2)
