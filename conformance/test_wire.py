@@ -89,7 +89,12 @@ def test_every_failure_path_answered(wire: WireRunner) -> None:
     """PAIR-2: unknown tool, invalid input, failing tool, rule deny and hook block each get one result."""
     run = wire("pairing")
     ids = (*PairingIds.FIRST_TURN, PairingIds.SECOND)
-    judge(run, checks.check_answered(run.requests, ids), evidence.pairing_unproven(run, ids))
+    # Every call must be answered; only the paths the target can express need proof it took them.
+    judge(
+        run,
+        checks.check_answered(run.requests, ids),
+        evidence.pairing_unproven(run, evidence.applicable(run, ids)),
+    )
 
 
 @requires("wire")
@@ -99,8 +104,8 @@ def test_failure_results_are_errors(wire: WireRunner) -> None:
     run = wire("pairing")
     judge(
         run,
-        checks.check_error_results(run.requests, PairingIds.FAILURES),
-        evidence.pairing_unproven(run, PairingIds.FAILURES),
+        checks.check_error_results(run.requests, evidence.applicable(run, PairingIds.FAILURES)),
+        evidence.pairing_unproven(run, evidence.applicable(run, PairingIds.FAILURES)),
     )
 
 

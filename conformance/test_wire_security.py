@@ -86,7 +86,7 @@ def _shell_ran(run: Any) -> bool:
 def test_deny_rule_beats_allow_rule_and_hook_allow(wire: WireRunner) -> None:
     """PERM-1: a content deny rule on the shell beats its allow rule and a hook's allow: it never runs."""
     run = wire("security")
-    shell = run.names.shell or "Bash"
+    shell = run.names.builtin("shell")
     unproven = _hook(run, "pre-shell", shell) + ([] if evidence.offered(run, shell) else [f"no {shell} tool"])
     problems = [f"the denied shell command ran: {DENIED_FILE} exists"] if _shell_ran(run) else []
     block = _result(run, SecurityIds.SHELL_DENY)
@@ -100,7 +100,7 @@ def test_deny_rule_beats_allow_rule_and_hook_allow(wire: WireRunner) -> None:
 def test_hook_allow_bypasses_neither_deny_nor_ask(wire: WireRunner) -> None:
     """PERM-2: a hook's allow grants a tool no rule names, but neither a deny nor an ask rule's tool."""
     run = wire("security")
-    shell = run.names.shell or "Bash"
+    shell = run.names.builtin("shell")
     unproven = _hook(run, "pre-g_ask", "g_ask") + _hook(run, "pre-shell", shell)
     # The control: without a rule the same hook's allow grants, so the hook's allow is honoured.
     unproven += _hook(run, "pre-g_free", "g_free") + _ran(
@@ -154,7 +154,7 @@ def test_command_hook_protocol(wire: WireRunner) -> None:
 def test_invalid_input_reaches_no_hook(wire: WireRunner) -> None:
     """EXEC-1: a built-in called with input that fails its schema never reaches the PreToolUse hooks."""
     run = wire("security")
-    read = run.names.read or "Read"
+    read = run.names.builtin("read")
     unproven = [] if evidence.offered(run, read) else [f"no {read} tool"]
     unproven += _hook(run, "pre-all", "g_free")  # the catch-all hook ran, so it would have seen the call
     problems = (
@@ -232,7 +232,7 @@ def test_plan_mode_refuses_writes(wire: WireRunner) -> None:
     """PERM-9: in plan mode the write tool does not write (its file is never created); reads run."""
     run = wire("mode-plan")
     unproven = _ran(run, "m_allowed", "an allow rule names it (a read-only tool)")
-    unproven += [] if evidence.offered(run, "Write") else ["no Write tool"]
+    unproven += [] if evidence.offered(run, run.names.builtin("write")) else ["no write tool"]
     problems = []
     if run.workdir is not None and (run.workdir / PLAN_FILE).exists():
         problems.append(f"Write created {PLAN_FILE} in plan mode")
@@ -380,7 +380,7 @@ def test_undecided_becomes_ask_not_allow(wire: WireRunner) -> None:
 def test_bypass_permissions_still_honours_deny_rules(wire: WireRunner) -> None:
     """PERM-5: bypassPermissions runs a tool no rule names, but not a shell command a deny rule names."""
     run = wire("mode-bypassPermissions")
-    shell = run.names.shell or "Bash"
+    shell = run.names.builtin("shell")
     # The proof the mode took effect: the tool nothing allowed ran.
     unproven = _ran(run, "m_unruled", "bypassPermissions allows what no rule names")
     unproven += [] if evidence.offered(run, shell) else [f"no {shell} tool"]

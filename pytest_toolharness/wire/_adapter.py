@@ -15,6 +15,7 @@ message says so (:meth:`WireRun.failure`), never an error of the run.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import itertools
 import json
 import shutil
@@ -79,7 +80,8 @@ class WireRun:
     evidence of what really happened, whatever the harness reports: ``mcp_calls`` (the suite's MCP
     server's call log, start and end of each call), ``served`` (the tools it listed, name →
     description) and ``hook_calls`` (each input the suite's command hooks read, in order).
-    ``names`` are the target's names for the scenario roles (its profile's; Claude Code's by default).
+    ``names`` are the target's names for the scenario roles (its profile's; Claude Code's by default);
+    ``roles`` the roles it can express (its profile's capabilities; None: every role).
     """
 
     scenario: str
@@ -94,6 +96,7 @@ class WireRun:
     served: dict[str, str] = field(default_factory=dict)
     hook_calls: list[dict[str, Any]] = field(default_factory=list)
     names: ToolNames = CLAUDE_CODE_NAMES
+    roles: frozenset[str] | None = None
 
     @property
     def message_requests(self) -> list[RecordedRequest]:
@@ -258,7 +261,8 @@ class WireHarness:
     def run_wire(self, scenario: WireScenario) -> WireRun:
         """Run ``scenario`` against the target in a fresh working directory."""
         workdir = self._root / f"{next(self._runs):03d}-{scenario.name}"
-        return run_wire_scenario(self.target, scenario, workdir, timeout=self._timeout, env=self._env)
+        run = run_wire_scenario(self.target, scenario, workdir, timeout=self._timeout, env=self._env)
+        return dataclasses.replace(run, roles=self.roles)
 
 
 class WireAdapter:

@@ -79,6 +79,18 @@ class ToolNames:
     shell: str | None = "Bash"
     tool_search: str | None = "ToolSearch"
     mcp_format: str = "mcp__{server}__{tool}"
+    write: str | None = "Write"
+
+    def builtin(self, role: str) -> str:
+        """The CLI's name for built-in ``role`` (``read``, ``shell``, ``tool_search``, ``write``).
+
+        A CLI without one gets an unmistakable stand-in, ``no_<role>_tool``: a call of it is a call
+        of an unknown tool, never of another CLI's tool (Claude Code's ``Read`` sent to opencode).
+        """
+        if role not in ("read", "shell", "tool_search", "write"):
+            raise ValueError(f"{role!r} is not a built-in role (read, shell, tool_search, write)")
+        name: str | None = getattr(self, role)
+        return name if name is not None else f"no_{role}_tool"
 
     def mcp(self, tool: str, server: str = SERVER_NAME) -> str:
         """The name the CLI gives tool ``tool`` of MCP server ``server``."""
@@ -118,7 +130,12 @@ def mcp_spec(
 
 @dataclass(frozen=True, slots=True)
 class WireScenario:
-    """One black-box run: prompt, scripted model steps, MCP tools, settings and environment."""
+    """One black-box run: prompt, scripted model steps, MCP tools, settings and environment.
+
+    ``roles`` are the target-profile capabilities the scenario as a whole needs (a target without
+    one of them can't run it: its requirements are "not checked"); a role only some calls need is
+    judged per call (:data:`~pytest_toolharness.wire._evidence.PAIRING_ROLES`).
+    """
 
     name: str
     prompt: str
@@ -126,6 +143,7 @@ class WireScenario:
     mcp_tools: Sequence[ToolSpec] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
+    roles: frozenset[str] = frozenset({"mcp"})
 
     def __post_init__(self) -> None:
         if not self.name or not self.prompt:
@@ -264,11 +282,11 @@ def pairing_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
             TextBlock("Trying every path."),
             ToolUseBlock(PairingIds.OK, echo.name, {"text": "hello"}),
             ToolUseBlock(PairingIds.UNKNOWN, names.mcp("no_such_tool"), {}),
-            ToolUseBlock(PairingIds.INVALID, names.read or "Read", {}),
+            ToolUseBlock(PairingIds.INVALID, names.builtin("read"), {}),
             ToolUseBlock(PairingIds.INVALID_MCP, echo.name, {"text": 42}),
             ToolUseBlock(PairingIds.ERROR, fail.name, {}),
             ToolUseBlock(PairingIds.EMPTY, empty.name, {}),
-            ToolUseBlock(PairingIds.DENIED, names.shell or "Bash", {"command": "echo denied-by-rule"}),
+            ToolUseBlock(PairingIds.DENIED, names.builtin("shell"), {"command": "echo denied-by-rule"}),
             ToolUseBlock(PairingIds.HOOK_BLOCKED, guarded.name, {}),
         )
     )
@@ -276,7 +294,7 @@ def pairing_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     settings = {
         "permissions": {
             "allow": [spec.name for spec in tools],
-            "deny": [f"{names.shell or 'Bash'}(echo denied-by-rule:*)"],
+            "deny": [f"{names.builtin('shell')}(echo denied-by-rule:*)"],
         },
         "hooks": {
             "PreToolUse": [
@@ -327,7 +345,7 @@ def deferred_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         (
             ToolUseBlock(
                 DeferIds.SEARCH,
-                names.tool_search or "ToolSearch",
+                names.builtin("tool_search"),
                 {"query": f"select:{big.name}", "max_results": 5},
             ),
         )
@@ -339,6 +357,7 @@ def deferred_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         mcp_tools=tools,
         settings={"permissions": {"allow": [spec.name for spec in tools]}},
         env={"ENABLE_TOOL_SEARCH": "true"},
+        roles=frozenset({"mcp", "tool_search"}),
     )
 
 

@@ -158,7 +158,7 @@ def security_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         {"matcher": regex, "hooks": [{"type": "command", "command": logged_hook_command("pre-regex")}]}
     )
     rules["allow"].append(specs["g_context"].name)
-    shell = names.shell or "Bash"
+    shell = names.builtin("shell")
     rules["allow"].append(shell)
     rules["deny"].append(f"{shell}({_DENIED_COMMAND})")
     shell_hook = logged_hook_command("pre-shell", stdout=_pre("allow"))
@@ -177,7 +177,7 @@ def security_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         for tool, (ids, *_rest) in SECURITY_GUARDS.items()
     ]
     calls.append(ToolUseBlock(SecurityIds.CONTEXT, specs["g_context"].name, {"text": "context please"}))
-    calls.append(ToolUseBlock(SecurityIds.INVALID, names.read or "Read", {}))
+    calls.append(ToolUseBlock(SecurityIds.INVALID, names.builtin("read"), {}))
     calls.append(ToolUseBlock(SecurityIds.SHELL_DENY, shell, {"command": _DENIED_COMMAND}))
     return WireScenario(
         name="security",
@@ -186,6 +186,7 @@ def security_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         mcp_tools=tuple(specs.values()),
         settings={"permissions": rules, "hooks": {"PreToolUse": pre_hooks, "PostToolUse": post_hooks}},
         env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"mcp", "permission_rules", "command_hooks"}),
     )
 
 
@@ -223,11 +224,15 @@ def mode_scenario(mode: str, names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenar
         "m_allowed", "A read-only lookup.", ToolBehavior("text", text="allowed-ran"), names=names
     )
     allowed = dataclasses.replace(allowed, read_only=True)
-    shell = names.shell or "Bash"
+    shell = names.builtin("shell")
     calls = [ToolUseBlock(ModeIds.ALLOWED, allowed.name, {})]
     permissions: dict[str, Any] = {"allow": [allowed.name], "defaultMode": mode}
     if mode == "plan":
-        calls.append(ToolUseBlock(ModeIds.WRITE, "Write", {"file_path": PLAN_FILE, "content": "written"}))
+        calls.append(
+            ToolUseBlock(
+                ModeIds.WRITE, names.builtin("write"), {"file_path": PLAN_FILE, "content": "written"}
+            )
+        )
     else:
         calls.insert(0, ToolUseBlock(ModeIds.UNRULED, unruled.name, {}))
     if mode == "bypassPermissions":
@@ -244,6 +249,7 @@ def mode_scenario(mode: str, names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenar
         mcp_tools=(unruled, allowed),
         settings={"permissions": permissions},
         env=env,
+        roles=frozenset({"mcp", "permission_rules", "permission_modes"}),
     )
 
 
@@ -293,4 +299,5 @@ def stop_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         mcp_tools=(stop, other, after),
         settings={"permissions": {"allow": [stop.name, other.name, after.name]}, "hooks": hooks},
         env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"mcp", "command_hooks"}),
     )
