@@ -34,6 +34,7 @@ def model_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
     inputs include ones that fail ``Echo``'s schema, so every failure path is replayed too.
     """
     calls = []
+    tool_input: dict[str, Any]
     for n in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["valid", "invalid_input", "unknown"]))
         if kind == "valid":
