@@ -8,6 +8,7 @@ ran, the tool was never offered, nothing ran at all) reports "not checked", neve
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -26,12 +27,17 @@ from pytest_toolharness.wire._security import (
     CONTEXT_MARK,
     DENIED_FILE,
     PLAN_FILE,
+    PROMPT_CONTEXT_MARK,
     REWRITTEN_TEXT,
+    SESSION_CONTEXT_MARK,
     STOP_REASON,
     ModeIds,
+    PostIds,
     SecurityIds,
     StopIds,
+    lifecycle_scenario,
     mode_scenario,
+    post_scenario,
     security_scenario,
     stop_scenario,
 )
@@ -43,6 +49,8 @@ _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "mode-default": lambda names: mode_scenario("default", names),
     "mode-bypassPermissions": lambda names: mode_scenario("bypassPermissions", names),
     "stop": stop_scenario,
+    "post": post_scenario,
+    "lifecycle": lifecycle_scenario,
     "scheduling": scheduling_scenario,
 }
 
@@ -412,4 +420,56 @@ def test_continue_false_stops_after_the_turn(wire: WireRunner) -> None:
     answered = checks.tool_results(run.requests)
     if StopIds.AFTER in answered:
         problems.append("the turn after continue: false was answered as if the loop went on")
+    judge(run, problems, unproven)
+
+
+def _kept_result(run: Any, tool: str, tool_use_id: str, why: str) -> list[str]:
+    """Problems when the call of ``tool`` did not come back as its own successful output."""
+    block = _result(run, tool_use_id)
+    if block is None:
+        return [f"{tool_use_id} ({tool}) got no result"]
+    if block.get("is_error") is True or f"{tool}-ran" not in json.dumps(block.get("content")):
+        return [f"{tool_use_id} ({tool}) ran and {why}, but its result is not its output: {block!r}"[:400]]
+    return []
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-4", "MUST")
+def test_post_hook_block_does_not_undo_the_call(wire: WireRunner) -> None:
+    """HOOK-4: a PostToolUse ``decision: block`` after the call ran leaves its result the tool's output.
+
+    The suite's MCP server shows the call ran and the hook's log that the hook answered; the result
+    must not be turned into a denial after the fact.
+    """
+    run = wire("post")
+    unproven = _hook(run, "post-p_done", "p_done") + _ran(run, "p_done", "it is allowed")
+    judge(run, _kept_result(run, "p_done", PostIds.BLOCKED_AFTER, "a PostToolUse hook blocked it"), unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-8", "MUST")
+def test_permission_request_hook_decides_when_nobody_can_ask(wire: WireRunner) -> None:
+    """PERM-8: with no way to ask (print mode), a PermissionRequest hook's allow lets the unruled call run."""
+    run = wire("post")
+    unproven = _hook(run, "permission", "p_unruled")
+    problems = _ran(run, "p_unruled", "the PermissionRequest hook allowed it") + _kept_result(
+        run, "p_unruled", PostIds.PERMISSION, "the PermissionRequest hook allowed it"
+    )
+    judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+@pytest.mark.parametrize(
+    ("event", "mark"), [("UserPromptSubmit", PROMPT_CONTEXT_MARK), ("SessionStart", SESSION_CONTEXT_MARK)]
+)
+def test_lifecycle_hook_context_reaches_the_model(wire: WireRunner, event: str, mark: str) -> None:
+    """HOOK-7: UserPromptSubmit's and SessionStart's ``additionalContext`` is in the first request."""
+    run = wire("lifecycle")
+    ran = any(entry.get("hook") == event for entry in run.hook_calls)
+    unproven = [] if ran else [f"the suite's {event} hook never ran (its log has no entry)"]
+    mains = checks.main_requests(run.requests)
+    problems = []
+    if not mains or mark not in mains[0].body.decode("utf-8", "replace"):
+        problems.append(f"the first request does not show the model the {event} hook's context {mark!r}")
     judge(run, problems, unproven)

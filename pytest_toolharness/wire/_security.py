@@ -301,3 +301,98 @@ def stop_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         env={"ENABLE_TOOL_SEARCH": "false"},
         roles=frozenset({"mcp", "command_hooks"}),
     )
+
+
+class PostIds:
+    """The tool_use ids of :func:`post_scenario`."""
+
+    BLOCKED_AFTER = tool_use_id(41, _PREFIX)
+    PERMISSION = tool_use_id(42, _PREFIX)
+
+
+#: The reason the PostToolUse hook gives for its after-the-fact block.
+POST_BLOCK_REASON = "suite-post-block-9d2b"
+
+
+def post_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """After the call, and when nobody can ask: HOOK-4 and PERM-8.
+
+    One turn: ``p_done`` (allowed) runs, then its PostToolUse hook answers ``decision: block``: the
+    call already ran, so its result must stay the tool's own output, not become a denial (HOOK-4).
+    ``p_unruled`` has no rule (it would be asked about, and nobody can answer in print mode); a
+    PermissionRequest hook allows it, so it runs (PERM-8).
+    """
+    done, unruled = (
+        mcp_spec(tool, f"Tool {tool}.", ToolBehavior("text", text=f"{tool}-ran"), names=names)
+        for tool in ("p_done", "p_unruled")
+    )
+    block = json.dumps({"decision": "block", "reason": POST_BLOCK_REASON})
+    allow = json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}
+    )
+    hooks = {
+        "PostToolUse": [
+            {
+                "matcher": done.name,
+                "hooks": [{"type": "command", "command": logged_hook_command("post-p_done", stdout=block)}],
+            }
+        ],
+        "PermissionRequest": [
+            {
+                "matcher": unruled.name,
+                "hooks": [{"type": "command", "command": logged_hook_command("permission", stdout=allow)}],
+            }
+        ],
+    }
+    turn = AssistantTurn(
+        (
+            TextBlock("Two calls."),
+            ToolUseBlock(PostIds.BLOCKED_AFTER, done.name, {}),
+            ToolUseBlock(PostIds.PERMISSION, unruled.name, {}),
+        )
+    )
+    return WireScenario(
+        name="post",
+        prompt="Use the tools as the conversation asks.",
+        steps=(turn,),
+        mcp_tools=(done, unruled),
+        settings={"permissions": {"allow": [done.name]}, "hooks": hooks},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"mcp", "permission_rules", "command_hooks"}),
+    )
+
+
+#: The context the UserPromptSubmit and SessionStart hooks add; the model must be shown each.
+PROMPT_CONTEXT_MARK = "suite-prompt-context-41ac"
+SESSION_CONTEXT_MARK = "suite-session-context-8e07"
+
+
+def lifecycle_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """Lifecycle hooks that add context: UserPromptSubmit and SessionStart (HOOK-7).
+
+    Each hook logs its input and answers ``additionalContext``; the first request must show the
+    model both texts. One call of an allowed MCP tool keeps the loop a real one.
+    """
+    (tool,) = (mcp_spec("l_tool", "Tool l_tool.", ToolBehavior("text", text="l_tool-ran"), names=names),)
+
+    def context(event: str, mark: str) -> str:
+        answer = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": mark}})
+        return logged_hook_command(event, stdout=answer)
+
+    hooks = {
+        "UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": context("UserPromptSubmit", PROMPT_CONTEXT_MARK)}]}
+        ],
+        "SessionStart": [
+            {"hooks": [{"type": "command", "command": context("SessionStart", SESSION_CONTEXT_MARK)}]}
+        ],
+    }
+    return WireScenario(
+        name="lifecycle",
+        prompt="Use the tool.",
+        steps=(AssistantTurn((ToolUseBlock(tool_use_id(51, _PREFIX), tool.name, {}),)),),
+        mcp_tools=(tool,),
+        settings={"permissions": {"allow": [tool.name]}, "hooks": hooks},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"mcp", "command_hooks"}),
+    )
