@@ -24,21 +24,25 @@ from conformance._wire_runs import WireRunner, judge, scenario_runner
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.wire import _checks as checks
 from pytest_toolharness.wire import _evidence as evidence
+from pytest_toolharness.wire._encoding import wire_json
 from pytest_toolharness.wire._scenarios import (
     CLAUDE_CODE_NAMES,
     DeferIds,
     PairingIds,
+    PersistedIds,
     ToolNames,
     WireScenario,
     concurrent_scenario,
     deferred_scenario,
     pairing_scenario,
+    persisted_scenario,
 )
 
 _SCENARIOS: dict[str, Callable[[ToolNames], WireScenario]] = {
     "pairing": pairing_scenario,
     "deferred": deferred_scenario,
     "concurrent": concurrent_scenario,
+    "persisted": persisted_scenario,
 }
 
 
@@ -283,4 +287,42 @@ def test_large_result_persisted(wire: WireRunner) -> None:
     problems = checks.check_persisted(
         run.requests, DeferIds.BIG, big.behavior.output_text(), workdir=run.workdir
     )
+    judge(run, problems, unproven)
+
+
+def _without_cache_markers(value: Any) -> Any:
+    """``value`` without ``cache_control`` keys: the marker moves to the newest message (CACHE-5)."""
+    if isinstance(value, dict):
+        return {k: _without_cache_markers(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_without_cache_markers(v) for v in value]
+    return value
+
+
+@requires("wire")
+@pytest.mark.requirement("RESULT-4", "MUST")
+def test_replacement_frozen_per_tool_use(wire: WireRunner) -> None:
+    """RESULT-4: a result replaced for its size goes out with identical bytes in every later request.
+
+    Only at stake when the harness did replace it (the first copy is shorter than the output) and
+    sent at least two requests after it.
+    """
+    run = wire("persisted")
+    output = _scenario(run).mcp_tools[0].behavior.output_text()
+    copies = [
+        (request.index, wire_json(_without_cache_markers(blocks[0])))
+        for request in checks.main_requests(run.requests)
+        if (blocks := checks.tool_results([request]).get(PersistedIds.BIG))
+    ]
+    unproven = (
+        [] if evidence.called(run, "report", outcome="ok") else ["the MCP server never ran the report tool"]
+    )
+    if not unproven and (len(copies) < 2 or output in copies[0][1]):
+        unproven.append("the result was not replaced, or fewer than two requests carried it")
+    problems = [
+        f"request #{index} re-sends the replaced result of {PersistedIds.BIG} with other bytes than request "
+        f"#{copies[0][0]}"
+        for index, text in copies[1:]
+        if text != copies[0][1]
+    ]
     judge(run, problems, unproven)

@@ -50,6 +50,7 @@ __all__ = [
     "mcp_name",
     "mcp_spec",
     "pairing_scenario",
+    "persisted_scenario",
     "scheduling_scenario",
 ]
 
@@ -202,6 +203,13 @@ class DeferIds:
 
     SEARCH = _id(21)
     BIG = _id(22)
+
+
+class PersistedIds:
+    """The tool_use ids of :func:`persisted_scenario`."""
+
+    BIG = _id(25)
+    AFTER = _id(26)
 
 
 class ConcurrentIds:
@@ -462,5 +470,32 @@ def scheduling_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         steps=(turn,),
         mcp_tools=tuple(specs),
         settings={"permissions": {"allow": [spec.name for spec in specs]}},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    )
+
+
+def persisted_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """A result replaced for its size, then two more requests: RESULT-4 over the wire.
+
+    Turn 1 calls an MCP tool returning :data:`DEFERRED_OUTPUT_CHARS` characters (over the 50,000
+    default limit, so a harness replaces it); turn 2 calls a small tool; then the model is done. The
+    replaced result must go out with the same bytes in both later requests. Tool search is off.
+    """
+    big = mcp_spec(
+        "report",
+        "Returns a very large report.",
+        ToolBehavior("text", chars=DEFERRED_OUTPUT_CHARS, fill="9876543210"),
+        names=names,
+    )
+    small = mcp_spec("small", "Returns a short answer.", ToolBehavior("text", text="small-ran"), names=names)
+    return WireScenario(
+        name="persisted",
+        prompt="Get the report, then the short answer.",
+        steps=(
+            AssistantTurn((ToolUseBlock(PersistedIds.BIG, big.name, {}),)),
+            AssistantTurn((ToolUseBlock(PersistedIds.AFTER, small.name, {}),)),
+        ),
+        mcp_tools=(big, small),
+        settings={"permissions": {"allow": [big.name, small.name]}},
         env={"ENABLE_TOOL_SEARCH": "false"},
     )
