@@ -17,7 +17,11 @@ WireRunner = Callable[[str], Any]
 def scenario_runner(
     new_harness: Callable[[], Any], scenarios: Mapping[str, Callable[..., WireScenario]]
 ) -> WireRunner:
-    """Runs a named scenario on first use and remembers the run (one harness for the module)."""
+    """Runs a named scenario on first use and remembers the run (one harness for the module).
+
+    A scenario needing a role the target's profile lacks (``harness.roles``: no command hooks, no
+    tool search) is not run: the test is "not checked", naming the role.
+    """
     runs: dict[str, Any] = {}
     harnesses: list[Any] = []
 
@@ -27,7 +31,16 @@ def scenario_runner(
                 harnesses.append(new_harness())
             # The scripted model calls the target's tools by the target's names (its profile's).
             names = getattr(harnesses[0], "names", CLAUDE_CODE_NAMES)
-            runs[name] = harnesses[0].run_wire(scenarios[name](names))
+            scenario = scenarios[name](names)
+            roles = getattr(harnesses[0], "roles", None)
+            missing = sorted(scenario.roles - roles) if roles is not None else []
+            if missing:
+                target = getattr(getattr(harnesses[0], "target", None), "name", "the target")
+                pytest.skip(
+                    f"not checked: {target} can't express the {name} scenario's {', '.join(missing)} "
+                    "(not among its profile's capabilities)"
+                )
+            runs[name] = harnesses[0].run_wire(scenario)
         return runs[name]
 
     return run

@@ -8,6 +8,7 @@ ran, the tool was never offered, nothing ran at all) reports "not checked", neve
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -26,12 +27,17 @@ from pytest_toolharness.wire._security import (
     CONTEXT_MARK,
     DENIED_FILE,
     PLAN_FILE,
+    PROMPT_CONTEXT_MARK,
     REWRITTEN_TEXT,
+    SESSION_CONTEXT_MARK,
     STOP_REASON,
     ModeIds,
+    PostIds,
     SecurityIds,
     StopIds,
+    lifecycle_scenario,
     mode_scenario,
+    post_scenario,
     security_scenario,
     stop_scenario,
 )
@@ -43,6 +49,8 @@ _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "mode-default": lambda names: mode_scenario("default", names),
     "mode-bypassPermissions": lambda names: mode_scenario("bypassPermissions", names),
     "stop": stop_scenario,
+    "post": post_scenario,
+    "lifecycle": lifecycle_scenario,
     "scheduling": scheduling_scenario,
 }
 
@@ -86,7 +94,7 @@ def _shell_ran(run: Any) -> bool:
 def test_deny_rule_beats_allow_rule_and_hook_allow(wire: WireRunner) -> None:
     """PERM-1: a content deny rule on the shell beats its allow rule and a hook's allow: it never runs."""
     run = wire("security")
-    shell = run.names.shell or "Bash"
+    shell = run.names.builtin("shell")
     unproven = _hook(run, "pre-shell", shell) + ([] if evidence.offered(run, shell) else [f"no {shell} tool"])
     problems = [f"the denied shell command ran: {DENIED_FILE} exists"] if _shell_ran(run) else []
     block = _result(run, SecurityIds.SHELL_DENY)
@@ -100,7 +108,7 @@ def test_deny_rule_beats_allow_rule_and_hook_allow(wire: WireRunner) -> None:
 def test_hook_allow_bypasses_neither_deny_nor_ask(wire: WireRunner) -> None:
     """PERM-2: a hook's allow grants a tool no rule names, but neither a deny nor an ask rule's tool."""
     run = wire("security")
-    shell = run.names.shell or "Bash"
+    shell = run.names.builtin("shell")
     unproven = _hook(run, "pre-g_ask", "g_ask") + _hook(run, "pre-shell", shell)
     # The control: without a rule the same hook's allow grants, so the hook's allow is honoured.
     unproven += _hook(run, "pre-g_free", "g_free") + _ran(
@@ -154,7 +162,7 @@ def test_command_hook_protocol(wire: WireRunner) -> None:
 def test_invalid_input_reaches_no_hook(wire: WireRunner) -> None:
     """EXEC-1: a built-in called with input that fails its schema never reaches the PreToolUse hooks."""
     run = wire("security")
-    read = run.names.read or "Read"
+    read = run.names.builtin("read")
     unproven = [] if evidence.offered(run, read) else [f"no {read} tool"]
     unproven += _hook(run, "pre-all", "g_free")  # the catch-all hook ran, so it would have seen the call
     problems = (
@@ -232,7 +240,7 @@ def test_plan_mode_refuses_writes(wire: WireRunner) -> None:
     """PERM-9: in plan mode the write tool does not write (its file is never created); reads run."""
     run = wire("mode-plan")
     unproven = _ran(run, "m_allowed", "an allow rule names it (a read-only tool)")
-    unproven += [] if evidence.offered(run, "Write") else ["no Write tool"]
+    unproven += [] if evidence.offered(run, run.names.builtin("write")) else ["no write tool"]
     problems = []
     if run.workdir is not None and (run.workdir / PLAN_FILE).exists():
         problems.append(f"Write created {PLAN_FILE} in plan mode")
@@ -380,7 +388,7 @@ def test_undecided_becomes_ask_not_allow(wire: WireRunner) -> None:
 def test_bypass_permissions_still_honours_deny_rules(wire: WireRunner) -> None:
     """PERM-5: bypassPermissions runs a tool no rule names, but not a shell command a deny rule names."""
     run = wire("mode-bypassPermissions")
-    shell = run.names.shell or "Bash"
+    shell = run.names.builtin("shell")
     # The proof the mode took effect: the tool nothing allowed ran.
     unproven = _ran(run, "m_unruled", "bypassPermissions allows what no rule names")
     unproven += [] if evidence.offered(run, shell) else [f"no {shell} tool"]
@@ -412,4 +420,56 @@ def test_continue_false_stops_after_the_turn(wire: WireRunner) -> None:
     answered = checks.tool_results(run.requests)
     if StopIds.AFTER in answered:
         problems.append("the turn after continue: false was answered as if the loop went on")
+    judge(run, problems, unproven)
+
+
+def _kept_result(run: Any, tool: str, tool_use_id: str, why: str) -> list[str]:
+    """Problems when the call of ``tool`` did not come back as its own successful output."""
+    block = _result(run, tool_use_id)
+    if block is None:
+        return [f"{tool_use_id} ({tool}) got no result"]
+    if block.get("is_error") is True or f"{tool}-ran" not in json.dumps(block.get("content")):
+        return [f"{tool_use_id} ({tool}) ran and {why}, but its result is not its output: {block!r}"[:400]]
+    return []
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-4", "MUST")
+def test_post_hook_block_does_not_undo_the_call(wire: WireRunner) -> None:
+    """HOOK-4: a PostToolUse ``decision: block`` after the call ran leaves its result the tool's output.
+
+    The suite's MCP server shows the call ran and the hook's log that the hook answered; the result
+    must not be turned into a denial after the fact.
+    """
+    run = wire("post")
+    unproven = _hook(run, "post-p_done", "p_done") + _ran(run, "p_done", "it is allowed")
+    judge(run, _kept_result(run, "p_done", PostIds.BLOCKED_AFTER, "a PostToolUse hook blocked it"), unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-8", "MUST")
+def test_permission_request_hook_decides_when_nobody_can_ask(wire: WireRunner) -> None:
+    """PERM-8: with no way to ask (print mode), a PermissionRequest hook's allow lets the unruled call run."""
+    run = wire("post")
+    unproven = _hook(run, "permission", "p_unruled")
+    problems = _ran(run, "p_unruled", "the PermissionRequest hook allowed it") + _kept_result(
+        run, "p_unruled", PostIds.PERMISSION, "the PermissionRequest hook allowed it"
+    )
+    judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+@pytest.mark.parametrize(
+    ("event", "mark"), [("UserPromptSubmit", PROMPT_CONTEXT_MARK), ("SessionStart", SESSION_CONTEXT_MARK)]
+)
+def test_lifecycle_hook_context_reaches_the_model(wire: WireRunner, event: str, mark: str) -> None:
+    """HOOK-7: UserPromptSubmit's and SessionStart's ``additionalContext`` is in the first request."""
+    run = wire("lifecycle")
+    ran = any(entry.get("hook") == event for entry in run.hook_calls)
+    unproven = [] if ran else [f"the suite's {event} hook never ran (its log has no entry)"]
+    mains = checks.main_requests(run.requests)
+    problems = []
+    if not mains or mark not in mains[0].body.decode("utf-8", "replace"):
+        problems.append(f"the first request does not show the model the {event} hook's context {mark!r}")
     judge(run, problems, unproven)

@@ -37,11 +37,24 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--target",
         metavar="NAME_OR_COMMAND",
-        help="check a harness over the wire instead: 'reference', 'claude-code' or a command template "
-        "with {prompt} {settings} {mcp_config} {workdir} (only the wire tests run)",
+        help="check a harness over the wire instead: a target profile ('reference', 'claude-code', "
+        "'opencode', 'cline', or a package's) or a command template with {prompt} {settings} "
+        "{mcp_config} {workdir} (only the wire tests run)",
     )
     check.add_argument(
         "--target-timeout", metavar="SECONDS", help="seconds per wire scenario before the target is killed"
+    )
+    check.add_argument(
+        "--target-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable for the target (repeatable)",
+    )
+    check.add_argument(
+        "--keep-workdirs",
+        action="store_true",
+        help="keep each wire scenario's working directory with the recorded request bodies",
     )
     check.add_argument("--report", metavar="PATH", help="also write the report as JSON to PATH")
     check.add_argument(
@@ -91,6 +104,9 @@ def build_pytest_args(options: argparse.Namespace, extra: Sequence[str]) -> list
         args.append(f"--toolharness-target={target}")
     if target_timeout:
         args.append(f"--toolharness-target-timeout={target_timeout}")
+    args += [f"--toolharness-target-env={item}" for item in getattr(options, "target_env", [])]
+    if getattr(options, "keep_workdirs", False):
+        args.append("--toolharness-keep-workdirs")
     if options.report:
         args.append(f"--toolharness-report={options.report}")
     if options.level:

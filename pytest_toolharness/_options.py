@@ -3,7 +3,7 @@
 Every command-line option has an ini key of the same meaning; the command line wins. Paths given on the
 command line are relative to the invocation directory, paths in the ini file to the ini file's directory.
 
-A built-in target with known differences brings its own baseline (:data:`TARGET_BASELINES`): with
+A target profile with known differences brings its own baseline (its ``baseline()``): with
 ``--toolharness-target=claude-code`` and no baseline given, the packaged
 ``pytest_toolharness/baselines/claude-code.toml`` is used. A baseline given on the command line or in
 the ini file always wins.
@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 __all__ = [
-    "TARGET_BASELINES",
     "Isolation",
     "RunLevel",
     "Settings",
@@ -28,9 +27,6 @@ __all__ = [
     "read_settings",
     "suite_directory",
 ]
-
-#: Built-in target name -> its packaged baseline file (under ``pytest_toolharness/baselines``).
-TARGET_BASELINES: dict[str, str] = {"claude-code": "claude-code.toml"}
 
 
 class RunLevel(enum.Enum):
@@ -63,6 +59,8 @@ class Settings:
     target: str | None = None
     target_timeout: float = 60.0
     default_baseline: bool = False  # the baseline is the target's packaged one, not the user's
+    target_env: tuple[tuple[str, str], ...] = ()  # NAME=VALUE pairs for every target run
+    keep_workdirs: bool = False  # keep each wire scenario's working directory (and print where)
     test_timeout: float = 120.0  # seconds per test, setup to teardown, shrinking included; 0: none
     run_timeout: float = 1800.0  # seconds for the whole run; 0: none
     isolation: Isolation = Isolation.AUTO
@@ -152,6 +150,30 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini("toolharness_target_timeout", "Seconds per wire scenario run.", default="60")
     group.addoption(
+        "--toolharness-target-env",
+        metavar="NAME=VALUE",
+        action="append",
+        default=None,
+        help="An environment variable for the target (repeatable); the target's environment is "
+        "otherwise clean (ini: toolharness_target_env, one NAME=VALUE a line).",
+    )
+    parser.addini(
+        "toolharness_target_env", "Environment variables for the target, NAME=VALUE a line.", type="linelist"
+    )
+    group.addoption(
+        "--toolharness-keep-workdirs",
+        action="store_true",
+        default=None,
+        help="Keep each wire scenario's working directory (settings, MCP config, logs, every recorded "
+        "request body under requests/) and print where (ini: toolharness_keep_workdirs).",
+    )
+    parser.addini(
+        "toolharness_keep_workdirs",
+        "Keep the wire scenarios' working directories.",
+        type="bool",
+        default=False,
+    )
+    group.addoption(
         "--toolharness-test-timeout",
         metavar="SECONDS",
         type=float,
@@ -200,15 +222,24 @@ def _cli_path(config: pytest.Config, value: str | None) -> Path | None:
 
 
 def default_baseline(target: str | None) -> Path | None:
-    """The packaged baseline of built-in target ``target``, or None when it has none.
+    """The baseline target profile ``target`` ships, or None when it has none.
 
-    Only an exact built-in name counts (surrounding spaces aside): a command template never gets a
+    Only an exact profile name counts (surrounding spaces aside): a command template never gets a
     baseline it did not ask for. A packaged baseline that is missing (a broken install) is a usage
     error naming the file, not a silent run without it.
     """
-    if target is None or target.strip() not in TARGET_BASELINES:
+    if target is None or not target.strip():
         return None
-    path = Path(__file__).resolve().parent / "baselines" / TARGET_BASELINES[target.strip()]
+    from pytest_toolharness.wire._profiles import profile_named
+    from pytest_toolharness.wire._targets import TargetError
+
+    try:
+        profile = profile_named(target)
+    except TargetError as exc:
+        raise pytest.UsageError(f"--toolharness-target {target.strip()!r}: {exc}") from None
+    path = profile.baseline() if profile is not None else None
+    if path is None:
+        return None
     if not path.is_file():
         raise pytest.UsageError(
             f"the packaged baseline of target {target.strip()!r} is missing: {path} "
@@ -255,6 +286,11 @@ def read_settings(config: pytest.Config) -> Settings:
     if not timeout > 0:
         raise pytest.UsageError(f"--toolharness-target-timeout must be > 0 seconds, got {timeout}")
     packaged = default_baseline(target) if baseline is None else None
+    if target is not None:
+        _check_command(target, config.invocation_params.dir)
+    keep = config.getoption("toolharness_keep_workdirs")
+    if keep is None:
+        keep = bool(config.getini("toolharness_keep_workdirs"))
     isolation_text = config.getoption("toolharness_isolation") or str(config.getini("toolharness_isolation"))
     try:
         isolation = Isolation(isolation_text.strip().lower())
@@ -273,10 +309,45 @@ def read_settings(config: pytest.Config) -> Settings:
         target=target,
         target_timeout=float(timeout),
         default_baseline=packaged is not None,
+        target_env=_target_env(config),
+        keep_workdirs=bool(keep),
         test_timeout=_seconds(config, "toolharness_test_timeout"),
         run_timeout=_seconds(config, "toolharness_run_timeout"),
         isolation=isolation,
     )
+
+
+def _check_command(target: str, base: Path) -> None:
+    """A usage error for a command template that can't be used (an unknown placeholder, bad quoting)."""
+    from pytest_toolharness.wire._profiles import profile_named
+    from pytest_toolharness.wire._targets import CommandTarget, TargetError
+
+    try:
+        if profile_named(target) is None:
+            CommandTarget(target, base)
+    except TargetError as exc:
+        raise pytest.UsageError(f"--toolharness-target: {exc}") from None
+
+
+def _target_env(config: pytest.Config) -> tuple[tuple[str, str], ...]:
+    """``--toolharness-target-env`` (or the ini key's lines) as (name, value) pairs; a usage error if malformed."""
+    given = config.getoption("toolharness_target_env")
+    items = [str(line) for line in (given if given is not None else config.getini("toolharness_target_env"))]
+    if not items:
+        return ()  # the wire package is imported only when it is needed
+    from pytest_toolharness.wire._adapter import check_target_env
+
+    pairs: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise pytest.UsageError(f"--toolharness-target-env {item!r} is not NAME=VALUE")
+        pairs[name] = value
+    try:
+        check_target_env(pairs)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--toolharness-target-env: {exc}") from None
+    return tuple(pairs.items())
 
 
 def _seconds(config: pytest.Config, name: str) -> float:

@@ -41,7 +41,13 @@ from pytest_toolharness.adapters._capabilities import (
     check_harness,
     missing_capabilities,
 )
-from pytest_toolharness.adapters._loading import AdapterLoadError, choose_adapter_source, load_adapter
+from pytest_toolharness.adapters._loading import (
+    WORKDIRS_KEY,
+    AdapterLoadError,
+    choose_adapter_source,
+    kept_workdirs,
+    load_adapter,
+)
 from pytest_toolharness.adapters._specs import ExecutionResult
 
 __all__ = ["harness", "tool_schema_snapshot", "toolharness_adapter", "toolharness_capabilities"]
@@ -136,8 +142,27 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     if not _is_worker(config):
         config.pluginmanager.register(_Recorder(report), "toolharness-recorder")
+        workdirs = kept_workdirs(config, settings) if settings.target else None
+        if workdirs is not None:
+            config.stash[_STATE].notes.append(
+                f"wire workdirs kept in {workdirs} (per scenario: settings, MCP config, logs, "
+                "the target's output, every request body under requests/)"
+            )
+            config.pluginmanager.register(_WorkdirsToWorkers(workdirs), "toolharness-workdirs")
     if suite_dir is not None:
         _isolation.configure(config, settings, lambda nodeid: _requirements_of_test(report, nodeid))
+
+
+class _WorkdirsToWorkers:
+    """Hands each xdist worker the folder the kept wire workdirs go to (controller side)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Put the folder in the worker's ``workerinput``."""
+        node.workerinput[WORKDIRS_KEY] = str(self.root)
 
 
 def _names_our_profile(config: pytest.Config) -> bool:

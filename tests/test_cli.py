@@ -95,3 +95,17 @@ def test_bad_level_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["check", "--level", "sometimes"])
     assert "invalid choice: 'sometimes'" in capsys.readouterr().err
+
+
+def test_wire_options_become_pytest_arguments() -> None:
+    from pytest_toolharness._cli import _parser as build_parser
+
+    options = build_parser().parse_args(
+        ["check", "--target", "opencode", "--target-env", "A=1", "--target-env", "B=x y", "--keep-workdirs"]
+    )
+    args = build_pytest_args(options, [])
+    assert "--toolharness-target=opencode" in args
+    assert args.index("--toolharness-target-env=A=1") < args.index("--toolharness-target-env=B=x y")
+    assert "--toolharness-keep-workdirs" in args
+    plain = build_pytest_args(build_parser().parse_args(["check", "--target", "opencode"]), [])
+    assert not [a for a in plain if a.startswith(("--toolharness-target-env", "--toolharness-keep"))]

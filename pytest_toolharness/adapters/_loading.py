@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,11 +119,33 @@ def _import(module_name: str, search_dirs: tuple[Path, ...]) -> Any:
         return importlib.import_module(module_name)
 
 
+#: The ``workerinput`` key telling each xdist worker where the kept wire workdirs go.
+WORKDIRS_KEY = "toolharness_workdirs"
+_WORKDIRS = pytest.StashKey[Path]()
+
+
+def kept_workdirs(config: pytest.Config, settings: Settings) -> Path | None:
+    """Where ``--toolharness-keep-workdirs`` keeps the wire runs' working directories, or None.
+
+    One folder per pytest run: made by the controller (or a run without workers), handed to each
+    xdist worker in ``workerinput``.
+    """
+    if not settings.keep_workdirs:
+        return None
+    if _WORKDIRS not in config.stash:
+        workerinput: dict[str, Any] = getattr(config, "workerinput", {})
+        if WORKDIRS_KEY in workerinput:
+            config.stash[_WORKDIRS] = Path(workerinput[WORKDIRS_KEY])
+        else:
+            config.stash[_WORKDIRS] = Path(tempfile.mkdtemp(prefix="toolharness-workdirs-"))
+    return config.stash[_WORKDIRS]
+
+
 def load_adapter(config: pytest.Config, settings: Settings) -> tuple[Any, AdapterSource]:
     """Build and validate the adapter for this session; raises :class:`AdapterLoadError`."""
     source = choose_adapter_source(config, settings)
     if source.target is not None:
-        return _wire_adapter(source.target, settings.target_timeout, config.invocation_params.dir), source
+        return _wire_adapter(source.target, settings, config.invocation_params.dir, config), source
     if source.spec is None:
         adapter = config.hook.pytest_toolharness_adapter(config=config)
         if adapter is None:
@@ -166,16 +189,36 @@ def _takes_config(factory: Callable[..., Any]) -> bool:
     )
 
 
-def _wire_adapter(target: str, timeout: float, base: Path) -> Any:
+def _wire_adapter(target: str, settings: Settings, base: Path, config: pytest.Config) -> Any:
     """The wire adapter for ``--toolharness-target`` (imported only when a target is given).
 
-    A relative program in a command template is resolved from ``base``, the invocation directory.
+    A name is looked up among the target profiles (the entry-point group
+    ``pytest_toolharness.targets``): the adapter then claims the profile's requirement profiles and
+    knows its roles. Anything else is a command template, whose relative program is resolved from
+    ``base``, the invocation directory.
     """
     from pytest_toolharness.wire._adapter import WireAdapter
-    from pytest_toolharness.wire._targets import TargetError, resolve_target
+    from pytest_toolharness.wire._profiles import profile_named
+    from pytest_toolharness.wire._targets import CommandTarget, TargetError
 
+    keep = kept_workdirs(config, settings)
     try:
-        return WireAdapter(resolve_target(target, base), timeout=timeout)
+        profile = profile_named(target)
+        if profile is not None:
+            return WireAdapter(
+                profile.target(),
+                timeout=settings.target_timeout,
+                claims=frozenset(profile.claims),
+                roles=frozenset(profile.capabilities),
+                env=dict(settings.target_env),
+                keep=keep,
+            )
+        return WireAdapter(
+            CommandTarget(target, base),
+            timeout=settings.target_timeout,
+            env=dict(settings.target_env),
+            keep=keep,
+        )
     except (TargetError, ValueError, OSError) as exc:
         # OSError: a built-in target whose program is missing (claude-code without a binary).
         raise AdapterLoadError(f"--toolharness-target {target!r}: {exc}") from exc

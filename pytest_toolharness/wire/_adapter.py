@@ -15,10 +15,12 @@ message says so (:meth:`WireRun.failure`), never an error of the run.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import itertools
 import json
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,9 +38,12 @@ from pytest_toolharness.wire._targets import Target, TargetInvocation, TargetOut
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "REQUESTS_DIR",
+    "RESERVED_ENV",
     "WireAdapter",
     "WireHarness",
     "WireRun",
+    "check_target_env",
     "read_hook_log",
     "run_wire_scenario",
     "target_names",
@@ -47,6 +52,13 @@ __all__ = [
 
 #: Seconds one scenario run may take before the harness is killed and reported as hung.
 DEFAULT_TIMEOUT = 60.0
+
+#: The folder of a run's working directory holding each recorded request's body, byte for byte.
+REQUESTS_DIR = "requests"
+
+#: Environment variables the suite sets for every target and a user may not override: they point the
+#: harness at the scripted server, give it a throwaway HOME and tell it where the scenario's files are.
+RESERVED_ENV = ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "HOME")
 
 _TAIL_LINES = 15
 
@@ -68,7 +80,8 @@ class WireRun:
     evidence of what really happened, whatever the harness reports: ``mcp_calls`` (the suite's MCP
     server's call log, start and end of each call), ``served`` (the tools it listed, name →
     description) and ``hook_calls`` (each input the suite's command hooks read, in order).
-    ``names`` are the target's names for the scenario roles (its profile's; Claude Code's by default).
+    ``names`` are the target's names for the scenario roles (its profile's; Claude Code's by default);
+    ``roles`` the roles it can express (its profile's capabilities; None: every role).
     """
 
     scenario: str
@@ -83,6 +96,7 @@ class WireRun:
     served: dict[str, str] = field(default_factory=dict)
     hook_calls: list[dict[str, Any]] = field(default_factory=list)
     names: ToolNames = CLAUDE_CODE_NAMES
+    roles: frozenset[str] | None = None
 
     @property
     def message_requests(self) -> list[RecordedRequest]:
@@ -152,10 +166,41 @@ def read_hook_log(workdir: Path) -> list[dict[str, Any]]:
     return [entry for entry in (json.loads(line) for line in lines if line) if isinstance(entry, dict)]
 
 
+def check_target_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` as a plain dict, or a ValueError naming a variable the suite owns or a bad name."""
+    for name in env:
+        if not name or "=" in name or "\0" in name or name.strip() != name:
+            raise ValueError(f"{name!r} is not an environment variable name")
+        if name in RESERVED_ENV or name.startswith("TOOLHARNESS_"):
+            raise ValueError(
+                f"{name} is set by the suite for every target (the scripted server, a fresh HOME, the "
+                f"scenario's files: {', '.join(RESERVED_ENV)}, TOOLHARNESS_*) and can't be overridden"
+            )
+    return dict(env)
+
+
+def _write_requests(folder: Path, requests: list[RecordedRequest]) -> None:
+    """Each recorded request's body as received, ``NNN-<method>-<path>.json``, in arrival order."""
+    folder.mkdir(exist_ok=True)
+    for request in requests:
+        path = request.path.strip("/").replace("/", "_") or "root"
+        (folder / f"{request.index:03d}-{request.method}-{path}.json").write_bytes(request.body)
+
+
 def run_wire_scenario(
-    target: Target, scenario: WireScenario, workdir: Path, *, timeout: float = DEFAULT_TIMEOUT
+    target: Target,
+    scenario: WireScenario,
+    workdir: Path,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
 ) -> WireRun:
-    """Run ``scenario`` once against ``target`` in ``workdir`` (created) and return what happened."""
+    """Run ``scenario`` once against ``target`` in ``workdir`` (created) and return what happened.
+
+    ``env`` is the user's extra environment for the target (``--toolharness-target-env``); the
+    scenario's own (``ENABLE_TOOL_SEARCH``, ...) wins over it. The recorded request bodies are
+    written to ``workdir/requests/`` (:data:`REQUESTS_DIR`), the evidence a finding cites.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     settings_path = workdir / "settings.json"
     settings_path.write_text(wire_json(dict(scenario.settings)), encoding="utf-8")
@@ -167,12 +212,13 @@ def run_wire_scenario(
             mcp_config_path=mcp_config_path,
             workdir=workdir,
             base_url=server.base_url,
-            env=dict(scenario.env),
+            env={**check_target_env(env or {}), **scenario.env},
             timeout=timeout,
         )
         outcome = run_target(target, invocation)
         requests = server.requests
         errors = server.script_errors
+    _write_requests(workdir / REQUESTS_DIR, requests)
     from pytest_toolharness.wire._mcp_tool_server import read_call_log, read_served
 
     return WireRun(
@@ -194,38 +240,70 @@ def run_wire_scenario(
 class WireHarness:
     """A harness reached over the wire: the ``wire`` capability only."""
 
-    def __init__(self, target: Target, root: Path, timeout: float) -> None:
+    def __init__(
+        self,
+        target: Target,
+        root: Path,
+        timeout: float,
+        *,
+        env: Mapping[str, str] | None = None,
+        roles: frozenset[str] | None = None,
+    ) -> None:
         self.target = target
         self.names = target_names(target)
+        #: The scenario roles the target can express (its profile's capabilities); None: all of them.
+        self.roles = roles
         self._root = root
         self._timeout = timeout
+        self._env = check_target_env(env or {})
         self._runs = itertools.count(1)
 
     def run_wire(self, scenario: WireScenario) -> WireRun:
         """Run ``scenario`` against the target in a fresh working directory."""
         workdir = self._root / f"{next(self._runs):03d}-{scenario.name}"
-        return run_wire_scenario(self.target, scenario, workdir, timeout=self._timeout)
+        run = run_wire_scenario(self.target, scenario, workdir, timeout=self._timeout, env=self._env)
+        return dataclasses.replace(run, roles=self.roles)
 
 
 class WireAdapter:
-    """The adapter for a harness under test given as a target (``--toolharness-target``)."""
+    """The adapter for a harness under test given as a target (``--toolharness-target``).
+
+    ``claims`` are the requirement profiles the target claims (its target profile's; a bare command
+    is taken to speak Claude Code's conventions, as the scenarios do by default). ``env`` is passed
+    to every run (``--toolharness-target-env``). ``keep`` is a folder to keep the working
+    directories in (``--toolharness-keep-workdirs``); without it they are deleted at exit.
+    """
 
     capabilities = frozenset({"wire"})
-    # The wire scenarios speak Claude Code's command line (its flags, ToolSearch, notices).
-    profiles = frozenset({"core", "claude-code"})
 
-    def __init__(self, target: Target, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        target: Target,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        claims: frozenset[str] = frozenset({"core", "claude-code"}),
+        roles: frozenset[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        keep: Path | None = None,
+    ) -> None:
         if timeout <= 0:
             raise ValueError(f"the target timeout must be > 0 seconds, got {timeout}")
         self.target = target
         self.timeout = timeout
+        self.profiles = claims
+        self.roles = roles
+        self.env = check_target_env(env or {})
         self.name = f"wire target {target.name}"
-        self._root = Path(tempfile.mkdtemp(prefix="toolharness-wire-"))
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            self._root = Path(tempfile.mkdtemp(prefix="run-", dir=keep))
+        else:
+            self._root = Path(tempfile.mkdtemp(prefix="toolharness-wire-"))
+            atexit.register(shutil.rmtree, self._root, ignore_errors=True)
         self._count = itertools.count(1)
-        atexit.register(shutil.rmtree, self._root, ignore_errors=True)
 
     def new_harness(self) -> WireHarness:
         """A fresh harness with its own working directories."""
         root = self._root / f"harness-{next(self._count)}"
         root.mkdir(parents=True)
-        return WireHarness(self.target, root, self.timeout)
+        return WireHarness(self.target, root, self.timeout, env=self.env, roles=self.roles)

@@ -234,7 +234,7 @@ def check_pairing(requests: Sequence[RecordedRequest]) -> list[str]:
 
 
 def check_replayed(requests: Sequence[RecordedRequest]) -> list[str]:
-    """The assistant turn is re-sent as the model wrote it: the same tool_use ids, names and inputs.
+    """PAIR-7: the assistant turn is re-sent as the model wrote it: the same tool_use ids, names and inputs.
 
     For every main request whose scripted answer asked for tools, every later main request holds
     that turn's tool_use blocks unchanged, in order (a harness that renames a call, to its own

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PAIRING_PROOFS",
+    "PAIRING_ROLES",
+    "applicable",
     "called",
     "hook_saw",
     "intervals",
@@ -92,7 +94,7 @@ PAIRING_PROOFS: dict[str, Callable[[WireRun], str | None]] = {
         "the harness offers a tool named like the unknown one",
     ),
     PairingIds.INVALID: lambda run: _needs(
-        offered(run, run.names.read or "Read"),
+        offered(run, run.names.builtin("read")),
         "the harness offers no read tool, so its input was never validated by it",
     ),
     PairingIds.ERROR: lambda run: _needs(
@@ -102,7 +104,7 @@ PAIRING_PROOFS: dict[str, Callable[[WireRun], str | None]] = {
         called(run, "empty", outcome="ok"), "the empty MCP tool (empty) never ran"
     ),
     PairingIds.DENIED: lambda run: _needs(
-        offered(run, run.names.shell or "Bash"),
+        offered(run, run.names.builtin("shell")),
         "the harness offers no shell tool, so no rule stood between the call and it",
     ),
     PairingIds.HOOK_BLOCKED: _hook_blocked,
@@ -111,6 +113,22 @@ PAIRING_PROOFS: dict[str, Callable[[WireRun], str | None]] = {
         "the second turn's MCP call (echo) was never run",
     ),
 }
+
+
+#: The pairing paths a target can only take with a role of its profile: a target without the role
+#: (no command hooks: the hook can't block) is not judged on that path, rather than "not checked"
+#: on every requirement the turn shows.
+PAIRING_ROLES: dict[str, str] = {
+    PairingIds.INVALID: "read_tool",
+    PairingIds.DENIED: "permission_rules",
+    PairingIds.HOOK_BLOCKED: "command_hooks",
+}
+
+
+def applicable(run: WireRun, ids: Iterable[str]) -> list[str]:
+    """The pairing paths of ``ids`` the run's target can express (all of them when its roles are unknown)."""
+    roles = run.roles
+    return [i for i in ids if roles is None or PAIRING_ROLES.get(i) is None or PAIRING_ROLES[i] in roles]
 
 
 def pairing_unproven(run: WireRun, ids: Iterable[str]) -> list[str]:

@@ -28,6 +28,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from pytest_toolharness.wire._cline import CLINE_BIN_ENV, CLINE_NAMES, ClineTarget
+from pytest_toolharness.wire._opencode import OPENCODE_BIN_ENV, OPENCODE_NAMES, OpencodeTarget
 from pytest_toolharness.wire._scenarios import CLAUDE_CODE_NAMES, ToolNames
 from pytest_toolharness.wire._targets import ReferenceTarget, Target, TargetError
 
@@ -37,6 +39,8 @@ __all__ = [
     "CLAUDE_CODE_NAMES",
     "ENTRY_POINT_GROUP",
     "ClaudeCodeProfile",
+    "ClineProfile",
+    "OpencodeProfile",
     "ReferenceProfile",
     "TargetProfile",
     "ToolNames",
@@ -150,10 +154,66 @@ class ClaudeCodeProfile:
         return _BASELINES / "claude-code.toml"
 
 
+def _required(profile: str, binary: Path | None, env_var: str, package: str) -> Path:
+    if binary is None:
+        raise FileNotFoundError(
+            f"no {profile} binary: install it (npm install -g {package}), put it on PATH, or set {env_var}"
+        )
+    return binary
+
+
+class OpencodeProfile:
+    """opencode (npm ``opencode-ai``): its own ``opencode.json`` (provider, MCP, permission map)."""
+
+    name: str = "opencode"
+    description: str = "opencode CLI (npm opencode-ai), opencode run against the scripted API"
+    claims: tuple[str, ...] = ("core",)
+    capabilities: frozenset[str] = frozenset({"mcp", "read_tool", "shell_tool", "permission_rules"})
+
+    names: ToolNames = OPENCODE_NAMES
+
+    def find_binary(self) -> Path | None:
+        """``$TOOLHARNESS_OPENCODE_BIN``, else ``opencode`` on PATH."""
+        return find_on_path(OPENCODE_BIN_ENV, "opencode")
+
+    def target(self) -> Target:
+        """An :class:`~pytest_toolharness.wire._opencode.OpencodeTarget` on the binary found."""
+        return OpencodeTarget(_required("opencode", self.find_binary(), OPENCODE_BIN_ENV, "opencode-ai"))
+
+    def baseline(self) -> Path | None:
+        """``pytest_toolharness/baselines/opencode.toml``."""
+        return _BASELINES / "opencode.toml"
+
+
+class ClineProfile:
+    """Cline (npm ``cline``): its own provider and MCP settings in a per-run data directory."""
+
+    name: str = "cline"
+    description: str = "Cline CLI (npm cline), cline --json against the scripted API"
+    claims: tuple[str, ...] = ("core",)
+    capabilities: frozenset[str] = frozenset({"mcp", "read_tool", "shell_tool"})
+
+    names: ToolNames = CLINE_NAMES
+
+    def find_binary(self) -> Path | None:
+        """``$TOOLHARNESS_CLINE_BIN``, else ``cline`` on PATH."""
+        return find_on_path(CLINE_BIN_ENV, "cline")
+
+    def target(self) -> Target:
+        """A :class:`~pytest_toolharness.wire._cline.ClineTarget` on the binary found."""
+        return ClineTarget(_required("cline", self.find_binary(), CLINE_BIN_ENV, "cline"))
+
+    def baseline(self) -> Path | None:
+        """``pytest_toolharness/baselines/cline.toml``."""
+        return _BASELINES / "cline.toml"
+
+
 #: The profiles shipped with the plugin (declared in the entry-point group as well).
 BUILTIN_PROFILES: dict[str, Callable[[], TargetProfile]] = {
     "reference": ReferenceProfile,
     "claude-code": ClaudeCodeProfile,
+    "opencode": OpencodeProfile,
+    "cline": ClineProfile,
 }
 
 

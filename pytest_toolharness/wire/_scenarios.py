@@ -50,6 +50,7 @@ __all__ = [
     "mcp_name",
     "mcp_spec",
     "pairing_scenario",
+    "persisted_scenario",
     "scheduling_scenario",
 ]
 
@@ -79,6 +80,18 @@ class ToolNames:
     shell: str | None = "Bash"
     tool_search: str | None = "ToolSearch"
     mcp_format: str = "mcp__{server}__{tool}"
+    write: str | None = "Write"
+
+    def builtin(self, role: str) -> str:
+        """The CLI's name for built-in ``role`` (``read``, ``shell``, ``tool_search``, ``write``).
+
+        A CLI without one gets an unmistakable stand-in, ``no_<role>_tool``: a call of it is a call
+        of an unknown tool, never of another CLI's tool (Claude Code's ``Read`` sent to opencode).
+        """
+        if role not in ("read", "shell", "tool_search", "write"):
+            raise ValueError(f"{role!r} is not a built-in role (read, shell, tool_search, write)")
+        name: str | None = getattr(self, role)
+        return name if name is not None else f"no_{role}_tool"
 
     def mcp(self, tool: str, server: str = SERVER_NAME) -> str:
         """The name the CLI gives tool ``tool`` of MCP server ``server``."""
@@ -118,7 +131,12 @@ def mcp_spec(
 
 @dataclass(frozen=True, slots=True)
 class WireScenario:
-    """One black-box run: prompt, scripted model steps, MCP tools, settings and environment."""
+    """One black-box run: prompt, scripted model steps, MCP tools, settings and environment.
+
+    ``roles`` are the target-profile capabilities the scenario as a whole needs (a target without
+    one of them can't run it: its requirements are "not checked"); a role only some calls need is
+    judged per call (:data:`~pytest_toolharness.wire._evidence.PAIRING_ROLES`).
+    """
 
     name: str
     prompt: str
@@ -126,6 +144,7 @@ class WireScenario:
     mcp_tools: Sequence[ToolSpec] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
+    roles: frozenset[str] = frozenset({"mcp"})
 
     def __post_init__(self) -> None:
         if not self.name or not self.prompt:
@@ -184,6 +203,13 @@ class DeferIds:
 
     SEARCH = _id(21)
     BIG = _id(22)
+
+
+class PersistedIds:
+    """The tool_use ids of :func:`persisted_scenario`."""
+
+    BIG = _id(25)
+    AFTER = _id(26)
 
 
 class ConcurrentIds:
@@ -264,11 +290,11 @@ def pairing_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
             TextBlock("Trying every path."),
             ToolUseBlock(PairingIds.OK, echo.name, {"text": "hello"}),
             ToolUseBlock(PairingIds.UNKNOWN, names.mcp("no_such_tool"), {}),
-            ToolUseBlock(PairingIds.INVALID, names.read or "Read", {}),
+            ToolUseBlock(PairingIds.INVALID, names.builtin("read"), {}),
             ToolUseBlock(PairingIds.INVALID_MCP, echo.name, {"text": 42}),
             ToolUseBlock(PairingIds.ERROR, fail.name, {}),
             ToolUseBlock(PairingIds.EMPTY, empty.name, {}),
-            ToolUseBlock(PairingIds.DENIED, names.shell or "Bash", {"command": "echo denied-by-rule"}),
+            ToolUseBlock(PairingIds.DENIED, names.builtin("shell"), {"command": "echo denied-by-rule"}),
             ToolUseBlock(PairingIds.HOOK_BLOCKED, guarded.name, {}),
         )
     )
@@ -276,7 +302,7 @@ def pairing_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     settings = {
         "permissions": {
             "allow": [spec.name for spec in tools],
-            "deny": [f"{names.shell or 'Bash'}(echo denied-by-rule:*)"],
+            "deny": [f"{names.builtin('shell')}(echo denied-by-rule:*)"],
         },
         "hooks": {
             "PreToolUse": [
@@ -327,7 +353,7 @@ def deferred_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         (
             ToolUseBlock(
                 DeferIds.SEARCH,
-                names.tool_search or "ToolSearch",
+                names.builtin("tool_search"),
                 {"query": f"select:{big.name}", "max_results": 5},
             ),
         )
@@ -339,6 +365,7 @@ def deferred_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         mcp_tools=tools,
         settings={"permissions": {"allow": [spec.name for spec in tools]}},
         env={"ENABLE_TOOL_SEARCH": "true"},
+        roles=frozenset({"mcp", "tool_search"}),
     )
 
 
@@ -443,5 +470,32 @@ def scheduling_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         steps=(turn,),
         mcp_tools=tuple(specs),
         settings={"permissions": {"allow": [spec.name for spec in specs]}},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    )
+
+
+def persisted_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """A result replaced for its size, then two more requests: RESULT-4 over the wire.
+
+    Turn 1 calls an MCP tool returning :data:`DEFERRED_OUTPUT_CHARS` characters (over the 50,000
+    default limit, so a harness replaces it); turn 2 calls a small tool; then the model is done. The
+    replaced result must go out with the same bytes in both later requests. Tool search is off.
+    """
+    big = mcp_spec(
+        "report",
+        "Returns a very large report.",
+        ToolBehavior("text", chars=DEFERRED_OUTPUT_CHARS, fill="9876543210"),
+        names=names,
+    )
+    small = mcp_spec("small", "Returns a short answer.", ToolBehavior("text", text="small-ran"), names=names)
+    return WireScenario(
+        name="persisted",
+        prompt="Get the report, then the short answer.",
+        steps=(
+            AssistantTurn((ToolUseBlock(PersistedIds.BIG, big.name, {}),)),
+            AssistantTurn((ToolUseBlock(PersistedIds.AFTER, small.name, {}),)),
+        ),
+        mcp_tools=(big, small),
+        settings={"permissions": {"allow": [big.name, small.name]}},
         env={"ENABLE_TOOL_SEARCH": "false"},
     )

@@ -158,7 +158,7 @@ def security_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         {"matcher": regex, "hooks": [{"type": "command", "command": logged_hook_command("pre-regex")}]}
     )
     rules["allow"].append(specs["g_context"].name)
-    shell = names.shell or "Bash"
+    shell = names.builtin("shell")
     rules["allow"].append(shell)
     rules["deny"].append(f"{shell}({_DENIED_COMMAND})")
     shell_hook = logged_hook_command("pre-shell", stdout=_pre("allow"))
@@ -177,7 +177,7 @@ def security_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         for tool, (ids, *_rest) in SECURITY_GUARDS.items()
     ]
     calls.append(ToolUseBlock(SecurityIds.CONTEXT, specs["g_context"].name, {"text": "context please"}))
-    calls.append(ToolUseBlock(SecurityIds.INVALID, names.read or "Read", {}))
+    calls.append(ToolUseBlock(SecurityIds.INVALID, names.builtin("read"), {}))
     calls.append(ToolUseBlock(SecurityIds.SHELL_DENY, shell, {"command": _DENIED_COMMAND}))
     return WireScenario(
         name="security",
@@ -186,6 +186,7 @@ def security_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         mcp_tools=tuple(specs.values()),
         settings={"permissions": rules, "hooks": {"PreToolUse": pre_hooks, "PostToolUse": post_hooks}},
         env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"mcp", "permission_rules", "command_hooks"}),
     )
 
 
@@ -223,11 +224,15 @@ def mode_scenario(mode: str, names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenar
         "m_allowed", "A read-only lookup.", ToolBehavior("text", text="allowed-ran"), names=names
     )
     allowed = dataclasses.replace(allowed, read_only=True)
-    shell = names.shell or "Bash"
+    shell = names.builtin("shell")
     calls = [ToolUseBlock(ModeIds.ALLOWED, allowed.name, {})]
     permissions: dict[str, Any] = {"allow": [allowed.name], "defaultMode": mode}
     if mode == "plan":
-        calls.append(ToolUseBlock(ModeIds.WRITE, "Write", {"file_path": PLAN_FILE, "content": "written"}))
+        calls.append(
+            ToolUseBlock(
+                ModeIds.WRITE, names.builtin("write"), {"file_path": PLAN_FILE, "content": "written"}
+            )
+        )
     else:
         calls.insert(0, ToolUseBlock(ModeIds.UNRULED, unruled.name, {}))
     if mode == "bypassPermissions":
@@ -244,6 +249,7 @@ def mode_scenario(mode: str, names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenar
         mcp_tools=(unruled, allowed),
         settings={"permissions": permissions},
         env=env,
+        roles=frozenset({"mcp", "permission_rules", "permission_modes"}),
     )
 
 
@@ -293,4 +299,100 @@ def stop_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         mcp_tools=(stop, other, after),
         settings={"permissions": {"allow": [stop.name, other.name, after.name]}, "hooks": hooks},
         env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"mcp", "command_hooks"}),
+    )
+
+
+class PostIds:
+    """The tool_use ids of :func:`post_scenario`."""
+
+    BLOCKED_AFTER = tool_use_id(41, _PREFIX)
+    PERMISSION = tool_use_id(42, _PREFIX)
+
+
+#: The reason the PostToolUse hook gives for its after-the-fact block.
+POST_BLOCK_REASON = "suite-post-block-9d2b"
+
+
+def post_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """After the call, and when nobody can ask: HOOK-4 and PERM-8.
+
+    One turn: ``p_done`` (allowed) runs, then its PostToolUse hook answers ``decision: block``: the
+    call already ran, so its result must stay the tool's own output, not become a denial (HOOK-4).
+    ``p_unruled`` has no rule (it would be asked about, and nobody can answer in print mode); a
+    PermissionRequest hook allows it, so it runs (PERM-8).
+    """
+    done, unruled = (
+        mcp_spec(tool, f"Tool {tool}.", ToolBehavior("text", text=f"{tool}-ran"), names=names)
+        for tool in ("p_done", "p_unruled")
+    )
+    block = json.dumps({"decision": "block", "reason": POST_BLOCK_REASON})
+    allow = json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}
+    )
+    hooks = {
+        "PostToolUse": [
+            {
+                "matcher": done.name,
+                "hooks": [{"type": "command", "command": logged_hook_command("post-p_done", stdout=block)}],
+            }
+        ],
+        "PermissionRequest": [
+            {
+                "matcher": unruled.name,
+                "hooks": [{"type": "command", "command": logged_hook_command("permission", stdout=allow)}],
+            }
+        ],
+    }
+    turn = AssistantTurn(
+        (
+            TextBlock("Two calls."),
+            ToolUseBlock(PostIds.BLOCKED_AFTER, done.name, {}),
+            ToolUseBlock(PostIds.PERMISSION, unruled.name, {}),
+        )
+    )
+    return WireScenario(
+        name="post",
+        prompt="Use the tools as the conversation asks.",
+        steps=(turn,),
+        mcp_tools=(done, unruled),
+        settings={"permissions": {"allow": [done.name]}, "hooks": hooks},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"mcp", "permission_rules", "command_hooks"}),
+    )
+
+
+#: The context the UserPromptSubmit and SessionStart hooks add; the model must be shown each.
+PROMPT_CONTEXT_MARK = "suite-prompt-context-41ac"
+SESSION_CONTEXT_MARK = "suite-session-context-8e07"
+
+
+def lifecycle_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """Lifecycle hooks that add context: UserPromptSubmit and SessionStart (HOOK-7).
+
+    Each hook logs its input and answers ``additionalContext``; the first request must show the
+    model both texts. One call of an allowed MCP tool keeps the loop a real one.
+    """
+    (tool,) = (mcp_spec("l_tool", "Tool l_tool.", ToolBehavior("text", text="l_tool-ran"), names=names),)
+
+    def context(event: str, mark: str) -> str:
+        answer = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": mark}})
+        return logged_hook_command(event, stdout=answer)
+
+    hooks = {
+        "UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": context("UserPromptSubmit", PROMPT_CONTEXT_MARK)}]}
+        ],
+        "SessionStart": [
+            {"hooks": [{"type": "command", "command": context("SessionStart", SESSION_CONTEXT_MARK)}]}
+        ],
+    }
+    return WireScenario(
+        name="lifecycle",
+        prompt="Use the tool.",
+        steps=(AssistantTurn((ToolUseBlock(tool_use_id(51, _PREFIX), tool.name, {}),)),),
+        mcp_tools=(tool,),
+        settings={"permissions": {"allow": [tool.name]}, "hooks": hooks},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"mcp", "command_hooks"}),
     )

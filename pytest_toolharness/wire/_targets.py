@@ -6,10 +6,11 @@ working directory and the server's base URL) into a command line and extra envir
 (``ANTHROPIC_BASE_URL`` is the scripted server, ``ANTHROPIC_API_KEY`` a dummy, ``HOME`` a fresh
 folder), kills the whole group on timeout, and returns a :class:`TargetOutcome`.
 
-Built-in targets: ``reference`` (``python -m reference_impl``) and ``claude-code`` (the Claude Code
-CLI shipped in the ``claude-agent-sdk`` wheel). Anything else given to ``--toolharness-target`` is
-a command template: shell words with the placeholders ``{prompt}``, ``{settings}``,
-``{mcp_config}`` and ``{workdir}``.
+A name given to ``--toolharness-target`` is looked up among the target profiles (the built-ins
+``reference``, ``claude-code``, ``opencode``, ``cline`` and whatever a package declares in the
+``pytest_toolharness.targets`` entry-point group, see :mod:`pytest_toolharness.wire._profiles`).
+Anything else is a command template: shell words with the placeholders ``{prompt}``,
+``{settings}``, ``{mcp_config}`` and ``{workdir}``.
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 __all__ = [
-    "BUILTIN_TARGETS",
     "PLACEHOLDERS",
     "CommandTarget",
     "ReferenceTarget",
@@ -212,39 +212,25 @@ class ReferenceTarget:
         return {}
 
 
-def _claude_code() -> Target:
-    from pytest_toolharness.wire import _claude_code
-
-    target: Target = _claude_code.ClaudeCodeTarget()
-    return target
-
-
-#: Built-in target names and how to build each (lazily: claude-code imports its module only then).
-BUILTIN_TARGETS: dict[str, Callable[[], Target]] = {
-    "reference": ReferenceTarget,
-    "claude-code": _claude_code,
-}
-
-
 def resolve_target(text: str, base: Path | None = None) -> Target:
-    """A built-in target by name, or a :class:`CommandTarget` for anything else.
+    """The target of the profile named ``text``, or a :class:`CommandTarget` for anything else.
 
     ``base`` is the directory a relative program path in a command is resolved against (default:
-    the current directory).
-
-    A single word that is neither a built-in name nor a placeholder-using command is still taken
-    as a command (a harness on ``PATH`` that reads ``TOOLHARNESS_*`` variables).
+    the current directory). A single word that names no profile is still taken as a command (a
+    harness on ``PATH`` that reads ``TOOLHARNESS_*`` variables).
     """
+    from pytest_toolharness.wire._profiles import load_profiles, profile_named
+
     if not isinstance(text, str) or not text.strip():
         raise TargetError(
-            f"--toolharness-target needs a built-in name ({', '.join(BUILTIN_TARGETS)}) or a command template"
+            f"--toolharness-target needs a target profile ({', '.join(load_profiles())}) or a command template"
         )
-    name = text.strip()
-    if name in BUILTIN_TARGETS:
-        try:
-            return BUILTIN_TARGETS[name]()
-        except ImportError as exc:
-            raise TargetError(f"target {name!r} is not available: {exc}") from exc
+    try:
+        profile = profile_named(text)
+        if profile is not None:
+            return profile.target()
+    except ImportError as exc:
+        raise TargetError(f"target {text.strip()!r} is not available: {exc}") from exc
     return CommandTarget(text, base)
 
 

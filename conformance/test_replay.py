@@ -1,0 +1,76 @@
+"""PAIR-7: the assistant turn is re-sent as the model wrote it, in the harness's own loop (``agent_loop``).
+
+Over the wire the same requirement is checked on the recorded requests (``conformance/test_wire.py``);
+here the harness runs its loop in process against the scripted model, so a harness whose history
+differs from what the model wrote (a call renamed to an internal ``invalid`` tool, a tool name
+lower-cased, an input rewritten) is seen on calls the harness could not run as well as on those it ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.test_lifecycle_hooks import run_loop, text
+from pytest_toolharness.adapters._capabilities import requires
+
+# Inputs the harness must carry back unchanged: nested, unicode, empty, wrong for the schema.
+_INPUTS = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@st.composite
+def model_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """One assistant turn: text, then 1-4 tool_uses of ``Echo`` (valid or not) and of tools nobody has.
+
+    Unknown names include ``echo`` and ``invalid`` (a harness's own lower-casing or error tool);
+    inputs include ones that fail ``Echo``'s schema, so every failure path is replayed too.
+    """
+    calls = []
+    tool_input: dict[str, Any]
+    for n in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["valid", "invalid_input", "unknown"]))
+        if kind == "valid":
+            name, tool_input = "Echo", {"x": draw(st.text(max_size=8))}
+        elif kind == "invalid_input":
+            name, tool_input = "Echo", draw(st.dictionaries(st.text(max_size=4), _INPUTS, max_size=3))
+        else:
+            name = draw(st.sampled_from(["echo", "invalid", "NoSuchTool", "mcp__gone__tool"]))
+            tool_input = draw(st.dictionaries(st.text(max_size=4), _INPUTS, max_size=3))
+        calls.append({"type": "tool_use", "id": f"toolu_replay_{n}", "name": name, "input": tool_input})
+    return [text("calling"), *calls]
+
+
+def _tool_uses(message: dict[str, Any]) -> list[tuple[Any, Any, Any]]:
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    return [(b.get("id"), b.get("name"), b.get("input")) for b in blocks if b.get("type") == "tool_use"]
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("PAIR-7", "SHOULD")
+@settings(max_examples=10, deadline=None)
+@given(turn=model_turns())
+def test_the_turn_comes_back_as_the_model_wrote_it(
+    new_harness: Callable[[], Any], turn: list[dict[str, Any]]
+) -> None:
+    """PAIR-7: every later request holds the turn's tool_use blocks with the model's ids, names and inputs.
+
+    Known and unknown tools, valid and invalid inputs: the harness answers each, and the turn it
+    re-sends is the one the model wrote, block for block, in order.
+    """
+    wrote = _tool_uses({"content": turn})
+    loop = run_loop(new_harness(), ["go", "again"], [turn, [text("ok")], [text("second")]])
+    later = loop.run.requests[1:]
+    assert len(later) >= 2, loop.describe()
+    for number, request in enumerate(later, start=2):
+        assistants = [m for m in request["messages"] if m.get("role") == "assistant"]
+        sent = next((_tool_uses(m) for m in assistants if _tool_uses(m)), None)
+        assert sent == wrote, f"request {number} re-sends the turn as {sent!r}; the model wrote {wrote!r}"
