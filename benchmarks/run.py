@@ -24,7 +24,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run as a script from anywhere: import benchmarks and reference_impl
 
-GROUPS = ("toolsearch", "ranking", "cc_agreement", "permission", "executor", "request", "suite", "report_time")
+GROUPS = (
+    "toolsearch",
+    "ranking",
+    "cc_agreement",
+    "permission",
+    "executor",
+    "request",
+    "suite",
+    "report_time",
+)
 _MODULES = {
     "toolsearch": "benchmarks._toolsearch_bench",
     "ranking": "benchmarks._ranking_bench",
