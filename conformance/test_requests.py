@@ -257,7 +257,7 @@ def test_auto_threshold_decided_per_request(new_harness: Callable[[], Any], perc
 # -- PAIR-6 ----------------------------------------------------------------------------------------
 
 
-@requires("conversation")
+@requires("transcript")
 @pytest.mark.requirement("PAIR-6", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -298,7 +298,7 @@ def test_tool_names_unique_in_a_request(
     assert not repeated, f"PAIR-6: the tools array repeats {repeated} ({clash}): {names}"
 
 
-@requires("conversation")
+@requires("transcript")
 @pytest.mark.requirement("PAIR-6", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(before=st.integers(min_value=0, max_value=3), between=st.integers(min_value=0, max_value=3))

@@ -35,6 +35,7 @@ from pytest_toolharness.adapters._contract import (
     PoolCapability,
     SchemasCapability,
     SearchCapability,
+    TranscriptCapability,
     WireCapability,
 )
 from pytest_toolharness.adapters._hook_endpoints import HookEndpoint, write_plugin
@@ -106,6 +107,7 @@ __all__ = [
     "StateChange",
     "ToolBehavior",
     "ToolSpec",
+    "TranscriptCapability",
     "WireCapability",
     "WireRequest",
     "check_harness",
