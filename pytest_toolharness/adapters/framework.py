@@ -44,6 +44,7 @@ __all__ = [
     "ScriptedCall",
     "Transcript",
     "agent_factory",
+    "deferred",
     "framework_turn",
     "recorded_request",
     "run_behavior",
@@ -88,6 +89,15 @@ class Transcript:
             for b in self.blocks(m)
             if b.get("type") == "tool_use"
         }
+
+
+def deferred(spec: ToolSpec) -> bool:
+    """Whether a framework adapter sends ``spec`` with ``defer_loading`` (capability ``classification``).
+
+    A framework defers the tools its user marks: here the spec's ``should_defer``, unless ``always_load``.
+    (Claude Code's own rule, every MCP tool deferred, is a claude-code choice, DEFER-1.)
+    """
+    return spec.should_defer and not spec.always_load
 
 
 def text_of_result(block: Mapping[str, Any]) -> str:

@@ -42,6 +42,7 @@ from pytest_toolharness.adapters.framework import (
     PROMPT,
     Transcript,
     agent_factory,
+    deferred,
     framework_turn,
     recorded_request,
     run_behavior,
@@ -49,7 +50,7 @@ from pytest_toolharness.adapters.framework import (
 )
 from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
 
-__all__ = ["LangGraphAdapter", "LangGraphHarness", "default_graph", "make_adapter"]
+__all__ = ["TOOL_SEARCH", "LangGraphAdapter", "LangGraphHarness", "default_graph", "make_adapter"]
 
 GraphFactory = Callable[[ChatAnthropic, list[StructuredTool]], Any]
 
@@ -104,12 +105,23 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> StructuredTool:
         description=spec.description,
         args_schema=dict(spec.input_schema),
         handle_tool_error=True,
+        # langchain-anthropic sends a tool's Anthropic extras (defer_loading) in its definition.
+        extras={"defer_loading": True} if deferred(spec) else None,
     )
 
 
+TOOL_SEARCH = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
+"""Anthropic's server-side tool search, bound beside deferred tools (langchain-anthropic's documented way)."""
+
+
 def default_graph(model: ChatAnthropic, tools: list[StructuredTool]) -> Any:
-    """LangGraph's classic tool loop with ``ToolNode``'s default error handling."""
-    bound = model.bind_tools(tools)
+    """LangGraph's classic tool loop with ``ToolNode``'s default error handling.
+
+    With a deferred tool (``extras={"defer_loading": True}``) the model is bound with Anthropic's tool
+    search tool as well, which the API needs beside deferred tools.
+    """
+    searching = any((t.extras or {}).get("defer_loading") for t in tools)
+    bound = model.bind_tools([*tools, TOOL_SEARCH] if searching else tools)
 
     async def call_model(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await bound.ainvoke(state["messages"])]}
@@ -157,6 +169,10 @@ class LangGraphHarness:
     def __init__(self, factory: GraphFactory | None) -> None:
         self._factory = factory or default_graph
         self._transcript = Transcript()
+
+    def is_deferred(self, spec: ToolSpec) -> bool:
+        """Whether the tool is built with ``defer_loading`` (its spec asks for it)."""
+        return deferred(spec)
 
     def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
         """The session's tools from now on."""
@@ -212,11 +228,11 @@ class LangGraphHarness:
 
 
 class LangGraphAdapter:
-    """The adapter: ``execution`` (with ``abort``), ``transcript`` and ``schemas``, profile ``core``."""
+    """The adapter: ``execution`` (with ``abort``), ``transcript``, ``classification``, ``schemas``; ``core``."""
 
     name = "langgraph (pytest-toolharness)"
     profiles = frozenset({"core"})
-    capabilities = frozenset({"execution", "abort", "transcript", "schemas"})
+    capabilities = frozenset({"execution", "abort", "transcript", "classification", "schemas"})
 
     def __init__(self, factory: GraphFactory | None = None) -> None:
         self._factory = factory

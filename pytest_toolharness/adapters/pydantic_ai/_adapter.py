@@ -47,6 +47,7 @@ from pytest_toolharness.adapters.framework import (
     PROMPT,
     Transcript,
     agent_factory,
+    deferred,
     framework_turn,
     recorded_request,
     run_behavior,
@@ -78,7 +79,7 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> Tool[Any]:
             return BinaryContent(data=output.image_png, media_type="image/png")
         return output.value if output.kind == "json" else output.text
 
-    return Tool.from_schema(
+    tool = Tool.from_schema(
         call,
         name=spec.name,
         description=spec.description,
@@ -87,6 +88,10 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> Tool[Any]:
         # declares_nothing: pydantic-ai's own default (Tool(sequential=False), tools.py).
         sequential=False if spec.declares_nothing else not spec.concurrency_safe,
     )
+    # Tool(defer_loading=True), which from_schema does not take: pydantic-ai's ToolSearch capability
+    # (injected into every agent) then sends it with defer_loading beside Anthropic's tool search tool.
+    tool.defer_loading = deferred(spec)
+    return tool
 
 
 def _history(transcript: Transcript) -> list[ModelMessage]:
@@ -126,6 +131,10 @@ class PydanticAiHarness:
     def __init__(self, factory: AgentFactory | None) -> None:
         self._factory = factory
         self._transcript = Transcript()
+
+    def is_deferred(self, spec: ToolSpec) -> bool:
+        """Whether the tool is built with ``defer_loading`` (its spec asks for it)."""
+        return deferred(spec)
 
     def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
         """The session's tools from now on."""
@@ -190,11 +199,11 @@ class PydanticAiHarness:
 
 
 class PydanticAiAdapter:
-    """The adapter: ``execution`` (with ``timeouts`` and ``abort``), ``transcript`` and ``schemas``, profile ``core``."""
+    """The adapter: ``execution`` (``timeouts``, ``abort``), ``transcript``, ``classification``, ``schemas``; ``core``."""
 
     name = "pydantic-ai (pytest-toolharness)"
     profiles = frozenset({"core"})
-    capabilities = frozenset({"execution", "timeouts", "abort", "transcript", "schemas"})
+    capabilities = frozenset({"execution", "timeouts", "abort", "transcript", "classification", "schemas"})
 
     def __init__(self, factory: AgentFactory | None = None) -> None:
         self._factory = factory
