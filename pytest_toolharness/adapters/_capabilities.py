@@ -248,10 +248,13 @@ def missing_methods(harness: object, capabilities: Iterable[str]) -> list[tuple[
     In table order; a method counts as present when the attribute is callable.
     """
     wanted = set(_check_names(capabilities, "missing_methods()"))
+    # An included capability's methods are the including one's too (``conversation`` has ``transcript``'s):
+    # each missing method is named once, under the capability the adapter declared.
+    covered = {included for name in wanted for included in CAPABILITIES[name].includes}
     return [
         (name, method)
         for name, capability in CAPABILITIES.items()
-        if name in wanted
+        if name in wanted and name not in covered
         for method in capability.methods
         if not callable(getattr(harness, method, None))
     ]
