@@ -148,3 +148,22 @@ def test_langgraph_resumes_a_cancelled_batch_by_running_every_call_again() -> No
     assert wire(by_id["toolu_2"]) == (
         '{"type":"tool_result","content":"stopped after abort","tool_use_id":"toolu_2","is_error":false}'
     )
+
+
+def test_pydantic_ai_keeps_a_finished_call_while_a_sibling_runs() -> None:
+    """CONC-5: cancelled while a sibling still runs, the finished call keeps its result and runs once."""
+    tools = [
+        ToolSpec("Alpha", behavior=ToolBehavior("text", text="a done")),
+        ToolSpec("Bravo", behavior=ToolBehavior("hang")),
+    ]
+    uses = [
+        {"type": "tool_use", "id": "toolu_1", "name": "Alpha", "input": {}},
+        {"type": "tool_use", "id": "toolu_2", "name": "Bravo", "input": {}},
+    ]
+    recorder, by_id = _abort_run("pydantic_ai", tools, uses, after=2)
+    assert sorted(recorder.started()) == ["toolu_1", "toolu_2"]  # each once
+    assert wire(by_id["toolu_1"]) == (
+        '{"tool_use_id":"toolu_1","type":"tool_result","content":[{"text":"a done","type":"text"}],"is_error":false}'
+    )
+    assert '"is_error":false' in wire(by_id["toolu_2"])
+    assert "interrupted before a result was produced" in wire(by_id["toolu_2"])
