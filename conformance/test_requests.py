@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_conversation import (
+    STEP_KINDS,
     Conversation,
     Session,
     builtin,
@@ -38,12 +39,13 @@ def _tools(request: WireRequest) -> dict[str, Any]:
     return {str(t.get("name")): t for t in request.body.get("tools", ())}
 
 
-@requires("conversation", "classification")
+@requires("transcript", "classification")
 @pytest.mark.requirement("DEFER-2", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(builtins=builtin_specs(), mcps=mcp_specs(), steps=sessions_length, data=st.data())
 def test_deferred_tools_carry_defer_loading(
     new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
     builtins: list[ToolSpec],
     mcps: list[ToolSpec],
     steps: int,
@@ -53,11 +55,13 @@ def test_deferred_tools_carry_defer_loading(
 
     DEFER-2: until discovered, a deferred tool is sent with ``defer_loading: true`` or not at all; a
     non-deferred tool never carries it; at least one tool is not deferred; no deferred tool has cache_control.
+    Compaction is among the steps when the harness has it (``conversation``).
     """
     harness = new_harness()
     session = Session(harness, builtins, mcps)
+    kinds = [k for k in STEP_KINDS if k != "compact" or "conversation" in toolharness_capabilities]
     for _ in range(steps):
-        session.step(data)
+        session.step(data, kinds=kinds)
         request = session.render()
         tools = _tools(request)
         for spec in session.specs():
@@ -257,7 +261,7 @@ def test_auto_threshold_decided_per_request(new_harness: Callable[[], Any], perc
 # -- PAIR-6 ----------------------------------------------------------------------------------------
 
 
-@requires("conversation")
+@requires("transcript")
 @pytest.mark.requirement("PAIR-6", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
@@ -298,7 +302,7 @@ def test_tool_names_unique_in_a_request(
     assert not repeated, f"PAIR-6: the tools array repeats {repeated} ({clash}): {names}"
 
 
-@requires("conversation")
+@requires("transcript")
 @pytest.mark.requirement("PAIR-6", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(before=st.integers(min_value=0, max_value=3), between=st.integers(min_value=0, max_value=3))

@@ -7,20 +7,56 @@ after ``--`` go to pytest unchanged.
 The suite is named as a package (``--pyargs conformance``), not by its path: pytest then looks for
 its configuration from the current directory, as for any run, so the project's ``toolharness_adapter``
 (and other ``toolharness_*`` keys) apply wherever the suite is installed.
+
+The project's other pytest configuration does not reach the suite: its ``addopts`` (and
+``PYTEST_ADDOPTS``, ``PYTEST_PLUGINS``) are dropped, and every installed ``pytest11`` plugin other than
+the ones the suite runs on (:data:`SUITE_PLUGINS`) is blocked with ``-p no:<name>``, so a ``--maxfail=1``,
+a ``--deselect`` or a plugin that rewrites outcomes cannot change a verdict (:func:`isolated_env`,
+:func:`host_plugin_blocks`). Its warning filters are overridden per test by the plugin.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import importlib.util
+import os
+import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pytest_toolharness._options import RunLevel
 
-__all__ = ["build_pytest_args", "main"]
+__all__ = ["SUITE_PLUGINS", "build_pytest_args", "host_plugin_blocks", "isolated_env", "main"]
+
+SUITE_PLUGINS = frozenset({"pytest-toolharness", "hypothesis", "pytest-xdist", "syrupy"})
+"""The distributions whose ``pytest11`` plugins the suite's run keeps; every other one is blocked."""
+
+_HOST_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+"""Environment variables by which the host's pytest configuration would reach the suite's run."""
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def host_plugin_blocks() -> list[str]:
+    """``-p no:<name>`` for every installed ``pytest11`` plugin not of :data:`SUITE_PLUGINS`, sorted."""
+    keep = {_normalized(name) for name in SUITE_PLUGINS}
+    blocked: set[str] = set()
+    for entry in importlib.metadata.entry_points(group="pytest11"):
+        dist = entry.dist
+        if dist is None or _normalized(dist.metadata["Name"] or "") not in keep:
+            blocked.add(entry.name)
+    return [arg for name in sorted(blocked) for arg in ("-p", f"no:{name}")]
+
+
+def isolated_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of the suite's run: this one without :data:`_HOST_ENV`."""
+    source = os.environ if environ is None else environ
+    return {key: value for key, value in source.items() if key not in _HOST_ENV}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,14 +122,16 @@ def _packaged_suite() -> Path:
 def build_pytest_args(options: argparse.Namespace, extra: Sequence[str]) -> list[str]:
     """The pytest command line for ``toolharness check``."""
     # The suite is the only test path, so the user's own tests don't run; no cache directory is
-    # written, because the root directory may be inside site-packages.
+    # written, because the root directory may be inside site-packages. The host's addopts and its
+    # unrelated plugins are left out (the module docstring).
+    isolation = ["-p", "no:cacheprovider", "-o", "addopts=", *host_plugin_blocks()]
     if options.suite_path:
         suite = Path(options.suite_path).resolve()
-        args = [str(suite), "--toolharness-conformance", "-p", "no:cacheprovider"]
+        args = [str(suite), "--toolharness-conformance", *isolation]
         args += ["-o", f"toolharness_suite_path={suite}"]
     else:
         _packaged_suite()  # fail early, and clearly, when it is not installed
-        args = ["--pyargs", "conformance", "--toolharness-conformance", "-p", "no:cacheprovider"]
+        args = ["--pyargs", "conformance", "--toolharness-conformance", *isolation]
     if options.adapter:
         args.append(f"--toolharness-adapter={options.adapter}")
     target = getattr(options, "target", None)
@@ -132,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A fresh interpreter: this process has already imported the plugin, which pytest must be
     # the first to import (to rewrite its assertions), and the run must not share our state.
     command = [sys.executable, "-m", "pytest", *build_pytest_args(options, extra)]
-    return subprocess.run(command, check=False).returncode
+    return subprocess.run(command, check=False, env=isolated_env()).returncode
 
 
 if __name__ == "__main__":

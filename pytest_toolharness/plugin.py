@@ -36,6 +36,7 @@ from pytest_toolharness._snapshot import tool_schema_snapshot
 from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
 from pytest_toolharness.adapters._capabilities import (
     CapabilityError,
+    adapter_capabilities,
     adapter_not_applicable,
     adapter_profiles,
     check_harness,
@@ -445,13 +446,18 @@ def toolharness_adapter(pytestconfig: pytest.Config) -> Any:
     return adapter
 
 
+def _declared(adapter: Any) -> frozenset[str]:
+    """The adapter's capabilities with those they include (``conversation`` brings ``transcript``)."""
+    return adapter_capabilities(adapter, repr(getattr(adapter, "name", type(adapter).__name__)))
+
+
 def _checked_harness(adapter: Any) -> Any:
     """A fresh harness, checked against the adapter's declaration (fails if a declared method is missing)."""
     factory = getattr(adapter, "new_harness", None)
     harness = factory() if callable(factory) else adapter
     try:
         check_harness(
-            harness, adapter.capabilities, f"adapter {getattr(adapter, 'name', type(adapter).__name__)!r}"
+            harness, _declared(adapter), f"adapter {getattr(adapter, 'name', type(adapter).__name__)!r}"
         )
     except CapabilityError as exc:
         pytest.fail(f"toolharness: {exc}", pytrace=False)
@@ -523,7 +529,7 @@ def new_harness(toolharness_adapter: Any) -> Callable[[], Any]:
 @pytest.fixture(scope="session")
 def toolharness_capabilities(toolharness_adapter: Any) -> frozenset[str]:
     """The capabilities the adapter declares (a test adds permission rules only with ``permissions``)."""
-    return frozenset(toolharness_adapter.capabilities)
+    return _declared(toolharness_adapter)
 
 
 @pytest.fixture(autouse=True)
@@ -547,7 +553,7 @@ def _toolharness_capabilities(request: pytest.FixtureRequest) -> None:
             pytest.skip(
                 f"not claimed: profile {', '.join(profiles)} (the adapter claims {', '.join(sorted(claimed))})"
             )
-    missing = missing_capabilities(node, adapter.capabilities)
+    missing = missing_capabilities(node, _declared(adapter))
     if missing:
         node.user_properties.append((NOT_RUN_PROPERTY, "capability"))
         pytest.skip(f"not checked: adapter lacks capability {', '.join(missing)}")

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from pytest_toolharness._cli import build_pytest_args, main
+from pytest_toolharness._cli import build_pytest_args, host_plugin_blocks, main
 
 SUITE = """
 import pytest
@@ -73,10 +73,11 @@ def test_options_become_pytest_arguments() -> None:
         workers="2",
     )
     args = build_pytest_args(options, ["-x"])
-    assert args[2:] == [
-        "--toolharness-conformance",
-        "-p",
-        "no:cacheprovider",
+    # The host's addopts and unrelated plugins are left out of the suite's run (tests/test_host_isolation.py).
+    blocks = host_plugin_blocks()
+    isolation = ["-p", "no:cacheprovider", "-o", "addopts=", *blocks]
+    assert args[2 : 3 + len(isolation)] == ["--toolharness-conformance", *isolation]
+    assert args[3 + len(isolation) :] == [
         "--toolharness-adapter=pkg.mod:make",
         "--toolharness-report=r.json",
         "--toolharness-level=strict",

@@ -219,3 +219,29 @@ def test_host_warning_filters_do_not_change_the_verdicts(pytester: pytest.Pytest
     assert plain.ret == pytest.ExitCode.OK
     # The host's own tests keep the host's configuration: its warning is still an error there.
     strict.assert_outcomes(passed=1, failed=1)
+
+
+def test_conversation_includes_transcript_and_names_each_method_once() -> None:
+    """``conversation`` extends ``transcript``: declaring it declares both, and a harness missing the
+    shared methods is told so once, under the capability the adapter declared."""
+    from pytest_toolharness.adapters._capabilities import adapter_capabilities, missing_methods
+
+    class Both:
+        capabilities = frozenset({"conversation"})
+
+    class Transcript:
+        capabilities = frozenset({"transcript"})
+
+    assert adapter_capabilities(Both(), "both") == {"conversation", "transcript"}
+    assert adapter_capabilities(Transcript(), "transcript") == {"transcript"}
+    missing = missing_methods(object(), adapter_capabilities(Both(), "both"))
+    assert [m for _, m in missing] == [
+        "set_tools",
+        "append_message",
+        "render_request",
+        "compact",
+        "discovered_tools",
+        "resume",
+    ]
+    assert {c for c, _ in missing} == {"conversation"}
+    assert {c for c, _ in missing_methods(object(), {"transcript"})} == {"transcript"}

@@ -36,6 +36,7 @@ from pytest_toolharness.adapters._contract import (
     SandboxCapability,
     SchemasCapability,
     SearchCapability,
+    TranscriptCapability,
     WireCapability,
 )
 from pytest_toolharness.adapters._hook_endpoints import HookEndpoint, write_plugin
@@ -114,6 +115,7 @@ __all__ = [
     "StateChange",
     "ToolBehavior",
     "ToolSpec",
+    "TranscriptCapability",
     "WireCapability",
     "WireRequest",
     "check_harness",

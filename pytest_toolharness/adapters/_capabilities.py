@@ -43,6 +43,7 @@ from pytest_toolharness.adapters._contract import (
     SandboxCapability,
     SchemasCapability,
     SearchCapability,
+    TranscriptCapability,
     WireCapability,
 )
 
@@ -72,24 +73,29 @@ class Capability:
     """One capability: its name, what an adapter promises by declaring it, and how.
 
     ``protocol`` is the typed protocol whose methods make up the capability (None for a feature of
-    another capability's method); ``feature_of`` names that capability.
+    another capability's method); ``feature_of`` names that capability. ``includes`` names the
+    capabilities whose protocols this one's extends: declaring it declares them too.
     """
 
     name: str
     description: str
     protocol: type | None = None
     feature_of: str | None = None
+    includes: tuple[str, ...] = ()
 
     @property
     def methods(self) -> tuple[str, ...]:
-        """The protocol's method names, in declaration order (empty for a feature)."""
+        """The protocol's method names, base protocols' first, in declaration order (empty for a feature)."""
         if self.protocol is None:
             return ()
-        return tuple(
-            name
-            for name, value in vars(self.protocol).items()
-            if not name.startswith("_") and callable(value)
-        )
+        names: dict[str, None] = {}
+        for klass in reversed(self.protocol.__mro__):
+            if klass.__module__ in ("typing", "builtins"):
+                continue
+            for name, value in vars(klass).items():
+                if not name.startswith("_") and callable(value):
+                    names[name] = None
+        return tuple(names)
 
 
 def _table(*capabilities: Capability) -> Mapping[str, Capability]:
@@ -104,9 +110,15 @@ CAPABILITIES: Mapping[str, Capability] = _table(
     Capability("search", "the ToolSearch tool (select: and keywords)", SearchCapability),
     Capability("notices", "deferred-tools change notices", NoticesCapability),
     Capability(
+        "transcript",
+        "a session's tools and messages, and the request sent for them (any harness with a multi-turn history)",
+        TranscriptCapability,
+    ),
+    Capability(
         "conversation",
         "a session's transcript, its requests, compaction and resume",
         ConversationCapability,
+        includes=("transcript",),
     ),
     Capability(
         "execution", "one assistant turn's tool_use blocks through the whole pipeline", ExecutionCapability
@@ -176,7 +188,8 @@ def requires(*capabilities: str) -> pytest.MarkDecorator:
 def adapter_capabilities(adapter: object, description: str) -> frozenset[str]:
     """The adapter's declared capabilities, validated: a ``frozenset`` of known names.
 
-    A feature (``hooks``) declared without the capability it belongs to (``execution``) is an error.
+    A feature (``hooks``) declared without the capability it belongs to (``execution``) is an error. A
+    capability that includes others (``conversation`` includes ``transcript``) brings them along.
     """
     capabilities = getattr(adapter, "capabilities", None)
     if not isinstance(capabilities, frozenset):
@@ -192,7 +205,7 @@ def adapter_capabilities(adapter: object, description: str) -> frozenset[str]:
     ]
     if orphans:
         raise ValueError(f"adapter {description} declares {'; '.join(orphans)}")
-    return frozenset(names)
+    return frozenset(names).union(*(CAPABILITIES[name].includes for name in names))
 
 
 def adapter_profiles(adapter: object, description: str) -> frozenset[str]:
@@ -241,10 +254,13 @@ def missing_methods(harness: object, capabilities: Iterable[str]) -> list[tuple[
     In table order; a method counts as present when the attribute is callable.
     """
     wanted = set(_check_names(capabilities, "missing_methods()"))
+    # An included capability's methods are the including one's too (``conversation`` has ``transcript``'s):
+    # each missing method is named once, under the capability the adapter declared.
+    covered = {included for name in wanted for included in CAPABILITIES[name].includes}
     return [
         (name, method)
         for name, capability in CAPABILITIES.items()
-        if name in wanted
+        if name in wanted and name not in covered
         for method in capability.methods
         if not callable(getattr(harness, method, None))
     ]

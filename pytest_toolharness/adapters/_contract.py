@@ -48,6 +48,7 @@ __all__ = [
     "SandboxCapability",
     "SchemasCapability",
     "SearchCapability",
+    "TranscriptCapability",
     "WireCapability",
 ]
 
@@ -104,8 +105,8 @@ class NoticesCapability(Protocol):
         ...
 
 
-class ConversationCapability(Protocol):
-    """``conversation``: a session's transcript, its requests, compaction and resume."""
+class TranscriptCapability(Protocol):
+    """``transcript``: a session's tools and messages, and the request the harness sends for them."""
 
     def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
         """Set the tools available from now on (MCP servers connect and disconnect)."""
@@ -118,6 +119,10 @@ class ConversationCapability(Protocol):
     def render_request(self, *, enable_tool_search: str | None = None, model: str = ...) -> WireRequest:
         """The next Messages API request, exactly as it would be sent."""
         ...
+
+
+class ConversationCapability(TranscriptCapability, Protocol):
+    """``conversation``: the ``transcript`` methods, and the session's compaction, discovery and resume."""
 
     def compact(self, summary: str) -> None:
         """Compact the transcript as the harness does when the context fills up."""
@@ -183,6 +188,7 @@ Harness: TypeAlias = (
     | CacheKeyCapability
     | SearchCapability
     | NoticesCapability
+    | TranscriptCapability
     | ConversationCapability
     | ExecutionCapability
     | WireCapability

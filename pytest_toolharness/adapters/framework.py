@@ -11,6 +11,13 @@ framework's tools (each call runs the spec's scripted behaviour, recorded by the
 ``tool_use`` blocks on a :class:`~pytest_toolharness.wire.ScriptedEndpoint`, lets the framework run, and
 answers with the ``tool_result`` message the framework's client sent next: the bytes the API would get.
 
+After an abort (capability ``abort``) the framework's run is cancelled as a user would cancel it
+(``task.cancel()``); an adapter that passes ``resume`` then continues the session the framework's own
+way (pydantic-ai from the history it saved, LangGraph from its checkpoint), and the request that resume
+sends is the answer: what the model sees of the aborted batch. A transcript (capability ``transcript``)
+is kept by :class:`Transcript`; the adapter renders it into the framework's own message history and
+answers ``render_request`` with the request the framework's client sent for it.
+
 The user's own agent is named by the ``toolharness_agent`` ini key (or ``--toolharness-agent``): a
 ``package.module:factory`` the adapter calls with the framework's model and the suite's tools, which
 returns the agent the suite checks (their toolsets, approval handlers, error handling, ...).
@@ -22,8 +29,8 @@ import asyncio
 import base64
 import contextlib
 import json
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolharness.adapters import (
@@ -32,6 +39,7 @@ from pytest_toolharness.adapters import (
     ScriptedErrorResult,
     ScriptedToolError,
     ToolSpec,
+    WireRequest,
 )
 from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint, tool_use_turn
 
@@ -39,15 +47,85 @@ __all__ = [
     "AGENT_INI",
     "DEFAULT_MODEL",
     "PROMPT",
+    "RESUME_BOUND",
     "ScriptedCall",
+    "Transcript",
     "agent_factory",
+    "deferred",
     "framework_turn",
+    "recorded_request",
     "run_behavior",
+    "text_of_result",
 ]
 
 AGENT_INI = "toolharness_agent"
 DEFAULT_MODEL = "claude-sonnet-4-6"
 PROMPT = "Run the tools."
+RESUME_BOUND = 2.0
+"""Seconds a resumed session may run before it is given up (it re-ran a tool that never returns)."""
+
+
+@dataclass
+class Transcript:
+    """A session's tools and its messages in the Messages API's shape, as the suite gives them."""
+
+    tools: list[ToolSpec] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
+        """The tools from now on: built-in tools, then MCP tools, as given (duplicates included)."""
+        self.tools = [*builtin, *mcp]
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        """One more user or assistant message."""
+        self.messages.append(message)
+
+    def blocks(self, message: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """A message's content as a list of blocks (a string is one text block)."""
+        content = message.get("content")
+        if isinstance(content, str):
+            return [{"type": "text", "text": content}]
+        return [dict(b) for b in content or () if isinstance(b, Mapping)]
+
+    def tool_names(self) -> dict[str, str]:
+        """The tool name of every ``tool_use`` id in the transcript (a tool_result names only the id)."""
+        return {
+            str(b["id"]): str(b["name"])
+            for m in self.messages
+            if m.get("role") == "assistant"
+            for b in self.blocks(m)
+            if b.get("type") == "tool_use"
+        }
+
+
+def deferred(spec: ToolSpec) -> bool:
+    """Whether a framework adapter sends ``spec`` with ``defer_loading`` (capability ``classification``).
+
+    A framework defers the tools its user marks: here the spec's ``should_defer``, unless ``always_load``.
+    (Claude Code's own rule, every MCP tool deferred, is a claude-code choice, DEFER-1.)
+    """
+    return spec.should_defer and not spec.always_load
+
+
+def text_of_result(block: Mapping[str, Any]) -> str:
+    """The text of a ``tool_result`` block's content (a string, or its text blocks joined)."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(b.get("text", "")) for b in content or () if isinstance(b, Mapping))
+
+
+def recorded_request(endpoint: ScriptedEndpoint, error: BaseException | None) -> WireRequest:
+    """The first request the framework sent, as a :class:`WireRequest`.
+
+    A framework that refused before sending anything raises ``ValueError`` with its own error (the
+    contract's way to refuse a transcript or a pool), never a request it did not send.
+    """
+    requests = endpoint.message_requests
+    if not requests:
+        raise ValueError(f"the framework sent no request: {error!r}") from error
+    first = requests[0]
+    return WireRequest(body=first.json, headers=dict(first.headers))
 
 
 @dataclass(frozen=True)
@@ -101,15 +179,21 @@ def agent_factory(config: Any) -> Callable[..., Any] | None:
 
 
 async def framework_turn(
-    scenario: ExecutionScenario, run: Callable[[ScriptedEndpoint], Awaitable[object]]
+    scenario: ExecutionScenario,
+    run: Callable[[ScriptedEndpoint], Awaitable[object]],
+    resume: Callable[[ScriptedEndpoint], Awaitable[object]] | None = None,
 ) -> ExecutionResult:
     """Script one ``tool_use`` turn, let ``run(endpoint)`` drive the framework, return its results.
 
     The framework's next request carries the ``tool_result`` message; a framework that stops with an
     exception before sending it has sent no result at all (an empty user message, which the pairing
-    checks then name). The abort, when the scenario has one, cancels the framework's run.
+    checks then name). The abort, when the scenario has one, cancels the framework's run; ``resume``
+    (when given) then continues the session, and its request is the answer (at most
+    :data:`RESUME_BOUND` seconds: a resumed session that hangs has sent nothing).
     """
-    endpoint = ScriptedEndpoint([tool_use_turn(scenario.tool_uses), AssistantTurn.text("Done.")])
+    endpoint = ScriptedEndpoint(
+        [tool_use_turn(scenario.tool_uses), AssistantTurn.text("Done."), AssistantTurn.text("Done.")]
+    )
     if scenario.abort_after_starts is not None:
         scenario.recorder.trigger_after_starts(scenario.abort_after_starts, scenario.abort)
     task = asyncio.ensure_future(run(endpoint))
@@ -118,11 +202,15 @@ async def framework_turn(
         await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         aborted.cancel()
-    if not task.done():
+    cancelled = not task.done()
+    if cancelled:
         task.cancel()
     # The framework gave up (an exception, or the abort): whatever it sent is what the model would see.
     with contextlib.suppress(Exception, asyncio.CancelledError):
         await task
+    if cancelled and resume is not None:
+        with contextlib.suppress(Exception, asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(resume(endpoint), RESUME_BOUND)
     content: list[dict[str, Any]] = []
     if len(endpoint.message_requests) > 1:
         content = endpoint.last_user_content() or []

@@ -10,35 +10,51 @@ Each :class:`~pytest_toolharness.adapters.ToolSpec` becomes a ``StructuredTool``
 schema as ``args_schema``. A tool's own validation (``rejects_when``) raises ``ToolException``,
 langchain's way for a tool to refuse its input. The user's own graph: ``toolharness_agent =
 "package.module:factory"``, called as ``factory(model, tools)`` and returning a compiled graph.
+
+The default graph is compiled with LangGraph's ``InMemorySaver`` checkpointer and every run has its
+own ``thread_id``: an abort cancels ``graph.ainvoke`` (``task.cancel()``), and the session resumes as
+LangGraph resumes one, ``graph.ainvoke(None, config)`` from the last checkpoint (a user's graph needs a
+checkpointer for that). A transcript becomes LangChain messages (``HumanMessage``, ``AIMessage`` with
+``tool_calls``, ``ToolMessage``); ``render_request`` runs the graph on them and returns the request
+langchain-anthropic's client sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from anthropic import AsyncAnthropic
 from langchain_anthropic import ChatAnthropic
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import StructuredTool, ToolException
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from pydantic import SecretStr
 
-from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec
+from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec, WireRequest
 from pytest_toolharness.adapters.framework import (
     DEFAULT_MODEL,
     PROMPT,
+    Transcript,
     agent_factory,
+    deferred,
     framework_turn,
+    recorded_request,
     run_behavior,
+    text_of_result,
 )
 from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
 
-__all__ = ["LangGraphAdapter", "LangGraphHarness", "default_graph", "make_adapter"]
+__all__ = ["TOOL_SEARCH", "LangGraphAdapter", "LangGraphHarness", "default_graph", "make_adapter"]
 
 GraphFactory = Callable[[ChatAnthropic, list[StructuredTool]], Any]
+
+_THREADS = itertools.count(1)
 
 # ToolNode hands a tool its call (with the tool_use id) but the tool's function only its arguments.
 _CALL_ID: contextvars.ContextVar[str] = contextvars.ContextVar("toolharness_call_id", default="")
@@ -89,12 +105,23 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> StructuredTool:
         description=spec.description,
         args_schema=dict(spec.input_schema),
         handle_tool_error=True,
+        # langchain-anthropic sends a tool's Anthropic extras (defer_loading) in its definition.
+        extras={"defer_loading": True} if deferred(spec) else None,
     )
 
 
+TOOL_SEARCH = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
+"""Anthropic's server-side tool search, bound beside deferred tools (langchain-anthropic's documented way)."""
+
+
 def default_graph(model: ChatAnthropic, tools: list[StructuredTool]) -> Any:
-    """LangGraph's classic tool loop with ``ToolNode``'s default error handling."""
-    bound = model.bind_tools(tools)
+    """LangGraph's classic tool loop with ``ToolNode``'s default error handling.
+
+    With a deferred tool (``extras={"defer_loading": True}``) the model is bound with Anthropic's tool
+    search tool as well, which the API needs beside deferred tools.
+    """
+    searching = any((t.extras or {}).get("defer_loading") for t in tools)
+    bound = model.bind_tools([*tools, TOOL_SEARCH] if searching else tools)
 
     async def call_model(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await bound.ainvoke(state["messages"])]}
@@ -105,7 +132,35 @@ def default_graph(model: ChatAnthropic, tools: list[StructuredTool]) -> Any:
     graph.add_edge(START, "model")
     graph.add_conditional_edges("model", tools_condition, {"tools": "tools", END: END})
     graph.add_edge("tools", "model")
-    return graph.compile()
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+def _config() -> dict[str, Any]:
+    return {"configurable": {"thread_id": f"toolharness-{next(_THREADS)}"}}
+
+
+def _messages(transcript: Transcript) -> list[BaseMessage]:
+    """The transcript as LangChain messages, block for block."""
+    messages: list[BaseMessage] = []
+    for message in transcript.messages:
+        blocks = transcript.blocks(message)
+        texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
+        if message.get("role") == "assistant":
+            calls = [
+                {"name": str(b["name"]), "args": dict(b.get("input") or {}), "id": str(b["id"])}
+                for b in blocks
+                if b.get("type") == "tool_use"
+            ]
+            messages.append(AIMessage(content="\n".join(texts), tool_calls=calls))
+            continue
+        for block in blocks:
+            if block.get("type") == "tool_result":
+                status = "error" if block.get("is_error") else "success"
+                tool_call_id = str(block["tool_use_id"])
+                messages.append(ToolMessage(text_of_result(block), tool_call_id=tool_call_id, status=status))
+        if texts:
+            messages.append(HumanMessage("\n".join(texts)))
+    return messages
 
 
 class LangGraphHarness:
@@ -113,16 +168,52 @@ class LangGraphHarness:
 
     def __init__(self, factory: GraphFactory | None) -> None:
         self._factory = factory or default_graph
+        self._transcript = Transcript()
+
+    def is_deferred(self, spec: ToolSpec) -> bool:
+        """Whether the tool is built with ``defer_loading`` (its spec asks for it)."""
+        return deferred(spec)
+
+    def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
+        """The session's tools from now on."""
+        self._transcript.set_tools(builtin, mcp)
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        """One more message of the session's history."""
+        self._transcript.append_message(message)
+
+    def render_request(
+        self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
+    ) -> WireRequest:
+        """The request the graph sends for the history (``enable_tool_search`` is Claude Code's, unused)."""
+        endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
+        tools = [_tool(spec, None) for spec in self._transcript.tools]
+        messages = _messages(self._transcript)
+        error: BaseException | None = None
+
+        async def run() -> None:
+            await self._factory(_model(endpoint), tools).ainvoke({"messages": messages}, _config())
+
+        try:
+            asyncio.run(run())
+        except Exception as exc:  # LangChain refused before sending, or the API rejected the request
+            error = exc
+        return recorded_request(endpoint, error)
 
     async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
         """Let LangGraph run the scenario's tool_use turn; its next request holds the results."""
+        tools = [_tool(spec, scenario) for spec in scenario.tools]
+        config = _config()
+        graphs: list[Any] = []
 
         async def run(endpoint: ScriptedEndpoint) -> object:
-            tools = [_tool(spec, scenario) for spec in scenario.tools]
-            graph = self._factory(_model(endpoint), tools)
-            return await graph.ainvoke({"messages": [("user", PROMPT)]})
+            graphs.append(self._factory(_model(endpoint), tools))
+            return await graphs[0].ainvoke({"messages": [("user", PROMPT)]}, config)
 
-        return await framework_turn(scenario, run)
+        async def resume(endpoint: ScriptedEndpoint) -> object:
+            return await graphs[0].ainvoke(None, config)
+
+        return await framework_turn(scenario, run, resume)
 
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         """The tools array langchain-anthropic sends for these tools."""
@@ -130,18 +221,18 @@ class LangGraphHarness:
         tools = [_tool(spec, None) for spec in [*builtin, *mcp]]
 
         async def run() -> None:
-            await self._factory(_model(endpoint), tools).ainvoke({"messages": [("user", PROMPT)]})
+            await self._factory(_model(endpoint), tools).ainvoke({"messages": [("user", PROMPT)]}, _config())
 
         asyncio.run(run())
         return [dict(t) for t in endpoint.message_requests[0].tools if isinstance(t, Mapping)]
 
 
 class LangGraphAdapter:
-    """The adapter: ``execution`` and ``schemas``, profile ``core``."""
+    """The adapter: ``execution`` (with ``abort``), ``transcript``, ``classification``, ``schemas``; ``core``."""
 
     name = "langgraph (pytest-toolharness)"
     profiles = frozenset({"core"})
-    capabilities = frozenset({"execution", "schemas"})
+    capabilities = frozenset({"execution", "abort", "transcript", "classification", "schemas"})
 
     def __init__(self, factory: GraphFactory | None = None) -> None:
         self._factory = factory

@@ -6,9 +6,16 @@ error handling and its encoding of tool results run as they do in production, an
 request the API would get.
 
 Each :class:`~pytest_toolharness.adapters.ToolSpec` becomes ``Tool.from_schema`` with the spec's JSON
-schema; a tool that is not concurrency safe is ``sequential`` (pydantic-ai's own barrier). A tool's own
+schema; a tool that is not concurrency safe is ``sequential`` (pydantic-ai's own barrier), and a tool that
+declares nothing (``declares_nothing``, CONC-3) gets pydantic-ai's default, ``sequential=False``. A tool's own
 validation (``rejects_when``) raises ``ModelRetry``, pydantic-ai's way for a tool to refuse its input.
 The user's agent: ``toolharness_agent = "package.module:factory"``, called as ``factory(model, tools)``.
+
+An abort cancels ``agent.run`` (``task.cancel()``) inside ``capture_run_messages``; the session then
+resumes as a pydantic-ai user resumes one, ``agent.run(message_history=saved)``, and pydantic-ai's own
+history repair answers the batch. A transcript becomes pydantic-ai's message history
+(``ModelRequest`` / ``ModelResponse`` parts); ``render_request`` runs the agent on it and returns the
+request pydantic-ai's client sent.
 """
 
 from __future__ import annotations
@@ -18,17 +25,33 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from anthropic import AsyncAnthropic
-from pydantic_ai import Agent, BinaryContent, ModelRetry, RunContext, Tool
+from pydantic_ai import Agent, BinaryContent, ModelRetry, RunContext, Tool, capture_run_messages
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ModelResponsePart,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
 
-from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec
+from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec, WireRequest
 from pytest_toolharness.adapters.framework import (
     DEFAULT_MODEL,
     PROMPT,
+    Transcript,
     agent_factory,
+    deferred,
     framework_turn,
+    recorded_request,
     run_behavior,
+    text_of_result,
 )
 from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
 
@@ -56,14 +79,50 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> Tool[Any]:
             return BinaryContent(data=output.image_png, media_type="image/png")
         return output.value if output.kind == "json" else output.text
 
-    return Tool.from_schema(
+    tool = Tool.from_schema(
         call,
         name=spec.name,
         description=spec.description,
         json_schema=dict(spec.input_schema),
         takes_ctx=True,
-        sequential=not spec.concurrency_safe,
+        # declares_nothing: pydantic-ai's own default (Tool(sequential=False), tools.py).
+        sequential=False if spec.declares_nothing else not spec.concurrency_safe,
     )
+    # Tool(defer_loading=True), which from_schema does not take: pydantic-ai's ToolSearch capability
+    # (injected into every agent) then sends it with defer_loading beside Anthropic's tool search tool.
+    tool.defer_loading = deferred(spec)
+    return tool
+
+
+def _history(transcript: Transcript) -> list[ModelMessage]:
+    """The transcript as pydantic-ai's message history, part for block."""
+    names = transcript.tool_names()
+    history: list[ModelMessage] = []
+    for message in transcript.messages:
+        blocks = transcript.blocks(message)
+        if message.get("role") == "assistant":
+            response: list[ModelResponsePart] = []
+            for block in blocks:
+                if block.get("type") == "text":
+                    response.append(TextPart(str(block.get("text", ""))))
+                elif block.get("type") == "tool_use":
+                    args = dict(block.get("input") or {})
+                    response.append(ToolCallPart(str(block["name"]), args, tool_call_id=str(block["id"])))
+            history.append(ModelResponse(parts=response, model_name=DEFAULT_MODEL))
+            continue
+        request: list[ModelRequestPart] = []
+        for block in blocks:
+            if block.get("type") == "tool_result":
+                call_id = str(block["tool_use_id"])
+                name, text = names.get(call_id, ""), text_of_result(block)
+                if block.get("is_error"):
+                    request.append(RetryPromptPart(text, tool_name=name, tool_call_id=call_id))
+                else:
+                    request.append(ToolReturnPart(name, text, tool_call_id=call_id))
+            elif block.get("type") == "text":
+                request.append(UserPromptPart(str(block.get("text", ""))))
+        history.append(ModelRequest(parts=request))
+    return history
 
 
 class PydanticAiHarness:
@@ -71,6 +130,37 @@ class PydanticAiHarness:
 
     def __init__(self, factory: AgentFactory | None) -> None:
         self._factory = factory
+        self._transcript = Transcript()
+
+    def is_deferred(self, spec: ToolSpec) -> bool:
+        """Whether the tool is built with ``defer_loading`` (its spec asks for it)."""
+        return deferred(spec)
+
+    def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
+        """The session's tools from now on."""
+        self._transcript.set_tools(builtin, mcp)
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        """One more message of the session's history."""
+        self._transcript.append_message(message)
+
+    def render_request(
+        self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
+    ) -> WireRequest:
+        """The request pydantic-ai sends for the history (``enable_tool_search`` is Claude Code's, unused)."""
+        endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
+        tools = [_tool(spec, None) for spec in self._transcript.tools]
+        history = _history(self._transcript)
+        error: BaseException | None = None
+
+        async def run() -> None:
+            await self._agent(_model(endpoint), tools, None).run(message_history=history)
+
+        try:
+            asyncio.run(run())
+        except Exception as exc:  # pydantic-ai refused (UserError) before sending, or the API rejected it
+            error = exc
+        return recorded_request(endpoint, error)
 
     def _agent(self, model: AnthropicModel, tools: list[Tool[Any]], timeout: float | None) -> Agent[Any, Any]:
         if self._factory is not None:
@@ -79,13 +169,22 @@ class PydanticAiHarness:
 
     async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
         """Let pydantic-ai run the scenario's tool_use turn; its next request holds the results."""
+        tools = [_tool(spec, scenario) for spec in scenario.tools]
+        saved: list[ModelMessage] = []
 
         async def run(endpoint: ScriptedEndpoint) -> object:
-            tools = [_tool(spec, scenario) for spec in scenario.tools]
             agent = self._agent(_model(endpoint), tools, scenario.call_timeout)
-            return await agent.run(PROMPT)
+            with capture_run_messages() as messages:
+                try:
+                    return await agent.run(PROMPT)
+                finally:
+                    saved[:] = messages
 
-        return await framework_turn(scenario, run)
+        async def resume(endpoint: ScriptedEndpoint) -> object:
+            agent = self._agent(_model(endpoint), tools, scenario.call_timeout)
+            return await agent.run(message_history=list(saved))
+
+        return await framework_turn(scenario, run, resume)
 
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         """The tools array pydantic-ai sends for these tools."""
@@ -100,11 +199,11 @@ class PydanticAiHarness:
 
 
 class PydanticAiAdapter:
-    """The adapter: ``execution`` (with ``timeouts``) and ``schemas``, profile ``core``."""
+    """The adapter: ``execution`` (``timeouts``, ``abort``), ``transcript``, ``classification``, ``schemas``; ``core``."""
 
     name = "pydantic-ai (pytest-toolharness)"
     profiles = frozenset({"core"})
-    capabilities = frozenset({"execution", "timeouts", "schemas"})
+    capabilities = frozenset({"execution", "timeouts", "abort", "transcript", "classification", "schemas"})
 
     def __init__(self, factory: AgentFactory | None = None) -> None:
         self._factory = factory
