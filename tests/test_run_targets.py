@@ -29,7 +29,8 @@ def test_a_relative_target_command_runs_from_the_invocation_directory(pytester: 
 
 def test_an_unknown_placeholder_is_refused_with_the_known_ones(pytester: pytest.Pytester) -> None:
     result = run_suite(pytester, SUITE, "--toolharness-target=my-agent -p {promt}")
-    out = result.stdout.str()
+    # A usage error (on stderr), before anything runs.
+    out = result.stdout.str() + result.stderr.str()
     assert "unknown placeholder(s) {promt}" in out
     assert "{prompt} {settings} {mcp_config} {workdir}" in out
-    assert result.ret != pytest.ExitCode.OK
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
