@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import fresh_dir
+from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
@@ -95,17 +96,18 @@ def run_loop(
     mode: str = "default",
 ) -> Loop:
     root = fresh_dir()
+    scenario_tools = list(tools) or [echo_tool()]
     (root / "work").mkdir()
     (root / "session").mkdir()
     scenario = LoopScenario(
         prompts=list(prompts),
         turns=[list(t) for t in turns],
-        tools=list(tools) or [echo_tool()],
+        tools=scenario_tools,
         recorder=CallRecorder(),
         cwd=root / "work",
         session_dir=root / "session",
         hook_log=root / "hooks.jsonl",
-        rules=[RuleSpec("Echo", "allow")],
+        rules=[RuleSpec(t.name, "allow") for t in scenario_tools],
         mode=mode,
         hooks=list(hooks),
         compact_after=compact_after,
@@ -122,83 +124,159 @@ def user_content(request: Mapping[str, Any], index: int) -> list[dict[str, Any]]
 
 # -- HOOK-5 ---------------------------------------------------------------------------------------
 
+SIGNAL_OUTCOMES = ("stop", "system_message", "context", "none", *ths.BROKEN_OUTCOMES)
+
 
 @st.composite
-def stopping_turns(draw: st.DrawFn) -> tuple[int, list[HookSpec], list[str], str]:
-    """(tool_uses in the turn, hooks, the systemMessages, the first stopReason).
+def stopping_turns(draw: st.DrawFn) -> tuple[int, str, list[HookSpec]]:
+    """(tool_uses in the turn, the event, a stack of 2-3 hooks on it with at least one ``continue: false``).
 
-    One or two ``continue: false`` hooks on PreToolUse or PostToolUse (the first in declaration
-    order is the reason shown), zero to two ``systemMessage`` hooks, and a context hook of another
-    kind on the same call.
+    The stack mixes ``continue: false``, ``systemMessage``, context, silent and broken hooks, command
+    hooks (real subprocesses) and in-process ones, on PreToolUse or PostToolUse.
     """
     calls = draw(st.integers(1, 3))
     event = draw(st.sampled_from(["PreToolUse", "PostToolUse"]))
-    reasons = draw(st.lists(WORDS, min_size=1, max_size=2, unique=True))
-    messages = draw(st.lists(WORDS.map(lambda w: f"SYS{w}"), max_size=2, unique=True))
-    hooks = [hook(event, "stop", matcher="Echo", reason=f"STOP{r}") for r in reasons]
-    hooks += [hook("PostToolUse", "system_message", matcher="Echo", context=m) for m in messages]
-    if draw(st.booleans()):
-        hooks.append(hook("PostToolUse", "context", matcher="Echo", context="CTXFROMPOST"))
-    order = draw(st.permutations(range(len(hooks))))
-    # The stop hooks keep their relative order: the first declared one's reason is shown.
-    stops = iter(h for h in hooks if h.outcome == "stop")
-    others = iter(h for h in hooks if h.outcome != "stop")
-    arranged = [next(stops) if hooks[i].outcome == "stop" else next(others) for i in order]
-    return calls, arranged, messages, f"STOP{reasons[0]}"
+    stack = draw(
+        ths.hook_stacks(event=event, outcomes=SIGNAL_OUTCOMES, tool_name="Echo").filter(
+            lambda hooks: any(h.outcome == "stop" for h in hooks)
+        )
+    )
+    return calls, event, stack
+
+
+def _stop(event: str, i: int, **fields: Any) -> HookSpec:
+    return hook(event, "stop", matcher="Echo", reason=f"R{i}STOPS", context=f"C{i}STOPS", **fields)
+
+
+def _sys(event: str, i: int, **fields: Any) -> HookSpec:
+    return hook(event, "system_message", matcher="Echo", reason=f"R{i}SYSMS", context=f"C{i}SYSMS", **fields)
 
 
 @requires("agent_loop")
 @pytest.mark.requirement("HOOK-5", "MUST")
 @settings(max_examples=12, deadline=None)
 @given(case=stopping_turns())
+@example(case=(2, "PreToolUse", [_stop("PreToolUse", 0, as_command=True), _sys("PreToolUse", 1)]))
+@example(case=(2, "PostToolUse", [_sys("PostToolUse", 0), _stop("PostToolUse", 1), _stop("PostToolUse", 2)]))
 def test_continue_false_stops_after_the_turn_and_only_the_user_sees_why(
-    new_harness: Callable[[], Any], case: tuple[int, list[HookSpec], list[str], str]
+    new_harness: Callable[[], Any], case: tuple[int, str, list[HookSpec]]
 ) -> None:
     """HOOK-5: ``continue: false`` from a tool hook stops the loop after the turn; only the user sees why.
 
-    A tool hook's ``continue: false`` ends the loop after the turn's results: no request
-    follows for that prompt; the next prompt's request answers every tool_use of the stopped turn
-    right after it; ``stopReason`` and every hook's ``systemMessage`` reach the user, never the model.
+    A PreToolUse or PostToolUse hook's ``continue: false``, among other hooks on the same calls, ends
+    the loop after the turn's results: no request follows for that prompt; every call of the turn
+    still ran (a PreToolUse ``continue: false`` is not a deny: Claude Code runs the call and stops
+    after the turn), and the next prompt's request answers every tool_use of the stopped turn right
+    after it, with the tool's own output. The first ``continue: false`` hook's ``stopReason`` and
+    every hook's ``systemMessage`` reach the user, never the model.
     """
-    calls, hooks, messages, reason = case
+    calls, event, hooks = case
+    reason = next(h.reason for h in hooks if h.outcome == "stop")
+    messages = [h.context for h in hooks if h.outcome == "system_message"]
     turn = [text("calling"), *(tool_use(n) for n in range(1, calls + 1))]
     loop = run_loop(new_harness(), ["first", "second"], [turn, [text("second answer")]], hooks)
     first, second = loop.run.prompts
-    assert first.stop_reason == "hook_stopped", loop.describe()
-    assert reason in first.user_messages, f"the stopReason {reason!r} was not shown: {loop.describe()}"
+    where = f"{event} hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    assert first.stop_reason == "hook_stopped", where
+    assert reason in first.user_messages, f"the stopReason {reason!r} was not shown: {where}"
     for message in messages:
-        assert message in first.user_messages, f"systemMessage {message!r} not shown: {loop.describe()}"
-    assert len(loop.run.requests) == 2, f"a request followed continue: false: {loop.describe()}"
+        assert message in first.user_messages, f"systemMessage {message!r} not shown: {where}"
+    assert len(loop.run.requests) == 2, f"a request followed continue: false: {where}"
+    ran = sorted(e.tool_use_id for e in loop.scenario.recorder.events if e.kind == "end")
+    expected = [f"toolu_loop_{n}" for n in range(1, calls + 1)]
+    assert ran == expected, f"continue: false must not keep the turn's calls from running: ran {ran}, {where}"
     resumed = loop.run.requests[1]["messages"]
     at = next(i for i, m in enumerate(resumed) if m["role"] == "assistant")
-    answered = [
-        b["tool_use_id"] for b in user_content(loop.run.requests[1], at + 1) if b["type"] == "tool_result"
-    ]
-    assert answered == [f"toolu_loop_{n}" for n in range(1, calls + 1)], loop.describe()
+    results = [b for b in user_content(loop.run.requests[1], at + 1) if b["type"] == "tool_result"]
+    assert [b["tool_use_id"] for b in results] == expected, where
+    for block in results:
+        assert not block.get("is_error"), f"a call of the stopped turn failed: {block}; {where}"
+        assert "echoed" in json.dumps(block.get("content")), f"not the tool's own output: {block}; {where}"
     seen = loop.model_saw()
     for secret in (reason, *messages):
-        assert secret not in seen, f"{secret!r} is for the user but reached the model"
+        assert secret not in seen, f"{secret!r} is for the user but reached the model: {where}"
     assert second.stop_reason == "end_turn"
 
 
 @requires("agent_loop")
 @pytest.mark.requirement("HOOK-5", "MUST")
-@pytest.mark.parametrize("event", ["UserPromptSubmit", "Stop"])
-def test_continue_false_from_a_lifecycle_hook_stops_too(new_harness: Callable[[], Any], event: str) -> None:
-    """HOOK-5: ``continue: false`` from UserPromptSubmit or Stop stops the loop too.
+def test_post_tool_use_continue_false_from_a_command_hook_stops_the_loop_with_every_tool_use_answered(
+    new_harness: Callable[[], Any],
+) -> None:
+    """HOOK-5 (issue 15's done-when): a PostToolUse command hook's ``continue: false`` stops the loop.
 
-    ``continue: false`` from UserPromptSubmit keeps the prompt from the model; from Stop it
-    ends the loop even where another Stop hook blocks; the stopReason is shown, never sent.
+    A real command hook (a subprocess answering ``{"continue": false, "stopReason": ...}`` on stdout)
+    on the second of three tool_uses in one turn, in a loop against the scripted Messages API server:
+    the loop stops after that turn (no further request for the prompt, ``hook_stopped``), all three
+    calls ran, and each of the three tool_uses is answered by its tool_result, in order, in the
+    transcript the next prompt sends; the stopReason is shown to the user only.
     """
-    hooks = [hook(event, "stop", reason="STOPLIFE")]
-    if event == "Stop":
-        hooks.append(hook("Stop", "block_once", reason="KEEPGOING"))
+    tools = [echo_tool("Echo"), echo_tool("Halt")]
+    stopper = hook("PostToolUse", "stop", matcher="Halt", reason="HALTREASON", as_command=True, timeout=10.0)
+    turn = [text("three calls"), tool_use(1), tool_use(2, "Halt"), tool_use(3)]
+    loop = run_loop(
+        new_harness(), ["go", "again"], [turn, [text("never")], [text("after")]], [stopper], tools=tools
+    )
+    first, second = loop.run.prompts
+    assert first.stop_reason == "hook_stopped", loop.describe()
+    assert "HALTREASON" in first.user_messages, loop.describe()
+    assert [i.get("tool_name") for i in loop.inputs_of("PostToolUse")] == ["Halt"], (
+        f"the command hook's own log does not show it ran once, for Halt: {loop.describe()}"
+    )
+    assert len(loop.run.requests) == 2, f"the loop went on after continue: false: {loop.describe()}"
+    resumed = loop.run.requests[1]["messages"]
+    at = next(i for i, m in enumerate(resumed) if m["role"] == "assistant")
+    assert [b["id"] for b in resumed[at]["content"] if b["type"] == "tool_use"] == [
+        "toolu_loop_1",
+        "toolu_loop_2",
+        "toolu_loop_3",
+    ]
+    answered = [b for b in user_content(loop.run.requests[1], at + 1) if b["type"] == "tool_result"]
+    assert [b["tool_use_id"] for b in answered] == ["toolu_loop_1", "toolu_loop_2", "toolu_loop_3"]
+    assert all(not b.get("is_error") for b in answered), answered
+    assert "HALTREASON" not in loop.model_saw()
+    assert second.stop_reason == "end_turn"
+
+
+@st.composite
+def lifecycle_stops(draw: st.DrawFn) -> tuple[str, list[HookSpec]]:
+    """(UserPromptSubmit or Stop, a stack of 2-3 of its hooks with at least one ``continue: false``)."""
+    event = draw(st.sampled_from(["UserPromptSubmit", "Stop"]))
+    stack = draw(ths.hook_stacks(event=event).filter(lambda hooks: any(h.outcome == "stop" for h in hooks)))
+    return event, stack
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("HOOK-5", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(case=lifecycle_stops())
+@example(
+    case=(
+        "UserPromptSubmit",
+        [hook("UserPromptSubmit", "block", reason="R0BLOCK"), _stop("UserPromptSubmit", 1)],
+    )
+)
+@example(case=("Stop", [hook("Stop", "block_once", reason="R0KEEPON"), _stop("Stop", 1, as_command=True)]))
+def test_continue_false_from_a_lifecycle_hook_stops_too(
+    new_harness: Callable[[], Any], case: tuple[str, list[HookSpec]]
+) -> None:
+    """HOOK-5: ``continue: false`` from UserPromptSubmit or Stop stops the loop, whatever the other hooks say.
+
+    From UserPromptSubmit it keeps the prompt from the model, even beside a hook that blocks the
+    prompt or adds context (``continue: false`` takes precedence: the prompt ends ``hook_stopped``);
+    from Stop it ends the loop even where another Stop hook blocks. The first ``continue: false``
+    hook's stopReason is shown, never sent; each hook of the stack ran (its log shows the event).
+    """
+    event, hooks = case
+    reason = next(h.reason for h in hooks if h.outcome == "stop")
     loop = run_loop(new_harness(), ["hello"], [[text("answer")], [text("more")]], hooks)
     (only,) = loop.run.prompts
-    assert only.stop_reason == "hook_stopped", loop.describe()
-    assert "STOPLIFE" in only.user_messages
-    assert len(loop.run.requests) == (0 if event == "UserPromptSubmit" else 1), loop.describe()
-    assert "STOPLIFE" not in loop.model_saw()
+    where = f"{event} hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    assert only.stop_reason == "hook_stopped", where
+    assert reason in only.user_messages, where
+    assert len(loop.run.requests) == (0 if event == "UserPromptSubmit" else 1), where
+    assert len(loop.inputs_of(event)) == len(hooks), f"not every {event} hook ran once: {where}"
+    assert reason not in loop.model_saw()
 
 
 # -- HOOK-6 ---------------------------------------------------------------------------------------
@@ -323,6 +401,153 @@ def test_stop_hook_refuses_once_and_stop_hook_active_ends_it(
     assert active[0] is False, active
     assert active[-1] is True, active
     assert "RUNTESTS" not in json.dumps(loop.run.requests[0])
+
+
+def _outcomes(hooks: Sequence[HookSpec], *kinds: str) -> list[HookSpec]:
+    return [h for h in hooks if h.outcome in kinds]
+
+
+def _user_only(loop: Loop, shown: Sequence[str], texts: Sequence[str], where: str) -> None:
+    """Each of ``texts`` was shown to the user (in ``shown``) and never reached the model."""
+    seen = loop.model_saw()
+    for message in texts:
+        assert any(message in m for m in shown), f"systemMessage {message!r} not shown to the user: {where}"
+        assert message not in seen, f"systemMessage {message!r} reached the model: {where}"
+
+
+PROMPT_STACK_OUTCOMES = ("none", "context", "block", "exit2", "system_message", *ths.BROKEN_OUTCOMES)
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+@settings(max_examples=10, deadline=None)
+@given(hooks=ths.hook_stacks(event="UserPromptSubmit", outcomes=PROMPT_STACK_OUTCOMES))
+@example(
+    hooks=[
+        hook("UserPromptSubmit", "context", context="C0FIRST"),
+        hook("UserPromptSubmit", "context", context="C1SECOND"),
+    ]
+)
+@example(
+    hooks=[
+        hook("UserPromptSubmit", "context", context="C0CTX"),
+        hook("UserPromptSubmit", "block", reason="R1NO"),
+    ]
+)
+@example(
+    hooks=[hook("UserPromptSubmit", "garbage"), hook("UserPromptSubmit", "system_message", context="C1SAY")]
+)
+def test_user_prompt_submit_hooks_combine(new_harness: Callable[[], Any], hooks: list[HookSpec]) -> None:
+    """HOOK-7: two or three UserPromptSubmit hooks at once: any block wins, else every context goes along.
+
+    Every hook of the stack runs once on the prompt (its log shows the event and the prompt). A block
+    (``decision: "block"`` or exit 2) from any of them keeps the prompt from the model and its reason
+    is shown to the user; otherwise the prompt goes to the model with every hook's additionalContext,
+    in declaration order. A broken hook (exit 1, non-JSON, a crash) changes nothing and its stderr never
+    reaches the model; ``systemMessage`` goes to the user only.
+    """
+    loop = run_loop(new_harness(), ["the prompt"], [[text("answer")]], hooks)
+    (only,) = loop.run.prompts
+    where = f"UserPromptSubmit hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    fired = loop.inputs_of("UserPromptSubmit")
+    assert len(fired) == len(hooks), f"not every UserPromptSubmit hook ran once: {where}"
+    assert all(i.get("prompt") == "the prompt" for i in fired), fired
+    blockers = _outcomes(hooks, "block", "exit2")
+    if blockers:
+        assert only.stop_reason == "prompt_blocked", where
+        assert loop.run.requests == [], f"a blocked prompt reached the model: {where}"
+        for blocker in blockers:
+            assert any(blocker.reason in m for m in only.user_messages), (
+                f"{blocker.reason!r} not shown: {where}"
+            )
+    else:
+        assert only.stop_reason == "end_turn", where
+        (request,) = loop.run.requests
+        sent = json.dumps(request["messages"])
+        assert "the prompt" in sent, where
+        positions = [sent.find(h.context) for h in _outcomes(hooks, "context")]
+        assert all(p >= 0 for p in positions), f"a prompt context is missing: {where}"
+        assert positions == sorted(positions), f"the contexts are not in declaration order: {where}"
+    for broken in _outcomes(hooks, "exit1"):
+        assert broken.reason not in loop.model_saw(), f"a broken hook's stderr reached the model: {where}"
+    _user_only(loop, only.user_messages, [h.context for h in _outcomes(hooks, "system_message")], where)
+
+
+STOP_STACK_OUTCOMES = ("none", "block_once", "system_message", *ths.BROKEN_OUTCOMES)
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+@settings(max_examples=8, deadline=None)
+@given(hooks=ths.hook_stacks(event="Stop", outcomes=STOP_STACK_OUTCOMES))
+@example(
+    hooks=[
+        hook("Stop", "block_once", reason="R0TESTS"),
+        hook("Stop", "block_once", reason="R1LINT", as_command=True),
+    ]
+)
+@example(hooks=[hook("Stop", "crash"), hook("Stop", "none")])
+def test_stop_hooks_combine_and_refuse_the_stop_once(
+    new_harness: Callable[[], Any], hooks: list[HookSpec]
+) -> None:
+    """HOOK-7: two or three Stop hooks at once: a guarded block refuses the first stop, every reason goes along.
+
+    When any Stop hook blocks, the loop goes on exactly once: the next request carries every blocking
+    hook's reason, and the second Stop fires with ``stop_hook_active: true`` (the first with
+    ``false``), whereupon the guarded hooks let it stop. Without a block, one request and one Stop.
+    Every hook of the stack runs at every Stop (its log shows it); broken hooks change nothing;
+    ``systemMessage`` goes to the user only.
+    """
+    loop = run_loop(new_harness(), ["fix it"], [[text("done early")], [text("really done")]], hooks)
+    (only,) = loop.run.prompts
+    where = f"Stop hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    assert only.stop_reason == "end_turn", where
+    blockers = _outcomes(hooks, "block_once")
+    stops = 2 if blockers else 1
+    assert len(loop.run.requests) == stops, f"the loop did not go on exactly {stops - 1} time(s): {where}"
+    active = [i.get("stop_hook_active") for i in loop.inputs_of("Stop")]
+    n = len(hooks)
+    assert active == [False] * n + [True] * (n * (stops - 1)), f"Stop inputs say {active}: {where}"
+    if blockers:
+        feedback = json.dumps(loop.run.requests[1]["messages"][-1])
+        for blocker in blockers:
+            assert blocker.reason in feedback, (
+                f"the block reason {blocker.reason!r} did not reach the model: {where}"
+            )
+        assert all(b.reason not in json.dumps(loop.run.requests[0]) for b in blockers)
+    _user_only(loop, only.user_messages, [h.context for h in _outcomes(hooks, "system_message")], where)
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+@settings(max_examples=8, deadline=None)
+@given(hooks=ths.hook_stacks(event="SessionStart"))
+@example(
+    hooks=[
+        hook("SessionStart", "context", context="C0START"),
+        hook("SessionStart", "exit1"),
+        hook("SessionStart", "context", context="C2MORE"),
+    ]
+)
+def test_session_start_hooks_combine(new_harness: Callable[[], Any], hooks: list[HookSpec]) -> None:
+    """HOOK-7: two or three SessionStart hooks: every context goes with the first prompt, in order.
+
+    Each hook runs once, before the first prompt (``source: "startup"``); every additionalContext
+    reaches the model with the first request, in declaration order, and never before its time; a broken
+    hook changes nothing; ``systemMessage`` goes to the user only.
+    """
+    loop = run_loop(new_harness(), ["hello"], [[text("ok")]], hooks)
+    (only,) = loop.run.prompts
+    where = f"SessionStart hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    fired = loop.inputs_of("SessionStart")
+    assert [i.get("source") for i in fired] == ["startup"] * len(hooks), where
+    assert only.stop_reason == "end_turn", where
+    (request,) = loop.run.requests
+    sent = json.dumps(request["messages"])
+    positions = [sent.find(h.context) for h in _outcomes(hooks, "context")]
+    assert all(p >= 0 for p in positions), f"a SessionStart context is missing: {where}"
+    assert positions == sorted(positions), f"the contexts are not in declaration order: {where}"
+    _user_only(loop, only.user_messages, [h.context for h in _outcomes(hooks, "system_message")], where)
 
 
 @requires("agent_loop")
