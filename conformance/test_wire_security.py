@@ -26,7 +26,9 @@ from pytest_toolharness.wire._security import (
     CONTEXT_MARK,
     DENIED_FILE,
     PLAN_FILE,
+    PROMPT_CONTEXT,
     REWRITTEN_TEXT,
+    SESSION_CONTEXT,
     STOP_REASON,
     ModeIds,
     SecurityIds,
@@ -412,4 +414,36 @@ def test_continue_false_stops_after_the_turn(wire: WireRunner) -> None:
     answered = checks.tool_results(run.requests)
     if StopIds.AFTER in answered:
         problems.append("the turn after continue: false was answered as if the loop went on")
+    judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+def test_session_start_and_prompt_hooks_fire_and_their_context_reaches_the_model(wire: WireRunner) -> None:
+    """HOOK-7: SessionStart and UserPromptSubmit fire once each; their additionalContext is in the first request.
+
+    Proven fired from each hook's own log (its input's ``hook_event_name``); the UserPromptSubmit input
+    carries the prompt.
+    """
+    run = wire("stop")
+    unproven = [
+        f"the suite's {event} hook never ran"
+        for event in ("SessionStart", "UserPromptSubmit")
+        if not evidence.hook_fired(run, f"life-{event}", event)
+    ]
+    problems = [
+        f"{event} fired {count} times for one prompt"
+        for event in ("SessionStart", "UserPromptSubmit")
+        if (count := evidence.hook_fired(run, f"life-{event}", event)) > 1
+    ]
+    prompts = [e["input"].get("prompt") for e in run.hook_calls if e.get("hook") == "life-UserPromptSubmit"]
+    if prompts and prompts[0] != "Use the tools as the conversation asks.":
+        problems.append(f"the UserPromptSubmit input's prompt is {prompts[0]!r}, not the prompt")
+    mains = checks.main_requests(run.requests)
+    first = mains[0].body.decode("utf-8", "replace") if mains else ""
+    problems += [
+        f"the {event} hook's additionalContext ({context}) is not in the first request"
+        for event, context in (("SessionStart", SESSION_CONTEXT), ("UserPromptSubmit", PROMPT_CONTEXT))
+        if context not in first
+    ]
     judge(run, problems, unproven)

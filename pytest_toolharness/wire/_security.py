@@ -54,8 +54,10 @@ __all__ = [
     "DENIED_FILE",
     "MODES",
     "PLAN_FILE",
+    "PROMPT_CONTEXT",
     "REWRITTEN_TEXT",
     "SECURITY_GUARDS",
+    "SESSION_CONTEXT",
     "STOP_REASON",
     "ModeIds",
     "SecurityIds",
@@ -258,12 +260,23 @@ class StopIds:
 #: The stopReason of the stopping hook: for the user, never the model.
 STOP_REASON = "suite-stop-reason-5c1e"
 
+#: The additionalContext of the stop scenario's UserPromptSubmit and SessionStart hooks (HOOK-7).
+PROMPT_CONTEXT = "suite-prompt-context-7d2a"
+SESSION_CONTEXT = "suite-session-context-3b9f"
+
+
+def _lifecycle_context(event: str, context: str) -> list[dict[str, Any]]:
+    answer = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+    command = logged_hook_command(f"life-{event}", stdout=answer)
+    return [{"hooks": [{"type": "command", "command": command}]}]
+
 
 def stop_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     """A PostToolUse hook answers ``continue: false`` (HOOK-5): the loop stops after that turn.
 
     Turn 1 calls s_stop (its PostToolUse hook stops) and s_other; turn 2 would call s_after, which
-    must never run; the stopReason must never reach the model.
+    must never run; the stopReason must never reach the model. A SessionStart and a UserPromptSubmit
+    hook (logged as ``life-<event>``) each add context, which the first request must carry (HOOK-7).
     """
     stop, other, after = (
         mcp_spec(tool, f"Tool {tool}.", ToolBehavior("text", text=f"{tool}-ran"), names=names)
@@ -276,7 +289,9 @@ def stop_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
                 "matcher": stop.name,
                 "hooks": [{"type": "command", "command": logged_hook_command("post-s_stop", stdout=answer)}],
             }
-        ]
+        ],
+        "SessionStart": _lifecycle_context("SessionStart", SESSION_CONTEXT),
+        "UserPromptSubmit": _lifecycle_context("UserPromptSubmit", PROMPT_CONTEXT),
     }
     first = AssistantTurn(
         (
