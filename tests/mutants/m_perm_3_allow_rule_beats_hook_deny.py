@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl import PermissionTarget, safe_target
 from reference_impl.permissions import _engine as _permissions
+from reference_impl.permissions._rules import describe_call
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -16,11 +16,9 @@ DESCRIPTION = "a matching allow rule short-circuits before the PreToolUse hook's
 
 def _mutate(original: Any) -> Any:
     def decide(tool: Any, tool_input: Any, context: Any, hook_verdict: Any, tool_context: Any) -> Any:
-        if hook_verdict is not None and hook_verdict.behavior == "deny":
-            raw = safe_target(tool, tool_input)
-            target = raw if isinstance(raw, PermissionTarget) else None
-            if _permissions._allow_rule(tool, tool_input, target, context) is not None:
-                hook_verdict = None  # the defect: the allow rule "already decided"
+        denied = hook_verdict is not None and hook_verdict.behavior == "deny"
+        if denied and _permissions._allow_rule(describe_call(tool, tool_input), context) is not None:
+            hook_verdict = None  # the defect: the allow rule "already decided"
         return original(tool, tool_input, context, hook_verdict, tool_context)
 
     return decide
