@@ -10,6 +10,7 @@ fires its event with its documented effect (HOOK-7).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -127,6 +128,14 @@ def user_content(request: Mapping[str, Any], index: int) -> list[dict[str, Any]]
 SIGNAL_OUTCOMES = ("stop", "system_message", "context", "none", *ths.BROKEN_OUTCOMES)
 
 
+def with_a_stop(draw: st.DrawFn, stack: list[HookSpec]) -> list[HookSpec]:
+    """``stack`` with at least one ``continue: false`` hook: one hook, drawn, made to stop when none does."""
+    if any(h.outcome == "stop" for h in stack):
+        return stack
+    at = draw(st.integers(0, len(stack) - 1))
+    return [dataclasses.replace(h, outcome="stop") if i == at else h for i, h in enumerate(stack)]
+
+
 @st.composite
 def stopping_turns(draw: st.DrawFn) -> tuple[int, str, list[HookSpec]]:
     """(tool_uses in the turn, the event, a stack of 2-3 hooks on it with at least one ``continue: false``).
@@ -136,12 +145,8 @@ def stopping_turns(draw: st.DrawFn) -> tuple[int, str, list[HookSpec]]:
     """
     calls = draw(st.integers(1, 3))
     event = draw(st.sampled_from(["PreToolUse", "PostToolUse"]))
-    stack = draw(
-        ths.hook_stacks(event=event, outcomes=SIGNAL_OUTCOMES, tool_name="Echo").filter(
-            lambda hooks: any(h.outcome == "stop" for h in hooks)
-        )
-    )
-    return calls, event, stack
+    stack = draw(ths.hook_stacks(event=event, outcomes=SIGNAL_OUTCOMES, tool_name="Echo"))
+    return calls, event, with_a_stop(draw, stack)
 
 
 def _stop(event: str, i: int, **fields: Any) -> HookSpec:
@@ -242,8 +247,7 @@ def test_post_tool_use_continue_false_from_a_command_hook_stops_the_loop_with_ev
 def lifecycle_stops(draw: st.DrawFn) -> tuple[str, list[HookSpec]]:
     """(UserPromptSubmit or Stop, a stack of 2-3 of its hooks with at least one ``continue: false``)."""
     event = draw(st.sampled_from(["UserPromptSubmit", "Stop"]))
-    stack = draw(ths.hook_stacks(event=event).filter(lambda hooks: any(h.outcome == "stop" for h in hooks)))
-    return event, stack
+    return event, with_a_stop(draw, draw(ths.hook_stacks(event=event)))
 
 
 @requires("agent_loop")
