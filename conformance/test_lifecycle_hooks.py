@@ -320,3 +320,43 @@ def test_pre_compact_session_start_and_session_end_fire_at_their_moments(
     assert compacting.get("trigger") == "manual"
     assert [s.get("source") for s in loop.inputs_of("SessionStart")] == ["startup", "compact"]
     assert isinstance(loop.inputs_of("SessionEnd")[0].get("reason"), str)
+
+
+@requires("agent_loop", "hook_sources")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+@settings(max_examples=6, deadline=None)
+@given(
+    source=st.sampled_from(["http", "plugin"]),
+    event=st.sampled_from(["UserPromptSubmit", "SessionStart"]),
+    outcome=st.sampled_from(["context", "block", "exit2"]),
+)
+def test_http_and_plugin_hooks_fire_at_lifecycle_moments_too(
+    new_harness: Callable[[], Any], source: str, event: str, outcome: str
+) -> None:
+    """HOOK-8: an http or plugin hook on UserPromptSubmit or SessionStart fires and acts like a command hook.
+
+    It runs once (its own log shows the event: the endpoint, or the plugin's program, appends the input
+    it got); its additionalContext reaches the model with the prompt; a UserPromptSubmit block keeps
+    the prompt from the model, where SessionStart can't block and the prompt goes on.
+    """
+    sourced = hook(
+        event,
+        outcome,
+        reason="SRCBLOCK",
+        context="SRCCONTEXT",
+        timeout=5.0,
+        as_command=True,
+        hook_type="http" if source == "http" else "command",
+        from_plugin=source == "plugin",
+    )
+    loop = run_loop(new_harness(), ["the prompt"], [[text("answer")]], [sourced])
+    (only,) = loop.run.prompts
+    where = f"{source} {event} hook answering {outcome}: {loop.describe()}"
+    assert len(loop.inputs_of(event)) == 1, f"the hook's log does not show it fired once: {where}"
+    if event == "UserPromptSubmit" and outcome != "context":
+        assert only.stop_reason == "prompt_blocked", where
+        assert loop.run.requests == [], where
+        return
+    assert only.stop_reason == "end_turn", where
+    (request,) = loop.run.requests
+    assert ("SRCCONTEXT" in json.dumps(request["messages"])) == (outcome == "context"), where
