@@ -59,6 +59,7 @@ def _sys(event: str, i: int, **fields: Any) -> HookSpec:
 @given(case=stopping_turns())
 @example(case=(2, "PreToolUse", [_stop("PreToolUse", 0, as_command=True), _sys("PreToolUse", 1)]))
 @example(case=(2, "PostToolUse", [_sys("PostToolUse", 0), _stop("PostToolUse", 1), _stop("PostToolUse", 2)]))
+@example(case=(1, "PreToolUse", [_sys("PreToolUse", 0), _stop("PreToolUse", 1), _sys("PreToolUse", 2)]))
 def test_continue_false_stops_after_the_turn_and_only_the_user_sees_why(
     new_harness: Callable[[], Any], case: tuple[int, str, list[HookSpec]]
 ) -> None:
