@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
@@ -119,6 +119,8 @@ def test_exact_name_matcher_does_not_select_a_longer_name(
     outcomes=st.lists(st.sampled_from(["allow", "ask", "deny", "none"]), min_size=2, max_size=4),
     host_allows=st.booleans(),
 )
+@example(outcomes=["deny", "allow"], host_allows=True)
+@example(outcomes=["ask", "none", "allow"], host_allows=False)
 def test_several_pre_tool_use_hooks_combine_to_the_most_restrictive(
     new_harness: Callable[[], Any], outcomes: list[str], host_allows: bool
 ) -> None:

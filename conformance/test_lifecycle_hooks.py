@@ -1,204 +1,27 @@
-"""Hooks in the agent loop (``agent_loop``): HOOK-5, HOOK-6 and HOOK-7.
+"""Hooks in the agent loop (``agent_loop``): HOOK-6 and HOOK-7 (HOOK-5 is ``test_continue_false.py``).
 
 The harness runs its own loop against a scripted model; the suite reads the requests the model got,
 what the harness showed its user, and the inputs its hooks received (the scenario's ``hook_log``).
-``continue: false`` stops the loop after the turn's results, and what a hook says to the user never
-reaches the model (HOOK-5); inputs carry Claude Code's common fields (HOOK-6); each lifecycle moment
-fires its event with its documented effect (HOOK-7).
+Inputs carry Claude Code's common fields (HOOK-6); each lifecycle moment fires its event with its
+documented effect, alone and with two or three hooks on one event (HOOK-7).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conformance._strategies_permissions import fresh_dir
+from conformance._loop_runs import WORDS, Loop, hook, run_loop, text, tool_use
+from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import (
-    CallRecorder,
-    HookSpec,
-    LoopRun,
-    LoopScenario,
-    RuleSpec,
-    ToolBehavior,
-    ToolSpec,
-)
+from pytest_toolharness.adapters._specs import HookSpec
 
-SCHEMA = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
-WORDS = st.from_regex(r"[A-Z]{3,8}", fullmatch=True)
 COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")
-
-
-def echo_tool(name: str = "Echo") -> ToolSpec:
-    return ToolSpec(
-        name=name,
-        description="Echoes x.",
-        input_schema=SCHEMA,
-        behavior=ToolBehavior(kind="text", text="echoed"),
-    )
-
-
-def tool_use(n: int, name: str = "Echo") -> dict[str, Any]:
-    return {"type": "tool_use", "id": f"toolu_loop_{n}", "name": name, "input": {"x": str(n)}}
-
-
-def text(value: str) -> dict[str, Any]:
-    return {"type": "text", "text": value}
-
-
-def hook(event: str, outcome: str, **fields: Any) -> HookSpec:
-    return HookSpec(event=event, outcome=outcome, **fields)  # type: ignore[arg-type]
-
-
-@dataclass
-class Loop:
-    """A finished loop scenario: what the harness did, and the hook inputs it logged."""
-
-    run: LoopRun
-    scenario: LoopScenario
-
-    @property
-    def hook_inputs(self) -> list[dict[str, Any]]:
-        log = self.scenario.hook_log
-        if not log.exists():
-            return []
-        return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-    def inputs_of(self, event: str) -> list[dict[str, Any]]:
-        return [i for i in self.hook_inputs if i.get("hook_event_name") == event]
-
-    def model_saw(self) -> str:
-        """Every request the model got, as one JSON text."""
-        return json.dumps(self.run.requests)
-
-    def describe(self) -> str:
-        endings = [(p.stop_reason, p.user_messages) for p in self.run.prompts]
-        events = [i.get("hook_event_name") for i in self.hook_inputs]
-        return f"{len(self.run.requests)} request(s), endings {endings}, hook events {events}"
-
-
-def run_loop(
-    harness: Any,
-    prompts: Sequence[str],
-    turns: Sequence[Sequence[Mapping[str, Any]]],
-    hooks: Sequence[HookSpec] = (),
-    *,
-    tools: Sequence[ToolSpec] = (),
-    compact_after: int | None = None,
-    mode: str = "default",
-) -> Loop:
-    root = fresh_dir()
-    (root / "work").mkdir()
-    (root / "session").mkdir()
-    scenario = LoopScenario(
-        prompts=list(prompts),
-        turns=[list(t) for t in turns],
-        tools=list(tools) or [echo_tool()],
-        recorder=CallRecorder(),
-        cwd=root / "work",
-        session_dir=root / "session",
-        hook_log=root / "hooks.jsonl",
-        rules=[RuleSpec("Echo", "allow")],
-        mode=mode,
-        hooks=list(hooks),
-        compact_after=compact_after,
-    )
-    return Loop(asyncio.run(harness.run_loop(scenario)), scenario)
-
-
-def user_content(request: Mapping[str, Any], index: int) -> list[dict[str, Any]]:
-    message = request["messages"][index]
-    assert message["role"] == "user"
-    content = message["content"]
-    return [text(content)] if isinstance(content, str) else list(content)
-
-
-# -- HOOK-5 ---------------------------------------------------------------------------------------
-
-
-@st.composite
-def stopping_turns(draw: st.DrawFn) -> tuple[int, list[HookSpec], list[str], str]:
-    """(tool_uses in the turn, hooks, the systemMessages, the first stopReason).
-
-    One or two ``continue: false`` hooks on PreToolUse or PostToolUse (the first in declaration
-    order is the reason shown), zero to two ``systemMessage`` hooks, and a context hook of another
-    kind on the same call.
-    """
-    calls = draw(st.integers(1, 3))
-    event = draw(st.sampled_from(["PreToolUse", "PostToolUse"]))
-    reasons = draw(st.lists(WORDS, min_size=1, max_size=2, unique=True))
-    messages = draw(st.lists(WORDS.map(lambda w: f"SYS{w}"), max_size=2, unique=True))
-    hooks = [hook(event, "stop", matcher="Echo", reason=f"STOP{r}") for r in reasons]
-    hooks += [hook("PostToolUse", "system_message", matcher="Echo", context=m) for m in messages]
-    if draw(st.booleans()):
-        hooks.append(hook("PostToolUse", "context", matcher="Echo", context="CTXFROMPOST"))
-    order = draw(st.permutations(range(len(hooks))))
-    # The stop hooks keep their relative order: the first declared one's reason is shown.
-    stops = iter(h for h in hooks if h.outcome == "stop")
-    others = iter(h for h in hooks if h.outcome != "stop")
-    arranged = [next(stops) if hooks[i].outcome == "stop" else next(others) for i in order]
-    return calls, arranged, messages, f"STOP{reasons[0]}"
-
-
-@requires("agent_loop")
-@pytest.mark.requirement("HOOK-5", "MUST")
-@settings(max_examples=12, deadline=None)
-@given(case=stopping_turns())
-def test_continue_false_stops_after_the_turn_and_only_the_user_sees_why(
-    new_harness: Callable[[], Any], case: tuple[int, list[HookSpec], list[str], str]
-) -> None:
-    """HOOK-5: ``continue: false`` from a tool hook stops the loop after the turn; only the user sees why.
-
-    A tool hook's ``continue: false`` ends the loop after the turn's results: no request
-    follows for that prompt; the next prompt's request answers every tool_use of the stopped turn
-    right after it; ``stopReason`` and every hook's ``systemMessage`` reach the user, never the model.
-    """
-    calls, hooks, messages, reason = case
-    turn = [text("calling"), *(tool_use(n) for n in range(1, calls + 1))]
-    loop = run_loop(new_harness(), ["first", "second"], [turn, [text("second answer")]], hooks)
-    first, second = loop.run.prompts
-    assert first.stop_reason == "hook_stopped", loop.describe()
-    assert reason in first.user_messages, f"the stopReason {reason!r} was not shown: {loop.describe()}"
-    for message in messages:
-        assert message in first.user_messages, f"systemMessage {message!r} not shown: {loop.describe()}"
-    assert len(loop.run.requests) == 2, f"a request followed continue: false: {loop.describe()}"
-    resumed = loop.run.requests[1]["messages"]
-    at = next(i for i, m in enumerate(resumed) if m["role"] == "assistant")
-    answered = [
-        b["tool_use_id"] for b in user_content(loop.run.requests[1], at + 1) if b["type"] == "tool_result"
-    ]
-    assert answered == [f"toolu_loop_{n}" for n in range(1, calls + 1)], loop.describe()
-    seen = loop.model_saw()
-    for secret in (reason, *messages):
-        assert secret not in seen, f"{secret!r} is for the user but reached the model"
-    assert second.stop_reason == "end_turn"
-
-
-@requires("agent_loop")
-@pytest.mark.requirement("HOOK-5", "MUST")
-@pytest.mark.parametrize("event", ["UserPromptSubmit", "Stop"])
-def test_continue_false_from_a_lifecycle_hook_stops_too(new_harness: Callable[[], Any], event: str) -> None:
-    """HOOK-5: ``continue: false`` from UserPromptSubmit or Stop stops the loop too.
-
-    ``continue: false`` from UserPromptSubmit keeps the prompt from the model; from Stop it
-    ends the loop even where another Stop hook blocks; the stopReason is shown, never sent.
-    """
-    hooks = [hook(event, "stop", reason="STOPLIFE")]
-    if event == "Stop":
-        hooks.append(hook("Stop", "block_once", reason="KEEPGOING"))
-    loop = run_loop(new_harness(), ["hello"], [[text("answer")], [text("more")]], hooks)
-    (only,) = loop.run.prompts
-    assert only.stop_reason == "hook_stopped", loop.describe()
-    assert "STOPLIFE" in only.user_messages
-    assert len(loop.run.requests) == (0 if event == "UserPromptSubmit" else 1), loop.describe()
-    assert "STOPLIFE" not in loop.model_saw()
 
 
 # -- HOOK-6 ---------------------------------------------------------------------------------------
@@ -325,6 +148,153 @@ def test_stop_hook_refuses_once_and_stop_hook_active_ends_it(
     assert "RUNTESTS" not in json.dumps(loop.run.requests[0])
 
 
+def _outcomes(hooks: Sequence[HookSpec], *kinds: str) -> list[HookSpec]:
+    return [h for h in hooks if h.outcome in kinds]
+
+
+def _user_only(loop: Loop, shown: Sequence[str], texts: Sequence[str], where: str) -> None:
+    """Each of ``texts`` was shown to the user (in ``shown``) and never reached the model."""
+    seen = loop.model_saw()
+    for message in texts:
+        assert any(message in m for m in shown), f"systemMessage {message!r} not shown to the user: {where}"
+        assert message not in seen, f"systemMessage {message!r} reached the model: {where}"
+
+
+PROMPT_STACK_OUTCOMES = ("none", "context", "block", "exit2", "system_message", *ths.BROKEN_OUTCOMES)
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+@settings(max_examples=10, deadline=None)
+@given(hooks=ths.hook_stacks(event="UserPromptSubmit", outcomes=PROMPT_STACK_OUTCOMES))
+@example(
+    hooks=[
+        hook("UserPromptSubmit", "context", context="C0FIRST"),
+        hook("UserPromptSubmit", "context", context="C1SECOND"),
+    ]
+)
+@example(
+    hooks=[
+        hook("UserPromptSubmit", "context", context="C0CTX"),
+        hook("UserPromptSubmit", "block", reason="R1NO"),
+    ]
+)
+@example(
+    hooks=[hook("UserPromptSubmit", "garbage"), hook("UserPromptSubmit", "system_message", context="C1SAY")]
+)
+def test_user_prompt_submit_hooks_combine(new_harness: Callable[[], Any], hooks: list[HookSpec]) -> None:
+    """HOOK-7: two or three UserPromptSubmit hooks at once: any block wins, else every context goes along.
+
+    Every hook of the stack runs once on the prompt (its log shows the event and the prompt). A block
+    (``decision: "block"`` or exit 2) from any of them keeps the prompt from the model and its reason
+    is shown to the user; otherwise the prompt goes to the model with every hook's additionalContext,
+    in declaration order. A broken hook (exit 1, non-JSON, a crash) changes nothing and its stderr never
+    reaches the model; ``systemMessage`` goes to the user only.
+    """
+    loop = run_loop(new_harness(), ["the prompt"], [[text("answer")]], hooks)
+    (only,) = loop.run.prompts
+    where = f"UserPromptSubmit hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    fired = loop.inputs_of("UserPromptSubmit")
+    assert len(fired) == len(hooks), f"not every UserPromptSubmit hook ran once: {where}"
+    assert all(i.get("prompt") == "the prompt" for i in fired), fired
+    blockers = _outcomes(hooks, "block", "exit2")
+    if blockers:
+        assert only.stop_reason == "prompt_blocked", where
+        assert loop.run.requests == [], f"a blocked prompt reached the model: {where}"
+        for blocker in blockers:
+            assert any(blocker.reason in m for m in only.user_messages), (
+                f"{blocker.reason!r} not shown: {where}"
+            )
+    else:
+        assert only.stop_reason == "end_turn", where
+        (request,) = loop.run.requests
+        sent = json.dumps(request["messages"])
+        assert "the prompt" in sent, where
+        positions = [sent.find(h.context) for h in _outcomes(hooks, "context")]
+        assert all(p >= 0 for p in positions), f"a prompt context is missing: {where}"
+        assert positions == sorted(positions), f"the contexts are not in declaration order: {where}"
+    for broken in _outcomes(hooks, "exit1"):
+        assert broken.reason not in loop.model_saw(), f"a broken hook's stderr reached the model: {where}"
+    _user_only(loop, only.user_messages, [h.context for h in _outcomes(hooks, "system_message")], where)
+
+
+STOP_STACK_OUTCOMES = ("none", "block_once", "system_message", *ths.BROKEN_OUTCOMES)
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+@settings(max_examples=8, deadline=None)
+@given(hooks=ths.hook_stacks(event="Stop", outcomes=STOP_STACK_OUTCOMES))
+@example(
+    hooks=[
+        hook("Stop", "block_once", reason="R0TESTS"),
+        hook("Stop", "block_once", reason="R1LINT", as_command=True),
+    ]
+)
+@example(hooks=[hook("Stop", "crash"), hook("Stop", "none")])
+def test_stop_hooks_combine_and_refuse_the_stop_once(
+    new_harness: Callable[[], Any], hooks: list[HookSpec]
+) -> None:
+    """HOOK-7: two or three Stop hooks at once: a guarded block refuses the first stop, every reason goes along.
+
+    When any Stop hook blocks, the loop goes on exactly once: the next request carries every blocking
+    hook's reason, and the second Stop fires with ``stop_hook_active: true`` (the first with
+    ``false``), whereupon the guarded hooks let it stop. Without a block, one request and one Stop.
+    Every hook of the stack runs at every Stop (its log shows it); broken hooks change nothing;
+    ``systemMessage`` goes to the user only.
+    """
+    loop = run_loop(new_harness(), ["fix it"], [[text("done early")], [text("really done")]], hooks)
+    (only,) = loop.run.prompts
+    where = f"Stop hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    assert only.stop_reason == "end_turn", where
+    blockers = _outcomes(hooks, "block_once")
+    stops = 2 if blockers else 1
+    assert len(loop.run.requests) == stops, f"the loop did not go on exactly {stops - 1} time(s): {where}"
+    active = [i.get("stop_hook_active") for i in loop.inputs_of("Stop")]
+    n = len(hooks)
+    assert active == [False] * n + [True] * (n * (stops - 1)), f"Stop inputs say {active}: {where}"
+    if blockers:
+        feedback = json.dumps(loop.run.requests[1]["messages"][-1])
+        for blocker in blockers:
+            assert blocker.reason in feedback, (
+                f"the block reason {blocker.reason!r} did not reach the model: {where}"
+            )
+        assert all(b.reason not in json.dumps(loop.run.requests[0]) for b in blockers)
+    _user_only(loop, only.user_messages, [h.context for h in _outcomes(hooks, "system_message")], where)
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+@settings(max_examples=8, deadline=None)
+@given(hooks=ths.hook_stacks(event="SessionStart"))
+@example(
+    hooks=[
+        hook("SessionStart", "context", context="C0START"),
+        hook("SessionStart", "exit1"),
+        hook("SessionStart", "context", context="C2MORE"),
+    ]
+)
+def test_session_start_hooks_combine(new_harness: Callable[[], Any], hooks: list[HookSpec]) -> None:
+    """HOOK-7: two or three SessionStart hooks: every context goes with the first prompt, in order.
+
+    Each hook runs once, before the first prompt (``source: "startup"``); every additionalContext
+    reaches the model with the first request, in declaration order, and never before its time; a broken
+    hook changes nothing; ``systemMessage`` goes to the user only.
+    """
+    loop = run_loop(new_harness(), ["hello"], [[text("ok")]], hooks)
+    (only,) = loop.run.prompts
+    where = f"SessionStart hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    fired = loop.inputs_of("SessionStart")
+    assert [i.get("source") for i in fired] == ["startup"] * len(hooks), where
+    assert only.stop_reason == "end_turn", where
+    (request,) = loop.run.requests
+    sent = json.dumps(request["messages"])
+    positions = [sent.find(h.context) for h in _outcomes(hooks, "context")]
+    assert all(p >= 0 for p in positions), f"a SessionStart context is missing: {where}"
+    assert positions == sorted(positions), f"the contexts are not in declaration order: {where}"
+    _user_only(loop, only.user_messages, [h.context for h in _outcomes(hooks, "system_message")], where)
+
+
 @requires("agent_loop")
 @pytest.mark.requirement("HOOK-7", "SHOULD")
 def test_pre_compact_session_start_and_session_end_fire_at_their_moments(
@@ -350,3 +320,43 @@ def test_pre_compact_session_start_and_session_end_fire_at_their_moments(
     assert compacting.get("trigger") == "manual"
     assert [s.get("source") for s in loop.inputs_of("SessionStart")] == ["startup", "compact"]
     assert isinstance(loop.inputs_of("SessionEnd")[0].get("reason"), str)
+
+
+@requires("agent_loop", "hook_sources")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+@settings(max_examples=6, deadline=None)
+@given(
+    source=st.sampled_from(["http", "plugin"]),
+    event=st.sampled_from(["UserPromptSubmit", "SessionStart"]),
+    outcome=st.sampled_from(["context", "block", "exit2"]),
+)
+def test_http_and_plugin_hooks_fire_at_lifecycle_moments_too(
+    new_harness: Callable[[], Any], source: str, event: str, outcome: str
+) -> None:
+    """HOOK-8: an http or plugin hook on UserPromptSubmit or SessionStart fires and acts like a command hook.
+
+    It runs once (its own log shows the event: the endpoint, or the plugin's program, appends the input
+    it got); its additionalContext reaches the model with the prompt; a UserPromptSubmit block keeps
+    the prompt from the model, where SessionStart can't block and the prompt goes on.
+    """
+    sourced = hook(
+        event,
+        outcome,
+        reason="SRCBLOCK",
+        context="SRCCONTEXT",
+        timeout=5.0,
+        as_command=True,
+        hook_type="http" if source == "http" else "command",
+        from_plugin=source == "plugin",
+    )
+    loop = run_loop(new_harness(), ["the prompt"], [[text("answer")]], [sourced])
+    (only,) = loop.run.prompts
+    where = f"{source} {event} hook answering {outcome}: {loop.describe()}"
+    assert len(loop.inputs_of(event)) == 1, f"the hook's log does not show it fired once: {where}"
+    if event == "UserPromptSubmit" and outcome != "context":
+        assert only.stop_reason == "prompt_blocked", where
+        assert loop.run.requests == [], where
+        return
+    assert only.stop_reason == "end_turn", where
+    (request,) = loop.run.requests
+    assert ("SRCCONTEXT" in json.dumps(request["messages"])) == (outcome == "context"), where

@@ -42,6 +42,7 @@ def _texts(content: Sequence[dict[str, Any]]) -> list[str]:
 @example(kinds=["block"], output="out-single")
 @example(kinds=["block", "context"], output="out-both")
 @example(kinds=["context", "block", "block"], output="out-three")
+@example(kinds=["context", "block", "context"], output="out-two-contexts")
 def test_post_tool_use_block_leaves_the_success_a_success(
     new_harness: Callable[[], Any], toolharness_adapter: Any, kinds: list[str], output: str
 ) -> None:

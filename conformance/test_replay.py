@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.test_lifecycle_hooks import run_loop, text
+from conformance._loop_runs import run_loop, text
 from pytest_toolharness.adapters._capabilities import requires
 
 # Inputs the harness must carry back unchanged: nested, unicode, empty, wrong for the schema.

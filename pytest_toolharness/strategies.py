@@ -41,12 +41,16 @@ See ``docs/strategies.md`` for every strategy.
 from __future__ import annotations
 
 from pytest_toolharness._strategies.hooks import (
+    BROKEN_OUTCOMES,
     HOOK_EVENTS,
     HOOK_OUTCOMES,
+    LIFECYCLE_OUTCOMES_BY_EVENT,
     OUTCOMES_BY_EVENT,
     hook_matchers,
     hook_settings,
     hook_specs,
+    hook_stacks,
+    lifecycle_hook_specs,
 )
 from pytest_toolharness._strategies.messages import (
     ToolUseBatch,
@@ -105,12 +109,14 @@ from pytest_toolharness._strategies.tools import (
 
 __all__ = [
     "BEHAVIOR_KINDS",
+    "BROKEN_OUTCOMES",
     "BUILTIN_TOOL_NAMES",
     "COMPOUND_OPERATORS",
     "DEFAULT_BEHAVIOR_KINDS",
     "HOOK_EVENTS",
     "HOOK_OUTCOMES",
     "INVALID_INSTANCE_KINDS",
+    "LIFECYCLE_OUTCOMES_BY_EVENT",
     "MALFORMED_RULE_KINDS",
     "OUTCOMES_BY_EVENT",
     "PERMISSION_MODES",
@@ -128,11 +134,13 @@ __all__ = [
     "hook_matchers",
     "hook_settings",
     "hook_specs",
+    "hook_stacks",
     "instances_of",
     "invalid_instances_of",
     "is_compact_boundary",
     "json_schemas",
     "json_values",
+    "lifecycle_hook_specs",
     "malformed_rules",
     "mcp_server_names",
     "mcp_tool_specs",

@@ -373,6 +373,53 @@ def test_hook_specs_fit_their_event(spec: HookSpec) -> None:
 def test_hook_outcomes_that_fit_no_event_are_refused() -> None:
     with pytest.raises(InvalidArgument, match="applies"):
         ths.hook_specs(event="PermissionRequest", outcomes=["block"])
+    with pytest.raises(InvalidArgument, match="applies"):
+        ths.lifecycle_hook_specs(event="SessionStart", outcomes=["block"])
+    with pytest.raises(InvalidArgument, match="event must be"):
+        ths.lifecycle_hook_specs(event="PreToolUse")
+    with pytest.raises(InvalidArgument, match="event must be"):
+        ths.hook_stacks(event="Nonsense")
+    with pytest.raises(InvalidArgument, match="min_size"):
+        ths.hook_stacks(event="Stop", min_size=3, max_size=2)
+    with pytest.raises(InvalidArgument, match="broken"):
+        ths.hook_stacks(event="Stop", outcomes=["none"], broken=True)
+
+
+@settings(max_examples=60)
+@given(ths.lifecycle_hook_specs())
+def test_lifecycle_hook_specs_fit_their_event(spec: HookSpec) -> None:
+    """Lifecycle outcomes fit the event; no matcher; SessionStart never stops (Claude Code ignores it)."""
+    assert spec.outcome in ths.LIFECYCLE_OUTCOMES_BY_EVENT[spec.event]
+    assert spec.matcher is None
+    assert not (spec.event == "SessionStart" and spec.outcome == "stop")
+    output = spec.output_json()
+    if spec.outcome in ("exit1", "exit2", "garbage", "crash"):
+        assert output is None
+    else:
+        assert isinstance(output, dict)
+
+
+@settings(max_examples=80)
+@given(
+    data=st.data(),
+    event=st.sampled_from([*ths.OUTCOMES_BY_EVENT, *ths.LIFECYCLE_OUTCOMES_BY_EVENT]),
+    broken=st.sampled_from([None, True, False]),
+)
+def test_hook_stacks_are_several_marked_hooks_with_the_broken_ones_asked_for(
+    data: st.DataObject, event: str, broken: bool | None
+) -> None:
+    """A stack has 2..3 hooks of one event, distinct marks, and exactly one broken hook when asked for."""
+    stack = data.draw(ths.hook_stacks(event=event, broken=broken, tool_name="Bash"))
+    assert 2 <= len(stack) <= 3
+    assert {h.event for h in stack} == {event}
+    table = {**ths.OUTCOMES_BY_EVENT, **ths.LIFECYCLE_OUTCOMES_BY_EVENT}
+    assert all(h.outcome in table[event] and h.outcome != "hang" for h in stack)
+    assert len({h.reason for h in stack}) == len({h.context for h in stack}) == len(stack)
+    broken_count = sum(h.outcome in ths.BROKEN_OUTCOMES for h in stack)
+    if broken is True:
+        assert broken_count == 1
+    elif broken is False:
+        assert broken_count == 0
 
 
 # --- messages ---------------------------------------------------------------------------------

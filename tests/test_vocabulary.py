@@ -126,6 +126,7 @@ def test_the_strategies_and_the_suite_use_the_vocabulary() -> None:
     assert ths.PERMISSION_MODES is vocabulary.PERMISSION_MODES
     assert ths.HOOK_EVENTS is vocabulary.TOOL_HOOK_EVENTS
     assert tuple(ths.OUTCOMES_BY_EVENT) == vocabulary.TOOL_HOOK_EVENTS
+    assert set(ths.LIFECYCLE_OUTCOMES_BY_EVENT) <= set(vocabulary.LIFECYCLE_EVENTS)
     assert _strategies_permissions.MODES is vocabulary.PERMISSION_MODES
     assert _strategies_permissions.SOURCES is vocabulary.SETTING_SOURCES
 

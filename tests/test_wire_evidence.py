@@ -63,6 +63,7 @@ def test_unexercised_behaviour_is_not_checked(tmp_path: Path) -> None:
             "PERM-2",
             "PERM-3",
             "HOOK-3",
+            "HOOK-7",
             "EXEC-1",
             "EXEC-2",
             "EXEC-5",

@@ -1,4 +1,10 @@
-"""Hooks: what a hook answers, which tools its matcher selects, and hooks in settings.json."""
+"""Hooks: what a hook answers, which tools its matcher selects, stacks of hooks on one event, settings.json.
+
+Tool events (PreToolUse, PostToolUse, ...) and the lifecycle events an agent loop runs
+(UserPromptSubmit, Stop, SessionStart) each have the outcomes that mean something for them
+(:data:`OUTCOMES_BY_EVENT`, :data:`LIFECYCLE_OUTCOMES_BY_EVENT`); :func:`hook_stacks` draws two or three
+hooks on one event at once, mixing JSON answers, exit codes and a broken hook among them.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +27,16 @@ from pytest_toolharness._vocabulary import MCP_PREFIX, TOOL_HOOK_EVENTS
 from pytest_toolharness.adapters._specs import HookOutcomeKind, HookSpec
 
 __all__ = [
+    "BROKEN_OUTCOMES",
     "HOOK_EVENTS",
     "HOOK_OUTCOMES",
+    "LIFECYCLE_OUTCOMES_BY_EVENT",
     "OUTCOMES_BY_EVENT",
     "hook_matchers",
     "hook_settings",
     "hook_specs",
+    "hook_stacks",
+    "lifecycle_hook_specs",
 ]
 
 HOOK_EVENTS: tuple[str, ...] = TOOL_HOOK_EVENTS
@@ -35,7 +45,12 @@ HOOK_EVENTS: tuple[str, ...] = TOOL_HOOK_EVENTS
 HOOK_OUTCOMES: tuple[HookOutcomeKind, ...] = get_args(HookOutcomeKind)
 """Every outcome a :class:`HookSpec` can script."""
 
-_FAILURES: tuple[HookOutcomeKind, ...] = ("exit2", "exit1", "garbage", "crash", "hang")
+BROKEN_OUTCOMES: tuple[HookOutcomeKind, ...] = ("exit1", "garbage", "crash")
+"""Outcomes of a hook that fails without blocking (a non-blocking error: it decides nothing)."""
+
+_FAILURES: tuple[HookOutcomeKind, ...] = ("exit2", *BROKEN_OUTCOMES, "hang")
+# What any hook can say to the loop and the user besides its event's own answer (HOOK-5).
+_SIGNALS: tuple[HookOutcomeKind, ...] = ("stop", "system_message")
 OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
     "PreToolUse": (
         "allow",
@@ -46,13 +61,25 @@ OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
         "context",
         "legacy_approve",
         "legacy_block",
+        *_SIGNALS,
         *_FAILURES,
     ),
-    "PostToolUse": ("none", "context", "block", "update_output", "legacy_block", *_FAILURES),
-    "PostToolUseFailure": ("none", "context", *_FAILURES),
+    "PostToolUse": ("none", "context", "block", "update_output", "legacy_block", *_SIGNALS, *_FAILURES),
+    "PostToolUseFailure": ("none", "context", *_SIGNALS, *_FAILURES),
     "PermissionRequest": ("allow", "deny", "none", *_FAILURES),
 }
-"""The outcomes that mean something for each event (others would be garbage for it)."""
+"""The outcomes that mean something for each tool event (others would be garbage for it)."""
+
+LIFECYCLE_OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
+    # block / exit 2 keep the prompt from the model; context goes with it; stop ends the loop.
+    "UserPromptSubmit": ("none", "context", "block", "exit2", *_SIGNALS, *BROKEN_OUTCOMES),
+    # block_once refuses the stop until stop_hook_active says it already did (an unguarded block, or
+    # exit 2, would refuse every stop up to the loop's cap); stop ends the loop even beside a block.
+    "Stop": ("none", "block_once", *_SIGNALS, *BROKEN_OUTCOMES),
+    # SessionStart can't block; Claude Code ignores its continue: false, so no "stop" is drawn.
+    "SessionStart": ("none", "context", "system_message", *BROKEN_OUTCOMES),
+}
+"""The outcomes that mean something for the lifecycle events an agent loop runs for every prompt."""
 
 
 @cached_strategy
@@ -105,6 +132,48 @@ def _updated_inputs() -> st.SearchStrategy[dict[str, Any]]:
     return st.dictionaries(property_names(), st.text(max_size=12), max_size=3)
 
 
+def _draw_spec(
+    draw: st.DrawFn,
+    event: str,
+    outcome: HookOutcomeKind,
+    tool_name: str | None,
+    as_command: bool | None,
+    updated_inputs: st.SearchStrategy[Mapping[str, Any]],
+    marks: tuple[str, str] | None = None,
+) -> HookSpec:
+    """One hook of ``event`` answering ``outcome``; ``marks`` (reason, context) replace drawn texts."""
+    matcher: str | None = None
+    if event in OUTCOMES_BY_EVENT:
+        if tool_name is not None:
+            matcher = draw(st.one_of(st.none(), hook_matchers(tool_name)))
+        else:
+            matcher = draw(
+                st.one_of(
+                    st.none(), st.sampled_from(["", "*", "Edit|Write", f"{MCP_PREFIX}.*"]), tool_names()
+                )
+            )
+    updated_input = None
+    if outcome == "update_input" or (
+        event == "PermissionRequest" and outcome == "allow" and draw(st.booleans())
+    ):
+        updated_input = draw(updated_inputs)
+    reason, context = (
+        marks if marks is not None else (draw(descriptions(max_words=6)), draw(descriptions(max_words=6)))
+    )
+    return HookSpec(
+        event=event,  # type: ignore[arg-type]  # one of the tables' events, HookSpec's Literal
+        outcome=outcome,
+        matcher=matcher,
+        reason=reason,
+        updated_input=updated_input,
+        context=context,
+        updated_output=draw(json_values()) if outcome == "update_output" else None,
+        as_command=draw(st.booleans()) if as_command is None else as_command,
+        # A hanging hook is ended by its timeout, so keep that short; others get a generous one.
+        timeout=draw(st.sampled_from([0.2, 0.5])) if outcome == "hang" else 10.0,
+    )
+
+
 @st.composite
 def _hook_specs(
     draw: st.DrawFn,
@@ -115,29 +184,23 @@ def _hook_specs(
 ) -> HookSpec:
     event, outcomes = draw(st.sampled_from(list(plan)))
     outcome = draw(st.sampled_from(list(outcomes)))
-    if tool_name is not None:
-        matcher: str | None = draw(st.one_of(st.none(), hook_matchers(tool_name)))
-    else:
-        matcher = draw(
-            st.one_of(st.none(), st.sampled_from(["", "*", "Edit|Write", f"{MCP_PREFIX}.*"]), tool_names())
-        )
-    updated_input = None
-    if outcome == "update_input" or (
-        event == "PermissionRequest" and outcome == "allow" and draw(st.booleans())
-    ):
-        updated_input = draw(updated_inputs)
-    return HookSpec(
-        event=event,  # type: ignore[arg-type]  # one of HOOK_EVENTS, HookSpec's Literal
-        outcome=outcome,
-        matcher=matcher,
-        reason=draw(descriptions(max_words=6)),
-        updated_input=updated_input,
-        context=draw(descriptions(max_words=6)),
-        updated_output=draw(json_values()) if outcome == "update_output" else None,
-        as_command=draw(st.booleans()) if as_command is None else as_command,
-        # A hanging hook is ended by its timeout, so keep that short; others get a generous one.
-        timeout=draw(st.sampled_from([0.2, 0.5])) if outcome == "hang" else 10.0,
-    )
+    return _draw_spec(draw, event, outcome, tool_name, as_command, updated_inputs)
+
+
+def _check_outcomes(outcomes: Sequence[HookOutcomeKind] | None) -> None:
+    if outcomes is not None:
+        unknown = sorted(set(outcomes) - set(HOOK_OUTCOMES))
+        if unknown or not outcomes:
+            raise InvalidArgument(
+                f"outcomes must be a non-empty subset of {HOOK_OUTCOMES}, got {list(outcomes)}"
+            )
+
+
+def _allowed(
+    table: Mapping[str, tuple[HookOutcomeKind, ...]], event: str, outcomes: Sequence[HookOutcomeKind] | None
+) -> list[HookOutcomeKind]:
+    # hang is drawn only when named: each one costs its timeout.
+    return [o for o in table[event] if (o in outcomes if outcomes is not None else o != "hang")]
 
 
 def hook_specs(
@@ -157,17 +220,10 @@ def hook_specs(
     (pass :func:`instances_of` of the tool's schema for rewrites that stay valid).
     """
     events = _events(event)
-    if outcomes is not None:
-        unknown = sorted(set(outcomes) - set(HOOK_OUTCOMES))
-        if unknown or not outcomes:
-            raise InvalidArgument(
-                f"outcomes must be a non-empty subset of {HOOK_OUTCOMES}, got {list(outcomes)}"
-            )
+    _check_outcomes(outcomes)
     plan = []
     for ev in events:
-        allowed = [
-            o for o in OUTCOMES_BY_EVENT[ev] if (o in outcomes if outcomes is not None else o != "hang")
-        ]
+        allowed = _allowed(OUTCOMES_BY_EVENT, ev, outcomes)
         if allowed:
             plan.append((ev, allowed))
     if not plan:
@@ -177,6 +233,109 @@ def hook_specs(
     return _hook_specs(
         plan, tool_name, as_command, updated_inputs if updated_inputs is not None else _updated_inputs()
     )
+
+
+def lifecycle_hook_specs(
+    *,
+    event: str | Sequence[str] | None = None,
+    outcomes: Sequence[HookOutcomeKind] | None = None,
+    as_command: bool | None = None,
+) -> st.SearchStrategy[HookSpec]:
+    """:class:`HookSpec` objects for the lifecycle events an agent loop runs (HOOK-5, HOOK-7).
+
+    UserPromptSubmit: block (``decision: "block"`` or exit 2), additional context, ``continue: false``,
+    ``systemMessage``; Stop: a block guarded by ``stop_hook_active`` (``block_once``),
+    ``continue: false``, ``systemMessage``; SessionStart: context, ``systemMessage``; each also a
+    hook that says nothing and the broken ones (:data:`BROKEN_OUTCOMES`). ``outcomes`` restricts them
+    (see :data:`LIFECYCLE_OUTCOMES_BY_EVENT`); no matcher (these events have none, or match everything).
+    """
+    chosen = (
+        list(LIFECYCLE_OUTCOMES_BY_EVENT)
+        if event is None
+        else [event]
+        if isinstance(event, str)
+        else list(event)
+    )
+    unknown = sorted(set(chosen) - set(LIFECYCLE_OUTCOMES_BY_EVENT))
+    if unknown or not chosen:
+        raise InvalidArgument(
+            f"event must be one or more of {tuple(LIFECYCLE_OUTCOMES_BY_EVENT)}, got {event!r}"
+        )
+    _check_outcomes(outcomes)
+    plan = [(ev, a) for ev in chosen if (a := _allowed(LIFECYCLE_OUTCOMES_BY_EVENT, ev, outcomes))]
+    if not plan:
+        raise InvalidArgument(f"none of the outcomes {list(outcomes or [])} applies to events {chosen}")
+    return _hook_specs(plan, None, as_command, _updated_inputs())
+
+
+_MARKS = st.from_regex(r"[A-Z]{5,8}", fullmatch=True)
+
+
+@st.composite
+def _hook_stacks(
+    draw: st.DrawFn,
+    event: str,
+    sound: Sequence[HookOutcomeKind],
+    broken_kinds: Sequence[HookOutcomeKind],
+    sizes: tuple[int, int],
+    broken: bool | None,
+    tool_name: str | None,
+    as_command: bool | None,
+) -> list[HookSpec]:
+    size = draw(st.integers(*sizes))
+    if broken is None:
+        kinds = draw(st.lists(st.sampled_from([*sound, *broken_kinds]), min_size=size, max_size=size))
+    else:
+        kinds = draw(st.lists(st.sampled_from(list(sound)), min_size=size, max_size=size))
+        if broken:
+            kinds[draw(st.integers(0, size - 1))] = draw(st.sampled_from(list(broken_kinds)))
+    tokens = draw(st.lists(_MARKS, min_size=size, max_size=size, unique=True))
+    return [
+        _draw_spec(draw, event, kind, tool_name, as_command, _updated_inputs(), (f"R{i}{t}", f"C{i}{t}"))
+        for i, (kind, t) in enumerate(zip(kinds, tokens, strict=True))
+    ]
+
+
+def hook_stacks(
+    *,
+    event: str,
+    outcomes: Sequence[HookOutcomeKind] | None = None,
+    min_size: int = 2,
+    max_size: int = 3,
+    broken: bool | None = None,
+    tool_name: str | None = None,
+    as_command: bool | None = None,
+) -> st.SearchStrategy[list[HookSpec]]:
+    """Several hooks on one event, in declaration order: what a stack of hooks must combine to.
+
+    ``min_size`` to ``max_size`` hooks (1..5) on ``event`` (a tool event or a lifecycle one), each
+    answering one of the event's outcomes (restricted by ``outcomes``), so a stack mixes JSON answers,
+    exit codes and, with ``as_command`` None, command hooks with in-process ones. ``broken`` True puts
+    exactly one broken hook (:data:`BROKEN_OUTCOMES`) among sound ones, False none, None lets either
+    happen. Each hook's ``reason`` is ``R<index><token>`` and its ``context`` ``C<index><token>``, unique
+    in the stack, so a test can tell which hook's words reached the model or the user.
+    """
+    table = OUTCOMES_BY_EVENT if event in OUTCOMES_BY_EVENT else LIFECYCLE_OUTCOMES_BY_EVENT
+    if event not in table:
+        known = (*OUTCOMES_BY_EVENT, *LIFECYCLE_OUTCOMES_BY_EVENT)
+        raise InvalidArgument(f"event must be one of {known}, got {event!r}")
+    if not (isinstance(min_size, int) and isinstance(max_size, int) and 1 <= min_size <= max_size <= 5):
+        raise InvalidArgument(f"need 1 <= min_size <= max_size <= 5, got {min_size!r}, {max_size!r}")
+    _check_outcomes(outcomes)
+    if tool_name is not None and (not isinstance(tool_name, str) or not tool_name):
+        raise InvalidArgument(f"tool_name must be a non-empty string, got {tool_name!r}")
+    allowed = _allowed(table, event, outcomes)
+    sound = [o for o in allowed if o not in BROKEN_OUTCOMES]
+    broken_kinds = (
+        [o for o in allowed if o in BROKEN_OUTCOMES] if outcomes is not None else list(BROKEN_OUTCOMES)
+    )
+    if broken is not None and not sound:
+        raise InvalidArgument(f"no sound outcome among {allowed} for event {event}")
+    if broken is True and not broken_kinds:
+        raise InvalidArgument(f"broken=True, but outcomes {list(outcomes or [])} name no broken outcome")
+    if not sound and not broken_kinds:
+        raise InvalidArgument(f"none of the outcomes {list(outcomes or [])} applies to event {event}")
+    return _hook_stacks(event, sound, broken_kinds, (min_size, max_size), broken, tool_name, as_command)
 
 
 _HOOK_COMMANDS: tuple[str, ...] = (

@@ -31,7 +31,8 @@ Answer: TypeAlias = Callable[[Mapping[str, Any]], tuple[int, bytes]]
 class HookEndpoint:
     """A real HTTP endpoint on 127.0.0.1 that answers an http hook as ``spec`` says (HOOK-8).
 
-    Every POST body (the hook input) is kept in :attr:`received`, its headers in :attr:`headers`.
+    Every POST body (the hook input) is kept in :attr:`received`, its headers in :attr:`headers`, and,
+    with ``log``, appended to that file as one JSON line (a loop scenario's hook log).
     The answer for a spec: ``exit1`` and ``crash`` are a 500, ``garbage`` a 200 whose body is not
     JSON, ``hang`` never answers within the hook's timeout, ``exit2`` a 200 with ``decision: "block"``
     and the reason (an http hook has no exit status), anything else a 200 with
@@ -39,12 +40,13 @@ class HookEndpoint:
     itself (``delay`` seconds late). Use it as a context manager, or :meth:`start` and :meth:`close`.
     """
 
-    def __init__(self, spec: HookSpec | Answer, *, delay: float = 0.0) -> None:
+    def __init__(self, spec: HookSpec | Answer, *, delay: float = 0.0, log: Path | None = None) -> None:
         import http.server
 
         endpoint = self
         self.spec = spec
         self.delay = delay
+        self.log = log
         self.received: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
 
@@ -53,6 +55,9 @@ class HookEndpoint:
                 length = int(self.headers.get("Content-Length") or 0)
                 hook_input = json.loads(self.rfile.read(length) or b"{}")
                 endpoint.received.append(hook_input)
+                if endpoint.log is not None:
+                    with endpoint.log.open("a", encoding="utf-8") as out:
+                        out.write(json.dumps(hook_input) + "\n")
                 endpoint.headers.append(dict(self.headers.items()))
                 status, body = endpoint.answer(hook_input)
                 self.send_response(status)
@@ -107,19 +112,20 @@ class HookEndpoint:
         self.close()
 
 
-def write_plugin(specs: Sequence[HookSpec], root: Path) -> Path:
+def write_plugin(specs: Sequence[HookSpec], root: Path, *, log: Path | None = None) -> Path:
     """Write a Claude Code plugin at ``root`` whose ``hooks/hooks.json`` installs ``specs``; returns ``root``.
 
-    Each spec's program (:func:`~pytest_toolharness.adapters.hook_program`) is a file in
-    ``root/hooks/``, and its command names it as ``${CLAUDE_PLUGIN_ROOT}/hooks/<file>``, so the harness
-    must expand the plugin root for the hook to run at all. Async specs get ``"async": true``.
+    Each spec's program (:func:`~pytest_toolharness.adapters.hook_program`, logging to ``log`` when
+    given) is a file in ``root/hooks/``, and its command names it as
+    ``${CLAUDE_PLUGIN_ROOT}/hooks/<file>``, so the harness must expand the plugin root for the hook to
+    run at all. Async specs get ``"async": true``.
     """
     hooks_dir = root / "hooks"
     hooks_dir.mkdir(parents=True, exist_ok=True)
     events: dict[str, list[dict[str, Any]]] = {}
     for index, spec in enumerate(specs):
         script = hooks_dir / f"hook_{index}_{spec.event}_{spec.outcome}.py"
-        script.write_text(hook_program(spec), encoding="utf-8")
+        script.write_text(hook_program(spec, log=log), encoding="utf-8")
         command = f'{shlex.quote(sys.executable)} "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script.name}"'
         hook: dict[str, Any] = {"type": "command", "command": command, "timeout": spec.timeout}
         if spec.run_async:

@@ -32,8 +32,11 @@ def runs_as_command(spec: HookSpec) -> bool:
     return spec.as_command or spec.outcome in COMMAND_ONLY_OUTCOMES
 
 
-def hook_program(spec: HookSpec) -> str:
+def hook_program(spec: HookSpec, *, log: Path | None = None) -> str:
     """The source of a Python program that reads the hook input and answers as ``spec`` says.
+
+    With ``log``, the program first appends the input it read to that file, one JSON object a line
+    (the hook log of a loop scenario: proof that the event fired, whatever the hook answers).
 
     ``exit2`` / ``exit1`` write ``spec.reason`` to stderr and exit with that status; ``garbage`` prints
     text that is not JSON; ``crash`` raises; ``hang`` sleeps for an hour; ``block_once`` blocks unless
@@ -41,6 +44,11 @@ def hook_program(spec: HookSpec) -> str:
     :meth:`HookSpec.output_json` and exits 0.
     """
     lines = ["import json, sys, time", "raw = sys.stdin.read()"]
+    if log is not None:
+        lines += [
+            f"with open({str(log)!r}, 'a', encoding='utf-8') as log:",
+            "    log.write(json.dumps(json.loads(raw)) + '\\n')",
+        ]
     output = spec.output_json()
     if spec.outcome == "exit2":
         lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(2)"]
@@ -63,14 +71,14 @@ def hook_program(spec: HookSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def hook_command(spec: HookSpec, directory: Path, index: int) -> str:
+def hook_command(spec: HookSpec, directory: Path, index: int, *, log: Path | None = None) -> str:
     """Write ``spec``'s hook program into ``directory`` (created) and return the command that runs it.
 
     ``index`` tells apart several hooks of one scenario (the file is
     ``hook_<index>_<event>_<outcome>.py``). The command is this interpreter running the file, quoted
-    for a POSIX shell.
+    for a POSIX shell. ``log``: see :func:`hook_program`.
     """
     directory.mkdir(parents=True, exist_ok=True)
     script = directory / f"hook_{index}_{spec.event}_{spec.outcome}.py"
-    script.write_text(hook_program(spec), encoding="utf-8")
+    script.write_text(hook_program(spec, log=log), encoding="utf-8")
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"

@@ -25,6 +25,7 @@ __all__ = [
     "PAIRING_ROLES",
     "applicable",
     "called",
+    "hook_fired",
     "hook_saw",
     "intervals",
     "mcp_tools_in_requests",
@@ -59,6 +60,21 @@ def hook_saw(run: WireRun, hook: str, tool: str) -> bool:
         if entry.get("hook") == hook and (name == tool or name.endswith(("_" + tool, "__" + tool))):
             return True
     return False
+
+
+def hook_fired(run: WireRun, hook: str, event: str) -> int:
+    """How many inputs of ``event`` (its ``hook_event_name``) the suite's command hook ``hook`` logged.
+
+    For any event, tool or lifecycle (UserPromptSubmit, SessionStart, Stop, ...): the proof that the
+    harness fired it, read from the hook's own log.
+    """
+    return sum(
+        1
+        for entry in run.hook_calls
+        if entry.get("hook") == hook
+        and isinstance(entry.get("input"), Mapping)
+        and entry["input"].get("hook_event_name") == event
+    )
 
 
 def offered(run: WireRun, name: str) -> bool:

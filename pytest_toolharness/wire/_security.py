@@ -54,8 +54,10 @@ __all__ = [
     "DENIED_FILE",
     "MODES",
     "PLAN_FILE",
+    "PROMPT_CONTEXT",
     "REWRITTEN_TEXT",
     "SECURITY_GUARDS",
+    "SESSION_CONTEXT",
     "STOP_REASON",
     "ModeIds",
     "SecurityIds",
@@ -264,12 +266,23 @@ class StopIds:
 #: The stopReason of the stopping hook: for the user, never the model.
 STOP_REASON = "suite-stop-reason-5c1e"
 
+#: The additionalContext of the stop scenario's UserPromptSubmit and SessionStart hooks (HOOK-7).
+PROMPT_CONTEXT = "suite-prompt-context-7d2a"
+SESSION_CONTEXT = "suite-session-context-3b9f"
+
+
+def _lifecycle_context(event: str, context: str) -> list[dict[str, Any]]:
+    answer = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+    command = logged_hook_command(f"life-{event}", stdout=answer)
+    return [{"hooks": [{"type": "command", "command": command}]}]
+
 
 def stop_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     """A PostToolUse hook answers ``continue: false`` (HOOK-5): the loop stops after that turn.
 
     Turn 1 calls s_stop (its PostToolUse hook stops) and s_other; turn 2 would call s_after, which
-    must never run; the stopReason must never reach the model.
+    must never run; the stopReason must never reach the model. A SessionStart and a UserPromptSubmit
+    hook (logged as ``life-<event>``) each add context, which the first request must carry (HOOK-7).
     """
     stop, other, after = (
         mcp_spec(tool, f"Tool {tool}.", ToolBehavior("text", text=f"{tool}-ran"), names=names)
@@ -282,7 +295,9 @@ def stop_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
                 "matcher": stop.name,
                 "hooks": [{"type": "command", "command": logged_hook_command("post-s_stop", stdout=answer)}],
             }
-        ]
+        ],
+        "SessionStart": _lifecycle_context("SessionStart", SESSION_CONTEXT),
+        "UserPromptSubmit": _lifecycle_context("UserPromptSubmit", PROMPT_CONTEXT),
     }
     first = AssistantTurn(
         (
@@ -359,40 +374,4 @@ def post_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         settings={"permissions": {"allow": [done.name]}, "hooks": hooks},
         env={"ENABLE_TOOL_SEARCH": "false"},
         roles=frozenset({"mcp", "permission_rules", "command_hooks"}),
-    )
-
-
-#: The context the UserPromptSubmit and SessionStart hooks add; the model must be shown each.
-PROMPT_CONTEXT_MARK = "suite-prompt-context-41ac"
-SESSION_CONTEXT_MARK = "suite-session-context-8e07"
-
-
-def lifecycle_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
-    """Lifecycle hooks that add context: UserPromptSubmit and SessionStart (HOOK-7).
-
-    Each hook logs its input and answers ``additionalContext``; the first request must show the
-    model both texts. One call of an allowed MCP tool keeps the loop a real one.
-    """
-    (tool,) = (mcp_spec("l_tool", "Tool l_tool.", ToolBehavior("text", text="l_tool-ran"), names=names),)
-
-    def context(event: str, mark: str) -> str:
-        answer = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": mark}})
-        return logged_hook_command(event, stdout=answer)
-
-    hooks = {
-        "UserPromptSubmit": [
-            {"hooks": [{"type": "command", "command": context("UserPromptSubmit", PROMPT_CONTEXT_MARK)}]}
-        ],
-        "SessionStart": [
-            {"hooks": [{"type": "command", "command": context("SessionStart", SESSION_CONTEXT_MARK)}]}
-        ],
-    }
-    return WireScenario(
-        name="lifecycle",
-        prompt="Use the tool.",
-        steps=(AssistantTurn((ToolUseBlock(tool_use_id(51, _PREFIX), tool.name, {}),)),),
-        mcp_tools=(tool,),
-        settings={"permissions": {"allow": [tool.name]}, "hooks": hooks},
-        env={"ENABLE_TOOL_SEARCH": "false"},
-        roles=frozenset({"mcp", "command_hooks"}),
     )

@@ -404,13 +404,11 @@ class AgentSession:
         submitted = await self._lifecycle("UserPromptSubmit", {"prompt": _text_of(content)})
         if submitted.block or signals.stop:
             # The prompt is not processed and not kept (Claude Code erases a blocked prompt); the
-            # SessionStart context still waits for the next prompt.
-            return self._result(
-                "",
-                "prompt_blocked" if submitted.block else "hook_stopped",
-                0,
-                "\n".join(submitted.block_reasons),
-            )
+            # SessionStart context still waits for the next prompt. continue: false takes precedence
+            # over a block (Claude Code shows only the stopReason then).
+            if signals.stop:
+                return self._result("", "hook_stopped", 0)
+            return self._result("", "prompt_blocked", 0, "\n".join(submitted.block_reasons))
         self.entries.append(cast(MessageParam, {"role": "user", "content": content}))
         self._add_context("UserPromptSubmit", submitted.additional_contexts)
         stop_hook_active, stop_blocks = False, 0

@@ -32,10 +32,11 @@ def is_sourced(spec: HookSpec) -> bool:
 class SourcedHooks:
     """The sourced specs of a scenario installed; :meth:`close` stops their endpoints and waits for async hooks.
 
-    ``hooks`` are in declaration order: http and async hooks, then the plugin's.
+    ``hooks`` are in declaration order: http and async hooks, then the plugin's. With ``log``, every
+    one of them appends the input it got to that file (a loop scenario's ``hook_log``).
     """
 
-    def __init__(self, specs: Sequence[HookSpec], workdir: Path) -> None:
+    def __init__(self, specs: Sequence[HookSpec], workdir: Path, *, log: Path | None = None) -> None:
         self.endpoints: list[HookEndpoint] = []
         events: dict[str, list[HookMatcher]] = {}
         plugin_specs: list[HookSpec] = []
@@ -45,18 +46,18 @@ class SourcedHooks:
                 plugin_specs.append(spec)
                 continue
             if spec.hook_type == "http":
-                endpoint = HookEndpoint(spec).start()
+                endpoint = HookEndpoint(spec, log=log).start()
                 self.endpoints.append(endpoint)
                 entry = HttpHook(endpoint.url, timeout=spec.timeout)
             else:
-                command = hook_command(spec, workdir / "async-hooks", index)
+                command = hook_command(spec, workdir / "async-hooks", index, log=log)
                 entry = CommandHook(command, timeout=spec.timeout, run_async=True)
             events.setdefault(spec.event, []).append(
                 HookMatcher(matcher=spec.matcher, hooks=[entry], timeout=spec.timeout)
             )
         hooks = Hooks(events, source="conformance scenario (hook sources)")
         if plugin_specs:
-            root = write_plugin(plugin_specs, workdir / "plugins" / f"plugin-{next(_PLUGINS)}")
+            root = write_plugin(plugin_specs, workdir / "plugins" / f"plugin-{next(_PLUGINS)}", log=log)
             hooks = hooks.merged(hooks_from_plugin(root))
         self.hooks = hooks
 

@@ -4,14 +4,13 @@ The scripted model is the wire package's :class:`~pytest_toolharness.wire.Script
 127.0.0.1; the session talks to it with the real ``anthropic`` client. The scenario's hooks are
 installed as the harness's own hooks: in-process callbacks, or real command hooks (a subprocess,
 from :func:`~pytest_toolharness.adapters.hook_command`) when the spec says so. Every hook first
-appends the input it got to the scenario's ``hook_log``.
+appends the input it got to the scenario's ``hook_log``, whatever its event and its source (http,
+async and plugin hooks too).
 """
 
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -47,13 +46,6 @@ SUMMARY = "scripted summary"
 """The summary a scenario's ``compact_after`` compaction uses."""
 
 _MODEL = "claude-sonnet-4-6"
-
-# Appends its stdin to the log (one JSON object per line) and passes it on to the hook it wraps.
-_TEE = (
-    "import json, sys; data = sys.stdin.read(); "
-    "open(sys.argv[1], 'a', encoding='utf-8').write(json.dumps(json.loads(data)) + '\\n'); "
-    "sys.stdout.write(data)"
-)
 
 
 def _turn(blocks: Sequence[Mapping[str, Any]]) -> AssistantTurn:
@@ -91,9 +83,8 @@ def _loop_hooks(specs: Sequence[HookSpec], workdir: Path, log: Path) -> Hooks:
     for index, spec in enumerate(specs):
         entry: Any
         if runs_as_command(spec):
-            inner = hook_command(spec, workdir / "loop-hooks", index)
-            tee = f"{shlex.quote(sys.executable)} -c {shlex.quote(_TEE)} {shlex.quote(str(log))}"
-            entry = CommandHook(command=f"{tee} | {inner}", timeout=spec.timeout)
+            command = hook_command(spec, workdir / "loop-hooks", index, log=log)
+            entry = CommandHook(command=command, timeout=spec.timeout)
         else:
             entry = _callback(spec, log)
         events.setdefault(spec.event, []).append(
@@ -127,8 +118,8 @@ async def run_loop_scenario(
         mode=cast(Any, scenario.mode), rules=rules, cwd=scenario.cwd, can_prompt=scenario.host is not None
     )
     scenario.hook_log.parent.mkdir(parents=True, exist_ok=True)
-    # http, async and plugin hooks (HOOK-8) are installed as the execute() path installs them; they log nothing.
-    sourced = SourcedHooks(scenario.hooks, workdir)
+    # http, async and plugin hooks (HOOK-8) are installed as the execute() path installs them, logging too.
+    sourced = SourcedHooks(scenario.hooks, workdir, log=scenario.hook_log)
     plain = [spec for spec in scenario.hooks if not is_sourced(spec)]
     hooks = _loop_hooks(plain, workdir, scenario.hook_log).merged(sourced.hooks)
     with ScriptedApiServer(turns) as server:
