@@ -32,7 +32,7 @@ from pytest_toolharness._report import (
     terminal_lines,
 )
 from pytest_toolharness._requirements import Catalogue, Level, item_requirement_ids, load_catalogue
-from pytest_toolharness._snapshot import tool_schema_snapshot
+from pytest_toolharness._snapshot import InterruptedRunSnapshots, tool_schema_snapshot
 from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
 from pytest_toolharness.adapters._capabilities import (
     CapabilityError,
@@ -106,6 +106,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{REQUIRES_MARKER}(*capabilities): adapter capabilities the test needs; skipped without."
     )
+    config.pluginmanager.register(InterruptedRunSnapshots(), "toolharness-interrupted-snapshots")
     settings = read_settings(config)
     if settings.conformance or _names_our_profile(config):
         _profiles.register_profiles()
