@@ -138,7 +138,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _is_worker(config):
         config.pluginmanager.register(_Recorder(report), "toolharness-recorder")
     if suite_dir is not None:
-        _isolation.configure(config, settings, lambda nodeid: _requirements_of_test(report, nodeid))
+        _isolation.configure(
+            config, settings, lambda nodeid: _requirements_of_test(report, nodeid), _load_adapter_before
+        )
 
 
 def _names_our_profile(config: pytest.Config) -> bool:
@@ -415,10 +417,32 @@ def toolharness_adapter(pytestconfig: pytest.Config) -> Any:
     it fails with the reason.
     """
     try:
-        adapter, _source = load_adapter(pytestconfig, pytestconfig.stash[_STATE].settings)
+        return _session_adapter(pytestconfig)
     except AdapterLoadError as exc:
         pytest.fail(f"toolharness: {exc}", pytrace=False)
+
+
+_ADAPTER = pytest.StashKey[tuple[Any, Exception | None]]()
+
+
+def _session_adapter(config: pytest.Config) -> Any:
+    """The session's adapter, built on first use and kept (with the error, when it could not be built)."""
+    if _ADAPTER not in config.stash:
+        try:
+            config.stash[_ADAPTER] = (load_adapter(config, config.stash[_STATE].settings)[0], None)
+        except Exception as exc:  # kept, and raised again to every test that asks for the adapter
+            config.stash[_ADAPTER] = (None, exc)
+    adapter, error = config.stash[_ADAPTER]
+    if error is not None:
+        raise error
     return adapter
+
+
+def _load_adapter_before(item: pytest.Item) -> None:
+    """Build the adapter before the first test that uses it is timed (importing a harness takes seconds)."""
+    if "toolharness_adapter" in getattr(item, "fixturenames", ()):
+        with contextlib.suppress(Exception):  # the fixture reports it, on the test
+            _session_adapter(item.config)
 
 
 def _checked_harness(adapter: Any) -> Any:

@@ -44,6 +44,8 @@ def _interrupt(
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("PYTEST_ADDOPTS", None)
+    # One worker under isolation, so "the test after the slow one never ran" holds on any machine.
+    env["PYTEST_XDIST_AUTO_NUM_WORKERS"] = "1"
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
     with subprocess.Popen(
         command,
