@@ -72,11 +72,16 @@ def _isolated(pytester: pytest.Pytester, suite: str, *args: str, timeout: float 
     )
 
 
-def test_hangs_and_crashes_end_in_a_report_naming_each_test(pytester: pytest.Pytester) -> None:
+def test_hangs_and_crashes_end_in_a_report_naming_each_test(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     suite = make_suite(pytester, MISBEHAVING)
+    # Two workers, as on a 2-core machine (isolation starts as many as -n auto would).
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
     result = _isolated(pytester, suite, "--toolharness-test-timeout=3", "--toolharness-report=r.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = result.stdout.str()
+    assert "created: 2/2 workers" in out
     for name in ("test_sleeps_forever", "test_blocks_in_c_holding_the_gil", "test_hangs_async"):
         assert f"hung: suite/test_suite.py::{name} did not finish within its budget of 3 s" in out
     assert "crashed: the process running suite/test_suite.py::test_exits_the_process died" in out
