@@ -87,7 +87,9 @@ def _timed(adapter: str | None, tmp: Path) -> tuple[float, float, int, dict[str,
     command += [f"--toolharness-report={report}"]
     if adapter:
         command.append(f"--toolharness-adapter={adapter}")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(tmp)}
+    # The adapter's directory first; then the caller's PYTHONPATH, so a checkout measures its own code.
+    path = os.pathsep.join(p for p in (str(tmp), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path}
     env.pop("CI", None)  # default settings: the profile a developer gets, not CI's
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -99,6 +101,10 @@ def _timed(adapter: str | None, tmp: Path) -> tuple[float, float, int, dict[str,
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     document: dict[str, Any] = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
     return wall, cpu, completed.returncode, document, completed.stdout + completed.stderr
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else float("nan")
 
 
 def _failed(document: dict[str, Any]) -> list[str]:
@@ -117,8 +123,11 @@ def run(quick: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="toolharness-report-time-") as name:
         tmp = Path(name)
         (tmp / "broken_adapter.py").write_text(BROKEN_ADAPTER, encoding="utf-8")
+        load_before = _load()
         correct_s, correct_cpu, correct_rc, correct, _ = _timed(None, tmp)
+        load_between = _load()
         broken_s, broken_cpu, broken_rc, broken, output = _timed("broken_adapter:make", tmp)
+        load_after = _load()
     failed = _failed(broken)
     figures["report_time_broken_harness_s"] = round(broken_s, 1)
     figures["report_time_correct_harness_s"] = round(correct_s, 1)
@@ -131,6 +140,10 @@ def run(quick: bool = False) -> dict[str, Any]:
     figures["report_time_broken_failed_requirements"] = failed
     figures["report_time_broken_failures_with_example"] = _with_examples(output)
     figures["report_time_correct_failed_requirements"] = _failed(correct)
+    # 1-minute load averages before, between and after the two runs: above the core count, the wall
+    # times are mostly waiting for a core and the CPU times are the honest figure.
+    figures["report_time_load_average_1min"] = [load_before, load_between, load_after]
+    figures["report_time_cpus"] = os.cpu_count()
     return figures
 
 

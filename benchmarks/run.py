@@ -60,6 +60,7 @@ GOALS: tuple[tuple[str, str, Callable[[float], bool]], ...] = (
     ("executor_parallel_ratio", "about 1 (< 1.5)", lambda v: v < 1.5),
     ("suite_wall_s", "< 30 s", lambda v: v < 30),
     ("report_time_broken_harness_s", "< 120 s", lambda v: v < 120),
+    ("report_time_broken_harness_cpu_s", "< 120 s of CPU (the proxy on a shared machine)", lambda v: v < 120),
 )
 
 RESULTS = ROOT / "benchmarks" / "results.json"

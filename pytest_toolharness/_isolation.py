@@ -1,7 +1,9 @@
 """Bounded, crash-proof runs: harness code in a worker process, a time budget per test and per run.
 
-- **Isolation.** When the suite runs without ``-n``, the plugin turns on pytest-xdist with one worker
-  (``--toolharness-isolation=process``, the default). A harness that calls ``os._exit``, segfaults or
+- **Isolation.** When the suite runs without ``-n``, the plugin turns on pytest-xdist with as many
+  workers as ``-n auto`` would start, at most four (``--toolharness-isolation=process``, the
+  default): the suite's wire tests spend most of their time in subprocesses, and on two cores two
+  workers bring a report in about half the time. A harness that calls ``os._exit``, segfaults or
   is killed takes only the worker down: xdist reports the running test as failed, starts a fresh
   worker for the rest, and the controller keeps the report. :func:`pytest_handlecrashitem` turns
   xdist's "worker crashed" into a line that says what happened to which test.
@@ -9,10 +11,14 @@
   included). Armed with :func:`faulthandler.dump_traceback_later`, whose watchdog is a C thread: it
   fires even while the harness blocks in ``time.sleep`` or in C code holding the GIL. It writes every
   thread's stack to a file and ends the process; the controller reads the file and reports the test
-  as hung, naming where it was. Hypothesis's shrinking is held to a third of the budget, so a slow
+  as hung, naming where it was. Building the adapter (importing a harness can take seconds on a
+  loaded machine) has a budget of its own (the per-test budget, at least 120 s), before the first
+  test that uses it. Hypothesis's shrinking is held to a third of the budget, so a slow
   shrink ends with its example rather than as "hung".
 - **Run budget** (``--toolharness-run-timeout``): past it the run is interrupted as by Ctrl-C, and
   the report lists what ran.
+- **Temporary files.** Each worker's temporary directory (``TMPDIR``) is inside the controller's run
+  directory, which the controller removes at the end: a worker that was stopped or died leaves nothing.
 - **SIGTERM** is handled as Ctrl-C (pytest prints its summary and the report, ``with`` blocks remove
   their temporary directories) instead of killing the process where it stands.
 """
@@ -22,6 +28,7 @@ from __future__ import annotations
 import _thread
 import contextlib
 import faulthandler
+import os
 import shutil
 import signal
 import tempfile
@@ -38,7 +45,14 @@ from pytest_toolharness._options import Isolation, Settings
 __all__ = ["HANG_FILE_KEY", "configure"]
 
 HANG_FILE_KEY = "toolharness_hang_dir"
-"""The ``workerinput`` key naming the directory where workers' watchdogs write what hung."""
+"""The ``workerinput`` key naming the run directory: where workers' watchdogs write what hung, and
+each worker's temporary directory (removed with it by the controller, whatever became of the worker)."""
+
+# Building the adapter (imports of a harness and its SDK) gets at least this long, whatever the test budget.
+_PREPARE_BUDGET_S = 120.0
+
+# The suite's share of a machine: more workers than this spend more on starting than they save.
+_MAX_WORKERS = 4
 
 # Hypothesis's shrinking gets this share of the per-test budget (the rest is for generating).
 _SHRINK_SHARE = 1 / 3
@@ -62,20 +76,27 @@ def _xdist_usable(config: pytest.Config) -> bool:
     return config.pluginmanager.hasplugin("xdist") and hasattr(config.option, "tx")
 
 
-def configure(config: pytest.Config, settings: Settings, requirements_of: Callable[[str], list[str]]) -> None:
+def configure(
+    config: pytest.Config,
+    settings: Settings,
+    requirements_of: Callable[[str], list[str]],
+    prepare: Callable[[pytest.Item], None] = lambda item: None,
+) -> None:
     """Set up isolation, budgets and SIGTERM for a run of the suite (controller or worker).
 
     ``requirements_of(nodeid)`` gives the requirement IDs the run has seen for a test, so a test
-    whose worker died still counts for its requirements.
+    whose worker died still counts for its requirements. ``prepare(item)`` runs before a test's
+    budget starts, under a budget of its own (the plugin builds the adapter there).
     """
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     if workerinput is not None and HANG_FILE_KEY in workerinput:
         hang_dir, owns = Path(workerinput[HANG_FILE_KEY]), False
+        _scratch_under(hang_dir / f"tmp-{workerinput.get('workerid', 'worker')}")
     else:
         hang_dir, owns = Path(tempfile.mkdtemp(prefix="toolharness-run-")), True
     run = _Run(settings, hang_dir, owns)
     config.stash[_RUN] = run
-    plugin = _Plugin(run, requirements_of)
+    plugin = _Plugin(run, requirements_of, prepare)
     config.pluginmanager.register(plugin, "toolharness-isolation")
     config.add_cleanup(lambda: _cleanup(run))
     if workerinput is None:
@@ -90,6 +111,18 @@ def configure(config: pytest.Config, settings: Settings, requirements_of: Callab
     _bound_shrinking(settings.test_timeout)
 
 
+def _scratch_under(directory: Path) -> None:
+    """Make ``directory`` this worker's temporary directory, and its subprocesses' (``TMPDIR``).
+
+    A worker stopped by its watchdog, or killed, runs no ``atexit`` handler and no ``finally``: what
+    the harness, the adapter or the suite put in the temporary directory would stay there. Under the
+    controller's run directory it goes when the controller removes that directory at the end.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    os.environ["TMPDIR"] = str(directory)
+    tempfile.tempdir = str(directory)
+
+
 def _start_isolation(config: pytest.Config, settings: Settings) -> None:
     option = config.option
     wanted = settings.isolation
@@ -101,9 +134,22 @@ def _start_isolation(config: pytest.Config, settings: Settings) -> None:
         return  # -n given (already isolated), or nothing runs
     if getattr(option, "usepdb", False):
         return  # a debugger needs the test in this process
-    option.dist, option.tx, option.numprocesses = "load", ["popen"], 1
+    workers = _worker_count(config)
+    option.dist, option.tx, option.numprocesses = "load", ["popen"] * workers, workers
     if getattr(option, "maxworkerrestart", None) is None:
         option.maxworkerrestart = 50  # every test of a harness that exits may take its worker down
+
+
+def _worker_count(config: pytest.Config) -> int:
+    """As many workers as ``-n auto`` would start, at most :data:`_MAX_WORKERS`.
+
+    xdist's hook answers: one per CPU, or ``PYTEST_XDIST_AUTO_NUM_WORKERS``.
+    """
+    try:
+        count = int(config.hook.pytest_xdist_auto_num_workers(config=config))
+    except (TypeError, ValueError, AttributeError):
+        count = 1
+    return max(1, min(count, _MAX_WORKERS))
 
 
 def _bound_shrinking(test_timeout: float) -> None:
@@ -154,9 +200,12 @@ def hang_file_of(hang_dir: Path, worker: str) -> Path:
 class _Plugin:
     """The hooks of an isolated, budgeted run (registered by :func:`configure`)."""
 
-    def __init__(self, run: _Run, requirements_of: Callable[[str], list[str]]) -> None:
+    def __init__(
+        self, run: _Run, requirements_of: Callable[[str], list[str]], prepare: Callable[[pytest.Item], None]
+    ) -> None:
         self.run = run
         self.requirements_of = requirements_of
+        self.prepare = prepare
 
     @pytest.hookimpl(optionalhook=True)  # an xdist hook: without xdist (-p no:xdist) it is never called
     def pytest_configure_node(self, node: Any) -> None:
@@ -174,18 +223,28 @@ class _Plugin:
         run = self.run
         if run.hang_file is None:
             run.hang_file = hang_file_of(run.hang_dir, _worker_id(item.config)).open("w+", encoding="utf-8")
-        run.hang_file.seek(0)
-        run.hang_file.truncate()
-        run.hang_file.write(f"{item.nodeid}\n")
-        run.hang_file.flush()
-        faulthandler.dump_traceback_later(budget, exit=True, file=run.hang_file)
-        try:
+        with self._watchdog(item.nodeid, max(budget, _PREPARE_BUDGET_S)):
+            self.prepare(item)
+        with self._watchdog(item.nodeid, budget):
             return (yield)
+
+    @contextlib.contextmanager
+    def _watchdog(self, nodeid: str, budget: float) -> Generator[None]:
+        """Stop this process if the block overruns ``budget``, its stacks written to the hang file."""
+        hang_file = self.run.hang_file
+        assert hang_file is not None
+        hang_file.seek(0)
+        hang_file.truncate()
+        hang_file.write(f"{nodeid}\n")
+        hang_file.flush()
+        faulthandler.dump_traceback_later(budget, exit=True, file=hang_file)
+        try:
+            yield
         finally:
             faulthandler.cancel_dump_traceback_later()
-            run.hang_file.seek(0)
-            run.hang_file.truncate()
-            run.hang_file.flush()
+            hang_file.seek(0)
+            hang_file.truncate()
+            hang_file.flush()
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:

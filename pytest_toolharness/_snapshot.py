@@ -4,6 +4,9 @@ The bytes are those the anthropic SDK sends (``pytest_toolharness.wire._encoding
 compact separators, ``ensure_ascii=False``), stored in binary mode as
 ``__snapshots__/<test module>/<test name>[<tool name>].json`` beside the test. On a mismatch the message
 names the tool and each changed field, then shows both sides pretty-printed.
+
+:class:`InterruptedRunSnapshots` keeps syrupy honest about a run cut short (Ctrl-C, SIGTERM, the run
+budget): such a run has not used every snapshot, so unused-snapshot detection is switched off for it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 __all__ = [
+    "InterruptedRunSnapshots",
     "ToolSchemaExtension",
     "schema_changes",
     "snapshot_file_name",
@@ -182,3 +186,24 @@ def tool_schema_snapshot(
             )
 
     return check
+
+
+class InterruptedRunSnapshots:
+    """Switch off syrupy's unused-snapshot detection in a run that was interrupted.
+
+    Registered by the plugin in every pytest process. An interrupted run has not seen every test's
+    snapshots: under pytest-xdist the workers' snapshot reports never reach the controller and syrupy
+    warns so (an error under ``filterwarnings = error``, which then kills the controller before it shuts
+    its workers down, leaving their temporary directories behind); without xdist it would call the
+    snapshots of the tests that never ran unused and fail the run over them. Either is a lie about an
+    interrupted run, whose exit code must say "interrupted".
+    """
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+        """Before syrupy finishes its session: no unused-snapshot verdict for an interrupted run."""
+        if exitstatus == pytest.ExitCode.INTERRUPTED and hasattr(
+            session.config.option, "disable_unused_snapshots"
+        ):
+            session.config.option.disable_unused_snapshots = True
+        return (yield)

@@ -32,7 +32,7 @@ from pytest_toolharness._report import (
     terminal_lines,
 )
 from pytest_toolharness._requirements import Catalogue, Level, item_requirement_ids, load_catalogue
-from pytest_toolharness._snapshot import tool_schema_snapshot
+from pytest_toolharness._snapshot import InterruptedRunSnapshots, tool_schema_snapshot
 from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
 from pytest_toolharness.adapters._capabilities import (
     CapabilityError,
@@ -113,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{REQUIRES_MARKER}(*capabilities): adapter capabilities the test needs; skipped without."
     )
+    config.pluginmanager.register(InterruptedRunSnapshots(), "toolharness-interrupted-snapshots")
     settings = read_settings(config)
     if settings.conformance or _names_our_profile(config):
         _profiles.register_profiles()
@@ -151,7 +152,9 @@ def pytest_configure(config: pytest.Config) -> None:
             )
             config.pluginmanager.register(_WorkdirsToWorkers(workdirs), "toolharness-workdirs")
     if suite_dir is not None:
-        _isolation.configure(config, settings, lambda nodeid: _requirements_of_test(report, nodeid))
+        _isolation.configure(
+            config, settings, lambda nodeid: _requirements_of_test(report, nodeid), _load_adapter_before
+        )
 
 
 class _WorkdirsToWorkers:
@@ -440,15 +443,37 @@ def toolharness_adapter(pytestconfig: pytest.Config) -> Any:
     it fails with the reason.
     """
     try:
-        adapter, _source = load_adapter(pytestconfig, pytestconfig.stash[_STATE].settings)
+        return _session_adapter(pytestconfig)
     except AdapterLoadError as exc:
         pytest.fail(f"toolharness: {exc}", pytrace=False)
+
+
+_ADAPTER = pytest.StashKey[tuple[Any, Exception | None]]()
+
+
+def _session_adapter(config: pytest.Config) -> Any:
+    """The session's adapter, built on first use and kept (with the error, when it could not be built)."""
+    if _ADAPTER not in config.stash:
+        try:
+            config.stash[_ADAPTER] = (load_adapter(config, config.stash[_STATE].settings)[0], None)
+        except Exception as exc:  # kept, and raised again to every test that asks for the adapter
+            config.stash[_ADAPTER] = (None, exc)
+    adapter, error = config.stash[_ADAPTER]
+    if error is not None:
+        raise error
     return adapter
 
 
 def _declared(adapter: Any) -> frozenset[str]:
     """The adapter's capabilities with those they include (``conversation`` brings ``transcript``)."""
     return adapter_capabilities(adapter, repr(getattr(adapter, "name", type(adapter).__name__)))
+
+
+def _load_adapter_before(item: pytest.Item) -> None:
+    """Build the adapter before the first test that uses it is timed (importing a harness takes seconds)."""
+    if "toolharness_adapter" in getattr(item, "fixturenames", ()):
+        with contextlib.suppress(Exception):  # the fixture reports it, on the test
+            _session_adapter(item.config)
 
 
 def _checked_harness(adapter: Any) -> Any:

@@ -7,6 +7,7 @@ is generous and only there so a regression can't hang our own test run.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -71,11 +72,16 @@ def _isolated(pytester: pytest.Pytester, suite: str, *args: str, timeout: float 
     )
 
 
-def test_hangs_and_crashes_end_in_a_report_naming_each_test(pytester: pytest.Pytester) -> None:
+def test_hangs_and_crashes_end_in_a_report_naming_each_test(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     suite = make_suite(pytester, MISBEHAVING)
+    # Two workers, as on a 2-core machine (isolation starts as many as -n auto would).
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
     result = _isolated(pytester, suite, "--toolharness-test-timeout=3", "--toolharness-report=r.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = result.stdout.str()
+    assert "created: 2/2 workers" in out
     for name in ("test_sleeps_forever", "test_blocks_in_c_holding_the_gil", "test_hangs_async"):
         assert f"hung: suite/test_suite.py::{name} did not finish within its budget of 3 s" in out
     assert "crashed: the process running suite/test_suite.py::test_exits_the_process died" in out
@@ -155,3 +161,118 @@ def test_slow():
     assert "PAIR-1" in out
     tmp = marker.read_text()
     assert not (pytester.path / tmp).exists()
+
+
+# Issue 12's "done when": a harness (not a test) that sleeps forever, sync or async, one that calls
+# os._exit, and one with no capabilities each end in a report and a non-zero exit, by themselves,
+# within the run budget, and leave no temporary directory behind.
+MISBEHAVING_HARNESSES = """
+import asyncio
+import os
+import time
+
+from pytest_toolharness.adapters.reference import make_adapter
+
+
+class Harness:
+    def __init__(self, how):
+        self.how = how
+
+    async def execute(self, scenario):
+        if self.how == "sleeps":
+            time.sleep(10**6)  # blocks the event loop: no asyncio timeout can end it
+        elif self.how == "hangs_async":
+            await asyncio.sleep(10**6)
+        elif self.how == "exits":
+            os._exit(3)
+        raise AssertionError("unreachable")
+
+
+class Adapter:
+    def __init__(self, how, capabilities):
+        self.name = how
+        self.how = how
+        self.capabilities = capabilities
+        self.reference = make_adapter()  # a scratch directory, as a real adapter has
+
+    def new_harness(self):
+        self.reference.new_harness()
+        return Harness(self.how)
+
+
+def sleeps():
+    return Adapter("sleeps", frozenset({"execution"}))
+
+def hangs_async():
+    return Adapter("hangs_async", frozenset({"execution"}))
+
+def exits():
+    return Adapter("exits", frozenset({"execution"}))
+
+def no_capabilities():
+    return Adapter("no_capabilities", frozenset())
+"""
+
+_STATUS = re.compile(r"^\s+!?\s*(PAIR-[12])\s+MUST\s+(passed|failed|not checked)\b", re.MULTILINE)
+
+HARNESS_SUITE = """
+import asyncio
+
+@requires("execution")
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_pairing(harness):
+    asyncio.run(harness.execute(None))
+
+@requires("execution")
+@pytest.mark.requirement("PAIR-2", "MUST")
+def test_after_it(harness):
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("factory", "verdict"),
+    [
+        ("sleeps", "hung: suite/test_suite.py::test_pairing did not finish within its budget of 5 s"),
+        ("hangs_async", "hung: suite/test_suite.py::test_pairing did not finish within its budget of 5 s"),
+        ("exits", "crashed: the process running suite/test_suite.py::test_pairing died"),
+        ("no_capabilities", "nothing was checked: every requirement test was skipped"),
+    ],
+    ids=["sleeps", "hangs-async", "exits", "no-capabilities"],
+)
+def test_a_misbehaving_harness_ends_in_a_report_by_itself(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, factory: str, verdict: str
+) -> None:
+    """Issue 12, done when: the run ends by itself (per-test budget 5 s, run budget 600 s, never
+    spent) with the report, the verdict on the test that misbehaved, and a non-zero exit; the rest
+    of the suite still runs; no temporary directory of the worker's is left."""
+    suite = make_suite(pytester, HARNESS_SUITE)
+    pytester.makepyfile(harnesses=MISBEHAVING_HARNESSES)
+    tmp = pytester.mkdir("tmp")
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    result = pytester.runpytest_subprocess(
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        f"--toolharness-adapter=harnesses:{factory}",
+        "--toolharness-isolation=process",
+        "--toolharness-test-timeout=5",
+        "--toolharness-run-timeout=600",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:cacheprovider",
+        "suite",
+        timeout=300,
+    )
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, out
+    assert verdict in out, out
+    assert f"toolharness conformance: harnesses:{factory}" in out
+    assert "run budget" not in out
+    statuses = dict(_STATUS.findall(out))
+    if factory == "no_capabilities":
+        assert statuses == {"PAIR-1": "not checked", "PAIR-2": "not checked"}, out
+    else:
+        assert statuses == {"PAIR-1": "failed", "PAIR-2": "passed"}, out
+    assert sorted(p.name for p in tmp.iterdir() if not p.name.startswith("pytest-of-")) == [], out

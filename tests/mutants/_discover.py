@@ -276,6 +276,9 @@ def subprocess_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH", "")]))
     env.pop("PYTEST_ADDOPTS", None)
+    # One isolated worker per run: the runner's --jobs is its parallelism, and a second worker would
+    # cost every mutant run another start-up and collection of the suite.
+    env["PYTEST_XDIST_AUTO_NUM_WORKERS"] = "1"
     return env
 
 
