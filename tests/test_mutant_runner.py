@@ -129,3 +129,20 @@ def test_a_run_that_writes_no_report_is_broken() -> None:
     reason = run.broken_reason()
     assert reason is not None
     assert reason.startswith(f"the run wrote no report (exit code {run.returncode})")
+
+
+def test_shards_cover_every_mutant_exactly_once() -> None:
+    """CI runs one rotating shard of the targeted matrix: N shards must partition the mutants."""
+    from tests.mutants.run import parse_shard, shard_of
+
+    mutants = discover(None, MUTANTS_DIR)
+    for n in (1, 3, 4, 7):
+        shards = [shard_of(mutants, (k, n)) for k in range(n)]
+        names = [m.name for shard in shards for m in shard]
+        assert sorted(names) == sorted(m.name for m in mutants)
+        assert len(names) == len(set(names))
+        assert max(map(len, shards)) - min(map(len, shards)) <= 1
+    assert parse_shard("2/4") == (2, 4)
+    for bad in ("4/4", "x/3", "1", "-1/3", "0/0"):
+        with pytest.raises(ValueError, match="--shard"):
+            parse_shard(bad)

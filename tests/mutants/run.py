@@ -4,6 +4,7 @@
     python tests/mutants/run.py --targeted      # only each mutant's TARGET tests (much faster)
     python tests/mutants/run.py --mutant m_pair_1_no_result_after_abort --jobs 4
     python tests/mutants/run.py --targeted --seeds 5   # five random seeds each: is every kill reliable?
+    python tests/mutants/run.py --targeted --shard 2/4 # every 4th mutant from the 3rd on (CI rotates)
 
 First the suite runs against the unmutated reference harness; when a requirement fails there, nothing
 is scored (a mutant "caught" by a broken baseline proves nothing). Then each mutant runs in its own
@@ -35,7 +36,7 @@ from tests.mutants._discover import MUTANTS_DIR, Mutant, RunOutcome, discover, r
 
 _REASON_WIDTH = 200
 
-__all__ = ["MutantRow", "main", "score_line"]
+__all__ = ["MutantRow", "main", "parse_shard", "score_line", "shard_of"]
 
 
 @dataclass
@@ -191,6 +192,24 @@ def _baseline_ok(targets: tuple[str, ...]) -> bool:
     return True
 
 
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` (0 <= K < N) as ``(K, N)``; a ValueError naming what is wrong otherwise."""
+    index, slash, count = text.partition("/")
+    if not slash or not index.strip().isdigit() or not count.strip().isdigit():
+        raise ValueError(f"--shard {text!r}: expected K/N with whole numbers, e.g. 0/4")
+    k, n = int(index), int(count)
+    if n < 1 or not 0 <= k < n:
+        raise ValueError(f"--shard {text!r}: need N >= 1 and 0 <= K < N")
+    return k, n
+
+
+def shard_of(mutants: Sequence[Mutant], shard: tuple[int, int]) -> list[Mutant]:
+    """Every N-th mutant from the K-th on, in name order: N shards cover every mutant exactly once."""
+    k, n = shard
+    ordered = sorted(mutants, key=lambda m: m.name)
+    return [m for i, m in enumerate(ordered) if i % n == k]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the matrix; exit 0 when every mutant was killed by its target, 1 otherwise (a survivor or a
     broken mutant), 2 on a bad baseline."""
@@ -215,11 +234,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=MUTANTS_DIR,
         help="where the m_*.py modules are (inside the project; default tests/mutants)",
     )
+    parser.add_argument(
+        "--shard", default=None, metavar="K/N", help="run only shard K of N (0-based; see shard_of)"
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.seeds < 0:
         parser.error("--jobs must be at least 1 and --seeds at least 0")
     try:
         mutants = discover(args.mutant, args.mutants_dir)
+        if args.shard is not None:
+            mutants = shard_of(mutants, parse_shard(args.shard))
     except ValueError as exc:
         parser.error(str(exc))
     if not mutants:
