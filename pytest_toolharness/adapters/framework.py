@@ -50,6 +50,7 @@ __all__ = [
     "RESUME_BOUND",
     "ScriptedCall",
     "Transcript",
+    "TranscriptSession",
     "agent_factory",
     "deferred",
     "framework_turn",
@@ -96,6 +97,28 @@ class Transcript:
             for b in self.blocks(m)
             if b.get("type") == "tool_use"
         }
+
+
+class TranscriptSession:
+    """What a framework harness keeps for the ``transcript`` capability: the session's tools and messages.
+
+    A framework harness subclasses it and renders ``self._transcript`` in its framework's own terms.
+    """
+
+    def __init__(self) -> None:
+        self._transcript = Transcript()
+
+    def is_deferred(self, spec: ToolSpec) -> bool:
+        """Whether the tool is built with ``defer_loading`` (its spec asks for it)."""
+        return deferred(spec)
+
+    def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
+        """The session's tools from now on."""
+        self._transcript.set_tools(builtin, mcp)
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        """One more message of the session's history."""
+        self._transcript.append_message(message)
 
 
 def deferred(spec: ToolSpec) -> bool:

@@ -46,6 +46,7 @@ from pytest_toolharness.adapters.framework import (
     DEFAULT_MODEL,
     PROMPT,
     Transcript,
+    TranscriptSession,
     agent_factory,
     deferred,
     framework_turn,
@@ -125,24 +126,12 @@ def _history(transcript: Transcript) -> list[ModelMessage]:
     return history
 
 
-class PydanticAiHarness:
+class PydanticAiHarness(TranscriptSession):
     """One session: a fresh agent per batch, built by the user's factory or ``Agent(model, tools=...)``."""
 
     def __init__(self, factory: AgentFactory | None) -> None:
+        super().__init__()
         self._factory = factory
-        self._transcript = Transcript()
-
-    def is_deferred(self, spec: ToolSpec) -> bool:
-        """Whether the tool is built with ``defer_loading`` (its spec asks for it)."""
-        return deferred(spec)
-
-    def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
-        """The session's tools from now on."""
-        self._transcript.set_tools(builtin, mcp)
-
-    def append_message(self, message: dict[str, Any]) -> None:
-        """One more message of the session's history."""
-        self._transcript.append_message(message)
 
     def render_request(
         self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
