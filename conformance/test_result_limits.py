@@ -55,28 +55,51 @@ def _run_one(new_harness: Callable[[], Any], adapter: Any, tool: ToolSpec, root:
 @requires("execution", "result_persistence")
 @pytest.mark.requirement("RESULT-1", "MUST")
 @settings(max_examples=12, deadline=None)
-@given(fill=fills, offset=st.sampled_from([-1, 0, 1]), limit=st.sampled_from([None, 2_500, 3_000]))
-@example(fill="a", offset=0, limit=3_000)
-@example(fill="日", offset=0, limit=None)
-@example(fill="a", offset=1, limit=3_000)
-@example(fill="🚀", offset=1, limit=None)
+@given(
+    fill=fills,
+    offset=st.sampled_from([-1, 0, 1]),
+    limit=st.sampled_from([None, 2_500, 3_000]),
+    as_blocks=st.booleans(),
+)
+@example(fill="a", offset=0, limit=3_000, as_blocks=False)
+@example(fill="日", offset=0, limit=None, as_blocks=False)
+@example(fill="a", offset=1, limit=3_000, as_blocks=False)
+@example(fill="🚀", offset=1, limit=None, as_blocks=False)
+@example(fill="a", offset=0, limit=3_000, as_blocks=True)
+@example(fill="日", offset=1, limit=3_000, as_blocks=True)
 def test_result_at_the_limit_is_sent_one_over_is_persisted(
-    new_harness: Callable[[], Any], toolharness_adapter: Any, fill: str, offset: int, limit: int | None
+    new_harness: Callable[[], Any],
+    toolharness_adapter: Any,
+    fill: str,
+    offset: int,
+    limit: int | None,
+    as_blocks: bool,
 ) -> None:
     """The RESULT-1 property at its boundary, stated below.
 
     RESULT-1: "over the limit" is strict: a result of exactly the tool's limit in characters
     (default 50,000), or one under, is sent as it is and no file is written; one character more is
-    saved to a file and replaced by a ``<persisted-output>`` block. Characters, not bytes, are counted.
+    saved to a file and replaced by a ``<persisted-output>`` block. Characters, not bytes, are counted,
+    whether the output is a string or text blocks (two here, the limit counts them together).
     """
     size_limit = 50_000 if limit is None else limit
     chars = size_limit + offset
     output = fill * chars
     flags = {} if limit is None else {"max_result_size_chars": limit}
-    tool = ok_tool("Alpha", ToolBehavior("text", text=output), **flags)
+    half = chars // 2
+    behavior = (
+        ToolBehavior(
+            "json", value=[{"type": "text", "text": output[:half]}, {"type": "text", "text": output[half:]}]
+        )
+        if as_blocks
+        else ToolBehavior("text", text=output)
+    )
+    tool = ok_tool("Alpha", behavior, **flags)
     with scenario_root() as root:
         text = text_of(_run_one(new_harness, toolharness_adapter, tool, root))
         written = [p for p in (root / "session").rglob("*") if p.is_file()]
+    if as_blocks:
+        text = text.replace("\n", "")  # text_of joins the blocks with line breaks; the fills have none
     if offset <= 0:
         assert text == output, (
             f"a result of {chars} chars ({fill!r}), within the {size_limit}-char limit, was changed: {text[:200]!r}"
@@ -223,24 +246,28 @@ PREVIEW_BYTES = 2_000
 @requires("execution", "result_persistence")
 @pytest.mark.requirement("RESULT-1", "MUST")
 @settings(max_examples=4, deadline=None)
-@given(fill=fills)
-@example(fill="a")
-@example(fill="🚀")
+@given(fill=fills, whole=st.booleans())
+@example(fill="a", whole=False)
+@example(fill="🚀", whole=False)
+@example(fill="a", whole=True)  # exactly 2,000 bytes: the preview is all of it
+@example(fill="🚀", whole=True)
 def test_preview_is_the_longest_prefix_within_2000_bytes(
-    new_harness: Callable[[], Any], toolharness_adapter: Any, fill: str
+    new_harness: Callable[[], Any], toolharness_adapter: Any, fill: str, whole: bool
 ) -> None:
     """The RESULT-1 preview at its boundary, stated below.
 
     RESULT-1: the preview is the output's longest prefix that fits in 2,000 bytes without cutting a
-    character: with characters of k UTF-8 bytes, exactly 2,000 // k of them, not one fewer.
+    character: with characters of k UTF-8 bytes, exactly 2,000 // k of them, not one fewer; an
+    output over its limit but of at most 2,000 bytes is previewed whole.
     """
-    output = fill * 3_001
     count = PREVIEW_BYTES // len(fill.encode("utf-8"))
-    tool = ok_tool("Alpha", ToolBehavior("text", text=output), max_result_size_chars=3_000)
+    output = fill * (count if whole else 3_001)
+    limit = count - 1 if whole else 3_000
+    tool = ok_tool("Alpha", ToolBehavior("text", text=output), max_result_size_chars=limit)
     with scenario_root() as root:
         text = text_of(_run_one(new_harness, toolharness_adapter, tool, root))
-    assert TAG in text, "a 3,001-char output over its 3,000-char limit was not persisted"
+    assert TAG in text, f"a {len(output)}-char output over its {limit}-char limit was not persisted"
     assert output[:count] in text, f"the preview holds fewer than {count} {fill!r} ({PREVIEW_BYTES} bytes)"
-    assert output[: count + 1] not in text, (
+    assert (fill * (count + 1)) not in text, (
         f"the preview holds more than {count} {fill!r} ({PREVIEW_BYTES} bytes)"
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import (
@@ -184,32 +184,58 @@ def test_unlimited_tools_escape_message_budget(
 @requires("execution", "result_persistence")
 @pytest.mark.requirement("RESULT-3", "MUST")
 @settings(max_examples=12, deadline=None)
-@given(
-    sizes=st.lists(st.integers(30_000, 49_000), min_size=5, max_size=8, unique=True).filter(
-        lambda s: sum(s) > MESSAGE_BUDGET
-    )
-)
+@given(sizes=st.lists(st.integers(30_000, 50_000), min_size=4, max_size=8), as_blocks=st.booleans())
+@example(sizes=[50_000] * 4, as_blocks=False)  # exactly the budget: nothing is replaced
+@example(sizes=[50_000] * 4, as_blocks=True)
+@example(sizes=[50_000] * 4 + [1], as_blocks=False)  # one character over: one result is replaced, no more
+@example(sizes=[49_999, 50_000, 50_000, 50_000, 2], as_blocks=True)  # over by one, the largest tied
 def test_message_budget_replaces_largest_first(
-    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], sizes: list[int]
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    sizes: list[int],
+    as_blocks: bool,
 ) -> None:
     """The RESULT-3 property, stated below.
 
-    RESULT-3: results each within their limit but together over 200,000 chars are brought within the
-    budget, and a replaced result is never smaller than one left in place (largest first).
+    RESULT-3: results each within their limit (as a string or a text block) but together over 200,000
+    chars are brought within the budget by replacing the largest first, and no more than that takes: a replaced result is never
+    smaller than one left in place, and putting the smallest replaced one back would break the
+    budget. Together at or under the budget, nothing is replaced.
     """
-    tools = [ok_tool(NAMES[i], ToolBehavior("text", chars=n, fill="ab日")) for i, n in enumerate(sizes)]
+
+    def behavior(chars: int) -> ToolBehavior:
+        text = long_text("ab日", chars)
+        return (
+            ToolBehavior("json", value=[{"type": "text", "text": text}])
+            if as_blocks
+            else ToolBehavior("text", text=text)
+        )
+
+    tools = [ok_tool(NAMES[i], behavior(n)) for i, n in enumerate(sizes)]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(sizes))]
     with scenario_root() as root:
         run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     check_pairing(run)
     by_id = run.results_by_id()
     total = sum(content_chars(r) for r in by_id.values())
+    replaced = {i: n for i, n in enumerate(sizes) if TAG in text_of(by_id[f"toolu_{i:02d}"])}
+    kept = [n for i, n in enumerate(sizes) if i not in replaced]
+    if sum(sizes) <= MESSAGE_BUDGET:
+        assert not replaced, (
+            f"results totalling {sum(sizes)} chars, within the {MESSAGE_BUDGET} budget, had "
+            f"{sorted(replaced.values())} replaced"
+        )
+        return
     assert total <= MESSAGE_BUDGET, (
         f"the results total {total} chars, over the {MESSAGE_BUDGET} budget (sizes {sizes})"
     )
-    replaced = [n for i, n in enumerate(sizes) if TAG in text_of(by_id[f"toolu_{i:02d}"])]
-    kept = [n for i, n in enumerate(sizes) if TAG not in text_of(by_id[f"toolu_{i:02d}"])]
     assert replaced, "nothing was replaced although the budget was exceeded"
-    assert not kept or min(replaced) > max(kept), (
-        f"not largest first: replaced results of {sorted(replaced)} chars but kept {sorted(kept)}"
+    assert not kept or min(replaced.values()) >= max(kept), (
+        f"not largest first: replaced results of {sorted(replaced.values())} chars but kept {sorted(kept)}"
+    )
+    smallest = min(replaced, key=lambda i: (replaced[i], -i))
+    restored = total - content_chars(by_id[f"toolu_{smallest:02d}"]) + sizes[smallest]
+    assert restored > MESSAGE_BUDGET, (
+        f"more was replaced than the budget needs: with the {sizes[smallest]}-char result left inline "
+        f"the message would total {restored} chars, within {MESSAGE_BUDGET} (sizes {sizes})"
     )

@@ -1,55 +1,122 @@
 """Automatic mutation testing of one ``reference_impl`` module with cosmic-ray, against its requirements only.
 
-    pip install 'cosmic-ray==8.7.0'
+    pip install -e '.[mutation]'
     python tests/mutants/mutation.py reference_impl/request/_notices.py --jobs 2
-    python tests/mutants/mutation.py reference_impl/execution/_results.py --jobs 2 --out build/mutation
+    python tests/mutants/mutation.py reference_impl/execution/_results.py --report   # score so far
 
-For each module, :data:`MODULE_REQUIREMENTS` names the requirement IDs whose tests exercise it; each
-cosmic-ray mutant (one operator applied at one place) runs only those tests
-(``--toolharness-requirement=ID``, strict level, ``--exitfirst``, the derandomised
-``toolharness-mutants`` profile), so a mutant is killed when a conformance test of the module's own
-requirements fails.
+cosmic-ray finds the mutants (``cosmic-ray init``: every operator at every place) and keeps the
+session database and its report; :mod:`tests.mutants._forked` runs them. For each module,
+:data:`MODULE_REQUIREMENTS` names the requirement IDs whose tests exercise it. Their conformance tests
+run once unmutated under coverage (they must pass, or nothing is scored), then each mutant runs, in a
+forked child of one warm process, only the tests that execute its lines (strict level, ``--exitfirst``,
+the derandomised ``toolharness-mutants`` profile): a mutant is killed when one of them fails. A mutant
+on lines none of them executes is recorded as survived, ``not reached``, without a run. Mutants inside
+type annotations are skipped: with ``from __future__ import annotations`` they never run.
 
-The work tree is never mutated: each job gets a copy of the project (tracked and untracked,
-non-ignored files, as they are in the work tree) under ``--out``, and cosmic-ray mutates and tests
-there (one ``local`` run for ``--jobs 1``, ``http`` workers otherwise, one per copy). The session
-database (``<out>/<module>.sqlite``), cosmic-ray's report (``<out>/<module>.txt``) and the survivors'
-diffs (``<out>/<module>-survivors.md``) are written under ``--out``; the last line printed is
-``<module>: K/N killed (P%), S survived, T timeouts``.
+The work tree is never written: the mutated source reaches the child through an import hook. The
+session database (``<out>/<module>.sqlite``), cosmic-ray's report (``<out>/<module>.txt``) and the
+survivors' diffs (``<out>/<module>-survivors.md``) are written under ``--out`` (``build/mutation``);
+the last line printed is ``<module>: K/N killed (P%), ...``.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import json
 import os
 import shutil
-import socket
+import sqlite3
 import subprocess
 import sys
 import time
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
+if __package__ in (None, ""):  # run as a script: make ``tests.mutants`` importable
+    sys.path.insert(0, str(PROJECT_ROOT))
 
-__all__ = ["MODULE_REQUIREMENTS", "main", "suite_command"]
+from tests.mutants._forked import (  # noqa: E402 - after the path fix above
+    SUITE_OPTIONS,
+    CoverageMap,
+    MutantJob,
+    MutantOutcome,
+    coverage_map,
+    host_plugin_blocks,
+    new_workdir,
+    preload,
+    run_mutants,
+)
+from tests.mutants._mutation_report import NOT_REACHED, score_session, write_survivors  # noqa: E402
+
+INCOMPETENT = "incompetent"
+
+__all__ = [
+    "INCOMPETENT",
+    "MODULE_REQUIREMENTS",
+    "NOT_REACHED",
+    "SCORED_MODULES",
+    "main",
+    "reach_lines",
+    "suite_command",
+]
+
+# The modules docs/mutants.md scores (issue 14's list): the permission engine, the executor, results,
+# notices, the request builder and ToolSearch.
+SCORED_MODULES: tuple[str, ...] = (
+    "reference_impl/request/_notices.py",
+    "reference_impl/execution/_results.py",
+    "reference_impl/request/_builder.py",
+    "reference_impl/search/_toolsearch.py",
+    "reference_impl/execution/_pipeline.py",
+    "reference_impl/permissions/_engine.py",
+)
 
 # Which requirements' tests exercise each module (the conformance suite's own view of it).
 MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/request/_notices.py": ("DEFER-3", "DELTA"),
-    "reference_impl/execution/_results.py": ("RESULT", "PAIR-4"),
-    "reference_impl/request/_builder.py": ("DEFER-2", "DEFER-6", "DEFER-8", "CACHE", "PAIR-6"),
+    # Every result goes through map_tool_output: errors (PAIR-3, EXEC-5) and ToolSearch's
+    # tool_reference blocks (DEFER-4) too.
+    "reference_impl/execution/_results.py": ("RESULT", "PAIR", "EXEC-5", "DEFER-4"),
+    "reference_impl/request/_builder.py": (
+        "DEFER-2",
+        "DEFER-3",
+        "DEFER-6",
+        "DEFER-8",
+        "DELTA",
+        "CACHE",
+        "PAIR-6",
+    ),
     "reference_impl/request/_cache_keys.py": ("CACHE",),
     "reference_impl/request/_schemas.py": ("CACHE-3", "CACHE-4", "SNAP"),
     "reference_impl/request/_discovery.py": ("DEFER-7",),
-    "reference_impl/search/_toolsearch.py": ("DEFER-4", "DEFER-5"),
+    "reference_impl/search/_toolsearch.py": ("DEFER-4", "DEFER-5", "DEFER-6"),
     "reference_impl/search/_index.py": ("DEFER-5",),
     "reference_impl/tools/_defer.py": ("DEFER-1", "DEFER-8"),
     "reference_impl/tools/_pool.py": ("CACHE-2",),
     "reference_impl/execution/_scheduler.py": ("CONC", "PAIR"),
-    "reference_impl/execution/_pipeline.py": ("EXEC", "PAIR"),
-    "reference_impl/permissions/_engine.py": ("PERM",),
+    # The pipeline runs the permission check, the hooks and the scheduler for every call.
+    "reference_impl/execution/_pipeline.py": ("EXEC", "PAIR", "HOOK", "CONC"),
+    # Hook decisions meet the rules in the engine (a hook's allow never beats a deny rule).
+    "reference_impl/permissions/_engine.py": ("PERM", "HOOK"),
+}
+
+
+# Reference configurations beside the default that take a module's other code paths, each with the
+# module's requirements it can check: the listing mechanism of DEFER-3 (the default adapter sends
+# delta notices, so the DELTA requirements are not checked against a listing).
+_LISTING_ADAPTERS = (
+    "pytest_toolharness.adapters.reference:listing_adapter",
+    "pytest_toolharness.adapters.reference:claude_code_listing_adapter",
+)
+MODULE_ADAPTERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "reference_impl/request/_notices.py": tuple((a, ("DEFER-3",)) for a in _LISTING_ADAPTERS),
+    "reference_impl/request/_builder.py": tuple(
+        (a, ("DEFER-2", "DEFER-3", "DEFER-6", "DEFER-8", "CACHE", "PAIR-6")) for a in _LISTING_ADAPTERS
+    ),
 }
 
 
@@ -62,52 +129,22 @@ def suite_command(requirements: tuple[str, ...]) -> str:
     )
 
 
-def _project_files() -> list[str]:
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    return [name for name in listed.split("\0") if name and (PROJECT_ROOT / name).is_file()]
-
-
-def _copy_project(destination: Path) -> None:
-    if destination.exists():
-        shutil.rmtree(destination)
-    for name in _project_files():
-        target = destination / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(PROJECT_ROOT / name, target)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _config(module: str, requirements: tuple[str, ...], timeout: float, workers: list[str]) -> str:
-    distributor = (
-        '[cosmic-ray.distributor]\nname = "local"\n'
-        if not workers
-        else '[cosmic-ray.distributor]\nname = "http"\n\n[cosmic-ray.distributor.http]\nworker-urls = '
-        + json.dumps(workers)
-        + "\n"
-    )
+def _config(module: str, requirements: tuple[str, ...], timeout: float) -> str:
+    # The test command is cosmic-ray's record of what a mutant runs; the forked runner runs it in-process.
     return (
         "[cosmic-ray]\n"
         f"module-path = {json.dumps(module)}\n"
         f"timeout = {timeout}\n"
         "excluded-modules = []\n"
-        f"test-command = {json.dumps(suite_command(requirements))}\n\n" + distributor
+        f"test-command = {json.dumps(suite_command(requirements))}\n\n"
+        '[cosmic-ray.distributor]\nname = "local"\n'
     )
 
 
-def _environment(copy: Path) -> dict[str, str]:
-    # The copy's packages, not the editable install's (which points at the work tree).
+def _environment() -> dict[str, str]:
+    """This run's environment: the project importable, no host pytest options, not CI's profile."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(copy)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH")) if p)
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("CI", None)
     return env
@@ -116,15 +153,6 @@ def _environment(copy: Path) -> dict[str, str]:
 def _cosmic_ray(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     executable = str(Path(sys.executable).parent / "cosmic-ray")
     return subprocess.run([executable, *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
-
-
-def _outcomes(session: Path, cwd: Path, env: dict[str, str]) -> list[dict[str, object]]:
-    dumped = _cosmic_ray("dump", str(session), cwd=cwd, env=env)
-    rows: list[dict[str, object]] = []
-    for line in dumped.stdout.splitlines():
-        work_item, result = json.loads(line)
-        rows.append({"item": work_item, "result": result})
-    return rows
 
 
 def _annotation_lines(source: str) -> set[int]:
@@ -142,6 +170,32 @@ def _annotation_lines(source: str) -> set[int]:
             if annotation is not None:
                 lines.update(range(annotation.lineno, (annotation.end_lineno or annotation.lineno) + 1))
     return lines
+
+
+def reach_lines(tree: ast.Module, start: tuple[int, int], end: tuple[int, int]) -> range:
+    """The lines coverage must have seen run for a mutation between ``start`` and ``end`` to matter.
+
+    Coverage records statements, so a mutation is located in its innermost enclosing statement: a
+    simple statement's lines; a compound one's header (``if``, ``for``, ``while``, ``with``: up to its
+    body); for a function's parameters (a default, the ``*`` marker) its body, which runs only if the
+    function is called. Outside every statement: the mutation's own lines.
+    """
+    found: ast.stmt | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or node.end_lineno is None or node.end_col_offset is None:
+            continue
+        inside = (node.lineno, node.col_offset) <= start and end <= (node.end_lineno, node.end_col_offset)
+        if inside and (found is None or (node.lineno, node.col_offset) >= (found.lineno, found.col_offset)):
+            found = node
+    if found is None:
+        return range(start[0], end[0] + 1)
+    if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef):
+        # Not inside any statement of the body: in the signature or a decorator.
+        return range(found.body[0].lineno, (found.body[-1].end_lineno or found.body[0].lineno) + 1)
+    body = getattr(found, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        return range(found.lineno, max(found.lineno, body[0].lineno - 1) + 1)
+    return range(found.lineno, (found.end_lineno or found.lineno) + 1)
 
 
 def _skip_equivalent(session: Path, module_file: Path) -> int:
@@ -166,126 +220,292 @@ def _skip_equivalent(session: Path, module_file: Path) -> int:
     return skipped
 
 
-def _write_survivors(rows: list[dict[str, object]], path: Path, module: str) -> int:
-    lines = [f"# Surviving mutants of `{module}`", ""]
-    count = 0
-    for row in rows:
-        result = row["result"]
-        if not isinstance(result, dict) or result.get("test_outcome") != "survived":
-            continue
-        count += 1
-        item = row["item"]
-        assert isinstance(item, dict)
-        mutation = item["mutations"][0]
-        lines += [
-            f"## {mutation['operator_name']} #{mutation['occurrence']} at line {mutation['start_pos'][0]}",
-            "",
-            "```diff",
-            str(result.get("diff", "")).strip(),
-            "```",
-            "",
-        ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return count
+def _init_session(
+    module: str, requirements: tuple[str, ...], session: Path, config: Path, timeout: float
+) -> str:
+    """``cosmic-ray init``: every mutant of ``module`` as a pending work item in ``session``; "" or the error."""
+    config.write_text(_config(module, requirements, timeout), encoding="utf-8")
+    session.unlink(missing_ok=True)
+    done = _cosmic_ray("init", str(config), str(session), cwd=PROJECT_ROOT, env=_environment())
+    return "" if done.returncode == 0 else done.stdout + done.stderr
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run cosmic-ray on one module and print its score."""
+def _jobs(session: Path, module: str, coverage: CoverageMap) -> tuple[list[MutantJob], dict[str, str]]:
+    """The pending mutants to run, and their diffs; mutants no test reaches are recorded as survived here."""
+    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cosmic_ray.plugins import get_operator  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cosmic_ray.work_db import use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cosmic_ray.work_item import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        TestOutcome,
+        WorkerOutcome,
+        WorkResult,
+    )
+
+    original = (PROJECT_ROOT / module).read_text(encoding="utf-8")
+    tree = ast.parse(original)
+    jobs: list[MutantJob] = []
+    diffs: dict[str, str] = {}
+    with use_db(str(session)) as db:
+        for item in list(db.pending_work_items):
+            (mutation,) = item.mutations
+            operator = get_operator(mutation.operator_name)(**(mutation.operator_args or {}))
+            mutated = mutate_code(original, operator, mutation.occurrence)
+            if mutated is None:
+                db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.NO_TEST))
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", SyntaxWarning)  # ``is`` with a literal: still a mutant
+                    compile(mutated, module, "exec", dont_inherit=True)
+            except SyntaxError as error:
+                # Not a program (``*,`` in a signature turned into ``**,``): incompetent, never scored.
+                db.set_result(
+                    item.job_id,
+                    WorkResult(
+                        worker_outcome=WorkerOutcome.NORMAL,
+                        test_outcome=TestOutcome.INCOMPETENT,
+                        output=f"{INCOMPETENT}: the mutated module does not compile: {error}",
+                    ),
+                )
+                continue
+            diff = "".join(
+                difflib.unified_diff(
+                    original.splitlines(keepends=True), mutated.splitlines(keepends=True), module, module, n=1
+                )
+            )
+            reach = reach_lines(tree, tuple(mutation.start_pos), tuple(mutation.end_pos))
+            tests = coverage.tests_for(reach.start, reach.stop - 1)
+            if not tests:
+                lines = f"{reach.start}-{reach.stop - 1}"
+                db.set_result(
+                    item.job_id,
+                    WorkResult(
+                        worker_outcome=WorkerOutcome.NORMAL,
+                        test_outcome=TestOutcome.SURVIVED,
+                        output=f"{NOT_REACHED}: no test of the module's requirements executes line(s) {lines}",
+                        diff=diff,
+                    ),
+                )
+                continue
+            diffs[item.job_id] = diff
+            jobs.append(MutantJob(job_id=item.job_id, source=mutated, tests=tests))
+    return jobs, diffs
+
+
+def _record(session: Path, diffs: dict[str, str]) -> Callable[[MutantOutcome], None]:
+    from cosmic_ray.work_db import use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cosmic_ray.work_item import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        TestOutcome,
+        WorkerOutcome,
+        WorkResult,
+    )
+
+    counts: dict[str, int] = {}
+    started = time.monotonic()
+
+    def record(outcome: MutantOutcome) -> None:
+        if outcome.verdict == "fault":
+            result = WorkResult(
+                worker_outcome=WorkerOutcome.EXCEPTION,
+                test_outcome=TestOutcome.INCOMPETENT,
+                output=f"runner fault (exit {outcome.exit_code}):\n{outcome.output}",
+                diff=diffs[outcome.job_id],
+            )
+        else:
+            result = WorkResult(
+                worker_outcome=WorkerOutcome.NORMAL,
+                test_outcome=TestOutcome.SURVIVED if outcome.verdict == "survived" else TestOutcome.KILLED,
+                output=("timeout\n" if outcome.verdict == "timeout" else "")
+                + f"{len(outcome.tests)} test(s), {outcome.seconds:.1f} s\n{outcome.output}",
+                diff=diffs[outcome.job_id],
+            )
+        with use_db(str(session)) as db:
+            db.set_result(outcome.job_id, result)
+        counts[outcome.verdict] = counts.get(outcome.verdict, 0) + 1
+        done = sum(counts.values())
+        if done % 10 == 0 or done == len(diffs):
+            summary = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()))
+            print(f"  {done}/{len(diffs)} run ({summary}), {time.monotonic() - started:.0f} s", flush=True)
+
+    return record
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "module", help="a module of MODULE_REQUIREMENTS, e.g. reference_impl/request/_notices.py"
+        "modules",
+        nargs="*",
+        default=list(SCORED_MODULES),
+        help="modules of MODULE_REQUIREMENTS (default: SCORED_MODULES, the ones docs/mutants.md scores)",
     )
     parser.add_argument(
-        "--jobs", type=int, default=1, help="parallel workers, each in its own copy (default 1)"
+        "--jobs", type=int, default=2, help="mutants run at once, each in a forked child (default 2)"
     )
     parser.add_argument(
-        "--timeout", type=float, default=120.0, help="seconds per mutant before it counts as killed"
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="the least seconds a mutant may run before it counts as killed (default 60; more for slow tests)",
     )
     parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "build" / "mutation", help="output folder")
     parser.add_argument("--requirement", action="append", help="override the module's requirement IDs")
     parser.add_argument(
-        "--report", action="store_true", help="only score the module's existing session (also while it runs)"
+        "--resume",
+        action="store_true",
+        help="keep each module's session and run only its mutants not run yet",
     )
+    parser.add_argument(
+        "--rerun-survivors",
+        action="store_true",
+        help="keep each module's session but run its survivors (and runner faults) again, after a test got stronger",
+    )
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="only score the modules' existing sessions (also while they run)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run cosmic-ray's mutants of each module through the forked runner and print each score."""
+    parser = _parser()
     args = parser.parse_args(argv)
-    module: str = args.module
-    if args.report:
-        out_dir: Path = args.out.resolve()
-        print(_score(out_dir / (module.replace("/", ".").removesuffix(".py") + ".sqlite"), module, out_dir))
-        return 0
-    requirements = tuple(args.requirement or MODULE_REQUIREMENTS.get(module, ()))
-    if not requirements:
-        parser.error(
-            f"no requirements known for {module!r}: pass --requirement ID or add it to MODULE_REQUIREMENTS"
-        )
     out: Path = args.out.resolve()
-    stem = module.replace("/", ".").removesuffix(".py")
-    copies = [out / f"{stem}-copy{n}" for n in range(max(1, args.jobs))]
-    for copy in copies:
-        _copy_project(copy)
-    session, config = out / f"{stem}.sqlite", out / f"{stem}.toml"
-    session.unlink(missing_ok=True)
-    workers: list[subprocess.Popen[bytes]] = []
-    urls: list[str] = []
-    try:
-        if args.jobs > 1:
-            for copy in copies:
-                port = _free_port()
-                executable = str(Path(sys.executable).parent / "cosmic-ray")
-                workers.append(
-                    subprocess.Popen(
-                        [executable, "http-worker", "--port", str(port)],
-                        cwd=copy,
-                        env=_environment(copy),
-                        stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL,
-                    )
-                )
-                urls.append(f"http://127.0.0.1:{port}")
-            time.sleep(3)
-        config.write_text(_config(module, requirements, args.timeout, urls), encoding="utf-8")
-        cwd, env = copies[0], _environment(copies[0])
-        started = time.monotonic()
-        done = _cosmic_ray("init", str(config), str(session), cwd=cwd, env=env)
-        if done.returncode == 0:
-            _skip_equivalent(session, cwd / module)
-            done = _cosmic_ray("exec", str(config), str(session), cwd=cwd, env=env)
-        if done.returncode != 0:
-            print(done.stdout + done.stderr, file=sys.stderr)
-            return 2
-        seconds = time.monotonic() - started
-    finally:
-        for worker in workers:
-            worker.terminate()
-            worker.wait()
+    for module in args.modules:
+        if not (PROJECT_ROOT / module).is_file():
+            parser.error(f"no such module: {module!r} (a path from the project root)")
+        if not (args.requirement or MODULE_REQUIREMENTS.get(module)):
+            parser.error(
+                f"no requirements known for {module!r}: pass --requirement ID or add it to MODULE_REQUIREMENTS"
+            )
+    if args.report:
+        for module in args.modules:
+            print(_score(_session_path(out, module), module, out))
+        return 0
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.clear()
+    os.environ.update(_environment())
+    preload()
+    options = (*SUITE_OPTIONS, *host_plugin_blocks(PROJECT_ROOT))
+    worst = 0
+    scores: list[str] = []
+    for module in args.modules:
+        requirements = tuple(args.requirement or MODULE_REQUIREMENTS[module])
+        code, line = _run_module(module, requirements, args, out, options)
+        worst = max(worst, code)
+        scores.append(line)
+        print(line, flush=True)
+    if len(scores) > 1:
+        print("\n".join(["", "scores:", *scores]))
+    return worst
+
+
+def _forget_survivors(session: Path) -> int:
+    """Make the session's survivors and runner faults pending again; how many."""
+    with sqlite3.connect(session) as db:
+        cursor = db.execute(
+            "DELETE FROM work_results WHERE (test_outcome = 'SURVIVED' AND worker_outcome = 'NORMAL') "
+            "OR worker_outcome IN ('EXCEPTION', 'ABNORMAL')"
+        )
+        return cursor.rowcount
+
+
+def _session_path(out: Path, module: str) -> Path:
+    return out / (module.replace("/", ".").removesuffix(".py") + ".sqlite")
+
+
+def _check_runner(module: str, coverage: CoverageMap, workdir: Path, options: Sequence[str]) -> str:
+    """The unmutated source through the import hook must survive its fastest test: "" or what went wrong."""
+    outcomes: list[MutantOutcome] = []
+    fastest = min(coverage.durations, key=lambda key: coverage.durations[key])
+    run_mutants(
+        module.replace("/", ".").removesuffix(".py"),
+        PROJECT_ROOT / module,
+        iter([MutantJob("unmutated", (PROJECT_ROOT / module).read_text(encoding="utf-8"), [fastest])]),
+        parallel=1,
+        timeout=lambda _job: 600.0,
+        workdir=workdir,
+        project_root=PROJECT_ROOT,
+        on_outcome=outcomes.append,
+        options=options,
+    )
+    (outcome,) = outcomes
+    if outcome.verdict != "survived":
+        return (
+            f"the unmutated source through the runner's import hook was {outcome.verdict}:\n{outcome.output}"
+        )
+    return ""
+
+
+def _run_module(
+    module: str, requirements: tuple[str, ...], args: argparse.Namespace, out: Path, options: Sequence[str]
+) -> tuple[int, str]:
+    """Score one module: (exit code, the score line)."""
+    session = _session_path(out, module)
+    stem = session.stem
+    started = time.monotonic()
+    if args.rerun_survivors and session.exists():
+        _forget_survivors(session)
+    elif not (args.resume and session.exists()):
+        error = _init_session(module, requirements, session, out / f"{stem}.toml", args.timeout)
+        if error:
+            return 2, f"{module}: cosmic-ray init failed:\n{error}"
+        _skip_equivalent(session, PROJECT_ROOT / module)
+    workdir = new_workdir(out / "work", stem)
+    runs = [("", requirements), *MODULE_ADAPTERS.get(module, ())]
+    selections = [
+        (adapter, [*(f"--toolharness-requirement={rid}" for rid in ids), "conformance"])
+        for adapter, ids in runs
+    ]
+    coverage, why = coverage_map(PROJECT_ROOT / module, selections, workdir, PROJECT_ROOT, options)
+    if coverage is None:
+        return 2, f"{module}: nothing scored: {why}"
+    fault = _check_runner(module, coverage, workdir, options)
+    if fault:
+        return 2, f"{module}: nothing scored: {fault}"
     print(
+        f"{module}: {len(coverage.durations)} tests of {' '.join(requirements)} "
+        f"(adapters: {', '.join(a or 'default' for a, _ids in runs)}) reach "
+        f"{len(coverage.lines)} lines ({sum(coverage.durations.values()):.0f} s unmutated)",
+        flush=True,
+    )
+    jobs, diffs = _jobs(session, module, coverage)
+
+    def timeout(job: MutantJob) -> float:
+        # Slow tests get room: five times their unmutated time, never less than --timeout.
+        return max(float(args.timeout), 5 * sum(coverage.durations.get(t, 0.0) for t in job.tests))
+
+    run_mutants(
+        stem,
+        PROJECT_ROOT / module,
+        iter(jobs),
+        parallel=max(1, args.jobs),
+        timeout=timeout,
+        workdir=workdir,
+        project_root=PROJECT_ROOT,
+        on_outcome=_record(session, diffs),
+        options=options,
+    )
+    shutil.rmtree(workdir, ignore_errors=True)
+    seconds = time.monotonic() - started
+    return 0, (
         f"{_score(session, module, out)}; requirements {' '.join(requirements)}; {seconds:.0f} s with {args.jobs} job(s)"
     )
-    return 0
 
 
 def _score(session: Path, module: str, out: Path) -> str:
-    """Write the report and the survivors of ``session``, and say its score (over the mutants run so far)."""
-    stem = session.stem
+    """Write cosmic-ray's report and the triaged survivors of ``session``; its score line."""
     report = subprocess.run(
         [str(Path(sys.executable).parent / "cr-report"), "--show-diff", str(session)],
         capture_output=True,
         text=True,
         check=False,
     ).stdout
-    (out / f"{stem}.txt").write_text(report, encoding="utf-8")
-    rows = _outcomes(session, out, dict(os.environ))
-    results = [r["result"] for r in rows if isinstance(r["result"], dict)]
-    skipped = sum(1 for r in results if r.get("worker_outcome") == "skipped")
-    done = [r for r in results if r.get("worker_outcome") != "skipped"]
-    killed = sum(1 for r in done if r.get("test_outcome") == "killed")
-    abnormal = sum(1 for r in done if r.get("worker_outcome") in ("abnormal", "exception"))
-    survived = _write_survivors(rows, out / f"{stem}-survivors.md", module)
-    pending = len(rows) - len(results)
-    percent = 100.0 * killed / len(done) if done else 0.0
-    return (
-        f"{module}: {killed}/{len(done)} killed ({percent:.1f}%), {survived} survived, {abnormal} abnormal (timeout or crash), "
-        f"{skipped} skipped (in annotations), {pending} not run"
-    )
+    (out / f"{session.stem}.txt").write_text(report, encoding="utf-8")
+    score = score_session(session, module, PROJECT_ROOT)
+    write_survivors(score, out / f"{session.stem}-survivors.md")
+    return score.line()
 
 
 if __name__ == "__main__":

@@ -10,9 +10,19 @@ from pytest_toolharness.adapters.reference._adapter import (
     DEFAULT_MODEL,
     ReferenceAdapter,
     ReferenceHarness,
+    claude_code_listing_adapter,
+    listing_adapter,
     reference_adapter,
 )
 
 make_adapter = reference_adapter
 
-__all__ = ["DEFAULT_MODEL", "ReferenceAdapter", "ReferenceHarness", "make_adapter", "reference_adapter"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "ReferenceAdapter",
+    "ReferenceHarness",
+    "claude_code_listing_adapter",
+    "listing_adapter",
+    "make_adapter",
+    "reference_adapter",
+]

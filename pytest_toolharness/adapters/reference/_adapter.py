@@ -48,6 +48,8 @@ from reference_impl import (
     HookContext,
     HookMatcher,
     Hooks,
+    ListingStyle,
+    NoticeMechanism,
     PermissionContext,
     PermissionResult,
     PermissionResultAllow,
@@ -105,8 +107,13 @@ class ReferenceHarness:
         workdir: Path,
         entries: Sequence[TranscriptEntry] = (),
         state: ContentReplacementState | None = None,
+        *,
+        notices: NoticeMechanism = "delta",
+        listing_style: ListingStyle = "tag",
     ) -> None:
         self._workdir = workdir
+        self._notices: NoticeMechanism = notices
+        self._listing_style: ListingStyle = listing_style
         self._session_dir = workdir / "session"
         self._schema_cache = ToolSchemaCache()
         self._builders: dict[tuple[str | None, str], RequestBuilder] = {}
@@ -155,7 +162,8 @@ class ReferenceHarness:
                 model=model,
                 max_tokens=1024,
                 tool_search=parse_enable_tool_search(enable_tool_search),
-                notices="delta",
+                notices=self._notices,
+                listing_style=self._listing_style,
                 cwd=self._workdir,
                 schema_cache=self._schema_cache,
             )
@@ -238,7 +246,13 @@ class ReferenceHarness:
         """A new session rebuilt from this one's transcript (as a resumed session would be)."""
         entries = list(self._entries)
         messages = [e for e in entries if not isinstance(e, DeferredToolsDelta | CompactBoundary)]
-        resumed = ReferenceHarness(self._workdir, entries, rebuild_replacement_state(messages))
+        resumed = ReferenceHarness(
+            self._workdir,
+            entries,
+            rebuild_replacement_state(messages),
+            notices=self._notices,
+            listing_style=self._listing_style,
+        )
         resumed.set_tools(self._builtin, self._mcp)
         return resumed
 
@@ -431,7 +445,13 @@ class ReferenceAdapter:
         }
     )
 
-    def __init__(self) -> None:
+    def __init__(self, *, notices: NoticeMechanism = "delta", listing_style: ListingStyle = "tag") -> None:
+        # A listing harness tells the model its deferred tools in a listing message, not in delta
+        # notices, so it has no "notices" capability (DEFER-3 allows either mechanism).
+        if notices == "listing":
+            self.capabilities = ReferenceAdapter.capabilities - {"notices"}
+        self._notices: NoticeMechanism = notices
+        self._listing_style: ListingStyle = listing_style
         self._root = Path(tempfile.mkdtemp(prefix="toolharness-reference-"))
         self._count = 0
         atexit.register(shutil.rmtree, self._root, ignore_errors=True)
@@ -441,9 +461,19 @@ class ReferenceAdapter:
         self._count += 1
         workdir = self._root / f"session-{self._count}"
         workdir.mkdir(parents=True)
-        return ReferenceHarness(workdir)
+        return ReferenceHarness(workdir, notices=self._notices, listing_style=self._listing_style)
 
 
 def reference_adapter() -> ReferenceAdapter:
-    """The adapter factory for the embedded reference harness (the default)."""
+    """The adapter factory for the embedded reference harness (the default): delta notices."""
     return ReferenceAdapter()
+
+
+def listing_adapter() -> ReferenceAdapter:
+    """The reference harness telling the model its deferred tools in a listing message (the seed's tag)."""
+    return ReferenceAdapter(notices="listing", listing_style="tag")
+
+
+def claude_code_listing_adapter() -> ReferenceAdapter:
+    """The reference harness with Claude Code 2.1's listing text instead of delta notices."""
+    return ReferenceAdapter(notices="listing", listing_style="claude_code")

@@ -1,0 +1,444 @@
+"""Run cosmic-ray's mutants in forked children of one warm process, each against the tests that reach it.
+
+cosmic-ray's own executor writes each mutant to disk and starts a new ``pytest`` per mutant: about 3 s
+of interpreter start, imports and collection before the first test, and every test of the module's
+requirements even when the mutated line is one that only a single test executes. Here, instead:
+
+1. A parent imports the heavy third-party packages once (pytest, Hypothesis, anthropic, pydantic,
+   numpy, httpx) and never imports the project, so every child starts from clean project modules.
+2. :func:`coverage_map` runs the module's requirement tests once, in a forked child under coverage.py
+   with one coverage context per test: which test executes which line of the module, and how long each
+   test takes. The run must pass, or nothing is scored (a suite that fails unmutated kills everything).
+3. :func:`run_mutants` forks one child per mutant, ``jobs`` at a time. The child installs an import
+   hook that serves the mutated source (compiled with the module's real file name) for the module's
+   name, in itself and (through a ``sitecustomize`` on PYTHONPATH) in the Python processes its tests
+   start, such as the reference CLI behind the wire tests; then it runs ``pytest.main`` on the tests that execute the mutated lines, fastest first, stopping
+   at the first failure. Nothing is written to the work tree, so children run in parallel in one tree.
+   A mutant whose lines no test executes is *not reached*: it survives without a run. A line that runs
+   only while modules are imported (a constant, a decorator, a default) is reached by every test.
+
+The child's exit code is pytest's: 0 survived; 1 (tests failed) or 2 (a collection error, e.g. the
+mutated module does not import) killed; anything else (usage error, no tests collected, a crash) is a
+runner fault and never counts as a kill. A child over its timeout is killed with its process group and
+counts as killed, as cosmic-ray counts a timeout.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "PRELOADED",
+    "SUITE_OPTIONS",
+    "CoverageMap",
+    "MutantJob",
+    "MutantOutcome",
+    "coverage_map",
+    "host_plugin_blocks",
+    "keyed_test",
+    "preload",
+    "run_mutants",
+]
+
+# Imported by the parent before it forks; none imports the project.
+PRELOADED = ("pytest", "hypothesis", "anthropic", "pydantic", "numpy", "httpx", "jsonschema")
+
+# Coverage's context for lines executed outside any test (imports during collection).
+_IMPORT_CONTEXT = ""
+# Between an adapter spec and a node id in a test key (neither contains it).
+_ADAPTER_SEPARATOR = "\x1f"
+
+
+def preload() -> None:
+    """Import :data:`PRELOADED` in this process (the fork parent), single-threaded BLAS first."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    for name in PRELOADED:
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name)
+    leaked = sorted(
+        n for n in sys.modules if n.split(".")[0] in ("reference_impl", "pytest_toolharness", "conformance")
+    )
+    if leaked:
+        raise RuntimeError(f"preloading imported project modules, children would not be fresh: {leaked[:5]}")
+
+
+@dataclass(frozen=True)
+class CoverageMap:
+    """Which tests execute which lines of one module, and each test's duration (seconds)."""
+
+    lines: dict[int, frozenset[str]]
+    durations: dict[str, float]
+
+    def tests_for(self, first_line: int, last_line: int) -> list[str]:
+        """The tests that execute any of these lines, fastest first; every test for an import-time line."""
+        reached: set[str] = set()
+        for line in range(first_line, last_line + 1):
+            contexts = self.lines.get(line, frozenset())
+            if _IMPORT_CONTEXT in contexts:
+                reached.update(self.durations)
+            reached.update(c for c in contexts if c != _IMPORT_CONTEXT)
+        return sorted(reached, key=lambda nodeid: (self.durations.get(nodeid, 0.0), nodeid))
+
+
+@dataclass(frozen=True)
+class MutantJob:
+    """One mutant: its cosmic-ray job id, the mutated source and the tests to run against it."""
+
+    job_id: str
+    source: str
+    tests: list[str]
+
+
+@dataclass
+class MutantOutcome:
+    """What one child reported: ``killed``, ``survived``, ``timeout`` or ``fault`` (never a kill)."""
+
+    job_id: str
+    verdict: str
+    exit_code: int | None
+    seconds: float
+    output: str = ""
+    tests: list[str] = field(default_factory=list)
+
+
+# The import hook, as a ``sitecustomize`` module: the child runs it, and Python processes the tests
+# start (the reference CLI behind the wire tests) import it from the overlay on their PYTHONPATH.
+_SITECUSTOMIZE = """\
+import importlib.abc, importlib.util, sys
+
+_NAME, _PATH, _SOURCE = {name!r}, {path!r}, {source!r}
+
+
+class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path, target=None):
+        if fullname != _NAME:
+            return None
+        return importlib.util.spec_from_file_location(fullname, _PATH, loader=self)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        with open(_SOURCE, encoding="utf-8") as handle:
+            exec(compile(handle.read(), _PATH, "exec", dont_inherit=True), module.__dict__)
+
+
+sys.meta_path.insert(0, _MutantFinder())
+"""
+
+
+def _install_mutant(module_name: str, module_file: Path, source: str, overlay: Path) -> None:
+    """Serve ``source`` as ``module_name`` here and in every Python subprocess started from now on."""
+    overlay.mkdir(parents=True, exist_ok=True)
+    source_file = overlay / "mutant_source.py.txt"
+    source_file.write_text(source, encoding="utf-8")
+    hook = _SITECUSTOMIZE.format(name=module_name, path=str(module_file), source=str(source_file))
+    (overlay / "sitecustomize.py").write_text(hook, encoding="utf-8")
+    exec(compile(hook, str(overlay / "sitecustomize.py"), "exec"), {})
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(overlay), os.environ.get("PYTHONPATH")) if p)
+    # Bytecode stays on: the mutated module is never cached (the hook compiles its source), and the
+    # test modules pytest rewrites are then rewritten once, not once per mutant.
+
+
+def host_plugin_blocks(project_root: Path) -> list[str]:
+    """``-p no:NAME`` for the installed pytest plugins the suite does not use (the CLI's own list).
+
+    Asked of a subprocess, so that this process never imports the project. Some are slow to load
+    (langsmith's, installed with LangGraph, takes seconds), and every mutant would pay for them.
+    """
+    code = "import json; from pytest_toolharness._cli import host_plugin_blocks; print(json.dumps(host_plugin_blocks()))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=project_root, capture_output=True, text=True, check=True
+    )
+    return [str(arg) for arg in json.loads(done.stdout)]
+
+
+# What every run of the conformance suite gets: strict level, the derandomised mutants profile.
+SUITE_OPTIONS: tuple[str, ...] = (
+    "--toolharness-conformance",
+    "--toolharness-level=strict",
+    "--hypothesis-profile=toolharness-mutants",
+)
+
+
+def _pytest_args(
+    tests: Sequence[str], basetemp: Path, options: Sequence[str], extra: Sequence[str]
+) -> list[str]:
+    return [
+        *tests,
+        *options,
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        "-p",
+        "no:randomly",
+        f"--basetemp={basetemp}",
+        "-q",
+        "--no-header",
+        "-o",
+        "addopts=",
+        # anyio (imported with httpx) is a pytest plugin the parent imported: its asserts stay as they are.
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        *extra,
+    ]
+
+
+def _fork(child: Callable[[], int], output: Path) -> int:
+    """Fork; the child runs ``child`` in its own process group with output to ``output`` and exits with its code."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 70
+    try:
+        os.setpgid(0, 0)
+        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115 - lives until _exit
+        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+        code = child()
+    except BaseException:  # a child must never return into the parent's loop
+        traceback.print_exc()
+        code = 70
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _wait(pid: int) -> int:
+    _pid, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def keyed_test(adapter: str, nodeid: str) -> str:
+    """One test under one adapter (``""``: the default one), as the coverage map names it."""
+    return f"{adapter}{_ADAPTER_SEPARATOR}{nodeid}" if adapter else nodeid
+
+
+def _split_key(key: str) -> tuple[str, str]:
+    adapter, _sep, nodeid = key.rpartition(_ADAPTER_SEPARATOR)
+    return adapter, nodeid
+
+
+def _adapter_args(adapter: str) -> list[str]:
+    return [f"--toolharness-adapter={adapter}"] if adapter else []
+
+
+def coverage_map(
+    module_file: Path,
+    selections: Sequence[tuple[str, Sequence[str]]],
+    workdir: Path,
+    project_root: Path,
+    options: Sequence[str] = SUITE_OPTIONS,
+) -> tuple[CoverageMap | None, str]:
+    """Run each (adapter, pytest arguments) unmutated under coverage (adapter ``""``: the default one).
+
+    Each adapter's run is a forked child; the map's tests are :func:`keyed_test` names. None and why
+    when a run does not pass or measures nothing.
+    """
+    lines: dict[int, set[str]] = {}
+    durations: dict[str, float] = {}
+    for index, (adapter, selection) in enumerate(selections):
+        data_file = workdir / f"coverage-{index}.json"
+        output = workdir / f"coverage-run-{index}.txt"
+
+        def child(
+            adapter: str = adapter, selection: Sequence[str] = selection, data_file: Path = data_file
+        ) -> int:
+            import coverage
+            import pytest
+
+            os.chdir(project_root)
+            timings: dict[str, float] = {}
+            cov = coverage.Coverage(data_file=None, include=[str(module_file)], branch=False)
+
+            class _Contexts:
+                @pytest.hookimpl(wrapper=True)
+                def pytest_runtest_protocol(self, item: Any) -> Iterator[None]:
+                    cov.switch_context(item.nodeid)
+                    try:
+                        return (yield)
+                    finally:
+                        cov.switch_context(_IMPORT_CONTEXT)
+
+                def pytest_runtest_logreport(self, report: Any) -> None:
+                    timings[report.nodeid] = timings.get(report.nodeid, 0.0) + report.duration
+
+            cov.start()
+            try:
+                args = _pytest_args(selection, workdir / "basetemp", options, _adapter_args(adapter))
+                code = int(pytest.main(args, plugins=[_Contexts()]))
+            finally:
+                cov.stop()
+            data = cov.get_data()
+            measured = next(
+                (f for f in data.measured_files() if Path(f).resolve() == module_file.resolve()), None
+            )
+            by_line = data.contexts_by_lineno(measured) if measured else {}
+            data_file.write_text(json.dumps({"lines": by_line, "durations": timings}), encoding="utf-8")
+            return code
+
+        code = _wait(_fork(child, output))
+        label = adapter or "the default adapter"
+        if code != 0:
+            return (
+                None,
+                f"the unmutated module's tests did not pass against {label} (exit {code}):\n{_tail(output)}",
+            )
+        loaded = json.loads(data_file.read_text(encoding="utf-8"))
+        if not loaded["durations"]:
+            return None, f"no test ran against {label}:\n{_tail(output)}"
+        for nodeid, seconds in loaded["durations"].items():
+            durations[keyed_test(adapter, nodeid)] = seconds
+        for line, contexts in loaded["lines"].items():
+            lines.setdefault(int(line), set()).update(
+                c if c == _IMPORT_CONTEXT else keyed_test(adapter, c) for c in contexts
+            )
+    if not lines:
+        return None, f"coverage saw no line of {module_file} (is it the module the tests import?)"
+    return CoverageMap(lines={n: frozenset(c) for n, c in lines.items()}, durations=durations), ""
+
+
+def _run_tests(tests: Sequence[str], basetemp: Path, options: Sequence[str]) -> int:
+    """Run ``tests`` (:func:`keyed_test` names) adapter by adapter, each in a forked grandchild; stop at a failure."""
+    by_adapter: dict[str, list[str]] = {}
+    for key in tests:
+        adapter, nodeid = _split_key(key)
+        by_adapter.setdefault(adapter, []).append(nodeid)
+    for adapter, nodeids in by_adapter.items():
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                import pytest
+
+                code = int(
+                    pytest.main(_pytest_args(nodeids, basetemp, options, ["-x", *_adapter_args(adapter)]))
+                )
+            except BaseException:  # a grandchild must never return into the child
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        code = _wait(pid)
+        if code != 0:
+            return code
+    return 0
+
+
+def run_mutants(
+    module_name: str,
+    module_file: Path,
+    jobs: Iterator[MutantJob],
+    *,
+    parallel: int,
+    timeout: Callable[[MutantJob], float],
+    workdir: Path,
+    project_root: Path,
+    on_outcome: Callable[[MutantOutcome], None],
+    options: Sequence[str] = SUITE_OPTIONS,
+) -> None:
+    """Run every job in a forked child, ``parallel`` at a time, and hand each outcome to ``on_outcome``."""
+    running: dict[int, tuple[MutantJob, float, int]] = {}
+    free_slots = list(range(parallel))
+
+    def start(job: MutantJob) -> None:
+        slot = free_slots.pop()
+        basetemp = workdir / f"slot{slot}"
+
+        def child() -> int:
+            _install_mutant(module_name, module_file, job.source, workdir / f"slot{slot}-overlay")
+            os.chdir(project_root)
+
+            try:
+                # The mutated module is imported here, once, before the grandchildren fork.
+                importlib.import_module(module_name)
+            except Exception:
+                traceback.print_exc()
+                print(f"killed: the mutated {module_name} raises while it is imported")
+                return 2
+            return _run_tests(job.tests, basetemp, options)
+
+        pid = _fork(child, workdir / f"slot{slot}.txt")
+        running[pid] = (job, time.monotonic(), slot)
+
+    def finish(pid: int, code: int | None, verdict: str | None = None) -> None:
+        job, started, slot = running.pop(pid)
+        free_slots.append(slot)
+        if verdict is None:
+            verdict = {0: "survived", 1: "killed", 2: "killed"}.get(code if code is not None else -1, "fault")
+        on_outcome(
+            MutantOutcome(
+                job_id=job.job_id,
+                verdict=verdict,
+                exit_code=code,
+                seconds=time.monotonic() - started,
+                output=_tail(workdir / f"slot{slot}.txt", 25),
+                tests=job.tests,
+            )
+        )
+
+    pending = iter(jobs)
+    exhausted = False
+    while True:
+        while not exhausted and free_slots:
+            job = next(pending, None)
+            if job is None:
+                exhausted = True
+            else:
+                start(job)
+        if not running:
+            return
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid and pid in running:
+            finish(pid, os.waitstatus_to_exitcode(status))
+            continue
+        now = time.monotonic()
+        for child_pid, (job, started, _slot) in list(running.items()):
+            if now - started > timeout(job):
+                with _suppressed():
+                    os.killpg(child_pid, signal.SIGKILL)
+                _wait(child_pid)
+                finish(child_pid, None, "timeout")
+        time.sleep(0.02)
+
+
+class _suppressed:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return exc[0] is not None and issubclass(exc[0], ProcessLookupError)  # type: ignore[arg-type]
+
+
+def new_workdir(parent: Path, stem: str) -> Path:
+    """A fresh scratch folder for one module's run under ``parent``."""
+    parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{stem}-", dir=parent))

@@ -1,0 +1,125 @@
+"""The score of one module's mutation session, with the survivors triaged (``mutation-triage.toml``).
+
+Read from cosmic-ray's own dump of the session database, so it can be taken while a run goes on.
+Counted: killed and survived mutants (a mutant no test reaches is a survivor). Not counted: mutants
+in type annotations (skipped), mutants that do not compile (incompetent) and runner faults. The
+*raw* score is killed / counted; the *triaged* score leaves out the survivors triaged equivalent or
+unspecified (see :mod:`tests.mutants._triage`), and every other survivor is a gap in the suite.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.mutants._triage import TriageRule, classify, enclosing_function, load_rules
+
+__all__ = ["NOT_REACHED", "ModuleScore", "score_session"]
+
+NOT_REACHED = "not reached"
+
+
+@dataclass
+class ModuleScore:
+    """One module's counts; ``gaps`` are the untriaged survivors (line, operator, diff)."""
+
+    module: str
+    killed: int = 0
+    survived: int = 0
+    not_reached: int = 0
+    equivalent: int = 0
+    unspecified: int = 0
+    faults: int = 0
+    incompetent: int = 0
+    skipped: int = 0
+    pending: int = 0
+    gaps: list[tuple[int, str, str]] = field(default_factory=list)
+    triaged: list[tuple[int, str, TriageRule]] = field(default_factory=list)
+
+    @property
+    def counted(self) -> int:
+        return self.killed + self.survived
+
+    @property
+    def raw_percent(self) -> float:
+        return 100.0 * self.killed / self.counted if self.counted else 0.0
+
+    @property
+    def triaged_percent(self) -> float:
+        base = self.counted - self.equivalent - self.unspecified
+        return 100.0 * self.killed / base if base else 0.0
+
+    def line(self) -> str:
+        """The one-line summary the runner prints."""
+        base = self.counted - self.equivalent - self.unspecified
+        return (
+            f"{self.module}: {self.killed}/{self.counted} killed ({self.raw_percent:.1f}%); triaged "
+            f"{self.killed}/{base} ({self.triaged_percent:.1f}%): {self.equivalent} equivalent, "
+            f"{self.unspecified} unspecified, {len(self.gaps)} gaps ({self.not_reached} of the survivors "
+            f"not reached); {self.faults} runner faults, {self.incompetent} incompetent, "
+            f"{self.skipped} in annotations, {self.pending} not run"
+        )
+
+
+def _rows(session: Path) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    dump = Path(sys.executable).parent / "cosmic-ray"
+    done = subprocess.run([str(dump), "dump", str(session)], capture_output=True, text=True, check=True)
+    return [(row[0], row[1]) for row in (json.loads(line) for line in done.stdout.splitlines())]
+
+
+def score_session(
+    session: Path, module: str, root: Path, rules: list[TriageRule] | None = None
+) -> ModuleScore:
+    """Count ``session``'s outcomes for ``module`` (a path under ``root``) and triage its survivors."""
+    rules = load_rules() if rules is None else rules
+    source = (root / module).read_text(encoding="utf-8")
+    source_lines, tree = source.splitlines(), ast.parse(source)
+    score = ModuleScore(module)
+    for item, result in _rows(session):
+        if result is None:
+            score.pending += 1
+            continue
+        worker, outcome = result.get("worker_outcome"), result.get("test_outcome")
+        if worker == "skipped":
+            score.skipped += 1
+        elif worker in ("abnormal", "exception"):
+            score.faults += 1
+        elif worker == "no-test":
+            score.pending += 1
+        elif outcome == "incompetent":
+            score.incompetent += 1
+        elif outcome == "killed":
+            score.killed += 1
+        elif outcome == "survived":
+            score.survived += 1
+            mutation = item["mutations"][0]
+            line_number, operator = int(mutation["start_pos"][0]), str(mutation["operator_name"])
+            line = source_lines[line_number - 1] if line_number <= len(source_lines) else ""
+            rule = classify(rules, module, operator, line, enclosing_function(tree, line_number))
+            if rule is not None:
+                score.triaged.append((line_number, operator, rule))
+                if rule.verdict == "equivalent":
+                    score.equivalent += 1
+                else:
+                    score.unspecified += 1
+                continue
+            if str(result.get("output", "")).startswith(NOT_REACHED):
+                score.not_reached += 1
+            score.gaps.append((line_number, operator, str(result.get("diff") or "").strip()))
+    return score
+
+
+def write_survivors(score: ModuleScore, path: Path) -> None:
+    """The survivors as Markdown: the gaps with their diffs, then the triaged ones with their reasons."""
+    lines = [f"# Surviving mutants of `{score.module}`", "", score.line(), "", "## Gaps in the suite", ""]
+    for line_number, operator, diff in sorted(score.gaps):
+        lines += [f"### {operator} at line {line_number}", "", "```diff", diff, "```", ""]
+    lines += ["## Triaged", ""]
+    for line_number, operator, rule in sorted(score.triaged, key=lambda t: (t[0], t[1])):
+        lines.append(f"- line {line_number}, {operator}: **{rule.verdict}**: {rule.reason}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,0 +1,281 @@
+"""The automatic mutation runner (tests/mutants/mutation.py): where mutants are located, which tests
+reach them, the forked runner's verdicts, and the survivors' triage file."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.mutants import _forked
+from tests.mutants._forked import CoverageMap, keyed_test
+from tests.mutants._triage import TRIAGE_FILE, classify, enclosing_function, load_rules, stale_rules
+from tests.mutants.mutation import MODULE_REQUIREMENTS, SCORED_MODULES, reach_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SOURCE = textwrap.dedent(
+    '''\
+    LIMIT = 3
+
+
+    def clamp(value, *, top=LIMIT):
+        """Docstring."""
+        if value > top:
+            return top
+        return value
+
+
+    def unused(x):
+        return x + 1
+    '''
+)
+
+
+def test_a_signature_mutation_is_reached_through_the_body() -> None:
+    """A default or the ``*`` marker matters only if the function runs: its body's lines."""
+    tree = ast.parse(SOURCE)
+    star = next(n for n, line in enumerate(SOURCE.splitlines(), 1) if "*," in line)
+    reach = reach_lines(tree, (star, 18), (star, 19))
+    assert reach.start == star + 1, reach
+    assert reach.stop - 1 == star + 4, reach
+
+
+def test_a_condition_is_its_header_and_a_constant_its_line() -> None:
+    tree = ast.parse(SOURCE)
+    assert list(reach_lines(tree, (6, 7), (6, 16))) == [6]
+    assert list(reach_lines(tree, (1, 8), (1, 9))) == [1]
+
+
+def test_tests_for_a_line_fastest_first_and_import_lines_reach_every_test() -> None:
+    coverage = CoverageMap(
+        lines={1: frozenset({""}), 6: frozenset({"t::slow", "t::fast"}), 12: frozenset()},
+        durations={"t::slow": 2.0, "t::fast": 0.1, "t::other": 0.5},
+    )
+    assert coverage.tests_for(6, 6) == ["t::fast", "t::slow"]
+    assert coverage.tests_for(1, 1) == ["t::fast", "t::other", "t::slow"]
+    assert coverage.tests_for(12, 13) == []
+
+
+def test_every_scored_module_has_requirements_and_exists() -> None:
+    for module in SCORED_MODULES:
+        assert (ROOT / module).is_file(), module
+        assert MODULE_REQUIREMENTS[module], module
+
+
+def _project(tmp_path: Path) -> Path:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "mod.py").write_text(SOURCE, encoding="utf-8")
+    (tmp_path / "test_mod.py").write_text(
+        textwrap.dedent(
+            """\
+            import subprocess, sys
+
+            from pkg.mod import clamp
+
+
+            def test_clamp_under():
+                assert clamp(2) == 2
+
+
+            def test_clamp_over():
+                assert clamp(9) == 3
+
+
+            def test_in_a_subprocess():
+                out = subprocess.run(
+                    [sys.executable, "-c", "from pkg.mod import clamp; print(clamp(9))"],
+                    capture_output=True, text=True, check=True,
+                ).stdout
+                assert out.strip() == "3"
+            """
+        ),
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def _run_in_subprocess(project: Path, script: str) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project), str(ROOT)])}
+    env.pop("PYTEST_ADDOPTS", None)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=project, capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
+    """Each verdict from real forked pytest runs: a mutant a test catches is killed (also when only
+    a subprocess sees it), an equivalent one survives, one that raises on import is killed, and the
+    coverage map names the tests that reach each line."""
+    project = _project(tmp_path)
+    script = textwrap.dedent(
+        f"""\
+        import json, sys
+        from pathlib import Path
+        from tests.mutants import _forked
+
+        _forked.preload()
+        root = Path({str(project)!r})
+        module = root / "pkg" / "mod.py"
+        work = root / "work"
+        work.mkdir()
+        coverage, why = _forked.coverage_map(module, [("", ["test_mod.py"])], work, root, options=())
+        assert coverage is not None, why
+        source = module.read_text()
+        jobs = [
+            _forked.MutantJob("top", source.replace("return top", "return top + 1"), coverage.tests_for(7, 7)),
+            _forked.MutantJob("same", source.replace("value > top", "value >= top"), coverage.tests_for(6, 6)),
+            _forked.MutantJob("boom", source.replace("LIMIT = 3", "LIMIT = 1 // 0"), coverage.tests_for(1, 1)),
+            _forked.MutantJob("sub", source.replace("return top", "return top + 1"), ["test_mod.py::test_in_a_subprocess"]),
+        ]
+        outcomes = {{}}
+        _forked.run_mutants(
+            "pkg.mod", module, iter(jobs), parallel=2, timeout=lambda job: 120.0, workdir=work,
+            project_root=root, on_outcome=lambda o: outcomes.__setitem__(o.job_id, o.verdict), options=(),
+        )
+        print(json.dumps({{
+            "verdicts": outcomes,
+            "line7": coverage.tests_for(7, 7),
+            "line12": coverage.tests_for(12, 12),
+            "unchanged": module.read_text() == source,
+        }}))
+        """
+    )
+    report = json.loads(_run_in_subprocess(project, script).strip().splitlines()[-1])
+    assert report["verdicts"] == {"top": "killed", "same": "survived", "boom": "killed", "sub": "killed"}
+    assert report["line7"] == ["test_mod.py::test_clamp_over"]
+    assert report["line12"] == []
+    assert report["unchanged"], "the runner wrote the mutant into the module's file"
+
+
+def test_a_failing_unmutated_run_scores_nothing(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / "test_mod.py").write_text("def test_fails():\n    assert False\n", encoding="utf-8")
+    script = textwrap.dedent(
+        f"""\
+        from pathlib import Path
+        from tests.mutants import _forked
+
+        _forked.preload()
+        root = Path({str(project)!r})
+        (root / "work").mkdir()
+        coverage, why = _forked.coverage_map(root / "pkg" / "mod.py", [("", ["test_mod.py"])], root / "work", root, options=())
+        print(coverage is None, "did not pass" in why)
+        """
+    )
+    assert _run_in_subprocess(project, script).split()[-2:] == ["True", "True"]
+
+
+def test_keyed_tests_keep_the_adapter() -> None:
+    assert keyed_test("", "a.py::t") == "a.py::t"
+    assert _forked._split_key(keyed_test("m:adapter", "a.py::t")) == ("m:adapter", "a.py::t")
+
+
+def test_the_triage_file_loads_and_no_rule_is_stale() -> None:
+    rules = load_rules(TRIAGE_FILE)
+    assert rules
+    assert stale_rules(rules, ROOT) == []
+    for rule in rules:
+        assert rule.module in MODULE_REQUIREMENTS, rule.module
+        assert len(rule.reason) > 20, rule
+
+
+def test_triage_matches_line_operator_and_function(tmp_path: Path) -> None:
+    rules_file = tmp_path / "triage.toml"
+    rules_file.write_text(
+        textwrap.dedent(
+            """\
+            [[survivor]]
+            module = "m.py"
+            source = "if value > top:"
+            operators = ["core/ReplaceComparisonOperator_Gt_*"]
+            verdict = "equivalent"
+            reason = "a reason long enough to say something"
+
+            [[survivor]]
+            module = "m.py"
+            function = "unused"
+            verdict = "unspecified"
+            reason = "a reason long enough to say something"
+            """
+        ),
+        encoding="utf-8",
+    )
+    rules = load_rules(rules_file)
+    line = "        if value > top:"
+    assert classify(rules, "m.py", "core/ReplaceComparisonOperator_Gt_GtE", line) is rules[0]
+    assert classify(rules, "m.py", "core/AddNot", line) is None
+    assert classify(rules, "other.py", "core/ReplaceComparisonOperator_Gt_GtE", line) is None
+    assert classify(rules, "m.py", "core/AddNot", "return x + 1", "unused") is rules[1]
+    tree = ast.parse(SOURCE)
+    assert enclosing_function(tree, 12) == "unused"
+    assert enclosing_function(tree, 1) == ""
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ('module = "m.py"\nsource = "x"\nverdict = "maybe"\nreason = "r"', "verdict 'maybe'"),
+        ('module = "m.py"\nverdict = "equivalent"\nreason = "r"', "needs a source line or a function"),
+        ('module = "m.py"\nsource = "x"\nverdict = "equivalent"', "missing keys ['reason']"),
+        (
+            'module = "m.py"\nsource = "x"\nverdict = "equivalent"\nreason = "r"\nwhy = 1',
+            "unknown keys ['why']",
+        ),
+    ],
+)
+def test_a_malformed_triage_rule_is_refused_by_number(tmp_path: Path, entry: str, message: str) -> None:
+    rules_file = tmp_path / "triage.toml"
+    rules_file.write_text(f"[[survivor]]\n{entry}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"#1") as raised:
+        load_rules(rules_file)
+    assert message in str(raised.value)
+
+
+def test_session_score_triage_and_rerun_on_a_real_cosmic_ray_session(tmp_path: Path) -> None:
+    """score_session counts a real cosmic-ray session; --rerun-survivors makes its survivors pending again."""
+    from cosmic_ray.work_db import use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cosmic_ray.work_item import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        TestOutcome,
+        WorkerOutcome,
+        WorkResult,
+    )
+
+    from tests.mutants._mutation_report import score_session
+    from tests.mutants._triage import TriageRule
+    from tests.mutants.mutation import _config, _forget_survivors
+
+    project = _project(tmp_path)
+    config, session = tmp_path / "cr.toml", tmp_path / "cr.sqlite"
+    config.write_text(_config("pkg/mod.py", ("PAIR-1",), 10.0), encoding="utf-8")
+    cosmic_ray = Path(sys.executable).parent / "cosmic-ray"
+    subprocess.run(
+        [str(cosmic_ray), "init", str(config), str(session)], cwd=project, check=True, capture_output=True
+    )
+    with use_db(str(session)) as db:
+        items = list(db.pending_work_items)
+        assert len(items) > 4
+        outcomes = [TestOutcome.KILLED, TestOutcome.SURVIVED, TestOutcome.SURVIVED, TestOutcome.INCOMPETENT]
+        for item, outcome in zip(items, outcomes, strict=False):
+            db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome))
+        survivor_line = items[1].mutations[0].start_pos[0]
+    line_text = SOURCE.splitlines()[survivor_line - 1]
+    rule = TriageRule("pkg/mod.py", line_text.strip(), "equivalent", "a reason long enough to count")
+    score = score_session(session, "pkg/mod.py", project, rules=[rule])
+    expected_equivalent = sum(1 for item in items[1:3] if item.mutations[0].start_pos[0] == survivor_line)
+    assert (score.killed, score.survived, score.incompetent) == (1, 2, 1)
+    assert score.equivalent == expected_equivalent
+    assert len(score.gaps) == 2 - expected_equivalent
+    assert score.pending == len(items) - 4
+    assert _forget_survivors(session) == 2
+    assert score_session(session, "pkg/mod.py", project, rules=[]).survived == 0
