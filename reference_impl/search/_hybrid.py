@@ -335,7 +335,9 @@ class HybridRanker:
             combined[positions] = np.fromiter(lexical.values(), dtype=np.float64, count=len(lexical)) / best
         if self.semantic_weight:
             vectors = self.embedder.embed(query_texts(query, terms))
-            similarity = (self.tool_vectors(index) @ vectors.T).max(axis=1)
+            # einsum's own loops, not BLAS: OpenBLAS's threads spin after each call, and on two
+            # cores that doubled a query's CPU time (the model run that follows paid for them).
+            similarity = np.einsum("td,sd->ts", self.tool_vectors(index), vectors).max(axis=1)
             combined += self.semantic_weight * similarity
         candidates = np.arange(len(combined)) if allowed is None else np.asarray(allowed, dtype=np.int64)
         # Best first; ties keep pool order (a stable sort over positions in pool order).
