@@ -146,6 +146,18 @@ def test_a_shorter_token_limit_cuts_long_tool_texts() -> None:
     assert np.allclose(short.embed([long_text]), short.embed([" ".join(long_text.split()[:6])]), atol=1e-5)
 
 
+def test_a_text_with_no_tokens_gets_a_zero_vector_not_nan() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    embedder = _shipped_embedder(max_tokens=32, quantize=False)
+    embedder.tokenizer.post_processor = tokenizers.processors.TemplateProcessing(
+        single="$A", special_tokens=[]
+    )
+    assert embedder.tokenizer.encode("").ids == []
+    vectors = embedder.embed(["", "weather"])
+    assert not vectors[0].any()
+    assert np.linalg.norm(vectors[1]) == pytest.approx(1.0, abs=1e-5)
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
@@ -290,7 +302,8 @@ def test_a_tools_vector_depends_on_its_text_alone_whatever_was_embedded_before()
     query = "will it rain tomorrow"
     words = [word for term in parse_query_terms(query).scoring for word in normalize_words(term)]
     lexical = _hybrid.lexical_scores(fresh.lexical, index, words)
-    assert len(POOL) not in lexical and len(POOL) + 1 not in lexical
+    assert len(POOL) not in lexical
+    assert len(POOL) + 1 not in lexical
     ranked = fresh(index, query, 9)
     assert ranked.index(long.name) + 1 == ranked.index(twin.name)
 

@@ -149,6 +149,8 @@ class OnnxEmbedder:
         # One text, unpadded: every token is real, so the mean pooling is a plain mean.
         np = self._np
         ids = np.array(self.tokenizer.encode(text).ids, dtype=np.int64)[None, :]
+        if not ids.size:  # a tokenizer without special tokens, an empty text: no direction
+            return np.zeros(self.dim, dtype=np.float32)
         feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
