@@ -24,6 +24,7 @@ from benchmarks._corpus import RetrievalQuery, livemcpbench_tools, load_queries,
 from benchmarks._timing import clock
 from benchmarks._toolsearch_bench import build_pool
 from reference_impl import DescriptionContext, FieldedRanker, SearchIndex, Tool, mcp_tool_name
+from reference_impl.search import tool_text
 
 __all__ = ["bm25s_ranker", "datasets", "evaluate", "hybrid_latency", "run"]
 
@@ -109,7 +110,8 @@ def _hybrid_available() -> str | None:
 def hybrid_latency(ranker: Any, queries: Sequence[str], size: int = 1_000) -> dict[str, float]:
     """HybridRanker on ``size`` corpus tools: model load, index build (embedding every tool), median query.
 
-    CPU time, as every CPU-bound figure here; the build's wall time beside it.
+    CPU time, as every CPU-bound figure here; the build's wall time beside it, and the tokens the
+    build ran through the model (with an :class:`OnnxEmbedder`) with the CPU time per token.
     """
     started = clock()
     ranker.embedder.embed(["warm up"])
@@ -119,6 +121,13 @@ def hybrid_latency(ranker: Any, queries: Sequence[str], size: int = 1_000) -> di
     started, wall = clock(), time.perf_counter()
     ranker.tool_vectors(index)
     build, build_wall = clock() - started, time.perf_counter() - wall
+    tokenizer = getattr(ranker.embedder, "tokenizer", None)  # an OnnxEmbedder's, to count the work
+    context = DescriptionContext()
+    tokens = (
+        sum(len(tokenizer.encode(tool_text(tool, context)).ids) for tool in index.deferred_tools)
+        if tokenizer is not None
+        else 0
+    )
     fielded = FieldedRanker()
     fielded(index, "warm up", 5)
     ranker(index, "warm up", 5)
@@ -128,6 +137,9 @@ def hybrid_latency(ranker: Any, queries: Sequence[str], size: int = 1_000) -> di
         f"ranking_hybrid_build_s_{label}": round(build, 2),
         f"ranking_hybrid_build_wall_s_{label}": round(build_wall, 2),
     }
+    if tokens:
+        figures[f"ranking_hybrid_build_tokens_{label}"] = tokens
+        figures[f"ranking_hybrid_build_us_per_token_{label}"] = round(build / tokens * 1e6, 1)
     for name, rank in (("hybrid", ranker), ("fielded", fielded)):
         samples = []
         for query in queries:

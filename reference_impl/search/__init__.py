@@ -14,6 +14,7 @@ from reference_impl.search._hybrid import (
     OnnxEmbedder,
     default_embedder,
     query_texts,
+    tool_text,
 )
 from reference_impl.search._index import (
     SearchIndex,
@@ -56,4 +57,5 @@ __all__ = [
     "select_tools",
     "tool_references",
     "tool_search_tool",
+    "tool_text",
 ]

@@ -65,6 +65,10 @@ _TOKENIZER_FILE: Final = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "t
 _CAMEL: Final = re.compile(r"([a-z0-9])([A-Z])")
 _MAX_TOKENS: Final = 32  # tokens per text; the model takes 128 (its tokenizer.json's limit)
 _TEXT_CACHE_SIZE: Final = 50_000
+_DISABLED_FUSIONS: Final = ("SkipLayerNormFusion",)
+"""onnxruntime graph fusions left out: its fused ``SkipLayerNormalization`` kernel took about 5 ns
+per element on the CPU here, against under 1 ns for the ``Add`` and ``LayerNormalization`` it
+replaces, so without it a run costs about 15% less (measured, see docs/benchmarks.md)."""
 
 
 def _import(module: str, what: str) -> Any:
@@ -100,7 +104,8 @@ class OnnxEmbedder:
     thread costs more CPU than it saves time). With ``quantize`` (the default) the model is
     first given int8 matrix products by onnxruntime's own dynamic quantisation (see
     :func:`_dynamic_int8`): about twice as fast on a CPU with int8 dot products, the same recall
-    on the benchmarks. Encoding is thread-safe.
+    on the benchmarks. onnxruntime's ``SkipLayerNormalization`` fusion is left out (see
+    ``_DISABLED_FUSIONS``). Encoding is thread-safe.
     """
 
     def __init__(
@@ -127,39 +132,43 @@ class OnnxEmbedder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         model: str | bytes = _dynamic_int8(model_path) if quantize else str(model_path)
         self._session: Any = ort.InferenceSession(
-            model, sess_options=options, providers=["CPUExecutionProvider"]
+            model,
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
+            disabled_optimizers=list(_DISABLED_FUSIONS),
         )
         self._inputs = {item.name for item in self._session.get_inputs()}
         missing = {"input_ids", "attention_mask"} - self._inputs
         if missing:
             raise ValueError(f"{model_path}: not a BERT-style encoder, no input {', '.join(sorted(missing))}")
-        self.dim = int(self._session.get_outputs()[0].shape[-1])
+        first = self._session.get_outputs()[0]
+        self._output = [first.name]  # the last hidden state; any other output is not computed
+        self.dim = int(first.shape[-1])
 
-    def _forward(self, texts: Sequence[str]) -> Any:
+    def _forward(self, text: str) -> Any:
+        # One text, unpadded: every token is real, so the mean pooling is a plain mean.
         np = self._np
-        encodings = self.tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
+        ids = np.array(self.tokenizer.encode(text).ids, dtype=np.int64)[None, :]
+        if not ids.size:  # a tokenizer without special tokens, an empty text: no direction
+            return np.zeros(self.dim, dtype=np.float32)
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
-        weights = mask.astype(np.float32)[:, :, None]
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        pooled = self._session.run(self._output, feeds)[0][0].mean(axis=0)
+        return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Unit vectors of ``texts``, shape ``(len(texts), dim)``, each text run on its own.
 
         One text per run: dynamic quantisation scales a run's activations together, so in a batch
-        a text's vector would depend on its batch mates (and their padding); on two cores batches
-        saved no CPU time either.
+        a text's vector would depend on its batch mates (and their padding). Length-sorted batches
+        of 32 cost about 28% less CPU here; a static quantisation, which keeps batches exact,
+        ranked worse (docs/benchmarks.md).
         """
         np = self._np
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
-            out[row] = self._forward([text])[0]
+            out[row] = self._forward(text)
         return out
 
 
@@ -335,7 +344,9 @@ class HybridRanker:
             combined[positions] = np.fromiter(lexical.values(), dtype=np.float64, count=len(lexical)) / best
         if self.semantic_weight:
             vectors = self.embedder.embed(query_texts(query, terms))
-            similarity = (self.tool_vectors(index) @ vectors.T).max(axis=1)
+            # einsum's own loops, not BLAS: OpenBLAS's threads spin after each call, and on two
+            # cores that doubled a query's CPU time (the model run that follows paid for them).
+            similarity = np.einsum("td,sd->ts", self.tool_vectors(index), vectors).max(axis=1)
             combined += self.semantic_weight * similarity
         candidates = np.arange(len(combined)) if allowed is None else np.asarray(allowed, dtype=np.int64)
         # Best first; ties keep pool order (a stable sort over positions in pool order).
