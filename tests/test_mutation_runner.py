@@ -90,6 +90,17 @@ def _project(tmp_path: Path) -> Path:
                 assert clamp(9) == 3
 
 
+            def test_skips_unless_exercised():
+                import pytest
+                if clamp(9) != 3:
+                    pytest.skip("not exercised")
+
+
+            def test_always_skips():
+                import pytest
+                pytest.skip("never exercised here")
+
+
             def test_in_a_subprocess():
                 out = subprocess.run(
                     [sys.executable, "-c", "from pkg.mod import clamp; print(clamp(9))"],
@@ -115,8 +126,8 @@ def _run_in_subprocess(project: Path, script: str) -> str:
 
 def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
     """Each verdict from real forked pytest runs: a mutant a test catches is killed (also when only
-    a subprocess sees it), an equivalent one survives, one that raises on import is killed, and the
-    coverage map names the tests that reach each line."""
+    a subprocess sees it, or when a test it passed now skips), an equivalent one survives, one that
+    raises on import is killed, and the coverage map names the tests that reach each line."""
     project = _project(tmp_path)
     script = textwrap.dedent(
         f"""\
@@ -137,6 +148,11 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
             _forked.MutantJob("same", source.replace("value > top", "value >= top"), coverage.tests_for(6, 6)),
             _forked.MutantJob("boom", source.replace("LIMIT = 3", "LIMIT = 1 // 0"), coverage.tests_for(1, 1)),
             _forked.MutantJob("sub", source.replace("return top", "return top + 1"), ["test_mod.py::test_in_a_subprocess"]),
+            _forked.MutantJob("unexercised", source.replace("return top", "return top + 1"), ["test_mod.py::test_skips_unless_exercised"]),
+            _forked.MutantJob(
+                "skipped", source.replace("return top", "return top + 1"), ["test_mod.py::test_always_skips"],
+                skipped_before=coverage.skipped,
+            ),
         ]
         outcomes = {{}}
         _forked.run_mutants(
@@ -148,12 +164,21 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
             "line7": coverage.tests_for(7, 7),
             "line12": coverage.tests_for(12, 12),
             "unchanged": module.read_text() == source,
+            "skipped": sorted(coverage.skipped),
         }}))
         """
     )
     report = json.loads(_run_in_subprocess(project, script).strip().splitlines()[-1])
-    assert report["verdicts"] == {"top": "killed", "same": "survived", "boom": "killed", "sub": "killed"}
-    assert report["line7"] == ["test_mod.py::test_clamp_over"]
+    assert report["verdicts"] == {
+        "top": "killed",
+        "same": "survived",
+        "boom": "killed",
+        "sub": "killed",
+        "unexercised": "killed",  # passed unmutated, skipped mutated: the suite would report it not checked
+        "skipped": "survived",  # skipped unmutated too: nothing is lost
+    }
+    assert report["skipped"] == ["test_mod.py::test_always_skips"]
+    assert sorted(report["line7"]) == ["test_mod.py::test_clamp_over", "test_mod.py::test_skips_unless_exercised"]
     assert report["line12"] == []
     assert report["unchanged"], "the runner wrote the mutant into the module's file"
 
@@ -277,5 +302,6 @@ def test_session_score_triage_and_rerun_on_a_real_cosmic_ray_session(tmp_path: P
     assert score.equivalent == expected_equivalent
     assert len(score.gaps) == 2 - expected_equivalent
     assert score.pending == len(items) - 4
-    assert _forget_survivors(session) == 2
+    # Only the untriaged survivors run again: the triage file here has no rule for pkg/mod.py.
+    assert _forget_survivors(session, "pkg/mod.py", project) == 2
     assert score_session(session, "pkg/mod.py", project, rules=[]).survived == 0

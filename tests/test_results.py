@@ -191,6 +191,33 @@ def test_a_different_existing_file_is_never_overwritten(tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == ["toolu_x.txt"]
 
 
+def test_without_hard_links_a_result_is_renamed_into_place_and_never_overwrites(tmp_path, monkeypatch):
+    """A file system without hard links (os.link fails with OSError): check, then an atomic rename."""
+    import os
+
+    def no_links(*_args: object, **_kwargs: object) -> None:
+        raise OSError(95, "Operation not supported")
+
+    monkeypatch.setattr(os, "link", no_links)
+    folder = tmp_path / "tool-results"
+    out = maybe_persist_large_result(
+        result("toolu_n", "q" * 60_000), make_tool(), tmp_path, ContentReplacementState()
+    )
+    assert str(out["content"]).startswith(PERSISTED_OUTPUT_TAG)
+    assert (folder / "toolu_n.txt").read_text(encoding="utf-8") == "q" * 60_000
+    again = maybe_persist_large_result(
+        result("toolu_n", "q" * 60_000), make_tool(), tmp_path, ContentReplacementState()
+    )
+    assert again == out  # the same bytes already there: fine
+    (folder / "toolu_n.txt").write_text("someone else's", encoding="utf-8")
+    with pytest.raises(FileExistsError, match="refusing to overwrite"):
+        maybe_persist_large_result(
+            result("toolu_n", "q" * 60_000), make_tool(), tmp_path, ContentReplacementState()
+        )
+    assert (folder / "toolu_n.txt").read_text(encoding="utf-8") == "someone else's"
+    assert sorted(p.name for p in folder.iterdir()) == ["toolu_n.txt"]  # no temporary file left
+
+
 @pytest.mark.parametrize("bad_id", ["../escape", "a/b", "", "toolu 1"])
 def test_unsafe_ids_are_refused(tmp_path, bad_id):
     with pytest.raises(ValueError, match="tool_use_id"):

@@ -82,6 +82,7 @@ class CoverageMap:
 
     lines: dict[int, frozenset[str]]
     durations: dict[str, float]
+    skipped: frozenset[str] = frozenset()
 
     def tests_for(self, first_line: int, last_line: int) -> list[str]:
         """The tests that execute any of these lines, fastest first; every test for an import-time line."""
@@ -101,6 +102,7 @@ class MutantJob:
     job_id: str
     source: str
     tests: list[str]
+    skipped_before: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -236,6 +238,48 @@ def _tail(path: Path, lines: int = 40) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+class _Outcomes:
+    """Each test's outcome (failed / skipped / passed) and whether collection failed, as pytest reports them."""
+
+    def __init__(self) -> None:
+        self.tests: dict[str, str] = {}
+        self.collection_failed = False
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed:
+            self.collection_failed = True
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        previous = self.tests.get(report.nodeid, "passed")
+        if report.failed or previous == "failed":
+            self.tests[report.nodeid] = "failed"
+        elif report.skipped or previous == "skipped":
+            self.tests[report.nodeid] = "skipped"
+        else:
+            self.tests[report.nodeid] = "passed"
+
+
+def _verdict(exit_code: int, outcomes: _Outcomes, skipped_before: frozenset[str]) -> int:
+    """0 survived, 1 a test failed or stopped being exercised, 2 collection failed; pytest's code otherwise.
+
+    Judged from the tests, not from the exit code alone: the plugin's strict level also fails a run
+    whose requirement is only partially checked, which the unmutated module may already be.
+    """
+    if exit_code not in (0, 1, 2):
+        return exit_code
+    if outcomes.collection_failed or exit_code == 2:
+        return 2
+    if any(outcome == "failed" for outcome in outcomes.tests.values()):
+        return 1
+    newly_skipped = [
+        t for t, outcome in outcomes.tests.items() if outcome == "skipped" and t not in skipped_before
+    ]
+    if newly_skipped:
+        print(f"killed: no longer exercised, skipped now: {newly_skipped}")
+        return 1
+    return 0
+
+
 def keyed_test(adapter: str, nodeid: str) -> str:
     """One test under one adapter (``""``: the default one), as the coverage map names it."""
     return f"{adapter}{_ADAPTER_SEPARATOR}{nodeid}" if adapter else nodeid
@@ -264,6 +308,7 @@ def coverage_map(
     """
     lines: dict[int, set[str]] = {}
     durations: dict[str, float] = {}
+    skipped: set[str] = set()
     for index, (adapter, selection) in enumerate(selections):
         data_file = workdir / f"coverage-{index}.json"
         output = workdir / f"coverage-run-{index}.txt"
@@ -290,10 +335,11 @@ def coverage_map(
                 def pytest_runtest_logreport(self, report: Any) -> None:
                     timings[report.nodeid] = timings.get(report.nodeid, 0.0) + report.duration
 
+            outcomes = _Outcomes()
             cov.start()
             try:
                 args = _pytest_args(selection, workdir / "basetemp", options, _adapter_args(adapter))
-                code = int(pytest.main(args, plugins=[_Contexts()]))
+                code = int(pytest.main(args, plugins=[_Contexts(), outcomes]))
             finally:
                 cov.stop()
             data = cov.get_data()
@@ -301,8 +347,11 @@ def coverage_map(
                 (f for f in data.measured_files() if Path(f).resolve() == module_file.resolve()), None
             )
             by_line = data.contexts_by_lineno(measured) if measured else {}
-            data_file.write_text(json.dumps({"lines": by_line, "durations": timings}), encoding="utf-8")
-            return code
+            skipped = sorted(t for t, outcome in outcomes.tests.items() if outcome == "skipped")
+            data_file.write_text(
+                json.dumps({"lines": by_line, "durations": timings, "skipped": skipped}), encoding="utf-8"
+            )
+            return _verdict(code, outcomes, frozenset(outcomes.tests))
 
         code = _wait(_fork(child, output))
         label = adapter or "the default adapter"
@@ -316,16 +365,22 @@ def coverage_map(
             return None, f"no test ran against {label}:\n{_tail(output)}"
         for nodeid, seconds in loaded["durations"].items():
             durations[keyed_test(adapter, nodeid)] = seconds
+        skipped.update(keyed_test(adapter, nodeid) for nodeid in loaded["skipped"])
         for line, contexts in loaded["lines"].items():
             lines.setdefault(int(line), set()).update(
                 c if c == _IMPORT_CONTEXT else keyed_test(adapter, c) for c in contexts
             )
     if not lines:
         return None, f"coverage saw no line of {module_file} (is it the module the tests import?)"
-    return CoverageMap(lines={n: frozenset(c) for n, c in lines.items()}, durations=durations), ""
+    coverage = CoverageMap(
+        lines={n: frozenset(c) for n, c in lines.items()}, durations=durations, skipped=frozenset(skipped)
+    )
+    return coverage, ""
 
 
-def _run_tests(tests: Sequence[str], basetemp: Path, options: Sequence[str]) -> int:
+def _run_tests(
+    tests: Sequence[str], basetemp: Path, options: Sequence[str], skipped_before: frozenset[str]
+) -> int:
     """Run ``tests`` (:func:`keyed_test` names) adapter by adapter, each in a forked grandchild; stop at a failure."""
     by_adapter: dict[str, list[str]] = {}
     for key in tests:
@@ -338,9 +393,11 @@ def _run_tests(tests: Sequence[str], basetemp: Path, options: Sequence[str]) -> 
             try:
                 import pytest
 
-                code = int(
-                    pytest.main(_pytest_args(nodeids, basetemp, options, ["-x", *_adapter_args(adapter)]))
-                )
+                outcomes = _Outcomes()
+                args = _pytest_args(nodeids, basetemp, options, ["-x", *_adapter_args(adapter)])
+                code = int(pytest.main(args, plugins=[outcomes]))
+                before = frozenset(_split_key(k)[1] for k in skipped_before if _split_key(k)[0] == adapter)
+                code = _verdict(code, outcomes, before)
             except BaseException:  # a grandchild must never return into the child
                 traceback.print_exc()
             finally:
@@ -384,7 +441,7 @@ def run_mutants(
                 traceback.print_exc()
                 print(f"killed: the mutated {module_name} raises while it is imported")
                 return 2
-            return _run_tests(job.tests, basetemp, options)
+            return _run_tests(job.tests, basetemp, options, job.skipped_before)
 
         pid = _fork(child, workdir / f"slot{slot}.txt")
         running[pid] = (job, time.monotonic(), slot)

@@ -26,7 +26,7 @@ NOT_REACHED = "not reached"
 
 @dataclass
 class ModuleScore:
-    """One module's counts; ``gaps`` are the untriaged survivors (line, operator, diff)."""
+    """One module's counts; ``gaps`` are the untriaged survivors (line, operator, diff), ``gap_jobs`` their ids."""
 
     module: str
     killed: int = 0
@@ -39,6 +39,7 @@ class ModuleScore:
     skipped: int = 0
     pending: int = 0
     gaps: list[tuple[int, str, str]] = field(default_factory=list)
+    gap_jobs: list[str] = field(default_factory=list)
     triaged: list[tuple[int, str, TriageRule]] = field(default_factory=list)
 
     @property
@@ -111,6 +112,7 @@ def score_session(
             if str(result.get("output", "")).startswith(NOT_REACHED):
                 score.not_reached += 1
             score.gaps.append((line_number, operator, str(result.get("diff") or "").strip()))
+            score.gap_jobs.append(str(item["job_id"]))
     return score
 
 

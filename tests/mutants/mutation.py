@@ -288,7 +288,8 @@ def _jobs(session: Path, module: str, coverage: CoverageMap) -> tuple[list[Mutan
                 )
                 continue
             diffs[item.job_id] = diff
-            jobs.append(MutantJob(job_id=item.job_id, source=mutated, tests=tests))
+            skipped = coverage.skipped.intersection(tests)
+            jobs.append(MutantJob(job_id=item.job_id, source=mutated, tests=tests, skipped_before=skipped))
     return jobs, diffs
 
 
@@ -357,7 +358,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rerun-survivors",
         action="store_true",
-        help="keep each module's session but run its survivors (and runner faults) again, after a test got stronger",
+        help="keep each module's session but run its untriaged survivors (and runner faults) again, after a test got stronger",
     )
     parser.add_argument(
         "--report",
@@ -401,14 +402,20 @@ def main(argv: list[str] | None = None) -> int:
     return worst
 
 
-def _forget_survivors(session: Path) -> int:
-    """Make the session's survivors and runner faults pending again; how many."""
+def _forget_survivors(session: Path, module: str, root: Path = PROJECT_ROOT) -> int:
+    """Make the session's untriaged survivors and runner faults pending again; how many.
+
+    Triaged survivors (equivalent, unspecified) stay: a stronger test can't change their verdict.
+    """
+    jobs = score_session(session, module, root).gap_jobs
     with sqlite3.connect(session) as db:
-        cursor = db.execute(
-            "DELETE FROM work_results WHERE (test_outcome = 'SURVIVED' AND worker_outcome = 'NORMAL') "
-            "OR worker_outcome IN ('EXCEPTION', 'ABNORMAL')"
-        )
-        return cursor.rowcount
+        removed = 0
+        for job_id in jobs:
+            removed += db.execute("DELETE FROM work_results WHERE job_id = ?", (job_id,)).rowcount
+        removed += db.execute(
+            "DELETE FROM work_results WHERE worker_outcome IN ('EXCEPTION', 'ABNORMAL')"
+        ).rowcount
+        return removed
 
 
 def _session_path(out: Path, module: str) -> Path:
@@ -422,7 +429,16 @@ def _check_runner(module: str, coverage: CoverageMap, workdir: Path, options: Se
     run_mutants(
         module.replace("/", ".").removesuffix(".py"),
         PROJECT_ROOT / module,
-        iter([MutantJob("unmutated", (PROJECT_ROOT / module).read_text(encoding="utf-8"), [fastest])]),
+        iter(
+            [
+                MutantJob(
+                    "unmutated",
+                    (PROJECT_ROOT / module).read_text(encoding="utf-8"),
+                    [fastest],
+                    skipped_before=coverage.skipped & {fastest},
+                )
+            ]
+        ),
         parallel=1,
         timeout=lambda _job: 600.0,
         workdir=workdir,
@@ -446,7 +462,7 @@ def _run_module(
     stem = session.stem
     started = time.monotonic()
     if args.rerun_survivors and session.exists():
-        _forget_survivors(session)
+        _forget_survivors(session, module)
     elif not (args.resume and session.exists()):
         error = _init_session(module, requirements, session, out / f"{stem}.toml", args.timeout)
         if error:
