@@ -61,6 +61,7 @@ CAPABILITIES: Mapping[str, str] = {
     "permission_modes": "takes a permission mode (default, plan, dontAsk, ...)",
     "command_hooks": "runs command hooks before and after a tool call",
     "tool_search": "can defer tools behind a search tool, switched on and off",
+    "settings_files": "reads Claude Code's user, project and local settings files by itself",
 }
 
 _BASELINES = Path(__file__).resolve().parent.parent / "baselines"

@@ -19,8 +19,10 @@ import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from pytest_toolharness._vocabulary import SETTINGS_FILES
 from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
 from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
 
@@ -136,6 +138,12 @@ class WireScenario:
     ``roles`` are the target-profile capabilities the scenario as a whole needs (a target without
     one of them can't run it: its requirements are "not checked"); a role only some calls need is
     judged per call (:data:`~pytest_toolharness.wire._evidence.PAIRING_ROLES`).
+
+    ``files`` are written into the working directory before the run (path relative to it, text);
+    ``links`` are symbolic links (path → what it points to, as written); ``home/...`` is the
+    target's ``HOME``. ``setting_files`` are settings the target must find by itself, by source
+    (``userSettings``, ``projectSettings``, ``localSettings``), written where Claude Code reads them
+    (:data:`~pytest_toolharness._vocabulary.SETTINGS_FILES`); ``settings`` is the one it is given.
     """
 
     name: str
@@ -145,10 +153,25 @@ class WireScenario:
     settings: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
     roles: frozenset[str] = frozenset({"mcp"})
+    files: Mapping[str, str] = field(default_factory=dict)
+    links: Mapping[str, str] = field(default_factory=dict)
+    setting_files: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.name or not self.prompt:
             raise ValueError("a WireScenario needs a name and a non-empty prompt")
+        for path in (*self.files, *self.links):
+            parts = PurePosixPath(path).parts
+            if not parts or PurePosixPath(path).is_absolute() or ".." in parts:
+                raise ValueError(
+                    f"WireScenario {self.name!r}: file {path!r} must be a relative path inside the working directory"
+                )
+        unknown = sorted(set(self.setting_files) - set(SETTINGS_FILES))
+        if unknown:
+            raise ValueError(
+                f"WireScenario {self.name!r}: unknown settings source(s) {unknown}; "
+                f"a target finds {sorted(SETTINGS_FILES)} by itself"
+            )
         for index, step in enumerate(self.steps):
             if not (isinstance(step, AssistantTurn) or callable(step)):
                 raise TypeError(
