@@ -122,3 +122,24 @@ def test_results_come_in_completion_order(tmp_path: Path) -> None:
     assert str(completion_order) in problems[0], problems
     kinds = [(e["event"], e["tool"]) for e in read_call_log(tmp_path / "run")]
     assert kinds[:2] == [("start", "slow"), ("start", "fast")], kinds
+
+
+def test_baseline_evidence_recurs(tmp_path: Path) -> None:
+    """Each baseline entry with evidence: its scenario, run on the real CLI, records those bytes in that file.
+
+    The scenarios are the wire suite's own (``conformance/test_wire_rules.py``), so the evidence is
+    what ``--toolharness-keep-workdirs`` shows a user.
+    """
+    from conformance.test_wire_rules import _SCENARIOS
+
+    target = ClaudeCodeTarget(_binary())
+    entries = [e for e in tomllib.loads(BASELINE.read_text())["expected_failures"] if "evidence" in e]
+    assert {e["id"] for e in entries} >= {"PERM-17", "CONC-4", "RESULT-3"}
+    for entry in entries:
+        evidence = entry["evidence"]
+        run = run_wire_scenario(
+            target, _SCENARIOS[evidence["scenario"]](), tmp_path / entry["id"], timeout=120
+        )
+        assert run.failure() is None, run.failure()
+        recorded = (tmp_path / entry["id"] / evidence["file"]).read_bytes()
+        assert evidence["bytes"].encode() in recorded, (entry["id"], recorded[:2000])

@@ -1,0 +1,294 @@
+"""The whole-run wire judgements (``_run_checks``) on hand-made runs: each names the fault in a run
+that breaks its requirement, passes a run that keeps it, and is "not checked" (a reason) when the
+scenario's control did not take effect, so it can't pass for the wrong reason.
+
+A run here is what the suite would have recorded: requests (the tool_results the harness sent),
+the MCP server's call log and the files in the working directory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolharness.wire import _result_scenarios as res
+from pytest_toolharness.wire import _rule_scenarios as rules
+from pytest_toolharness.wire import _run_checks as checks
+from pytest_toolharness.wire._adapter import WireRun, write_scenario_files
+from pytest_toolharness.wire._api_server import RecordedRequest
+from pytest_toolharness.wire._encoding import wire_json
+from pytest_toolharness.wire._targets import TargetOutcome
+
+_TOOLS = [
+    {"name": name, "description": name, "input_schema": {"type": "object", "properties": {}}}
+    for name in ("Read", "Bash", "Write")
+]
+
+
+def _request(results: Mapping[str, Any], tools: Sequence[Mapping[str, Any]] = _TOOLS) -> RecordedRequest:
+    """One main request whose user message answers each id with ``(content, is_error)``."""
+    blocks = [
+        {"type": "tool_result", "tool_use_id": i, "content": content, "is_error": is_error}
+        for i, (content, is_error) in results.items()
+    ]
+    uses = [{"type": "tool_use", "id": i, "name": "Bash", "input": {}} for i in results]
+    body = {
+        "model": "m",
+        "max_tokens": 10,
+        "tools": list(tools),
+        "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": uses},
+            {"role": "user", "content": blocks},
+        ],
+    }
+    raw = wire_json(body).encode()
+    return RecordedRequest(0, "POST", "/v1/messages", {}, {}, raw, json.loads(raw), status=200)
+
+
+def _run(
+    workdir: Path,
+    results: Mapping[str, Any],
+    *,
+    ran: Sequence[str] = (),
+    tools: Sequence[Mapping[str, Any]] = _TOOLS,
+) -> WireRun:
+    calls = [{"event": e, "tool": t, "outcome": "ok", "time": 1.0} for t in ran for e in ("start", "end")]
+    return WireRun(
+        scenario="made",
+        target="made",
+        base_url="http://127.0.0.1:9",
+        timeout=1.0,
+        requests=[_request(results, tools)],
+        outcome=TargetOutcome(0, "", "", False, 0.0),
+        server_errors=[],
+        workdir=workdir,
+        mcp_calls=calls,
+    )
+
+
+def _errors(ids: Mapping[str, str], skip: Sequence[str] = ("control",)) -> dict[str, Any]:
+    return {i: ("denied", True) for label, i in ids.items() if label not in skip}
+
+
+# -- PERM-4 ---------------------------------------------------------------------------------------
+
+
+def test_sources_a_denied_tool_that_ran_is_named(tmp_path: Path) -> None:
+    ids = rules.source_ids()
+    controls = [t for t, (_, must) in rules.SOURCE_GUARDS.items() if must]
+    results = {ids[t]: ("denied", True) for t in rules.SOURCE_GUARDS}
+    assert checks.judge_sources(_run(tmp_path, results, ran=controls)) == ([], [])
+    problems, unproven = checks.judge_sources(
+        _run(tmp_path, results, ran=[*controls, "src_user_allow_project_deny"])
+    )
+    assert unproven == []
+    assert problems == [
+        "src_user_allow_project_deny ran although allow in userSettings, deny in projectSettings"
+    ]
+    # An ask that came back as a success (the tool ran where the log can't see) is a problem too.
+    problems, _ = checks.judge_sources(
+        _run(tmp_path, {**results, ids["src_local_ask_flag_allow"]: ("x", False)}, ran=controls)
+    )
+    assert any("src_local_ask_flag_allow" in p for p in problems)
+
+
+def test_sources_an_unread_file_is_not_checked(tmp_path: Path) -> None:
+    """A harness that reads no settings file but --settings runs neither user- nor local-only tool."""
+    ids = rules.source_ids()
+    results = {ids[t]: ("denied", True) for t in rules.SOURCE_GUARDS}
+    _, unproven = checks.judge_sources(_run(tmp_path, results, ran=["src_flag_allow"]))
+    assert len(unproven) == 2
+    assert "src_user_allow" in unproven[0]
+    assert "src_local_allow" in unproven[1]
+
+
+# -- PERM-17, PERM-16, PERM-11 --------------------------------------------------------------------
+
+
+def test_denied_spellings_a_created_file_is_the_proof_it_ran(tmp_path: Path) -> None:
+    ids = rules.shell_deny_ids()
+    (tmp_path / rules.DENY_CONTROL).mkdir()
+    results = {**_errors(ids), ids["control"]: ("", False)}
+    assert checks.judge_denied_spellings(_run(tmp_path, results)) == ([], [])
+    (tmp_path / "f17-bash-c").touch()
+    problems, unproven = checks.judge_denied_spellings(
+        _run(tmp_path, {**results, ids["bash-c"]: ("ok", False)})
+    )
+    assert unproven == []
+    assert [p.split(":")[0] for p in problems] == ["bash-c", ids["bash-c"] + " (bash-c"]
+
+
+def test_denied_spellings_without_the_control_are_not_checked(tmp_path: Path) -> None:
+    """A harness that denies every shell call (or has no shell) proves nothing about deny rules."""
+    ids = rules.shell_deny_ids()
+    problems, unproven = checks.judge_denied_spellings(_run(tmp_path, _errors(ids, skip=())))
+    assert problems == []
+    assert unproven == [
+        f"the allowed control command (mkdir {rules.DENY_CONTROL}) did not run: its directory is missing"
+    ]
+    _, unproven = checks.judge_denied_spellings(_run(tmp_path, _errors(ids), tools=[]))
+    assert "the harness offers no shell tool (Bash)" in unproven
+
+
+@pytest.mark.parametrize("label", list(rules.UNALLOWED_COMPOUNDS))
+def test_unallowed_compounds_each_part_is_judged(tmp_path: Path, label: str) -> None:
+    ids = rules.shell_allow_ids()
+    (tmp_path / rules.ALLOW_CONTROL).mkdir()
+    (tmp_path / f"f16-{label}").touch()
+    problems, unproven = checks.judge_unallowed_compounds(_run(tmp_path, _errors(ids)))
+    assert unproven == []
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{label}: ")
+    # PERM-11 judges only the compounds among them.
+    problems, _ = checks.judge_unallowed_compounds(_run(tmp_path, _errors(ids)), checks.COMPOUND_LABELS)
+    assert bool(problems) == (label in checks.COMPOUND_LABELS)
+
+
+def test_path_rules_a_leaked_token_is_named(tmp_path: Path) -> None:
+    ids = rules.paths_ids()
+    results = {**_errors(ids), ids["control"]: (rules.PLAIN_TOKEN, False)}
+    assert checks.judge_path_rules(_run(tmp_path, results)) == ([], [])
+    leaked = {**results, ids["link"]: (f"1\t{rules.SECRET_TOKEN}", False)}
+    problems, _ = checks.judge_path_rules(_run(tmp_path, leaked))
+    assert problems[0] == "link: reading 'link.txt' returned the denied file's content"
+    home = {**results, ids["home-dotdot"]: (rules.HOME_SECRET_TOKEN, True)}
+    assert checks.judge_path_rules(_run(tmp_path, home))[0] == [
+        "home-dotdot: reading '~/../home/home-secret.txt' returned the denied file's content"
+    ]
+
+
+def test_path_rules_without_the_control_read_are_not_checked(tmp_path: Path) -> None:
+    ids = rules.paths_ids()
+    _, unproven = checks.judge_path_rules(_run(tmp_path, _errors(ids, skip=())))
+    assert unproven == ["the control read (plain.txt) never reached the model: the read tool read nothing"]
+
+
+def test_scenario_files_are_written_where_the_target_finds_them(tmp_path: Path) -> None:
+    write_scenario_files(tmp_path, rules.paths_scenario())
+    assert (tmp_path / "link.txt").read_text() == f"{rules.SECRET_TOKEN}\n"
+    assert (tmp_path / "linked" / "secret.txt").read_text() == f"{rules.SECRET_TOKEN}\n"
+    assert (tmp_path / "home" / "home-secret.txt").read_text() == f"{rules.HOME_SECRET_TOKEN}\n"
+    sources = tmp_path / "sources"
+    write_scenario_files(sources, rules.sources_scenario())
+    user = json.loads((sources / "home/.claude/settings.json").read_text())
+    assert "mcp__suite__src_user_allow" in user["permissions"]["allow"]
+    assert (sources / ".claude/settings.json").is_file()
+    assert (sources / ".claude/settings.local.json").is_file()
+
+
+def test_scenario_files_outside_the_workdir_are_refused() -> None:
+    with pytest.raises(ValueError, match="must be a relative path inside the working directory"):
+        rules.paths_scenario().__class__(name="x", prompt="p", steps=(), files={"../escape": "x"})
+    with pytest.raises(ValueError, match="unknown settings source"):
+        rules.paths_scenario().__class__(name="x", prompt="p", steps=(), setting_files={"policySettings": {}})
+
+
+# -- PERM-15, PERM-9 ---------------------------------------------------------------------------------
+
+
+def _accept_edits_workdir(tmp_path: Path) -> Path:
+    workdir = tmp_path / "work"
+    write_scenario_files(workdir, rules.protected_scenario())
+    (workdir / rules.EDIT_CONTROL).write_text(rules.PLANTED)
+    return workdir
+
+
+def test_protected_paths_a_planted_file_is_named(tmp_path: Path) -> None:
+    ids = rules.protected_ids()
+    workdir = _accept_edits_workdir(tmp_path)
+    results = {**_errors(ids), ids["control"]: ("written", False)}
+    assert checks.judge_protected_paths(_run(workdir, results)) == ([], [])
+    (workdir / ".git/config").write_text(rules.PLANTED)
+    (workdir / "home").mkdir(exist_ok=True)
+    (workdir / "home/.bashrc").write_text(rules.PLANTED)
+    (workdir / rules.REDIRECTED).write_text("planted\n")
+    problems, unproven = checks.judge_protected_paths(_run(workdir, results))
+    assert unproven == []
+    assert problems == [
+        "git-config: the write tool wrote the protected .git/config in acceptEdits",
+        "bashrc: the write tool wrote the protected ~/.bashrc in acceptEdits",
+        f"a shell redirection wrote the protected {rules.REDIRECTED} in acceptEdits",
+    ]
+
+
+def test_accept_edits_outside_write_is_named_and_no_mode_is_not_checked(tmp_path: Path) -> None:
+    ids = rules.protected_ids()
+    workdir = _accept_edits_workdir(tmp_path)
+    results = {**_errors(ids), ids["control"]: ("written", False)}
+    assert checks.judge_accept_edits(_run(workdir, results)) == ([], [])
+    (tmp_path / "outside-accept-edits.txt").write_text(rules.PLANTED)
+    problems, _ = checks.judge_accept_edits(_run(workdir, {**results, ids["outside"]: ("written", False)}))
+    assert problems[0] == f"acceptEdits wrote {rules.OUTSIDE}, outside the working directory"
+    (workdir / rules.EDIT_CONTROL).unlink()  # the mode never took effect: nothing was edited
+    _, unproven = checks.judge_protected_paths(_run(workdir, _errors(ids, skip=())))
+    assert unproven == [
+        f"the control write ({rules.EDIT_CONTROL}) wrote nothing: acceptEdits did not take effect"
+    ]
+
+
+# -- CONC-4 ----------------------------------------------------------------------------------------
+
+
+def test_failed_shell_siblings_that_ran_are_named(tmp_path: Path) -> None:
+    ids = rules.shell_fail_ids()
+    (tmp_path / "c4-first").touch()
+    cancelled = {i: ("Cancelled: a sibling failed", True) for i in ids.values()}
+    assert checks.judge_failed_shell(_run(tmp_path, cancelled)) == ([], [])
+    (tmp_path / "c4-second").touch()
+    ran = {**cancelled, ids["second"]: ("", False)}
+    problems, _ = checks.judge_failed_shell(_run(tmp_path, ran))
+    assert problems[0] == "second: 'touch c4-second' ran after its shell sibling failed"
+    (tmp_path / "c4-first").unlink()
+    assert checks.judge_failed_shell(_run(tmp_path, cancelled))[1] == [
+        "the failing shell command never ran (c4-first is missing)"
+    ]
+
+
+# -- RESULT-2, RESULT-3 -------------------------------------------------------------------------------
+
+_CAPTION = "p" * res.IMAGE_TEXT_CHARS
+_IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
+
+
+def test_images_kept_whole_or_named(tmp_path: Path) -> None:
+    persisted = ("<persisted-output>saved to /x/y.txt: " + "p" * 100, False)
+    whole = ([_IMAGE, {"type": "text", "text": _CAPTION}], False)
+    good = {res.ImageIds.PICTURE: whole, res.ImageIds.TEXT_ONLY: persisted}
+    ran = ["pic", "text_only"]
+    assert checks.judge_images_kept(_run(tmp_path, good, ran=ran)) == ([], [])
+    replaced = {**good, res.ImageIds.PICTURE: ([_IMAGE, {"type": "text", "text": persisted[0]}], False)}
+    problems, _ = checks.judge_images_kept(_run(tmp_path, replaced, ran=ran))
+    assert problems == [
+        f"{res.ImageIds.PICTURE}: the image result's text was replaced or cut (137 of 60000 characters sent)"
+    ]
+    no_image = {**good, res.ImageIds.PICTURE: (_CAPTION, False)}
+    assert checks.judge_images_kept(_run(tmp_path, no_image, ran=ran))[0] == [
+        f"{res.ImageIds.PICTURE}: the image result was sent without its image"
+    ]
+    # Nothing is replaced at this size: the exemption can't be seen, so not checked.
+    inline = {**good, res.ImageIds.TEXT_ONLY: (_CAPTION, False)}
+    assert "went inline too" in checks.judge_images_kept(_run(tmp_path, inline, ran=ran))[1][0]
+
+
+def test_message_budget_over_or_wrong_one_replaced(tmp_path: Path) -> None:
+    ids = res.budget_ids()
+    ran = list(res.BUDGET_SIZES)
+    inline = {ids[t]: (res.budget_output(t), False) for t in res.BUDGET_SIZES}
+    problems, unproven = checks.judge_message_budget(_run(tmp_path, inline, ran=ran))
+    assert unproven == []
+    assert problems == [
+        "the 10 results of one message total 230000 characters, over the 200000-character budget (replaced: none)"
+    ]
+    largest = {**inline, ids["b_large"]: ("<persisted-output>saved to /x: aaaa", False)}
+    assert checks.judge_message_budget(_run(tmp_path, largest, ran=ran)) == ([], [])
+    wrong = {**inline, ids["b_medium"]: ("saved", False), ids["b_one"]: ("saved", False)}
+    problems, _ = checks.judge_message_budget(_run(tmp_path, wrong, ran=ran))
+    assert problems == ["['b_medium', 'b_one'] were replaced but not the largest result (b_large)"]
+    assert checks.judge_message_budget(_run(tmp_path, largest, ran=ran[:-1]))[1] == [
+        "the suite's MCP server never ran b_eight to its end"
+    ]
