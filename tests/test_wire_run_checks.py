@@ -292,3 +292,14 @@ def test_message_budget_over_or_wrong_one_replaced(tmp_path: Path) -> None:
     assert checks.judge_message_budget(_run(tmp_path, largest, ran=ran[:-1]))[1] == [
         "the suite's MCP server never ran b_eight to its end"
     ]
+
+
+def test_calls_never_made_are_not_checked_never_passed(tmp_path: Path) -> None:
+    """A harness that ends the run at its first auto-rejected call never made the rest: not checked."""
+    ids = rules.shell_allow_ids()
+    (tmp_path / rules.ALLOW_CONTROL).mkdir()
+    first = {ids["control"]: ("", False), ids["and"]: ("rejected", True)}
+    problems, unproven = checks.judge_unallowed_compounds(_run(tmp_path, first))
+    assert problems == []
+    assert len(unproven) == len(rules.UNALLOWED_COMPOUNDS) - 1
+    assert unproven[0].endswith("was never answered: the run ended before the call was made")

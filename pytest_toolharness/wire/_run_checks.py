@@ -62,8 +62,16 @@ def _block(run: WireRun, tool_use_id: str) -> Mapping[str, Any] | None:
     return blocks[0] if blocks else None
 
 
-def _error_problem(run: WireRun, tool_use_id: str, what: str) -> list[str]:
+def _error_problem(run: WireRun, tool_use_id: str, what: str, unproven: list[str] | None = None) -> list[str]:
+    """A problem when the call's result is not an error.
+
+    A call never answered (the harness ended the run before it: opencode stops at the first
+    permission it auto-rejects) was never exercised: that goes to ``unproven`` when given.
+    """
     block = _block(run, tool_use_id)
+    if block is None and unproven is not None:
+        unproven.append(f"{tool_use_id} ({what}) was never answered: the run ended before the call was made")
+        return []
     if block is not None and block.get("is_error") is True:
         return []
     shown = "no result" if block is None else repr(result_text(block)[:160])
@@ -96,7 +104,7 @@ def judge_sources(run: WireRun) -> Judgement:
         said = ", ".join(f"{kind} in {source}" for source, kind in where.items())
         if called(run, tool):
             problems.append(f"{tool} ran although {said}")
-        problems += _error_problem(run, ids[tool], f"{tool}, {said}")
+        problems += _error_problem(run, ids[tool], f"{tool}, {said}", unproven)
     return problems, unproven
 
 
@@ -122,7 +130,7 @@ def _shell_judgement(
         command = commands[label]
         if _exists(run, f"{prefix}{label}"):
             problems.append(f"{label}: {command!r} ran although {why}: {prefix}{label} exists")
-        problems += _error_problem(run, ids[label], f"{label}: {command!r}")
+        problems += _error_problem(run, ids[label], f"{label}: {command!r}", unproven)
     return problems, unproven
 
 
@@ -173,7 +181,7 @@ def judge_path_rules(run: WireRun) -> Judgement:
         text = result_text(block) if block is not None else ""
         if rules.SECRET_TOKEN in text or rules.HOME_SECRET_TOKEN in text:
             problems.append(f"{label}: reading {path!r} returned the denied file's content")
-        problems += _error_problem(run, ids[label], f"{label}: read {path!r}")
+        problems += _error_problem(run, ids[label], f"{label}: read {path!r}", unproven)
     if any(rules.SECRET_TOKEN in body or rules.HOME_SECRET_TOKEN in body for body in bodies) and not problems:
         problems.append("a denied file's content reached the model")
     return problems, unproven
@@ -203,27 +211,29 @@ def _accept_edits_unproven(run: WireRun) -> list[str]:
 def judge_protected_paths(run: WireRun) -> Judgement:
     """PERM-15 (``protected``): in acceptEdits no protected path is written, by the write tool or a redirection."""
     ids = rules.protected_ids()
-    problems = []
+    problems: list[str] = []
+    unproven = _accept_edits_unproven(run)
     for label, path in rules.PROTECTED_WRITES.items():
         if _planted(run, path):
             problems.append(f"{label}: the write tool wrote the protected {path} in acceptEdits")
-        problems += _error_problem(run, ids[label], f"{label}: write {path}")
+        problems += _error_problem(run, ids[label], f"{label}: write {path}", unproven)
     if _planted(run, rules.REDIRECTED) or (_exists(run, rules.REDIRECTED)):
         problems.append(f"a shell redirection wrote the protected {rules.REDIRECTED} in acceptEdits")
-    return problems, _accept_edits_unproven(run)
+    return problems, unproven
 
 
 def judge_accept_edits(run: WireRun) -> Judgement:
     """PERM-9 (``protected``): acceptEdits allows a write inside the working directory, not one outside."""
     ids = rules.protected_ids()
-    problems = []
+    problems: list[str] = []
+    unproven = _accept_edits_unproven(run)
     if _planted(run, rules.OUTSIDE):
         problems.append(f"acceptEdits wrote {rules.OUTSIDE}, outside the working directory")
-    problems += _error_problem(run, ids["outside"], f"write {rules.OUTSIDE}")
+    problems += _error_problem(run, ids["outside"], f"write {rules.OUTSIDE}", unproven)
     control = _block(run, ids["control"])
     if control is not None and control.get("is_error") is True:
         problems.append(f"the in-directory write is an error: {result_text(control)[:160]!r}")
-    return problems, _accept_edits_unproven(run)
+    return problems, unproven
 
 
 # -- CONC-4 ------------------------------------------------------------------------------------
