@@ -25,6 +25,7 @@ from conformance._wire_runs import WireRunner, judge, scenario_runner
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.wire import _checks as checks
 from pytest_toolharness.wire import _evidence as evidence
+from pytest_toolharness.wire import _run_checks as run_checks
 from pytest_toolharness.wire._encoding import wire_json
 from pytest_toolharness.wire._scenarios import (
     CLAUDE_CODE_NAMES,
@@ -38,12 +39,14 @@ from pytest_toolharness.wire._scenarios import (
     pairing_scenario,
     persisted_scenario,
 )
+from pytest_toolharness.wire._search_scenarios import search_scenario
 
 _SCENARIOS: dict[str, Callable[[ToolNames], WireScenario]] = {
     "pairing": pairing_scenario,
     "deferred": deferred_scenario,
     "concurrent": concurrent_scenario,
     "persisted": persisted_scenario,
+    "search": search_scenario,
 }
 
 
@@ -344,4 +347,13 @@ def test_replacement_frozen_per_tool_use(wire: WireRunner) -> None:
         for index, text in copies[1:]
         if text != copies[0][1]
     ]
+    judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("DEFER-5", "SHOULD")
+def test_keyword_search_fast_paths_and_limit(wire: WireRunner) -> None:
+    """DEFER-5: an exact name comes first, +term is required, max_results limits, a server prefix lists its tools."""
+    run = wire("search")
+    problems, unproven = run_checks.judge_keyword_search(run)
     judge(run, problems, unproven)

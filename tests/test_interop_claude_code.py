@@ -63,6 +63,21 @@ def test_command_is_print_mode_with_suite_settings_and_only_suite_mcp(tmp_path: 
     assert after == "--strict-mcp-config"
 
 
+def test_plugin_folders_are_loaded_with_plugin_dir(tmp_path: Path) -> None:
+    """A scenario's plugin folders reach Claude Code and the reference CLI as --plugin-dir, any target as a variable."""
+    import dataclasses
+    import os
+
+    from pytest_toolharness.wire._targets import ReferenceTarget
+
+    inv = dataclasses.replace(_invocation(tmp_path), plugin_dirs=(tmp_path / "p1", tmp_path / "p2"))
+    for argv in (ClaudeCodeTarget(Path("/opt/claude")).command(inv), ReferenceTarget().command(inv)):
+        dirs = [argv[i + 1] for i, word in enumerate(argv) if word == "--plugin-dir"]
+        assert dirs == [str(tmp_path / "p1"), str(tmp_path / "p2")]
+    assert base_environment(inv)["TOOLHARNESS_PLUGIN_DIRS"] == os.pathsep.join(dirs)
+    assert "--plugin-dir" not in ClaudeCodeTarget(Path("/opt/claude")).command(_invocation(tmp_path))
+
+
 def test_environment_is_offline_and_loopback_only(tmp_path: Path) -> None:
     target = ClaudeCodeTarget(Path("/opt/claude"))
     inv = _invocation(tmp_path)

@@ -21,9 +21,11 @@ from pytest_toolharness.wire import _run_checks as checks
 from pytest_toolharness.wire._adapter import WireRun, write_scenario_files
 from pytest_toolharness.wire._api_server import RecordedRequest
 from pytest_toolharness.wire._encoding import wire_json
+from pytest_toolharness.wire._search_scenarios import search_ids
+from pytest_toolharness.wire._security import HookSourceIds
 from pytest_toolharness.wire._targets import TargetOutcome
 
-_TOOLS = [
+_TOOLS: list[dict[str, Any]] = [
     {"name": name, "description": name, "input_schema": {"type": "object", "properties": {}}}
     for name in ("Read", "Bash", "Write")
 ]
@@ -56,8 +58,10 @@ def _run(
     *,
     ran: Sequence[str] = (),
     tools: Sequence[Mapping[str, Any]] = _TOOLS,
+    hooks: Sequence[tuple[str, str]] = (),
 ) -> WireRun:
     calls = [{"event": e, "tool": t, "outcome": "ok", "time": 1.0} for t in ran for e in ("start", "end")]
+    hook_calls = [{"hook": hook, "input": {"tool_name": f"mcp__suite__{tool}"}} for hook, tool in hooks]
     return WireRun(
         scenario="made",
         target="made",
@@ -68,6 +72,7 @@ def _run(
         server_errors=[],
         workdir=workdir,
         mcp_calls=calls,
+        hook_calls=hook_calls,
     )
 
 
@@ -303,3 +308,67 @@ def test_calls_never_made_are_not_checked_never_passed(tmp_path: Path) -> None:
     assert problems == []
     assert len(unproven) == len(rules.UNALLOWED_COMPOUNDS) - 1
     assert unproven[0].endswith("was never answered: the run ended before the call was made")
+
+
+# -- HOOK-8, DEFER-5 ----------------------------------------------------------------------------------
+
+_HOOKS_RAN = [("async-deny", "h_async"), ("plugin-deny", "h_plugin")]
+
+
+def test_hook_sources_a_deciding_async_hook_or_ignored_plugin_is_named(tmp_path: Path) -> None:
+    good = {
+        HookSourceIds.ASYNC: ("ran", False),
+        HookSourceIds.PLUGIN: ("denied", True),
+        HookSourceIds.HTTP: ("ran", False),
+    }
+    ran = ["h_async", "h_http"]
+    assert checks.judge_hook_sources(_run(tmp_path, good, ran=ran, hooks=_HOOKS_RAN)) == ([], [])
+    problems, _ = checks.judge_hook_sources(
+        _run(tmp_path, good, ran=["h_plugin", "h_http"], hooks=_HOOKS_RAN)
+    )
+    assert problems == [
+        "h_async did not run: an async hook's deny decided the call",
+        "h_plugin ran although its plugin's PreToolUse hook denied it",
+    ]
+    assert checks.judge_hook_sources(_run(tmp_path, good, ran=["h_async"], hooks=_HOOKS_RAN))[0] == [
+        "h_http did not run: an http hook nothing answers blocked the call"
+    ]
+    # A harness that never loads the plugin (so never expands its root) is not checked.
+    _, unproven = checks.judge_hook_sources(_run(tmp_path, good, ran=ran, hooks=_HOOKS_RAN[:1]))
+    assert unproven == ["the suite's plugin-deny hook never ran for h_plugin"]
+
+
+def _refs(*tools: str) -> tuple[list[dict[str, str]], bool]:
+    return [{"type": "tool_reference", "tool_name": f"mcp__suite__{t}"} for t in tools], False
+
+
+_SEARCH_TOOLS: list[dict[str, Any]] = [
+    *_TOOLS,
+    {"name": "ToolSearch", "description": "s", "input_schema": {"type": "object"}},
+]
+
+
+def test_keyword_search_each_fast_path_is_judged(tmp_path: Path) -> None:
+    ids = search_ids()
+    good = {
+        ids["exact"]: _refs("n_notes"),
+        ids["required"]: _refs("f_flights", "w_alpha"),
+        ids["limit"]: _refs("w_alpha"),
+        ids["nothing"]: ("No matching deferred tools found", False),
+        ids["server"]: _refs("w_alpha", "w_beta", "n_notes", "f_flights", "s_stocks"),
+    }
+    assert checks.judge_keyword_search(_run(tmp_path, good, tools=_SEARCH_TOOLS)) == ([], [])
+    bad = {
+        **good,
+        ids["exact"]: _refs("w_alpha", "n_notes"),
+        ids["required"]: _refs("f_flights", "w_beta"),
+        ids["limit"]: _refs("w_alpha", "w_beta"),
+        ids["nothing"]: _refs("s_stocks"),
+        ids["server"]: _refs("w_alpha"),
+    }
+    problems, unproven = checks.judge_keyword_search(_run(tmp_path, bad, tools=_SEARCH_TOOLS))
+    assert unproven == []
+    assert [p.split(" ")[0] for p in problems] == ["searching", "+forecast", "max_results", "a", "the"]
+    nothing_found = {i: ("No matching deferred tools found", False) for i in ids.values()}
+    _, unproven = checks.judge_keyword_search(_run(tmp_path, nothing_found, tools=_SEARCH_TOOLS))
+    assert unproven == ["no search returned a tool_reference: the deferred tools were never searched"]

@@ -237,6 +237,7 @@ def run_wire_scenario(
             base_url=server.base_url,
             env={**check_target_env(env or {}), **scenario.env},
             timeout=timeout,
+            plugin_dirs=tuple(workdir / d for d in scenario.plugin_dirs),
         )
         outcome = run_target(target, invocation)
         requests = server.requests

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from pytest_toolharness.wire import _result_scenarios as res
 from pytest_toolharness.wire import _rule_scenarios as rules
 from pytest_toolharness.wire._checks import main_requests, result_text, tool_results
-from pytest_toolharness.wire._evidence import called, offered
+from pytest_toolharness.wire._evidence import called, hook_saw, offered
+from pytest_toolharness.wire._search_scenarios import SEARCH_TOOLS, search_ids
+from pytest_toolharness.wire._security import HookSourceIds
 
 if TYPE_CHECKING:
     from pytest_toolharness.wire._adapter import WireRun
@@ -28,7 +30,9 @@ __all__ = [
     "judge_accept_edits",
     "judge_denied_spellings",
     "judge_failed_shell",
+    "judge_hook_sources",
     "judge_images_kept",
+    "judge_keyword_search",
     "judge_message_budget",
     "judge_path_rules",
     "judge_protected_paths",
@@ -317,4 +321,84 @@ def judge_message_budget(run: WireRun) -> Judgement:
     largest = max(res.BUDGET_SIZES, key=lambda t: res.BUDGET_SIZES[t])
     if replaced and largest not in replaced:
         problems.append(f"{sorted(replaced)} were replaced but not the largest result ({largest})")
+    return problems, unproven
+
+
+# -- HOOK-8 ---------------------------------------------------------------------------------------
+
+
+def judge_hook_sources(run: WireRun) -> Judgement:
+    """HOOK-8 (``hook-sources``): an async hook never decides, a plugin's hook decides, an unreachable http hook doesn't block.
+
+    Proof: the async and the plugin hook logged their input (the plugin's program is named through
+    ``${CLAUDE_PLUGIN_ROOT}``, so it ran only if the root was expanded).
+    """
+    unproven = [
+        f"the suite's {hook} hook never ran for {tool}"
+        for hook, tool in (("async-deny", "h_async"), ("plugin-deny", "h_plugin"))
+        if not hook_saw(run, hook, tool)
+    ]
+    problems = []
+    if not called(run, "h_async", outcome="ok"):
+        problems.append("h_async did not run: an async hook's deny decided the call")
+    if called(run, "h_plugin"):
+        problems.append("h_plugin ran although its plugin's PreToolUse hook denied it")
+    problems += _error_problem(run, HookSourceIds.PLUGIN, "h_plugin, denied by a plugin hook")
+    if not called(run, "h_http", outcome="ok"):
+        problems.append("h_http did not run: an http hook nothing answers blocked the call")
+    return problems, unproven
+
+
+# -- DEFER-5 ----------------------------------------------------------------------------------------
+
+
+def _references(run: WireRun, tool_use_id: str) -> list[str] | None:
+    block = _block(run, tool_use_id)
+    if block is None:
+        return None
+    content = block.get("content")
+    blocks = content if isinstance(content, list) else []
+    return [
+        str(b.get("tool_name"))
+        for b in blocks
+        if isinstance(b, Mapping) and b.get("type") == "tool_reference"
+    ]
+
+
+def judge_keyword_search(run: WireRun) -> Judgement:
+    """DEFER-5 (``search``): an exact name, a required term, a limit, no match and a server prefix.
+
+    Proof: some search returned a tool_reference, so the search tool searched the deferred tools.
+    """
+    ids = search_ids()
+    found = {label: _references(run, ids[label]) for label in ids}
+    unproven = _tool_offered(run, "tool_search")
+    if not any(found.values()):
+        unproven.append("no search returned a tool_reference: the deferred tools were never searched")
+    served = {run.names.mcp(tool): tool for tool in SEARCH_TOOLS}
+    problems = []
+    for label, refs in found.items():
+        if refs is None:
+            problems.append(f"{ids[label]} ({label}) got no result")
+    exact, required, limit = found["exact"], found["required"], found["limit"]
+    if exact is not None and exact[:1] != [run.names.mcp("n_notes")]:
+        problems.append(
+            f"searching the exact name {run.names.mcp('n_notes')} returned {exact}, not that tool first"
+        )
+    if required is not None:
+        wrong = [r for r in required if "forecast" not in SEARCH_TOOLS.get(served.get(r, ""), "").lower()]
+        if wrong or not required:
+            problems.append(
+                f"+forecast returned {required}: every tool must contain the required term, and two do"
+            )
+    if limit is not None and len(limit) != 1:
+        problems.append(f"max_results 1 returned {len(limit)} tools: {limit}")
+    nothing = _block(run, ids["nothing"])
+    if nothing is not None and (_references(run, ids["nothing"]) or not result_text(nothing).strip()):
+        problems.append(
+            f"a query nothing matches returned {nothing.get('content')!r}, not a text saying so"[:300]
+        )
+    server = found["server"]
+    if server is not None and sorted(server) != sorted(served):
+        problems.append(f"the server prefix returned {server}, not the server's five tools")
     return problems, unproven

@@ -49,6 +49,7 @@ __all__ = [
     "concurrent_scenario",
     "deferred_scenario",
     "logged_hook_command",
+    "logged_hook_program",
     "mcp_name",
     "mcp_spec",
     "pairing_scenario",
@@ -144,6 +145,8 @@ class WireScenario:
     target's ``HOME``. ``setting_files`` are settings the target must find by itself, by source
     (``userSettings``, ``projectSettings``, ``localSettings``), written where Claude Code reads them
     (:data:`~pytest_toolharness._vocabulary.SETTINGS_FILES`); ``settings`` is the one it is given.
+    ``plugin_dirs`` are Claude Code plugin folders among ``files`` the target loads
+    (``claude --plugin-dir``).
     """
 
     name: str
@@ -156,11 +159,12 @@ class WireScenario:
     files: Mapping[str, str] = field(default_factory=dict)
     links: Mapping[str, str] = field(default_factory=dict)
     setting_files: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    plugin_dirs: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         if not self.name or not self.prompt:
             raise ValueError("a WireScenario needs a name and a non-empty prompt")
-        for path in (*self.files, *self.links):
+        for path in (*self.files, *self.links, *self.plugin_dirs):
             parts = PurePosixPath(path).parts
             if not parts or PurePosixPath(path).is_absolute() or ".." in parts:
                 raise ValueError(
@@ -271,16 +275,21 @@ _HOOK_PRELUDE = (
 )
 
 
+def logged_hook_program(name: str, *, exit_code: int = 0, stdout: str = "", stderr: str = "") -> str:
+    """The Python program of :func:`logged_hook_command` (for a hook that runs a file, a plugin's)."""
+    return (
+        f"NAME = {name!r}\nLOG = {HOOK_LOG_NAME!r}\n{_HOOK_PRELUDE}"
+        f"sys.stdout.write({stdout!r})\nsys.stderr.write({stderr!r})\nsys.exit({exit_code})\n"
+    )
+
+
 def logged_hook_command(name: str, *, exit_code: int = 0, stdout: str = "", stderr: str = "") -> str:
     """A command hook that logs its input to :data:`HOOK_LOG_NAME` as ``name``, then answers.
 
     It writes ``stdout`` and ``stderr`` and exits with ``exit_code`` (2 blocks, 0 with JSON on
     stdout decides), so a check can prove from the log that the hook really ran.
     """
-    code = (
-        f"NAME = {name!r}\nLOG = {HOOK_LOG_NAME!r}\n{_HOOK_PRELUDE}"
-        f"sys.stdout.write({stdout!r})\nsys.stderr.write({stderr!r})\nsys.exit({exit_code})\n"
-    )
+    code = logged_hook_program(name, exit_code=exit_code, stdout=stdout, stderr=stderr)
     return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
 
 
