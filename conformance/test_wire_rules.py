@@ -26,6 +26,7 @@ from pytest_toolharness.wire._rule_scenarios import (
     shell_fail_scenario,
     sources_scenario,
 )
+from pytest_toolharness.wire._sandbox_scenarios import sandbox_scenario
 from pytest_toolharness.wire._scenarios import WireScenario
 
 _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
@@ -37,6 +38,7 @@ _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "shell-fail": shell_fail_scenario,
     "images": images_scenario,
     "budget": budget_scenario,
+    "sandbox": sandbox_scenario,
 }
 
 
@@ -125,3 +127,19 @@ def test_one_message_stays_within_the_budget(wire: WireRunner) -> None:
     """RESULT-3: 230,000 characters of results in one message: the largest replaced, within 200,000."""
     run = wire("budget")
     _judged(run, checks.judge_message_budget(run))
+
+
+@requires("wire")
+@pytest.mark.requirement("SBX-1", "MUST")
+def test_sandboxed_commands_write_only_inside(wire: WireRunner) -> None:
+    """SBX-1: sandbox on, every command allowed: writes through .., /proc/self/root, a link, Python, $HOME fail."""
+    run = wire("sandbox")
+    _judged(run, checks.judge_sandbox_writes(run))
+
+
+@requires("wire")
+@pytest.mark.requirement("SBX-2", "MUST")
+def test_sandboxed_commands_leave_settings_skills_and_git_alone(wire: WireRunner) -> None:
+    """SBX-2: a sandboxed command can't rewrite the settings, add a skill, a git hook or git config."""
+    run = wire("sandbox")
+    _judged(run, checks.judge_sandbox_protected(run))

@@ -18,6 +18,7 @@ import pytest
 from pytest_toolharness.wire import _result_scenarios as res
 from pytest_toolharness.wire import _rule_scenarios as rules
 from pytest_toolharness.wire import _run_checks as checks
+from pytest_toolharness.wire import _sandbox_scenarios as sbx
 from pytest_toolharness.wire._adapter import WireRun, write_scenario_files
 from pytest_toolharness.wire._api_server import RecordedRequest
 from pytest_toolharness.wire._encoding import wire_json
@@ -372,3 +373,53 @@ def test_keyword_search_each_fast_path_is_judged(tmp_path: Path) -> None:
     nothing_found = {i: ("No matching deferred tools found", False) for i in ids.values()}
     _, unproven = checks.judge_keyword_search(_run(tmp_path, nothing_found, tools=_SEARCH_TOOLS))
     assert unproven == ["no search returned a tool_reference: the deferred tools were never searched"]
+
+
+# -- SBX-1, SBX-2 ----------------------------------------------------------------------------------
+
+
+def _sandbox_workdir(tmp_path: Path) -> Path:
+    workdir = tmp_path / "work"
+    write_scenario_files(workdir, sbx.sandbox_scenario())
+    (workdir / sbx.SANDBOX_CONTROL).write_text("ran\n")
+    return workdir
+
+
+def _refused() -> dict[str, Any]:
+    ids = sbx.sandbox_ids()
+    return {
+        i: ("Exit code 1\n/bin/bash: x: Read-only file system", True)
+        for label, i in ids.items()
+        if label != "control"
+    }
+
+
+def test_sandbox_an_escape_or_a_protected_write_is_named(tmp_path: Path) -> None:
+    workdir = _sandbox_workdir(tmp_path)
+    assert checks.judge_sandbox_writes(_run(workdir, _refused())) == ([], [])
+    assert checks.judge_sandbox_protected(_run(workdir, _refused())) == ([], [])
+    (tmp_path / "sbx-symlink.txt").write_text("pwned")
+    problems, _ = checks.judge_sandbox_writes(_run(workdir, _refused()))
+    assert problems == [
+        "symlink: 'ln -s .. sbx-up && echo pwned > sbx-up/sbx-symlink.txt' wrote ../sbx-symlink.txt, outside the working directory"
+    ]
+    (workdir / ".claude/settings.local.json").write_text("{}\n")
+    (workdir / ".git/config").write_text("[core]\n\tfsmonitor = touch pwned\n")
+    problems, _ = checks.judge_sandbox_protected(_run(workdir, _refused()))
+    assert problems == [
+        "settings: the sandboxed command rewrote .claude/settings.local.json",
+        "git-config: the sandboxed command set core.fsmonitor in .git/config",
+    ]
+
+
+def test_sandbox_that_never_ran_or_a_rule_that_refused_is_not_checked(tmp_path: Path) -> None:
+    """No control written: the sandbox never started. Refusals without the OS's error: a rule, not the sandbox."""
+    workdir = _sandbox_workdir(tmp_path)
+    (workdir / sbx.SANDBOX_CONTROL).unlink()
+    _, unproven = checks.judge_sandbox_protected(_run(workdir, _refused()))
+    assert unproven[0].startswith(f"the control ({sbx.SANDBOX_CONTROL}")
+    (workdir / sbx.SANDBOX_CONTROL).write_text("ran\n")
+    denied = {i: ("Permission to use Bash has been denied.", True) for i in _refused()}
+    problems, unproven = checks.judge_sandbox_writes(_run(workdir, denied))
+    assert problems == []
+    assert unproven == ["no escape was refused by the operating system: the sandbox never ran one"]

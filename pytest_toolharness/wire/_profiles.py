@@ -63,6 +63,7 @@ CAPABILITIES: Mapping[str, str] = {
     "tool_search": "can defer tools behind a search tool, switched on and off",
     "settings_files": "reads Claude Code's user, project and local settings files by itself",
     "plugins": "loads hooks from a Claude Code plugin folder (hooks/hooks.json, ${CLAUDE_PLUGIN_ROOT})",
+    "sandbox": "runs shell commands in its sandbox when the settings say sandbox.enabled",
 }
 
 _BASELINES = Path(__file__).resolve().parent.parent / "baselines"

@@ -31,6 +31,8 @@ __all__ = [
     "SHELL_FAIL",
     "SOURCE_GUARDS",
     "UNALLOWED_COMPOUNDS",
+    "call_ids",
+    "one_call_per_turn",
     "paths_scenario",
     "protected_scenario",
     "shell_allow_scenario",
@@ -44,7 +46,7 @@ _PROMPT = "Use the tools as the conversation asks."
 _NO_SEARCH = {"ENABLE_TOOL_SEARCH": "false"}
 
 
-def _one_call_per_turn(
+def one_call_per_turn(
     names: ToolNames, role: str, calls: Mapping[str, Mapping[str, Any]], base: int, per_turn: int = 1
 ) -> tuple[AssistantTurn, ...]:
     """The first call (the control) alone, then ``per_turn`` calls a turn, ids in order.
@@ -62,7 +64,7 @@ def _one_call_per_turn(
 
 
 def call_ids(calls: Mapping[str, Any], base: int) -> dict[str, str]:
-    """The tool_use id of each labelled call of :func:`_one_call_per_turn` (label → id)."""
+    """The tool_use id of each labelled call of :func:`one_call_per_turn` (label → id)."""
     return {label: tool_use_id(base + n, _PREFIX) for n, label in enumerate(calls)}
 
 
@@ -162,7 +164,7 @@ def shell_deny_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     return WireScenario(
         name="shell-deny",
         prompt=_PROMPT,
-        steps=_one_call_per_turn(
+        steps=one_call_per_turn(
             names, "shell", _shell_calls(DENIED_SPELLINGS, DENY_CONTROL), SHELL_DENY_BASE, per_turn=4
         ),
         settings={"permissions": {"allow": [shell], "deny": [f"{shell}(touch:*)"]}},
@@ -199,7 +201,7 @@ def shell_allow_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     return WireScenario(
         name="shell-allow",
         prompt=_PROMPT,
-        steps=_one_call_per_turn(
+        steps=one_call_per_turn(
             names, "shell", _shell_calls(UNALLOWED_COMPOUNDS, ALLOW_CONTROL), SHELL_ALLOW_BASE
         ),
         settings={"permissions": {"allow": [f"{shell}(mkdir:*)"]}},
@@ -243,7 +245,7 @@ def paths_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     return WireScenario(
         name="paths",
         prompt=_PROMPT,
-        steps=_one_call_per_turn(names, "read", calls, PATHS_BASE),
+        steps=one_call_per_turn(names, "read", calls, PATHS_BASE),
         settings={"permissions": {"deny": [f"{read}(./secret.txt)", f"{read}(~/home-secret.txt)"]}},
         files={
             "plain.txt": f"{PLAIN_TOKEN}\n",

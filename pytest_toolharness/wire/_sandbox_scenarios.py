@@ -1,0 +1,85 @@
+"""The wire scenario for the shell sandbox: writes outside the workdir and to protected paths (SBX-1, SBX-2).
+
+``sandbox``: ``allow Bash`` (so no permission rule stands in the way: whatever stops a command is
+the sandbox) and ``sandbox.enabled`` with ``failIfUnavailable``; one shell call a turn. The control
+writes a file in the working directory; the escapes write next to it (``..``,
+``/proc/self/root``, a symbolic link, a Python program, ``$HOME/../..``); the protected ones
+overwrite the harness's settings, add a skill, a git hook, a git ``core.fsmonitor``. Whether a
+write happened is read from the files; that the sandbox (not the harness's own checks) stopped an
+escape from the operating system's error in its result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pytest_toolharness.wire._rule_scenarios import call_ids, one_call_per_turn
+from pytest_toolharness.wire._scenarios import CLAUDE_CODE_NAMES, ToolNames, WireScenario
+
+__all__ = [
+    "SANDBOX_CONTROL",
+    "SANDBOX_ESCAPES",
+    "SANDBOX_PROTECTED",
+    "SANDBOX_SETTINGS_TEXT",
+    "sandbox_ids",
+    "sandbox_scenario",
+]
+
+#: The control: a write inside the working directory, which the sandbox allows.
+SANDBOX_CONTROL = "sbx-inside.txt"
+#: label → (command, the file it would write, relative to the working directory's parent).
+SANDBOX_ESCAPES: Mapping[str, tuple[str, str]] = {
+    "dot-dot": ("echo pwned > ../sbx-dot-dot.txt", "sbx-dot-dot.txt"),
+    "proc-root": ("echo pwned > /proc/self/root$PWD/../sbx-proc-root.txt", "sbx-proc-root.txt"),
+    "symlink": ("ln -s .. sbx-up && echo pwned > sbx-up/sbx-symlink.txt", "sbx-symlink.txt"),
+    "python": ("python3 -c \"open('../sbx-python.txt', 'w').write('pwned')\"", "sbx-python.txt"),
+    "home": ("echo pwned > $HOME/../../sbx-home.txt", "sbx-home.txt"),
+}
+#: The harness's settings file in the working directory, and what it holds before the run.
+SANDBOX_SETTINGS_TEXT = '{"permissions": {}}\n'
+#: label → command writing a protected path inside the working directory.
+SANDBOX_PROTECTED: Mapping[str, str] = {
+    "settings": "echo '{}' > .claude/settings.local.json",
+    "skill": "mkdir -p .claude/skills/evil && echo x > .claude/skills/evil/SKILL.md",
+    "git-hook": "echo evil > .git/hooks/pre-commit",
+    "git-config": "git config core.fsmonitor 'touch pwned'",
+}
+SANDBOX_BASE = 601
+
+# A git repository as git finds one (HEAD, objects/, refs/), so `git config` writes its config.
+_GIT = {
+    ".git/HEAD": "ref: refs/heads/main\n",
+    ".git/config": "[core]\n\trepositoryformatversion = 0\n",
+    ".git/objects/.keep": "",
+    ".git/refs/heads/.keep": "",
+    ".git/hooks/.keep": "",
+}
+
+
+def _calls() -> dict[str, dict[str, str]]:
+    calls = {"control": {"command": f"echo ran > {SANDBOX_CONTROL}", "description": "the control"}}
+    calls.update({label: {"command": c, "description": label} for label, (c, _) in SANDBOX_ESCAPES.items()})
+    calls.update({label: {"command": c, "description": label} for label, c in SANDBOX_PROTECTED.items()})
+    return calls
+
+
+def sandbox_ids() -> dict[str, str]:
+    """Label → tool_use id of :func:`sandbox_scenario`'s calls (``control`` first)."""
+    return call_ids(_calls(), SANDBOX_BASE)
+
+
+def sandbox_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """The sandbox on, every shell command allowed: the control, the escapes, the protected writes."""
+    shell = names.builtin("shell")
+    return WireScenario(
+        name="sandbox",
+        prompt="Use the tools as the conversation asks.",
+        steps=one_call_per_turn(names, "shell", _calls(), SANDBOX_BASE),
+        settings={
+            "permissions": {"allow": [shell]},
+            "sandbox": {"enabled": True, "failIfUnavailable": True, "autoAllowBashIfSandboxed": True},
+        },
+        files={**_GIT, ".claude/settings.local.json": SANDBOX_SETTINGS_TEXT},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"shell_tool", "permission_rules", "sandbox"}),
+    )
