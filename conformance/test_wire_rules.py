@@ -26,7 +26,7 @@ from pytest_toolharness.wire._rule_scenarios import (
     shell_fail_scenario,
     sources_scenario,
 )
-from pytest_toolharness.wire._sandbox_scenarios import sandbox_scenario
+from pytest_toolharness.wire._sandbox_scenarios import sandbox_rules_scenario, sandbox_scenario
 from pytest_toolharness.wire._scenarios import WireScenario
 
 _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
@@ -39,6 +39,7 @@ _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "images": images_scenario,
     "budget": budget_scenario,
     "sandbox": sandbox_scenario,
+    "sandbox-rules": sandbox_rules_scenario,
 }
 
 
@@ -143,3 +144,23 @@ def test_sandboxed_commands_leave_settings_skills_and_git_alone(wire: WireRunner
     """SBX-2: a sandboxed command can't rewrite the settings, add a skill, a git hook or git config."""
     run = wire("sandbox")
     _judged(run, checks.judge_sandbox_protected(run))
+
+
+@requires("wire")
+@pytest.mark.requirement("SBX-4", "MUST")
+def test_leaving_the_sandbox_is_a_permission_decision(wire: WireRunner) -> None:
+    """SBX-4: dangerouslyDisableSandbox and excludedCommands are decided as permissions; allowUnsandboxedCommands false keeps it in."""
+    sandbox, rules_run = wire("sandbox"), wire("sandbox-rules")
+    problems, unproven = checks.judge_sandbox_exits(sandbox, rules_run)
+    judge(sandbox, [], unproven)
+    judge(rules_run, problems)
+
+
+@requires("wire")
+@pytest.mark.requirement("SBX-6", "SHOULD")
+def test_sandboxed_commands_are_auto_allowed_but_rules_still_apply(wire: WireRunner) -> None:
+    """SBX-6: with autoAllowBashIfSandboxed a command no rule names runs unasked; a deny and an ask rule still hold."""
+    sandbox, rules_run = wire("sandbox"), wire("sandbox-rules")
+    problems, unproven = checks.judge_sandbox_auto_allow(sandbox, rules_run)
+    judge(sandbox, [], unproven)
+    judge(rules_run, problems)

@@ -423,3 +423,44 @@ def test_sandbox_that_never_ran_or_a_rule_that_refused_is_not_checked(tmp_path: 
     problems, unproven = checks.judge_sandbox_writes(_run(workdir, denied))
     assert problems == []
     assert unproven == ["no escape was refused by the operating system: the sandbox never ran one"]
+
+
+def _rules_run(root: Path, created: Sequence[str]) -> WireRun:
+    """A ``sandbox-rules`` run in ``root/rules`` where the files ``created`` exist; every call but the control refused."""
+    workdir = root / "rules"
+    workdir.mkdir(parents=True)
+    for relative in created:
+        (workdir / relative).write_text("x")
+    ids = sbx.sandbox_rules_ids()
+    answered = {i: ("refused", True) for label, i in ids.items() if label != "control"}
+    return _run(workdir, {**answered, ids["control"]: ("", False)})
+
+
+def test_sandbox_exits_an_unsandboxed_or_excluded_command_that_ran_is_named(tmp_path: Path) -> None:
+    sandbox = _run(_sandbox_workdir(tmp_path), _refused())
+    assert checks.judge_sandbox_exits(sandbox, _rules_run(tmp_path / "a", ["sbx6-auto.txt"])) == ([], [])
+    (tmp_path / "sbx-unsandboxed.txt").write_text("x")  # beside the sandbox run's working directory
+    (tmp_path / "b" / "sbx4-excluded.txt").parent.mkdir()
+    (tmp_path / "b" / "sbx4-excluded.txt").write_text("x")  # beside the rules run's
+    problems, unproven = checks.judge_sandbox_exits(sandbox, _rules_run(tmp_path / "b", ["sbx6-auto.txt"]))
+    assert unproven == []
+    assert problems == [
+        "with allowUnsandboxedCommands false, 'echo pwned > ../sbx-unsandboxed.txt' left the sandbox: "
+        "../sbx-unsandboxed.txt exists",
+        "excluded: 'cp sbx6-auto.txt ../sbx4-excluded.txt' ran outside the sandbox though nothing allowed it: "
+        "../sbx4-excluded.txt exists",
+    ]
+
+
+def test_sandbox_auto_allow_missing_or_rules_ignored_is_named(tmp_path: Path) -> None:
+    sandbox = _run(_sandbox_workdir(tmp_path), _refused())
+    assert checks.judge_sandbox_auto_allow(sandbox, _rules_run(tmp_path / "a", ["sbx6-auto.txt"])) == ([], [])
+    problems, _ = checks.judge_sandbox_auto_allow(sandbox, _rules_run(tmp_path / "b", ["sbx6-deny.txt"]))
+    assert problems == [
+        "control: 'echo ran > sbx6-auto.txt' (sandboxed, no rule names it) did not run: it was not auto-allowed",
+        "deny: 'touch sbx6-deny.txt' ran although a deny rule names it: sbx6-deny.txt exists",
+    ]
+    # Without the sandbox scenario's proof (its control), nothing is judged.
+    (tmp_path / "work" / sbx.SANDBOX_CONTROL).unlink()
+    _, unproven = checks.judge_sandbox_auto_allow(sandbox, _rules_run(tmp_path / "c", []))
+    assert unproven[0].startswith("sandbox scenario: the control")

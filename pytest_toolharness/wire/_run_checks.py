@@ -37,6 +37,8 @@ __all__ = [
     "judge_message_budget",
     "judge_path_rules",
     "judge_protected_paths",
+    "judge_sandbox_auto_allow",
+    "judge_sandbox_exits",
     "judge_sandbox_protected",
     "judge_sandbox_writes",
     "judge_sources",
@@ -470,4 +472,61 @@ def judge_sandbox_protected(run: WireRun) -> Judgement:
     ids = sbx.sandbox_ids()
     for label, command in sbx.SANDBOX_PROTECTED.items():
         problems += _error_problem(run, ids[label], f"{label}: {command!r}", unproven)
+    return problems, unproven
+
+
+def _sandbox_works(run: WireRun) -> list[str]:
+    """Why the ``sandbox`` run does not show the sandbox running here (its SBX-1 proof), if it does not."""
+    return [f"sandbox scenario: {reason}" for reason in judge_sandbox_writes(run)[1]]
+
+
+def judge_sandbox_exits(sandbox: WireRun, rules_run: WireRun) -> Judgement:
+    """SBX-4: leaving the sandbox goes through the permission decision, and can't with allowUnsandboxedCommands false.
+
+    ``sandbox`` (allowUnsandboxedCommands false, every command allowed): the request to leave still
+    writes nothing outside. ``sandbox-rules`` (no allow rule): the request to leave and an excluded
+    command are decided as permissions, nobody can be asked, so neither runs.
+    """
+    unproven = _sandbox_works(sandbox)
+    problems = []
+    command, written = sbx.UNSANDBOXED
+    if sandbox.workdir is not None and (sandbox.workdir.parent / written).exists():
+        problems.append(
+            f"with allowUnsandboxedCommands false, {command!r} left the sandbox: ../{written} exists"
+        )
+    problems += _error_problem(
+        sandbox, sbx.sandbox_ids()["unsandboxed"], f"unsandboxed: {command!r}", unproven
+    )
+    ids = sbx.sandbox_rules_ids()
+    for label in ("unsandboxed", "excluded"):
+        command, _, created, _ = sbx.SANDBOX_RULE_CALLS[label]
+        if _exists(rules_run, created):
+            problems.append(
+                f"{label}: {command!r} ran outside the sandbox though nothing allowed it: {created} exists"
+            )
+        problems += _error_problem(rules_run, ids[label], f"{label}: {command!r}", unproven)
+    return problems, unproven
+
+
+def judge_sandbox_auto_allow(sandbox: WireRun, rules_run: WireRun) -> Judgement:
+    """SBX-6 (``sandbox-rules``): autoAllowBashIfSandboxed runs a sandboxed command no rule names; deny and ask still apply.
+
+    Proof: the ``sandbox`` run shows the sandbox starts here, so a control that did not run was refused.
+    """
+    unproven = _sandbox_works(sandbox)
+    ids = sbx.sandbox_rules_ids()
+    problems = []
+    for label, (command, _, created, must_run) in sbx.SANDBOX_RULE_CALLS.items():
+        if label in ("unsandboxed", "excluded"):
+            continue
+        if must_run and not _exists(rules_run, created):
+            problems.append(
+                f"{label}: {command!r} (sandboxed, no rule names it) did not run: it was not auto-allowed"
+            )
+        elif not must_run:
+            if _exists(rules_run, created):
+                problems.append(
+                    f"{label}: {command!r} ran although a {label} rule names it: {created} exists"
+                )
+            problems += _error_problem(rules_run, ids[label], f"{label}: {command!r}", unproven)
     return problems, unproven

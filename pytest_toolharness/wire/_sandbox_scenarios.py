@@ -20,8 +20,12 @@ __all__ = [
     "SANDBOX_CONTROL",
     "SANDBOX_ESCAPES",
     "SANDBOX_PROTECTED",
+    "SANDBOX_RULE_CALLS",
     "SANDBOX_SETTINGS_TEXT",
+    "UNSANDBOXED",
     "sandbox_ids",
+    "sandbox_rules_ids",
+    "sandbox_rules_scenario",
     "sandbox_scenario",
 ]
 
@@ -45,6 +49,28 @@ SANDBOX_PROTECTED: Mapping[str, str] = {
     "git-config": "git config core.fsmonitor 'touch pwned'",
 }
 SANDBOX_BASE = 601
+#: The ``sandbox`` scenario's call asking to leave the sandbox (``allowUnsandboxedCommands: false``):
+#: (its command, the file it would write next to the working directory).
+UNSANDBOXED = ("echo pwned > ../sbx-unsandboxed.txt", "sbx-unsandboxed.txt")
+
+#: ``sandbox-rules``: label → (command, extra input, what it would create relative to the working
+#: directory, whether it must run). No allow rule; ``autoAllowBashIfSandboxed`` runs a sandboxed
+#: command unasked (SBX-6), a deny and an ask rule still apply; a request to leave the sandbox and
+#: an excluded command go through the permission decision (SBX-4): nothing allows them, nobody can
+#: be asked, so they never run.
+SANDBOX_RULE_CALLS: Mapping[str, tuple[str, Mapping[str, bool], str, bool]] = {
+    "control": ("echo ran > sbx6-auto.txt", {}, "sbx6-auto.txt", True),
+    "deny": ("touch sbx6-deny.txt", {}, "sbx6-deny.txt", False),
+    "ask": ("mkdir sbx6-ask", {}, "sbx6-ask", False),
+    "unsandboxed": (
+        "echo pwned > ../sbx4-unsandboxed.txt",
+        {"dangerouslyDisableSandbox": True},
+        "../sbx4-unsandboxed.txt",
+        False,
+    ),
+    "excluded": ("cp sbx6-auto.txt ../sbx4-excluded.txt", {}, "../sbx4-excluded.txt", False),
+}
+SANDBOX_RULES_BASE = 651
 
 # A git repository as git finds one (HEAD, objects/, refs/), so `git config` writes its config.
 _GIT = {
@@ -56,10 +82,17 @@ _GIT = {
 }
 
 
-def _calls() -> dict[str, dict[str, str]]:
-    calls = {"control": {"command": f"echo ran > {SANDBOX_CONTROL}", "description": "the control"}}
+def _calls() -> dict[str, dict[str, object]]:
+    calls: dict[str, dict[str, object]] = {
+        "control": {"command": f"echo ran > {SANDBOX_CONTROL}", "description": "the control"}
+    }
     calls.update({label: {"command": c, "description": label} for label, (c, _) in SANDBOX_ESCAPES.items()})
     calls.update({label: {"command": c, "description": label} for label, c in SANDBOX_PROTECTED.items()})
+    calls["unsandboxed"] = {
+        "command": UNSANDBOXED[0],
+        "description": "unsandboxed",
+        "dangerouslyDisableSandbox": True,
+    }
     return calls
 
 
@@ -77,9 +110,44 @@ def sandbox_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         steps=one_call_per_turn(names, "shell", _calls(), SANDBOX_BASE),
         settings={
             "permissions": {"allow": [shell]},
-            "sandbox": {"enabled": True, "failIfUnavailable": True, "autoAllowBashIfSandboxed": True},
+            "sandbox": {
+                "enabled": True,
+                "failIfUnavailable": True,
+                "autoAllowBashIfSandboxed": True,
+                "allowUnsandboxedCommands": False,
+            },
         },
         files={**_GIT, ".claude/settings.local.json": SANDBOX_SETTINGS_TEXT},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"shell_tool", "permission_rules", "sandbox"}),
+    )
+
+
+def sandbox_rules_ids() -> dict[str, str]:
+    """Label → tool_use id of :func:`sandbox_rules_scenario`'s calls."""
+    return call_ids(SANDBOX_RULE_CALLS, SANDBOX_RULES_BASE)
+
+
+def sandbox_rules_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """The sandbox on with ``autoAllowBashIfSandboxed`` and no allow rule: :data:`SANDBOX_RULE_CALLS`."""
+    shell = names.builtin("shell")
+    calls = {
+        label: {"command": command, "description": label, **extra}
+        for label, (command, extra, _, _) in SANDBOX_RULE_CALLS.items()
+    }
+    return WireScenario(
+        name="sandbox-rules",
+        prompt="Use the tools as the conversation asks.",
+        steps=one_call_per_turn(names, "shell", calls, SANDBOX_RULES_BASE),
+        settings={
+            "permissions": {"deny": [f"{shell}(touch:*)"], "ask": [f"{shell}(mkdir:*)"]},
+            "sandbox": {
+                "enabled": True,
+                "failIfUnavailable": True,
+                "autoAllowBashIfSandboxed": True,
+                "excludedCommands": ["cp:*"],
+            },
+        },
         env={"ENABLE_TOOL_SEARCH": "false"},
         roles=frozenset({"shell_tool", "permission_rules", "sandbox"}),
     )
