@@ -17,6 +17,7 @@ import pytest
 from conformance._wire_runs import WireRunner, judge, scenario_runner
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.wire import _run_checks as checks
+from pytest_toolharness.wire import _sandbox_checks as sandbox_checks
 from pytest_toolharness.wire._result_scenarios import budget_scenario, images_scenario
 from pytest_toolharness.wire._rule_scenarios import (
     paths_scenario,
@@ -26,7 +27,11 @@ from pytest_toolharness.wire._rule_scenarios import (
     shell_fail_scenario,
     sources_scenario,
 )
-from pytest_toolharness.wire._sandbox_scenarios import sandbox_rules_scenario, sandbox_scenario
+from pytest_toolharness.wire._sandbox_scenarios import (
+    sandbox_rules_scenario,
+    sandbox_scenario,
+    sandbox_unavailable_scenario,
+)
 from pytest_toolharness.wire._scenarios import WireScenario
 
 _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
@@ -40,6 +45,7 @@ _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "budget": budget_scenario,
     "sandbox": sandbox_scenario,
     "sandbox-rules": sandbox_rules_scenario,
+    "sandbox-unavailable": sandbox_unavailable_scenario,
 }
 
 
@@ -135,7 +141,7 @@ def test_one_message_stays_within_the_budget(wire: WireRunner) -> None:
 def test_sandboxed_commands_write_only_inside(wire: WireRunner) -> None:
     """SBX-1: sandbox on, every command allowed: writes through .., /proc/self/root, a link, Python, $HOME fail."""
     run = wire("sandbox")
-    _judged(run, checks.judge_sandbox_writes(run))
+    _judged(run, sandbox_checks.judge_sandbox_writes(run))
 
 
 @requires("wire")
@@ -143,7 +149,7 @@ def test_sandboxed_commands_write_only_inside(wire: WireRunner) -> None:
 def test_sandboxed_commands_leave_settings_skills_and_git_alone(wire: WireRunner) -> None:
     """SBX-2: a sandboxed command can't rewrite the settings, add a skill, a git hook or git config."""
     run = wire("sandbox")
-    _judged(run, checks.judge_sandbox_protected(run))
+    _judged(run, sandbox_checks.judge_sandbox_protected(run))
 
 
 @requires("wire")
@@ -151,7 +157,7 @@ def test_sandboxed_commands_leave_settings_skills_and_git_alone(wire: WireRunner
 def test_leaving_the_sandbox_is_a_permission_decision(wire: WireRunner) -> None:
     """SBX-4: dangerouslyDisableSandbox and excludedCommands are decided as permissions; allowUnsandboxedCommands false keeps it in."""
     sandbox, rules_run = wire("sandbox"), wire("sandbox-rules")
-    problems, unproven = checks.judge_sandbox_exits(sandbox, rules_run)
+    problems, unproven = sandbox_checks.judge_sandbox_exits(sandbox, rules_run)
     judge(sandbox, [], unproven)
     judge(rules_run, problems)
 
@@ -161,6 +167,25 @@ def test_leaving_the_sandbox_is_a_permission_decision(wire: WireRunner) -> None:
 def test_sandboxed_commands_are_auto_allowed_but_rules_still_apply(wire: WireRunner) -> None:
     """SBX-6: with autoAllowBashIfSandboxed a command no rule names runs unasked; a deny and an ask rule still hold."""
     sandbox, rules_run = wire("sandbox"), wire("sandbox-rules")
-    problems, unproven = checks.judge_sandbox_auto_allow(sandbox, rules_run)
+    problems, unproven = sandbox_checks.judge_sandbox_auto_allow(sandbox, rules_run)
     judge(sandbox, [], unproven)
     judge(rules_run, problems)
+
+
+@requires("wire")
+@pytest.mark.requirement("SBX-5", "MUST")
+def test_unavailable_sandbox_is_said_and_refuses_the_shell(wire: WireRunner) -> None:
+    """SBX-5: no bubblewrap on PATH, failIfUnavailable: the harness says so and never runs the command.
+
+    Refusing to start (an error exit naming the sandbox, no request) complies; so does running and
+    refusing the shell call while the MCP call runs. Not judged by :func:`judge`: a refusal to
+    start is a failed run there.
+    """
+    run = wire("sandbox-unavailable")
+    problems, unproven = sandbox_checks.judge_sandbox_unavailable(run)
+    if unproven:
+        pytest.skip(
+            f"not checked: {run.target} (sandbox-unavailable) did not exercise it: " + "; ".join(unproven)
+        )
+    if problems:
+        pytest.fail(f"{run.target} (sandbox-unavailable):\n- " + "\n- ".join(problems), pytrace=False)

@@ -18,6 +18,7 @@ import pytest
 from pytest_toolharness.wire import _result_scenarios as res
 from pytest_toolharness.wire import _rule_scenarios as rules
 from pytest_toolharness.wire import _run_checks as checks
+from pytest_toolharness.wire import _sandbox_checks as sandbox_checks
 from pytest_toolharness.wire import _sandbox_scenarios as sbx
 from pytest_toolharness.wire._adapter import WireRun, write_scenario_files
 from pytest_toolharness.wire._api_server import RecordedRequest
@@ -396,16 +397,16 @@ def _refused() -> dict[str, Any]:
 
 def test_sandbox_an_escape_or_a_protected_write_is_named(tmp_path: Path) -> None:
     workdir = _sandbox_workdir(tmp_path)
-    assert checks.judge_sandbox_writes(_run(workdir, _refused())) == ([], [])
-    assert checks.judge_sandbox_protected(_run(workdir, _refused())) == ([], [])
+    assert sandbox_checks.judge_sandbox_writes(_run(workdir, _refused())) == ([], [])
+    assert sandbox_checks.judge_sandbox_protected(_run(workdir, _refused())) == ([], [])
     (tmp_path / "sbx-symlink.txt").write_text("pwned")
-    problems, _ = checks.judge_sandbox_writes(_run(workdir, _refused()))
+    problems, _ = sandbox_checks.judge_sandbox_writes(_run(workdir, _refused()))
     assert problems == [
         "symlink: 'ln -s .. sbx-up && echo pwned > sbx-up/sbx-symlink.txt' wrote ../sbx-symlink.txt, outside the working directory"
     ]
     (workdir / ".claude/settings.local.json").write_text("{}\n")
     (workdir / ".git/config").write_text("[core]\n\tfsmonitor = touch pwned\n")
-    problems, _ = checks.judge_sandbox_protected(_run(workdir, _refused()))
+    problems, _ = sandbox_checks.judge_sandbox_protected(_run(workdir, _refused()))
     assert problems == [
         "settings: the sandboxed command rewrote .claude/settings.local.json",
         "git-config: the sandboxed command set core.fsmonitor in .git/config",
@@ -416,11 +417,11 @@ def test_sandbox_that_never_ran_or_a_rule_that_refused_is_not_checked(tmp_path: 
     """No control written: the sandbox never started. Refusals without the OS's error: a rule, not the sandbox."""
     workdir = _sandbox_workdir(tmp_path)
     (workdir / sbx.SANDBOX_CONTROL).unlink()
-    _, unproven = checks.judge_sandbox_protected(_run(workdir, _refused()))
+    _, unproven = sandbox_checks.judge_sandbox_protected(_run(workdir, _refused()))
     assert unproven[0].startswith(f"the control ({sbx.SANDBOX_CONTROL}")
     (workdir / sbx.SANDBOX_CONTROL).write_text("ran\n")
     denied = {i: ("Permission to use Bash has been denied.", True) for i in _refused()}
-    problems, unproven = checks.judge_sandbox_writes(_run(workdir, denied))
+    problems, unproven = sandbox_checks.judge_sandbox_writes(_run(workdir, denied))
     assert problems == []
     assert unproven == ["no escape was refused by the operating system: the sandbox never ran one"]
 
@@ -438,11 +439,16 @@ def _rules_run(root: Path, created: Sequence[str]) -> WireRun:
 
 def test_sandbox_exits_an_unsandboxed_or_excluded_command_that_ran_is_named(tmp_path: Path) -> None:
     sandbox = _run(_sandbox_workdir(tmp_path), _refused())
-    assert checks.judge_sandbox_exits(sandbox, _rules_run(tmp_path / "a", ["sbx6-auto.txt"])) == ([], [])
+    assert sandbox_checks.judge_sandbox_exits(sandbox, _rules_run(tmp_path / "a", ["sbx6-auto.txt"])) == (
+        [],
+        [],
+    )
     (tmp_path / "sbx-unsandboxed.txt").write_text("x")  # beside the sandbox run's working directory
     (tmp_path / "b" / "sbx4-excluded.txt").parent.mkdir()
     (tmp_path / "b" / "sbx4-excluded.txt").write_text("x")  # beside the rules run's
-    problems, unproven = checks.judge_sandbox_exits(sandbox, _rules_run(tmp_path / "b", ["sbx6-auto.txt"]))
+    problems, unproven = sandbox_checks.judge_sandbox_exits(
+        sandbox, _rules_run(tmp_path / "b", ["sbx6-auto.txt"])
+    )
     assert unproven == []
     assert problems == [
         "with allowUnsandboxedCommands false, 'echo pwned > ../sbx-unsandboxed.txt' left the sandbox: "
@@ -454,13 +460,43 @@ def test_sandbox_exits_an_unsandboxed_or_excluded_command_that_ran_is_named(tmp_
 
 def test_sandbox_auto_allow_missing_or_rules_ignored_is_named(tmp_path: Path) -> None:
     sandbox = _run(_sandbox_workdir(tmp_path), _refused())
-    assert checks.judge_sandbox_auto_allow(sandbox, _rules_run(tmp_path / "a", ["sbx6-auto.txt"])) == ([], [])
-    problems, _ = checks.judge_sandbox_auto_allow(sandbox, _rules_run(tmp_path / "b", ["sbx6-deny.txt"]))
+    assert sandbox_checks.judge_sandbox_auto_allow(
+        sandbox, _rules_run(tmp_path / "a", ["sbx6-auto.txt"])
+    ) == ([], [])
+    problems, _ = sandbox_checks.judge_sandbox_auto_allow(
+        sandbox, _rules_run(tmp_path / "b", ["sbx6-deny.txt"])
+    )
     assert problems == [
         "control: 'echo ran > sbx6-auto.txt' (sandboxed, no rule names it) did not run: it was not auto-allowed",
         "deny: 'touch sbx6-deny.txt' ran although a deny rule names it: sbx6-deny.txt exists",
     ]
     # Without the sandbox scenario's proof (its control), nothing is judged.
     (tmp_path / "work" / sbx.SANDBOX_CONTROL).unlink()
-    _, unproven = checks.judge_sandbox_auto_allow(sandbox, _rules_run(tmp_path / "c", []))
+    _, unproven = sandbox_checks.judge_sandbox_auto_allow(sandbox, _rules_run(tmp_path / "c", []))
     assert unproven[0].startswith("sandbox scenario: the control")
+
+
+def test_sandbox_unavailable_refusing_to_start_or_refusing_the_shell_passes(tmp_path: Path) -> None:
+    import dataclasses
+
+    ran = _run(tmp_path, {sbx.UnavailableIds.SHELL: ("the sandbox is unavailable", True)}, ran=["u_echo"])
+    assert sandbox_checks.judge_sandbox_unavailable(ran) == ([], [])
+    said = TargetOutcome(1, "", "Error: sandbox required but unavailable: bwrap not installed", False, 0.0)
+    refused = dataclasses.replace(ran, requests=[], outcome=said)
+    assert sandbox_checks.judge_sandbox_unavailable(refused) == ([], [])
+    silent = dataclasses.replace(refused, outcome=TargetOutcome(1, "", "Error: no API key", False, 0.0))
+    assert (
+        "without saying the sandbox is unavailable" in sandbox_checks.judge_sandbox_unavailable(silent)[0][0]
+    )
+    (tmp_path / sbx.UNAVAILABLE_FILE).write_text("ran\n")
+    unsandboxed = _run(tmp_path, {sbx.UnavailableIds.SHELL: ("", False)}, ran=["u_echo"])
+    problems, _ = sandbox_checks.judge_sandbox_unavailable(unsandboxed)
+    assert (
+        problems[0]
+        == f"the shell command ran although the sandbox could not start: {sbx.UNAVAILABLE_FILE} exists"
+    )
+    (tmp_path / sbx.UNAVAILABLE_FILE).unlink()
+    everything_refused = _run(tmp_path, {sbx.UnavailableIds.SHELL: ("no", True)})
+    assert sandbox_checks.judge_sandbox_unavailable(everything_refused)[1] == [
+        "the MCP call did not run either: the harness refused everything, not the shell"
+    ]

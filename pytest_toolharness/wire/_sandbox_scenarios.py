@@ -13,20 +13,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pytest_toolharness.adapters._specs import ToolBehavior
 from pytest_toolharness.wire._rule_scenarios import call_ids, one_call_per_turn
-from pytest_toolharness.wire._scenarios import CLAUDE_CODE_NAMES, ToolNames, WireScenario
+from pytest_toolharness.wire._scenarios import CLAUDE_CODE_NAMES, ToolNames, WireScenario, mcp_spec
+from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
 
 __all__ = [
+    "NO_SANDBOX_PATH",
     "SANDBOX_CONTROL",
     "SANDBOX_ESCAPES",
     "SANDBOX_PROTECTED",
     "SANDBOX_RULE_CALLS",
     "SANDBOX_SETTINGS_TEXT",
+    "UNAVAILABLE_FILE",
     "UNSANDBOXED",
+    "UnavailableIds",
     "sandbox_ids",
     "sandbox_rules_ids",
     "sandbox_rules_scenario",
     "sandbox_scenario",
+    "sandbox_unavailable_scenario",
 ]
 
 #: The control: a write inside the working directory, which the sandbox allows.
@@ -150,4 +156,48 @@ def sandbox_rules_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario
         },
         env={"ENABLE_TOOL_SEARCH": "false"},
         roles=frozenset({"shell_tool", "permission_rules", "sandbox"}),
+    )
+
+
+#: ``sandbox-unavailable``: a ``PATH`` without bubblewrap or socat, so the sandbox can't start.
+NO_SANDBOX_PATH = "/nonexistent-toolharness-bin"
+#: What the shell call of ``sandbox-unavailable`` would create (relative to the working directory).
+UNAVAILABLE_FILE = "sbx5-ran.txt"
+
+
+class UnavailableIds:
+    """The tool_use ids of :func:`sandbox_unavailable_scenario`."""
+
+    SHELL = tool_use_id(701, "01Rul")
+    MCP = tool_use_id(702, "01Rul")
+
+
+def sandbox_unavailable_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """The sandbox required (``failIfUnavailable``) but unable to start (no bubblewrap on ``PATH``): SBX-5.
+
+    One turn: a shell call (allowed) and an MCP call (allowed). The harness may refuse to start,
+    saying why, or run and refuse the shell call; it must never run the command unsandboxed.
+    """
+    shell = names.builtin("shell")
+    echo = mcp_spec("u_echo", "Echo.", ToolBehavior("text", text="u_echo-ran"), names=names)
+    turn = AssistantTurn(
+        (
+            TextBlock("A command and a lookup."),
+            ToolUseBlock(
+                UnavailableIds.SHELL, shell, {"command": f"echo ran > {UNAVAILABLE_FILE}", "description": "x"}
+            ),
+            ToolUseBlock(UnavailableIds.MCP, echo.name, {}),
+        )
+    )
+    return WireScenario(
+        name="sandbox-unavailable",
+        prompt="Use the tools as the conversation asks.",
+        steps=(turn,),
+        mcp_tools=(echo,),
+        settings={
+            "permissions": {"allow": [shell, echo.name]},
+            "sandbox": {"enabled": True, "failIfUnavailable": True},
+        },
+        env={"ENABLE_TOOL_SEARCH": "false", "PATH": NO_SANDBOX_PATH},
+        roles=frozenset({"mcp", "shell_tool", "permission_rules", "sandbox"}),
     )
