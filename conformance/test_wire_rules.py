@@ -20,6 +20,7 @@ from pytest_toolharness.wire import _run_checks as checks
 from pytest_toolharness.wire import _sandbox_checks as sandbox_checks
 from pytest_toolharness.wire._result_scenarios import budget_scenario, images_scenario
 from pytest_toolharness.wire._rule_scenarios import (
+    malformed_scenario,
     paths_scenario,
     protected_scenario,
     shell_allow_scenario,
@@ -36,6 +37,7 @@ from pytest_toolharness.wire._scenarios import WireScenario
 
 _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "sources": sources_scenario,
+    "malformed": malformed_scenario,
     "shell-deny": shell_deny_scenario,
     "shell-allow": shell_allow_scenario,
     "paths": paths_scenario,
@@ -189,3 +191,19 @@ def test_unavailable_sandbox_is_said_and_refuses_the_shell(wire: WireRunner) -> 
         )
     if problems:
         pytest.fail(f"{run.target} (sandbox-unavailable):\n- " + "\n- ".join(problems), pytrace=False)
+
+
+@requires("wire")
+@pytest.mark.requirement("PERM-12", "MUST")
+def test_malformed_deny_rules_are_refused_or_mean_what_they_name(wire: WireRunner) -> None:
+    """PERM-12: bash(touch:*), Bash(mkdir :* ), Bash(cp:* in the user's settings: refused, or their commands denied.
+
+    Refusing to start with an error naming the settings file complies, so this is not judged by
+    :func:`judge` (a refusal to start is a failed run there).
+    """
+    run = wire("malformed")
+    problems, unproven = checks.judge_malformed_rules(run)
+    if unproven:
+        pytest.skip(f"not checked: {run.target} (malformed) did not exercise it: " + "; ".join(unproven))
+    if problems:
+        pytest.fail(f"{run.target} (malformed):\n- " + "\n- ".join(problems), pytrace=False)

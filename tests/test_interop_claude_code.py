@@ -149,7 +149,7 @@ def test_baseline_evidence_recurs(tmp_path: Path) -> None:
 
     target = ClaudeCodeTarget(_binary())
     entries = [e for e in tomllib.loads(BASELINE.read_text())["expected_failures"] if "evidence" in e]
-    assert {e["id"] for e in entries} >= {"PERM-17", "CONC-4", "RESULT-3"}
+    assert {e["id"] for e in entries} >= {"PERM-12", "PERM-17", "CONC-4", "RESULT-3"}
     for entry in entries:
         evidence = entry["evidence"]
         run = run_wire_scenario(

@@ -500,3 +500,29 @@ def test_sandbox_unavailable_refusing_to_start_or_refusing_the_shell_passes(tmp_
     assert sandbox_checks.judge_sandbox_unavailable(everything_refused)[1] == [
         "the MCP call did not run either: the harness refused everything, not the shell"
     ]
+
+
+def test_malformed_rules_refused_by_name_or_a_command_that_ran_is_named(tmp_path: Path) -> None:
+    import dataclasses
+
+    ids = rules.malformed_ids()
+    (tmp_path / rules.MALFORMED_CONTROL).write_text("ran\n")
+    denied = {**_errors(ids), ids["control"]: ("", False)}
+    assert checks.judge_malformed_rules(_run(tmp_path, denied)) == ([], [])
+    (tmp_path / "f12-stray-spaces").mkdir()
+    problems, _ = checks.judge_malformed_rules(_run(tmp_path, {**denied, ids["stray-spaces"]: ("", False)}))
+    assert (
+        problems[0]
+        == "stray-spaces: the deny rule 'Bash(mkdir :* )' was loaded and never applied: 'mkdir f12-stray-spaces' ran"
+    )
+    named = TargetOutcome(
+        2, "", "settings file '~/.claude/settings.json': rule 'bash(touch:*)' is invalid", False, 0.0
+    )
+    refused = dataclasses.replace(_run(tmp_path, {}), requests=[], outcome=named)
+    assert checks.judge_malformed_rules(refused) == ([], [])
+    unnamed = dataclasses.replace(refused, outcome=TargetOutcome(2, "", "Error", False, 0.0))
+    assert "without naming the settings file" in checks.judge_malformed_rules(unnamed)[0][0]
+    (tmp_path / rules.MALFORMED_CONTROL).unlink()
+    assert checks.judge_malformed_rules(_run(tmp_path, denied))[1] == [
+        f"the allowed control (echo ran > {rules.MALFORMED_CONTROL}) did not run"
+    ]

@@ -12,7 +12,8 @@ nested many ways, four calls a turn. ``shell-allow`` (PERM-16, PERM-11): only ``
 allowed; compounds, substitutions and wrappers that also run ``touch``. ``paths`` (PERM-11): a deny
 rule on a file, read through ``..``, ``./``, ``~`` and a symbolic link. ``protected`` (PERM-15,
 PERM-9): acceptEdits, writes to the protected paths, one inside the working directory, one outside.
-``shell-fail`` (CONC-4): a shell call that fails, then two more.
+``shell-fail`` (CONC-4): a shell call that fails, then two more. ``malformed`` (PERM-12): deny rules
+that can't match as written, in the user's settings file.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlo
 
 __all__ = [
     "DENIED_SPELLINGS",
+    "MALFORMED_DENIES",
     "PATH_READS",
     "PROTECTED_WRITES",
     "SHELL_FAIL",
     "SOURCE_GUARDS",
     "UNALLOWED_COMPOUNDS",
     "call_ids",
+    "malformed_ids",
+    "malformed_scenario",
     "one_call_per_turn",
     "paths_scenario",
     "protected_scenario",
@@ -359,3 +363,48 @@ def shell_fail_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
 def shell_fail_ids() -> dict[str, str]:
     """Label → tool_use id of :func:`shell_fail_scenario`'s calls."""
     return call_ids(SHELL_FAIL, SHELL_FAIL_BASE)
+
+
+# -- PERM-12: a malformed rule is refused and never widens access -----------------------------------
+
+#: label → (a deny rule that can't match as written, a command it means to deny, the file it creates).
+MALFORMED_DENIES: Mapping[str, tuple[str, str, str]] = {
+    "lower-case": ("bash(touch:*)", "touch f12-lower-case", "f12-lower-case"),
+    "stray-spaces": ("Bash(mkdir :* )", "mkdir f12-stray-spaces", "f12-stray-spaces"),
+    "unclosed": ("Bash(cp:*", "cp f12-control.txt f12-unclosed", "f12-unclosed"),
+}
+MALFORMED_CONTROL = "f12-control.txt"
+MALFORMED_BASE = 801
+
+
+def _malformed_calls() -> dict[str, dict[str, str]]:
+    calls = {"control": {"command": f"echo ran > {MALFORMED_CONTROL}", "description": "the control"}}
+    calls.update(
+        {label: {"command": c, "description": label} for label, (_, c, _) in MALFORMED_DENIES.items()}
+    )
+    return calls
+
+
+def malformed_ids() -> dict[str, str]:
+    """Label → tool_use id of :func:`malformed_scenario`'s calls (``control`` first)."""
+    return call_ids(_malformed_calls(), MALFORMED_BASE)
+
+
+def malformed_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """``--settings`` allows the shell; the user's settings file denies with rules that can't match as written.
+
+    A harness refuses the file (naming it) or reads each rule as what it names; it must never let
+    the commands those deny rules mean run.
+    """
+    shell = names.builtin("shell")
+    return WireScenario(
+        name="malformed",
+        prompt=_PROMPT,
+        steps=one_call_per_turn(names, "shell", _malformed_calls(), MALFORMED_BASE),
+        settings={"permissions": {"allow": [shell]}},
+        setting_files={
+            "userSettings": {"permissions": {"deny": [r for r, _, _ in MALFORMED_DENIES.values()]}}
+        },
+        env=_NO_SEARCH,
+        roles=frozenset({"shell_tool", "permission_rules", "settings_files"}),
+    )

@@ -35,6 +35,7 @@ __all__ = [
     "judge_hook_sources",
     "judge_images_kept",
     "judge_keyword_search",
+    "judge_malformed_rules",
     "judge_message_budget",
     "judge_path_rules",
     "judge_protected_paths",
@@ -403,4 +404,32 @@ def judge_keyword_search(run: WireRun) -> Judgement:
     server = found["server"]
     if server is not None and sorted(server) != sorted(served):
         problems.append(f"the server prefix returned {server}, not the server's five tools")
+    return problems, unproven
+
+
+# -- PERM-12 --------------------------------------------------------------------------------------
+
+
+def judge_malformed_rules(run: WireRun) -> Judgement:
+    """PERM-12 (``malformed``): a deny rule that can't match as written is refused, naming it, or means what it names.
+
+    Refusing to start with an error naming the settings file complies. Running, the command each
+    malformed rule means must not run; the control (allowed by ``--settings``) must.
+    """
+    outcome = run.outcome
+    if not run.message_requests and not outcome.timed_out and outcome.start_error is None:
+        if outcome.exit_code != 0 and "settings" in outcome.stderr.lower():
+            return [], []
+        return [
+            f"the harness stopped without a request and without naming the settings file: {outcome.stderr[-300:]!r}"
+        ], []
+    unproven = _tool_offered(run, "shell")
+    if not _exists(run, rules.MALFORMED_CONTROL):
+        unproven.append(f"the allowed control (echo ran > {rules.MALFORMED_CONTROL}) did not run")
+    ids = rules.malformed_ids()
+    problems = []
+    for label, (rule, command, created) in rules.MALFORMED_DENIES.items():
+        if _exists(run, created):
+            problems.append(f"{label}: the deny rule {rule!r} was loaded and never applied: {command!r} ran")
+        problems += _error_problem(run, ids[label], f"{label}: {command!r} under {rule!r}", unproven)
     return problems, unproven
