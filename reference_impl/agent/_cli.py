@@ -63,7 +63,7 @@ from reference_impl.tools import (
 if TYPE_CHECKING:
     from reference_impl.agent._loop import AgentSession, LoopResult
 
-__all__ = ["builtin_tools", "load_mcp_tools", "main"]
+__all__ = ["builtin_tools", "load_mcp_tools", "main", "settings_files_found"]
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 BASH_MAX_RESULT_SIZE_CHARS = 30_000
