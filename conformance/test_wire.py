@@ -15,6 +15,7 @@ passed.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ from conformance._wire_runs import WireRunner, judge, scenario_runner
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.wire import _checks as checks
 from pytest_toolharness.wire import _evidence as evidence
+from pytest_toolharness.wire import _run_checks as run_checks
 from pytest_toolharness.wire._encoding import wire_json
 from pytest_toolharness.wire._scenarios import (
     CLAUDE_CODE_NAMES,
@@ -37,12 +39,14 @@ from pytest_toolharness.wire._scenarios import (
     pairing_scenario,
     persisted_scenario,
 )
+from pytest_toolharness.wire._search_scenarios import search_scenario
 
 _SCENARIOS: dict[str, Callable[[ToolNames], WireScenario]] = {
     "pairing": pairing_scenario,
     "deferred": deferred_scenario,
     "concurrent": concurrent_scenario,
     "persisted": persisted_scenario,
+    "search": search_scenario,
 }
 
 
@@ -157,23 +161,27 @@ def test_unique_names_and_ids(wire: WireRunner, scenario: str) -> None:
 
 @requires("wire")
 @pytest.mark.requirement("DEFER-2", "MUST")
-@pytest.mark.parametrize("scenario", ["pairing", "deferred"])
-def test_defer_loading_until_discovered(wire: WireRunner, scenario: str) -> None:
-    """DEFER-2: deferred MCP tools carry defer_loading until discovered; one tool is always loaded."""
-    run = wire(scenario)
-    if scenario == "deferred":
-        deferred = _mcp_names(run)
-        unproven = _served(run) or checks.deferral_shown(run.requests, deferred)
-    else:
-        # Nothing is deferred here: the rules hold only if the harness deferred something itself.
-        deferred = []
-        sent_deferred = any(
-            isinstance(t, dict) and t.get("defer_loading") is True
-            for r in checks.main_requests(run.requests)
-            for t in r.tools
-        )
-        unproven = [] if sent_deferred else ["no tool was sent with defer_loading"]
-    judge(run, checks.check_defer_loading(run.requests, deferred), unproven)
+def test_defer_loading_until_discovered(wire: WireRunner) -> None:
+    """DEFER-2: deferred MCP tools carry defer_loading until discovered; one tool is always loaded.
+
+    Judged on the ``deferred`` run (tool search on), and on the ``pairing`` run (tool search off) too
+    when the harness deferred something there by itself; a harness that defers nothing with tool
+    search off (as DEFER-8 asks) has nothing to judge in that run, which is not a gap.
+    """
+    pairing = wire("pairing")
+    if any(
+        isinstance(t, dict) and t.get("defer_loading") is True
+        for r in checks.main_requests(pairing.requests)
+        for t in r.tools
+    ):
+        judge(pairing, checks.check_defer_loading(pairing.requests, []))
+    run = wire("deferred")
+    deferred = _mcp_names(run)
+    judge(
+        run,
+        checks.check_defer_loading(run.requests, deferred),
+        _served(run) or checks.deferral_shown(run.requests, deferred),
+    )
 
 
 @requires("wire")
@@ -258,19 +266,33 @@ def test_one_message_cache_marker(wire: WireRunner, scenario: str) -> None:
     judge(run, checks.check_message_cache_marker(run.requests))
 
 
+def _latched(run: Any) -> bool:
+    return any(r.status == 200 and r.beta_headers for r in checks.main_requests(run.requests)[:-1])
+
+
 @requires("wire")
 @pytest.mark.requirement("CACHE-6", "SHOULD")
-@pytest.mark.parametrize("scenario", ["pairing", "deferred"])
-def test_beta_headers_latch(wire: WireRunner, scenario: str) -> None:
-    """CACHE-6: a beta header, once sent and accepted, keeps being sent."""
-    run = wire(scenario)
-    mains = checks.main_requests(run.requests)
-    latched = any(r.status == 200 and r.beta_headers for r in mains[:-1])
-    judge(
-        run,
-        checks.check_beta_latch(run.requests),
-        [] if latched else ["no beta header was sent before the last request"],
-    )
+def test_beta_headers_latch(wire: WireRunner) -> None:
+    """CACHE-6: a beta header, once sent and accepted, keeps being sent.
+
+    Judged on every run (``pairing``, and ``deferred`` when the target can search tools) that sent
+    a beta before its last request; not checked when none did.
+    """
+    runs = [wire("pairing")]
+    with contextlib.suppress(pytest.skip.Exception):  # a target without tool search: pairing alone
+        runs.append(wire("deferred"))
+    for run in runs:
+        if run.failure() is not None:
+            judge(run, [])
+    latched = [run for run in runs if _latched(run)]
+    if not latched:
+        judge(
+            runs[0],
+            [],
+            [f"no beta header was sent before the last request ({', '.join(r.scenario for r in runs)})"],
+        )
+    for run in latched:
+        judge(run, checks.check_beta_latch(run.requests))
 
 
 @requires("wire")
@@ -325,4 +347,13 @@ def test_replacement_frozen_per_tool_use(wire: WireRunner) -> None:
         for index, text in copies[1:]
         if text != copies[0][1]
     ]
+    judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("DEFER-5", "SHOULD")
+def test_keyword_search_fast_paths_and_limit(wire: WireRunner) -> None:
+    """DEFER-5: an exact name comes first, +term is required, max_results limits, a server prefix lists its tools."""
+    run = wire("search")
+    problems, unproven = run_checks.judge_keyword_search(run)
     judge(run, problems, unproven)

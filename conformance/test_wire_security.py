@@ -18,6 +18,7 @@ from conformance._wire_runs import WireRunner, judge, scenario_runner
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.wire import _checks as checks
 from pytest_toolharness.wire import _evidence as evidence
+from pytest_toolharness.wire import _run_checks as run_checks
 from pytest_toolharness.wire._scenarios import (
     SCHEDULING_TOOLS,
     WireScenario,
@@ -35,6 +36,7 @@ from pytest_toolharness.wire._security import (
     PostIds,
     SecurityIds,
     StopIds,
+    hook_sources_scenario,
     mode_scenario,
     post_scenario,
     security_scenario,
@@ -50,6 +52,7 @@ _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "stop": stop_scenario,
     "post": post_scenario,
     "scheduling": scheduling_scenario,
+    "hook-sources": hook_sources_scenario,
 }
 
 
@@ -485,4 +488,13 @@ def test_session_start_and_prompt_hooks_fire_and_their_context_reaches_the_model
         for event, context in (("SessionStart", SESSION_CONTEXT), ("UserPromptSubmit", PROMPT_CONTEXT))
         if context not in first
     ]
+    judge(run, problems, unproven)
+
+
+@requires("wire")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+def test_async_plugin_and_http_hooks_follow_the_command_hook_rules(wire: WireRunner) -> None:
+    """HOOK-8: an async hook's deny never decides; a plugin's deny blocks; an unreachable http hook doesn't."""
+    run = wire("hook-sources")
+    problems, unproven = run_checks.judge_hook_sources(run)
     judge(run, problems, unproven)

@@ -19,6 +19,7 @@ __all__ = [
     "LIFECYCLE_EVENTS",
     "MCP_PREFIX",
     "PERMISSION_MODES",
+    "SETTINGS_FILES",
     "SETTINGS_PRECEDENCE",
     "SETTING_SOURCES",
     "TOOL_HOOK_EVENTS",
@@ -55,6 +56,14 @@ SETTINGS_PRECEDENCE: tuple[SettingSource, ...] = (
 )
 """The settings files, lowest precedence first: user, shared project, local project, ``--settings``,
 managed policy (a later file's value for a key wins; rules are merged: deny > ask > allow, PERM-4)."""
+
+SETTINGS_FILES: dict[SettingSource, str] = {
+    "userSettings": "~/.claude/settings.json",
+    "projectSettings": ".claude/settings.json",
+    "localSettings": ".claude/settings.local.json",
+}
+"""Where Claude Code reads each settings file it finds by itself: ``~`` is the home directory, the
+rest is relative to the project (working) directory. ``flagSettings`` is ``--settings FILE``."""
 
 PermissionMode: TypeAlias = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)

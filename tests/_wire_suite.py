@@ -30,6 +30,7 @@ def run_wire_suite(
                 "-q",
                 "conformance/test_wire.py",
                 "conformance/test_wire_security.py",
+                "conformance/test_wire_rules.py",
             ),
         ],
         cwd=REPO,

@@ -63,6 +63,21 @@ def test_command_is_print_mode_with_suite_settings_and_only_suite_mcp(tmp_path: 
     assert after == "--strict-mcp-config"
 
 
+def test_plugin_folders_are_loaded_with_plugin_dir(tmp_path: Path) -> None:
+    """A scenario's plugin folders reach Claude Code and the reference CLI as --plugin-dir, any target as a variable."""
+    import dataclasses
+    import os
+
+    from pytest_toolharness.wire._targets import ReferenceTarget
+
+    inv = dataclasses.replace(_invocation(tmp_path), plugin_dirs=(tmp_path / "p1", tmp_path / "p2"))
+    for argv in (ClaudeCodeTarget(Path("/opt/claude")).command(inv), ReferenceTarget().command(inv)):
+        dirs = [argv[i + 1] for i, word in enumerate(argv) if word == "--plugin-dir"]
+        assert dirs == [str(tmp_path / "p1"), str(tmp_path / "p2")]
+    assert base_environment(inv)["TOOLHARNESS_PLUGIN_DIRS"] == os.pathsep.join(dirs)
+    assert "--plugin-dir" not in ClaudeCodeTarget(Path("/opt/claude")).command(_invocation(tmp_path))
+
+
 def test_environment_is_offline_and_loopback_only(tmp_path: Path) -> None:
     target = ClaudeCodeTarget(Path("/opt/claude"))
     inv = _invocation(tmp_path)
@@ -122,3 +137,24 @@ def test_results_come_in_completion_order(tmp_path: Path) -> None:
     assert str(completion_order) in problems[0], problems
     kinds = [(e["event"], e["tool"]) for e in read_call_log(tmp_path / "run")]
     assert kinds[:2] == [("start", "slow"), ("start", "fast")], kinds
+
+
+def test_baseline_evidence_recurs(tmp_path: Path) -> None:
+    """Each baseline entry with evidence: its scenario, run on the real CLI, records those bytes in that file.
+
+    The scenarios are the wire suite's own (``conformance/test_wire_rules.py``), so the evidence is
+    what ``--toolharness-keep-workdirs`` shows a user.
+    """
+    from conformance.test_wire_rules import _SCENARIOS
+
+    target = ClaudeCodeTarget(_binary())
+    entries = [e for e in tomllib.loads(BASELINE.read_text())["expected_failures"] if "evidence" in e]
+    assert {e["id"] for e in entries} >= {"PERM-12", "PERM-17", "CONC-4", "RESULT-3"}
+    for entry in entries:
+        evidence = entry["evidence"]
+        run = run_wire_scenario(
+            target, _SCENARIOS[evidence["scenario"]](), tmp_path / entry["id"], timeout=120
+        )
+        assert run.failure() is None, run.failure()
+        recorded = (tmp_path / entry["id"] / evidence["file"]).read_bytes()
+        assert evidence["bytes"].encode() in recorded, (entry["id"], recorded[:2000])

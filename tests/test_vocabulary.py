@@ -73,6 +73,8 @@ def test_setting_sources_match_the_reference() -> None:
     assert vocabulary.SETTING_SOURCES == _decisions.SETTING_SOURCES
     assert get_args(vocabulary.SettingSource) == get_args(_decisions.SettingSource)
     assert vocabulary.SETTINGS_PRECEDENCE == _decisions.SETTINGS_PRECEDENCE
+    assert vocabulary.SETTINGS_FILES == _decisions.SETTINGS_FILES
+    assert set(vocabulary.SETTINGS_FILES) < set(vocabulary.SETTINGS_PRECEDENCE)
 
 
 def test_the_precedence_orders_the_settings_files() -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_toolharness._vocabulary import SETTINGS_FILES
 from pytest_toolharness.wire._api_server import RecordedRequest, ScriptedApiServer
 from pytest_toolharness.wire._encoding import wire_json
 from pytest_toolharness.wire._scenarios import (
@@ -48,6 +49,7 @@ __all__ = [
     "run_wire_scenario",
     "target_names",
     "write_mcp_config",
+    "write_scenario_files",
 ]
 
 #: Seconds one scenario run may take before the harness is killed and reported as hung.
@@ -179,6 +181,26 @@ def check_target_env(env: Mapping[str, str]) -> dict[str, str]:
     return dict(env)
 
 
+def write_scenario_files(workdir: Path, scenario: WireScenario) -> None:
+    """The scenario's files, links and the settings files a target finds by itself, in ``workdir``.
+
+    ``~`` in a settings file's place is the target's HOME (``workdir/home``).
+    """
+    for relative, text in scenario.files.items():
+        path = workdir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for relative, pointee in scenario.links.items():
+        path = workdir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(pointee)
+    for source, settings in scenario.setting_files.items():
+        place = SETTINGS_FILES[source]  # type: ignore[index]
+        path = workdir / "home" / place[2:] if place.startswith("~/") else workdir / place
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(wire_json(dict(settings)), encoding="utf-8")
+
+
 def _write_requests(folder: Path, requests: list[RecordedRequest]) -> None:
     """Each recorded request's body as received, ``NNN-<method>-<path>.json``, in arrival order."""
     folder.mkdir(exist_ok=True)
@@ -202,6 +224,7 @@ def run_wire_scenario(
     written to ``workdir/requests/`` (:data:`REQUESTS_DIR`), the evidence a finding cites.
     """
     workdir.mkdir(parents=True, exist_ok=True)
+    write_scenario_files(workdir, scenario)
     settings_path = workdir / "settings.json"
     settings_path.write_text(wire_json(dict(scenario.settings)), encoding="utf-8")
     mcp_config_path = write_mcp_config(workdir / "mcp.json", scenario)
@@ -214,6 +237,7 @@ def run_wire_scenario(
             base_url=server.base_url,
             env={**check_target_env(env or {}), **scenario.env},
             timeout=timeout,
+            plugin_dirs=tuple(workdir / d for d in scenario.plugin_dirs),
         )
         outcome = run_target(target, invocation)
         requests = server.requests

@@ -118,6 +118,8 @@ class ClaudeCodeTarget:
             str(inv.mcp_config_path),
             "--strict-mcp-config",
         ]
+        for plugin in inv.plugin_dirs:
+            argv += ["--plugin-dir", str(plugin)]
         if self.model:
             argv += ["--model", self.model]
         return argv

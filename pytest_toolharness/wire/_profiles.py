@@ -61,6 +61,9 @@ CAPABILITIES: Mapping[str, str] = {
     "permission_modes": "takes a permission mode (default, plan, dontAsk, ...)",
     "command_hooks": "runs command hooks before and after a tool call",
     "tool_search": "can defer tools behind a search tool, switched on and off",
+    "settings_files": "reads Claude Code's user, project and local settings files by itself",
+    "plugins": "loads hooks from a Claude Code plugin folder (hooks/hooks.json, ${CLAUDE_PLUGIN_ROOT})",
+    "sandbox": "runs shell commands in its sandbox when the settings say sandbox.enabled",
 }
 
 _BASELINES = Path(__file__).resolve().parent.parent / "baselines"

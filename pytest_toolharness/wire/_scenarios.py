@@ -19,8 +19,10 @@ import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from pytest_toolharness._vocabulary import SETTINGS_FILES
 from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
 from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
 
@@ -47,6 +49,7 @@ __all__ = [
     "concurrent_scenario",
     "deferred_scenario",
     "logged_hook_command",
+    "logged_hook_program",
     "mcp_name",
     "mcp_spec",
     "pairing_scenario",
@@ -136,6 +139,14 @@ class WireScenario:
     ``roles`` are the target-profile capabilities the scenario as a whole needs (a target without
     one of them can't run it: its requirements are "not checked"); a role only some calls need is
     judged per call (:data:`~pytest_toolharness.wire._evidence.PAIRING_ROLES`).
+
+    ``files`` are written into the working directory before the run (path relative to it, text);
+    ``links`` are symbolic links (path → what it points to, as written); ``home/...`` is the
+    target's ``HOME``. ``setting_files`` are settings the target must find by itself, by source
+    (``userSettings``, ``projectSettings``, ``localSettings``), written where Claude Code reads them
+    (:data:`~pytest_toolharness._vocabulary.SETTINGS_FILES`); ``settings`` is the one it is given.
+    ``plugin_dirs`` are Claude Code plugin folders among ``files`` the target loads
+    (``claude --plugin-dir``).
     """
 
     name: str
@@ -145,10 +156,26 @@ class WireScenario:
     settings: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
     roles: frozenset[str] = frozenset({"mcp"})
+    files: Mapping[str, str] = field(default_factory=dict)
+    links: Mapping[str, str] = field(default_factory=dict)
+    setting_files: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    plugin_dirs: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         if not self.name or not self.prompt:
             raise ValueError("a WireScenario needs a name and a non-empty prompt")
+        for path in (*self.files, *self.links, *self.plugin_dirs):
+            parts = PurePosixPath(path).parts
+            if not parts or PurePosixPath(path).is_absolute() or ".." in parts:
+                raise ValueError(
+                    f"WireScenario {self.name!r}: file {path!r} must be a relative path inside the working directory"
+                )
+        unknown = sorted(set(self.setting_files) - set(SETTINGS_FILES))
+        if unknown:
+            raise ValueError(
+                f"WireScenario {self.name!r}: unknown settings source(s) {unknown}; "
+                f"a target finds {sorted(SETTINGS_FILES)} by itself"
+            )
         for index, step in enumerate(self.steps):
             if not (isinstance(step, AssistantTurn) or callable(step)):
                 raise TypeError(
@@ -248,16 +275,21 @@ _HOOK_PRELUDE = (
 )
 
 
+def logged_hook_program(name: str, *, exit_code: int = 0, stdout: str = "", stderr: str = "") -> str:
+    """The Python program of :func:`logged_hook_command` (for a hook that runs a file, a plugin's)."""
+    return (
+        f"NAME = {name!r}\nLOG = {HOOK_LOG_NAME!r}\n{_HOOK_PRELUDE}"
+        f"sys.stdout.write({stdout!r})\nsys.stderr.write({stderr!r})\nsys.exit({exit_code})\n"
+    )
+
+
 def logged_hook_command(name: str, *, exit_code: int = 0, stdout: str = "", stderr: str = "") -> str:
     """A command hook that logs its input to :data:`HOOK_LOG_NAME` as ``name``, then answers.
 
     It writes ``stdout`` and ``stderr`` and exits with ``exit_code`` (2 blocks, 0 with JSON on
     stdout decides), so a check can prove from the log that the hook really ran.
     """
-    code = (
-        f"NAME = {name!r}\nLOG = {HOOK_LOG_NAME!r}\n{_HOOK_PRELUDE}"
-        f"sys.stdout.write({stdout!r})\nsys.stderr.write({stderr!r})\nsys.exit({exit_code})\n"
-    )
+    code = logged_hook_program(name, exit_code=exit_code, stdout=stdout, stderr=stderr)
     return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
 
 

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,6 +47,7 @@ from pytest_toolharness.wire._scenarios import (
     ToolNames,
     WireScenario,
     logged_hook_command,
+    logged_hook_program,
     mcp_spec,
 )
 from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
@@ -54,14 +57,18 @@ __all__ = [
     "DENIED_FILE",
     "MODES",
     "PLAN_FILE",
+    "PLUGIN_DIR",
     "PROMPT_CONTEXT",
     "REWRITTEN_TEXT",
     "SECURITY_GUARDS",
     "SESSION_CONTEXT",
     "STOP_REASON",
+    "UNREACHABLE_HOOK_URL",
+    "HookSourceIds",
     "ModeIds",
     "SecurityIds",
     "StopIds",
+    "hook_sources_scenario",
     "mode_scenario",
     "security_scenario",
     "stop_scenario",
@@ -374,4 +381,89 @@ def post_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         settings={"permissions": {"allow": [done.name]}, "hooks": hooks},
         env={"ENABLE_TOOL_SEARCH": "false"},
         roles=frozenset({"mcp", "permission_rules", "command_hooks"}),
+    )
+
+
+class HookSourceIds:
+    """The tool_use ids of :func:`hook_sources_scenario`."""
+
+    ASYNC = tool_use_id(51, _PREFIX)
+    PLUGIN = tool_use_id(52, _PREFIX)
+    HTTP = tool_use_id(53, _PREFIX)
+
+
+#: The plugin folder of :func:`hook_sources_scenario`, in the working directory.
+PLUGIN_DIR = "plugins/suite-hooks"
+#: A URL nothing listens on (the discard port of 127.0.0.1): an http hook that can't be reached.
+UNREACHABLE_HOOK_URL = "http://127.0.0.1:9/hook"
+
+
+def hook_sources_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """Hooks from elsewhere than a settings file's synchronous commands (HOOK-8); one turn, three allowed calls.
+
+    ``h_async``: an async PreToolUse command hook answers deny; an async hook never decides, so the
+    call runs. ``h_plugin``: a plugin's PreToolUse hook (its program named through
+    ``${CLAUDE_PLUGIN_ROOT}``) answers deny, which blocks as a settings hook's would. ``h_http``: an
+    http hook nothing answers is a non-blocking error, so the call runs. The two command hooks log
+    as ``async-deny`` and ``plugin-deny``.
+    """
+    tools = {
+        tool: mcp_spec(tool, f"Tool {tool}.", ToolBehavior("text", text=f"{tool}-ran"), names=names)
+        for tool in ("h_async", "h_plugin", "h_http")
+    }
+    deny = _pre("deny")
+    plugin_hooks = {
+        "description": "the conformance suite's plugin hooks",
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": tools["h_plugin"].name,
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": f'{shlex.quote(sys.executable)} "${{CLAUDE_PLUGIN_ROOT}}/hooks/deny.py"',
+                        }
+                    ],
+                }
+            ]
+        },
+    }
+    files = {
+        f"{PLUGIN_DIR}/.claude-plugin/plugin.json": json.dumps({"name": "suite-hooks", "version": "1.0.0"}),
+        f"{PLUGIN_DIR}/hooks/hooks.json": json.dumps(plugin_hooks, indent=2),
+        f"{PLUGIN_DIR}/hooks/deny.py": logged_hook_program("plugin-deny", stdout=deny),
+    }
+    settings_hooks = [
+        {
+            "matcher": tools["h_async"].name,
+            "hooks": [
+                {"type": "command", "command": logged_hook_command("async-deny", stdout=deny), "async": True}
+            ],
+        },
+        {
+            "matcher": tools["h_http"].name,
+            "hooks": [{"type": "http", "url": UNREACHABLE_HOOK_URL, "timeout": 5}],
+        },
+    ]
+    turn = AssistantTurn(
+        (
+            TextBlock("Three calls."),
+            ToolUseBlock(HookSourceIds.ASYNC, tools["h_async"].name, {}),
+            ToolUseBlock(HookSourceIds.PLUGIN, tools["h_plugin"].name, {}),
+            ToolUseBlock(HookSourceIds.HTTP, tools["h_http"].name, {}),
+        )
+    )
+    return WireScenario(
+        name="hook-sources",
+        prompt="Use the tools as the conversation asks.",
+        steps=(turn,),
+        mcp_tools=tuple(tools.values()),
+        settings={
+            "permissions": {"allow": [t.name for t in tools.values()]},
+            "hooks": {"PreToolUse": settings_hooks},
+        },
+        files=files,
+        plugin_dirs=(PLUGIN_DIR,),
+        env={"ENABLE_TOOL_SEARCH": "false"},
+        roles=frozenset({"mcp", "permission_rules", "command_hooks", "plugins"}),
     )

@@ -64,7 +64,8 @@ class TargetInvocation:
     """Everything one run of a harness under test needs.
 
     ``env`` is the scenario's extra environment (``ENABLE_TOOL_SEARCH``, ...); ``timeout`` is in
-    seconds for the whole run.
+    seconds for the whole run; ``plugin_dirs`` are Claude Code plugin folders to load (also in
+    ``TOOLHARNESS_PLUGIN_DIRS``, joined with ``os.pathsep``).
     """
 
     prompt: str
@@ -74,6 +75,7 @@ class TargetInvocation:
     base_url: str
     env: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 60.0
+    plugin_dirs: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +128,8 @@ def base_environment(inv: TargetInvocation) -> dict[str, str]:
             "TOOLHARNESS_WORKDIR": str(inv.workdir),
         }
     )
+    if inv.plugin_dirs:
+        env["TOOLHARNESS_PLUGIN_DIRS"] = os.pathsep.join(str(d) for d in inv.plugin_dirs)
     env.update(inv.env)
     return env
 
@@ -205,6 +209,7 @@ class ReferenceTarget:
             "json",
             "--session-dir",
             str(inv.workdir / "session"),
+            *(arg for d in inv.plugin_dirs for arg in ("--plugin-dir", str(d))),
         ]
 
     def environment(self, inv: TargetInvocation) -> dict[str, str]:

@@ -3,7 +3,9 @@
 Runs the agent loop once against the Messages API at ``ANTHROPIC_BASE_URL`` with
 ``ANTHROPIC_API_KEY`` (as Claude Code's ``claude -p`` does) and prints the final text, or with
 ``--output-format json`` one JSON result object. Nobody can be asked in this mode, so a call no
-rule allows is denied (PERM-8). Built-in tools: ``Read``, ``Bash`` and ``ToolSearch``;
+rule allows is denied (PERM-8). Built-in tools: ``Read``, ``Bash``, ``Write`` and ``ToolSearch``;
+settings come from ``~/.claude/settings.json``, ``.claude/settings.json``,
+``.claude/settings.local.json`` (those that exist, ``--setting-sources``) and each ``--settings``;
 ``--mcp-tools FILE`` adds MCP tools with fixed answers (a JSON list of ``{"server", "name",
 "description", "inputSchema", "result", "_meta"?, "annotations"?}``), deferred as MCP tools are;
 ``--mcp-config FILE`` (repeatable) connects to the stdio MCP servers of a Claude Code style config.
@@ -33,9 +35,12 @@ from reference_impl.agent._mcp_client import McpConfigError, connect_mcp_servers
 from reference_impl.hooks import HookConfigError, Hooks, hooks_from_plugin, hooks_from_settings
 from reference_impl.permissions import (
     PERMISSION_MODES,
+    SETTINGS_FILES,
+    SETTINGS_PRECEDENCE,
     PermissionContext,
     SettingsError,
     SettingsFile,
+    SettingSource,
     context_from_settings,
     load_settings,
 )
@@ -58,7 +63,7 @@ from reference_impl.tools import (
 if TYPE_CHECKING:
     from reference_impl.agent._loop import AgentSession, LoopResult
 
-__all__ = ["builtin_tools", "load_mcp_tools", "main"]
+__all__ = ["builtin_tools", "load_mcp_tools", "main", "settings_files_found"]
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 BASH_MAX_RESULT_SIZE_CHARS = 30_000
@@ -127,12 +132,59 @@ def _bash_call(shell: SandboxedShell) -> Any:
     return call
 
 
+class WriteInput(BaseModel):
+    """Write's input."""
+
+    file_path: str = Field(description="The absolute path of the file to write")
+    content: str = Field(description="The content to write to the file")
+
+
+async def _write(tool_input: ToolInput, context: ToolContext) -> ToolOutput:
+    params = WriteInput.model_validate(dict(tool_input))
+    path = Path(params.file_path).expanduser()
+    if not path.is_absolute():
+        path = context.cwd / path
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(params.content, encoding="utf-8")
+    except OSError as error:
+        raise ToolError(f"File could not be written: {error.strerror or error}") from error
+    return ToolOutput(content=f"File written: {params.file_path}")
+
+
 def _read_only(_input: ToolInput) -> bool:
     return True
 
 
+def settings_files_found(
+    cwd: Path, home: Path, sources: str | None = None
+) -> list[tuple[SettingSource, Path]]:
+    """The settings files Claude Code finds by itself that exist, lowest precedence first.
+
+    ``sources`` is ``--setting-sources`` (comma-separated ``user``, ``project``, ``local``; None:
+    all three, as Claude Code's command does; ``""``: none).
+    """
+    wanted = (
+        {"user", "project", "local"}
+        if sources is None
+        else {s.strip() for s in sources.split(",") if s.strip()}
+    )
+    unknown = sorted(wanted - {"user", "project", "local"})
+    if unknown:
+        raise ValueError(f"--setting-sources: unknown source(s) {unknown}; use user, project, local")
+    found: list[tuple[SettingSource, Path]] = []
+    for source in SETTINGS_PRECEDENCE:
+        place = SETTINGS_FILES.get(source)
+        if place is None or source.removesuffix("Settings") not in wanted:
+            continue
+        path = home / place[2:] if place.startswith("~/") else cwd / place
+        if path.is_file():
+            found.append((source, path))
+    return found
+
+
 def builtin_tools(shell: SandboxedShell | None = None) -> list[Tool]:
-    """The command's built-in tools: Read, Bash (sandboxed as ``shell`` says) and ToolSearch."""
+    """The command's built-in tools: Read, Bash (sandboxed as ``shell`` says), Write and ToolSearch."""
     from reference_impl.search import tool_search_tool
 
     read = build_tool(
@@ -158,7 +210,14 @@ def builtin_tools(shell: SandboxedShell | None = None) -> list[Tool]:
         permission_target=lambda i: PermissionTarget("shell", str(i.get("command", ""))),
         check_permissions=lambda i, _context: shell.check_permissions(i),
     )
-    return [read, bash, tool_search_tool()]
+    write = build_tool(
+        "Write",
+        "Writes a file to the local filesystem, replacing it if it exists.",
+        _write,
+        input_model=WriteInput,
+        permission_target=lambda i: PermissionTarget("edit", str(i.get("file_path", ""))),
+    )
+    return [read, bash, write, tool_search_tool()]
 
 
 def load_mcp_tools(path: Path) -> list[Tool]:
@@ -201,6 +260,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--print", dest="prompt", required=True, help="the prompt; run once and print")
     parser.add_argument("--settings", action="append", default=[], type=Path, help="a settings.json file")
     parser.add_argument("--permission-mode", choices=PERMISSION_MODES, default=None)
+    parser.add_argument(
+        "--setting-sources",
+        default=None,
+        help="which settings files to read besides --settings: user, project, local (default: all)",
+    )
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
     parser.add_argument("--model", default=os.environ.get("ANTHROPIC_MODEL") or DEFAULT_MODEL)
     parser.add_argument("--max-turns", type=int, default=20)
@@ -233,14 +297,17 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     from reference_impl.tools import parse_enable_tool_search
 
     cwd = Path.cwd()
-    files: list[SettingsFile] = [load_settings(path, "flagSettings") for path in args.settings]
+    found = settings_files_found(cwd, Path.home(), args.setting_sources)
+    files: list[SettingsFile] = [load_settings(path, source) for source, path in found]
+    files += [load_settings(path, "flagSettings") for path in args.settings]
+    settings_paths = (*(path for _, path in found), *args.settings)
     hooks = Hooks()
     for settings in files:
         hooks = hooks.merged(hooks_from_settings(settings.data, name=settings.name))
     for plugin in args.plugin_dir:
         hooks = hooks.merged(hooks_from_plugin(plugin))
     permission_context = context_from_settings(files, cwd=cwd, mode=args.permission_mode, can_prompt=False)
-    shell = SandboxedShell(sandbox_settings(files), permission_context, settings_paths=tuple(args.settings))
+    shell = SandboxedShell(sandbox_settings(files), permission_context, settings_paths=settings_paths)
     if shell.settings.enabled and shell.problem is not None:
         # SBX-5: said once, at the start; each command's result says it again.
         print(f"python -m reference_impl: sandbox unavailable: {shell.problem}", file=sys.stderr)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from reference_impl.permissions._decisions import (
     SETTING_SOURCES,
+    SETTINGS_FILES,
     SETTINGS_PRECEDENCE,
     DecisionReason,
     DecisionStage,
@@ -66,6 +67,7 @@ __all__ = [
     "PERMISSION_MODES",
     "PROTECTED_DIRECTORIES",
     "PROTECTED_FILES",
+    "SETTINGS_FILES",
     "SETTINGS_PRECEDENCE",
     "SETTING_SOURCES",
     "CanUseTool",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, get_args
 
 __all__ = [
+    "SETTINGS_FILES",
     "SETTINGS_PRECEDENCE",
     "SETTING_SOURCES",
     "DecisionReason",
@@ -45,6 +46,14 @@ SETTINGS_PRECEDENCE: tuple[SettingSource, ...] = (
 )
 """The settings files, lowest precedence first: user, shared project, local project, ``--settings``,
 managed policy (a later file's value for a key wins; rules are merged: deny > ask > allow, PERM-4)."""
+
+SETTINGS_FILES: dict[SettingSource, str] = {
+    "userSettings": "~/.claude/settings.json",
+    "projectSettings": ".claude/settings.json",
+    "localSettings": ".claude/settings.local.json",
+}
+"""Where Claude Code reads each settings file it finds by itself: ``~`` is the home directory, the
+rest is relative to the project (working) directory. ``flagSettings`` is ``--settings FILE``."""
 
 DecisionStage: TypeAlias = Literal[
     "rule",
