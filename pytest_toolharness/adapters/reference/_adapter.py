@@ -186,21 +186,30 @@ class ReferenceHarness:
     def search(
         self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec], query: str, max_results: int = 5
     ) -> list[str] | str:
-        """Run the real ToolSearch tool against this pool."""
+        """Run the real ToolSearch tool against this pool, through the executor as a model's call is."""
         pool = self._pool(builtin, mcp)
-        state = tool_state(pool)
-        context = ToolContext(
-            tool_use_id="toolu_search", abort=asyncio.Event(), cwd=self._workdir, state=state
+        context = ExecutionContext(
+            tools=pool,
+            permission_context=PermissionContext(cwd=self._workdir),
+            session_dir=self._workdir / "session",
         )
-
-        async def run() -> ToolOutput | str:
-            return await self._search.call({"query": query, "max_results": max_results}, context)
-
-        output = asyncio.run(run())
-        content = output if isinstance(output, str) else output.content
+        block = cast(
+            ToolUseBlockParam,
+            {
+                "type": "tool_use",
+                "id": "toolu_search",
+                "name": self._search.name,
+                "input": {"query": query, "max_results": max_results},
+            },
+        )
+        batch = asyncio.run(run_tool_uses([block], context, state=tool_state(pool)))
+        content = batch.user_content[0].get("content")
         if isinstance(content, str):
             return content
-        return [str(block["tool_name"]) for block in cast(Sequence[Mapping[str, Any]], content)]
+        return [
+            str(item["tool_name"]) if item.get("type") == "tool_reference" else _result_text([item])
+            for item in cast(Sequence[Mapping[str, Any]], content or [])
+        ]
 
     def notice(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> Notice | None:
         """The deferred-tools delta for this pool now; appended to the transcript as the loop does."""
