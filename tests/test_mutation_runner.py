@@ -178,7 +178,10 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
         "skipped": "survived",  # skipped unmutated too: nothing is lost
     }
     assert report["skipped"] == ["test_mod.py::test_always_skips"]
-    assert sorted(report["line7"]) == ["test_mod.py::test_clamp_over", "test_mod.py::test_skips_unless_exercised"]
+    assert sorted(report["line7"]) == [
+        "test_mod.py::test_clamp_over",
+        "test_mod.py::test_skips_unless_exercised",
+    ]
     assert report["line12"] == []
     assert report["unchanged"], "the runner wrote the mutant into the module's file"
 

@@ -58,8 +58,6 @@ from reference_impl import (
     SandboxedShell,
     SettingSource,
     Tool,
-    ToolContext,
-    ToolOutput,
     ToolPermissionContext,
     ToolSchemaCache,
     TranscriptEntry,
