@@ -19,7 +19,7 @@ from typing import Any
 
 from tests.mutants._triage import TriageRule, classify, enclosing_function, load_rules
 
-__all__ = ["NOT_REACHED", "ModuleScore", "score_session"]
+__all__ = ["NOT_REACHED", "ModuleScore", "markdown_table", "score_session", "write_survivors"]
 
 NOT_REACHED = "not reached"
 
@@ -125,3 +125,20 @@ def write_survivors(score: ModuleScore, path: Path) -> None:
     for line_number, operator, rule in sorted(score.triaged, key=lambda t: (t[0], t[1])):
         lines.append(f"- line {line_number}, {operator}: **{rule.verdict}**: {rule.reason}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def markdown_table(scores: list[ModuleScore], requirements: dict[str, tuple[str, ...]]) -> str:
+    """The per-module score table of docs/mutants.md."""
+    lines = [
+        "| module | requirements | counted | killed | raw | equivalent | unspecified | gaps (not reached) "
+        "| triaged | incompetent | not run |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for score in scores:
+        lines.append(
+            f"| `{score.module}` | {', '.join(requirements.get(score.module, ()))} | {score.counted} | "
+            f"{score.killed} | {score.raw_percent:.1f}% | {score.equivalent} | {score.unspecified} | "
+            f"{len(score.gaps)} ({score.not_reached}) | **{score.triaged_percent:.1f}%** | "
+            f"{score.incompetent} | {score.pending + score.faults} |"
+        )
+    return "\n".join(lines)

@@ -50,7 +50,12 @@ from tests.mutants._forked import (  # noqa: E402 - after the path fix above
     preload,
     run_mutants,
 )
-from tests.mutants._mutation_report import NOT_REACHED, score_session, write_survivors  # noqa: E402
+from tests.mutants._mutation_report import (  # noqa: E402
+    NOT_REACHED,
+    markdown_table,
+    score_session,
+    write_survivors,
+)
 
 INCOMPETENT = "incompetent"
 
@@ -361,6 +366,9 @@ def _parser() -> argparse.ArgumentParser:
         help="keep each module's session but run its untriaged survivors (and runner faults) again, after a test got stronger",
     )
     parser.add_argument(
+        "--markdown", action="store_true", help="with --report: also print docs/mutants.md's score table"
+    )
+    parser.add_argument(
         "--report",
         action="store_true",
         help="only score the modules' existing sessions (also while they run)",
@@ -381,8 +389,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"no requirements known for {module!r}: pass --requirement ID or add it to MODULE_REQUIREMENTS"
             )
     if args.report:
+        report_scores = []
         for module in args.modules:
-            print(_score(_session_path(out, module), module, out))
+            session = _session_path(out, module)
+            if not session.exists():
+                print(f"{module}: no session in {out}")
+                continue
+            print(_score(session, module, out))
+            report_scores.append(score_session(session, module, PROJECT_ROOT))
+        if args.markdown:
+            print("\n" + markdown_table(report_scores, MODULE_REQUIREMENTS))
         return 0
     out.mkdir(parents=True, exist_ok=True)
     os.environ.clear()
