@@ -104,6 +104,36 @@ def test_select_returns_the_named_tools_once(
 
 @requires("search")
 @pytest.mark.requirement("DEFER-4", "MUST")
+@settings(max_examples=15, deadline=None)
+@given(first=search_pools, second=search_pools, data=st.data())
+def test_select_follows_the_pool_as_it_changes(
+    new_harness: Callable[[], Any],
+    first: tuple[list[ToolSpec], list[ToolSpec]],
+    second: tuple[list[ToolSpec], list[ToolSpec]],
+    data: st.DataObject,
+) -> None:
+    """DEFER-4 across a pool change in one session: ``select:`` returns the named tools of the pool now.
+
+    One harness searches a pool, then a changed one (an MCP server connects or leaves, built-ins
+    come and go): a tool that joined is found, a tool that left is not, whatever the first search
+    kept of the pool. The names of both pools are asked for each time.
+    """
+    harness = new_harness()
+    kept = data.draw(st.lists(st.sampled_from(first[1]), unique_by=lambda s: s.name), label="MCP tools kept")
+    names_now = {s.name for s in second[0] + second[1]}
+    changed = (second[0], [*second[1], *(s for s in kept if s.name not in names_now)])
+    everything = sorted({s.name for s in first[0] + first[1] + changed[0] + changed[1]})
+    query = "select:" + ",".join(everything)
+    for builtins, mcps in (first, changed, first):
+        in_pool = {s.name for s in builtins + mcps}
+        got = _names(harness.search(builtins, mcps, query, max_results=5))
+        assert set(got) == in_pool & set(everything), (
+            f"after a pool change, select: of {everything} returned {got}; the pool now holds {sorted(in_pool)}"
+        )
+
+
+@requires("search")
+@pytest.mark.requirement("DEFER-4", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(pool=search_pools, data=st.data())
 def test_no_match_is_text(
