@@ -307,6 +307,20 @@ def _shared_run_scheduler(config: pytest.Config, log: Any) -> Any:
             module = nodeid.split("::", 1)[0]
             return module if module.rsplit("/", 1)[-1] in SHARED_RUN_MODULES else nodeid
 
+        def remove_node(self, node: Any) -> str | None:
+            # As loadscope's, but the test that was running when the worker died is not queued
+            # again: xdist reports it as crashed, and run again it would take every fresh worker down.
+            workload: dict[str, dict[str, bool]] = self.assigned_work.pop(node)
+            pending = [(s, n) for s, unit in workload.items() for n, done in unit.items() if not done]
+            if not pending:
+                return None
+            scope, crashitem = pending[0]
+            workload[scope][crashitem] = True
+            self.workqueue.update({s: unit for s, unit in workload.items() if not all(unit.values())})
+            for other in self.assigned_work:
+                self._reschedule(other)
+            return crashitem
+
     return SharedRunScheduling(config, log)
 
 
