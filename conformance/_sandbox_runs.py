@@ -28,6 +28,9 @@ from pytest_toolharness.adapters._specs import HostAnswer, HostSpec
 ON: Mapping[str, Any] = {"sandbox": {"enabled": True}}
 OFF: Mapping[str, Any] = {"sandbox": {"enabled": False}}
 
+# How often a test server's loop checks for shutdown: closing it waits up to this long.
+_POLL_S = 0.02
+
 
 def missing_programs(*programs: str) -> str | None:
     """Why these tests can't run here: the first of ``programs`` that is not installed."""
@@ -160,7 +163,8 @@ def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
             pass
 
     server = ThreadingHTTPServer((address, 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for serve_forever to notice, up to one poll interval (0.5 s by default).
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": _POLL_S}, daemon=True)
     thread.start()
     try:
         yield server.server_address[1], hits

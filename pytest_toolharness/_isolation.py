@@ -7,6 +7,10 @@
   is killed takes only the worker down: xdist reports the running test as failed, starts a fresh
   worker for the rest, and the controller keeps the report. :func:`pytest_handlecrashitem` turns
   xdist's "worker crashed" into a line that says what happened to which test.
+- **Scheduling.** Under xdist's ``load`` distribution (the default, and what ``-n N`` gives), the
+  tests of a module in :data:`SHARED_RUN_MODULES` go to one worker as a unit, dispatched first: they
+  share one run of the harness per scenario (a module-scoped fixture), which split across workers
+  would run once per worker. Every other test is still dispatched on its own.
 - **Per-test budget** (``--toolharness-test-timeout``, setup to teardown, Hypothesis's shrinking
   included). Armed with :func:`faulthandler.dump_traceback_later`, whose watchdog is a C thread: it
   fires even while the harness blocks in ``time.sleep`` or in C code holding the GIL. It writes every
@@ -42,11 +46,15 @@ import pytest
 
 from pytest_toolharness._options import Isolation, Settings
 
-__all__ = ["HANG_FILE_KEY", "configure"]
+__all__ = ["HANG_FILE_KEY", "SHARED_RUN_MODULES", "configure"]
 
 HANG_FILE_KEY = "toolharness_hang_dir"
 """The ``workerinput`` key naming the run directory: where workers' watchdogs write what hung, and
 each worker's temporary directory (removed with it by the controller, whatever became of the worker)."""
+
+SHARED_RUN_MODULES = ("test_wire.py", "test_wire_security.py")
+"""The packaged suite's modules whose tests share one harness run per scenario (a module-scoped
+fixture, ``conformance/_wire_runs.py``): each runs on one worker, so each scenario runs once."""
 
 # Building the adapter (imports of a harness and its SDK) gets at least this long, whatever the test budget.
 _PREPARE_BUDGET_S = 120.0
@@ -212,6 +220,13 @@ class _Plugin:
         """Tell each xdist worker where to write what hung (controller side)."""
         node.workerinput[HANG_FILE_KEY] = str(self.run.hang_dir)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """Under ``load``: one unit per :data:`SHARED_RUN_MODULES` module, one per other test."""
+        if config.option.dist != "load":
+            return None
+        return _shared_run_scheduler(config, log)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(
         self, item: pytest.Item, nextitem: pytest.Item | None
@@ -277,6 +292,36 @@ class _Plugin:
             terminalreporter.write_line(
                 f"toolharness: {note} (--toolharness-run-timeout); the tests that did not run are not checked"
             )
+
+
+def _shared_run_scheduler(config: pytest.Config, log: Any) -> Any:
+    """The ``loadscope`` scheduler of xdist, with a scope per shared-run module and per other test.
+
+    ``loadscope`` orders its units by size, largest first, so the shared-run modules start first
+    and the single tests fill the workers around them.
+    """
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class SharedRunScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module.rsplit("/", 1)[-1] in SHARED_RUN_MODULES else nodeid
+
+        def remove_node(self, node: Any) -> str | None:
+            # As loadscope's, but the test that was running when the worker died is not queued
+            # again: xdist reports it as crashed, and run again it would take every fresh worker down.
+            workload: dict[str, dict[str, bool]] = self.assigned_work.pop(node)
+            pending = [(s, n) for s, unit in workload.items() for n, done in unit.items() if not done]
+            if not pending:
+                return None
+            scope, crashitem = pending[0]
+            workload[scope][crashitem] = True
+            self.workqueue.update({s: unit for s, unit in workload.items() if not all(unit.values())})
+            for other in self.assigned_work:
+                self._reschedule(other)
+            return crashitem
+
+    return SharedRunScheduling(config, log)
 
 
 # Frames of the machinery around a test (pytest, pluggy, xdist, execnet), left out of a hang report.

@@ -1,0 +1,123 @@
+"""Shared wire runs: each scenario runs once per run, on one worker, and a module's runs overlap.
+
+The wire modules share one harness run per scenario through a module-scoped fixture
+(``conformance/_wire_runs.py``). Split across xdist workers, each worker would run the scenario
+again; the plugin's scheduler keeps such a module on one worker (``SHARED_RUN_MODULES``), and the
+fixture starts the runs of the module's selected tests two at a time.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_toolharness._isolation import SHARED_RUN_MODULES
+from tests._fake_suite import make_suite
+
+pytestmark = pytest.mark.usefixtures("_no_step_summary")
+
+
+@pytest.fixture
+def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+_RECORDING = """
+import json, os, pathlib
+
+def record(name):
+    log = pathlib.Path(os.environ["SHARED_RUNS_LOG"])
+    with log.open("a") as out:
+        out.write(json.dumps({"test": name, "worker": os.environ.get("PYTEST_XDIST_WORKER", "")}) + "\\n")
+"""
+
+
+def _tests(prefix: str, count: int) -> str:
+    return "".join(
+        f'\n@pytest.mark.requirement("PAIR-1", "MUST")\ndef test_{prefix}_{i}():\n    record("{prefix}_{i}")\n'
+        for i in range(count)
+    )
+
+
+def test_a_shared_run_module_runs_on_one_worker(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the default isolation (two workers), every test of test_wire.py runs on the same worker."""
+    assert "test_wire.py" in SHARED_RUN_MODULES
+    suite = make_suite(pytester, _RECORDING + _tests("plain", 12))
+    (pytester.path / "suite" / "test_wire.py").write_text("import pytest\n" + _RECORDING + _tests("wire", 12))
+    log = pytester.path / "runs.jsonl"
+    monkeypatch.setenv("SHARED_RUNS_LOG", str(log))
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
+    result = pytester.runpytest_subprocess(
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=process",
+        "-p",
+        "no:hypothesispytest",
+        "suite",
+        timeout=300,
+    )
+    result.assert_outcomes(passed=24)
+    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    wire_workers = {r["worker"] for r in runs if r["test"].startswith("wire_")}
+    plain_workers = {r["worker"] for r in runs if r["test"].startswith("plain_")}
+    assert len(wire_workers) == 1, f"test_wire.py was split: {runs}"
+    assert "" not in wire_workers, f"test_wire.py ran outside a worker: {runs}"
+    assert plain_workers - wire_workers, f"nothing ran beside the shared-run module: {runs}"
+
+
+_SHARED_MODULE = """
+import threading
+import pytest
+from conformance._wire_runs import scenario_runner
+
+CALLS = []
+TWO_STARTED = threading.Event()
+
+
+class Harness:
+    def run_wire(self, scenario):
+        CALLS.append(scenario)
+        if scenario == "one":
+            # Only returns once "two" has started: the runs overlap, or this test fails.
+            assert TWO_STARTED.wait(30), "the second run never started while the first was running"
+        if scenario == "two":
+            TWO_STARTED.set()
+        return scenario
+
+
+SCENARIOS = {name: (lambda names, name=name: name) for name in ("one", "two", "three", "four")}
+
+
+@pytest.fixture(scope="module")
+def wire(request):
+    return scenario_runner(Harness, SCENARIOS, request)
+
+
+def test_one(wire):
+    assert wire("one") == "one"
+
+
+@pytest.mark.parametrize("scenario", ["two", "three"])
+def test_param(wire, scenario):
+    assert wire(scenario) == scenario
+
+
+def test_four(wire):
+    assert wire("four") == "four"
+
+
+def test_calls():
+    assert sorted(CALLS) == ["one", "three", "two"], CALLS
+"""
+
+
+def test_a_modules_runs_start_together_once_each_and_only_if_selected(pytester: pytest.Pytester) -> None:
+    """The first use starts the selected tests' scenarios (two at a time); each runs once; a deselected one never."""
+    pytester.makepyfile(test_shared=_SHARED_MODULE)
+    result = pytester.runpytest("-p", "no:xdist", "-k", "not four", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4)
