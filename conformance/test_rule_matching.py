@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
@@ -330,6 +330,18 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     deny_form=st.sampled_from(["Bash({}:*)", "Bash({} *)", "Bash({})"]),
     mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
 )
+# Found by the exploratory profile: a ``;`` right after an unterminated here-document start,
+# whose terminator line carries more words (bash reads the body to the end; the grammar fails).
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test <<EOF; rm\nbody\nEOF $(rm\xa0-rf\xa0x)"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test <<EOF;rm -rf x\nbody\nEOF x"),
+    deny_form="Bash({} *)",
+    mode="default",
+)
 def test_deny_rule_program_never_runs(
     new_harness: Callable[[], Any],
     bash_oracle: ths.BashSandbox,
@@ -478,6 +490,8 @@ KNOWN_BYPASSES: tuple[str, ...] = (
     "git status <<<$(rm x)",
     "git status <<EOF\n$(rm x)\nEOF",
     "git status <<EOF && rm x\nbody\nEOF",
+    "git status <<EOF; rm x\nbody\nEOF $(true)",
+    "git status <<EOF;rm x\nEOF",
     'git status ${x:-"$(rm x)"}',
     "git status\n\n\\rm x",
 )

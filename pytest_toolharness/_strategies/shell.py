@@ -157,7 +157,7 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     blank = draw(st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS)))
     # The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks)
     # are drawn as often as the plain joints.
-    kind = draw(st.one_of(st.integers(min_value=0, max_value=27), st.integers(min_value=16, max_value=25)))
+    kind = draw(st.one_of(st.integers(min_value=0, max_value=28), st.integers(min_value=16, max_value=25)))
     joiner = draw(st.sampled_from(_JOINERS))
     if kind <= 5:
         left, right = (hidden, allowed) if draw(st.booleans()) else (allowed, hidden)
@@ -185,6 +185,8 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
         25: f"{allowed}{blank}\\\n;{hidden}",
         26: f"{allowed}{joiner}bash -c '{hidden}'",
         27: f"{allowed}{joiner}eval '{hidden}'",
+        # The terminator line carries more words: bash reads the here-document to the end.
+        28: f"{allowed}{blank}<<EOF{joiner}{hidden}\nbody\nEOF{blank}x",
     }
     return forms[kind]
 

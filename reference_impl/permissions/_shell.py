@@ -548,6 +548,10 @@ def _split(command: str, splice: bool) -> ShellCommand:
     if root.has_error:
         walk.problem("the command is not valid bash (syntax error)")
     walk.statement(root, 0)
+    if root.has_error and not any(part.argv == (None,) for part in walk.parts):
+        # The grammar failed somewhere the walk never reached as an ERROR (a ``;`` after an
+        # unterminated here-document, seen): bash's reading is unknown, so fail closed.
+        walk.opaque(root, "a syntax error: what bash runs of it is not known")
     if splice:
         # Where the grammar and bash read the text differently, keep bash's reading too (for
         # deny rules; allow rules never trust such a command): bash joins ``a\<newline>b`` into
