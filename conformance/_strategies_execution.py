@@ -93,6 +93,7 @@ FailureKind: TypeAlias = Literal[
     "hook_deny",
     "hook_crash",
     "host_deny",
+    "host_crash",
     "headless_ask",
     "hook_exit2",
     "hook_garbage",
@@ -102,7 +103,7 @@ FailureKind: TypeAlias = Literal[
 CORE_KINDS: tuple[str, ...] = ("ok", "empty", "unknown", "schema", "own_validation", "raise")
 """Failure kinds every harness has: no rule, hook or host involved."""
 
-PERMISSION_KINDS: frozenset[str] = frozenset({"rule_deny", "host_deny", "headless_ask"})
+PERMISSION_KINDS: frozenset[str] = frozenset({"rule_deny", "host_deny", "host_crash", "headless_ask"})
 """Failure kinds made by a permission rule (they need the ``permissions`` capability)."""
 
 SUCCESS_KINDS: frozenset[str] = frozenset({"ok", "empty", "shell_ok"})
@@ -257,6 +258,7 @@ class Planned:
     rules: list[RuleSpec] = field(default_factory=list)
     hooks: list[HookSpec] = field(default_factory=list)
     host_denies: set[str] = field(default_factory=set)
+    host_crashes: set[str] = field(default_factory=set)
     call_timeout: float | None = None
     needs_host: bool = False
 
@@ -264,9 +266,11 @@ class Planned:
         """Keyword arguments for :func:`execute`."""
         options: dict[str, Any] = {"rules": self.rules, "hooks": self.hooks}
         if self.needs_host:
-            denies = frozenset(self.host_denies)
+            denies, crashes = frozenset(self.host_denies), frozenset(self.host_crashes)
 
             def answer(name: str, _input: Mapping[str, Any]) -> HostAnswer:
+                if name in crashes:  # the permission prompt itself fails: never an allow
+                    raise RuntimeError(f"the permission prompt for {name} crashed")
                 return (
                     HostAnswer("deny", message=f"{name} rejected by the host")
                     if name in denies
@@ -328,6 +332,10 @@ def plan_batch(kinds: Sequence[str], *, permissions: bool = True) -> Planned:
         elif kind == "host_deny":
             plan.rules.append(RuleSpec(name, "ask"))
             plan.host_denies.add(name)
+            plan.needs_host = True
+        elif kind == "host_crash":
+            plan.rules.append(RuleSpec(name, "ask"))
+            plan.host_crashes.add(name)
             plan.needs_host = True
         elif kind == "headless_ask":
             plan.rules.append(RuleSpec(name, "ask"))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import (
@@ -37,7 +37,7 @@ from pytest_toolharness.adapters._specs import HookSpec, ToolBehavior
 SHELL_KINDS = ("shell_ok", "shell_raise")
 RULE_KINDS = ("rule_deny", "headless_ask")
 EXECUTION_KINDS = (*CORE_KINDS, *RULE_KINDS)
-HOOK_HOST_KINDS = ("ok", "raise", "hook_deny", "hook_crash", "host_deny", "schema")
+HOOK_HOST_KINDS = ("ok", "raise", "hook_deny", "hook_crash", "host_deny", "host_crash", "schema")
 COMMAND_KINDS = ("ok", "hook_exit2", "hook_garbage")
 Capabilities = frozenset[str]
 
@@ -140,10 +140,11 @@ def test_pairing_survives_rule_denials(
 @pytest.mark.requirement("PAIR-2", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(kinds=batches(HOOK_HOST_KINDS, max_size=6))
+@example(kinds=["host_crash", "ok", "host_crash"])
 def test_pairing_survives_hooks_and_host(
     new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
 ) -> None:
-    """PAIR-2: pairing holds when hooks block or crash and the host rejects, mixed with raises."""
+    """PAIR-2: pairing holds when hooks block or crash and the host rejects or its prompt crashes, mixed with raises."""
     _plan, run = run_plan(new_harness, kinds, toolharness_capabilities)
     check_pairing(run)
 
@@ -251,10 +252,11 @@ def test_failures_are_errors_with_text(
 @pytest.mark.requirement("PAIR-3", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(kinds=batches(EXECUTION_KINDS + HOOK_HOST_KINDS, max_size=6))
+@example(kinds=["ok", "host_crash", "host_deny"])
 def test_denials_are_errors_with_text(
     new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
 ) -> None:
-    """PAIR-3: a call denied by a rule, a hook or the host gets is_error and non-empty text too."""
+    """PAIR-3: a call denied by a rule, a hook or the host (or whose permission prompt crashed) gets is_error and non-empty text too."""
     check_errors_have_text(*run_plan(new_harness, kinds, toolharness_capabilities))
 
 

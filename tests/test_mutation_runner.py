@@ -127,7 +127,8 @@ def _run_in_subprocess(project: Path, script: str) -> str:
 def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
     """Each verdict from real forked pytest runs: a mutant a test catches is killed (also when only
     a subprocess sees it, or when a test it passed now skips), an equivalent one survives, one that
-    raises on import is killed, and the coverage map names the tests that reach each line."""
+    raises on import is killed, and the coverage map names the tests that reach each line, in the
+    test process or in a Python subprocess it starts."""
     project = _project(tmp_path)
     script = textwrap.dedent(
         f"""\
@@ -145,7 +146,10 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
         source = module.read_text()
         jobs = [
             _forked.MutantJob("top", source.replace("return top", "return top + 1"), coverage.tests_for(7, 7)),
-            _forked.MutantJob("same", source.replace("value > top", "value >= top"), coverage.tests_for(6, 6)),
+            _forked.MutantJob(
+                "same", source.replace("value > top", "value >= top"), coverage.tests_for(6, 6),
+                skipped_before=coverage.skipped,
+            ),
             _forked.MutantJob("boom", source.replace("LIMIT = 3", "LIMIT = 1 // 0"), coverage.tests_for(1, 1)),
             _forked.MutantJob("sub", source.replace("return top", "return top + 1"), ["test_mod.py::test_in_a_subprocess"]),
             _forked.MutantJob("unexercised", source.replace("return top", "return top + 1"), ["test_mod.py::test_skips_unless_exercised"]),
@@ -178,8 +182,13 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
         "skipped": "survived",  # skipped unmutated too: nothing is lost
     }
     assert report["skipped"] == ["test_mod.py::test_always_skips"]
+    # test_in_a_subprocess runs line 7 only in its subprocess: a line a test file's subprocess runs
+    # is reached by every test of that file (wire modules share one run among their tests).
     assert sorted(report["line7"]) == [
+        "test_mod.py::test_always_skips",
         "test_mod.py::test_clamp_over",
+        "test_mod.py::test_clamp_under",
+        "test_mod.py::test_in_a_subprocess",
         "test_mod.py::test_skips_unless_exercised",
     ]
     assert report["line12"] == []

@@ -143,6 +143,89 @@ sys.meta_path.insert(0, _MutantFinder())
 """
 
 
+# Coverage in the Python processes the tests start (the reference CLI behind the wire tests), as a
+# ``sitecustomize`` on their PYTHONPATH. Targets start from a clean environment that passes
+# PYTHONPATH but nothing else of ours, so the test running at the start is read from a file.
+_SUBPROCESS_COVERAGE = """\
+import os
+import sys
+
+_DIRECTORY, _PACKAGE = {directory!r}, {package!r}
+
+
+class _StartCoverage:
+    # Coverage starts when the scored module's package is first imported: the other Python
+    # programs the tests start (hook scripts with short timeouts) never pay for it.
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != _PACKAGE:
+            return None
+        sys.meta_path.remove(self)
+        try:
+            with open(os.path.join(_DIRECTORY, "current-test"), encoding="utf-8") as handle:
+                context = handle.read()
+        except OSError:
+            return None
+        import coverage
+
+        started = coverage.Coverage(
+            config_file=os.path.join(_DIRECTORY, "coveragerc"), context=context, auto_data=True
+        )
+        started._warn_no_data = False
+        started.start()
+        return None
+
+
+sys.meta_path.insert(0, _StartCoverage())
+"""
+
+
+def _measure_subprocesses(module_file: Path, package: str, directory: Path) -> None:
+    """Make the Python processes started from now on that import ``package`` record their coverage
+    of ``module_file`` in ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "sitecustomize.py").write_text(
+        _SUBPROCESS_COVERAGE.format(directory=str(directory), package=package), encoding="utf-8"
+    )
+    (directory / "coveragerc").write_text(
+        f"[run]\ndata_file = {directory / 'data'}\nparallel = true\n"
+        f"include = {module_file.resolve()}\nsigterm = true\n",
+        encoding="utf-8",
+    )
+    _set_current_test(directory, _IMPORT_CONTEXT)
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(directory), os.environ.get("PYTHONPATH")) if p)
+
+
+def _set_current_test(directory: Path, nodeid: str) -> None:
+    (directory / "current-test").write_text(nodeid, encoding="utf-8")
+
+
+def _subprocess_lines(module_file: Path, directory: Path, tests: Sequence[str]) -> dict[int, set[str]]:
+    """The lines the tests' subprocesses ran, each reached by every test of the file that started it.
+
+    A wire test module shares its scenario runs: a run started while one test ran is judged by
+    others of the same file, so a subprocess's line counts for the whole file (a process started
+    outside any test, for every test).
+    """
+    import coverage
+
+    by_file: dict[str, list[str]] = {}
+    for test in tests:
+        by_file.setdefault(test.split("::", 1)[0], []).append(test)
+    lines: dict[int, set[str]] = {}
+    for path in sorted(directory.glob("data.*")):
+        data = coverage.CoverageData(basename=str(path))
+        data.read()
+        for measured in data.measured_files():
+            if Path(measured).resolve() != module_file.resolve():
+                continue
+            for line, contexts in data.contexts_by_lineno(measured).items():
+                reached = lines.setdefault(line, set())
+                for context in contexts:
+                    file_tests = by_file.get(context.split("::", 1)[0]) if context else None
+                    reached.update(file_tests or [_IMPORT_CONTEXT])
+    return lines
+
+
 def _install_mutant(module_name: str, module_file: Path, source: str, overlay: Path) -> None:
     """Serve ``source`` as ``module_name`` here and in every Python subprocess started from now on."""
     overlay.mkdir(parents=True, exist_ok=True)
@@ -313,8 +396,13 @@ def coverage_map(
         data_file = workdir / f"coverage-{index}.json"
         output = workdir / f"coverage-run-{index}.txt"
 
+        subprocess_data = workdir / f"subprocess-coverage-{index}"
+
         def child(
-            adapter: str = adapter, selection: Sequence[str] = selection, data_file: Path = data_file
+            adapter: str = adapter,
+            selection: Sequence[str] = selection,
+            data_file: Path = data_file,
+            subprocess_data: Path = subprocess_data,
         ) -> int:
             import coverage
             import pytest
@@ -323,14 +411,19 @@ def coverage_map(
             timings: dict[str, float] = {}
             cov = coverage.Coverage(data_file=None, include=[str(module_file)], branch=False)
 
+            package = module_file.resolve().relative_to(project_root.resolve()).parts[0]
+            _measure_subprocesses(module_file, package, subprocess_data)
+
             class _Contexts:
                 @pytest.hookimpl(wrapper=True)
                 def pytest_runtest_protocol(self, item: Any) -> Iterator[None]:
                     cov.switch_context(item.nodeid)
+                    _set_current_test(subprocess_data, item.nodeid)
                     try:
                         return (yield)
                     finally:
                         cov.switch_context(_IMPORT_CONTEXT)
+                        _set_current_test(subprocess_data, _IMPORT_CONTEXT)
 
                 def pytest_runtest_logreport(self, report: Any) -> None:
                     timings[report.nodeid] = timings.get(report.nodeid, 0.0) + report.duration
@@ -346,10 +439,22 @@ def coverage_map(
             measured = next(
                 (f for f in data.measured_files() if Path(f).resolve() == module_file.resolve()), None
             )
-            by_line = data.contexts_by_lineno(measured) if measured else {}
+            by_line = {
+                line: set(contexts)
+                for line, contexts in (data.contexts_by_lineno(measured) if measured else {}).items()
+            }
+            for line, contexts in _subprocess_lines(module_file, subprocess_data, list(timings)).items():
+                by_line.setdefault(line, set()).update(contexts)
             skipped = sorted(t for t, outcome in outcomes.tests.items() if outcome == "skipped")
             data_file.write_text(
-                json.dumps({"lines": by_line, "durations": timings, "skipped": skipped}), encoding="utf-8"
+                json.dumps(
+                    {
+                        "lines": {n: sorted(c) for n, c in by_line.items()},
+                        "durations": timings,
+                        "skipped": skipped,
+                    }
+                ),
+                encoding="utf-8",
             )
             return _verdict(code, outcomes, frozenset(outcomes.tests))
 

@@ -103,8 +103,10 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/tools/_defer.py": ("DEFER-1", "DEFER-8"),
     "reference_impl/tools/_pool.py": ("CACHE-2",),
     "reference_impl/execution/_scheduler.py": ("CONC", "PAIR"),
-    # The pipeline runs the permission check, the hooks and the scheduler for every call.
-    "reference_impl/execution/_pipeline.py": ("EXEC", "PAIR", "HOOK", "CONC"),
+    # The pipeline runs the permission check, the hooks and the scheduler for every call; it also
+    # settles an ask (PermissionRequest hooks, the host, headless: PERM-8) and turns an engine
+    # that raises into a deny (PERM-14).
+    "reference_impl/execution/_pipeline.py": ("EXEC", "PAIR", "HOOK", "CONC", "PERM-8", "PERM-14"),
     # Hook decisions meet the rules in the engine (a hook's allow never beats a deny rule).
     "reference_impl/permissions/_engine.py": ("PERM", "HOOK"),
 }
