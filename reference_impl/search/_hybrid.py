@@ -226,18 +226,24 @@ def tool_text(tool: Tool, context: DescriptionContext) -> str:
 
 
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?;])\s+|\n+")
+_CLAUSE_END: Final = re.compile(r",?\s+(?:and\s+)?then\s+|,\s+", re.IGNORECASE)
+"""Where a sentence is cut into steps: at ``then`` (``, then``, ``and then``) and after a comma."""
 
 
 def query_texts(query: str, terms: QueryTerms) -> list[str]:
-    """What is embedded for a query: each of its sentences if several (``+`` marks dropped), else the whole.
+    """What is embedded for a query: its steps if several (``+`` marks dropped), else the whole.
 
-    The whole of a query of several sentences is not embedded besides: on LiveMCPBench's
-    multi-step tasks it found no tool that a sentence missed, and it doubled a query's cost.
+    The steps are the query's sentences cut at ``then`` and after commas: a multi-step task
+    ("find the paper, read it and then save a summary to a file") needs a tool per step, and a
+    step embedded alone finds its tool where the whole sentence's vector is a blur of several
+    (tuned on LiveMCPBench, see docs/benchmarks.md). The whole of a query of several steps is not
+    embedded besides: on LiveMCPBench it found no tool that a step missed, and it cost a run.
     """
     whole = " ".join(terms.scoring)
-    sentences = [piece.strip() for piece in _SENTENCE_END.split(js_trim(query))]
-    sentences = [piece.replace("+", " ") for piece in sentences if piece]
-    return sentences if len(sentences) > 1 else [whole]
+    pieces = [piece for sentence in _SENTENCE_END.split(js_trim(query)) for piece in _CLAUSE_END.split(sentence)]
+    pieces = [piece.replace("+", " ").strip(" ,") for piece in pieces]
+    pieces = [piece for piece in pieces if piece]
+    return pieces if len(pieces) > 1 else [whole]
 
 
 def lexical_scores(ranker: FieldedRanker, index: SearchIndex, words: Sequence[str]) -> dict[int, float]:
@@ -271,7 +277,7 @@ class HybridRanker:
         *,
         embedder: Embedder | None = None,
         lexical: FieldedRanker | None = None,
-        semantic_weight: float = 8.0,
+        semantic_weight: float = 5.0,
     ) -> None:
         if (
             isinstance(semantic_weight, bool)
