@@ -8,7 +8,8 @@ The query syntax is the seed's, handled as :class:`~reference_impl.search._field
 that server's deferred tools in pool order; ``+term`` keeps only the tools that the seed's rules
 say match ``term``; a query with no content words (only stop words) gets the seed's ranking. Only
 the order of free text differs: each tool's BM25F score (divided by the best one) and the cosine
-similarity of the query's and the tool's embeddings are summed, the cosine at ``semantic_weight``.
+similarity of the query's and the tool's embeddings are summed, the cosine at ``semantic_weight``
+(a query of several steps: the best step's cosine, see :func:`query_texts`).
 Embeddings bridge the vocabulary gaps that words cannot ("outfit ideas" and a fashion tool).
 
 The model is all-MiniLM-L6-v2 (Apache-2.0) with int8 weights as an ONNX file, shipped inside the
@@ -297,9 +298,11 @@ class HybridRanker:
     ``embedder`` defaults to :func:`default_embedder`, loaded on the first free-text query.
     ``lexical`` is the :class:`FieldedRanker` whose BM25F (with its pseudo-relevance feedback)
     gives the word scores. A tool's score is ``bm25f / best_bm25f + semantic_weight * cosine``,
-    the cosine being the best of the query's sentences' (a task of several steps needs several
-    tools; one sentence often names one of them plainly). The default weight
-    was tuned on LiveMCPBench; ``docs/benchmarks.md`` gives the grid on both data sets.
+    the cosine being the best of the query's steps' (:func:`query_texts`: a task of several steps
+    needs several tools, and one step often names one of them plainly); an embedder with an
+    ``embed_together`` method (:class:`OnnxEmbedder`) embeds a query's steps in one run. The
+    default weight (5) was tuned on LiveMCPBench with MetaTool held out; ``docs/benchmarks.md``
+    gives the grid on both data sets.
     """
 
     def __init__(
