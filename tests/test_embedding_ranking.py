@@ -248,6 +248,28 @@ def test_any_embedder_can_be_plugged_in() -> None:
     ranker = HybridRanker(embedder=Letters())
     assert ranker.tool_vectors(INDEX).shape == (len(POOL), 26)
     assert len(ranker(INDEX, "zzz qqq", 3)) == 3
+    assert len(ranker(INDEX, "zzz, then qqq", 3)) == 3  # steps, without embed_together: embed
+
+
+def test_a_querys_steps_go_to_embed_together_in_one_call_tool_texts_to_embed() -> None:
+    calls: list[tuple[str, list[str]]] = []
+
+    class Recording:
+        def embed(self, texts: Sequence[str]) -> object:
+            calls.append(("embed", list(texts)))
+            return default_embedder().embed(texts)
+
+        def embed_together(self, texts: Sequence[str]) -> object:
+            calls.append(("together", list(texts)))
+            return default_embedder().embed_together(texts)
+
+    ranker = HybridRanker(embedder=Recording())
+    ranker.tool_vectors(INDEX)
+    assert [kind for kind, _texts in calls] == ["embed"]
+    calls.clear()
+    ranked = ranker(INDEX, "Find the weather, then suggest an outfit", 3)
+    assert calls == [("together", ["Find the weather", "suggest an outfit"])]
+    assert ranked == RANKER(INDEX, "Find the weather, then suggest an outfit", 3)
 
 
 def test_tool_vectors_are_computed_once_per_index() -> None:

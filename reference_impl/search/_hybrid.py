@@ -84,7 +84,11 @@ def _import(module: str, what: str) -> Any:
 
 
 class Embedder(Protocol):
-    """Turns texts into L2-normalised vectors: a float array of shape ``(len(texts), dim)``."""
+    """Turns texts into L2-normalised vectors: a float array of shape ``(len(texts), dim)``.
+
+    An embedder may also have ``embed_together(texts)`` (same result shape), which
+    :class:`HybridRanker` then uses for the steps of one query, as for :class:`OnnxEmbedder`.
+    """
 
     def embed(self, texts: Sequence[str]) -> Any:
         """One unit vector per text, in order."""
