@@ -248,6 +248,28 @@ def test_any_embedder_can_be_plugged_in() -> None:
     ranker = HybridRanker(embedder=Letters())
     assert ranker.tool_vectors(INDEX).shape == (len(POOL), 26)
     assert len(ranker(INDEX, "zzz qqq", 3)) == 3
+    assert len(ranker(INDEX, "zzz, then qqq", 3)) == 3  # steps, without embed_together: embed
+
+
+def test_a_querys_steps_go_to_embed_together_in_one_call_tool_texts_to_embed() -> None:
+    calls: list[tuple[str, list[str]]] = []
+
+    class Recording:
+        def embed(self, texts: Sequence[str]) -> object:
+            calls.append(("embed", list(texts)))
+            return default_embedder().embed(texts)
+
+        def embed_together(self, texts: Sequence[str]) -> object:
+            calls.append(("together", list(texts)))
+            return default_embedder().embed_together(texts)
+
+    ranker = HybridRanker(embedder=Recording())
+    ranker.tool_vectors(INDEX)
+    assert [kind for kind, _texts in calls] == ["embed"]
+    calls.clear()
+    ranked = ranker(INDEX, "Find the weather, then suggest an outfit", 3)
+    assert calls == [("together", ["Find the weather", "suggest an outfit"])]
+    assert ranked == RANKER(INDEX, "Find the weather, then suggest an outfit", 3)
 
 
 def test_tool_vectors_are_computed_once_per_index() -> None:
@@ -270,7 +292,8 @@ def test_the_score_is_bm25f_over_the_best_plus_the_weighted_best_sentence_cosine
     words = [word for term in terms.scoring for word in normalize_words(term)]
     lexical = _hybrid.lexical_scores(RANKER.lexical, INDEX, words)
     best = max(lexical.values(), default=1.0)
-    cosine = (RANKER.tool_vectors(INDEX) @ RANKER.embedder.embed(query_texts(query, terms)).T).max(axis=1)
+    vectors = default_embedder().embed_together(query_texts(query, terms))  # a query's steps: one run
+    cosine = (RANKER.tool_vectors(INDEX) @ vectors.T).max(axis=1)
     score = [lexical.get(p, 0.0) / best + RANKER.semantic_weight * float(cosine[p]) for p in range(len(POOL))]
     expected = sorted(range(len(POOL)), key=lambda p: -score[p])[:5]  # sorted is stable: pool order on ties
     assert rank(query) == [POOL[p].name for p in expected]
@@ -314,6 +337,48 @@ def test_query_texts_are_the_sentences_of_a_multi_step_task() -> None:
     assert texts == ["Find the weather in Oslo.", "Then suggest an outfit!"]
     assert query_texts("+github issues", parse_query_terms("+github issues")) == ["github issues"]
     assert query_texts("Weather in Oslo.", parse_query_terms("weather in oslo.")) == ["weather in oslo."]
+
+
+@pytest.mark.parametrize(
+    ("query", "steps"),
+    [
+        ("Find the paper, then read it", ["Find the paper", "read it"]),
+        ("find the paper then read it", ["find the paper", "read it"]),
+        ("Find the paper and then read it.", ["Find the paper", "read it."]),
+        ("Find the paper AND THEN read it", ["Find the paper", "read it"]),
+        ("Compare them, write a report, save it", ["Compare them", "write a report", "save it"]),
+        ("Summarise it. Then, save it to /tmp/a.md", ["Summarise it.", "save it to /tmp/a.md"]),
+        ("Sort them, and then, mail them", ["Sort them", "mail them"]),
+        ("Prices of 1,000 items and their totals", ["prices of 1,000 items and their totals"]),
+        ("weather, ", ["weather,"]),
+        ("Convert +pdf files, then +mail them", ["Convert pdf files", "mail them"]),
+    ],
+)
+def test_a_sentence_is_cut_into_steps_at_then_and_after_commas(query: str, steps: list[str]) -> None:
+    """A step ends at "then" (", then", "and then", any case) or after a comma followed by a space;
+    a comma inside a number is no step, nor a bare "then"; one step alone is the whole query, as
+    parsed; "+" marks are dropped (spaces compared as single ones)."""
+    texts = query_texts(query, parse_query_terms(query.lower()))
+    assert [" ".join(text.split()) for text in texts] == steps
+
+
+def test_a_querys_steps_are_embedded_together_padding_masked_out() -> None:
+    """One padded run for a query's steps: with float products (nothing scaled per run) each vector
+    is the one the text gets on its own, so the padding reaches neither the attention nor the mean;
+    with int8 activations the batch is scaled as a whole: near, and the same bytes every time."""
+    texts = ["save the report", "find the latest research paper on web agents and read it in full", "x"]
+    exact = _shipped_embedder(max_tokens=32, quantize=False)
+    assert np.allclose(exact.embed_together(texts), exact.embed(texts), atol=1e-5)
+    embedder = default_embedder()
+    together = embedder.embed_together(texts)
+    assert together.shape == (3, 384)
+    assert together.dtype == np.float32
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    assert np.all(np.sum(together * embedder.embed(texts), axis=1) > 0.95)
+    assert embedder.embed_together(texts).tobytes() == together.tobytes()
+    # One text (or none) is no batch: the plain run.
+    assert embedder.embed_together(texts[:1]).tobytes() == embedder.embed(texts[:1]).tobytes()
+    assert embedder.embed_together([]).shape == (0, 384)
 
 
 def test_plugged_into_the_toolsearch_tool_select_is_untouched() -> None:

@@ -8,7 +8,8 @@ The query syntax is the seed's, handled as :class:`~reference_impl.search._field
 that server's deferred tools in pool order; ``+term`` keeps only the tools that the seed's rules
 say match ``term``; a query with no content words (only stop words) gets the seed's ranking. Only
 the order of free text differs: each tool's BM25F score (divided by the best one) and the cosine
-similarity of the query's and the tool's embeddings are summed, the cosine at ``semantic_weight``.
+similarity of the query's and the tool's embeddings are summed, the cosine at ``semantic_weight``
+(a query of several steps: the best step's cosine, see :func:`query_texts`).
 Embeddings bridge the vocabulary gaps that words cannot ("outfit ideas" and a fashion tool).
 
 The model is all-MiniLM-L6-v2 (Apache-2.0) with int8 weights as an ONNX file, shipped inside the
@@ -83,7 +84,11 @@ def _import(module: str, what: str) -> Any:
 
 
 class Embedder(Protocol):
-    """Turns texts into L2-normalised vectors: a float array of shape ``(len(texts), dim)``."""
+    """Turns texts into L2-normalised vectors: a float array of shape ``(len(texts), dim)``.
+
+    An embedder may also have ``embed_together(texts)`` (same result shape), which
+    :class:`HybridRanker` then uses for the steps of one query, as for :class:`OnnxEmbedder`.
+    """
 
     def embed(self, texts: Sequence[str]) -> Any:
         """One unit vector per text, in order."""
@@ -171,6 +176,33 @@ class OnnxEmbedder:
             out[row] = self._forward(text)
         return out
 
+    def embed_together(self, texts: Sequence[str]) -> Any:
+        """Unit vectors of ``texts`` from one padded run: each vector depends on all of ``texts``.
+
+        For the steps of one query, always embedded together, so a query's vectors still depend
+        on the query alone. One run instead of one per text saves onnxruntime's fixed cost per
+        run (about 0.4 ms) for each text past the first; padding is masked out of the attention
+        and of the mean, but dynamic quantisation scales the batch as a whole.
+        """
+        np = self._np
+        encodings = [self.tokenizer.encode(text).ids for text in texts]
+        width = max((len(ids) for ids in encodings), default=0)
+        if len(texts) < 2 or not width:
+            return self.embed(texts)
+        ids = np.zeros((len(texts), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, encoded in enumerate(encodings):
+            ids[row, : len(encoded)] = encoded
+            mask[row, : len(encoded)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(self._output, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return (pooled / norms).astype(np.float32)
+
 
 def _dynamic_int8(model_path: Path) -> bytes:
     """``model_path`` with int8 weights and int8 matrix products (``MatMulInteger``), as ONNX bytes.
@@ -226,18 +258,27 @@ def tool_text(tool: Tool, context: DescriptionContext) -> str:
 
 
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?;])\s+|\n+")
+_CLAUSE_END: Final = re.compile(r",?\s+(?:and\s+)?then\s+|,\s+", re.IGNORECASE)
+"""Where a sentence is cut into steps: at ``then`` (``, then``, ``and then``) and after a comma."""
+_BARE_THEN: Final = re.compile(r"(?:and\s+)?then", re.IGNORECASE)  # "Then, save it": no step of its own
 
 
 def query_texts(query: str, terms: QueryTerms) -> list[str]:
-    """What is embedded for a query: each of its sentences if several (``+`` marks dropped), else the whole.
+    """What is embedded for a query: its steps if several (``+`` marks dropped), else the whole.
 
-    The whole of a query of several sentences is not embedded besides: on LiveMCPBench's
-    multi-step tasks it found no tool that a sentence missed, and it doubled a query's cost.
+    The steps are the query's sentences cut at ``then`` and after commas: a multi-step task
+    ("find the paper, read it and then save a summary to a file") needs a tool per step, and a
+    step embedded alone finds its tool where the whole sentence's vector is a blur of several
+    (tuned on LiveMCPBench, see docs/benchmarks.md). The whole of a query of several steps is not
+    embedded besides: in the same run as the steps it lost two LiveMCPBench queries of 95.
     """
     whole = " ".join(terms.scoring)
-    sentences = [piece.strip() for piece in _SENTENCE_END.split(js_trim(query))]
-    sentences = [piece.replace("+", " ") for piece in sentences if piece]
-    return sentences if len(sentences) > 1 else [whole]
+    pieces = [
+        piece for sentence in _SENTENCE_END.split(js_trim(query)) for piece in _CLAUSE_END.split(sentence)
+    ]
+    pieces = [piece.replace("+", " ").strip(" ,") for piece in pieces]
+    pieces = [piece for piece in pieces if piece and not _BARE_THEN.fullmatch(piece)]
+    return pieces if len(pieces) > 1 else [whole]
 
 
 def lexical_scores(ranker: FieldedRanker, index: SearchIndex, words: Sequence[str]) -> dict[int, float]:
@@ -261,9 +302,11 @@ class HybridRanker:
     ``embedder`` defaults to :func:`default_embedder`, loaded on the first free-text query.
     ``lexical`` is the :class:`FieldedRanker` whose BM25F (with its pseudo-relevance feedback)
     gives the word scores. A tool's score is ``bm25f / best_bm25f + semantic_weight * cosine``,
-    the cosine being the best of the query's sentences' (a task of several steps needs several
-    tools; one sentence often names one of them plainly). The default weight
-    was tuned on LiveMCPBench; ``docs/benchmarks.md`` gives the grid on both data sets.
+    the cosine being the best of the query's steps' (:func:`query_texts`: a task of several steps
+    needs several tools, and one step often names one of them plainly); an embedder with an
+    ``embed_together`` method (:class:`OnnxEmbedder`) embeds a query's steps in one run. The
+    default weight (5) was tuned on LiveMCPBench with MetaTool held out; ``docs/benchmarks.md``
+    gives the grid on both data sets.
     """
 
     def __init__(
@@ -271,7 +314,7 @@ class HybridRanker:
         *,
         embedder: Embedder | None = None,
         lexical: FieldedRanker | None = None,
-        semantic_weight: float = 8.0,
+        semantic_weight: float = 5.0,
     ) -> None:
         if (
             isinstance(semantic_weight, bool)
@@ -343,7 +386,11 @@ class HybridRanker:
             positions = np.fromiter(lexical, dtype=np.int64, count=len(lexical))
             combined[positions] = np.fromiter(lexical.values(), dtype=np.float64, count=len(lexical)) / best
         if self.semantic_weight:
-            vectors = self.embedder.embed(query_texts(query, terms))
+            embedder = self.embedder
+            texts = query_texts(query, terms)
+            # The steps of a query in one run when the embedder can (the default one can).
+            together = getattr(embedder, "embed_together", None)
+            vectors = together(texts) if callable(together) else embedder.embed(texts)
             # einsum's own loops, not BLAS: OpenBLAS's threads spin after each call, and on two
             # cores that doubled a query's CPU time (the model run that follows paid for them).
             similarity = np.einsum("td,sd->ts", self.tool_vectors(index), vectors).max(axis=1)
