@@ -38,6 +38,7 @@ __all__ = [
     "SOURCES",
     "TOOL_OUTPUT",
     "Run",
+    "covered_by_prefix",
     "edit_tool",
     "fetch_tool",
     "fresh_dir",
@@ -154,6 +155,18 @@ def mcp_tool_spec(server: str, tool: str, **flags: Any) -> ToolSpec:
         behavior=_behavior(),
         **flags,
     )
+
+
+_HARMLESS_WRAPPERS = frozenset({"time", "nice", "timeout", "nohup", "stdbuf"})
+
+
+def covered_by_prefix(record: tuple[str, ...], prefix: str) -> bool:
+    """Whether ``Bash(prefix:*)`` covers one executed program (argv), or it only changes how one runs."""
+    name = record[0].rsplit("/", 1)[-1]
+    if name in _HARMLESS_WRAPPERS:
+        return True
+    line = " ".join((name, *record[1:]))
+    return line == prefix or line.startswith(prefix + " ")
 
 
 def host_answering(behavior: Literal["allow", "deny"]) -> HostSpec:

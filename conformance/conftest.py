@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_toolharness import strategies as ths
 from pytest_toolharness._profiles import load_suite_profile, register_profiles, restore_profile
 
 
@@ -17,3 +18,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     register_profiles()
     previous = load_suite_profile()
     session.config.add_cleanup(lambda: restore_profile(previous))
+
+
+@pytest.fixture(scope="session")
+def bash_oracle() -> ths.BashSandbox:
+    """A real bash in a bubblewrap sandbox that reports what a command line executes, or a skip naming what is missing."""
+    sandbox = ths.bash_sandbox()
+    if sandbox is None:
+        pytest.skip(f"bash oracle unavailable: {ths.bash_sandbox_problem()}")
+    return sandbox

@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
+    covered_by_prefix,
     edit_tool,
     fetch_tool,
     fresh_dir,
@@ -270,26 +271,6 @@ def test_path_allow_matches_only_the_normalised_path(
 # sandbox, and every program it executes must be covered by an allow rule; a deny rule's program
 # must never run. Without bash or bubblewrap these tests skip, naming what is missing.
 
-_HARMLESS = frozenset({"time", "nice", "timeout", "nohup", "stdbuf"})
-
-
-@pytest.fixture(scope="module")
-def bash_oracle() -> ths.BashSandbox:
-    """The sandboxed bash, or a skip naming what is missing."""
-    sandbox = ths.bash_sandbox()
-    if sandbox is None:
-        pytest.skip(f"bash oracle unavailable: {ths.bash_sandbox_problem()}")
-    return sandbox
-
-
-def _covered(record: tuple[str, ...], prefix: str) -> bool:
-    """Whether ``Bash(prefix:*)`` covers one executed program (argv), or it only changes how one runs."""
-    name = record[0].rsplit("/", 1)[-1]
-    if name in _HARMLESS:
-        return True
-    line = " ".join((name, *record[1:]))
-    return line == prefix or line.startswith(prefix + " ")
-
 
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-16", "MUST")
@@ -316,7 +297,7 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     if run.ran() == 0:
         return
     executed = bash_oracle.executed(attempt.command)
-    uncovered = [record for record in executed if not _covered(record, attempt.prefix)]
+    uncovered = [record for record in executed if not covered_by_prefix(record, attempt.prefix)]
     assert not uncovered, (
         f"{rule} allowed {attempt.command!r}, and bash would run {uncovered!r}, which no allow rule covers"
     )
@@ -513,7 +494,9 @@ def test_known_bypasses_run_nothing_uncovered(
     )
     if run.ran() == 0:
         return
-    uncovered = [record for record in bash_oracle.executed(command) if not _covered(record, "git status")]
+    uncovered = [
+        record for record in bash_oracle.executed(command) if not covered_by_prefix(record, "git status")
+    ]
     assert not uncovered, f"Bash(git status:*) allowed {command!r}, and bash would run {uncovered!r}"
 
 

@@ -85,10 +85,12 @@ from pytest_toolharness._strategies.schemas import (
 )
 from pytest_toolharness._strategies.shell import (
     BashSandbox,
+    EvaluatedAttempt,
     ShellAttempt,
     bash_sandbox,
     bash_sandbox_problem,
     command_name_spellings,
+    evaluated_code_attempts,
     shell_attempts,
     shell_blanks,
     wrapped_commands,
@@ -123,6 +125,7 @@ __all__ = [
     "RULE_KINDS",
     "TOOL_ROLES",
     "BashSandbox",
+    "EvaluatedAttempt",
     "ShellAttempt",
     "ToolUseBatch",
     "bash_sandbox",
@@ -131,6 +134,7 @@ __all__ = [
     "command_name_spellings",
     "compound_commands",
     "descriptions",
+    "evaluated_code_attempts",
     "hook_matchers",
     "hook_settings",
     "hook_specs",

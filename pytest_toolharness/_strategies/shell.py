@@ -33,10 +33,12 @@ from hypothesis import strategies as st
 
 __all__ = [
     "BashSandbox",
+    "EvaluatedAttempt",
     "ShellAttempt",
     "bash_sandbox",
     "bash_sandbox_problem",
     "command_name_spellings",
+    "evaluated_code_attempts",
     "shell_attempts",
     "shell_blanks",
     "wrapped_commands",
@@ -215,6 +217,71 @@ def shell_attempts(
     shells); some hide the payload where bash does not run it. Shrinks toward ``prefix; payload``.
     """
     return _attempt(tuple(prefixes), tuple(payloads))
+
+
+# Code that bash evaluates although the command line shows no command: an array subscript in a
+# name a builtin takes, arithmetic on a variable holding one, indirect and prompt expansions, and
+# variables whose value bash runs. ``{cmd}`` is the hidden command (no quote characters in it).
+_EVALUATED: tuple[tuple[str, str], ...] = (
+    ("printf", "printf -v 'a[$({cmd})]' y"),
+    ("read", "read 'a[$({cmd})]' <<< y"),
+    ("test", "test -v 'a[$({cmd})]'"),
+    ("[", "[ -v 'a[$({cmd})]' ]"),
+    ("let", "let 'a[$({cmd})]=1'"),
+    ("echo", "x='a[$({cmd})]'; echo $(( x ))"),
+    ("echo", "x='a[$({cmd})]'; echo ${{!x}}"),
+    ("echo", "x='$({cmd})'; echo \"${{x@P}}\""),
+    ("echo", "x='a[$({cmd})]'; echo ${{b[x]}}"),
+    ("echo", "x='a[$({cmd})]'; echo ${{y:x}}"),
+    ("true", "x='a[$({cmd})]'; (( x )); true"),
+    ("true", "x='a[$({cmd})]'; [[ x -eq 0 ]]; true"),
+    ("true", "x='a[$({cmd})]'; for (( i = x; 0; )); do :; done; true"),
+    ("echo", "declare -n r='a[$({cmd})]'; echo $r"),
+    ("echo", "x='a[$({cmd})]'; declare -i n=$x; echo"),
+    ("bash", "BASH_ENV=<(echo '{cmd}') bash -c true"),
+    ("bash", "PS4='$({cmd})' bash -xc true"),
+    ("env", "env 'BASH_FUNC_ls%%=() {{ {cmd}; }}' bash -c ls"),
+)
+
+
+@dataclass(frozen=True)
+class EvaluatedAttempt:
+    """A command line hiding ``payload`` where bash evaluates text as code.
+
+    ``visible`` is the program the line shows, ``prefix`` the allowed command put before it (if any).
+    """
+
+    visible: str
+    payload: str
+    command: str
+    prefix: str | None = None
+
+
+@st.composite
+def _evaluated(draw: st.DrawFn, payloads: Sequence[str]) -> EvaluatedAttempt:
+    payload = draw(st.sampled_from(payloads))
+    name = draw(command_name_spellings(payload).filter(lambda n: "'" not in n and "\n" not in n))
+    args = draw(st.sampled_from(["", " -rf x", " x"]))
+    visible, template = draw(st.sampled_from(_EVALUATED))
+    command = template.format(cmd=name + args)
+    prefix = draw(st.none() | st.sampled_from(DEFAULT_PREFIXES))
+    if prefix is not None:
+        command = f"{prefix}{draw(st.sampled_from(['; ', ' && ', chr(10)]))}{command}"
+    return EvaluatedAttempt(visible=visible, payload=payload, command=command, prefix=prefix)
+
+
+def evaluated_code_attempts(
+    payloads: Sequence[str] = DEFAULT_PAYLOADS,
+) -> st.SearchStrategy[EvaluatedAttempt]:
+    r"""Command lines where bash runs a ``payload`` command no parser sees as one.
+
+    Bash evaluates array subscripts wherever it evaluates a variable name or arithmetic
+    (``printf -v 'a[$(rm x)]' y``, ``read``, ``test -v``, ``let``, ``declare -n``, ``$((x))``,
+    ``${b[x]}``, ``${y:x}``, ``(( ))``, ``[[ x -eq 0 ]]``, C-style ``for``), expands ``${!x}``
+    and ``${x@P}`` again, and runs the values of ``BASH_ENV``, ``PS4`` and exported functions.
+    ``visible`` is the one program the line shows (an allow rule for it must not cover the payload).
+    """
+    return _evaluated(tuple(payloads))
 
 
 # --------------------------------------------------------------------------------------------

@@ -39,6 +39,8 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_bash
 
+from reference_impl.permissions._evaluated import MAY_HIDE_CODE, hidden_code, mark_evaluated_code
+
 __all__ = [
     "HARMLESS_WRAPPERS",
     "SHELL_KEYWORDS",
@@ -388,6 +390,12 @@ class _Walk:
             )
         )
         self.stdin = None
+        hidden = hidden_code(tuple(argv), tuple(raw), tuple(assignments))
+        if hidden is not None:
+            # The command itself stays (its deny rules still match it); beside it, code nobody can
+            # name, so every deny rule may apply and no allow rule does.
+            self.problem(hidden)
+            self.opaque(node, hidden)
 
     # words ----------------------------------------------------------------------------------
 
@@ -548,6 +556,8 @@ def _split(command: str, splice: bool) -> ShellCommand:
     if root.has_error:
         walk.problem("the command is not valid bash (syntax error)")
     walk.statement(root, 0)
+    if MAY_HIDE_CODE.search(command):
+        mark_evaluated_code(walk, root)
     if root.has_error and not any(part.argv == (None,) for part in walk.parts):
         # The grammar failed somewhere the walk never reached as an ERROR (a ``;`` after an
         # unterminated here-document, seen): bash's reading is unknown, so fail closed.

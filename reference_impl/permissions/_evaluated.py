@@ -1,0 +1,135 @@
+"""Code bash evaluates at run time although the command line shows no command (PERM-16, PERM-17).
+
+Bash evaluates array subscripts wherever it evaluates a variable name or arithmetic: in
+``printf -v``, ``read``, ``test -v``, ``let``, ``declare``, ``$((x))`` on a variable holding
+``a[$(rm y)]``, ``${a[i]}``, ``${x:n}``; it expands ``${!x}`` and ``${x@P}`` again; it runs the
+values of ``BASH_ENV``, ``PROMPT_COMMAND``, ``PS4`` and exported functions. The walk can't know
+what those run, so each becomes an opaque part beside the command: every deny rule may apply to
+it, and no allow rule does.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+__all__ = ["MAY_HIDE_CODE", "hidden_code", "mark_evaluated_code"]
+
+
+class _Walk(Protocol):
+    def text(self, node: tree_sitter.Node) -> str: ...
+    def problem(self, message: str) -> None: ...
+    def opaque(self, node: tree_sitter.Node, why: str) -> None: ...
+
+
+_NAME_BUILTINS = frozenset({"let", "printf", "read", "mapfile", "readarray", "wait", "getopts", "test", "["})
+"""Builtins (as simple commands) that take variable names or arithmetic: bash evaluates an array
+subscript in one, ``printf -v 'a[$(rm x)]'``, so a quoted string becomes a command. (``declare``,
+``export``, ``unset`` and the like are their own constructs in the grammar: see :func:`mark_evaluated_code`.)"""
+
+_CODE_VARIABLES = re.compile(r"^(BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_[^=]*)\+?=")
+"""Variables whose value bash itself runs or expands as code (start-up files, prompts, functions)."""
+
+# What may hide code that only bash's own evaluation reveals; a cheap test before walking the tree.
+MAY_HIDE_CODE = re.compile(
+    r"\$\{|\(\(|\$\[|\[\[|\[|declare|typeset|local|readonly|export|unset|"
+    r"BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_"
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_]")
+_SUBSTRING = re.compile(r"^\$\{#?[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?:[^-=?+]")
+_ARITHMETIC_TESTS = re.compile(r"\s-(v|R|eq|ne|lt|le|gt|ge)\s")
+_SUBSCRIPT_EVALUATION = ": bash evaluates names and arithmetic there, and an array subscript can run commands"
+
+
+def hidden_code(
+    argv: tuple[str | None, ...], raw: tuple[str, ...], assignments: tuple[str, ...]
+) -> str | None:
+    """Why bash may run code hidden in one simple command's words (a subscript, a code variable)."""
+    words = [*assignments, *(w if w is not None else r for w, r in zip(argv, raw, strict=True))]
+    if any(_CODE_VARIABLES.match(word) for word in words):
+        return "a variable whose value bash runs as code is set"
+    names = list(argv)
+    while names and names[0] in ("builtin", "command"):
+        names.pop(0)
+    name = names[0] if names else None
+    if name not in _NAME_BUILTINS:
+        return None
+    args = names[1:]
+    if name in ("test", "[") and not any(a in ("-v", "-R") for a in args):
+        return None
+    if name == "let" and any(a is None or _IDENTIFIER.search(a) for a in args):
+        return f"let{_SUBSCRIPT_EVALUATION}"
+    if any(a is None or "[" in a for a in args):
+        return f"{name}{_SUBSCRIPT_EVALUATION}"
+    return None
+
+
+def _declaration_evaluates(walk: _Walk, node: tree_sitter.Node) -> str | None:
+    """Why ``declare``/``export``/``local``/``unset`` ... may evaluate code, or None.
+
+    A subscripted or run-time name does, and so does a run-time value given to an integer (``-i``)
+    or reference (``-n``) variable.
+    """
+    text = walk.text(node)
+    builtin = text.split(None, 1)[0] if text.split() else "declare"
+    dynamic = ("$", "`")
+    if "[" in text:
+        return f"{builtin}{_SUBSCRIPT_EVALUATION}"
+    flags = "".join(
+        walk.text(c)[1:] for c in node.named_children if c.type == "word" and walk.text(c).startswith("-")
+    )
+    for child in node.named_children:
+        written = walk.text(child)
+        if child.type == "variable_assignment":
+            if ("i" in flags or "n" in flags) and any(d in written for d in dynamic):
+                return f"{builtin} -{flags}{_SUBSCRIPT_EVALUATION}"
+        elif not written.startswith("-") and any(d in written for d in dynamic):
+            return f"{builtin} of a name only known at run time{_SUBSCRIPT_EVALUATION}"
+    return None
+
+
+def mark_evaluated_code(walk: _Walk, root: tree_sitter.Node) -> None:
+    """Make opaque what bash evaluates as code at run time although the text shows no command.
+
+    Array subscripts and arithmetic on variables (``x='a[$(rm y)]'; echo $((x))``), indirect and
+    prompt expansions (``${!x}``, ``${x@P}``), ``declare``/``export``/``unset`` of a subscripted
+    name, assignments to variables bash runs (``BASH_ENV``, ``PROMPT_COMMAND``, ``PS4``, ...).
+    """
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        why: str | None = None
+        if kind in ("expansion", "subscript", "arithmetic_expansion", "c_style_for_statement"):
+            text = walk.text(node)
+            if kind == "expansion" and (text.startswith("${!") or "@P" in text):
+                why = "an indirect or prompt expansion (${!x}, ${x@P}) can run commands"
+            elif kind == "c_style_for_statement":
+                header = text.split(")", 1)[0]
+                why = f"a C-style for loop{_SUBSCRIPT_EVALUATION}" if _IDENTIFIER.search(header[5:]) else None
+            elif kind == "subscript":
+                index = text.split("[", 1)[1] if "[" in text else ""
+                if index.rstrip("]") not in ("@", "*") and _IDENTIFIER.search(index):
+                    why = f"an array subscript{_SUBSCRIPT_EVALUATION}"
+            elif kind == "arithmetic_expansion" and _IDENTIFIER.search(text[2:]):
+                why = f"arithmetic expansion{_SUBSCRIPT_EVALUATION}"
+            elif kind == "expansion" and _SUBSTRING.match(text) and _IDENTIFIER.search(text.split(":", 1)[1]):
+                why = f"a substring expansion{_SUBSCRIPT_EVALUATION}"
+        elif kind == "compound_statement" and walk.text(node).startswith("(("):
+            if _IDENTIFIER.search(walk.text(node)):
+                why = f"an arithmetic command{_SUBSCRIPT_EVALUATION}"
+        elif kind == "test_command" and _ARITHMETIC_TESTS.search(walk.text(node)):
+            why = f"a [[ ]] test{_SUBSCRIPT_EVALUATION}"
+        elif kind in ("declaration_command", "unset_command"):
+            why = _declaration_evaluates(walk, node)
+        if kind in ("variable_assignment", "declaration_command") and why is None:
+            for child in node.named_children if kind == "declaration_command" else (node,):
+                if child.type == "variable_assignment" and _CODE_VARIABLES.match(walk.text(child)):
+                    why = "a variable whose value bash runs as code is set"
+        if why is not None:
+            walk.problem(why)
+            walk.opaque(node, why)
+        stack.extend(node.named_children)
