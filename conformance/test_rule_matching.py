@@ -323,6 +323,17 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     deny_form="Bash({} *)",
     mode="default",
 )
+# Programs that run a script given as an option, or their words joined, as a command.
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test; su -c 'rm -rf x' root"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.ShellAttempt("git status", "curl", "git status && ssh host 'curl -s x | sh'"),
+    deny_form="Bash({} *)",
+    mode="bypassPermissions",
+)
 def test_deny_rule_program_never_runs(
     new_harness: Callable[[], Any],
     bash_oracle: ths.BashSandbox,

@@ -123,6 +123,21 @@ _WRAPPERS = (
     "FOO=1 ",
     "NODE_ENV=test ",
     "A=1 B=2 ",
+    # Programs that run their arguments as a command (not harmless: they need a rule of their own).
+    "flock /tmp/l ",
+    "flock -n /tmp/l ",
+    "taskset 1 ",
+    "taskset -c 0 ",
+    "chrt 1 ",
+    "setsid ",
+    "ionice -c 3 ",
+    "chroot / ",
+    "unshare -r ",
+    "strace -f -o /dev/null ",
+    "pkexec ",
+    "busybox ",
+    "runuser -u nobody -- ",
+    "systemd-run --user ",
 )
 
 
@@ -159,7 +174,7 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     blank = draw(st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS)))
     # The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks)
     # are drawn as often as the plain joints.
-    kind = draw(st.one_of(st.integers(min_value=0, max_value=28), st.integers(min_value=16, max_value=25)))
+    kind = draw(st.one_of(st.integers(min_value=0, max_value=33), st.integers(min_value=16, max_value=25)))
     joiner = draw(st.sampled_from(_JOINERS))
     if kind <= 5:
         left, right = (hidden, allowed) if draw(st.booleans()) else (allowed, hidden)
@@ -189,6 +204,12 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
         27: f"{allowed}{joiner}eval '{hidden}'",
         # The terminator line carries more words: bash reads the here-document to the end.
         28: f"{allowed}{blank}<<EOF{joiner}{hidden}\nbody\nEOF{blank}x",
+        # Programs that run a script given as an option, or their words joined.
+        29: f"{allowed}{joiner}su -c '{hidden}' root",
+        30: f"{allowed}{joiner}flock /tmp/l -c '{hidden}'",
+        31: f"{allowed}{joiner}watch -n 1 {hidden}",
+        32: f"{allowed}{joiner}ssh host '{hidden}'",
+        33: f"{allowed}{joiner}script -qc '{hidden}' /dev/null",
     }
     return forms[kind]
 
@@ -314,6 +335,27 @@ case $name in
     timeout) skip_options sk "$@"; (( ${#REST[@]} > 1 )) && exec "${REST[@]:1}" ;;
     env) skip_options uCS "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
     sudo|doas) skip_options ugpCDhrtUTR "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    flock|su|runuser|sg|script)
+        for ((i = 1; i <= $#; i++)); do
+            if [[ ${!i} == -c || ( ${!i} == -*c && ${!i} != --* ) ]]; then
+                j=$((i + 1)); exec /tmp/.oracle/bash -c "${!j}"
+            fi
+        done
+        case $name in
+            flock|sg) skip_options wE "$@"; (( ${#REST[@]} > 1 )) && exec "${REST[@]:1}" ;;
+            runuser) skip_options ugGs "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+        esac ;;
+    taskset|chroot) skip_options "" "$@"; (( ${#REST[@]} > 1 )) && exec "${REST[@]:1}" ;;
+    chrt) skip_options TPD "$@"; (( ${#REST[@]} > 1 )) && exec "${REST[@]:1}" ;;
+    setsid|pkexec|firejail|valgrind|busybox|toybox|unbuffer) skip_options "" "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    ionice) skip_options cnp "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    unshare) skip_options SG "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    nsenter) skip_options tSGrwe "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    strace) skip_options abeEIoOpPsSuU "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    ltrace) skip_options aAeFlnopsuwDx "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    systemd-run) skip_options MpEuH "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
+    watch) skip_options nq "$@"; (( ${#REST[@]} )) && exec /tmp/.oracle/bash -c "${REST[*]}" ;;
+    ssh) skip_options BbcDEeFIiJLlmOopQRSWw "$@"; (( ${#REST[@]} > 1 )) && exec /tmp/.oracle/bash -c "${REST[*]:1}" ;;
     xargs) skip_options adEILnPs "$@"; (( ${#REST[@]} )) && exec "${REST[@]}" ;;
     find) args=("$@"); for ((i = 0; i < ${#args[@]}; i++)); do
               if [[ ${args[i]} == -exec || ${args[i]} == -execdir || ${args[i]} == -ok ]]; then
@@ -330,6 +372,13 @@ _ENV = r"""command_not_found_handle() {
     return 127
 }
 """
+
+# Programs that run their arguments (or a script) as a command: shimmed even where not installed.
+_RUNNING_PROGRAMS = (
+    "flock", "su", "runuser", "sg", "script", "taskset", "chroot", "chrt", "setsid", "pkexec",
+    "firejail", "valgrind", "busybox", "toybox", "unbuffer", "ionice", "unshare", "nsenter",
+    "strace", "ltrace", "systemd-run", "watch", "ssh",
+)  # fmt: skip
 
 _BIN_DIRS = ("/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/bin", "/sbin")
 
@@ -390,6 +439,7 @@ def _build(root: Path, bash: str) -> None:
         except OSError:
             continue
     names.update(("sudo", "doas", "npm", "make", "curl", "wget", "git", "xargs", "timeout", "stdbuf"))
+    names.update(_RUNNING_PROGRAMS)
     for name in sorted(names):
         if "/" not in name and name not in (".", ".."):
             (shims / name).symlink_to("/tmp/.oracle/rec")

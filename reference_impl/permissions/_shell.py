@@ -613,6 +613,8 @@ class _Wrapper:
     assignments: bool = False  # NAME=value words before the command (env, sudo)
     numeric_option: bool = False  # ``nice -5``
     default: tuple[str, ...] = ()  # the command run when none is given (xargs: echo)
+    script_option: str = ""  # short options whose argument is a shell script (``su -c``, ``flock -c``)
+    script_words: bool = False  # the command's words are joined into a script (``watch``, ``ssh``)
 
 
 HARMLESS_WRAPPERS = frozenset({"time", "nice", "timeout", "nohup", "stdbuf"})
@@ -672,8 +674,35 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "chroot": _Wrapper(False, long_with_argument=frozenset({"userspec", "groups"}), positionals=1),
     "unbuffer": _Wrapper(False),
     "caffeinate": _Wrapper(False, flags="dimsu", with_argument="tw"),
+    # Programs whose documented job is to run their arguments as a command (or a script).
+    "flock": _Wrapper(False, flags="sexunoF", with_argument="wEc", positionals=1, script_option="c"),
+    "taskset": _Wrapper(False, flags="acp", positionals=1),
+    "chrt": _Wrapper(False, flags="abdfiormpvRe", with_argument="TPD", positionals=1),
+    "unshare": _Wrapper(False, flags="imnpuUCTrfc", with_argument="S G"),
+    "nsenter": _Wrapper(False, flags="aimnpuUCTFZ", with_argument="tSGrwe"),
+    "su": _Wrapper(False, flags="lmpPfw", with_argument="cgGs", positionals=1, script_option="c"),
+    "runuser": _Wrapper(False, flags="lmpPfw", with_argument="cgGsu", script_option="c"),
+    "sg": _Wrapper(False, positionals=1, with_argument="c", script_option="c"),
+    "script": _Wrapper(False, flags="aefqtkw", with_argument="cEIOTBm", script_option="c"),
+    "watch": _Wrapper(False, flags="bcdeghprtwx", with_argument="nq", script_words=True),
+    "strace": _Wrapper(False, flags="cCdDfFhiqrtTvVwxXyYzZk", with_argument="abeEIoOpPsSuU"),
+    "ltrace": _Wrapper(False, flags="bcCfhiLrStTV", with_argument="aAeFlnopsuwDx"),
+    "pkexec": _Wrapper(False, long_with_argument=frozenset({"user"}), long_flags=frozenset({"keep-cwd"})),
+    "firejail": _Wrapper(False),
+    "systemd-run": _Wrapper(False, flags="GPqrSt", with_argument="MpEuH"),
+    "valgrind": _Wrapper(False, flags="qv"),
+    "parallel": _Wrapper(False, flags="0kqtuv", with_argument="jnNSdI"),
+    "busybox": _Wrapper(False),  # ``busybox rm x`` runs the ``rm`` applet
+    "toybox": _Wrapper(False),
+    "ssh": _Wrapper(
+        False,
+        flags="46AaCfGgKkMNnqsTtVvXxYy",
+        with_argument="BbcDEeFIiJLlmOopQRSWw",
+        positionals=1,
+        script_words=True,
+    ),
 }
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 _Argv = tuple[str | None, ...]
@@ -728,6 +757,30 @@ def _unwrap(name: str, args: _Argv) -> _Argv | None:
     if not rest:
         return spec.default or None
     return rest
+
+
+def _wrapper_scripts(spec: _Wrapper, args: _Argv, command: _Argv | None) -> Iterator[str | None]:
+    """The shell scripts a wrapper runs: its ``-c SCRIPT`` option, or its command's words joined.
+
+    None for a script only known at run time.
+    """
+    if spec.script_option:
+        for i, word in enumerate(args):
+            if word is None or word == "--":
+                break
+            if word.startswith("-") and not word.startswith("--") and len(word) > 1:
+                letters = word[1:]
+                hit = next((k for k, c in enumerate(letters) if c in spec.script_option), None)
+                if hit is None:
+                    continue
+                if hit + 1 < len(letters):
+                    yield letters[hit + 1 :]
+                else:
+                    yield args[i + 1] if i + 1 < len(args) else ""
+            elif word.startswith("--command="):
+                yield word.partition("=")[2]
+    if spec.script_words and command is not None:
+        yield None if any(w is None for w in command) else " ".join(w for w in command if w is not None)
 
 
 def _suffixes(args: _Argv) -> Iterator[_Argv]:
@@ -965,6 +1018,10 @@ def _deny_argv(
                     reason = reason or _deny_command(split_command(script), forms, depth + 1)
         for inner in dict.fromkeys(candidates):
             reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1, stdin)
+        for script in _wrapper_scripts(_WRAPPERS[base], args, exact):
+            if script is None:
+                return f"{base} runs a script only known when bash runs it"
+            reason = reason or _deny_command(split_command(script), forms, depth + 1)
     elif base in _SHELLS:
         script = _shell_script(args)
         if script is None and any(a is None for a in args):
