@@ -15,7 +15,20 @@ DESCRIPTION = (
 )
 
 _CLASSIC = frozenset(
-    {"time", "nice", "timeout", "nohup", "stdbuf", "env", "sudo", "doas", "xargs", "exec", "command", "builtin"}
+    {
+        "time",
+        "nice",
+        "timeout",
+        "nohup",
+        "stdbuf",
+        "env",
+        "sudo",
+        "doas",
+        "xargs",
+        "exec",
+        "command",
+        "builtin",
+    }
 )
 
 
