@@ -1,10 +1,11 @@
-"""Code bash evaluates though no parser sees a command in it: PERM-16, PERM-17.
+"""Code bash evaluates, or data it runs as a script, though no parser sees a command in it: PERM-16, PERM-17.
 
 Bash evaluates an array subscript wherever it evaluates a variable name or arithmetic, so a
 quoted string becomes a command: ``printf -v 'a[$(rm x)]' y``, ``read``, ``test -v``, ``let``,
 ``declare -n``, ``$((x))`` or ``${b[x]}`` or ``(( x ))`` on a variable holding ``a[$(rm x)]``;
 it expands ``${!x}`` and ``${x@P}`` a second time; it runs ``BASH_ENV``, ``PS4`` and exported
-functions. A sandboxed real bash says what each line executes (the tests skip, naming what is
+functions; it runs what ``source <(...)`` or ``. /dev/stdin <<<`` read, a ``mapfile -C``
+callback, and a file the same line writes. A sandboxed real bash says what each line executes (the tests skip, naming what is
 missing, without bash or bubblewrap).
 """
 
@@ -39,6 +40,11 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
 )
 @example(attempt=ths.EvaluatedAttempt("echo", "rm", "x='a[$(rm -rf x)]'; echo $(( x ))"), mode="default")
 @example(attempt=ths.EvaluatedAttempt("bash", "rm", "BASH_ENV=<(echo 'rm x') bash -c true"), mode="default")
+@example(attempt=ths.EvaluatedAttempt("source", "rm", "source <(echo 'rm -rf x')"), mode="bypassPermissions")
+@example(
+    attempt=ths.EvaluatedAttempt("bash", "curl", "echo 'curl x' > s.sh; bash s.sh"), mode="bypassPermissions"
+)
+@example(attempt=ths.EvaluatedAttempt("mapfile", "rm", "mapfile -C 'rm x' -c 1 <<< y"), mode="default")
 def test_deny_rule_catches_code_bash_evaluates(
     new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, attempt: ths.EvaluatedAttempt, mode: str
 ) -> None:

@@ -262,6 +262,14 @@ _EVALUATED: tuple[tuple[str, str], ...] = (
     ("bash", "BASH_ENV=<(echo '{cmd}') bash -c true"),
     ("bash", "PS4='$({cmd})' bash -xc true"),
     ("env", "env 'BASH_FUNC_ls%%=() {{ {cmd}; }}' bash -c ls"),
+    # Data the line holds, run as a script: sourced input, callbacks, a file it writes and runs.
+    ("source", "source <(echo '{cmd}')"),
+    (".", ". /dev/stdin <<< '{cmd}'"),
+    ("source", "source /dev/stdin <<EOF\n{cmd}\nEOF"),
+    ("mapfile", "mapfile -C '{cmd}' -c 1 <<< y"),
+    ("readarray", "readarray -C '{cmd}' -c 1 <<< y"),
+    ("bash", "echo '{cmd}' > s.sh; bash s.sh"),
+    ("chmod", "printf '%s\\n' '{cmd}' > s; chmod +x s; ./s"),
 )
 
 
@@ -299,8 +307,10 @@ def evaluated_code_attempts(
     Bash evaluates array subscripts wherever it evaluates a variable name or arithmetic
     (``printf -v 'a[$(rm x)]' y``, ``read``, ``test -v``, ``let``, ``declare -n``, ``$((x))``,
     ``${b[x]}``, ``${y:x}``, ``(( ))``, ``[[ x -eq 0 ]]``, C-style ``for``), expands ``${!x}``
-    and ``${x@P}`` again, and runs the values of ``BASH_ENV``, ``PS4`` and exported functions.
-    ``visible`` is the one program the line shows (an allow rule for it must not cover the payload).
+    and ``${x@P}`` again, and runs the values of ``BASH_ENV``, ``PS4`` and exported functions;
+    data the line holds run as a script (``source <(...)``, ``. /dev/stdin <<<``, ``mapfile -C``,
+    a file it writes and then runs). ``visible`` is the program the line shows (an allow rule for
+    it must not cover the payload).
     """
     return _evaluated(tuple(payloads))
 

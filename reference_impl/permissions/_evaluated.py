@@ -10,13 +10,15 @@ it, and no allow rule does.
 
 from __future__ import annotations
 
+import posixpath
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     import tree_sitter
 
-__all__ = ["MAY_HIDE_CODE", "hidden_code", "mark_evaluated_code"]
+__all__ = ["MAY_HIDE_CODE", "data_run_as_code", "hidden_code", "mark_evaluated_code", "runs_written_file"]
 
 
 class _Walk(Protocol):
@@ -133,3 +135,57 @@ def mark_evaluated_code(walk: _Walk, root: tree_sitter.Node) -> None:
             walk.problem(why)
             walk.opaque(node, why)
         stack.extend(node.named_children)
+
+
+_STDIN_PATHS = frozenset({"/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+def data_run_as_code(
+    name: str, args: tuple[str | None, ...], stdin: str | None
+) -> tuple[str | None, str | None]:
+    """The script a builtin runs that the command line holds as data, or why it is only known at run time.
+
+    ``source``/``.`` of its input (``/dev/stdin`` with a here-document or here-string) runs that
+    text; of a process substitution or a run-time name, something only known then. ``mapfile -C``
+    and ``readarray -C`` run their callback. ``(None, None)`` for anything else.
+    """
+    if name in ("source", "."):
+        target = next((a for a in args if a is None or not a.startswith("-")), "")
+        if target is None:
+            return None, f"{name} runs a file only known at run time (a process substitution, a variable)"
+        if target in _STDIN_PATHS or target.startswith(("/dev/fd/", "/proc/self/fd/")):
+            return (stdin, None) if stdin is not None else (None, f"{name} runs what its input holds")
+        return None, None
+    if name in ("mapfile", "readarray"):
+        for i, word in enumerate(args):
+            if word is None:
+                break
+            if word.startswith("-C"):
+                callback = word[2:] if len(word) > 2 else (args[i + 1] if i + 1 < len(args) else "")
+                if callback is None:
+                    return None, f"{name} -C runs a callback only known at run time"
+                return callback, None
+    return None, None
+
+
+def runs_written_file(
+    parts: Sequence[tuple[tuple[str | None, ...], str]], writes: Sequence[str | None], shells: frozenset[str]
+) -> str | None:
+    """Why a command line runs a file it writes itself (``echo 'rm x' > s.sh; bash s.sh``), or None.
+
+    ``parts`` are each command's words and program name; a file run is a path-qualified command
+    name, or the script argument of a shell or of ``source``/``.``.
+    """
+    written = {posixpath.normpath(w) for w in writes if w}
+    if not written:
+        return None
+    for argv, base in parts:
+        if not argv or argv[0] is None:
+            continue
+        candidates: list[str | None] = [argv[0]] if "/" in argv[0] else []
+        if base in shells or base in ("source", "."):
+            candidates.append(next((a for a in argv[1:] if a is None or not a.startswith("-")), None))
+        for path in candidates:
+            if path is not None and posixpath.normpath(path) in written:
+                return f"it runs {path}, a file the same command line writes"
+    return None

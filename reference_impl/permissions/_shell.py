@@ -39,7 +39,13 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_bash
 
-from reference_impl.permissions._evaluated import MAY_HIDE_CODE, hidden_code, mark_evaluated_code
+from reference_impl.permissions._evaluated import (
+    MAY_HIDE_CODE,
+    data_run_as_code,
+    hidden_code,
+    mark_evaluated_code,
+    runs_written_file,
+)
 
 __all__ = [
     "HARMLESS_WRAPPERS",
@@ -375,6 +381,8 @@ class _Walk:
                 raw.append(self.text(child))
         if not argv or argv[0] is None or _is_globby(raw[0]):
             doubts.append(f"the command name {raw[0] if raw else '?'!r} is only known when bash runs it")
+        elif argv[0] == "coproc":
+            doubts.append("coproc is a reserved word the grammar reads as a command name")
         elif argv[0] in _RENAMING_BUILTINS:
             doubts.append(f"{argv[0]} changes what later command names run")
             argv[0] = None
@@ -694,6 +702,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "parallel": _Wrapper(False, flags="0kqtuv", with_argument="jnNSdI"),
     "busybox": _Wrapper(False),  # ``busybox rm x`` runs the ``rm`` applet
     "toybox": _Wrapper(False),
+    # A reserved word the grammar reads as a command name: ``coproc [NAME] command``.
+    "coproc": _Wrapper(False),
     "ssh": _Wrapper(
         False,
         flags="46AaCfGgKkMNnqsTtVvXxYy",
@@ -938,6 +948,12 @@ def _allow_argv(
             if nested is None:
                 return None
             units.extend(nested)
+    script, why = data_run_as_code(base, args, stdin)
+    if why is not None:
+        return None
+    if script is not None:
+        nested_units = allow_units(split_command(script), depth + 1)
+        return None if nested_units is None else units + list(nested_units)
     return units
 
 
@@ -1041,6 +1057,12 @@ def _deny_argv(
     elif base == "find":
         for inner in _find_commands(args):
             reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1)
+    else:
+        script, why = data_run_as_code(base, args, stdin)
+        if why is not None:
+            return why
+        if script is not None:
+            reason = _deny_command(split_command(script), forms, depth + 1)
     return reason
 
 
@@ -1063,6 +1085,11 @@ def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | N
         reason = reason or found
     if joined:
         forms.add(" ".join(joined))
+    ran = [
+        (part.argv, _program_name(part.argv[0]) if part.argv and part.argv[0] else "")
+        for part in command.parts
+    ]
+    reason = reason or runs_written_file(ran, command.writes, _SHELLS)
     if not isinstance(command.source, str) or (not command.parts and command.problems):
         reason = reason or "; ".join(command.problems) or "nothing recognisable"
     return reason
