@@ -6,6 +6,7 @@ runs only after the host was asked; a call a deny rule catches never runs and no
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -437,14 +438,23 @@ def test_domain_deny_matches_the_normalised_host(
 
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-11", "MUST")
-@settings(max_examples=10, deadline=None)
-@given(kind=st.sampled_from(["symlink", "tilde"]), mode=st.sampled_from(["default", "bypassPermissions"]))
-def test_path_deny_follows_symlinks_and_tilde(new_harness: Callable[[], Any], kind: str, mode: str) -> None:
-    """PERM-11: ``Read(./.env)`` denies a symlink to ``.env``; ``Read(~/secret)`` denies ``$HOME/secret`` however written."""
+@settings(max_examples=16, deadline=None)
+@given(
+    kind=st.sampled_from(["symlink", "hardlink", "tilde"]),
+    mode=st.sampled_from(["default", "bypassPermissions"]),
+    rule_form=st.sampled_from(["./.env", ".env"]),
+)
+def test_path_deny_follows_symlinks_and_tilde(
+    new_harness: Callable[[], Any], kind: str, mode: str, rule_form: str
+) -> None:
+    """PERM-11: ``Read(./.env)`` denies a symlink to ``.env`` and a hard link to it (the same file by another name); ``Read(~/secret)`` denies ``$HOME/secret`` however written."""
     cwd = _project()
-    if kind == "symlink":
-        (cwd / "innocent.txt").symlink_to(cwd / ".env")
-        rule, path = "Read(./.env)", "innocent.txt"
+    if kind in ("symlink", "hardlink"):
+        if kind == "symlink":
+            (cwd / "innocent.txt").symlink_to(cwd / ".env")
+        else:
+            os.link(cwd / ".env", cwd / "innocent.txt")
+        rule, path = f"Read({rule_form})", "innocent.txt"
     else:
         rule, path = "Read(~/secret-of-the-suite)", str(Path.home() / "secret-of-the-suite")
     rules = [RuleSpec(rule, "deny"), RuleSpec("Read", "allow")]

@@ -139,6 +139,23 @@ class PathPattern:
         # gitignore: a matching directory covers everything inside it.
         return any(self.regex.fullmatch("/".join(segments[:k])) for k in range(1, len(segments) + 1))
 
+    def same_file(self, resolved_path: str) -> bool:
+        """Whether ``resolved_path`` is, by inode, the file this pattern names literally.
+
+        A hard link is the same file under another name (``ln .env notes.txt``): a deny rule for
+        ``.env`` must catch it. Only a pattern whose name has no wildcard names one file (a
+        floating ``.env`` names the one at its root); a path that can't be stat'ed is not it.
+        """
+        glob = self.glob.removeprefix("**/")
+        if re.search(r"(?<!\\)[*?\[]", glob):
+            return False
+        named = posixpath.join(self.root, re.sub(r"\\(.)", r"\1", glob))
+        try:
+            want, have = os.stat(named), os.stat(resolved_path)
+        except (OSError, ValueError):
+            return False
+        return (want.st_dev, want.st_ino) == (have.st_dev, have.st_ino)
+
 
 def _anchor(root: str, glob: str, content: str) -> tuple[str, str]:
     """Move the glob-free leading segments into the root, folded and with symlinks followed.

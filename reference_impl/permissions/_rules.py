@@ -531,7 +531,7 @@ def _path_matches(
         return behavior != "allow"
     if behavior == "allow":
         return pattern.matches(forms[-1])  # the resolved file, the one really touched
-    return any(pattern.matches(form) for form in forms)
+    return any(pattern.matches(form) for form in forms) or pattern.same_file(forms[-1])
 
 
 def _content_matches(rule: PermissionRule, call: Call, *, cwd: Path, project_root: Path | None) -> bool:
