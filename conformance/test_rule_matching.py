@@ -312,6 +312,16 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     deny_form=st.sampled_from(["Bash({}:*)", "Bash({} *)", "Bash({})"]),
     mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
 )
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test && $(echo rm) -rf x"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.ShellAttempt("git status", "rm", "f() { rm -rf x; }; git status; f"),
+    deny_form="Bash({} *)",
+    mode="default",
+)
 # Found by the exploratory profile: a ``;`` right after an unterminated here-document start,
 # whose terminator line carries more words (bash reads the body to the end; the grammar fails).
 @example(
@@ -321,16 +331,6 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
 )
 @example(
     attempt=ths.ShellAttempt("npm test", "rm", "npm test <<EOF;rm -rf x\nbody\nEOF x"),
-    deny_form="Bash({} *)",
-    mode="default",
-)
-@example(
-    attempt=ths.ShellAttempt("npm test", "rm", "npm test && $(echo rm) -rf x"),
-    deny_form="Bash({}:*)",
-    mode="bypassPermissions",
-)
-@example(
-    attempt=ths.ShellAttempt("git status", "rm", "f() { rm -rf x; }; git status; f"),
     deny_form="Bash({} *)",
     mode="default",
 )
