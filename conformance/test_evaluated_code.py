@@ -34,14 +34,14 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
     attempt=ths.evaluated_code_attempts(),
     mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
 )
+@example(attempt=ths.EvaluatedAttempt("true", "rm", "c=rm; $c -rf x"), mode="bypassPermissions")
+@example(attempt=ths.EvaluatedAttempt("echo", "rm", "$(echo rm) -rf x"), mode="default")
+@example(attempt=ths.EvaluatedAttempt("true", "rm", "f() { rm -rf x; }; true; f"), mode="acceptEdits")
 @example(
     attempt=ths.EvaluatedAttempt("printf", "rm", "printf -v 'a[$(rm -rf x)]' y"), mode="bypassPermissions"
 )
 @example(attempt=ths.EvaluatedAttempt("echo", "rm", "x='a[$(rm -rf x)]'; echo $(( x ))"), mode="default")
 @example(attempt=ths.EvaluatedAttempt("bash", "rm", "BASH_ENV=<(echo 'rm x') bash -c true"), mode="default")
-@example(attempt=ths.EvaluatedAttempt("true", "rm", "c=rm; $c -rf x"), mode="bypassPermissions")
-@example(attempt=ths.EvaluatedAttempt("echo", "rm", "$(echo rm) -rf x"), mode="default")
-@example(attempt=ths.EvaluatedAttempt("true", "rm", "f() { rm -rf x; }; true; f"), mode="acceptEdits")
 def test_deny_rule_catches_code_bash_evaluates(
     new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, attempt: ths.EvaluatedAttempt, mode: str
 ) -> None:
