@@ -35,6 +35,9 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
     attempt=ths.evaluated_code_attempts(),
     mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
 )
+@example(attempt=ths.EvaluatedAttempt("true", "rm", "c=rm; $c -rf x"), mode="bypassPermissions")
+@example(attempt=ths.EvaluatedAttempt("echo", "rm", "$(echo rm) -rf x"), mode="default")
+@example(attempt=ths.EvaluatedAttempt("true", "rm", "f() { rm -rf x; }; true; f"), mode="acceptEdits")
 @example(
     attempt=ths.EvaluatedAttempt("printf", "rm", "printf -v 'a[$(rm -rf x)]' y"), mode="bypassPermissions"
 )

@@ -58,6 +58,7 @@ def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
 @pytest.mark.requirement("HOOK-1", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(case=matcher_cases())
+@example(case=(plain_tool("Deploy"), "epl.y", True))
 def test_matcher_selects_exactly_the_matching_tools(
     new_harness: Callable[[], Any], case: tuple[ToolSpec, str, bool]
 ) -> None:
@@ -121,6 +122,8 @@ def test_exact_name_matcher_does_not_select_a_longer_name(
 )
 @example(outcomes=["deny", "allow"], host_allows=True)
 @example(outcomes=["ask", "none", "allow"], host_allows=False)
+@example(outcomes=["allow", "allow"], host_allows=False)
+@example(outcomes=["allow", "ask"], host_allows=False)
 def test_several_pre_tool_use_hooks_combine_to_the_most_restrictive(
     new_harness: Callable[[], Any], outcomes: list[str], host_allows: bool
 ) -> None:

@@ -165,6 +165,7 @@ def test_pairing_survives_command_hooks(
 @pytest.mark.requirement("PAIR-2", "MUST")
 @settings(max_examples=4, deadline=None)
 @given(kinds=batches(("ok", "raise", "timeout"), min_size=2, max_size=4).filter(lambda k: "timeout" in k))
+@example(kinds=["timeout", "ok", "timeout"])
 def test_pairing_survives_timeouts(
     new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
 ) -> None:
@@ -181,6 +182,7 @@ def test_pairing_survives_timeouts(
     safe=st.lists(st.booleans(), min_size=5, max_size=5),
     after=st.integers(1, 5),
 )
+@example(kinds=["text", "raise", "wait_abort"], safe=[False] * 5, after=3)
 def test_pairing_survives_abort(
     new_harness: Callable[[], Any],
     toolharness_capabilities: Capabilities,

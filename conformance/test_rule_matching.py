@@ -277,6 +277,7 @@ def test_path_allow_matches_only_the_normalised_path(
 @pytest.mark.requirement("PERM-16", "MUST")
 @settings(max_examples=150, deadline=None)
 @given(attempt=ths.shell_attempts(), form=st.sampled_from(["colon", "space"]))
+@example(attempt=ths.ShellAttempt("npm test", "rm", "npm test; c=rm; $c -rf x"), form="colon")
 def test_allowed_command_runs_only_what_allow_rules_cover(
     new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, attempt: ths.ShellAttempt, form: str
 ) -> None:
@@ -311,6 +312,16 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     attempt=ths.shell_attempts(),
     deny_form=st.sampled_from(["Bash({}:*)", "Bash({} *)", "Bash({})"]),
     mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test && $(echo rm) -rf x"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.ShellAttempt("git status", "rm", "f() { rm -rf x; }; git status; f"),
+    deny_form="Bash({} *)",
+    mode="default",
 )
 # Found by the exploratory profile: a ``;`` right after an unterminated here-document start,
 # whose terminator line carries more words (bash reads the body to the end; the grammar fails).
