@@ -419,7 +419,7 @@ def test_ordinary_commands_are_still_allowed(
 
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-11", "MUST")
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     host=st.sampled_from(
         [
@@ -433,6 +433,11 @@ def test_ordinary_commands_are_still_allowed(
             ("evil.example", "https://user@evil.example:443/"),
             ("xn--bcher-kva.example", "https://bücher.example/"),
             ("*.evil.example", "https://a.%65vil.example/"),
+            # An IPv4-mapped IPv6 address reaches the IPv4 host; IDNA maps Unicode full stops.
+            ("127.0.0.1", "http://[::ffff:127.0.0.1]/"),
+            ("127.0.0.1", "http://[::ffff:7f00:1]:8080/"),
+            ("evil.example", "https://evil.example\u3002/"),
+            ("evil.example", "https://evil\uff0eexample/"),
         ]
     ),
     mode=st.sampled_from(["default", "bypassPermissions"]),
@@ -440,7 +445,7 @@ def test_ordinary_commands_are_still_allowed(
 def test_domain_deny_matches_the_normalised_host(
     new_harness: Callable[[], Any], host: tuple[str, str], mode: str
 ) -> None:
-    """PERM-11: ``WebFetch(domain:h)`` denies every spelling of ``h``: case, trailing dot, percent-encoding, IDNA, numeric IPv4."""
+    """PERM-11: ``WebFetch(domain:h)`` denies every spelling of ``h``: case, trailing dot, percent-encoding, IDNA (Unicode full stops too), numeric IPv4, IPv4-mapped IPv6."""
     rule_host, url = host
     rules = [RuleSpec(f"WebFetch(domain:{rule_host})", "deny"), RuleSpec("WebFetch", "allow")]
     run = run_calls(new_harness(), [fetch_tool()], [("WebFetch", {"url": url})], rules=rules, mode=mode)

@@ -462,32 +462,38 @@ _IPV4_PART = re.compile(r"^(0x[0-9a-f]*|0[0-7]*|[1-9][0-9]*)$")
 def normalise_host(host: str) -> str | None:
     """A URL host as a domain rule compares it; None when it can't be read with certainty.
 
-    Percent-decoded, lower-cased, without a trailing dot, IDNA-encoded (``bücher.de`` is
-    ``xn--bcher-kva.de``), and an IPv4 address in any of its numeric forms (``2130706433``,
-    ``0x7f.1``, ``0177.0.0.1``) as its dotted quad.
+    Percent-decoded, lower-cased, IDNA-encoded (``bücher.de`` is ``xn--bcher-kva.de``; Unicode
+    full stops such as ``。`` and full-width letters and digits mapped as IDNA maps them), without
+    a trailing dot, an IPv4 address in any of its numeric forms (``2130706433``, ``0x7f.1``,
+    ``0177.0.0.1``) as its dotted quad, and an IPv4-mapped IPv6 address (``[::ffff:127.0.0.1]``,
+    which reaches the IPv4 host) as that IPv4 address.
     """
     try:
-        host = unquote(host, errors="strict").strip().rstrip(".").lower()
+        host = unquote(host, errors="strict").strip().lower()
     except UnicodeDecodeError:
         return None
     if not host or re.search(r"[\x00-\x20%/\\@?#]", host):
         return None
     if host.startswith("[") and host.endswith("]"):
         try:
-            return str(ipaddress.ip_address(host[1:-1]))
+            address = ipaddress.ip_address(host[1:-1])
         except ValueError:
             return None
+        mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+        return str(mapped if mapped is not None else address)
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii").lower()
+        except UnicodeError:
+            return None
+    host = host.rstrip(".")
     labels = host.split(".")
-    if all(_IPV4_PART.match(label) for label in labels) and len(labels) <= 4:
+    if host and all(_IPV4_PART.match(label) for label in labels) and len(labels) <= 4:
         try:
             return socket.inet_ntoa(socket.inet_aton(host))
         except OSError:
             return None
-    try:
-        encoded = host.encode("idna").decode("ascii")
-    except UnicodeError:
-        return None if not host.isascii() else host
-    return encoded
+    return host or None
 
 
 def _host_matches(pattern: str, url: str, behavior: PermissionBehavior) -> bool:
