@@ -20,6 +20,7 @@ from pytest_toolharness._vocabulary import mcp_tool_name
 from pytest_toolharness.adapters._specs import ToolSpec, WireRequest
 
 __all__ = [
+    "CALL_OUTPUTS",
     "RESERVED_NAMES",
     "SEARCH_TOOL",
     "STEP_KINDS",
@@ -99,12 +100,20 @@ class Conversation:
     """Builds a valid transcript on a harness with the ``conversation`` capability.
 
     Every tool_use id is fresh (``toolu_conf_<n>``); :attr:`referenced` records every tool name
-    a ToolSearch result referenced, i.e. what the harness must consider discovered.
+    a ToolSearch result referenced, i.e. what the harness must consider discovered, and
+    :attr:`outputs` the content of every other tool_result by its tool_use id. With
+    ``json_messages`` each message reaches the harness decoded from its JSON text, as a transcript
+    read from a file or the wire does: equal strings that are not the objects the suite wrote.
     """
 
     harness: Any
+    json_messages: bool = False
     referenced: list[str] = field(default_factory=list)
+    outputs: dict[str, str | list[dict[str, Any]]] = field(default_factory=dict)
     _count: int = 0
+
+    def _append(self, message: dict[str, Any]) -> None:
+        self.harness.append_message(json.loads(json.dumps(message)) if self.json_messages else message)
 
     def new_id(self) -> str:
         """A tool_use id never used before in this conversation."""
@@ -113,13 +122,13 @@ class Conversation:
 
     def user(self, text: str) -> None:
         """A plain user message."""
-        self.harness.append_message({"role": "user", "content": text})
+        self._append({"role": "user", "content": text})
 
     def search(self, names: Sequence[str], query: str | None = None) -> str:
         """An assistant ToolSearch tool_use and its result: one tool_reference per name."""
         tool_use_id = self.new_id()
         query = query if query is not None else "select:" + ",".join(names)
-        self.harness.append_message(
+        self._append(
             {
                 "role": "assistant",
                 "content": [
@@ -127,7 +136,7 @@ class Conversation:
                 ],
             }
         )
-        self.harness.append_message(
+        self._append(
             {
                 "role": "user",
                 "content": [
@@ -142,10 +151,12 @@ class Conversation:
         self.referenced.extend(names)
         return tool_use_id
 
-    def call(self, name: str, output: str = "done", tool_use_id: str | None = None) -> str:
-        """An assistant tool_use of ``name`` and its text tool_result."""
+    def call(
+        self, name: str, output: str | list[dict[str, Any]] = "done", tool_use_id: str | None = None
+    ) -> str:
+        """An assistant tool_use of ``name`` and its tool_result (text, or a list of content blocks)."""
         tool_use_id = tool_use_id if tool_use_id is not None else self.new_id()
-        self.harness.append_message(
+        self._append(
             {
                 "role": "assistant",
                 "content": [
@@ -154,17 +165,18 @@ class Conversation:
                 ],
             }
         )
-        self.harness.append_message(
+        self._append(
             {
                 "role": "user",
                 "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": output}],
             }
         )
+        self.outputs[tool_use_id] = json.loads(json.dumps(output))  # the suite's own copy
         return tool_use_id
 
     def chat(self, text: str = "ok") -> None:
         """An assistant text turn and a user reply."""
-        self.harness.append_message({"role": "assistant", "content": [{"type": "text", "text": text}]})
+        self._append({"role": "assistant", "content": [{"type": "text", "text": text}]})
         self.user("continue")
 
 
@@ -268,6 +280,13 @@ class FactoryHolder:
 
 STEP_KINDS = ("search", "call", "chat", "drop", "connect", "compact", "render")
 
+CALL_OUTPUTS: tuple[str | list[dict[str, Any]], ...] = (
+    "done",
+    [{"type": "text", "text": "done"}],
+    [{"type": "text", "text": "first part"}, {"type": "text", "text": "second part"}],
+)
+"""The tool outputs a ``call`` step draws: a string, or a tool_result's list of content blocks."""
+
 
 @dataclass
 class Session:
@@ -280,11 +299,12 @@ class Session:
     harness: Any
     builtin: list[ToolSpec]
     mcp: list[ToolSpec]
+    json_messages: bool = False
     conversation: Conversation = field(init=False)
     log: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.conversation = Conversation(self.harness)
+        self.conversation = Conversation(self.harness, json_messages=self.json_messages)
         self.harness.set_tools(self.builtin, self.mcp)
         self.conversation.user("Hello")
 
@@ -310,8 +330,10 @@ class Session:
             text = f"ToolSearch -> tool_reference {names}"
         elif kind == "call" and self.specs():
             name = data.draw(st.sampled_from([s.name for s in self.specs()]))
-            self.conversation.call(name)
-            text = f"call {name}"
+            # Tool output as text, or as content blocks (one text block, or two).
+            output = data.draw(st.sampled_from(CALL_OUTPUTS), label="output")
+            self.conversation.call(name, output=output)
+            text = f"call {name} -> {output!r}"
         elif kind == "drop" and self.mcp:
             server = data.draw(st.sampled_from(sorted({str(s.mcp_server) for s in self.mcp})))
             self.mcp = [s for s in self.mcp if s.mcp_server != server]

@@ -106,10 +106,15 @@ def test_beta_header_latched_until_compaction(
 @requires("conversation")
 @pytest.mark.requirement("CACHE-6", "SHOULD")
 def test_beta_header_stays_when_tool_search_turns_off(new_harness: Callable[[], Any]) -> None:
-    """CACHE-6: the beta header of a tool-search request is still sent after switching to "false"."""
+    """CACHE-6: the beta header of a tool-search request is still sent after switching to "false".
+
+    The first request uses tool search, which needs the tool-search beta header (000 §5.4): without
+    one there would be nothing to latch.
+    """
     harness = new_harness()
     session = Session(harness, [builtin("ReadFile")], [mcp("gh", "issues")])
     first = beta_values(session.render(enable_tool_search="true"))
+    assert first, "CACHE-6: a request with tool search on sent no anthropic-beta value (000 §5.4 needs one)"
     session.conversation.chat()
     second = beta_values(session.render(enable_tool_search="false"))
     assert first <= second, (

@@ -8,7 +8,7 @@ wire body. Which tools are deferred is the harness's own answer (``is_deferred``
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -37,6 +37,39 @@ sessions_length = st.integers(min_value=1, max_value=6)
 
 def _tools(request: WireRequest) -> dict[str, Any]:
     return {str(t.get("name")): t for t in request.body.get("tools", ())}
+
+
+def _result_texts(request: WireRequest) -> dict[str, str]:
+    """The text of each tool_result in the request's messages (string or text blocks), by tool_use id."""
+    found: dict[str, str] = {}
+    for message in request.body.get("messages", ()):
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            if not (isinstance(block, Mapping) and block.get("type") == "tool_result"):
+                continue
+            inner = block.get("content")
+            texts = (
+                [inner]
+                if isinstance(inner, str)
+                else [
+                    str(b.get("text"))
+                    for b in inner or ()
+                    if isinstance(b, Mapping) and b.get("type") == "text"
+                ]
+            )
+            found[str(block.get("tool_use_id"))] = "\n".join(texts)
+    return found
+
+
+def _in_order(pieces: list[str], text: str) -> bool:
+    """Whether every piece occurs in ``text``, each after the one before."""
+    at = 0
+    for piece in pieces:
+        found = text.find(piece, at)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
 
 
 @requires("transcript", "classification")
@@ -122,6 +155,7 @@ def test_every_deferred_tool_is_named_in_the_messages(
     mcps=mcp_specs(min_size=1),
     steps=sessions_length,
     modes=st.lists(st.sampled_from([None, "true", "false"]), min_size=6, max_size=6),
+    json_messages=st.booleans(),
     data=st.data(),
 )
 def test_tool_references_name_tools_in_the_request(
@@ -130,18 +164,22 @@ def test_tool_references_name_tools_in_the_request(
     mcps: list[ToolSpec],
     steps: int,
     modes: list[str | None],
+    json_messages: bool,
     data: st.DataObject,
 ) -> None:
     """DEFER-6 property.
 
     DEFER-6: every tool_reference in a request's messages names a tool in that request's tools array, after
-    the referenced server disconnects and when tool search is switched off.
+    the referenced server disconnects and when tool search is switched off; the transcript may come
+    decoded from JSON (equal strings, not the objects the suite wrote). Dealing with references
+    changes nothing else: every other tool result is sent with its text, in order, whether its
+    content was a string or a list of blocks.
     """
     harness = new_harness()
-    session = Session(harness, builtins, mcps)
+    session = Session(harness, builtins, mcps, json_messages=json_messages)
     session.conversation.search([s.name for s in mcps])
     for mode in modes[:steps]:
-        session.step(data, kinds=("search", "drop", "drop", "chat", "compact", "connect"))
+        session.step(data, kinds=("search", "drop", "drop", "chat", "compact", "connect", "call"))
         request = session.render(enable_tool_search=mode)
         names = set(wire_tool_names(request))
         missing = sorted({r for r in tool_references(request) if r not in names})
@@ -149,6 +187,15 @@ def test_tool_references_name_tools_in_the_request(
             f"DEFER-6: tool_reference blocks name {missing}, which are not in the tools array {sorted(names)}"
             + session.where()
         )
+        for tool_use_id, sent in _result_texts(request).items():
+            written = session.conversation.outputs.get(tool_use_id)
+            if written is None:
+                continue
+            pieces = [written] if isinstance(written, str) else [str(b["text"]) for b in written]
+            assert _in_order(pieces, sent), (
+                f"DEFER-6: the result of {tool_use_id} was written as {written!r} but is sent as {sent!r}"
+                + session.where()
+            )
 
 
 # -- DEFER-8 ---------------------------------------------------------------------------------------
@@ -305,16 +352,23 @@ def test_tool_names_unique_in_a_request(
 @requires("transcript")
 @pytest.mark.requirement("PAIR-6", "MUST")
 @settings(max_examples=20, deadline=None)
-@given(before=st.integers(min_value=0, max_value=3), between=st.integers(min_value=0, max_value=3))
-def test_tool_use_ids_unique_in_a_request(new_harness: Callable[[], Any], before: int, between: int) -> None:
+@given(
+    before=st.integers(min_value=0, max_value=3),
+    between=st.integers(min_value=0, max_value=3),
+    json_messages=st.booleans(),
+)
+def test_tool_use_ids_unique_in_a_request(
+    new_harness: Callable[[], Any], before: int, between: int, json_messages: bool
+) -> None:
     """PAIR-6 property.
 
     PAIR-6: a request never carries two tool_use blocks with the same id: a transcript that reuses an id is
-    refused (ValueError) or repaired so that the ids sent are unique.
+    refused (ValueError) or repaired so that the ids sent are unique, also when the transcript comes
+    decoded from JSON (equal strings, not the objects the suite wrote).
     """
     harness = new_harness()
     harness.set_tools([builtin("ReadFile")], [])
-    conversation = Conversation(harness)
+    conversation = Conversation(harness, json_messages=json_messages)
     conversation.user("Hello")
     for _ in range(before):
         conversation.call("ReadFile")

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
+from conformance._strategies_conversation import SEARCH_TOOL
+from conformance._strategies_execution import execute, is_error, scenario_root, text_of, tool_use
 from conformance._strategies_pool import (
     WORDS,
     builtin_names,
@@ -20,6 +22,7 @@ from conformance._strategies_pool import (
     server_names,
 )
 from conformance.oracles.search import oracle_search_tools_with_keywords
+from pytest_toolharness._vocabulary import PERMISSION_MODES
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import ToolSpec
 
@@ -58,8 +61,21 @@ search_pools = st.tuples(
 ).filter(lambda pool: any(deferred(s) for s in pool[0] + pool[1]))
 
 
+NO_MATCH_TEXT = "No matching deferred tools found"
+"""What a search that finds nothing answers (DEFER-4 quotes it)."""
+
+
 def _names(result: list[str] | str) -> list[str]:
     return [] if isinstance(result, str) else list(result)
+
+
+def _expected_select(requested: list[str], by_name: dict[str, ToolSpec]) -> tuple[list[str], list[str]]:
+    """The two orders DEFER-4 allows for ``select:`` of ``requested``: request order, or deferred first."""
+    in_order = list(dict.fromkeys(n for n in requested if n in by_name))
+    deferred_first = [n for n in in_order if deferred(by_name[n])] + [
+        n for n in in_order if not deferred(by_name[n])
+    ]
+    return in_order, deferred_first
 
 
 # -- DEFER-4 ------------------------------------------------------------------------------------
@@ -92,10 +108,7 @@ def test_select_returns_the_named_tools_once(
     query = prefix + ",".join(f"{pad}{name}{pad}" for pad, name in zip(pads, requested, strict=True))
     result = new_harness().search(builtins, mcps, query, max_results=5)
 
-    in_order = list(dict.fromkeys(n for n in requested if n in by_name))
-    deferred_first = [n for n in in_order if deferred(by_name[n])] + [
-        n for n in in_order if not deferred(by_name[n])
-    ]
+    in_order, deferred_first = _expected_select(requested, by_name)
     got = _names(result)
     assert got in (in_order, deferred_first), (
         f"query {query!r}: expected {in_order} (request order) or {deferred_first} (deferred first), got {result!r}"
@@ -165,7 +178,68 @@ def test_no_match_is_text(
     )
     result = new_harness().search(builtins, mcps, query, max_results=5)
     assert isinstance(result, str), f"query {query!r} matches nothing, but the search returned {result!r}"
-    assert result.strip(), f"query {query!r}: the no-match answer is empty text"
+    assert result.strip() == NO_MATCH_TEXT, (
+        f"query {query!r} matches nothing: expected the text {NO_MATCH_TEXT!r}, got {result!r}"
+    )
+
+
+@requires("search", "execution", "permissions")
+@pytest.mark.requirement("DEFER-4", "MUST")
+@pytest.mark.parametrize("mode", PERMISSION_MODES)
+@settings(max_examples=6, deadline=None)
+@given(pool=search_pools, data=st.data(), calls=st.integers(1, 3))
+def test_select_calls_in_every_permission_mode(
+    new_harness: Callable[[], Any],
+    mode: str,
+    pool: tuple[list[ToolSpec], list[ToolSpec]],
+    data: st.DataObject,
+    calls: int,
+) -> None:
+    """DEFER-4 as the model calls it: ToolSearch tool_use blocks in one batch, in every permission mode.
+
+    Searching only reads the harness's own tool list, so no mode stands in its way: plan mode denies
+    only tools that are not read-only (PERM-9), and ToolSearch asks nobody. One to three ToolSearch
+    calls share a batch (the same query twice, or different ones); each gets its own result, never an
+    error: the named tools as tool_reference blocks, or the text "No matching deferred tools found"
+    when the pool has none of them.
+    """
+    builtins, mcps = pool
+    by_name = {s.name: s for s in builtins + mcps}
+    queries: list[tuple[str, list[str]]] = []
+    for _ in range(calls):
+        requested = data.draw(
+            st.lists(st.sampled_from([*sorted(by_name), "NoSuchTool"]), min_size=1, max_size=4),
+            label="selected",
+        )
+        queries.append(("select:" + ",".join(requested), requested))
+    if calls > 1 and data.draw(st.booleans(), label="same query twice"):
+        queries[1] = queries[0]
+    blocks = [
+        tool_use(f"toolu_search_{i}", SEARCH_TOOL, {"query": query}) for i, (query, _) in enumerate(queries)
+    ]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, builtins + mcps, blocks, mode=mode)
+    results = run.results_by_id()
+    for i, (query, requested) in enumerate(queries):
+        result = results.get(f"toolu_search_{i}")
+        assert result is not None, f"{mode} mode: the ToolSearch call {query!r} got no result"
+        assert not is_error(result), f"{mode} mode: ToolSearch {query!r} failed: {text_of(result)!r}"
+        in_order, deferred_first = _expected_select(requested, by_name)
+        content = result.get("content")
+        if not in_order:
+            assert text_of(result).strip() == NO_MATCH_TEXT, (
+                f"{mode} mode: {query!r} names no tool of the pool: expected {NO_MATCH_TEXT!r}, got {content!r}"
+            )
+            continue
+        got = [
+            str(b.get("tool_name"))
+            for b in (content if isinstance(content, list) else [])
+            if isinstance(b, dict) and b.get("type") == "tool_reference"
+        ]
+        assert got in (in_order, deferred_first), (
+            f"{mode} mode: {query!r}: expected tool_reference blocks for {in_order} (request order) or "
+            f"{deferred_first} (deferred first), got {content!r}"
+        )
 
 
 # -- DEFER-5 ------------------------------------------------------------------------------------
