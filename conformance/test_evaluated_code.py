@@ -48,6 +48,10 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
     attempt=ths.EvaluatedAttempt("bash", "curl", "echo 'curl x' > s.sh; bash s.sh"), mode="bypassPermissions"
 )
 @example(attempt=ths.EvaluatedAttempt("mapfile", "rm", "mapfile -C 'rm x' -c 1 <<< y"), mode="default")
+# Bash's command hash table, assigned whole: ``ls`` then runs /bin/rm.
+@example(
+    attempt=ths.EvaluatedAttempt("ls", "rm", "BASH_CMDS=([ls]=/bin/rm); ls -rf x"), mode="bypassPermissions"
+)
 def test_deny_rule_catches_code_bash_evaluates(
     new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, attempt: ths.EvaluatedAttempt, mode: str
 ) -> None:

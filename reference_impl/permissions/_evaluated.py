@@ -32,13 +32,17 @@ _NAME_BUILTINS = frozenset({"let", "printf", "read", "mapfile", "readarray", "wa
 subscript in one, ``printf -v 'a[$(rm x)]'``, so a quoted string becomes a command. (``declare``,
 ``export``, ``unset`` and the like are their own constructs in the grammar: see :func:`mark_evaluated_code`.)"""
 
-_CODE_VARIABLES = re.compile(r"^(BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_[^=]*)\+?=")
-"""Variables whose value bash itself runs or expands as code (start-up files, prompts, functions)."""
+_CODE_VARIABLES = re.compile(
+    r"^(BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_[^=]*|BASH_CMDS|BASH_ALIASES)"
+    r"(\[[^\]]*\])?\+?="
+)
+"""Variables whose value bash itself runs or expands as code (start-up files, prompts, functions),
+or that change what a command name runs (``BASH_CMDS``, the hash table; ``BASH_ALIASES``)."""
 
 # What may hide code that only bash's own evaluation reveals; a cheap test before walking the tree.
 MAY_HIDE_CODE = re.compile(
     r"\$\{|\(\(|\$\[|\[\[|\[|declare|typeset|local|readonly|export|unset|"
-    r"BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_"
+    r"BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_|BASH_CMDS|BASH_ALIASES"
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_]")
 _SUBSTRING = re.compile(r"^\$\{#?[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?:[^-=?+]")
