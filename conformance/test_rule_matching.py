@@ -374,6 +374,48 @@ def test_deny_rule_program_never_runs(
     assert not hits, f"{deny} ({mode}) let {attempt.command!r} run, and bash would run {hits!r}"
 
 
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(
+    attempt=ths.shell_attempts(),
+    ask_form=st.sampled_from(["Bash({}:*)", "Bash({} *)"]),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test; su -c 'rm -rf x' root"),
+    ask_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+def test_ask_rule_program_never_runs_unasked(
+    new_harness: Callable[[], Any],
+    bash_oracle: ths.BashSandbox,
+    attempt: ths.ShellAttempt,
+    ask_form: str,
+    mode: str,
+) -> None:
+    """PERM-17: an ask rule for a program catches it however it is spelled: the host is asked before bash runs it.
+
+    The same hidden payloads as the deny property, beside an allow rule for the visible part, in
+    any mode; the host allows whatever it is asked. A call that ran without the host being asked is
+    given to a sandboxed bash: the asked-about program must not be among what it executes.
+    """
+    ask = ask_form.format(attempt.payload)
+    rules = [RuleSpec(f"Bash({attempt.prefix}:*)", "allow"), RuleSpec(ask, "ask")]
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": attempt.command})],
+        rules=rules,
+        mode=mode,
+        host=host_answering("allow"),
+    )
+    if run.ran() == 0 or run.asked:
+        return
+    hits = [r for r in bash_oracle.executed(attempt.command) if r[0].rsplit("/", 1)[-1] == attempt.payload]
+    assert not hits, f"{ask} ({mode}) let {attempt.command!r} run unasked, and bash would run {hits!r}"
+
+
 ORDINARY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("npm test", ("Bash(npm test:*)",)),
     ("timeout 5 npm test", ("Bash(npm test:*)",)),
