@@ -229,3 +229,66 @@ def test_clobber_redirection_is_not_a_pipe() -> None:
     assert [p.text for p in result.parts] == ["echo x"]
     assert result.writes == ("out.txt",)
     assert not result.confident  # writes a file
+
+
+# Code bash evaluates at run time (reference_impl/permissions/_evaluated.py): an opaque part beside
+# the command for what may run hidden code; none for the ordinary uses of the same builtins.
+EVALUATES_CODE = (
+    "printf -v 'a[$(rm x)]' y",
+    "read 'a[$(rm x)]' <<< y",
+    'read -r "$name"',
+    "mapfile 'a[x]' < f",
+    'wait -p "$v"',
+    "getopts ab 'a[$(rm x)]'",
+    "test -v 'a[$(rm x)]'",
+    "[ -v 'a[x]' ]",
+    "let i++",
+    "echo $((x + 1))",
+    "echo ${arr[i]}",
+    "echo ${y:x}",
+    "echo ${!x}",
+    'echo "${x@P}"',
+    "(( x ))",
+    "[[ x -eq 0 ]]",
+    "for (( i = 0; i < n; i++ )); do :; done",
+    "declare -n r='a[$(rm x)]'",
+    "declare -i n=$x",
+    'unset "$x"',
+    "BASH_ENV=<(echo 'rm x') bash -c true",
+    "PS4='$(rm x)' bash -xc true",
+    "export PROMPT_COMMAND='rm x'",
+    "BASH_CMDS=([ls]=/bin/rm); ls",
+)
+ORDINARY_BUILTINS = (
+    'printf "%s\\n" "$x"',
+    "printf -v y %s x",
+    "wait $pid",
+    "read -r line",
+    'read -p "Name: " n',
+    "mapfile -t lines < f",
+    "getopts ab: opt",
+    'test -f "$x"',
+    '[ -n "$x" ]',
+    "let 1+2",
+    "echo $((1 + 2))",
+    "echo ${arr[0]} ${arr[@]} ${#arr[*]}",
+    "echo ${HOME:-/tmp} ${x:=1} ${y:+z} ${x:1:2}",
+    "[[ -f x && $a == b ]]",
+    'export PATH="$HOME/bin:$PATH"',
+    "local x=1",
+    "unset FOO",
+    "NODE_ENV=test npm test",
+)
+
+
+@pytest.mark.parametrize("command", EVALUATES_CODE)
+def test_code_bash_evaluates_is_an_opaque_part(command: str) -> None:
+    parsed = split_command(command)
+    assert any(part.argv == (None,) for part in parsed.parts), (command, parsed.parts)
+    assert not parsed.confident
+
+
+@pytest.mark.parametrize("command", ORDINARY_BUILTINS)
+def test_ordinary_builtins_evaluate_no_hidden_code(command: str) -> None:
+    parsed = split_command(command)
+    assert not any(part.argv == (None,) for part in parsed.parts), (command, parsed.parts, parsed.problems)

@@ -28,6 +28,7 @@ class _Walk(Protocol):
 
 
 _NAME_BUILTINS = frozenset({"let", "printf", "read", "mapfile", "readarray", "wait", "getopts", "test", "["})
+# (``_NAME_OPTIONS`` below says which of their words are names.)
 """Builtins (as simple commands) that take variable names or arithmetic: bash evaluates an array
 subscript in one, ``printf -v 'a[$(rm x)]'``, so a quoted string becomes a command. (``declare``,
 ``export``, ``unset`` and the like are their own constructs in the grammar: see :func:`mark_evaluated_code`.)"""
@@ -64,13 +65,60 @@ def hidden_code(
     if name not in _NAME_BUILTINS:
         return None
     args = names[1:]
-    if name in ("test", "[") and not any(a in ("-v", "-R") for a in args):
-        return None
-    if name == "let" and any(a is None or _IDENTIFIER.search(a) for a in args):
-        return f"let{_SUBSCRIPT_EVALUATION}"
-    if any(a is None or "[" in a for a in args):
+    if name == "let":
+        return (
+            f"let{_SUBSCRIPT_EVALUATION}" if any(a is None or _IDENTIFIER.search(a) for a in args) else None
+        )
+    if any(a is None or "[" in a for a in _variable_names(name, args)):
         return f"{name}{_SUBSCRIPT_EVALUATION}"
     return None
+
+
+# Per builtin: the options that take a value, and the options whose value is a variable name.
+_NAME_OPTIONS: dict[str, tuple[str, str]] = {
+    "printf": ("", "v"),
+    "read": ("dinNptu", "a"),
+    "mapfile": ("dnOsuCc", ""),
+    "readarray": ("dnOsuCc", ""),
+    "wait": ("", "p"),
+    "getopts": ("", ""),
+    "test": ("", "vR"),
+    "[": ("", "vR"),
+}
+
+
+def _variable_names(name: str, args: Sequence[str | None]) -> list[str | None]:
+    """The words of ``name args`` that bash reads as variable names (where a subscript is evaluated)."""
+    valued, naming = _NAME_OPTIONS[name]
+    found: list[str | None] = []
+    operands: list[str | None] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word is None or not word.startswith("-") or word == "-" or name in ("test", "["):
+            if name in ("test", "[") and word is not None and len(word) == 2 and word[1:] in naming:
+                found.append(args[i + 1] if i + 1 < len(args) else "")
+                i += 2
+                continue
+            operands.append(word)
+            i += 1
+            continue
+        if word == "--":
+            operands.extend(args[i + 1 :])
+            break
+        letter = word[1:2]
+        if letter in naming:
+            found.append(word[2:] if len(word) > 2 else (args[i + 1] if i + 1 < len(args) else ""))
+            i += 1 if len(word) > 2 else 2
+        elif letter in valued:
+            i += 1 if len(word) > 2 else 2
+        else:
+            i += 1
+    if name in ("read", "mapfile", "readarray"):
+        found.extend(operands)  # every operand is a variable name
+    elif name == "getopts":
+        found.extend(operands[1:2])  # ``getopts optstring name [args]``
+    return found
 
 
 def _declaration_evaluates(walk: _Walk, node: tree_sitter.Node) -> str | None:
