@@ -269,6 +269,7 @@ _EVALUATED: tuple[tuple[str, str], ...] = (
     ("mapfile", "mapfile -C '{cmd}' -c 1 <<< y"),
     ("readarray", "readarray -C '{cmd}' -c 1 <<< y"),
     ("bash", "echo '{cmd}' > s.sh; bash s.sh"),
+    ("bash", "echo '{cmd}' | tee s.sh >/dev/null; bash ./s.sh"),
     ("chmod", "printf '%s\\n' '{cmd}' > s; chmod +x s; ./s"),
 )
 

@@ -229,6 +229,9 @@ def runs_written_file(
     name, or the script argument of a shell or of ``source``/``.``.
     """
     written = {posixpath.normpath(w) for w in writes if w}
+    for argv, base in parts:  # ``tee FILE`` writes its operands too
+        if base == "tee":
+            written.update(posixpath.normpath(a) for a in argv[1:] if a and not a.startswith("-"))
     if not written:
         return None
     for argv, base in parts:
