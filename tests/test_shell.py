@@ -292,3 +292,25 @@ def test_code_bash_evaluates_is_an_opaque_part(command: str) -> None:
 def test_ordinary_builtins_evaluate_no_hidden_code(command: str) -> None:
     parsed = split_command(command)
     assert not any(part.argv == (None,) for part in parsed.parts), (command, parsed.parts, parsed.problems)
+
+
+@pytest.mark.parametrize(
+    ("command", "opaque"),
+    [
+        ("echo 'rm x' > s.sh; bash s.sh", True),
+        ("printf 'rm x' | tee s.sh; bash ./s.sh", True),
+        ("cat > run <<EOF\nrm x\nEOF\nchmod +x run; ./run", True),
+        ("source <(echo 'rm x')", True),
+        ('mapfile -C "$cb" -c 1 < f', True),
+        ("echo hi > log.txt; bash build.sh", False),
+        ("tee log.txt < f; ./configure", False),
+        ("source ./env.sh", False),
+    ],
+)
+def test_a_line_that_runs_data_it_holds_is_opaque_to_deny_rules(command: str, opaque: bool) -> None:
+    assert (deny_forms(command).opaque is not None) is opaque, deny_forms(command)
+
+
+def test_sourced_input_is_parsed_as_a_script() -> None:
+    forms = deny_forms(". /dev/stdin <<< 'rm -rf x'").forms
+    assert "rm -rf x" in forms
