@@ -52,7 +52,7 @@ HANG_FILE_KEY = "toolharness_hang_dir"
 """The ``workerinput`` key naming the run directory: where workers' watchdogs write what hung, and
 each worker's temporary directory (removed with it by the controller, whatever became of the worker)."""
 
-SHARED_RUN_MODULES = ("test_wire.py", "test_wire_security.py")
+SHARED_RUN_MODULES = ("test_wire.py", "test_wire_security.py", "test_wire_rules.py")
 """The packaged suite's modules whose tests share one harness run per scenario (a module-scoped
 fixture, ``conformance/_wire_runs.py``): each runs on one worker, so each scenario runs once."""
 
@@ -109,6 +109,7 @@ def configure(
     config.add_cleanup(lambda: _cleanup(run))
     if workerinput is None:
         _start_isolation(config, settings)
+        _share_fork_server(config, hang_dir)
         if settings.run_timeout:
             run.timer = threading.Timer(settings.run_timeout, _run_budget_spent, (run,))
             run.timer.daemon = True
@@ -146,6 +147,23 @@ def _start_isolation(config: pytest.Config, settings: Settings) -> None:
     option.dist, option.tx, option.numprocesses = "load", ["popen"] * workers, workers
     if getattr(option, "maxworkerrestart", None) is None:
         option.maxworkerrestart = 50  # every test of a harness that exits may take its worker down
+
+
+def _share_fork_server(config: pytest.Config, run_dir: Path) -> None:
+    """With workers: one fork server for all of them (its socket in the run directory).
+
+    The reference harness and the suite's MCP server start through it
+    (:mod:`pytest_toolharness.wire._launch`); shared, their modules are imported once per run rather
+    than once per worker. Nothing is imported before a wire scenario asks.
+    """
+    option = config.option
+    if not getattr(option, "tx", None) or getattr(option, "collectonly", False):
+        return
+    from pytest_toolharness.wire._launch import share_fork_server
+
+    stop = share_fork_server(run_dir)
+    if stop is not None:
+        config.add_cleanup(stop)  # before the run directory goes (cleanups run last-added first)
 
 
 def _worker_count(config: pytest.Config) -> int:
