@@ -291,6 +291,7 @@ def _covered(record: tuple[str, ...], prefix: str) -> bool:
     return line == prefix or line.startswith(prefix + " ")
 
 
+@pytest.mark.toolharness_heavy
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-16", "MUST")
 @settings(max_examples=150, deadline=None)
@@ -322,6 +323,7 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     )
 
 
+@pytest.mark.toolharness_heavy
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
 @settings(max_examples=150, deadline=None)
