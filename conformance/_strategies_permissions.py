@@ -8,10 +8,8 @@ observed from outside: which calls ran (the :class:`CallRecorder`), what the hos
 from __future__ import annotations
 
 import asyncio
-import atexit
 import itertools
 import json
-import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +19,7 @@ from typing import Any, Literal
 from hypothesis import strategies as st
 
 from pytest_toolharness._vocabulary import PERMISSION_MODES, SETTING_SOURCES, mcp_tool_name
+from pytest_toolharness.adapters._scratch import remove_at_exit
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
     ExecutionResult,
@@ -285,7 +284,7 @@ def fresh_dir() -> Path:
     """A new empty directory under one per-process root (removed at exit: deleting per run is slow)."""
     if not _ROOT:
         _ROOT.append(Path(tempfile.mkdtemp(prefix="perm-conformance-")))
-        atexit.register(shutil.rmtree, _ROOT[0], ignore_errors=True)
+        remove_at_exit(_ROOT[0])
     path = _ROOT[0] / f"run-{next(_COUNTER)}"
     path.mkdir()
     return path

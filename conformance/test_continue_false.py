@@ -53,6 +53,7 @@ def _sys(event: str, i: int, **fields: Any) -> HookSpec:
     return hook(event, "system_message", matcher="Echo", reason=f"R{i}SYSMS", context=f"C{i}SYSMS", **fields)
 
 
+@pytest.mark.toolharness_heavy
 @requires("agent_loop")
 @pytest.mark.requirement("HOOK-5", "MUST")
 @settings(max_examples=12, deadline=None)

@@ -273,6 +273,7 @@ def test_path_allow_matches_only_the_normalised_path(
 # must never run. Without bash or bubblewrap these tests skip, naming what is missing.
 
 
+@pytest.mark.toolharness_heavy
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-16", "MUST")
 @settings(max_examples=150, deadline=None)
@@ -305,6 +306,7 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     )
 
 
+@pytest.mark.toolharness_heavy
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
 @settings(max_examples=150, deadline=None)

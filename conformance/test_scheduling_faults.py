@@ -35,6 +35,7 @@ def _allow(tools: Sequence[ToolSpec], adapter: Any) -> list[RuleSpec]:
     return [RuleSpec(t.name, "allow") for t in tools]
 
 
+@pytest.mark.toolharness_heavy
 @requires("execution", "timeouts")
 @pytest.mark.requirement("CONC-4", "MUST")
 @settings(max_examples=4, deadline=None)

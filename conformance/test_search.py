@@ -284,6 +284,7 @@ def _pool_words(specs: list[ToolSpec]) -> list[str]:
     return sorted(w for w in WORDS if w in text) or list(WORDS)
 
 
+@pytest.mark.toolharness_heavy
 @requires("search", "pool")
 @pytest.mark.requirement("DEFER-5", "SHOULD")
 @settings(max_examples=50, deadline=None)

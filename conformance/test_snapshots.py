@@ -200,6 +200,7 @@ def _fields(spec: ToolSpec) -> dict[str, Any]:
     return fields
 
 
+@pytest.mark.toolharness_heavy
 @requires("schemas")
 @pytest.mark.requirement("SNAP-2", "MUST")
 def test_bytes_identical_across_processes_and_hash_seeds(

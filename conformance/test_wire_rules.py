@@ -52,9 +52,12 @@ _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
 
 
 @pytest.fixture(scope="module")
-def wire(new_harness: Callable[[], Any]) -> WireRunner:
-    """Runs a named scenario on first use and remembers the run (one harness for the module)."""
-    return scenario_runner(new_harness, _SCENARIOS)
+def wire(new_harness: Callable[[], Any], request: pytest.FixtureRequest) -> WireRunner:
+    """Runs a named scenario on first use and remembers the run (one harness for the module).
+
+    The first use starts the runs of the module's other selected tests too, two at a time.
+    """
+    return scenario_runner(new_harness, _SCENARIOS, request)
 
 
 def _judged(run: Any, judgement: checks.Judgement) -> None:

@@ -10,7 +10,9 @@
 - **Scheduling.** Under xdist's ``load`` distribution (the default, and what ``-n N`` gives), the
   tests of a module in :data:`SHARED_RUN_MODULES` go to one worker as a unit, dispatched first: they
   share one run of the harness per scenario (a module-scoped fixture), which split across workers
-  would run once per worker. Every other test is still dispatched on its own.
+  would run once per worker. Every other test is still dispatched on its own, the ones marked
+  :data:`HEAVY_MARKER` first. The reference CLI and the suite's MCP server start through one fork
+  server for all the workers (:mod:`pytest_toolharness.wire._launch`).
 - **Per-test budget** (``--toolharness-test-timeout``, setup to teardown, Hypothesis's shrinking
   included). Armed with :func:`faulthandler.dump_traceback_later`, whose watchdog is a C thread: it
   fires even while the harness blocks in ``time.sleep`` or in C code holding the GIL. It writes every
@@ -33,7 +35,6 @@ import _thread
 import contextlib
 import faulthandler
 import os
-import shutil
 import signal
 import tempfile
 import threading
@@ -45,14 +46,19 @@ from typing import IO, Any
 import pytest
 
 from pytest_toolharness._options import Isolation, Settings
+from pytest_toolharness.adapters._scratch import defer_removal_under, remove_tree
 
-__all__ = ["HANG_FILE_KEY", "SHARED_RUN_MODULES", "configure"]
+__all__ = ["HANG_FILE_KEY", "HEAVY_MARKER", "SHARED_RUN_MODULES", "configure"]
+
+HEAVY_MARKER = "toolharness_heavy"
+"""Marks a test that takes seconds: under xdist it is dispatched before the other single tests, so
+that it does not start last and end the run alone on one worker while the others wait."""
 
 HANG_FILE_KEY = "toolharness_hang_dir"
 """The ``workerinput`` key naming the run directory: where workers' watchdogs write what hung, and
 each worker's temporary directory (removed with it by the controller, whatever became of the worker)."""
 
-SHARED_RUN_MODULES = ("test_wire.py", "test_wire_security.py")
+SHARED_RUN_MODULES = ("test_wire.py", "test_wire_security.py", "test_wire_rules.py")
 """The packaged suite's modules whose tests share one harness run per scenario (a module-scoped
 fixture, ``conformance/_wire_runs.py``): each runs on one worker, so each scenario runs once."""
 
@@ -100,6 +106,9 @@ def configure(
     if workerinput is not None and HANG_FILE_KEY in workerinput:
         hang_dir, owns = Path(workerinput[HANG_FILE_KEY]), False
         _scratch_under(hang_dir / f"tmp-{workerinput.get('workerid', 'worker')}")
+        # The controller removes the run directory once the workers are gone: removing this worker's
+        # part at its exit too would only make the controller wait for it.
+        defer_removal_under(hang_dir)
     else:
         hang_dir, owns = Path(tempfile.mkdtemp(prefix="toolharness-run-")), True
     run = _Run(settings, hang_dir, owns)
@@ -109,6 +118,7 @@ def configure(
     config.add_cleanup(lambda: _cleanup(run))
     if workerinput is None:
         _start_isolation(config, settings)
+        _share_fork_server(config, hang_dir)
         if settings.run_timeout:
             run.timer = threading.Timer(settings.run_timeout, _run_budget_spent, (run,))
             run.timer.daemon = True
@@ -146,6 +156,23 @@ def _start_isolation(config: pytest.Config, settings: Settings) -> None:
     option.dist, option.tx, option.numprocesses = "load", ["popen"] * workers, workers
     if getattr(option, "maxworkerrestart", None) is None:
         option.maxworkerrestart = 50  # every test of a harness that exits may take its worker down
+
+
+def _share_fork_server(config: pytest.Config, run_dir: Path) -> None:
+    """With workers: one fork server for all of them (its socket in the run directory).
+
+    The reference harness and the suite's MCP server start through it
+    (:mod:`pytest_toolharness.wire._launch`); shared, their modules are imported once per run rather
+    than once per worker. Nothing is imported before a wire scenario asks.
+    """
+    option = config.option
+    if not getattr(option, "tx", None) or getattr(option, "collectonly", False):
+        return
+    from pytest_toolharness.wire._launch import share_fork_server
+
+    stop = share_fork_server(run_dir)
+    if stop is not None:
+        config.add_cleanup(stop)  # before the run directory goes (cleanups run last-added first)
 
 
 def _worker_count(config: pytest.Config) -> int:
@@ -192,7 +219,7 @@ def _cleanup(run: _Run) -> None:
         with contextlib.suppress(ValueError, OSError, TypeError):
             signal.signal(signal.SIGTERM, run.previous_sigterm)
     if run.owns_hang_dir:
-        shutil.rmtree(run.hang_dir, ignore_errors=True)
+        remove_tree(run.hang_dir)
 
 
 def _worker_id(config: pytest.Config) -> str:
@@ -260,6 +287,16 @@ class _Plugin:
             hang_file.seek(0)
             hang_file.truncate()
             hang_file.flush()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """In an xdist worker: :data:`HEAVY_MARKER` tests first, the rest in their order.
+
+        Every worker collects the same list and the scheduler keeps its order (after the shared-run
+        modules, which go first as units).
+        """
+        if getattr(config, "workerinput", None) is not None:
+            items.sort(key=lambda item: item.get_closest_marker(HEAVY_MARKER) is None)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:

@@ -108,6 +108,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "toolharness: a conformance-suite test (added automatically).")
     config.addinivalue_line(
         "markers",
+        f"{_isolation.HEAVY_MARKER}: a test that takes seconds (fresh interpreters, many subprocesses): dispatched first.",
+    )
+    config.addinivalue_line(
+        "markers",
         "requirement(id, level): the requirement this test checks, e.g. requirement('PAIR-1', 'MUST').",
     )
     config.addinivalue_line(

@@ -15,6 +15,8 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
+from pytest_toolharness.wire import _launch
+from pytest_toolharness.wire._launch import fork_server_running
 from pytest_toolharness.wire._mcp_tool_server import (
     read_call_log,
     tool_specs_from_json,
@@ -56,11 +58,34 @@ async def _session(config_path: Path, work: Any) -> Any:
 
 
 def test_config_runs_this_interpreter_and_module(tmp_path: Path) -> None:
+    """``python -m`` the server module, through this process's fork server when it runs."""
+    path = write_mcp_config(tmp_path / "mcp.json", SPECS)
+    server = json.loads(path.read_text())["mcpServers"]["suite"]
+    assert server["command"] == sys.executable
+    args = server["args"]
+    module = args.index("pytest_toolharness.wire._mcp_tool_server")
+    assert args[module + 1] == "--tools"
+    assert tool_specs_from_json(Path(args[module + 2]).read_text()) == SPECS
+    if fork_server_running():
+        assert args[:5] == [
+            "-I",
+            "-S",
+            str(Path(_launch.__file__).with_name("_forkserver.py")),
+            "run",
+            args[4],
+        ]
+    else:
+        assert args[:module] == ["-m"]
+
+
+def test_config_without_the_fork_server_is_plain_python_m(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_launch.FORK_SERVER_ENV, "0")
     path = write_mcp_config(tmp_path / "mcp.json", SPECS)
     server = json.loads(path.read_text())["mcpServers"]["suite"]
     assert server["command"] == sys.executable
     assert server["args"][:3] == ["-m", "pytest_toolharness.wire._mcp_tool_server", "--tools"]
-    assert tool_specs_from_json(Path(server["args"][3]).read_text()) == SPECS
 
 
 def test_lists_specs_with_schema_and_meta(tmp_path: Path) -> None:

@@ -121,3 +121,40 @@ def test_a_modules_runs_start_together_once_each_and_only_if_selected(pytester: 
     pytester.makepyfile(test_shared=_SHARED_MODULE)
     result = pytester.runpytest("-p", "no:xdist", "-k", "not four", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4)
+
+
+def test_every_wire_module_is_a_shared_run_module() -> None:
+    """Each packaged wire module shares its scenario runs (split, a scenario would run once per worker)."""
+    from pathlib import Path
+
+    import conformance
+
+    wire_modules = {p.name for p in Path(conformance.__file__).parent.glob("test_wire*.py")}
+    assert wire_modules <= set(SHARED_RUN_MODULES), wire_modules - set(SHARED_RUN_MODULES)
+
+
+def test_a_heavy_test_is_dispatched_before_the_single_tests_collected_before_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Collected last, a ``toolharness_heavy`` test is still the first test its worker runs."""
+    heavy = '\n@pytest.mark.toolharness_heavy\n@pytest.mark.requirement("PAIR-1", "MUST")\ndef test_heavy():\n    record("heavy")\n'
+    suite = make_suite(pytester, _RECORDING + _tests("plain", 12) + heavy)
+    log = pytester.path / "runs.jsonl"
+    monkeypatch.setenv("SHARED_RUNS_LOG", str(log))
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
+    result = pytester.runpytest_subprocess(
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=process",
+        "-p",
+        "no:hypothesispytest",
+        "suite",
+        timeout=300,
+    )
+    result.assert_outcomes(passed=13)
+    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    worker = next(r["worker"] for r in runs if r["test"] == "heavy")
+    assert worker, f"the heavy test ran outside a worker: {runs}"
+    assert next(r["test"] for r in runs if r["worker"] == worker) == "heavy", runs

@@ -69,7 +69,10 @@ def test_builtin_names_resolve() -> None:
 
 def test_reference_command_passes_the_files(tmp_path: Path) -> None:
     argv = ReferenceTarget().command(invocation(tmp_path))
-    assert argv[:3] == [sys.executable, "-m", "reference_impl"]
+    assert argv[0] == sys.executable
+    module = argv.index("reference_impl")
+    assert argv[1:module] in (["-m"], ["-I", "-S", *argv[3:module]])  # plain, or through the fork server
+    assert argv[module + 1 :] == ReferenceTarget().arguments(invocation(tmp_path))
     assert argv[argv.index("-p") + 1] == "two words"
     assert argv[argv.index("--mcp-config") + 1] == str(tmp_path / "mcp.json")
 

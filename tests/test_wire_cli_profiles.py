@@ -19,6 +19,7 @@ import pytest
 
 from conformance._wire_runs import scenario_runner
 from pytest_toolharness.wire import _evidence as evidence
+from pytest_toolharness.wire import _launch
 from pytest_toolharness.wire._adapter import WireHarness, WireRun, write_mcp_config
 from pytest_toolharness.wire._cline import CLINE_BIN_ENV, CLINE_NAMES, ClineTarget, cline_files
 from pytest_toolharness.wire._opencode import (
@@ -41,6 +42,8 @@ from pytest_toolharness.wire._scenarios import (
 from pytest_toolharness.wire._script import AssistantTurn
 from pytest_toolharness.wire._security import mode_scenario, security_scenario, stop_scenario
 from pytest_toolharness.wire._targets import TargetInvocation, TargetOutcome
+
+_FORK_SERVER = Path(_launch.__file__).with_name("_forkserver.py")
 
 PROFILES: list[TargetProfile] = [OpencodeProfile(), ClineProfile()]
 SCENARIOS: list[Callable[[ToolNames], WireScenario]] = [
@@ -131,7 +134,12 @@ def test_opencode_config_from_the_pairing_scenario(tmp_path: Path) -> None:
     assert config["share"] == "disabled"
     (server,) = config["mcp"].values()
     assert server["type"] == "local"
-    assert server["command"][:3] == [sys.executable, "-m", "pytest_toolharness.wire._mcp_tool_server"]
+    # The suite's MCP server: python -m, or its fork server's requester (pytest_toolharness/wire/_launch.py).
+    command = server["command"]
+    module = command.index("pytest_toolharness.wire._mcp_tool_server")
+    assert command[0] == sys.executable
+    assert command[1:module] == ["-m"] or command[1:4] == ["-I", "-S", str(_FORK_SERVER)]
+    assert command[module + 1] == "--tools"
     permission = config["permission"]
     assert permission["*"] == "ask"  # no rule: ask, which a non-interactive run can't grant
     assert permission["suite_echo"] == "allow"

@@ -14,11 +14,9 @@ message says so (:meth:`WireRun.failure`), never an error of the run.
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import itertools
 import json
-import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolharness._vocabulary import SETTINGS_FILES
+from pytest_toolharness.adapters._scratch import remove_at_exit
 from pytest_toolharness.wire._api_server import RecordedRequest, ScriptedApiServer
 from pytest_toolharness.wire._encoding import wire_json
 from pytest_toolharness.wire._scenarios import (
@@ -323,7 +322,7 @@ class WireAdapter:
             self._root = Path(tempfile.mkdtemp(prefix="run-", dir=keep))
         else:
             self._root = Path(tempfile.mkdtemp(prefix="toolharness-wire-"))
-            atexit.register(shutil.rmtree, self._root, ignore_errors=True)
+            remove_at_exit(self._root)
         self._count = itertools.count(1)
 
     def new_harness(self) -> WireHarness:

@@ -18,7 +18,6 @@ import argparse
 import itertools
 import json
 import os
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -49,6 +48,15 @@ DEFAULT_SERVER_NAME = "suite"
 CALLS_LOG_NAME = "calls.jsonl"
 SERVED_LOG_NAME = "served.jsonl"
 _TOOLS_FILE_NAME = "tools.json"
+_MODULE = "pytest_toolharness.wire._mcp_tool_server"
+# What the server imports (some only when it serves), for the fork server to import once.
+_PRELOAD = (
+    "pytest_toolharness.adapters._specs",
+    "anyio",
+    "mcp_types",
+    "mcp.server.lowlevel",
+    "mcp.server.stdio",
+)
 _FORMAT_VERSION = 1
 # Claude Code's MCP result budget; a spec that keeps it needs no _meta override.
 _DEFAULT_MCP_RESULT_CHARS = 50_000
@@ -155,20 +163,16 @@ def write_mcp_config(
     path.parent.mkdir(parents=True, exist_ok=True)
     tools_file = path.parent / _TOOLS_FILE_NAME
     tools_file.write_text(tool_specs_to_json(specs), encoding="utf-8")
+    from pytest_toolharness.wire._launch import python_module_command
+
+    # Through the fork server when it runs: the server is a process of its own per harness run,
+    # without importing mcp and the plugin each time.
+    command = python_module_command(_MODULE, ["--tools", str(tools_file.resolve())], _PRELOAD)
+    # The harness starts it with an environment of its choosing (the mcp client's: PATH, HOME, ...):
+    # PYTHONPATH keeps it on this process's copy of the plugin, and the fork server's.
+    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
     config = {
-        "mcpServers": {
-            server_name: {
-                "type": "stdio",
-                "command": sys.executable,
-                "args": [
-                    "-m",
-                    "pytest_toolharness.wire._mcp_tool_server",
-                    "--tools",
-                    str(tools_file.resolve()),
-                ],
-                "env": {},
-            }
-        }
+        "mcpServers": {server_name: {"type": "stdio", "command": command[0], "args": command[1:], "env": env}}
     }
     path.write_text(json.dumps(config, sort_keys=True, indent=1), encoding="utf-8")
     return path

@@ -21,7 +21,6 @@ import re
 import shlex
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -50,6 +49,9 @@ _PASSED_THROUGH = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SY
 
 # A placeholder-like word part: {name}. JSON or shell braces ({"a": 1}, ${HOME}) don't look like it.
 _PLACEHOLDER = re.compile(r"(?<!\$)\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+# What the reference CLI imports, at start or when it first needs it (an MCP server to connect).
+_REFERENCE_PRELOAD = ("reference_impl", "mcp", "mcp.client.stdio", "mcp_types")
 
 # After the main process exits, how long to wait for the rest of its group to go away.
 _GRACE_SECONDS = 2.0
@@ -194,11 +196,18 @@ class ReferenceTarget:
     name = "reference"
 
     def command(self, inv: TargetInvocation) -> list[str]:
-        """``sys.executable -m reference_impl -p PROMPT --settings ... --mcp-config ...``."""
+        """``sys.executable -m reference_impl -p PROMPT --settings ... --mcp-config ...``.
+
+        Through the fork server when it runs (:func:`~pytest_toolharness.wire._launch.python_module_command`):
+        still a process of its own per run, without importing the anthropic SDK and ``mcp`` each time.
+        """
+        from pytest_toolharness.wire._launch import python_module_command
+
+        return python_module_command("reference_impl", self.arguments(inv), _REFERENCE_PRELOAD)
+
+    def arguments(self, inv: TargetInvocation) -> list[str]:
+        """The arguments after ``-m reference_impl``."""
         return [
-            sys.executable,
-            "-m",
-            "reference_impl",
             "-p",
             inv.prompt,
             "--settings",

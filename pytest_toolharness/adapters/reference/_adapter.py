@@ -7,9 +7,7 @@ the suite's specs into the harness's own objects and its answers back into wire-
 from __future__ import annotations
 
 import asyncio
-import atexit
 import json
-import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -36,6 +34,7 @@ from pytest_toolharness.adapters import (
     hook_command,
     runs_as_command,
 )
+from pytest_toolharness.adapters._scratch import remove_at_exit
 from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from reference_impl import (
@@ -461,7 +460,7 @@ class ReferenceAdapter:
         self._listing_style: ListingStyle = listing_style
         self._root = Path(tempfile.mkdtemp(prefix="toolharness-reference-"))
         self._count = 0
-        atexit.register(shutil.rmtree, self._root, ignore_errors=True)
+        remove_at_exit(self._root)
 
     def new_harness(self) -> ReferenceHarness:
         """A fresh session with its own working directory."""

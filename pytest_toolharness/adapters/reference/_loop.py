@@ -10,7 +10,9 @@ async and plugin hooks too).
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -46,6 +48,15 @@ SUMMARY = "scripted summary"
 """The summary a scenario's ``compact_after`` compaction uses."""
 
 _MODEL = "claude-sonnet-4-6"
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The client's TLS settings, made once: loading the CA certificates costs ~50 ms of CPU a client.
+
+    The scripted server is plain HTTP, so they are never used; they are the defaults all the same.
+    """
+    return ssl.create_default_context()
 
 
 def _turn(blocks: Sequence[Mapping[str, Any]]) -> AssistantTurn:
@@ -123,7 +134,12 @@ async def run_loop_scenario(
     plain = [spec for spec in scenario.hooks if not is_sourced(spec)]
     hooks = _loop_hooks(plain, workdir, scenario.hook_log).merged(sourced.hooks)
     with ScriptedApiServer(turns) as server:
-        client = anthropic.AsyncAnthropic(base_url=server.base_url, api_key="x", max_retries=0)
+        client = anthropic.AsyncAnthropic(
+            base_url=server.base_url,
+            api_key="x",
+            max_retries=0,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=_tls_context()),
+        )
         session = AgentSession(
             client=client,
             builder=RequestBuilder(model=_MODEL, max_tokens=1024, cwd=scenario.cwd),

@@ -1,0 +1,195 @@
+"""The fork server (``pytest_toolharness/wire/_forkserver.py``): ``python -m MODULE`` as a fresh process.
+
+What a target started through it must still be: a process of its own, in a session and process group
+of its own, with the requester's directory, environment, arguments and standard streams, ending as
+the program ended (code or signal); killed with everything it started when the requester is killed
+(``run_target``'s timeout), and its leftovers killed when it exits. Without a server, or when the
+server refuses, the same command runs the module the plain way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolharness.wire import _launch
+
+pytestmark = pytest.mark.skipif(not _launch._wanted(), reason="the fork server needs Linux (fork, send_fds)")
+
+# Preloaded by the server and never imported by the probe: in sys.modules at start only when forked.
+_MARKER = "colorsys"
+
+_PROBE = """
+import json, os, subprocess, sys, time
+forked = "colorsys" in sys.modules
+mode = sys.argv[1] if len(sys.argv) > 1 else "report"
+if mode == "report":
+    print(json.dumps({
+        "forked": forked, "pid": os.getpid(), "sid": os.getsid(0), "pgid": os.getpgid(0),
+        "cwd": os.getcwd(), "argv": sys.argv, "env": dict(os.environ), "path0": sys.path[0],
+        "name": __name__, "stdin": sys.stdin.read(), "warnoptions": sys.warnoptions,
+    }))
+    print("to stderr", file=sys.stderr)
+    sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
+if mode == "signal":
+    os.kill(os.getpid(), int(sys.argv[2]))
+    time.sleep(5)
+if mode in ("linger", "hang"):
+    child = subprocess.Popen(["sleep", "60"])
+    with open(sys.argv[2], "w") as f:
+        f.write(json.dumps({"pid": os.getpid(), "grandchild": child.pid, "forked": forked}))
+    if mode == "hang":
+        time.sleep(60)
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A fork server of its own, which finds the probe module on its PYTHONPATH."""
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    (modules / "probe.py").write_text(_PROBE, encoding="utf-8")
+    path = os.pathsep.join(p for p in (str(modules), os.environ.get("PYTHONPATH", "")) if p)
+    monkeypatch.setenv("PYTHONPATH", path)
+    started = _launch._start(tmp_path)
+    assert started is not None, "the fork server did not start"
+    yield started
+    _launch._stop(started)
+    assert started.process.poll() is not None, "the server outlived the end of its stdin"
+    assert not os.path.exists(started.socket_path)
+
+
+def _command(socket_path: str, *args: str) -> list[str]:
+    return [sys.executable, "-I", "-S", str(_launch._SCRIPT), "run", socket_path, _MARKER, "probe", *args]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {name: os.environ[name] for name in _launch._SERVER_ENV if name in os.environ}
+    return {**env, **extra}
+
+
+def _run(
+    command: list[str], cwd: Path, env: dict[str, str], stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def _report(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def _gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        if Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[-1].startswith("Z"):
+            time.sleep(0.02)  # a zombie whose parent has not reaped it yet
+            continue
+        time.sleep(0.02)
+    return False
+
+
+def test_a_forked_child_is_the_program_as_python_m_starts_it(server: Any, tmp_path: Path) -> None:
+    """Own pid, session and group; the requester's cwd, env, argv, stdin, stdout and stderr; its exit code."""
+    work = tmp_path / "work"
+    work.mkdir()
+    done = _run(_command(server.socket_path, "report", "x y"), work, _env(PROBE_EXIT="3", FOO="bar"), "input")
+    assert done.returncode == 3, done.stderr
+    report = _report(done)
+    assert report["forked"] is True
+    assert report["pid"] != server.process.pid
+    assert report["sid"] == report["pid"] == report["pgid"]
+    assert report["cwd"] == str(work)
+    assert report["path0"] == str(work)
+    assert report["argv"][1:] == ["report", "x y"]
+    assert report["argv"][0].endswith("probe.py")
+    assert report["name"] == "__main__"
+    assert report["stdin"] == "input"
+    assert report["env"] == _env(PROBE_EXIT="3", FOO="bar")
+    assert done.stderr == "to stderr\n"
+
+
+def test_a_child_killed_by_a_signal_ends_its_requester_by_the_same_signal(
+    server: Any, tmp_path: Path
+) -> None:
+    done = _run(_command(server.socket_path, "signal", str(int(signal.SIGTERM))), tmp_path, _env())
+    assert done.returncode == -signal.SIGTERM
+
+
+def test_without_a_server_the_command_runs_the_module_plainly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    (modules / "probe.py").write_text(_PROBE, encoding="utf-8")
+    env = _env(PYTHONPATH=str(modules), PROBE_EXIT="4")
+    done = _run(_command(str(tmp_path / "no-such-socket"), "report", "a"), tmp_path, env, "in")
+    assert done.returncode == 4, done.stderr
+    report = _report(done)
+    assert report["forked"] is False
+    assert report["argv"][1:] == ["report", "a"]
+    assert report["stdin"] == "in"
+
+
+def test_other_python_variables_are_refused_and_run_plainly(server: Any, tmp_path: Path) -> None:
+    """PYTHON* variables change the interpreter's start-up, which a forked child can't redo."""
+    done = _run(_command(server.socket_path, "report"), tmp_path, _env(PYTHONWARNINGS="ignore::UserWarning"))
+    assert done.returncode == 0, done.stderr
+    report = _report(done)
+    assert report["forked"] is False
+    assert report["warnoptions"] == ["ignore::UserWarning"]
+
+
+def test_killing_the_requester_kills_the_child_and_what_it_started(server: Any, tmp_path: Path) -> None:
+    """As run_target kills a target's process group on timeout: the requester's group is the requester."""
+    pids = tmp_path / "pids.json"
+    requester = subprocess.Popen(
+        _command(server.socket_path, "hang", str(pids)), cwd=tmp_path, env=_env(), start_new_session=True
+    )
+    deadline = time.monotonic() + 30
+    while not pids.exists() or not pids.read_text():
+        assert requester.poll() is None, "the requester ended before the probe started"
+        assert time.monotonic() < deadline, "the probe never started"
+        time.sleep(0.02)
+    started = json.loads(pids.read_text())
+    assert started["forked"] is True
+    os.killpg(requester.pid, signal.SIGKILL)
+    requester.wait(timeout=10)
+    assert _gone(started["pid"]), "the forked child outlived its requester"
+    assert _gone(started["grandchild"]), "what the child started outlived its requester"
+
+
+def test_what_a_child_leaves_running_is_killed_when_it_exits(server: Any, tmp_path: Path) -> None:
+    pids = tmp_path / "pids.json"
+    done = _run(_command(server.socket_path, "linger", str(pids)), tmp_path, _env())
+    assert done.returncode == 0, done.stderr
+    started = json.loads(pids.read_text())
+    assert started["forked"] is True
+    assert _gone(started["grandchild"]), "the child's leftover process was not killed"
+
+
+def test_python_module_command_is_plain_when_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_launch.FORK_SERVER_ENV, "0")
+    assert _launch.python_module_command("m", ["a"]) == [sys.executable, "-m", "m", "a"]
+
+
+def test_a_shared_server_that_is_gone_means_plain_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_launch.SOCKET_ENV, str(tmp_path / "gone"))
+    assert _launch.python_module_command("m", ["a"], ["x"]) == [sys.executable, "-m", "m", "a"]

@@ -1,0 +1,53 @@
+"""Scratch directories removed at exit (``pytest_toolharness/adapters/_scratch.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_toolharness.adapters import _scratch
+
+
+def _tree(root: Path, outside: Path) -> None:
+    for i in range(80):
+        session = root / f"session-{i}" / "cwd" / "deep"
+        session.mkdir(parents=True)
+        (session / "f.txt").write_text("x")
+        (root / f"session-{i}" / "top.txt").write_text("y")
+    (root / "loose.txt").write_text("z")
+    (root / "session-0" / "link").symlink_to(outside, target_is_directory=True)
+
+
+def test_remove_tree_removes_everything_and_follows_no_link(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    root = tmp_path / "root"
+    _tree(root, outside)
+    _scratch.remove_tree(root)
+    assert not root.exists()
+    assert (outside / "keep.txt").read_text() == "keep"
+
+
+def test_remove_tree_of_a_missing_directory_does_nothing(tmp_path: Path) -> None:
+    _scratch.remove_tree(tmp_path / "missing")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_deferred_root_is_left_to_whoever_removes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In an xdist worker the controller removes the run directory: the worker's exit leaves it."""
+
+    monkeypatch.setattr(_scratch, "_deferred", [])
+    run_dir = tmp_path / "run"
+    inside, elsewhere = run_dir / "tmp-gw0" / "reference", tmp_path / "other"
+    for directory in (inside, elsewhere):
+        directory.mkdir(parents=True)
+        (directory / "f.txt").write_text("x")
+    _scratch.defer_removal_under(run_dir)
+    _scratch._remove_unless_deferred(inside)
+    _scratch._remove_unless_deferred(elsewhere)
+    assert (inside / "f.txt").exists()
+    assert not elsewhere.exists()
