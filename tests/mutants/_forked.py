@@ -413,6 +413,9 @@ def coverage_map(
 
             package = module_file.resolve().relative_to(project_root.resolve()).parts[0]
             _measure_subprocesses(module_file, package, subprocess_data)
+            # Each scenario's CLI as a fresh ``python -m``: a fork server's children would share the
+            # coverage (and the test it was started under) of the server that imported the module.
+            os.environ["TOOLHARNESS_FORK_SERVER"] = "0"
 
             class _Contexts:
                 @pytest.hookimpl(wrapper=True)
