@@ -48,6 +48,9 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
     attempt=ths.EvaluatedAttempt("bash", "curl", "echo 'curl x' > s.sh; bash s.sh"), mode="bypassPermissions"
 )
 @example(attempt=ths.EvaluatedAttempt("mapfile", "rm", "mapfile -C 'rm x' -c 1 <<< y"), mode="default")
+# Found by the derandomised profile: a here-document body that starts with a backslash, which the
+# grammar reads as a word (the body it reports is empty).
+@example(attempt=ths.EvaluatedAttempt("source", "rm", "source /dev/stdin <<EOF\n\\rm\nEOF"), mode="default")
 # Bash's command hash table, assigned whole: ``ls`` then runs /bin/rm.
 @example(
     attempt=ths.EvaluatedAttempt("ls", "rm", "BASH_CMDS=([ls]=/bin/rm); ls -rf x"), mode="bypassPermissions"

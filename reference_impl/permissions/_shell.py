@@ -504,6 +504,13 @@ class _Walk:
                 )
 
     def heredoc(self, node: tree_sitter.Node, depth: int) -> None:
+        if any(child.type == "word" for child in node.named_children):
+            # The grammar took the body for a word (seen: a body that starts with a backslash), so
+            # neither the body nor what reads it is known: fail closed.
+            self.problem("the grammar misreads this here-document")
+            self.opaque(node, "a here-document the grammar misreads")
+            self.stdin = None
+            return
         for child in node.named_children:
             if child.type == "heredoc_body":
                 self.substitutions(child, depth)
