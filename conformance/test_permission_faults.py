@@ -166,3 +166,43 @@ def test_a_command_hooks_ask_asks_beside_an_allow_rule(
     run = run_calls(new_harness(), [tool], [call], rules=[RuleSpec(rule, "allow")], hooks=[hook], host=host)
     assert len(run.asked) == 1, f"the hook's ask must reach the host: {run.describe()}"
     assert run.ran() == int(host_allows), f"the host's answer decides: {run.describe()}"
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-5", "MUST")
+@settings(max_examples=4, deadline=None)
+@given(content_check=st.sampled_from(["ask", "passthrough"]))
+def test_bypass_runs_what_only_the_tool_itself_asks_about(
+    new_harness: Callable[[], Any], content_check: str
+) -> None:
+    """PERM-5 (control): bypassPermissions runs a call whose tool asks (or has no opinion) without a safety check.
+
+    Only deny rules, content-level ask rules, safety checks and interactive tools hold it back.
+    """
+    tool = plain_tool("Deploy", content_check=content_check)
+    run = run_calls(
+        new_harness(),
+        [tool],
+        [("Deploy", {"x": "prod"})],
+        mode="bypassPermissions",
+        host=host_answering("deny"),
+    )
+    assert (run.ran(), run.asked) == (1, []), f"{content_check} check in bypass: {run.describe()}"
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-9", "SHOULD")
+@settings(max_examples=4, deadline=None)
+@given(path=st.sampled_from(["", "   ", "\t"]))
+def test_accept_edits_asks_about_an_edit_that_names_no_file(
+    new_harness: Callable[[], Any], path: str
+) -> None:
+    """PERM-9: an edit whose path is empty or blank names no file inside the working directory: acceptEdits asks."""
+    run = run_calls(
+        new_harness(),
+        [edit_tool()],
+        [("Edit", {"file_path": path})],
+        mode="acceptEdits",
+        host=host_answering("deny"),
+    )
+    assert (run.ran(), len(run.asked)) == (0, 1), f"acceptEdits edit of {path!r} must ask: {run.describe()}"
