@@ -206,3 +206,20 @@ def test_accept_edits_asks_about_an_edit_that_names_no_file(
         host=host_answering("deny"),
     )
     assert (run.ran(), len(run.asked)) == (0, 1), f"acceptEdits edit of {path!r} must ask: {run.describe()}"
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-14", "MUST")
+@settings(max_examples=4, deadline=None)
+@given(path=st.sampled_from(["notes\x00.txt", "src/\x00", "\x00"]))
+def test_a_read_of_a_path_that_cannot_be_resolved_asks(new_harness: Callable[[], Any], path: str) -> None:
+    """PERM-14: a read whose path can't be resolved (a NUL byte) is never taken as a read inside the working directory.
+
+    Decided deny or ask: it runs only when the host was asked.
+    """
+    run = run_calls(
+        new_harness(), [read_tool()], [("Read", {"file_path": path})], host=host_answering("allow")
+    )
+    assert run.tool_result()  # answered
+    if run.ran():
+        assert run.asked, f"a read of {path!r} ran unasked: {run.describe()}"
