@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
@@ -390,6 +390,7 @@ def test_dont_ask_turns_ask_into_deny(new_harness: Callable[[], Any], cause: str
     matcher=st.sampled_from([None, "", "*", "Deploy", "Dep.*"]),
     mode=st.sampled_from(["default", "acceptEdits"]),
 )
+@example(cause="nothing", request="allow", matcher=None, mode="acceptEdits")
 def test_headless_ask_is_decided_by_permission_request_hook_or_denied(
     new_harness: Callable[[], Any], cause: str, request: str | None, matcher: str | None, mode: str
 ) -> None:
