@@ -28,6 +28,7 @@ from pytest_toolharness.adapters._specs import (
     HostAnswer,
     HostSpec,
     RuleSpec,
+    SettingsSpec,
     ToolBehavior,
     ToolSpec,
 )
@@ -245,11 +246,12 @@ def run_calls(
     hooks: Sequence[HookSpec] = (),
     host: HostSpec | None = None,
     cwd: Path | None = None,
+    settings: Sequence[SettingsSpec] = (),
 ) -> Run:
     """Execute one assistant turn of ``calls`` (name, input) with ids ``toolu_1``, ``toolu_2``...
 
     The working directory is ``cwd`` or a fresh directory; the session directory is always a
-    fresh one.
+    fresh one. ``settings`` are settings files (the ``settings_files`` capability).
     """
     uses = [
         {"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": dict(tool_input)}
@@ -271,6 +273,7 @@ def run_calls(
         mode=mode,
         hooks=list(hooks),
         host=host,
+        settings=list(settings),
     )
     result = asyncio.run(harness.execute(scenario))
     return Run(result, recorder, host)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
@@ -383,16 +383,21 @@ def test_dont_ask_turns_ask_into_deny(new_harness: Callable[[], Any], cause: str
 
 @requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("PERM-8", "MUST")
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     cause=st.sampled_from(["nothing", "ask_rule", "hook_ask"]),
     request=st.sampled_from([None, "allow", "deny", "none", "allow_other_tool"]),
     matcher=st.sampled_from([None, "", "*", "Deploy", "Dep.*"]),
+    mode=st.sampled_from(["default", "acceptEdits"]),
 )
+@example(cause="nothing", request="allow", matcher=None, mode="acceptEdits")
 def test_headless_ask_is_decided_by_permission_request_hook_or_denied(
-    new_harness: Callable[[], Any], cause: str, request: str | None, matcher: str | None
+    new_harness: Callable[[], Any], cause: str, request: str | None, matcher: str | None, mode: str
 ) -> None:
-    """PERM-8: with nobody to ask, a PermissionRequest hook's allow runs the call; otherwise (deny, no decision, no hook, hook for another tool) it is denied."""
+    """PERM-8: with nobody to ask, a PermissionRequest hook's allow runs the call; otherwise (deny, no decision, no hook, hook for another tool) it is denied.
+
+    In default mode and in acceptEdits, which asks about anything but an edit just the same.
+    """
     rules = [RuleSpec("Deploy", "ask")] if cause == "ask_rule" else []
     hooks = [pre_hook("ask")] if cause == "hook_ask" else []
     if request == "allow_other_tool":
@@ -400,8 +405,8 @@ def test_headless_ask_is_decided_by_permission_request_hook_or_denied(
     elif request is not None:
         hooks.append(HookSpec(event="PermissionRequest", outcome=request, matcher=matcher))  # type: ignore[arg-type]
     tool_specs = [plain_tool("Deploy"), shell_tool()]
-    run = run_calls(new_harness(), tool_specs, [DEPLOY_CALL], rules=rules, hooks=hooks, host=None)
-    why = f"headless {cause}, PermissionRequest hook {request} (matcher {matcher!r})"
+    run = run_calls(new_harness(), tool_specs, [DEPLOY_CALL], rules=rules, hooks=hooks, host=None, mode=mode)
+    why = f"headless {cause} in {mode}, PermissionRequest hook {request} (matcher {matcher!r})"
     if request == "allow":
         assert run.ran() == 1, f"{why}: the hook allowed, yet the tool did not run; {run.describe()}"
         assert not run.is_error(), f"{why}: the allowed call's result is an error; {run.describe()}"

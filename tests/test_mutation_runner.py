@@ -3,6 +3,7 @@ reach them, the forked runner's verdicts, and the survivors' triage file."""
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import os
@@ -317,3 +318,71 @@ def test_session_score_triage_and_rerun_on_a_real_cosmic_ray_session(tmp_path: P
     # Only the untriaged survivors run again: the triage file here has no rule for pkg/mod.py.
     assert _forget_survivors(session, "pkg/mod.py", project) == 2
     assert score_session(session, "pkg/mod.py", project, rules=[]).survived == 0
+
+
+def test_a_selection_runs_and_scores_only_its_part_of_a_real_session(tmp_path: Path) -> None:
+    """--lines and --function: only the selected mutants are scored (the rest are not even pending),
+    rerun, or turned into jobs; a selection names itself in the score line."""
+    from cosmic_ray.work_db import use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cosmic_ray.work_item import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        TestOutcome,
+        WorkerOutcome,
+        WorkResult,
+    )
+
+    from tests.mutants._mutation_report import score_session
+    from tests.mutants._selection import Selection, line_range
+    from tests.mutants.mutation import _config, _forget_survivors, _jobs, _parser
+
+    project = _project(tmp_path)
+    config, session = tmp_path / "cr.toml", tmp_path / "cr.sqlite"
+    config.write_text(_config("pkg/mod.py", ("PAIR-1",), 10.0), encoding="utf-8")
+    cosmic_ray = Path(sys.executable).parent / "cosmic-ray"
+    subprocess.run(
+        [str(cosmic_ray), "init", str(config), str(session)], cwd=project, check=True, capture_output=True
+    )
+    tree = ast.parse(SOURCE)
+    with use_db(str(session)) as db:
+        items = list(db.pending_work_items)
+        for item in items:  # every mutant survives, so each one is a gap
+            db.set_result(
+                item.job_id,
+                WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=TestOutcome.SURVIVED),
+            )
+    lines = [item.mutations[0].start_pos[0] for item in items]
+    in_unused = sum(1 for line in lines if enclosing_function(tree, line) == "unused")
+    on_line_1 = lines.count(1)
+    assert in_unused > 0
+    assert on_line_1 > 0
+    assert in_unused + on_line_1 < len(items)
+
+    def gaps(selection: Selection) -> int:
+        score = score_session(session, "pkg/mod.py", project, rules=[], selection=selection)
+        assert (score.pending, score.killed) == (0, 0)
+        return score.survived
+
+    assert gaps(Selection()) == len(items)
+    assert gaps(Selection(functions=("unused",))) == in_unused
+    assert gaps(Selection(lines=(range(1, 2),))) == on_line_1
+    # Either part: a line range or a function.
+    assert gaps(Selection(lines=(range(1, 2),), functions=("unused",))) == in_unused + on_line_1
+    assert gaps(Selection(functions=("nothing_here",))) == 0
+    line = score_session(session, "pkg/mod.py", project, rules=[], selection=Selection((range(1, 2),))).line()
+    assert line.startswith("pkg/mod.py (line 1 only): ")
+
+    # A rerun of the selection forgets its survivors only; _jobs turns only those into work.
+    assert _forget_survivors(session, "pkg/mod.py", project, Selection(functions=("unused",))) == in_unused
+    assert score_session(session, "pkg/mod.py", project, rules=[]).pending == in_unused
+    coverage = CoverageMap(lines={n: frozenset({"t::a"}) for n in range(1, 20)}, durations={"t::a": 0.1})
+    jobs, _diffs = _jobs(session, "pkg/mod.py", coverage, Selection(lines=(range(1, 2),)), project)
+    assert jobs == []  # line 1's mutants are not pending
+    jobs, _diffs = _jobs(session, "pkg/mod.py", coverage, Selection(functions=("unused",)), project)
+    assert len(jobs) == in_unused
+
+    assert line_range("120-150") == range(120, 151)
+    assert line_range("7") == range(7, 8)
+    for bad in ("x", "9-3", "0-2", "3-x"):
+        with pytest.raises(argparse.ArgumentTypeError, match="line range"):
+            line_range(bad)
+    args = _parser().parse_args(["m.py", "--lines", "3-4", "--function", "f", "--function", "g"])
+    assert (args.lines, args.function) == ([range(3, 5)], ["f", "g"])

@@ -137,6 +137,12 @@ CAPABILITIES: Mapping[str, Capability] = _table(
         feature_of="execution",
     ),
     Capability("host_callback", "asking the host (user) when a decision is ask", feature_of="execution"),
+    Capability(
+        "settings_files",
+        "the scenario's settings files from several sources: rules, defaultMode, additionalDirectories, "
+        "blockWritesOutsideWorkingDirectories, denyInsteadOfPrompting",
+        feature_of="execution",
+    ),
     Capability("abort", "aborting a batch of tool calls", feature_of="execution"),
     Capability("timeouts", "per-call timeouts", feature_of="execution"),
     Capability("result_persistence", "persisting oversized tool results to files", feature_of="execution"),

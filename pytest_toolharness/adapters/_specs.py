@@ -35,6 +35,7 @@ __all__ = [
     "RuleSpec",
     "ScriptedErrorResult",
     "ScriptedToolError",
+    "SettingsSpec",
     "StateChange",
     "ToolBehavior",
     "ToolSpec",
@@ -275,7 +276,9 @@ class ToolSpec:
     key whose presence makes the tool's own validation fail. ``max_result_size_chars`` of None is
     unlimited. ``classification_raises`` asks for a tool whose concurrency-safety and read-only
     predicates raise when asked (a harness with such predicates must then treat the call as neither,
-    CONC-3; a harness without them ignores it).
+    CONC-3; a harness without them ignores it). ``content_check`` is the tool's own permission
+    opinion on every input; ``raises`` and ``invalid`` ask for a broken one, which raises or answers
+    something that is not a permission behaviour (the harness must not let it allow the call, PERM-14).
     """
 
     name: str
@@ -296,7 +299,7 @@ class ToolSpec:
     permission_field: str | None = None
     rejects_when: str | None = None
     safety_check_when: str | None = None
-    content_check: Literal["passthrough", "allow", "ask", "deny"] = "passthrough"
+    content_check: Literal["passthrough", "allow", "ask", "deny", "raises", "invalid"] = "passthrough"
     declares_nothing: bool = False
     classification_raises: bool = False
     behavior: ToolBehavior = field(default_factory=ToolBehavior)
@@ -465,6 +468,20 @@ class HostSpec:
         return self.answer(tool_name, tool_input)
 
 
+@dataclass(frozen=True, slots=True)
+class SettingsSpec:
+    """One Claude Code settings file of the session: its JSON ``content`` and the ``source`` it sits in.
+
+    ``source`` is ``userSettings``, ``projectSettings``, ``localSettings`` or ``policySettings``
+    (managed). The permission keys the suite uses: ``permissions.allow/ask/deny`` (rules),
+    ``defaultMode``, ``additionalDirectories`` (relative ones are relative to the working directory),
+    ``blockWritesOutsideWorkingDirectories`` and ``denyInsteadOfPrompting``.
+    """
+
+    source: str
+    content: Mapping[str, Any]
+
+
 @dataclass(slots=True)
 class ExecutionScenario:
     """One assistant turn's tool_use blocks, to be executed by the harness under test.
@@ -472,6 +489,10 @@ class ExecutionScenario:
     ``host`` None means nobody can be asked (headless): an ask becomes a PermissionRequest hook's
     decision or a deny. ``abort`` is the suite's interrupt signal: the harness must watch it
     (the suite sets it, e.g. when a given number of calls have started).
+
+    ``settings`` are the session's settings files (the ``settings_files`` capability), besides
+    ``rules``; ``mode`` is the mode given when the session starts (as on the command line), so with
+    settings files ``"default"`` means none was given and their ``defaultMode`` applies.
     """
 
     tools: Sequence[ToolSpec]
@@ -487,6 +508,7 @@ class ExecutionScenario:
     abort_after_starts: int | None = None
     call_timeout: float | None = None
     additional_dirs: Sequence[Path] = ()
+    settings: Sequence[SettingsSpec] = ()
 
 
 @dataclass(slots=True)

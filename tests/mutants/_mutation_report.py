@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.mutants._selection import Selection
 from tests.mutants._triage import TriageRule, classify, enclosing_function, load_rules
 
 __all__ = ["NOT_REACHED", "ModuleScore", "markdown_table", "score_session", "write_survivors"]
@@ -29,6 +30,7 @@ class ModuleScore:
     """One module's counts; ``gaps`` are the untriaged survivors (line, operator, diff), ``gap_jobs`` their ids."""
 
     module: str
+    selection: str = ""
     killed: int = 0
     survived: int = 0
     not_reached: int = 0
@@ -58,8 +60,9 @@ class ModuleScore:
     def line(self) -> str:
         """The one-line summary the runner prints."""
         base = self.counted - self.equivalent - self.unspecified
+        part = f" ({self.selection} only)" if self.selection else ""
         return (
-            f"{self.module}: {self.killed}/{self.counted} killed ({self.raw_percent:.1f}%); triaged "
+            f"{self.module}{part}: {self.killed}/{self.counted} killed ({self.raw_percent:.1f}%); triaged "
             f"{self.killed}/{base} ({self.triaged_percent:.1f}%): {self.equivalent} equivalent, "
             f"{self.unspecified} unspecified, {len(self.gaps)} gaps ({self.not_reached} of the survivors "
             f"not reached); {self.faults} runner faults, {self.incompetent} incompetent, "
@@ -74,14 +77,27 @@ def _rows(session: Path) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
 
 
 def score_session(
-    session: Path, module: str, root: Path, rules: list[TriageRule] | None = None
+    session: Path,
+    module: str,
+    root: Path,
+    rules: list[TriageRule] | None = None,
+    selection: Selection | None = None,
 ) -> ModuleScore:
-    """Count ``session``'s outcomes for ``module`` (a path under ``root``) and triage its survivors."""
+    """Count ``session``'s outcomes for ``module`` (a path under ``root``) and triage its survivors.
+
+    Only the mutants of ``selection`` count (a part of the module, ``--lines`` / ``--function``).
+    """
     rules = load_rules() if rules is None else rules
+    selection = selection or Selection()
     source = (root / module).read_text(encoding="utf-8")
     source_lines, tree = source.splitlines(), ast.parse(source)
-    score = ModuleScore(module)
+    score = ModuleScore(module, selection.describe())
     for item, result in _rows(session):
+        first = item["mutations"][0]
+        if selection and not selection.selects(
+            int(first["start_pos"][0]), enclosing_function(tree, int(first["start_pos"][0]))
+        ):
+            continue
         if result is None:
             score.pending += 1
             continue

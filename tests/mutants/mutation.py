@@ -3,6 +3,7 @@
     pip install -e '.[mutation]'
     python tests/mutants/mutation.py reference_impl/request/_notices.py --jobs 2
     python tests/mutants/mutation.py reference_impl/execution/_results.py --report   # score so far
+    python tests/mutants/mutation.py reference_impl/permissions/_engine.py --function _decide --lines 120-150
 
 cosmic-ray finds the mutants (``cosmic-ray init``: every operator at every place) and keeps the
 session database and its report; :mod:`tests.mutants._forked` runs them. For each module,
@@ -56,6 +57,8 @@ from tests.mutants._mutation_report import (  # noqa: E402
     score_session,
     write_survivors,
 )
+from tests.mutants._selection import Selection, line_range  # noqa: E402
+from tests.mutants._triage import enclosing_function  # noqa: E402
 
 INCOMPETENT = "incompetent"
 
@@ -237,8 +240,17 @@ def _init_session(
     return "" if done.returncode == 0 else done.stdout + done.stderr
 
 
-def _jobs(session: Path, module: str, coverage: CoverageMap) -> tuple[list[MutantJob], dict[str, str]]:
-    """The pending mutants to run, and their diffs; mutants no test reaches are recorded as survived here."""
+def _jobs(
+    session: Path,
+    module: str,
+    coverage: CoverageMap,
+    selection: Selection | None = None,
+    root: Path = PROJECT_ROOT,
+) -> tuple[list[MutantJob], dict[str, str]]:
+    """The pending mutants (of ``selection``) to run, and their diffs; those no test reaches are recorded here.
+
+    Mutants outside ``selection`` stay pending: a later run or ``--resume`` takes them.
+    """
     from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from cosmic_ray.plugins import get_operator  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from cosmic_ray.work_db import use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -248,13 +260,16 @@ def _jobs(session: Path, module: str, coverage: CoverageMap) -> tuple[list[Mutan
         WorkResult,
     )
 
-    original = (PROJECT_ROOT / module).read_text(encoding="utf-8")
+    original = (root / module).read_text(encoding="utf-8")
     tree = ast.parse(original)
     jobs: list[MutantJob] = []
     diffs: dict[str, str] = {}
     with use_db(str(session)) as db:
         for item in list(db.pending_work_items):
             (mutation,) = item.mutations
+            line = mutation.start_pos[0]
+            if selection and not selection.selects(line, enclosing_function(tree, line)):
+                continue
             operator = get_operator(mutation.operator_name)(**(mutation.operator_args or {}))
             mutated = mutate_code(original, operator, mutation.occurrence)
             if mutated is None:
@@ -368,6 +383,21 @@ def _parser() -> argparse.ArgumentParser:
         help="keep each module's session but run its untriaged survivors (and runner faults) again, after a test got stronger",
     )
     parser.add_argument(
+        "--lines",
+        type=line_range,
+        action="append",
+        default=[],
+        metavar="A-B",
+        help="only the mutants starting on lines A to B (repeatable; with --function: either); also for --report",
+    )
+    parser.add_argument(
+        "--function",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only the mutants inside function NAME (its innermost def; repeatable); also for --report",
+    )
+    parser.add_argument(
         "--markdown", action="store_true", help="with --report: also print docs/mutants.md's score table"
     )
     parser.add_argument(
@@ -390,6 +420,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(
                 f"no requirements known for {module!r}: pass --requirement ID or add it to MODULE_REQUIREMENTS"
             )
+    selection = Selection(tuple(args.lines), tuple(args.function))
+    if selection and len(args.modules) != 1:
+        parser.error("--lines and --function select a part of one module: name exactly one")
+    args.selection = selection
     if args.report:
         report_scores = []
         for module in args.modules:
@@ -397,8 +431,8 @@ def main(argv: list[str] | None = None) -> int:
             if not session.exists():
                 print(f"{module}: no session in {out}")
                 continue
-            print(_score(session, module, out))
-            report_scores.append(score_session(session, module, PROJECT_ROOT))
+            print(_score(session, module, out, selection))
+            report_scores.append(score_session(session, module, PROJECT_ROOT, selection=selection))
         if args.markdown:
             print("\n" + markdown_table(report_scores, MODULE_REQUIREMENTS))
         return 0
@@ -420,12 +454,14 @@ def main(argv: list[str] | None = None) -> int:
     return worst
 
 
-def _forget_survivors(session: Path, module: str, root: Path = PROJECT_ROOT) -> int:
-    """Make the session's untriaged survivors and runner faults pending again; how many.
+def _forget_survivors(
+    session: Path, module: str, root: Path = PROJECT_ROOT, selection: Selection | None = None
+) -> int:
+    """Make the session's untriaged survivors (of ``selection``) and runner faults pending again; how many.
 
     Triaged survivors (equivalent, unspecified) stay: a stronger test can't change their verdict.
     """
-    jobs = score_session(session, module, root).gap_jobs
+    jobs = score_session(session, module, root, selection=selection).gap_jobs
     with sqlite3.connect(session) as db:
         removed = 0
         for job_id in jobs:
@@ -480,7 +516,7 @@ def _run_module(
     stem = session.stem
     started = time.monotonic()
     if args.rerun_survivors and session.exists():
-        _forget_survivors(session, module)
+        _forget_survivors(session, module, selection=args.selection)
     elif not (args.resume and session.exists()):
         error = _init_session(module, requirements, session, out / f"{stem}.toml", args.timeout)
         if error:
@@ -504,7 +540,7 @@ def _run_module(
         f"{len(coverage.lines)} lines ({sum(coverage.durations.values()):.0f} s unmutated)",
         flush=True,
     )
-    jobs, diffs = _jobs(session, module, coverage)
+    jobs, diffs = _jobs(session, module, coverage, args.selection)
 
     def timeout(job: MutantJob) -> float:
         # Slow tests get room: five times their unmutated time, never less than --timeout.
@@ -524,12 +560,12 @@ def _run_module(
     shutil.rmtree(workdir, ignore_errors=True)
     seconds = time.monotonic() - started
     return 0, (
-        f"{_score(session, module, out)}; requirements {' '.join(requirements)}; {seconds:.0f} s with {args.jobs} job(s)"
+        f"{_score(session, module, out, args.selection)}; requirements {' '.join(requirements)}; {seconds:.0f} s with {args.jobs} job(s)"
     )
 
 
-def _score(session: Path, module: str, out: Path) -> str:
-    """Write cosmic-ray's report and the triaged survivors of ``session``; its score line."""
+def _score(session: Path, module: str, out: Path, selection: Selection | None = None) -> str:
+    """Write cosmic-ray's report and the triaged survivors of ``session`` (of ``selection``); its score line."""
     report = subprocess.run(
         [str(Path(sys.executable).parent / "cr-report"), "--show-diff", str(session)],
         capture_output=True,
@@ -537,7 +573,7 @@ def _score(session: Path, module: str, out: Path) -> str:
         check=False,
     ).stdout
     (out / f"{session.stem}.txt").write_text(report, encoding="utf-8")
-    score = score_session(session, module, PROJECT_ROOT)
+    score = score_session(session, module, PROJECT_ROOT, selection=selection)
     write_survivors(score, out / f"{session.stem}-survivors.md")
     return score.line()
 

@@ -36,6 +36,9 @@ from pytest_toolharness.adapters import (
 )
 from pytest_toolharness.adapters._scratch import remove_at_exit
 from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
+from pytest_toolharness.adapters.reference._permission_context import (
+    permission_context as permission_context_of,
+)
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from reference_impl import (
     BetaLatch,
@@ -326,13 +329,7 @@ class ReferenceHarness:
         """Run the scenario's tool_use blocks through run_tool_use and the streaming executor."""
         builtin = [s for s in scenario.tools if not s.is_mcp]
         mcp = [s for s in scenario.tools if s.is_mcp]
-        permission_context = PermissionContext(
-            mode=cast(Any, scenario.mode),
-            rules=_rules(scenario.rules),
-            cwd=scenario.cwd,
-            additional_dirs=tuple(scenario.additional_dirs),
-            can_prompt=scenario.host is not None,
-        )
+        permission_context = permission_context_of(scenario)
         pool = self._pool(builtin, mcp, scenario.recorder, deny=permission_context)
         context = ExecutionContext(
             tools=pool,
@@ -441,6 +438,7 @@ class ReferenceAdapter:
             "hooks",
             "command_hooks",
             "host_callback",
+            "settings_files",
             "abort",
             "timeouts",
             "result_persistence",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from pytest_toolharness.adapters._specs import (
     STATE_KEY,
@@ -129,6 +129,11 @@ def _behaviour_options(spec: ToolSpec) -> dict[str, Any]:
                 return ToolPermissionCheck(
                     "ask", message=f"{spec.name}: {safety_key} needs a person", safety_check=True
                 )
+            if spec.content_check == "raises":
+                raise RuntimeError(f"{spec.name}'s permission check is broken")
+            if spec.content_check == "invalid":
+                # An answer outside allow / ask / deny / passthrough, as a buggy tool might give.
+                return ToolPermissionCheck(cast(Any, "maybe"), message=f"{spec.name} is not sure")
             return ToolPermissionCheck(spec.content_check, message=f"{spec.name} content check")
 
         options["check_permissions"] = check

@@ -1,0 +1,55 @@
+"""The reference harness's permission context for one execution scenario: its rules, mode and settings files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, cast
+
+from pytest_toolharness.adapters import ExecutionScenario, RuleSpec
+from reference_impl import (
+    PermissionContext,
+    PermissionRule,
+    SettingSource,
+    context_from_settings,
+    load_settings,
+    parse_rule,
+)
+
+__all__ = ["permission_context", "rules_of"]
+
+
+def rules_of(specs: Sequence[RuleSpec]) -> tuple[PermissionRule, ...]:
+    """The scenario's rule specs as the engine's rules, each with its settings source."""
+    return tuple(parse_rule(s.text, s.behavior, cast(SettingSource, s.source)) for s in specs)
+
+
+def permission_context(scenario: ExecutionScenario) -> PermissionContext:
+    """The context the engine decides with: the scenario's settings files as loaded from disk.
+
+    Each settings file is loaded as the harness loads a file (JSON text, so its strings are fresh
+    objects, never interned literals), then combined by ``context_from_settings``: the scenario's
+    ``rules`` come after the files' rules, and a ``mode`` of ``"default"`` means none was given.
+    """
+    if not scenario.settings:
+        return PermissionContext(
+            mode=cast(Any, scenario.mode),
+            rules=rules_of(scenario.rules),
+            cwd=scenario.cwd,
+            additional_dirs=tuple(scenario.additional_dirs),
+            can_prompt=scenario.host is not None,
+        )
+    files = [
+        load_settings(
+            json.dumps(dict(spec.content)), cast(SettingSource, spec.source), name=f"{spec.source}#{i}"
+        )
+        for i, spec in enumerate(scenario.settings, start=1)
+    ]
+    return context_from_settings(
+        files,
+        cwd=scenario.cwd,
+        mode=None if scenario.mode == "default" else cast(Any, scenario.mode),
+        extra_rules=rules_of(scenario.rules),
+        additional_dirs=scenario.additional_dirs,
+        can_prompt=scenario.host is not None,
+    )
