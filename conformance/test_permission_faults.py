@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
+    assert_protected_write_asks,
     edit_tool,
     fetch_tool,
     host_answering,
@@ -114,15 +115,7 @@ def test_shell_start_up_files_are_never_auto_allowed(
     zsh, sh, bash, csh, ksh and fish (``.config/fish/config.fish`` wherever the ``.config`` is), by a
     file tool or a shell redirection.
     """
-    if via == "redirection" and mode == "acceptEdits":
-        return  # acceptEdits never auto-allows shell commands anyway
-    tool, call = (
-        (edit_tool(), ("Edit", {"file_path": path}))
-        if via == "edit"
-        else (shell_tool(), ("Bash", {"command": f"echo pwned >> {path}"}))
-    )
-    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
-    assert (run.ran(), len(run.asked)) == (0, 1), f"{via} of {path!r} in {mode} must ask: {run.describe()}"
+    assert_protected_write_asks(new_harness, path, mode, via)
 
 
 @requires("execution", "permissions", "host_callback")

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from conformance._strategies_permissions import (
     MODES,
     Run,
+    assert_protected_write_asks,
     edit_tool,
     host_answering,
     mcp_tool_spec,
@@ -677,15 +678,7 @@ def test_protected_paths_are_never_auto_allowed(
     new_harness: Callable[[], Any], path: str, mode: str, via: str
 ) -> None:
     """PERM-15: a write to a protected path, through a file tool or a shell redirection, asks in acceptEdits and bypassPermissions."""
-    if via == "edit":
-        tool, call = edit_tool(), ("Edit", {"file_path": path})
-    elif mode == "acceptEdits":
-        return  # acceptEdits never auto-allows shell commands anyway
-    else:
-        tool, call = shell_tool(), ("Bash", {"command": f"echo pwned >> {path}"})
-    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
-    assert run.ran() == 0, f"{via} of protected {path!r} ran unasked in {mode}: {run.describe()}"
-    assert len(run.asked) == 1, f"{via} of protected {path!r} in {mode} must ask: {run.describe()}"
+    assert_protected_write_asks(new_harness, path, mode, via)
 
 
 @requires("execution", "permissions", "host_callback")
