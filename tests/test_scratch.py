@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,21 @@ def test_a_deferred_root_is_left_to_whoever_removes_it(
     _scratch._remove_unless_deferred(elsewhere)
     assert (inside / "f.txt").exists()
     assert not elsewhere.exists()
+
+
+def test_a_tree_removed_at_exit_is_gone_without_an_error(tmp_path: Path) -> None:
+    """At interpreter exit no thread may start: the removal still happens, and prints nothing."""
+    tree = tmp_path / "scratch"
+    for i in range(8):
+        (tree / f"d{i}" / "e").mkdir(parents=True)
+    code = (
+        "import sys; from pathlib import Path; "
+        "from pytest_toolharness.adapters._scratch import remove_at_exit; "
+        "remove_at_exit(Path(sys.argv[1]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tree)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Exception ignored" not in done.stderr, done.stderr
+    assert not tree.exists()

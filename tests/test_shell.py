@@ -305,6 +305,8 @@ def test_ordinary_builtins_evaluate_no_hidden_code(command: str) -> None:
         ("echo hi > log.txt; bash build.sh", False),
         ("tee log.txt < f; ./configure", False),
         ("source ./env.sh", False),
+        ("bash -s", True),
+        ("bash script.sh", False),
     ],
 )
 def test_a_line_that_runs_data_it_holds_is_opaque_to_deny_rules(command: str, opaque: bool) -> None:
@@ -314,3 +316,8 @@ def test_a_line_that_runs_data_it_holds_is_opaque_to_deny_rules(command: str, op
 def test_sourced_input_is_parsed_as_a_script() -> None:
     forms = deny_forms(". /dev/stdin <<< 'rm -rf x'").forms
     assert "rm -rf x" in forms
+
+
+@pytest.mark.parametrize("command", ['bash /dev/stdin <<< "rm -rf x"', "bash -s -- a <<EOF\nrm -rf x\nEOF"])
+def test_a_shell_that_runs_its_input_is_judged_by_it(command: str) -> None:
+    assert "rm -rf x" in deny_forms(command).forms

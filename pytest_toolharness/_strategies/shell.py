@@ -268,6 +268,8 @@ _EVALUATED: tuple[tuple[str, str], ...] = (
     ("source", "source /dev/stdin <<EOF\n{cmd}\nEOF"),
     ("mapfile", "mapfile -C '{cmd}' -c 1 <<< y"),
     ("readarray", "readarray -C '{cmd}' -c 1 <<< y"),
+    ("bash", "bash /dev/stdin <<< '{cmd}'"),
+    ("bash", "bash -s -- a <<EOF\n{cmd}\nEOF"),
     ("bash", "echo '{cmd}' > s.sh; bash s.sh"),
     ("bash", "echo '{cmd}' | tee s.sh >/dev/null; bash ./s.sh"),
     ("chmod", "printf '%s\\n' '{cmd}' > s; chmod +x s; ./s"),

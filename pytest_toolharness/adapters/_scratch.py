@@ -44,8 +44,12 @@ def remove_tree(path: Path) -> None:
             break
         subtrees = expanded
     if subtrees != [path]:
-        with ThreadPoolExecutor(_THREADS, thread_name_prefix="toolharness-rmtree") as pool:
-            list(pool.map(lambda tree: shutil.rmtree(tree, ignore_errors=True), subtrees))
+        try:
+            with ThreadPoolExecutor(_THREADS, thread_name_prefix="toolharness-rmtree") as pool:
+                list(pool.map(lambda tree: shutil.rmtree(tree, ignore_errors=True), subtrees))
+        except RuntimeError:
+            # At interpreter exit (an atexit removal) no new thread may start: remove serially.
+            pass
     shutil.rmtree(path, ignore_errors=True)
 
 

@@ -832,6 +832,21 @@ def _shell_script(args: _Argv) -> str | None:
     return None
 
 
+def _reads_its_input(args: _Argv) -> bool:
+    """Whether a shell given ``args`` runs its standard input: ``-s``, or ``/dev/stdin`` as its script."""
+    for word in args:
+        if word is None:
+            return False
+        if word == "--":
+            continue
+        if word.startswith("-") and not word.startswith("--") and len(word) > 1:
+            if "s" in word[1:]:
+                return True
+            continue
+        return word in ("/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0")
+    return False
+
+
 _SCRIPT_BUILTINS = frozenset({"eval", "trap"})
 
 
@@ -937,7 +952,11 @@ def _allow_argv(
         if not args and stdin is None:
             return units
         script = _shell_script(args)
-        if script is None and stdin is not None and all(a is not None and a.startswith("-") for a in args):
+        if (
+            script is None
+            and stdin is not None
+            and (_reads_its_input(args) or all(a is not None and a.startswith("-") for a in args))
+        ):
             script = stdin  # the shell runs its here-document
         if script is None:
             return units if all(a is not None and not a.startswith(("-", "+")) for a in args[:1]) else None
@@ -1049,8 +1068,10 @@ def _deny_argv(
         script = _shell_script(args)
         if script is None and any(a is None for a in args):
             return f"{base} runs a script only known when bash runs it"
-        if script is None and not [a for a in args if a is not None and not a.startswith(("-", "+"))]:
-            script = stdin  # no script file: the shell runs its input
+        if script is None and (
+            _reads_its_input(args) or not [a for a in args if a is not None and not a.startswith(("-", "+"))]
+        ):
+            script = stdin  # no script file (or ``-s``, ``/dev/stdin``): the shell runs its input
             if script is None:
                 return f"{base} runs a script read from its input"
         if script is not None:
