@@ -11,7 +11,7 @@ import asyncio
 import itertools
 import json
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -38,7 +38,6 @@ __all__ = [
     "SOURCES",
     "TOOL_OUTPUT",
     "Run",
-    "assert_protected_write_asks",
     "covered_by_prefix",
     "edit_tool",
     "fetch_tool",
@@ -168,23 +167,6 @@ def covered_by_prefix(record: tuple[str, ...], prefix: str) -> bool:
         return True
     line = " ".join((name, *record[1:]))
     return line == prefix or line.startswith(prefix + " ")
-
-
-def assert_protected_write_asks(new_harness: Callable[[], Any], path: str, mode: str, via: str) -> None:
-    """PERM-15: a write to ``path`` (``via`` an Edit call or a shell redirection) asks in ``mode``.
-
-    Nothing for a redirection in acceptEdits: that mode never auto-allows a shell command anyway.
-    """
-    if via == "redirection" and mode == "acceptEdits":
-        return
-    tool, call = (
-        (edit_tool(), ("Edit", {"file_path": path}))
-        if via == "edit"
-        else (shell_tool(), ("Bash", {"command": f"echo pwned >> {path}"}))
-    )
-    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
-    assert run.ran() == 0, f"{via} of protected {path!r} ran unasked in {mode}: {run.describe()}"
-    assert len(run.asked) == 1, f"{via} of protected {path!r} in {mode} must ask: {run.describe()}"
 
 
 def host_answering(behavior: Literal["allow", "deny"]) -> HostSpec:

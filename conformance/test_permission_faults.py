@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
-    assert_protected_write_asks,
     edit_tool,
     fetch_tool,
     host_answering,
@@ -82,40 +81,6 @@ def test_only_a_read_only_path_read_inside_runs_unasked(new_harness: Callable[[]
     tool, tool_input = READ_ONLY_TARGETS[case]
     run = run_calls(new_harness(), [tool], [(tool.name, tool_input)], host=host_answering("allow"))
     assert (run.ran(), len(run.asked)) == (1, 1), f"{case}: must be asked: {run.describe()}"
-
-
-STARTUP_FILES = (
-    "~/.zshenv",
-    "~/.zprofile",
-    "~/.zlogin",
-    "~/.profile",
-    "~/.bash_logout",
-    "~/.tcshrc",
-    "~/.cshrc",
-    "~/.kshrc",
-    "~/.config/fish/config.fish",
-    ".config/fish/config.fish",
-    "sub/dir/.config/fish/config.fish",
-)
-
-
-@requires("execution", "permissions", "host_callback")
-@pytest.mark.requirement("PERM-15", "MUST")
-@settings(max_examples=40, deadline=None)
-@given(
-    path=st.sampled_from(STARTUP_FILES),
-    mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
-    via=st.sampled_from(["edit", "redirection"]),
-)
-def test_shell_start_up_files_are_never_auto_allowed(
-    new_harness: Callable[[], Any], path: str, mode: str, via: str
-) -> None:
-    """PERM-15: a write to a shell start-up file asks in acceptEdits and bypassPermissions.
-
-    zsh, sh, bash, csh, ksh and fish (``.config/fish/config.fish`` wherever the ``.config`` is), by a
-    file tool or a shell redirection.
-    """
-    assert_protected_write_asks(new_harness, path, mode, via)
 
 
 @requires("execution", "permissions", "host_callback")

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from conformance._strategies_permissions import (
     MODES,
     Run,
-    assert_protected_write_asks,
     edit_tool,
     host_answering,
     mcp_tool_spec,
@@ -666,19 +665,43 @@ PROTECTED = (
 )
 
 
+STARTUP_FILES = (
+    "~/.zshenv",
+    "~/.zprofile",
+    "~/.zlogin",
+    "~/.profile",
+    "~/.bash_logout",
+    "~/.tcshrc",
+    "~/.cshrc",
+    "~/.kshrc",
+    "~/.config/fish/config.fish",
+    ".config/fish/config.fish",
+    "sub/dir/.config/fish/config.fish",
+)
+
+
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-15", "MUST")
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
-    path=st.sampled_from(PROTECTED),
+    path=st.sampled_from(PROTECTED + STARTUP_FILES),
     mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
     via=st.sampled_from(["edit", "redirection"]),
 )
 def test_protected_paths_are_never_auto_allowed(
     new_harness: Callable[[], Any], path: str, mode: str, via: str
 ) -> None:
-    """PERM-15: a write to a protected path, through a file tool or a shell redirection, asks in acceptEdits and bypassPermissions."""
-    assert_protected_write_asks(new_harness, path, mode, via)
+    """PERM-15: a write to a protected path or a shell start-up file (zsh, sh, bash, csh, ksh, fish), through a file tool or a shell redirection, asks in acceptEdits and bypassPermissions."""
+    if via == "redirection" and mode == "acceptEdits":
+        return  # acceptEdits never auto-allows shell commands anyway
+    tool, call = (
+        (edit_tool(), ("Edit", {"file_path": path}))
+        if via == "edit"
+        else (shell_tool(), ("Bash", {"command": f"echo pwned >> {path}"}))
+    )
+    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
+    assert run.ran() == 0, f"{via} of protected {path!r} ran unasked in {mode}: {run.describe()}"
+    assert len(run.asked) == 1, f"{via} of protected {path!r} in {mode} must ask: {run.describe()}"
 
 
 @requires("execution", "permissions", "host_callback")

@@ -280,6 +280,20 @@ def test_a_malformed_triage_rule_is_refused_by_number(tmp_path: Path, entry: str
     assert message in str(raised.value)
 
 
+def _cosmic_ray_session(tmp_path: Path) -> tuple[Path, Path]:
+    """The sample project and a real cosmic-ray session initialised on its module."""
+    from tests.mutants.mutation import _config
+
+    project = _project(tmp_path)
+    config, session = tmp_path / "cr.toml", tmp_path / "cr.sqlite"
+    config.write_text(_config("pkg/mod.py", ("PAIR-1",), 10.0), encoding="utf-8")
+    cosmic_ray = Path(sys.executable).parent / "cosmic-ray"
+    subprocess.run(
+        [str(cosmic_ray), "init", str(config), str(session)], cwd=project, check=True, capture_output=True
+    )
+    return project, session
+
+
 def test_session_score_triage_and_rerun_on_a_real_cosmic_ray_session(tmp_path: Path) -> None:
     """score_session counts a real cosmic-ray session; --rerun-survivors makes its survivors pending again."""
     from cosmic_ray.work_db import use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -291,15 +305,9 @@ def test_session_score_triage_and_rerun_on_a_real_cosmic_ray_session(tmp_path: P
 
     from tests.mutants._mutation_report import score_session
     from tests.mutants._triage import TriageRule
-    from tests.mutants.mutation import _config, _forget_survivors
+    from tests.mutants.mutation import _forget_survivors
 
-    project = _project(tmp_path)
-    config, session = tmp_path / "cr.toml", tmp_path / "cr.sqlite"
-    config.write_text(_config("pkg/mod.py", ("PAIR-1",), 10.0), encoding="utf-8")
-    cosmic_ray = Path(sys.executable).parent / "cosmic-ray"
-    subprocess.run(
-        [str(cosmic_ray), "init", str(config), str(session)], cwd=project, check=True, capture_output=True
-    )
+    project, session = _cosmic_ray_session(tmp_path)
     with use_db(str(session)) as db:
         items = list(db.pending_work_items)
         assert len(items) > 4
@@ -332,15 +340,9 @@ def test_a_selection_runs_and_scores_only_its_part_of_a_real_session(tmp_path: P
 
     from tests.mutants._mutation_report import score_session
     from tests.mutants._selection import Selection, line_range
-    from tests.mutants.mutation import _config, _forget_survivors, _jobs, _parser
+    from tests.mutants.mutation import _forget_survivors, _jobs, _parser
 
-    project = _project(tmp_path)
-    config, session = tmp_path / "cr.toml", tmp_path / "cr.sqlite"
-    config.write_text(_config("pkg/mod.py", ("PAIR-1",), 10.0), encoding="utf-8")
-    cosmic_ray = Path(sys.executable).parent / "cosmic-ray"
-    subprocess.run(
-        [str(cosmic_ray), "init", str(config), str(session)], cwd=project, check=True, capture_output=True
-    )
+    project, session = _cosmic_ray_session(tmp_path)
     tree = ast.parse(SOURCE)
     with use_db(str(session)) as db:
         items = list(db.pending_work_items)
