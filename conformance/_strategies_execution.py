@@ -85,7 +85,9 @@ FailureKind: TypeAlias = Literal[
     "empty",
     "unknown",
     "schema",
+    "not_object",
     "own_validation",
+    "validation_crash",
     "rule_deny",
     "raise",
     "shell_ok",
@@ -100,8 +102,19 @@ FailureKind: TypeAlias = Literal[
     "timeout",
 ]
 
-CORE_KINDS: tuple[str, ...] = ("ok", "empty", "unknown", "schema", "own_validation", "raise")
-"""Failure kinds every harness has: no rule, hook or host involved."""
+CORE_KINDS: tuple[str, ...] = (
+    "ok",
+    "empty",
+    "unknown",
+    "schema",
+    "not_object",
+    "own_validation",
+    "validation_crash",
+    "raise",
+)
+"""Failure kinds every harness has: no rule, hook or host involved. ``not_object``: the input is
+not a JSON object at all (a list or a string, as a replayed or hand-edited transcript may hold);
+``validation_crash``: the tool's own validation raises instead of answering."""
 
 PERMISSION_KINDS: frozenset[str] = frozenset({"rule_deny", "host_deny", "host_crash", "headless_ask"})
 """Failure kinds made by a permission rule (they need the ``permissions`` capability)."""
@@ -310,9 +323,14 @@ def plan_batch(kinds: Sequence[str], *, permissions: bool = True) -> Planned:
             behavior = ToolBehavior("empty")
         elif kind == "schema":
             tool_input = {"n": "not an integer"}
+        elif kind == "not_object":
+            tool_input = ["n", index] if index % 2 else f"n={index}"
         elif kind == "own_validation":
             flags["rejects_when"] = "forbidden"
             tool_input = {"n": index, "forbidden": True}
+        elif kind == "validation_crash":
+            flags["validation_raises_when"] = "fragile"
+            tool_input = {"n": index, "fragile": True}
         elif kind == "rule_deny":
             plan.rules.append(RuleSpec(name, "deny"))
         elif kind in ("raise", "shell_raise"):

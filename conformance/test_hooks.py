@@ -33,6 +33,17 @@ def pre(outcome: str, **fields: Any) -> HookSpec:
     return HookSpec(event="PreToolUse", outcome=outcome, **fields)  # type: ignore[arg-type]
 
 
+# A hook drawn to hang waits out its whole timeout, so it gets a short one; a hook that answers gets a
+# generous one, so that a slow start on a loaded machine is never taken for a timeout.
+HANG_TIMEOUT_S = 0.25
+ANSWER_TIMEOUT_S = 10.0
+
+
+def timeout_for(outcome: str) -> float:
+    """The hook timeout for a hook of ``outcome``: short when it is meant to hang."""
+    return HANG_TIMEOUT_S if outcome == "hang" else ANSWER_TIMEOUT_S
+
+
 @st.composite
 def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
     """(a tool, a matcher, whether the matcher selects the tool)."""
@@ -154,7 +165,7 @@ REASONS = st.from_regex(r"[a-z]{4,8} [a-z]{4,8} [0-9]{2}", fullmatch=True)
 @given(reason=REASONS)
 def test_command_hook_protocol(new_harness: Callable[[], Any], outcome: str, reason: str) -> None:
     """HOOK-3: a command hook's exit-0 JSON decision applies; exit 2 blocks with its stderr shown to the model; exit 1, garbage, a crash or a timeout are non-blocking and crash nothing."""
-    hook = pre(outcome, as_command=True, reason=reason, timeout=0.5)
+    hook = pre(outcome, as_command=True, reason=reason, timeout=timeout_for(outcome))
     # Decisions are checked without rules (so the hook decides); failures beside an allow rule.
     rules = [] if outcome in ("allow", "ask") else [RuleSpec("Deploy", "allow")]
     host = host_answering("deny")
@@ -285,7 +296,7 @@ def test_http_and_plugin_hooks_follow_the_command_hook_rules(
     hook = pre(
         outcome,
         reason=reason,
-        timeout=1.0,
+        timeout=timeout_for(outcome),
         as_command=True,
         hook_type="http" if source == "http" else "command",
         from_plugin=source == "plugin",

@@ -174,6 +174,54 @@ def test_pairing_survives_timeouts(
     check_pairing(run)
 
 
+@requires("execution", "result_persistence")
+@pytest.mark.requirement("PAIR-2", "MUST")
+@settings(max_examples=8, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(["large", "text", "raise"]), min_size=1, max_size=4).filter(
+        lambda k: "large" in k
+    )
+)
+@example(kinds=["large", "large", "text"])
+def test_pairing_survives_a_result_that_cannot_be_saved(
+    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
+) -> None:
+    """PAIR-2/PAIR-3: a result too large to inline, whose file can't be written (the session directory is a file), still gets exactly one result.
+
+    That result is either delivered (a success with text) or an error that says so; the other calls
+    of the batch end as they would have: a plain call succeeds with its text, a raising one fails.
+    """
+    tools = [
+        ok_tool(
+            NAMES[i],
+            ToolBehavior("text", chars=60_000)
+            if k == "large"
+            else ToolBehavior("raise", message=f"{NAMES[i]} broke")
+            if k == "raise"
+            else ToolBehavior("text", text=f"{NAMES[i]} done"),
+            max_result_size_chars=1_000,
+        )
+        for i, k in enumerate(kinds)
+    ]
+    uses = [tool_use(f"toolu_{i:02d}_{k}", NAMES[i], {"n": i}) for i, k in enumerate(kinds)]
+    with scenario_root() as root:
+        session = root / "session"
+        session.rmdir()
+        session.write_text("a file where the session directory should be\n", encoding="utf-8")
+        run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
+    check_pairing(run)
+    by_id = run.results_by_id()
+    for use, kind in zip(uses, kinds, strict=True):
+        result = by_id[use["id"]]
+        where = f"{use['id']} ({kind}) with an unwritable session directory: {result!r}"[:600]
+        assert text_of(result).strip(), f"empty result: {where}"
+        if kind == "text":
+            assert not is_error(result), where
+            assert f"{use['name']} done" in text_of(result), where
+        elif kind == "raise":
+            assert is_error(result), where
+
+
 @requires("execution", "abort")
 @pytest.mark.requirement("PAIR-2", "MUST")
 @settings(max_examples=15, deadline=None)

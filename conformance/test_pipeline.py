@@ -34,7 +34,9 @@ from pytest_toolharness.adapters._specs import (
 
 REJECTING_KINDS = (
     "schema",
+    "not_object",
     "own_validation",
+    "validation_crash",
     "rule_deny",
     "hook_deny",
     "host_deny",
@@ -79,13 +81,15 @@ def all_text(run: Run) -> str:
 @requires("execution")
 @pytest.mark.requirement("EXEC-1", "MUST")
 @settings(max_examples=25, deadline=None)
-@given(kinds=batches(("unknown", "schema", "own_validation", "ok"), max_size=6))
+@given(
+    kinds=batches(("unknown", "schema", "not_object", "own_validation", "validation_crash", "ok"), max_size=6)
+)
 def test_invalid_call_never_runs(
     new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], kinds: list[str]
 ) -> None:
     """EXEC-1: a call rejected by lookup, schema or its own validation never runs; the others do.
 
-    No hook, no host; allow rules only when the harness has rules (so that nobody needs to be asked).
+    Rejected also means an input that is no object at all, and a validator that raises. No hook, no host; allow rules only when the harness has rules (so that nobody needs to be asked).
     """
     plan = plan_batch(kinds, permissions="permissions" in toolharness_capabilities)
     with scenario_root() as root:
@@ -120,7 +124,10 @@ def test_rejected_call_never_runs(new_harness: Callable[[], Any], kinds: list[st
 @requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("EXEC-1", "MUST")
 @settings(max_examples=25, deadline=None)
-@given(invalid=st.sampled_from(["schema", "own_validation", "missing"]), ask=st.booleans())
+@given(
+    invalid=st.sampled_from(["schema", "own_validation", "missing", "not_object", "validation_crash"]),
+    ask=st.booleans(),
+)
 def test_invalid_input_reaches_neither_hooks_nor_permissions(
     new_harness: Callable[[], Any], invalid: str, ask: bool
 ) -> None:
@@ -129,11 +136,13 @@ def test_invalid_input_reaches_neither_hooks_nor_permissions(
     EXEC-1: invalid input never reaches PreToolUse hooks nor the permission stage: a hook that would
     repair the input is not run (the call never runs) and the host is never asked.
     """
-    tool = ok_tool("Alpha", rejects_when="forbidden")
-    bad_inputs: dict[str, dict[str, Any]] = {
+    tool = ok_tool("Alpha", rejects_when="forbidden", validation_raises_when="fragile")
+    bad_inputs: dict[str, Any] = {
         "schema": {"n": "seven"},
         "own_validation": {"n": 7, "forbidden": True},
         "missing": {},
+        "not_object": ["n", 7],
+        "validation_crash": {"n": 7, "fragile": True},
     }
     bad = bad_inputs[invalid]
     hooks = [HookSpec("PreToolUse", "update_input", matcher="Alpha", updated_input={"n": 7})]
@@ -425,11 +434,18 @@ def test_post_hook_block_reaches_model(
 @requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("EXEC-5", "MUST")
 @settings(max_examples=10, deadline=None)
-@given(replacement=st.from_regex(r"replaced-[a-z]{4,10}", fullmatch=True))
+@given(
+    replacement=st.from_regex(r"replaced-[a-z]{4,10}", fullmatch=True),
+    shape=st.sampled_from(["text", "blocks", "object"]),
+)
 def test_post_hook_output_update_replaces_mcp_output(
-    new_harness: Callable[[], Any], replacement: str
+    new_harness: Callable[[], Any], replacement: str, shape: str
 ) -> None:
-    """EXEC-5: a PostToolUse hook's updatedMCPToolOutput replaces an MCP tool's output before the model sees it."""
+    """EXEC-5: a PostToolUse hook's updatedMCPToolOutput replaces an MCP tool's output before the model sees it.
+
+    The replacement is drawn in each shape an MCP output takes: a string, a list of content blocks
+    (two text blocks: both reach the model) and a structured object.
+    """
     tool = ToolSpec(
         name="mcp__notes__lookup",
         mcp_server="notes",
@@ -437,9 +453,12 @@ def test_post_hook_output_update_replaces_mcp_output(
         input_schema={"type": "object", "properties": {}},
         behavior=ToolBehavior("text", text="original-output"),
     )
-    hooks = [
-        HookSpec("PostToolUse", "update_output", matcher="mcp__notes__lookup", updated_output=replacement)
-    ]
+    updated: Any = {
+        "text": replacement,
+        "blocks": [{"type": "text", "text": replacement}, {"type": "text", "text": f"{replacement}-more"}],
+        "object": {"answer": replacement},
+    }[shape]
+    hooks = [HookSpec("PostToolUse", "update_output", matcher="mcp__notes__lookup", updated_output=updated)]
     with scenario_root() as root:
         run = execute(
             new_harness(),
@@ -451,9 +470,9 @@ def test_post_hook_output_update_replaces_mcp_output(
         )
     assert run.recorder.started() == ["toolu_m"], "the MCP tool did not run"
     text = text_of(run.results_by_id()["toolu_m"])
-    assert replacement in text, (
-        f"the tool_result does not carry the hook's replacement {replacement!r}: {text!r}"
-    )
+    wanted = [replacement, f"{replacement}-more"] if shape == "blocks" else [replacement]
+    lost = [w for w in wanted if w not in text]
+    assert not lost, f"the tool_result does not carry the hook's {shape} replacement {updated!r}: {text!r}"
     assert "original-output" not in text, (
         f"the original output was sent despite the hook's replacement: {text!r}"
     )

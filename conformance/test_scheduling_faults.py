@@ -25,7 +25,7 @@ from conformance._strategies_execution import (
 from pytest_toolharness.adapters._capabilities import CAPABILITIES, requires
 from pytest_toolharness.adapters._specs import RuleSpec, ToolBehavior, ToolSpec
 
-CALL_TIMEOUT = 0.3
+CALL_TIMEOUT = 0.1
 
 
 def _allow(tools: Sequence[ToolSpec], adapter: Any) -> list[RuleSpec]:

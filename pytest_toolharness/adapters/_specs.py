@@ -273,7 +273,9 @@ class ToolSpec:
     tool built with every optional property left to the harness's defaults (CONC-3).
     ``permission_kind`` and ``permission_field`` say which input field a content rule matches
     (``Bash(...)`` rules match ``command`` of a ``shell`` tool). ``rejects_when`` names an input
-    key whose presence makes the tool's own validation fail. ``max_result_size_chars`` of None is
+    key whose presence makes the tool's own validation fail; ``validation_raises_when`` one whose
+    presence makes that validation raise instead (a broken validator: the call must be rejected,
+    never run, PAIR-2). ``max_result_size_chars`` of None is
     unlimited. ``classification_raises`` asks for a tool whose concurrency-safety and read-only
     predicates raise when asked (a harness with such predicates must then treat the call as neither,
     CONC-3; a harness without them ignores it). ``content_check`` is the tool's own permission
@@ -298,6 +300,7 @@ class ToolSpec:
     permission_kind: PermissionTargetKind | None = None
     permission_field: str | None = None
     rejects_when: str | None = None
+    validation_raises_when: str | None = None
     safety_check_when: str | None = None
     content_check: Literal["passthrough", "allow", "ask", "deny", "raises", "invalid"] = "passthrough"
     declares_nothing: bool = False

@@ -168,7 +168,11 @@ async def run_behavior(
 
     A spec with ``rejects_when`` raises ``ValueError`` when that input key is truthy (the tool's own
     validation); the framework adapter turns it into the framework's own "invalid input" path.
+    ``validation_raises_when`` raises ``RuntimeError`` (a validator that crashes).
     """
+    if spec.validation_raises_when is not None and spec.validation_raises_when in tool_input:
+        # A framework tool validates inside its call: a broken validator is an exception there.
+        raise RuntimeError(f"scripted: {spec.name}'s input validation is broken")
     if spec.rejects_when is not None and tool_input.get(spec.rejects_when):
         raise ValueError(f"{spec.name}: input {spec.rejects_when!r} is not allowed")
     value = await spec.behavior.run(tool_use_id, spec.name, tool_input, scenario.abort, scenario.recorder)

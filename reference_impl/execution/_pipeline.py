@@ -205,12 +205,6 @@ def _describe_schema_error(err: jsonschema.ValidationError) -> str:
     return f"The parameter `{where or '(root)'}`: {err.message}"
 
 
-def _validation_failure(tool: Tool, problem: str, tool_use_id: str) -> ToolRunOutcome:
-    return _error(
-        tool_use_id, f"InputValidationError: {tool.name} failed due to the following issue:\n{problem}"
-    )
-
-
 _Checked = tuple[Tool, object, str | None]
 
 # The schema check the batch executor made when it classified the block that the current task

@@ -112,12 +112,14 @@ def _behaviour_options(spec: ToolSpec) -> dict[str, Any]:
             return PermissionTarget(kind, value) if isinstance(value, str) else None
 
         options["permission_target"] = target
-    if spec.rejects_when is not None:
-        key = spec.rejects_when
+    if spec.rejects_when is not None or spec.validation_raises_when is not None:
+        rejected, raising = spec.rejects_when, spec.validation_raises_when
 
         def validate(tool_input: Mapping[str, Any], _context: ToolContext) -> ValidationResult:
-            if key in tool_input:
-                return ValidationResult.invalid(f"{spec.name} does not accept {key!r}")
+            if raising is not None and raising in tool_input:
+                raise RuntimeError(f"scripted: {spec.name}'s input validation is broken")
+            if rejected is not None and rejected in tool_input:
+                return ValidationResult.invalid(f"{spec.name} does not accept {rejected!r}")
             return ValidationResult.valid()
 
         options["validate_input"] = validate
