@@ -97,7 +97,11 @@ def _gone(pid: int, within: float = 10.0) -> bool:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
-        if Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[-1].startswith("Z"):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return True  # reaped between the two looks
+        if stat.split(") ", 1)[-1].startswith("Z"):
             time.sleep(0.02)  # a zombie whose parent has not reaped it yet
             continue
         time.sleep(0.02)

@@ -51,6 +51,7 @@ _TOOLS_FILE_NAME = "tools.json"
 _MODULE = "pytest_toolharness.wire._mcp_tool_server"
 # What the server imports (some only when it serves), for the fork server to import once.
 _PRELOAD = (
+    "pytest_toolharness.wire",  # the package -m imports before the module
     "pytest_toolharness.adapters._specs",
     "anyio",
     "mcp_types",

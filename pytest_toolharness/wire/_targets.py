@@ -51,7 +51,13 @@ _PASSED_THROUGH = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SY
 _PLACEHOLDER = re.compile(r"(?<!\$)\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 # What the reference CLI imports, at start or when it first needs it (an MCP server to connect).
-_REFERENCE_PRELOAD = ("reference_impl", "mcp", "mcp.client.stdio", "mcp_types")
+_REFERENCE_PRELOAD = (
+    "reference_impl",
+    "reference_impl.agent._prewarm",
+    "mcp",
+    "mcp.client.stdio",
+    "mcp_types",
+)
 
 # After the main process exits, how long to wait for the rest of its group to go away.
 _GRACE_SECONDS = 2.0

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
+import ssl
 import sys
 import tempfile
 import uuid
@@ -288,6 +290,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The API client's TLS settings (the SDK's own defaults), made once per process.
+
+    Loading the CA bundle costs about a quarter of a second of CPU; a process forked after this was
+    called (:mod:`reference_impl.agent._prewarm`) shares it instead of loading it again.
+    """
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
 def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     """The session the arguments describe; configuration errors raise before any request."""
     import anthropic
@@ -321,7 +335,7 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     mcp_tools = load_mcp_tools(args.mcp_tools) if args.mcp_tools else []
     return AgentSession(
         # ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY come from the environment.
-        client=anthropic.AsyncAnthropic(),
+        client=anthropic.AsyncAnthropic(http_client=anthropic.DefaultAsyncHttpxClient(verify=tls_context())),
         builder=builder,
         session_dir=session_dir,
         tools=builtin_tools(shell),
