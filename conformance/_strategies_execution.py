@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
 
 from hypothesis import strategies as st
 
@@ -80,7 +80,7 @@ SCHEMA: Mapping[str, Any] = {
 }
 """The input schema of generated tools: ``{"n": <integer>}`` (other keys allowed)."""
 
-FailureKind: TypeAlias = Literal[
+CoreKind: TypeAlias = Literal[
     "ok",
     "empty",
     "unknown",
@@ -88,8 +88,15 @@ FailureKind: TypeAlias = Literal[
     "not_object",
     "own_validation",
     "validation_crash",
-    "rule_deny",
     "raise",
+]
+"""Failure kinds every harness has: no rule, hook or host involved. ``not_object``: the input is
+not a JSON object at all (a list or a string, as a replayed or hand-edited transcript may hold);
+``validation_crash``: the tool's own validation raises instead of answering."""
+
+FailureKind: TypeAlias = Literal[
+    CoreKind,
+    "rule_deny",
     "shell_ok",
     "shell_raise",
     "hook_deny",
@@ -102,19 +109,8 @@ FailureKind: TypeAlias = Literal[
     "timeout",
 ]
 
-CORE_KINDS: tuple[str, ...] = (
-    "ok",
-    "empty",
-    "unknown",
-    "schema",
-    "not_object",
-    "own_validation",
-    "validation_crash",
-    "raise",
-)
-"""Failure kinds every harness has: no rule, hook or host involved. ``not_object``: the input is
-not a JSON object at all (a list or a string, as a replayed or hand-edited transcript may hold);
-``validation_crash``: the tool's own validation raises instead of answering."""
+CORE_KINDS: tuple[str, ...] = get_args(CoreKind)
+"""The :data:`CoreKind` names, in order."""
 
 PERMISSION_KINDS: frozenset[str] = frozenset({"rule_deny", "host_deny", "host_crash", "headless_ask"})
 """Failure kinds made by a permission rule (they need the ``permissions`` capability)."""
