@@ -436,7 +436,7 @@ def test_post_hook_block_reaches_model(
 @settings(max_examples=10, deadline=None)
 @given(
     replacement=st.from_regex(r"replaced-[a-z]{4,10}", fullmatch=True),
-    shape=st.sampled_from(["text", "blocks", "object"]),
+    shape=st.sampled_from(["text", "blocks", "object", "number"]),
 )
 def test_post_hook_output_update_replaces_mcp_output(
     new_harness: Callable[[], Any], replacement: str, shape: str
@@ -444,7 +444,7 @@ def test_post_hook_output_update_replaces_mcp_output(
     """EXEC-5: a PostToolUse hook's updatedMCPToolOutput replaces an MCP tool's output before the model sees it.
 
     The replacement is drawn in each shape an MCP output takes: a string, a list of content blocks
-    (two text blocks: both reach the model) and a structured object.
+    (two text blocks: both reach the model), a structured object, and a bare number.
     """
     tool = ToolSpec(
         name="mcp__notes__lookup",
@@ -457,6 +457,7 @@ def test_post_hook_output_update_replaces_mcp_output(
         "text": replacement,
         "blocks": [{"type": "text", "text": replacement}, {"type": "text", "text": f"{replacement}-more"}],
         "object": {"answer": replacement},
+        "number": 7_000_000 + len(replacement),
     }[shape]
     hooks = [HookSpec("PostToolUse", "update_output", matcher="mcp__notes__lookup", updated_output=updated)]
     with scenario_root() as root:
@@ -470,7 +471,9 @@ def test_post_hook_output_update_replaces_mcp_output(
         )
     assert run.recorder.started() == ["toolu_m"], "the MCP tool did not run"
     text = text_of(run.results_by_id()["toolu_m"])
-    wanted = [replacement, f"{replacement}-more"] if shape == "blocks" else [replacement]
+    wanted = {"blocks": [replacement, f"{replacement}-more"], "number": [str(updated)]}.get(
+        shape, [replacement]
+    )
     lost = [w for w in wanted if w not in text]
     assert not lost, f"the tool_result does not carry the hook's {shape} replacement {updated!r}: {text!r}"
     assert "original-output" not in text, (
