@@ -348,6 +348,17 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     deny_form="Bash({} *)",
     mode="bypassPermissions",
 )
+# Programs that run a command given in an option, or in code of their own language.
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test; awk 'BEGIN { system(\"rm -rf x\") }'"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.ShellAttempt("git status", "rm", "git status && git -c alias.z='!rm -rf x' z"),
+    deny_form="Bash({} *)",
+    mode="bypassPermissions",
+)
 def test_deny_rule_program_never_runs(
     new_harness: Callable[[], Any],
     bash_oracle: ths.BashSandbox,
@@ -358,7 +369,9 @@ def test_deny_rule_program_never_runs(
     """PERM-17: a deny rule for a program catches it however it is spelled: bash never runs it unasked.
 
     Quoted or escaped names, ``$'...'``, path-qualified binaries, globs, wrappers with options,
-    compounds, substitutions, subshells and nested shells; beside an allow rule for the visible
+    compounds, substitutions, subshells, nested shells, and programs that start a command given in
+    an option or in their own code (real ``awk``, ``git``, ``tar``, ``sed``, ``perl``... run in the
+    sandbox); beside an allow rule for the visible
     part, in any mode (bypassPermissions included). A call that runs without anyone asked is
     given to a sandboxed bash: the denied program must not be among what it executes.
     """

@@ -174,7 +174,7 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     blank = draw(st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS)))
     # The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks)
     # are drawn as often as the plain joints.
-    kind = draw(st.one_of(st.integers(min_value=0, max_value=33), st.integers(min_value=16, max_value=25)))
+    kind = draw(st.one_of(st.integers(min_value=0, max_value=41), st.integers(min_value=16, max_value=25)))
     joiner = draw(st.sampled_from(_JOINERS))
     if kind <= 5:
         left, right = (hidden, allowed) if draw(st.booleans()) else (allowed, hidden)
@@ -210,6 +210,15 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
         31: f"{allowed}{joiner}watch -n 1 {hidden}",
         32: f"{allowed}{joiner}ssh host '{hidden}'",
         33: f"{allowed}{joiner}script -qc '{hidden}' /dev/null",
+        # Programs that run a command given in an option or in code of their own language.
+        34: f"{allowed}{joiner}tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='{hidden}' /etc/hostname",
+        35: f"{allowed}{joiner}git -c alias.z='!{hidden}' z",
+        36: f"{allowed}{joiner}split --filter='{hidden}' /etc/hostname",
+        37: f"{allowed}{joiner}awk 'BEGIN {{ system(\"{hidden}\") }}'",
+        38: f"{allowed}{joiner}sed -n '1e {hidden}' /etc/hostname",
+        39: f"{allowed}{joiner}perl -e 'system(q({hidden}))'",
+        40: f"{allowed}{joiner}python3 -c 'import os; os.system(\"{hidden}\")'",
+        41: f"{allowed}{joiner}make -f /dev/null --eval='all:; {hidden}'",
     }
     return forms[kind]
 
@@ -235,7 +244,9 @@ def shell_attempts(
 
     Built from bash's grammar (lists, pipelines, substitutions, subshells, groups, here-documents,
     redirections, comments, quoting, escapes, blanks of every kind, wrappers with options, nested
-    shells); some hide the payload where bash does not run it. Shrinks toward ``prefix; payload``.
+    shells, programs that run a command given in an option or in their own code: ``tar``, ``git``,
+    ``split``, ``awk``, ``sed``, ``perl``, ``python3``, ``make``); some hide the payload where bash
+    does not run it. Shrinks toward ``prefix; payload``.
     """
     return _attempt(tuple(prefixes), tuple(payloads))
 
@@ -340,6 +351,7 @@ skip_options() {  # $1: options taking an argument; sets REST
     done
     REST=("$@")
 }
+if [[ -x /tmp/.oracle/real/$name ]]; then exec /tmp/.oracle/real/$name "$@"; fi
 case $name in
     sh|bash|dash|zsh|ksh|ash|mksh) exec /tmp/.oracle/bash "$@" ;;
     nohup|builtin) exec "$@" ;;
@@ -395,6 +407,24 @@ _RUNNING_PROGRAMS = (
 
 _BIN_DIRS = ("/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/bin", "/sbin")
 
+# Programs that run a command given in an option or in code of their own language: where installed,
+# the sandbox runs the real program after recording it, so what it starts is recorded too (``awk``'s
+# ``system``, ``tar --checkpoint-action=exec=``, ``git -c alias.x='!...'``, ``sed``'s ``e``, ...).
+_REAL_PROGRAMS = (
+    "awk",
+    "mawk",
+    "gawk",
+    "sed",
+    "tar",
+    "git",
+    "split",
+    "sort",
+    "perl",
+    "python3",
+    "make",
+    "node",
+)
+
 
 @dataclass(frozen=True)
 class BashSandbox:
@@ -403,6 +433,7 @@ class BashSandbox:
     bash: str
     bwrap: str
     root: Path
+    real: tuple[tuple[str, str], ...] = ()  # (name, the installed program) run for real
 
     def executed(self, command: str, *, timeout: float = 10.0) -> list[tuple[str, ...]]:
         """The argv of every program bash executed for ``command``, in order (builtins excluded).
@@ -417,6 +448,8 @@ class BashSandbox:
             argv += ["--ro-bind", str(self.root / "rec"), "/tmp/.oracle/rec"]
             argv += ["--ro-bind", str(self.root / "env.sh"), "/tmp/.oracle/env.sh"]
             argv += ["--bind", str(log_dir), "/tmp/.oracle/log"]
+            for name, program in self.real:
+                argv += ["--ro-bind", program, f"/tmp/.oracle/real/{name}"]
             for directory in _BIN_DIRS:
                 if os.path.isdir(directory) and not os.path.islink(directory):
                     argv += ["--ro-bind", str(self.root / "shims"), directory]
@@ -468,7 +501,12 @@ def _sandbox() -> tuple[BashSandbox | None, str]:
         return None, "no bubblewrap (bwrap) on PATH: apt-get install bubblewrap"
     root = Path(tempfile.mkdtemp(prefix="toolharness-bash-oracle-"))
     _build(root, os.path.realpath(bash))
-    sandbox = BashSandbox(bash=os.path.realpath(bash), bwrap=bwrap, root=root)
+    real = []
+    for name in _REAL_PROGRAMS:
+        found = shutil.which(name, path=os.pathsep.join(_BIN_DIRS))
+        if found is not None:
+            real.append((name, os.path.realpath(found)))
+    sandbox = BashSandbox(bash=os.path.realpath(bash), bwrap=bwrap, root=root, real=tuple(real))
     try:
         probe = sandbox.executed("ls; /usr/bin/rm x; nosuchprogram y")
     except (RuntimeError, OSError) as error:

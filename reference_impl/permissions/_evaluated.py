@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from reference_impl.permissions._programs import program_scripts
+
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -199,7 +201,9 @@ def data_run_as_code(
 
     ``source``/``.`` of its input (``/dev/stdin`` with a here-document or here-string) runs that
     text; of a process substitution or a run-time name, something only known then. ``mapfile -C``
-    and ``readarray -C`` run their callback. ``(None, None)`` for anything else.
+    and ``readarray -C`` run their callback. Programs that run a command given in an option or in
+    their own code (:mod:`reference_impl.permissions._programs`) run those commands, or something
+    only known then. ``(None, None)`` for anything else.
     """
     if name in ("source", "."):
         target = next((a for a in args if a is None or not a.startswith("-")), "")
@@ -217,7 +221,10 @@ def data_run_as_code(
                 if callback is None:
                     return None, f"{name} -C runs a callback only known at run time"
                 return callback, None
-    return None, None
+    scripts, why = program_scripts(name, args)
+    if why is not None:
+        return None, why
+    return ("\n".join(scripts), None) if scripts else (None, None)
 
 
 def runs_written_file(

@@ -46,6 +46,7 @@ from reference_impl.permissions._evaluated import (
     mark_evaluated_code,
     runs_written_file,
 )
+from reference_impl.permissions._programs import program_scripts
 
 __all__ = [
     "HARMLESS_WRAPPERS",
@@ -939,6 +940,14 @@ def _allow_argv(
             a is not None and a.startswith("-") and ("v" in a or "V" in a) for a in args
         ):
             return units  # ``command -v x`` only looks a name up
+        option_scripts, why = program_scripts(base, args)  # ``ssh -o ProxyCommand=...``
+        if why is not None:
+            return None
+        for option_script in option_scripts:
+            nested_units = allow_units(split_command(option_script), depth + 1)
+            if nested_units is None:
+                return None
+            units.extend(nested_units)
         inner = _unwrap(base, args)
         if inner is None:
             return None if args else units
@@ -1064,6 +1073,11 @@ def _deny_argv(
             if script is None:
                 return f"{base} runs a script only known when bash runs it"
             reason = reason or _deny_command(split_command(script), forms, depth + 1)
+        option_scripts, why = program_scripts(base, args)  # ``ssh -o ProxyCommand=...``
+        if why is not None:
+            return why
+        for option_script in option_scripts:
+            reason = reason or _deny_command(split_command(option_script), forms, depth + 1)
     elif base in _SHELLS:
         script = _shell_script(args)
         if script is None and any(a is None for a in args):

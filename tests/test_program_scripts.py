@@ -1,0 +1,91 @@
+"""What ``program_scripts`` reads off a program's words: the commands it starts, or why they can't be known."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from reference_impl.permissions._programs import program_scripts
+
+
+def _scripts(line: str) -> tuple[list[str], str | None]:
+    name, *args = shlex.split(line)
+    return program_scripts(name, args)
+
+
+@pytest.mark.parametrize(
+    ("line", "scripts"),
+    [
+        ("tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm x' f", ["rm x"]),
+        ("tar -xf a.tar --to-command 'rm x'", ["rm x"]),
+        ("tar -I 'zstd -d' -xf a.tar", ["zstd -d"]),
+        ("tar --use-compress-program=pigz -cf a f", ["pigz"]),
+        ("split --filter='rm x' f", ["rm x"]),
+        ("sort --compress-program=gzip f", ["gzip"]),
+        ("git -c alias.z='!rm x' z", ["rm x"]),
+        ("git -c core.pager='rm x' log", ["rm x"]),
+        ("git -c Core.SSHCommand='ssh -i k' fetch", ["ssh -i k"]),
+        ("git -c diff.x.textconv=cat diff", ["cat"]),
+        ("ssh -o ProxyCommand='nc %h %p' host", ["nc %h %p"]),
+        ("ssh -oLocalCommand=rm host", ["rm"]),
+        ("awk 'BEGIN { system(\"rm x\") }'", ["rm x"]),
+        ('mawk -F: \'BEGIN{system("a"); system("b")}\' f', ["a", "b"]),
+    ],
+)
+def test_commands_given_as_data_are_read(line: str, scripts: list[str]) -> None:
+    """The commands a program starts from its options or its own code are the scripts judged."""
+    assert _scripts(line) == (scripts, None)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "awk '{ print | \"sh\" }' f",
+        "awk '{ system($0) }' f",
+        "awk -f prog.awk f",
+        "gawk -e '@load \"x\"'",
+        "sed -n '1e rm x' f",
+        "sed 's/a/rm x/e' f",
+        "sed -e 'p' -e 'e' f",
+        "sed -f script.sed f",
+        "perl -e 'system(q(rm x))'",
+        "perl -ne 'print `id`' f",
+        "python3 -c 'import os'",
+        'python3.11 -Sc \'__import__("os").system("rm")\'',
+        "node -e 'require(\"child_process\")'",
+        "node --eval=process.exit()",
+        "ruby -e 'system(\"rm\")'",
+        "php -r 'shell_exec(\"rm\");'",
+        "make -f /dev/null --eval='all:; rm x'",
+        "git --config-env=core.pager=X log",
+    ],
+)
+def test_code_that_may_start_anything_is_unknown(line: str) -> None:
+    """Code that may start a program the line does not name gives a reason, never an empty list."""
+    scripts, why = _scripts(line)
+    assert why, f"{line!r}: no reason given ({scripts!r})"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "awk '{ print $1 }' f",
+        "awk -F, -v x=1 'BEGIN { print x }'",
+        "sed 's/hello/bye/g' f",
+        "sed -n '/e/p' f",
+        "perl -ne 'print if /x/' f",
+        "python3 -c 'print(1 + 2)'",
+        "python3 script.py -c 'import os'",
+        "node -e 'console.log(1)'",
+        "git -c user.name=x commit",
+        "tar -cf a.tar f",
+        "sort -r f",
+        "ssh -o BatchMode=yes host",
+        "make all",
+        "ls -la",
+    ],
+)
+def test_programs_that_start_nothing_are_left_alone(line: str) -> None:
+    """Ordinary uses of these programs give neither a script nor a reason."""
+    assert _scripts(line) == ([], None)
