@@ -16,6 +16,7 @@ judges the scripts as nested command lines and treats the unknown as it treats `
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 
 __all__ = ["program_scripts"]
@@ -132,13 +133,52 @@ def _tar(args: Words) -> tuple[list[str], str | None]:
     return scripts, "tar runs a command only known at run time" if unknown else None
 
 
+def _joined(words: Words) -> str | None:
+    """``words`` as one shell command line (None when one is only known at run time)."""
+    if any(w is None for w in words):
+        return None
+    return " ".join(shlex.quote(str(w)) for w in words)
+
+
+def _git_subcommand(name: str, args: Words) -> tuple[list[str], str | None]:
+    """What a git subcommand runs: ``rebase -x``, ``bisect run``, ``submodule foreach``, filters, tools."""
+    if name == "rebase":
+        values, unknown = _option_values(args, "-x", "exec")
+        return values, "git rebase runs a command only known at run time" if unknown else None
+    if name == "difftool":
+        values, unknown = _option_values(args, "-x", "extcmd")
+        return values, "git difftool runs a command only known at run time" if unknown else None
+    if name in ("bisect", "submodule"):
+        verb = "run" if name == "bisect" else "foreach"
+        words = list(args)
+        if verb in words:
+            command = _joined(words[words.index(verb) + 1 :])
+            return ([command], None) if command else ([], f"git {name} {verb} runs a command only known then")
+    if name == "filter-branch":
+        scripts: list[str] = []
+        for i, word in enumerate(args):
+            if word is not None and word.startswith("--") and word.endswith("-filter"):
+                value = args[i + 1] if i + 1 < len(args) else ""
+                if value is None:
+                    return scripts, "git filter-branch runs a filter only known at run time"
+                scripts.append(value)
+        return scripts, None
+    if name == "config" and any(w is None or str(w).lower().startswith("alias.") for w in args):
+        # A command written into git's configuration runs when the alias is used, maybe on this line.
+        return [], "git config writes an alias, a command git runs later"
+    return [], None
+
+
 def _git(args: Words) -> tuple[list[str], str | None]:
     scripts: list[str] = []
     for i, word in enumerate(args):
         if word is None:
             return scripts, "git is given a setting only known at run time"
         if not word.startswith("-"):
-            break  # the subcommand: later words are its own
+            if i == 0 or args[i - 1] not in ("-c", "-C", "--git-dir", "--work-tree", "--namespace"):
+                more, why = _git_subcommand(word, args[i + 1 :])
+                return scripts + more, why
+            continue
         if word.startswith("--config-env"):
             return scripts, "git takes a setting from the environment"
         if word == "-c" or (word.startswith("-c") and len(word) > 2):
