@@ -359,6 +359,15 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     deny_form="Bash({} *)",
     mode="bypassPermissions",
 )
+@example(
+    attempt=ths.ShellAttempt(
+        "npm test",
+        "rm",
+        "npm test; GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.z GIT_CONFIG_VALUE_0='!rm -rf x' git z",
+    ),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
 def test_deny_rule_program_never_runs(
     new_harness: Callable[[], Any],
     bash_oracle: ths.BashSandbox,
@@ -370,8 +379,8 @@ def test_deny_rule_program_never_runs(
 
     Quoted or escaped names, ``$'...'``, path-qualified binaries, globs, wrappers with options,
     compounds, substitutions, subshells, nested shells, and programs that start a command given in
-    an option or in their own code (real ``awk``, ``git``, ``tar``, ``sed``, ``perl``... run in the
-    sandbox); beside an allow rule for the visible
+    an option, in their own code or in their environment (real ``awk``, ``git``, ``tar``, ``sed``,
+    ``perl``... run in the sandbox); beside an allow rule for the visible
     part, in any mode (bypassPermissions included). A call that runs without anyone asked is
     given to a sandboxed bash: the denied program must not be among what it executes.
     """

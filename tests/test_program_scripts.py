@@ -6,6 +6,7 @@ import shlex
 
 import pytest
 
+from reference_impl.permissions._evaluated import hidden_code
 from reference_impl.permissions._programs import program_scripts
 
 
@@ -99,3 +100,28 @@ def test_code_that_may_start_anything_is_unknown(line: str) -> None:
 def test_programs_that_start_nothing_are_left_alone(line: str) -> None:
     """Ordinary uses of these programs give neither a script nor a reason."""
     assert _scripts(line) == ([], None)
+
+
+@pytest.mark.parametrize(
+    "assignment",
+    [
+        "GIT_SSH_COMMAND='rm x'",
+        "GIT_CONFIG_VALUE_0='!rm x'",
+        "GIT_CONFIG_PARAMETERS=x",
+        "PAGER=rm",
+        "LESSOPEN='|rm %s'",
+        "TAR_OPTIONS=--checkpoint-action=exec=rm",
+        "LD_PRELOAD=/tmp/x.so",
+        "NODE_OPTIONS=--require=/tmp/x.js",
+        "BASH_ENV=/tmp/x",
+    ],
+)
+def test_variables_other_programs_run_hide_code(assignment: str) -> None:
+    """A variable another program takes a command (or code to load) from hides code, like BASH_ENV."""
+    assert hidden_code(("git", "fetch"), ("git", "fetch"), (assignment,))
+
+
+@pytest.mark.parametrize("assignment", ["PYTHONPATH=src", "LANG=C", "FOO=bar", "GIT_AUTHOR_NAME=x"])
+def test_ordinary_variables_hide_nothing(assignment: str) -> None:
+    """Variables that name no command leave the command as it is."""
+    assert hidden_code(("git", "fetch"), ("git", "fetch"), (assignment,)) is None

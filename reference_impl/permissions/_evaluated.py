@@ -36,16 +36,26 @@ subscript in one, ``printf -v 'a[$(rm x)]'``, so a quoted string becomes a comma
 ``export``, ``unset`` and the like are their own constructs in the grammar: see :func:`mark_evaluated_code`.)"""
 
 _CODE_VARIABLES = re.compile(
-    r"^(BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_[^=]*|BASH_CMDS|BASH_ALIASES)"
+    r"^(BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_[^=]*|BASH_CMDS|BASH_ALIASES|"
+    # Commands other programs run from their environment, and code they load from it.
+    r"GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|"
+    r"GIT_PROXY_COMMAND|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_[0-9]+|GIT_CONFIG_VALUE_[0-9]+|"
+    r"SSH_ASKPASS|SUDO_ASKPASS|PAGER|MANPAGER|SYSTEMD_PAGER|EDITOR|VISUAL|FCEDIT|BROWSER|LESSOPEN|"
+    r"LESSCLOSE|TAR_OPTIONS|RSYNC_RSH|LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|PERL5OPT|NODE_OPTIONS|"
+    r"RUBYOPT)"
     r"(\[[^\]]*\])?\+?="
 )
 """Variables whose value bash itself runs or expands as code (start-up files, prompts, functions),
-or that change what a command name runs (``BASH_CMDS``, the hash table; ``BASH_ALIASES``)."""
+or that change what a command name runs (``BASH_CMDS``, the hash table; ``BASH_ALIASES``); and the
+variables other programs take a command from (``GIT_SSH_COMMAND``, ``PAGER``, ``EDITOR``,
+``LESSOPEN``, ...) or code to load (``LD_PRELOAD``, ``NODE_OPTIONS``, ``PERL5OPT``, ...)."""
 
 # What may hide code that only bash's own evaluation reveals; a cheap test before walking the tree.
 MAY_HIDE_CODE = re.compile(
     r"\$\{|\(\(|\$\[|\[\[|\[|declare|typeset|local|readonly|export|unset|"
-    r"BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_|BASH_CMDS|BASH_ALIASES"
+    r"BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_|BASH_CMDS|BASH_ALIASES|"
+    r"GIT_|ASKPASS|PAGER|EDITOR|VISUAL|FCEDIT|BROWSER|LESS|TAR_OPTIONS|RSYNC_RSH|LD_|DYLD_|PERL5OPT|"
+    r"NODE_OPTIONS|RUBYOPT"
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_]")
 _SUBSTRING = re.compile(r"^\$\{#?[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?:[^-=?+]")
