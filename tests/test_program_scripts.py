@@ -67,6 +67,10 @@ def test_commands_given_as_data_are_read(line: str, scripts: list[str]) -> None:
         "make -f /dev/null --eval='all:; rm x'",
         "git --config-env=core.pager=X log",
         "git config --global alias.z '!rm x'",
+        "python3",
+        "python3 -",
+        "perl -w",
+        "node",
     ],
 )
 def test_code_that_may_start_anything_is_unknown(line: str) -> None:
@@ -85,6 +89,8 @@ def test_code_that_may_start_anything_is_unknown(line: str) -> None:
         "perl -ne 'print if /x/' f",
         "python3 -c 'print(1 + 2)'",
         "python3 script.py -c 'import os'",
+        "python3 -m pytest -q",
+        "python3 --version",
         "node -e 'console.log(1)'",
         "git -c user.name=x commit",
         "git -C /tmp status",
@@ -125,3 +131,10 @@ def test_variables_other_programs_run_hide_code(assignment: str) -> None:
 def test_ordinary_variables_hide_nothing(assignment: str) -> None:
     """Variables that name no command leave the command as it is."""
     assert hidden_code(("git", "fetch"), ("git", "fetch"), (assignment,)) is None
+
+
+def test_code_an_interpreter_reads_from_its_here_document_is_judged() -> None:
+    """``python3 <<< 'print(1)'`` starts nothing; ``python3 - <<< 'import os'`` may start anything."""
+    assert program_scripts("python3", [], "print(1)") == ([], None)
+    assert program_scripts("python3", ["-"], "import os; os.system('rm x')")[1]
+    assert program_scripts("perl", [], "system('rm x')")[1]

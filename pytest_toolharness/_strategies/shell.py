@@ -174,7 +174,7 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     blank = draw(st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS)))
     # The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks)
     # are drawn as often as the plain joints.
-    kind = draw(st.one_of(st.integers(min_value=0, max_value=44), st.integers(min_value=16, max_value=25)))
+    kind = draw(st.one_of(st.integers(min_value=0, max_value=45), st.integers(min_value=16, max_value=25)))
     joiner = draw(st.sampled_from(_JOINERS))
     if kind <= 5:
         left, right = (hidden, allowed) if draw(st.booleans()) else (allowed, hidden)
@@ -219,6 +219,7 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
         39: f"{allowed}{joiner}perl -e 'system(q({hidden}))'",
         40: f"{allowed}{joiner}python3 -c 'import os; os.system(\"{hidden}\")'",
         41: f"{allowed}{joiner}make -f /dev/null --eval='all:; {hidden}'",
+        45: f"{allowed}{joiner}python3 - <<< 'import os; os.system(\"{hidden}\")'",
         # A command other programs take from their environment.
         42: f"{allowed}{joiner}TAR_OPTIONS=\"--checkpoint=1 --checkpoint-action='exec={hidden}'\" tar -cf /dev/null /etc/hostname",
         43: f"{allowed}{joiner}GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.z GIT_CONFIG_VALUE_0='!{hidden}' git z",

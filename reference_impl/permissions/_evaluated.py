@@ -231,7 +231,7 @@ def data_run_as_code(
                 if callback is None:
                     return None, f"{name} -C runs a callback only known at run time"
                 return callback, None
-    scripts, why = program_scripts(name, args)
+    scripts, why = program_scripts(name, args, stdin)
     if why is not None:
         return None, why
     return ("\n".join(scripts), None) if scripts else (None, None)

@@ -268,8 +268,11 @@ def _sed(args: Words) -> tuple[list[str], str | None]:
     return [], None
 
 
-def program_scripts(name: str, args: Words) -> tuple[list[str], str | None]:
-    """The shell commands program ``name`` runs from ``args``, and why more may run (or None)."""
+def program_scripts(name: str, args: Words, stdin: str | None = None) -> tuple[list[str], str | None]:
+    """The shell commands program ``name`` runs from ``args``, and why more may run (or None).
+
+    ``stdin`` is the text of its here-document or here-string, if it has one.
+    """
     if name == "tar":
         return _tar(args)
     if name == "split":
@@ -293,17 +296,34 @@ def program_scripts(name: str, args: Words) -> tuple[list[str], str | None]:
         return _sed(args)
     language = _interpreter(name)
     if language is not None:
-        options, pattern = _INTERPRETERS[language]
-        for i, word in enumerate(args):
-            if word is None:
-                return [], f"{name} is given code only known at run time"
-            code = _inline_code(word, args[i + 1] if i + 1 < len(args) else "", options)
-            if code is not False:
-                if code is None or pattern.search(str(code)):
-                    return [], f"{name} runs code that may start any program"
-                break
-            if not word.startswith("-"):
-                break  # a script file and its arguments
+        return _interpreter_code(name, language, args, stdin)
+    return [], None
+
+
+def _interpreter_code(
+    name: str, language: str, args: Words, stdin: str | None
+) -> tuple[list[str], str | None]:
+    """Why an interpreter's code may start a program: inline code, or code read from its input."""
+    options, pattern = _INTERPRETERS[language]
+    if any(word in ("-V", "--version", "-h", "--help") for word in args):
+        return [], None  # it prints and exits
+    for i, word in enumerate(args):
+        if word is None:
+            return [], f"{name} is given code only known at run time"
+        code = _inline_code(word, args[i + 1] if i + 1 < len(args) else "", options)
+        if code is not False:
+            if code is None or pattern.search(str(code)):
+                return [], f"{name} runs code that may start any program"
+            return [], None
+        if word in ("-", "/dev/stdin"):
+            break  # the program is its input
+        if not word.startswith("-"):
+            return [], None  # a script file and its arguments
+    # No code on the line and no script file: the interpreter runs what its input holds.
+    if stdin is None:
+        return [], f"{name} runs code read from its input"
+    if pattern.search(stdin):
+        return [], f"{name} runs code from its input that may start any program"
     return [], None
 
 
