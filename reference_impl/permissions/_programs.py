@@ -133,6 +133,16 @@ def _tar(args: Words) -> tuple[list[str], str | None]:
     return scripts, "tar runs a command only known at run time" if unknown else None
 
 
+# Programs (and git subcommands) with one option whose value is a command: (short, long) spellings.
+_COMMAND_OPTIONS = {"split": ("", "filter"), "sort": ("", "compress-program")}
+_GIT_COMMAND_OPTIONS = {"rebase": ("-x", "exec"), "difftool": ("-x", "extcmd")}
+
+
+def _command_option(what: str, args: Words, short: str, long: str) -> tuple[list[str], str | None]:
+    values, unknown = _option_values(args, short, long)
+    return values, f"{what} runs a command only known at run time" if unknown else None
+
+
 def _joined(words: Words) -> str | None:
     """``words`` as one shell command line (None when one is only known at run time)."""
     if any(w is None for w in words):
@@ -142,12 +152,8 @@ def _joined(words: Words) -> str | None:
 
 def _git_subcommand(name: str, args: Words) -> tuple[list[str], str | None]:
     """What a git subcommand runs: ``rebase -x``, ``bisect run``, ``submodule foreach``, filters, tools."""
-    if name == "rebase":
-        values, unknown = _option_values(args, "-x", "exec")
-        return values, "git rebase runs a command only known at run time" if unknown else None
-    if name == "difftool":
-        values, unknown = _option_values(args, "-x", "extcmd")
-        return values, "git difftool runs a command only known at run time" if unknown else None
+    if name in _GIT_COMMAND_OPTIONS:
+        return _command_option(f"git {name}", args, *_GIT_COMMAND_OPTIONS[name])
     if name in ("bisect", "submodule"):
         verb = "run" if name == "bisect" else "foreach"
         words = list(args)
@@ -275,12 +281,8 @@ def program_scripts(name: str, args: Words, stdin: str | None = None) -> tuple[l
     """
     if name == "tar":
         return _tar(args)
-    if name == "split":
-        values, unknown = _option_values(args, "", "filter")
-        return values, "split runs a filter only known at run time" if unknown else None
-    if name == "sort":
-        values, unknown = _option_values(args, "", "compress-program")
-        return values, "sort runs a program only known at run time" if unknown else None
+    if name in _COMMAND_OPTIONS:
+        return _command_option(name, args, *_COMMAND_OPTIONS[name])
     if name == "git":
         return _git(args)
     if name == "ssh":
