@@ -11,7 +11,7 @@ import asyncio
 import itertools
 import json
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -38,6 +38,7 @@ __all__ = [
     "SOURCES",
     "TOOL_OUTPUT",
     "Run",
+    "assert_runs_unasked",
     "covered_by_prefix",
     "edit_tool",
     "fetch_tool",
@@ -281,6 +282,14 @@ def run_calls(
 
 _ROOT: list[Path] = []
 _COUNTER = itertools.count()
+
+
+def assert_runs_unasked(
+    new_harness: Callable[[], Any], tool: ToolSpec, call: tuple[str, Mapping[str, Any]], mode: str, why: str
+) -> None:
+    """A control: the one ``call`` runs in ``mode`` without anyone asked (the host would say no)."""
+    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
+    assert (run.ran(), run.asked) == (1, []), f"{why}: {run.describe()}"
 
 
 def fresh_dir() -> Path:

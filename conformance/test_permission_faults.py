@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
+    assert_runs_unasked,
     edit_tool,
     fetch_tool,
     host_answering,
@@ -93,14 +94,13 @@ def test_only_a_read_only_path_read_inside_runs_unasked(new_harness: Callable[[]
 )
 def test_bypass_runs_a_redirection_to_an_ordinary_file(new_harness: Callable[[], Any], command: str) -> None:
     """PERM-5 (control for PERM-15): bypassPermissions runs a command that writes an ordinary file unasked."""
-    run = run_calls(
-        new_harness(),
-        [shell_tool()],
-        [("Bash", {"command": command})],
-        mode="bypassPermissions",
-        host=host_answering("deny"),
+    assert_runs_unasked(
+        new_harness,
+        shell_tool(),
+        ("Bash", {"command": command}),
+        "bypassPermissions",
+        f"{command!r} must run unasked",
     )
-    assert (run.ran(), run.asked) == (1, []), f"{command!r} must run unasked: {run.describe()}"
 
 
 @requires("execution", "permissions", "hooks", "command_hooks", "host_callback")

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from conformance._strategies_permissions import (
     MODES,
     Run,
+    assert_runs_unasked,
     edit_tool,
     host_answering,
     mcp_tool_spec,
@@ -710,11 +711,10 @@ def test_protected_paths_are_never_auto_allowed(
 @given(path=st.sampled_from(["src/app.py", "notes.txt", "git/hooks.md", "my.vscode.txt"]))
 def test_ordinary_paths_are_still_auto_allowed(new_harness: Callable[[], Any], path: str) -> None:
     """PERM-15 (control): acceptEdits still allows an ordinary edit inside the working directory."""
-    run = run_calls(
-        new_harness(),
-        [edit_tool()],
-        [("Edit", {"file_path": path})],
-        mode="acceptEdits",
-        host=host_answering("deny"),
+    assert_runs_unasked(
+        new_harness,
+        edit_tool(),
+        ("Edit", {"file_path": path}),
+        "acceptEdits",
+        f"acceptEdits must allow editing {path!r}",
     )
-    assert (run.ran(), run.asked) == (1, []), f"acceptEdits must allow editing {path!r}: {run.describe()}"

@@ -200,12 +200,12 @@ def test_a_shared_server_that_is_gone_means_plain_commands(
 
 
 def test_prewarm_makes_the_tls_context_and_the_sdk_validators_before_a_fork() -> None:
-    """What a fork server imports (reference_impl.agent._prewarm) leaves a child nothing of either to make."""
+    """What a fork server imports (reference_impl.prewarm) leaves a child nothing of either to make."""
     code = (
         "import anthropic.types as T\n"
         "from pydantic._internal._mock_val_ser import MockValSer\n"
         "assert isinstance(T.Message.__pydantic_validator__, MockValSer), 'built before the import'\n"
-        "import reference_impl.agent._prewarm\n"
+        "import reference_impl.prewarm\n"
         "from reference_impl.agent._cli import tls_context\n"
         "assert tls_context.cache_info().currsize == 1, 'no TLS context made'\n"
         "assert tls_context() is tls_context(), 'a second context'\n"

@@ -9,6 +9,7 @@ fixture starts the runs of the module's selected tests two at a time.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -40,13 +41,10 @@ def _tests(prefix: str, count: int) -> str:
     )
 
 
-def test_a_shared_run_module_runs_on_one_worker(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Under the default isolation (two workers), every test of test_wire.py runs on the same worker."""
-    assert "test_wire.py" in SHARED_RUN_MODULES
-    suite = make_suite(pytester, _RECORDING + _tests("plain", 12))
-    (pytester.path / "suite" / "test_wire.py").write_text("import pytest\n" + _RECORDING + _tests("wire", 12))
+def _run_on_two_workers(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, suite: str
+) -> tuple[pytest.RunResult, list[dict[str, Any]]]:
+    """Run the fake ``suite`` under the default isolation with two workers; the result and what each test recorded."""
     log = pytester.path / "runs.jsonl"
     monkeypatch.setenv("SHARED_RUNS_LOG", str(log))
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
@@ -61,8 +59,19 @@ def test_a_shared_run_module_runs_on_one_worker(
         "suite",
         timeout=300,
     )
+    runs = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return result, runs
+
+
+def test_a_shared_run_module_runs_on_one_worker(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the default isolation (two workers), every test of test_wire.py runs on the same worker."""
+    assert "test_wire.py" in SHARED_RUN_MODULES
+    suite = make_suite(pytester, _RECORDING + _tests("plain", 12))
+    (pytester.path / "suite" / "test_wire.py").write_text("import pytest\n" + _RECORDING + _tests("wire", 12))
+    result, runs = _run_on_two_workers(pytester, monkeypatch, suite)
     result.assert_outcomes(passed=24)
-    runs = [json.loads(line) for line in log.read_text().splitlines()]
     wire_workers = {r["worker"] for r in runs if r["test"].startswith("wire_")}
     plain_workers = {r["worker"] for r in runs if r["test"].startswith("plain_")}
     assert len(wire_workers) == 1, f"test_wire.py was split: {runs}"
@@ -139,22 +148,8 @@ def test_a_heavy_test_is_dispatched_before_the_single_tests_collected_before_it(
     """Collected last, a ``toolharness_heavy`` test is still the first test its worker runs."""
     heavy = '\n@pytest.mark.toolharness_heavy\n@pytest.mark.requirement("PAIR-1", "MUST")\ndef test_heavy():\n    record("heavy")\n'
     suite = make_suite(pytester, _RECORDING + _tests("plain", 12) + heavy)
-    log = pytester.path / "runs.jsonl"
-    monkeypatch.setenv("SHARED_RUNS_LOG", str(log))
-    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
-    result = pytester.runpytest_subprocess(
-        "--toolharness-conformance",
-        "-o",
-        suite,
-        "--toolharness-adapter=myadapter:make",
-        "--toolharness-isolation=process",
-        "-p",
-        "no:hypothesispytest",
-        "suite",
-        timeout=300,
-    )
+    result, runs = _run_on_two_workers(pytester, monkeypatch, suite)
     result.assert_outcomes(passed=13)
-    runs = [json.loads(line) for line in log.read_text().splitlines()]
     worker = next(r["worker"] for r in runs if r["test"] == "heavy")
     assert worker, f"the heavy test ran outside a worker: {runs}"
     assert next(r["test"] for r in runs if r["worker"] == worker) == "heavy", runs

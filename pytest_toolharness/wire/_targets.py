@@ -53,7 +53,7 @@ _PLACEHOLDER = re.compile(r"(?<!\$)\{[A-Za-z_][A-Za-z0-9_]*\}")
 # What the reference CLI imports, at start or when it first needs it (an MCP server to connect).
 _REFERENCE_PRELOAD = (
     "reference_impl",
-    "reference_impl.agent._prewarm",
+    "reference_impl.prewarm",
     "mcp",
     "mcp.client.stdio",
     "mcp_types",

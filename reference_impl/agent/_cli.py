@@ -295,7 +295,7 @@ def tls_context() -> ssl.SSLContext:
     """The API client's TLS settings (the SDK's own defaults), made once per process.
 
     Loading the CA bundle costs about a quarter of a second of CPU; a process forked after this was
-    called (:mod:`reference_impl.agent._prewarm`) shares it instead of loading it again.
+    called (:mod:`reference_impl.prewarm`) shares it instead of loading it again.
     """
     import httpx2
 
