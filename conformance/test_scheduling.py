@@ -1,4 +1,4 @@
-"""Scheduling: CONC-1, CONC-2, CONC-4, CONC-5 (CONC-3 is in test_pool.py).
+"""Scheduling: CONC-1, CONC-2, CONC-4, CONC-5 (an abort, and a deny that interrupts; CONC-3 is in test_pool.py).
 
 Overlap is judged from the call recorder's sequence numbers, never from wall-clock time.
 """
@@ -6,11 +6,11 @@ Overlap is judged from the call recorder's sequence numbers, never from wall-clo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import (
@@ -25,7 +25,14 @@ from conformance._strategies_execution import (
     tool_use,
 )
 from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import ExecutionScenario, ToolBehavior
+from pytest_toolharness.adapters._specs import (
+    ExecutionScenario,
+    HookSpec,
+    HostAnswer,
+    HostSpec,
+    RuleSpec,
+    ToolBehavior,
+)
 
 FALLBACK_GATE = 2.0
 """Seconds after which a gate opens anyway, so a harness that serialises calls finishes (and fails)."""
@@ -226,3 +233,85 @@ def test_abort_starts_nothing_and_answers_unfinished(
             message = f"{use['id']} had not finished at the abort but got {result}"
             assert is_error(result), message
             assert text_of(result).strip(), message
+
+
+@requires("execution", "permissions", "host_callback", "host_interrupt")
+@pytest.mark.requirement("CONC-5", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    safe=st.lists(st.booleans(), min_size=2, max_size=5),
+    position=st.integers(0, 4),
+    who=st.sampled_from(["host", "hook"]),
+)
+@example(safe=[False, False, False], position=1, who="host")
+@example(safe=[True, True, True, True], position=1, who="hook")
+@example(safe=[True, False, True], position=0, who="host")
+def test_interrupting_denial_stops_the_batch(
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    safe: list[bool],
+    position: int,
+    who: str,
+) -> None:
+    """The CONC-5 property for a deny that interrupts, stated below.
+
+    CONC-5: a user who rejects a prompt and stops the agent (the host's deny with ``interrupt``, or a
+    PermissionRequest hook's in the user's place) aborts the batch. That call's result is an error
+    carrying the denial's message; no call that had to wait for it starts; every call that never
+    started gets an error result; the calls that had to finish before it keep their success.
+    """
+    if who == "hook" and "hooks" not in toolharness_capabilities:
+        who = "host"
+    count = len(safe)
+    position %= count
+    asked_name = NAMES[position]
+    tools = [
+        ok_tool(NAMES[i], ToolBehavior("sleep", seconds=0.005), concurrency_safe=s, read_only=s)
+        for i, s in enumerate(safe)
+    ]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(count)]
+    rules = [RuleSpec(t.name, "ask" if t.name == asked_name else "allow") for t in tools]
+    message = "stop: the user wants to do this differently"
+
+    def answer(name: str, _input: Mapping[str, Any]) -> HostAnswer:
+        if name == asked_name and who == "host":
+            return HostAnswer("deny", message=message, interrupt=True)
+        return HostAnswer("allow")
+
+    hooks = [HookSpec("PermissionRequest", "deny_interrupt", matcher=asked_name, reason=message)]
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            tools,
+            uses,
+            rules=rules,
+            host=HostSpec(answer=answer),
+            hooks=hooks if who == "hook" else (),
+        )
+    check_pairing(run)
+    by_id = run.results_by_id()
+    denied = by_id[uses[position]["id"]]
+    assert is_error(denied), f"the call the {who} denied got {denied}"
+    assert message in text_of(denied), f"the {who}'s message is not in the denied call's result {denied}"
+    started = set(run.recorder.started())
+    assert uses[position]["id"] not in started, f"{uses[position]['id']} was denied, yet it ran"
+    for i in range(count):
+        tool_use_id = uses[i]["id"]
+        # Calls ordered with the denied one: an unsafe call on either side, or one between, orders them.
+        between = safe[min(i, position) : max(i, position) + 1]
+        ordered = not all(between)
+        if i > position and ordered:
+            assert tool_use_id not in started, (
+                f"{tool_use_id} had to wait for {uses[position]['id']}, which the {who} denied with an "
+                f"interrupt, yet it started (safe flags {safe})"
+            )
+        if i < position and ordered:
+            assert not is_error(by_id[tool_use_id]), (
+                f"{tool_use_id} finished before {uses[position]['id']} was asked, yet the interrupt "
+                f"turned its result into {by_id[tool_use_id]}"
+            )
+        if i != position and tool_use_id not in started:
+            never_ran = f"{tool_use_id} never ran after the interrupt, but got {by_id[tool_use_id]}"
+            assert is_error(by_id[tool_use_id]), never_ran
+            assert text_of(by_id[tool_use_id]).strip(), never_ran

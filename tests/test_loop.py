@@ -33,12 +33,15 @@ from reference_impl import (
     Hooks,
     LoopResult,
     PermissionContext,
+    PermissionResult,
+    PermissionResultDeny,
     PermissionTarget,
     RequestBuilder,
     Tool,
     ToolContext,
     ToolOutput,
     ToolPermissionCheck,
+    ToolPermissionContext,
     build_tool,
     mcp_tool,
     rules_from_strings,
@@ -577,6 +580,58 @@ def test_abort_mid_batch_leaves_a_valid_transcript(tmp_path: Path) -> None:
     assert [r.status for r in requests] == [200, 200]
     # The new prompt merged into the user message after the results.
     assert [b["type"] for b in user_blocks(requests[1], -1)] == ["tool_result", "tool_result", "text"]
+
+
+def test_a_deny_that_interrupts_ends_the_turn(tmp_path: Path) -> None:
+    """CONC-5: the user rejects a prompt and stops the agent: the call queued behind it never starts,
+    both get error results, and the loop sends no further request until the next prompt."""
+    calls: list[str] = []
+    asked: list[str] = []
+
+    async def host(
+        name: str, tool_input: dict[str, Any], _context: ToolPermissionContext
+    ) -> PermissionResult:
+        asked.append(str(tool_input["text"]))
+        return PermissionResultDeny(message="no, do it differently", interrupt=True)
+
+    script = [
+        AssistantTurn(
+            [
+                ToolUseBlock(tool_use_id(1), "Echo", {"text": "first"}),
+                ToolUseBlock(tool_use_id(2), "Echo", {"text": "second"}),
+            ]
+        ),
+        AssistantTurn.text("as you wish"),
+    ]
+    context = PermissionContext(rules=rules_from_strings(["Echo"], "ask", "projectSettings"), can_prompt=True)
+    with ScriptedApiServer(script) as server:
+
+        async def body(session: AgentSession) -> tuple[LoopResult, int]:
+            first = await session.run("go")
+            sent = len(server.message_requests)
+            await session.run("then what?")
+            return first, sent
+
+        first, sent_in_first = in_session(
+            server,
+            tmp_path,
+            body,
+            tools=[echo_tool(calls, safe=False)],
+            permission_context=context,
+            can_use_tool=host,
+        )
+        requests = server.message_requests
+    assert first.stop_reason == "aborted"
+    assert sent_in_first == 1
+    assert asked == ["first"]
+    assert calls == []
+    last = first.transcript[-1]
+    assert isinstance(last, dict)
+    results = [b for b in last["content"] if isinstance(b, dict) and b["type"] == "tool_result"]
+    assert [r["tool_use_id"] for r in results] == [tool_use_id(1), tool_use_id(2)]
+    assert all(r["is_error"] for r in results)
+    assert "no, do it differently" in json.dumps(results[0]["content"])
+    assert [r.status for r in requests] == [200, 200]
 
 
 def test_abort_while_waiting_for_the_model(tmp_path: Path) -> None:

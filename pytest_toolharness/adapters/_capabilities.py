@@ -138,6 +138,11 @@ CAPABILITIES: Mapping[str, Capability] = _table(
     ),
     Capability("host_callback", "asking the host (user) when a decision is ask", feature_of="execution"),
     Capability(
+        "host_interrupt",
+        "a deny from the host, or from a PermissionRequest hook, that also interrupts the batch",
+        feature_of="execution",
+    ),
+    Capability(
         "settings_files",
         "the scenario's settings files from several sources: rules, defaultMode, additionalDirectories, "
         "blockWritesOutsideWorkingDirectories, denyInsteadOfPrompting",

@@ -140,9 +140,10 @@ class ConversationCapability(TranscriptCapability, Protocol):
 class ExecutionCapability(Protocol):
     """``execution``: turn one assistant turn's tool_use blocks into the next user message.
 
-    The capabilities ``hooks``, ``command_hooks``, ``host_callback``, ``abort``, ``timeouts`` and
-    ``result_persistence`` are features of this one method (the scenario's ``hooks``, ``host``,
-    ``abort``, ``call_timeout`` and ``session_dir``); declaring one of them needs ``execution`` too.
+    The capabilities ``hooks``, ``command_hooks``, ``host_callback``, ``host_interrupt``, ``abort``,
+    ``timeouts`` and ``result_persistence`` are features of this one method (the scenario's ``hooks``,
+    ``host``, ``abort``, ``call_timeout`` and ``session_dir``); declaring one of them needs
+    ``execution`` too.
     """
 
     async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:

@@ -341,6 +341,7 @@ HookOutcomeKind: TypeAlias = Literal[
     "stop",
     "system_message",
     "block_once",
+    "deny_interrupt",
 ]
 
 
@@ -356,7 +357,8 @@ class HookSpec:
     ``update_output`` (PostToolUse ``updatedMCPToolOutput``), ``stop`` (``continue: false`` with
     ``stopReason`` = ``reason``), ``system_message`` (``systemMessage`` = ``context``), ``block_once``
     (Stop / SubagentStop: block with ``reason`` unless the input says ``stop_hook_active``; see
-    :meth:`output_for`). ``as_command`` says whether to run it as a command hook (a real subprocess)
+    :meth:`output_for`), ``deny_interrupt`` (PermissionRequest: deny with ``interrupt: true``, which
+    also stops the batch; capability ``host_interrupt``). ``as_command`` says whether to run it as a command hook (a real subprocess)
     or an in-process callback.
 
     Lifecycle events (UserPromptSubmit, Stop, SessionStart, ...) are run by an agent loop
@@ -410,13 +412,11 @@ class HookSpec:
                 if self.updated_input is not None:
                     decision["updatedInput"] = dict(self.updated_input)
                 return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
-            if self.outcome == "deny":
-                return {
-                    "hookSpecificOutput": {
-                        "hookEventName": "PermissionRequest",
-                        "decision": {"behavior": "deny", "message": self.reason},
-                    }
-                }
+            if self.outcome in ("deny", "deny_interrupt"):
+                denial: dict[str, Any] = {"behavior": "deny", "message": self.reason}
+                if self.outcome == "deny_interrupt":
+                    denial["interrupt"] = True
+                return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": denial}}
             return {} if self.outcome == "none" else None
         specific: dict[str, Any] = {"hookEventName": self.event}
         if self.outcome in ("allow", "ask", "deny"):
@@ -451,11 +451,16 @@ class HookSpec:
 
 @dataclass(frozen=True, slots=True)
 class HostAnswer:
-    """What the host (user or embedding application) answers when asked about a call."""
+    """What the host (user or embedding application) answers when asked about a call.
+
+    ``interrupt`` (with ``deny``) also stops the batch, as a user who rejects a prompt and stops the
+    agent does (the SDK's ``PermissionResultDeny(interrupt=True)``; capability ``host_interrupt``).
+    """
 
     behavior: Literal["allow", "deny"]
     updated_input: Mapping[str, Any] | None = None
     message: str = "the user said no"
+    interrupt: bool = False
 
 
 @dataclass(slots=True)

@@ -525,7 +525,8 @@ class AgentSession:
         if tool_uses:
             results = finish_batch(tool_uses, outcomes, ctx)
             self.entries.append(cast(MessageParam, {"role": "user", "content": results}))
-        if stop_reason == "tool_use" and abort is not None and abort.is_set():
+        if stop_reason == "tool_use" and (executor.aborted or (abort is not None and abort.is_set())):
+            # An abort, or a user's deny that interrupts: the results are kept, no further request.
             stop_reason = "aborted"
         return blocks, stop_reason
 

@@ -278,12 +278,15 @@ async def run_tool_use(
             return _error(tool_use_id, f"A PreToolUse hook's updated input was rejected: {problem}")
         tool_input = dict(pre.updated_input)
 
+    interrupts = False  # a deny from the user (or a hook in their place) that also stops the batch
     try:  # PERM-14: no exception escapes the permission stage; an internal error denies
         decision = decide_permission(
             tool, tool_input, ctx.permission_context, hook_verdict=pre.verdict, tool_context=tool_context
         )
         if decision.behavior == "ask":
-            decision, tool_input = await _resolve_ask(tool, tool_input, decision, ctx, tool_context, control)
+            decision, tool_input, interrupts = await _resolve_ask(
+                tool, tool_input, decision, ctx, tool_context
+            )
     except asyncio.CancelledError:
         raise
     except Exception as exc:
@@ -302,6 +305,7 @@ async def run_tool_use(
                 tool_use_id, decision.message or f"Permission to use {tool.name} has been denied."
             ),
             tuple(extra),
+            interrupts=interrupts,
         )
 
     if control.aborted:
@@ -400,9 +404,11 @@ async def _resolve_ask(
     decision: PermissionDecision,
     ctx: ExecutionContext,
     tool_context: ToolContext,
-    control: CallControl,
-) -> tuple[PermissionDecision, Mapping[str, Any]]:
-    """Settle an ask: PermissionRequest hooks, then the host, else deny (PERM-8). Never an allow by default."""
+) -> tuple[PermissionDecision, Mapping[str, Any], bool]:
+    """Settle an ask: PermissionRequest hooks, then the host, else deny (PERM-8). Never an allow by default.
+
+    The decision, the input it is for, and whether a deny also interrupts the batch.
+    """
     request = await run_permission_request(
         ctx.hooks,
         tool_name=tool.name,
@@ -414,13 +420,17 @@ async def _resolve_ask(
     if request.decision is not None:
         answer = request.decision
         if answer.behavior == "deny":
-            return PermissionDecision(
-                "deny",
-                DecisionReason("permission_request_hook", hook=answer.hook, detail=answer.message),
-                message=answer.message
-                or f"Permission to use {tool.name} was denied by a PermissionRequest hook.",
-            ), tool_input
-        return _approve(
+            return (
+                PermissionDecision(
+                    "deny",
+                    DecisionReason("permission_request_hook", hook=answer.hook, detail=answer.message),
+                    message=answer.message
+                    or f"Permission to use {tool.name} was denied by a PermissionRequest hook.",
+                ),
+                tool_input,
+                answer.interrupt,
+            )
+        return *_approve(
             tool,
             tool_input,
             answer.updated_input,
@@ -429,45 +439,53 @@ async def _resolve_ask(
             DecisionReason(
                 "permission_request_hook", hook=answer.hook, detail="allowed by a PermissionRequest hook"
             ),
-        )
+        ), False
     if ctx.can_use_tool is None or not ctx.permission_context.can_prompt:
-        return PermissionDecision(
-            "deny",
-            DecisionReason("headless", detail=decision.message),
-            message=f"Permission to use {tool.name} was not granted: {decision.message} Nobody can be asked in this session, and no PermissionRequest hook decided.",
-        ), tool_input
+        return (
+            PermissionDecision(
+                "deny",
+                DecisionReason("headless", detail=decision.message),
+                message=f"Permission to use {tool.name} was not granted: {decision.message} Nobody can be asked in this session, and no PermissionRequest hook decided.",
+            ),
+            tool_input,
+            False,
+        )
     try:
         host_answer = await ctx.can_use_tool(
             tool.name,
             dict(tool_input),
             ToolPermissionContext(
-                signal=control.abort, reason=decision.message, tool_use_id=tool_context.tool_use_id
+                signal=tool_context.abort, reason=decision.message, tool_use_id=tool_context.tool_use_id
             ),
         )
     except Exception as exc:  # a failing host never allows
-        return PermissionDecision(
-            "deny",
-            DecisionReason("host", detail=f"the host failed: {exc!r}"),
-            message=f"Permission to use {tool.name} was not granted: the permission prompt failed.",
-        ), tool_input
+        return (
+            PermissionDecision(
+                "deny",
+                DecisionReason("host", detail=f"the host failed: {exc!r}"),
+                message=f"Permission to use {tool.name} was not granted: the permission prompt failed.",
+            ),
+            tool_input,
+            False,
+        )
     if isinstance(host_answer, PermissionResultAllow):
-        return _approve(
+        return *_approve(
             tool,
             tool_input,
             host_answer.updated_input,
             ctx,
             tool_context,
             DecisionReason("host", detail="allowed by the host"),
-        )
+        ), False
     message = (
         getattr(host_answer, "message", "")
         or f"The user doesn't want to proceed with this tool use. The tool use ({tool.name}) was rejected."
     )
-    if getattr(host_answer, "interrupt", False):
-        control.abort.set()
-    return PermissionDecision(
-        "deny", DecisionReason("host", detail="denied by the host"), message=message
-    ), tool_input
+    return (
+        PermissionDecision("deny", DecisionReason("host", detail="denied by the host"), message=message),
+        tool_input,
+        getattr(host_answer, "interrupt", False) is True,
+    )
 
 
 def _approve(

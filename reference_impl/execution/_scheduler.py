@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias, cast
 
 from anthropic.types import ToolResultBlockParam, ToolUseBlockParam
@@ -63,6 +63,8 @@ class ToolRunOutcome:
     ``context_modifier`` maps the shared state for later calls; the executor honours it only for a
     call that is not concurrency safe (EXEC-4). ``failed`` marks a failure (a failing shell-type call
     cancels its shell-type siblings). ``synthetic`` marks an outcome the executor made up.
+    ``interrupts`` aborts the rest of the batch once this outcome is recorded: the user (or a
+    PermissionRequest hook in their place) denied the call and asked to stop (CONC-5).
     """
 
     result: ToolResultBlockParam
@@ -70,6 +72,7 @@ class ToolRunOutcome:
     context_modifier: ContextModifier | None = None
     failed: bool = False
     synthetic: bool = False
+    interrupts: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,7 +373,7 @@ class StreamingToolExecutor:
         if result.get("is_error") and not _has_text(result.get("content")):
             # PAIR-3: an error must say something.
             fixed = synthetic_error_result(call.tool_use_id, f"{call.name} failed without a message")
-            return ToolRunOutcome(fixed, outcome.extra_blocks, outcome.context_modifier, outcome.failed)
+            return replace(outcome, result=fixed, synthetic=False)
         return outcome
 
     def _ended(self, call: _Call, outcome: ToolRunOutcome | None) -> None:
@@ -401,6 +404,9 @@ class StreamingToolExecutor:
             call.outcome = outcome
             if outcome.failed and call.shell:
                 self._cancel_shell_siblings(call)
+            if outcome.interrupts:
+                # After this call's own outcome is kept: the denial's message reaches the model.
+                self.abort()
         self._process_queue()
         self._wake()
 

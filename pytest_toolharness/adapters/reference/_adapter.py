@@ -388,7 +388,7 @@ def _host_callback(host: HostSpec) -> Any:
         answer: HostAnswer = host.ask(name, tool_input)
         if answer.behavior == "allow":
             return PermissionResultAllow(updated_input=answer.updated_input)
-        return PermissionResultDeny(message=answer.message)
+        return PermissionResultDeny(message=answer.message, interrupt=answer.interrupt)
 
     return can_use_tool
 
@@ -440,6 +440,7 @@ class ReferenceAdapter:
             "hooks",
             "command_hooks",
             "host_callback",
+            "host_interrupt",
             "settings_files",
             "abort",
             "timeouts",
