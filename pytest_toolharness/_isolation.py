@@ -344,6 +344,18 @@ def _shared_run_scheduler(config: pytest.Config, log: Any) -> Any:
             module = nodeid.split("::", 1)[0]
             return module if module.rsplit("/", 1)[-1] in SHARED_RUN_MODULES else nodeid
 
+        def _assign_work_unit(self, node: Any) -> None:
+            # A worker can die while another's death is being handled: xdist tells of it later,
+            # but sending it work fails now. The unit goes back to the front of the queue for a live
+            # worker (or the fresh one that replaces this one), not into an internal error of the run.
+            scope = next(iter(self.workqueue))
+            try:
+                super()._assign_work_unit(node)
+            except OSError:
+                unit = self.assigned_work[node].pop(scope)
+                self.workqueue[scope] = unit
+                self.workqueue.move_to_end(scope, last=False)
+
         def remove_node(self, node: Any) -> str | None:
             # As loadscope's, but the test that was running when the worker died is not queued
             # again: xdist reports it as crashed, and run again it would take every fresh worker down.

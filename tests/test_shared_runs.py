@@ -9,11 +9,12 @@ fixture starts the runs of the module's selected tests two at a time.
 from __future__ import annotations
 
 import json
+import types
 from typing import Any
 
 import pytest
 
-from pytest_toolharness._isolation import SHARED_RUN_MODULES
+from pytest_toolharness._isolation import SHARED_RUN_MODULES, _shared_run_scheduler
 from tests._fake_suite import make_suite
 
 pytestmark = pytest.mark.usefixtures("_no_step_summary")
@@ -153,3 +154,49 @@ def test_a_heavy_test_is_dispatched_before_the_single_tests_collected_before_it(
     worker = next(r["worker"] for r in runs if r["test"] == "heavy")
     assert worker, f"the heavy test ran outside a worker: {runs}"
     assert next(r["test"] for r in runs if r["worker"] == worker) == "heavy", runs
+
+
+class _Worker:
+    """What the scheduler sees of an xdist worker: a pipe that takes commands, or is broken."""
+
+    def __init__(self, name: str) -> None:
+        self.gateway = types.SimpleNamespace(id=name)
+        self.shutting_down = False
+        self.pipe_broken = False
+        self.sent: list[list[int]] = []
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        if self.pipe_broken:
+            # What execnet raises when the process at the other end is gone.
+            raise OSError("cannot send (already closed?)")
+        self.sent.append(list(indices))
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def test_a_second_worker_dying_while_the_first_is_handled_is_no_internal_error(
+    pytester: pytest.Pytester,
+) -> None:
+    """Both workers die at once: the first's death reschedules onto the second, whose pipe is already
+    broken although xdist has not said so yet. The unit goes back to the queue (for the fresh worker
+    xdist starts) instead of an internal error that ends the whole run without a report."""
+    config = pytester.parseconfig("--tx", "2*popen")
+    scheduler = _shared_run_scheduler(config, None)
+    first, second = _Worker("gw0"), _Worker("gw1")
+    tests = [f"conformance/test_x.py::test_{i}" for i in range(8)]
+    for worker in (first, second):
+        scheduler.add_node(worker)
+        scheduler.add_node_collection(worker, tests)
+    scheduler.schedule()
+    assert first.sent
+    assert second.sent
+    second.pipe_broken = True
+    queued = len(scheduler.workqueue)
+    crashed = scheduler.remove_node(first)  # must not raise
+    assert crashed == tests[first.sent[0][0]]
+    # Everything the first worker had not run, and nothing sent to the broken one, is still to run.
+    assert len(scheduler.workqueue) >= queued
+    assert all(len(unit) for unit in scheduler.assigned_work[second].values())
+    left = {nodeid for unit in scheduler.workqueue.values() for nodeid in unit}
+    assert left | {crashed} | {t for u in scheduler.assigned_work[second].values() for t in u} == set(tests)
