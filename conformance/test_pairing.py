@@ -32,7 +32,7 @@ from conformance._strategies_execution import (
     tool_use,
 )
 from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import HookSpec, ToolBehavior
+from pytest_toolharness.adapters._specs import HookSpec, ToolBehavior, ToolSpec
 
 SHELL_KINDS = ("shell_ok", "shell_raise")
 RULE_KINDS = ("rule_deny", "headless_ask")
@@ -296,6 +296,75 @@ def test_failures_are_errors_with_text(
     is_error true and non-empty text; a successful one is not marked as an error.
     """
     check_errors_have_text(*run_plan(new_harness, kinds, toolharness_capabilities))
+
+
+# A schema with a parameter at the top level, one inside an object and one inside an array, so an
+# error text that says "(root)" or nothing where the parameter was is told apart from one that names it.
+SEARCH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string"},
+        "options": {
+            "type": "object",
+            "properties": {"max_depth": {"type": "integer"}},
+            "required": ["max_depth"],
+        },
+        "globs": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["pattern"],
+}
+# (the input, the parameter the text must name): each breaks the schema in one place only.
+SCHEMA_BREAKS: list[tuple[dict[str, Any], str]] = [
+    ({}, "pattern"),
+    ({"pattern": 7}, "pattern"),
+    ({"pattern": "x", "options": {}}, "max_depth"),
+    ({"pattern": "x", "options": {"max_depth": "deep"}}, "max_depth"),
+    ({"pattern": "x", "options": "deep"}, "options"),
+    ({"pattern": "x", "globs": "*.py"}, "globs"),
+]
+
+
+@requires("execution")
+@pytest.mark.requirement("PAIR-3", "MUST")
+@settings(max_examples=12, deadline=None)
+@given(breaks=st.lists(st.sampled_from(SCHEMA_BREAKS), min_size=1, max_size=3), ok_first=st.booleans())
+@example(breaks=[({"pattern": "x", "options": {"max_depth": "deep"}}, "max_depth")], ok_first=False)
+@example(breaks=[({"pattern": 7}, "pattern"), ({"pattern": "x", "globs": "*.py"}, "globs")], ok_first=True)
+def test_schema_errors_name_the_parameter(
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: Capabilities,
+    breaks: list[tuple[dict[str, Any], str]],
+    ok_first: bool,
+) -> None:
+    """The PAIR-3 property for input that fails the schema, stated below.
+
+    PAIR-3: the error text tells the model what went wrong: for an input that breaks the tool's
+    schema in one place (a required parameter missing, a value of the wrong type, at the top level
+    or inside an object or array), the text names that parameter. A valid call beside them succeeds.
+    """
+    tool = ToolSpec(
+        name="Search",
+        description="Search the files.",
+        input_schema=SEARCH_SCHEMA,
+        behavior=ToolBehavior("text", text="found it"),
+    )
+    calls = [(f"toolu_{i:02d}_bad", tool_input, name) for i, (tool_input, name) in enumerate(breaks)]
+    valid = ("toolu_99_valid", {"pattern": "x", "options": {"max_depth": 2}, "globs": ["*.py"]}, "")
+    calls = [valid, *calls] if ok_first else [*calls, valid]
+    uses = [tool_use(tool_use_id, "Search", tool_input) for tool_use_id, tool_input, _ in calls]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, [tool], uses, rules=allow_rules([tool], toolharness_capabilities))
+    check_pairing(run)
+    by_id = run.results_by_id()
+    assert not is_error(by_id["toolu_99_valid"]), f"a valid call failed: {by_id['toolu_99_valid']}"
+    for tool_use_id, tool_input, name in calls:
+        if not name:
+            continue
+        result = by_id[tool_use_id]
+        assert is_error(result), f"{tool_input!r} breaks the schema, yet {tool_use_id} is no error: {result}"
+        assert name in text_of(result), (
+            f"the error for {tool_input!r} does not name the parameter {name!r}: {text_of(result)!r}"
+        )
 
 
 @requires("execution", "permissions", "hooks", "host_callback")
