@@ -270,6 +270,8 @@ class Planned:
     host_crashes: set[str] = field(default_factory=set)
     call_timeout: float | None = None
     needs_host: bool = False
+    reasons: dict[str, str] = field(default_factory=dict)
+    """Per failing id, the words of what went wrong that its error text must carry (PAIR-3)."""
 
     def options(self) -> dict[str, Any]:
         """Keyword arguments for :func:`execute`."""
@@ -281,7 +283,7 @@ class Planned:
                 if name in crashes:  # the permission prompt itself fails: never an allow
                     raise RuntimeError(f"the permission prompt for {name} crashed")
                 return (
-                    HostAnswer("deny", message=f"{name} rejected by the host")
+                    HostAnswer("deny", message=f"{name} rejected by the host")  # plan.reasons
                     if name in denies
                     else HostAnswer("allow")
                 )
@@ -324,6 +326,7 @@ def plan_batch(kinds: Sequence[str], *, permissions: bool = True) -> Planned:
         elif kind == "own_validation":
             flags["rejects_when"] = "forbidden"
             tool_input = {"n": index, "forbidden": True}
+            plan.reasons[tool_use_id] = ToolSpec(name, "", {}, rejects_when="forbidden").rejection_message()
         elif kind == "validation_crash":
             flags["validation_raises_when"] = "fragile"
             tool_input = {"n": index, "fragile": True}
@@ -331,8 +334,10 @@ def plan_batch(kinds: Sequence[str], *, permissions: bool = True) -> Planned:
             plan.rules.append(RuleSpec(name, "deny"))
         elif kind in ("raise", "shell_raise"):
             behavior = ToolBehavior("raise", message=f"{name} broke")
+            plan.reasons[tool_use_id] = f"{name} broke"
         elif kind == "hook_deny":
             plan.hooks.append(HookSpec("PreToolUse", "deny", matcher=name, reason=f"{name} blocked by hook"))
+            plan.reasons[tool_use_id] = f"{name} blocked by hook"
         elif kind == "hook_crash":
             plan.hooks.append(HookSpec("PreToolUse", "crash", matcher=name))
         elif kind == "hook_exit2":
@@ -347,6 +352,7 @@ def plan_batch(kinds: Sequence[str], *, permissions: bool = True) -> Planned:
             plan.rules.append(RuleSpec(name, "ask"))
             plan.host_denies.add(name)
             plan.needs_host = True
+            plan.reasons[tool_use_id] = f"{name} rejected by the host"
         elif kind == "host_crash":
             plan.rules.append(RuleSpec(name, "ask"))
             plan.host_crashes.add(name)

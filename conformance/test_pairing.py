@@ -275,6 +275,11 @@ def check_errors_have_text(plan: Any, run: Any) -> None:
         assert text_of(result).strip(), (
             f"{tool_use_id} ({plan.kinds[tool_use_id]}) is an error without text: {result}"
         )
+        reason = plan.reasons.get(tool_use_id)
+        assert reason is None or reason in text_of(result), (
+            f"{tool_use_id} ({plan.kinds[tool_use_id]}): the error does not say what went wrong "
+            f"({reason!r}): {text_of(result)!r}"
+        )
     for tool_use_id in plan.expected_successes():
         result = by_id.get(tool_use_id)
         assert result is not None, f"no tool_result for {tool_use_id}"
@@ -293,7 +298,8 @@ def test_failures_are_errors_with_text(
     """The PAIR-3 property, stated below.
 
     PAIR-3: a failed call's tool_result (unknown tool, invalid input, own validation, raise) has
-    is_error true and non-empty text; a successful one is not marked as an error.
+    is_error true and non-empty text that says what went wrong (the validator's message, the
+    exception's); a successful one is not marked as an error.
     """
     check_errors_have_text(*run_plan(new_harness, kinds, toolharness_capabilities))
 
@@ -375,7 +381,7 @@ def test_schema_errors_name_the_parameter(
 def test_denials_are_errors_with_text(
     new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
 ) -> None:
-    """PAIR-3: a call denied by a rule, a hook or the host (or whose permission prompt crashed) gets is_error and non-empty text too."""
+    """PAIR-3: a call denied by a rule, a hook or the host (or whose permission prompt crashed) gets is_error and non-empty text too; a hook's or the host's reason is in it."""
     check_errors_have_text(*run_plan(new_harness, kinds, toolharness_capabilities))
 
 

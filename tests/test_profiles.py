@@ -34,7 +34,7 @@ class Harness:
             elif not jsonschema.Draft202012Validator(dict(spec.input_schema)).is_valid(block["input"]):
                 text = "input does not match the schema"
             elif spec.rejects_when and block["input"].get(spec.rejects_when):
-                text = f"{spec.rejects_when} is not allowed"
+                text = spec.rejection_message()
             else:
                 try:
                     out = await spec.behavior.run(

@@ -312,6 +312,13 @@ class ToolSpec:
         """Whether the spec describes an MCP tool."""
         return self.mcp_server is not None
 
+    def rejection_message(self) -> str:
+        """What the tool's own validation says when ``rejects_when`` is in the input.
+
+        PAIR-3: the error result must carry it, so that the model learns what went wrong.
+        """
+        return f"{self.name} does not accept {self.rejects_when!r}"
+
 
 @dataclass(frozen=True, slots=True)
 class RuleSpec:

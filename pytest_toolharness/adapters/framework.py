@@ -174,7 +174,7 @@ async def run_behavior(
         # A framework tool validates inside its call: a broken validator is an exception there.
         raise RuntimeError(f"scripted: {spec.name}'s input validation is broken")
     if spec.rejects_when is not None and tool_input.get(spec.rejects_when):
-        raise ValueError(f"{spec.name}: input {spec.rejects_when!r} is not allowed")
+        raise ValueError(spec.rejection_message())
     value = await spec.behavior.run(tool_use_id, spec.name, tool_input, scenario.abort, scenario.recorder)
     if isinstance(value, ScriptedErrorResult):
         # A framework tool fails by raising: its error result is the framework's own failure path.

@@ -119,7 +119,7 @@ def _behaviour_options(spec: ToolSpec) -> dict[str, Any]:
             if raising is not None and raising in tool_input:
                 raise RuntimeError(f"scripted: {spec.name}'s input validation is broken")
             if rejected is not None and rejected in tool_input:
-                return ValidationResult.invalid(f"{spec.name} does not accept {rejected!r}")
+                return ValidationResult.invalid(spec.rejection_message())
             return ValidationResult.valid()
 
         options["validate_input"] = validate
