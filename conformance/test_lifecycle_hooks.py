@@ -38,7 +38,8 @@ def test_hook_inputs_carry_the_common_fields(new_harness: Callable[[], Any], mod
 
     Every input of the prompt and tool events has ``session_id``, ``transcript_path``,
     ``cwd`` (the session's), ``permission_mode`` (the session's mode), ``hook_event_name``; one session
-    id throughout; PreToolUse gets the validated input and the tool_use id, PostToolUse the response.
+    id throughout; PreToolUse gets the validated input and the tool_use id, PostToolUse the response,
+    which carries the tool's output.
     """
     events = ["UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
     hooks = [hook(e, "none", matcher="Echo" if "Tool" in e else None) for e in events]
@@ -67,6 +68,11 @@ def test_hook_inputs_carry_the_common_fields(new_harness: Callable[[], Any], mod
     post = loop.inputs_of("PostToolUse")
     assert len(post) == calls
     assert all("tool_response" in p for p in post)
+    # In the tool's own shape, whatever that is: it carries what the tool returned ("echoed").
+    shapes = [json.dumps(p["tool_response"]) for p in post]
+    assert all("echoed" in shape for shape in shapes), (
+        f"PostToolUse's tool_response lost the output: {shapes}"
+    )
     assert loop.inputs_of("UserPromptSubmit")[0]["prompt"] == "hello"
 
 
