@@ -368,6 +368,33 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     deny_form="Bash({}:*)",
     mode="bypassPermissions",
 )
+# env splits its -S string into a command its own way, however the option is spelled (session 7).
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test; env --split-string='rm -rf x'"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.ShellAttempt("git status", "rm", "git status && env -S 'rm\\_-rf\\_x'"),
+    deny_form="Bash({} *)",
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test; env -S '-i rm -rf x'"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+# A program the line makes under another name and runs by its path (session 7).
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test; cp /usr/bin/rm ./t; ./t -rf x"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.ShellAttempt("git status", "rm", "git status && ln -s /usr/bin/rm t && ./t -rf x"),
+    deny_form="Bash({} *)",
+    mode="bypassPermissions",
+)
 def test_deny_rule_program_never_runs(
     new_harness: Callable[[], Any],
     bash_oracle: ths.BashSandbox,
@@ -380,7 +407,8 @@ def test_deny_rule_program_never_runs(
     Quoted or escaped names, ``$'...'``, path-qualified binaries, globs, wrappers with options,
     compounds, substitutions, subshells, nested shells, and programs that start a command given in
     an option, in their own code or in their environment (real ``awk``, ``git``, ``tar``, ``sed``,
-    ``perl``... run in the sandbox); beside an allow rule for the visible
+    ``perl``, ``env``... run in the sandbox), ``env -S`` in any spelling, a program the line copies or
+    links under another name and runs; beside an allow rule for the visible
     part, in any mode (bypassPermissions included). A call that runs without anyone asked is
     given to a sandboxed bash: the denied program must not be among what it executes.
     """

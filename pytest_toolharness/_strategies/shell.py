@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -174,7 +175,8 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     blank = draw(st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS)))
     # The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks)
     # are drawn as often as the plain joints.
-    kind = draw(st.one_of(st.integers(min_value=0, max_value=45), st.integers(min_value=16, max_value=25)))
+    kind = draw(st.one_of(st.integers(min_value=0, max_value=51), st.integers(min_value=16, max_value=25)))
+    program, _, arguments = hidden.partition(" ")
     joiner = draw(st.sampled_from(_JOINERS))
     if kind <= 5:
         left, right = (hidden, allowed) if draw(st.booleans()) else (allowed, hidden)
@@ -224,6 +226,14 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
         42: f"{allowed}{joiner}TAR_OPTIONS=\"--checkpoint=1 --checkpoint-action='exec={hidden}'\" tar -cf /dev/null /etc/hostname",
         43: f"{allowed}{joiner}GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.z GIT_CONFIG_VALUE_0='!{hidden}' git z",
         44: f"{allowed}{joiner}export GIT_CONFIG_PARAMETERS=\"'alias.z=!{hidden}'\"; git z",
+        # env splits a string into a command, its own way, however the option is spelled.
+        46: f"{allowed}{joiner}env --split-string='{hidden}'",
+        47: f"{allowed}{joiner}env -vS'{hidden}'",
+        48: f"{allowed}{joiner}env -S '-i {hidden}'",
+        49: f'{allowed}{joiner}env --s="{hidden.replace(" ", chr(92) + "_")}"',
+        # A program the line makes under another name, then runs by its path.
+        50: f"{allowed}{joiner}cp /usr/bin/{program} ./t; ./t {arguments}",
+        51: f"{allowed}{joiner}ln -s /usr/bin/{program} t && ./t {arguments}",
     }
     return forms[kind]
 
@@ -250,8 +260,8 @@ def shell_attempts(
     Built from bash's grammar (lists, pipelines, substitutions, subshells, groups, here-documents,
     redirections, comments, quoting, escapes, blanks of every kind, wrappers with options, nested
     shells, programs that run a command given in an option or in their own code: ``tar``, ``git``,
-    ``split``, ``awk``, ``sed``, ``perl``, ``python3``, ``make``, or from their environment:
-    ``TAR_OPTIONS``, ``GIT_CONFIG_*``); some hide the payload where bash
+    ``split``, ``awk``, ``sed``, ``perl``, ``python3``, ``make``, ``env -S`` in its spellings, or from
+    their environment: ``TAR_OPTIONS``, ``GIT_CONFIG_*``); some hide the payload where bash
     does not run it. Shrinks toward ``prefix; payload``.
     """
     return _attempt(tuple(prefixes), tuple(payloads))
@@ -338,8 +348,10 @@ def evaluated_code_attempts(
 # --------------------------------------------------------------------------------------------
 # The oracle
 
+# Sourced by every program's shim, which sets ``name`` first: a copy, a link or a hashed path of a
+# shim (``cp /bin/rm ./t; ./t``, ``hash -p /bin/rm ls``) still records the program it stands for.
 _RECORDER = r"""#!/tmp/.oracle/bash
-name=${0##*/}
+name=${name:-${0##*/}}
 { printf '%s' "$name"; for a in "$@"; do printf '\037%s' "$a"; done; printf '\036'; } >> /tmp/.oracle/log/log
 skip_options() {  # $1: options taking an argument; sets REST
     local with="$1"; shift
@@ -415,8 +427,15 @@ _BIN_DIRS = ("/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/bin
 
 # Programs that run a command given in an option or in code of their own language: where installed,
 # the sandbox runs the real program after recording it, so what it starts is recorded too (``awk``'s
-# ``system``, ``tar --checkpoint-action=exec=``, ``git -c alias.x='!...'``, ``sed``'s ``e``, ...).
+# ``system``, ``tar --checkpoint-action=exec=``, ``git -c alias.x='!...'``, ``sed``'s ``e``, ...), and
+# ``env``, whose ``-S`` splits a string into a command however its options are spelled, and the
+# programs that make a program of another name (``cp /bin/rm ./t``, ``ln -s``, ``install``, ``mv``).
 _REAL_PROGRAMS = (
+    "env",
+    "cp",
+    "ln",
+    "install",
+    "mv",
     "awk",
     "mawk",
     "gawk",
@@ -494,7 +513,9 @@ def _build(root: Path, bash: str) -> None:
     names.update(_RUNNING_PROGRAMS)
     for name in sorted(names):
         if "/" not in name and name not in (".", ".."):
-            (shims / name).symlink_to("/tmp/.oracle/rec")
+            shim = shims / name
+            shim.write_text(f'#!/tmp/.oracle/bash\nname={shlex.quote(name)}\nsource /tmp/.oracle/rec "$@"\n')
+            shim.chmod(0o755)
 
 
 @functools.lru_cache(maxsize=1)

@@ -237,18 +237,43 @@ def data_run_as_code(
     return ("\n".join(scripts), None) if scripts else (None, None)
 
 
+# Programs that create or replace files named by their operands (or by option values: ``curl -o``,
+# ``dd of=``): a program the same line makes this way and then runs is only known at run time.
+_FILE_MAKERS = frozenset(
+    {"tee", "cp", "ln", "link", "install", "mv", "rsync", "scp", "dd", "curl", "wget", "truncate", "ginstall"}
+)
+
+
+def _made_paths(base: str, args: Sequence[str | None]) -> list[str]:
+    """The paths ``base`` may write: its operands, the values of its ``--option=value`` words, ``dd``'s ``of=``."""
+    paths: list[str] = []
+    for word in args:
+        if not word:
+            continue
+        if base == "dd":
+            if word.startswith("of="):
+                paths.append(word[3:])
+        elif word.startswith("--") and "=" in word:
+            paths.append(word.partition("=")[2])
+        elif not word.startswith("-"):
+            paths.append(word)
+    return [path for path in paths if path]
+
+
 def runs_written_file(
     parts: Sequence[tuple[tuple[str | None, ...], str]], writes: Sequence[str | None], shells: frozenset[str]
 ) -> str | None:
-    """Why a command line runs a file it writes itself (``echo 'rm x' > s.sh; bash s.sh``), or None.
+    """Why a command line runs a file it writes or makes itself, or None.
+
+    ``echo 'rm x' > s.sh; bash s.sh`` and ``cp /bin/rm ./d; ./d x`` run what only exists at run time.
 
     ``parts`` are each command's words and program name; a file run is a path-qualified command
     name, or the script argument of a shell or of ``source``/``.``.
     """
     written = {posixpath.normpath(w) for w in writes if w}
-    for argv, base in parts:  # ``tee FILE`` writes its operands too
-        if base == "tee":
-            written.update(posixpath.normpath(a) for a in argv[1:] if a and not a.startswith("-"))
+    for argv, base in parts:  # ``tee FILE`` writes its operands, ``cp /bin/rm ./d`` makes a program
+        if base in _FILE_MAKERS:
+            written.update(posixpath.normpath(path) for path in _made_paths(base, argv[1:]))
     if not written:
         return None
     for argv, base in parts:

