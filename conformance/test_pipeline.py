@@ -277,7 +277,7 @@ def test_host_rewrite_is_judged_again(new_harness: Callable[[], Any], original: 
 @pytest.mark.requirement("EXEC-2", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
-    source=st.sampled_from(["hook", "host"]),
+    source=st.sampled_from(["hook", "host", "permission_request"]),
     bad=st.sampled_from(
         [
             {"command": 5},
@@ -293,23 +293,30 @@ def test_invalid_rewrite_is_rejected(
 ) -> None:
     """The EXEC-2 property, stated below.
 
-    EXEC-2: a rewritten input (hook updatedInput or host updated input) that fails the schema or the
-    tool's own validation is rejected: the call never runs and the result is an error.
+    EXEC-2: a rewritten input (a PreToolUse hook's updatedInput, the host's updated input, or a
+    PermissionRequest hook's approval with updatedInput) that fails the schema or the tool's own
+    validation is rejected: the call never runs and the result is an error. The rejection is that
+    call's own: the call queued behind it still runs.
     """
     hooks: list[HookSpec] = []
     host = None
+    after = ok_tool("Other")
+    rules = [RuleSpec("Other", "allow")]
     if source == "hook":
-        rules = [RuleSpec("Bash", "allow")]
+        rules.append(RuleSpec("Bash", "allow"))
         hooks = [HookSpec("PreToolUse", "update_input", matcher="Bash", updated_input=bad)]
-    else:
-        rules = [RuleSpec("Bash", "ask")]
+    elif source == "host":
+        rules.append(RuleSpec("Bash", "ask"))
         host = HostSpec(lambda _name, _input: HostAnswer("allow", updated_input=bad))
+    else:
+        rules.append(RuleSpec("Bash", "ask"))
+        hooks = [HookSpec("PermissionRequest", "allow", matcher="Bash", updated_input=bad)]
     with scenario_root() as root:
         run = execute(
             new_harness(),
             root,
-            [shell_tool()],
-            [tool_use("toolu_sh", "Bash", {"command": "echo hi"})],
+            [shell_tool(), after],
+            [tool_use("toolu_sh", "Bash", {"command": "echo hi"}), tool_use("toolu_next", "Other", {"n": 1})],
             rules=rules,
             hooks=hooks,
             host=host,
@@ -320,6 +327,10 @@ def test_invalid_rewrite_is_rejected(
     )
     result = run.results_by_id()["toolu_sh"]
     assert is_error(result), f"an invalid {source} rewrite {bad} did not give an error result: {result}"
+    following = run.results_by_id()["toolu_next"]
+    assert not is_error(following), (
+        f"the {source}'s invalid rewrite of toolu_sh also failed the call after it: {following}"
+    )
 
 
 @requires("execution")
