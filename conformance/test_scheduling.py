@@ -68,6 +68,81 @@ def test_unsafe_call_overlaps_nothing(
 
 
 @requires("execution")
+@pytest.mark.requirement("CONC-1", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(safe=st.lists(st.booleans(), min_size=2, max_size=6))
+@example(safe=[True, False, True])
+@example(safe=[False, True, True, False])
+def test_safety_is_judged_for_each_calls_input(
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], safe: list[bool]
+) -> None:
+    """The CONC-1 property for one tool whose safety depends on the input, stated below.
+
+    CONC-1: ``is_concurrency_safe(input)`` is asked of each call's own input: of several calls to
+    one tool, those whose input makes them unsafe overlap no other call (the tool is safe for some
+    inputs only, as Bash is for ``ls`` and not for ``rm``).
+    """
+    tool = ok_tool("Search", ToolBehavior("sleep", seconds=0.003), concurrency_safe_when="cached")
+    uses = [
+        tool_use(
+            f"toolu_{i:02d}_{'safe' if s else 'serial'}",
+            "Search",
+            {"n": i, **({"cached": True} if s else {})},
+        )
+        for i, s in enumerate(safe)
+    ]
+    with scenario_root() as root:
+        run = execute(new_harness(), root, [tool], uses, rules=allow_rules([tool], toolharness_capabilities))
+    unsafe = {b["id"] for b, s in zip(uses, safe, strict=True) if not s}
+    bad = [(a, b) for a, b in run.recorder.overlapping_pairs() if a in unsafe or b in unsafe]
+    assert not bad, f"calls whose input is not concurrency safe overlapped other calls: {bad}"
+    assert sorted(run.recorder.started()) == sorted(b["id"] for b in uses), "not every call ran"
+
+
+@requires("execution")
+@pytest.mark.requirement("CONC-2", "SHOULD")
+@settings(max_examples=8, deadline=None)
+@given(count=st.integers(2, 4), after=st.booleans())
+def test_calls_made_safe_by_their_input_run_together(
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], count: int, after: bool
+) -> None:
+    """The CONC-2 property for one tool whose safety depends on the input, stated below.
+
+    CONC-2: adjacent calls whose own input makes them concurrency safe run together (each waits at a
+    gate that opens once all have started), before an unsafe call of the same tool if there is one.
+    """
+    gate = asyncio.Event()
+    tool = ok_tool("Search", ToolBehavior("text", text="done", gate=gate), concurrency_safe_when="cached")
+    serial = [tool_use("toolu_serial", "Search", {"n": 99})] if after else []
+    safe_uses = [tool_use(f"toolu_{i:02d}_safe", "Search", {"n": i, "cached": True}) for i in range(count)]
+    uses = safe_uses + serial
+
+    def setup(scenario: ExecutionScenario) -> None:
+        scenario.recorder.trigger_after_starts(count, gate)
+        asyncio.get_running_loop().call_later(FALLBACK_GATE, gate.set)
+
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [tool],
+            uses,
+            rules=allow_rules([tool], toolharness_capabilities),
+            setup=setup,
+        )
+    starts = {e.tool_use_id: e.seq for e in run.recorder.events if e.kind == "start"}
+    ends = {e.tool_use_id: e.seq for e in run.recorder.events if e.kind == "end"}
+    safe_ids = [u["id"] for u in safe_uses]
+    assert all(i in starts and i in ends for i in safe_ids), f"not every call ran: {run.recorder.events}"
+    first_end = min(ends[i] for i in safe_ids)
+    late = [i for i in safe_ids if starts[i] > first_end]
+    assert not late, (
+        f"calls whose input makes them concurrency safe did not run together: {late} started after "
+        f"another had ended"
+    )
+
+
+@requires("execution")
 @pytest.mark.requirement("CONC-2", "SHOULD")
 @settings(max_examples=15, deadline=None)
 @given(count=st.integers(2, 5), before=st.integers(0, 1), after=st.integers(0, 1))

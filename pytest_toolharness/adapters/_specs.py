@@ -276,7 +276,9 @@ class ToolSpec:
     key whose presence makes the tool's own validation fail; ``validation_raises_when`` one whose
     presence makes that validation raise instead (a broken validator: the call must be rejected,
     never run, PAIR-2). ``max_result_size_chars`` of None is
-    unlimited. ``classification_raises`` asks for a tool whose concurrency-safety and read-only
+    unlimited. ``concurrency_safe_when`` names an input key: a call is concurrency safe only when its
+    input has it (``concurrency_safe`` is then ignored), as Bash's ``ls`` is and its ``rm`` is not
+    (CONC-1's ``is_concurrency_safe(input)``). ``classification_raises`` asks for a tool whose concurrency-safety and read-only
     predicates raise when asked (a harness with such predicates must then treat the call as neither,
     CONC-3; a harness without them ignores it). ``content_check`` is the tool's own permission
     opinion on every input; ``raises`` and ``invalid`` ask for a broken one, which raises or answers
@@ -305,6 +307,7 @@ class ToolSpec:
     content_check: Literal["passthrough", "allow", "ask", "deny", "raises", "invalid"] = "passthrough"
     declares_nothing: bool = False
     classification_raises: bool = False
+    concurrency_safe_when: str | None = None
     behavior: ToolBehavior = field(default_factory=ToolBehavior)
 
     @property

@@ -86,8 +86,11 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> Tool[Any]:
         description=spec.description,
         json_schema=dict(spec.input_schema),
         takes_ctx=True,
-        # declares_nothing: pydantic-ai's own default (Tool(sequential=False), tools.py).
-        sequential=False if spec.declares_nothing else not spec.concurrency_safe,
+        # declares_nothing: pydantic-ai's own default (Tool(sequential=False), tools.py). A tool is
+        # sequential or not for every call, so one whose safety depends on the input is sequential.
+        sequential=False
+        if spec.declares_nothing
+        else spec.concurrency_safe_when is not None or not spec.concurrency_safe,
     )
     # Tool(defer_loading=True), which from_schema does not take: pydantic-ai's ToolSearch capability
     # (injected into every agent) then sends it with defer_loading beside Anthropic's tool search tool.

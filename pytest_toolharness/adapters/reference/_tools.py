@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from pytest_toolharness.adapters._specs import (
@@ -95,13 +95,21 @@ def _raises(_input: Mapping[str, Any]) -> bool:
     raise RuntimeError("scripted: this tool's classification predicate fails")
 
 
+def _safety_predicate(spec: ToolSpec) -> Callable[[Mapping[str, Any]], bool]:
+    """The spec's is_concurrency_safe: broken, decided by one input key, or the same for every call."""
+    if spec.classification_raises:
+        return _raises
+    key = spec.concurrency_safe_when
+    if key is not None:
+        return lambda tool_input: key in tool_input
+    return lambda _input: spec.concurrency_safe
+
+
 def _behaviour_options(spec: ToolSpec) -> dict[str, Any]:
     if spec.declares_nothing:
         return {}
     options: dict[str, Any] = {
-        "is_concurrency_safe": _raises
-        if spec.classification_raises
-        else lambda _input: spec.concurrency_safe,
+        "is_concurrency_safe": _safety_predicate(spec),
         "is_read_only": _raises if spec.classification_raises else lambda _input: spec.read_only,
     }
     if spec.permission_kind is not None:
