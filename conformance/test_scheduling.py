@@ -61,9 +61,14 @@ def test_unsafe_call_overlaps_nothing(
     ]
     with scenario_root() as root:
         run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
+    check_serial_calls_alone(run, uses, safe, "calls that are not concurrency safe")
+
+
+def check_serial_calls_alone(run: Any, uses: list[dict[str, Any]], safe: list[bool], what: str) -> None:
+    """CONC-1 on one run: the calls not marked ``safe`` overlapped no other call, and every call ran."""
     unsafe = {b["id"] for b, s in zip(uses, safe, strict=False) if not s}
     bad = [(a, b) for a, b in run.recorder.overlapping_pairs() if a in unsafe or b in unsafe]
-    assert not bad, f"calls that are not concurrency safe overlapped other calls: {bad}"
+    assert not bad, f"{what} overlapped other calls: {bad}"
     assert sorted(run.recorder.started()) == sorted(b["id"] for b in uses), "not every call ran"
 
 
@@ -93,10 +98,7 @@ def test_safety_is_judged_for_each_calls_input(
     ]
     with scenario_root() as root:
         run = execute(new_harness(), root, [tool], uses, rules=allow_rules([tool], toolharness_capabilities))
-    unsafe = {b["id"] for b, s in zip(uses, safe, strict=True) if not s}
-    bad = [(a, b) for a, b in run.recorder.overlapping_pairs() if a in unsafe or b in unsafe]
-    assert not bad, f"calls whose input is not concurrency safe overlapped other calls: {bad}"
-    assert sorted(run.recorder.started()) == sorted(b["id"] for b in uses), "not every call ran"
+    check_serial_calls_alone(run, uses, safe, "calls whose input is not concurrency safe")
 
 
 @requires("execution")

@@ -531,6 +531,17 @@ def test_large_output_is_persisted(tmp_path: Path) -> None:
 # -- aborts and errors ---------------------------------------------------------------------------
 
 
+def aborted_turn_results(result: LoopResult) -> list[Any]:
+    """The tool_results of an aborted run's last message: one error for each of its two calls."""
+    assert result.stop_reason == "aborted"
+    last = result.transcript[-1]
+    assert isinstance(last, dict)
+    results = [b for b in last["content"] if isinstance(b, dict) and b["type"] == "tool_result"]
+    assert [r["tool_use_id"] for r in results] == [tool_use_id(1), tool_use_id(2)]
+    assert all(r["is_error"] for r in results)
+    return results
+
+
 def test_abort_mid_batch_leaves_a_valid_transcript(tmp_path: Path) -> None:
     """CONC-5, PAIR-1: the running call and the queued one both get results; the next request is accepted."""
     abort = asyncio.Event()
@@ -569,13 +580,8 @@ def test_abort_mid_batch_leaves_a_valid_transcript(tmp_path: Path) -> None:
             grace_period=0.05,
         )
         requests = server.message_requests
-    assert first.stop_reason == "aborted"
     assert calls == []
-    last = first.transcript[-1]
-    assert isinstance(last, dict)
-    results = [b for b in last["content"] if isinstance(b, dict) and b["type"] == "tool_result"]
-    assert [r["tool_use_id"] for r in results] == [tool_use_id(1), tool_use_id(2)]
-    assert all(r["is_error"] for r in results)
+    aborted_turn_results(first)
     assert second.text == "continuing"
     assert [r.status for r in requests] == [200, 200]
     # The new prompt merged into the user message after the results.
@@ -621,15 +627,10 @@ def test_a_deny_that_interrupts_ends_the_turn(tmp_path: Path) -> None:
             can_use_tool=host,
         )
         requests = server.message_requests
-    assert first.stop_reason == "aborted"
     assert sent_in_first == 1
     assert asked == ["first"]
     assert calls == []
-    last = first.transcript[-1]
-    assert isinstance(last, dict)
-    results = [b for b in last["content"] if isinstance(b, dict) and b["type"] == "tool_result"]
-    assert [r["tool_use_id"] for r in results] == [tool_use_id(1), tool_use_id(2)]
-    assert all(r["is_error"] for r in results)
+    results = aborted_turn_results(first)
     assert "no, do it differently" in json.dumps(results[0]["content"])
     assert [r.status for r in requests] == [200, 200]
 
