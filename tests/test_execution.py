@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -388,6 +389,20 @@ def test_failing_host_never_allows(tmp_path: Path) -> None:
     outcome = one(ctx, block("Alpha", {"n": 1}))
     assert log.events == []
     assert outcome.result.get("is_error") is True
+
+
+def test_a_host_is_not_asked_when_nobody_can_prompt(tmp_path: Path) -> None:
+    """PERM-8: with ``can_prompt=False`` (a background agent) the host callback is never asked, even if
+    one is set: the ask is denied, as headless."""
+    log = Log()
+    ctx = context(
+        tmp_path, [log.tool("Alpha")], rules=(("Alpha", "ask"),), host=log.host(PermissionResultAllow())
+    )
+    ctx.permission_context = dataclasses.replace(ctx.permission_context, can_prompt=False)
+    outcome = one(ctx, block("Alpha", {"n": 1}))
+    assert log.events == []
+    assert outcome.result.get("is_error") is True
+    assert "Nobody can be asked" in text(outcome)
 
 
 def test_crashing_validator_rejects(tmp_path: Path) -> None:
