@@ -173,6 +173,47 @@ def _share_fork_server(config: pytest.Config, run_dir: Path) -> None:
     stop = share_fork_server(run_dir)
     if stop is not None:
         config.add_cleanup(stop)  # before the run directory goes (cleanups run last-added first)
+        _fork_workers(config)
+
+
+# Imported once by the fork server for every worker: the SDK whose types the suite's adapters build
+# (a dependency of the distribution; a third of a worker's start-up CPU).
+WORKER_PRELOAD = ("anthropic",)
+_DISTRIBUTION = "pytest-toolharness"
+
+
+def worker_preload(config: pytest.Config) -> list[str]:
+    """What the fork server imports for the workers: the SDK and other distributions' plugins.
+
+    :data:`WORKER_PRELOAD`, and the pytest plugins of other distributions this process loaded from
+    entry points (a worker loads the same ones). Never this distribution's modules: the suite's must be imported by the worker, after pytest's
+    assertion rewriter is in place.
+    """
+    plugins = [
+        name
+        for module, dist in config.pluginmanager.list_plugin_distinfo()
+        if dist.metadata["Name"] != _DISTRIBUTION
+        and isinstance(name := getattr(module, "__name__", None), str)
+    ]
+    return list(dict.fromkeys([*WORKER_PRELOAD, *plugins]))
+
+
+def _fork_workers(config: pytest.Config) -> None:
+    """Start xdist's plain ``popen`` workers as children of the fork server, :func:`worker_preload` imported.
+
+    A worker is still a process of its own (a crash takes only it down); it only skips importing the
+    SDK and the plugins again. ``TOOLHARNESS_FORK_SERVER=0`` starts fresh interpreters.
+    """
+    import shlex
+
+    from pytest_toolharness.wire._launch import python_interpreter_command
+
+    option = config.option
+    command = python_interpreter_command(worker_preload(config))
+    if command is None or any("//" in part for part in command):
+        return
+    spec = f"popen//python={shlex.join(command)}"
+    option.tx = [spec if tx == "popen" else tx for tx in option.tx]
 
 
 def _worker_count(config: pytest.Config) -> int:
@@ -355,6 +396,14 @@ def _shared_run_scheduler(config: pytest.Config, log: Any) -> Any:
                 unit = self.assigned_work[node].pop(scope)
                 self.workqueue[scope] = unit
                 self.workqueue.move_to_end(scope, last=False)
+
+        def _reschedule(self, node: Any) -> None:
+            # A replacement worker whose collection has not arrived yet gets nothing: when it arrives,
+            # schedule() runs again for every worker. (loadscope keeps dead workers' collections, so
+            # the run counts as collected while a fresh worker is still collecting: two replaced at
+            # once made the first one's schedule() hand the second work, an internal error.)
+            if node in self.registered_collections:
+                super()._reschedule(node)
 
         def remove_node(self, node: Any) -> str | None:
             # As loadscope's, but the test that was running when the worker died is not queued

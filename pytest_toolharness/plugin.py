@@ -69,6 +69,8 @@ class _State:
     results: list[RequirementResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seen_requirement_tests: bool = False
+    # The adapter's profiles and not-applicable declarations, as a worker that built it sent them.
+    declared_by_worker: tuple[frozenset[str], dict[str, str]] | None = None
 
 
 _STATE = pytest.StashKey[_State]()
@@ -147,7 +149,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"baseline: the target's packaged {settings.baseline} (give --toolharness-baseline to use another)"
         )
     if not _is_worker(config):
-        config.pluginmanager.register(_Recorder(report), "toolharness-recorder")
+        config.pluginmanager.register(_Recorder(config.stash[_STATE]), "toolharness-recorder")
         workdirs = kept_workdirs(config, settings) if settings.target else None
         if workdirs is not None:
             config.stash[_STATE].notes.append(
@@ -308,15 +310,43 @@ def _rerun_command(item: pytest.Item, state: _State) -> str:
     return f"pytest --toolharness-conformance {adapter_option}{shlex.quote(node)} ({how})"
 
 
+# The workeroutput key of the adapter's declarations: a worker sends what it built, so that the
+# controller does not import the harness (seconds of CPU, at the end of the run) only to read them.
+_DECLARATIONS_KEY = "toolharness_declarations"
+
+
 class _Recorder:
     """Feeds test reports to the run report; registered on the controller only (not xdist workers)."""
 
-    def __init__(self, report: RunReport) -> None:
-        self.report = report
+    def __init__(self, state: _State) -> None:
+        self.state = state
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Under xdist the controller receives every worker's reports here, with their user_properties."""
-        self.report.record(report)
+        self.state.report.record(report)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """Keep the adapter's declarations a worker sent (a crashed worker sends none)."""
+        declared = getattr(node, "workeroutput", {}).get(_DECLARATIONS_KEY)
+        if isinstance(declared, dict) and self.state.declared_by_worker is None:
+            self.state.declared_by_worker = (
+                frozenset(declared["profiles"]),
+                dict(declared["not_applicable"]),
+            )
+
+
+def _declarations_to_controller(config: pytest.Config) -> None:
+    """On a worker that built the adapter: put its declarations in ``workeroutput``."""
+    adapter, error = config.stash.get(_ADAPTER, (None, None))
+    output: dict[str, Any] | None = getattr(config, "workeroutput", None)
+    if adapter is None or error is not None or output is None:
+        return
+    description = repr(choose_adapter_source(config, config.stash[_STATE].settings).description)
+    output[_DECLARATIONS_KEY] = {
+        "profiles": sorted(adapter_profiles(adapter, description)),
+        "not_applicable": adapter_not_applicable(adapter, description),
+    }
 
 
 def _active(state: _State) -> bool:
@@ -334,7 +364,10 @@ def _active(state: _State) -> bool:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Build the report, write it, and set the exit status from the requirement levels."""
     config = session.config
-    if _is_worker(config) or _STATE not in config.stash:
+    if _STATE not in config.stash:
+        return
+    if _is_worker(config):
+        _declarations_to_controller(config)
         return
     state = config.stash[_STATE]
     if not _active(state):
@@ -412,13 +445,16 @@ def _declarations_into(report: RunReport, config: pytest.Config, state: _State) 
     """Give the report the adapter's claimed profiles and not-applicable declarations (controller side)."""
     if report.claimed is not None:
         return
-    try:
-        adapter, source = load_adapter(config, state.settings)
-    except AdapterLoadError:
-        return  # every test that needed it failed with the reason already
-    description = repr(source.description)
-    report.claimed = adapter_profiles(adapter, description)
-    declared = adapter_not_applicable(adapter, description)
+    if state.declared_by_worker is not None:
+        report.claimed, declared = state.declared_by_worker
+    else:
+        try:
+            adapter, source = load_adapter(config, state.settings)
+        except AdapterLoadError:
+            return  # every test that needed it failed with the reason already
+        description = repr(source.description)
+        report.claimed = adapter_profiles(adapter, description)
+        declared = adapter_not_applicable(adapter, description)
     unknown = sorted(set(declared) - {r.id for r in state.catalogue})
     if unknown:
         state.notes.append(f"not_applicable names unknown requirement(s): {', '.join(unknown)}")

@@ -214,3 +214,88 @@ def test_prewarm_makes_the_tls_context_and_the_sdk_validators_before_a_fork() ->
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+# What `python -c` is asked to run in the tests of the `python` mode (an xdist worker's command).
+_CODE_PROBE = (
+    "import json, os, sys; "
+    "print(json.dumps({'forked': 'colorsys' in sys.modules, 'argv': sys.argv, 'path0': sys.path[0], "
+    "'name': __name__, 'cwd': os.getcwd(), 'dont_write_bytecode': sys.dont_write_bytecode, "
+    "'stdout_write_through': sys.stdout.write_through, 'pid': os.getpid(), "
+    "'doc': (sys.modules['colorsys'].__doc__ or '') if 'colorsys' in sys.modules else ''}), flush=True); "
+    "sys.stdout.write('unflushed'); os._exit(int(os.environ.get('PROBE_EXIT', '0')))"
+)
+
+
+def _python_command(socket_path: str, preload: str = _MARKER) -> list[str]:
+    return [sys.executable, "-I", "-S", str(_launch._SCRIPT), "python", socket_path, preload]
+
+
+def test_python_c_runs_as_the_interpreter_runs_it(server: Any, tmp_path: Path) -> None:
+    """``python -u -c CODE ARGS``, forked: argv, '' first on sys.path, ``__main__``, unbuffered, exit code."""
+    done = _run(
+        [*_python_command(server.socket_path), "-u", "-c", _CODE_PROBE, "a b"], tmp_path, _env(PROBE_EXIT="5")
+    )
+    assert done.returncode == 5, done.stderr
+    line, _, rest = done.stdout.partition("\n")
+    report = json.loads(line)
+    assert report["forked"] is True
+    assert report["argv"] == ["-c", "a b"]
+    assert report["path0"] == ""
+    assert report["name"] == "__main__"
+    assert report["cwd"] == str(tmp_path)
+    assert report["stdout_write_through"] is True
+    assert rest == "unflushed", "-u: what was written reached the pipe before os._exit"
+
+
+def test_python_c_honours_dont_write_bytecode_and_unbuffered_from_the_environment(
+    server: Any, tmp_path: Path
+) -> None:
+    """PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED don't make the server refuse: the child applies them."""
+    env = _env(PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
+    done = _run([*_python_command(server.socket_path), "-c", _CODE_PROBE], tmp_path, env)
+    report = json.loads(done.stdout.partition("\n")[0])
+    assert report["forked"] is True
+    assert report["dont_write_bytecode"] is True
+    assert report["stdout_write_through"] is True
+    plain = _run([*_python_command(server.socket_path), "-c", _CODE_PROBE], tmp_path, _env())
+    assert json.loads(plain.stdout.partition("\n")[0])["dont_write_bytecode"] is False
+
+
+def test_preloaded_packages_say_pytest_did_not_rewrite_them(server: Any, tmp_path: Path) -> None:
+    """A pytest run in the child would otherwise warn "already imported so cannot be rewritten"."""
+    done = _run([*_python_command(server.socket_path), "-c", _CODE_PROBE], tmp_path, _env())
+    assert "PYTEST_DONT_REWRITE" in json.loads(done.stdout.partition("\n")[0])["doc"]
+
+
+def test_a_python_c_request_is_refused_once_other_modules_were_preloaded(server: Any, tmp_path: Path) -> None:
+    """Exclusive: after a ``run`` request preloaded another module, a worker starts as a fresh interpreter."""
+    first = _run([*_python_command(server.socket_path), "-c", _CODE_PROBE], tmp_path, _env())
+    assert json.loads(first.stdout.partition("\n")[0])["forked"] is True
+    other = [
+        sys.executable,
+        "-I",
+        "-S",
+        str(_launch._SCRIPT),
+        "run",
+        server.socket_path,
+        "wave",
+        "probe",
+        "report",
+    ]
+    assert _report(_run(other, tmp_path, _env()))["forked"] is True
+    again = _run(
+        [*_python_command(server.socket_path), "-u", "-c", _CODE_PROBE, "x"], tmp_path, _env(PROBE_EXIT="2")
+    )
+    assert again.returncode == 2, again.stderr
+    report = json.loads(again.stdout.partition("\n")[0])
+    assert report["forked"] is False
+    assert report["argv"] == ["-c", "x"]
+
+
+def test_python_mode_passes_other_interpreter_arguments_to_a_plain_interpreter(
+    server: Any, tmp_path: Path
+) -> None:
+    done = _run([*_python_command(server.socket_path), "-W", "ignore", "-c", _CODE_PROBE], tmp_path, _env())
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.partition("\n")[0])["forked"] is False

@@ -200,3 +200,34 @@ def test_a_second_worker_dying_while_the_first_is_handled_is_no_internal_error(
     assert all(len(unit) for unit in scheduler.assigned_work[second].values())
     left = {nodeid for unit in scheduler.workqueue.values() for nodeid in unit}
     assert left | {crashed} | {t for u in scheduler.assigned_work[second].values() for t in u} == set(tests)
+
+
+def test_a_replacement_worker_gets_work_only_once_its_collection_arrives(pytester: pytest.Pytester) -> None:
+    """Both workers die and xdist starts two fresh ones: when the first fresh one has collected,
+    the second (still collecting) is given nothing, and everything runs once it has collected too.
+    (loadscope keeps the dead workers' collections, so the run counted as collected too early.)"""
+    config = pytester.parseconfig("--tx", "2*popen")
+    scheduler = _shared_run_scheduler(config, None)
+    first, second = _Worker("gw0"), _Worker("gw1")
+    tests = [f"conformance/test_x.py::test_{i}" for i in range(8)]
+    for worker in (first, second):
+        scheduler.add_node(worker)
+        scheduler.add_node_collection(worker, tests)
+    scheduler.schedule()
+    crashed = {scheduler.remove_node(first), scheduler.remove_node(second)}
+    third, fourth = _Worker("gw2"), _Worker("gw3")
+    scheduler.add_node(third)
+    scheduler.add_node(fourth)
+    scheduler.add_node_collection(fourth, tests)
+    scheduler.schedule()  # what xdist calls when gw3's collection is in: must not raise
+    assert fourth.sent
+    assert not third.sent
+    scheduler.add_node_collection(third, tests)
+    scheduler.schedule()
+    assert third.sent
+    # Every test still to run is with a live worker or queued for one; the crashed ones are reported.
+    with_workers = {
+        t for worker in (third, fourth) for unit in scheduler.assigned_work[worker].values() for t in unit
+    }
+    queued = {t for unit in scheduler.workqueue.values() for t in unit}
+    assert with_workers | queued | crashed == set(tests)

@@ -20,6 +20,10 @@ two modes:
   did (the same code, or the same signal), passing on the signals it gets. Without a server, or when
   the server refuses, it becomes ``python -m MODULE ARGS`` itself (``exec``), so the command works
   anywhere.
+- ``python SOCKET PRELOAD [-u] [-B] -c CODE ARGS...``: the same for ``python -c CODE``, the command
+  an xdist worker starts with (``popen//python=...``). Its request is *exclusive*: it is refused
+  (and runs plainly) once the server has imported modules of another request's PRELOAD, because a
+  worker must import the suite's own modules itself, after pytest's assertion rewriter is installed.
 
 The child is a real process: it talks to the scripted API server over real sockets and runs real
 hooks and MCP servers. What it shares with the server: the modules imported before the fork (their
@@ -51,8 +55,13 @@ _REQUEST_TIMEOUT_S = 10.0
 _FORWARDED = ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 
 
+# Start-up variables a forked child can still honour: it sets sys.dont_write_bytecode, or makes its
+# stdout and stderr unbuffered. Every other PYTHON* variable must be the server's own.
+_ADJUSTABLE = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
+
+
 def _python_env(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k.startswith("PYTHON")}
+    return {k: v for k, v in env.items() if k.startswith("PYTHON") and k not in _ADJUSTABLE}
 
 
 def _read_exact(sock: socket.socket, size: int) -> bytes:
@@ -79,10 +88,11 @@ class _Refused(Exception):
 
 
 class _Launch:
-    """What a forked child runs: the module as ``__main__``."""
+    """What a forked child runs: the module as ``__main__``, or ``code`` as ``python -c`` runs it."""
 
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: str | None, code: str | None = None) -> None:
         self.module = module
+        self.code = code
 
 
 class _Server:
@@ -103,6 +113,10 @@ class _Server:
         self.selector.register(0, selectors.EVENT_READ, "parent")
         # pid -> the requester's connection (None once it went away).
         self.children: dict[int, socket.socket | None] = {}
+        # The modules requests asked to preload (an exclusive request wants no others imported).
+        self.preloaded: set[str] = set()
+        # What this process imported by itself, before any preload.
+        self.own_modules = frozenset(sys.modules)
 
     def loop(self) -> _Launch | None:
         """Serve until stdin closes (None), or return the launch in a forked child."""
@@ -166,6 +180,10 @@ class _Server:
             return f"expected stdin, stdout and stderr, got {len(fds)} descriptors"
         if _python_env(request["env"]) != self.python_env:
             return "its PYTHON* variables differ from the server's (they change the interpreter's start-up)"
+        others = self.preloaded - set(request["preload"])
+        if request.get("exclusive") and others:
+            return f"the server has imported other requests' modules ({', '.join(sorted(others))})"
+        self.preloaded.update(request["preload"])
         for name in request["preload"]:
             try:
                 importlib.import_module(name)
@@ -198,6 +216,17 @@ class _Server:
         tempfile = sys.modules.get("tempfile")
         if tempfile is not None:
             tempfile.tempdir = None  # type: ignore[attr-defined]  # computed again from this TMPDIR
+        sys.dont_write_bytecode = bool(request["env"].get("PYTHONDONTWRITEBYTECODE")) or request.get(
+            "B", False
+        )
+        if request["env"].get("PYTHONUNBUFFERED") or request.get("u", False):
+            _unbuffer_output()
+        code = request.get("code")
+        if code is not None:
+            _not_for_rewriting(set(sys.modules) - self.own_modules)
+            sys.argv = ["-c", *request["args"]]
+            sys.path.insert(0, "")  # -c puts the working directory first, as ''
+            return _Launch(None, code)
         sys.argv = ["-m", *request["args"]]  # runpy sets argv[0] to the module's file, as -m does
         sys.path.insert(0, os.getcwd())  # -m puts the working directory first
         return _Launch(request["module"])
@@ -239,6 +268,35 @@ class _Server:
             os.unlink(self.path)
 
 
+def _not_for_rewriting(preloaded: set[str]) -> None:
+    """Say in each preloaded package's docstring that pytest's assertion rewriter did not see it.
+
+    A pytest run in this child (an xdist worker) marks every package of a distribution with a
+    ``pytest11`` entry point for rewriting (anyio, say, which the SDK imports) and warns about each one
+    already imported. ``PYTEST_DONT_REWRITE`` in a docstring is pytest's own opt-out: these were imported
+    before pytest was, as plain modules, on purpose.
+    """
+    for name in preloaded:
+        module = sys.modules.get(name)
+        if "." in name or module is None:
+            continue
+        doc = module.__doc__ if isinstance(module.__doc__, str) else ""
+        if "PYTEST_DONT_REWRITE" not in doc:
+            with contextlib.suppress(AttributeError, TypeError):
+                module.__doc__ = f"{doc}\n\nPYTEST_DONT_REWRITE (imported before pytest, by the fork server)"
+
+
+def _unbuffer_output() -> None:
+    """What ``-u`` does: stdout and stderr written through to their descriptors at once."""
+    import io
+
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        encoding = getattr(getattr(sys, name), "encoding", None) or "utf-8"
+        raw = io.FileIO(fd, "w", closefd=False)
+        stream = io.TextIOWrapper(raw, encoding=encoding, errors="backslashreplace", write_through=True)
+        setattr(sys, name, stream)
+
+
 def _exit_code(code: object) -> int:
     if code is None:
         return 0
@@ -257,7 +315,15 @@ def _run_child(launch: _Launch) -> None:
 
     code, interrupted = 0, False
     try:
-        runpy.run_module(launch.module, run_name="__main__", alter_sys=True)
+        if launch.code is not None:
+            import types
+
+            main = types.ModuleType("__main__")
+            sys.modules["__main__"] = main
+            exec(compile(launch.code, "<string>", "exec"), main.__dict__)
+        else:
+            assert launch.module is not None
+            runpy.run_module(launch.module, run_name="__main__", alter_sys=True)
     except SystemExit as exit_:
         code = _exit_code(exit_.code)
     except KeyboardInterrupt:
@@ -292,8 +358,8 @@ def serve(path: str) -> None:
 # --- the requester ------------------------------------------------------------------------------
 
 
-def _exec_plain(module: str, args: list[str]) -> None:
-    os.execv(sys.executable, [sys.executable, "-m", module, *args])
+def _exec_plain(interpreter_args: list[str]) -> None:
+    os.execv(sys.executable, [sys.executable, *interpreter_args])
 
 
 def _read_line(sock: socket.socket) -> dict[str, Any] | None:
@@ -312,12 +378,28 @@ def _read_line(sock: socket.socket) -> dict[str, Any] | None:
 
 def run(path: str, preload: str, module: str, args: list[str]) -> None:
     """The ``run`` mode: have the server start ``module``, wait for it, exit as it did."""
+    _request_and_wait(path, preload, {"module": module, "args": args}, ["-m", module, *args])
+
+
+def run_code(path: str, preload: str, interpreter_args: list[str]) -> None:
+    """The ``python`` mode: ``python [-u] [-B] -c CODE ARGS`` through the server, exclusively."""
+    flags: dict[str, bool] = {}
+    rest = list(interpreter_args)
+    while rest and rest[0] in ("-u", "-B"):
+        flags[rest.pop(0)[1]] = True
+    if len(rest) < 2 or rest[0] != "-c":
+        _exec_plain(interpreter_args)  # anything else is the interpreter's to read
+        return
+    launch = {"code": rest[1], "args": rest[2:], "exclusive": True, **flags}
+    _request_and_wait(path, preload, launch, interpreter_args)
+
+
+def _request_and_wait(path: str, preload: str, launch: dict[str, Any], plain: list[str]) -> None:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
         request = {
-            "module": module,
-            "args": args,
+            **launch,
             "cwd": os.getcwd(),
             "env": dict(os.environ),
             "preload": [name for name in preload.split(",") if name and name != "-"],
@@ -330,7 +412,7 @@ def run(path: str, preload: str, module: str, args: list[str]) -> None:
         reply = None
     if reply is None or "pid" not in reply:
         sock.close()
-        _exec_plain(module, args)
+        _exec_plain(plain)
         return
     pid = int(reply["pid"])
 
@@ -360,14 +442,19 @@ def run(path: str, preload: str, module: str, args: list[str]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``serve SOCKET`` or ``run SOCKET PRELOAD MODULE ARGS...``."""
+    """``serve SOCKET``, ``run SOCKET PRELOAD MODULE ARGS...`` or ``python SOCKET PRELOAD ARGS...``."""
     if len(argv) == 2 and argv[0] == "serve":
         del sys.path[0]  # this file's folder: the preloaded modules are found as -m would find them
         serve(argv[1])
     elif len(argv) >= 4 and argv[0] == "run":
         run(argv[1], argv[2], argv[3], argv[4:])
+    elif len(argv) >= 4 and argv[0] == "python":
+        run_code(argv[1], argv[2], argv[3:])
     else:
-        sys.exit("usage: _forkserver.py serve SOCKET | run SOCKET PRELOAD MODULE [ARGS...]")
+        sys.exit(
+            "usage: _forkserver.py serve SOCKET | run SOCKET PRELOAD MODULE [ARGS...]"
+            " | python SOCKET PRELOAD [-u] [-B] -c CODE [ARGS...]"
+        )
 
 
 if __name__ == "__main__":

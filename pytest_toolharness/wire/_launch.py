@@ -29,6 +29,7 @@ __all__ = [
     "FORK_SERVER_ENV",
     "SOCKET_ENV",
     "fork_server_running",
+    "python_interpreter_command",
     "python_module_command",
     "share_fork_server",
 ]
@@ -89,7 +90,9 @@ def _start(within: Path | None = None) -> _Server | None:
             [sys.executable, str(_SCRIPT), "serve", socket_path],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
-            cwd=folder,
+            # This process's directory: what a preloaded module reads at import (Hypothesis's
+            # example database directory, say) is what the process it forks for would have read.
+            cwd=os.getcwd(),
             env=env,
             start_new_session=True,  # a Ctrl-C meant for pytest doesn't reach it; its stdin closing ends it
         )
@@ -181,3 +184,18 @@ def python_module_command(module: str, args: Sequence[str], preload: Sequence[st
     modules = ",".join(preload) or "-"
     # -I -S: the requester needs only the standard library, and starts in milliseconds without site.
     return [sys.executable, "-I", "-S", str(_SCRIPT), "run", socket_path, modules, module, *args]
+
+
+def python_interpreter_command(preload: Sequence[str] = ()) -> list[str] | None:
+    """A command that stands for ``python`` where the caller appends ``[-u] [-B] -c CODE``: a forked child.
+
+    For xdist's ``popen//python=...``: the worker is a child of the fork server with ``preload``
+    imported, not a fresh interpreter that imports them again. The request is exclusive (see
+    :mod:`pytest_toolharness.wire._forkserver`), so list third-party modules only: what pytest
+    rewrites (the suite, its plugins) must be imported by the worker itself. None without a server.
+    """
+    socket_path = _socket()
+    if socket_path is None:
+        return None
+    modules = ",".join(preload) or "-"
+    return [sys.executable, "-I", "-S", str(_SCRIPT), "python", socket_path, modules]

@@ -1,0 +1,147 @@
+"""How the isolated run starts its xdist workers, and what the controller leaves to them.
+
+- The workers are children of the fork server with the SDK (``anthropic``) and the other
+  distributions' pytest plugins imported before they start (``_isolation.worker_preload``), not fresh
+  interpreters that import them again; ``TOOLHARNESS_FORK_SERVER=0`` starts fresh ones.
+- The controller never imports the adapter: a worker that built it sends its profiles and
+  not-applicable declarations back (``workeroutput``), and the report uses them.
+
+Each run is a real pytest subprocess with two real workers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_toolharness.wire import _launch
+from tests._fake_suite import make_suite
+
+pytestmark = pytest.mark.skipif(not _launch._wanted(), reason="the fork server needs Linux (fork, send_fds)")
+
+# Records, per process that imports it, whether the SDK was already there (preloaded) and who it is.
+_ADAPTER = """
+import json, os, sys
+_out = os.environ["PROBE_OUT"]
+_who = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+with open(os.path.join(_out, _who + ".json"), "w") as f:
+    json.dump({"anthropic_before": "anthropic" in sys.modules, "pid": os.getpid(), "ppid": os.getppid()}, f)
+
+class Harness:
+    pass
+
+class Adapter:
+    name = "probe"
+    profiles = frozenset({"core"})
+    capabilities = frozenset({"execution"})
+    not_applicable = {"PAIR-2": "this probe has no timeouts"}
+
+    def new_harness(self):
+        return Harness()
+
+def make():
+    return Adapter()
+"""
+
+_SUITE = """
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_one(toolharness_adapter):
+    assert toolharness_adapter.name == "probe"
+
+@pytest.mark.requirement("PAIR-3", "MUST")
+def test_two(toolharness_adapter):
+    x = 1
+    assert x == 1
+
+@pytest.mark.requirement("HOOK-1", "MUST")
+def test_claude_code_only(toolharness_adapter):
+    pass
+"""
+
+
+def _run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, out: Path, fork: str
+) -> pytest.RunResult:
+    suite = make_suite(pytester, _SUITE)
+    pytester.makepyfile(myadapter=_ADAPTER)
+    monkeypatch.setenv("PROBE_OUT", str(out))
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
+    monkeypatch.setenv(_launch.FORK_SERVER_ENV, fork)
+    monkeypatch.delenv(_launch.SOCKET_ENV, raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    return pytester.runpytest_subprocess(
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=process",
+        "--toolharness-report=r.json",
+        "-W",
+        "error::pytest.PytestAssertRewriteWarning",
+        "suite",
+        timeout=300,
+    )
+
+
+def _statuses(pytester: pytest.Pytester) -> dict[str, str]:
+    report = json.loads((pytester.path / "r.json").read_text())
+    return {r["id"]: r["status"] for r in report["requirements"]}
+
+
+@pytest.mark.parametrize("fork", ["1", "0"], ids=["forked-workers", "fresh-workers"])
+def test_the_controller_reports_the_declarations_its_workers_sent(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fork: str
+) -> None:
+    """Profiles and not-applicable declarations reach the report; the controller never imports the adapter."""
+    out = tmp_path / "probe"
+    out.mkdir()
+    result = _run(pytester, monkeypatch, out, fork)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "created: 2/2 workers" in result.stdout.str()
+    assert "cannot be rewritten" not in result.stdout.str()
+    seen = {path.stem: json.loads(path.read_text()) for path in out.glob("*.json")}
+    assert "controller" not in seen, "the controller imported the adapter"
+    assert seen, "no worker built the adapter"
+    statuses = _statuses(pytester)
+    assert statuses["PAIR-1"] == statuses["PAIR-3"] == "passed"
+    assert statuses["PAIR-2"] == "not applicable"
+    assert statuses["HOOK-1"] == "not claimed"
+    for worker in seen.values():
+        assert worker["anthropic_before"] is (fork == "1"), worker
+
+
+def test_forked_workers_still_rewrite_the_suites_assertions(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The suite is imported by the worker itself, so a failing assert says what it compared."""
+    out = tmp_path / "probe"
+    out.mkdir()
+    suite = make_suite(
+        pytester,
+        """
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_compares(toolharness_adapter):
+    left, right = [1, 2, 3], [1, 2, 4]
+    assert left == right
+""",
+    )
+    pytester.makepyfile(myadapter=_ADAPTER)
+    monkeypatch.setenv("PROBE_OUT", str(out))
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
+    monkeypatch.delenv(_launch.SOCKET_ENV, raising=False)
+    result = pytester.runpytest_subprocess(
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=process",
+        "suite",
+        timeout=300,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "At index 2 diff: 3 != 4" in result.stdout.str()
+    workers = [json.loads(path.read_text()) for path in out.glob("*.json")]
+    assert workers, "no worker built the adapter"
+    assert all(w["anthropic_before"] for w in workers), "the workers were not forked"
