@@ -39,3 +39,19 @@ def run(pytester: pytest.Pytester, suite: str, *args: str) -> pytest.RunResult:
     return pytester.runpytest(
         "--toolharness-conformance", "-o", suite, "--toolharness-adapter=myadapter:make", "suite", *args
     )
+
+
+def run_isolated(pytester: pytest.Pytester, suite: str, *args: str, timeout: float = 300) -> pytest.RunResult:
+    """Run the fake suite in a pytest subprocess under process isolation (xdist workers)."""
+    return pytester.runpytest_subprocess(
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=process",
+        "-p",
+        "no:hypothesispytest",
+        "suite",
+        *args,
+        timeout=timeout,
+    )

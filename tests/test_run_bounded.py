@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from tests._fake_suite import make_suite
+from tests._fake_suite import make_suite, run_isolated
 
 pytestmark = pytest.mark.usefixtures("_no_step_summary")
 
@@ -57,28 +57,13 @@ def test_fine():
 """
 
 
-def _isolated(pytester: pytest.Pytester, suite: str, *args: str, timeout: float = 300) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
-        "--toolharness-conformance",
-        "-o",
-        suite,
-        "--toolharness-adapter=myadapter:make",
-        "--toolharness-isolation=process",
-        "-p",
-        "no:hypothesispytest",
-        "suite",
-        *args,
-        timeout=timeout,
-    )
-
-
 def test_hangs_and_crashes_end_in_a_report_naming_each_test(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     suite = make_suite(pytester, MISBEHAVING)
     # Two workers, as on a 2-core machine (isolation starts as many as -n auto would).
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
-    result = _isolated(pytester, suite, "--toolharness-test-timeout=3", "--toolharness-report=r.json")
+    result = run_isolated(pytester, suite, "--toolharness-test-timeout=3", "--toolharness-report=r.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = result.stdout.str()
     assert "created: 2/2 workers" in out
@@ -109,7 +94,7 @@ def test_slow():
 """,
     )
     # A budget well past a worker's start-up, so the first test has run when it is spent.
-    result = _isolated(pytester, suite, "--toolharness-test-timeout=0", "--toolharness-run-timeout=40")
+    result = run_isolated(pytester, suite, "--toolharness-test-timeout=0", "--toolharness-run-timeout=40")
     assert result.ret not in (pytest.ExitCode.OK, None)
     result.stdout.fnmatch_lines(["*toolharness: the run budget of 40 s was spent*"])
     result.stdout.fnmatch_lines(["*toolharness conformance: myadapter:make*"])

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_toolharness._isolation import SHARED_RUN_MODULES, _shared_run_scheduler
-from tests._fake_suite import make_suite
+from tests._fake_suite import make_suite, run_isolated
 
 pytestmark = pytest.mark.usefixtures("_no_step_summary")
 
@@ -49,17 +49,7 @@ def _run_on_two_workers(
     log = pytester.path / "runs.jsonl"
     monkeypatch.setenv("SHARED_RUNS_LOG", str(log))
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
-    result = pytester.runpytest_subprocess(
-        "--toolharness-conformance",
-        "-o",
-        suite,
-        "--toolharness-adapter=myadapter:make",
-        "--toolharness-isolation=process",
-        "-p",
-        "no:hypothesispytest",
-        "suite",
-        timeout=300,
-    )
+    result = run_isolated(pytester, suite)
     runs = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     return result, runs
 
@@ -175,12 +165,8 @@ class _Worker:
         self.shutting_down = True
 
 
-def test_a_second_worker_dying_while_the_first_is_handled_is_no_internal_error(
-    pytester: pytest.Pytester,
-) -> None:
-    """Both workers die at once: the first's death reschedules onto the second, whose pipe is already
-    broken although xdist has not said so yet. The unit goes back to the queue (for the fresh worker
-    xdist starts) instead of an internal error that ends the whole run without a report."""
+def _two_workers_scheduled(pytester: pytest.Pytester) -> tuple[Any, _Worker, _Worker, list[str]]:
+    """The plugin's scheduler with two workers that collected eight tests, after its first schedule()."""
     config = pytester.parseconfig("--tx", "2*popen")
     scheduler = _shared_run_scheduler(config, None)
     first, second = _Worker("gw0"), _Worker("gw1")
@@ -189,6 +175,16 @@ def test_a_second_worker_dying_while_the_first_is_handled_is_no_internal_error(
         scheduler.add_node(worker)
         scheduler.add_node_collection(worker, tests)
     scheduler.schedule()
+    return scheduler, first, second, tests
+
+
+def test_a_second_worker_dying_while_the_first_is_handled_is_no_internal_error(
+    pytester: pytest.Pytester,
+) -> None:
+    """Both workers die at once: the first's death reschedules onto the second, whose pipe is already
+    broken although xdist has not said so yet. The unit goes back to the queue (for the fresh worker
+    xdist starts) instead of an internal error that ends the whole run without a report."""
+    scheduler, first, second, tests = _two_workers_scheduled(pytester)
     assert first.sent
     assert second.sent
     second.pipe_broken = True
@@ -206,14 +202,7 @@ def test_a_replacement_worker_gets_work_only_once_its_collection_arrives(pyteste
     """Both workers die and xdist starts two fresh ones: when the first fresh one has collected,
     the second (still collecting) is given nothing, and everything runs once it has collected too.
     (loadscope keeps the dead workers' collections, so the run counted as collected too early.)"""
-    config = pytester.parseconfig("--tx", "2*popen")
-    scheduler = _shared_run_scheduler(config, None)
-    first, second = _Worker("gw0"), _Worker("gw1")
-    tests = [f"conformance/test_x.py::test_{i}" for i in range(8)]
-    for worker in (first, second):
-        scheduler.add_node(worker)
-        scheduler.add_node_collection(worker, tests)
-    scheduler.schedule()
+    scheduler, first, second, tests = _two_workers_scheduled(pytester)
     crashed = {scheduler.remove_node(first), scheduler.remove_node(second)}
     third, fourth = _Worker("gw2"), _Worker("gw3")
     scheduler.add_node(third)

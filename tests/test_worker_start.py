@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolharness.wire import _launch
-from tests._fake_suite import make_suite
+from tests._fake_suite import make_suite, run_isolated
 
 pytestmark = pytest.mark.skipif(not _launch._wanted(), reason="the fork server needs Linux (fork, send_fds)")
 
@@ -62,27 +62,15 @@ def test_claude_code_only(toolharness_adapter):
 
 
 def _run(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, out: Path, fork: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, out: Path, body: str, *args: str
 ) -> pytest.RunResult:
-    suite = make_suite(pytester, _SUITE)
+    suite = make_suite(pytester, body)
     pytester.makepyfile(myadapter=_ADAPTER)
     monkeypatch.setenv("PROBE_OUT", str(out))
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
-    monkeypatch.setenv(_launch.FORK_SERVER_ENV, fork)
     monkeypatch.delenv(_launch.SOCKET_ENV, raising=False)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    return pytester.runpytest_subprocess(
-        "--toolharness-conformance",
-        "-o",
-        suite,
-        "--toolharness-adapter=myadapter:make",
-        "--toolharness-isolation=process",
-        "--toolharness-report=r.json",
-        "-W",
-        "error::pytest.PytestAssertRewriteWarning",
-        "suite",
-        timeout=300,
-    )
+    return run_isolated(pytester, suite, *args)
 
 
 def _statuses(pytester: pytest.Pytester) -> dict[str, str]:
@@ -97,7 +85,16 @@ def test_the_controller_reports_the_declarations_its_workers_sent(
     """Profiles and not-applicable declarations reach the report; the controller never imports the adapter."""
     out = tmp_path / "probe"
     out.mkdir()
-    result = _run(pytester, monkeypatch, out, fork)
+    monkeypatch.setenv(_launch.FORK_SERVER_ENV, fork)
+    result = _run(
+        pytester,
+        monkeypatch,
+        out,
+        _SUITE,
+        "--toolharness-report=r.json",
+        "-W",
+        "error::pytest.PytestAssertRewriteWarning",
+    )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert "created: 2/2 workers" in result.stdout.str()
     assert "cannot be rewritten" not in result.stdout.str()
@@ -118,28 +115,13 @@ def test_forked_workers_still_rewrite_the_suites_assertions(
     """The suite is imported by the worker itself, so a failing assert says what it compared."""
     out = tmp_path / "probe"
     out.mkdir()
-    suite = make_suite(
-        pytester,
-        """
+    body = """
 @pytest.mark.requirement("PAIR-1", "MUST")
 def test_compares(toolharness_adapter):
     left, right = [1, 2, 3], [1, 2, 4]
     assert left == right
-""",
-    )
-    pytester.makepyfile(myadapter=_ADAPTER)
-    monkeypatch.setenv("PROBE_OUT", str(out))
-    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
-    monkeypatch.delenv(_launch.SOCKET_ENV, raising=False)
-    result = pytester.runpytest_subprocess(
-        "--toolharness-conformance",
-        "-o",
-        suite,
-        "--toolharness-adapter=myadapter:make",
-        "--toolharness-isolation=process",
-        "suite",
-        timeout=300,
-    )
+"""
+    result = _run(pytester, monkeypatch, out, body)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "At index 2 diff: 3 != 4" in result.stdout.str()
     workers = [json.loads(path.read_text()) for path in out.glob("*.json")]
