@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 SHARED_DIR = Path(__file__).resolve().parent.parent.parent / "shared"
+
+
+def _cache_bytecode_under_a_prefix() -> Path | None:
+    """Let the pytest processes our tests start cache their compiled and rewritten modules.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set (as on our CI machine) no process writes a cache, so each of
+    the hundreds of pytest processes our tests start rewrites the assertions of every module of every
+    distribution with a pytest plugin (some 445 modules, seconds of CPU each time). They write their
+    caches under one temporary ``PYTHONPYCACHEPREFIX`` instead, so the checkout stays free of them.
+    Set here, in the first process, before its xdist workers start: they and their children share it.
+    """
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return None
+    prefix = Path(tempfile.mkdtemp(prefix="toolharness-test-pycache-"))
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+    return prefix
+
+
+_PYCACHE_PREFIX = _cache_bytecode_under_a_prefix()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The process that made the bytecode prefix removes it (its workers are gone by now)."""
+    if _PYCACHE_PREFIX is not None and not hasattr(config, "workerinput"):
+        shutil.rmtree(_PYCACHE_PREFIX, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -221,7 +221,7 @@ _CODE_PROBE = (
     "import json, os, sys; "
     "print(json.dumps({'forked': 'colorsys' in sys.modules, 'argv': sys.argv, 'path0': sys.path[0], "
     "'name': __name__, 'cwd': os.getcwd(), 'dont_write_bytecode': sys.dont_write_bytecode, "
-    "'stdout_write_through': sys.stdout.write_through, 'pid': os.getpid(), "
+    "'stdout_write_through': sys.stdout.write_through, 'pid': os.getpid(), 'prefix': sys.pycache_prefix, "
     "'doc': (sys.modules['colorsys'].__doc__ or '') if 'colorsys' in sys.modules else ''}), flush=True); "
     "sys.stdout.write('unflushed'); os._exit(int(os.environ.get('PROBE_EXIT', '0')))"
 )
@@ -251,15 +251,18 @@ def test_python_c_runs_as_the_interpreter_runs_it(server: Any, tmp_path: Path) -
 def test_python_c_honours_dont_write_bytecode_and_unbuffered_from_the_environment(
     server: Any, tmp_path: Path
 ) -> None:
-    """PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED don't make the server refuse: the child applies them."""
-    env = _env(PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
+    """PYTHONDONTWRITEBYTECODE, PYTHONUNBUFFERED and PYTHONPYCACHEPREFIX don't make the server refuse: the child applies them."""
+    prefix = str(tmp_path / "pycache")
+    env = _env(PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1", PYTHONPYCACHEPREFIX=prefix)
     done = _run([*_python_command(server.socket_path), "-c", _CODE_PROBE], tmp_path, env)
     report = json.loads(done.stdout.partition("\n")[0])
     assert report["forked"] is True
     assert report["dont_write_bytecode"] is True
     assert report["stdout_write_through"] is True
+    assert report["prefix"] == prefix
     plain = _run([*_python_command(server.socket_path), "-c", _CODE_PROBE], tmp_path, _env())
     assert json.loads(plain.stdout.partition("\n")[0])["dont_write_bytecode"] is False
+    assert json.loads(plain.stdout.partition("\n")[0])["prefix"] is None
 
 
 def test_preloaded_packages_say_pytest_did_not_rewrite_them(server: Any, tmp_path: Path) -> None:

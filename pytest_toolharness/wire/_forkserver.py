@@ -55,9 +55,10 @@ _REQUEST_TIMEOUT_S = 10.0
 _FORWARDED = ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 
 
-# Start-up variables a forked child can still honour: it sets sys.dont_write_bytecode, or makes its
-# stdout and stderr unbuffered. Every other PYTHON* variable must be the server's own.
-_ADJUSTABLE = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
+# Start-up variables a forked child can still honour: it sets sys.dont_write_bytecode or
+# sys.pycache_prefix, or makes its stdout and stderr unbuffered. Every other PYTHON* variable must be
+# the server's own.
+_ADJUSTABLE = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONPYCACHEPREFIX")
 
 
 def _python_env(env: dict[str, str]) -> dict[str, str]:
@@ -219,6 +220,7 @@ class _Server:
         sys.dont_write_bytecode = bool(request["env"].get("PYTHONDONTWRITEBYTECODE")) or request.get(
             "B", False
         )
+        sys.pycache_prefix = request["env"].get("PYTHONPYCACHEPREFIX") or None
         if request["env"].get("PYTHONUNBUFFERED") or request.get("u", False):
             _unbuffer_output()
         code = request.get("code")
