@@ -186,8 +186,8 @@ def worker_preload(config: pytest.Config) -> list[str]:
     """What the fork server imports for the workers: the SDK and other distributions' plugins.
 
     :data:`WORKER_PRELOAD`, and the pytest plugins of other distributions this process loaded from
-    entry points (a worker loads the same ones). Never this distribution's modules: the suite's must be imported by the worker, after pytest's
-    assertion rewriter is in place.
+    entry points (a worker loads the same ones). Never this distribution's modules: the suite's must
+    be imported by the worker, after pytest's assertion rewriter is in place.
     """
     plugins = [
         name
