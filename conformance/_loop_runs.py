@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance._strategies_permissions import fresh_dir
+from conformance._strategies_execution import fresh_dir
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
     HookSpec,

@@ -12,6 +12,7 @@ only the failure kinds any harness has (:data:`CORE_KINDS`).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import tempfile
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ from typing import Any, Literal, TypeAlias, get_args
 
 from hypothesis import strategies as st
 
+from pytest_toolharness.adapters._scratch import remove_at_exit
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
     ExecutionResult,
@@ -47,6 +49,7 @@ __all__ = [
     "batches",
     "check_pairing",
     "execute",
+    "fresh_dir",
     "is_error",
     "ok_tool",
     "plan_batch",
@@ -143,14 +146,27 @@ class Run:
         return {str(r.get("tool_use_id")): r for r in tool_results(self.content)}
 
 
+_ROOT: list[Path] = []
+_COUNTER = itertools.count()
+
+
+def fresh_dir() -> Path:
+    """A new empty directory under one per-process root (removed at exit: deleting per run is slow)."""
+    if not _ROOT:
+        _ROOT.append(Path(tempfile.mkdtemp(prefix="conformance-")).resolve())
+        remove_at_exit(_ROOT[0])
+    path = _ROOT[0] / f"run-{next(_COUNTER)}"
+    path.mkdir()
+    return path
+
+
 @contextmanager
 def scenario_root() -> Iterator[Path]:
-    """A fresh directory holding a scenario's ``cwd`` and ``session_dir``."""
-    with tempfile.TemporaryDirectory(prefix="toolharness-exec-") as name:
-        root = Path(name).resolve()
-        (root / "cwd").mkdir()
-        (root / "session").mkdir()
-        yield root
+    """A fresh directory holding a scenario's ``cwd`` and ``session_dir`` (see :func:`fresh_dir`)."""
+    root = fresh_dir()
+    (root / "cwd").mkdir()
+    (root / "session").mkdir()
+    yield root
 
 
 def execute(

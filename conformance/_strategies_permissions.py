@@ -8,9 +8,7 @@ observed from outside: which calls ran (the :class:`CallRecorder`), what the hos
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +16,8 @@ from typing import Any, Literal
 
 from hypothesis import strategies as st
 
+from conformance._strategies_execution import fresh_dir
 from pytest_toolharness._vocabulary import PERMISSION_MODES, SETTING_SOURCES, mcp_tool_name
-from pytest_toolharness.adapters._scratch import remove_at_exit
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
     ExecutionResult,
@@ -42,7 +40,6 @@ __all__ = [
     "covered_by_prefix",
     "edit_tool",
     "fetch_tool",
-    "fresh_dir",
     "host_answering",
     "mcp_tool_spec",
     "plain_tool",
@@ -280,23 +277,9 @@ def run_calls(
     return Run(result, recorder, host)
 
 
-_ROOT: list[Path] = []
-_COUNTER = itertools.count()
-
-
 def assert_runs_unasked(
     new_harness: Callable[[], Any], tool: ToolSpec, call: tuple[str, Mapping[str, Any]], mode: str, why: str
 ) -> None:
     """A control: the one ``call`` runs in ``mode`` without anyone asked (the host would say no)."""
     run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
     assert (run.ran(), run.asked) == (1, []), f"{why}: {run.describe()}"
-
-
-def fresh_dir() -> Path:
-    """A new empty directory under one per-process root (removed at exit: deleting per run is slow)."""
-    if not _ROOT:
-        _ROOT.append(Path(tempfile.mkdtemp(prefix="perm-conformance-")))
-        remove_at_exit(_ROOT[0])
-    path = _ROOT[0] / f"run-{next(_COUNTER)}"
-    path.mkdir()
-    return path

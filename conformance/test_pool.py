@@ -219,7 +219,9 @@ def test_only_whole_tool_denies_hide_tools(
     choices = [RuleSpec(target.name, "allow"), RuleSpec(target.name, "ask")]
     if not target.is_mcp:
         # Content rules are a built-in tool's business; MCP tools take whole-tool rules only.
-        choices.append(RuleSpec(f"{target.name}(some content)", "deny"))
+        # WebFetch's content has a syntax of its own (the name can be drawn from the vocabulary).
+        content = "domain:example.com" if target.name == "WebFetch" else "some content"
+        choices.append(RuleSpec(f"{target.name}({content})", "deny"))
     rule = data.draw(st.sampled_from(choices), label="rule")
     names_out = new_harness().assemble_pool(specs_b, specs_m, deny_rules=[rule])
     for spec in specs_b + specs_m:

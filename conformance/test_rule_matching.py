@@ -15,11 +15,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import (
     covered_by_prefix,
     edit_tool,
     fetch_tool,
-    fresh_dir,
     host_answering,
     mcp_tool_spec,
     read_tool,

@@ -46,7 +46,7 @@ from typing import IO, Any
 import pytest
 
 from pytest_toolharness._options import Isolation, Settings
-from pytest_toolharness.adapters._scratch import defer_removal_under, remove_tree
+from pytest_toolharness.adapters._scratch import defer_removal_under, remove_in_background
 
 __all__ = ["HANG_FILE_KEY", "HEAVY_MARKER", "SHARED_RUN_MODULES", "configure"]
 
@@ -260,7 +260,8 @@ def _cleanup(run: _Run) -> None:
         with contextlib.suppress(ValueError, OSError, TypeError):
             signal.signal(signal.SIGTERM, run.previous_sigterm)
     if run.owns_hang_dir:
-        remove_tree(run.hang_dir)
+        # Thousands of entries the examples made: removing them held the report up by seconds.
+        remove_in_background(run.hang_dir)
 
 
 def _worker_id(config: pytest.Config) -> str:

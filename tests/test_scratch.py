@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -70,4 +71,31 @@ def test_a_tree_removed_at_exit_is_gone_without_an_error(tmp_path: Path) -> None
     )
     assert done.returncode == 0, done.stderr
     assert "Exception ignored" not in done.stderr, done.stderr
+    assert not tree.exists()
+
+
+def test_a_tree_removed_in_background_goes_after_the_call_returns(tmp_path: Path) -> None:
+    """The detached removal returns at once and the tree is gone soon after, links not followed."""
+    tree = tmp_path / "run"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "kept.txt").write_text("x")
+    for i in range(50):
+        (tree / f"d{i}" / "e").mkdir(parents=True)
+        (tree / f"d{i}" / "e" / "f.txt").write_text("x")
+    (tree / "link").symlink_to(outside)
+    _scratch.remove_in_background(tree)
+    deadline = time.monotonic() + 30
+    while tree.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not tree.exists()
+    assert (outside / "kept.txt").exists()
+
+
+def test_without_a_shell_the_tree_is_removed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ``sh`` or ``rm`` to detach: the tree is removed before the call returns."""
+    tree = tmp_path / "run"
+    (tree / "d").mkdir(parents=True)
+    monkeypatch.setattr(_scratch.shutil, "which", lambda name: None)
+    _scratch.remove_in_background(tree)
     assert not tree.exists()

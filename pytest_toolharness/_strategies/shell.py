@@ -52,6 +52,9 @@ _BLANKS = (" ", "\t", "  ", " \t ")
 _NOT_BLANKS = ("\v", "\f", "\r", "\xa0", "\u2003", "\u3000")
 
 
+# The strategy functions are cached and the draws below use module-level strategies: a strategy
+# built inside a draw is built and validated again for every example, most of the drawing time.
+@functools.cache
 def shell_blanks(*, odd: bool = True) -> st.SearchStrategy[str]:
     r"""What separates two words: real blanks (space, tab, runs of them).
 
@@ -62,6 +65,7 @@ def shell_blanks(*, odd: bool = True) -> st.SearchStrategy[str]:
     return st.one_of(real, real, st.sampled_from(_NOT_BLANKS)) if odd else real
 
 
+@functools.cache
 def command_name_spellings(name: str) -> st.SearchStrategy[str]:
     r"""Ways to write the command name ``name`` that bash runs as ``name`` (or, for globs, may).
 
@@ -142,10 +146,14 @@ _WRAPPERS = (
 )
 
 
+_WRAPPER = st.sampled_from(_WRAPPERS)
+_WRAPPER_PAIRS = st.tuples(_WRAPPER, _WRAPPER)
+_MAYBE_WRAPPED = st.one_of(st.none(), _WRAPPER_PAIRS)
+
+
 def wrapped_commands(command: str) -> st.SearchStrategy[str]:
     """``command`` behind zero, one or two wrappers, each with or without options."""
-    wrapper = st.sampled_from(_WRAPPERS)
-    return st.tuples(wrapper, wrapper).map(lambda pair: f"{pair[0]}{pair[1]}{command}")
+    return _WRAPPER_PAIRS.map(lambda pair: f"{pair[0]}{pair[1]}{command}")
 
 
 @dataclass(frozen=True)
@@ -158,26 +166,33 @@ class ShellAttempt:
 
 
 _JOINERS = ("; ", ";", " && ", "&&", " || ", " | ", "|", " |& ", " & ", "&", "\n", "\n\n", " ;\n")
+_JOINER = st.sampled_from(_JOINERS)
+# A payload's arguments; ``{blank}`` is a drawn blank.
+_PAYLOAD_ARGS = st.sampled_from(("", "{blank}-rf{blank}x", "{blank}x", "${IFS}x", "{blank}'a b'"))
 
 
-@st.composite
+# Plain functions of the caller's draw, not composite strategies: one of those built per example is
+# validated again each time.
 def _payload_command(draw: st.DrawFn, payload: str) -> str:
     name = draw(command_name_spellings(payload))
     blank = draw(shell_blanks())
-    args = draw(st.sampled_from(["", f"{blank}-rf{blank}x", f"{blank}x", "${IFS}x", f"{blank}'a b'"]))
-    core = name + args
-    return draw(st.one_of(st.just(core), wrapped_commands(core)))
+    core = name + draw(_PAYLOAD_ARGS).replace("{blank}", blank)
+    wrappers = draw(_MAYBE_WRAPPED)
+    return core if wrappers is None else f"{wrappers[0]}{wrappers[1]}{core}"
 
 
-@st.composite
+_EMBED_BLANK = st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS))
+# The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks)
+# are drawn as often as the plain joints.
+_EMBED_KIND = st.one_of(st.integers(min_value=0, max_value=51), st.integers(min_value=16, max_value=25))
+
+
 def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     """``allowed`` and ``hidden`` combined by one production of bash's grammar."""
-    blank = draw(st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS)))
-    # The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks)
-    # are drawn as often as the plain joints.
-    kind = draw(st.one_of(st.integers(min_value=0, max_value=51), st.integers(min_value=16, max_value=25)))
+    blank = draw(_EMBED_BLANK)
+    kind = draw(_EMBED_KIND)
     program, _, arguments = hidden.partition(" ")
-    joiner = draw(st.sampled_from(_JOINERS))
+    joiner = draw(_JOINER)
     if kind <= 5:
         left, right = (hidden, allowed) if draw(st.booleans()) else (allowed, hidden)
         return f"{left}{joiner}{right}"
@@ -238,17 +253,21 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     return forms[kind]
 
 
+_PREFIX_ARGS = st.sampled_from(("", " -q", " src/", " 2>&1", " >/dev/null", " --all -n 10"))
+
+
 @st.composite
 def _attempt(draw: st.DrawFn, prefixes: Sequence[str], payloads: Sequence[str]) -> ShellAttempt:
     prefix = draw(st.sampled_from(prefixes))
     payload = draw(st.sampled_from(payloads))
-    allowed = prefix + draw(st.sampled_from(["", " -q", " src/", " 2>&1", " >/dev/null", " --all -n 10"]))
+    allowed = prefix + draw(_PREFIX_ARGS)
     if draw(st.integers(min_value=0, max_value=4)) == 0:
-        allowed = draw(wrapped_commands(allowed))
-    hidden = draw(_payload_command(payload))
-    command = draw(_embed(allowed, hidden))
+        first, second = draw(_WRAPPER_PAIRS)
+        allowed = f"{first}{second}{allowed}"
+    hidden = _payload_command(draw, payload)
+    command = _embed(draw, allowed, hidden)
     if draw(st.integers(min_value=0, max_value=5)) == 0:
-        command = draw(_embed(command, draw(_payload_command(payload))))
+        command = _embed(draw, command, _payload_command(draw, payload))
     return ShellAttempt(prefix=prefix, payload=payload, command=command)
 
 
@@ -316,16 +335,27 @@ class EvaluatedAttempt:
     prefix: str | None = None
 
 
+_EVALUATED_ARGS = st.sampled_from(("", " -rf x", " x"))
+_EVALUATED_FORMS = st.sampled_from(_EVALUATED)
+_EVALUATED_PREFIX = st.none() | st.sampled_from(DEFAULT_PREFIXES)
+_EVALUATED_JOINER = st.sampled_from(("; ", " && ", "\n"))
+
+
+@functools.cache
+def _quote_free_spellings(name: str) -> st.SearchStrategy[str]:
+    return command_name_spellings(name).filter(lambda n: "'" not in n and "\n" not in n)
+
+
 @st.composite
 def _evaluated(draw: st.DrawFn, payloads: Sequence[str]) -> EvaluatedAttempt:
     payload = draw(st.sampled_from(payloads))
-    name = draw(command_name_spellings(payload).filter(lambda n: "'" not in n and "\n" not in n))
-    args = draw(st.sampled_from(["", " -rf x", " x"]))
-    visible, template = draw(st.sampled_from(_EVALUATED))
+    name = draw(_quote_free_spellings(payload))
+    args = draw(_EVALUATED_ARGS)
+    visible, template = draw(_EVALUATED_FORMS)
     command = template.format(cmd=name + args)
-    prefix = draw(st.none() | st.sampled_from(DEFAULT_PREFIXES))
+    prefix = draw(_EVALUATED_PREFIX)
     if prefix is not None:
-        command = f"{prefix}{draw(st.sampled_from(['; ', ' && ', chr(10)]))}{command}"
+        command = f"{prefix}{draw(_EVALUATED_JOINER)}{command}"
     return EvaluatedAttempt(visible=visible, payload=payload, command=command, prefix=prefix)
 
 
@@ -513,9 +543,16 @@ def _build(root: Path, bash: str) -> None:
     names.update(_RUNNING_PROGRAMS)
     for name in sorted(names):
         if "/" not in name and name not in (".", ".."):
-            shim = shims / name
-            shim.write_text(f'#!/tmp/.oracle/bash\nname={shlex.quote(name)}\nsource /tmp/.oracle/rec "$@"\n')
-            shim.chmod(0o755)
+            # A thousand files or more: written through the descriptor (no pathlib, no path lookups).
+            shim = os.open(shims / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755)
+            try:
+                os.fchmod(shim, 0o755)  # whatever the umask
+                os.write(
+                    shim,
+                    f'#!/tmp/.oracle/bash\nname={shlex.quote(name)}\nsource /tmp/.oracle/rec "$@"\n'.encode(),
+                )
+            finally:
+                os.close(shim)
 
 
 @functools.lru_cache(maxsize=1)

@@ -25,6 +25,7 @@ that was not checked.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -68,6 +69,19 @@ class CapabilityError(TypeError):
     """A harness lacks a method of a capability its adapter declares."""
 
 
+@functools.cache
+def _protocol_methods(protocol: type) -> tuple[str, ...]:
+    # Cached: the suite checks every fresh harness against its capabilities' methods.
+    names: dict[str, None] = {}
+    for klass in reversed(protocol.__mro__):
+        if klass.__module__ in ("typing", "builtins"):
+            continue
+        for name, value in vars(klass).items():
+            if not name.startswith("_") and callable(value):
+                names[name] = None
+    return tuple(names)
+
+
 @dataclass(frozen=True, slots=True)
 class Capability:
     """One capability: its name, what an adapter promises by declaring it, and how.
@@ -86,16 +100,7 @@ class Capability:
     @property
     def methods(self) -> tuple[str, ...]:
         """The protocol's method names, base protocols' first, in declaration order (empty for a feature)."""
-        if self.protocol is None:
-            return ()
-        names: dict[str, None] = {}
-        for klass in reversed(self.protocol.__mro__):
-            if klass.__module__ in ("typing", "builtins"):
-                continue
-            for name, value in vars(klass).items():
-                if not name.startswith("_") and callable(value):
-                    names[name] = None
-        return tuple(names)
+        return () if self.protocol is None else _protocol_methods(self.protocol)
 
 
 def _table(*capabilities: Capability) -> Mapping[str, Capability]:

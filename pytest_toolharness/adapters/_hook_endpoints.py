@@ -72,9 +72,9 @@ class HookEndpoint:
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         # close() waits for serve_forever to notice the shutdown, up to one poll interval (0.5 s
-        # by default, paid by every test that starts an endpoint).
+        # by default, paid by every test that starts an endpoint; a wakeup costs microseconds).
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.005}, daemon=True
         )
 
     @property

@@ -8,7 +8,9 @@ seconds at exit, while the xdist controller waited for it (and killed it after 1
 - :func:`remove_tree` removes a tree with several threads, one subtree each (the waits overlap).
 - :func:`remove_at_exit` removes a directory when the process exits, unless it lies under a root
   given to :func:`defer_removal_under`: an xdist worker's scratch is inside the controller's run
-  directory, which the controller removes (with :func:`remove_tree`) once the workers are gone.
+  directory, which the controller removes once the workers are gone.
+- :func:`remove_in_background` hands a tree to a detached ``rm -rf``: the controller's run directory
+  goes that way, so the run's report is not held up by removing what its examples wrote.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-__all__ = ["defer_removal_under", "remove_at_exit", "remove_tree"]
+__all__ = ["defer_removal_under", "remove_at_exit", "remove_in_background", "remove_tree"]
 
 _THREADS = 8
 # Split the tree until there are about this many subtrees to hand out.
@@ -68,3 +71,30 @@ def _remove_unless_deferred(path: Path) -> None:
 def remove_at_exit(path: Path) -> None:
     """Remove ``path`` when the process exits (see :func:`defer_removal_under`)."""
     atexit.register(_remove_unless_deferred, path)
+
+
+# sh returns as soon as rm is started in the background, so nothing is left for this process to wait
+# for (a Popen still running at exit would warn); rm lives on as an orphan.
+_DETACHED_RM = '"$0" -rf -- "$1" </dev/null >/dev/null 2>&1 &'
+
+
+def remove_in_background(path: Path) -> None:
+    """Remove ``path`` in a detached process, so this one need not wait; here if none can start."""
+    sh, rm = shutil.which("sh"), shutil.which("rm")
+    if sh is not None and rm is not None:
+        try:
+            started = subprocess.run(
+                [sh, "-c", _DETACHED_RM, rm, str(path)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            pass
+        else:
+            if started.returncode == 0:
+                return
+    remove_tree(path)

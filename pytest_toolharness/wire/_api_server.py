@@ -294,8 +294,10 @@ class ScriptedApiServer:
         httpd = _HttpServer((LOOPBACK_HOST, 0), _Handler)
         httpd.owner = self
         self._httpd = httpd
+        # stop() waits for serve_forever to notice the shutdown, up to one poll interval: every
+        # scenario of the suite pays it, and a wakeup costs microseconds.
         self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="ScriptedApiServer", daemon=True
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.005}, name="ScriptedApiServer", daemon=True
         )
         self._thread.start()
         return self

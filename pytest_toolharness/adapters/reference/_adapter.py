@@ -284,6 +284,7 @@ class ReferenceHarness:
 
     async def run_sandboxed(self, run: SandboxRun) -> SandboxOutcome:
         """One Bash call through the pipeline, with the settings in ``.claude/settings.local.json``."""
+        self._workdir.mkdir(parents=True, exist_ok=True)
         path = run.workdir / SETTINGS_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(dict(run.settings)), encoding="utf-8")
@@ -464,10 +465,13 @@ class ReferenceAdapter:
         remove_at_exit(self._root)
 
     def new_harness(self) -> ReferenceHarness:
-        """A fresh session with its own working directory."""
+        """A fresh session with its own working directory, made when the session first writes there.
+
+        Most sessions never write (the suite makes thousands, one per example): creating and removing
+        each directory up front cost more than some of the examples.
+        """
         self._count += 1
         workdir = self._root / f"session-{self._count}"
-        workdir.mkdir(parents=True)
         return ReferenceHarness(workdir, notices=self._notices, listing_style=self._listing_style)
 
 
