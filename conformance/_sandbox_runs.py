@@ -23,14 +23,11 @@ from typing import Any
 import pytest
 
 from pytest_toolharness.adapters._sandbox import SandboxOutcome, SandboxRun
+from pytest_toolharness.adapters._serving import ServingThread
 from pytest_toolharness.adapters._specs import HostAnswer, HostSpec
 
 ON: Mapping[str, Any] = {"sandbox": {"enabled": True}}
 OFF: Mapping[str, Any] = {"sandbox": {"enabled": False}}
-
-# How often a test server's loop checks for shutdown: closing it waits up to this long (a wakeup
-# costs microseconds; the wait is idle time of the worker).
-_POLL_S = 0.005
 
 
 def missing_programs(*programs: str) -> str | None:
@@ -164,13 +161,12 @@ def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
             pass
 
     server = ThreadingHTTPServer((address, 0), Handler)
-    # shutdown() waits for serve_forever to notice, up to one poll interval (0.5 s by default).
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": _POLL_S}, daemon=True)
-    thread.start()
+    serving = ServingThread(server, "SandboxTestServer")
+    serving.start()
     try:
         yield server.server_address[1], hits
     finally:
-        server.shutdown()
+        serving.stop()
         server.server_close()
 
 

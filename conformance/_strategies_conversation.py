@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pytest_toolharness._strategies.schemas import cached_strategy, indices
 from pytest_toolharness._vocabulary import mcp_tool_name
 from pytest_toolharness.adapters._specs import ToolSpec, WireRequest
 
@@ -81,6 +82,7 @@ def builtin_specs(max_size: int = 5) -> st.SearchStrategy[list[ToolSpec]]:
     )
 
 
+@cached_strategy
 def mcp_specs(min_size: int = 0, max_size: int = 6) -> st.SearchStrategy[list[ToolSpec]]:
     """MCP tools with unique names; a few are ``always_load`` (so not deferred)."""
     return st.lists(
@@ -93,6 +95,11 @@ def mcp_specs(min_size: int = 0, max_size: int = 6) -> st.SearchStrategy[list[To
         min_size=min_size,
         max_size=max_size,
     )
+
+
+@cached_strategy
+def _step_kinds(kinds: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(kinds)
 
 
 @dataclass
@@ -322,20 +329,22 @@ class Session:
 
     def step(self, data: st.DataObject, kinds: Sequence[str] = STEP_KINDS) -> str:
         """One drawn step; returns a description for failure messages."""
-        kind = data.draw(st.sampled_from(list(kinds)), label="step")
+        kind = data.draw(_step_kinds(tuple(kinds)), label="step")
         candidates = sorted({s.name for s in self.specs() if s.is_mcp or s.should_defer})
         if kind == "search" and candidates:
-            names = data.draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=3, unique=True))
+            names = [candidates[i] for i in data.draw(indices(len(candidates), max_count=3))]
             self.conversation.search(names)
             text = f"ToolSearch -> tool_reference {names}"
         elif kind == "call" and self.specs():
-            name = data.draw(st.sampled_from([s.name for s in self.specs()]))
+            specs = self.specs()
+            name = specs[data.draw(indices(len(specs)))].name
             # Tool output as text, or as content blocks (one text block, or two).
             output = data.draw(st.sampled_from(CALL_OUTPUTS), label="output")
             self.conversation.call(name, output=output)
             text = f"call {name} -> {output!r}"
         elif kind == "drop" and self.mcp:
-            server = data.draw(st.sampled_from(sorted({str(s.mcp_server) for s in self.mcp})))
+            servers = sorted({str(s.mcp_server) for s in self.mcp})
+            server = servers[data.draw(indices(len(servers)))]
             self.mcp = [s for s in self.mcp if s.mcp_server != server]
             self._set()
             text = f"server {server} disconnected"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import tempfile
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeAlias, get_args
 
 from hypothesis import strategies as st
 
+from pytest_toolharness._strategies.schemas import indices
 from pytest_toolharness.adapters._scratch import remove_at_exit
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
@@ -52,6 +53,7 @@ __all__ = [
     "fresh_dir",
     "is_error",
     "ok_tool",
+    "pick_sorted",
     "plan_batch",
     "scenario_root",
     "text_of",
@@ -144,6 +146,13 @@ class Run:
     def results_by_id(self) -> dict[str, dict[str, Any]]:
         """The tool_result blocks by tool_use id (the last one wins; see :func:`check_pairing`)."""
         return {str(r.get("tool_use_id")): r for r in tool_results(self.content)}
+
+
+def pick_sorted(data: st.DataObject, names: Iterable[str], label: str) -> str:
+    """One of ``names`` (sorted, so the draw never depends on their order), without a new strategy."""
+    ordered = sorted(names)
+    index: int = data.draw(indices(len(ordered)), label=label)
+    return ordered[index]
 
 
 _ROOT: list[Path] = []

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
+from pytest_toolharness._strategies.schemas import cached_strategy
 from pytest_toolharness._vocabulary import PERMISSION_MODES, SETTING_SOURCES, mcp_tool_name
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
@@ -59,6 +60,7 @@ TOOL_OUTPUT = "scripted-output-7c1e"
 """What every tool built here returns, so a result can be recognised as the tool's own output."""
 
 
+@cached_strategy
 def sources() -> st.SearchStrategy[str]:
     """A settings source."""
     return st.sampled_from(SOURCES)

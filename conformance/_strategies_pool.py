@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pytest_toolharness._strategies.schemas import cached_strategy
 from pytest_toolharness._vocabulary import mcp_tool_name
 from pytest_toolharness.adapters._specs import ToolSpec
 
@@ -85,6 +86,7 @@ def mcp_spec(server: str, tool: str, **flags: Any) -> ToolSpec:
     return ToolSpec(name=mcp_tool_name(server, tool), mcp_server=server, mcp_tool=tool, **flags)
 
 
+@cached_strategy
 def builtin_names() -> st.SearchStrategy[str]:
     """CamelCase built-in names made of one to three vocabulary words (``NotebookEdit``)."""
     return (
@@ -94,6 +96,7 @@ def builtin_names() -> st.SearchStrategy[str]:
     )
 
 
+@cached_strategy
 def server_names() -> st.SearchStrategy[str]:
     """MCP server names: a vocabulary word, sometimes with a hyphenated second word."""
     return st.one_of(
@@ -102,11 +105,13 @@ def server_names() -> st.SearchStrategy[str]:
     )
 
 
+@cached_strategy
 def mcp_tool_parts() -> st.SearchStrategy[str]:
     """An MCP server's own tool names: snake_case vocabulary words (``send_message``)."""
     return st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map("_".join)
 
 
+@cached_strategy
 def descriptions() -> st.SearchStrategy[str]:
     """Descriptions: vocabulary words with punctuation and some non-ASCII text."""
     word = st.one_of(
@@ -129,6 +134,7 @@ _LEAF_SCHEMAS = st.one_of(
 )
 
 
+@cached_strategy
 def input_schemas() -> st.SearchStrategy[dict[str, Any]]:
     """Object input schemas with properties in a drawn order, some required."""
 
@@ -139,14 +145,13 @@ def input_schemas() -> st.SearchStrategy[dict[str, Any]]:
             schema["required"] = required
         return schema
 
+    # Each property with its required flag: one strategy, not one built per drawn list.
     props = st.lists(
-        st.tuples(st.sampled_from(WORDS), _LEAF_SCHEMAS), max_size=5, unique_by=lambda item: item[0]
+        st.tuples(st.sampled_from(WORDS), _LEAF_SCHEMAS, st.booleans()),
+        max_size=5,
+        unique_by=lambda item: item[0],
     )
-    return props.flatmap(
-        lambda ps: st.lists(st.booleans(), min_size=len(ps), max_size=len(ps)).map(
-            lambda flags: build(ps, flags)
-        )
-    )
+    return props.map(lambda ps: build([(name, leaf) for name, leaf, _ in ps], [flag for *_, flag in ps]))
 
 
 class HarnessFactory:

@@ -27,6 +27,7 @@ from conformance._strategies_conversation import (
     mcp_pairs,
     mcp_specs,
 )
+from conformance._strategies_execution import pick_sorted
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import Notice, ToolSpec
 
@@ -92,14 +93,14 @@ class NoticeMachine(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.builtin or self.mcp))
     @rule(data=st.data())
     def remove_tool(self, data: st.DataObject) -> None:
-        name = data.draw(st.sampled_from(sorted(self._names())), label="remove")
+        name = pick_sorted(data, self._names(), "remove")
         self.gone[name] = self.builtin.pop(name) if name in self.builtin else self.mcp.pop(name)
         self.history.append(f"remove {name}")
 
     @precondition(lambda self: bool(self.gone))
     @rule(data=st.data())
     def re_add_removed_tool(self, data: st.DataObject) -> None:
-        name = data.draw(st.sampled_from(sorted(self.gone)), label="re-add")
+        name = pick_sorted(data, self.gone, "re-add")
         spec = self.gone.pop(name)
         (self.mcp if spec.is_mcp else self.builtin)[name] = spec
         self.history.append(f"re-add {name}")
@@ -107,7 +108,7 @@ class NoticeMachine(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.builtin or self.mcp))
     @rule(data=st.data())
     def toggle_always_load(self, data: st.DataObject) -> None:
-        name = data.draw(st.sampled_from(sorted(self._names())), label="toggle")
+        name = pick_sorted(data, self._names(), "toggle")
         table = self.builtin if name in self.builtin else self.mcp
         table[name] = dataclasses.replace(table[name], always_load=not table[name].always_load)
         self.history.append(f"{name} always_load={table[name].always_load}")

@@ -28,6 +28,7 @@ from conformance._strategies_permissions import (
     sources,
 )
 from pytest_toolharness import strategies as ths
+from pytest_toolharness._strategies.schemas import cached_strategy
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import HookSpec, HostSpec, RuleSpec, ToolSpec
 
@@ -58,12 +59,14 @@ def tools() -> list[ToolSpec]:
     return [shell_tool(), plain_tool("Deploy")]
 
 
+@cached_strategy
 def rule_specs(texts: tuple[str, ...], behaviors: tuple[str, ...]) -> st.SearchStrategy[RuleSpec]:
     return st.builds(
         RuleSpec, text=st.sampled_from(texts), behavior=st.sampled_from(behaviors), source=sources()
     )
 
 
+@cached_strategy
 def any_rules(target: str) -> st.SearchStrategy[list[RuleSpec]]:
     return st.lists(rule_specs(MATCHING[target] + NOT_MATCHING[target], ("allow", "ask", "deny")), max_size=5)
 

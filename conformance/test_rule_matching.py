@@ -337,6 +337,13 @@ def test_allowed_command_runs_only_what_allow_rules_cover(
     deny_form="Bash({} *)",
     mode="default",
 )
+# Found by a default run: the grammar reads ``EOF;rm`` as the delimiter and ends the body on a
+# later line, without a syntax error.
+@example(
+    attempt=ths.ShellAttempt("npm test", "rm", "npm test <<EOF;rm\nbody\nEOF; rm${IFS}x"),
+    deny_form="Bash({}:*)",
+    mode="default",
+)
 # Programs that run a script given as an option, or their words joined, as a command.
 @example(
     attempt=ths.ShellAttempt("npm test", "rm", "npm test; su -c 'rm -rf x' root"),

@@ -26,6 +26,7 @@ from conformance._strategies_permissions import (
     shell_tool,
     sources,
 )
+from pytest_toolharness._strategies.schemas import cached_strategy
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import RuleSpec, ToolSpec
 
@@ -76,27 +77,26 @@ DECOYS = (
 )
 
 
+_BEHAVIORS = st.sampled_from(["allow", "ask", "deny"])
+_DECOY_RULES = st.builds(RuleSpec, text=st.sampled_from(DECOYS), behavior=_BEHAVIORS, source=sources())
+# Around an index bucket's size (8) most often, and anywhere up to 30.
+_DECOY_COUNTS = st.one_of(st.sampled_from([7, 8, 9, 10]), st.integers(0, 30))
+
+
+@cached_strategy
+def _applying_rules(applying: tuple[str, ...]) -> st.SearchStrategy[list[RuleSpec]]:
+    return st.lists(
+        st.builds(RuleSpec, text=st.sampled_from(applying), behavior=_BEHAVIORS, source=sources()),
+        max_size=3,
+    )
+
+
 @st.composite
 def rule_lists(draw: st.DrawFn, applying: tuple[str, ...]) -> tuple[list[RuleSpec], set[str]]:
     """Applying rules of drawn behaviors among decoys, shuffled; and the behaviors that apply."""
-    relevant = draw(
-        st.lists(
-            st.builds(
-                RuleSpec,
-                text=st.sampled_from(applying),
-                behavior=st.sampled_from(["allow", "ask", "deny"]),
-                source=sources(),
-            ),
-            max_size=3,
-        )
-    )
-    count = draw(st.one_of(st.sampled_from([7, 8, 9, 10]), st.integers(0, 30)), label="decoys")
-    decoys = [
-        RuleSpec(
-            draw(st.sampled_from(DECOYS)), draw(st.sampled_from(["allow", "ask", "deny"])), draw(sources())
-        )
-        for _ in range(count)
-    ]
+    relevant = draw(_applying_rules(applying))
+    count = draw(_DECOY_COUNTS, label="decoys")
+    decoys = [draw(_DECOY_RULES) for _ in range(count)]
     rules = draw(st.permutations([*relevant, *decoys]))
     return rules, {r.behavior for r in relevant}
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
+from conformance._strategies_execution import pick_sorted
 from conformance._strategies_pool import (
     HarnessFactory,
     builtin_names,
@@ -352,21 +353,21 @@ class SessionMachine(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.mcp))
     @rule(data=st.data())
     def drop(self, data: st.DataObject) -> None:
-        name = data.draw(st.sampled_from(sorted(self.mcp)), label="dropped MCP tool")
+        name = pick_sorted(data, self.mcp, "dropped MCP tool")
         del self.mcp[name]
         self.steps.append(f"drop {name}")
 
     @precondition(lambda self: bool(self.mcp))
     @rule(data=st.data(), description=descriptions())
     def change_mcp(self, data: st.DataObject, description: str) -> None:
-        name = data.draw(st.sampled_from(sorted(self.mcp)), label="changed MCP tool")
+        name = pick_sorted(data, self.mcp, "changed MCP tool")
         self.mcp[name] = replace(self.mcp[name], description=description)
         self.steps.append(f"change description of {name}")
 
     @precondition(lambda self: self.CHECK == "CACHE-3")
     @rule(data=st.data(), description=descriptions())
     def change_builtin(self, data: st.DataObject, description: str) -> None:
-        name = data.draw(st.sampled_from(sorted(self.builtin)), label="changed built-in")
+        name = pick_sorted(data, self.builtin, "changed built-in")
         self.builtin[name] = replace(self.builtin[name], description=description)
         self.steps.append(f"change description of {name}")
 
@@ -380,7 +381,7 @@ class SessionMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.CHECK == "CACHE-1" and len(self.builtin) > 1)
     @rule(data=st.data())
     def remove_builtin(self, data: st.DataObject) -> None:
-        name = data.draw(st.sampled_from(sorted(self.builtin)), label="removed built-in")
+        name = pick_sorted(data, self.builtin, "removed built-in")
         del self.builtin[name]
         self.steps.append(f"remove {name}")
 

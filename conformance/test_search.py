@@ -22,6 +22,7 @@ from conformance._strategies_pool import (
     server_names,
 )
 from conformance.oracles.search import oracle_search_tools_with_keywords
+from pytest_toolharness._strategies.schemas import cached_strategy
 from pytest_toolharness._vocabulary import PERMISSION_MODES
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import ToolSpec
@@ -254,14 +255,20 @@ class _OracleTool:
     description: str
 
 
-def _term(words: list[str]) -> st.SearchStrategy[str]:
+def _prefix(word_and_length: tuple[str, int]) -> str:
+    word, length = word_and_length
+    return word[: max(2, min(length, len(word) - 1))]
+
+
+@cached_strategy
+def _term(words: tuple[str, ...]) -> st.SearchStrategy[str]:
     # Mostly words the pool's tools contain, so that rankings have several scored tools and ties.
     word = st.sampled_from(words)
     return st.one_of(
         word,
         word,
         word.map(str.upper),
-        word.flatmap(lambda w: st.integers(2, max(2, len(w) - 1)).map(lambda k: w[:k])),
+        st.tuples(word, st.integers(2, 12)).map(_prefix),  # a prefix of 2 to len - 1 characters
         word.map(lambda w: "+" + w),
         st.sampled_from(["the", "über", "zzqx"]),
     )
@@ -279,9 +286,9 @@ def _oracle(query: str, in_pool: list[ToolSpec], max_results: int) -> list[str]:
     )
 
 
-def _pool_words(specs: list[ToolSpec]) -> list[str]:
+def _pool_words(specs: list[ToolSpec]) -> tuple[str, ...]:
     text = " ".join(f"{s.name} {s.description} {s.search_hint or ''}" for s in specs).lower()
-    return sorted(w for w in WORDS if w in text) or list(WORDS)
+    return tuple(sorted(w for w in WORDS if w in text)) or tuple(WORDS)
 
 
 @pytest.mark.toolharness_heavy
@@ -301,12 +308,11 @@ def test_keyword_search_matches_the_oracle(
     harness = new_harness()
     order = harness.assemble_pool(builtins, mcps)
     in_pool = [specs[n] for n in order if n in specs]
+    terms = st.lists(_term(_pool_words(in_pool)), min_size=1, max_size=3)
     query = data.draw(
         st.one_of(
-            st.lists(_term(_pool_words(in_pool)), min_size=1, max_size=3).flatmap(
-                lambda terms: st.sampled_from([" ", "  ", "\t"]).map(lambda sep: sep.join(terms))
-            ),
-            st.lists(_term(_pool_words(in_pool)), min_size=1, max_size=3).map(" ".join),
+            st.tuples(terms, st.sampled_from([" ", "  ", "\t"])).map(lambda pair: pair[1].join(pair[0])),
+            terms.map(" ".join),
             st.sampled_from(sorted(specs)).map(lambda n: n.lower()),
             st.sampled_from([s.mcp_server or "" for s in mcps] or ["slack"]).map(lambda srv: f"mcp__{srv}"),
         ),

@@ -85,9 +85,10 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(_hookspecs)
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add the ``--toolharness-*`` options and ini keys."""
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """Add the ``--toolharness-*`` options and ini keys; start the fork server early if the run needs it."""
     add_options(parser)
+    _isolation.prestart(pluginmanager)
 
 
 def _covers_suite(config: pytest.Config, suite_dir: Path) -> bool:

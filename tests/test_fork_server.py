@@ -302,3 +302,129 @@ def test_python_mode_passes_other_interpreter_arguments_to_a_plain_interpreter(
     done = _run([*_python_command(server.socket_path), "-W", "ignore", "-c", _CODE_PROBE], tmp_path, _env())
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.partition("\n")[0])["forked"] is False
+
+
+_PRELOAD_PROBE = (
+    "import gc, json, sys; "
+    "print(json.dumps({'wave': 'wave' in sys.modules, 'colorsys': 'colorsys' in sys.modules, "
+    "'frozen': gc.get_freeze_count()}))"
+)
+
+
+def test_a_server_imports_its_start_preload_before_any_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``serve SOCKET PRELOAD``: the modules are imported at start (a request naming none still has them),
+    the imported heap is frozen before the fork, and a worker's exclusive request naming the same
+    modules is forked, not refused."""
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    (modules / "preload_probe.py").write_text(_PRELOAD_PROBE, encoding="utf-8")
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(p for p in (str(modules), os.environ.get("PYTHONPATH", "")) if p)
+    )
+    started = _launch._start(tmp_path, ["wave", _MARKER])
+    assert started is not None, "the fork server did not start"
+    try:
+        command = [
+            sys.executable,
+            "-I",
+            "-S",
+            str(_launch._SCRIPT),
+            "run",
+            started.socket_path,
+            "-",
+            "preload_probe",
+        ]
+        bare = _run(command, tmp_path, _env())
+        report = json.loads(bare.stdout)
+        assert (report["wave"], report["colorsys"]) == (True, True), bare.stderr
+        assert report["frozen"] > 0, "the server's imports were not frozen before the fork"
+        same = _run(
+            [*_python_command(started.socket_path, f"wave,{_MARKER}"), "-c", _CODE_PROBE], tmp_path, _env()
+        )
+        assert json.loads(same.stdout.partition("\n")[0])["forked"] is True, same.stderr
+    finally:
+        _launch._stop(started)
+
+
+def test_a_start_preload_that_fails_is_reported_when_a_request_asks_for_it(tmp_path: Path) -> None:
+    """A module that can't be imported at start doesn't stop the server; the request naming it runs plainly."""
+    started = _launch._start(tmp_path, ["no_such_module_for_the_fork_server"])
+    assert started is not None, "the fork server did not start"
+    try:
+        done = _run(
+            [*_python_command(started.socket_path, "no_such_module_for_the_fork_server"), "-c", _CODE_PROBE],
+            tmp_path,
+            _env(),
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout.partition("\n")[0])["forked"] is False
+        assert started.process.poll() is None, "the server died of a failed start preload"
+    finally:
+        _launch._stop(started)
+
+
+@pytest.fixture
+def fresh_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """The module's server state emptied for the test, and put back after it."""
+    monkeypatch.delenv(_launch.SOCKET_ENV, raising=False)
+    saved = dict(_launch._state)
+    _launch._state.clear()
+    yield _launch._state
+    for server in {id(s): s for s in _launch._state.values() if s is not None}.values():
+        _launch._stop(server)
+    _launch._state.clear()
+    _launch._state.update(saved)
+
+
+def test_a_prestarted_server_nobody_shares_is_stopped_on_release(fresh_state: dict[str, Any]) -> None:
+    _launch.prestart_fork_server(["colorsys"])
+    server = fresh_state["server"]
+    assert server is not None
+    assert server.process.poll() is None
+    _launch.release_prestarted_fork_server()
+    assert server.process.poll() is not None, "the unshared server still runs"
+    assert "server" not in fresh_state
+    assert "prestarted" not in fresh_state
+    _launch.release_prestarted_fork_server()  # nothing left to release
+
+
+def test_a_prestarted_server_is_the_one_shared_and_release_keeps_it(
+    fresh_state: dict[str, Any], tmp_path: Path
+) -> None:
+    _launch.prestart_fork_server(["colorsys"])
+    server = fresh_state["server"]
+    stop = _launch.share_fork_server(tmp_path, ["colorsys", "wave"])
+    assert stop is not None
+    assert os.environ[_launch.SOCKET_ENV] == server.socket_path
+    _launch.release_prestarted_fork_server()
+    assert server.process.poll() is None, "release stopped the shared server"
+    stop()
+    assert server.process.poll() is not None
+
+
+@pytest.mark.parametrize(
+    ("arg", "stops"),
+    [
+        ("-n", True),
+        ("-n4", True),
+        ("-nauto", True),
+        ("--numprocesses=2", True),
+        ("--collect-only", True),
+        ("--co", True),
+        ("--toolharness-isolation=none", True),
+        ("no:xdist", True),
+        ("toolharness_suite_path=suite", True),
+        ("--color=yes", False),
+        ("--confcutdir=x", False),
+        ("--no-header", False),
+        ("-q", False),
+        ("--toolharness-conformance", False),
+        ("name", False),
+    ],
+)
+def test_the_prestart_guess_reads_options_that_mean_no_workers_of_its_own(arg: str, stops: bool) -> None:
+    from pytest_toolharness._isolation import _stops_own_workers
+
+    assert _stops_own_workers(arg) is stops

@@ -52,6 +52,9 @@ SPLIT_CASES: list[tuple[str, list[list[str]], bool]] = [
     ("cat <<EOF && rm x\nhi\nEOF", [["cat"], ["rm", "x"]], True),
     # Fail closed: not understood, or a part that allow rules must not trust.
     ('echo "unbalanced', [["echo"], ["?"]], False),
+    # The grammar takes ``EOF;rm`` for the delimiter and a later line for the end; bash runs ``rm``.
+    ("npm test <<EOF;rm\nbody\nEOF; rm${IFS}x", [["npm", "test"], ["?"]], False),
+    ('cat <<"EOF"\nrm -rf x\nEOF', [["cat"]], True),
     ("echo x )", [["echo", "x"], ["?"]], False),
     ("echo $((1+2))", [["echo", "$((1+2))"]], False),
     ("echo hi > ~/.bashrc", [["echo", "hi"]], False),

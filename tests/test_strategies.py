@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from pytest_toolharness import strategies as ths
+from pytest_toolharness._strategies.schemas import indices
 from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolSpec
 from reference_impl import (
     SETTING_SOURCES,
@@ -535,3 +536,19 @@ def test_histories_without_tools_are_text_only(history: list[dict[str, Any]]) ->
     assert all(
         isinstance(m["content"], str) or all(b["type"] == "text" for b in m["content"]) for m in history
     )
+
+
+@given(size=st.integers(1, 20), data=st.data())
+def test_indices_are_in_range_and_lists_of_them_distinct(size: int, data: st.DataObject) -> None:
+    """``indices(n)`` draws an index below n; with ``max_count`` a non-empty list of distinct ones."""
+    assert 0 <= data.draw(indices(size)) < size
+    many = data.draw(indices(size, max_count=3))
+    assert 1 <= len(many) <= min(3, size)
+    assert len(set(many)) == len(many)
+    assert all(0 <= i < size for i in many)
+    assert indices(size) is indices(size), "built once per size"
+
+
+def test_indices_of_nothing_is_a_clear_error() -> None:
+    with pytest.raises(InvalidArgument, match="size >= 1"):
+        indices(0)

@@ -29,6 +29,7 @@ __all__ = [
     "cached_strategy",
     "can_break",
     "descriptions",
+    "indices",
     "instances_of",
     "invalid_instances_of",
     "json_schemas",
@@ -226,6 +227,22 @@ def cached_strategy(build: Callable[_P, _T]) -> Callable[_P, _T]:
     Hypothesis, on every draw, which makes a pool of tools slow enough to fail health checks.
     """
     return cast(Callable[_P, _T], functools.lru_cache(maxsize=None)(build))
+
+
+@cached_strategy
+def indices(size: int, *, max_count: int = 0) -> st.SearchStrategy[Any]:
+    """An index into a sequence of ``size`` items known only while drawing (built once per size).
+
+    ``seq[draw(indices(len(seq)))]`` draws an item as ``sampled_from(seq)`` does, shrinking toward
+    the first, without building and validating a strategy on every draw. With ``max_count``: a
+    list of 1 to ``max_count`` distinct indices instead.
+    """
+    if size < 1:
+        raise InvalidArgument(f"indices needs size >= 1, got {size}")
+    one = st.integers(0, size - 1)
+    if max_count:
+        return st.lists(one, min_size=1, max_size=min(max_count, size), unique=True)
+    return one
 
 
 @cached_strategy

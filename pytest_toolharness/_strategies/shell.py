@@ -187,6 +187,9 @@ _EMBED_BLANK = st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS))
 _EMBED_KIND = st.one_of(st.integers(min_value=0, max_value=51), st.integers(min_value=16, max_value=25))
 
 
+_TERMINATOR_TAIL = st.sampled_from(("{blank}x", "{joiner}{hidden}", "{blank}{hidden}", "{joiner}x"))
+
+
 def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     """``allowed`` and ``hidden`` combined by one production of bash's grammar."""
     blank = draw(_EMBED_BLANK)
@@ -196,6 +199,11 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     if kind <= 5:
         left, right = (hidden, allowed) if draw(st.booleans()) else (allowed, hidden)
         return f"{left}{joiner}{right}"
+    if kind == 28:
+        # The terminator line carries more words (bash reads the here-document to the end, while
+        # a grammar may end it there, or take ``EOF;cmd`` on the first line as the delimiter).
+        tail = draw(_TERMINATOR_TAIL).format(blank=blank, joiner=joiner, hidden=hidden)
+        return f"{allowed}{blank}<<EOF{joiner}{hidden}\nbody\nEOF{tail}"
     forms = {
         6: f"{allowed}{blank}$({hidden})",
         7: f"{allowed}{blank}`{hidden}`",
@@ -219,8 +227,6 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
         25: f"{allowed}{blank}\\\n;{hidden}",
         26: f"{allowed}{joiner}bash -c '{hidden}'",
         27: f"{allowed}{joiner}eval '{hidden}'",
-        # The terminator line carries more words: bash reads the here-document to the end.
-        28: f"{allowed}{blank}<<EOF{joiner}{hidden}\nbody\nEOF{blank}x",
         # Programs that run a script given as an option, or their words joined.
         29: f"{allowed}{joiner}su -c '{hidden}' root",
         30: f"{allowed}{joiner}flock /tmp/l -c '{hidden}'",
@@ -257,9 +263,11 @@ _PREFIX_ARGS = st.sampled_from(("", " -q", " src/", " 2>&1", " >/dev/null", " --
 
 
 @st.composite
-def _attempt(draw: st.DrawFn, prefixes: Sequence[str], payloads: Sequence[str]) -> ShellAttempt:
-    prefix = draw(st.sampled_from(prefixes))
-    payload = draw(st.sampled_from(payloads))
+def _attempt(
+    draw: st.DrawFn, prefixes: st.SearchStrategy[str], payloads: st.SearchStrategy[str]
+) -> ShellAttempt:
+    prefix = draw(prefixes)
+    payload = draw(payloads)
     allowed = prefix + draw(_PREFIX_ARGS)
     if draw(st.integers(min_value=0, max_value=4)) == 0:
         first, second = draw(_WRAPPER_PAIRS)
@@ -283,7 +291,7 @@ def shell_attempts(
     their environment: ``TAR_OPTIONS``, ``GIT_CONFIG_*``); some hide the payload where bash
     does not run it. Shrinks toward ``prefix; payload``.
     """
-    return _attempt(tuple(prefixes), tuple(payloads))
+    return _attempt(st.sampled_from(tuple(prefixes)), st.sampled_from(tuple(payloads)))
 
 
 # Code that bash evaluates although the command line shows no command: an array subscript in a

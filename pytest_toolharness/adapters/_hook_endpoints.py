@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
 from pytest_toolharness.adapters._hook_programs import hook_program
+from pytest_toolharness.adapters._serving import ServingThread
 from pytest_toolharness.adapters._specs import HookSpec
 
 __all__ = ["HookEndpoint", "write_plugin"]
@@ -71,11 +71,7 @@ class HookEndpoint:
 
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        # close() waits for serve_forever to notice the shutdown, up to one poll interval (0.5 s
-        # by default, paid by every test that starts an endpoint; a wakeup costs microseconds).
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.005}, daemon=True
-        )
+        self._serving = ServingThread(self._server, "HookEndpoint")
 
     @property
     def url(self) -> str:
@@ -101,12 +97,12 @@ class HookEndpoint:
 
     def start(self) -> HookEndpoint:
         """Serve in a daemon thread."""
-        self._thread.start()
+        self._serving.start()
         return self
 
     def close(self) -> None:
         """Stop serving and release the port."""
-        self._server.shutdown()
+        self._serving.stop()
         self._server.server_close()
 
     def __enter__(self) -> HookEndpoint:

@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qsl, urlsplit
 
+from pytest_toolharness.adapters._serving import ServingThread
 from pytest_toolharness.wire._api_validation import (
     ApiError,
     validate_count_tokens_request,
@@ -282,7 +283,7 @@ class ScriptedApiServer:
         self._next_index = 0
         self._connections: set[socket.socket] = set()
         self._httpd: _HttpServer | None = None
-        self._thread: threading.Thread | None = None
+        self._serving: ServingThread | None = None
         self._stopped = False
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -294,12 +295,8 @@ class ScriptedApiServer:
         httpd = _HttpServer((LOOPBACK_HOST, 0), _Handler)
         httpd.owner = self
         self._httpd = httpd
-        # stop() waits for serve_forever to notice the shutdown, up to one poll interval: every
-        # scenario of the suite pays it, and a wakeup costs microseconds.
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.005}, name="ScriptedApiServer", daemon=True
-        )
-        self._thread.start()
+        self._serving = ServingThread(httpd, "ScriptedApiServer")
+        self._serving.start()
         return self
 
     def stop(self) -> None:
@@ -308,7 +305,8 @@ class ScriptedApiServer:
             self._stopped = True
             return
         self._stopped = True
-        self._httpd.shutdown()
+        if self._serving is not None:
+            self._serving.stop()
         with self._condition:
             connections = list(self._connections)
         for connection in connections:
@@ -316,8 +314,6 @@ class ScriptedApiServer:
             with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
         self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join()
 
     def __enter__(self) -> Self:
         return self.start()

@@ -5,9 +5,10 @@ and the suite's MCP tool server ``mcp`` and pytest; a scenario run starts both. 
 path with the interpreter (it imports only the standard library, so it starts in milliseconds), has
 two modes:
 
-- ``serve SOCKET``: the server, one per pytest process that runs wire scenarios
-  (:mod:`pytest_toolharness.wire._launch` starts it). It listens on the Unix socket SOCKET and ends
-  when its stdin closes (the process that started it went away). A request names a module, its
+- ``serve SOCKET [PRELOAD]``: the server, one per pytest process that runs wire scenarios
+  (:mod:`pytest_toolharness.wire._launch` starts it). It listens on the Unix socket SOCKET, imports
+  PRELOAD (comma-separated module names, for the requests it expects first) and ends when its stdin
+  closes (the process that started it went away). A request names a module, its
   arguments, working directory and environment, and modules to import first, and passes the
   requester's stdin, stdout and stderr. The server imports those modules once, in itself, then
   forks; the child becomes the program as ``python -m`` would start it: a session and process group
@@ -38,6 +39,7 @@ it leaves running is killed with its process group).
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import selectors
@@ -119,6 +121,19 @@ class _Server:
         # What this process imported by itself, before any preload.
         self.own_modules = frozenset(sys.modules)
 
+    def preload(self, names: list[str]) -> None:
+        """Import ``names`` now, while the requests they are for are still on their way.
+
+        The socket already listens, so a request that comes meanwhile waits for its turn. A module that
+        fails to import here fails again, and is reported, when a request asks for it.
+        """
+        import importlib
+
+        self.preloaded.update(names)
+        for name in names:
+            with contextlib.suppress(BaseException):
+                importlib.import_module(name)
+
     def loop(self) -> _Launch | None:
         """Serve until stdin closes (None), or return the launch in a forked child."""
         while True:
@@ -156,6 +171,7 @@ class _Server:
             if refusal is not None:
                 _send_line(conn, {"refused": refusal})
                 raise _Refused(refusal)
+            gc.freeze()  # what it imported: children never traverse it in a collection (nor copy its pages)
             pid = os.fork()
         except Exception:
             # Not this process's to keep: a reader waits for end of file on the requester's stdout.
@@ -349,9 +365,11 @@ def _run_child(launch: _Launch) -> None:
     os._exit(code & 0xFF)
 
 
-def serve(path: str) -> None:
-    """The ``serve`` mode."""
-    launch = _Server(path).loop()
+def serve(path: str, preload: str = "-") -> None:
+    """The ``serve`` mode: listen, import ``preload`` (what the first requests will ask for), serve."""
+    server = _Server(path)
+    server.preload([name for name in preload.split(",") if name and name != "-"])
+    launch = server.loop()
     if launch is None:
         os._exit(0)  # skip tearing down the preloaded modules
     _run_child(launch)
@@ -444,17 +462,17 @@ def _request_and_wait(path: str, preload: str, launch: dict[str, Any], plain: li
 
 
 def main(argv: list[str]) -> None:
-    """``serve SOCKET``, ``run SOCKET PRELOAD MODULE ARGS...`` or ``python SOCKET PRELOAD ARGS...``."""
-    if len(argv) == 2 and argv[0] == "serve":
+    """``serve SOCKET [PRELOAD]``, ``run SOCKET PRELOAD MODULE ARGS...`` or ``python SOCKET PRELOAD ARGS...``."""
+    if len(argv) in (2, 3) and argv[0] == "serve":
         del sys.path[0]  # this file's folder: the preloaded modules are found as -m would find them
-        serve(argv[1])
+        serve(*argv[1:])
     elif len(argv) >= 4 and argv[0] == "run":
         run(argv[1], argv[2], argv[3], argv[4:])
     elif len(argv) >= 4 and argv[0] == "python":
         run_code(argv[1], argv[2], argv[3:])
     else:
         sys.exit(
-            "usage: _forkserver.py serve SOCKET | run SOCKET PRELOAD MODULE [ARGS...]"
+            "usage: _forkserver.py serve SOCKET [PRELOAD] | run SOCKET PRELOAD MODULE [ARGS...]"
             " | python SOCKET PRELOAD [-u] [-B] -c CODE [ARGS...]"
         )
 

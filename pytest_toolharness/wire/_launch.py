@@ -29,8 +29,10 @@ __all__ = [
     "FORK_SERVER_ENV",
     "SOCKET_ENV",
     "fork_server_running",
+    "prestart_fork_server",
     "python_interpreter_command",
     "python_module_command",
+    "release_prestarted_fork_server",
     "share_fork_server",
 ]
 
@@ -79,7 +81,7 @@ def _socket_folder(within: Path | None) -> Path | None:
     return None
 
 
-def _start(within: Path | None = None) -> _Server | None:
+def _start(within: Path | None = None, preload: Sequence[str] = ()) -> _Server | None:
     folder = _socket_folder(within)
     if folder is None:
         return None
@@ -87,7 +89,7 @@ def _start(within: Path | None = None) -> _Server | None:
     env = {name: os.environ[name] for name in _SERVER_ENV if name in os.environ}
     try:
         process = subprocess.Popen(
-            [sys.executable, str(_SCRIPT), "serve", socket_path],
+            [sys.executable, str(_SCRIPT), "serve", socket_path, ",".join(preload) or "-"],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             # This process's directory: what a preloaded module reads at import (Hypothesis's
@@ -142,18 +144,45 @@ def _socket() -> str | None:
     return server.socket_path if server is not None else None
 
 
-def share_fork_server(within: Path) -> Callable[[], None] | None:
+def prestart_fork_server(preload: Sequence[str]) -> None:
+    """Start this process's server now, importing ``preload``, before it is known to be needed.
+
+    For the xdist controller at plugin registration: the server's imports then overlap pytest's own
+    start-up. :func:`share_fork_server` takes it over (its socket stays in a folder of its own);
+    :func:`release_prestarted_fork_server` stops it if nobody did.
+    """
+    if not _wanted() or os.environ.get(SOCKET_ENV):
+        return
+    with _lock:
+        if "server" not in _state:
+            _state["server"] = _start(None, preload)
+            _state["prestarted"] = _state["server"]
+
+
+def release_prestarted_fork_server() -> None:
+    """Stop the server :func:`prestart_fork_server` started, unless it is shared (or gone already)."""
+    with _lock:
+        prestarted = _state.pop("prestarted", None)
+        if prestarted is None or os.environ.get(SOCKET_ENV) == prestarted.socket_path:
+            return
+        if _state.get("server") is prestarted:
+            del _state["server"]
+    _stop(prestarted)
+
+
+def share_fork_server(within: Path, preload: Sequence[str] = ()) -> Callable[[], None] | None:
     """Start this process's server now, its socket in ``within``, and name it to the subprocesses.
 
     The xdist controller calls it before starting its workers: they (and what they start) then use
-    the one server, which imports the harness's modules once for all of them. Returns the function
-    that stops it (None when there is no server).
+    the one server, which imports the harness's modules once for all of them. The server imports
+    ``preload`` (what the workers' requests will name) as soon as it listens, while the controller
+    goes on starting up. Returns the function that stops it (None when there is no server).
     """
     if not _wanted() or os.environ.get(SOCKET_ENV):
         return None
     with _lock:
         if "server" not in _state:
-            _state["server"] = _start(within)
+            _state["server"] = _start(within, preload)
         server = _state["server"]
     if server is None:
         return None

@@ -505,9 +505,10 @@ class _Walk:
                 )
 
     def heredoc(self, node: tree_sitter.Node, depth: int) -> None:
-        if any(child.type == "word" for child in node.named_children):
-            # The grammar took the body for a word (seen: a body that starts with a backslash), so
-            # neither the body nor what reads it is known: fail closed.
+        if any(child.type == "word" for child in node.named_children) or not _heredoc_delimited(self, node):
+            # The grammar took the body for a word (seen: a body that starts with a backslash), or
+            # its delimiter is not the word bash reads (seen: ``<<EOF;rm`` taken as one word, and a
+            # later line taken as the end), so neither the body nor what follows is known: fail closed.
             self.problem("the grammar misreads this here-document")
             self.opaque(node, "a here-document the grammar misreads")
             self.stdin = None
@@ -521,6 +522,48 @@ class _Walk:
                 continue
             else:
                 self.statement(child, depth + 1)
+
+
+_DELIMITER_ENDS = frozenset(" \t\n;&|<>()")
+"""Unquoted, these end the word after ``<<``: bash's delimiter never contains them."""
+
+
+def _heredoc_delimiter(written: str) -> str | None:
+    """The delimiter bash reads from the word after ``<<`` (quotes removed), or None if it is not one word."""
+    delimiter: list[str] = []
+    index = 0
+    while index < len(written):
+        char = written[index]
+        if char == "\\":
+            if index + 1 == len(written):
+                return None
+            delimiter.append(written[index + 1])
+            index += 2
+            continue
+        if char in "'\"":
+            close = written.find(char, index + 1)
+            if close < 0 or (char == '"' and "\\" in written[index + 1 : close]):
+                return None  # unbalanced, or escapes inside double quotes: not modelled
+            delimiter.append(written[index + 1 : close])
+            index = close + 1
+            continue
+        if char in _DELIMITER_ENDS:
+            return None
+        delimiter.append(char)
+        index += 1
+    return "".join(delimiter) or None
+
+
+def _heredoc_delimited(walk: _Walk, node: tree_sitter.Node) -> bool:
+    """Whether the grammar's here-document starts with one word and, if it ends, ends on that word."""
+    starts = [child for child in node.named_children if child.type == "heredoc_start"]
+    ends = [child for child in node.named_children if child.type == "heredoc_end"]
+    if len(starts) != 1 or len(ends) > 1:
+        return False
+    delimiter = _heredoc_delimiter(walk.text(starts[0]))
+    if delimiter is None:
+        return False
+    return not ends or walk.text(ends[0]).lstrip("\t") == delimiter
 
 
 _RENAMING_BUILTINS = frozenset({"alias", "hash", "enable"})

@@ -29,4 +29,9 @@ def _mutate(original: Any) -> Any:
     return rules
 
 
-adapter = make_factory(Patch("pytest_toolharness.adapters.reference._adapter", "_rules", _mutate))
+# Every place the reference adapter turns RuleSpecs into rules: execution scenarios read theirs
+# through _permission_context.rules_of (since settings files came in), the rest through _rules.
+adapter = make_factory(
+    Patch("pytest_toolharness.adapters.reference._permission_context", "rules_of", _mutate),
+    Patch("pytest_toolharness.adapters.reference._adapter", "_rules", _mutate),
+)

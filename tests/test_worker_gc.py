@@ -1,0 +1,59 @@
+"""The garbage collector in a worker of the suite: start-up and collection frozen, a larger first generation.
+
+The suite's examples make many short-lived objects; what start-up and collection made lives to the
+end of the run. Frozen, it is never walked by a collection again (``_Plugin.pytest_collection_finish``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_toolharness._isolation import _GC_YOUNG_THRESHOLD
+from tests._fake_suite import make_suite, run_isolated
+
+_PROBE = """
+import gc, os
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_worker_gc():
+    assert os.environ.get("PYTEST_XDIST_WORKER"), "not in a worker"
+    assert gc.get_freeze_count() > 1000, gc.get_freeze_count()
+    assert gc.get_threshold()[0] == {threshold}, gc.get_threshold()
+    assert gc.isenabled()
+"""
+
+
+def test_a_worker_freezes_what_collection_made_and_collects_young_objects_less_often(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "1")
+    suite = make_suite(pytester, _PROBE.replace("{threshold}", str(_GC_YOUNG_THRESHOLD)))
+    result = run_isolated(pytester, suite)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*1 passed*"])
+
+
+def test_without_workers_the_collector_is_left_as_it_was(pytester: pytest.Pytester) -> None:
+    suite = make_suite(
+        pytester,
+        """
+import gc
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_in_process():
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold()[0] == 700
+""",
+    )
+    result = pytester.runpytest_subprocess(
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=none",
+        "-p",
+        "no:hypothesispytest",
+        "suite",
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
