@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import typing
@@ -24,6 +25,7 @@ from pytest_toolharness.adapters import (
     missing_methods,
     runs_as_command,
 )
+from pytest_toolharness.adapters._hook_programs import HOOK_PYTHON
 
 
 def test_importing_the_package_loads_no_harness_and_no_sdk() -> None:
@@ -122,6 +124,22 @@ def test_hook_command_runs_a_real_hook(
     assert (done.returncode, done.stdout, done.stderr) == (code, stdout, stderr)
     if stdout.startswith("{"):
         assert json.loads(done.stdout) == spec.output_json()
+
+
+def test_a_hook_program_starts_without_site_or_the_callers_python_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook interpreter skips ``site`` and ``PYTHON*``: a broken ``sitecustomize`` on PYTHONPATH is not run."""
+    (tmp_path / "sitecustomize.py").write_text("raise SystemExit('sitecustomize ran')\n", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    assert _run(f"{shlex.quote(sys.executable)} -c pass").returncode != 0, (
+        "the broken sitecustomize should run here"
+    )
+    spec = HookSpec("PreToolUse", "none", as_command=True)
+    command = hook_command(spec, tmp_path / "hooks", 0)
+    assert command.startswith(HOOK_PYTHON + " ")
+    done = _run(command)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "{}", "")
 
 
 def test_crashing_hooks_fail_and_command_only_outcomes_need_a_command(tmp_path: Path) -> None:

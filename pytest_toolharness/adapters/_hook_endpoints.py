@@ -10,14 +10,12 @@ its harness loads plugins.
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from pytest_toolharness.adapters._hook_programs import hook_program
+from pytest_toolharness.adapters._hook_programs import HOOK_PYTHON, hook_program
 from pytest_toolharness.adapters._serving import ServingThread
 from pytest_toolharness.adapters._specs import HookSpec
 
@@ -126,7 +124,7 @@ def write_plugin(specs: Sequence[HookSpec], root: Path, *, log: Path | None = No
     for index, spec in enumerate(specs):
         script = hooks_dir / f"hook_{index}_{spec.event}_{spec.outcome}.py"
         script.write_text(hook_program(spec, log=log), encoding="utf-8")
-        command = f'{shlex.quote(sys.executable)} "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script.name}"'
+        command = f'{HOOK_PYTHON} "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script.name}"'
         hook: dict[str, Any] = {"type": "command", "command": command, "timeout": spec.timeout}
         if spec.run_async:
             hook["async"] = True

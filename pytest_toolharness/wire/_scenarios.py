@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pytest_toolharness._vocabulary import SETTINGS_FILES
+from pytest_toolharness.adapters._hook_programs import HOOK_PYTHON
 from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
 from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
 
@@ -290,7 +290,7 @@ def logged_hook_command(name: str, *, exit_code: int = 0, stdout: str = "", stde
     stdout decides), so a check can prove from the log that the hook really ran.
     """
     code = logged_hook_program(name, exit_code=exit_code, stdout=stdout, stderr=stderr)
-    return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+    return f"{HOOK_PYTHON} -c {shlex.quote(code)}"
 
 
 def _blocking_hook_command(reason: str) -> str:

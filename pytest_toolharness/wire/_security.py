@@ -36,11 +36,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shlex
-import sys
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_toolharness.adapters._hook_programs import HOOK_PYTHON
 from pytest_toolharness.adapters._specs import ToolBehavior
 from pytest_toolharness.wire._scenarios import (
     CLAUDE_CODE_NAMES,
@@ -421,7 +420,7 @@ def hook_sources_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
                     "hooks": [
                         {
                             "type": "command",
-                            "command": f'{shlex.quote(sys.executable)} "${{CLAUDE_PLUGIN_ROOT}}/hooks/deny.py"',
+                            "command": f'{HOOK_PYTHON} "${{CLAUDE_PLUGIN_ROOT}}/hooks/deny.py"',
                         }
                     ],
                 }
