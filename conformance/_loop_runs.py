@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
+from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters._specs import (
     CallRecorder,
     HookSpec,
@@ -30,7 +31,7 @@ from pytest_toolharness.adapters._specs import (
 __all__ = ["WORDS", "Loop", "echo_tool", "hook", "run_loop", "text", "tool_use", "user_content"]
 
 SCHEMA = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
-WORDS = st.from_regex(r"[A-Z]{3,8}", fullmatch=True)
+WORDS = st.from_regex(r"[A-Z]{3,8}", fullmatch=True, alphabet=ths.utf8_characters())
 
 
 def echo_tool(name: str = "Echo") -> ToolSpec:

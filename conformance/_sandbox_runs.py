@@ -9,11 +9,13 @@ addresses and record what reached them, so a blocked connection is observed from
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import socket
 import subprocess
+import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -117,10 +119,15 @@ def layout(base: Path, *, git: bool = False) -> Layout:
 
 @dataclass
 class Hits:
-    """What reached a server: one entry per request (the path) or datagram."""
+    """What reached a server: one entry per request (the path) or datagram.
+
+    ``in`` settles first (``settle``): a request a command sent just before it ended may still be
+    in the server's queue, and must count, or an escape goes unseen and a real attempt looks failed.
+    """
 
     seen: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    settle: Callable[[], None] = lambda: None
 
     def add(self, what: str) -> None:
         """Record one arrival."""
@@ -128,6 +135,7 @@ class Hits:
             self.seen.append(what)
 
     def __contains__(self, what: object) -> bool:
+        self.settle()
         with self.lock:
             return what in self.seen
 
@@ -141,6 +149,51 @@ def _address_usable(address: str) -> bool:
     return True
 
 
+_SETTLE_PATH = "/.toolharness-settle"
+_SETTLE_TIMEOUT_S = 5.0
+
+
+class _CountingServer(ThreadingHTTPServer):
+    """Counts the connections it accepted and those whose handling ended, for :func:`http_server`'s settling."""
+
+    request_queue_size = 128  # socketserver's 5 makes a burst of connections wait seconds for a retried SYN
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.counts = threading.Condition()
+        self.accepted = self.ended = 0
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.counts:
+            self.accepted += 1
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        super().shutdown_request(request)
+        with self.counts:
+            self.ended += 1
+            self.counts.notify_all()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that sent and left at once
+            super().handle_error(request, client_address)
+
+    def settle(self) -> None:
+        """Return once every connection made before this call has been handled (or after a timeout).
+
+        The listen queue is first in, first out: once a connection of its own has been answered,
+        every earlier one has been accepted, and waiting until as many have ended as were accepted
+        covers their handlers.
+        """
+        host, port = self.server_address[:2]
+        with socket.create_connection((str(host), port), _SETTLE_TIMEOUT_S) as connection:
+            connection.sendall(f"GET {_SETTLE_PATH} HTTP/1.0\r\n\r\n".encode())
+            while connection.recv(4096):
+                pass
+        with self.counts:
+            self.counts.wait_for(lambda: self.ended >= self.accepted, _SETTLE_TIMEOUT_S)
+
+
 @contextmanager
 def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
     """A real HTTP server on ``address``: its port and the paths it was asked for."""
@@ -149,8 +202,11 @@ def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
     hits = Hits()
 
     class Handler(BaseHTTPRequestHandler):
+        timeout = _SETTLE_TIMEOUT_S  # a connection that never sends a request does not hold settling up
+
         def do_GET(self) -> None:
-            hits.add(self.path)
+            if self.path != _SETTLE_PATH:
+                hits.add(self.path)
             body = b"reached\n"
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
@@ -160,12 +216,16 @@ def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
         def log_message(self, *_args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer((address, 0), Handler)
+    server = _CountingServer((address, 0), Handler)
+    hits.settle = server.settle
     serving = ServingThread(server, "SandboxTestServer")
     serving.start()
     try:
         yield server.server_address[1], hits
     finally:
+        with contextlib.suppress(OSError):
+            server.settle()  # what arrived before the block ended counts in checks after it
+        hits.settle = lambda: None
         serving.stop()
         server.server_close()
 

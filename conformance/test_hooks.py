@@ -25,8 +25,10 @@ from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolSpec
 
-BUILTIN_NAMES = st.from_regex(r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,5})?", fullmatch=True)
-LOWER = st.from_regex(r"[a-z]{2,6}", fullmatch=True)
+BUILTIN_NAMES = st.from_regex(
+    r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,5})?", fullmatch=True, alphabet=ths.utf8_characters()
+)
+LOWER = st.from_regex(r"[a-z]{2,6}", fullmatch=True, alphabet=ths.utf8_characters())
 
 
 def pre(outcome: str, **fields: Any) -> HookSpec:
@@ -155,7 +157,7 @@ def test_several_pre_tool_use_hooks_combine_to_the_most_restrictive(
 
 
 COMMAND_OUTCOMES = ("allow", "ask", "deny", "exit2", "exit1", "garbage", "crash", "hang")
-REASONS = st.from_regex(r"[a-z]{4,8} [a-z]{4,8} [0-9]{2}", fullmatch=True)
+REASONS = st.from_regex(r"[a-z]{4,8} [a-z]{4,8} [0-9]{2}", fullmatch=True, alphabet=ths.utf8_characters())
 
 
 @requires("execution", "permissions", "hooks", "command_hooks", "host_callback")

@@ -22,6 +22,7 @@ from conformance._strategies_execution import (
     text_of,
     tool_use,
 )
+from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import (
     HookSpec,
@@ -51,8 +52,12 @@ SHELL_SCHEMA: Mapping[str, Any] = {
     "additionalProperties": False,
 }
 
-allowed_commands = st.builds(lambda w: f"echo {w}", st.from_regex(r"[a-z]{1,8}", fullmatch=True))
-denied_commands = st.builds(lambda w: f"rm -rf {w}", st.from_regex(r"[a-z]{1,8}", fullmatch=True))
+allowed_commands = st.builds(
+    lambda w: f"echo {w}", st.from_regex(r"[a-z]{1,8}", fullmatch=True, alphabet=ths.utf8_characters())
+)
+denied_commands = st.builds(
+    lambda w: f"rm -rf {w}", st.from_regex(r"[a-z]{1,8}", fullmatch=True, alphabet=ths.utf8_characters())
+)
 
 
 def shell_tool() -> ToolSpec:
@@ -338,7 +343,10 @@ def test_invalid_rewrite_is_rejected(
 @settings(max_examples=20, deadline=None)
 @given(
     aliases=st.lists(
-        st.from_regex(r"Old[A-Z][a-z]{2,6}", fullmatch=True), min_size=1, max_size=3, unique=True
+        st.from_regex(r"Old[A-Z][a-z]{2,6}", fullmatch=True, alphabet=ths.utf8_characters()),
+        min_size=1,
+        max_size=3,
+        unique=True,
     ),
     pick=st.integers(0, 2),
 )
@@ -421,7 +429,7 @@ def test_post_hooks_match_outcome(
 @requires("execution", "hooks")
 @pytest.mark.requirement("EXEC-5", "MUST")
 @settings(max_examples=10, deadline=None)
-@given(reason=st.from_regex(r"blocked-[a-z]{4,10}", fullmatch=True))
+@given(reason=st.from_regex(r"blocked-[a-z]{4,10}", fullmatch=True, alphabet=ths.utf8_characters()))
 def test_post_hook_block_reaches_model(
     new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], reason: str
 ) -> None:
@@ -446,7 +454,7 @@ def test_post_hook_block_reaches_model(
 @pytest.mark.requirement("EXEC-5", "MUST")
 @settings(max_examples=10, deadline=None)
 @given(
-    replacement=st.from_regex(r"replaced-[a-z]{4,10}", fullmatch=True),
+    replacement=st.from_regex(r"replaced-[a-z]{4,10}", fullmatch=True, alphabet=ths.utf8_characters()),
     shape=st.sampled_from(["text", "blocks", "object", "number"]),
 )
 def test_post_hook_output_update_replaces_mcp_output(

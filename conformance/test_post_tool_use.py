@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import execute, is_error, ok_tool, scenario_root, text_of, tool_use
+from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters._capabilities import CAPABILITIES, requires
 from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
 
@@ -37,7 +38,7 @@ def _texts(content: Sequence[dict[str, Any]]) -> list[str]:
     kinds=st.lists(st.sampled_from(["block", "context"]), min_size=1, max_size=3).filter(
         lambda k: "block" in k
     ),
-    output=st.from_regex(r"out-[a-z]{4,10}", fullmatch=True),
+    output=st.from_regex(r"out-[a-z]{4,10}", fullmatch=True, alphabet=ths.utf8_characters()),
 )
 @example(kinds=["block"], output="out-single")
 @example(kinds=["block", "context"], output="out-both")

@@ -16,12 +16,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._loop_runs import run_loop, text
+from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters._capabilities import requires
 
 # Inputs the harness must carry back unchanged: nested, unicode, empty, wrong for the schema.
 _INPUTS = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(ths.utf8_characters(), max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(ths.utf8_characters(), max_size=4), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -38,12 +42,17 @@ def model_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
     for n in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["valid", "invalid_input", "unknown"]))
         if kind == "valid":
-            name, tool_input = "Echo", {"x": draw(st.text(max_size=8))}
+            name, tool_input = "Echo", {"x": draw(st.text(ths.utf8_characters(), max_size=8))}
         elif kind == "invalid_input":
-            name, tool_input = "Echo", draw(st.dictionaries(st.text(max_size=4), _INPUTS, max_size=3))
+            name, tool_input = (
+                "Echo",
+                draw(st.dictionaries(st.text(ths.utf8_characters(), max_size=4), _INPUTS, max_size=3)),
+            )
         else:
             name = draw(st.sampled_from(["echo", "invalid", "NoSuchTool", "mcp__gone__tool"]))
-            tool_input = draw(st.dictionaries(st.text(max_size=4), _INPUTS, max_size=3))
+            tool_input = draw(
+                st.dictionaries(st.text(ths.utf8_characters(), max_size=4), _INPUTS, max_size=3)
+            )
         calls.append({"type": "tool_use", "id": f"toolu_replay_{n}", "name": name, "input": tool_input})
     return [text("calling"), *calls]
 

@@ -95,6 +95,7 @@ from pytest_toolharness._strategies.shell import (
     shell_blanks,
     wrapped_commands,
 )
+from pytest_toolharness._strategies.text import utf8_characters
 from pytest_toolharness._strategies.tools import (
     BEHAVIOR_KINDS,
     BUILTIN_TOOL_NAMES,
@@ -165,5 +166,6 @@ __all__ = [
     "tool_use_batches",
     "tool_use_blocks",
     "tool_use_ids",
+    "utf8_characters",
     "wrapped_commands",
 ]

@@ -34,6 +34,22 @@ def test_a_worker_freezes_what_collection_made_and_collects_young_objects_less_o
     result.stdout.fnmatch_lines(["*1 passed*"])
 
 
+def _run_in_process(pytester: pytest.Pytester, suite: str, *first: str) -> None:
+    """Run the fake suite without workers (``first``: arguments before the suite's), and expect it to pass."""
+    result = pytester.runpytest_subprocess(
+        *first,
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=none",
+        "-p",
+        "no:hypothesispytest",
+        "suite",
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+
+
 def test_without_workers_the_collector_is_left_as_it_was(pytester: pytest.Pytester) -> None:
     suite = make_suite(
         pytester,
@@ -46,14 +62,34 @@ def test_in_process():
     assert gc.get_threshold()[0] == 700
 """,
     )
-    result = pytester.runpytest_subprocess(
-        "--toolharness-conformance",
-        "-o",
-        suite,
-        "--toolharness-adapter=myadapter:make",
-        "--toolharness-isolation=none",
-        "-p",
-        "no:hypothesispytest",
-        "suite",
+    _run_in_process(pytester, suite)
+
+
+def test_the_heap_is_frozen_before_the_interpreter_finalizes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last full collection of an exiting run would walk the whole heap for little garbage."""
+    pytester.makepyfile(
+        exit_probe="""
+import atexit, gc, os
+
+@atexit.register
+def _report():  # registered before the plugin's handler, so it runs after it
+    with open(os.environ["EXIT_PROBE"], "w") as out:
+        out.write(str(gc.get_freeze_count()))
+"""
     )
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    probe = pytester.path / "frozen.txt"
+    monkeypatch.setenv("EXIT_PROBE", str(probe))
+    suite = make_suite(
+        pytester,
+        """
+import gc
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_in_process():
+    assert gc.get_freeze_count() == 0
+""",
+    )
+    _run_in_process(pytester, suite, "-p", "exit_probe")
+    assert int(probe.read_text()) > 1000, "the heap was not frozen at exit"

@@ -12,10 +12,12 @@ Each run is a real pytest subprocess with two real workers.
 from __future__ import annotations
 
 import json
+import types
 from pathlib import Path
 
 import pytest
 
+from pytest_toolharness._isolation import _worker_count
 from pytest_toolharness.wire import _launch
 from tests._fake_suite import make_suite, run_isolated
 
@@ -127,3 +129,27 @@ def test_compares(toolharness_adapter):
     workers = [json.loads(path.read_text()) for path in out.glob("*.json")]
     assert workers, "no worker built the adapter"
     assert all(w["anthropic_before"] for w in workers), "the workers were not forked"
+
+
+class _Hook:
+    def __init__(self, cpus: object) -> None:
+        self.cpus = cpus
+
+    def pytest_xdist_auto_num_workers(self, config: object) -> object:
+        return self.cpus
+
+
+@pytest.mark.parametrize(
+    ("cpus", "variable", "workers"),
+    [(1, None, 2), (2, None, 3), (3, None, 4), (8, None, 4), ("garbage", None, 2), (2, "2", 2), (5, "5", 4)],
+)
+def test_one_worker_more_than_the_cpus_unless_the_count_is_set(
+    monkeypatch: pytest.MonkeyPatch, cpus: object, variable: str | None, workers: int
+) -> None:
+    """The suite's tests often wait, so a worker beyond the CPUs; the variable, when set, is the count."""
+    if variable is None:
+        monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    else:
+        monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", variable)
+    config = types.SimpleNamespace(hook=_Hook(cpus))
+    assert _worker_count(config) == workers  # type: ignore[arg-type]

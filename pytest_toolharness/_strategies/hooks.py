@@ -22,6 +22,7 @@ from pytest_toolharness._strategies.schemas import (
     json_values,
     property_names,
 )
+from pytest_toolharness._strategies.text import utf8_characters
 from pytest_toolharness._strategies.tools import BUILTIN_TOOL_NAMES, tool_names
 from pytest_toolharness._vocabulary import MCP_PREFIX, TOOL_HOOK_EVENTS
 from pytest_toolharness.adapters._specs import HookOutcomeKind, HookSpec
@@ -129,7 +130,7 @@ def _events(event: str | Sequence[str] | None) -> list[str]:
 
 @cached_strategy
 def _updated_inputs() -> st.SearchStrategy[dict[str, Any]]:
-    return st.dictionaries(property_names(), st.text(max_size=12), max_size=3)
+    return st.dictionaries(property_names(), st.text(utf8_characters(), max_size=12), max_size=3)
 
 
 def _draw_spec(
@@ -268,7 +269,7 @@ def lifecycle_hook_specs(
     return _hook_specs(plan, None, as_command, _updated_inputs())
 
 
-_MARKS = st.from_regex(r"[A-Z]{5,8}", fullmatch=True)
+_MARKS = st.from_regex(r"[A-Z]{5,8}", fullmatch=True, alphabet=utf8_characters())
 
 
 @st.composite

@@ -23,6 +23,8 @@ import jsonschema.validators
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from pytest_toolharness._strategies.text import utf8_characters
+
 __all__ = [
     "INVALID_INSTANCE_KINDS",
     "InvalidInstanceKind",
@@ -281,12 +283,13 @@ def json_values(*, max_leaves: int = 6) -> st.SearchStrategy[Any]:
         st.booleans(),
         st.integers(-(2**31), 2**31),
         st.floats(allow_nan=False, allow_infinity=False),
-        st.text(max_size=10),
+        st.text(utf8_characters(), max_size=10),
     )
     return st.recursive(
         scalars,
         lambda inner: st.one_of(
-            st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+            st.lists(inner, max_size=3),
+            st.dictionaries(st.text(utf8_characters(), max_size=6), inner, max_size=3),
         ),
         max_leaves=max_leaves,
     )
@@ -553,8 +556,10 @@ def _strings(schema: Mapping[str, Any]) -> st.SearchStrategy[str]:
     high = int(schema.get("maxLength", max(low, 20)))
     if "pattern" in schema:
         # JSON Schema patterns are searched, not anchored: a string containing a match is valid.
-        return st.from_regex(schema["pattern"]).filter(lambda s: low <= len(s) <= high)
-    return st.text(min_size=low, max_size=high)
+        return st.from_regex(schema["pattern"], alphabet=utf8_characters()).filter(
+            lambda s: low <= len(s) <= high
+        )
+    return st.text(utf8_characters(), min_size=low, max_size=high)
 
 
 def _objects(schema: Mapping[str, Any], where: str) -> st.SearchStrategy[dict[str, Any]]:
@@ -607,7 +612,7 @@ def _values_of_type(kind: str) -> st.SearchStrategy[Any]:
     if kind == "number":
         return st.integers(-1000, 1000).map(lambda i: i + 0.5)
     if kind == "string":
-        return st.text(max_size=8)
+        return st.text(utf8_characters(), max_size=8)
     if kind == "array":
         return st.lists(st.integers(0, 9), max_size=3)
     return st.dictionaries(st.sampled_from(WORDS), st.integers(0, 9), max_size=2)
@@ -657,7 +662,9 @@ def _mutations(schema: Mapping[str, Any], kinds: Sequence[str]) -> list[st.Searc
         def off_enum(name: str) -> st.SearchStrategy[Any]:
             allowed = properties[name]["enum"]
             outside = (
-                st.text(min_size=1, max_size=12).map(lambda s: "not_" + s).filter(lambda s: s not in allowed)
+                st.text(utf8_characters(), min_size=1, max_size=12)
+                .map(lambda s: "not_" + s)
+                .filter(lambda s: s not in allowed)
             )
             return st.tuples(valid, outside).map(lambda pair: _with(pair[0], name, pair[1]))
 

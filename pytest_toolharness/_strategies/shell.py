@@ -26,6 +26,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 __all__ = [
+    "SHARED_ORACLE_VARIABLE",
     "BashSandbox",
     "EvaluatedAttempt",
     "ShellAttempt",
@@ -40,6 +42,7 @@ __all__ = [
     "bash_sandbox_problem",
     "command_name_spellings",
     "evaluated_code_attempts",
+    "prebuild_bash_oracle",
     "shell_attempts",
     "shell_blanks",
     "wrapped_commands",
@@ -563,6 +566,45 @@ def _build(root: Path, bash: str) -> None:
                 os.close(shim)
 
 
+# A root built once for a whole run (:func:`prebuild_bash_oracle`), named to the processes it starts.
+SHARED_ORACLE_VARIABLE = "TOOLHARNESS_BASH_ORACLE_ROOT"
+
+
+def prebuild_bash_oracle(root: Path) -> threading.Thread | None:
+    """Start building the oracle's programs in ``root`` in a thread, for the processes this one starts.
+
+    Writing a thousand shims costs each process half a second; an xdist controller builds them
+    once, and its workers (which inherit :data:`SHARED_ORACLE_VARIABLE`) use them once ``root``
+    exists: it appears whole, by a rename. A worker that looks before then builds its own. None
+    when there is no bash or bubblewrap to use them.
+    """
+    bash = shutil.which("bash")
+    if bash is None or shutil.which("bwrap") is None:
+        return None
+    os.environ[SHARED_ORACLE_VARIABLE] = str(root)
+
+    def build() -> None:
+        partial = Path(tempfile.mkdtemp(prefix=".building-", dir=root.parent))
+        try:
+            _build(partial, os.path.realpath(bash))
+            partial.rename(root)
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)
+
+    thread = threading.Thread(target=build, name="toolharness-bash-oracle", daemon=True)
+    thread.start()
+    return thread
+
+
+def _oracle_root(bash: str) -> Path:
+    shared = os.environ.get(SHARED_ORACLE_VARIABLE)
+    if shared and os.path.isdir(shared):
+        return Path(shared)
+    root = Path(tempfile.mkdtemp(prefix="toolharness-bash-oracle-"))
+    _build(root, bash)
+    return root
+
+
 @functools.lru_cache(maxsize=1)
 def _sandbox() -> tuple[BashSandbox | None, str]:
     bash = shutil.which("bash")
@@ -571,8 +613,7 @@ def _sandbox() -> tuple[BashSandbox | None, str]:
         return None, "no bash on PATH"
     if bwrap is None:
         return None, "no bubblewrap (bwrap) on PATH: apt-get install bubblewrap"
-    root = Path(tempfile.mkdtemp(prefix="toolharness-bash-oracle-"))
-    _build(root, os.path.realpath(bash))
+    root = _oracle_root(os.path.realpath(bash))
     real = []
     for name in _REAL_PROGRAMS:
         found = shutil.which(name, path=os.pathsep.join(_BIN_DIRS))

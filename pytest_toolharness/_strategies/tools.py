@@ -18,6 +18,7 @@ from pytest_toolharness._strategies.schemas import (
     json_values,
     property_names,
 )
+from pytest_toolharness._strategies.text import utf8_characters
 from pytest_toolharness._vocabulary import mcp_tool_name, normalize_name_for_mcp
 from pytest_toolharness.adapters._specs import BehaviorKind, ToolBehavior, ToolSpec
 
@@ -145,7 +146,9 @@ def tool_behaviors(
         sizes = st.one_of(sizes, st.integers(50_001, 60_000))
     literal_low, literal_high = max(min_chars, 1), min(max_chars, 200)
     literal = (
-        st.text(min_size=literal_low, max_size=literal_high).map(lambda t: ToolBehavior("text", text=t))
+        st.text(utf8_characters(), min_size=literal_low, max_size=literal_high).map(
+            lambda t: ToolBehavior("text", text=t)
+        )
         if literal_low <= literal_high
         else st.nothing()
     )

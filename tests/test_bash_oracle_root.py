@@ -1,0 +1,74 @@
+"""The bash oracle's programs, built once by a run's controller and used by its workers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_toolharness._strategies import shell
+
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None or shutil.which("bash") is None, reason="needs bash and bubblewrap"
+)
+
+
+@pytest.fixture
+def fresh_oracle(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No shared root named, and the process's sandbox built anew (and again after the test)."""
+    monkeypatch.delenv(shell.SHARED_ORACLE_VARIABLE, raising=False)
+    shell._sandbox.cache_clear()
+    yield
+    shell._sandbox.cache_clear()
+
+
+@needs_bwrap
+def test_a_prebuilt_root_appears_whole_and_is_named_to_children(tmp_path: Path, fresh_oracle: None) -> None:
+    root = tmp_path / "oracle"
+    thread = shell.prebuild_bash_oracle(root)
+    assert thread is not None
+    assert os.environ[shell.SHARED_ORACLE_VARIABLE] == str(root)
+    thread.join(60)
+    shims = root / "shims"
+    assert {"ls", "rm", "sudo", "curl", "npm"} <= set(os.listdir(shims))
+    assert os.access(shims / "rm", os.X_OK)
+    assert [entry.name for entry in tmp_path.iterdir()] == ["oracle"], "the partial build was left behind"
+
+
+@needs_bwrap
+def test_the_sandbox_uses_the_shared_root_and_records_through_it(tmp_path: Path, fresh_oracle: None) -> None:
+    root = tmp_path / "oracle"
+    thread = shell.prebuild_bash_oracle(root)
+    assert thread is not None
+    thread.join(60)
+    sandbox = shell.bash_sandbox()
+    assert sandbox is not None, shell.bash_sandbox_problem()
+    assert sandbox.root == root
+    assert sandbox.executed("ls -l && rm -f x; echo hi") == [("ls", "-l"), ("rm", "-f", "x")]
+
+
+@needs_bwrap
+def test_a_root_not_built_yet_means_a_build_of_ones_own(
+    tmp_path: Path, fresh_oracle: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(shell.SHARED_ORACLE_VARIABLE, str(tmp_path / "still-building"))
+    sandbox = shell.bash_sandbox()
+    assert sandbox is not None, shell.bash_sandbox_problem()
+    try:
+        assert sandbox.root != tmp_path / "still-building"
+        assert (sandbox.root / "shims" / "rm").exists()
+        assert sandbox.executed("rm x") == [("rm", "x")]
+    finally:
+        shutil.rmtree(sandbox.root)
+
+
+def test_without_bubblewrap_nothing_is_built(
+    tmp_path: Path, fresh_oracle: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bash, no bwrap
+    assert shell.prebuild_bash_oracle(tmp_path / "oracle") is None
+    assert shell.SHARED_ORACLE_VARIABLE not in os.environ
+    assert list(tmp_path.iterdir()) == []
