@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 ADAPTER = """
@@ -55,3 +58,17 @@ def run_isolated(pytester: pytest.Pytester, suite: str, *args: str, timeout: flo
         *args,
         timeout=timeout,
     )
+
+
+def left_in(directory: Path, *, wait_s: float = 20.0) -> list[str]:
+    """What a finished run left in ``directory`` (its ``TMPDIR``), pytest's own folders aside.
+
+    A run removes its run directory in a detached process as it exits, so that it need not wait for
+    the removal; this waits for that process (at most ``wait_s``) before it looks.
+    """
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = sorted(p.name for p in directory.iterdir() if not p.name.startswith("pytest-of-"))
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._fake_suite import make_suite
+from tests._fake_suite import left_in, make_suite
 
 pytestmark = pytest.mark.usefixtures("_no_step_summary")
 
@@ -70,8 +70,7 @@ def _interrupt(
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
-    left = sorted(p.name for p in tmp.iterdir() if not p.name.startswith("pytest-of-"))
-    return process.returncode, out, left
+    return process.returncode, out, left_in(tmp)
 
 
 SLOW_PROJECT = """
