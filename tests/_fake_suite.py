@@ -44,6 +44,21 @@ def run(pytester: pytest.Pytester, suite: str, *args: str) -> pytest.RunResult:
     )
 
 
+def in_process_args(suite: str, *before_suite: str) -> list[str]:
+    """pytest's arguments for the fake suite without workers (``before_suite``: more options)."""
+    return [
+        "--toolharness-conformance",
+        "-o",
+        suite,
+        "--toolharness-adapter=myadapter:make",
+        "--toolharness-isolation=none",
+        "-p",
+        "no:hypothesispytest",
+        *before_suite,
+        "suite",
+    ]
+
+
 def run_isolated(pytester: pytest.Pytester, suite: str, *args: str, timeout: float = 300) -> pytest.RunResult:
     """Run the fake suite in a pytest subprocess under process isolation (xdist workers)."""
     return pytester.runpytest_subprocess(

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from tests._fake_suite import left_in, make_suite, run_isolated
+from tests._fake_suite import in_process_args, left_in, make_suite, run_isolated
 
 pytestmark = pytest.mark.usefixtures("_no_step_summary")
 
@@ -119,21 +119,7 @@ def test_slow():
         time.sleep(10**6)
 """,
     )
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "--toolharness-conformance",
-        "-o",
-        suite,
-        "--toolharness-adapter=myadapter:make",
-        "--toolharness-isolation=none",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:cacheprovider",
-        "suite",
-    ]
+    command = [sys.executable, "-m", "pytest", *in_process_args(suite, "-p", "no:cacheprovider")]
     marker = pytester.path / "tmpdir.txt"
     with subprocess.Popen(command, cwd=pytester.path, stdout=subprocess.PIPE, text=True) as process:
         deadline = time.monotonic() + 120

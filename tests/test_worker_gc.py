@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolharness._isolation import _GC_YOUNG_THRESHOLD
-from tests._fake_suite import make_suite, run_isolated
+from tests._fake_suite import in_process_args, make_suite, run_isolated
 
 _PROBE = """
 import gc, os
@@ -36,17 +36,7 @@ def test_a_worker_freezes_what_collection_made_and_collects_young_objects_less_o
 
 def _run_in_process(pytester: pytest.Pytester, suite: str, *first: str) -> None:
     """Run the fake suite without workers (``first``: arguments before the suite's), and expect it to pass."""
-    result = pytester.runpytest_subprocess(
-        *first,
-        "--toolharness-conformance",
-        "-o",
-        suite,
-        "--toolharness-adapter=myadapter:make",
-        "--toolharness-isolation=none",
-        "-p",
-        "no:hypothesispytest",
-        "suite",
-    )
+    result = pytester.runpytest_subprocess(*first, *in_process_args(suite))
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
 
 
