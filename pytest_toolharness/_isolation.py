@@ -50,7 +50,7 @@ from typing import IO, Any
 import pytest
 
 from pytest_toolharness._options import Isolation, Settings
-from pytest_toolharness._strategies.shell import prebuild_bash_oracle
+from pytest_toolharness._strategies.shell import SHARED_ORACLE_VARIABLE, prebuild_bash_oracle
 from pytest_toolharness.adapters._scratch import defer_removal_under, remove_in_background
 from pytest_toolharness.wire._launch import (
     prestart_fork_server,
@@ -252,9 +252,14 @@ def _share_bash_oracle(config: pytest.Config, run_dir: Path) -> None:
     if getattr(option, "tx", None) and not getattr(option, "collectonly", False):
         building = prebuild_bash_oracle(run_dir / "bash-oracle")
         if building is not None:
-            # Done before the run directory goes (cleanups run last-added first): files written
-            # after its removal began would keep it.
-            config.add_cleanup(lambda: building.join(_ORACLE_BUILD_WAIT_S))
+            config.add_cleanup(lambda: _unshare_bash_oracle(building))
+
+
+def _unshare_bash_oracle(building: threading.Thread) -> None:
+    # Before the run directory goes (cleanups run last-added first): files written after its
+    # removal began would keep it; and a later run in this process must not look for it there.
+    building.join(_ORACLE_BUILD_WAIT_S)
+    os.environ.pop(SHARED_ORACLE_VARIABLE, None)
 
 
 # Imported once by the fork server for every worker: the SDK whose types the suite's adapters build

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,34 @@ def test_without_bubblewrap_nothing_is_built(
     assert shell.prebuild_bash_oracle(tmp_path / "oracle") is None
     assert shell.SHARED_ORACLE_VARIABLE not in os.environ
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_bwrap
+def test_a_run_with_workers_builds_it_once_and_forgets_it_at_its_end(
+    tmp_path: Path, fresh_oracle: None
+) -> None:
+    """The controller's cleanup waits for the build, then stops naming the root to later processes."""
+    from pytest_toolharness._isolation import _share_bash_oracle
+
+    cleanups: list[Callable[[], None]] = []
+    option = types.SimpleNamespace(tx=["popen"], collectonly=False)
+    config = types.SimpleNamespace(option=option, add_cleanup=cleanups.append)
+    _share_bash_oracle(config, tmp_path)  # type: ignore[arg-type]
+    assert os.environ[shell.SHARED_ORACLE_VARIABLE] == str(tmp_path / "bash-oracle")
+    assert len(cleanups) == 1
+    cleanups[0]()
+    assert (tmp_path / "bash-oracle" / "shims" / "rm").exists(), "the cleanup did not wait for the build"
+    assert shell.SHARED_ORACLE_VARIABLE not in os.environ
+
+
+def test_without_workers_or_when_only_collecting_nothing_is_built(tmp_path: Path, fresh_oracle: None) -> None:
+    from pytest_toolharness._isolation import _share_bash_oracle
+
+    for option in (
+        types.SimpleNamespace(tx=[], collectonly=False),
+        types.SimpleNamespace(tx=["popen"], collectonly=True),
+    ):
+        cleanups: list[Callable[[], None]] = []
+        _share_bash_oracle(types.SimpleNamespace(option=option, add_cleanup=cleanups.append), tmp_path)  # type: ignore[arg-type]
+        assert (cleanups, list(tmp_path.iterdir())) == ([], [])
+        assert shell.SHARED_ORACLE_VARIABLE not in os.environ
