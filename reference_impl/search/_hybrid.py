@@ -206,6 +206,9 @@ class OnnxEmbedder:
         return (pooled / norms).astype(np.float32)
 
 
+_QUANTIZING: Final = "OnnxEmbedder(quantize=True)"  # what an ImportError of the two steps below names
+
+
 def _dynamic_int8(model_path: Path) -> bytes:
     """``model_path`` with fused attention and int8 matrix products (``MatMulInteger``), as ONNX bytes.
 
@@ -217,9 +220,8 @@ def _dynamic_int8(model_path: Path) -> bytes:
     tensor, activations per call. About 4 s of CPU, once per embedder; the files live in a
     temporary folder only while this runs.
     """
-    what = "OnnxEmbedder(quantize=True)"
-    _import("onnx", what)  # onnxruntime's quantisation tools need it
-    quantization = _import("onnxruntime.quantization", what)
+    _import("onnx", _QUANTIZING)  # onnxruntime's quantisation tools need it
+    quantization = _import("onnxruntime.quantization", _QUANTIZING)
     with tempfile.TemporaryDirectory(prefix="toolharness-onnx-") as folder:
         folded, fused, quantized = (Path(folder, f"{step}.onnx") for step in ("folded", "fused", "int8"))
         quantization.quant_pre_process(model_path, folded, skip_symbolic_shape=True)
@@ -244,12 +246,11 @@ def _fuse_transformer_ops(source: Path, target: Path) -> dict[str, int]:
     about a tenth less CPU (docs/benchmarks.md). A model whose graph the patterns do not match is
     written out unfused.
     """
-    what = "OnnxEmbedder(quantize=True)"
-    ir = _import("onnx_ir", what)
-    _import("onnxscript", what)  # the package first: its submodules may be imported already
-    passes = _import("onnx_ir.passes.common", what)
-    optimizer = _import("onnxscript.optimizer", what)
-    fusions = _import("onnxscript.rewriter.ort_fusions", what)
+    ir = _import("onnx_ir", _QUANTIZING)
+    _import("onnxscript", _QUANTIZING)  # the package first: its submodules may be imported already
+    passes = _import("onnx_ir.passes.common", _QUANTIZING)
+    optimizer = _import("onnxscript.optimizer", _QUANTIZING)
+    fusions = _import("onnxscript.rewriter.ort_fusions", _QUANTIZING)
     model = ir.load(source)
     passes.ShapeInferencePass()(model)
     optimizer.optimize(model)
