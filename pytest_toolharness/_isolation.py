@@ -50,7 +50,7 @@ from typing import IO, Any
 import pytest
 
 from pytest_toolharness._options import Isolation, Settings
-from pytest_toolharness._strategies.shell import SHARED_ORACLE_VARIABLE, prebuild_bash_oracle
+from pytest_toolharness._strategies.bash_oracle import SHARED_ORACLE_VARIABLE, prebuild_bash_oracle
 from pytest_toolharness.adapters._scratch import defer_removal_under, remove_in_background
 from pytest_toolharness.wire._launch import (
     prestart_fork_server,
