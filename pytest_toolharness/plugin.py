@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness import _hookspecs, _isolation, _profiles
+import pytest_toolharness._hookspecs as _hookspecs
+import pytest_toolharness._isolation as _isolation
+import pytest_toolharness._profiles as _profiles
 from pytest_toolharness._fixtures import _toolharness_capabilities as _toolharness_capabilities
 from pytest_toolharness._fixtures import (
     built_adapter,
