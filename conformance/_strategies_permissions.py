@@ -33,10 +33,13 @@ from pytest_toolharness.adapters._specs import (
 )
 
 __all__ = [
+    "BASH_CALL",
+    "COMMAND",
     "MODES",
     "SOURCES",
     "TOOL_OUTPUT",
     "Run",
+    "allow_rule_for",
     "assert_runs_unasked",
     "covered_by_prefix",
     "edit_tool",
@@ -44,10 +47,12 @@ __all__ = [
     "host_answering",
     "mcp_tool_spec",
     "plain_tool",
+    "pre_hook",
     "read_tool",
     "run_calls",
     "shell_tool",
     "sources",
+    "tools",
 ]
 
 MODES: tuple[str, ...] = PERMISSION_MODES
@@ -58,6 +63,12 @@ SOURCES: tuple[str, ...] = SETTING_SOURCES
 
 TOOL_OUTPUT = "scripted-output-7c1e"
 """What every tool built here returns, so a result can be recognised as the tool's own output."""
+
+COMMAND = "git push origin main"
+"""The command of :data:`BASH_CALL`."""
+
+BASH_CALL = ("Bash", {"command": COMMAND})
+"""One shell call (name, input), as :func:`run_calls` takes it."""
 
 
 @cached_strategy
@@ -157,6 +168,16 @@ def mcp_tool_spec(server: str, tool: str, **flags: Any) -> ToolSpec:
     )
 
 
+def tools() -> list[ToolSpec]:
+    """The shell tool and a plain ``Deploy`` tool: the tools of the permission-decision properties."""
+    return [shell_tool(), plain_tool("Deploy")]
+
+
+def pre_hook(outcome: str) -> HookSpec:
+    """An in-process PreToolUse hook that answers ``outcome`` (allow, ask, deny or none)."""
+    return HookSpec(event="PreToolUse", outcome=outcome)  # type: ignore[arg-type]
+
+
 _HARMLESS_WRAPPERS = frozenset({"time", "nice", "timeout", "nohup", "stdbuf"})
 
 
@@ -167,6 +188,11 @@ def covered_by_prefix(record: tuple[str, ...], prefix: str) -> bool:
         return True
     line = " ".join((name, *record[1:]))
     return line == prefix or line.startswith(prefix + " ")
+
+
+def allow_rule_for(prefix: str, form: str) -> str:
+    """The allow rule for ``prefix`` in the ``colon`` (``Bash(p:*)``) or ``space`` (``Bash(p *)``) form."""
+    return {"colon": f"Bash({prefix}:*)", "space": f"Bash({prefix} *)"}[form]
 
 
 def host_answering(behavior: Literal["allow", "deny"]) -> HostSpec:

@@ -1,4 +1,4 @@
-"""Permission decisions through ``execute``: PERM-1..9, PERM-12, PERM-13.
+"""Permission decisions through ``execute``: PERM-1..9.
 
 Every property is observed from outside the harness: whether the tool's call started (the
 scenario's CallRecorder), whether the host was asked (HostSpec.asked), the tool_result, and the
@@ -15,26 +15,25 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
+    BASH_CALL,
+    COMMAND,
     MODES,
     Run,
-    assert_runs_unasked,
     edit_tool,
     host_answering,
-    mcp_tool_spec,
     plain_tool,
+    pre_hook,
     read_tool,
     run_calls,
     shell_tool,
     sources,
+    tools,
 )
-from pytest_toolharness import strategies as ths
 from pytest_toolharness._strategies.schemas import cached_strategy
 from pytest_toolharness.adapters._capabilities import requires
 from pytest_toolharness.adapters._specs import HookSpec, HostSpec, RuleSpec, ToolSpec
 
 # One shell call and one plain call, and rule texts whose verdict on each call is certain.
-COMMAND = "git push origin main"
-BASH_CALL = ("Bash", {"command": COMMAND})
 DEPLOY_CALL = ("Deploy", {"x": "prod"})
 MATCHING: dict[str, tuple[str, ...]] = {
     "Bash": (
@@ -55,10 +54,6 @@ CALLS = {"Bash": BASH_CALL, "Deploy": DEPLOY_CALL}
 HOOK_DECISIONS = ("allow", "ask", "deny", "none")
 
 
-def tools() -> list[ToolSpec]:
-    return [shell_tool(), plain_tool("Deploy")]
-
-
 @cached_strategy
 def rule_specs(texts: tuple[str, ...], behaviors: tuple[str, ...]) -> st.SearchStrategy[RuleSpec]:
     return st.builds(
@@ -69,10 +64,6 @@ def rule_specs(texts: tuple[str, ...], behaviors: tuple[str, ...]) -> st.SearchS
 @cached_strategy
 def any_rules(target: str) -> st.SearchStrategy[list[RuleSpec]]:
     return st.lists(rule_specs(MATCHING[target] + NOT_MATCHING[target], ("allow", "ask", "deny")), max_size=5)
-
-
-def pre_hook(outcome: str) -> HookSpec:
-    return HookSpec(event="PreToolUse", outcome=outcome)  # type: ignore[arg-type]
 
 
 def hosts() -> st.SearchStrategy[HostSpec | None]:
@@ -471,253 +462,3 @@ def test_accept_edits_allows_only_edits_inside_the_working_directory(
         assert (run.ran(), run.asked) == (1, []), f"acceptEdits edit of {path}: {run.describe()}"
     else:
         assert_asked_then_host_decides(run, f"acceptEdits with {where} call {call}", host)
-
-
-MALFORMED_EXAMPLES = ("Bash(npm test", "(foo)", "Bash(:*)", "Bash)npm test(", "Ba sh(ls)", "Bash(ls) now", "")
-
-
-@requires("execution", "permissions", "host_callback")
-@pytest.mark.requirement("PERM-12", "MUST")
-@settings(max_examples=25, deadline=None)
-@given(
-    text=st.one_of(st.sampled_from(MALFORMED_EXAMPLES), ths.malformed_rules()),
-    behavior=st.sampled_from(["allow", "ask", "deny"]),
-    source=sources(),
-    mode=st.sampled_from(["default", "acceptEdits", "dontAsk"]),
-)
-def test_malformed_rule_is_refused_by_name_or_never_widens(
-    new_harness: Callable[[], Any], text: str, behavior: str, source: str, mode: str
-) -> None:
-    """PERM-12: a malformed rule is refused with an error naming it, or it never lets a call run unasked.
-
-    A malformed deny or ask rule sits beside a valid allow rule: silently dropping it would let
-    the call run without asking, so a harness must either refuse the rule set or not run the call.
-    """
-    rules = [RuleSpec(text, behavior, source)]  # type: ignore[arg-type]
-    if behavior != "allow":
-        rules.append(RuleSpec("Bash", "allow", source))
-    host = host_answering("deny")
-    try:
-        run = run_calls(new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode, host=host)
-    except Exception as error:
-        message = str(error)
-        assert text in message or repr(text) in message, (
-            f"the malformed rule {text!r} was refused, but the error does not name it: {message!r}"
-        )
-        return
-    assert run.ran() == 0 or run.asked, (
-        f"malformed {behavior} rule {text!r} was accepted and the call ran unasked: {run.describe()}"
-    )
-
-
-@requires("execution", "permissions", "hooks", "host_callback")
-@pytest.mark.requirement("PERM-13", "SHOULD")
-@settings(max_examples=20, deadline=None)
-@given(
-    cause=st.sampled_from(["deny_rule", "allow_rule", "ask_rule", "hook_deny", "hook_allow", "plan", "host"]),
-    source=sources(),
-)
-def test_each_decision_records_its_reason_and_source(
-    new_harness: Callable[[], Any], cause: str, source: str
-) -> None:
-    """PERM-13: the recorded decision names its behavior and what made it: the rule text and settings source, the hook, the mode, or the host."""
-    rule_text = "Bash(git push:*)"
-    rules = {
-        "deny_rule": [RuleSpec(rule_text, "deny", source)],
-        "allow_rule": [RuleSpec(rule_text, "allow", source)],
-        "ask_rule": [RuleSpec(rule_text, "ask", source)],
-    }.get(cause, [])
-    hooks = {"hook_deny": [pre_hook("deny")], "hook_allow": [pre_hook("allow")]}.get(cause, [])
-    mode = "plan" if cause == "plan" else "default"
-    run = run_calls(
-        new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode, hooks=hooks, host=host_answering("allow")
-    )
-    decision = run.decision()
-    assert decision, f"no decision recorded for toolu_1 ({cause}): {run.describe()}"
-    expected_behavior = "deny" if cause in ("deny_rule", "hook_deny", "plan") else "allow"
-    assert decision.get("behavior") == expected_behavior, (
-        f"{cause}: expected {expected_behavior}, got {decision}"
-    )
-    stage = str(decision.get("stage") or "")
-    if cause in ("deny_rule", "allow_rule"):
-        assert (decision.get("rule"), decision.get("source")) == (rule_text, source), (
-            f"{cause}: the decision must name rule {rule_text!r} from {source}, got {decision}"
-        )
-    elif cause in ("hook_deny", "hook_allow"):
-        assert decision.get("hook") or "hook" in stage, (
-            f"{cause}: the decision must name the hook: {decision}"
-        )
-        assert decision.get("rule") is None, f"{cause}: no rule made this decision: {decision}"
-    elif cause == "plan":
-        assert decision.get("mode") == "plan", f"plan: the decision must name the mode: {decision}"
-    else:
-        assert "host" in stage or "user" in stage, f"{cause}: the decision must name the host: {decision}"
-        assert decision.get("rule") in (None, rule_text), f"{cause}: unexpected rule in {decision}"
-
-
-# --------------------------------------------------------------------------------------------
-# PERM-12 as amended: a rule that loads means what it says.
-
-
-@requires("execution", "permissions")
-@pytest.mark.requirement("PERM-12", "MUST")
-@settings(max_examples=20, deadline=None)
-@given(
-    text=st.sampled_from(
-        [
-            "Bash(git push :* )",
-            "Bash( git push:*)",
-            "Bash(git push :*)",
-            "Bash(git  push:*)",
-            "Bash( git push * )",
-        ]
-    ),
-    mode=st.sampled_from(["default", "bypassPermissions"]),
-)
-def test_deny_rule_with_stray_blanks_is_refused_or_denies(
-    new_harness: Callable[[], Any], text: str, mode: str
-) -> None:
-    """PERM-12: ``Bash(git push :* )`` (as in real settings files) is refused by name, or denies ``git push``; it never loads and denies nothing."""
-    rules = [RuleSpec(text, "deny"), RuleSpec("Bash", "allow")]
-    try:
-        run = run_calls(new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode)
-    except Exception as error:
-        message = str(error)
-        assert text in message or repr(text) in message, f"refused {text!r} without naming it: {message}"
-        return
-    assert run.ran() == 0, (
-        f"deny rule {text!r} loaded but did not deny {COMMAND!r} ({mode}): {run.describe()}"
-    )
-
-
-@requires("execution", "permissions")
-@pytest.mark.requirement("PERM-12", "MUST")
-@settings(max_examples=15, deadline=None)
-@given(text=st.sampled_from(["bash(git push:*)", "BASH", "bash", "mcp__github__create_issue(x)"]))
-def test_rule_that_could_never_match_is_refused(new_harness: Callable[[], Any], text: str) -> None:
-    """PERM-12: a deny rule that could never match as written (a lower-case tool name, content on an MCP tool) is refused by name or still denies."""
-    tool = mcp_tool_spec("github", "create_issue")
-    rules = [RuleSpec(text, "deny"), RuleSpec("Bash", "allow"), RuleSpec(tool.name, "allow")]
-    call = BASH_CALL if "mcp" not in text else (tool.name, {})
-    try:
-        run = run_calls(new_harness(), [*tools(), tool], [call], rules=rules)
-    except Exception as error:
-        message = str(error)
-        assert text in message or repr(text) in message, f"refused {text!r} without naming it: {message}"
-        return
-    assert run.ran() == 0, f"deny rule {text!r} loaded but denies nothing: {run.describe()}"
-
-
-# --------------------------------------------------------------------------------------------
-# PERM-14: deciding never raises.
-
-NASTY_COMMANDS = (
-    "echo " + "$(" * 3000 + "rm" + ")" * 3000,
-    "echo " + "`" * 999,
-    "echo " + "${x:-" * 2000 + "}" * 2000,
-    "x" * 200_000,
-    "cat <<" + "E" * 5000,
-    "echo \udcff \x00 \u202e",
-    "(" * 4000 + "rm" + ")" * 4000,
-    "bash -c " + "'bash -c " * 30 + "rm" + "'" * 30,
-)
-
-
-@requires("execution", "permissions", "host_callback")
-@pytest.mark.requirement("PERM-14", "MUST")
-@settings(max_examples=len(NASTY_COMMANDS) * 2, deadline=None)
-@given(command=st.sampled_from(NASTY_COMMANDS), mode=st.sampled_from(["default", "bypassPermissions"]))
-def test_deciding_never_raises(new_harness: Callable[[], Any], command: str, mode: str) -> None:
-    """PERM-14: deeply nested, huge or garbled commands get a recorded decision with its reason, never an exception.
-
-    Beside ``Bash(echo:*)`` allow and ``Bash(rm:*)`` deny: in default mode none runs unasked; in
-    bypassPermissions none that may run ``rm`` does.
-    """
-    rules = [RuleSpec("Bash(echo:*)", "allow"), RuleSpec("Bash(rm:*)", "deny")]
-    host = host_answering("deny")
-    try:
-        run = run_calls(
-            new_harness(), tools(), [("Bash", {"command": command})], rules=rules, mode=mode, host=host
-        )
-    except Exception as error:
-        pytest.fail(f"deciding on {command[:60]!r}... raised {type(error).__name__}: {error}")
-    assert run.tool_result()  # the call was answered
-    decision = run.decision()
-    missing = f"no decision with a reason was recorded for {command[:60]!r}...: {run.describe()[:500]}"
-    assert decision.get("behavior") in ("allow", "ask", "deny"), missing
-    assert decision.get("detail"), missing
-    if mode == "default" or "rm" in command:
-        assert run.ran() == 0, f"{command[:60]!r}... ran unasked ({mode}): {run.describe()[:500]}"
-
-
-# --------------------------------------------------------------------------------------------
-# PERM-15: protected paths.
-
-PROTECTED = (
-    ".git/hooks/pre-commit",
-    ".git/config",
-    ".claude/settings.json",
-    ".vscode/tasks.json",
-    ".idea/workspace.xml",
-    ".husky/pre-push",
-    ".mcp.json",
-    ".gitmodules",
-    "src/../.git/hooks/post-checkout",
-    "~/.bashrc",
-    "~/.zshrc",
-    "~/.gitconfig",
-)
-
-
-STARTUP_FILES = (
-    "~/.zshenv",
-    "~/.zprofile",
-    "~/.zlogin",
-    "~/.profile",
-    "~/.bash_logout",
-    "~/.tcshrc",
-    "~/.cshrc",
-    "~/.kshrc",
-    "~/.config/fish/config.fish",
-    ".config/fish/config.fish",
-    "sub/dir/.config/fish/config.fish",
-)
-
-
-@requires("execution", "permissions", "host_callback")
-@pytest.mark.requirement("PERM-15", "MUST")
-@settings(max_examples=80, deadline=None)
-@given(
-    path=st.sampled_from(PROTECTED + STARTUP_FILES),
-    mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
-    via=st.sampled_from(["edit", "redirection"]),
-)
-def test_protected_paths_are_never_auto_allowed(
-    new_harness: Callable[[], Any], path: str, mode: str, via: str
-) -> None:
-    """PERM-15: a write to a protected path or a shell start-up file (zsh, sh, bash, csh, ksh, fish), through a file tool or a shell redirection, asks in acceptEdits and bypassPermissions."""
-    if via == "redirection" and mode == "acceptEdits":
-        return  # acceptEdits never auto-allows shell commands anyway
-    tool, call = (
-        (edit_tool(), ("Edit", {"file_path": path}))
-        if via == "edit"
-        else (shell_tool(), ("Bash", {"command": f"echo pwned >> {path}"}))
-    )
-    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
-    assert run.ran() == 0, f"{via} of protected {path!r} ran unasked in {mode}: {run.describe()}"
-    assert len(run.asked) == 1, f"{via} of protected {path!r} in {mode} must ask: {run.describe()}"
-
-
-@requires("execution", "permissions", "host_callback")
-@pytest.mark.requirement("PERM-15", "MUST")
-@settings(max_examples=10, deadline=None)
-@given(path=st.sampled_from(["src/app.py", "notes.txt", "git/hooks.md", "my.vscode.txt"]))
-def test_ordinary_paths_are_still_auto_allowed(new_harness: Callable[[], Any], path: str) -> None:
-    """PERM-15 (control): acceptEdits still allows an ordinary edit inside the working directory."""
-    assert_runs_unasked(
-        new_harness,
-        edit_tool(),
-        ("Edit", {"file_path": path}),
-        "acceptEdits",
-        f"acceptEdits must allow editing {path!r}",
-    )

@@ -1,56 +1,48 @@
-"""Bounded, crash-proof runs: harness code in a worker process, a time budget per test and per run.
+"""Crash-proof runs: harness code in worker processes, scheduled for the suite, with their own temp dirs.
 
 - **Isolation.** When the suite runs without ``-n``, the plugin turns on pytest-xdist with as many
   workers as ``-n auto`` would start, at most four (``--toolharness-isolation=process``, the
   default): the suite's wire tests spend most of their time in subprocesses, and on two cores two
   workers bring a report in about half the time. A harness that calls ``os._exit``, segfaults or
   is killed takes only the worker down: xdist reports the running test as failed, starts a fresh
-  worker for the rest, and the controller keeps the report. :func:`pytest_handlecrashitem` turns
-  xdist's "worker crashed" into a line that says what happened to which test.
+  worker for the rest, and the controller keeps the report.
 - **Scheduling.** Under xdist's ``load`` distribution (the default, and what ``-n N`` gives), the
   tests of a module in :data:`SHARED_RUN_MODULES` go to one worker as a unit, dispatched first: they
   share one run of the harness per scenario (a module-scoped fixture), which split across workers
   would run once per worker. Every other test is still dispatched on its own, the ones marked
   :data:`HEAVY_MARKER` first. The reference CLI and the suite's MCP server start through one fork
   server for all the workers (:mod:`pytest_toolharness.wire._launch`).
-- **Per-test budget** (``--toolharness-test-timeout``, setup to teardown, Hypothesis's shrinking
-  included). Armed with :func:`faulthandler.dump_traceback_later`, whose watchdog is a C thread: it
-  fires even while the harness blocks in ``time.sleep`` or in C code holding the GIL. It writes every
-  thread's stack to a file and ends the process; the controller reads the file and reports the test
-  as hung, naming where it was. Building the adapter (importing a harness can take seconds on a
-  loaded machine) has a budget of its own (the per-test budget, at least 120 s), before the first
-  test that uses it. Hypothesis's shrinking is held to a third of the budget, so a slow
-  shrink ends with its example rather than as "hung".
-- **Run budget** (``--toolharness-run-timeout``): past it the run is interrupted as by Ctrl-C, and
-  the report lists what ran.
 - **Temporary files.** Each worker's temporary directory (``TMPDIR``) is inside the controller's run
   directory, which the controller removes at the end: a worker that was stopped or died leaves nothing.
-- **SIGTERM** is handled as Ctrl-C (pytest prints its summary and the report, ``with`` blocks remove
-  their temporary directories) instead of killing the process where it stands.
+
+The per-test and run budgets, hung and crashed tests and SIGTERM are :mod:`pytest_toolharness._budgets`'s.
 """
 
 from __future__ import annotations
 
-import _thread
 import atexit
-import contextlib
-import faulthandler
 import gc
 import importlib.util
 import os
 import shlex
-import signal
 import tempfile
 import threading
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
+from pytest_toolharness._budgets import (
+    BudgetedRun,
+    arm_budgets,
+    bound_shrinking,
+    catch_sigterm,
+    disarm,
+    start_run_timer,
+)
 from pytest_toolharness._options import Isolation, Settings
-from pytest_toolharness._strategies.shell import SHARED_ORACLE_VARIABLE, prebuild_bash_oracle
+from pytest_toolharness._strategies.bash_oracle import SHARED_ORACLE_VARIABLE, prebuild_bash_oracle
 from pytest_toolharness.adapters._scratch import defer_removal_under, remove_in_background
 from pytest_toolharness.wire._launch import (
     prestart_fork_server,
@@ -73,9 +65,6 @@ SHARED_RUN_MODULES = ("test_wire.py", "test_wire_security.py", "test_wire_rules.
 """The packaged suite's modules whose tests share one harness run per scenario (a module-scoped
 fixture, ``conformance/_wire_runs.py``): each runs on one worker, so each scenario runs once."""
 
-# Building the adapter (imports of a harness and its SDK) gets at least this long, whatever the test budget.
-_PREPARE_BUDGET_S = 120.0
-
 # The suite's share of a machine: more workers than this spend more on starting than they save.
 _MAX_WORKERS = 4
 
@@ -86,23 +75,6 @@ _ORACLE_BUILD_WAIT_S = 60.0
 # processes, timeouts), and a waiting worker leaves its core idle. On 2 cores, five runs each: 3
 # workers took 24.0-26.4 s (median 25.4 s), 2 workers 24.8-29.6 s (median 27.1 s), for 4 s more CPU.
 _WORKERS_BEYOND_CPUS = 1
-
-# Hypothesis's shrinking gets this share of the per-test budget (the rest is for generating).
-_SHRINK_SHARE = 1 / 3
-
-
-@dataclass
-class _Run:
-    settings: Settings
-    hang_dir: Path
-    owns_hang_dir: bool
-    timer: threading.Timer | None = None
-    previous_sigterm: Any = None
-    hang_file: IO[str] | None = None
-    budget_hit: list[str] = field(default_factory=list)
-
-
-_RUN = pytest.StashKey[_Run]()
 
 # Allocations (net) before a young collection in a worker: CPython's default is 700.
 _GC_YOUNG_THRESHOLD = 5000
@@ -133,26 +105,26 @@ def configure(
         defer_removal_under(hang_dir)
     else:
         hang_dir, owns = Path(tempfile.mkdtemp(prefix="toolharness-run-")), True
-    run = _Run(settings, hang_dir, owns)
-    config.stash[_RUN] = run
-    plugin = _Plugin(run, requirements_of, prepare)
-    config.pluginmanager.register(plugin, "toolharness-isolation")
-    config.add_cleanup(lambda: _cleanup(run))
+    run = arm_budgets(config, settings, hang_dir, requirements_of, prepare)
+    config.pluginmanager.register(_Plugin(hang_dir), "toolharness-isolation")
+    config.add_cleanup(lambda: _cleanup(run, owns))
     if workerinput is None:
         _start_isolation(config, settings)
         _share_fork_server(config, hang_dir)
         _share_bash_oracle(config, hang_dir)
         release_prestarted_fork_server()  # a guess at registration that turned out wrong
-        if settings.run_timeout:
-            run.timer = threading.Timer(settings.run_timeout, _run_budget_spent, (run,))
-            run.timer.daemon = True
-            run.timer.start()
-    if threading.current_thread() is threading.main_thread():
-        with contextlib.suppress(ValueError, OSError):
-            run.previous_sigterm = signal.signal(signal.SIGTERM, _sigterm)
-    _bound_shrinking(settings.test_timeout)
+        start_run_timer(run)
+    catch_sigterm(run)
+    bound_shrinking(settings.test_timeout)
     atexit.unregister(_freeze_before_finalizing)  # once, however many runs this process makes
     atexit.register(_freeze_before_finalizing)
+
+
+def _cleanup(run: BudgetedRun, owns_hang_dir: bool) -> None:
+    disarm(run)
+    if owns_hang_dir:
+        # Thousands of entries the examples made: removing them held the report up by seconds.
+        remove_in_background(run.hang_dir)
 
 
 def _freeze_before_finalizing() -> None:
@@ -314,66 +286,16 @@ def _worker_count(config: pytest.Config) -> int:
     return max(1, min(count, _MAX_WORKERS))
 
 
-def _bound_shrinking(test_timeout: float) -> None:
-    if not test_timeout:
-        return
-    # Hypothesis stops shrinking after MAX_SHRINKING_SECONDS (300 s), longer than a test's budget;
-    # its engine reads the module global each time it starts shrinking. No public setting exists.
-    with contextlib.suppress(ImportError):
-        from hypothesis.internal.conjecture import engine
-
-        if hasattr(engine, "MAX_SHRINKING_SECONDS"):
-            engine.MAX_SHRINKING_SECONDS = max(1, int(test_timeout * _SHRINK_SHARE))
-
-
-def _sigterm(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")
-
-
-def _run_budget_spent(run: _Run) -> None:
-    run.budget_hit.append(f"the run budget of {run.settings.run_timeout:g} s was spent")
-    _thread.interrupt_main()
-
-
-def _cleanup(run: _Run) -> None:
-    if run.timer is not None:
-        run.timer.cancel()
-    with contextlib.suppress(Exception):
-        faulthandler.cancel_dump_traceback_later()
-    if run.hang_file is not None:
-        run.hang_file.close()
-    if run.previous_sigterm is not None and threading.current_thread() is threading.main_thread():
-        with contextlib.suppress(ValueError, OSError, TypeError):
-            signal.signal(signal.SIGTERM, run.previous_sigterm)
-    if run.owns_hang_dir:
-        # Thousands of entries the examples made: removing them held the report up by seconds.
-        remove_in_background(run.hang_dir)
-
-
-def _worker_id(config: pytest.Config) -> str:
-    workerinput: dict[str, Any] = getattr(config, "workerinput", {})
-    return str(workerinput.get("workerid", "main"))
-
-
-def hang_file_of(hang_dir: Path, worker: str) -> Path:
-    """Where the watchdog of ``worker`` writes the stacks of a test that overran its budget."""
-    return hang_dir / f"{worker}.hung"
-
-
 class _Plugin:
-    """The hooks of an isolated, budgeted run (registered by :func:`configure`)."""
+    """The hooks of a run in workers (registered by :func:`configure`)."""
 
-    def __init__(
-        self, run: _Run, requirements_of: Callable[[str], list[str]], prepare: Callable[[pytest.Item], None]
-    ) -> None:
-        self.run = run
-        self.requirements_of = requirements_of
-        self.prepare = prepare
+    def __init__(self, hang_dir: Path) -> None:
+        self.hang_dir = hang_dir
 
     @pytest.hookimpl(optionalhook=True)  # an xdist hook: without xdist (-p no:xdist) it is never called
     def pytest_configure_node(self, node: Any) -> None:
         """Tell each xdist worker where to write what hung (controller side)."""
-        node.workerinput[HANG_FILE_KEY] = str(self.run.hang_dir)
+        node.workerinput[HANG_FILE_KEY] = str(self.hang_dir)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -381,40 +303,6 @@ class _Plugin:
         if config.option.dist != "load":
             return None
         return _shared_run_scheduler(config, log)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_protocol(
-        self, item: pytest.Item, nextitem: pytest.Item | None
-    ) -> Generator[None, Any, Any]:
-        """Arm the per-test watchdog for the whole protocol (setup, call with shrinking, teardown)."""
-        budget = self.run.settings.test_timeout
-        if not budget or float(item.config.getini("faulthandler_timeout") or 0) > 0:
-            return (yield)  # pytest's own faulthandler_timeout owns the (single) watchdog
-        run = self.run
-        if run.hang_file is None:
-            run.hang_file = hang_file_of(run.hang_dir, _worker_id(item.config)).open("w+", encoding="utf-8")
-        with self._watchdog(item.nodeid, max(budget, _PREPARE_BUDGET_S)):
-            self.prepare(item)
-        with self._watchdog(item.nodeid, budget):
-            return (yield)
-
-    @contextlib.contextmanager
-    def _watchdog(self, nodeid: str, budget: float) -> Generator[None]:
-        """Stop this process if the block overruns ``budget``, its stacks written to the hang file."""
-        hang_file = self.run.hang_file
-        assert hang_file is not None
-        hang_file.seek(0)
-        hang_file.truncate()
-        hang_file.write(f"{nodeid}\n")
-        hang_file.flush()
-        faulthandler.dump_traceback_later(budget, exit=True, file=hang_file)
-        try:
-            yield
-        finally:
-            faulthandler.cancel_dump_traceback_later()
-            hang_file.seek(0)
-            hang_file.truncate()
-            hang_file.flush()
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -437,38 +325,6 @@ class _Plugin:
         if getattr(session.config, "workerinput", None) is not None:
             gc.freeze()
             gc.set_threshold(_GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
-        """Say whether the test hung (the watchdog fired) or its process died, and keep its requirements."""
-        worker = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", "")
-        path = hang_file_of(self.run.hang_dir, str(worker))
-        stacks = ""
-        with contextlib.suppress(OSError):
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-            if len(lines) > 1 and lines[0] == crashitem:
-                stacks = "\n".join(_own_frames(lines[1:]))
-        budget = self.run.settings.test_timeout
-        if stacks:
-            report.longrepr = (
-                f"hung: {crashitem} did not finish within its budget of {budget:g} s "
-                "(--toolharness-test-timeout, Hypothesis's shrinking included); its worker was stopped. "
-                f"It was at (innermost first):\n{stacks}"
-            )
-        else:
-            report.longrepr = (
-                f"crashed: the process running {crashitem} died in the middle of it (os._exit, a "
-                "segfault, or a kill); the remaining tests ran in a fresh worker"
-            )
-        report.when = "call"
-        report.user_properties = [("requirement", i) for i in self.requirements_of(crashitem)]
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        """Say that the run budget stopped the run."""
-        for note in self.run.budget_hit:
-            terminalreporter.write_line(
-                f"toolharness: {note} (--toolharness-run-timeout); the tests that did not run are not checked"
-            )
 
 
 def _shared_run_scheduler(config: pytest.Config, log: Any) -> Any:
@@ -519,22 +375,3 @@ def _shared_run_scheduler(config: pytest.Config, log: Any) -> Any:
             return crashitem
 
     return SharedRunScheduling(config, log)
-
-
-# Frames of the machinery around a test (pytest, pluggy, xdist, execnet), left out of a hang report.
-_MACHINERY = (
-    "/_pytest/",
-    "/pluggy/",
-    "/xdist/",
-    "/execnet/",
-    '"<string>"',
-    "/pytest_toolharness/_isolation.py",
-)
-_MAX_FRAMES = 8
-
-
-def _own_frames(dump: list[str]) -> list[str]:
-    """The test's and the harness's frames from a faulthandler dump (at most a few)."""
-    frames = [line.strip() for line in dump if line.strip().startswith("File ")]
-    own = [line for line in frames if not any(part in line for part in _MACHINERY)]
-    return own[:_MAX_FRAMES] or frames[:_MAX_FRAMES] or ["(no stack was written)"]

@@ -2,27 +2,35 @@
 
 Hooks only: the work is in ``_options`` (settings), ``_requirements`` (the catalogue and markers),
 ``adapters._loading`` and ``adapters._capabilities`` (the adapter and its declared capabilities),
-``_report`` (the per-requirement report) and ``_snapshot`` (the schema snapshot fixture).
+``_report`` (the per-requirement report), ``_run_state`` (what a run keeps in ``config.stash``),
+``_fixtures`` (the adapter and harness fixtures) and ``_snapshot`` (the schema snapshot fixture).
 """
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
-import inspect
 import os
 import shlex
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_toolharness import _hookspecs, _isolation, _profiles
-from pytest_toolharness._options import RunLevel, Settings, add_options, read_settings, suite_directory
+import pytest_toolharness._hookspecs as _hookspecs
+import pytest_toolharness._isolation as _isolation
+import pytest_toolharness._profiles as _profiles
+from pytest_toolharness._fixtures import _toolharness_capabilities as _toolharness_capabilities
+from pytest_toolharness._fixtures import (
+    built_adapter,
+    harness,
+    load_adapter_before,
+    new_harness,
+    toolharness_adapter,
+    toolharness_capabilities,
+)
+from pytest_toolharness._options import RunLevel, add_options, read_settings, suite_directory
 from pytest_toolharness._report import (
-    RequirementResult,
     RunReport,
     catalogue_location,
     distinct_errors,
@@ -31,15 +39,13 @@ from pytest_toolharness._report import (
     report_json,
     terminal_lines,
 )
-from pytest_toolharness._requirements import Catalogue, Level, item_requirement_ids, load_catalogue
+from pytest_toolharness._requirements import Level, item_requirement_ids, load_catalogue
+from pytest_toolharness._run_state import RUN_STATE, RunState
 from pytest_toolharness._snapshot import InterruptedRunSnapshots, tool_schema_snapshot
 from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
 from pytest_toolharness.adapters._capabilities import (
-    CapabilityError,
-    adapter_capabilities,
     adapter_not_applicable,
     adapter_profiles,
-    check_harness,
     missing_capabilities,
 )
 from pytest_toolharness.adapters._loading import (
@@ -49,31 +55,18 @@ from pytest_toolharness.adapters._loading import (
     kept_workdirs,
     load_adapter,
 )
-from pytest_toolharness.adapters._specs import ExecutionResult
 
-__all__ = ["harness", "tool_schema_snapshot", "toolharness_adapter", "toolharness_capabilities"]
+# The fixtures are found among this module's names: those of _fixtures and _snapshot are imported here.
+__all__ = [
+    "harness",
+    "new_harness",
+    "tool_schema_snapshot",
+    "toolharness_adapter",
+    "toolharness_capabilities",
+]
 
 SUITE_WARNING_FILTERS = ("default",)
 """The warning filters of every conformance-suite test, whatever the host project configures."""
-
-NOT_RUN_PROPERTY = "toolharness_not_run"
-"""The user property naming why a requirement test did not run: ``profile`` or ``capability``."""
-
-
-@dataclass
-class _State:
-    settings: Settings
-    catalogue: Catalogue
-    report: RunReport
-    suite_dir: Path | None
-    results: list[RequirementResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    seen_requirement_tests: bool = False
-    # The adapter's profiles and not-applicable declarations, as a worker that built it sent them.
-    declared_by_worker: tuple[frozenset[str], dict[str, str]] | None = None
-
-
-_STATE = pytest.StashKey[_State]()
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -144,23 +137,23 @@ def pytest_configure(config: pytest.Config) -> None:
     if suite_dir is not None and not _covers_suite(config, suite_dir):
         config.args.append(str(suite_dir))
     report = RunReport(catalogue, settings.level, in_scope, baseline)
-    config.stash[_STATE] = _State(settings, catalogue, report, suite_dir)
+    config.stash[RUN_STATE] = RunState(settings, catalogue, report, suite_dir)
     if settings.default_baseline:
-        config.stash[_STATE].notes.append(
+        config.stash[RUN_STATE].notes.append(
             f"baseline: the target's packaged {settings.baseline} (give --toolharness-baseline to use another)"
         )
     if not _is_worker(config):
-        config.pluginmanager.register(_Recorder(config.stash[_STATE]), "toolharness-recorder")
+        config.pluginmanager.register(_Recorder(config.stash[RUN_STATE]), "toolharness-recorder")
         workdirs = kept_workdirs(config, settings) if settings.target else None
         if workdirs is not None:
-            config.stash[_STATE].notes.append(
+            config.stash[RUN_STATE].notes.append(
                 f"wire workdirs kept in {workdirs} (per scenario: settings, MCP config, logs, "
                 "the target's output, every request body under requests/)"
             )
             config.pluginmanager.register(_WorkdirsToWorkers(workdirs), "toolharness-workdirs")
     if suite_dir is not None:
         _isolation.configure(
-            config, settings, lambda nodeid: _requirements_of_test(report, nodeid), _load_adapter_before
+            config, settings, lambda nodeid: _requirements_of_test(report, nodeid), load_adapter_before
         )
 
 
@@ -183,7 +176,7 @@ def _names_our_profile(config: pytest.Config) -> bool:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """When the suite runs, load its Hypothesis profile unless the user chose one."""
-    state = session.config.stash.get(_STATE, None)
+    state = session.config.stash.get(RUN_STATE, None)
     if state is not None and state.suite_dir is not None:
         previous = _profiles.load_suite_profile()
         session.config.add_cleanup(lambda: _profiles.restore_profile(previous))
@@ -197,7 +190,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     the project's directory on the way to the suite's: the directories between are let through, and
     anything else in an ignored directory on that way stays ignored.
     """
-    state = config.stash.get(_STATE, None)
+    state = config.stash.get(RUN_STATE, None)
     if state is None or state.suite_dir is None:
         return None
     suite = state.suite_dir
@@ -225,7 +218,7 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     """Tag requirement tests, record their IDs as JUnit properties, and deselect out-of-scope ones."""
-    state = config.stash[_STATE]
+    state = config.stash[RUN_STATE]
     in_scope = {r.id for r in state.report.in_scope}
     problems: list[str] = []
     kept: list[pytest.Item] = []
@@ -274,7 +267,7 @@ def pytest_runtest_makereport(
     """
     report = yield
     if report.failed and call.when == "call":
-        state = item.config.stash.get(_STATE, None)
+        state = item.config.stash.get(RUN_STATE, None)
         ids = [str(value) for key, value in item.user_properties if key == "requirement"]
         errors = distinct_errors(call.excinfo.value) if call.excinfo is not None else []
         if len(errors) > 1:
@@ -294,7 +287,7 @@ def pytest_runtest_makereport(
     return report
 
 
-def _rerun_command(item: pytest.Item, state: _State) -> str:
+def _rerun_command(item: pytest.Item, state: RunState) -> str:
     adapter = choose_adapter_source(item.config, state.settings)
     adapter_option = f"--toolharness-adapter={adapter.spec} " if adapter.spec else ""
     if adapter.target is not None:
@@ -319,7 +312,7 @@ _DECLARATIONS_KEY = "toolharness_declarations"
 class _Recorder:
     """Feeds test reports to the run report; registered on the controller only (not xdist workers)."""
 
-    def __init__(self, state: _State) -> None:
+    def __init__(self, state: RunState) -> None:
         self.state = state
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -339,18 +332,18 @@ class _Recorder:
 
 def _declarations_to_controller(config: pytest.Config) -> None:
     """On a worker that built the adapter: put its declarations in ``workeroutput``."""
-    adapter, error = config.stash.get(_ADAPTER, (None, None))
+    adapter = built_adapter(config)
     output: dict[str, Any] | None = getattr(config, "workeroutput", None)
-    if adapter is None or error is not None or output is None:
+    if adapter is None or output is None:
         return
-    description = repr(choose_adapter_source(config, config.stash[_STATE].settings).description)
+    description = repr(choose_adapter_source(config, config.stash[RUN_STATE].settings).description)
     output[_DECLARATIONS_KEY] = {
         "profiles": sorted(adapter_profiles(adapter, description)),
         "not_applicable": adapter_not_applicable(adapter, description),
     }
 
 
-def _active(state: _State) -> bool:
+def _active(state: RunState) -> bool:
     s = state.settings
     return bool(
         s.conformance
@@ -365,12 +358,12 @@ def _active(state: _State) -> bool:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Build the report, write it, and set the exit status from the requirement levels."""
     config = session.config
-    if _STATE not in config.stash:
+    if RUN_STATE not in config.stash:
         return
     if _is_worker(config):
         _declarations_to_controller(config)
         return
-    state = config.stash[_STATE]
+    state = config.stash[RUN_STATE]
     if not _active(state):
         return
     report = state.report
@@ -410,7 +403,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _fail_if_nothing_checked(session, state)
 
 
-def _fail_if_nothing_checked(session: pytest.Session, state: _State) -> None:
+def _fail_if_nothing_checked(session: pytest.Session, state: RunState) -> None:
     """A run of the suite that checked no requirement is not a pass."""
     outcomes = state.report.tests.values()
     if any(o.status in ("passed", "failed", "xfailed") for o in outcomes):
@@ -442,7 +435,7 @@ def _requirements_of_test(report: RunReport, nodeid: str) -> list[str]:
     return list(outcome.requirement_ids) if outcome is not None else []
 
 
-def _declarations_into(report: RunReport, config: pytest.Config, state: _State) -> None:
+def _declarations_into(report: RunReport, config: pytest.Config, state: RunState) -> None:
     """Give the report the adapter's claimed profiles and not-applicable declarations (controller side)."""
     if report.claimed is not None:
         return
@@ -464,7 +457,7 @@ def _declarations_into(report: RunReport, config: pytest.Config, state: _State) 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """Print the per-requirement table."""
-    state = config.stash.get(_STATE, None)
+    state = config.stash.get(RUN_STATE, None)
     if state is None or (not state.results and not state.notes):
         return
     adapter = choose_adapter_source(config, state.settings).description
@@ -473,153 +466,3 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(line)
     for note in state.notes:
         terminalreporter.write_line(f"toolharness: {note}")
-
-
-@pytest.fixture(scope="session")
-def toolharness_adapter(pytestconfig: pytest.Config) -> Any:
-    """The adapter under test, built once per session (once per xdist worker).
-
-    Chosen by ``--toolharness-adapter``, the ``toolharness_adapter`` ini key, the
-    ``pytest_toolharness_adapter`` hook, or the default (the reference harness). A test that can't get
-    it fails with the reason.
-    """
-    try:
-        return _session_adapter(pytestconfig)
-    except AdapterLoadError as exc:
-        pytest.fail(f"toolharness: {exc}", pytrace=False)
-
-
-_ADAPTER = pytest.StashKey[tuple[Any, Exception | None]]()
-
-
-def _session_adapter(config: pytest.Config) -> Any:
-    """The session's adapter, built on first use and kept (with the error, when it could not be built)."""
-    if _ADAPTER not in config.stash:
-        try:
-            config.stash[_ADAPTER] = (load_adapter(config, config.stash[_STATE].settings)[0], None)
-        except Exception as exc:  # kept, and raised again to every test that asks for the adapter
-            config.stash[_ADAPTER] = (None, exc)
-    adapter, error = config.stash[_ADAPTER]
-    if error is not None:
-        raise error
-    return adapter
-
-
-def _declared(adapter: Any) -> frozenset[str]:
-    """The adapter's capabilities with those they include (``conversation`` brings ``transcript``)."""
-    return adapter_capabilities(adapter, repr(getattr(adapter, "name", type(adapter).__name__)))
-
-
-def _load_adapter_before(item: pytest.Item) -> None:
-    """Build the adapter before the first test that uses it is timed (importing a harness takes seconds)."""
-    if "toolharness_adapter" in getattr(item, "fixturenames", ()):
-        with contextlib.suppress(Exception):  # the fixture reports it, on the test
-            _session_adapter(item.config)
-
-
-def _checked_harness(adapter: Any) -> Any:
-    """A fresh harness, checked against the adapter's declaration (fails if a declared method is missing)."""
-    factory = getattr(adapter, "new_harness", None)
-    harness = factory() if callable(factory) else adapter
-    try:
-        check_harness(
-            harness, _declared(adapter), f"adapter {getattr(adapter, 'name', type(adapter).__name__)!r}"
-        )
-    except CapabilityError as exc:
-        pytest.fail(f"toolharness: {exc}", pytrace=False)
-    if "execution" in adapter.capabilities and callable(getattr(harness, "execute", None)):
-        _check_execute_results(harness, getattr(adapter, "name", type(adapter).__name__))
-    return harness
-
-
-def _check_execute_results(harness: Any, adapter: str) -> None:
-    """Hold this harness's ``execute`` to the contract: awaitable, resolving to an ExecutionResult.
-
-    The harness keeps its type (a test may look at it); only its ``execute`` attribute is wrapped.
-    Without this, a harness returning the wrong type fails deep inside the suite with an
-    AttributeError. A harness whose attributes can't be set is left as it is.
-    """
-    original = harness.execute
-    where = f"adapter {adapter!r}: {type(harness).__name__}.execute"
-
-    async def execute(scenario: Any) -> ExecutionResult:
-        pending = original(scenario)
-        if not inspect.isawaitable(pending):
-            raise TypeError(
-                f"{where} must be a coroutine (async def) whose result is an ExecutionResult; "
-                f"it returned {type(pending).__name__} without awaiting"
-            )
-        result = await pending
-        if not isinstance(result, ExecutionResult):
-            raise TypeError(
-                f"{where} must return an ExecutionResult (pytest_toolharness.adapters.ExecutionResult), "
-                f"got {type(result).__name__}: {_short(result)}"
-            )
-        return result
-
-    with contextlib.suppress(AttributeError, TypeError):
-        harness.execute = execute
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:79] + "…"
-
-
-@pytest.fixture
-def harness(toolharness_adapter: Any) -> Any:
-    """A fresh harness for this test: ``toolharness_adapter.new_harness()``, or the adapter itself.
-
-    Setup fails if the harness lacks a method of a capability the adapter declares.
-    """
-    return _checked_harness(toolharness_adapter)
-
-
-@pytest.fixture(scope="session")
-def new_harness(toolharness_adapter: Any) -> Callable[[], Any]:
-    """A function that makes a fresh harness: call it once per Hypothesis example.
-
-    Each call is ``toolharness_adapter.new_harness()`` (or the adapter itself when it has no such
-    method), so no example sees state left by another. Session-scoped, so Hypothesis tests can
-    use it without tripping the function-scoped-fixture health check. Its setup makes one harness
-    and fails, as ``harness`` does, if it lacks a method of a declared capability.
-    """
-    _checked_harness(toolharness_adapter)
-
-    def make() -> Any:
-        return _checked_harness(toolharness_adapter)
-
-    return make
-
-
-@pytest.fixture(scope="session")
-def toolharness_capabilities(toolharness_adapter: Any) -> frozenset[str]:
-    """The capabilities the adapter declares (a test adds permission rules only with ``permissions``)."""
-    return _declared(toolharness_adapter)
-
-
-@pytest.fixture(autouse=True)
-def _toolharness_capabilities(request: pytest.FixtureRequest) -> None:
-    """Skip a suite test whose profile the adapter does not claim, or whose capabilities it lacks.
-
-    The first is reported "not claimed", the second "not checked" (or "partially checked" when other
-    tests of the requirement ran); a user property tells the report which.
-    """
-    node = request.node
-    if node.get_closest_marker(REQUIRES_MARKER) is None:
-        return
-    adapter = request.getfixturevalue("toolharness_adapter")
-    state = request.config.stash.get(_STATE, None)
-    ids = [str(value) for key, value in node.user_properties if key == "requirement"]
-    if state is not None and ids:
-        claimed = adapter_profiles(adapter, repr(getattr(adapter, "name", type(adapter).__name__)))
-        profiles = sorted({state.catalogue[i].profile for i in ids})
-        if not claimed.intersection(profiles):
-            node.user_properties.append((NOT_RUN_PROPERTY, "profile"))
-            pytest.skip(
-                f"not claimed: profile {', '.join(profiles)} (the adapter claims {', '.join(sorted(claimed))})"
-            )
-    missing = missing_capabilities(node, _declared(adapter))
-    if missing:
-        node.user_properties.append((NOT_RUN_PROPERTY, "capability"))
-        pytest.skip(f"not checked: adapter lacks capability {', '.join(missing)}")

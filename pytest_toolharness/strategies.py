@@ -40,6 +40,7 @@ See ``docs/strategies.md`` for every strategy.
 
 from __future__ import annotations
 
+from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
 from pytest_toolharness._strategies.hooks import (
     BROKEN_OUTCOMES,
     HOOK_EVENTS,
@@ -51,6 +52,11 @@ from pytest_toolharness._strategies.hooks import (
     hook_specs,
     hook_stacks,
     lifecycle_hook_specs,
+)
+from pytest_toolharness._strategies.instances import (
+    INVALID_INSTANCE_KINDS,
+    instances_of,
+    invalid_instances_of,
 )
 from pytest_toolharness._strategies.messages import (
     ToolUseBatch,
@@ -75,20 +81,10 @@ from pytest_toolharness._strategies.rules import (
     settings_sources,
     shell_commands,
 )
-from pytest_toolharness._strategies.schemas import (
-    INVALID_INSTANCE_KINDS,
-    descriptions,
-    instances_of,
-    invalid_instances_of,
-    json_schemas,
-    json_values,
-)
+from pytest_toolharness._strategies.schemas import descriptions, json_schemas, json_values
 from pytest_toolharness._strategies.shell import (
-    BashSandbox,
     EvaluatedAttempt,
     ShellAttempt,
-    bash_sandbox,
-    bash_sandbox_problem,
     command_name_spellings,
     evaluated_code_attempts,
     shell_attempts,

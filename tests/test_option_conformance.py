@@ -125,3 +125,11 @@ def test_invalid_markers_are_usage_errors(pytester: pytest.Pytester, marker: str
 def test_markers_are_registered_for_strict_markers(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(["@pytest.mark.toolharness:*", "@pytest.mark.requirement(id, level):*"])
+
+
+def test_fixtures_are_registered_by_the_plugin(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--fixtures", "-v")
+    assert result.ret == pytest.ExitCode.OK
+    for name in ("toolharness_adapter", "harness", "new_harness", "toolharness_capabilities"):
+        result.stdout.fnmatch_lines([f"{name} *-- *_fixtures.py:*"])
+    result.stdout.fnmatch_lines(["_toolharness_capabilities *-- *_fixtures.py:*", "tool_schema_snapshot *"])

@@ -1,1 +1,5 @@
-"""Hypothesis strategies for tool harnesses; the public face is :mod:`pytest_toolharness.strategies`."""
+"""The implementation of :mod:`pytest_toolharness.strategies`, one module per kind of value drawn.
+
+Schemas and their instances, tools, permission rules, shell commands (with bash as their oracle),
+hooks and messages; users import them through :mod:`pytest_toolharness.strategies`.
+"""

@@ -19,16 +19,15 @@ from typing import Any, Literal, TypeAlias
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from pytest_toolharness._strategies.rules import shell_commands
-from pytest_toolharness._strategies.schemas import (
+from pytest_toolharness._strategies.instances import (
     INVALID_INSTANCE_KINDS,
-    WORDS,
     can_break,
-    descriptions,
     instances_of,
     invalid_instances_of,
     schema_validator,
 )
+from pytest_toolharness._strategies.rules import shell_commands
+from pytest_toolharness._strategies.schemas import WORDS, descriptions
 from pytest_toolharness._strategies.tools import tool_names
 from pytest_toolharness.adapters._specs import ToolSpec
 
