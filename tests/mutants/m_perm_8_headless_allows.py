@@ -27,4 +27,4 @@ def _mutate(original: Any) -> Any:
     return resolve
 
 
-adapter = make_factory(Patch("reference_impl.execution._pipeline", "_resolve_ask", _mutate))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "settle_ask_with_hooks_or_host", _mutate))
