@@ -22,7 +22,8 @@ from reference_impl import (
     normalize_words,
     tool_search_tool,
 )
-from reference_impl.search._index import QueryTerms, SearchIndex
+from reference_impl.search._index import SearchIndex
+from reference_impl.search._terms import QueryTerms
 
 
 async def _noop(_input: ToolInput, _context: ToolContext) -> ToolOutput:

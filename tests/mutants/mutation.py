@@ -108,6 +108,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/request/_discovery.py": ("DEFER-7",),
     "reference_impl/search/_toolsearch.py": ("DEFER-4", "DEFER-5", "DEFER-6"),
     "reference_impl/search/_index.py": ("DEFER-5",),
+    "reference_impl/search/_postings.py": ("DEFER-5",),
+    "reference_impl/search/_terms.py": ("DEFER-5",),
     "reference_impl/tools/_defer.py": ("DEFER-1", "DEFER-8"),
     "reference_impl/tools/_pool.py": ("CACHE-2",),
     "reference_impl/execution/_scheduler.py": ("CONC", "PAIR"),
