@@ -402,9 +402,19 @@ class QuerySyntax:
     terms: QueryTerms
     allowed: frozenset[int] | None = None
 
+    @property
+    def words(self) -> list[str]:
+        """The free-text words the rankers score: every scoring term's, normalised, in order."""
+        return [word for term in self.terms.scoring for word in normalize_words(term)]
+
 
 def resolve_query_syntax(index: SearchIndex, query: str, max_results: int) -> QuerySyntax:
-    """Apply the seed's syntax (exact name, ``mcp__`` prefix, ``+required``) exactly as the seed does."""
+    """Apply the seed's syntax (exact name, ``mcp__`` prefix, ``+required``) exactly as the seed does.
+
+    Raises :class:`ValueError` when ``max_results`` is below 1.
+    """
+    if max_results < 1:
+        raise ValueError(f"max_results must be at least 1, got {max_results!r}")
     query_lower = js_trim(query.lower())
     terms = parse_query_terms(query_lower)
     exact = index.exact_name(query_lower)
@@ -476,14 +486,11 @@ class FieldedRanker:
 
     def __call__(self, index: SearchIndex, query: str, max_results: int) -> list[str]:
         """Rank ``index``'s deferred tools for ``query``: at most ``max_results`` names, best first."""
-        if max_results < 1:
-            raise ValueError(f"max_results must be at least 1, got {max_results!r}")
         syntax = resolve_query_syntax(index, query, max_results)
         if syntax.answer is not None:
             return syntax.answer
-        terms, allowed = syntax.terms, syntax.allowed
-        words = [word for term in terms.scoring for word in normalize_words(term)]
-        scores = self.lexical_scores(index, words)
+        allowed = syntax.allowed
+        scores = self.lexical_scores(index, syntax.words)
         if allowed is not None:
             scores = {position: score for position, score in scores.items() if position in allowed}
         if not scores:

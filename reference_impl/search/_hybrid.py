@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from reference_impl.search._fielded import FieldedRanker, _name_fields, normalize_words, resolve_query_syntax
+from reference_impl.search._fielded import FieldedRanker, _name_fields, resolve_query_syntax
 from reference_impl.search._index import SearchIndex
 from reference_impl.search._terms import QueryTerms, js_trim
 from reference_impl.tools import DescriptionContext, Tool
@@ -394,14 +394,12 @@ class HybridRanker:
 
     def __call__(self, index: SearchIndex, query: str, max_results: int) -> list[str]:
         """Rank ``index``'s deferred tools for ``query``: at most ``max_results`` names, best first."""
-        if max_results < 1:
-            raise ValueError(f"max_results must be at least 1, got {max_results!r}")
         syntax = resolve_query_syntax(index, query, max_results)
         if syntax.answer is not None:
             return syntax.answer
         terms = syntax.terms
         allowed = None if syntax.allowed is None else sorted(syntax.allowed)
-        words = [word for term in terms.scoring for word in normalize_words(term)]
+        words = syntax.words
         if not words or not index.deferred_tools:
             return index.search(query, max_results)
         np = self._numpy()
