@@ -5,7 +5,7 @@ with tool search on and :data:`MCP_TOOLS` served by the suite's MCP server. The 
 first turn reads the deferred tool names the CLI lists in its system prompt and calls ToolSearch
 once per query of :data:`QUERIES` (``max_results`` 5) and once with ``select:`` of every deferred
 name, so the next request carries each deferred tool's description and schema as the CLI sends
-them. The reference ranking (:func:`reference_impl.run_tool_search`, the seed's scoring) then runs
+them. The reference ranking (:func:`reference_impl.search.run_tool_search`, the seed's scoring) then runs
 over exactly those tools, and each query's ordered result is compared with the CLI's.
 
 ``cc_ranking_agreement`` is the share of queries whose ordered result is identical;
@@ -28,7 +28,8 @@ from pytest_toolharness.wire._adapter import run_wire_scenario
 from pytest_toolharness.wire._claude_code import ClaudeCodeTarget, find_claude_binary
 from pytest_toolharness.wire._scenarios import FINAL_TEXT, WireScenario, mcp_spec
 from pytest_toolharness.wire._script import tool_use_id
-from reference_impl import Tool, ToolOutput, build_tool, run_tool_search
+from reference_impl import Tool, ToolOutput, build_tool
+from reference_impl.search import run_tool_search
 
 __all__ = [
     "MAX_RESULTS",

@@ -19,7 +19,6 @@ from pydantic import BaseModel
 
 from benchmarks._timing import clock
 from reference_impl import (
-    CallControl,
     ExecutionContext,
     PermissionContext,
     StreamingToolExecutor,
@@ -27,12 +26,12 @@ from reference_impl import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolRunOutcome,
     build_tool,
     parse_rule,
     run_tool_use,
     run_tool_uses,
 )
+from reference_impl.execution import CallControl, ToolRunOutcome
 
 __all__ = ["run"]
 

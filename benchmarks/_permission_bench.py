@@ -35,19 +35,21 @@ import tree_sitter_bash
 from benchmarks._corpus import noop_call
 from benchmarks._timing import clock, per_call_seconds
 from reference_impl import (
-    PermissionBehavior,
     PermissionContext,
     PermissionRule,
-    PermissionTarget,
     Tool,
     build_tool,
     decide_permission,
     mcp_tool,
     parse_rule,
+)
+from reference_impl.permissions import (
+    PermissionBehavior,
     rule_matches,
     rule_matches_shell_part,
     split_command,
 )
+from reference_impl.tools import PermissionTarget
 
 __all__ = ["bash_commands", "make_rules", "run"]
 

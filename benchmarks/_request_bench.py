@@ -19,15 +19,8 @@ from pydantic import BaseModel
 from benchmarks._corpus import noop_call
 from benchmarks._timing import clock
 from benchmarks._toolsearch_bench import build_pool
-from reference_impl import (
-    RequestBuilder,
-    Tool,
-    TranscriptEntry,
-    build_tool,
-    cache_break_hash,
-    tool_search_tool,
-    wire_bytes,
-)
+from reference_impl import RequestBuilder, Tool, TranscriptEntry, build_tool, tool_search_tool, wire_bytes
+from reference_impl.request import cache_break_hash
 
 __all__ = ["run"]
 

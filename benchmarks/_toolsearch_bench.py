@@ -25,7 +25,9 @@ from typing import Any
 from benchmarks._corpus import load_mcp_records, record_tool
 from benchmarks._timing import clock, median_seconds
 from conformance.oracles.search import oracle_search_tools_with_keywords
-from reference_impl import DescriptionContext, SearchIndex, Tool, mcp_tool_name
+from reference_impl import Tool
+from reference_impl.search import SearchIndex
+from reference_impl.tools import DescriptionContext, mcp_tool_name
 
 __all__ = ["build_pool", "make_queries", "run"]
 

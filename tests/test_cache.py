@@ -10,7 +10,7 @@ from anthropic.types import MessageParam, ToolParam
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference_impl import (
+from reference_impl.request import (
     ADVANCED_TOOL_USE_BETA,
     TOOL_SEARCH_TOOL_BETA,
     BetaLatch,

@@ -14,21 +14,19 @@ from typing import Any
 import pytest
 
 from pytest_toolharness.adapters import HookEndpoint, HookSpec, hook_command
-from reference_impl import (
-    CommandHook,
+from reference_impl import CommandHook, HookConfigError, HookMatcher, Hooks, hooks_from_settings
+from reference_impl.hooks import (
     HookBaseInput,
-    HookConfigError,
-    HookMatcher,
-    Hooks,
+    HttpHook,
     PreToolUseOutcome,
-    hooks_from_settings,
+    collect_background,
+    hooks_from_plugin,
     run_command_hook,
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,
     run_pre_tool_use,
 )
-from reference_impl.hooks import HttpHook, collect_background, hooks_from_plugin
 from tests.test_hooks import decision
 
 

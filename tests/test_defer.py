@@ -5,16 +5,13 @@ from anthropic.types import ToolParam
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference_impl import (
+from reference_impl import ToolContext, ToolOutput, build_tool, mcp_tool
+from reference_impl.tools import (
     TOOL_SEARCH_TOOL_NAME,
-    ToolContext,
-    ToolOutput,
     ToolSearchMode,
     ToolSearchSetting,
-    build_tool,
     is_deferred_tool,
     is_tool_search_enabled,
-    mcp_tool,
     model_supports_tool_reference,
     parse_enable_tool_search,
 )

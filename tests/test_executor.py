@@ -12,13 +12,8 @@ from anthropic.types import ToolResultBlockParam, ToolUseBlockParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl import (
-    CallControl,
-    DuplicateToolUseIdError,
-    StreamingToolExecutor,
-    ToolRunOutcome,
-    ToolState,
-)
+from reference_impl import DuplicateToolUseIdError, StreamingToolExecutor, ToolState
+from reference_impl.execution import CallControl, ToolRunOutcome
 
 T = TypeVar("T")
 GUARD = 10.0  # a hang guard, never a timing assertion

@@ -12,17 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl import (
-    CommandHook,
+from reference_impl import CommandHook, HookConfigError, HookContext, HookMatcher, Hooks, hooks_from_settings
+from reference_impl.hooks import (
     HookBaseInput,
-    HookConfigError,
-    HookContext,
-    HookMatcher,
-    Hooks,
     PreToolUseOutcome,
     UnsupportedHook,
     compile_matcher,
-    hooks_from_settings,
     run_permission_request,
     run_post_tool_use,
     run_pre_tool_use,

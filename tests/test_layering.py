@@ -7,18 +7,21 @@
   and the test that builds a harness on the public API (``tests/test_reuse.py``). Other tests
   under ``tests/`` may test the harness's internals white-box, as pytest's own tests do, and the
   mutants patch private names by design.
-- ``reference_impl`` keeps at most 8 top-level modules; the rest lives in subpackages.
+- ``reference_impl`` keeps at most 8 top-level modules; the rest lives in subpackages. Its top level
+  re-exports at most 50 names; every other public name is in its subpackage's ``__all__``.
 - The plugin's own wire encoder agrees with the harness's byte for byte.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import math
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import given
@@ -32,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HARNESS = "reference_impl"
 REFERENCE_ADAPTER = ROOT / "pytest_toolharness" / "adapters" / "reference"
 MAX_TOP_LEVEL_MODULES = 8
+MAX_TOP_LEVEL_NAMES = 50
 
 
 def _modules(*folders: str) -> list[Path]:
@@ -152,12 +156,25 @@ def test_the_harness_has_few_top_level_modules() -> None:
     assert packages, "reference_impl has no subpackages"
 
 
+def _harness_packages() -> list[ModuleType]:
+    names = sorted(path.parent.name for path in (ROOT / HARNESS).glob("*/__init__.py"))
+    return [reference_impl, *(importlib.import_module(f"{HARNESS}.{name}") for name in names)]
+
+
 def test_every_public_name_of_the_harness_is_importable_and_typed() -> None:
-    missing = [name for name in reference_impl.__all__ if not hasattr(reference_impl, name)]
-    assert not missing
-    assert sorted(reference_impl.__all__) == sorted(set(reference_impl.__all__))
-    for needed in ("ToolInput", "ToolState", "PathPatternError", "Tool", "decide_permission"):
+    """Each package's ``__all__`` resolves, without repeats; the top level is a small front door."""
+    for package in _harness_packages():
+        missing = [name for name in package.__all__ if not hasattr(package, name)]
+        assert not missing, f"{package.__name__}.__all__ names what it lacks: {missing}"
+        assert sorted(package.__all__) == sorted(set(package.__all__)), package.__name__
+        assert (package.__doc__ or "").strip(), f"{package.__name__} has no docstring"
+    assert len(reference_impl.__all__) <= MAX_TOP_LEVEL_NAMES, len(reference_impl.__all__)
+    for needed in ("ToolInput", "ToolState", "Tool", "decide_permission", "RequestBuilder", "AgentSession"):
         assert needed in reference_impl.__all__
+    # The top level only re-exports: each of its names is one of a subpackage's (the wire encoder aside).
+    subpackage_names = {name for package in _harness_packages()[1:] for name in package.__all__}
+    assert set(reference_impl.__all__) - subpackage_names == {"wire_bytes", "wire_json"}
+    assert (ROOT / HARNESS / "py.typed").is_file()
 
 
 json_values = st.recursive(

@@ -26,29 +26,30 @@ from reference_impl import (
     AgentSession,
     ApiRequestError,
     CommandHook,
-    CompactBoundary,
-    CompactionPolicy,
     HookContext,
     HookMatcher,
     Hooks,
     LoopResult,
     PermissionContext,
-    PermissionResult,
-    PermissionResultDeny,
-    PermissionTarget,
     RequestBuilder,
     Tool,
     ToolContext,
     ToolOutput,
-    ToolPermissionCheck,
-    ToolPermissionContext,
     build_tool,
     mcp_tool,
-    rules_from_strings,
     tool_search_tool,
 )
 from reference_impl.__main__ import main as cli_main
 from reference_impl._wire import wire_json
+from reference_impl.agent import CompactionPolicy
+from reference_impl.permissions import (
+    PermissionResult,
+    PermissionResultDeny,
+    ToolPermissionContext,
+    rules_from_strings,
+)
+from reference_impl.request import CompactBoundary
+from reference_impl.tools import PermissionTarget, ToolPermissionCheck
 
 MODEL = "claude-sonnet-4-6"
 REPO = Path(__file__).resolve().parent.parent
@@ -1065,7 +1066,7 @@ def test_pre_compact_runs_before_compaction_then_session_start_compact(tmp_path:
 
 def test_notification_fires_before_the_host_is_asked(tmp_path: Path) -> None:
     """HOOK-7: a permission prompt is where the harness notifies: Notification runs, then the host."""
-    from reference_impl import PermissionResultAllow
+    from reference_impl.permissions import PermissionResultAllow
 
     notify, log = recording_hook(tmp_path, "notify")
     asked: list[int] = []

@@ -3,17 +3,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference_impl import (
-    ToolContext,
-    ToolOutput,
-    assemble_tool_pool,
-    build_tool,
-    find_tool_by_name,
-    mcp_tool,
-    mcp_tool_name,
-    normalize_name_for_mcp,
-    parse_mcp_name,
-)
+from reference_impl import ToolContext, ToolOutput, assemble_tool_pool, build_tool, mcp_tool
+from reference_impl.tools import find_tool_by_name, mcp_tool_name, normalize_name_for_mcp, parse_mcp_name
 
 
 async def noop(_input: object, _context: ToolContext) -> ToolOutput:

@@ -10,20 +10,22 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from pydantic import BaseModel
 
 from reference_impl import (
-    CompactBoundary,
-    DeferredToolsDelta,
     Tool,
     ToolContext,
     ToolOutput,
     TranscriptEntry,
-    announced_deferred_tools,
     assemble_tool_pool,
     build_tool,
-    compute_deferred_tools_delta,
-    is_deferred_tool,
     mcp_tool,
+)
+from reference_impl.request import (
+    CompactBoundary,
+    DeferredToolsDelta,
+    announced_deferred_tools,
+    compute_deferred_tools_delta,
     render_deferred_tools_listing,
 )
+from reference_impl.tools import is_deferred_tool
 
 
 async def _noop(_input: Any, _context: ToolContext) -> ToolOutput:

@@ -11,25 +11,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_impl import (
-    PERMISSION_MODES,
-    SETTING_SOURCES,
-    HookVerdict,
     PermissionContext,
     PermissionDecision,
     PermissionRule,
-    PermissionTarget,
     SettingsError,
     Tool,
     ToolContext,
-    ToolPermissionCheck,
     assemble_tool_pool,
     context_from_settings,
     decide_permission,
-    is_tool_denied_as_whole,
     load_settings,
     parse_rule,
 )
+from reference_impl.permissions import PERMISSION_MODES, SETTING_SOURCES, HookVerdict, is_tool_denied_as_whole
 from reference_impl.permissions._engine import PROTECTED_DIRECTORIES, PROTECTED_FILES
+from reference_impl.tools import PermissionTarget, ToolPermissionCheck
 from tests.test_rules import BASH, EDIT, GITHUB_ISSUE, GITHUB_SEARCH, READ, SLACK_POST, WEBFETCH, WRITE
 
 CWD = Path("/proj")

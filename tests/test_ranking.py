@@ -10,8 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_impl import (
-    FieldedRanker,
-    FieldWeights,
     Tool,
     ToolContext,
     ToolInput,
@@ -19,10 +17,11 @@ from reference_impl import (
     ToolState,
     build_tool,
     mcp_tool,
-    normalize_words,
     tool_search_tool,
 )
-from reference_impl.search._index import QueryTerms, SearchIndex
+from reference_impl.search import FieldedRanker, FieldWeights, normalize_words
+from reference_impl.search._index import SearchIndex
+from reference_impl.search._terms import QueryTerms
 
 
 async def _noop(_input: ToolInput, _context: ToolContext) -> ToolOutput:

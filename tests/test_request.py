@@ -13,20 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference_impl import (
-    DeferredToolsDelta,
-    RequestBuilder,
-    RequestRuleError,
-    Tool,
-    ToolSearchMode,
-    ToolSearchSetting,
-    TranscriptEntry,
-    assemble_tool_pool,
-    check_request_rules,
-    compact,
-    is_deferred_tool,
-)
+from reference_impl import RequestBuilder, RequestRuleError, Tool, TranscriptEntry, assemble_tool_pool
 from reference_impl._wire import wire_bytes
+from reference_impl.request import DeferredToolsDelta, check_request_rules, compact
+from reference_impl.tools import ToolSearchMode, ToolSearchSetting, is_deferred_tool
 from tests.test_discovery import search_turn
 from tests.test_notices import built_in, mcp
 
@@ -291,7 +281,7 @@ def test_requests_obey_the_api_rules(
     not deferred; no tool has cache_control; every tool_reference names a sent tool; the model
     can learn every deferred name; exactly one message-level marker.
     """
-    from reference_impl import parse_enable_tool_search
+    from reference_impl.tools import parse_enable_tool_search
 
     builder = RequestBuilder(
         model=model, max_tokens=64, tool_search=parse_enable_tool_search(mode), notices=notices

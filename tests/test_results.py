@@ -12,15 +12,13 @@ from anthropic.types import ToolResultBlockParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl import (
+from reference_impl import Tool, ToolOutput, build_tool
+from reference_impl._wire import wire_json
+from reference_impl.execution import (
     MAX_TOOL_RESULTS_PER_MESSAGE_CHARS,
     PERSISTED_OUTPUT_TAG,
-    UNLIMITED,
     ContentReplacementState,
-    Tool,
-    ToolOutput,
     apply_message_budget,
-    build_tool,
     content_size,
     format_size,
     map_tool_output,
@@ -28,7 +26,7 @@ from reference_impl import (
     rebuild_replacement_state,
     utf8_prefix,
 )
-from reference_impl._wire import wire_json
+from reference_impl.tools import UNLIMITED
 
 
 async def _never_called(_input: Any, _context: Any) -> str:

@@ -20,39 +20,36 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, model_validator
 
 from reference_impl import (
-    CallControl,
-    DescriptionContext,
     ExecutionContext,
-    HookBaseInput,
     HookContext,
     HookMatcher,
     Hooks,
     PermissionContext,
-    PermissionRequestOutcome,
-    PostToolUseOutcome,
-    PreToolUseOutcome,
     RequestBuilder,
     Tool,
     ToolContext,
     ToolOutput,
-    ToolSchemaCache,
-    ToolSearchMode,
-    ToolSearchSetting,
     build_tool,
-    input_schema_for_model,
-    is_tool_search_enabled,
     mcp_tool,
     parse_rule,
+    run_tool_use,
+    run_tool_uses,
+    wire_bytes,
+    wire_json,
+)
+from reference_impl.execution import CallControl
+from reference_impl.hooks import (
+    HookBaseInput,
+    PermissionRequestOutcome,
+    PostToolUseOutcome,
+    PreToolUseOutcome,
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,
     run_pre_tool_use,
-    run_tool_use,
-    run_tool_uses,
-    tool_to_param,
-    wire_bytes,
-    wire_json,
 )
+from reference_impl.request import ToolSchemaCache, input_schema_for_model, tool_to_param
+from reference_impl.tools import DescriptionContext, ToolSearchMode, ToolSearchSetting, is_tool_search_enabled
 from tests.test_notices import built_in, mcp
 
 CONTEXT = DescriptionContext(model="claude-sonnet-4-6", cwd=Path("/work"))

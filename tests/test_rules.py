@@ -13,20 +13,18 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from reference_impl import (
-    SETTING_SOURCES,
     PermissionRule,
-    PermissionTarget,
     RuleSyntaxError,
     Tool,
     ToolContext,
     ToolOutput,
     build_tool,
-    format_rule,
     mcp_tool,
     parse_rule,
-    rule_matches,
 )
+from reference_impl.permissions import SETTING_SOURCES, format_rule, rule_matches
 from reference_impl.permissions._rules import normalise_host
+from reference_impl.tools import PermissionTarget
 
 
 class CommandInput(BaseModel):

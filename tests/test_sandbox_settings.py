@@ -8,15 +8,8 @@ from typing import Any
 
 import pytest
 
-from reference_impl import (
-    PermissionContext,
-    SettingsError,
-    derive_policy,
-    host_allowed,
-    load_settings,
-    parse_rule,
-    sandbox_settings,
-)
+from reference_impl import PermissionContext, SettingsError, load_settings, parse_rule, sandbox_settings
+from reference_impl.sandbox import derive_policy, host_allowed
 
 
 def _file(data: dict[str, Any], source: Any = "userSettings", name: str = "user.json") -> Any:

@@ -17,20 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from reference_impl import (
-    DescriptionContext,
-    Tool,
-    ToolContext,
-    ToolOutput,
-    ToolSchemaCache,
-    build_tool,
-    input_schema_for_model,
-    mcp_tool,
-    schema_cache_key,
-    tool_to_param,
-)
+from reference_impl import Tool, ToolContext, ToolOutput, build_tool, mcp_tool
 from reference_impl._wire import wire_bytes, wire_json
+from reference_impl.request import ToolSchemaCache, input_schema_for_model, schema_cache_key, tool_to_param
 from reference_impl.request import _schemas as _schema_cache
+from reference_impl.tools import DescriptionContext
 
 CONTEXT = DescriptionContext(model="claude-sonnet-4-5", cwd=Path("/tmp"))
 

@@ -14,15 +14,9 @@ from hypothesis import strategies as st
 from conformance.oracles.search import oracle_parse_tool_name, oracle_search_tools_with_keywords
 from reference_impl import Tool, ToolContext, ToolOutput, assemble_tool_pool, build_tool, mcp_tool
 from reference_impl.search import _index as _search_index
-from reference_impl.search._index import (
-    ParsedToolName,
-    SearchIndex,
-    SearchIndexCache,
-    js_trim,
-    parse_query_terms,
-    parse_tool_name,
-    search_tools_with_keywords,
-)
+from reference_impl.search._index import SearchIndex, SearchIndexCache, search_tools_with_keywords
+from reference_impl.search._postings import TextIndex
+from reference_impl.search._terms import ParsedToolName, js_trim, parse_query_terms, parse_tool_name
 
 
 async def _call(_input: object, _context: ToolContext) -> ToolOutput:
@@ -378,7 +372,7 @@ def test_parse_tool_name_matches_the_oracle(name: str) -> None:
 @given(term=st.text(st.sampled_from(list("ab_+.,- é")), min_size=1, max_size=6), text=texts)
 def test_text_index_matches_the_word_boundary_regex(term: str, text: str) -> None:
     """A term matches a text in the index exactly when ``\\bterm\\b`` (ASCII) finds it."""
-    index = _search_index._TextIndex([text.lower()])
+    index = TextIndex([text.lower()])
     expected = re.search(r"\b" + re.escape(term) + r"\b", text.lower(), re.ASCII) is not None
     assert (0 in index.matching(term).tolist()) == expected
 

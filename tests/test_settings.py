@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from reference_impl import PERMISSION_MODES, SettingsError, load_settings, rules_from_strings
+from reference_impl import SettingsError, load_settings
+from reference_impl.permissions import PERMISSION_MODES, rules_from_strings
 
 
 def _corpus(shared_dir: Path) -> list[dict[str, Any]]:

@@ -16,13 +16,10 @@ from hypothesis.errors import InvalidArgument
 from pytest_toolharness import strategies as ths
 from pytest_toolharness._strategies.schemas import indices
 from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolSpec
-from reference_impl import (
-    SETTING_SOURCES,
-    compile_matcher,
-    hooks_from_settings,
-    mcp_tool_name,
-    parse_mcp_name,
-)
+from reference_impl import hooks_from_settings
+from reference_impl.hooks import compile_matcher
+from reference_impl.permissions import SETTING_SOURCES
+from reference_impl.tools import mcp_tool_name, parse_mcp_name
 
 MCP_NAME = re.compile(r"^mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+$")
 API_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -9,15 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from reference_impl import (
-    DEFAULT_MAX_RESULT_SIZE_CHARS,
-    DescriptionContext,
-    Tool,
-    ToolContext,
-    ToolOutput,
-    build_tool,
-    mcp_tool,
-)
+from reference_impl import Tool, ToolContext, ToolOutput, build_tool, mcp_tool
+from reference_impl.tools import DEFAULT_MAX_RESULT_SIZE_CHARS, DescriptionContext
 
 
 class EchoInput(BaseModel):

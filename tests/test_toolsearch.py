@@ -12,27 +12,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_impl import (
-    NO_MATCH_TEXT,
-    TOOL_SEARCH_TOOL_NAME,
-    DescriptionContext,
-    SearchIndex,
     Tool,
     ToolContext,
     ToolError,
     ToolOutput,
-    ToolSearchInput,
     ToolState,
     build_tool,
-    is_deferred_tool,
-    map_tool_search_result,
     mcp_tool,
+    tool_search_tool,
+)
+from reference_impl.search import (
+    NO_MATCH_TEXT,
+    SearchIndex,
+    ToolSearchInput,
+    map_tool_search_result,
     parse_select,
     run_tool_search,
     select_tools,
     tool_references,
-    tool_search_tool,
-    tool_state,
 )
+from reference_impl.tools import TOOL_SEARCH_TOOL_NAME, DescriptionContext, is_deferred_tool, tool_state
 
 
 async def _call(_input: object, _context: ToolContext) -> ToolOutput:

@@ -8,8 +8,8 @@ from anthropic.types import MessageParam
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference_impl import CompactBoundary, DeferredToolsDelta, to_api_messages
 from reference_impl._wire import wire_bytes, wire_json
+from reference_impl.request import CompactBoundary, DeferredToolsDelta, to_api_messages
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),

@@ -1,4 +1,8 @@
-"""The agent: the loop on ``anthropic.AsyncAnthropic``, the MCP client, and ``python -m reference_impl``."""
+"""The agent: runs a session's turns on ``anthropic.AsyncAnthropic`` (model, tools, hooks, compaction).
+
+``_loop`` is the loop and the session, ``_mcp_client`` connects the MCP servers of ``--mcp-config``,
+``_cli`` is ``python -m reference_impl`` with its built-in tools, and ``_prewarm`` a fork server's preload.
+"""
 
 from __future__ import annotations
 

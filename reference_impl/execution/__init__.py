@@ -1,17 +1,17 @@
-"""Execution: the pipeline for one tool_use, the streaming scheduler, result budgets.
+"""Execution: running tool_use blocks, each through the pipeline and a batch on the streaming scheduler.
 
-One tool_use goes through the pipeline (``_pipeline``), batches run on the streaming scheduler
-(``_scheduler``), and result budgets and persistence are ``_results``.
+One tool_use goes through the pipeline (``_pipeline``) with the session's ``ExecutionContext``
+(``_context``): its input checked (``_input_checks``), an ask settled (``_asks``); batches run on the
+streaming scheduler (``_scheduler``), and result budgets and persistence are ``_results``.
 
 The pipeline calls the permission engine and the hook runner; neither calls back.
 """
 
 from __future__ import annotations
 
+from reference_impl.execution._context import DecisionLog, ExecutionContext
 from reference_impl.execution._pipeline import (
     BatchResult,
-    DecisionLog,
-    ExecutionContext,
     finish_batch,
     new_batch_executor,
     run_tool_use,

@@ -1,4 +1,10 @@
-"""Hooks: the hook model and settings parsing (``_model``), running and aggregating hooks (``_runner``), command hooks as subprocesses (``_command``), http hooks (``_http``)."""
+"""Hooks: what a hook is, which hooks the settings declare, and running them around tool calls and the loop.
+
+``_model`` is the hook model and settings parsing; ``_command`` and ``_http`` run one command or http
+hook; ``_runner`` runs an event's hooks and reads their outputs; ``_tool_events`` aggregates the tool
+events' hooks (PreToolUse, PostToolUse, PermissionRequest) and ``_lifecycle`` the loop's lifecycle
+events. Imports run one way: ``_lifecycle`` -> ``_tool_events`` -> ``_runner`` -> the rest.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from reference_impl.hooks._command import (
     run_command_hook,
 )
 from reference_impl.hooks._http import HttpHookResult, run_http_hook
+from reference_impl.hooks._lifecycle import HookSignals, LifecycleOutcome, run_lifecycle
 from reference_impl.hooks._model import (
     LIFECYCLE_EVENTS,
     HookBaseInput,
@@ -28,17 +35,13 @@ from reference_impl.hooks._model import (
     hooks_from_plugin,
     hooks_from_settings,
 )
-from reference_impl.hooks._runner import (
-    BackgroundHookResult,
-    HookSignals,
-    LifecycleOutcome,
+from reference_impl.hooks._runner import BackgroundHookResult, collect_background
+from reference_impl.hooks._tool_events import (
     OutputUpdate,
     PermissionRequestDecision,
     PermissionRequestOutcome,
     PostToolUseOutcome,
     PreToolUseOutcome,
-    collect_background,
-    run_lifecycle,
     run_permission_request,
     run_post_tool_use,
     run_post_tool_use_failure,

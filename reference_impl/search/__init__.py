@@ -1,4 +1,9 @@
-"""ToolSearch: the tool itself (``select:`` and keyword search), its index and the optional rankers."""
+"""ToolSearch: the tool that finds deferred tools (``select:`` and keyword search), its index and rankers.
+
+``_toolsearch`` is the tool; ``_index`` the seed's keyword scores from ``_postings``, with the seed's
+text rules in ``_terms``; ``_fielded`` (BM25F) and ``_hybrid`` (BM25F plus embeddings) are the
+optional rankers.
+"""
 
 from __future__ import annotations
 
@@ -16,11 +21,8 @@ from reference_impl.search._hybrid import (
     query_texts,
     tool_text,
 )
-from reference_impl.search._index import (
-    SearchIndex,
-    parse_tool_name,
-    search_tools_with_keywords,
-)
+from reference_impl.search._index import SearchIndex, search_tools_with_keywords
+from reference_impl.search._terms import parse_tool_name
 from reference_impl.search._toolsearch import (
     NO_MATCH_TEXT,
     Ranker,

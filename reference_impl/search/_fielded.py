@@ -27,12 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference_impl.search._index import (
-    QueryTerms,
-    SearchIndex,
-    js_trim,
-    parse_query_terms,
-)
+from reference_impl.search._index import SearchIndex
+from reference_impl.search._terms import QueryTerms, js_trim, parse_query_terms
 from reference_impl.tools import MCP_PREFIX, DescriptionContext, Tool
 
 __all__ = [
@@ -406,9 +402,19 @@ class QuerySyntax:
     terms: QueryTerms
     allowed: frozenset[int] | None = None
 
+    @property
+    def words(self) -> list[str]:
+        """The free-text words the rankers score: every scoring term's, normalised, in order."""
+        return [word for term in self.terms.scoring for word in normalize_words(term)]
+
 
 def resolve_query_syntax(index: SearchIndex, query: str, max_results: int) -> QuerySyntax:
-    """Apply the seed's syntax (exact name, ``mcp__`` prefix, ``+required``) exactly as the seed does."""
+    """Apply the seed's syntax (exact name, ``mcp__`` prefix, ``+required``) exactly as the seed does.
+
+    Raises :class:`ValueError` when ``max_results`` is below 1.
+    """
+    if max_results < 1:
+        raise ValueError(f"max_results must be at least 1, got {max_results!r}")
     query_lower = js_trim(query.lower())
     terms = parse_query_terms(query_lower)
     exact = index.exact_name(query_lower)
@@ -464,15 +470,8 @@ class FieldedRanker:
             self._indexes[index] = fielded
         return fielded
 
-    def __call__(self, index: SearchIndex, query: str, max_results: int) -> list[str]:
-        """Rank ``index``'s deferred tools for ``query``: at most ``max_results`` names, best first."""
-        if max_results < 1:
-            raise ValueError(f"max_results must be at least 1, got {max_results!r}")
-        syntax = resolve_query_syntax(index, query, max_results)
-        if syntax.answer is not None:
-            return syntax.answer
-        terms, allowed = syntax.terms, syntax.allowed
-        words = [word for term in terms.scoring for word in normalize_words(term)]
+    def lexical_scores(self, index: SearchIndex, words: Sequence[str]) -> dict[int, float]:
+        """BM25F scores by position for normalised query ``words``, after the feedback round."""
         fielded = self.fielded_index(index)
         scores = fielded.scores(words)
         if scores and self.feedback_docs:
@@ -483,6 +482,15 @@ class FieldedRanker:
             for word, value in expansion.items():
                 query_weights[word] = query_weights.get(word, 0.0) + self.feedback_weight * value / norm
             scores = fielded.weighted_scores(query_weights)
+        return scores
+
+    def __call__(self, index: SearchIndex, query: str, max_results: int) -> list[str]:
+        """Rank ``index``'s deferred tools for ``query``: at most ``max_results`` names, best first."""
+        syntax = resolve_query_syntax(index, query, max_results)
+        if syntax.answer is not None:
+            return syntax.answer
+        allowed = syntax.allowed
+        scores = self.lexical_scores(index, syntax.words)
         if allowed is not None:
             scores = {position: score for position, score in scores.items() if position in allowed}
         if not scores:

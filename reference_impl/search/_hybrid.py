@@ -40,8 +40,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from reference_impl.search._fielded import FieldedRanker, _name_fields, normalize_words, resolve_query_syntax
-from reference_impl.search._index import QueryTerms, SearchIndex, js_trim
+from reference_impl.search._fielded import FieldedRanker, _name_fields, resolve_query_syntax
+from reference_impl.search._index import SearchIndex
+from reference_impl.search._terms import QueryTerms, js_trim
 from reference_impl.tools import DescriptionContext, Tool
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
     "HybridRanker",
     "OnnxEmbedder",
     "default_embedder",
-    "lexical_scores",
     "query_texts",
     "tool_text",
 ]
@@ -324,21 +324,6 @@ def query_texts(query: str, terms: QueryTerms) -> list[str]:
     return pieces if len(pieces) > 1 else [whole]
 
 
-def lexical_scores(ranker: FieldedRanker, index: SearchIndex, words: Sequence[str]) -> dict[int, float]:
-    """``ranker``'s BM25F scores by position for normalised query ``words``, after its feedback round."""
-    fielded = ranker.fielded_index(index)
-    scores = fielded.scores(words)
-    if scores and ranker.feedback_docs:
-        top = sorted(scores, key=lambda p: (-scores[p], p))[: ranker.feedback_docs]
-        expansion = fielded.expansion(top, ranker.feedback_words)
-        norm = max(expansion.values(), default=1.0)
-        weights = dict.fromkeys(words, 1.0)
-        for word, value in expansion.items():
-            weights[word] = weights.get(word, 0.0) + ranker.feedback_weight * value / norm
-        scores = fielded.weighted_scores(weights)
-    return scores
-
-
 class HybridRanker:
     """A :class:`~reference_impl.search._toolsearch.Ranker`: the seed's syntax; BM25F plus embeddings for free text.
 
@@ -409,18 +394,16 @@ class HybridRanker:
 
     def __call__(self, index: SearchIndex, query: str, max_results: int) -> list[str]:
         """Rank ``index``'s deferred tools for ``query``: at most ``max_results`` names, best first."""
-        if max_results < 1:
-            raise ValueError(f"max_results must be at least 1, got {max_results!r}")
         syntax = resolve_query_syntax(index, query, max_results)
         if syntax.answer is not None:
             return syntax.answer
         terms = syntax.terms
         allowed = None if syntax.allowed is None else sorted(syntax.allowed)
-        words = [word for term in terms.scoring for word in normalize_words(term)]
+        words = syntax.words
         if not words or not index.deferred_tools:
             return index.search(query, max_results)
         np = self._numpy()
-        lexical = lexical_scores(self.lexical, index, words)
+        lexical = self.lexical.lexical_scores(index, words)
         if not lexical and not self.semantic_weight:
             return index.search(query, max_results)
         combined = np.zeros(len(index.deferred_tools), dtype=np.float64)

@@ -7,7 +7,8 @@ per query. :class:`SearchIndex` does the per-tool work once per pool instead, an
 term from postings (numpy arrays of tool slots); its rankings are identical to the naive
 translation in :mod:`conformance.oracles.search`, which the tests check property by property.
 
-How a term is answered:
+How a term is answered (the postings are :mod:`reference_impl.search._postings`; the seed's
+rules for names and query terms, :mod:`reference_impl.search._terms`):
 
 * name parts: postings from each distinct part to its tools give exact matches; a 1-3 character
   n-gram index over the distinct parts narrows "some part contains the term" to a few candidates;
@@ -29,10 +30,7 @@ are rendered once per tool name per index, and carried over by an update.
 
 from __future__ import annotations
 
-import bisect
-import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from operator import attrgetter, not_
 from typing import Final, TypeAlias
@@ -40,27 +38,21 @@ from typing import Final, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from reference_impl.search._postings import IdArray, Segment, SlotArray
+from reference_impl.search._terms import QueryTerms, js_trim, parse_query_terms, parse_tool_name
 from reference_impl.tools import MCP_PREFIX, DescriptionContext, Tool
 
 __all__ = [
     "DEFAULT_MAX_RESULTS",
-    "JS_WHITESPACE",
     "SCORE_DESCRIPTION",
     "SCORE_NAME_EXACT",
     "SCORE_NAME_EXACT_MCP",
     "SCORE_NAME_PARTIAL",
     "SCORE_NAME_PARTIAL_MCP",
     "SCORE_SEARCH_HINT",
-    "ParsedToolName",
-    "QueryTerms",
     "SearchIndex",
     "SearchIndexCache",
-    "js_split_whitespace",
-    "js_trim",
-    "parse_query_terms",
-    "parse_tool_name",
     "search_tools_with_keywords",
-    "word_boundary_pattern",
 ]
 
 DEFAULT_MAX_RESULTS: Final = 5
@@ -71,84 +63,11 @@ SCORE_NAME_PARTIAL_MCP: Final = 6
 SCORE_SEARCH_HINT: Final = 4
 SCORE_DESCRIPTION: Final = 2
 
-JS_WHITESPACE: Final = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-"""ECMAScript's ``\\s`` (what the seed's ``trim()`` and ``split(/\\s+/)`` use), not ``str.isspace``."""
-
-_JS_SPACE_RUN = re.compile(f"[{re.escape(JS_WHITESPACE)}]+")
-_CAMEL = re.compile(r"([a-z])([A-Z])")
-_WORD_SPLIT = re.compile(r"([A-Za-z0-9_]+)")
-_WORD_RUN = re.compile(r"[A-Za-z0-9_]+")
-_MAX_GRAM: Final = 3
 _SCORE_DTYPE: type[np.int64] = np.int64
 """Scores add up over every term of a query, repeats included: wide enough for any query."""
 _RANK_BITS: Final = 32
-_MAX_SEGMENTS: Final = 2
 _DELTA_SHARE: Final = 0.25
 """An update rebuilds the whole index when the tools added since the last build would be more."""
-
-
-def js_trim(text: str) -> str:
-    """``text.trim()`` with JavaScript's white-space set."""
-    return text.strip(JS_WHITESPACE)
-
-
-def js_split_whitespace(text: str) -> list[str]:
-    r"""``text.split(/\s+/).filter(Boolean)`` with JavaScript's white-space set."""
-    return [piece for piece in _JS_SPACE_RUN.split(text) if piece]
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedToolName:
-    """A tool name cut into lowercase search parts; ``is_mcp`` for ``mcp__`` names."""
-
-    parts: tuple[str, ...]
-    is_mcp: bool
-
-
-def parse_tool_name(name: str) -> ParsedToolName:
-    """The seed's ``parseToolName`` (000 §6.3).
-
-    ``mcp__slack__send_message`` gives ``("slack", "send", "message")`` (prefix removed, split on
-    ``__`` then ``_``, lowercased); other names are split at lowercase-uppercase steps, at ``_``
-    and at white space: ``NotebookEditTool`` gives ``("notebook", "edit", "tool")``. Empty parts
-    are dropped. Whether a tool counts as MCP here is decided by its name, as in the seed.
-    """
-    if name.startswith(MCP_PREFIX):
-        rest = name[len(MCP_PREFIX) :].lower()
-        parts = (piece for chunk in rest.split("__") for piece in chunk.split("_"))
-        return ParsedToolName(tuple(p for p in parts if p), True)
-    spaced = _CAMEL.sub(r"\1 \2", name).replace("_", " ").lower()
-    return ParsedToolName(tuple(js_split_whitespace(spaced)), False)
-
-
-def word_boundary_pattern(term: str) -> re.Pattern[str]:
-    r"""``\b<term>\b`` with the term taken literally and JavaScript's ASCII-only ``\b``."""
-    return re.compile(r"\b" + re.escape(term) + r"\b", re.ASCII)
-
-
-@dataclass(frozen=True, slots=True)
-class QueryTerms:
-    """A keyword query cut into terms: ``+term`` is required; every term scores."""
-
-    required: tuple[str, ...]
-    optional: tuple[str, ...]
-
-    @property
-    def scoring(self) -> tuple[str, ...]:
-        """The terms that score, in the seed's order (required first); repeats score again."""
-        return self.required + self.optional
-
-
-def parse_query_terms(query_lower: str) -> QueryTerms:
-    """Split a lowercased, trimmed query on white space; ``+x`` (longer than ``+``) requires ``x``."""
-    required: list[str] = []
-    optional: list[str] = []
-    for term in js_split_whitespace(query_lower):
-        if term.startswith("+") and len(term) > 1:
-            required.append(term[1:])
-        else:
-            optional.append(term)
-    return QueryTerms(tuple(required), tuple(optional))
 
 
 def _default_describe() -> Callable[[Tool], str]:
@@ -160,157 +79,8 @@ def _default_describe() -> Callable[[Tool], str]:
     return describe
 
 
-_Slots: TypeAlias = npt.NDArray[np.int32]
-_Ids: TypeAlias = npt.NDArray[np.int64]
-_EMPTY: Final[_Slots] = np.zeros(0, dtype=np.int32)
-_EMPTY.setflags(write=False)
-
-
-def _offsets(lengths: Sequence[int] | npt.NDArray[np.int64]) -> _Ids:
-    """Where each of consecutive pieces of these lengths starts (one more entry: the total)."""
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return offsets
-
-
-class _Postings:
-    """Keys (words, name parts) to the sorted slots holding them, as one array and offsets per key."""
-
-    __slots__ = ("_ids", "_offsets", "_slots", "keys")
-
-    def __init__(self, keys_per_slot: Iterable[Iterable[str]], base: int) -> None:
-        flat: list[str] = []
-        lengths: list[int] = []
-        for keys in keys_per_slot:
-            distinct = set(keys)
-            flat.extend(distinct)
-            lengths.append(len(distinct))
-        self._ids: dict[str, int] = {key: i for i, key in enumerate(dict.fromkeys(flat))}
-        self.keys: list[str] = list(self._ids)
-        key_ids = np.fromiter(map(self._ids.__getitem__, flat), dtype=np.int64, count=len(flat))
-        owners = np.repeat(np.arange(base, base + len(lengths), dtype=np.int32), lengths)
-        # A stable sort by key keeps each key's slots in slot order.
-        self._slots: _Slots = owners[np.argsort(key_ids, kind="stable")]
-        self._offsets = _offsets(np.bincount(key_ids, minlength=len(self._ids)))
-
-    def get(self, key: str) -> _Slots:
-        """The slots holding ``key``, ascending."""
-        i = self._ids.get(key)
-        if i is None:
-            return _EMPTY
-        return self._slots[self._offsets[i] : self._offsets[i + 1]]
-
-    def gather(self, key_ids: _Ids) -> _Slots:
-        """The slots of several keys (by position in :attr:`keys`), concatenated."""
-        starts = self._offsets[key_ids]
-        lengths = self._offsets[key_ids + 1] - starts
-        total = int(lengths.sum())
-        if not total:
-            return _EMPTY
-        shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-        return self._slots[shift + np.arange(total)]
-
-
-def _find_all(pieces: Sequence[str], pattern: re.Pattern[str], joined: list[tuple[str, _Ids]]) -> _Ids:
-    """The positions of the pieces in which ``pattern`` matches, searched in them joined by newlines.
-
-    ``pattern`` must not match a newline (a query term never holds white space), so a match never
-    spans two pieces; the joined text is built on first use and kept in ``joined``.
-    """
-    if not joined:
-        joined.append(("\n".join(pieces), _offsets([len(piece) + 1 for piece in pieces])))
-    text, starts = joined[0]
-    found = [match.start() for match in pattern.finditer(text)]
-    if not found:
-        return np.zeros(0, dtype=np.int64)
-    at = np.searchsorted(starts, found, side="right") - 1
-    return at if at.size == 1 else np.unique(at)
-
-
-class _TextIndex:
-    """Word-boundary lookups over one lowercased text per slot (descriptions, or search hints)."""
-
-    def __init__(self, texts: Sequence[str], base: int = 0) -> None:
-        self._texts = texts
-        self._base = base
-        self._words = _Postings((_WORD_RUN.findall(text) for text in texts), base)
-        self._joined: list[tuple[str, _Ids]] = []
-
-    def matching(self, term: str) -> _Slots:
-        """The slots whose text contains ``term`` between word boundaries, ascending."""
-        runs = _WORD_RUN.findall(term)
-        if not runs:
-            # No word character: only a search of the texts finds it (rare in queries).
-            found = _find_all(self._texts, word_boundary_pattern(term), self._joined)
-            return (found + self._base).astype(np.int32)
-        if len(runs) == 1 and runs[0] == term:
-            return self._words.get(term)
-        # Each word of the term is a whole word of a matching text: narrow by the rarest, confirm.
-        rarest = min((self._words.get(run) for run in runs), key=len)
-        if not rarest.size:
-            return _EMPTY
-        pattern, texts, base = word_boundary_pattern(term), self._texts, self._base
-        return np.array([s for s in rarest.tolist() if pattern.search(texts[s - base])], dtype=np.int32)
-
-
-class _Segment:
-    """The postings of consecutive slots ``base`` to ``base + len(tools)``: name parts, hints, descriptions."""
-
-    def __init__(
-        self, base: int, tools: Sequence[Tool], parsed: Sequence[ParsedToolName], descriptions: Sequence[str]
-    ) -> None:
-        self.base = base
-        self.tools = tools
-        self.parts = _Postings((name.parts for name in parsed), base)
-        self.descriptions = _TextIndex(descriptions, base)
-        # An empty hint never matches (the seed tests ``hintNormalized &&`` first); "" has no words.
-        self.hints = _TextIndex([(tool.search_hint or "").lower() for tool in tools], base)
-        # The distinct parts are few (about a thousand at 10,000 tools): their 1-3 character grams
-        # narrow "some part contains the term" to a few parts.
-        grams: dict[str, list[int]] = {}
-        for part_id, part in enumerate(self.parts.keys):
-            for gram in {part[a : a + n] for n in range(1, _MAX_GRAM + 1) for a in range(len(part) - n + 1)}:
-                grams.setdefault(gram, []).append(part_id)
-        self._grams = grams
-        self._by_lower: list[tuple[str, int]] | None = None
-        self.lower: dict[str, list[int]] = {}
-        for i, tool in enumerate(tools):
-            self.lower.setdefault(tool.name.lower(), []).append(base + i)
-
-    def partial(self, term: str, exact: _Slots, scratch: npt.NDArray[np.bool_]) -> _Slots:
-        """Slots with a name part containing ``term`` and no part equal to it (``scratch``: all False)."""
-        if len(term) <= _MAX_GRAM:
-            part_ids = self._grams.get(term, [])
-        else:
-            parts = self.parts.keys
-            grams = (self._grams.get(term[a : a + _MAX_GRAM], []) for a in range(len(term) - _MAX_GRAM + 1))
-            part_ids = [p for p in min(grams, key=len) if term in parts[p]]
-        if not part_ids:
-            return _EMPTY
-        keys = np.array(part_ids, dtype=np.int64)
-        found = self.parts.gather(keys)
-        if keys.size == 1 and not exact.size:
-            return found  # one part's postings: sorted, no repeats
-        scratch[found] = True
-        scratch[exact] = False
-        partial = np.flatnonzero(scratch).astype(np.int32)
-        scratch[found] = False
-        return partial
-
-    def prefixed(self, prefix: str) -> list[int]:
-        """Slots whose lowercased name starts with ``prefix``."""
-        if self._by_lower is None:
-            self._by_lower = sorted((key, slot) for key, slots in self.lower.items() for slot in slots)
-        found: list[int] = []
-        for key, slot in self._by_lower[bisect.bisect_left(self._by_lower, (prefix, -1)) :]:
-            if not key.startswith(prefix):
-                break
-            found.append(slot)
-        return found
-
-
 _NAME = attrgetter("name")
-_Hits: TypeAlias = tuple[_Slots, npt.NDArray[np.int64]]
+_Hits: TypeAlias = tuple[SlotArray, npt.NDArray[np.int64]]
 """A term's contributions: slots (a slot may repeat, once per field) and the points each adds."""
 
 
@@ -338,7 +108,7 @@ class SearchIndex:
             if tool.name not in descriptions:
                 descriptions[tool.name] = self._describe(tool)
             texts.append(descriptions[tool.name].lower())
-        self._segments: tuple[_Segment, ...] = ()
+        self._segments: tuple[Segment, ...] = ()
         self._slot_tools: list[Tool] = []
         self._names: list[str] = []
         self._slot_texts: list[str] = []
@@ -350,7 +120,7 @@ class SearchIndex:
 
     def _add_segment(self, tools: Sequence[Tool], texts: list[str]) -> None:
         parsed = [parse_tool_name(tool.name) for tool in tools]
-        self._segments = (*self._segments, _Segment(len(self._slot_tools), tools, parsed, texts))
+        self._segments = (*self._segments, Segment(len(self._slot_tools), tools, parsed, texts))
         self._slot_tools = [*self._slot_tools, *tools]
         self._names = [*self._names, *map(_NAME, tools)]
         self._slot_texts = [*self._slot_texts, *texts]
@@ -364,7 +134,7 @@ class SearchIndex:
         self,
         deferred: tuple[Tool, ...],
         tools: tuple[Tool, ...],
-        slots: _Ids,
+        slots: IdArray,
         previous: SearchIndex | None = None,
     ) -> None:
         """Set the pool: ``slots[p]`` is the slot of ``deferred[p]``; every other slot is dead.
@@ -444,7 +214,7 @@ class SearchIndex:
         index._finish(deferred, tuple(tools), slots, self)
         return index
 
-    def _names_stay_unique(self, deferred: tuple[Tool, ...], slots: _Ids) -> bool:
+    def _names_stay_unique(self, deferred: tuple[Tool, ...], slots: IdArray) -> bool:
         """Whether every name of the changed pool is once in it (this pool's names are unique)."""
         kept = slots[slots >= 0]
         alive = np.zeros(len(self._alive), dtype=bool)
@@ -464,7 +234,7 @@ class SearchIndex:
         cached = self._hits_cache.get(term)
         if cached is not None:
             return cached
-        slots: list[_Slots] = []
+        slots: list[SlotArray] = []
         points: list[npt.NDArray[np.int64]] = []
         scratch = np.zeros(len(self._slot_tools), dtype=bool)
         for segment in self._segments:

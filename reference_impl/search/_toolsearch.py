@@ -19,12 +19,8 @@ from typing import Any, Final, Literal, Protocol
 from anthropic.types import ToolReferenceBlockParam, ToolResultBlockParam
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reference_impl.search._index import (
-    DEFAULT_MAX_RESULTS,
-    JS_WHITESPACE,
-    SearchIndex,
-    SearchIndexCache,
-)
+from reference_impl.search._index import DEFAULT_MAX_RESULTS, SearchIndex, SearchIndexCache
+from reference_impl.search._terms import JS_WHITESPACE
 from reference_impl.tools import (
     TOOL_SEARCH_TOOL_NAME,
     Tool,

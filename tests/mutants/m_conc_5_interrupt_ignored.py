@@ -16,11 +16,13 @@ DESCRIPTION = (
 
 
 def _never_interrupts(original: Any) -> Any:
-    async def _resolve_ask(*args: Any, **kwargs: Any) -> Any:
+    async def settle_ask_with_hooks_or_host(*args: Any, **kwargs: Any) -> Any:
         decision, tool_input, _interrupts = await original(*args, **kwargs)
         return decision, tool_input, False
 
-    return _resolve_ask
+    return settle_ask_with_hooks_or_host
 
 
-adapter = make_factory(Patch("reference_impl.execution._pipeline", "_resolve_ask", _never_interrupts))
+adapter = make_factory(
+    Patch("reference_impl.execution._pipeline", "settle_ask_with_hooks_or_host", _never_interrupts)
+)

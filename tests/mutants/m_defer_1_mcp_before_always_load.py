@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from reference_impl import CRITICAL_CHANNEL_TOOLS, TOOL_SEARCH_TOOL_NAME
+from reference_impl.tools import CRITICAL_CHANNEL_TOOLS, TOOL_SEARCH_TOOL_NAME
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from reference_impl import CompactBoundary, DeferredToolsDelta
-from reference_impl.request import _notices
+from reference_impl.request import CompactBoundary, DeferredToolsDelta, _notices
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from reference_impl import CompactBoundary, DeferredToolsDelta, is_deferred_tool
-from reference_impl.request import _notices
+from reference_impl.request import CompactBoundary, DeferredToolsDelta, _notices
+from reference_impl.tools import is_deferred_tool
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]

@@ -16,13 +16,17 @@ DESCRIPTION = (
 
 
 def _validate_later(original: Any) -> Any:
-    def _check_input(tool: Any, tool_input: object, context: Any) -> str | None:
+    def check_input(tool: Any, tool_input: object, context: Any) -> str | None:
         if not getattr(context, "_mutant_seen", False):
             object.__setattr__(context, "_mutant_seen", True)
             return None  # the first (pre-hook) check is skipped
         return original(tool, tool_input, context)  # type: ignore[no-any-return]
 
-    return _check_input
+    return check_input
 
 
-adapter = make_factory(Patch("reference_impl.execution._pipeline", "_check_input", _validate_later))
+# The pipeline checks the model's and a PreToolUse hook's input; the ask stage checks an approved rewrite.
+adapter = make_factory(
+    Patch("reference_impl.execution._pipeline", "check_input", _validate_later),
+    Patch("reference_impl.execution._asks", "check_input", _validate_later),
+)

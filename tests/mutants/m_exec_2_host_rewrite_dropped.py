@@ -24,4 +24,4 @@ def _ignore_update(original: Any) -> Any:
     return _approve
 
 
-adapter = make_factory(Patch("reference_impl.execution._pipeline", "_approve", _ignore_update))
+adapter = make_factory(Patch("reference_impl.execution._asks", "_approve", _ignore_update))

@@ -13,13 +13,17 @@ DESCRIPTION = "Validation runs once per call, so a hook's or the host's rewritte
 
 
 def _validate_once(original: Any) -> Any:
-    def _check_input(tool: Any, tool_input: object, context: Any) -> str | None:
+    def check_input(tool: Any, tool_input: object, context: Any) -> str | None:
         if getattr(context, "_mutant_validated", False):
             return None  # "already validated" -- but this is a different (rewritten) input
         object.__setattr__(context, "_mutant_validated", True)
         return original(tool, tool_input, context)  # type: ignore[no-any-return]
 
-    return _check_input
+    return check_input
 
 
-adapter = make_factory(Patch("reference_impl.execution._pipeline", "_check_input", _validate_once))
+# The pipeline checks the model's and a PreToolUse hook's input; the ask stage checks an approved rewrite.
+adapter = make_factory(
+    Patch("reference_impl.execution._pipeline", "check_input", _validate_once),
+    Patch("reference_impl.execution._asks", "check_input", _validate_once),
+)

@@ -20,4 +20,4 @@ def _exact_only(original: Any) -> Any:
     return find_tool_by_name
 
 
-adapter = make_factory(Patch("reference_impl.execution._pipeline", "find_tool_by_name", _exact_only))
+adapter = make_factory(Patch("reference_impl.execution._context", "find_tool_by_name", _exact_only))

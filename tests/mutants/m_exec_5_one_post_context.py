@@ -23,4 +23,4 @@ def _mutate(original: Any) -> Any:
     return run_post
 
 
-adapter = make_factory(Patch("reference_impl.hooks._runner", "_run_post", _mutate))
+adapter = make_factory(Patch("reference_impl.hooks._tool_events", "_run_post", _mutate))

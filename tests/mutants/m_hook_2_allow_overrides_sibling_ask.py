@@ -16,4 +16,4 @@ def _mutate(original: Any) -> Any:
     return {**original, "ask": original["allow"]}
 
 
-adapter = make_factory(Patch("reference_impl.hooks._runner", "_RANK", _mutate))
+adapter = make_factory(Patch("reference_impl.hooks._tool_events", "_RANK", _mutate))

@@ -32,4 +32,4 @@ def _mutate(original: Any) -> Any:
     return sift
 
 
-adapter = make_factory(Patch("reference_impl.hooks._runner", "_Acc.sift", _mutate))
+adapter = make_factory(Patch("reference_impl.hooks._runner", "OutputCollector.sift", _mutate))

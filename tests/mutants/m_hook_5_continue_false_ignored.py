@@ -20,4 +20,4 @@ def _mutate(original: Any) -> Any:
     return take
 
 
-adapter = make_factory(Patch("reference_impl.hooks._runner", "HookSignals.take", _mutate))
+adapter = make_factory(Patch("reference_impl.hooks._lifecycle", "HookSignals.take", _mutate))

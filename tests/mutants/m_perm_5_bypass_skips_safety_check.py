@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl import DecisionReason, PermissionDecision
+from reference_impl import PermissionDecision
+from reference_impl.permissions import DecisionReason
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]

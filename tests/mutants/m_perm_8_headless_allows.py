@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl import DecisionReason, PermissionDecision
+from reference_impl import PermissionDecision
+from reference_impl.permissions import DecisionReason
 from tests.mutants._base import Patch, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -27,4 +28,4 @@ def _mutate(original: Any) -> Any:
     return resolve
 
 
-adapter = make_factory(Patch("reference_impl.execution._pipeline", "_resolve_ask", _mutate))
+adapter = make_factory(Patch("reference_impl.execution._pipeline", "settle_ask_with_hooks_or_host", _mutate))

@@ -41,44 +41,45 @@ from pytest_toolharness.adapters.reference._permission_context import (
 )
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from reference_impl import (
-    BetaLatch,
     CommandHook,
-    CompactBoundary,
-    ContentReplacementState,
-    DeferredToolsDelta,
     ExecutionContext,
     HookContext,
     HookMatcher,
     Hooks,
-    ListingStyle,
-    NoticeMechanism,
     PermissionContext,
-    PermissionResult,
-    PermissionResultAllow,
-    PermissionResultDeny,
     RequestBuilder,
     SandboxedShell,
     SettingSource,
     Tool,
-    ToolPermissionContext,
-    ToolSchemaCache,
     TranscriptEntry,
     assemble_tool_pool,
     builtin_tools,
-    compact,
-    compute_deferred_tools_delta,
     context_from_settings,
-    extract_discovered_tool_names,
-    is_deferred_tool,
-    is_tool_denied_as_whole,
     load_settings,
-    parse_enable_tool_search,
     parse_rule,
-    rebuild_replacement_state,
     run_tool_uses,
     sandbox_settings,
-    tool_state,
 )
+from reference_impl.execution import ContentReplacementState, rebuild_replacement_state
+from reference_impl.permissions import (
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+    is_tool_denied_as_whole,
+)
+from reference_impl.request import (
+    BetaLatch,
+    CompactBoundary,
+    DeferredToolsDelta,
+    ListingStyle,
+    NoticeMechanism,
+    ToolSchemaCache,
+    compact,
+    compute_deferred_tools_delta,
+    extract_discovered_tool_names,
+)
+from reference_impl.tools import is_deferred_tool, parse_enable_tool_search, tool_state
 
 if TYPE_CHECKING:
     from pytest_toolharness.wire import WireRun, WireScenario

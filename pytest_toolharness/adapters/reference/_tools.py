@@ -12,18 +12,8 @@ from pytest_toolharness.adapters._specs import (
     StateChange,
     ToolSpec,
 )
-from reference_impl import (
-    UNLIMITED,
-    PermissionTarget,
-    Tool,
-    ToolContext,
-    ToolOutput,
-    ToolPermissionCheck,
-    ToolState,
-    ValidationResult,
-    build_tool,
-    mcp_tool,
-)
+from reference_impl import Tool, ToolContext, ToolOutput, ToolState, build_tool, mcp_tool
+from reference_impl.tools import UNLIMITED, PermissionTarget, ToolPermissionCheck, ValidationResult
 
 __all__ = ["spec_to_tool", "specs_to_tools"]
 
