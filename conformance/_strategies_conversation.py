@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from pytest_toolharness._strategies.schemas import cached_strategy, indices
 from pytest_toolharness._vocabulary import mcp_tool_name
-from pytest_toolharness.adapters._specs import ToolSpec, WireRequest
+from pytest_toolharness.specs import ToolSpec, WireRequest
 
 __all__ = [
     "CALL_OUTPUTS",

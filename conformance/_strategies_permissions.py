@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
 from pytest_toolharness._strategies.schemas import cached_strategy
-from pytest_toolharness._vocabulary import PERMISSION_MODES, SETTING_SOURCES, mcp_tool_name
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness._vocabulary import SETTING_SOURCES, mcp_tool_name
+from pytest_toolharness.specs import (
     CallRecorder,
     ExecutionResult,
     ExecutionScenario,
@@ -31,6 +31,7 @@ from pytest_toolharness.adapters._specs import (
     ToolBehavior,
     ToolSpec,
 )
+from pytest_toolharness.strategies import PERMISSION_MODES
 
 __all__ = [
     "MODES",

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pytest_toolharness._strategies.schemas import cached_strategy
 from pytest_toolharness._vocabulary import mcp_tool_name
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.specs import ToolSpec
 
 __all__ = [
     "RESERVED_NAMES",

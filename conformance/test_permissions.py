@@ -29,8 +29,8 @@ from conformance._strategies_permissions import (
 )
 from pytest_toolharness import strategies as ths
 from pytest_toolharness._strategies.schemas import cached_strategy
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import HookSpec, HostSpec, RuleSpec, ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import HookSpec, HostSpec, RuleSpec, ToolSpec
 
 # One shell call and one plain call, and rule texts whose verdict on each call is certain.
 COMMAND = "git push origin main"

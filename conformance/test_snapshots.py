@@ -32,11 +32,11 @@ from conformance._strategies_pool import (
     server_names,
     tool_bytes,
 )
+from pytest_toolharness import ToolSchemaExtension
+from pytest_toolharness._adapter_loading import choose_adapter_source
 from pytest_toolharness._options import read_settings
-from pytest_toolharness._snapshot import ToolSchemaExtension
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._loading import choose_adapter_source
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolSpec
 
 pools = st.tuples(
     st.lists(
@@ -136,8 +136,8 @@ def test_a_change_changes_that_tool_only_and_is_named(
 _CHILD = r"""
 import json, sys
 from pathlib import Path
-from pytest_toolharness.adapters._loading import resolve_factory
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.adapters import resolve_factory
+from pytest_toolharness.specs import ToolSpec
 
 job = json.loads(sys.argv[1])
 factory = resolve_factory(job["spec"], tuple(Path(d) for d in job["search_dirs"]))

@@ -12,7 +12,7 @@
   share one run of the harness per scenario (a module-scoped fixture), which split across workers
   would run once per worker. Every other test is still dispatched on its own, the ones marked
   :data:`HEAVY_MARKER` first. The reference CLI and the suite's MCP server start through one fork
-  server for all the workers (:mod:`pytest_toolharness.wire._launch`).
+  server for all the workers (:mod:`pytest_toolharness.wire.processes._launch`).
 - **Per-test budget** (``--toolharness-test-timeout``, setup to teardown, Hypothesis's shrinking
   included). Armed with :func:`faulthandler.dump_traceback_later`, whose watchdog is a C thread: it
   fires even while the harness blocks in ``time.sleep`` or in C code holding the GIL. It writes every
@@ -51,13 +51,13 @@ import pytest
 
 from pytest_toolharness._options import Isolation, Settings
 from pytest_toolharness._strategies.shell import SHARED_ORACLE_VARIABLE, prebuild_bash_oracle
-from pytest_toolharness.adapters._scratch import defer_removal_under, remove_in_background
-from pytest_toolharness.wire._launch import (
+from pytest_toolharness.wire.processes._launch import (
     prestart_fork_server,
     python_interpreter_command,
     release_prestarted_fork_server,
     share_fork_server,
 )
+from pytest_toolharness.wire.processes._scratch import defer_removal_under, remove_in_background
 
 __all__ = ["HANG_FILE_KEY", "HEAVY_MARKER", "SHARED_RUN_MODULES", "configure"]
 
@@ -233,7 +233,7 @@ def _share_fork_server(config: pytest.Config, run_dir: Path) -> None:
     """With workers: one fork server for all of them (its socket in the run directory).
 
     The reference harness and the suite's MCP server start through it
-    (:mod:`pytest_toolharness.wire._launch`); shared, their modules are imported once per run rather
+    (:mod:`pytest_toolharness.wire.processes._launch`); shared, their modules are imported once per run rather
     than once per worker. Nothing is imported before a wire scenario asks.
     """
     option = config.option

@@ -20,6 +20,12 @@ from typing import Any
 import pytest
 
 from pytest_toolharness import _hookspecs, _isolation, _profiles
+from pytest_toolharness._adapter_loading import (
+    WORKDIRS_KEY,
+    choose_adapter_source,
+    kept_workdirs,
+    load_adapter,
+)
 from pytest_toolharness._options import RunLevel, Settings, add_options, read_settings, suite_directory
 from pytest_toolharness._report import (
     RequirementResult,
@@ -42,14 +48,8 @@ from pytest_toolharness.adapters._capabilities import (
     check_harness,
     missing_capabilities,
 )
-from pytest_toolharness.adapters._loading import (
-    WORKDIRS_KEY,
-    AdapterLoadError,
-    choose_adapter_source,
-    kept_workdirs,
-    load_adapter,
-)
-from pytest_toolharness.adapters._specs import ExecutionResult
+from pytest_toolharness.adapters._factories import AdapterLoadError
+from pytest_toolharness.specs import ExecutionResult
 
 __all__ = ["harness", "tool_schema_snapshot", "toolharness_adapter", "toolharness_capabilities"]
 

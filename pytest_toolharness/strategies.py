@@ -33,7 +33,7 @@ Check that a harness answers every tool_use, whatever goes wrong::
         results = run_my_harness(batch.tool_uses, abort_after=batch.abort_after_starts)
         assert sorted(r["tool_use_id"] for r in results) == sorted(batch.ids)
 
-The strategies produce the plain-data types of :mod:`pytest_toolharness.adapters._specs`
+The strategies produce the plain-data types of :mod:`pytest_toolharness.specs`
 (``ToolSpec``, ``ToolBehavior``, ``RuleSpec``, ``HookSpec``) and Messages API dicts.
 See ``docs/strategies.md`` for every strategy.
 """

@@ -15,7 +15,7 @@ from hypothesis.errors import InvalidArgument
 
 from pytest_toolharness import strategies as ths
 from pytest_toolharness._strategies.schemas import indices
-from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolSpec
+from pytest_toolharness.specs import HookSpec, RuleSpec, ToolSpec
 from reference_impl import (
     SETTING_SOURCES,
     compile_matcher,

@@ -23,7 +23,7 @@ from conformance import _strategies_permissions
 from pytest_toolharness import _vocabulary as vocabulary
 from pytest_toolharness import strategies as ths
 from pytest_toolharness._strategies import rules as _rules
-from pytest_toolharness.adapters._specs import HookSpec
+from pytest_toolharness.specs import HookSpec
 from reference_impl.hooks import _model as _hooks
 from reference_impl.permissions import _decisions, _settings
 from reference_impl.tools import _names

@@ -30,7 +30,7 @@ from pytest_toolharness._strategies.schemas import (
     schema_validator,
 )
 from pytest_toolharness._strategies.tools import tool_names
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.specs import ToolSpec
 
 __all__ = [
     "BatchFault",

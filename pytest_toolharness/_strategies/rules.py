@@ -26,7 +26,7 @@ from pytest_toolharness._vocabulary import (
     normalize_name_for_mcp,
     parse_mcp_name,
 )
-from pytest_toolharness.adapters._specs import RuleSpec
+from pytest_toolharness.specs import RuleSpec
 
 __all__ = [
     "COMPOUND_OPERATORS",

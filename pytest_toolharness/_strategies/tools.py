@@ -20,7 +20,7 @@ from pytest_toolharness._strategies.schemas import (
 )
 from pytest_toolharness._strategies.text import utf8_characters
 from pytest_toolharness._vocabulary import mcp_tool_name, normalize_name_for_mcp
-from pytest_toolharness.adapters._specs import BehaviorKind, ToolBehavior, ToolSpec
+from pytest_toolharness.specs import BehaviorKind, ToolBehavior, ToolSpec
 
 __all__ = [
     "BEHAVIOR_KINDS",

@@ -5,9 +5,9 @@ An adapter factory returns a :class:`HarnessAdapter`: a ``name``, the ``capabili
 Hypothesis example. Each capability that is a set of methods has a protocol (:class:`PoolCapability`
 ... :class:`WireCapability`, the ``protocol`` of its :class:`Capability`); at the setup of every test
 the suite checks that the harness has the methods of every declared capability (:func:`check_harness`).
-Everything crosses the boundary as the plain data of this package (tool specs, rules, hooks,
-scenarios) and JSON-like dicts in the Messages API's own shapes; :func:`hook_command` turns a
-:class:`HookSpec` into a real command hook.
+Everything crosses the boundary as plain data (tool specs, rules, hooks, scenarios: defined in
+:mod:`pytest_toolharness.specs` and re-exported here) and JSON-like dicts in the Messages API's own
+shapes; :func:`hook_command` turns a :class:`HookSpec` into a real command hook.
 
 The adapter for the embedded reference harness is :mod:`pytest_toolharness.adapters.reference`; it
 is the only module of the plugin that imports ``reference_impl``.
@@ -39,6 +39,7 @@ from pytest_toolharness.adapters._contract import (
     TranscriptCapability,
     WireCapability,
 )
+from pytest_toolharness.adapters._factories import DEFAULT_ADAPTER_SPEC, AdapterLoadError, resolve_factory
 from pytest_toolharness.adapters._hook_endpoints import HookEndpoint, write_plugin
 from pytest_toolharness.adapters._hook_programs import (
     COMMAND_ONLY_OUTCOMES,
@@ -46,9 +47,8 @@ from pytest_toolharness.adapters._hook_programs import (
     hook_program,
     runs_as_command,
 )
-from pytest_toolharness.adapters._loading import DEFAULT_ADAPTER_SPEC, AdapterLoadError
-from pytest_toolharness.adapters._sandbox import SETTINGS_FILE, SandboxOutcome, SandboxRun
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.specs import (
+    SETTINGS_FILE,
     STATE_KEY,
     BehaviorKind,
     CallEvent,
@@ -64,6 +64,8 @@ from pytest_toolharness.adapters._specs import (
     Notice,
     PermissionTargetKind,
     RuleSpec,
+    SandboxOutcome,
+    SandboxRun,
     ScriptedErrorResult,
     ScriptedToolError,
     SettingsSpec,
@@ -125,6 +127,7 @@ __all__ = [
     "hook_program",
     "missing_methods",
     "requires",
+    "resolve_factory",
     "runs_as_command",
     "write_plugin",
 ]
