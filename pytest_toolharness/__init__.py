@@ -75,6 +75,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (at run time they are imp
         hook_program,
         missing_methods,
         requires,
+        resolve_factory,
         runs_as_command,
         write_plugin,
     )
@@ -155,6 +156,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
         "hook_program",
         "missing_methods",
         "requires",
+        "resolve_factory",
         "runs_as_command",
         "write_plugin",
     ),
@@ -261,6 +263,7 @@ __all__ = [
     "missing_methods",
     "reference_adapter",
     "requires",
+    "resolve_factory",
     "run_wire_scenario",
     "runs_as_command",
     "validate_messages_request",

@@ -52,9 +52,9 @@ print("finished")
 
 SUITE = """
 import pytest
-from pytest_toolharness.wire.checks import _requests as checks
+from pytest_toolharness.wire import checks
 from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.wire.model_api._script import AssistantTurn, ToolUseBlock
+from pytest_toolharness.wire import AssistantTurn, ToolUseBlock
 from pytest_toolharness.wire.scenarios._core import WireScenario
 
 SCENARIO = WireScenario(
@@ -227,9 +227,9 @@ def test_claude_code_check_passes_on_its_baseline_alone(pytester: pytest.Pyteste
         pytest.skip("no Claude Code binary (claude-agent-sdk not installed, no `claude` on PATH)")
     wire_pair5 = """
 import pytest
-from pytest_toolharness.wire.checks import _requests as checks
+from pytest_toolharness.wire import checks
 from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.wire.scenarios._core import concurrent_scenario
+from pytest_toolharness.wire import concurrent_scenario
 
 @requires("wire")
 @pytest.mark.requirement("PAIR-5", "SHOULD")

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolharness.wire.checks import _requests as checks
+from pytest_toolharness.wire import checks
 from pytest_toolharness.wire.model_api._recording import RecordedRequest
 from pytest_toolharness.wire.model_api._turns import AssistantTurn, TextBlock, ToolUseBlock
 from reference_impl._wire import wire_bytes

@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolharness.adapters import (
+from pytest_toolharness.specs import (
     ExecutionResult,
     ExecutionScenario,
     ScriptedErrorResult,

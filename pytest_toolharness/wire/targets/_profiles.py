@@ -67,7 +67,7 @@ CAPABILITIES: Mapping[str, str] = {
     "sandbox": "runs shell commands in its sandbox when the settings say sandbox.enabled",
 }
 
-_BASELINES = Path(__file__).resolve().parent.parent / "baselines"
+_BASELINES = Path(__file__).resolve().parents[2] / "baselines"
 
 
 @runtime_checkable
