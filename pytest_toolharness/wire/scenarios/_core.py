@@ -1,4 +1,4 @@
-"""Wire scenarios: what the scripted model does, which tools the suite serves, which settings apply.
+"""The wire scenario and its vocabulary: what the scripted model does, which tools are served, which settings apply.
 
 A :class:`WireScenario` is run against a harness from outside (see
 :mod:`pytest_toolharness.wire.targets._wire_adapter`): the scripted Messages API answers its main-loop requests
