@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.specs import (
     CallRecorder,
     HookSpec,
     LoopRun,

@@ -16,9 +16,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from pytest_toolharness._strategies.schemas import cached_strategy, indices
-from pytest_toolharness._vocabulary import mcp_tool_name
-from pytest_toolharness.adapters._specs import ToolSpec, WireRequest
+from pytest_toolharness.specs import ToolSpec, WireRequest, mcp_tool_name
+from pytest_toolharness.strategies import cached_strategy, indices
 
 __all__ = [
     "CALL_OUTPUTS",

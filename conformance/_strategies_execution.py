@@ -22,9 +22,7 @@ from typing import Any, Literal, TypeAlias, get_args
 
 from hypothesis import strategies as st
 
-from pytest_toolharness._strategies.schemas import indices
-from pytest_toolharness.adapters._scratch import remove_at_exit
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.specs import (
     CallRecorder,
     ExecutionResult,
     ExecutionScenario,
@@ -35,6 +33,8 @@ from pytest_toolharness.adapters._specs import (
     ToolBehavior,
     ToolSpec,
 )
+from pytest_toolharness.strategies import indices
+from pytest_toolharness.wire.processes import remove_at_exit
 
 __all__ = [
     "CORE_KINDS",

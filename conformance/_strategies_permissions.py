@@ -17,9 +17,8 @@ from typing import Any, Literal
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
-from pytest_toolharness._strategies.schemas import cached_strategy
-from pytest_toolharness._vocabulary import PERMISSION_MODES, SETTING_SOURCES, mcp_tool_name
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.specs import (
+    SETTING_SOURCES,
     CallRecorder,
     ExecutionResult,
     ExecutionScenario,
@@ -30,7 +29,9 @@ from pytest_toolharness.adapters._specs import (
     SettingsSpec,
     ToolBehavior,
     ToolSpec,
+    mcp_tool_name,
 )
+from pytest_toolharness.strategies import PERMISSION_MODES, cached_strategy
 
 __all__ = [
     "BASH_CALL",

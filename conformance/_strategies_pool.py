@@ -12,9 +12,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from pytest_toolharness._strategies.schemas import cached_strategy
-from pytest_toolharness._vocabulary import mcp_tool_name
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.specs import ToolSpec, mcp_tool_name
+from pytest_toolharness.strategies import cached_strategy
 
 __all__ = [
     "RESERVED_NAMES",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness.wire._scenarios import CLAUDE_CODE_NAMES, WireScenario
+from pytest_toolharness.wire.scenarios import CLAUDE_CODE_NAMES, WireScenario
 
 __all__ = ["WireRunner", "judge", "needed_scenarios", "scenario_runner"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolharness import strategies as ths
-from pytest_toolharness._profiles import load_suite_profile, register_profiles, restore_profile
+from pytest_toolharness.strategies import load_suite_profile, register_profiles, restore_profile
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

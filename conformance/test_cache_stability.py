@@ -18,8 +18,8 @@ from conformance._strategies_conversation import (
     mcp_specs,
     message_cache_markers,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolSpec
 
 _MODES = [None, "true", "false", "auto:1", "auto:100"]
 

@@ -13,8 +13,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_pool import builtin_names, builtin_spec, mcp_spec, mcp_tool_parts, server_names
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import (
     CallRecorder,
     ExecutionScenario,
     HostAnswer,

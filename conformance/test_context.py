@@ -18,8 +18,8 @@ from conformance._strategies_execution import (
     text_of,
     tool_use,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import ToolBehavior
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolBehavior
 
 values = st.dictionaries(
     st.sampled_from(["mode", "branch", "depth"]), st.integers(0, 9) | st.text("abc", max_size=3), min_size=1

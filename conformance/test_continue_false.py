@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from conformance._loop_runs import echo_tool, hook, run_loop, text, tool_use, user_content
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import HookSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import HookSpec
 
 SIGNAL_OUTCOMES = ("stop", "system_message", "context", "none", *ths.BROKEN_OUTCOMES)
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_conversation import Session, builtin_specs, mcp_specs, wire_tool_names
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolSpec
 
 
 @requires("conversation")

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from conformance._strategies_permissions import run_calls, shell_tool
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import RuleSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec
 
 
 def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]]:

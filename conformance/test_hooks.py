@@ -22,8 +22,8 @@ from conformance._strategies_permissions import (
     run_calls,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import HookSpec, RuleSpec, ToolSpec
 
 BUILTIN_NAMES = st.from_regex(
     r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,5})?", fullmatch=True, alphabet=ths.utf8_characters()

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from conformance._loop_runs import WORDS, Loop, hook, run_loop, text, tool_use
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import HookSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import HookSpec
 
 COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")
 

@@ -28,8 +28,8 @@ from conformance._strategies_conversation import (
     mcp_specs,
 )
 from conformance._strategies_execution import pick_sorted
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import Notice, ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import Notice, ToolSpec
 
 
 class _Factory(FactoryHolder):

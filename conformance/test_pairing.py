@@ -31,8 +31,8 @@ from conformance._strategies_execution import (
     tool_results,
     tool_use,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import HookSpec, ToolBehavior, ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import HookSpec, ToolBehavior, ToolSpec
 
 SHELL_KINDS = ("shell_ok", "shell_raise")
 RULE_KINDS = ("rule_deny", "headless_ask")

@@ -24,8 +24,8 @@ from conformance._strategies_permissions import (
     run_calls,
     shell_tool,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import HookSpec, RuleSpec, ToolSpec
 
 
 @requires("execution", "permissions", "host_callback")

@@ -28,8 +28,8 @@ from conformance._strategies_permissions import (
     tools,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import RuleSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec
 
 MALFORMED_EXAMPLES = ("Bash(npm test", "(foo)", "Bash(:*)", "Bash)npm test(", "Ba sh(ls)", "Bash(ls) now", "")
 

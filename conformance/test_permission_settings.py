@@ -23,8 +23,8 @@ from conformance._strategies_permissions import (
     read_tool,
     run_calls,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import SettingsSpec, ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import SettingsSpec, ToolSpec
 
 FILE_SOURCES = ("userSettings", "projectSettings", "localSettings", "policySettings")
 OUTSIDE = ("/definitely-outside-the-suite/notes.txt", "../../outside-the-suite/notes.txt")

@@ -29,9 +29,9 @@ from conformance._strategies_permissions import (
     sources,
     tools,
 )
-from pytest_toolharness._strategies.schemas import cached_strategy
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import HookSpec, HostSpec, RuleSpec, ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import HookSpec, HostSpec, RuleSpec, ToolSpec
+from pytest_toolharness.strategies import cached_strategy
 
 # One shell call and one plain call, and rule texts whose verdict on each call is certain.
 DEPLOY_CALL = ("Deploy", {"x": "prod"})

@@ -23,8 +23,8 @@ from conformance._strategies_execution import (
     tool_use,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import (
     HookSpec,
     HostAnswer,
     HostSpec,

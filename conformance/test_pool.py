@@ -17,8 +17,8 @@ from conformance._strategies_pool import (
     mcp_tool_parts,
     server_names,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import RuleSpec, ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec, ToolSpec
 
 builtin = builtin_spec
 mcp = mcp_spec

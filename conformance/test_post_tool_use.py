@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from conformance._strategies_execution import execute, is_error, ok_tool, scenario_root, text_of, tool_use
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import CAPABILITIES, requires
-from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
+from pytest_toolharness.adapters import CAPABILITIES, requires
+from pytest_toolharness.specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
 
 
 def _allow(tools: Sequence[ToolSpec], adapter: Any) -> list[RuleSpec]:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from conformance._loop_runs import run_loop, text
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.adapters import requires
 
 # Inputs the harness must carry back unchanged: nested, unicode, empty, wrong for the schema.
 _INPUTS = st.recursive(

@@ -22,8 +22,8 @@ from conformance._strategies_conversation import (
     message_texts,
     tool_references,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolSpec
 
 # The steps that keep every message the harness was given (no compaction: DEFER-7 covers that).
 _KEEPING_STEPS = ("search", "drop", "drop", "connect", "chat", "call")

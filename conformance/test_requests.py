@@ -29,8 +29,8 @@ from conformance._strategies_conversation import (
     tool_use_ids,
     wire_tool_names,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import ToolSpec, WireRequest
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolSpec, WireRequest
 
 sessions_length = st.integers(min_value=1, max_value=6)
 

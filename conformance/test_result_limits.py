@@ -16,8 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import execute, ok_tool, scenario_root, text_of, tool_use
-from pytest_toolharness.adapters._capabilities import CAPABILITIES, requires
-from pytest_toolharness.adapters._specs import RuleSpec, ToolBehavior, ToolSpec
+from pytest_toolharness.adapters import CAPABILITIES, requires
+from pytest_toolharness.specs import RuleSpec, ToolBehavior, ToolSpec
 
 TAG = "<persisted-output>"
 

@@ -21,8 +21,8 @@ from conformance._strategies_execution import (
     text_of,
     tool_use,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import ToolBehavior
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolBehavior
 
 TAG = "<persisted-output>"
 PREVIEW_BYTES = 2_000

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_conversation import canonical, message_blocks
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import (
     CallRecorder,
     ExecutionScenario,
     RuleSpec,

@@ -29,8 +29,8 @@ from conformance._strategies_permissions import (
     sources,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import HostSpec, RuleSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import HostSpec, RuleSpec
 
 PREFIXES = ("npm test", "git status", "ls", "make lint")
 ARGS = ("", " -q", " src/", " --all -n 10")

@@ -22,8 +22,8 @@ from conformance._strategies_permissions import (
     shell_tool,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import RuleSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec
 
 
 @pytest.mark.toolharness_heavy

@@ -26,9 +26,9 @@ from conformance._strategies_permissions import (
     shell_tool,
     sources,
 )
-from pytest_toolharness._strategies.schemas import cached_strategy
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import RuleSpec, ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec, ToolSpec
+from pytest_toolharness.strategies import cached_strategy
 
 # Each case: the tools, the call (name, input), the rule texts that apply to it, and whether the call
 # runs unasked when no rule applies (a read-only read inside the working directory does).

@@ -28,8 +28,8 @@ from conformance._sandbox_runs import (
     skip_without,
 )
 from conformance._sandbox_runs import settings as sandbox_settings
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._sandbox import SETTINGS_FILE
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import SETTINGS_FILE
 
 pytestmark = [requires("sandbox"), skip_without("bwrap", "socat")]
 

@@ -27,7 +27,7 @@ from conformance._sandbox_runs import (
     udp_server,
 )
 from conformance._sandbox_runs import settings as sandbox_settings
-from pytest_toolharness.adapters._capabilities import requires
+from pytest_toolharness.adapters import requires
 
 pytestmark = [requires("sandbox"), skip_without("bwrap", "socat", "curl")]
 

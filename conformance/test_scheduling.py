@@ -24,8 +24,8 @@ from conformance._strategies_execution import (
     text_of,
     tool_use,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import (
     ExecutionScenario,
     HookSpec,
     HostAnswer,

@@ -22,8 +22,8 @@ from conformance._strategies_execution import (
     scenario_root,
     tool_use,
 )
-from pytest_toolharness.adapters._capabilities import CAPABILITIES, requires
-from pytest_toolharness.adapters._specs import RuleSpec, ToolBehavior, ToolSpec
+from pytest_toolharness.adapters import CAPABILITIES, requires
+from pytest_toolharness.specs import RuleSpec, ToolBehavior, ToolSpec
 
 # Long enough that the calls meant to finish do so on a loaded machine; the hanging one waits it out.
 CALL_TIMEOUT = 0.25

@@ -23,8 +23,8 @@ from conformance._strategies_pool import (
     mcp_tool_parts,
     server_names,
 )
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolSpec
 
 _OVERLAYS = ("defer_loading", "cache_control")
 

@@ -22,10 +22,9 @@ from conformance._strategies_pool import (
     server_names,
 )
 from conformance.oracles.search import oracle_search_tools_with_keywords
-from pytest_toolharness._strategies.schemas import cached_strategy
-from pytest_toolharness._vocabulary import PERMISSION_MODES
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolSpec
+from pytest_toolharness.strategies import PERMISSION_MODES, cached_strategy
 
 
 def deferred(spec: ToolSpec) -> bool:

@@ -32,11 +32,9 @@ from conformance._strategies_pool import (
     server_names,
     tool_bytes,
 )
-from pytest_toolharness._options import read_settings
-from pytest_toolharness._snapshot import ToolSchemaExtension
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.adapters._loading import choose_adapter_source
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness import ToolSchemaExtension
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import ToolSpec
 
 pools = st.tuples(
     st.lists(
@@ -136,8 +134,8 @@ def test_a_change_changes_that_tool_only_and_is_named(
 _CHILD = r"""
 import json, sys
 from pathlib import Path
-from pytest_toolharness.adapters._loading import resolve_factory
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.adapters import resolve_factory
+from pytest_toolharness.specs import ToolSpec
 
 job = json.loads(sys.argv[1])
 factory = resolve_factory(job["spec"], tuple(Path(d) for d in job["search_dirs"]))
@@ -211,15 +209,14 @@ def _fields(spec: ToolSpec) -> dict[str, Any]:
 @requires("schemas")
 @pytest.mark.requirement("SNAP-2", "MUST")
 def test_bytes_identical_across_processes_and_hash_seeds(
-    new_harness: Callable[[], Any], request: pytest.FixtureRequest
+    new_harness: Callable[[], Any], toolharness_adapter_spec: str | None, pytestconfig: pytest.Config
 ) -> None:
     """SNAP-2: the same tool definitions render to the same bytes in a fresh process under another PYTHONHASHSEED."""
-    config = request.config
-    source = choose_adapter_source(config, read_settings(config))
-    if source.spec is None:
+    if toolharness_adapter_spec is None:
         pytest.skip(
             "not checked: the adapter comes from a conftest hook, which a fresh process can't rebuild"
         )
+    config = pytestconfig
     builtins, mcps = _snapshot_pool()
     here = [
         json.dumps(t, ensure_ascii=False, separators=(",", ":"))
@@ -227,7 +224,7 @@ def test_bytes_identical_across_processes_and_hash_seeds(
     ]
     job = json.dumps(
         {
-            "spec": source.spec,
+            "spec": toolharness_adapter_spec,
             "search_dirs": [str(config.invocation_params.dir), str(config.rootpath)],
             "builtin": [_fields(s) for s in builtins],
             "mcp": [_fields(s) for s in mcps],

@@ -9,7 +9,7 @@ A harness that hangs, exits with an error or never calls the API fails every tes
 
 Every test also needs proof, from the suite's own logs (the MCP server's call log and what it
 served, the command hooks' log), that the behaviour it judges really happened
-(:mod:`pytest_toolharness.wire._evidence`); without it the requirement is "not checked", never
+(:mod:`pytest_toolharness.wire.checks._evidence`); without it the requirement is "not checked", never
 passed.
 """
 
@@ -22,12 +22,9 @@ from typing import Any
 import pytest
 
 from conformance._wire_runs import WireRunner, judge, scenario_runner
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.wire import _checks as checks
-from pytest_toolharness.wire import _evidence as evidence
-from pytest_toolharness.wire import _run_checks as run_checks
-from pytest_toolharness.wire._encoding import wire_json
-from pytest_toolharness.wire._scenarios import (
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.wire import checks, wire_json
+from pytest_toolharness.wire.scenarios import (
     CLAUDE_CODE_NAMES,
     DeferIds,
     PairingIds,
@@ -38,8 +35,8 @@ from pytest_toolharness.wire._scenarios import (
     deferred_scenario,
     pairing_scenario,
     persisted_scenario,
+    search_scenario,
 )
-from pytest_toolharness.wire._search_scenarios import search_scenario
 
 _SCENARIOS: dict[str, Callable[[ToolNames], WireScenario]] = {
     "pairing": pairing_scenario,
@@ -69,7 +66,7 @@ def _mcp_names(run: Any) -> list[str]:
 
 
 def _served(run: Any) -> list[str]:
-    return evidence.served_unproven(run, [spec.mcp_tool or spec.name for spec in _scenario(run).mcp_tools])
+    return checks.served_unproven(run, [spec.mcp_tool or spec.name for spec in _scenario(run).mcp_tools])
 
 
 def _asked_tools(run: Any) -> list[str]:
@@ -112,7 +109,7 @@ def test_every_failure_path_answered(wire: WireRunner) -> None:
     judge(
         run,
         checks.check_answered(run.requests, ids),
-        evidence.pairing_unproven(run, evidence.applicable(run, ids)),
+        checks.pairing_unproven(run, checks.applicable(run, ids)),
     )
 
 
@@ -123,8 +120,8 @@ def test_failure_results_are_errors(wire: WireRunner) -> None:
     run = wire("pairing")
     judge(
         run,
-        checks.check_error_results(run.requests, evidence.applicable(run, PairingIds.FAILURES)),
-        evidence.pairing_unproven(run, evidence.applicable(run, PairingIds.FAILURES)),
+        checks.check_error_results(run.requests, checks.applicable(run, PairingIds.FAILURES)),
+        checks.pairing_unproven(run, checks.applicable(run, PairingIds.FAILURES)),
     )
 
 
@@ -136,7 +133,7 @@ def test_no_empty_results(wire: WireRunner) -> None:
     problems = checks.check_nonempty_results(run.requests) + checks.check_answered(
         run.requests, [PairingIds.EMPTY]
     )
-    judge(run, problems, evidence.pairing_unproven(run, [PairingIds.EMPTY]))
+    judge(run, problems, checks.pairing_unproven(run, [PairingIds.EMPTY]))
 
 
 @requires("wire")
@@ -149,7 +146,7 @@ def test_results_in_tool_use_order(wire: WireRunner, scenario: str) -> None:
     unknown tool; a harness that answers in completion order sends the slow result last.
     """
     run = wire(scenario)
-    unproven = evidence.overlap_unproven(run, "slow", "fast") if scenario == "concurrent" else []
+    unproven = checks.overlap_unproven(run, "slow", "fast") if scenario == "concurrent" else []
     judge(run, checks.check_result_order(run.requests), unproven)
 
 
@@ -239,7 +236,7 @@ def test_builtin_prefix_stable(wire: WireRunner, scenario: str) -> None:
     check is only at stake when a request holds both kinds and there is more than one request.
     """
     run = wire(scenario)
-    mcp = evidence.mcp_tools_in_requests(run)
+    mcp = checks.mcp_tools_in_requests(run)
     mains = checks.main_requests(run.requests)
     both = any(set(r.tool_names) & mcp and set(r.tool_names) - mcp for r in mains)
     unproven = _served(run) or (
@@ -308,7 +305,7 @@ def test_large_result_persisted(wire: WireRunner) -> None:
     """
     run = wire("deferred")
     big = _scenario(run).mcp_tools[0]
-    unproven = [] if evidence.called(run, "big", outcome="ok") else ["the MCP server never ran the big tool"]
+    unproven = [] if checks.called(run, "big", outcome="ok") else ["the MCP server never ran the big tool"]
     problems = checks.check_persisted(
         run.requests, DeferIds.BIG, big.behavior.output_text(), workdir=run.workdir
     )
@@ -340,7 +337,7 @@ def test_replacement_frozen_per_tool_use(wire: WireRunner) -> None:
         if (blocks := checks.tool_results([request]).get(PersistedIds.BIG))
     ]
     unproven = (
-        [] if evidence.called(run, "report", outcome="ok") else ["the MCP server never ran the report tool"]
+        [] if checks.called(run, "report", outcome="ok") else ["the MCP server never ran the report tool"]
     )
     if not unproven and (len(copies) < 2 or output in copies[0][1]):
         unproven.append("the result was not replaced, or fewer than two requests carried it")
@@ -358,5 +355,5 @@ def test_replacement_frozen_per_tool_use(wire: WireRunner) -> None:
 def test_keyword_search_fast_paths_and_limit(wire: WireRunner) -> None:
     """DEFER-5: an exact name comes first, +term is required, max_results limits, a server prefix lists its tools."""
     run = wire("search")
-    problems, unproven = run_checks.judge_keyword_search(run)
+    problems, unproven = checks.judge_keyword_search(run)
     judge(run, problems, unproven)

@@ -1,8 +1,8 @@
 """Black-box conformance of rules however a call is written, failed shells and result budgets.
 
-The scenarios are :mod:`pytest_toolharness.wire._rule_scenarios`' and
-:mod:`pytest_toolharness.wire._result_scenarios`'; the judgements
-(:mod:`pytest_toolharness.wire._run_checks`) read the files a command would create, the tokens only a
+The scenarios are :mod:`pytest_toolharness.wire.scenarios._rules`' and
+:mod:`pytest_toolharness.wire.scenarios._results`'; the judgements
+(:mod:`pytest_toolharness.wire.checks._runs`) read the files a command would create, the tokens only a
 denied file holds, the suite's MCP server's log, and need each scenario's control to have taken
 effect, or the requirement is "not checked".
 """
@@ -15,25 +15,23 @@ from typing import Any
 import pytest
 
 from conformance._wire_runs import WireRunner, judge, scenario_runner
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.wire import _run_checks as checks
-from pytest_toolharness.wire import _sandbox_checks as sandbox_checks
-from pytest_toolharness.wire._result_scenarios import budget_scenario, images_scenario
-from pytest_toolharness.wire._rule_scenarios import (
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.wire import checks
+from pytest_toolharness.wire.scenarios import (
+    WireScenario,
+    budget_scenario,
+    images_scenario,
     malformed_scenario,
     paths_scenario,
     protected_scenario,
+    sandbox_rules_scenario,
+    sandbox_scenario,
+    sandbox_unavailable_scenario,
     shell_allow_scenario,
     shell_deny_scenario,
     shell_fail_scenario,
     sources_scenario,
 )
-from pytest_toolharness.wire._sandbox_scenarios import (
-    sandbox_rules_scenario,
-    sandbox_scenario,
-    sandbox_unavailable_scenario,
-)
-from pytest_toolharness.wire._scenarios import WireScenario
 
 _SCENARIOS: dict[str, Callable[..., WireScenario]] = {
     "sources": sources_scenario,
@@ -146,7 +144,7 @@ def test_one_message_stays_within_the_budget(wire: WireRunner) -> None:
 def test_sandboxed_commands_write_only_inside(wire: WireRunner) -> None:
     """SBX-1: sandbox on, every command allowed: writes through .., /proc/self/root, a link, Python, $HOME fail."""
     run = wire("sandbox")
-    _judged(run, sandbox_checks.judge_sandbox_writes(run))
+    _judged(run, checks.judge_sandbox_writes(run))
 
 
 @requires("wire")
@@ -154,7 +152,7 @@ def test_sandboxed_commands_write_only_inside(wire: WireRunner) -> None:
 def test_sandboxed_commands_leave_settings_skills_and_git_alone(wire: WireRunner) -> None:
     """SBX-2: a sandboxed command can't rewrite the settings, add a skill, a git hook or git config."""
     run = wire("sandbox")
-    _judged(run, sandbox_checks.judge_sandbox_protected(run))
+    _judged(run, checks.judge_sandbox_protected(run))
 
 
 @requires("wire")
@@ -162,7 +160,7 @@ def test_sandboxed_commands_leave_settings_skills_and_git_alone(wire: WireRunner
 def test_leaving_the_sandbox_is_a_permission_decision(wire: WireRunner) -> None:
     """SBX-4: dangerouslyDisableSandbox and excludedCommands are decided as permissions; allowUnsandboxedCommands false keeps it in."""
     sandbox, rules_run = wire("sandbox"), wire("sandbox-rules")
-    problems, unproven = sandbox_checks.judge_sandbox_exits(sandbox, rules_run)
+    problems, unproven = checks.judge_sandbox_exits(sandbox, rules_run)
     judge(sandbox, [], unproven)
     judge(rules_run, problems)
 
@@ -172,7 +170,7 @@ def test_leaving_the_sandbox_is_a_permission_decision(wire: WireRunner) -> None:
 def test_sandboxed_commands_are_auto_allowed_but_rules_still_apply(wire: WireRunner) -> None:
     """SBX-6: with autoAllowBashIfSandboxed a command no rule names runs unasked; a deny and an ask rule still hold."""
     sandbox, rules_run = wire("sandbox"), wire("sandbox-rules")
-    problems, unproven = sandbox_checks.judge_sandbox_auto_allow(sandbox, rules_run)
+    problems, unproven = checks.judge_sandbox_auto_allow(sandbox, rules_run)
     judge(sandbox, [], unproven)
     judge(rules_run, problems)
 
@@ -187,7 +185,7 @@ def test_unavailable_sandbox_is_said_and_refuses_the_shell(wire: WireRunner) -> 
     start is a failed run there.
     """
     run = wire("sandbox-unavailable")
-    problems, unproven = sandbox_checks.judge_sandbox_unavailable(run)
+    problems, unproven = checks.judge_sandbox_unavailable(run)
     if unproven:
         pytest.skip(
             f"not checked: {run.target} (sandbox-unavailable) did not exercise it: " + "; ".join(unproven)

@@ -1,6 +1,6 @@
 """Black-box conformance of the security requirements: rules against hooks, the hook protocol, modes.
 
-The scenarios are :mod:`pytest_toolharness.wire._security`'s. Whether a call ran is read from the
+The scenarios are :mod:`pytest_toolharness.wire.scenarios._security`'s. Whether a call ran is read from the
 suite's MCP server's call log (or, for the shell, from the file the command would create), whether
 a hook was asked from the hook's own log; a test whose behaviour was not exercised (the hook never
 ran, the tool was never offered, nothing ran at all) reports "not checked", never passed.
@@ -15,30 +15,26 @@ from typing import Any
 import pytest
 
 from conformance._wire_runs import WireRunner, judge, scenario_runner
-from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.wire import _checks as checks
-from pytest_toolharness.wire import _evidence as evidence
-from pytest_toolharness.wire import _run_checks as run_checks
-from pytest_toolharness.wire._scenarios import (
-    SCHEDULING_TOOLS,
-    WireScenario,
-    scheduling_scenario,
-)
-from pytest_toolharness.wire._security import (
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.wire import checks
+from pytest_toolharness.wire.scenarios import (
     CONTEXT_MARK,
     DENIED_FILE,
     PLAN_FILE,
     PROMPT_CONTEXT,
     REWRITTEN_TEXT,
+    SCHEDULING_TOOLS,
     SESSION_CONTEXT,
     STOP_REASON,
     ModeIds,
     PostIds,
     SecurityIds,
     StopIds,
+    WireScenario,
     hook_sources_scenario,
     mode_scenario,
     post_scenario,
+    scheduling_scenario,
     security_scenario,
     stop_scenario,
 )
@@ -73,7 +69,7 @@ def _result(run: Any, tool_use_id: str) -> dict[str, Any] | None:
 def _not_run(run: Any, tool: str, tool_use_id: str, why: str) -> list[str]:
     """Problems when ``tool`` ran, or its call did not come back as an error."""
     problems = []
-    if evidence.called(run, tool):
+    if checks.called(run, tool):
         problems.append(f"{tool} ran although {why}")
     block = _result(run, tool_use_id)
     if block is None or block.get("is_error") is not True:
@@ -82,11 +78,11 @@ def _not_run(run: Any, tool: str, tool_use_id: str, why: str) -> list[str]:
 
 
 def _ran(run: Any, tool: str, why: str) -> list[str]:
-    return [] if evidence.called(run, tool, outcome="ok") else [f"{tool} did not run although {why}"]
+    return [] if checks.called(run, tool, outcome="ok") else [f"{tool} did not run although {why}"]
 
 
 def _hook(run: Any, hook: str, tool: str) -> list[str]:
-    return [] if evidence.hook_saw(run, hook, tool) else [f"the suite's {hook} hook never ran for {tool}"]
+    return [] if checks.hook_saw(run, hook, tool) else [f"the suite's {hook} hook never ran for {tool}"]
 
 
 def _shell_ran(run: Any) -> bool:
@@ -99,7 +95,7 @@ def test_deny_rule_beats_allow_rule_and_hook_allow(wire: WireRunner) -> None:
     """PERM-1: a content deny rule on the shell beats its allow rule and a hook's allow: it never runs."""
     run = wire("security")
     shell = run.names.builtin("shell")
-    unproven = _hook(run, "pre-shell", shell) + ([] if evidence.offered(run, shell) else [f"no {shell} tool"])
+    unproven = _hook(run, "pre-shell", shell) + ([] if checks.offered(run, shell) else [f"no {shell} tool"])
     problems = [f"the denied shell command ran: {DENIED_FILE} exists"] if _shell_ran(run) else []
     block = _result(run, SecurityIds.SHELL_DENY)
     if block is None or block.get("is_error") is not True:
@@ -167,11 +163,11 @@ def test_invalid_input_reaches_no_hook(wire: WireRunner) -> None:
     """EXEC-1: a built-in called with input that fails its schema never reaches the PreToolUse hooks."""
     run = wire("security")
     read = run.names.builtin("read")
-    unproven = [] if evidence.offered(run, read) else [f"no {read} tool"]
+    unproven = [] if checks.offered(run, read) else [f"no {read} tool"]
     unproven += _hook(run, "pre-all", "g_free")  # the catch-all hook ran, so it would have seen the call
     problems = (
         [f"the catch-all PreToolUse hook was given {read} with invalid input"]
-        if evidence.hook_saw(run, "pre-all", read)
+        if checks.hook_saw(run, "pre-all", read)
         else []
     )
     block = _result(run, SecurityIds.INVALID)
@@ -218,12 +214,12 @@ def test_post_hook_context_reaches_the_model(wire: WireRunner) -> None:
 def test_tool_denied_as_a_whole_is_hidden(wire: WireRunner) -> None:
     """PERM-10: an MCP tool a deny rule names as a whole is not in any request's tools."""
     run = wire("security")
-    unproven = evidence.served_unproven(run, ["g_deny", "g_free"])
+    unproven = checks.served_unproven(run, ["g_deny", "g_free"])
     offered = sorted(
         n for n, served in checks.served_tool_names(run.requests, run.served).items() if served == "g_deny"
     )
     problems = [f"the wholly denied tool is offered to the model as {offered}"] if offered else []
-    problems += ["g_deny ran although a deny rule names it"] if evidence.called(run, "g_deny") else []
+    problems += ["g_deny ran although a deny rule names it"] if checks.called(run, "g_deny") else []
     judge(run, problems, unproven)
 
 
@@ -244,7 +240,7 @@ def test_plan_mode_refuses_writes(wire: WireRunner) -> None:
     """PERM-9: in plan mode the write tool does not write (its file is never created); reads run."""
     run = wire("mode-plan")
     unproven = _ran(run, "m_allowed", "an allow rule names it (a read-only tool)")
-    unproven += [] if evidence.offered(run, run.names.builtin("write")) else ["no write tool"]
+    unproven += [] if checks.offered(run, run.names.builtin("write")) else ["no write tool"]
     problems = []
     if run.workdir is not None and (run.workdir / PLAN_FILE).exists():
         problems.append(f"Write created {PLAN_FILE} in plan mode")
@@ -255,7 +251,7 @@ def test_plan_mode_refuses_writes(wire: WireRunner) -> None:
 
 
 def _scheduled(run: Any) -> list[str]:
-    spans = evidence.intervals(run)
+    spans = checks.intervals(run)
     missing = [tool for tool, _, _ in SCHEDULING_TOOLS if tool not in spans]
     return [f"the MCP server never ran {', '.join(missing)} to the end"] if missing else []
 
@@ -266,9 +262,9 @@ def test_unsafe_calls_overlap_nothing(wire: WireRunner) -> None:
     """CONC-1: a call that is not concurrency safe overlaps no other call (the server's call times)."""
     run = wire("scheduling")
     problems = [
-        f"{tool} (not concurrency safe) overlapped {evidence.overlapping(run, tool)}"
+        f"{tool} (not concurrency safe) overlapped {checks.overlapping(run, tool)}"
         for tool, _, read_only in SCHEDULING_TOOLS
-        if not read_only and evidence.overlapping(run, tool)
+        if not read_only and checks.overlapping(run, tool)
     ]
     judge(run, problems, _scheduled(run))
 
@@ -278,7 +274,7 @@ def test_unsafe_calls_overlap_nothing(wire: WireRunner) -> None:
 def test_adjacent_safe_calls_run_together(wire: WireRunner) -> None:
     """CONC-2: the two adjacent read-only calls overlap in time."""
     run = wire("scheduling")
-    together = "c_fast_safe" in evidence.overlapping(run, "c_slow_safe")
+    together = "c_fast_safe" in checks.overlapping(run, "c_slow_safe")
     problems = (
         []
         if together
@@ -294,7 +290,7 @@ def test_undeclared_tools_are_not_concurrency_safe(wire: WireRunner) -> None:
     run = wire("scheduling")
     problems = (
         ["c_plain_a and c_plain_b (declaring nothing) ran at the same time"]
-        if "c_plain_b" in evidence.overlapping(run, "c_plain_a")
+        if "c_plain_b" in checks.overlapping(run, "c_plain_a")
         else []
     )
     judge(run, problems, _scheduled(run))
@@ -395,7 +391,7 @@ def test_bypass_permissions_still_honours_deny_rules(wire: WireRunner) -> None:
     shell = run.names.builtin("shell")
     # The proof the mode took effect: the tool nothing allowed ran.
     unproven = _ran(run, "m_unruled", "bypassPermissions allows what no rule names")
-    unproven += [] if evidence.offered(run, shell) else [f"no {shell} tool"]
+    unproven += [] if checks.offered(run, shell) else [f"no {shell} tool"]
     problems = (
         [f"the denied shell command ran in bypassPermissions: {DENIED_FILE} exists"]
         if _shell_ran(run)
@@ -417,7 +413,7 @@ def test_continue_false_stops_after_the_turn(wire: WireRunner) -> None:
     run = wire("stop")
     unproven = _hook(run, "post-s_stop", "s_stop") + _ran(run, "s_stop", "it is allowed")
     problems = []
-    if evidence.called(run, "s_after"):
+    if checks.called(run, "s_after"):
         problems.append("the loop went on after continue: false: the next turn's s_after ran")
     if any(STOP_REASON in r.body.decode("utf-8", "replace") for r in run.message_requests):
         problems.append("the stopReason was sent to the model")
@@ -474,12 +470,12 @@ def test_session_start_and_prompt_hooks_fire_and_their_context_reaches_the_model
     unproven = [
         f"the suite's {event} hook never ran"
         for event in ("SessionStart", "UserPromptSubmit")
-        if not evidence.hook_fired(run, f"life-{event}", event)
+        if not checks.hook_fired(run, f"life-{event}", event)
     ]
     problems = [
         f"{event} fired {count} times for one prompt"
         for event in ("SessionStart", "UserPromptSubmit")
-        if (count := evidence.hook_fired(run, f"life-{event}", event)) > 1
+        if (count := checks.hook_fired(run, f"life-{event}", event)) > 1
     ]
     prompts = [e["input"].get("prompt") for e in run.hook_calls if e.get("hook") == "life-UserPromptSubmit"]
     if prompts and prompts[0] != "Use the tools as the conversation asks.":
@@ -499,5 +495,5 @@ def test_session_start_and_prompt_hooks_fire_and_their_context_reaches_the_model
 def test_async_plugin_and_http_hooks_follow_the_command_hook_rules(wire: WireRunner) -> None:
     """HOOK-8: an async hook's deny never decides; a plugin's deny blocks; an unreachable http hook doesn't."""
     run = wire("hook-sources")
-    problems, unproven = run_checks.judge_hook_sources(run)
+    problems, unproven = checks.judge_hook_sources(run)
     judge(run, problems, unproven)

@@ -14,17 +14,18 @@ from typing import Any
 
 import pytest
 
+from pytest_toolharness._adapter_loading import choose_adapter_source, load_adapter
 from pytest_toolharness._run_state import RUN_STATE
-from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
-from pytest_toolharness.adapters._capabilities import (
+from pytest_toolharness.adapters import (
+    REQUIRES_MARKER,
+    AdapterLoadError,
     CapabilityError,
     adapter_capabilities,
     adapter_profiles,
     check_harness,
     missing_capabilities,
 )
-from pytest_toolharness.adapters._loading import AdapterLoadError, load_adapter
-from pytest_toolharness.adapters._specs import ExecutionResult
+from pytest_toolharness.specs import ExecutionResult
 
 __all__ = [
     "NOT_RUN_PROPERTY",
@@ -33,6 +34,7 @@ __all__ = [
     "load_adapter_before",
     "new_harness",
     "toolharness_adapter",
+    "toolharness_adapter_spec",
     "toolharness_capabilities",
 ]
 
@@ -161,6 +163,16 @@ def new_harness(toolharness_adapter: Any) -> Callable[[], Any]:
         return _checked_harness(toolharness_adapter)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def toolharness_adapter_spec(pytestconfig: pytest.Config) -> str | None:
+    """The ``module:factory`` the run's adapter comes from, or None when no spec names it.
+
+    None for an adapter built by a ``pytest_toolharness_adapter`` hook or a ``--toolharness-target``:
+    a fresh process (SNAP-2's) can't build the same adapter again from a name.
+    """
+    return choose_adapter_source(pytestconfig, pytestconfig.stash[RUN_STATE].settings).spec
 
 
 @pytest.fixture(scope="session")

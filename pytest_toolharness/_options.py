@@ -230,8 +230,7 @@ def default_baseline(target: str | None) -> Path | None:
     """
     if target is None or not target.strip():
         return None
-    from pytest_toolharness.wire._profiles import profile_named
-    from pytest_toolharness.wire._targets import TargetError
+    from pytest_toolharness.wire.targets import TargetError, profile_named
 
     try:
         profile = profile_named(target)
@@ -319,8 +318,7 @@ def read_settings(config: pytest.Config) -> Settings:
 
 def _check_command(target: str, base: Path) -> None:
     """A usage error for a command template that can't be used (an unknown placeholder, bad quoting)."""
-    from pytest_toolharness.wire._profiles import profile_named
-    from pytest_toolharness.wire._targets import CommandTarget, TargetError
+    from pytest_toolharness.wire.targets import CommandTarget, TargetError, profile_named
 
     try:
         if profile_named(target) is None:
@@ -335,7 +333,7 @@ def _target_env(config: pytest.Config) -> tuple[tuple[str, str], ...]:
     items = [str(line) for line in (given if given is not None else config.getini("toolharness_target_env"))]
     if not items:
         return ()  # the wire package is imported only when it is needed
-    from pytest_toolharness.wire._adapter import check_target_env
+    from pytest_toolharness.wire.targets import check_target_env
 
     pairs: dict[str, str] = {}
     for item in items:

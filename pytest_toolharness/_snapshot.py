@@ -1,6 +1,6 @@
 """Schema snapshots with syrupy: the exact wire bytes of each tool's schema, one file per tool (SNAP-1).
 
-The bytes are those the anthropic SDK sends (``pytest_toolharness.wire._encoding.wire_bytes``: insertion order,
+The bytes are those the anthropic SDK sends (``pytest_toolharness.wire.model_api._encoding.wire_bytes``: insertion order,
 compact separators, ``ensure_ascii=False``), stored in binary mode as
 ``__snapshots__/<test module>/<test name>[<tool name>].json`` beside the test. On a mismatch the message
 names the tool and each changed field, then shows both sides pretty-printed.
@@ -175,7 +175,7 @@ def tool_schema_snapshot(
             )
         # Imported here: the reference harness package pulls in the anthropic SDK, too slow for
         # every pytest start-up (the plugin loads in every run and every xdist worker).
-        from pytest_toolharness.wire._encoding import wire_bytes
+        from pytest_toolharness.wire.model_api import wire_bytes
 
         data = wire_bytes(param)
         matched = assertion(name=file_name) == data

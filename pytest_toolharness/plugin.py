@@ -1,7 +1,7 @@
 """The pytest plugin entry point (``pytest11``: ``toolharness``).
 
 Hooks only: the work is in ``_options`` (settings), ``_requirements`` (the catalogue and markers),
-``adapters._loading`` and ``adapters._capabilities`` (the adapter and its declared capabilities),
+``_adapter_loading`` and ``adapters._capabilities`` (the adapter and its declared capabilities),
 ``_report`` (the per-requirement report), ``_run_state`` (what a run keeps in ``config.stash``),
 ``_fixtures`` (the adapter and harness fixtures) and ``_snapshot`` (the schema snapshot fixture).
 """
@@ -20,6 +20,12 @@ import pytest
 import pytest_toolharness._hookspecs as _hookspecs
 import pytest_toolharness._isolation as _isolation
 import pytest_toolharness._profiles as _profiles
+from pytest_toolharness._adapter_loading import (
+    WORKDIRS_KEY,
+    choose_adapter_source,
+    kept_workdirs,
+    load_adapter,
+)
 from pytest_toolharness._fixtures import _toolharness_capabilities as _toolharness_capabilities
 from pytest_toolharness._fixtures import (
     built_adapter,
@@ -27,6 +33,7 @@ from pytest_toolharness._fixtures import (
     load_adapter_before,
     new_harness,
     toolharness_adapter,
+    toolharness_adapter_spec,
     toolharness_capabilities,
 )
 from pytest_toolharness._options import RunLevel, add_options, read_settings, suite_directory
@@ -42,18 +49,12 @@ from pytest_toolharness._report import (
 from pytest_toolharness._requirements import Level, item_requirement_ids, load_catalogue
 from pytest_toolharness._run_state import RUN_STATE, RunState
 from pytest_toolharness._snapshot import InterruptedRunSnapshots, tool_schema_snapshot
-from pytest_toolharness.adapters._capabilities import MARKER as REQUIRES_MARKER
-from pytest_toolharness.adapters._capabilities import (
+from pytest_toolharness.adapters import (
+    REQUIRES_MARKER,
+    AdapterLoadError,
     adapter_not_applicable,
     adapter_profiles,
     missing_capabilities,
-)
-from pytest_toolharness.adapters._loading import (
-    WORKDIRS_KEY,
-    AdapterLoadError,
-    choose_adapter_source,
-    kept_workdirs,
-    load_adapter,
 )
 
 # The fixtures are found among this module's names: those of _fixtures and _snapshot are imported here.
@@ -62,6 +63,7 @@ __all__ = [
     "new_harness",
     "tool_schema_snapshot",
     "toolharness_adapter",
+    "toolharness_adapter_spec",
     "toolharness_capabilities",
 ]
 

@@ -33,13 +33,14 @@ Check that a harness answers every tool_use, whatever goes wrong::
         results = run_my_harness(batch.tool_uses, abort_after=batch.abort_after_starts)
         assert sorted(r["tool_use_id"] for r in results) == sorted(batch.ids)
 
-The strategies produce the plain-data types of :mod:`pytest_toolharness.adapters._specs`
+The strategies produce the plain-data types of :mod:`pytest_toolharness.specs`
 (``ToolSpec``, ``ToolBehavior``, ``RuleSpec``, ``HookSpec``) and Messages API dicts.
 See ``docs/strategies.md`` for every strategy.
 """
 
 from __future__ import annotations
 
+from pytest_toolharness._profiles import load_suite_profile, register_profiles, restore_profile
 from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
 from pytest_toolharness._strategies.hooks import (
     BROKEN_OUTCOMES,
@@ -81,7 +82,13 @@ from pytest_toolharness._strategies.rules import (
     settings_sources,
     shell_commands,
 )
-from pytest_toolharness._strategies.schemas import descriptions, json_schemas, json_values
+from pytest_toolharness._strategies.schemas import (
+    cached_strategy,
+    descriptions,
+    indices,
+    json_schemas,
+    json_values,
+)
 from pytest_toolharness._strategies.shell import (
     EvaluatedAttempt,
     ShellAttempt,
@@ -128,6 +135,7 @@ __all__ = [
     "bash_sandbox",
     "bash_sandbox_problem",
     "builtin_tool_specs",
+    "cached_strategy",
     "command_name_spellings",
     "compound_commands",
     "descriptions",
@@ -136,12 +144,14 @@ __all__ = [
     "hook_settings",
     "hook_specs",
     "hook_stacks",
+    "indices",
     "instances_of",
     "invalid_instances_of",
     "is_compact_boundary",
     "json_schemas",
     "json_values",
     "lifecycle_hook_specs",
+    "load_suite_profile",
     "malformed_rules",
     "mcp_server_names",
     "mcp_tool_specs",
@@ -149,6 +159,8 @@ __all__ = [
     "path_variants",
     "permission_modes",
     "permission_rules",
+    "register_profiles",
+    "restore_profile",
     "rule_texts",
     "settings_json",
     "settings_sources",

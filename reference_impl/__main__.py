@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from reference_impl.agent._cli import main
+from reference_impl.agent import main
 
 if __name__ == "__main__":
     sys.exit(main())

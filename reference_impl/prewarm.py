@@ -6,7 +6,7 @@ process forked afterwards shares it. It changes nothing else.
 
 from __future__ import annotations
 
-from reference_impl.agent._prewarm import prewarm
+from reference_impl.agent import prewarm
 
 __all__: list[str] = []
 

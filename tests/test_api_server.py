@@ -18,23 +18,20 @@ from anthropic.types import MessageParam, ToolParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolharness.wire._api_server import (
-    LOOPBACK_HOST,
-    RecordedRequest,
-    ScriptedApiServer,
-    estimate_tokens,
-)
-from pytest_toolharness.wire._api_validation import ApiError
-from pytest_toolharness.wire._script import (
+from pytest_toolharness.wire.model_api._api_error import ApiError
+from pytest_toolharness.wire.model_api._messages import estimate_tokens
+from pytest_toolharness.wire.model_api._messages_sse import split_chunks
+from pytest_toolharness.wire.model_api._recording import RecordedRequest
+from pytest_toolharness.wire.model_api._script import Script
+from pytest_toolharness.wire.model_api._server import LOOPBACK_HOST, ScriptedApiServer
+from pytest_toolharness.wire.model_api._turns import (
     AssistantTurn,
-    Script,
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
     ToolUseIds,
     tool_use_id,
 )
-from pytest_toolharness.wire._sse import split_chunks
 from reference_impl._wire import wire_json
 
 MODEL = "claude-test-1"
@@ -586,7 +583,7 @@ def test_property_sdk_accumulates_the_stream_into_the_message(turn_blocks: list[
     from anthropic.lib.streaming._messages import accumulate_event
     from anthropic.types import RawMessageStreamEvent
 
-    from pytest_toolharness.wire._sse import message_json, stream_events
+    from pytest_toolharness.wire.model_api._messages_sse import message_json, stream_events
 
     turn = AssistantTurn(turn_blocks)
     ids = {"message_id": "msg_1", "model": MODEL, "input_tokens": 7, "output_tokens": 9}

@@ -10,8 +10,8 @@ from anthropic.types import MessageParam, SystemMessageParam, ToolParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolharness.wire._api_validation import (
-    ApiError,
+from pytest_toolharness.wire.model_api._api_error import ApiError
+from pytest_toolharness.wire.model_api._messages_validation import (
     validate_count_tokens_request,
     validate_messages_request,
 )

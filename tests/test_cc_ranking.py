@@ -19,7 +19,7 @@ from benchmarks._cc_agreement_bench import (
     claude_code_mcp_ranking,
     measure_agreement,
 )
-from pytest_toolharness.wire._claude_code import find_claude_binary
+from pytest_toolharness.wire.targets._claude_code import find_claude_binary
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "toolsearch-agreement.md"
 

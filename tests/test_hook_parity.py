@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness.wire._api_server import ScriptedApiServer
-from pytest_toolharness.wire._claude_code import _OFFLINE_ENV, find_claude_binary
-from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
+from pytest_toolharness.wire.model_api._server import ScriptedApiServer
+from pytest_toolharness.wire.model_api._turns import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
+from pytest_toolharness.wire.targets._claude_code import _OFFLINE_ENV, find_claude_binary
 
 EVENTS = (
     "SessionStart",

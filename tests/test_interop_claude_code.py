@@ -1,7 +1,7 @@
 """Interop: the wire conformance suite against the real Claude Code CLI, offline.
 
 The CLI runs only against the suite's scripted Messages API on 127.0.0.1, with a fresh HOME per run
-(see pytest_toolharness.wire._claude_code). Skipped, with the reason, when no binary is installed. The
+(see pytest_toolharness.wire.targets._claude_code). Skipped, with the reason, when no binary is installed. The
 differences it is expected to show live in pytest_toolharness/baselines/claude-code.toml, with
 their evidence in docs/interop-claude-code.md.
 """
@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 import pytest_toolharness
-from pytest_toolharness.wire._adapter import run_wire_scenario
-from pytest_toolharness.wire._checks import check_pairing, check_result_order, tool_results
-from pytest_toolharness.wire._claude_code import CLAUDE_BIN_ENV, ClaudeCodeTarget, find_claude_binary
-from pytest_toolharness.wire._mcp_tool_server import read_call_log
-from pytest_toolharness.wire._scenarios import ConcurrentIds, concurrent_scenario
-from pytest_toolharness.wire._targets import TargetInvocation, base_environment
+from pytest_toolharness.wire.checks._requests import check_pairing, check_result_order, tool_results
+from pytest_toolharness.wire.scenarios._mcp_tool_server import read_call_log
+from pytest_toolharness.wire.scenarios._tool_calls import ConcurrentIds, concurrent_scenario
+from pytest_toolharness.wire.targets._claude_code import CLAUDE_BIN_ENV, ClaudeCodeTarget, find_claude_binary
+from pytest_toolharness.wire.targets._command import TargetInvocation, base_environment
+from pytest_toolharness.wire.targets._wire_adapter import run_wire_scenario
 from tests._wire_suite import run_wire_suite
 
 BASELINE = Path(pytest_toolharness.__file__).parent / "baselines" / "claude-code.toml"
@@ -68,7 +68,7 @@ def test_plugin_folders_are_loaded_with_plugin_dir(tmp_path: Path) -> None:
     import dataclasses
     import os
 
-    from pytest_toolharness.wire._targets import ReferenceTarget
+    from pytest_toolharness.wire.targets._command import ReferenceTarget
 
     inv = dataclasses.replace(_invocation(tmp_path), plugin_dirs=(tmp_path / "p1", tmp_path / "p2"))
     for argv in (ClaudeCodeTarget(Path("/opt/claude")).command(inv), ReferenceTarget().command(inv)):

@@ -19,9 +19,10 @@ from typing import Any, TypeVar, cast
 import anthropic
 import pytest
 
-from pytest_toolharness.wire._api_server import RecordedRequest, ScriptedApiServer
-from pytest_toolharness.wire._api_validation import ApiError
-from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
+from pytest_toolharness.wire.model_api._api_error import ApiError
+from pytest_toolharness.wire.model_api._recording import RecordedRequest
+from pytest_toolharness.wire.model_api._server import ScriptedApiServer
+from pytest_toolharness.wire.model_api._turns import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
 from reference_impl import (
     AgentSession,
     ApiRequestError,

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
-from pytest_toolharness.wire._api_server import ScriptedApiServer
-from pytest_toolharness.wire._mcp_tool_server import read_call_log, write_mcp_config
-from pytest_toolharness.wire._script import AssistantTurn, ToolUseIds
+from pytest_toolharness.specs import ToolBehavior, ToolSpec
+from pytest_toolharness.wire.model_api._server import ScriptedApiServer
+from pytest_toolharness.wire.model_api._turns import AssistantTurn, ToolUseIds
+from pytest_toolharness.wire.scenarios._mcp_tool_server import read_call_log, write_mcp_config
 from reference_impl import McpConfigError, ToolContext, ToolOutput, connect_mcp_servers, load_mcp_config
 
 SPECS = [

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from pytest_toolharness.adapters._specs import ToolBehavior, ToolSpec
-from pytest_toolharness.wire import _launch
-from pytest_toolharness.wire._launch import fork_server_running
-from pytest_toolharness.wire._mcp_tool_server import (
+from pytest_toolharness.specs import ToolBehavior, ToolSpec
+from pytest_toolharness.wire.processes import _launch
+from pytest_toolharness.wire.processes._launch import fork_server_running
+from pytest_toolharness.wire.scenarios._mcp_tool_server import (
     read_call_log,
     tool_specs_from_json,
     tool_specs_to_json,
@@ -63,7 +63,7 @@ def test_config_runs_this_interpreter_and_module(tmp_path: Path) -> None:
     server = json.loads(path.read_text())["mcpServers"]["suite"]
     assert server["command"] == sys.executable
     args = server["args"]
-    module = args.index("pytest_toolharness.wire._mcp_tool_server")
+    module = args.index("pytest_toolharness.wire.scenarios._mcp_tool_server")
     assert args[module + 1] == "--tools"
     assert tool_specs_from_json(Path(args[module + 2]).read_text()) == SPECS
     if fork_server_running():
@@ -85,7 +85,7 @@ def test_config_without_the_fork_server_is_plain_python_m(
     path = write_mcp_config(tmp_path / "mcp.json", SPECS)
     server = json.loads(path.read_text())["mcpServers"]["suite"]
     assert server["command"] == sys.executable
-    assert server["args"][:3] == ["-m", "pytest_toolharness.wire._mcp_tool_server", "--tools"]
+    assert server["args"][:3] == ["-m", "pytest_toolharness.wire.scenarios._mcp_tool_server", "--tools"]
 
 
 def test_lists_specs_with_schema_and_meta(tmp_path: Path) -> None:

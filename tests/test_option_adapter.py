@@ -120,7 +120,7 @@ def test_bad_adapters_fail_with_a_clear_error(pytester: pytest.Pytester, spec: s
 def test_missing_default_adapter_says_how_to_choose(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pytest_toolharness.adapters import _loading as _adapter_loading
+    from pytest_toolharness import _adapter_loading
 
     monkeypatch.setattr(_adapter_loading, "DEFAULT_ADAPTER_SPEC", "no_such_default_pkg.adapter:make_adapter")
     suite = make_suite(pytester, '@pytest.mark.requirement("PAIR-1")\ndef test_it(harness):\n    pass\n')

@@ -52,10 +52,10 @@ print("finished")
 
 SUITE = """
 import pytest
-from pytest_toolharness.wire import _checks as checks
+from pytest_toolharness.wire import checks
 from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.wire._script import AssistantTurn, ToolUseBlock
-from pytest_toolharness.wire._scenarios import WireScenario
+from pytest_toolharness.wire import AssistantTurn, ToolUseBlock
+from pytest_toolharness.wire.scenarios._core import WireScenario
 
 SCENARIO = WireScenario(
     name="echo",
@@ -221,15 +221,15 @@ def test_claude_code_without_a_binary_fails_with_the_reason(
 
 def test_claude_code_check_passes_on_its_baseline_alone(pytester: pytest.Pytester) -> None:
     """With the real CLI, a completion-order PAIR-5 failure is expected by the packaged baseline."""
-    from pytest_toolharness.wire._claude_code import find_claude_binary
+    from pytest_toolharness.wire.targets._claude_code import find_claude_binary
 
     if find_claude_binary() is None:
         pytest.skip("no Claude Code binary (claude-agent-sdk not installed, no `claude` on PATH)")
     wire_pair5 = """
 import pytest
-from pytest_toolharness.wire import _checks as checks
+from pytest_toolharness.wire import checks
 from pytest_toolharness.adapters._capabilities import requires
-from pytest_toolharness.wire._scenarios import concurrent_scenario
+from pytest_toolharness.wire import concurrent_scenario
 
 @requires("wire")
 @pytest.mark.requirement("PAIR-5", "SHOULD")

@@ -12,7 +12,7 @@ from pathlib import Path
 import hypothesis  # noqa: F401
 import pytest
 
-from pytest_toolharness.wire._profiles import ENTRY_POINT_GROUP
+from pytest_toolharness.wire.targets._profiles import ENTRY_POINT_GROUP
 from tests.test_option_target import FAKE_HARNESS, SUITE, statuses
 
 # The fake harness, plus: it fails unless TOOLHARNESS_TEST_FLAG has the value the test passed.
@@ -154,8 +154,8 @@ THIRD_PARTY = textwrap.dedent(
     """
     import shlex, sys
     from pathlib import Path
-    from pytest_toolharness.wire._scenarios import ToolNames
-    from pytest_toolharness.wire._targets import CommandTarget
+    from pytest_toolharness.wire.scenarios._core import ToolNames
+    from pytest_toolharness.wire.targets._command import CommandTarget
 
     HARNESS = Path(__file__).with_name("fake_harness.py")
 

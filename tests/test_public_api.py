@@ -25,7 +25,7 @@ from pytest_toolharness.adapters import (
     missing_methods,
     runs_as_command,
 )
-from pytest_toolharness.adapters._hook_programs import HOOK_PYTHON
+from pytest_toolharness.wire.processes._launch import HOOK_PYTHON
 
 
 def _modules_after(statement: str) -> set[str]:

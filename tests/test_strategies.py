@@ -15,7 +15,7 @@ from hypothesis.errors import InvalidArgument
 
 from pytest_toolharness import strategies as ths
 from pytest_toolharness._strategies.schemas import indices
-from pytest_toolharness.adapters._specs import HookSpec, RuleSpec, ToolSpec
+from pytest_toolharness.specs import HookSpec, RuleSpec, ToolSpec
 from reference_impl import hooks_from_settings
 from reference_impl.hooks import compile_matcher
 from reference_impl.permissions import SETTING_SOURCES

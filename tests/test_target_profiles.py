@@ -9,9 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolharness.wire import _evidence as evidence
-from pytest_toolharness.wire._adapter import WireHarness, WireRun, target_names
-from pytest_toolharness.wire._profiles import (
+from pytest_toolharness.wire.checks import _evidence as evidence
+from pytest_toolharness.wire.scenarios._core import CLAUDE_CODE_NAMES, ToolNames
+from pytest_toolharness.wire.scenarios._tool_calls import (
+    DeferIds,
+    PairingIds,
+    deferred_scenario,
+    pairing_scenario,
+)
+from pytest_toolharness.wire.targets._command import ReferenceTarget, TargetError, TargetOutcome
+from pytest_toolharness.wire.targets._profiles import (
     CAPABILITIES,
     ENTRY_POINT_GROUP,
     ClaudeCodeProfile,
@@ -20,15 +27,7 @@ from pytest_toolharness.wire._profiles import (
     load_profiles,
     profile_named,
 )
-from pytest_toolharness.wire._scenarios import (
-    CLAUDE_CODE_NAMES,
-    DeferIds,
-    PairingIds,
-    ToolNames,
-    deferred_scenario,
-    pairing_scenario,
-)
-from pytest_toolharness.wire._targets import ReferenceTarget, TargetError, TargetOutcome
+from pytest_toolharness.wire.targets._wire_adapter import WireHarness, WireRun, target_names
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -52,15 +51,15 @@ def test_builtins_are_profiles_with_known_capabilities() -> None:
 def test_pyproject_declares_the_builtins_in_the_group() -> None:
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     assert f'[project.entry-points."{ENTRY_POINT_GROUP}"]' in text
-    assert 'claude-code = "pytest_toolharness.wire._profiles:ClaudeCodeProfile"' in text
-    assert 'reference = "pytest_toolharness.wire._profiles:ReferenceProfile"' in text
+    assert 'claude-code = "pytest_toolharness.wire.targets._profiles:ClaudeCodeProfile"' in text
+    assert 'reference = "pytest_toolharness.wire.targets._profiles:ReferenceProfile"' in text
 
 
 PLUGIN = textwrap.dedent(
     """
     from pathlib import Path
-    from pytest_toolharness.wire._scenarios import ToolNames
-    from pytest_toolharness.wire._targets import CommandTarget
+    from pytest_toolharness.wire.scenarios._core import ToolNames
+    from pytest_toolharness.wire.targets._command import CommandTarget
 
 
     class MyCliProfile:

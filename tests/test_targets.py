@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolharness.wire._adapter import WireAdapter, WireRun
-from pytest_toolharness.wire._scenarios import WireScenario
-from pytest_toolharness.wire._targets import (
+from pytest_toolharness.wire.scenarios._core import WireScenario
+from pytest_toolharness.wire.targets._command import (
     CommandTarget,
     ReferenceTarget,
     TargetError,
     TargetInvocation,
-    resolve_target,
     run_target,
 )
+from pytest_toolharness.wire.targets._profiles import resolve_target
+from pytest_toolharness.wire.targets._wire_adapter import WireAdapter, WireRun
 
 
 def invocation(tmp_path: Path, *, timeout: float = 30.0, prompt: str = "two words") -> TargetInvocation:

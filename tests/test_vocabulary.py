@@ -1,6 +1,6 @@
 """Claude Code's vocabulary is spelled once per package, and the plugin's copy is the harness's.
 
-The plugin (:mod:`pytest_toolharness._vocabulary`, which the strategies and the conformance suite
+The plugin (:mod:`pytest_toolharness.specs._vocabulary`, which the strategies and the conformance suite
 import) must not import ``reference_impl``, so it keeps its own copy of the settings sources and
 their precedence, the permission modes, the hook events and MCP naming. This module holds that copy
 to the harness's (``reference_impl.permissions._decisions`` / ``._settings``, ``reference_impl.hooks._model``,
@@ -20,10 +20,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance import _strategies_permissions
-from pytest_toolharness import _vocabulary as vocabulary
 from pytest_toolharness import strategies as ths
 from pytest_toolharness._strategies import rules as _rules
-from pytest_toolharness.adapters._specs import HookSpec
+from pytest_toolharness.specs import HookSpec
+from pytest_toolharness.specs import _vocabulary as vocabulary
 from reference_impl.hooks import _model as _hooks
 from reference_impl.permissions import _decisions, _settings
 from reference_impl.tools import _names

@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolharness.wire import _checks as checks
-from pytest_toolharness.wire._api_server import RecordedRequest
-from pytest_toolharness.wire._script import AssistantTurn, TextBlock, ToolUseBlock
+from pytest_toolharness.wire import checks
+from pytest_toolharness.wire.model_api._recording import RecordedRequest
+from pytest_toolharness.wire.model_api._turns import AssistantTurn, TextBlock, ToolUseBlock
 from reference_impl._wire import wire_bytes
 
 TOOL_A = {"name": "Read", "description": "Read a file.", "input_schema": {"type": "object", "properties": {}}}

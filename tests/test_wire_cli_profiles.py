@@ -18,30 +18,34 @@ from typing import Any
 import pytest
 
 from conformance._wire_runs import scenario_runner
-from pytest_toolharness.wire import _evidence as evidence
-from pytest_toolharness.wire import _launch
-from pytest_toolharness.wire._adapter import WireHarness, WireRun, write_mcp_config
-from pytest_toolharness.wire._cline import CLINE_BIN_ENV, CLINE_NAMES, ClineTarget, cline_files
-from pytest_toolharness.wire._opencode import (
-    OPENCODE_BIN_ENV,
-    OPENCODE_NAMES,
-    OpencodeTarget,
-    opencode_config,
-)
-from pytest_toolharness.wire._profiles import ClineProfile, OpencodeProfile, TargetProfile, profile_named
-from pytest_toolharness.wire._roles import Rule, permission_rules
-from pytest_toolharness.wire._scenarios import (
+from pytest_toolharness.wire.checks import _evidence as evidence
+from pytest_toolharness.wire.model_api._turns import AssistantTurn
+from pytest_toolharness.wire.processes import _launch
+from pytest_toolharness.wire.scenarios._core import ToolNames, WireScenario
+from pytest_toolharness.wire.scenarios._security import mode_scenario, security_scenario, stop_scenario
+from pytest_toolharness.wire.scenarios._tool_calls import (
     PairingIds,
-    ToolNames,
-    WireScenario,
     concurrent_scenario,
     deferred_scenario,
     pairing_scenario,
     scheduling_scenario,
 )
-from pytest_toolharness.wire._script import AssistantTurn
-from pytest_toolharness.wire._security import mode_scenario, security_scenario, stop_scenario
-from pytest_toolharness.wire._targets import TargetInvocation, TargetOutcome
+from pytest_toolharness.wire.targets._cline import CLINE_BIN_ENV, CLINE_NAMES, ClineTarget, cline_files
+from pytest_toolharness.wire.targets._command import TargetInvocation, TargetOutcome
+from pytest_toolharness.wire.targets._opencode import (
+    OPENCODE_BIN_ENV,
+    OPENCODE_NAMES,
+    OpencodeTarget,
+    opencode_config,
+)
+from pytest_toolharness.wire.targets._profiles import (
+    ClineProfile,
+    OpencodeProfile,
+    TargetProfile,
+    profile_named,
+)
+from pytest_toolharness.wire.targets._roles import Rule, permission_rules
+from pytest_toolharness.wire.targets._wire_adapter import WireHarness, WireRun, write_mcp_config
 
 _FORK_SERVER = Path(_launch.__file__).with_name("_forkserver.py")
 
@@ -134,9 +138,9 @@ def test_opencode_config_from_the_pairing_scenario(tmp_path: Path) -> None:
     assert config["share"] == "disabled"
     (server,) = config["mcp"].values()
     assert server["type"] == "local"
-    # The suite's MCP server: python -m, or its fork server's requester (pytest_toolharness/wire/_launch.py).
+    # The suite's MCP server: python -m, or its fork server's requester (pytest_toolharness/wire/processes/_launch.py).
     command = server["command"]
-    module = command.index("pytest_toolharness.wire._mcp_tool_server")
+    module = command.index("pytest_toolharness.wire.scenarios._mcp_tool_server")
     assert command[0] == sys.executable
     assert command[1:module] == ["-m"] or command[1:4] == ["-I", "-S", str(_FORK_SERVER)]
     assert command[module + 1] == "--tools"

@@ -15,17 +15,17 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness.wire import _result_scenarios as res
-from pytest_toolharness.wire import _rule_scenarios as rules
-from pytest_toolharness.wire import _run_checks as checks
-from pytest_toolharness.wire import _sandbox_checks as sandbox_checks
-from pytest_toolharness.wire import _sandbox_scenarios as sbx
-from pytest_toolharness.wire._adapter import WireRun, write_scenario_files
-from pytest_toolharness.wire._api_server import RecordedRequest
-from pytest_toolharness.wire._encoding import wire_json
-from pytest_toolharness.wire._search_scenarios import search_ids
-from pytest_toolharness.wire._security import HookSourceIds
-from pytest_toolharness.wire._targets import TargetOutcome
+from pytest_toolharness.wire.checks import _runs as checks
+from pytest_toolharness.wire.checks import _sandbox as sandbox_checks
+from pytest_toolharness.wire.model_api._encoding import wire_json
+from pytest_toolharness.wire.model_api._recording import RecordedRequest
+from pytest_toolharness.wire.scenarios import _results as res
+from pytest_toolharness.wire.scenarios import _rules as rules
+from pytest_toolharness.wire.scenarios import _sandbox as sbx
+from pytest_toolharness.wire.scenarios._search import search_ids
+from pytest_toolharness.wire.scenarios._security import HookSourceIds
+from pytest_toolharness.wire.targets._command import TargetOutcome
+from pytest_toolharness.wire.targets._wire_adapter import WireRun, write_scenario_files
 
 _TOOLS: list[dict[str, Any]] = [
     {"name": name, "description": name, "input_schema": {"type": "object", "properties": {}}}

@@ -24,8 +24,7 @@ from pytest_toolharness._strategies.schemas import (
 )
 from pytest_toolharness._strategies.text import utf8_characters
 from pytest_toolharness._strategies.tools import BUILTIN_TOOL_NAMES, tool_names
-from pytest_toolharness._vocabulary import MCP_PREFIX, TOOL_HOOK_EVENTS
-from pytest_toolharness.adapters._specs import HookOutcomeKind, HookSpec
+from pytest_toolharness.specs import MCP_PREFIX, TOOL_HOOK_EVENTS, HookOutcomeKind, HookSpec
 
 __all__ = [
     "BROKEN_OUTCOMES",

@@ -29,7 +29,7 @@ from pytest_toolharness._strategies.instances import (
 from pytest_toolharness._strategies.rules import shell_commands
 from pytest_toolharness._strategies.schemas import WORDS, descriptions
 from pytest_toolharness._strategies.tools import tool_names
-from pytest_toolharness.adapters._specs import ToolSpec
+from pytest_toolharness.specs import ToolSpec
 
 __all__ = [
     "BatchFault",

@@ -18,15 +18,15 @@ from hypothesis.errors import InvalidArgument
 from pytest_toolharness._strategies.hooks import hook_settings
 from pytest_toolharness._strategies.schemas import WORDS, cached_strategy
 from pytest_toolharness._strategies.tools import mcp_server_names, tool_names
-from pytest_toolharness._vocabulary import (
+from pytest_toolharness.specs import (
     MCP_PREFIX,
     PERMISSION_MODES,
     SETTING_SOURCES,
+    RuleSpec,
     mcp_tool_name,
     normalize_name_for_mcp,
     parse_mcp_name,
 )
-from pytest_toolharness.adapters._specs import RuleSpec
 
 __all__ = [
     "COMPOUND_OPERATORS",

@@ -19,8 +19,13 @@ from pytest_toolharness._strategies.schemas import (
     property_names,
 )
 from pytest_toolharness._strategies.text import utf8_characters
-from pytest_toolharness._vocabulary import mcp_tool_name, normalize_name_for_mcp
-from pytest_toolharness.adapters._specs import BehaviorKind, ToolBehavior, ToolSpec
+from pytest_toolharness.specs import (
+    BehaviorKind,
+    ToolBehavior,
+    ToolSpec,
+    mcp_tool_name,
+    normalize_name_for_mcp,
+)
 
 __all__ = [
     "BEHAVIOR_KINDS",
@@ -337,7 +342,7 @@ def mcp_tool_specs(
     """MCP tool specs; all from ``server`` when given, else from :func:`mcp_server_names`.
 
     ``name`` is ``mcp__<server>__<tool>`` normalised with Claude Code's rule
-    (:func:`pytest_toolharness._vocabulary.mcp_tool_name`); raw server and tool names keep their spelling
+    (:func:`pytest_toolharness.specs._vocabulary.mcp_tool_name`); raw server and tool names keep their spelling
     in ``mcp_server`` and ``mcp_tool``. About one in five is ``always_load``.
     """
     _check_server(server)

@@ -5,9 +5,9 @@ An adapter factory returns a :class:`HarnessAdapter`: a ``name``, the ``capabili
 Hypothesis example. Each capability that is a set of methods has a protocol (:class:`PoolCapability`
 ... :class:`WireCapability`, the ``protocol`` of its :class:`Capability`); at the setup of every test
 the suite checks that the harness has the methods of every declared capability (:func:`check_harness`).
-Everything crosses the boundary as the plain data of this package (tool specs, rules, hooks,
-scenarios) and JSON-like dicts in the Messages API's own shapes; :func:`hook_command` turns a
-:class:`HookSpec` into a real command hook.
+Everything crosses the boundary as plain data (tool specs, rules, hooks, scenarios: defined in
+:mod:`pytest_toolharness.specs` and re-exported here) and JSON-like dicts in the Messages API's own
+shapes; :func:`hook_command` turns a :class:`HookSpec` into a real command hook.
 
 The adapter for the embedded reference harness is :mod:`pytest_toolharness.adapters.reference`; it
 is the only module of the plugin that imports ``reference_impl``.
@@ -17,9 +17,14 @@ from __future__ import annotations
 
 from pytest_toolharness.adapters._capabilities import (
     CAPABILITIES,
+    REQUIRES_MARKER,
     Capability,
     CapabilityError,
+    adapter_capabilities,
+    adapter_not_applicable,
+    adapter_profiles,
     check_harness,
+    missing_capabilities,
     missing_methods,
     requires,
 )
@@ -39,6 +44,7 @@ from pytest_toolharness.adapters._contract import (
     TranscriptCapability,
     WireCapability,
 )
+from pytest_toolharness.adapters._factories import DEFAULT_ADAPTER_SPEC, AdapterLoadError, resolve_factory
 from pytest_toolharness.adapters._hook_endpoints import HookEndpoint, write_plugin
 from pytest_toolharness.adapters._hook_programs import (
     COMMAND_ONLY_OUTCOMES,
@@ -46,9 +52,8 @@ from pytest_toolharness.adapters._hook_programs import (
     hook_program,
     runs_as_command,
 )
-from pytest_toolharness.adapters._loading import DEFAULT_ADAPTER_SPEC, AdapterLoadError
-from pytest_toolharness.adapters._sandbox import SETTINGS_FILE, SandboxOutcome, SandboxRun
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.specs import (
+    SETTINGS_FILE,
     STATE_KEY,
     BehaviorKind,
     CallEvent,
@@ -64,6 +69,8 @@ from pytest_toolharness.adapters._specs import (
     Notice,
     PermissionTargetKind,
     RuleSpec,
+    SandboxOutcome,
+    SandboxRun,
     ScriptedErrorResult,
     ScriptedToolError,
     SettingsSpec,
@@ -77,6 +84,7 @@ __all__ = [
     "CAPABILITIES",
     "COMMAND_ONLY_OUTCOMES",
     "DEFAULT_ADAPTER_SPEC",
+    "REQUIRES_MARKER",
     "SETTINGS_FILE",
     "STATE_KEY",
     "AdapterLoadError",
@@ -120,11 +128,16 @@ __all__ = [
     "TranscriptCapability",
     "WireCapability",
     "WireRequest",
+    "adapter_capabilities",
+    "adapter_not_applicable",
+    "adapter_profiles",
     "check_harness",
     "hook_command",
     "hook_program",
+    "missing_capabilities",
     "missing_methods",
     "requires",
+    "resolve_factory",
     "runs_as_command",
     "write_plugin",
 ]

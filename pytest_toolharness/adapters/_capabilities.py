@@ -50,7 +50,7 @@ from pytest_toolharness.adapters._contract import (
 
 __all__ = [
     "CAPABILITIES",
-    "MARKER",
+    "REQUIRES_MARKER",
     "Capability",
     "CapabilityError",
     "adapter_capabilities",
@@ -62,7 +62,7 @@ __all__ = [
     "requires",
 ]
 
-MARKER = "toolharness_requires"
+REQUIRES_MARKER = "toolharness_requires"
 
 
 class CapabilityError(TypeError):
@@ -197,7 +197,7 @@ def requires(*capabilities: str) -> pytest.MarkDecorator:
     """Mark a test as needing these adapter capabilities (``@requires("hooks", "abort")``)."""
     if not capabilities:
         raise ValueError("requires() needs at least one capability name")
-    mark: pytest.MarkDecorator = getattr(pytest.mark, MARKER)
+    mark: pytest.MarkDecorator = getattr(pytest.mark, REQUIRES_MARKER)
     return mark(*_check_names(capabilities, "requires()"))
 
 
@@ -300,6 +300,6 @@ def check_harness(harness: object, capabilities: Iterable[str], adapter: str = "
 def missing_capabilities(item: pytest.Item, available: frozenset[str]) -> list[str]:
     """The capabilities ``item`` declares (via the marker) that are not in ``available``, in order."""
     needed: list[str] = []
-    for mark in item.iter_markers(MARKER):
-        needed.extend(_check_names(mark.args, f"{item.nodeid}: @{MARKER}"))
+    for mark in item.iter_markers(REQUIRES_MARKER):
+        needed.extend(_check_names(mark.args, f"{item.nodeid}: @{REQUIRES_MARKER}"))
     return [name for name in dict.fromkeys(needed) if name not in available]

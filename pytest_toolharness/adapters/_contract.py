@@ -10,7 +10,7 @@ can do: it reads the adapter's declaration, and at the setup of each test it che
 has every method of every declared capability, failing with the capability and the method that is
 missing. A test that needs an undeclared capability is reported as "not checked", never as passed.
 
-Everything crosses the boundary as plain data (:mod:`pytest_toolharness.adapters._specs` and JSON-like
+Everything crosses the boundary as plain data (:mod:`pytest_toolharness.specs` and JSON-like
 dicts in the Messages API's own shapes), so a harness in any language can be adapted.
 """
 
@@ -19,21 +19,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
-from pytest_toolharness.adapters._sandbox import SandboxOutcome, SandboxRun
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.specs import (
     ExecutionResult,
     ExecutionScenario,
     LoopRun,
     LoopScenario,
     Notice,
     RuleSpec,
+    SandboxOutcome,
+    SandboxRun,
     ToolSpec,
     WireRequest,
 )
 
 if TYPE_CHECKING:
-    from pytest_toolharness.wire._adapter import WireRun
-    from pytest_toolharness.wire._scenarios import WireScenario
+    from pytest_toolharness.wire.scenarios import WireScenario
+    from pytest_toolharness.wire.targets import WireRun
 
 __all__ = [
     "AgentLoopCapability",

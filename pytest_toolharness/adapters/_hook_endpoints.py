@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from pytest_toolharness.adapters._hook_programs import HOOK_PYTHON, hook_program
-from pytest_toolharness.adapters._serving import ServingThread
-from pytest_toolharness.adapters._specs import HookSpec
+from pytest_toolharness.adapters._hook_programs import hook_program
+from pytest_toolharness.specs import HookSpec
+from pytest_toolharness.wire.processes import HOOK_PYTHON, ServingThread
 
 __all__ = ["HookEndpoint", "write_plugin"]
 

@@ -16,19 +16,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 from pathlib import Path
 
-from pytest_toolharness.adapters._specs import HookSpec
+from pytest_toolharness.specs import HookSpec
+from pytest_toolharness.wire.processes import HOOK_PYTHON
 
-__all__ = ["COMMAND_ONLY_OUTCOMES", "HOOK_PYTHON", "hook_command", "hook_program", "runs_as_command"]
-
-HOOK_PYTHON = f"{shlex.quote(sys.executable)} -I -S"
-"""The shell words that run a hook program: this interpreter, isolated (``-I``), without ``site`` (``-S``).
-
-A hook program needs only the standard library. Without ``site`` and the caller's ``PYTHON*``
-variables each of the suite's many hook runs starts about a third sooner, the same in any environment.
-"""
+__all__ = ["COMMAND_ONLY_OUTCOMES", "hook_command", "hook_program", "runs_as_command"]
 
 COMMAND_ONLY_OUTCOMES = frozenset({"exit2", "exit1", "garbage"})
 """Outcomes that only a command hook can produce (an exit status, output that is not JSON)."""

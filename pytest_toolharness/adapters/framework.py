@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolharness.adapters import (
+from pytest_toolharness.specs import (
     ExecutionResult,
     ExecutionScenario,
     ScriptedErrorResult,
@@ -200,7 +200,7 @@ def agent_factory(config: Any) -> Callable[..., Any] | None:
         spec = ""
     if not spec:
         return None
-    from pytest_toolharness.adapters._loading import resolve_factory
+    from pytest_toolharness.adapters._factories import resolve_factory
 
     return resolve_factory(spec.strip(), (config.invocation_params.dir, config.rootpath))
 

@@ -1,4 +1,4 @@
-"""Black-box runs over the wire: a scripted Messages API server, wire scenarios, targets and checks.
+"""Black-box runs over the wire: a scripted model API server, wire scenarios, targets and checks.
 
 A wire scenario scripts the model's turns; the harness under test (a command such as an agent CLI,
 a *target*) runs against :class:`ScriptedApiServer` on loopback, and the checks read the requests it
@@ -8,18 +8,28 @@ A wire test builds a :class:`WireScenario` (or takes a built-in one), runs it wi
 capability's ``harness.run_wire(scenario)`` (or :func:`run_wire_scenario` for a :class:`Target`), and
 judges the :class:`WireRun`: each ``check_*`` function returns a list of problems, and
 ``run.verdict(problems)`` is the failure message, or None when all is well.
+
+The layout, one subpackage per job (each with its own public names):
+
+- :mod:`~pytest_toolharness.wire.model_api`: the scripted model API: the HTTP server and the in-process
+  endpoint, recorded requests, scripts and assistant turns (API-neutral), and one module per job for
+  each API spoken (today the Messages API: ``_messages``, ``_messages_validation``, ``_messages_sse``).
+- :mod:`~pytest_toolharness.wire.scenarios`: the wire scenarios and the stdio MCP tool server that
+  serves their tools.
+- :mod:`~pytest_toolharness.wire.targets`: the harnesses run from outside: command targets, target
+  profiles (one module per built-in CLI) and the :class:`WireAdapter`.
+- :mod:`~pytest_toolharness.wire.checks`: request checks, run checks and the evidence that a run
+  exercised what they judge.
+- :mod:`~pytest_toolharness.wire.processes`: starting the suite's Python processes (the fork server),
+  serving sockets in threads, removing scratch directories.
+
+Dependencies run one way: checks -> targets -> scenarios -> model_api -> processes, all on
+:mod:`pytest_toolharness.specs`.
 """
 
 from __future__ import annotations
 
-from pytest_toolharness.wire._adapter import WireAdapter, WireHarness, WireRun, run_wire_scenario
-from pytest_toolharness.wire._api_server import RecordedRequest, ScriptedApiServer
-from pytest_toolharness.wire._api_validation import (
-    ApiError,
-    validate_count_tokens_request,
-    validate_messages_request,
-)
-from pytest_toolharness.wire._checks import (
+from pytest_toolharness.wire.checks import (
     OVERLAY_KEYS,
     check_accepted,
     check_answered,
@@ -43,9 +53,24 @@ from pytest_toolharness.wire._checks import (
     tool_bytes,
     tool_results,
 )
-from pytest_toolharness.wire._encoding import wire_bytes, wire_json
-from pytest_toolharness.wire._endpoint import ENDPOINT_BASE_URL, ScriptedEndpoint, tool_use_turn
-from pytest_toolharness.wire._scenarios import (
+from pytest_toolharness.wire.model_api import (
+    ENDPOINT_BASE_URL,
+    ApiError,
+    AssistantTurn,
+    RecordedRequest,
+    Script,
+    ScriptedApiServer,
+    ScriptedEndpoint,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    tool_use_turn,
+    validate_count_tokens_request,
+    validate_messages_request,
+    wire_bytes,
+    wire_json,
+)
+from pytest_toolharness.wire.scenarios import (
     SERVER_NAME,
     ConcurrentIds,
     DeferIds,
@@ -58,20 +83,17 @@ from pytest_toolharness.wire._scenarios import (
     mcp_spec,
     pairing_scenario,
 )
-from pytest_toolharness.wire._script import (
-    AssistantTurn,
-    Script,
-    TextBlock,
-    ThinkingBlock,
-    ToolUseBlock,
-)
-from pytest_toolharness.wire._targets import (
+from pytest_toolharness.wire.targets import (
     CommandTarget,
     Target,
     TargetError,
     TargetInvocation,
     TargetOutcome,
+    WireAdapter,
+    WireHarness,
+    WireRun,
     resolve_target,
+    run_wire_scenario,
 )
 
 __all__ = [

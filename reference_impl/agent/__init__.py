@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from reference_impl.agent._cli import builtin_tools
+from reference_impl.agent._cli import builtin_tools, main
 from reference_impl.agent._loop import (
     AgentSession,
     ApiRequestError,
@@ -19,6 +19,7 @@ from reference_impl.agent._mcp_client import (
     connect_mcp_servers,
     load_mcp_config,
 )
+from reference_impl.agent._prewarm import prewarm
 
 __all__ = [
     "AgentSession",
@@ -30,4 +31,6 @@ __all__ = [
     "builtin_tools",
     "connect_mcp_servers",
     "load_mcp_config",
+    "main",
+    "prewarm",
 ]

@@ -76,7 +76,7 @@ from reference_impl.request import (
     content_blocks,
     system_reminder,
 )
-from reference_impl.request._discovery import compact as compact_entries
+from reference_impl.request import compact as compact_entries
 from reference_impl.tools import Tool, ToolProgress, ToolState, assemble_tool_pool
 
 __all__ = [

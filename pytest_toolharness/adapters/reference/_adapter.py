@@ -34,12 +34,12 @@ from pytest_toolharness.adapters import (
     hook_command,
     runs_as_command,
 )
-from pytest_toolharness.adapters._scratch import remove_at_exit
 from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
 from pytest_toolharness.adapters.reference._permission_context import (
     permission_context as permission_context_of,
 )
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
+from pytest_toolharness.wire.processes import remove_at_exit
 from reference_impl import (
     CommandHook,
     ExecutionContext,
@@ -270,8 +270,7 @@ class ReferenceHarness:
 
     def run_wire(self, scenario: WireScenario) -> WireRun:
         """Run a wire scenario against ``python -m reference_impl`` (the reference target)."""
-        from pytest_toolharness.wire._adapter import run_wire_scenario
-        from pytest_toolharness.wire._targets import ReferenceTarget
+        from pytest_toolharness.wire.targets import ReferenceTarget, run_wire_scenario
 
         self._wire_runs = getattr(self, "_wire_runs", 0) + 1
         workdir = self._workdir / f"wire-{self._wire_runs:03d}-{scenario.name}"

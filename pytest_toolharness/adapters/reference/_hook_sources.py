@@ -15,7 +15,7 @@ from typing import Any
 
 from pytest_toolharness.adapters._hook_endpoints import HookEndpoint, write_plugin
 from pytest_toolharness.adapters._hook_programs import hook_command
-from pytest_toolharness.adapters._specs import HookSpec
+from pytest_toolharness.specs import HookSpec
 from reference_impl import CommandHook, HookMatcher, Hooks
 from reference_impl.hooks import HttpHook, collect_background, hooks_from_plugin
 

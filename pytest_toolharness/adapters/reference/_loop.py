@@ -18,17 +18,22 @@ from pathlib import Path
 from typing import Any, cast
 
 from pytest_toolharness.adapters._hook_programs import hook_command, runs_as_command
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
+from pytest_toolharness.adapters.reference._tools import specs_to_tools
+from pytest_toolharness.specs import (
     HookSpec,
     HostSpec,
     LoopPromptResult,
     LoopRun,
     LoopScenario,
 )
-from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
-from pytest_toolharness.adapters.reference._tools import specs_to_tools
-from pytest_toolharness.wire._api_server import ScriptedApiServer
-from pytest_toolharness.wire._script import AssistantTurn, ContentBlock, TextBlock, ToolUseBlock
+from pytest_toolharness.wire.model_api import (
+    AssistantTurn,
+    ContentBlock,
+    ScriptedApiServer,
+    TextBlock,
+    ToolUseBlock,
+)
 from reference_impl import (
     AgentSession,
     CommandHook,

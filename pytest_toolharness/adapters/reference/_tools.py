@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from pytest_toolharness.adapters._specs import (
+from pytest_toolharness.specs import (
     STATE_KEY,
     CallRecorder,
     ScriptedErrorResult,

@@ -1,0 +1,35 @@
+"""An error answer of a scripted model API: what a script or a failed validation answers with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ApiError"]
+
+
+@dataclass(frozen=True, slots=True)
+class ApiError:
+    """An error answer in the API's shape: HTTP ``status`` and ``{"type": "error", "error": {...}}``.
+
+    Used for validation failures (400 ``invalid_request_error``) and, in a script, to make the server
+    answer with an error such as ``ApiError("Overloaded", type="overloaded_error", status=529)``.
+    """
+
+    message: str
+    type: str = "invalid_request_error"
+    status: int = 400
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.message, str) or not isinstance(self.type, str) or not self.type:
+            raise TypeError("ApiError.message and .type must be str (type non-empty)")
+        if not isinstance(self.status, int) or not 400 <= self.status <= 599:
+            raise ValueError(f"ApiError.status must be an HTTP error status 400..599, got {self.status!r}")
+
+    def body(self, request_id: str) -> dict[str, Any]:
+        """The JSON body the API sends for this error."""
+        return {
+            "type": "error",
+            "error": {"type": self.type, "message": self.message},
+            "request_id": request_id,
+        }

@@ -1,0 +1,84 @@
+"""A request a scripted model API server received, and how it answered it.
+
+:class:`RecordedRequest` keeps the raw request (method, path, query, headers, body) and its parsed
+JSON; its properties read a Messages API body (``messages``, ``tools``, ``anthropic-beta``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_toolharness.wire.model_api._api_error import ApiError
+from pytest_toolharness.wire.model_api._messages import MESSAGES_PATH
+from pytest_toolharness.wire.model_api._turns import AssistantTurn
+
+__all__ = ["RecordedRequest", "parse_json_body"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request the server received and how it answered.
+
+    ``headers`` has lowercased names (repeated headers joined with ``", "``); ``query`` maps each
+    query parameter to its last value; ``json`` is the parsed body, or None when it was not JSON.
+    ``status`` is None only while a script callable is deciding the answer.
+    """
+
+    index: int
+    method: str
+    path: str
+    query: Mapping[str, str]
+    headers: Mapping[str, str]
+    body: bytes
+    json: Any
+    status: int | None = None
+    error: ApiError | None = None
+    turn: AssistantTurn | None = None
+    script_exhausted: bool = False
+    traceback: str | None = field(default=None, repr=False)
+
+    @property
+    def is_messages(self) -> bool:
+        """True for ``POST /v1/messages`` (any query)."""
+        return self.method == "POST" and self.path == MESSAGES_PATH
+
+    @property
+    def stream(self) -> bool:
+        """True when the body asked for a streamed answer."""
+        return isinstance(self.json, Mapping) and self.json.get("stream") is True
+
+    @property
+    def messages(self) -> list[Any]:
+        """The body's ``messages`` (empty if absent)."""
+        value = self.json.get("messages") if isinstance(self.json, Mapping) else None
+        return list(value) if isinstance(value, list) else []
+
+    @property
+    def tools(self) -> list[Any]:
+        """The body's ``tools`` (empty if absent)."""
+        value = self.json.get("tools") if isinstance(self.json, Mapping) else None
+        return list(value) if isinstance(value, list) else []
+
+    @property
+    def tool_names(self) -> list[str]:
+        """The names in ``tools``, in order."""
+        return [t["name"] for t in self.tools if isinstance(t, Mapping) and isinstance(t.get("name"), str)]
+
+    @property
+    def beta_headers(self) -> list[str]:
+        """The comma-separated values of ``anthropic-beta``."""
+        raw = self.headers.get("anthropic-beta", "")
+        return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def parse_json_body(body: bytes) -> Any:
+    """The parsed JSON of a request body, or None when it is empty or not JSON."""
+    if not body:
+        return None
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None

@@ -1,0 +1,220 @@
+"""The wire scenario and its vocabulary: what the scripted model does, which tools are served, which settings apply.
+
+A :class:`WireScenario` is run against a harness from outside (see
+:mod:`pytest_toolharness.wire.targets._wire_adapter`): the scripted Messages API answers its main-loop requests
+with the scenario's :attr:`~WireScenario.steps`, the suite's MCP tool server serves its
+:attr:`~WireScenario.mcp_tools`, and the harness reads :attr:`~WireScenario.settings` (permission
+rules, hooks) from a settings file.
+
+The script is reactive and stateless: the step answered is the number of assistant messages in the
+request (so a retried request gets the same answer), a step may be a function of the request (call
+a tool only once the harness loaded it), requests without tools are side requests (titles,
+summaries) answered with a short text, and after the last step the model says it is done.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from pytest_toolharness.specs import SETTINGS_FILES, ToolBehavior, ToolSpec
+from pytest_toolharness.wire.model_api import AssistantTurn
+from pytest_toolharness.wire.processes import HOOK_PYTHON
+
+if TYPE_CHECKING:
+    from pytest_toolharness.wire.model_api import RecordedRequest
+
+__all__ = [
+    "CLAUDE_CODE_NAMES",
+    "FINAL_TEXT",
+    "GIVE_UP_TEXT",
+    "HOOK_LOG_NAME",
+    "SERVER_NAME",
+    "SIDE_TEXT",
+    "Step",
+    "ToolNames",
+    "WireScenario",
+    "logged_hook_command",
+    "logged_hook_program",
+    "mcp_name",
+    "mcp_spec",
+]
+
+#: The name of the suite's MCP server in the harness's MCP config: tools are ``mcp__suite__<tool>``.
+SERVER_NAME = "suite"
+#: The model's last turn once the scenario's steps are done.
+FINAL_TEXT = "All done."
+#: The answer to a side request (one without tools: a title, a summary, a quota check).
+SIDE_TEXT = "ok"
+#: What the model says when the harness did not do what a reactive step needs.
+GIVE_UP_TEXT = "Giving up: the harness did not offer the tool this scenario needs."
+
+Step: TypeAlias = "AssistantTurn | Callable[[RecordedRequest], AssistantTurn]"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolNames:
+    """A CLI's names for the roles a scenario uses; None for a role it has no tool for.
+
+    ``mcp_format`` builds an MCP tool's name from ``{server}`` and ``{tool}``. The built-in
+    scenarios take one (default: Claude Code's, :data:`CLAUDE_CODE_NAMES`), so the scripted model
+    calls each CLI's tools by that CLI's names.
+    """
+
+    read: str | None = "Read"
+    shell: str | None = "Bash"
+    tool_search: str | None = "ToolSearch"
+    mcp_format: str = "mcp__{server}__{tool}"
+    write: str | None = "Write"
+
+    def builtin(self, role: str) -> str:
+        """The CLI's name for built-in ``role`` (``read``, ``shell``, ``tool_search``, ``write``).
+
+        A CLI without one gets an unmistakable stand-in, ``no_<role>_tool``: a call of it is a call
+        of an unknown tool, never of another CLI's tool (Claude Code's ``Read`` sent to opencode).
+        """
+        if role not in ("read", "shell", "tool_search", "write"):
+            raise ValueError(f"{role!r} is not a built-in role (read, shell, tool_search, write)")
+        name: str | None = getattr(self, role)
+        return name if name is not None else f"no_{role}_tool"
+
+    def mcp(self, tool: str, server: str = SERVER_NAME) -> str:
+        """The name the CLI gives tool ``tool`` of MCP server ``server``."""
+        return self.mcp_format.format(server=server, tool=tool)
+
+
+#: Claude Code's names, which the built-in scenarios use unless told otherwise.
+CLAUDE_CODE_NAMES = ToolNames()
+
+
+def mcp_name(tool: str) -> str:
+    """The name Claude Code gives the suite server's tool ``tool``: ``mcp__suite__<tool>``."""
+    return CLAUDE_CODE_NAMES.mcp(tool)
+
+
+def mcp_spec(
+    tool: str,
+    description: str,
+    behavior: ToolBehavior,
+    *,
+    names: ToolNames = CLAUDE_CODE_NAMES,
+    **schema_props: Any,
+) -> ToolSpec:
+    """A tool of the suite's MCP server; ``schema_props`` are required properties and their schemas."""
+    schema: dict[str, Any] = {"type": "object", "properties": dict(schema_props)}
+    if schema_props:
+        schema["required"] = list(schema_props)
+    return ToolSpec(
+        name=names.mcp(tool),
+        description=description,
+        input_schema=schema,
+        mcp_server=SERVER_NAME,
+        mcp_tool=tool,
+        behavior=behavior,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class WireScenario:
+    """One black-box run: prompt, scripted model steps, MCP tools, settings and environment.
+
+    ``roles`` are the target-profile capabilities the scenario as a whole needs (a target without
+    one of them can't run it: its requirements are "not checked"); a role only some calls need is
+    judged per call (:data:`~pytest_toolharness.wire.checks._evidence.PAIRING_ROLES`).
+
+    ``files`` are written into the working directory before the run (path relative to it, text);
+    ``links`` are symbolic links (path → what it points to, as written); ``home/...`` is the
+    target's ``HOME``. ``setting_files`` are settings the target must find by itself, by source
+    (``userSettings``, ``projectSettings``, ``localSettings``), written where Claude Code reads them
+    (:data:`~pytest_toolharness.specs._vocabulary.SETTINGS_FILES`); ``settings`` is the one it is given.
+    ``plugin_dirs`` are Claude Code plugin folders among ``files`` the target loads
+    (``claude --plugin-dir``).
+    """
+
+    name: str
+    prompt: str
+    steps: Sequence[Step]
+    mcp_tools: Sequence[ToolSpec] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    roles: frozenset[str] = frozenset({"mcp"})
+    files: Mapping[str, str] = field(default_factory=dict)
+    links: Mapping[str, str] = field(default_factory=dict)
+    setting_files: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    plugin_dirs: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.prompt:
+            raise ValueError("a WireScenario needs a name and a non-empty prompt")
+        for path in (*self.files, *self.links, *self.plugin_dirs):
+            parts = PurePosixPath(path).parts
+            if not parts or PurePosixPath(path).is_absolute() or ".." in parts:
+                raise ValueError(
+                    f"WireScenario {self.name!r}: file {path!r} must be a relative path inside the working directory"
+                )
+        unknown = sorted(set(self.setting_files) - set(SETTINGS_FILES))
+        if unknown:
+            raise ValueError(
+                f"WireScenario {self.name!r}: unknown settings source(s) {unknown}; "
+                f"a target finds {sorted(SETTINGS_FILES)} by itself"
+            )
+        for index, step in enumerate(self.steps):
+            if not (isinstance(step, AssistantTurn) or callable(step)):
+                raise TypeError(
+                    f"WireScenario {self.name!r} step {index} is a {type(step).__name__}, "
+                    "not an AssistantTurn or a function of the request"
+                )
+        names = [spec.name for spec in self.mcp_tools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"WireScenario {self.name!r} has duplicate MCP tool names: {names}")
+
+    def answer(self, request: RecordedRequest) -> AssistantTurn:
+        """The scripted model's answer to ``request`` (the server's script callable)."""
+        if not request.tools:
+            return AssistantTurn.text(SIDE_TEXT)
+        step = sum(1 for m in request.messages if isinstance(m, Mapping) and m.get("role") == "assistant")
+        if step >= len(self.steps):
+            return AssistantTurn.text(FINAL_TEXT)
+        item = self.steps[step]
+        if isinstance(item, AssistantTurn):
+            return item
+        return item(request)
+
+
+#: The file, in the run's working directory, where the suite's command hooks log each input they read.
+HOOK_LOG_NAME = "hooks.jsonl"
+
+# The hook finds the log through TOOLHARNESS_WORKDIR (every target's environment has it), else the
+# "cwd" of its input, else its own working directory; one whole line per call, appended.
+_HOOK_PRELUDE = (
+    "import json, os, sys\n"
+    "raw = sys.stdin.read()\n"
+    "try:\n    data = json.loads(raw)\nexcept ValueError:\n    data = {'unparsed': raw}\n"
+    "folder = os.environ.get('TOOLHARNESS_WORKDIR') or (data.get('cwd') if isinstance(data, dict) else None) "
+    "or os.getcwd()\n"
+    "line = json.dumps({'hook': NAME, 'input': data}, sort_keys=True) + '\\n'\n"
+    "fd = os.open(os.path.join(folder, LOG), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)\n"
+    "os.write(fd, line.encode('utf-8'))\n"
+    "os.close(fd)\n"
+)
+
+
+def logged_hook_program(name: str, *, exit_code: int = 0, stdout: str = "", stderr: str = "") -> str:
+    """The Python program of :func:`logged_hook_command` (for a hook that runs a file, a plugin's)."""
+    return (
+        f"NAME = {name!r}\nLOG = {HOOK_LOG_NAME!r}\n{_HOOK_PRELUDE}"
+        f"sys.stdout.write({stdout!r})\nsys.stderr.write({stderr!r})\nsys.exit({exit_code})\n"
+    )
+
+
+def logged_hook_command(name: str, *, exit_code: int = 0, stdout: str = "", stderr: str = "") -> str:
+    """A command hook that logs its input to :data:`HOOK_LOG_NAME` as ``name``, then answers.
+
+    It writes ``stdout`` and ``stderr`` and exits with ``exit_code`` (2 blocks, 0 with JSON on
+    stdout decides), so a check can prove from the log that the hook really ran.
+    """
+    code = logged_hook_program(name, exit_code=exit_code, stdout=stdout, stderr=stderr)
+    return f"{HOOK_PYTHON} -c {shlex.quote(code)}"

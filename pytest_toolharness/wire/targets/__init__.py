@@ -1,0 +1,110 @@
+"""Targets: the harnesses a wire run drives from outside, their profiles, and the adapter that runs them.
+
+A target is a command run against the scripted model API (``_command``); a profile says what one agent
+CLI calls the scenarios' roles and how to run it (``_profiles``, one module per built-in CLI,
+``_roles`` for profiles that write their own config); the :class:`WireAdapter` runs a scenario on a target.
+"""
+
+from __future__ import annotations
+
+from pytest_toolharness.wire.targets._claude_code import (
+    CLAUDE_BIN_ENV,
+    ClaudeCodeTarget,
+    claude_version,
+    find_claude_binary,
+)
+from pytest_toolharness.wire.targets._cline import CLINE_BIN_ENV, ClineTarget
+from pytest_toolharness.wire.targets._command import (
+    PLACEHOLDERS,
+    CommandTarget,
+    ReferenceTarget,
+    Target,
+    TargetError,
+    TargetInvocation,
+    TargetOutcome,
+    base_environment,
+    run_target,
+)
+from pytest_toolharness.wire.targets._opencode import OPENCODE_BIN_ENV, OpencodeTarget
+from pytest_toolharness.wire.targets._profiles import (
+    BUILTIN_PROFILES,
+    ENTRY_POINT_GROUP,
+    ClaudeCodeProfile,
+    ClineProfile,
+    OpencodeProfile,
+    ReferenceProfile,
+    TargetProfile,
+    find_on_path,
+    load_profiles,
+    profile_named,
+    resolve_target,
+)
+from pytest_toolharness.wire.targets._roles import (
+    ACTIONS,
+    McpServer,
+    Rule,
+    mcp_servers,
+    permission_rules,
+    read_settings,
+)
+from pytest_toolharness.wire.targets._wire_adapter import (
+    DEFAULT_TIMEOUT,
+    REQUESTS_DIR,
+    RESERVED_ENV,
+    WireAdapter,
+    WireHarness,
+    WireRun,
+    check_target_env,
+    read_hook_log,
+    run_wire_scenario,
+    target_names,
+    write_scenario_files,
+)
+
+__all__ = [
+    "ACTIONS",
+    "BUILTIN_PROFILES",
+    "CLAUDE_BIN_ENV",
+    "CLINE_BIN_ENV",
+    "DEFAULT_TIMEOUT",
+    "ENTRY_POINT_GROUP",
+    "OPENCODE_BIN_ENV",
+    "PLACEHOLDERS",
+    "REQUESTS_DIR",
+    "RESERVED_ENV",
+    "ClaudeCodeProfile",
+    "ClaudeCodeTarget",
+    "ClineProfile",
+    "ClineTarget",
+    "CommandTarget",
+    "McpServer",
+    "OpencodeProfile",
+    "OpencodeTarget",
+    "ReferenceProfile",
+    "ReferenceTarget",
+    "Rule",
+    "Target",
+    "TargetError",
+    "TargetInvocation",
+    "TargetOutcome",
+    "TargetProfile",
+    "WireAdapter",
+    "WireHarness",
+    "WireRun",
+    "base_environment",
+    "check_target_env",
+    "claude_version",
+    "find_claude_binary",
+    "find_on_path",
+    "load_profiles",
+    "mcp_servers",
+    "permission_rules",
+    "profile_named",
+    "read_hook_log",
+    "read_settings",
+    "resolve_target",
+    "run_target",
+    "run_wire_scenario",
+    "target_names",
+    "write_scenario_files",
+]

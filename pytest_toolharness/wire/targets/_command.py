@@ -1,0 +1,298 @@
+"""Targets: a harness under test run as a subprocess, pointed at the scripted Messages API.
+
+A :class:`Target` turns one :class:`TargetInvocation` (the prompt, a settings file, an MCP config, a
+working directory and the server's base URL) into a command line and extra environment.
+:func:`run_target` runs it in its own process group with stdin closed and a clean environment
+(``ANTHROPIC_BASE_URL`` is the scripted server, ``ANTHROPIC_API_KEY`` a dummy, ``HOME`` a fresh
+folder), kills the whole group on timeout, and returns a :class:`TargetOutcome`.
+
+A name given to ``--toolharness-target`` is looked up among the target profiles (the built-ins
+``reference``, ``claude-code``, ``opencode``, ``cline`` and whatever a package declares in the
+``pytest_toolharness.targets`` entry-point group, see :mod:`pytest_toolharness.wire.targets._profiles`, which resolves a name
+or command with ``resolve_target``).
+Anything else is a command template: shell words with the placeholders ``{prompt}``,
+``{settings}``, ``{mcp_config}`` and ``{workdir}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+__all__ = [
+    "PLACEHOLDERS",
+    "CommandTarget",
+    "ReferenceTarget",
+    "Target",
+    "TargetError",
+    "TargetInvocation",
+    "TargetOutcome",
+    "base_environment",
+    "run_target",
+]
+
+#: The placeholders a command template may use, and the invocation field each stands for.
+PLACEHOLDERS: tuple[str, ...] = ("{prompt}", "{settings}", "{mcp_config}", "{workdir}")
+
+# Variables passed through from the parent: enough to find programs and decode text. Everything else
+# (the user's real ANTHROPIC_* keys and CLAUDE_* configuration above all) stays out of the harness.
+_PASSED_THROUGH = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT", "TMPDIR")
+
+# A placeholder-like word part: {name}. JSON or shell braces ({"a": 1}, ${HOME}) don't look like it.
+_PLACEHOLDER = re.compile(r"(?<!\$)\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+# What the reference CLI imports, at start or when it first needs it (an MCP server to connect).
+_REFERENCE_PRELOAD = (
+    "reference_impl",
+    "reference_impl.prewarm",
+    "mcp",
+    "mcp.client.stdio",
+    "mcp_types",
+)
+
+# After the main process exits, how long to wait for the rest of its group to go away.
+_GRACE_SECONDS = 2.0
+
+
+class TargetError(ValueError):
+    """A target name or command template that can't be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class TargetInvocation:
+    """Everything one run of a harness under test needs.
+
+    ``env`` is the scenario's extra environment (``ENABLE_TOOL_SEARCH``, ...); ``timeout`` is in
+    seconds for the whole run; ``plugin_dirs`` are Claude Code plugin folders to load (also in
+    ``TOOLHARNESS_PLUGIN_DIRS``, joined with ``os.pathsep``).
+    """
+
+    prompt: str
+    settings_path: Path
+    mcp_config_path: Path
+    workdir: Path
+    base_url: str
+    env: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = 60.0
+    plugin_dirs: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TargetOutcome:
+    """How the harness process ended.
+
+    ``exit_code`` is None when it was killed (``timed_out``) or could not be started
+    (``start_error`` says why). ``duration`` is wall time in seconds, for reports only.
+    """
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    duration: float
+    start_error: str | None = None
+
+
+class Target(Protocol):
+    """A harness under test as a command: its name, command line and extra environment."""
+
+    name: str
+
+    def command(self, inv: TargetInvocation) -> list[str]:
+        """The argv that runs the harness once for ``inv``."""
+        ...
+
+    def environment(self, inv: TargetInvocation) -> dict[str, str]:
+        """Extra environment on top of :func:`base_environment` (may be empty)."""
+        ...
+
+
+def base_environment(inv: TargetInvocation) -> dict[str, str]:
+    """The clean environment every target starts from, with the invocation's paths exported too.
+
+    ``TOOLHARNESS_*`` variables repeat the placeholders, for harnesses that read them from the
+    environment rather than the command line.
+    """
+    env = {name: os.environ[name] for name in _PASSED_THROUGH if name in os.environ}
+    env.update(
+        {
+            "ANTHROPIC_BASE_URL": inv.base_url,
+            "ANTHROPIC_API_KEY": "x",
+            "HOME": str(inv.workdir / "home"),
+            "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "TOOLHARNESS_PROMPT": inv.prompt,
+            "TOOLHARNESS_SETTINGS": str(inv.settings_path),
+            "TOOLHARNESS_MCP_CONFIG": str(inv.mcp_config_path),
+            "TOOLHARNESS_WORKDIR": str(inv.workdir),
+        }
+    )
+    if inv.plugin_dirs:
+        env["TOOLHARNESS_PLUGIN_DIRS"] = os.pathsep.join(str(d) for d in inv.plugin_dirs)
+    env.update(inv.env)
+    return env
+
+
+def _substitute(word: str, inv: TargetInvocation) -> str:
+    # str.replace, not str.format: a template word may hold literal braces (JSON, shell).
+    values = {
+        "{prompt}": inv.prompt,
+        "{settings}": str(inv.settings_path),
+        "{mcp_config}": str(inv.mcp_config_path),
+        "{workdir}": str(inv.workdir),
+    }
+    for placeholder, value in values.items():
+        word = word.replace(placeholder, value)
+    return word
+
+
+class CommandTarget:
+    """A harness given as a command template, e.g. ``"my-agent -p {prompt} --mcp {mcp_config}"``.
+
+    The template is split into words like a POSIX shell would (``shlex``), then each placeholder is
+    replaced inside its word, so a prompt with spaces stays one argument. A ``{name}`` that is not
+    one of :data:`PLACEHOLDERS` is refused (a misspelt placeholder would reach the harness as is).
+    A relative program path (``./t.sh``, ``bin/agent``) is resolved against ``base`` (the directory
+    the run was started from), since the program runs in the scenario's working directory.
+    """
+
+    def __init__(self, template: str, base: Path | None = None) -> None:
+        if not isinstance(template, str) or not template.strip():
+            raise TargetError("a target command template must be a non-empty string")
+        try:
+            words = shlex.split(template)
+        except ValueError as exc:
+            raise TargetError(f"target command {template!r} can't be split into words: {exc}") from exc
+        unknown = sorted({m for word in words for m in _PLACEHOLDER.findall(word)} - set(PLACEHOLDERS))
+        if unknown:
+            raise TargetError(
+                f"target command {template!r}: unknown placeholder(s) {', '.join(unknown)}; "
+                f"the known ones are {' '.join(PLACEHOLDERS)}"
+            )
+        if "/" in words[0] and not Path(words[0]).is_absolute():  # a bare name is looked up on PATH
+            words[0] = str((base if base is not None else Path.cwd()) / words[0])
+        self.template = template
+        self.words = words
+        self.name = template
+
+    def command(self, inv: TargetInvocation) -> list[str]:
+        """The template's words with the placeholders filled in."""
+        return [_substitute(word, inv) for word in self.words]
+
+    def environment(self, inv: TargetInvocation) -> dict[str, str]:
+        """No extra environment."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"CommandTarget({self.template!r})"
+
+
+class ReferenceTarget:
+    """The reference harness through its own agent loop: ``python -m reference_impl -p ...``."""
+
+    name = "reference"
+
+    def command(self, inv: TargetInvocation) -> list[str]:
+        """``sys.executable -m reference_impl -p PROMPT --settings ... --mcp-config ...``.
+
+        Through the fork server when it runs (:func:`~pytest_toolharness.wire.processes._launch.python_module_command`):
+        still a process of its own per run, without importing the anthropic SDK and ``mcp`` each time.
+        """
+        from pytest_toolharness.wire.processes import python_module_command
+
+        return python_module_command("reference_impl", self.arguments(inv), _REFERENCE_PRELOAD)
+
+    def arguments(self, inv: TargetInvocation) -> list[str]:
+        """The arguments after ``-m reference_impl``."""
+        return [
+            "-p",
+            inv.prompt,
+            "--settings",
+            str(inv.settings_path),
+            "--mcp-config",
+            str(inv.mcp_config_path),
+            "--output-format",
+            "json",
+            "--session-dir",
+            str(inv.workdir / "session"),
+            *(arg for d in inv.plugin_dirs for arg in ("--plugin-dir", str(d))),
+        ]
+
+    def environment(self, inv: TargetInvocation) -> dict[str, str]:
+        """No extra environment."""
+        return {}
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def run_target(target: Target, inv: TargetInvocation) -> TargetOutcome:
+    """Run ``target`` once for ``inv`` and return how it ended; never raises for a broken harness.
+
+    The process gets its own session (process group), stdin from ``/dev/null`` and ``inv.workdir``
+    as its working directory. Its output goes to files in ``inv.workdir`` rather than pipes, so a
+    grandchild that keeps a pipe open (an MCP server left behind) can't make a finished harness
+    look hung. On timeout the whole group is killed; after a normal exit, whatever is left of the
+    group is killed too.
+    """
+    if inv.timeout <= 0:
+        raise ValueError(f"TargetInvocation.timeout must be > 0 seconds, got {inv.timeout}")
+    (inv.workdir / "home").mkdir(parents=True, exist_ok=True)
+    env = base_environment(inv)
+    env.update(target.environment(inv))
+    argv = target.command(inv)
+    stdout_path, stderr_path = inv.workdir / "target.stdout", inv.workdir / "target.stderr"
+    started = time.monotonic()
+    with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=inv.workdir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return TargetOutcome(
+                exit_code=None,
+                stdout="",
+                stderr="",
+                timed_out=False,
+                duration=time.monotonic() - started,
+                start_error=f"can't start {argv[0]!r}: {exc}",
+            )
+        timed_out = False
+        try:
+            exit_code: int | None = process.wait(timeout=inv.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out, exit_code = True, None
+        _kill_group(process)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=_GRACE_SECONDS)
+    return TargetOutcome(
+        exit_code=exit_code,
+        stdout=_read(stdout_path),
+        stderr=_read(stderr_path),
+        timed_out=timed_out,
+        duration=time.monotonic() - started,
+    )

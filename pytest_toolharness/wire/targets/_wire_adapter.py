@@ -1,0 +1,331 @@
+"""The wire adapter: any harness, driven from outside through the Messages API it calls.
+
+For each :class:`~pytest_toolharness.wire.scenarios._core.WireScenario`, :func:`run_wire_scenario`
+starts a :class:`~pytest_toolharness.wire.model_api._server.ScriptedApiServer` answering with the scenario's
+script, writes the scenario's settings and an MCP config for the suite's tool server into a fresh
+working directory, runs the :class:`~pytest_toolharness.wire.targets._command.Target` once, and returns a
+:class:`WireRun`: every recorded request and how the process ended.
+
+:class:`WireAdapter` is the adapter ``--toolharness-target`` installs: its harnesses have only the
+``wire`` capability (``run_wire``), so every other conformance test is reported as not checked.
+A harness that hangs, exits with an error or never calls the API becomes a test failure whose
+message says so (:meth:`WireRun.failure`), never an error of the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_toolharness.specs import SETTINGS_FILES
+from pytest_toolharness.wire.model_api import RecordedRequest, ScriptedApiServer, wire_json
+from pytest_toolharness.wire.processes import remove_at_exit
+from pytest_toolharness.wire.scenarios import (
+    CLAUDE_CODE_NAMES,
+    HOOK_LOG_NAME,
+    SERVER_NAME,
+    ToolNames,
+    WireScenario,
+)
+from pytest_toolharness.wire.targets._command import Target, TargetInvocation, TargetOutcome, run_target
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "REQUESTS_DIR",
+    "RESERVED_ENV",
+    "WireAdapter",
+    "WireHarness",
+    "WireRun",
+    "check_target_env",
+    "read_hook_log",
+    "run_wire_scenario",
+    "target_names",
+    "write_mcp_config",
+    "write_scenario_files",
+]
+
+#: Seconds one scenario run may take before the harness is killed and reported as hung.
+DEFAULT_TIMEOUT = 60.0
+
+#: The folder of a run's working directory holding each recorded request's body, byte for byte.
+REQUESTS_DIR = "requests"
+
+#: Environment variables the suite sets for every target and a user may not override: they point the
+#: harness at the scripted server, give it a throwaway HOME and tell it where the scenario's files are.
+RESERVED_ENV = ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "HOME")
+
+_TAIL_LINES = 15
+
+
+def _tail(text: str, label: str) -> str:
+    lines = text.strip().splitlines()
+    if not lines:
+        return f"{label}: (empty)"
+    shown = lines[-_TAIL_LINES:]
+    more = f" (last {len(shown)} of {len(lines)} lines)" if len(lines) > len(shown) else ""
+    return f"{label}{more}:\n    " + "\n    ".join(shown)
+
+
+@dataclass(frozen=True, slots=True)
+class WireRun:
+    """One scenario run against one target: the recorded requests and how the process ended.
+
+    ``server_errors`` are tracebacks of the scenario script (a suite bug, reported as such). The
+    evidence of what really happened, whatever the harness reports: ``mcp_calls`` (the suite's MCP
+    server's call log, start and end of each call), ``served`` (the tools it listed, name →
+    description) and ``hook_calls`` (each input the suite's command hooks read, in order).
+    ``names`` are the target's names for the scenario roles (its profile's; Claude Code's by default);
+    ``roles`` the roles it can express (its profile's capabilities; None: every role).
+    """
+
+    scenario: str
+    target: str
+    base_url: str
+    timeout: float
+    requests: list[RecordedRequest]
+    outcome: TargetOutcome
+    server_errors: list[str]
+    workdir: Path | None = None
+    mcp_calls: list[dict[str, Any]] = field(default_factory=list)
+    served: dict[str, str] = field(default_factory=dict)
+    hook_calls: list[dict[str, Any]] = field(default_factory=list)
+    names: ToolNames = CLAUDE_CODE_NAMES
+    roles: frozenset[str] | None = None
+
+    @property
+    def message_requests(self) -> list[RecordedRequest]:
+        """The ``POST /v1/messages`` requests, in arrival order."""
+        return [r for r in self.requests if r.is_messages]
+
+    def failure(self) -> str | None:
+        """Why the run itself failed (hang, error exit, no API call, script error), or None."""
+        outcome, count = self.outcome, len(self.message_requests)
+        where = f"target {self.target!r}, scenario {self.scenario!r}"
+        tails = f"{_tail(outcome.stderr, 'stderr')}\n  {_tail(outcome.stdout, 'stdout')}"
+        if outcome.start_error is not None:
+            return f"{where}: the harness could not be started: {outcome.start_error}"
+        if outcome.timed_out:
+            return (
+                f"{where}: the harness hung: it did not finish within {self.timeout:g} s and was killed, "
+                f"after {count} Messages API request(s)\n  {tails}"
+            )
+        if count == 0:
+            return (
+                f"{where}: the harness never called the Messages API at {self.base_url} "
+                f"(ANTHROPIC_BASE_URL); it exited with status {outcome.exit_code}\n  {tails}"
+            )
+        if outcome.exit_code != 0:
+            return (
+                f"{where}: the harness exited with status {outcome.exit_code} "
+                f"after {count} Messages API request(s)\n  {tails}"
+            )
+        if self.server_errors:
+            return f"{where}: the scenario's script raised (a suite bug):\n{self.server_errors[0]}"
+        return None
+
+    def verdict(self, problems: list[str]) -> str | None:
+        """The failure message for a check's ``problems`` plus :meth:`failure`, or None if all is well."""
+        parts = list(problems)
+        failure = self.failure()
+        if failure is not None:
+            parts.append(failure)
+        if not parts:
+            return None
+        return f"{self.target} ({self.scenario}):\n- " + "\n- ".join(parts)
+
+
+def write_mcp_config(path: Path, scenario: WireScenario) -> Path:
+    """The harness's MCP config: the suite's tool server serving the scenario's MCP tools."""
+    if not scenario.mcp_tools:
+        # No tools, no server: nothing to import, and any harness can read an empty config.
+        path.write_text(wire_json({"mcpServers": {}}), encoding="utf-8")
+        return path
+    from pytest_toolharness.wire.scenarios import write_mcp_config as write_server_config
+
+    return write_server_config(path, list(scenario.mcp_tools), server_name=SERVER_NAME)
+
+
+def target_names(target: Target) -> ToolNames:
+    """The target's names for the scenario roles: its ``names`` attribute, else Claude Code's."""
+    names = getattr(target, "names", None)
+    return names if isinstance(names, ToolNames) else CLAUDE_CODE_NAMES
+
+
+def read_hook_log(workdir: Path) -> list[dict[str, Any]]:
+    """What the suite's command hooks logged in ``workdir`` (nothing when none ran)."""
+    path = workdir / HOOK_LOG_NAME
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [entry for entry in (json.loads(line) for line in lines if line) if isinstance(entry, dict)]
+
+
+def check_target_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` as a plain dict, or a ValueError naming a variable the suite owns or a bad name."""
+    for name in env:
+        if not name or "=" in name or "\0" in name or name.strip() != name:
+            raise ValueError(f"{name!r} is not an environment variable name")
+        if name in RESERVED_ENV or name.startswith("TOOLHARNESS_"):
+            raise ValueError(
+                f"{name} is set by the suite for every target (the scripted server, a fresh HOME, the "
+                f"scenario's files: {', '.join(RESERVED_ENV)}, TOOLHARNESS_*) and can't be overridden"
+            )
+    return dict(env)
+
+
+def write_scenario_files(workdir: Path, scenario: WireScenario) -> None:
+    """The scenario's files, links and the settings files a target finds by itself, in ``workdir``.
+
+    ``~`` in a settings file's place is the target's HOME (``workdir/home``).
+    """
+    for relative, text in scenario.files.items():
+        path = workdir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for relative, pointee in scenario.links.items():
+        path = workdir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(pointee)
+    for source, settings in scenario.setting_files.items():
+        place = SETTINGS_FILES[source]  # type: ignore[index]
+        path = workdir / "home" / place[2:] if place.startswith("~/") else workdir / place
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(wire_json(dict(settings)), encoding="utf-8")
+
+
+def _write_requests(folder: Path, requests: list[RecordedRequest]) -> None:
+    """Each recorded request's body as received, ``NNN-<method>-<path>.json``, in arrival order."""
+    folder.mkdir(exist_ok=True)
+    for request in requests:
+        path = request.path.strip("/").replace("/", "_") or "root"
+        (folder / f"{request.index:03d}-{request.method}-{path}.json").write_bytes(request.body)
+
+
+def run_wire_scenario(
+    target: Target,
+    scenario: WireScenario,
+    workdir: Path,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+) -> WireRun:
+    """Run ``scenario`` once against ``target`` in ``workdir`` (created) and return what happened.
+
+    ``env`` is the user's extra environment for the target (``--toolharness-target-env``); the
+    scenario's own (``ENABLE_TOOL_SEARCH``, ...) wins over it. The recorded request bodies are
+    written to ``workdir/requests/`` (:data:`REQUESTS_DIR`), the evidence a finding cites.
+    """
+    workdir.mkdir(parents=True, exist_ok=True)
+    write_scenario_files(workdir, scenario)
+    settings_path = workdir / "settings.json"
+    settings_path.write_text(wire_json(dict(scenario.settings)), encoding="utf-8")
+    mcp_config_path = write_mcp_config(workdir / "mcp.json", scenario)
+    with ScriptedApiServer(scenario.answer) as server:
+        invocation = TargetInvocation(
+            prompt=scenario.prompt,
+            settings_path=settings_path,
+            mcp_config_path=mcp_config_path,
+            workdir=workdir,
+            base_url=server.base_url,
+            env={**check_target_env(env or {}), **scenario.env},
+            timeout=timeout,
+            plugin_dirs=tuple(workdir / d for d in scenario.plugin_dirs),
+        )
+        outcome = run_target(target, invocation)
+        requests = server.requests
+        errors = server.script_errors
+    _write_requests(workdir / REQUESTS_DIR, requests)
+    from pytest_toolharness.wire.scenarios import read_call_log, read_served
+
+    return WireRun(
+        scenario=scenario.name,
+        target=target.name,
+        base_url=invocation.base_url,
+        timeout=timeout,
+        requests=requests,
+        outcome=outcome,
+        server_errors=errors,
+        workdir=workdir,
+        mcp_calls=read_call_log(workdir) if scenario.mcp_tools else [],
+        served=read_served(workdir) if scenario.mcp_tools else {},
+        hook_calls=read_hook_log(workdir),
+        names=target_names(target),
+    )
+
+
+class WireHarness:
+    """A harness reached over the wire: the ``wire`` capability only."""
+
+    def __init__(
+        self,
+        target: Target,
+        root: Path,
+        timeout: float,
+        *,
+        env: Mapping[str, str] | None = None,
+        roles: frozenset[str] | None = None,
+    ) -> None:
+        self.target = target
+        self.names = target_names(target)
+        #: The scenario roles the target can express (its profile's capabilities); None: all of them.
+        self.roles = roles
+        self._root = root
+        self._timeout = timeout
+        self._env = check_target_env(env or {})
+        self._runs = itertools.count(1)
+
+    def run_wire(self, scenario: WireScenario) -> WireRun:
+        """Run ``scenario`` against the target in a fresh working directory."""
+        workdir = self._root / f"{next(self._runs):03d}-{scenario.name}"
+        run = run_wire_scenario(self.target, scenario, workdir, timeout=self._timeout, env=self._env)
+        return dataclasses.replace(run, roles=self.roles)
+
+
+class WireAdapter:
+    """The adapter for a harness under test given as a target (``--toolharness-target``).
+
+    ``claims`` are the requirement profiles the target claims (its target profile's; a bare command
+    is taken to speak Claude Code's conventions, as the scenarios do by default). ``env`` is passed
+    to every run (``--toolharness-target-env``). ``keep`` is a folder to keep the working
+    directories in (``--toolharness-keep-workdirs``); without it they are deleted at exit.
+    """
+
+    capabilities = frozenset({"wire"})
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        claims: frozenset[str] = frozenset({"core", "claude-code"}),
+        roles: frozenset[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        keep: Path | None = None,
+    ) -> None:
+        if timeout <= 0:
+            raise ValueError(f"the target timeout must be > 0 seconds, got {timeout}")
+        self.target = target
+        self.timeout = timeout
+        self.profiles = claims
+        self.roles = roles
+        self.env = check_target_env(env or {})
+        self.name = f"wire target {target.name}"
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            self._root = Path(tempfile.mkdtemp(prefix="run-", dir=keep))
+        else:
+            self._root = Path(tempfile.mkdtemp(prefix="toolharness-wire-"))
+            remove_at_exit(self._root)
+        self._count = itertools.count(1)
+
+    def new_harness(self) -> WireHarness:
+        """A fresh harness with its own working directories."""
+        root = self._root / f"harness-{next(self._count)}"
+        root.mkdir(parents=True)
+        return WireHarness(self.target, root, self.timeout, env=self.env, roles=self.roles)
