@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl.permissions._shell import (
+from reference_impl.permissions._bash_reader import (
     allow_units,
     deny_candidates,
     deny_forms,

@@ -6,6 +6,10 @@ nothing back. ``_host`` is the host decision (``can_use_tool``) in claude-agent-
 
 from __future__ import annotations
 
+from reference_impl.permissions._bash_reader import (
+    ShellCommand,
+    split_command,
+)
 from reference_impl.permissions._decisions import (
     SETTING_SOURCES,
     SETTINGS_FILES,
@@ -57,10 +61,6 @@ from reference_impl.permissions._settings import (
     SettingsFile,
     load_settings,
     rules_from_strings,
-)
-from reference_impl.permissions._shell import (
-    ShellCommand,
-    split_command,
 )
 
 __all__ = [

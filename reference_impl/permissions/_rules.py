@@ -8,7 +8,7 @@ matches a URL's host; MCP rules are ``mcp__server`` / ``mcp__server__*`` (every 
 and ``mcp__server__tool``. ``Tool(*)`` means the whole tool, as in Claude Code 2.1.20+.
 
 Matching is asymmetric on purpose (fail closed): allow rules must cover *every* command bash would
-run (:func:`~reference_impl.permissions._shell.allow_units`) and the exact resolved file; a deny or
+run (:func:`~reference_impl.permissions._bash_reader.allow_units`) and the exact resolved file; a deny or
 ask rule matches when *any* spelling of any command, or any normalised form of the path or host,
 matches, and also when the call could not be understood.
 
@@ -30,9 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from reference_impl.permissions._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
-from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
-from reference_impl.permissions._shell import (
+from reference_impl.permissions._bash_reader import (
     ShellCommand,
     allow_candidates,
     allow_units,
@@ -42,6 +40,8 @@ from reference_impl.permissions._shell import (
     pattern_head,
     split_command,
 )
+from reference_impl.permissions._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
+from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, normalize_name_for_mcp, parse_mcp_name
 
 __all__ = [

@@ -478,7 +478,7 @@ def _legacy_allow_units(command: Any, depth: int = 0) -> tuple[tuple[str, ...], 
 
 
 def _legacy_deny_forms(command: str) -> Any:
-    from reference_impl.permissions._shell import DenyForms
+    from reference_impl.permissions._bash_reader import DenyForms
 
     legacy = split_command(command)
     forms = {command.strip(), legacy.canonical}

@@ -16,7 +16,7 @@ DESCRIPTION = (
 
 
 def _two_spellings(_original: Any) -> Any:
-    from reference_impl.permissions import _shell
+    from reference_impl.permissions import _bash_reader as _shell
 
     def _deny_env_split(args: Any, forms: set[str], depth: int) -> str | None:
         reason = None
@@ -32,4 +32,4 @@ def _two_spellings(_original: Any) -> Any:
     return _deny_env_split
 
 
-adapter = make_factory(Patch("reference_impl.permissions._shell", "_deny_env_split", _two_spellings))
+adapter = make_factory(Patch("reference_impl.permissions._bash_reader", "_deny_env_split", _two_spellings))
