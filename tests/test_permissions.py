@@ -29,7 +29,7 @@ from reference_impl import (
     load_settings,
     parse_rule,
 )
-from reference_impl.permissions._engine import PROTECTED_DIRECTORIES, PROTECTED_FILES
+from reference_impl.permissions._protected_paths import PROTECTED_DIRECTORIES, PROTECTED_FILES
 from tests.test_rules import BASH, EDIT, GITHUB_ISSUE, GITHUB_SEARCH, READ, SLACK_POST, WEBFETCH, WRITE
 
 CWD = Path("/proj")

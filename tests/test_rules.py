@@ -26,7 +26,7 @@ from reference_impl import (
     parse_rule,
     rule_matches,
 )
-from reference_impl.permissions._rules import normalise_host
+from reference_impl.permissions._url_hosts import normalise_host
 
 
 class CommandInput(BaseModel):

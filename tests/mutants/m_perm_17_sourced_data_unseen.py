@@ -14,11 +14,11 @@ DESCRIPTION = (
 
 adapter = make_factory(
     Patch(
-        "reference_impl.permissions._bash_reader",
+        "reference_impl.permissions._shell_forms",
         "data_run_as_code",
         lambda _original: lambda *_args: (None, None),
     ),
     Patch(
-        "reference_impl.permissions._bash_reader", "runs_written_file", lambda _original: lambda *_args: None
+        "reference_impl.permissions._shell_forms", "runs_written_file", lambda _original: lambda *_args: None
     ),
 )
