@@ -133,7 +133,7 @@ class ShellCommand:
 _LOCAL = threading.local()
 
 
-def _parser() -> tree_sitter.Parser:
+def _bash_parser() -> tree_sitter.Parser:
     parser: tree_sitter.Parser | None = getattr(_LOCAL, "parser", None)
     if parser is None:
         parser = _LOCAL.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
@@ -479,7 +479,7 @@ def _split(command: str, splice: bool) -> ShellCommand:
     walk = _Walk(source)
     if _ODD_BLANKS.search(command):
         walk.problem("a character bash does not treat as a blank (\\r, \\v, \\f, NUL, a Unicode space)")
-    root = _parser().parse(source).root_node
+    root = _bash_parser().parse(source).root_node
     if root.has_error:
         walk.problem("the command is not valid bash (syntax error)")
     walk.statement(root, 0)

@@ -55,11 +55,13 @@ def _quote(word: str) -> str:
     return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
-def _render(argv: Argv, raw: tuple[str, ...]) -> str:
+def _quoted_form(argv: Argv, raw: tuple[str, ...]) -> str:
+    """The words re-quoted so that a shell reads them back as these words (run-time words as written)."""
     return " ".join(r if v is None or is_globby(r) else _quote(v) for v, r in zip(argv, raw, strict=False))
 
 
-def _plain(argv: Argv, raw: tuple[str, ...]) -> str:
+def _plain_form(argv: Argv, raw: tuple[str, ...]) -> str:
+    """The words after quote removal joined by spaces (run-time words as written)."""
     return " ".join(r if v is None else v for v, r in zip(argv, raw, strict=False))
 
 
@@ -81,7 +83,7 @@ def _allow_argv(
     """Units for one command given as words: its own forms, then those of what it wraps."""
     if _name_unknown(argv) or depth > 8 or (raw and is_globby(raw[0])):
         return None
-    forms = [_render(argv, raw)]
+    forms = [_quoted_form(argv, raw)]
     name = argv[0]
     assert name is not None
     while name in HARMLESS_WRAPPERS:
@@ -94,7 +96,7 @@ def _allow_argv(
         assert name is not None
         if is_globby(raw[0]):
             return None
-        forms.append(_render(argv, raw))
+        forms.append(_quoted_form(argv, raw))
     units = [tuple(dict.fromkeys(forms))]
     base = posixpath.basename(name)
     args = argv[1:]
@@ -168,7 +170,9 @@ def allow_units(command: ShellCommand, depth: int = 0) -> AllowUnits | None:
         forms_here: list[str] = [part.text]
         argv, raw = part.argv, part.raw
         if part.assignments and not part.plain_assignments:
-            units.append(tuple(dict.fromkeys([part.text, " ".join((*part.assignments, _render(argv, raw)))])))
+            units.append(
+                tuple(dict.fromkeys([part.text, " ".join((*part.assignments, _quoted_form(argv, raw)))]))
+            )
             continue  # an assignment that changes what runs: only a rule naming it can allow it
         found = _allow_argv(argv, raw, depth, part.stdin)
         if found is None:
@@ -221,13 +225,13 @@ def _deny_argv(
     name = argv[0]
     assert name is not None
     base = _program_name(name)
-    forms.add(_render(argv, raw))
-    forms.add(_plain(argv, raw))
+    forms.add(_quoted_form(argv, raw))
+    forms.add(_plain_form(argv, raw))
     if base != name:
         argv = (base, *argv[1:])
         raw = (base, *raw[1:])
-        forms.add(_render(argv, raw))
-        forms.add(_plain(argv, raw))
+        forms.add(_quoted_form(argv, raw))
+        forms.add(_plain_form(argv, raw))
     args = argv[1:]
     reason: str | None = None
     if is_wrapper(base):
@@ -304,7 +308,7 @@ def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | N
     joined: list[str] = []
     for part in command.parts:
         forms.add(part.text)
-        joined.append(_plain(part.argv, part.raw))
+        joined.append(_plain_form(part.argv, part.raw))
         found = _deny_argv(part.argv, part.raw, forms, depth, part.stdin)  # always: it adds the forms
         reason = reason or found
     if joined:
