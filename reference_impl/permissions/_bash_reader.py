@@ -187,23 +187,11 @@ class _Walk:
         elif kind == "redirected_statement":
             first = len(self.parts)
             self.stdin = None
-            for child in node.named_children:
-                if child.type == "file_redirect" or child.type == "herestring_redirect":
-                    self.redirect(child, depth)
-                elif child.type == "heredoc_redirect":
-                    self.heredoc(child, depth)
-                else:
-                    self.statement(child, depth + 1)
+            self.statement_children(node, depth)
             if self.stdin is not None and len(self.parts) > first:
                 self.parts[first] = replace(self.parts[first], stdin=self.stdin)
         elif kind in _MODELLED_STATEMENTS:
-            for child in node.named_children:
-                if child.type == "file_redirect" or child.type == "herestring_redirect":
-                    self.redirect(child, depth)
-                elif child.type == "heredoc_redirect":
-                    self.heredoc(child, depth)
-                else:
-                    self.statement(child, depth + 1)
+            self.statement_children(node, depth)
         elif kind in ("variable_assignment", "variable_assignments"):
             self.problem("a shell variable is set for the rest of the command line")
             self.children(node, depth)
@@ -218,6 +206,16 @@ class _Walk:
         else:
             self.problem(f"the shell construct {kind!r} is not analysed")
             self.children(node, depth)
+
+    def statement_children(self, node: tree_sitter.Node, depth: int) -> None:
+        """Walk the redirections and statements of a statement the walk models."""
+        for child in node.named_children:
+            if child.type == "file_redirect" or child.type == "herestring_redirect":
+                self.redirect(child, depth)
+            elif child.type == "heredoc_redirect":
+                self.heredoc(child, depth)
+            else:
+                self.statement(child, depth + 1)
 
     def opaque(self, node: tree_sitter.Node, why: str) -> None:
         """A command bash may run that the walk can't name: allow never, every deny rule may apply."""
