@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from reference_impl.permissions._shell import deny_forms, env_split
+from reference_impl.permissions._shell_forms import deny_forms
+from reference_impl.permissions._wrapped_commands import env_split
 
 ENV = shutil.which("env")
 pytestmark = pytest.mark.skipif(ENV is None, reason="no env program on PATH")

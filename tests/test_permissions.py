@@ -24,7 +24,7 @@ from reference_impl import (
     parse_rule,
 )
 from reference_impl.permissions import PERMISSION_MODES, SETTING_SOURCES, HookVerdict, is_tool_denied_as_whole
-from reference_impl.permissions._engine import PROTECTED_DIRECTORIES, PROTECTED_FILES
+from reference_impl.permissions._protected_paths import PROTECTED_DIRECTORIES, PROTECTED_FILES
 from reference_impl.tools import PermissionTarget, ToolPermissionCheck
 from tests.test_rules import BASH, EDIT, GITHUB_ISSUE, GITHUB_SEARCH, READ, SLACK_POST, WEBFETCH, WRITE
 

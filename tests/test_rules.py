@@ -23,7 +23,7 @@ from reference_impl import (
     parse_rule,
 )
 from reference_impl.permissions import SETTING_SOURCES, format_rule, rule_matches
-from reference_impl.permissions._rules import normalise_host
+from reference_impl.permissions._url_hosts import normalise_host
 from reference_impl.tools import PermissionTarget
 
 

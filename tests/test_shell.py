@@ -6,13 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl.permissions._shell import (
-    allow_units,
-    deny_candidates,
-    deny_forms,
-    match_shell_pattern,
-    split_command,
-)
+from reference_impl.permissions._bash_reader import split_command
+from reference_impl.permissions._shell_forms import allow_units, deny_candidates, deny_forms
+from reference_impl.permissions._shell_rules import match_shell_pattern
 
 # (command, the words of each command bash would run, in walk order, confident)
 SPLIT_CASES: list[tuple[str, list[list[str]], bool]] = [

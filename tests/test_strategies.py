@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - depends on the tree's state
     RuleSyntaxError = ValueError  # type: ignore[assignment,misc]
 
 needs_rule_parser = pytest.mark.skipif(
-    parse_rule is None, reason="reference_impl.permissions._rules.parse_rule not written yet"
+    parse_rule is None, reason="reference_impl.permissions._rule_syntax.parse_rule not written yet"
 )
 
 

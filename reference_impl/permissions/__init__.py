@@ -1,11 +1,23 @@
-"""Permissions: rules and settings sources, shell and path matching, the decision engine and modes.
+"""Permissions: whether a tool call may run, with the rule, source, hook or mode that decided (PERM).
 
-The engine (``_engine``) calls the matchers (``_rules``, ``_shell``, ``_paths``); the matchers call
-nothing back. ``_host`` is the host decision (``can_use_tool``) in claude-agent-sdk's shapes.
+Settings and rules are loaded (``_settings``, ``_rule_syntax``); one decision reads top-down: the
+engine (``_engine``) asks the rule matcher (``_rules``), which asks the shell-rule matcher
+(``_shell_rules``, ``_shell_forms``), which asks the bash reader (``_bash_reader``,
+``_wrapped_commands``, ``_bash_words``); nothing calls back up. ``_host`` is the host decision
+(``can_use_tool``) in claude-agent-sdk's shapes.
 """
 
 from __future__ import annotations
 
+from reference_impl.permissions._bash_reader import (
+    ShellCommand,
+    split_command,
+)
+from reference_impl.permissions._context import (
+    Classifier,
+    PermissionContext,
+    context_from_settings,
+)
 from reference_impl.permissions._decisions import (
     SETTING_SOURCES,
     SETTINGS_FILES,
@@ -18,11 +30,6 @@ from reference_impl.permissions._decisions import (
     SettingSource,
 )
 from reference_impl.permissions._engine import (
-    PROTECTED_DIRECTORIES,
-    PROTECTED_FILES,
-    Classifier,
-    PermissionContext,
-    context_from_settings,
     decide_permission,
     internal_error_decision,
     is_tool_denied_as_whole,
@@ -38,15 +45,19 @@ from reference_impl.permissions._paths import (
     PathPatternError,
     parse_path_pattern,
 )
-from reference_impl.permissions._rules import (
+from reference_impl.permissions._protected_paths import (
+    PROTECTED_DIRECTORIES,
+    PROTECTED_FILES,
+)
+from reference_impl.permissions._rule_syntax import (
     PermissionRule,
     RuleSyntaxError,
     format_rule,
-    normalise_host,
     parse_rule,
+)
+from reference_impl.permissions._rules import (
     rule_applies_to_tool,
     rule_matches,
-    rule_matches_shell_part,
     safe_target,
 )
 from reference_impl.permissions._settings import (
@@ -58,10 +69,8 @@ from reference_impl.permissions._settings import (
     load_settings,
     rules_from_strings,
 )
-from reference_impl.permissions._shell import (
-    ShellCommand,
-    split_command,
-)
+from reference_impl.permissions._shell_rules import rule_matches_shell_part
+from reference_impl.permissions._url_hosts import normalise_host
 
 __all__ = [
     "PERMISSION_MODES",

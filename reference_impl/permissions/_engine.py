@@ -24,17 +24,18 @@ ask, or denies when nobody can be asked). Every decision carries a :class:`Decis
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, TypeAlias
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
 
+from reference_impl.permissions._context import PermissionContext
 from reference_impl.permissions._decisions import DecisionReason, HookVerdict, PermissionDecision
-from reference_impl.permissions._paths import is_within, lexical_path, resolved_path
+from reference_impl.permissions._paths import is_within, resolved_path
+from reference_impl.permissions._protected_paths import protected_reason, protected_write
+from reference_impl.permissions._rule_matches import RuleMatch
+from reference_impl.permissions._rule_syntax import PermissionRule
 from reference_impl.permissions._rules import (
     Call,
-    PermissionRule,
-    RuleMatch,
     allow_match,
     call_keys,
     describe_call,
@@ -42,7 +43,6 @@ from reference_impl.permissions._rules import (
     rule_applies_to_tool,
     rule_keys,
 )
-from reference_impl.permissions._settings import PERMISSION_MODES, PermissionMode, SettingsFile
 from reference_impl.tools import (
     PermissionTarget,
     Tool,
@@ -50,104 +50,7 @@ from reference_impl.tools import (
     ToolPermissionCheck,
 )
 
-__all__ = [
-    "PERMISSION_MODES",
-    "PROTECTED_DIRECTORIES",
-    "PROTECTED_FILES",
-    "Classifier",
-    "PermissionContext",
-    "PermissionMode",
-    "context_from_settings",
-    "decide_permission",
-    "internal_error_decision",
-    "is_tool_denied_as_whole",
-    "protected_reason",
-]
-
-Classifier: TypeAlias = Callable[[Tool, Mapping[str, Any]], str]
-"""The auto-mode classifier: returns ``"allow"`` or ``"deny"``; anything else, or raising, fails closed."""
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionContext:
-    """Everything the engine needs besides the call: mode, rules from every source, directories.
-
-    ``can_prompt`` is False when nobody can be asked (headless, background agents); the engine
-    still returns ``ask`` and the executor resolves it (PERM-8), except that a failed auto-mode
-    classification denies directly. ``project_root`` anchors ``/x`` path rules (default: cwd).
-    """
-
-    mode: PermissionMode = "default"
-    rules: tuple[PermissionRule, ...] = ()
-    cwd: Path = field(default_factory=Path.cwd)
-    additional_dirs: tuple[Path, ...] = ()
-    can_prompt: bool = True
-    classifier: Classifier | None = None
-    project_root: Path | None = None
-    block_writes_outside_working_dirs: bool = False
-    deny_instead_of_prompting: bool = False
-
-    def __post_init__(self) -> None:
-        if self.mode not in PERMISSION_MODES:
-            raise ValueError(
-                f"unknown permission mode {self.mode!r} (expected one of {', '.join(PERMISSION_MODES)})"
-            )
-
-    @property
-    def working_dirs(self) -> tuple[Path, ...]:
-        """The working directory and the additional ones."""
-        return (self.cwd, *self.additional_dirs)
-
-    def with_mode(self, mode: PermissionMode) -> PermissionContext:
-        """A copy in another mode."""
-        return replace(self, mode=mode)
-
-
-def context_from_settings(
-    files: Iterable[SettingsFile],
-    *,
-    cwd: Path,
-    mode: PermissionMode | None = None,
-    extra_rules: Iterable[PermissionRule] = (),
-    additional_dirs: Iterable[Path] = (),
-    can_prompt: bool = True,
-    classifier: Classifier | None = None,
-    project_root: Path | None = None,
-) -> PermissionContext:
-    """Build a context from loaded settings files (all sources together; precedence is by behavior).
-
-    The mode is ``mode`` if given, else the last file's ``defaultMode``, else ``default``; when any
-    file sets ``disableBypassPermissionsMode`` a bypassPermissions mode falls back to ``default``.
-    Relative ``additionalDirectories`` are taken relative to ``cwd``.
-    """
-    files = tuple(files)
-    rules = [rule for settings in files for rule in settings.rules]
-    rules.extend(extra_rules)
-    chosen: PermissionMode = "default"
-    for settings in files:
-        if settings.permissions.default_mode is not None:
-            chosen = settings.permissions.default_mode
-    if mode is not None:
-        chosen = mode
-    if chosen == "bypassPermissions" and any(f.permissions.disable_bypass_permissions_mode for f in files):
-        chosen = "default"
-    directories = [Path(d) for d in additional_dirs]
-    for settings in files:
-        directories.extend(cwd / Path(d).expanduser() for d in settings.permissions.additional_directories)
-    # True from any source wins (a repository can't turn these off).
-    block_writes = any(f.permissions.block_writes_outside_working_directories for f in files)
-    deny_instead = any(f.permissions.deny_instead_of_prompting for f in files)
-    return PermissionContext(
-        block_writes_outside_working_dirs=block_writes,
-        deny_instead_of_prompting=deny_instead,
-        mode=chosen,
-        rules=tuple(rules),
-        cwd=cwd,
-        additional_dirs=tuple(dict.fromkeys(directories)),
-        can_prompt=can_prompt,
-        classifier=classifier,
-        project_root=project_root,
-    )
+__all__ = ["decide_permission", "internal_error_decision", "is_tool_denied_as_whole"]
 
 
 def is_tool_denied_as_whole(tool: Tool, context: PermissionContext) -> bool:
@@ -265,54 +168,6 @@ def _is_read_only(tool: Tool, tool_input: Mapping[str, Any]) -> bool:
         return False
 
 
-PROTECTED_DIRECTORIES = frozenset({".git", ".claude", ".vscode", ".idea", ".husky"})
-"""Directories whose files are never edited without asking, whatever the mode (PERM-15)."""
-
-PROTECTED_FILES = frozenset(
-    {".mcp.json", ".gitmodules", ".gitconfig", ".gitattributes", ".bashrc", ".bash_profile", ".bash_login"}
-    | {".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".envrc", ".npmrc"}
-    | {".pypirc", ".netrc", ".inputrc", ".tcshrc", ".cshrc", ".kshrc", ".config/fish/config.fish"}
-)
-"""Files that make code run later, or configure the harness, git or a shell (PERM-15)."""
-
-
-def protected_reason(path: str, cwd: Path) -> str | None:
-    """Why writing ``path`` (any spelling; both its lexical and resolved forms) must be asked about."""
-    try:
-        forms = {lexical_path(path, cwd), resolved_path(path, cwd)}
-    except (OSError, ValueError):
-        return f"the path {path!r} can't be resolved"
-    for form in forms:
-        segments = form.split("/")
-        hit = PROTECTED_DIRECTORIES.intersection(segments[:-1]) or PROTECTED_DIRECTORIES.intersection(
-            segments[-1:]
-        )
-        if hit:
-            return f"{path} is inside the protected directory {sorted(hit)[0]}"
-        if segments[-1] in PROTECTED_FILES or "/".join(segments[-3:]) in PROTECTED_FILES:
-            return f"{path} is a protected file ({segments[-1]})"
-    return None
-
-
-def _protected_write(call: Call, context: PermissionContext) -> str | None:
-    """Why this call writes a protected path (a file tool's edit or a shell redirection), if it does."""
-    target = call.target
-    if target is None:
-        return None
-    if target.kind == "edit":
-        return protected_reason(target.value, context.cwd)
-    shell = call.shell
-    if shell is None:
-        return None
-    for written in shell.writes:
-        if written is None:
-            return "the command writes to a file only known when it runs"
-        reason = protected_reason(written, context.cwd)
-        if reason is not None:
-            return reason
-    return None
-
-
 def _in_working_dirs(target: PermissionTarget, context: PermissionContext, *, for_edit: bool = False) -> bool:
     try:
         path = resolved_path(target.value, context.cwd) if target.value.strip() else ""
@@ -369,11 +224,13 @@ def decide_permission(
         if decision.behavior != "ask":
             return decision
         # Only the final "nothing decided" ask may be settled by the auto-mode classifier; an ask
-        # that a rule, safety check, hook or interactive tool insisted on goes to a person.
+        # that a rule, safety check, hook or interactive tool insisted on goes to a person. A
+        # "tool" ask is the tool's own only for a tool that does not require user interaction
+        # (one that does is asked about before its own ask is reached).
         ordinary = decision.reason.stage == "default" or (
-            decision.reason.stage == "tool" and decision.reason.detail != _INTERACTIVE.format(tool.name)
+            decision.reason.stage == "tool" and not tool.requires_user_interaction
         )
-        decision = _resolve_ask(tool, tool_input, context, decision, ordinary=ordinary)
+        decision = _apply_mode_to_ask(tool, tool_input, context, decision, ordinary=ordinary)
         if decision.behavior == "ask" and context.deny_instead_of_prompting:
             return PermissionDecision(
                 behavior="deny",
@@ -397,9 +254,6 @@ def internal_error_decision(tool_name: str, error: BaseException) -> PermissionD
         reason=DecisionReason(stage="safety", detail=detail),
         message=f"Permission to use {tool_name} was denied: {detail}.",
     )
-
-
-_INTERACTIVE = "{} requires user interaction"
 
 
 def _decide(
@@ -482,7 +336,7 @@ def _decide(
     if tool.requires_user_interaction:
         return PermissionDecision(
             behavior="ask",
-            reason=DecisionReason(stage="tool", detail=_INTERACTIVE.format(tool.name)),
+            reason=DecisionReason(stage="tool", detail=f"{tool.name} requires user interaction"),
             message=check.message or f"Allow {what}?",
             updated_input=updated,
         )
@@ -501,7 +355,7 @@ def _decide(
         )
     # Only the modes that allow without asking need it (in the others an edit is asked about anyway).
     protected = (
-        _protected_write(call, context) if mode in ("bypassPermissions", "acceptEdits", "auto") else None
+        protected_write(call, context.cwd) if mode in ("bypassPermissions", "acceptEdits", "auto") else None
     )
     if protected is not None:
         return PermissionDecision(
@@ -561,7 +415,7 @@ def _decide(
     )
 
 
-def _resolve_ask(
+def _apply_mode_to_ask(
     tool: Tool,
     tool_input: Mapping[str, Any],
     context: PermissionContext,
@@ -569,6 +423,7 @@ def _resolve_ask(
     *,
     ordinary: bool,
 ) -> PermissionDecision:
+    """An ask as the mode settles it: dontAsk denies; auto mode's classifier settles an ordinary ask."""
     mode = context.mode
     if mode == "dontAsk":
         return PermissionDecision(

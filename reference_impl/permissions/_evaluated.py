@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 __all__ = ["MAY_HIDE_CODE", "data_run_as_code", "hidden_code", "mark_evaluated_code", "runs_written_file"]
 
 
-class _Walk(Protocol):
+class _WalkRecorder(Protocol):
+    """What this module needs of the bash reader's walk: a node's text, and recording what it finds."""
+
     def text(self, node: tree_sitter.Node) -> str: ...
     def problem(self, message: str) -> None: ...
     def opaque(self, node: tree_sitter.Node, why: str) -> None: ...
@@ -133,7 +135,7 @@ def _variable_names(name: str, args: Sequence[str | None]) -> list[str | None]:
     return found
 
 
-def _declaration_evaluates(walk: _Walk, node: tree_sitter.Node) -> str | None:
+def _declaration_evaluates(walk: _WalkRecorder, node: tree_sitter.Node) -> str | None:
     """Why ``declare``/``export``/``local``/``unset`` ... may evaluate code, or None.
 
     A subscripted or run-time name does, and so does a run-time value given to an integer (``-i``)
@@ -157,7 +159,7 @@ def _declaration_evaluates(walk: _Walk, node: tree_sitter.Node) -> str | None:
     return None
 
 
-def mark_evaluated_code(walk: _Walk, root: tree_sitter.Node) -> None:
+def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
     """Make opaque what bash evaluates as code at run time although the text shows no command.
 
     Array subscripts and arithmetic on variables (``x='a[$(rm y)]'; echo $((x))``), indirect and

@@ -46,7 +46,7 @@ def _fold(path: str) -> str:
     return normal
 
 
-def _absolute(path: str, cwd: Path) -> str:
+def _absolute_path(path: str, cwd: Path) -> str:
     if "\x00" in path:
         raise PathPatternError(f"path {path!r} contains a NUL byte")
     expanded = os.path.expanduser(path) if path.startswith("~") else path
@@ -55,12 +55,12 @@ def _absolute(path: str, cwd: Path) -> str:
 
 def lexical_path(path: str, cwd: Path) -> str:
     """``path`` made absolute against ``cwd`` with ``.``, ``..`` and ``//`` folded, symlinks untouched."""
-    return _fold(_absolute(path, cwd))
+    return _fold(_absolute_path(path, cwd))
 
 
 def resolved_path(path: str, cwd: Path) -> str:
     """``path`` made absolute against the resolved ``cwd``, with every symlink followed."""
-    return os.path.realpath(_absolute(path, Path(os.path.realpath(cwd))))
+    return os.path.realpath(_absolute_path(path, Path(os.path.realpath(cwd))))
 
 
 def path_forms(path: str, cwd: Path) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
 from reference_impl.permissions._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
-from reference_impl.permissions._rules import PermissionRule, RuleSyntaxError, parse_rule
+from reference_impl.permissions._rule_syntax import PermissionRule, RuleSyntaxError, parse_rule
 
 __all__ = [
     "KNOWN_PERMISSION_KEYS",

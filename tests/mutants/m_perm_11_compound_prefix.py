@@ -22,4 +22,4 @@ def _mutate(original: Any) -> Any:
     return allow_units
 
 
-adapter = make_factory(Patch("reference_impl.permissions._rules", "allow_units", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._shell_rules", "allow_units", _mutate))

@@ -10,10 +10,10 @@ __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 TARGET = "PERM-11"
 DESCRIPTION = "WebFetch(domain:127.0.0.1) deny misses http://[::ffff:127.0.0.1]/, which reaches 127.0.0.1"
 
+_KEEP_IPV6 = rewrite("return str(mapped if mapped is not None else address)", "return str(address)")
+
+# Both readers of a host: matching a URL, and checking a rule's host when it is parsed.
 adapter = make_factory(
-    Patch(
-        "reference_impl.permissions._rules",
-        "normalise_host",
-        rewrite("return str(mapped if mapped is not None else address)", "return str(address)"),
-    )
+    Patch("reference_impl.permissions._url_hosts", "normalise_host", _KEEP_IPV6),
+    Patch("reference_impl.permissions._rule_syntax", "normalise_host", _KEEP_IPV6),
 )

@@ -23,4 +23,8 @@ def _mutate(original: Any) -> Any:
     return normalise_host
 
 
-adapter = make_factory(Patch("reference_impl.permissions._rules", "normalise_host", _mutate))
+# Both readers of a host: matching a URL, and checking a rule's host when it is parsed.
+adapter = make_factory(
+    Patch("reference_impl.permissions._url_hosts", "normalise_host", _mutate),
+    Patch("reference_impl.permissions._rule_syntax", "normalise_host", _mutate),
+)

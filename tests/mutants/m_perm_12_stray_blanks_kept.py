@@ -14,7 +14,7 @@ DESCRIPTION = (
 
 adapter = make_factory(
     Patch(
-        "reference_impl.permissions._rules",
+        "reference_impl.permissions._rule_syntax",
         "_normalise_shell_content",
         lambda _original: lambda content: content,
     )

@@ -25,7 +25,7 @@ def _reraise(original: Any) -> Any:
 
 
 adapter = make_factory(
-    Patch("reference_impl.permissions._shell", "MAX_DEPTH", lambda _original: 10**9),
+    Patch("reference_impl.permissions._bash_reader", "MAX_DEPTH", lambda _original: 10**9),
     Patch("reference_impl.permissions._engine", "internal_error_decision", _reraise),
     Patch("reference_impl.execution._pipeline", "internal_error_decision", _reraise),
 )

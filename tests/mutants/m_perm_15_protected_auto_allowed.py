@@ -11,5 +11,10 @@ DESCRIPTION = "edits of .git/hooks, .vscode, .mcp.json or ~/.bashrc are auto-all
 
 
 adapter = make_factory(
-    Patch("reference_impl.permissions._engine", "protected_reason", lambda _original: lambda path, cwd: None)
+    Patch("reference_impl.permissions._engine", "protected_reason", lambda _original: lambda path, cwd: None),
+    Patch(
+        "reference_impl.permissions._protected_paths",
+        "protected_reason",
+        lambda _original: lambda path, cwd: None,
+    ),
 )

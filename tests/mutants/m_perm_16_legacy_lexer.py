@@ -21,7 +21,7 @@ __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 TARGET = "PERM-16"
 DESCRIPTION = "shell commands are split by a home-made lexer, not bash's grammar (the engine before issue 13)"
 
-# ----- the lexer as it was (reference_impl/permissions/_shell.py before issue 13) -----
+# ----- the lexer as it was (reference_impl/permissions/_shell.py before issue 13; now _bash_reader.py and beside it) -----
 
 SHELL_KEYWORDS = frozenset(
     {
@@ -478,7 +478,7 @@ def _legacy_allow_units(command: Any, depth: int = 0) -> tuple[tuple[str, ...], 
 
 
 def _legacy_deny_forms(command: str) -> Any:
-    from reference_impl.permissions._shell import DenyForms
+    from reference_impl.permissions._shell_forms import DenyForms
 
     legacy = split_command(command)
     forms = {command.strip(), legacy.canonical}
@@ -489,6 +489,6 @@ def _legacy_deny_forms(command: str) -> Any:
 
 
 adapter = make_factory(
-    Patch("reference_impl.permissions._rules", "allow_units", lambda _original: _legacy_allow_units),
-    Patch("reference_impl.permissions._rules", "deny_forms", lambda _original: _legacy_deny_forms),
+    Patch("reference_impl.permissions._shell_rules", "allow_units", lambda _original: _legacy_allow_units),
+    Patch("reference_impl.permissions._shell_rules", "deny_forms", lambda _original: _legacy_deny_forms),
 )

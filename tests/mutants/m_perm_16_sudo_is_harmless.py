@@ -14,7 +14,7 @@ DESCRIPTION = (
 
 adapter = make_factory(
     Patch(
-        "reference_impl.permissions._shell",
+        "reference_impl.permissions._shell_forms",
         "HARMLESS_WRAPPERS",
         lambda original: original | {"sudo", "doas", "env", "xargs", "exec", "command", "builtin", "setsid"},
     )

@@ -16,7 +16,7 @@ DESCRIPTION = (
 
 
 def _two_spellings(_original: Any) -> Any:
-    from reference_impl.permissions import _shell
+    from reference_impl.permissions import _bash_reader, _shell_forms
 
     def _deny_env_split(args: Any, forms: set[str], depth: int) -> str | None:
         reason = None
@@ -26,10 +26,12 @@ def _two_spellings(_original: Any) -> Any:
                 script = script if script is not None else (args[i + 1] if i + 1 < len(args) else "")
                 if script is None:
                     return "env -S with a run-time string"
-                reason = reason or _shell._deny_command(_shell.split_command(script), forms, depth + 1)
+                reason = reason or _shell_forms._deny_command(
+                    _bash_reader.split_command(script), forms, depth + 1
+                )
         return reason
 
     return _deny_env_split
 
 
-adapter = make_factory(Patch("reference_impl.permissions._shell", "_deny_env_split", _two_spellings))
+adapter = make_factory(Patch("reference_impl.permissions._shell_forms", "_deny_env_split", _two_spellings))

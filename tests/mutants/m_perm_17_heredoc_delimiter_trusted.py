@@ -15,7 +15,7 @@ DESCRIPTION = (
 
 adapter = make_factory(
     Patch(
-        "reference_impl.permissions._shell",
+        "reference_impl.permissions._bash_reader",
         "_heredoc_delimited",
         rewrite(
             "    if len(starts) != 1 or len(ends) > 1:",

@@ -13,5 +13,5 @@ DESCRIPTION = (
 
 
 adapter = make_factory(
-    Patch("reference_impl.permissions._shell", "_program_name", lambda _original: lambda name: name)
+    Patch("reference_impl.permissions._shell_forms", "_program_name", lambda _original: lambda name: name)
 )

@@ -19,5 +19,5 @@ def _unseen(_original: object) -> object:
 
 adapter = make_factory(
     Patch("reference_impl.permissions._evaluated", "program_scripts", _unseen),
-    Patch("reference_impl.permissions._shell", "program_scripts", _unseen),
+    Patch("reference_impl.permissions._shell_forms", "program_scripts", _unseen),
 )

@@ -37,6 +37,10 @@ def _classic_only(original: dict[str, Any]) -> dict[str, Any]:
 
 
 adapter = make_factory(
-    Patch("reference_impl.permissions._shell", "_WRAPPERS", _classic_only),
-    Patch("reference_impl.permissions._shell", "_wrapper_scripts", lambda _original: lambda *_args: iter(())),
+    Patch("reference_impl.permissions._wrapped_commands", "_WRAPPERS", _classic_only),
+    Patch(
+        "reference_impl.permissions._shell_forms",
+        "wrapper_scripts",
+        lambda _original: lambda *_args: iter(()),
+    ),
 )

@@ -14,7 +14,11 @@ DESCRIPTION = (
 
 adapter = make_factory(
     Patch(
-        "reference_impl.permissions._shell", "data_run_as_code", lambda _original: lambda *_args: (None, None)
+        "reference_impl.permissions._shell_forms",
+        "data_run_as_code",
+        lambda _original: lambda *_args: (None, None),
     ),
-    Patch("reference_impl.permissions._shell", "runs_written_file", lambda _original: lambda *_args: None),
+    Patch(
+        "reference_impl.permissions._shell_forms", "runs_written_file", lambda _original: lambda *_args: None
+    ),
 )

@@ -13,6 +13,10 @@ DESCRIPTION = (
 )
 
 adapter = make_factory(
-    Patch("reference_impl.permissions._shell", "hidden_code", lambda _original: lambda *_args: None),
-    Patch("reference_impl.permissions._shell", "mark_evaluated_code", lambda _original: lambda *_args: None),
+    Patch("reference_impl.permissions._bash_reader", "hidden_code", lambda _original: lambda *_args: None),
+    Patch(
+        "reference_impl.permissions._bash_reader",
+        "mark_evaluated_code",
+        lambda _original: lambda *_args: None,
+    ),
 )

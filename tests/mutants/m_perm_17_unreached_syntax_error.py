@@ -15,7 +15,7 @@ DESCRIPTION = (
 
 adapter = make_factory(
     Patch(
-        "reference_impl.permissions._shell",
+        "reference_impl.permissions._bash_reader",
         "_split",
         rewrite(
             "if root.has_error and not any(part.argv == (None,) for part in walk.parts):",

@@ -27,4 +27,4 @@ def _mutate(original: Any) -> Any:
     return resolve
 
 
-adapter = make_factory(Patch("reference_impl.permissions._engine", "_resolve_ask", _mutate))
+adapter = make_factory(Patch("reference_impl.permissions._engine", "_apply_mode_to_ask", _mutate))

@@ -123,6 +123,9 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/execution/_asks.py": _PIPELINE_REQUIREMENTS,
     # Hook decisions meet the rules in the engine (a hook's allow never beats a deny rule).
     "reference_impl/permissions/_engine.py": ("PERM", "HOOK"),
+    # Split out of the engine (issue 30): the context it decides in, and the protected paths.
+    "reference_impl/permissions/_context.py": ("PERM",),
+    "reference_impl/permissions/_protected_paths.py": ("PERM",),
 }
 
 

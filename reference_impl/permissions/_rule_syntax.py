@@ -1,0 +1,170 @@
+"""Permission rules in Claude Code's syntax: parsing and formatting one rule (PERM-12).
+
+A rule is ``Tool`` (the whole tool) or ``Tool(content)``. ``Bash(npm test:*)`` (legacy prefix),
+``Bash(npm test *)`` (wildcard) and ``Bash(npm test)`` (exact) hold shell patterns; ``Read(...)``
+and ``Edit(...)`` hold gitignore-style path patterns; ``WebFetch(domain:x)`` a host; MCP rules are
+``mcp__server`` / ``mcp__server__*`` (every tool of a server) and ``mcp__server__tool``.
+``Tool(*)`` means the whole tool, as in Claude Code 2.1.20+.
+
+A rule that loads means what it says: :func:`parse_rule` normalises stray blanks and refuses a
+rule that could never match as written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from reference_impl.permissions._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
+from reference_impl.permissions._paths import PathPatternError, parse_path_pattern
+from reference_impl.permissions._url_hosts import normalise_host
+from reference_impl.tools import MCP_PREFIX
+
+__all__ = ["PATH_RULE_TOOLS", "PermissionRule", "RuleSyntaxError", "format_rule", "parse_rule"]
+
+PATH_RULE_TOOLS = frozenset({"Read", "Edit"})
+"""Rule families that apply by target kind rather than by tool name."""
+
+_TOOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+_MCP_RULE_NAME = re.compile(r"mcp__(?:\*|[A-Za-z0-9_-]+(?:__(?:\*|[A-Za-z0-9_-]+))?)")
+_HOST = re.compile(r"(\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
+_KNOWN_TOOLS = frozenset(
+    {"Bash", "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "WebFetch", "WebSearch", "Glob", "Grep"}
+    | {"Task", "Agent", "TodoWrite", "ToolSearch", "BashOutput", "KillShell", "Skill", "SlashCommand"}
+)
+"""Claude Code's built-in tool names: a rule naming one in another case could never match."""
+_BEHAVIORS: tuple[PermissionBehavior, ...] = ("allow", "deny", "ask")
+
+
+class RuleSyntaxError(ValueError):
+    """A rule string that can't be parsed; the message names the rule and what is wrong."""
+
+    def __init__(self, rule: str, problem: str) -> None:
+        super().__init__(f"invalid permission rule {rule!r}: {problem}")
+        self.rule = rule
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRule:
+    """One parsed rule: ``tool_name`` and optional ``content``, its behavior and settings source.
+
+    ``content`` is None for a whole-tool rule (``Bash``, ``Bash(*)``, ``mcp__server``); ``text``
+    is the rule exactly as written, for error messages and decision reasons (PERM-13).
+    """
+
+    tool_name: str
+    content: str | None
+    behavior: PermissionBehavior
+    source: SettingSource
+    text: str
+
+    @property
+    def is_whole_tool(self) -> bool:
+        """Whether the rule covers every use of its tool(s)."""
+        return self.content is None
+
+
+def _unescape(content: str) -> str:
+    return re.sub(r"\\([()\\])", r"\1", content)
+
+
+def _escape(content: str) -> str:
+    return content.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def _split_rule(text: str) -> tuple[str, str | None]:
+    open_at = text.find("(")
+    if open_at < 0:
+        if ")" in text:
+            raise RuleSyntaxError(text, "')' without '('")
+        return text, None
+    if not text.endswith(")") or (text.endswith("\\)") and not text.endswith("\\\\)")):
+        raise RuleSyntaxError(text, "missing closing ')' at the end of the rule")
+    return text[:open_at], text[open_at + 1 : -1]
+
+
+def _normalise_shell_content(content: str) -> str:
+    """``Bash( git  push :* )`` means ``Bash(git push:*)``: blanks around the content and before ``:*``."""
+    content = content.strip()
+    if content.endswith(":*") and not content.endswith("\\:*"):
+        content = content[:-2].rstrip() + ":*"
+    if not re.search(r"[\"'\\]", content):
+        content = re.sub(r"[ \t]+", " ", content)
+    return content
+
+
+def _check_content(tool_name: str, content: str, text: str) -> None:
+    if tool_name == "Bash":
+        if content.endswith(":*") and not content[:-2].strip():
+            raise RuleSyntaxError(text, "a ':*' prefix rule needs a prefix")
+        if ":*" in content[:-2]:
+            raise RuleSyntaxError(text, "':*' may only appear at the end of a Bash rule")
+    elif tool_name == "WebFetch":
+        if not content.startswith("domain:"):
+            raise RuleSyntaxError(text, "WebFetch rules have the form WebFetch(domain:example.com)")
+        host = content[len("domain:") :]
+        wildcard = "*." if host.startswith("*.") else ""
+        normal = normalise_host(host.removeprefix("*.")) if host else None
+        if normal is None or not _HOST.fullmatch(wildcard + normal):
+            raise RuleSyntaxError(text, f"{host!r} is not a host name")
+    elif tool_name in PATH_RULE_TOOLS:
+        try:
+            parse_path_pattern(content, cwd=Path("/"))
+        except PathPatternError as error:
+            raise RuleSyntaxError(text, str(error)) from error
+    elif tool_name.startswith(MCP_PREFIX):
+        raise RuleSyntaxError(text, "MCP rules have no content: write mcp__server or mcp__server__tool alone")
+
+
+def parse_rule(text: str, behavior: PermissionBehavior, source: SettingSource) -> PermissionRule:
+    """Parse a rule string as written in settings (``Bash(npm test:*)``, ``Read(//etc/**)``, ...).
+
+    Raises :class:`RuleSyntaxError` naming the rule for anything it can't read with certainty:
+    an empty rule, a bad tool name, an unclosed ``(``, empty content ``Tool()``, a WebFetch rule
+    without ``domain:``, a negated or malformed path pattern.
+    """
+    if not isinstance(text, str):
+        raise RuleSyntaxError(repr(text), "a rule must be a string")
+    if behavior not in _BEHAVIORS:
+        raise ValueError(f"unknown rule behavior {behavior!r} (expected allow, deny or ask)")
+    if source not in SETTING_SOURCES:
+        raise ValueError(f"unknown settings source {source!r}")
+    stripped = text.strip()
+    if not stripped:
+        raise RuleSyntaxError(text, "empty rule")
+    tool_name, raw_content = _split_rule(stripped)
+    tool_name = tool_name.strip()
+    if tool_name.startswith(MCP_PREFIX):
+        if not _MCP_RULE_NAME.fullmatch(tool_name):
+            raise RuleSyntaxError(text, f"{tool_name!r} is not an MCP rule name (mcp__server[__tool])")
+    elif not _TOOL_NAME.fullmatch(tool_name):
+        raise RuleSyntaxError(text, f"{tool_name!r} is not a tool name")
+    else:
+        known = next((k for k in _KNOWN_TOOLS if k.lower() == tool_name.lower()), None)
+        if known is not None and known != tool_name:
+            raise RuleSyntaxError(
+                text, f"tool names are case-sensitive: {tool_name!r} never matches; did you mean {known!r}?"
+            )
+    content: str | None = None
+    if raw_content is not None:
+        content = _unescape(raw_content)
+        if tool_name == "Bash":
+            content = _normalise_shell_content(content)
+        elif tool_name in PATH_RULE_TOOLS or tool_name == "WebFetch":
+            content = content.strip()
+        if not content.strip():
+            raise RuleSyntaxError(text, "empty content '()'; write the tool name alone for the whole tool")
+        if content.strip() == "*":
+            content = None  # Tool(*) is the whole tool
+        else:
+            _check_content(tool_name, content, text)
+    return PermissionRule(tool_name=tool_name, content=content, behavior=behavior, source=source, text=text)
+
+
+def format_rule(rule: PermissionRule) -> str:
+    """The canonical rule string (``Tool`` or ``Tool(content)`` with parentheses escaped)."""
+    if rule.content is None:
+        return rule.tool_name
+    return f"{rule.tool_name}({_escape(rule.content)})"
