@@ -63,7 +63,8 @@ from reference_impl.tools import (
 # (_session, main, builtin_tools), so --help and argument errors answer at once; mcp is imported
 # only when a server is connected (reference_impl.agent._mcp_client).
 if TYPE_CHECKING:
-    from reference_impl.agent._loop import AgentSession, LoopResult
+    from reference_impl.agent._loop import AgentSession
+    from reference_impl.agent._results import LoopResult
 
 __all__ = ["builtin_tools", "load_mcp_tools", "main", "settings_files_found"]
 
@@ -396,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = {"type": "result", "session_id": session_id}
     import anthropic
 
-    from reference_impl.agent._loop import ApiRequestError
+    from reference_impl.agent._results import ApiRequestError
 
     try:
         session = _session(args, session_id)

@@ -41,6 +41,8 @@ from typing import Any, cast
 import anthropic
 from anthropic.types import MessageParam, ToolUseBlockParam
 
+from reference_impl.agent._compaction import SUMMARY_PROMPT, CompactionPolicy, render_for_summary
+from reference_impl.agent._results import ApiRequestError, LoopResult, block_param, text_of
 from reference_impl.execution import (
     ContentReplacementState,
     DecisionLog,
@@ -52,7 +54,6 @@ from reference_impl.execution import (
 )
 from reference_impl.hooks import (
     HookBaseInput,
-    HookError,
     Hooks,
     HookSignals,
     LifecycleEvent,
@@ -70,149 +71,18 @@ from reference_impl.permissions import (
 from reference_impl.request import (
     BuiltRequest,
     CompactBoundary,
-    DeferredToolsDelta,
     RequestBuilder,
     TranscriptEntry,
-    content_blocks,
     system_reminder,
 )
 from reference_impl.request import compact as compact_entries
 from reference_impl.tools import Tool, ToolProgress, ToolState, assemble_tool_pool
 
-__all__ = [
-    "STOP_HOOK_BLOCK_CAP",
-    "SUMMARY_PROMPT",
-    "AgentSession",
-    "ApiRequestError",
-    "CompactionPolicy",
-    "LoopResult",
-]
-
-SUMMARY_PROMPT = (
-    "Summarize the conversation below for a continuation of it: the user's requests, what was done, "
-    "which tools were used and what they found, and what is left to do. Reply with the summary only."
-)
+__all__ = ["STOP_HOOK_BLOCK_CAP", "AgentSession"]
 
 
 STOP_HOOK_BLOCK_CAP = 8
 """Consecutive Stop-hook blocks after which the loop stops anyway (Claude Code's default cap)."""
-
-
-class ApiRequestError(RuntimeError):
-    """The Messages API refused a request; carries the HTTP status and the API's own message."""
-
-    def __init__(self, status_code: int, message: str, *, request_id: str | None = None) -> None:
-        self.status_code = status_code
-        self.api_message = message
-        self.request_id = request_id
-        where = f" (request {request_id})" if request_id else ""
-        super().__init__(f"the Messages API answered {status_code}{where}: {message}")
-
-    @classmethod
-    def from_sdk(cls, error: anthropic.APIStatusError) -> ApiRequestError:
-        """Wrap an SDK error, pulling ``error.message`` out of the API's error body."""
-        body = error.body
-        message = error.message
-        if isinstance(body, Mapping):
-            inner = body.get("error")
-            if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
-                message = str(inner["message"])
-        return cls(error.status_code, message, request_id=error.request_id)
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionPolicy:
-    """When the loop compacts by itself, and how much it keeps.
-
-    Before a request, when the transcript holds more than ``max_entries`` entries, the loop asks the
-    model for a summary (``summary_max_tokens``) and keeps the last ``keep_last`` entries (moved
-    earlier when needed so no tool_result loses its tool_use). ``max_entries=None`` never compacts
-    on its own; :meth:`AgentSession.compact` still works.
-    """
-
-    max_entries: int | None = None
-    keep_last: int = 2
-    summary_max_tokens: int = 1024
-
-    def __post_init__(self) -> None:
-        if self.max_entries is not None and self.max_entries < 1:
-            raise ValueError(f"CompactionPolicy.max_entries must be >= 1 or None, got {self.max_entries}")
-        if self.keep_last < 0:
-            raise ValueError(f"CompactionPolicy.keep_last must be >= 0, got {self.keep_last}")
-        if self.summary_max_tokens < 1:
-            raise ValueError(
-                f"CompactionPolicy.summary_max_tokens must be >= 1, got {self.summary_max_tokens}"
-            )
-
-
-@dataclass(frozen=True, slots=True)
-class LoopResult:
-    """How one :meth:`AgentSession.run` ended.
-
-    ``text`` is the text of the last assistant message; ``stop_reason`` the API's last stop reason,
-    or ``"max_turns"`` / ``"aborted"``, ``"hook_stopped"`` (a hook's ``continue: false``) or
-    ``"prompt_blocked"`` (a UserPromptSubmit hook blocked the prompt); ``turns`` the number of requests
-    made; ``transcript`` the whole transcript afterwards.
-
-    What hooks said to the user, never to the model (HOOK-5): ``system_messages`` (their
-    ``systemMessage`` values and the stderr of an exit 2 where it can't block), ``hook_stop_reason``
-    (the ``stopReason`` of the ``continue: false`` that stopped the loop), ``prompt_block_reason``,
-    and ``hook_errors`` (non-blocking failures).
-    """
-
-    text: str
-    stop_reason: str
-    turns: int
-    transcript: tuple[TranscriptEntry, ...]
-    system_messages: tuple[str, ...] = ()
-    hook_stop_reason: str = ""
-    prompt_block_reason: str = ""
-    hook_errors: tuple[HookError, ...] = ()
-
-
-def _block_param(block: Any) -> dict[str, Any]:
-    """An assistant content block of the SDK as the ``*BlockParam`` dict sent back next time."""
-    kind = block.type
-    if kind == "text":
-        return {"type": "text", "text": block.text}
-    if kind == "thinking":
-        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
-    if kind == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": block.data}
-    if kind == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
-    # Server tool blocks and the like go back as the API sent them.
-    return cast(dict[str, Any], block.to_dict())
-
-
-def _text_of(blocks: Sequence[Mapping[str, Any]]) -> str:
-    return "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
-
-
-def _render_for_summary(entries: Sequence[TranscriptEntry]) -> str:
-    """The transcript as plain text, for a summary request that carries no tools.
-
-    Plain text, not messages: the history holds tool_use/tool_result pairs and tool_reference
-    blocks that a request without tools can't carry.
-    """
-    lines: list[str] = []
-    for entry in entries:
-        if isinstance(entry, DeferredToolsDelta | CompactBoundary):
-            lines.append(f"[harness] {entry.render()}")
-            continue
-        role = entry["role"]
-        for block in content_blocks(entry):
-            kind = block.get("type")
-            if kind == "text":
-                lines.append(f"[{role}] {block.get('text', '')}")
-            elif kind == "tool_use":
-                lines.append(f"[{role} calls {block.get('name')}] {block.get('input')!r}")
-            elif kind == "tool_result":
-                inner = block.get("content")
-                if isinstance(inner, list):
-                    inner = " ".join(str(i.get("text") or i.get("tool_name") or i.get("type")) for i in inner)
-                lines.append(f"[tool result] {inner}")
-    return "\n".join(lines)
 
 
 @dataclass
@@ -346,7 +216,7 @@ class AgentSession:
 
     async def summarize(self) -> str:
         """Ask the model for a summary of the transcript in a side request without tools."""
-        text = f"{SUMMARY_PROMPT}\n\n<conversation>\n{_render_for_summary(self.entries)}\n</conversation>"
+        text = f"{SUMMARY_PROMPT}\n\n<conversation>\n{render_for_summary(self.entries)}\n</conversation>"
         try:
             message = await self.client.messages.create(
                 model=self.builder.model,
@@ -355,7 +225,7 @@ class AgentSession:
             )
         except anthropic.APIStatusError as error:
             raise ApiRequestError.from_sdk(error) from error
-        return _text_of([_block_param(b) for b in message.content])
+        return text_of([block_param(b) for b in message.content])
 
     async def compact(
         self, summary: str | None = None, *, trigger: str = "manual", custom_instructions: str = ""
@@ -401,7 +271,7 @@ class AgentSession:
             await self.start()
         self.prompt_id = str(uuid.uuid4())
         text, stop_reason, turns = "", "end_turn", 0
-        submitted = await self._lifecycle("UserPromptSubmit", {"prompt": _text_of(content)})
+        submitted = await self._lifecycle("UserPromptSubmit", {"prompt": text_of(content)})
         if submitted.block or signals.stop:
             # The prompt is not processed and not kept (Claude Code erases a blocked prompt); the
             # SessionStart context still waits for the next prompt. continue: false takes precedence
@@ -427,7 +297,7 @@ class AgentSession:
             turns += 1
             blocks, stop_reason = await self._turn(abort)
             if blocks:
-                text = _text_of(blocks)
+                text = text_of(blocks)
             if signals.stop:
                 # continue: false: every tool_use of this turn has its result; no further request.
                 stop_reason = "hook_stopped"
@@ -542,14 +412,14 @@ class AgentSession:
             async for event in stream:
                 if event.type != "content_block_stop":
                     continue
-                block = _block_param(event.content_block)
+                block = block_param(event.content_block)
                 completed.append(block)
                 if block["type"] == "tool_use":
                     tool_use = cast(ToolUseBlockParam, block)
                     tool_uses.append(tool_use)
                     executor.add_tool_use(tool_use)
             message = await stream.get_final_message()
-        return [_block_param(b) for b in message.content], str(message.stop_reason or "end_turn")
+        return [block_param(b) for b in message.content], str(message.stop_reason or "end_turn")
 
 
 async def _until_done_or_aborted(
