@@ -1,7 +1,7 @@
 """The pytest plugin entry point (``pytest11``: ``toolharness``).
 
 Hooks only: the work is in ``_options`` (settings), ``_requirements`` (the catalogue and markers),
-``_adapter_loading`` and ``adapters._capabilities`` (the adapter and its declared capabilities),
+``_adapter_loading`` and :mod:`pytest_toolharness.adapters` (the adapter and its declared capabilities),
 ``_report`` (the per-requirement report), ``_run_state`` (what a run keeps in ``config.stash``),
 ``_fixtures`` (the adapter and harness fixtures) and ``_snapshot`` (the schema snapshot fixture).
 """

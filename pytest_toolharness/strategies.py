@@ -5,9 +5,12 @@ Import the module under a short name::
     from hypothesis import given, strategies as st
     from pytest_toolharness import strategies as ths
 
-Everything here is a function that returns a Hypothesis ``SearchStrategy``; nothing is built
-at import time, and every value depends only on Hypothesis's own choices (no ``random``, no set
-order), so failures shrink and replay.
+The strategies are functions that return a Hypothesis ``SearchStrategy``; nothing is built at
+import time, and every value depends only on Hypothesis's own choices (no ``random``, no set order),
+so failures shrink and replay. Beside them: the vocabulary constants they draw from, the bash oracle
+that says what a command line really runs (``bash_sandbox``), ``cached_strategy`` for building a
+strategy once, and the suite's Hypothesis profiles (``register_profiles``, ``load_suite_profile``,
+``restore_profile``).
 
 Fuzz a permission engine with rules, modes and bypass attempts::
 

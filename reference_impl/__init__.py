@@ -2,7 +2,8 @@
 
 The top level carries what building a harness starts from: declaring tools and assembling the pool,
 the permission context and decision, settings, hooks, the request builder, running tool uses, the
-agent session, the wire encoding, and the errors a caller catches. Every other public name is in the
+ToolSearch tool, the sandboxed shell and its settings, the agent session, the wire encoding, and the
+errors a caller catches. Every other public name is in the
 ``__all__`` of its subpackage, one per layer of the design documents:
 
 - ``reference_impl.tools``: what a tool declares, MCP names, the pool, deferral;

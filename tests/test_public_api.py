@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -27,6 +28,8 @@ from pytest_toolharness.adapters import (
 )
 from pytest_toolharness.wire.processes._launch import HOOK_PYTHON
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def _modules_after(statement: str) -> set[str]:
     code = f"import sys\n{statement}\nprint('\\n'.join(sys.modules))\n"
@@ -48,9 +51,12 @@ def test_importing_the_package_loads_no_harness_and_no_sdk() -> None:
 
 
 def test_every_public_name_resolves() -> None:
-    # Everything an adapter author needs is also at the top level (docs/adapters.md).
-    assert set(adapters.__all__) <= set(pytest_toolharness.__all__)
-    for name in adapters.__all__:
+    # Every adapters name docs/adapters.md shows is also at the top level; the ones left off are the
+    # plugin's own (loading an adapter, reading its declarations), which no adapter author writes.
+    documented = set(re.findall(r"\b\w+\b", (ROOT / "docs" / "adapters.md").read_text(encoding="utf-8")))
+    left_off = set(adapters.__all__) - set(pytest_toolharness.__all__)
+    assert not left_off & documented, sorted(left_off & documented)
+    for name in set(adapters.__all__) & set(pytest_toolharness.__all__):
         assert getattr(pytest_toolharness, name) is getattr(adapters, name)
     for package in (pytest_toolharness, adapters, wire):
         assert len(package.__all__) == len(set(package.__all__))

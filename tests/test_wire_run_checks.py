@@ -1,4 +1,4 @@
-"""The whole-run wire judgements (``_run_checks``) on hand-made runs: each names the fault in a run
+"""The whole-run wire judgements (``wire/checks/_runs.py``) on hand-made runs: each names the fault in a run
 that breaks its requirement, passes a run that keeps it, and is "not checked" (a reason) when the
 scenario's control did not take effect, so it can't pass for the wrong reason.
 

@@ -12,7 +12,7 @@ judges the :class:`WireRun`: each ``check_*`` function returns a list of problem
 The layout, one subpackage per job (each with its own public names):
 
 - :mod:`~pytest_toolharness.wire.model_api`: the scripted model API: the HTTP server and the in-process
-  endpoint, recorded requests, scripts and assistant turns (API-neutral), and one module per job for
+  endpoint, recorded requests, API-neutral scripts and assistant turns, and one module per job for
   each API spoken (today the Messages API: ``_messages``, ``_messages_validation``, ``_messages_sse``).
 - :mod:`~pytest_toolharness.wire.scenarios`: the wire scenarios and the stdio MCP tool server that
   serves their tools.

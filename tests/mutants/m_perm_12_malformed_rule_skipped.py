@@ -29,9 +29,9 @@ def _mutate(original: Any) -> Any:
     return rules
 
 
-# Every place the reference adapter turns RuleSpecs into rules: execution scenarios read theirs
-# through _permission_context.rules_of (since settings files came in), the rest through _rules.
+# The reference adapter turns RuleSpecs into rules with one function, _permission_context.rules_of:
+# patched where it is defined (execution scenarios) and where _adapter imported it (the pool's deny rules).
 adapter = make_factory(
     Patch("pytest_toolharness.adapters.reference._permission_context", "rules_of", _mutate),
-    Patch("pytest_toolharness.adapters.reference._adapter", "_rules", _mutate),
+    Patch("pytest_toolharness.adapters.reference._adapter", "rules_of", _mutate),
 )

@@ -38,6 +38,7 @@ from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is
 from pytest_toolharness.adapters.reference._permission_context import (
     permission_context as permission_context_of,
 )
+from pytest_toolharness.adapters.reference._permission_context import rules_of
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from pytest_toolharness.wire.processes import remove_at_exit
 from reference_impl import (
@@ -49,14 +50,12 @@ from reference_impl import (
     PermissionContext,
     RequestBuilder,
     SandboxedShell,
-    SettingSource,
     Tool,
     TranscriptEntry,
     assemble_tool_pool,
     builtin_tools,
     context_from_settings,
     load_settings,
-    parse_rule,
     run_tool_uses,
     sandbox_settings,
 )
@@ -88,10 +87,6 @@ __all__ = ["DEFAULT_MODEL", "ReferenceAdapter", "ReferenceHarness", "reference_a
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 KEEP_AFTER_COMPACTION = 2
-
-
-def _rules(specs: Sequence[RuleSpec]) -> tuple[Any, ...]:
-    return tuple(parse_rule(spec.text, spec.behavior, cast(SettingSource, spec.source)) for spec in specs)
 
 
 def _search_tool() -> Tool:
@@ -147,7 +142,7 @@ class ReferenceHarness:
         self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec], *, deny_rules: Sequence[RuleSpec] = ()
     ) -> list[str]:
         """The pool's names in wire order (the harness's own ToolSearch tool is part of it)."""
-        context = PermissionContext(rules=_rules(deny_rules), cwd=self._workdir)
+        context = PermissionContext(rules=rules_of(deny_rules), cwd=self._workdir)
         return [tool.name for tool in self._pool(builtin, mcp, deny=context)]
 
     def is_deferred(self, spec: ToolSpec) -> bool:

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_toolharness.adapters._hook_endpoints import HookEndpoint, write_plugin
-from pytest_toolharness.adapters._hook_programs import hook_command
+from pytest_toolharness.adapters import HookEndpoint, hook_command, write_plugin
 from pytest_toolharness.specs import HookSpec
 from reference_impl import CommandHook, HookMatcher, Hooks
 from reference_impl.hooks import HttpHook, collect_background, hooks_from_plugin

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from pytest_toolharness.adapters._hook_programs import hook_command, runs_as_command
+from pytest_toolharness.adapters import hook_command, runs_as_command
 from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
 from pytest_toolharness.adapters.reference._tools import specs_to_tools
 from pytest_toolharness.specs import (

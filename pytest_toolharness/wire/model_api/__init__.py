@@ -1,8 +1,9 @@
 """The scripted model API: a server (and an in-process endpoint) that answers with scripted turns.
 
-API-neutral parts (the HTTP server, recording, scripts and turns, error answers, the wire encoding)
-sit beside one module per job for each API it speaks; the Messages API's are ``_messages``
-(endpoints, token counts), ``_messages_validation`` and ``_messages_sse``.
+Scripts, turns, error answers and the wire encoding are API-neutral; the Messages API has one module
+per job: ``_messages`` (endpoints, token counts), ``_messages_validation`` and ``_messages_sse``. The
+HTTP server and the recorded requests still route and read Messages requests themselves: a second API
+adds its modules and a branch there.
 """
 
 from __future__ import annotations
