@@ -15,7 +15,7 @@ import pytest
 from pytest_toolharness.specs import ToolBehavior, ToolSpec
 from pytest_toolharness.wire.model_api._server import ScriptedApiServer
 from pytest_toolharness.wire.model_api._turns import AssistantTurn, ToolUseIds
-from pytest_toolharness.wire.scenarios._mcp_tool_server import read_call_log, write_mcp_config
+from pytest_toolharness.wire.scenarios._mcp_tool_server import read_call_log, write_server_config
 from reference_impl import McpConfigError, ToolContext, ToolOutput, connect_mcp_servers, load_mcp_config
 
 SPECS = [
@@ -57,7 +57,7 @@ def _context() -> ToolContext:
 
 
 def test_tools_are_wrapped_with_meta_and_called(tmp_path: Path) -> None:
-    config = write_mcp_config(tmp_path / "mcp.json", SPECS)
+    config = write_server_config(tmp_path / "mcp.json", SPECS)
 
     async def run() -> tuple[dict[str, Any], dict[str, ToolOutput | str]]:
         async with connect_mcp_servers(load_mcp_config(config)) as tools:
@@ -126,7 +126,7 @@ def test_server_that_fails_to_start_is_named(tmp_path: Path) -> None:
 
 def test_errors_inside_the_connection_come_out_unwrapped(tmp_path: Path) -> None:
     """The mcp client's task groups must not turn the loop's own error into an ExceptionGroup."""
-    config = write_mcp_config(tmp_path / "mcp.json", SPECS[:1])
+    config = write_server_config(tmp_path / "mcp.json", SPECS[:1])
 
     async def run() -> None:
         async with connect_mcp_servers(load_mcp_config(config)):
@@ -138,7 +138,7 @@ def test_errors_inside_the_connection_come_out_unwrapped(tmp_path: Path) -> None
 
 def test_command_runs_mcp_tools_from_config(tmp_path: Path) -> None:
     """``python -m reference_impl --mcp-config`` lists the server's tools and runs a call through it."""
-    config = write_mcp_config(tmp_path / "mcp" / "mcp.json", SPECS)
+    config = write_server_config(tmp_path / "mcp" / "mcp.json", SPECS)
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"permissions": {"allow": ["mcp__suite"]}}))
     ids = ToolUseIds()

@@ -21,7 +21,7 @@ from pytest_toolharness.wire.scenarios._mcp_tool_server import (
     read_call_log,
     tool_specs_from_json,
     tool_specs_to_json,
-    write_mcp_config,
+    write_server_config,
 )
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
@@ -59,7 +59,7 @@ async def _session(config_path: Path, work: Any) -> Any:
 
 def test_config_runs_this_interpreter_and_module(tmp_path: Path) -> None:
     """``python -m`` the server module, through this process's fork server when it runs."""
-    path = write_mcp_config(tmp_path / "mcp.json", SPECS)
+    path = write_server_config(tmp_path / "mcp.json", SPECS)
     server = json.loads(path.read_text())["mcpServers"]["suite"]
     assert server["command"] == sys.executable
     args = server["args"]
@@ -82,14 +82,14 @@ def test_config_without_the_fork_server_is_plain_python_m(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(_launch.FORK_SERVER_ENV, "0")
-    path = write_mcp_config(tmp_path / "mcp.json", SPECS)
+    path = write_server_config(tmp_path / "mcp.json", SPECS)
     server = json.loads(path.read_text())["mcpServers"]["suite"]
     assert server["command"] == sys.executable
     assert server["args"][:3] == ["-m", "pytest_toolharness.wire.scenarios._mcp_tool_server", "--tools"]
 
 
 def test_lists_specs_with_schema_and_meta(tmp_path: Path) -> None:
-    path = write_mcp_config(tmp_path / "mcp.json", SPECS)
+    path = write_server_config(tmp_path / "mcp.json", SPECS)
 
     async def work(session: ClientSession) -> Any:
         return (await session.list_tools()).tools
@@ -108,7 +108,7 @@ def test_lists_specs_with_schema_and_meta(tmp_path: Path) -> None:
 
 
 def test_calls_run_behaviours_and_are_logged(tmp_path: Path) -> None:
-    path = write_mcp_config(tmp_path / "mcp.json", SPECS)
+    path = write_server_config(tmp_path / "mcp.json", SPECS)
 
     async def work(session: ClientSession) -> dict[str, Any]:
         out = {}
@@ -154,7 +154,7 @@ def test_calls_run_behaviours_and_are_logged(tmp_path: Path) -> None:
 def test_concurrent_calls_overlap_in_the_log(tmp_path: Path) -> None:
     """Two sleeping calls sent together both start before either ends (the server runs calls concurrently)."""
     gate_spec = [ToolSpec(name="nap", behavior=ToolBehavior("sleep", seconds=0.5))]
-    path = write_mcp_config(tmp_path / "mcp.json", gate_spec)
+    path = write_server_config(tmp_path / "mcp.json", gate_spec)
 
     async def work(session: ClientSession) -> None:
         await asyncio.gather(session.call_tool("nap", {"i": 1}), session.call_tool("nap", {"i": 2}))

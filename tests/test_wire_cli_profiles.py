@@ -44,7 +44,7 @@ from pytest_toolharness.wire.targets._profiles import (
     TargetProfile,
     profile_named,
 )
-from pytest_toolharness.wire.targets._roles import Rule, permission_rules
+from pytest_toolharness.wire.targets._roles import Rule, settings_rules
 from pytest_toolharness.wire.targets._wire_adapter import WireHarness, WireRun, write_mcp_config
 
 _FORK_SERVER = Path(_launch.__file__).with_name("_forkserver.py")
@@ -118,16 +118,16 @@ def test_rules_read_back_as_roles() -> None:
             "ask": ["bash(git push)"],
         }
     }
-    assert permission_rules(settings) == [
+    assert settings_rules(settings) == [
         Rule("allow", "suite_echo"),
         Rule("allow", "read"),
         Rule("ask", "bash", "git push"),
         Rule("deny", "bash", "rm -rf*"),
     ]
     with pytest.raises(ValueError, match="is not Tool or Tool"):
-        permission_rules({"permissions": {"allow": ["bad rule("]}})
+        settings_rules({"permissions": {"allow": ["bad rule("]}})
     with pytest.raises(ValueError, match="must be a list"):
-        permission_rules({"permissions": {"deny": "bash"}})
+        settings_rules({"permissions": {"deny": "bash"}})
 
 
 def test_opencode_config_from_the_pairing_scenario(tmp_path: Path) -> None:

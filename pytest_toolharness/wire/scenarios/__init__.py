@@ -32,7 +32,7 @@ from pytest_toolharness.wire.scenarios._mcp_tool_server import (
     read_served,
     tool_specs_from_json,
     tool_specs_to_json,
-    write_mcp_config,
+    write_server_config,
 )
 from pytest_toolharness.wire.scenarios._results import (
     BUDGET_CHARS,
@@ -249,5 +249,5 @@ __all__ = [
     "stop_scenario",
     "tool_specs_from_json",
     "tool_specs_to_json",
-    "write_mcp_config",
+    "write_server_config",
 ]

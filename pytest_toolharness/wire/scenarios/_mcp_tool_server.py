@@ -8,7 +8,7 @@ and which calls overlapped, whatever the harness under test reports. Every ``too
 is logged to ``served.jsonl`` too (the names and descriptions served), so a check can tell the
 suite's MCP tools in a request from the harness's own, whatever the harness names them.
 
-Run it as ``python -m pytest_toolharness.wire.scenarios._mcp_tool_server --tools FILE`` (``write_mcp_config``
+Run it as ``python -m pytest_toolharness.wire.scenarios._mcp_tool_server --tools FILE`` (``write_server_config``
 writes the tools file and a Claude Code style ``--mcp-config`` file that runs exactly that).
 """
 
@@ -33,15 +33,15 @@ __all__ = [
     "SERVED_LOG_NAME",
     "McpCallEvent",
     "build_server",
+    "listed_name",
     "main",
-    "mcp_name",
     "mcp_tool_meta",
     "read_call_log",
     "read_served",
     "serve",
     "tool_specs_from_json",
     "tool_specs_to_json",
-    "write_mcp_config",
+    "write_server_config",
 ]
 
 DEFAULT_SERVER_NAME = "suite"
@@ -127,14 +127,14 @@ def tool_specs_from_json(text: str) -> list[ToolSpec]:
             specs.append(ToolSpec(**kwargs, behavior=ToolBehavior(**raw_behavior)))
         except TypeError as exc:
             raise ValueError(f"tool spec #{index}: {exc}") from exc
-    names = [mcp_name(spec) for spec in specs]
+    names = [listed_name(spec) for spec in specs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ValueError(f"tool specs name the same MCP tool twice: {', '.join(duplicates)}")
     return specs
 
 
-def mcp_name(spec: ToolSpec) -> str:
+def listed_name(spec: ToolSpec) -> str:
     """The name the MCP server lists a spec under (``mcp_tool``, else ``name``)."""
     return spec.mcp_tool or spec.name
 
@@ -151,7 +151,7 @@ def mcp_tool_meta(spec: ToolSpec) -> dict[str, Any]:
     return meta
 
 
-def write_mcp_config(
+def write_server_config(
     path: Path, specs: Sequence[ToolSpec], *, server_name: str = DEFAULT_SERVER_NAME
 ) -> Path:
     """Write ``specs`` to ``tools.json`` beside ``path`` and a Claude Code ``--mcp-config`` file at ``path``.
@@ -277,13 +277,13 @@ def build_server(specs: Sequence[ToolSpec], log: _CallLog, served_log: _CallLog 
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
-    by_name = {mcp_name(spec): spec for spec in specs}
+    by_name = {listed_name(spec): spec for spec in specs}
 
     def listed(spec: ToolSpec) -> types.Tool:
         meta = mcp_tool_meta(spec)
         read_only = spec.read_only or spec.concurrency_safe
         return types.Tool(
-            name=mcp_name(spec),
+            name=listed_name(spec),
             description=spec.description,
             input_schema=dict(spec.input_schema),
             # Claude Code (and the reference harness) treat readOnlyHint as "concurrency safe".
@@ -339,7 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     import anyio
 
     parser = argparse.ArgumentParser(prog="python -m pytest_toolharness.wire.scenarios._mcp_tool_server")
-    parser.add_argument("--tools", required=True, type=Path, help="tool specs JSON (from write_mcp_config)")
+    parser.add_argument(
+        "--tools", required=True, type=Path, help="tool specs JSON (from write_server_config)"
+    )
     args = parser.parse_args(argv)
     tools_file: Path = args.tools
     if not tools_file.is_file():

@@ -44,8 +44,8 @@ from pytest_toolharness.wire.targets._roles import (
     McpServer,
     Rule,
     mcp_servers,
-    permission_rules,
-    read_settings,
+    read_settings_file,
+    settings_rules,
 )
 from pytest_toolharness.wire.targets._wire_adapter import (
     DEFAULT_TIMEOUT,
@@ -98,13 +98,13 @@ __all__ = [
     "find_on_path",
     "load_profiles",
     "mcp_servers",
-    "permission_rules",
     "profile_named",
     "read_hook_log",
-    "read_settings",
+    "read_settings_file",
     "resolve_target",
     "run_target",
     "run_wire_scenario",
+    "settings_rules",
     "target_names",
     "write_scenario_files",
 ]

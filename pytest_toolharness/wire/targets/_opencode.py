@@ -22,7 +22,7 @@ from typing import Any
 
 from pytest_toolharness.wire.scenarios import ToolNames
 from pytest_toolharness.wire.targets._command import TargetInvocation
-from pytest_toolharness.wire.targets._roles import mcp_servers, permission_rules, read_settings
+from pytest_toolharness.wire.targets._roles import mcp_servers, read_settings_file, settings_rules
 
 __all__ = ["OPENCODE_BIN_ENV", "OPENCODE_MODEL", "OPENCODE_NAMES", "OpencodeTarget", "opencode_config"]
 
@@ -49,7 +49,7 @@ _OFFLINE_ENV = {
 def opencode_config(inv: TargetInvocation) -> dict[str, Any]:
     """Opencode's config for ``inv``: provider, MCP server and permissions from the scenario's files."""
     permission: dict[str, Any] = {"*": "ask"}
-    for rule in permission_rules(read_settings(inv.settings_path)):
+    for rule in settings_rules(read_settings_file(inv.settings_path)):
         if rule.pattern is None:
             current = permission.get(rule.tool)
             if isinstance(current, dict):

@@ -4,7 +4,7 @@ Every target is handed a Claude Code style ``settings.json`` (``permissions``: `
 ``deny`` rule strings, ``defaultMode``; ``hooks``) and a ``{"mcpServers": ...}`` file, both written
 in the target's own tool names (its profile's :class:`~pytest_toolharness.wire.scenarios._core.ToolNames`).
 A CLI that takes neither (opencode, Cline) gets its own config from a profile that reads them back
-here as roles: :func:`permission_rules` (each rule's action, tool and optional pattern) and
+here as roles: :func:`settings_rules` (each rule's action, tool and optional pattern) and
 :func:`mcp_servers` (each stdio server's command line and environment).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ACTIONS", "McpServer", "Rule", "mcp_servers", "permission_rules", "read_settings"]
+__all__ = ["ACTIONS", "McpServer", "Rule", "mcp_servers", "read_settings_file", "settings_rules"]
 
 #: The rule actions, weakest first: a later one beats an earlier one on the same call.
 ACTIONS: tuple[str, ...] = ("allow", "ask", "deny")
@@ -46,7 +46,7 @@ class McpServer:
     env: dict[str, str]
 
 
-def read_settings(path: Path) -> dict[str, Any]:
+def read_settings_file(path: Path) -> dict[str, Any]:
     """The settings file as a dict (an error naming the file when it is not a JSON object)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
@@ -58,7 +58,7 @@ def _pattern(spec: str) -> str:
     return spec[: -len(":*")] + "*" if spec.endswith(":*") else spec
 
 
-def permission_rules(settings: dict[str, Any]) -> list[Rule]:
+def settings_rules(settings: dict[str, Any]) -> list[Rule]:
     """The ``permissions`` rules, allow first, then ask, then deny (so the strongest comes last)."""
     permissions = settings.get("permissions", {})
     if not isinstance(permissions, dict):

@@ -146,7 +146,7 @@ def write_mcp_config(path: Path, scenario: WireScenario) -> Path:
         # No tools, no server: nothing to import, and any harness can read an empty config.
         path.write_text(wire_json({"mcpServers": {}}), encoding="utf-8")
         return path
-    from pytest_toolharness.wire.scenarios import write_mcp_config as write_server_config
+    from pytest_toolharness.wire.scenarios import write_server_config
 
     return write_server_config(path, list(scenario.mcp_tools), server_name=SERVER_NAME)
 
