@@ -19,8 +19,8 @@ from pytest_toolharness.wire.scenarios._tool_calls import (
 )
 from pytest_toolharness.wire.targets._command import ReferenceTarget, TargetError, TargetOutcome
 from pytest_toolharness.wire.targets._profiles import (
-    CAPABILITIES,
     ENTRY_POINT_GROUP,
+    PROFILE_CAPABILITIES,
     ClaudeCodeProfile,
     ReferenceProfile,
     TargetProfile,
@@ -37,7 +37,7 @@ def test_builtins_are_profiles_with_known_capabilities() -> None:
         profile = profile_named(name)
         assert isinstance(profile, TargetProfile)
         assert profile.name == name
-        assert set(profile.capabilities) <= set(CAPABILITIES)
+        assert set(profile.capabilities) <= set(PROFILE_CAPABILITIES)
         assert "core" in profile.claims
     assert profile_named(" reference ") is not None
     assert profile_named("no-such-cli") is None

@@ -7,7 +7,6 @@ names only. ``make_adapter`` is the factory ``--toolharness-adapter`` names by d
 from __future__ import annotations
 
 from pytest_toolharness.adapters.reference._adapter import (
-    DEFAULT_MODEL,
     ReferenceAdapter,
     ReferenceHarness,
     claude_code_listing_adapter,
@@ -18,7 +17,6 @@ from pytest_toolharness.adapters.reference._adapter import (
 make_adapter = reference_adapter
 
 __all__ = [
-    "DEFAULT_MODEL",
     "ReferenceAdapter",
     "ReferenceHarness",
     "claude_code_listing_adapter",

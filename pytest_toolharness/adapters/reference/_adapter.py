@@ -34,6 +34,7 @@ from pytest_toolharness.adapters import (
     hook_command,
     runs_as_command,
 )
+from pytest_toolharness.adapters.framework import DEFAULT_MODEL
 from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
 from pytest_toolharness.adapters.reference._permission_context import (
     permission_context as permission_context_of,
@@ -83,9 +84,14 @@ from reference_impl.tools import is_deferred_tool, parse_enable_tool_search, too
 if TYPE_CHECKING:
     from pytest_toolharness.wire import WireRun, WireScenario
 
-__all__ = ["DEFAULT_MODEL", "ReferenceAdapter", "ReferenceHarness", "reference_adapter"]
+__all__ = [
+    "ReferenceAdapter",
+    "ReferenceHarness",
+    "claude_code_listing_adapter",
+    "listing_adapter",
+    "reference_adapter",
+]
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
 KEEP_AFTER_COMPACTION = 2
 
 

@@ -35,9 +35,9 @@ from pytest_toolharness.wire.targets._opencode import OPENCODE_BIN_ENV, OPENCODE
 
 __all__ = [
     "BUILTIN_PROFILES",
-    "CAPABILITIES",
     "CLAUDE_CODE_NAMES",
     "ENTRY_POINT_GROUP",
+    "PROFILE_CAPABILITIES",
     "ClaudeCodeProfile",
     "ClineProfile",
     "OpencodeProfile",
@@ -54,7 +54,7 @@ __all__ = [
 ENTRY_POINT_GROUP = "pytest_toolharness.targets"
 
 #: What a profile may declare it can express: each a role the wire scenarios use.
-CAPABILITIES: Mapping[str, str] = {
+PROFILE_CAPABILITIES: Mapping[str, str] = {
     "mcp": "runs the suite's stdio MCP server and offers its tools",
     "read_tool": "has a built-in tool that reads a file",
     "shell_tool": "has a built-in tool that runs a shell command",
@@ -114,7 +114,7 @@ class ReferenceProfile:
     name: str = "reference"
     description: str = "the reference harness embedded in pytest-toolharness"
     claims: tuple[str, ...] = ("core", "claude-code")
-    capabilities: frozenset[str] = frozenset(CAPABILITIES)
+    capabilities: frozenset[str] = frozenset(PROFILE_CAPABILITIES)
     names: ToolNames = CLAUDE_CODE_NAMES
 
     def find_binary(self) -> Path | None:
@@ -138,7 +138,7 @@ class ClaudeCodeProfile:
     name: str = "claude-code"
     description: str = "Claude Code CLI (the binary bundled in claude-agent-sdk, or claude on PATH)"
     claims: tuple[str, ...] = ("core", "claude-code")
-    capabilities: frozenset[str] = frozenset(CAPABILITIES)
+    capabilities: frozenset[str] = frozenset(PROFILE_CAPABILITIES)
     names: ToolNames = CLAUDE_CODE_NAMES
 
     def find_binary(self) -> Path | None:
@@ -224,9 +224,11 @@ BUILTIN_PROFILES: dict[str, Callable[[], TargetProfile]] = {
 def _check(profile: object, where: str) -> TargetProfile:
     if not isinstance(profile, TargetProfile):
         raise TargetError(f"{where} is not a target profile (needs name, claims, capabilities, names, ...)")
-    unknown = sorted(set(profile.capabilities) - set(CAPABILITIES))
+    unknown = sorted(set(profile.capabilities) - set(PROFILE_CAPABILITIES))
     if unknown:
-        raise TargetError(f"{where} declares unknown capabilities {unknown}; known: {sorted(CAPABILITIES)}")
+        raise TargetError(
+            f"{where} declares unknown capabilities {unknown}; known: {sorted(PROFILE_CAPABILITIES)}"
+        )
     return profile
 
 
