@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
+from pytest_toolharness.processes import ServingThread
 from pytest_toolharness.specs import HostAnswer, HostSpec, SandboxOutcome, SandboxRun
-from pytest_toolharness.wire.processes import ServingThread
 
 ON: Mapping[str, Any] = {"sandbox": {"enabled": True}}
 OFF: Mapping[str, Any] = {"sandbox": {"enabled": False}}

@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeAlias, get_args
 
 from hypothesis import strategies as st
 
+from pytest_toolharness.processes import remove_at_exit
 from pytest_toolharness.specs import (
     CallRecorder,
     ExecutionResult,
@@ -34,7 +35,6 @@ from pytest_toolharness.specs import (
     ToolSpec,
 )
 from pytest_toolharness.strategies import indices
-from pytest_toolharness.wire.processes import remove_at_exit
 
 __all__ = [
     "CORE_KINDS",

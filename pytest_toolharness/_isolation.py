@@ -11,7 +11,7 @@
   share one run of the harness per scenario (a module-scoped fixture), which split across workers
   would run once per worker. Every other test is still dispatched on its own, the ones marked
   :data:`HEAVY_MARKER` first. The reference CLI and the suite's MCP server start through one fork
-  server for all the workers (:mod:`pytest_toolharness.wire.processes._launch`).
+  server for all the workers (:mod:`pytest_toolharness.processes._launch`).
 - **Temporary files.** Each worker's temporary directory (``TMPDIR``) is inside the controller's run
   directory, which the controller removes at the end: a worker that was stopped or died leaves nothing.
 
@@ -43,7 +43,7 @@ from pytest_toolharness._budgets import (
 )
 from pytest_toolharness._options import Isolation, Settings
 from pytest_toolharness._strategies.bash_oracle import SHARED_ORACLE_VARIABLE, prebuild_bash_oracle
-from pytest_toolharness.wire.processes import (
+from pytest_toolharness.processes import (
     defer_removal_under,
     prestart_fork_server,
     python_interpreter_command,
@@ -206,7 +206,7 @@ def _share_fork_server(config: pytest.Config, run_dir: Path) -> None:
     """With workers: one fork server for all of them (its socket in the run directory).
 
     The reference harness and the suite's MCP server start through it
-    (:mod:`pytest_toolharness.wire.processes._launch`); shared, their modules are imported once per run rather
+    (:mod:`pytest_toolharness.processes._launch`); shared, their modules are imported once per run rather
     than once per worker. Nothing is imported before a wire scenario asks.
     """
     option = config.option

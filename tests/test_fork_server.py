@@ -1,4 +1,4 @@
-"""The fork server (``pytest_toolharness/wire/processes/_forkserver.py``): ``python -m MODULE`` as a fresh process.
+"""The fork server (``pytest_toolharness/processes/_forkserver.py``): ``python -m MODULE`` as a fresh process.
 
 What a target started through it must still be: a process of its own, in a session and process group
 of its own, with the requester's directory, environment, arguments and standard streams, ending as
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness.wire.processes import _launch
+from pytest_toolharness.processes import _launch
 
 pytestmark = pytest.mark.skipif(not _launch._wanted(), reason="the fork server needs Linux (fork, send_fds)")
 

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from pytest_toolharness.processes import _launch
+from pytest_toolharness.processes._launch import fork_server_running
 from pytest_toolharness.specs import ToolBehavior, ToolSpec
-from pytest_toolharness.wire.processes import _launch
-from pytest_toolharness.wire.processes._launch import fork_server_running
 from pytest_toolharness.wire.scenarios._mcp_tool_server import (
     read_call_log,
     tool_specs_from_json,

@@ -26,7 +26,7 @@ from pytest_toolharness.adapters import (
     missing_methods,
     runs_as_command,
 )
-from pytest_toolharness.wire.processes._launch import HOOK_PYTHON
+from pytest_toolharness.processes._launch import HOOK_PYTHON
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""Scratch directories removed at exit (``pytest_toolharness/wire/processes/_scratch.py``)."""
+"""Scratch directories removed at exit (``pytest_toolharness/processes/_scratch.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolharness.wire.processes import _scratch
+from pytest_toolharness.processes import _scratch
 
 
 def _tree(root: Path, outside: Path) -> None:
@@ -63,7 +63,7 @@ def test_a_tree_removed_at_exit_is_gone_without_an_error(tmp_path: Path) -> None
         (tree / f"d{i}" / "e").mkdir(parents=True)
     code = (
         "import sys; from pathlib import Path; "
-        "from pytest_toolharness.wire.processes._scratch import remove_at_exit; "
+        "from pytest_toolharness.processes._scratch import remove_at_exit; "
         "remove_at_exit(Path(sys.argv[1]))"
     )
     done = subprocess.run(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolharness.wire.processes._serving import ServingThread
+from pytest_toolharness.processes._serving import ServingThread
 
 
 def _server(release: threading.Event | None = None) -> ThreadingHTTPServer:

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from conformance._wire_runs import scenario_runner
+from pytest_toolharness.processes import _launch
 from pytest_toolharness.wire.checks import _evidence as evidence
 from pytest_toolharness.wire.model_api._turns import AssistantTurn
-from pytest_toolharness.wire.processes import _launch
 from pytest_toolharness.wire.scenarios._core import ToolNames, WireScenario
 from pytest_toolharness.wire.scenarios._security import mode_scenario, security_scenario, stop_scenario
 from pytest_toolharness.wire.scenarios._tool_calls import (
@@ -138,7 +138,7 @@ def test_opencode_config_from_the_pairing_scenario(tmp_path: Path) -> None:
     assert config["share"] == "disabled"
     (server,) = config["mcp"].values()
     assert server["type"] == "local"
-    # The suite's MCP server: python -m, or its fork server's requester (pytest_toolharness/wire/processes/_launch.py).
+    # The suite's MCP server: python -m, or its fork server's requester (pytest_toolharness/processes/_launch.py).
     command = server["command"]
     module = command.index("pytest_toolharness.wire.scenarios._mcp_tool_server")
     assert command[0] == sys.executable

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolharness._isolation import _worker_count
-from pytest_toolharness.wire.processes import _launch
+from pytest_toolharness.processes import _launch
 from tests._fake_suite import make_suite, run_isolated
 
 pytestmark = pytest.mark.skipif(not _launch._wanted(), reason="the fork server needs Linux (fork, send_fds)")

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from pytest_toolharness.adapters._hook_programs import hook_program
+from pytest_toolharness.processes import HOOK_PYTHON, ServingThread
 from pytest_toolharness.specs import HookSpec
-from pytest_toolharness.wire.processes import HOOK_PYTHON, ServingThread
 
 __all__ = ["HookEndpoint", "write_plugin"]
 

@@ -18,8 +18,8 @@ import json
 import shlex
 from pathlib import Path
 
+from pytest_toolharness.processes import HOOK_PYTHON
 from pytest_toolharness.specs import HookSpec
-from pytest_toolharness.wire.processes import HOOK_PYTHON
 
 __all__ = ["COMMAND_ONLY_OUTCOMES", "hook_command", "hook_program", "runs_as_command"]
 

@@ -20,11 +20,10 @@ The layout, one subpackage per job (each with its own public names):
   profiles (one module per built-in CLI) and the :class:`WireAdapter`.
 - :mod:`~pytest_toolharness.wire.checks`: request checks, run checks and the evidence that a run
   exercised what they judge.
-- :mod:`~pytest_toolharness.wire.processes`: starting the suite's Python processes (the fork server),
-  serving sockets in threads, removing scratch directories.
 
-Dependencies run one way: checks -> targets -> scenarios -> model_api -> processes, all on
-:mod:`pytest_toolharness.specs`.
+Dependencies run one way: checks -> targets -> scenarios -> model_api, all on
+:mod:`pytest_toolharness.specs` and :mod:`pytest_toolharness.processes` (starting and serving the
+suite's processes, which the plugin's isolation and the adapters use too).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from pytest_toolharness.adapters.reference._permission_context import (
 )
 from pytest_toolharness.adapters.reference._permission_context import rules_of
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
-from pytest_toolharness.wire.processes import remove_at_exit
+from pytest_toolharness.processes import remove_at_exit
 from reference_impl import (
     CommandHook,
     ExecutionContext,

@@ -28,6 +28,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qsl, urlsplit
 
+from pytest_toolharness.processes import ServingThread
 from pytest_toolharness.wire.model_api._api_error import ApiError
 from pytest_toolharness.wire.model_api._encoding import wire_bytes
 from pytest_toolharness.wire.model_api._messages import (
@@ -44,7 +45,6 @@ from pytest_toolharness.wire.model_api._messages_validation import (
 )
 from pytest_toolharness.wire.model_api._recording import RecordedRequest, parse_json_body
 from pytest_toolharness.wire.model_api._script import Script, ScriptSource
-from pytest_toolharness.wire.processes import ServingThread
 
 __all__ = ["LOOPBACK_HOST", "ScriptedApiServer"]
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from pytest_toolharness.processes import HOOK_PYTHON
 from pytest_toolharness.specs import SETTINGS_FILES, ToolBehavior, ToolSpec
 from pytest_toolharness.wire.model_api import AssistantTurn
-from pytest_toolharness.wire.processes import HOOK_PYTHON
 
 if TYPE_CHECKING:
     from pytest_toolharness.wire.model_api import RecordedRequest

@@ -164,7 +164,7 @@ def write_server_config(
     path.parent.mkdir(parents=True, exist_ok=True)
     tools_file = path.parent / _TOOLS_FILE_NAME
     tools_file.write_text(tool_specs_to_json(specs), encoding="utf-8")
-    from pytest_toolharness.wire.processes import python_module_command
+    from pytest_toolharness.processes import python_module_command
 
     # Through the fork server when it runs: the server is a process of its own per harness run,
     # without importing mcp and the plugin each time.

@@ -39,9 +39,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_toolharness.processes import HOOK_PYTHON
 from pytest_toolharness.specs import ToolBehavior
 from pytest_toolharness.wire.model_api import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
-from pytest_toolharness.wire.processes import HOOK_PYTHON
 from pytest_toolharness.wire.scenarios._core import (
     CLAUDE_CODE_NAMES,
     ToolNames,

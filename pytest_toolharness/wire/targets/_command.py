@@ -204,10 +204,10 @@ class ReferenceTarget:
     def command(self, inv: TargetInvocation) -> list[str]:
         """``sys.executable -m reference_impl -p PROMPT --settings ... --mcp-config ...``.
 
-        Through the fork server when it runs (:func:`~pytest_toolharness.wire.processes._launch.python_module_command`):
+        Through the fork server when it runs (:func:`~pytest_toolharness.processes._launch.python_module_command`):
         still a process of its own per run, without importing the anthropic SDK and ``mcp`` each time.
         """
-        from pytest_toolharness.wire.processes import python_module_command
+        from pytest_toolharness.processes import python_module_command
 
         return python_module_command("reference_impl", self.arguments(inv), _REFERENCE_PRELOAD)
 

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_toolharness.processes import remove_at_exit
 from pytest_toolharness.specs import SETTINGS_FILES
 from pytest_toolharness.wire.model_api import RecordedRequest, ScriptedApiServer, wire_json
-from pytest_toolharness.wire.processes import remove_at_exit
 from pytest_toolharness.wire.scenarios import (
     CLAUDE_CODE_NAMES,
     HOOK_LOG_NAME,

@@ -6,7 +6,7 @@ path with the interpreter (it imports only the standard library, so it starts in
 two modes:
 
 - ``serve SOCKET [PRELOAD]``: the server, one per pytest process that runs wire scenarios
-  (:mod:`pytest_toolharness.wire.processes._launch` starts it). It listens on the Unix socket SOCKET, imports
+  (:mod:`pytest_toolharness.processes._launch` starts it). It listens on the Unix socket SOCKET, imports
   PRELOAD (comma-separated module names, for the requests it expects first) and ends when its stdin
   closes (the process that started it went away). A request names a module, its
   arguments, working directory and environment, and modules to import first, and passes the

@@ -2,7 +2,7 @@
 
 :func:`python_module_command` is how the suite writes the commands of its own Python processes: the
 reference harness (``ReferenceTarget``) and the suite's MCP tool server (the ``--mcp-config`` it
-writes). With the fork server (:mod:`pytest_toolharness.wire.processes._forkserver`, started on first use, one
+writes). With the fork server (:mod:`pytest_toolharness.processes._forkserver`, started on first use, one
 per process, ended with it) the command is its requester, which has a forked child of the
 server run the module: a fresh process that does not import the module's dependencies again.
 Without it (``TOOLHARNESS_FORK_SERVER=0``, not Linux, or the server could not start) the command is
@@ -229,7 +229,7 @@ def python_interpreter_command(preload: Sequence[str] = ()) -> list[str] | None:
 
     For xdist's ``popen//python=...``: the worker is a child of the fork server with ``preload``
     imported, not a fresh interpreter that imports them again. The request is exclusive (see
-    :mod:`pytest_toolharness.wire.processes._forkserver`), so list third-party modules only: what pytest
+    :mod:`pytest_toolharness.processes._forkserver`), so list third-party modules only: what pytest
     rewrites (the suite, its plugins) must be imported by the worker itself. None without a server.
     """
     socket_path = _socket()

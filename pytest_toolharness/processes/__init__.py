@@ -7,7 +7,7 @@ starts them quickly, the thread that serves a socket server, and the removal of 
 
 from __future__ import annotations
 
-from pytest_toolharness.wire.processes._launch import (
+from pytest_toolharness.processes._launch import (
     FORK_SERVER_ENV,
     HOOK_PYTHON,
     SOCKET_ENV,
@@ -18,13 +18,13 @@ from pytest_toolharness.wire.processes._launch import (
     release_prestarted_fork_server,
     share_fork_server,
 )
-from pytest_toolharness.wire.processes._scratch import (
+from pytest_toolharness.processes._scratch import (
     defer_removal_under,
     remove_at_exit,
     remove_in_background,
     remove_tree,
 )
-from pytest_toolharness.wire.processes._serving import ServingThread
+from pytest_toolharness.processes._serving import ServingThread
 
 __all__ = [
     "FORK_SERVER_ENV",
