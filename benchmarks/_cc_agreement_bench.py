@@ -24,10 +24,9 @@ from typing import Any
 
 from pytest_toolharness.adapters import ToolBehavior
 from pytest_toolharness.wire import AssistantTurn, RecordedRequest, ToolUseBlock
-from pytest_toolharness.wire.model_api._turns import tool_use_id
-from pytest_toolharness.wire.scenarios._core import FINAL_TEXT, WireScenario, mcp_spec
-from pytest_toolharness.wire.targets._claude_code import ClaudeCodeTarget, find_claude_binary
-from pytest_toolharness.wire.targets._wire_adapter import run_wire_scenario
+from pytest_toolharness.wire.model_api import tool_use_id
+from pytest_toolharness.wire.scenarios import FINAL_TEXT, WireScenario, mcp_spec
+from pytest_toolharness.wire.targets import ClaudeCodeTarget, find_claude_binary, run_wire_scenario
 from reference_impl import Tool, ToolOutput, build_tool
 from reference_impl.search import run_tool_search
 

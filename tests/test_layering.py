@@ -119,6 +119,18 @@ def test_nothing_outside_the_harness_imports_its_private_modules() -> None:
     assert not offenders, "use reference_impl's public names:\n" + "\n".join(offenders)
 
 
+def test_the_benchmarks_use_the_plugins_public_names() -> None:
+    """The benchmarks sit outside the import contracts' packages; they measure the public API too."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: imports {module}"
+        for path in _modules("benchmarks")
+        for line, module in imported_modules(path)
+        if module.startswith("pytest_toolharness.")
+        and any(part.startswith("_") for part in module.split(".")[1:])
+    ]
+    assert not offenders, "use pytest_toolharness's public names:\n" + "\n".join(offenders)
+
+
 def test_importing_the_plugin_and_the_suite_loads_no_harness() -> None:
     """At run time too: a lazy import or a re-export can't smuggle the harness in."""
     names = [_module_name(path) for path in _plugin_and_suite_modules() if path.name != "conftest.py"]
