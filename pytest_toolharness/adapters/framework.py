@@ -209,6 +209,8 @@ async def framework_turn(
     scenario: ExecutionScenario,
     run: Callable[[ScriptedEndpoint], Awaitable[object]],
     resume: Callable[[ScriptedEndpoint], Awaitable[object]] | None = None,
+    *,
+    answer: Callable[[ScriptedEndpoint], list[dict[str, Any]]] | None = None,
 ) -> ExecutionResult:
     """Script one ``tool_use`` turn, let ``run(endpoint)`` drive the framework, return its results.
 
@@ -217,6 +219,10 @@ async def framework_turn(
     checks then name). The abort, when the scenario has one, cancels the framework's run; ``resume``
     (when given) then continues the session, and its request is the answer (at most
     :data:`RESUME_BOUND` seconds: a resumed session that hangs has sent nothing).
+
+    ``answer`` reads the results from the endpoint for a framework on another API (OpenAI Chat
+    Completions, Responses): the tool outputs of its request after the tool-call turn, as ``tool_result``
+    blocks (``[]`` when it sent none). Without it the framework speaks the Messages API.
     """
     endpoint = ScriptedEndpoint(
         [tool_use_turn(scenario.tool_uses), AssistantTurn.text("Done."), AssistantTurn.text("Done.")]
@@ -238,6 +244,8 @@ async def framework_turn(
     if cancelled and resume is not None:
         with contextlib.suppress(Exception, asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(resume(endpoint), RESUME_BOUND)
+    if answer is not None:
+        return ExecutionResult(user_content=answer(endpoint))
     content: list[dict[str, Any]] = []
     if len(endpoint.message_requests) > 1:
         content = endpoint.last_user_content() or []

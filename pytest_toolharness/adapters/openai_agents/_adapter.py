@@ -1,0 +1,190 @@
+"""The openai-agents adapter: the suite's scripted tools run by a real ``agents.Agent`` and ``Runner``.
+
+The agent's model is the SDK's own ``OpenAIResponsesModel`` (the SDK's default API) or
+``OpenAIChatCompletionsModel`` on an ``openai.AsyncOpenAI`` client whose transport is a
+:class:`~pytest_toolharness.wire.ScriptedEndpoint`: the SDK's tool calling, its error handling and its
+encoding of tool outputs run as in production, and the suite reads the request the API would get.
+
+Each :class:`~pytest_toolharness.adapters.ToolSpec` becomes a ``FunctionTool`` with the spec's JSON schema
+as ``params_json_schema`` (``strict_json_schema=False``: a raw schema, as the SDK's MCP tools are) and the
+failure policy of ``@function_tool`` and of MCP tools: a raising tool is answered by
+``default_tool_error_function``. A tool's own validation (``rejects_when``) returns its message, the SDK's
+documented way for a tool to refuse ("return a string error message"); ``call_timeout`` is the tool's
+``timeout_seconds``. The user's agent: ``toolharness_agent = "package.module:factory"``, called as
+``factory(model, tools)`` and returning an ``Agent``.
+
+Every run keeps its items in a ``SQLiteSession`` (in memory): an abort cancels ``Runner.run``
+(``task.cancel()``), and the session resumes as an SDK user resumes one, ``Runner.run(agent, [],
+session=session)``; the request that resume sends is what the model sees of the batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from agents import (
+    Agent,
+    FunctionTool,
+    Model,
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+    Runner,
+    SQLiteSession,
+    ToolOutputImage,
+    set_tracing_disabled,
+)
+from agents.tool import set_function_tool_failure_error_function, with_function_tool_failure_error_handler
+from agents.tool_context import ToolContext
+from openai import AsyncOpenAI
+
+from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec
+from pytest_toolharness.adapters._openai_answers import (
+    CHAT_COMPLETIONS,
+    RESPONSES,
+    endpoint_answer,
+    requests_of,
+    sent_tools,
+)
+from pytest_toolharness.adapters.framework import PROMPT, agent_factory, framework_turn, run_behavior
+from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
+
+__all__ = [
+    "APIS",
+    "DEFAULT_MODEL",
+    "OpenAiAgentsAdapter",
+    "OpenAiAgentsHarness",
+    "make_adapter",
+    "make_chat_adapter",
+]
+
+AgentFactory = Callable[[Model, list[FunctionTool]], Agent[Any]]
+
+DEFAULT_MODEL = "gpt-5.1"
+APIS = {"responses": RESPONSES, "chat_completions": CHAT_COMPLETIONS}
+"""The SDK's two model APIs, by the name the adapter takes, and the path each posts to."""
+
+_SESSIONS = itertools.count(1)
+
+# The SDK exports traces to OpenAI by default: a check sends nothing anywhere but the scripted endpoint.
+set_tracing_disabled(True)
+
+
+def _model(endpoint: ScriptedEndpoint, api: str) -> Model:
+    client = AsyncOpenAI(
+        api_key="scripted",
+        base_url=f"{endpoint.base_url}/v1",
+        http_client=endpoint.async_client(),
+        max_retries=0,
+    )
+    if api == "chat_completions":
+        return OpenAIChatCompletionsModel(DEFAULT_MODEL, openai_client=client)
+    return OpenAIResponsesModel(DEFAULT_MODEL, openai_client=client)
+
+
+def _not_reported(*_: object) -> None:
+    """The SDK's hook for logging a handled tool error (the suite reads the request instead)."""
+
+
+def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> FunctionTool:
+    async def invoke(ctx: ToolContext[Any], arguments: str) -> Any:
+        if scenario is None:
+            return ""
+        tool_input = json.loads(arguments) if arguments else {}
+        if not isinstance(tool_input, Mapping):
+            # A function tool takes keyword arguments: a non-object input fails in the tool, as it would.
+            raise TypeError(f"{spec.name} takes an object, got {arguments}")
+        try:
+            output = await run_behavior(spec, ctx.tool_call_id, tool_input, scenario)
+        except ValueError as exc:
+            return str(exc)
+        if output.kind == "image":
+            data = base64.b64encode(output.image_png).decode()
+            return ToolOutputImage(image_url=f"data:image/png;base64,{data}")
+        return output.text
+
+    tool = FunctionTool(
+        name=spec.name,
+        description=spec.description,
+        params_json_schema=dict(spec.input_schema),
+        on_invoke_tool=with_function_tool_failure_error_handler(invoke, _not_reported),
+        strict_json_schema=False,
+        timeout_seconds=None if scenario is None else scenario.call_timeout,
+    )
+    return set_function_tool_failure_error_function(tool)
+
+
+class OpenAiAgentsHarness:
+    """One session: a fresh agent per batch, built by the user's factory or ``Agent(...)``."""
+
+    def __init__(self, factory: AgentFactory | None, api: str) -> None:
+        self._factory = factory
+        self._api = api
+
+    def _agent(self, model: Model, tools: list[FunctionTool]) -> Agent[Any]:
+        if self._factory is not None:
+            return self._factory(model, tools)
+        return Agent(name="toolharness", model=model, tools=list(tools))
+
+    async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
+        """Let the SDK run the scenario's tool-call turn; its next request holds the outputs."""
+        tools = [_tool(spec, scenario) for spec in scenario.tools]
+        session = SQLiteSession(f"toolharness-{next(_SESSIONS)}")
+        agents: list[Agent[Any]] = []
+
+        async def run(endpoint: ScriptedEndpoint) -> object:
+            agents.append(self._agent(_model(endpoint, self._api), tools))
+            return await Runner.run(agents[0], PROMPT, session=session)
+
+        async def resume(endpoint: ScriptedEndpoint) -> object:
+            return await Runner.run(agents[0], [], session=session)
+
+        return await framework_turn(
+            scenario, run, resume, answer=lambda endpoint: endpoint_answer(endpoint, APIS[self._api])
+        )
+
+    def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+        """The function tools the SDK sends for these tools, each with its ``name`` at the top."""
+        endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
+        tools = [_tool(spec, None) for spec in [*builtin, *mcp]]
+
+        async def run() -> None:
+            await Runner.run(self._agent(_model(endpoint, self._api), tools), PROMPT)
+
+        asyncio.run(run())
+        return sent_tools(requests_of(endpoint, APIS[self._api])[0])
+
+
+class OpenAiAgentsAdapter:
+    """The adapter: ``execution`` (``timeouts``, ``abort``) and ``schemas``; ``core``."""
+
+    profiles = frozenset({"core"})
+    capabilities = frozenset({"execution", "timeouts", "abort", "schemas"})
+
+    def __init__(self, factory: AgentFactory | None = None, api: str = "responses") -> None:
+        if api not in APIS:
+            raise ValueError(f"openai-agents adapter: unknown api {api!r}, expected one of {sorted(APIS)}")
+        self._factory = factory
+        self._api = api
+        self.name = f"openai-agents {api} (pytest-toolharness)"
+        self.not_applicable = {
+            "RESULT-1": "openai-agents has no persistence of large tool results; it sends every result inline",
+        }
+
+    def new_harness(self) -> OpenAiAgentsHarness:
+        """A fresh session."""
+        return OpenAiAgentsHarness(self._factory, self._api)
+
+
+def make_adapter(config: Any = None) -> OpenAiAgentsAdapter:
+    """The adapter on the Responses API (the SDK's default); ``config`` names the user's agent factory."""
+    return OpenAiAgentsAdapter(agent_factory(config), "responses")
+
+
+def make_chat_adapter(config: Any = None) -> OpenAiAgentsAdapter:
+    """The adapter on the Chat Completions API (``OpenAIChatCompletionsModel``)."""
+    return OpenAiAgentsAdapter(agent_factory(config), "chat_completions")

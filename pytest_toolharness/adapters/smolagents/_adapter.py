@@ -1,0 +1,222 @@
+"""The smolagents adapter: the suite's scripted tools run by a real ``smolagents.ToolCallingAgent``.
+
+The agent's model is smolagents' own ``OpenAIServerModel`` (Chat Completions) on an ``openai.OpenAI``
+client whose transport is a :class:`~pytest_toolharness.wire.ScriptedEndpoint`, as ``api_base=...`` points
+it at any OpenAI-compatible server: smolagents' tool calling, its parallel tool threads, its error handling
+and the way it writes tool calls and observations into the next request run as in production.
+
+Each :class:`~pytest_toolharness.adapters.ToolSpec` becomes a ``smolagents.Tool`` whose ``inputs`` are the
+spec's JSON-schema properties, a property the schema does not require being ``nullable`` (what smolagents'
+MCP tools do); a property without a type smolagents knows is ``any``. smolagents hands a tool its
+arguments only, so the call's id is the scenario's next call of that name and input. A tool's own
+validation (``rejects_when``) raises, smolagents' only way for a tool to refuse. The user's agent:
+``toolharness_agent = "package.module:factory"``, called as ``factory(model, tools)`` and returning a
+``ToolCallingAgent``.
+
+smolagents runs synchronously (a batch in a ``ThreadPoolExecutor``): the agent runs in a thread of its
+own and each call's scripted behaviour runs on the scenario's event loop. An abort calls
+``agent.interrupt()``, smolagents' own stop, which takes effect before the next step; the session then
+resumes as a smolagents user resumes one, ``agent.run(task, reset=False)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from smolagents import LogLevel, OpenAIServerModel, Tool, ToolCallingAgent
+from smolagents.tools import AUTHORIZED_TYPES
+
+from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec
+from pytest_toolharness.adapters._openai_answers import (
+    CHAT_COMPLETIONS,
+    endpoint_answer,
+    requests_of,
+    sent_tools,
+)
+from pytest_toolharness.adapters.framework import PROMPT, agent_factory, framework_turn, run_behavior
+from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "MAX_STEPS",
+    "SmolagentsAdapter",
+    "SmolagentsHarness",
+    "make_adapter",
+    "make_tool",
+]
+
+AgentFactory = Callable[[OpenAIServerModel, list[Tool]], ToolCallingAgent]
+
+DEFAULT_MODEL = "gpt-5.1"
+MAX_STEPS = 2
+"""The default agent's steps: the scripted tool-call turn, and the step whose request carries its results."""
+
+
+def _model(endpoint: ScriptedEndpoint) -> OpenAIServerModel:
+    return OpenAIServerModel(
+        DEFAULT_MODEL,
+        api_base=f"{endpoint.base_url}/v1",
+        api_key="scripted",
+        client_kwargs={"http_client": endpoint.client(), "max_retries": 0},
+    )
+
+
+def _inputs(schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """A JSON schema's properties as smolagents ``inputs``: unrequired ones ``nullable``, unknown types ``any``."""
+    required = set(schema.get("required") or ())
+    inputs: dict[str, dict[str, Any]] = {}
+    for name, prop in (schema.get("properties") or {}).items():
+        entry = dict(prop) if isinstance(prop, Mapping) else {}
+        kind = entry.get("type")
+        known = kind in AUTHORIZED_TYPES if isinstance(kind, str) else isinstance(kind, list) and kind != []
+        if not known or (isinstance(kind, list) and not set(kind) <= set(AUTHORIZED_TYPES)):
+            entry["type"] = "any"
+        entry.setdefault("description", str(name))
+        if name not in required:
+            entry["nullable"] = True
+        inputs[str(name)] = entry
+    return inputs
+
+
+class _Calls:
+    """The scenario's calls not yet run, claimed by name and input (smolagents gives a tool no call id)."""
+
+    def __init__(self, scenario: ExecutionScenario) -> None:
+        self._open = [(str(u["name"]), u.get("input"), str(u["id"])) for u in scenario.tool_uses]
+        self._lock = threading.Lock()
+
+    def claim(self, name: str, tool_input: Mapping[str, Any]) -> str:
+        with self._lock:
+            for index, (called, given, call_id) in enumerate(self._open):
+                if called == name and json.dumps(given, sort_keys=True) == json.dumps(
+                    tool_input, sort_keys=True
+                ):
+                    del self._open[index]
+                    return call_id
+        return ""
+
+
+def make_tool(
+    spec: ToolSpec,
+    run: Callable[[str, Mapping[str, Any]], Any] | None = None,
+) -> Tool:
+    """A ``smolagents.Tool`` for the spec; ``run(name, arguments)`` answers its calls (else ``""``)."""
+
+    def forward(self: Tool, **arguments: Any) -> Any:
+        return "" if run is None else run(spec.name, arguments)
+
+    attributes = {
+        "name": spec.name,
+        "description": spec.description,
+        "inputs": _inputs(spec.input_schema),
+        "output_type": "string",
+        "skip_forward_signature_validation": True,
+        "forward": forward,
+    }
+    return type(f"ScriptedTool_{spec.name}", (Tool,), attributes)()
+
+
+def _runner(
+    scenario: ExecutionScenario, loop: asyncio.AbstractEventLoop
+) -> Callable[[str, Mapping[str, Any]], Any]:
+    calls = _Calls(scenario)
+    specs = {spec.name: spec for spec in scenario.tools}
+
+    def run(name: str, arguments: Mapping[str, Any]) -> Any:
+        # smolagents passes the unrequired inputs the model left out as None: the model's input had none.
+        tool_input = {k: v for k, v in arguments.items() if v is not None}
+        call_id = calls.claim(name, tool_input)
+        behaviour = run_behavior(specs[name], call_id, tool_input, scenario)
+        output = asyncio.run_coroutine_threadsafe(behaviour, loop).result()
+        return "(image)" if output.kind == "image" else output.text
+
+    return run
+
+
+def _in_thread(call: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+    """Run ``call`` in a daemon thread: a tool that never returns must not keep the process alive."""
+    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def target() -> None:
+        try:
+            done.set_result(call())
+        except BaseException as exc:  # the agent's own error is the run's outcome
+            done.set_exception(exc)
+
+    threading.Thread(target=target, name="smolagents-run", daemon=True).start()
+    return done
+
+
+class SmolagentsHarness:
+    """One session: a fresh agent per batch, built by the user's factory or ``ToolCallingAgent(...)``."""
+
+    def __init__(self, factory: AgentFactory | None) -> None:
+        self._factory = factory
+
+    def _agent(self, model: OpenAIServerModel, tools: list[Tool]) -> ToolCallingAgent:
+        if self._factory is not None:
+            return self._factory(model, tools)
+        return ToolCallingAgent(tools=tools, model=model, max_steps=MAX_STEPS, verbosity_level=LogLevel.OFF)
+
+    async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
+        """Let smolagents run the scenario's tool-call turn; its next request holds what it made of it."""
+        runner = _runner(scenario, asyncio.get_running_loop())
+        tools = [make_tool(spec, runner) for spec in scenario.tools]
+        agents: list[ToolCallingAgent] = []
+        runs: list[concurrent.futures.Future[Any]] = []
+
+        async def run(endpoint: ScriptedEndpoint) -> object:
+            agents.append(self._agent(_model(endpoint), tools))
+            runs.append(_in_thread(lambda: agents[0].run(PROMPT)))
+            try:
+                return await asyncio.wrap_future(runs[0])
+            except asyncio.CancelledError:
+                agents[0].interrupt()
+                raise
+
+        async def resume(endpoint: ScriptedEndpoint) -> object:
+            # The interrupted run ends after its step (with "Agent interrupted."); then the session goes on.
+            with contextlib.suppress(Exception):
+                await asyncio.wrap_future(runs[0])
+            return await asyncio.wrap_future(_in_thread(lambda: agents[0].run(PROMPT, reset=False)))
+
+        return await framework_turn(
+            scenario, run, resume, answer=lambda e: endpoint_answer(e, CHAT_COMPLETIONS)
+        )
+
+    def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+        """The function tools smolagents sends for these tools (its ``final_answer`` tool too)."""
+        endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
+        tools = [make_tool(spec) for spec in [*builtin, *mcp]]
+        with contextlib.suppress(Exception):  # the text answer is no tool call: smolagents' own parse error
+            self._agent(_model(endpoint), tools).run(PROMPT, max_steps=1)
+        return sent_tools(requests_of(endpoint, CHAT_COMPLETIONS)[0])
+
+
+class SmolagentsAdapter:
+    """The adapter: ``execution`` (with ``abort``) and ``schemas``; ``core``."""
+
+    name = "smolagents (pytest-toolharness)"
+    profiles = frozenset({"core"})
+    capabilities = frozenset({"execution", "abort", "schemas"})
+
+    def __init__(self, factory: AgentFactory | None = None) -> None:
+        self._factory = factory
+        self.not_applicable = {
+            "RESULT-1": "smolagents has no persistence of large tool results; it sends every result inline",
+        }
+
+    def new_harness(self) -> SmolagentsHarness:
+        """A fresh session."""
+        return SmolagentsHarness(self._factory)
+
+
+def make_adapter(config: Any = None) -> SmolagentsAdapter:
+    """The adapter factory; ``config`` (the pytest config) names the user's agent factory, if any."""
+    return SmolagentsAdapter(agent_factory(config))
