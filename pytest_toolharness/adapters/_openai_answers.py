@@ -36,7 +36,7 @@ RESPONSES = "/responses"
 # Words with which an output says its call failed (a success's text never needs them).
 _FAILURE = re.compile(
     r"\b(error|errors|failed|fails|failure|exception|denied|invalid|unknown|not found|timed out|timeout"
-    r"|interrupted|cancelled|canceled|aborted|rejected|refused)\b",
+    r"|interrupted|cancelled|canceled|aborted|rejected|refused|does not accept|cannot|unable)\b",
     re.IGNORECASE,
 )
 

@@ -1,0 +1,118 @@
+"""How a framework's answer on Chat Completions or Responses is read as ``tool_result`` blocks (issue 32).
+
+The request bodies are the ones openai-agents 0.24 sent (Chat Completions and Responses) and smolagents
+1.26 sent (Chat Completions) after a scripted tool-call turn, cut to the messages and items that matter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_toolharness.adapters._openai_answers import (
+    chat_answer,
+    responses_answer,
+    says_failed,
+    sent_tools,
+)
+
+FAILURE_TEXTS = [
+    "An error occurred while running the tool. Please try again.",
+    "Tool 'Alpha' timed out after 0.5 seconds.",
+    "Alpha does not accept 'x'",
+    "scripted failure",
+    "Unknown tool Missing, should be one of: Alpha.",
+]
+
+
+def test_chat_tool_messages_become_results_in_their_order() -> None:
+    """PAIR-1's view of Chat: one ``tool`` message per call after the assistant message, in order."""
+    body: dict[str, Any] = {
+        "messages": [
+            {"role": "user", "content": "Run the tools."},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "toolu_1", "type": "function", "function": {"name": "Alpha", "arguments": "{}"}},
+                    {"id": "toolu_2", "type": "function", "function": {"name": "Boom", "arguments": "{}"}},
+                ],
+            },
+            {"role": "tool", "tool_call_id": "toolu_1", "content": "a done"},
+            {"role": "tool", "tool_call_id": "toolu_2", "content": FAILURE_TEXTS[0]},
+        ]
+    }
+    assert chat_answer(body) == [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a done", "is_error": False},
+        {"type": "tool_result", "tool_use_id": "toolu_2", "content": FAILURE_TEXTS[0], "is_error": True},
+    ]
+
+
+def test_smolagents_observation_is_text_and_no_result() -> None:
+    """A batch written back as text (smolagents) has no result: one ``text`` block, no ``tool_result``."""
+    body = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "New task:\nRun the tools."}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Calling tools:\n[...]"}]},
+            {"role": "user", "content": [{"type": "text", "text": "Observation:\na done"}]},
+        ]
+    }
+    assert chat_answer(body) == [{"type": "text", "text": "Observation:\na done"}]
+
+
+def test_responses_outputs_after_the_calls_become_results() -> None:
+    """PAIR-1's view of Responses: the ``function_call_output`` items that follow the turn's calls."""
+    body = {
+        "input": [
+            {"content": "Run the tools.", "role": "user"},
+            {"arguments": "{}", "call_id": "toolu_1", "name": "Alpha", "type": "function_call", "id": "fc_0"},
+            {"arguments": "{}", "call_id": "toolu_2", "name": "Empty", "type": "function_call", "id": "fc_1"},
+            {"call_id": "toolu_1", "output": "a done", "type": "function_call_output"},
+            {"call_id": "toolu_2", "output": "", "type": "function_call_output"},
+        ]
+    }
+    assert responses_answer(body) == [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a done", "is_error": False},
+        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "", "is_error": False},
+    ]
+
+
+def test_responses_without_the_batch_has_no_result() -> None:
+    """A resumed session that dropped the batch (openai-agents after a cancel) answers nothing."""
+    assert responses_answer({"input": [{"content": "Run the tools.", "role": "user"}]}) == [
+        {"type": "text", "text": "Run the tools."}
+    ]
+
+
+def test_output_parts_are_read_as_their_text() -> None:
+    """An output given as content parts (``input_text``) is read as its text."""
+    body = {
+        "input": [
+            {"arguments": "{}", "call_id": "c", "name": "A", "type": "function_call"},
+            {"call_id": "c", "output": [{"type": "input_text", "text": "one"}], "type": "function_call_output"},
+        ]
+    }
+    assert responses_answer(body)[0]["content"] == "one"
+
+
+@pytest.mark.parametrize("text", FAILURE_TEXTS)
+def test_failure_texts_say_failed(text: str) -> None:
+    """PAIR-3 on APIs without ``is_error``: the failure texts the frameworks and the suite write say so."""
+    assert says_failed(text)
+
+
+@given(st.text(alphabet="abcdfghkmpqsvwxyz ", max_size=40))
+def test_plain_output_does_not_say_failed(text: str) -> None:
+    """An output made of words without a failure word is no failure (no vowel run spells one)."""
+    assert not says_failed(text)
+
+
+def test_chat_tools_are_flattened_to_their_function() -> None:
+    """A Chat tool is its ``function`` object (name at the top); a Responses tool is as sent."""
+    chat = {"tools": [{"type": "function", "function": {"name": "A", "parameters": {}}}]}
+    responses = {"tools": [{"type": "function", "name": "A", "parameters": {}}]}
+    assert sent_tools(chat) == [{"type": "function", "name": "A", "parameters": {}}]
+    assert sent_tools(responses) == [{"type": "function", "name": "A", "parameters": {}}]
