@@ -7,12 +7,14 @@ Responses API with ``function_call_output`` items (``call_id``); user text sent 
 flag: a failure is only the output's text (``shared/design/PROTOCOLS.md``), so an output is marked
 failed when its text says so (REQUIREMENTS.md PAIR-3, "text that says the call failed").
 
-This is the answer side only; the scripted servers and the API-neutral request view are in
-:mod:`pytest_toolharness.wire`.
+:func:`messages_view` reads a whole request so (the ``transcript`` capability's checks read a rendered
+request's ``tools`` by ``name`` and its ``tool_use`` ids): Chat ``tool_calls`` and Responses
+``function_call`` items are ``tool_use`` blocks with the call's id, name and parsed arguments.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -24,6 +26,8 @@ __all__ = [
     "RESPONSES",
     "chat_answer",
     "endpoint_answer",
+    "first_request",
+    "messages_view",
     "requests_of",
     "responses_answer",
     "says_failed",
@@ -107,6 +111,17 @@ def requests_of(endpoint: ScriptedEndpoint, path: str) -> list[Mapping[str, Any]
     return [r.json for r in endpoint.requests if r.path.endswith(path) and isinstance(r.json, Mapping)]
 
 
+def first_request(endpoint: ScriptedEndpoint, path: str, error: BaseException | None) -> Mapping[str, Any]:
+    """The first request the framework sent to ``path``; ``ValueError`` with its own error if it sent none.
+
+    Only the request matters (the tools it sends, how it renders a history), not how the run ended.
+    """
+    bodies = requests_of(endpoint, path)
+    if not bodies:
+        raise ValueError(f"the framework sent no request: {error!r}") from error
+    return bodies[0]
+
+
 def endpoint_answer(endpoint: ScriptedEndpoint, path: str) -> list[dict[str, Any]]:
     """The framework's answer to the scripted tool-call turn: ``[]`` when it sent no request after it.
 
@@ -128,3 +143,77 @@ def sent_tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
         elif isinstance(tool, Mapping):
             tools.append(dict(tool))
     return tools
+
+
+def _input(arguments: object) -> object:
+    """A call's arguments as the model wrote them: parsed JSON, else the raw text."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return arguments
+
+
+def _append(messages: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+    if messages and messages[-1]["role"] == role:
+        messages[-1]["content"].extend(blocks)
+    else:
+        messages.append({"role": role, "content": list(blocks)})
+
+
+def _chat_messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for message in body.get("messages") or ():
+        if not isinstance(message, Mapping):
+            continue
+        role = message.get("role")
+        if role == "tool":
+            _append(messages, "user", [_result(message.get("tool_call_id"), message.get("content"))])
+            continue
+        text = _text(message.get("content"))
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        if role == "assistant":
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") or {}
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": call.get("id"),
+                        "name": function.get("name"),
+                        "input": _input(function.get("arguments")),
+                    }
+                )
+            _append(messages, "assistant", blocks)
+        elif role == "user":
+            _append(messages, "user", blocks)
+    return messages
+
+
+def _responses_messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    raw = body.get("input")
+    items = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw or ())
+    messages: list[dict[str, Any]] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        kind = item.get("type", "message")
+        if kind == "function_call":
+            block = {
+                "type": "tool_use",
+                "id": item.get("call_id"),
+                "name": item.get("name"),
+                "input": _input(item.get("arguments")),
+            }
+            _append(messages, "assistant", [block])
+        elif kind == "function_call_output":
+            _append(messages, "user", [_result(item.get("call_id"), item.get("output"))])
+        elif kind == "message" and item.get("role") in ("user", "assistant"):
+            _append(messages, str(item["role"]), [{"type": "text", "text": _text(item.get("content"))}])
+    return messages
+
+
+def messages_view(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A Chat Completions or Responses request as the Messages API's ``tools`` and ``messages``."""
+    messages = _chat_messages(body) if "messages" in body else _responses_messages(body)
+    return {"model": body.get("model"), "tools": sent_tools(body), "messages": messages}

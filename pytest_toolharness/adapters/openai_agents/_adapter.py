@@ -24,7 +24,7 @@ import asyncio
 import base64
 import itertools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 from agents import (
@@ -42,15 +42,24 @@ from agents.tool import set_function_tool_failure_error_function, with_function_
 from agents.tool_context import ToolContext
 from openai import AsyncOpenAI
 
-from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec
+from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec, WireRequest
 from pytest_toolharness.adapters._openai_answers import (
     CHAT_COMPLETIONS,
     RESPONSES,
     endpoint_answer,
-    requests_of,
+    first_request,
+    messages_view,
     sent_tools,
 )
-from pytest_toolharness.adapters.framework import PROMPT, agent_factory, framework_turn, run_behavior
+from pytest_toolharness.adapters.framework import (
+    PROMPT,
+    Transcript,
+    TranscriptSession,
+    agent_factory,
+    framework_turn,
+    run_behavior,
+    text_of_result,
+)
 from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
 
 __all__ = [
@@ -118,12 +127,66 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> FunctionTool:
     return set_function_tool_failure_error_function(tool)
 
 
-class OpenAiAgentsHarness:
+def _items(transcript: Transcript) -> list[dict[str, Any]]:
+    """The transcript as the SDK's input items (the Responses item shapes it takes for both APIs)."""
+    items: list[dict[str, Any]] = []
+    for message in transcript.messages:
+        role = str(message.get("role"))
+        for block in transcript.blocks(message):
+            if block.get("type") == "text":
+                items.append({"role": role, "content": str(block.get("text", ""))})
+            elif block.get("type") == "tool_use":
+                arguments = json.dumps(block.get("input") or {})
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": block["id"],
+                        "name": block["name"],
+                        "arguments": arguments,
+                    }
+                )
+            elif block.get("type") == "tool_result":
+                output = text_of_result(block)
+                items.append(
+                    {"type": "function_call_output", "call_id": block["tool_use_id"], "output": output}
+                )
+    return items
+
+
+class OpenAiAgentsHarness(TranscriptSession):
     """One session: a fresh agent per batch, built by the user's factory or ``Agent(...)``."""
 
     def __init__(self, factory: AgentFactory | None, api: str) -> None:
+        super().__init__()
         self._factory = factory
         self._api = api
+
+    def render_request(
+        self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
+    ) -> WireRequest:
+        """The SDK's request for the transcript, read as the Messages API's ``tools`` and ``messages``.
+
+        ``enable_tool_search`` is Claude Code's, unused. A transcript the SDK refuses before sending
+        raises ``ValueError`` with the SDK's error.
+        """
+        endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
+        tools = [_tool(spec, None) for spec in self._transcript.tools]
+        items = _items(self._transcript)
+
+        async def run() -> None:
+            await Runner.run(self._agent(_model(endpoint, self._api), tools), items)  # type: ignore[arg-type]
+
+        return WireRequest(body=messages_view(self._sent(endpoint, run)))
+
+    def _sent(
+        self, endpoint: ScriptedEndpoint, run: Callable[[], Coroutine[Any, Any, None]]
+    ) -> Mapping[str, Any]:
+        error: BaseException | None = None
+        try:
+            asyncio.run(run())
+        except Exception as exc:  # the SDK refused (UserError) before sending, or the API rejected it
+            error = exc
+        return first_request(endpoint, APIS[self._api], error)
 
     def _agent(self, model: Model, tools: list[FunctionTool]) -> Agent[Any]:
         if self._factory is not None:
@@ -155,15 +218,14 @@ class OpenAiAgentsHarness:
         async def run() -> None:
             await Runner.run(self._agent(_model(endpoint, self._api), tools), PROMPT)
 
-        asyncio.run(run())
-        return sent_tools(requests_of(endpoint, APIS[self._api])[0])
+        return sent_tools(self._sent(endpoint, run))
 
 
 class OpenAiAgentsAdapter:
-    """The adapter: ``execution`` (``timeouts``, ``abort``) and ``schemas``; ``core``."""
+    """The adapter: ``execution`` (``timeouts``, ``abort``), ``transcript``, ``schemas``; ``core``."""
 
     profiles = frozenset({"core"})
-    capabilities = frozenset({"execution", "timeouts", "abort", "schemas"})
+    capabilities = frozenset({"execution", "timeouts", "abort", "transcript", "schemas"})
 
     def __init__(self, factory: AgentFactory | None = None, api: str = "responses") -> None:
         if api not in APIS:

@@ -30,16 +30,27 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from smolagents import LogLevel, OpenAIServerModel, Tool, ToolCallingAgent
+from smolagents.memory import ActionStep, TaskStep, ToolCall
+from smolagents.monitoring import Timing
 from smolagents.tools import AUTHORIZED_TYPES
 
-from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec
+from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec, WireRequest
 from pytest_toolharness.adapters._openai_answers import (
     CHAT_COMPLETIONS,
     endpoint_answer,
-    requests_of,
+    first_request,
+    messages_view,
     sent_tools,
 )
-from pytest_toolharness.adapters.framework import PROMPT, agent_factory, framework_turn, run_behavior
+from pytest_toolharness.adapters.framework import (
+    PROMPT,
+    Transcript,
+    TranscriptSession,
+    agent_factory,
+    framework_turn,
+    run_behavior,
+    text_of_result,
+)
 from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
 
 __all__ = [
@@ -153,11 +164,60 @@ def _in_thread(call: Callable[[], Any]) -> concurrent.futures.Future[Any]:
     return done
 
 
-class SmolagentsHarness:
+def _steps(transcript: Transcript) -> list[TaskStep | ActionStep]:
+    """The transcript as smolagents' memory: a user's text is a task, a tool turn and its results a step."""
+    steps: list[TaskStep | ActionStep] = []
+    for message in transcript.messages:
+        blocks = transcript.blocks(message)
+        texts = "\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+        results = [text_of_result(b) for b in blocks if b.get("type") == "tool_result"]
+        if message.get("role") == "assistant":
+            calls = [
+                ToolCall(name=str(b["name"]), arguments=b.get("input") or {}, id=str(b["id"]))
+                for b in blocks
+                if b.get("type") == "tool_use"
+            ]
+            step = ActionStep(step_number=len(steps) + 1, timing=Timing(start_time=0.0))
+            step.model_output = texts or None
+            step.tool_calls = calls or None
+            steps.append(step)
+        elif results and steps and isinstance(steps[-1], ActionStep):
+            steps[-1].observations = "\n".join(results)
+        elif texts:
+            steps.append(TaskStep(task=texts))
+    return steps
+
+
+def _sent(endpoint: ScriptedEndpoint, run: Callable[[], object]) -> Mapping[str, Any]:
+    """The first request of ``run``: the scripted text answer is no tool call, smolagents' own parse error."""
+    error: BaseException | None = None
+    try:
+        run()
+    except Exception as exc:
+        error = exc
+    return first_request(endpoint, CHAT_COMPLETIONS, error)
+
+
+class SmolagentsHarness(TranscriptSession):
     """One session: a fresh agent per batch, built by the user's factory or ``ToolCallingAgent(...)``."""
 
     def __init__(self, factory: AgentFactory | None) -> None:
+        super().__init__()
         self._factory = factory
+
+    def render_request(
+        self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
+    ) -> WireRequest:
+        """The request of smolagents' next step on the transcript as its memory, read as the Messages API's.
+
+        ``enable_tool_search`` is Claude Code's, unused. smolagents writes tool calls and results into
+        text messages: the request has no ``tool_use`` blocks.
+        """
+        endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
+        agent = self._agent(_model(endpoint), [make_tool(spec) for spec in self._transcript.tools])
+        agent.memory.steps = list(_steps(self._transcript))
+        step = ActionStep(step_number=len(agent.memory.steps) + 1, timing=Timing(start_time=0.0))
+        return WireRequest(body=messages_view(_sent(endpoint, lambda: agent.step(step))))
 
     def _agent(self, model: OpenAIServerModel, tools: list[Tool]) -> ToolCallingAgent:
         if self._factory is not None:
@@ -193,18 +253,16 @@ class SmolagentsHarness:
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         """The function tools smolagents sends for these tools (its ``final_answer`` tool too)."""
         endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
-        tools = [make_tool(spec) for spec in [*builtin, *mcp]]
-        with contextlib.suppress(Exception):  # the text answer is no tool call: smolagents' own parse error
-            self._agent(_model(endpoint), tools).run(PROMPT, max_steps=1)
-        return sent_tools(requests_of(endpoint, CHAT_COMPLETIONS)[0])
+        agent = self._agent(_model(endpoint), [make_tool(spec) for spec in [*builtin, *mcp]])
+        return sent_tools(_sent(endpoint, lambda: agent.run(PROMPT, max_steps=1)))
 
 
 class SmolagentsAdapter:
-    """The adapter: ``execution`` (with ``abort``) and ``schemas``; ``core``."""
+    """The adapter: ``execution`` (with ``abort``), ``transcript``, ``schemas``; ``core``."""
 
     name = "smolagents (pytest-toolharness)"
     profiles = frozenset({"core"})
-    capabilities = frozenset({"execution", "abort", "schemas"})
+    capabilities = frozenset({"execution", "abort", "transcript", "schemas"})
 
     def __init__(self, factory: AgentFactory | None = None) -> None:
         self._factory = factory
