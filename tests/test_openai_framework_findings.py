@@ -268,22 +268,26 @@ def test_smolagents_sends_a_batch_back_as_text(monkeypatch: pytest.MonkeyPatch) 
 
 
 @smolagents_server
-def test_smolagents_drops_every_result_when_one_call_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    """PAIR-2, PAIR-3: one raising call: the step's error is sent, every other output of the batch is lost."""
+def test_smolagents_erases_the_batch_when_one_call_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PAIR-2, PAIR-3: one raising call: neither the calls nor any output is sent, only the error, in the task."""
     module = _module("smolagents")
     recorded = _Recorded(monkeypatch, module)
     tools = [
         ToolSpec("Alpha", input_schema=SCHEMA, behavior=ToolBehavior("text", text="a done")),
         ToolSpec("Boom", input_schema=SCHEMA, behavior=ToolBehavior("raise", message="disk full")),
     ]
-    recorder, _, _ = _run(
+    recorder, by_id, _ = _run(
         module.make_adapter().new_harness(), tools, [_use("toolu_1", "Alpha"), _use("toolu_2", "Boom")]
     )
     assert sorted(recorder.started()) == ["toolu_1", "toolu_2"]
-    last = recorded.bodies(PATHS["chat_completions"])[1]["messages"][-1]
-    text = last["content"][0]["text"]
-    assert "a done" not in text
-    assert text.startswith("Call id: toolu_1\nError:\nError executing tool 'Boom' with arguments {}: ")
+    assert by_id == {}
+    messages = recorded.bodies(PATHS["chat_completions"])[1]["messages"]
+    assert wire(messages[1:]) == (
+        '[{"role":"user","content":[{"type":"text","text":"New task:\\nRun the tools.\\nError:\\nError executing '
+        "tool 'Boom' with arguments {}: ScriptedToolError: disk full\\nPlease try again or use another tool\\nNow "
+        "let's retry: take care not to repeat previous errors! If you have retried several times, try a completely "
+        'different approach.\\n"}]}]'
+    )
 
 
 @smolagents_server
