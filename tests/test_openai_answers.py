@@ -111,8 +111,20 @@ def test_plain_output_does_not_say_failed(text: str) -> None:
 
 
 def test_chat_tools_are_flattened_to_their_function() -> None:
-    """A Chat tool is its ``function`` object (name at the top); a Responses tool is as sent."""
-    chat = {"tools": [{"type": "function", "function": {"name": "A", "parameters": {}}}]}
-    responses = {"tools": [{"type": "function", "name": "A", "parameters": {}}]}
-    assert sent_tools(chat) == [{"type": "function", "name": "A", "parameters": {}}]
-    assert sent_tools(responses) == [{"type": "function", "name": "A", "parameters": {}}]
+    """A Chat tool is its ``function`` object (name at the top); a Responses tool is as sent; ``parameters``
+    are read as ``input_schema``, in their place."""
+    schema = {"type": "object", "properties": {}}
+    chat = {"tools": [{"type": "function", "function": {"name": "A", "parameters": schema, "strict": False}}]}
+    responses = {"tools": [{"name": "A", "parameters": schema, "strict": False, "type": "function"}]}
+    assert list(sent_tools(chat)[0].items()) == [
+        ("type", "function"),
+        ("name", "A"),
+        ("input_schema", schema),
+        ("strict", False),
+    ]
+    assert list(sent_tools(responses)[0].items()) == [
+        ("name", "A"),
+        ("input_schema", schema),
+        ("strict", False),
+        ("type", "function"),
+    ]

@@ -134,14 +134,23 @@ def endpoint_answer(endpoint: ScriptedEndpoint, path: str) -> list[dict[str, Any
     return chat_answer(bodies[1]) if path == CHAT_COMPLETIONS else responses_answer(bodies[1])
 
 
+def _definition(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """A function definition in the Messages API's words: its ``parameters`` are its ``input_schema``."""
+    return {("input_schema" if key == "parameters" else key): value for key, value in tool.items()}
+
+
 def sent_tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A request's function tools as sent, each with its ``name`` at the top (a Chat tool's ``function``)."""
+    """A request's tools as sent, each with its ``name`` at the top (a Chat tool's ``function``).
+
+    A function's ``parameters`` are read as ``input_schema`` (the checks name the field so); every other
+    key and every value are as sent.
+    """
     tools: list[dict[str, Any]] = []
     for tool in body.get("tools") or ():
         if isinstance(tool, Mapping) and isinstance(tool.get("function"), Mapping):
-            tools.append({"type": tool.get("type"), **tool["function"]})
+            tools.append(_definition({"type": tool.get("type"), **tool["function"]}))
         elif isinstance(tool, Mapping):
-            tools.append(dict(tool))
+            tools.append(_definition(tool))
     return tools
 
 

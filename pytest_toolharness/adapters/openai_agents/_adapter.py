@@ -30,19 +30,30 @@ from typing import Any
 from agents import (
     Agent,
     FunctionTool,
+    MaxTurnsExceeded,
     Model,
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
     Runner,
     SQLiteSession,
     ToolOutputImage,
+    ToolSearchTool,
     set_tracing_disabled,
 )
 from agents.tool import set_function_tool_failure_error_function, with_function_tool_failure_error_handler
 from agents.tool_context import ToolContext
 from openai import AsyncOpenAI
 
-from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec, WireRequest
+from pytest_toolharness.adapters import (
+    ExecutionResult,
+    ExecutionScenario,
+    LoopPromptResult,
+    LoopRun,
+    LoopScenario,
+    ToolSpec,
+    WireRequest,
+)
+from pytest_toolharness.adapters._framework_loop import loop_endpoint, loop_requests, loop_tools_scenario
 from pytest_toolharness.adapters._openai_answers import (
     CHAT_COMPLETIONS,
     RESPONSES,
@@ -56,6 +67,7 @@ from pytest_toolharness.adapters.framework import (
     Transcript,
     TranscriptSession,
     agent_factory,
+    deferred,
     framework_turn,
     run_behavior,
     text_of_result,
@@ -99,7 +111,7 @@ def _not_reported(*_: object) -> None:
     """The SDK's hook for logging a handled tool error (the suite reads the request instead)."""
 
 
-def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> FunctionTool:
+def _tool(spec: ToolSpec, scenario: ExecutionScenario | None, api: str) -> FunctionTool:
     async def invoke(ctx: ToolContext[Any], arguments: str) -> Any:
         if scenario is None:
             return ""
@@ -123,6 +135,9 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> FunctionTool:
         on_invoke_tool=with_function_tool_failure_error_handler(invoke, _not_reported),
         strict_json_schema=False,
         timeout_seconds=None if scenario is None else scenario.call_timeout,
+        # Hidden until the Responses API's hosted tool search loads it (the default agent adds it);
+        # Chat Completions has no deferred loading.
+        defer_loading=api == "responses" and deferred(spec),
     )
     return set_function_tool_failure_error_function(tool)
 
@@ -170,7 +185,7 @@ class OpenAiAgentsHarness(TranscriptSession):
         raises ``ValueError`` with the SDK's error.
         """
         endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
-        tools = [_tool(spec, None) for spec in self._transcript.tools]
+        tools = [_tool(spec, None, self._api) for spec in self._transcript.tools]
         items = _items(self._transcript)
 
         async def run() -> None:
@@ -191,11 +206,36 @@ class OpenAiAgentsHarness(TranscriptSession):
     def _agent(self, model: Model, tools: list[FunctionTool]) -> Agent[Any]:
         if self._factory is not None:
             return self._factory(model, tools)
-        return Agent(name="toolharness", model=model, tools=list(tools))
+        searching = any(tool.defer_loading for tool in tools)
+        return Agent(
+            name="toolharness", model=model, tools=[*tools, ToolSearchTool()] if searching else list(tools)
+        )
+
+    async def run_loop(self, scenario: LoopScenario) -> LoopRun:
+        """Each prompt a ``Runner.run`` of one session (``max_turns``); the requests read as the Messages API's.
+
+        A prompt's run that raises (an unknown tool) ends it; the next prompt goes on in the session.
+        """
+        endpoint = loop_endpoint(scenario)
+        carrier = loop_tools_scenario(scenario)
+        agent = self._agent(
+            _model(endpoint, self._api), [_tool(spec, carrier, self._api) for spec in scenario.tools]
+        )
+        session = SQLiteSession(f"toolharness-{next(_SESSIONS)}")
+        prompts: list[LoopPromptResult] = []
+        for prompt in scenario.prompts:
+            try:
+                await Runner.run(agent, prompt, session=session, max_turns=scenario.max_turns)
+                prompts.append(LoopPromptResult("end_turn"))
+            except MaxTurnsExceeded:
+                prompts.append(LoopPromptResult("max_turns"))
+            except Exception as exc:  # the SDK's own error ends the prompt's run
+                prompts.append(LoopPromptResult("error", [f"{type(exc).__name__}: {exc}"]))
+        return LoopRun(requests=loop_requests(endpoint, APIS[self._api]), prompts=prompts)
 
     async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
         """Let the SDK run the scenario's tool-call turn; its next request holds the outputs."""
-        tools = [_tool(spec, scenario) for spec in scenario.tools]
+        tools = [_tool(spec, scenario, self._api) for spec in scenario.tools]
         session = SQLiteSession(f"toolharness-{next(_SESSIONS)}")
         agents: list[Agent[Any]] = []
 
@@ -213,7 +253,7 @@ class OpenAiAgentsHarness(TranscriptSession):
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         """The function tools the SDK sends for these tools, each with its ``name`` at the top."""
         endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
-        tools = [_tool(spec, None) for spec in [*builtin, *mcp]]
+        tools = [_tool(spec, None, self._api) for spec in [*builtin, *mcp]]
 
         async def run() -> None:
             await Runner.run(self._agent(_model(endpoint, self._api), tools), PROMPT)
@@ -222,10 +262,13 @@ class OpenAiAgentsHarness(TranscriptSession):
 
 
 class OpenAiAgentsAdapter:
-    """The adapter: ``execution`` (``timeouts``, ``abort``), ``transcript``, ``schemas``; ``core``."""
+    """The adapter: ``execution`` (``timeouts``, ``abort``), ``transcript``, ``schemas``, ``agent_loop``; ``core``.
+
+    On the Responses API ``classification`` too: a deferred tool is a ``FunctionTool(defer_loading=True)``
+    beside the hosted ``ToolSearchTool``, which Chat Completions does not have.
+    """
 
     profiles = frozenset({"core"})
-    capabilities = frozenset({"execution", "timeouts", "abort", "transcript", "schemas"})
 
     def __init__(self, factory: AgentFactory | None = None, api: str = "responses") -> None:
         if api not in APIS:
@@ -233,6 +276,8 @@ class OpenAiAgentsAdapter:
         self._factory = factory
         self._api = api
         self.name = f"openai-agents {api} (pytest-toolharness)"
+        common = {"execution", "timeouts", "abort", "transcript", "schemas", "agent_loop"}
+        self.capabilities = frozenset(common | ({"classification"} if api == "responses" else set()))
         self.not_applicable = {
             "RESULT-1": "openai-agents has no persistence of large tool results; it sends every result inline",
         }

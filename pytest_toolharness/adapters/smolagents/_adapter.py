@@ -34,7 +34,16 @@ from smolagents.memory import ActionStep, TaskStep, ToolCall
 from smolagents.monitoring import Timing
 from smolagents.tools import AUTHORIZED_TYPES
 
-from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec, WireRequest
+from pytest_toolharness.adapters import (
+    ExecutionResult,
+    ExecutionScenario,
+    LoopPromptResult,
+    LoopRun,
+    LoopScenario,
+    ToolSpec,
+    WireRequest,
+)
+from pytest_toolharness.adapters._framework_loop import loop_endpoint, loop_requests, loop_tools_scenario
 from pytest_toolharness.adapters._openai_answers import (
     CHAT_COMPLETIONS,
     endpoint_answer,
@@ -250,6 +259,32 @@ class SmolagentsHarness(TranscriptSession):
             scenario, run, resume, answer=lambda e: endpoint_answer(e, CHAT_COMPLETIONS)
         )
 
+    async def run_loop(self, scenario: LoopScenario) -> LoopRun:
+        """Each prompt an ``agent.run`` of one memory (``max_steps``); the requests read as the Messages API's.
+
+        smolagents ends a run on its ``final_answer`` tool only: a scripted text turn is its parse error,
+        and the run goes on to ``max_steps``.
+        """
+        endpoint = loop_endpoint(scenario)
+        runner = _runner(loop_tools_scenario(scenario), asyncio.get_running_loop())
+        agent = self._agent(_model(endpoint), [make_tool(spec, runner) for spec in scenario.tools])
+        prompts: list[LoopPromptResult] = []
+        for index, prompt in enumerate(scenario.prompts):
+
+            def run(prompt: str = prompt, reset: bool = index == 0) -> Any:
+                return agent.run(prompt, reset=reset, max_steps=scenario.max_turns, return_full_result=True)
+
+            try:
+                result = await asyncio.wrap_future(_in_thread(run))
+            except Exception as exc:  # smolagents' own error ends the prompt's run
+                prompts.append(LoopPromptResult("error", [f"{type(exc).__name__}: {exc}"]))
+                continue
+            final = any(getattr(step, "is_final_answer", False) for step in agent.memory.steps)
+            prompts.append(
+                LoopPromptResult("end_turn" if final and result.state == "success" else "max_turns")
+            )
+        return LoopRun(requests=loop_requests(endpoint, CHAT_COMPLETIONS), prompts=prompts)
+
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         """The function tools smolagents sends for these tools (its ``final_answer`` tool too)."""
         endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
@@ -258,11 +293,11 @@ class SmolagentsHarness(TranscriptSession):
 
 
 class SmolagentsAdapter:
-    """The adapter: ``execution`` (with ``abort``), ``transcript``, ``schemas``; ``core``."""
+    """The adapter: ``execution`` (with ``abort``), ``transcript``, ``schemas``, ``agent_loop``; ``core``."""
 
     name = "smolagents (pytest-toolharness)"
     profiles = frozenset({"core"})
-    capabilities = frozenset({"execution", "abort", "transcript", "schemas"})
+    capabilities = frozenset({"execution", "abort", "transcript", "schemas", "agent_loop"})
 
     def __init__(self, factory: AgentFactory | None = None) -> None:
         self._factory = factory
