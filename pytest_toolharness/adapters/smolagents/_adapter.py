@@ -76,6 +76,8 @@ AgentFactory = Callable[[OpenAIServerModel, list[Tool]], ToolCallingAgent]
 DEFAULT_MODEL = "gpt-5.1"
 MAX_STEPS = 2
 """The default agent's steps: the scripted tool-call turn, and the step whose request carries its results."""
+END_BOUND = 5.0
+"""Seconds a session's threads get to end after it (a model request in flight, a cancelled call's step)."""
 
 
 def _model(endpoint: ScriptedEndpoint) -> OpenAIServerModel:
@@ -142,21 +144,45 @@ def make_tool(
     return type(f"ScriptedTool_{spec.name}", (Tool,), attributes)()
 
 
-def _runner(
-    scenario: ExecutionScenario, loop: asyncio.AbstractEventLoop
-) -> Callable[[str, Mapping[str, Any]], Any]:
-    calls = _Calls(scenario)
-    specs = {spec.name: spec for spec in scenario.tools}
+class _Runner:
+    """Answers the smolagents tools' calls from their threads: each call's behaviour runs on ``loop``.
 
-    def run(name: str, arguments: Mapping[str, Any]) -> Any:
+    :meth:`close` ends the session: calls still running are cancelled (their threads get
+    ``CancelledError``) and later calls fail at once, so that no thread of the run outlives it.
+    """
+
+    def __init__(self, scenario: ExecutionScenario, loop: asyncio.AbstractEventLoop) -> None:
+        self._scenario = scenario
+        self._loop = loop
+        self._calls = _Calls(scenario)
+        self._specs = {spec.name: spec for spec in scenario.tools}
+        self._running: set[concurrent.futures.Future[Any]] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __call__(self, name: str, arguments: Mapping[str, Any]) -> Any:
         # smolagents passes the unrequired inputs the model left out as None: the model's input had none.
         tool_input = {k: v for k, v in arguments.items() if v is not None}
-        call_id = calls.claim(name, tool_input)
-        behaviour = run_behavior(specs[name], call_id, tool_input, scenario)
-        output = asyncio.run_coroutine_threadsafe(behaviour, loop).result()
+        call_id = self._calls.claim(name, tool_input)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the session has ended")
+            behaviour = run_behavior(self._specs[name], call_id, tool_input, self._scenario)
+            running = asyncio.run_coroutine_threadsafe(behaviour, self._loop)
+            self._running.add(running)
+        try:
+            output = running.result()
+        finally:
+            with self._lock:
+                self._running.discard(running)
         return "(image)" if output.kind == "image" else output.text
 
-    return run
+    def close(self) -> None:
+        """Cancel the calls still running; refuse new ones."""
+        with self._lock:
+            self._closed = True
+            for running in self._running:
+                running.cancel()
 
 
 def _in_thread(call: Callable[[], Any]) -> concurrent.futures.Future[Any]:
@@ -207,6 +233,17 @@ def _sent(endpoint: ScriptedEndpoint, run: Callable[[], object]) -> Mapping[str,
     return first_request(endpoint, CHAT_COMPLETIONS, error)
 
 
+async def _ended(
+    agents: Sequence[ToolCallingAgent], runner: _Runner, runs: Sequence[concurrent.futures.Future[Any]]
+) -> None:
+    """Stop the session's runs and wait (at most :data:`END_BOUND` seconds) for their threads to end."""
+    for agent in agents:
+        agent.interrupt()
+    runner.close()
+    if runs:
+        await asyncio.wait([asyncio.wrap_future(run) for run in runs], timeout=END_BOUND)
+
+
 class SmolagentsHarness(TranscriptSession):
     """One session: a fresh agent per batch, built by the user's factory or ``ToolCallingAgent(...)``."""
 
@@ -235,7 +272,7 @@ class SmolagentsHarness(TranscriptSession):
 
     async def execute(self, scenario: ExecutionScenario) -> ExecutionResult:
         """Let smolagents run the scenario's tool-call turn; its next request holds what it made of it."""
-        runner = _runner(scenario, asyncio.get_running_loop())
+        runner = _Runner(scenario, asyncio.get_running_loop())
         tools = [make_tool(spec, runner) for spec in scenario.tools]
         agents: list[ToolCallingAgent] = []
         runs: list[concurrent.futures.Future[Any]] = []
@@ -253,11 +290,15 @@ class SmolagentsHarness(TranscriptSession):
             # The interrupted run ends after its step (with "Agent interrupted."); then the session goes on.
             with contextlib.suppress(Exception):
                 await asyncio.wrap_future(runs[0])
-            return await asyncio.wrap_future(_in_thread(lambda: agents[0].run(PROMPT, reset=False)))
+            runs.append(_in_thread(lambda: agents[0].run(PROMPT, reset=False)))
+            return await asyncio.wrap_future(runs[-1])
 
-        return await framework_turn(
-            scenario, run, resume, answer=lambda e: endpoint_answer(e, CHAT_COMPLETIONS)
-        )
+        try:
+            return await framework_turn(
+                scenario, run, resume, answer=lambda e: endpoint_answer(e, CHAT_COMPLETIONS)
+            )
+        finally:
+            await _ended(agents, runner, runs)
 
     async def run_loop(self, scenario: LoopScenario) -> LoopRun:
         """Each prompt an ``agent.run`` of one memory (``max_steps``); the requests read as the Messages API's.
@@ -266,23 +307,27 @@ class SmolagentsHarness(TranscriptSession):
         and the run goes on to ``max_steps``.
         """
         endpoint = loop_endpoint(scenario)
-        runner = _runner(loop_tools_scenario(scenario), asyncio.get_running_loop())
+        runner = _Runner(loop_tools_scenario(scenario), asyncio.get_running_loop())
         agent = self._agent(_model(endpoint), [make_tool(spec, runner) for spec in scenario.tools])
         prompts: list[LoopPromptResult] = []
-        for index, prompt in enumerate(scenario.prompts):
+        runs: list[concurrent.futures.Future[Any]] = []
+        try:
+            for index, prompt in enumerate(scenario.prompts):
 
-            def run(prompt: str = prompt, reset: bool = index == 0) -> Any:
-                return agent.run(prompt, reset=reset, max_steps=scenario.max_turns, return_full_result=True)
+                def run(prompt: str = prompt, reset: bool = index == 0) -> Any:
+                    return agent.run(
+                        prompt, reset=reset, max_steps=scenario.max_turns, return_full_result=True
+                    )
 
-            try:
-                result = await asyncio.wrap_future(_in_thread(run))
-            except Exception as exc:  # smolagents' own error ends the prompt's run
-                prompts.append(LoopPromptResult("error", [f"{type(exc).__name__}: {exc}"]))
-                continue
-            final = any(getattr(step, "is_final_answer", False) for step in agent.memory.steps)
-            prompts.append(
-                LoopPromptResult("end_turn" if final and result.state == "success" else "max_turns")
-            )
+                runs.append(_in_thread(run))
+                try:
+                    result = await asyncio.wrap_future(runs[-1])
+                except Exception as exc:  # smolagents' own error ends the prompt's run
+                    prompts.append(LoopPromptResult("error", [f"{type(exc).__name__}: {exc}"]))
+                    continue
+                prompts.append(LoopPromptResult("end_turn" if result.state == "success" else "max_turns"))
+        finally:
+            await _ended([agent], runner, runs)
         return LoopRun(requests=loop_requests(endpoint, CHAT_COMPLETIONS), prompts=prompts)
 
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
