@@ -47,8 +47,9 @@ def finish_reason(turn: AssistantTurn) -> str:
 
 
 def _text(turn: AssistantTurn) -> str | None:
+    """The message's ``content``: the text, or null when the turn only calls tools (as the API sends it)."""
     texts = [block.text for block in turn.blocks if isinstance(block, TextBlock)]
-    return "".join(texts) if texts else None
+    return "".join(texts) if texts or not turn.tool_uses else None
 
 
 def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
@@ -114,8 +115,8 @@ def chat_stream_chunks(
             body["usage"] = None
         return body
 
-    out = [chunk({"role": "assistant", "content": "", "refusal": None})]
     text = _text(turn)
+    out = [chunk({"role": "assistant", "content": "" if text is not None else None, "refusal": None})]
     if text:
         out.extend(chunk({"content": piece}) for piece in split_chunks(text, chunks))
     for index, call in enumerate(turn.tool_uses):
