@@ -11,6 +11,7 @@ of CPU, and a small fraction of a CLI start, so a CLI's check is bound by the CL
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import statistics
@@ -139,7 +140,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         ("gemini", _gemini_body, _gemini_turn),
     ):
         raw = json.dumps(build()).encode()
-        seconds = per_call_seconds(lambda raw=raw, answer=answer: answer(raw), batch=batch, rounds=rounds)
+        seconds = per_call_seconds(functools.partial(answer, raw), batch=batch, rounds=rounds)
         figures[f"api_server_turn_ms_{api}"] = round(seconds * 1000, 3)
         worst = max(worst, seconds)
     figures["api_server_turn_ms_max"] = round(worst * 1000, 3)

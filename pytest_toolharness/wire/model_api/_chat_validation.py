@@ -264,8 +264,8 @@ def validate_chat_request(body: Any) -> OpenAIError | None:
 def chat_checker_violations(body: Mapping[str, Any]) -> list[str]:
     """C-DUPID and C-DUPOUT in a request the API accepts: a call id used twice, an id answered twice."""
     found: list[str] = []
-    seen_calls: set[str] = set()
-    seen_outputs: set[str] = set()
+    seen_calls: set[Any] = set()
+    seen_outputs: set[Any] = set()
     for i, message in enumerate(body.get("messages") or ()):
         if not isinstance(message, Mapping):
             continue
