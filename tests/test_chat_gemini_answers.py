@@ -55,7 +55,8 @@ def test_a_streamed_chat_turn_accumulates_to_the_json_answer(
     if usage:
         body["stream_options"] = {"include_usage": True}
     events = chat_answer(turn, body, completion_id="chatcmpl-1", prompt_tokens=7, chunks=chunks)
-    assert isinstance(events, tuple) and events[-1] == DONE_EVENT
+    assert isinstance(events, tuple)
+    assert events[-1] == DONE_EVENT
     state = ChatCompletionStreamState()
     for data in _sse_data(events[:-1]):
         state.handle_chunk(ChatCompletionChunk.model_validate_json(data))
@@ -82,7 +83,9 @@ def test_a_gemini_turn_reads_back_in_google_genai(turn: AssistantTurn, chunks: i
     """Property (PAIR-8): google-genai reads the same calls, text and signature from the JSON and the stream."""
     route = gemini_route("/v1beta/models/gemini-3-pro-preview:generateContent")
     stream_route = gemini_route("/v1beta/models/gemini-3-pro-preview:streamGenerateContent")
-    assert route is not None and stream_route is not None and stream_route.stream
+    assert route is not None
+    assert stream_route is not None
+    assert stream_route.stream
     plain = gemini_answer(turn, route, response_id="r1", prompt_tokens=3)
     assert isinstance(plain, bytes)
     response = genai_types.GenerateContentResponse.model_validate_json(plain)
@@ -97,7 +100,8 @@ def test_a_gemini_turn_reads_back_in_google_genai(turn: AssistantTurn, chunks: i
     ]
     signatures = [p.thought_signature for p in response.candidates[0].content.parts if p.function_call]  # type: ignore[index, union-attr]
     if signatures:
-        assert signatures[0] and all(s is None for s in signatures[1:])
+        assert signatures[0]
+        assert all(s is None for s in signatures[1:])
     text = "".join(p.text for p in response.candidates[0].content.parts if p.text and not p.thought)  # type: ignore[index, union-attr]
     assert text == "".join(b.text for b in turn.blocks if isinstance(b, TextBlock))
     assert streamed[-1].candidates[0].finish_reason == genai_types.FinishReason.STOP  # type: ignore[index]

@@ -25,14 +25,17 @@ def _invocation(tmp_path: Path, permissions: dict[str, list[str]]) -> TargetInvo
 
 def test_the_profile_is_registered() -> None:
     profile = profile_named("gemini")
-    assert profile is not None and profile.names == GEMINI_NAMES and profile.claims == ("core",)
+    assert profile is not None
+    assert profile.names == GEMINI_NAMES
+    assert profile.claims == ("core",)
 
 
 def test_the_run_gets_its_home_and_the_scripted_server(tmp_path: Path) -> None:
     inv = _invocation(tmp_path, {"allow": ["run_shell_command"]})
     target = GeminiCliTarget(Path("/usr/bin/gemini"))
     argv = target.command(inv)
-    assert argv[:3] == ["/usr/bin/gemini", "-p", "go"] and "--approval-mode" in argv
+    assert argv[:3] == ["/usr/bin/gemini", "-p", "go"]
+    assert "--approval-mode" in argv
     settings = json.loads((tmp_path / "home/.gemini/settings.json").read_text("utf-8"))
     assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
     assert settings["mcpServers"]["suite"]["command"] == "python3"
