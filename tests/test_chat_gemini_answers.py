@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from pytest_toolharness.wire.model_api._chat import chat_answer
+from pytest_toolharness.wire.model_api._chat import chat_answer, chat_neutral_request
 from pytest_toolharness.wire.model_api._chat_sse import DONE_EVENT
-from pytest_toolharness.wire.model_api._gemini import gemini_answer, gemini_route
+from pytest_toolharness.wire.model_api._gemini import gemini_answer, gemini_neutral_request, gemini_route
 from pytest_toolharness.wire.model_api._turns import AssistantTurn, TextBlock, ThinkingBlock, ToolUseBlock
 
 _json_values = st.recursive(
@@ -111,3 +111,80 @@ def test_routes() -> None:
     assert gemini_route("/v1beta/models/gemini-2.5-flash:countTokens") is not None
     assert gemini_route("/v1beta/models/gemini-2.5-flash:embedContent") is None
     assert gemini_route("/v1/chat/completions") is None
+
+
+def test_chat_neutral_view() -> None:
+    """The neutral view of a Chat request: consecutive tool messages are one turn answering the calls."""
+    body = {
+        "model": "m",
+        "tools": [{"type": "function", "function": {"name": "read"}}],
+        "messages": [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_a",
+                        "type": "function",
+                        "function": {"name": "read", "arguments": '{"p":1}'},
+                    },
+                    {
+                        "id": "call_b",
+                        "type": "function",
+                        "function": {"name": "read", "arguments": "not json"},
+                    },
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_b", "content": [{"type": "text", "text": "B"}]},
+            {"role": "tool", "tool_call_id": "call_a", "content": "A"},
+        ],
+    }
+    view = chat_neutral_request(body)
+    assert view["tools"] == ["read"]
+    assert [t["role"] for t in view["turns"]] == ["user", "assistant", "user"]
+    assert view["turns"][1]["calls"] == [
+        {"id": "call_a", "name": "read", "input": {"p": 1}},
+        {"id": "call_b", "name": "read", "input": "not json"},
+    ]
+    assert view["turns"][2]["outputs"] == [
+        {"call_id": "call_b", "text": "B", "is_error": None},
+        {"call_id": "call_a", "text": "A", "is_error": None},
+    ]
+
+
+def test_gemini_neutral_view() -> None:
+    """The neutral view of a Gemini request: signatures are reasoning, an ``error`` response is a failure."""
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "go"}]},
+            {
+                "role": "model",
+                "parts": [
+                    {"text": "hm", "thought": True},
+                    {"functionCall": {"id": "c1", "name": "read", "args": {}}, "thoughtSignature": "c2ln"},
+                    {"functionCall": {"id": "c2", "name": "read", "args": {"p": 1}}},
+                ],
+            },
+            {
+                "role": "user",
+                "parts": [
+                    {"functionResponse": {"id": "c1", "name": "read", "response": {"error": "nope"}}},
+                    {"functionResponse": {"id": "c2", "name": "read", "response": {"output": "ok"}}},
+                ],
+            },
+        ],
+        "tools": [{"functionDeclarations": [{"name": "read"}]}],
+    }
+    view = gemini_neutral_request(body)
+    assert view["tools"] == ["read"]
+    model = view["turns"][1]
+    assert [c["id"] for c in model["calls"]] == ["c1", "c2"]
+    assert model["reasoning"] == [
+        {"thought": "hm", "signature": None},
+        {"signature": "c2ln", "call_id": "c1"},
+    ]
+    assert view["turns"][2]["outputs"] == [
+        {"call_id": "c1", "text": '{"error":"nope"}', "is_error": True},
+        {"call_id": "c2", "text": '{"output":"ok"}', "is_error": False},
+    ]

@@ -8,7 +8,8 @@ anything speaking Chat Completions) at ``<base_url>/v1``: ``OPENAI_BASE_URL``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_toolharness.wire.model_api._chat_sse import (
@@ -22,7 +23,7 @@ from pytest_toolharness.wire.model_api._messages import output_tokens
 from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS
 from pytest_toolharness.wire.model_api._turns import AssistantTurn
 
-__all__ = ["CHAT_COMPLETIONS_PATH", "chat_answer", "include_usage"]
+__all__ = ["CHAT_COMPLETIONS_PATH", "chat_answer", "chat_neutral_request", "include_usage"]
 
 CHAT_COMPLETIONS_PATH = "/v1/chat/completions"
 
@@ -64,3 +65,68 @@ def chat_answer(
             completion_tokens=completion_tokens,
         )
     )
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return ""
+
+
+def _arguments(text: Any) -> Any:
+    try:
+        return json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return text  # the harness sent arguments that are not JSON: the checks see the raw text
+
+
+def chat_neutral_request(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The API-neutral view of a Chat Completions request: tools, then each message as a turn.
+
+    A turn has its ``role`` (``assistant``, or ``user`` for user, system and tool messages), its
+    ``calls`` (``id``, ``name``, ``input``), ``outputs`` (``call_id``, ``text``, ``is_error``: always
+    None, Chat has no flag and a failure is only its text) and ``reasoning`` (none in Chat). Tool
+    messages that follow one another are one turn, as they answer one assistant message.
+    """
+    tools = [
+        t["function"]["name"]
+        for t in body.get("tools") or ()
+        if isinstance(t, Mapping) and isinstance(t.get("function"), Mapping)
+    ]
+    turns: list[dict[str, Any]] = []
+    for message in body.get("messages") or ():
+        if not isinstance(message, Mapping):
+            continue
+        role = message.get("role")
+        if role == "tool":
+            output = {
+                "call_id": message.get("tool_call_id"),
+                "text": _text_of(message.get("content")),
+                "is_error": None,
+            }
+            if turns and turns[-1]["outputs"] and not turns[-1]["text"]:
+                turns[-1]["outputs"].append(output)
+            else:
+                turns.append({"role": "user", "calls": [], "outputs": [output], "text": "", "reasoning": []})
+            continue
+        calls = [
+            {
+                "id": c.get("id"),
+                "name": (c.get("function") or {}).get("name"),
+                "input": _arguments((c.get("function") or {}).get("arguments")),
+            }
+            for c in message.get("tool_calls") or ()
+            if isinstance(c, Mapping)
+        ]
+        turns.append(
+            {
+                "role": "assistant" if role == "assistant" else "user",
+                "calls": calls,
+                "outputs": [],
+                "text": _text_of(message.get("content")),
+                "reasoning": [],
+            }
+        )
+    return {"api": "chat", "tools": tools, "turns": turns}

@@ -11,9 +11,11 @@ CLI at the server's base URL: ``GOOGLE_GEMINI_BASE_URL``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from pytest_toolharness.wire.model_api._encoding import wire_bytes
+from pytest_toolharness.wire.model_api._encoding import wire_bytes, wire_json
 from pytest_toolharness.wire.model_api._gemini_sse import (
     encode_gemini_sse,
     gemini_response_json,
@@ -23,7 +25,7 @@ from pytest_toolharness.wire.model_api._messages import output_tokens
 from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS
 from pytest_toolharness.wire.model_api._turns import AssistantTurn
 
-__all__ = ["GEMINI_METHODS", "GeminiRoute", "gemini_answer", "gemini_route"]
+__all__ = ["GEMINI_METHODS", "GeminiRoute", "gemini_answer", "gemini_neutral_request", "gemini_route"]
 
 #: The model methods the scripted server answers.
 GEMINI_METHODS = ("generateContent", "streamGenerateContent", "countTokens")
@@ -80,3 +82,60 @@ def gemini_answer(
             output_tokens=out,
         )
     )
+
+
+def _parts(content: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    parts = content.get("parts")
+    return [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
+
+
+def gemini_neutral_request(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The API-neutral view of a ``generateContent`` request: tools, then each content as a turn.
+
+    A ``model`` content is an assistant turn: its ``functionCall`` parts are the ``calls`` (``id``
+    the call's id, None when the harness sent none), its ``thought`` parts and the ``thoughtSignature`` of calls
+    the ``reasoning`` (``{"signature", "call_id"}`` for a signed call). A ``user`` content's
+    ``functionResponse`` parts are its ``outputs``: ``call_id`` the response's id (else its name),
+    ``text`` the response object's JSON, ``is_error`` True when the response holds an ``error`` key
+    (the documented way to report a failure), False otherwise.
+    """
+    tools = [
+        d["name"]
+        for t in body.get("tools") or ()
+        if isinstance(t, Mapping)
+        for d in t.get("functionDeclarations", t.get("function_declarations")) or ()
+        if isinstance(d, Mapping) and isinstance(d.get("name"), str)
+    ]
+    turns: list[dict[str, Any]] = []
+    for content in body.get("contents") or ():
+        if not isinstance(content, Mapping):
+            continue
+        calls: list[dict[str, Any]] = []
+        outputs: list[dict[str, Any]] = []
+        reasoning: list[dict[str, Any]] = []
+        text: list[str] = []
+        for part in _parts(content):
+            call = part.get("functionCall")
+            response = part.get("functionResponse")
+            if isinstance(call, Mapping):
+                calls.append({"id": call.get("id"), "name": call.get("name"), "input": call.get("args", {})})
+                if part.get("thoughtSignature"):
+                    reasoning.append({"signature": part["thoughtSignature"], "call_id": call.get("id")})
+            elif isinstance(response, Mapping):
+                result = response.get("response")
+                outputs.append(
+                    {
+                        "call_id": response.get("id", response.get("name")),
+                        "text": wire_json(result) if result is not None else "",
+                        "is_error": isinstance(result, Mapping) and "error" in result,
+                    }
+                )
+            elif part.get("thought") is True:
+                reasoning.append({"thought": part.get("text", ""), "signature": part.get("thoughtSignature")})
+            elif isinstance(part.get("text"), str):
+                text.append(part["text"])
+        role = "assistant" if content.get("role") == "model" else "user"
+        turns.append(
+            {"role": role, "calls": calls, "outputs": outputs, "text": "".join(text), "reasoning": reasoning}
+        )
+    return {"api": "gemini", "tools": tools, "turns": turns}
