@@ -12,18 +12,27 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_toolharness.wire.model_api._api_error import ApiError
 from pytest_toolharness.wire.model_api._chat_sse import (
     DONE_EVENT,
     chat_completion_json,
     chat_stream_chunks,
     encode_data,
 )
+from pytest_toolharness.wire.model_api._chat_validation import validate_chat_request
 from pytest_toolharness.wire.model_api._encoding import wire_bytes
 from pytest_toolharness.wire.model_api._messages import output_tokens
 from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS
+from pytest_toolharness.wire.model_api._provider_errors import OpenAIError
 from pytest_toolharness.wire.model_api._turns import AssistantTurn
 
-__all__ = ["CHAT_COMPLETIONS_PATH", "chat_answer", "chat_neutral_request", "include_usage"]
+__all__ = [
+    "CHAT_COMPLETIONS_PATH",
+    "ChatCompletionsDialect",
+    "chat_answer",
+    "chat_neutral_request",
+    "include_usage",
+]
 
 CHAT_COMPLETIONS_PATH = "/v1/chat/completions"
 
@@ -130,3 +139,45 @@ def chat_neutral_request(body: Mapping[str, Any]) -> dict[str, Any]:
             }
         )
     return {"api": "chat", "tools": tools, "turns": turns}
+
+
+class ChatCompletionsDialect:
+    """Chat Completions as a dialect of the scripted server: ``POST /v1/chat/completions``."""
+
+    name = "chat"
+    routes: tuple[tuple[str, str], ...] = (("POST", CHAT_COMPLETIONS_PATH),)
+
+    def answers(self, method: str, path: str) -> bool:
+        """True for ``POST /v1/chat/completions``."""
+        return (method, path) in self.routes
+
+    def validate(self, body: Any, path: str = CHAT_COMPLETIONS_PATH) -> ApiError | None:
+        """The API's 400 for ``body``, or None (:func:`validate_chat_request`)."""
+        return validate_chat_request(body)
+
+    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
+        """An error in OpenAI's shape, whatever kind of :class:`ApiError` it is (a scripted 529 too)."""
+        if isinstance(error, OpenAIError):
+            return error.body(request_id)
+        return OpenAIError(error.message, type=error.type, status=error.status).body(request_id)
+
+    def answer(
+        self,
+        turn: AssistantTurn,
+        body: Mapping[str, Any],
+        *,
+        index: int,
+        id_prefix: str,
+        prompt_tokens: int,
+        chunks: int = DEFAULT_CHUNKS,
+        path: str = CHAT_COMPLETIONS_PATH,
+    ) -> bytes | tuple[bytes, ...]:
+        """The completion, or its SSE events when the body asked for a stream."""
+        completion_id = f"chatcmpl-{id_prefix}{index:012d}"
+        return chat_answer(
+            turn, body, completion_id=completion_id, prompt_tokens=prompt_tokens, chunks=chunks
+        )
+
+    def neutral_request(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The API-neutral view (:func:`chat_neutral_request`)."""
+        return chat_neutral_request(body)

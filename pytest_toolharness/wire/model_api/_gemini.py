@@ -15,17 +15,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolharness.wire.model_api._api_error import ApiError
 from pytest_toolharness.wire.model_api._encoding import wire_bytes, wire_json
 from pytest_toolharness.wire.model_api._gemini_sse import (
     encode_gemini_sse,
     gemini_response_json,
     gemini_stream_responses,
 )
+from pytest_toolharness.wire.model_api._gemini_validation import validate_gemini_request
 from pytest_toolharness.wire.model_api._messages import output_tokens
 from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS
+from pytest_toolharness.wire.model_api._provider_errors import GoogleError
 from pytest_toolharness.wire.model_api._turns import AssistantTurn
 
-__all__ = ["GEMINI_METHODS", "GeminiRoute", "gemini_answer", "gemini_neutral_request", "gemini_route"]
+__all__ = [
+    "GEMINI_METHODS",
+    "GeminiDialect",
+    "GeminiRoute",
+    "gemini_answer",
+    "gemini_neutral_request",
+    "gemini_route",
+]
 
 #: The model methods the scripted server answers.
 GEMINI_METHODS = ("generateContent", "streamGenerateContent", "countTokens")
@@ -139,3 +149,56 @@ def gemini_neutral_request(body: Mapping[str, Any]) -> dict[str, Any]:
             {"role": role, "calls": calls, "outputs": outputs, "text": "".join(text), "reasoning": reasoning}
         )
     return {"api": "gemini", "tools": tools, "turns": turns}
+
+
+class GeminiDialect:
+    """Gemini as a dialect of the scripted server: ``POST /v1beta/models/{model}:{method}``."""
+
+    name = "gemini"
+
+    def answers(self, method: str, path: str) -> bool:
+        """True for a POST to a model method the server answers."""
+        return method == "POST" and gemini_route(path) is not None
+
+    def validate(self, body: Any, path: str) -> ApiError | None:
+        """Google's 400 for ``body`` sent to ``path`` (the model in the path decides G-SIG), or None."""
+        route = gemini_route(path)
+        if route is None:
+            return GoogleError(f"Method not found: {path}", status=404)
+        return validate_gemini_request(body, route.model)
+
+    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
+        """An error in Google's shape, whatever kind of :class:`ApiError` it is (a scripted 503 too)."""
+        return GoogleError(error.message, type=error.type, status=error.status).body(request_id)
+
+    def counts_tokens(self, path: str) -> bool:
+        """True for ``:countTokens``: answered with :meth:`count_answer`, consuming no turn."""
+        route = gemini_route(path)
+        return route is not None and route.method == "countTokens"
+
+    def count_answer(self, tokens: int) -> bytes:
+        """The ``countTokens`` answer."""
+        return wire_bytes({"totalTokens": tokens})
+
+    def answer(
+        self,
+        turn: AssistantTurn,
+        body: Mapping[str, Any],
+        *,
+        index: int,
+        id_prefix: str,
+        prompt_tokens: int,
+        chunks: int = DEFAULT_CHUNKS,
+        path: str,
+    ) -> bytes | tuple[bytes, ...]:
+        """The response, or the stream of them for ``streamGenerateContent``."""
+        route = gemini_route(path)
+        if route is None:
+            raise ValueError(f"{path} is not a Gemini model method")
+        return gemini_answer(
+            turn, route, response_id=f"{id_prefix}{index:012d}", prompt_tokens=prompt_tokens, chunks=chunks
+        )
+
+    def neutral_request(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The API-neutral view (:func:`gemini_neutral_request`)."""
+        return gemini_neutral_request(body)
