@@ -141,7 +141,7 @@ def test_chat_neutral_view() -> None:
         ],
     }
     view = chat_neutral_request(body)
-    assert view["tools"] == ["read"]
+    assert view["tools"] == [{"name": "read", "description": None, "input_schema": None}]
     assert [t["role"] for t in view["turns"]] == ["user", "assistant", "user"]
     assert view["turns"][1]["calls"] == [
         {"id": "call_a", "name": "read", "input": {"p": 1}},
@@ -177,7 +177,7 @@ def test_gemini_neutral_view() -> None:
         "tools": [{"functionDeclarations": [{"name": "read"}]}],
     }
     view = gemini_neutral_request(body)
-    assert view["tools"] == ["read"]
+    assert [t["name"] for t in view["tools"]] == ["read"]
     model = view["turns"][1]
     assert [c["id"] for c in model["calls"]] == ["c1", "c2"]
     assert model["reasoning"] == [

@@ -184,3 +184,42 @@ def test_count_tokens_consumes_no_turn() -> None:
         assert counted.total_tokens is not None
         assert counted.total_tokens > 0
         assert server.script.exhausted is False
+
+
+def test_a_gemini_request_is_recorded_with_its_messages_view() -> None:
+    """The suite's checks read a Gemini turn as Messages blocks: ids kept, ``{"error": ...}`` an is_error result."""
+    with ScriptedApiServer([CALLS, AssistantTurn.text("Done.")]) as server:
+        client = _genai(server)
+        config = genai_types.GenerateContentConfig(tools=[_DECLARATIONS], system_instruction="be brief")
+        first = client.models.generate_content(model="gemini-3-pro-preview", contents="go", config=config)
+        calls = [p for p in first.candidates[0].content.parts if p.function_call]  # type: ignore[index, union-attr]
+        answers = [
+            genai_types.Part(
+                function_response=genai_types.FunctionResponse(
+                    id="call_a", name="read", response={"error": "no such file"}
+                )
+            ),
+            genai_types.Part(
+                function_response=genai_types.FunctionResponse(
+                    id="call_b", name="grep", response={"output": "x"}
+                )
+            ),
+        ]
+        contents = [
+            genai_types.Content(role="user", parts=[genai_types.Part(text="go")]),
+            genai_types.Content(role="model", parts=calls),
+            genai_types.Content(role="user", parts=answers),
+        ]
+        client.models.generate_content(model="gemini-3-pro-preview", contents=contents, config=config)
+        second = server.requests[1]
+        assert second.is_messages
+        assert [t["name"] for t in second.tools] == ["read", "grep"]
+        assert second.messages_body["system"] == "be brief"
+        assert second.messages[-1]["content"] == [
+            {"type": "tool_result", "tool_use_id": "call_a", "content": "no such file", "is_error": True},
+            {"type": "tool_result", "tool_use_id": "call_b", "content": "x"},
+        ]
+        assert [b["id"] for b in second.messages[1]["content"] if b["type"] == "tool_use"] == [
+            "call_a",
+            "call_b",
+        ]

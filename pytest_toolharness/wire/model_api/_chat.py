@@ -92,7 +92,7 @@ def _arguments(text: Any) -> Any:
 
 
 def chat_neutral_request(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The API-neutral view of a Chat Completions request: tools, then each message as a turn.
+    """The API-neutral view of a Chat Completions request: tools, system text, each message as a turn.
 
     A turn has its ``role`` (``assistant``, or ``user`` for user, system and tool messages), its
     ``calls`` (``id``, ``name``, ``input``), ``outputs`` (``call_id``, ``text``, ``is_error``: always
@@ -100,13 +100,22 @@ def chat_neutral_request(body: Mapping[str, Any]) -> dict[str, Any]:
     messages that follow one another are one turn, as they answer one assistant message.
     """
     tools = [
-        t["function"]["name"]
+        {
+            "name": t["function"].get("name"),
+            "description": t["function"].get("description"),
+            "input_schema": t["function"].get("parameters"),
+        }
         for t in body.get("tools") or ()
         if isinstance(t, Mapping) and isinstance(t.get("function"), Mapping)
     ]
+    system = [
+        _text_of(m.get("content"))
+        for m in body.get("messages") or ()
+        if isinstance(m, Mapping) and m.get("role") in ("system", "developer")
+    ]
     turns: list[dict[str, Any]] = []
     for message in body.get("messages") or ():
-        if not isinstance(message, Mapping):
+        if not isinstance(message, Mapping) or message.get("role") in ("system", "developer"):
             continue
         role = message.get("role")
         if role == "tool":
@@ -138,7 +147,7 @@ def chat_neutral_request(body: Mapping[str, Any]) -> dict[str, Any]:
                 "reasoning": [],
             }
         )
-    return {"api": "chat", "tools": tools, "turns": turns}
+    return {"api": "chat", "tools": tools, "system": "\n\n".join(system), "turns": turns}
 
 
 class ChatCompletionsDialect:

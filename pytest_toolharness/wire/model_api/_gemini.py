@@ -110,12 +110,20 @@ def gemini_neutral_request(body: Mapping[str, Any]) -> dict[str, Any]:
     (the documented way to report a failure), False otherwise.
     """
     tools = [
-        d["name"]
+        {
+            "name": d.get("name"),
+            "description": d.get("description"),
+            "input_schema": d.get("parametersJsonSchema", d.get("parameters")),
+        }
         for t in body.get("tools") or ()
         if isinstance(t, Mapping)
         for d in t.get("functionDeclarations", t.get("function_declarations")) or ()
-        if isinstance(d, Mapping) and isinstance(d.get("name"), str)
+        if isinstance(d, Mapping)
     ]
+    instruction = body.get("systemInstruction")
+    system = "".join(
+        str(p.get("text", "")) for p in (_parts(instruction) if isinstance(instruction, Mapping) else [])
+    )
     turns: list[dict[str, Any]] = []
     for content in body.get("contents") or ():
         if not isinstance(content, Mapping):
@@ -148,7 +156,7 @@ def gemini_neutral_request(body: Mapping[str, Any]) -> dict[str, Any]:
         turns.append(
             {"role": role, "calls": calls, "outputs": outputs, "text": "".join(text), "reasoning": reasoning}
         )
-    return {"api": "gemini", "tools": tools, "turns": turns}
+    return {"api": "gemini", "tools": tools, "system": system, "turns": turns}
 
 
 class GeminiDialect:

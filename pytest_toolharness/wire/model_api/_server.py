@@ -45,6 +45,7 @@ from pytest_toolharness.wire.model_api._messages_validation import (
     validate_count_tokens_request,
     validate_messages_request,
 )
+from pytest_toolharness.wire.model_api._messages_view import as_messages_body
 from pytest_toolharness.wire.model_api._recording import RecordedRequest, parse_json_body
 from pytest_toolharness.wire.model_api._script import Script, ScriptSource
 
@@ -377,6 +378,8 @@ class ScriptedApiServer:
             return replace(request, status=200), _Response(
                 200, dialect.count_answer(self._token_counter(body))
             )
+        # The suite's checks and scripts read every API's model request in the Messages shape.
+        request = replace(request, view=as_messages_body(dialect.name, body))
         invalid = dialect.validate(body, request.path) if self._validate else None
         if invalid is not None:
             return error(invalid)
