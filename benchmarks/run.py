@@ -33,6 +33,7 @@ GROUPS = (
     "request",
     "suite",
     "report_time",
+    "api_server",
 )
 _MODULES = {
     "toolsearch": "benchmarks._toolsearch_bench",
@@ -43,6 +44,7 @@ _MODULES = {
     "request": "benchmarks._request_bench",
     "suite": "benchmarks._suite_bench",
     "report_time": "benchmarks._report_time_bench",
+    "api_server": "benchmarks._api_server_bench",
 }
 
 # (figure, goal text, check): the goals of issue 7 (issue 12's report time; issue 18's anchors,
@@ -70,6 +72,8 @@ GOALS: tuple[tuple[str, str, Callable[[float], bool]], ...] = (
     ("suite_wall_s", "< 30 s", lambda v: v < 30),
     ("report_time_broken_harness_s", "< 120 s", lambda v: v < 120),
     ("report_time_broken_harness_cpu_s", "< 120 s of CPU (the proxy on a shared machine)", lambda v: v < 120),
+    ("api_server_turn_ms_max", "< 5 ms of CPU per turn, in every API", lambda v: v < 5.0),
+    ("api_server_turn_ratio_vs_cli_start", "<= 0.05 of a bare CLI start", lambda v: v <= 0.05),
 )
 
 RESULTS = ROOT / "benchmarks" / "results.json"

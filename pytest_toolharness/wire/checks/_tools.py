@@ -129,7 +129,7 @@ def deferral_shown(requests: Sequence[RecordedRequest], deferred: Iterable[str])
 
 
 def _context_text(request: RecordedRequest) -> str:
-    body = request.json if isinstance(request.json, Mapping) else {}
+    body = request.messages_body if isinstance(request.messages_body, Mapping) else {}
     # Everything the model reads besides the tools array: system prompt and messages.
     return wire_json({"system": body.get("system"), "messages": body.get("messages")})
 

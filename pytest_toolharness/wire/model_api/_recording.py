@@ -39,11 +39,18 @@ class RecordedRequest:
     turn: AssistantTurn | None = None
     script_exhausted: bool = False
     traceback: str | None = field(default=None, repr=False)
+    #: A model request of another API (Chat Completions, Gemini): its body in the Messages shape.
+    view: Any = field(default=None, repr=False)
 
     @property
     def is_messages(self) -> bool:
-        """True for ``POST /v1/messages`` (any query)."""
-        return self.method == "POST" and self.path == MESSAGES_PATH
+        """True for ``POST /v1/messages`` (any query), or a model request of another API (it has a view)."""
+        return self.view is not None or (self.method == "POST" and self.path == MESSAGES_PATH)
+
+    @property
+    def messages_body(self) -> Any:
+        """The body in the Messages API's shape: the view of another API's request, else the JSON."""
+        return self.view if self.view is not None else self.json
 
     @property
     def stream(self) -> bool:
@@ -52,14 +59,16 @@ class RecordedRequest:
 
     @property
     def messages(self) -> list[Any]:
-        """The body's ``messages`` (empty if absent)."""
-        value = self.json.get("messages") if isinstance(self.json, Mapping) else None
+        """The body's ``messages`` (empty if absent), in the Messages shape."""
+        body = self.messages_body
+        value = body.get("messages") if isinstance(body, Mapping) else None
         return list(value) if isinstance(value, list) else []
 
     @property
     def tools(self) -> list[Any]:
-        """The body's ``tools`` (empty if absent)."""
-        value = self.json.get("tools") if isinstance(self.json, Mapping) else None
+        """The body's ``tools`` (empty if absent), in the Messages shape."""
+        body = self.messages_body
+        value = body.get("tools") if isinstance(body, Mapping) else None
         return list(value) if isinstance(value, list) else []
 
     @property

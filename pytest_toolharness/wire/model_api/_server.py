@@ -30,7 +30,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pytest_toolharness.processes import ServingThread
 from pytest_toolharness.wire.model_api._api_error import ApiError
+from pytest_toolharness.wire.model_api._chat import ChatCompletionsDialect
 from pytest_toolharness.wire.model_api._encoding import wire_bytes
+from pytest_toolharness.wire.model_api._gemini import GeminiDialect
 from pytest_toolharness.wire.model_api._messages import (
     COUNT_TOKENS_PATH,
     MESSAGES_PATH,
@@ -43,6 +45,7 @@ from pytest_toolharness.wire.model_api._messages_validation import (
     validate_count_tokens_request,
     validate_messages_request,
 )
+from pytest_toolharness.wire.model_api._messages_view import as_messages_body
 from pytest_toolharness.wire.model_api._recording import RecordedRequest, parse_json_body
 from pytest_toolharness.wire.model_api._script import Script, ScriptSource
 
@@ -50,6 +53,8 @@ __all__ = ["LOOPBACK_HOST", "ScriptedApiServer"]
 
 LOOPBACK_HOST = "127.0.0.1"
 """The only address the server ever binds."""
+
+_DIALECTS = (ChatCompletionsDialect(), GeminiDialect())
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,6 +335,9 @@ class ScriptedApiServer:
 
     def _answer(self, request: RecordedRequest) -> tuple[RecordedRequest, _Response]:
         try:
+            dialect = next((d for d in _DIALECTS if d.answers(request.method, request.path)), None)
+            if dialect is not None:
+                return self._dialect_answer(request, dialect)
             if request.path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
                 return self._error(
                     request,
@@ -352,6 +360,46 @@ class ScriptedApiServer:
             # A crashing script or counter must not kill the server: answer and keep the traceback.
             error = ApiError(f"The script raised {type(exc).__name__}: {exc}", type="api_error", status=500)
             return self._error(request, error, traceback.format_exc())
+
+    def _dialect_answer(
+        self, request: RecordedRequest, dialect: ChatCompletionsDialect | GeminiDialect
+    ) -> tuple[RecordedRequest, _Response]:
+        # Until the shared dialect registry lands (branch api-responses): Chat Completions and Gemini.
+        def error(item: ApiError, *, scripted: bool = False) -> tuple[RecordedRequest, _Response]:
+            body = wire_bytes(dialect.error_body(item, self._request_id(request.index)))
+            return replace(request, status=item.status, error=item), _Response(
+                item.status, body, no_retry=not scripted
+            )
+
+        body = request.json
+        if not isinstance(body, Mapping):
+            return error(ApiError("The request body is not a valid JSON object."))
+        if isinstance(dialect, GeminiDialect) and dialect.counts_tokens(request.path):
+            return replace(request, status=200), _Response(
+                200, dialect.count_answer(self._token_counter(body))
+            )
+        # The suite's checks and scripts read every API's model request in the Messages shape.
+        request = replace(request, view=as_messages_body(dialect.name, body))
+        invalid = dialect.validate(body, request.path) if self._validate else None
+        if invalid is not None:
+            return error(invalid)
+        item, exhausted = self.script.next_item(request)
+        request = replace(request, script_exhausted=exhausted)
+        if isinstance(item, ApiError):
+            return error(item, scripted=True)
+        answer = dialect.answer(
+            item,
+            body,
+            index=request.index,
+            id_prefix=self._id_prefix,
+            prompt_tokens=self._token_counter(body),
+            chunks=self._chunks,
+            path=request.path,
+        )
+        request = replace(request, status=200, turn=item)
+        if isinstance(answer, tuple):
+            return request, _Response(200, events=answer)
+        return request, _Response(200, answer)
 
     def _count_tokens(
         self, request: RecordedRequest, body: Mapping[str, Any]

@@ -25,12 +25,14 @@ from pytest_toolharness.wire.targets._command import (
     base_environment,
     run_target,
 )
+from pytest_toolharness.wire.targets._gemini_cli import GEMINI_BIN_ENV, GeminiCliTarget
 from pytest_toolharness.wire.targets._opencode import OPENCODE_BIN_ENV, OpencodeTarget
 from pytest_toolharness.wire.targets._profiles import (
     BUILTIN_PROFILES,
     ENTRY_POINT_GROUP,
     ClaudeCodeProfile,
     ClineProfile,
+    GeminiCliProfile,
     OpencodeProfile,
     ReferenceProfile,
     TargetProfile,
@@ -68,6 +70,7 @@ __all__ = [
     "CLINE_BIN_ENV",
     "DEFAULT_TIMEOUT",
     "ENTRY_POINT_GROUP",
+    "GEMINI_BIN_ENV",
     "OPENCODE_BIN_ENV",
     "PLACEHOLDERS",
     "REQUESTS_DIR",
@@ -77,6 +80,8 @@ __all__ = [
     "ClineProfile",
     "ClineTarget",
     "CommandTarget",
+    "GeminiCliProfile",
+    "GeminiCliTarget",
     "McpServer",
     "OpencodeProfile",
     "OpencodeTarget",

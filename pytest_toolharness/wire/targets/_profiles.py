@@ -31,6 +31,7 @@ from typing import Protocol, runtime_checkable
 from pytest_toolharness.wire.scenarios import CLAUDE_CODE_NAMES, ToolNames
 from pytest_toolharness.wire.targets._cline import CLINE_BIN_ENV, CLINE_NAMES, ClineTarget
 from pytest_toolharness.wire.targets._command import CommandTarget, ReferenceTarget, Target, TargetError
+from pytest_toolharness.wire.targets._gemini_cli import GEMINI_BIN_ENV, GEMINI_NAMES, GeminiCliTarget
 from pytest_toolharness.wire.targets._opencode import OPENCODE_BIN_ENV, OPENCODE_NAMES, OpencodeTarget
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "PROFILE_CAPABILITIES",
     "ClaudeCodeProfile",
     "ClineProfile",
+    "GeminiCliProfile",
     "OpencodeProfile",
     "ReferenceProfile",
     "TargetProfile",
@@ -212,12 +214,36 @@ class ClineProfile:
         return _BASELINES / "cline.toml"
 
 
+class GeminiCliProfile:
+    """The Gemini CLI (npm ``@google/gemini-cli``): its settings.json and policy-engine rules in a scratch home."""
+
+    name: str = "gemini"
+    description: str = "Gemini CLI (npm @google/gemini-cli), gemini -p against the scripted Gemini API"
+    claims: tuple[str, ...] = ("core",)
+    capabilities: frozenset[str] = frozenset({"mcp", "read_tool", "shell_tool", "permission_rules"})
+
+    names: ToolNames = GEMINI_NAMES
+
+    def find_binary(self) -> Path | None:
+        """``$TOOLHARNESS_GEMINI_BIN``, else ``gemini`` on PATH."""
+        return find_on_path(GEMINI_BIN_ENV, "gemini")
+
+    def target(self) -> Target:
+        """A :class:`~pytest_toolharness.wire.targets._gemini_cli.GeminiCliTarget` on the binary found."""
+        return GeminiCliTarget(_required("gemini", self.find_binary(), GEMINI_BIN_ENV, "@google/gemini-cli"))
+
+    def baseline(self) -> Path | None:
+        """``pytest_toolharness/baselines/gemini.toml``."""
+        return _BASELINES / "gemini.toml"
+
+
 #: The profiles shipped with the plugin (declared in the entry-point group as well).
 BUILTIN_PROFILES: dict[str, Callable[[], TargetProfile]] = {
     "reference": ReferenceProfile,
     "claude-code": ClaudeCodeProfile,
     "opencode": OpencodeProfile,
     "cline": ClineProfile,
+    "gemini": GeminiCliProfile,
 }
 
 

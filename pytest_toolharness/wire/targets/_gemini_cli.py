@@ -1,0 +1,158 @@
+"""The Gemini CLI (npm ``@google/gemini-cli``) as a target: ``gemini -p`` against the scripted Gemini API.
+
+The CLI is pointed at the scripted server by ``GOOGLE_GEMINI_BASE_URL`` with the ``gemini-api-key``
+auth type and a dummy ``GEMINI_API_KEY``; it asks for ``streamGenerateContent?alt=sse``. Its home
+is the run's scratch ``HOME``, where the profile writes, from the scenario's roles
+(:mod:`pytest_toolharness.wire.targets._roles`):
+
+- ``~/.gemini/settings.json``: the auth type, folder trust, telemetry, usage statistics and updates
+  off, and the suite's stdio MCP server under ``mcpServers`` (its tools are ``mcp_<server>_<tool>``);
+- ``~/.gemini/policies/toolharness.toml``: the permission rules as policy-engine rules of the user
+  tier, deny (priority 300) beating ask (``ask_user``, 200) beating allow (100), whichever settings
+  source each came from. A shell rule ``run_shell_command(git:*)`` becomes ``commandPrefix = "git"``,
+  an exact one a ``commandRegex``; a path rule (``read_file(./secret.txt)``) an ``argsPattern`` on
+  ``file_path`` ending in that path (the CLI may send it absolute); any other pattern an
+  ``argsPattern`` on the arguments' JSON.
+
+The CLI runs in its ``default`` approval mode: a call that no rule allows is ``ask_user``, which in
+headless mode is a deny, as a default-mode harness without a user is expected to do. It has no
+command hooks in Claude Code's protocol (its own hooks have another), no tool search and no
+permission modes of Claude Code's meaning: scenarios needing them are not run against it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pytest_toolharness.wire.scenarios import ToolNames
+from pytest_toolharness.wire.targets._command import TargetInvocation
+from pytest_toolharness.wire.targets._roles import Rule, mcp_servers, read_settings_file, settings_rules
+
+__all__ = [
+    "GEMINI_BIN_ENV",
+    "GEMINI_MODEL",
+    "GEMINI_NAMES",
+    "GeminiCliTarget",
+    "gemini_policy_toml",
+    "gemini_settings",
+]
+
+#: An explicit path to the ``gemini`` binary; it wins over ``PATH``.
+GEMINI_BIN_ENV = "TOOLHARNESS_GEMINI_BIN"
+#: The model asked for: a Gemini 3 model, whose calls carry thought signatures (PAIR-8, G-SIG).
+GEMINI_MODEL = "gemini-3-pro-preview"
+#: The Gemini CLI's names for the scenario roles.
+GEMINI_NAMES = ToolNames(
+    read="read_file",
+    shell="run_shell_command",
+    tool_search=None,
+    mcp_format="mcp_{server}_{tool}",
+    write="write_file",
+)
+_DECISIONS = {"allow": ("allow", 100), "ask": ("ask_user", 200), "deny": ("deny", 300)}
+_PATH_TOOLS = {"read_file": "file_path", "write_file": "file_path", "replace": "file_path"}
+#: The MCP server's start and tool listing, in milliseconds (the suite's server imports the mcp package).
+_MCP_TIMEOUT_MS = 60_000
+
+
+def _toml_string(text: str) -> str:
+    # A JSON string with ASCII escapes is a valid TOML basic string.
+    return json.dumps(text, ensure_ascii=True)
+
+
+def _glob_regex(pattern: str) -> str:
+    return ".*".join(re.escape(part) for part in pattern.split("*"))
+
+
+def _conditions(rule: Rule) -> dict[str, str]:
+    if rule.pattern is None:
+        return {}
+    if rule.tool == GEMINI_NAMES.shell:
+        if rule.pattern.endswith("*") and "*" not in rule.pattern[:-1]:
+            return {"commandPrefix": rule.pattern[:-1]}
+        return {"commandRegex": f"^{_glob_regex(rule.pattern)}$"}
+    key = _PATH_TOOLS.get(rule.tool)
+    if key is not None:
+        path = rule.pattern.removeprefix("./").removeprefix("~/").lstrip("/")
+        # The arguments' JSON: "file_path":"<anything ending in /path or the path itself>"
+        return {"argsPattern": f'"{key}":"(?:[^"]*/)?{_glob_regex(path)}"'}
+    return {"argsPattern": _glob_regex(rule.pattern)}
+
+
+def gemini_policy_toml(settings: dict[str, Any]) -> str:
+    """The policy file for the scenario's ``permissions`` rules (see the module docstring)."""
+    lines = ["# Written by pytest-toolharness from the scenario's permission rules."]
+    for rule in settings_rules(settings):
+        decision, priority = _DECISIONS[rule.action]
+        lines += ["", "[[rule]]", f"toolName = {_toml_string(rule.tool)}"]
+        lines += [f"{key} = {_toml_string(value)}" for key, value in _conditions(rule).items()]
+        lines += [f"decision = {_toml_string(decision)}", f"priority = {priority}"]
+    return "\n".join(lines) + "\n"
+
+
+def gemini_settings(inv: TargetInvocation) -> dict[str, Any]:
+    """``~/.gemini/settings.json`` for ``inv``: offline switches and the suite's MCP server."""
+    servers = {
+        server.name: {
+            "command": server.command,
+            "args": list(server.args),
+            "env": server.env,
+            "timeout": _MCP_TIMEOUT_MS,
+        }
+        for server in mcp_servers(inv.mcp_config_path)
+    }
+    return {
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        "mcpServers": servers,
+    }
+
+
+class GeminiCliTarget:
+    """``gemini -p PROMPT --approval-mode default -o json -m MODEL`` with its home written for the run."""
+
+    name = "gemini"
+    names = GEMINI_NAMES
+    #: The model API the CLI speaks (the dialect of the scripted server it needs).
+    api = "gemini"
+
+    def __init__(self, binary: Path) -> None:
+        self.binary = binary
+
+    def command(self, inv: TargetInvocation) -> list[str]:
+        """The command line; writes ``~/.gemini/settings.json`` and the policy file of the run first."""
+        config = inv.workdir / "home" / ".gemini"
+        (config / "policies").mkdir(parents=True, exist_ok=True)
+        settings = json.dumps(gemini_settings(inv), indent=1, sort_keys=True)
+        (config / "settings.json").write_text(settings, encoding="utf-8")
+        policy = gemini_policy_toml(read_settings_file(inv.settings_path))
+        (config / "policies" / "toolharness.toml").write_text(policy, encoding="utf-8")
+        return [
+            str(self.binary),
+            "-p",
+            inv.prompt,
+            "--approval-mode",
+            "default",
+            "--output-format",
+            "json",
+            "-m",
+            GEMINI_MODEL,
+        ]
+
+    def environment(self, inv: TargetInvocation) -> dict[str, str]:
+        """The scripted server's address, a dummy key, no sandbox, no browser."""
+        return {
+            "GOOGLE_GEMINI_BASE_URL": inv.base_url,
+            "GEMINI_API_KEY": "x",
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+            "NO_BROWSER": "true",
+            "GEMINI_SANDBOX": "false",
+        }
+
+    def __repr__(self) -> str:
+        return f"GeminiCliTarget({str(self.binary)!r})"
