@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from pytest_toolharness.processes import remove_at_exit
@@ -47,6 +48,7 @@ __all__ = [
     "Planned",
     "Run",
     "allow_rules",
+    "assume_receivable",
     "batches",
     "check_pairing",
     "execute",
@@ -404,6 +406,15 @@ def plan_batch(kinds: Sequence[str], *, permissions: bool = True) -> Planned:
             if kind == "shell_ok":
                 plan.kinds[tool_use_id] = "shell_sibling"
     return plan
+
+
+def assume_receivable(kinds: Collection[str], capabilities: Collection[str]) -> None:
+    """Discard a drawn batch the harness can't be given: ``not_object`` needs ``non_object_input``.
+
+    A harness fed through the Messages API (every framework adapter) gets each tool_use input as the
+    API delivers it, always a JSON object; a list or a string input is not a draw for it.
+    """
+    assume("not_object" not in kinds or "non_object_input" in capabilities)
 
 
 def batches(kinds: Sequence[str], *, min_size: int = 1, max_size: int = 6) -> st.SearchStrategy[list[str]]:

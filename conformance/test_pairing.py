@@ -20,6 +20,7 @@ from conformance._strategies_execution import (
     CORE_KINDS,
     NAMES,
     allow_rules,
+    assume_receivable,
     batches,
     check_pairing,
     execute,
@@ -54,6 +55,7 @@ success_behaviors = st.sampled_from(
 
 
 def run_plan(new_harness: Callable[[], Any], kinds: list[str], capabilities: Capabilities) -> Any:
+    assume_receivable(kinds, capabilities)
     plan = plan_batch(kinds, permissions="permissions" in capabilities)
     with scenario_root() as root:
         run = execute(new_harness(), root, plan.tools, plan.tool_uses, **plan.options())
@@ -431,6 +433,7 @@ def check_result_order(
     new_harness: Callable[[], Any], capabilities: Capabilities, kinds: list[str], sleeps: list[float]
 ) -> None:
     """PAIR-5 on one batch whose successful calls finish in an order unrelated to the batch order."""
+    assume_receivable(kinds, capabilities)
     plan = plan_batch(kinds, permissions="permissions" in capabilities)
     # Successful calls finish in an order unrelated to the batch order.
     plan.tools = [

@@ -13,6 +13,7 @@ from conformance._strategies_execution import (
     NAMES,
     Run,
     allow_rules,
+    assume_receivable,
     batches,
     execute,
     is_error,
@@ -96,6 +97,7 @@ def test_invalid_call_never_runs(
 
     Rejected also means an input that is no object at all, and a validator that raises. No hook, no host; allow rules only when the harness has rules (so that nobody needs to be asked).
     """
+    assume_receivable(kinds, toolharness_capabilities)
     plan = plan_batch(kinds, permissions="permissions" in toolharness_capabilities)
     with scenario_root() as root:
         run = execute(new_harness(), root, plan.tools, plan.tool_uses, **plan.options())
@@ -110,12 +112,15 @@ def test_invalid_call_never_runs(
 @pytest.mark.requirement("EXEC-1", "MUST")
 @settings(max_examples=40, deadline=None)
 @given(kinds=batches((*REJECTING_KINDS, "ok"), max_size=6))
-def test_rejected_call_never_runs(new_harness: Callable[[], Any], kinds: list[str]) -> None:
+def test_rejected_call_never_runs(
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], kinds: list[str]
+) -> None:
     """The EXEC-1 property, stated below.
 
     EXEC-1: a call rejected by lookup, schema, its own validation, a hook, a rule, the host or an
     unanswerable ask never runs; the others do.
     """
+    assume_receivable(kinds, toolharness_capabilities)
     plan = plan_batch(kinds)
     with scenario_root() as root:
         run = execute(new_harness(), root, plan.tools, plan.tool_uses, **plan.options())
@@ -134,13 +139,14 @@ def test_rejected_call_never_runs(new_harness: Callable[[], Any], kinds: list[st
     ask=st.booleans(),
 )
 def test_invalid_input_reaches_neither_hooks_nor_permissions(
-    new_harness: Callable[[], Any], invalid: str, ask: bool
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], invalid: str, ask: bool
 ) -> None:
     """The EXEC-1 property, stated below.
 
     EXEC-1: invalid input never reaches PreToolUse hooks nor the permission stage: a hook that would
     repair the input is not run (the call never runs) and the host is never asked.
     """
+    assume_receivable([invalid], toolharness_capabilities)
     tool = ok_tool("Alpha", rejects_when="forbidden", validation_raises_when="fragile")
     bad_inputs: dict[str, Any] = {
         "schema": {"n": "seven"},

@@ -101,12 +101,36 @@ def test_tool_use_as_last_message_lacks_its_results() -> None:
     )
 
 
-def test_results_must_be_in_the_very_next_message() -> None:
+def test_consecutive_messages_of_one_role_are_one_turn() -> None:
+    """The API combines consecutive turns of one role: results split over two user messages answer."""
     body = request(
         [
             {"role": "user", "content": "x"},
             message("assistant", use("toolu_a")),
-            message("assistant", text("oops")),
+            message("assistant", text("and"), use("toolu_b")),
+            message("user", result("toolu_a")),
+            message("user", result("toolu_b"), text("go on")),
+        ]
+    )
+    assert validate_messages_request(body) is None
+    # A result after the combined user turn's text is no longer first thing in the turn.
+    body["messages"][3:5] = [
+        message("user", result("toolu_a"), text("go on")),
+        message("user", result("toolu_b")),
+    ]
+    assert error_of(body) == (
+        "messages.3: Did not find 2 `tool_result` block(s) at the beginning of this message. Messages "
+        "following `tool_use` blocks must begin with a matching number of `tool_result` blocks."
+    )
+
+
+def test_results_must_be_in_the_very_next_turn() -> None:
+    body = request(
+        [
+            {"role": "user", "content": "x"},
+            message("assistant", use("toolu_a")),
+            message("user", text("oops")),
+            message("assistant", text("hm")),
             message("user", result("toolu_a")),
         ]
     )
@@ -139,7 +163,7 @@ def test_duplicate_tool_result() -> None:
 def test_tool_results_come_first() -> None:
     body = copy.deepcopy(VALID)
     body["messages"][2] = message("user", result("toolu_b"), text("between"), result("toolu_a"))
-    assert error_of(body).startswith("messages.2.content.2: `tool_result` blocks must come first")
+    assert error_of(body).startswith("messages.2: Did not find 2 `tool_result` block(s) at the beginning")
 
 
 def test_duplicate_tool_use_ids_across_the_conversation() -> None:
@@ -205,7 +229,7 @@ def test_no_cache_control_on_a_deferred_tool() -> None:
         (lambda b: b["messages"][0].pop("content"), "messages.0.content: Field required"),
         (
             lambda b: b["messages"][1]["content"].append("raw"),
-            "messages.1.content.3: Input should be a block",
+            "messages.1.content.3: Input should be a valid dictionary or object to extract fields from",
         ),
         (lambda b: b.update(tools=[{"description": "no name"}]), "tools.0.name: Field required"),
     ],
@@ -278,9 +302,9 @@ def test_a_system_message_does_not_answer_tool_uses() -> None:
     assert error_of(body).startswith(
         "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a."
     )
-    # Nor does it carry the tool_use ids forward past a user message without results.
+    # Nor does it move the results' place: a user message before them makes them late in the turn.
     body["messages"] += [{"role": "user", "content": "no results"}, message("user", result("toolu_a"))]
-    assert error_of(body).startswith("messages.1: `tool_use` ids were found without")
+    assert error_of(body).startswith("messages.3: Did not find 1 `tool_result` block(s) at the beginning")
 
 
 def test_results_after_a_system_message_are_matched_to_the_assistant_before_it() -> None:
@@ -343,6 +367,10 @@ def test_property_removing_one_result_names_its_id(body: dict[str, Any], data: s
     removed = body["messages"][i]["content"].pop(j)
     error = validate_messages_request(body)
     assert error is not None
+    if not body["messages"][i]["content"]:
+        # The message is empty now: the API names that first.
+        assert error.message.startswith(f"messages.{i}: all messages must have non-empty content")
+        return
     assert error.message.startswith(
         f"messages.{i - 1}: `tool_use` ids were found without `tool_result` blocks"
     )

@@ -174,6 +174,12 @@ CAPABILITIES: Mapping[str, Capability] = _table(
         "the shell sandbox: Bash in a session whose settings turn the sandbox on (bubblewrap on Linux)",
         SandboxCapability,
     ),
+    Capability(
+        "non_object_input",
+        "tool_use inputs that are not a JSON object (a list or a string, as a replayed or hand-edited transcript "
+        "may hold); the Messages API delivers every input as an object, so a harness fed through it never gets one",
+        feature_of="execution",
+    ),
 )
 """Every capability by name, in documentation order."""
 

@@ -451,6 +451,7 @@ class ReferenceAdapter:
             "agent_loop",
             "hook_sources",
             "sandbox",
+            "non_object_input",
         }
     )
 

@@ -40,10 +40,14 @@ def http_module(name: str | None = None) -> ModuleType:
 
 
 def tool_use_turn(tool_uses: Sequence[Mapping[str, Any]]) -> AssistantTurn:
-    """An assistant turn made of these ``tool_use`` blocks (``id``, ``name``, ``input``), in order."""
+    """An assistant turn made of these ``tool_use`` blocks (``id``, ``name``, ``input``), in order.
+
+    The API delivers every ``input`` as a JSON object: any other input raises ``TypeError`` naming the
+    block (the suite draws none for a harness without the ``non_object_input`` capability).
+    """
     return AssistantTurn(
         tuple(
-            ToolUseBlock(name=str(block["name"]), input=dict(block.get("input") or {}), id=str(block["id"]))
+            ToolUseBlock(name=str(block["name"]), input=block.get("input", {}), id=str(block["id"]))
             for block in tool_uses
         )
     )

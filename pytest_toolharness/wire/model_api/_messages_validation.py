@@ -1,13 +1,17 @@
 """Checks the Messages API makes before it answers, as a pure function.
 
 :func:`validate_messages_request` looks at a request body the way the API does and returns the
-first problem as an :class:`ApiError` carrying a message close to the API's own text, or None. The
-scripted server answers such a request with a 400 and consumes no scripted turn; wire checks can
-call the same function on bodies they captured.
+first problem as an :class:`ApiError` carrying the API's own text, or None. The scripted server
+answers such a request with a 400 and consumes no scripted turn; wire checks can call the same
+function on bodies they captured.
 
-The checks are the ones a tool harness can get wrong (PAIR-1, PAIR-6, DEFER-2, DEFER-6) plus the
-basic shape. They are deliberately a little stricter than the API where the API is lenient in ways
-a harness should not rely on: consecutive user messages are not merged before the pairing check.
+Everything a harness controls is checked: the shape, each content block
+(:mod:`~pytest_toolharness.wire.model_api._messages_blocks`: types, required and forbidden fields,
+tool_result content shapes, ids, signed thinking blocks, ``cache_control``), tool names, at most
+:data:`~pytest_toolharness.wire.model_api._messages_blocks.CACHE_CONTROL_LIMIT` cache breakpoints,
+then the conversation: consecutive messages of one role are one turn, as the API combines them, and
+every tool_use is answered first thing in the next turn; with ``thinking`` on, the final assistant
+turn starts with a thinking block.
 
 ``system``-role messages (``SystemMessageParam`` in the SDK's ``MessageParam``; Claude Code sends
 them with the ``per-turn-control-2026-07-01`` beta) are accepted anywhere after the first message,
@@ -21,10 +25,19 @@ refuse a harness for something the API may accept.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolharness.wire.model_api._api_error import ApiError
+from pytest_toolharness.wire.model_api._messages_blocks import (
+    CACHE_CONTROL_LIMIT,
+    THINKING_TYPES,
+    TOOL_NAME_PATTERN,
+    cache_control_count,
+    check_block,
+)
 
 __all__ = ["validate_count_tokens_request", "validate_messages_request"]
 
@@ -32,6 +45,8 @@ _ROLES = ("user", "assistant", "system")
 # Block types a system-role message may hold: text, and the per-turn tool changes of the
 # mid-conversation-tool-changes beta (BetaSystemMessageParam).
 _SYSTEM_BLOCKS = ("text", "request_tool_addition", "request_tool_removal")
+_TOOL_NAME_RE = re.compile(TOOL_NAME_PATTERN)
+_THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
 
 def _is_int(value: object) -> bool:
@@ -43,6 +58,34 @@ def _blocks(content: Any) -> list[Any]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return list(content)
+
+
+def _check_message(i: int, message: Any) -> ApiError | None:
+    if not isinstance(message, Mapping):
+        return ApiError(f"messages.{i}: Input should be a valid dictionary")
+    role = message.get("role")
+    if role not in _ROLES:
+        return ApiError(f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'")
+    if "content" not in message:
+        return ApiError(f"messages.{i}.content: Field required")
+    content = message["content"]
+    if isinstance(content, str):
+        return None
+    if isinstance(content, bytes) or not isinstance(content, Sequence):
+        return ApiError(f"messages.{i}.content: Input should be a valid string or list")
+    for j, block in enumerate(content):
+        if role == "system":
+            kind = block.get("type") if isinstance(block, Mapping) else None
+            if kind not in _SYSTEM_BLOCKS:
+                return ApiError(
+                    f"messages.{i}.content.{j}: a `system` message may hold only text blocks, not `{kind}`"
+                )
+            if kind != "text":
+                continue
+        error = check_block(block, f"messages.{i}.content.{j}")
+        if error is not None:
+            return error
+    return None
 
 
 def _check_shape(body: Mapping[str, Any], *, require_max_tokens: bool) -> ApiError | None:
@@ -67,27 +110,18 @@ def _check_shape(body: Mapping[str, Any], *, require_max_tokens: bool) -> ApiErr
     if not messages:
         return ApiError("messages: at least one message is required")
     for i, message in enumerate(messages):
-        if not isinstance(message, Mapping):
-            return ApiError(f"messages.{i}: Input should be a valid dictionary")
-        role = message.get("role")
-        if role not in _ROLES:
-            return ApiError(f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'")
-        if "content" not in message:
-            return ApiError(f"messages.{i}.content: Field required")
-        content = message["content"]
-        if not isinstance(content, str):
-            if isinstance(content, bytes) or not isinstance(content, Sequence):
-                return ApiError(f"messages.{i}.content: Input should be a valid string or list")
-            for j, block in enumerate(content):
-                if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
-                    return ApiError(f"messages.{i}.content.{j}: Input should be a block with a string `type`")
-                if role == "system" and block["type"] not in _SYSTEM_BLOCKS:
-                    return ApiError(
-                        f"messages.{i}.content.{j}: a `system` message may hold only text blocks, "
-                        f"not `{block['type']}`"
-                    )
+        error = _check_message(i, message)
+        if error is not None:
+            return error
     if messages[0]["role"] != "user":
         return ApiError('messages: first message must use the "user" role')
+    last = len(messages) - 1
+    for i, message in enumerate(messages):
+        if not message["content"] and not (i == last and message["role"] == "assistant"):
+            return ApiError(
+                f"messages.{i}: all messages must have non-empty content except for the optional final "
+                "assistant message"
+            )
     return None
 
 
@@ -105,6 +139,8 @@ def _tool_names(body: Mapping[str, Any]) -> tuple[list[str], ApiError | None]:
         name = tool.get("name")
         if not isinstance(name, str) or not name:
             return [], ApiError(f"tools.{k}.name: Field required")
+        if tool.get("type") in (None, "custom") and not _TOOL_NAME_RE.match(name):
+            return [], ApiError(f"tools.{k}.custom.name: String should match pattern '{TOOL_NAME_PATTERN}'")
         if tool.get("defer_loading") is True:
             deferred += 1
             if tool.get("cache_control") is not None:
@@ -134,87 +170,136 @@ def _check_tool_references(result: Mapping[str, Any], names: set[str]) -> ApiErr
     return None
 
 
-def _check_pairing(messages: Sequence[Mapping[str, Any]], tool_names: set[str]) -> ApiError | None:
-    # System-role messages hold only text (checked with the shape), so pairing looks through them:
-    # positions are those of the user/assistant conversation, reported with their real index.
-    turns = [(i, m) for i, m in enumerate(messages) if m["role"] != "system"]
-    seen_tool_use_ids: set[str] = set()
-    for position, (i, message) in enumerate(turns):
-        blocks = _blocks(message["content"])
+@dataclass
+class _Turn:
+    """Consecutive messages of one role, combined as the API combines them: each block with its place."""
+
+    role: str
+    index: int  # the first message's index
+    blocks: list[tuple[int, int, Mapping[str, Any]]] = field(default_factory=list)
+
+
+def _turns(messages: Sequence[Mapping[str, Any]]) -> list[_Turn]:
+    # System-role messages hold only text (checked with the shape): the turns look through them.
+    turns: list[_Turn] = []
+    for i, message in enumerate(messages):
         role = message["role"]
-        following = turns[position + 1][1] if position + 1 < len(turns) else None
-        previous = turns[position - 1][1] if position > 0 else None
-        if role == "assistant":
-            ids: list[str] = []
-            for j, block in enumerate(blocks):
-                kind = block["type"]
-                if kind == "tool_result":
-                    return ApiError(
-                        f"messages.{i}.content.{j}: `tool_result` blocks can only be in user messages"
-                    )
-                if kind != "tool_use":
-                    continue
-                tool_id = block.get("id")
-                if not isinstance(tool_id, str) or not tool_id:
-                    return ApiError(f"messages.{i}.content.{j}.id: Field required")
-                if tool_id in seen_tool_use_ids:
-                    return ApiError(f"messages.{i}.content.{j}: `tool_use` ids must be unique: {tool_id}")
-                seen_tool_use_ids.add(tool_id)
-                ids.append(tool_id)
-            if ids:
-                answered: set[str] = set()
-                if following is not None and following["role"] == "user":
-                    answered = {
-                        b["tool_use_id"]
-                        for b in _blocks(following["content"])
-                        if b["type"] == "tool_result" and isinstance(b.get("tool_use_id"), str)
-                    }
-                missing = [tool_id for tool_id in ids if tool_id not in answered]
-                if missing:
-                    return ApiError(
-                        f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
-                        f"after: {', '.join(missing)}. Each `tool_use` block must have a corresponding "
-                        "`tool_result` block in the next message."
-                    )
+        if role == "system":
             continue
-        asked: set[str] = set()
-        if previous is not None and previous["role"] == "assistant":
-            asked = {b.get("id") for b in _blocks(previous["content"]) if b["type"] == "tool_use"}
-        answered_here: set[str] = set()
-        seen_other_block = False
-        for j, block in enumerate(blocks):
-            kind = block["type"]
-            if kind == "tool_use":
-                return ApiError(
-                    f"messages.{i}.content.{j}: `tool_use` blocks can only be in assistant messages"
-                )
-            if kind != "tool_result":
-                seen_other_block = True
-                continue
-            tool_use_id = block.get("tool_use_id")
-            if not isinstance(tool_use_id, str) or not tool_use_id:
-                return ApiError(f"messages.{i}.content.{j}.tool_use_id: Field required")
-            if tool_use_id not in asked:
-                return ApiError(
-                    f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                    f"{tool_use_id}. Each `tool_result` block must have a corresponding `tool_use` block in "
-                    "the previous message."
-                )
-            if tool_use_id in answered_here:
-                return ApiError(
-                    f"messages.{i}.content.{j}: each `tool_use` must have a single result. Found multiple "
-                    f"`tool_result` blocks with id: {tool_use_id}"
-                )
-            answered_here.add(tool_use_id)
-            if seen_other_block:
-                return ApiError(
-                    f"messages.{i}.content.{j}: `tool_result` blocks must come first in the user message, "
-                    "before any other content."
-                )
-            reference_error = _check_tool_references(block, tool_names)
-            if reference_error is not None:
-                return reference_error
+        if not turns or turns[-1].role != role:
+            turns.append(_Turn(role, i))
+        turns[-1].blocks.extend((i, j, b) for j, b in enumerate(_blocks(message["content"])))
+    return turns
+
+
+def _check_assistant(turn: _Turn, following: _Turn | None, seen: set[str]) -> ApiError | None:
+    ids: list[str] = []
+    for i, j, block in turn.blocks:
+        kind = block["type"]
+        if kind == "tool_result":
+            return ApiError(f"messages.{i}.content.{j}: `tool_result` blocks can only be in user messages")
+        if kind != "tool_use":
+            continue
+        tool_id = block["id"]
+        if tool_id in seen:
+            return ApiError(f"messages.{i}.content.{j}: `tool_use` ids must be unique: {tool_id}")
+        seen.add(tool_id)
+        ids.append(tool_id)
+    if not ids:
+        return None
+    answered: set[str] = set()
+    if following is not None:
+        answered = {b["tool_use_id"] for _, _, b in following.blocks if b["type"] == "tool_result"}
+    missing = [tool_id for tool_id in ids if tool_id not in answered]
+    if missing:
+        return ApiError(
+            f"messages.{turn.index}: `tool_use` ids were found without `tool_result` blocks immediately "
+            f"after: {', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` "
+            "block in the next message."
+        )
+    assert following is not None
+    leading = 0
+    for _, _, block in following.blocks:
+        if block["type"] != "tool_result":
+            break
+        leading += 1
+    if leading < len(ids):
+        return ApiError(
+            f"messages.{following.index}: Did not find {len(ids)} `tool_result` block(s) at the beginning of "
+            "this message. Messages following `tool_use` blocks must begin with a matching number of "
+            "`tool_result` blocks."
+        )
     return None
+
+
+def _check_user(turn: _Turn, previous: _Turn | None, tool_names: set[str]) -> ApiError | None:
+    asked: set[str] = set()
+    if previous is not None:
+        asked = {b["id"] for _, _, b in previous.blocks if b["type"] == "tool_use"}
+    answered: set[str] = set()
+    for i, j, block in turn.blocks:
+        kind = block["type"]
+        if kind in ("tool_use", *THINKING_TYPES):
+            return ApiError(f"messages.{i}.content.{j}: `{kind}` blocks can only be in assistant messages")
+        if kind != "tool_result":
+            continue
+        tool_use_id = block["tool_use_id"]
+        if tool_use_id not in asked:
+            return ApiError(
+                f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                f"{tool_use_id}. Each `tool_result` block must have a corresponding `tool_use` block in "
+                "the previous message."
+            )
+        if tool_use_id in answered:
+            return ApiError(
+                f"messages.{i}.content.{j}: each `tool_use` must have a single result. Found multiple "
+                f"`tool_result` blocks with id: {tool_use_id}"
+            )
+        answered.add(tool_use_id)
+        error = _check_tool_references(block, tool_names)
+        if error is not None:
+            return error
+    return None
+
+
+def _check_pairing(messages: Sequence[Mapping[str, Any]], tool_names: set[str]) -> ApiError | None:
+    turns = _turns(messages)
+    seen: set[str] = set()
+    for position, turn in enumerate(turns):
+        if turn.role == "assistant":
+            following = turns[position + 1] if position + 1 < len(turns) else None
+            error = _check_assistant(turn, following, seen)
+        else:
+            # A user turn answers the assistant turn right before it; results of any other are unexpected.
+            error = _check_user(turn, turns[position - 1] if position > 0 else None, tool_names)
+        if error is not None:
+            return error
+    return None
+
+
+def _check_thinking(body: Mapping[str, Any]) -> ApiError | None:
+    """With thinking on, the final assistant turn (a prefill, or the one the last results answer) starts thinking."""
+    thinking = body.get("thinking")
+    if not isinstance(thinking, Mapping) or thinking.get("type") not in ("enabled", "adaptive"):
+        return None
+    turns = _turns(body["messages"])
+    final = turns[-1]
+    if final.role == "user":
+        if len(turns) < 2 or not any(b["type"] == "tool_result" for _, _, b in final.blocks):
+            return None
+        final = turns[-2]
+    if not final.blocks:
+        return None
+    i, j, first = final.blocks[0]
+    if first["type"] in THINKING_TYPES:
+        return None
+    return ApiError(
+        f"messages.{i}.content.{j}.type: Expected `thinking` or `redacted_thinking`, but found "
+        f"`{first['type']}`. When `thinking` is enabled, a final `assistant` message must start with a "
+        "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend "
+        "you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. "
+        f"Please consult our documentation at {_THINKING_DOCS}"
+    )
 
 
 def _validate(body: Mapping[str, Any], *, require_max_tokens: bool) -> ApiError | None:
@@ -226,20 +311,26 @@ def _validate(body: Mapping[str, Any], *, require_max_tokens: bool) -> ApiError 
     names, error = _tool_names(body)
     if error is not None:
         return error
-    return _check_pairing(body["messages"], set(names))
+    found = cache_control_count(body)
+    if found > CACHE_CONTROL_LIMIT:
+        return ApiError(
+            f"A maximum of {CACHE_CONTROL_LIMIT} blocks with cache_control may be provided. Found {found}."
+        )
+    return _check_pairing(body["messages"], set(names)) or _check_thinking(body)
 
 
 def validate_messages_request(body: Mapping[str, Any]) -> ApiError | None:
     """The first reason the API would reject ``body`` (a ``POST /v1/messages`` body), or None.
 
     Checks, in order: shape (``model``, ``max_tokens``, a non-empty ``messages`` list of
-    ``user``/``assistant``/``system`` messages starting with ``user``, blocks with a ``type``, only
-    text in ``system`` messages); tools (unique names, not all ``defer_loading``, no
-    ``cache_control`` on a deferred tool); then every user and assistant message in order, looking
-    through ``system`` messages: unique tool_use ids across the conversation, a tool_result for each
-    tool_use in the next message, no tool_result for an id the previous message did not ask, one
-    result per id, results first in their message, and every ``tool_reference`` naming a tool in
-    ``tools``.
+    ``user``/``assistant``/``system`` messages starting with ``user``, every content block as the
+    API models it, only text in ``system`` messages, no empty message but a final assistant one);
+    tools (names, unique, not all ``defer_loading``, no ``cache_control`` on a deferred tool); at
+    most four ``cache_control`` breakpoints; then the conversation, consecutive messages of one role
+    combined and ``system`` messages looked through: unique tool_use ids, a tool_result for each
+    tool_use first thing in the next turn, no tool_result for an id the previous turn did not ask,
+    one result per id, every ``tool_reference`` naming a tool in ``tools``; and, with ``thinking``
+    on, a final assistant turn that starts with a thinking block.
     """
     return _validate(body, require_max_tokens=True)
 

@@ -86,7 +86,8 @@ class ToolUseBlock:
             raise ValueError(f"tool_use name must be a non-empty str, got {self.name!r}")
         if not isinstance(self.input, Mapping):
             raise TypeError(
-                f"tool_use input must be a mapping (a JSON object), got {type(self.input).__name__}"
+                f"tool_use {self.id} input must be a mapping (a JSON object: the Messages API delivers no "
+                f"other), got {type(self.input).__name__} {self.input!r}"
             )
         # Fail now, not mid-stream, when the input can't be encoded as JSON.
         try:

@@ -1,0 +1,236 @@
+"""The Messages API's content-block rules, as data: which fields each block type has, and their checks.
+
+A request's blocks are checked the way the API's own validation checks them (pydantic models with
+``extra="forbid"`` behind a union tagged by ``type``), answering with the API's own texts, e.g.
+``messages.1.content.0.tool_result.content.0.type: Field required`` or
+``messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'``: the path names
+the block by its type, then the field.
+
+:data:`BLOCK_FIELDS` is the one table of block types the suite models (required and allowed fields);
+:data:`PASSTHROUGH_BLOCKS` are real block types of the API whose fields are not checked here (server
+tools' blocks, MCP blocks, compaction); anything else is an unknown tag. The texts were taken from
+the API's answers quoted in public issues (see ``docs/wire.md``, "The scripted API's validation").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_toolharness.wire.model_api._api_error import ApiError
+
+__all__ = [
+    "BLOCK_FIELDS",
+    "CACHE_CONTROL_LIMIT",
+    "ID_PATTERN",
+    "PASSTHROUGH_BLOCKS",
+    "RESULT_CONTENT_TYPES",
+    "THINKING_TYPES",
+    "TOOL_NAME_PATTERN",
+    "BlockFields",
+    "cache_control_count",
+    "check_block",
+]
+
+ID_PATTERN = "^[a-zA-Z0-9_-]+$"
+"""What a ``tool_use.id`` (and a ``tool_result.tool_use_id``) must match."""
+TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,128}$"
+"""What the name of a custom tool in ``tools`` must match."""
+CACHE_CONTROL_LIMIT = 4
+"""How many blocks (tools, system and message blocks) may carry ``cache_control`` in one request."""
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+@dataclass(frozen=True, slots=True)
+class BlockFields:
+    """A block type's fields: the ones it must have and every one it may have (``type`` included)."""
+
+    required: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+
+    @property
+    def allowed(self) -> frozenset[str]:
+        """Every field the block may carry."""
+        return frozenset(("type", *self.required, *self.optional))
+
+
+BLOCK_FIELDS: Mapping[str, BlockFields] = {
+    "text": BlockFields(("text",), ("cache_control", "citations")),
+    "image": BlockFields(("source",), ("cache_control",)),
+    "document": BlockFields(("source",), ("cache_control", "citations", "context", "title")),
+    "search_result": BlockFields(("content", "source", "title"), ("cache_control", "citations")),
+    "tool_use": BlockFields(("id", "input", "name"), ("cache_control", "caller")),
+    "tool_result": BlockFields(("tool_use_id",), ("cache_control", "content", "is_error")),
+    # Signed blocks go back as they came: no cache_control (the API: "Extra inputs are not permitted").
+    "thinking": BlockFields(("signature", "thinking")),
+    "redacted_thinking": BlockFields(("data",)),
+    # The tool search beta's reference to a deferred tool, inside a tool_result.
+    "tool_reference": BlockFields(("tool_name",), ("cache_control",)),
+}
+"""Every block type the validation models: required and optional fields."""
+
+PASSTHROUGH_BLOCKS = frozenset(
+    {
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "container_upload",
+        "compaction",
+    }
+)
+"""Real block types whose fields this validation leaves to the API (a harness under test rarely sends them)."""
+
+RESULT_CONTENT_TYPES = ("document", "image", "search_result", "text", "tool_reference")
+"""The block types a ``tool_result``'s list content may hold (``tool_reference`` with tool search)."""
+
+_MESSAGE_TYPES = tuple(sorted({*BLOCK_FIELDS, *PASSTHROUGH_BLOCKS} - {"tool_reference"}))
+_ID_RE = re.compile(ID_PATTERN)
+
+
+def _tags(types: Sequence[str]) -> str:
+    return ", ".join(f"'{t}'" for t in types)
+
+
+def _check_fields(block: Mapping[str, Any], path: str, types: Sequence[str]) -> ApiError | None:
+    """The tag and the fields of one block (its path without the type)."""
+    kind = block.get("type")
+    if kind is None:
+        return ApiError(f"{path}.type: Field required")
+    if not isinstance(kind, str) or kind not in types:
+        return ApiError(
+            f"{path}: Input tag '{kind}' found using 'type' does not match any of the expected tags: "
+            f"{_tags(types)}"
+        )
+    fields = BLOCK_FIELDS.get(kind)
+    if fields is None:
+        return None
+    for name in fields.required:
+        if name not in block:
+            return ApiError(f"{path}.{kind}.{name}: Field required")
+    for name in sorted(set(block) - fields.allowed):
+        return ApiError(f"{path}.{kind}.{name}: Extra inputs are not permitted")
+    return _check_cache_control(block, f"{path}.{kind}")
+
+
+def _check_cache_control(block: Mapping[str, Any], path: str) -> ApiError | None:
+    control = block.get("cache_control")
+    if control is None:
+        return None
+    if not isinstance(control, Mapping):
+        return ApiError(
+            f"{path}.cache_control: Input should be a valid dictionary or object to extract fields from"
+        )
+    if control.get("type") != "ephemeral":
+        return ApiError(f"{path}.cache_control.type: Input should be 'ephemeral'")
+    if "ttl" in control and control["ttl"] not in ("5m", "1h"):
+        return ApiError(f"{path}.cache_control.ttl: Input should be '5m' or '1h'")
+    if block.get("type") == "text" and block.get("text") == "":
+        return ApiError(f"{path}: cache_control cannot be set for empty text blocks")
+    return None
+
+
+def _check_string(block: Mapping[str, Any], path: str, name: str) -> ApiError | None:
+    if not isinstance(block[name], str):
+        return ApiError(f"{path}.{name}: Input should be a valid string")
+    return None
+
+
+def _check_result_content(content: Any, path: str) -> ApiError | None:
+    """A tool_result's ``content``: a string, or a list of text / image / search_result / document blocks."""
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        # The API's union reports its first member: a bare object, number or null is not a string.
+        return ApiError(f"{path}: Input should be a valid string")
+    for index, item in enumerate(content):
+        where = f"{path}.{index}"
+        if not isinstance(item, Mapping):
+            return ApiError(f"{where}: Input should be a valid dictionary or object to extract fields from")
+        error = _check_fields(item, where, RESULT_CONTENT_TYPES)
+        if error is not None:
+            return error
+        if item["type"] == "text":
+            error = _check_string(item, f"{where}.text", "text")
+            if error is not None:
+                return error
+    return None
+
+
+def check_block(block: Any, path: str) -> ApiError | None:
+    """The first problem of one message content block at ``path`` (``messages.1.content.0``), or None.
+
+    Checks the tag, the required and forbidden fields, ``cache_control`` (shape; never on signed
+    blocks; never on an empty text), text blocks' text (a string, non-empty, not only whitespace),
+    tool_use ids and inputs, tool_result ids and content shapes.
+    """
+    if not isinstance(block, Mapping):
+        return ApiError(f"{path}: Input should be a valid dictionary or object to extract fields from")
+    error = _check_fields(block, path, _MESSAGE_TYPES)
+    if error is not None:
+        return error
+    kind = block["type"]
+    where = f"{path}.{kind}"
+    if kind == "text":
+        error = _check_string(block, where, "text")
+        if error is not None:
+            return error
+        if not block["text"]:
+            return ApiError("messages: text content blocks must be non-empty")
+        if not block["text"].strip():
+            return ApiError("messages: text content blocks must contain non-whitespace text")
+    elif kind == "tool_use":
+        for name in ("id", "name"):
+            error = _check_string(block, where, name)
+            if error is not None:
+                return error
+        if not _ID_RE.match(block["id"]):
+            return ApiError(f"{where}.id: String should match pattern '{ID_PATTERN}'")
+        if not isinstance(block["input"], Mapping):
+            return ApiError(f"{where}.input: Input should be a valid dictionary")
+    elif kind == "tool_result":
+        error = _check_string(block, where, "tool_use_id")
+        if error is not None:
+            return error
+        if not _ID_RE.match(block["tool_use_id"]):
+            return ApiError(f"{where}.tool_use_id: String should match pattern '{ID_PATTERN}'")
+        if "content" in block:
+            error = _check_result_content(block["content"], f"{where}.content")
+            if error is not None:
+                return error
+        if "is_error" in block and not isinstance(block["is_error"], bool):
+            return ApiError(f"{where}.is_error: Input should be a valid boolean")
+    elif kind == "thinking":
+        for name in ("thinking", "signature"):
+            error = _check_string(block, where, name)
+            if error is not None:
+                return error
+    return None
+
+
+def cache_control_count(body: Mapping[str, Any]) -> int:
+    """How many blocks of a request carry ``cache_control``: tools, system blocks, message blocks (nested too)."""
+
+    def count(items: Any) -> int:
+        if not isinstance(items, list):
+            return 0
+        found = 0
+        for item in items:
+            if isinstance(item, Mapping):
+                found += item.get("cache_control") is not None
+                if item.get("type") == "tool_result":
+                    found += count(item.get("content"))
+        return found
+
+    total = count(body.get("tools")) + count(body.get("system"))
+    for message in body.get("messages") or ():
+        if isinstance(message, Mapping):
+            total += count(message.get("content"))
+    return total
