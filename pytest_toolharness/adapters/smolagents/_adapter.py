@@ -185,18 +185,23 @@ class _Runner:
                 running.cancel()
 
 
-def _in_thread(call: Callable[[], Any]) -> concurrent.futures.Future[Any]:
-    """Run ``call`` in a daemon thread: a tool that never returns must not keep the process alive."""
-    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+class _Thread:
+    """``call`` in a daemon thread (a tool that never returns must not keep the process alive)."""
 
-    def target() -> None:
+    def __init__(self, call: Callable[[], Any]) -> None:
+        self.done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self.thread = threading.Thread(target=self._target, args=(call,), name="smolagents-run", daemon=True)
+        self.thread.start()
+
+    def _target(self, call: Callable[[], Any]) -> None:
         try:
-            done.set_result(call())
+            self.done.set_result(call())
         except BaseException as exc:  # the agent's own error is the run's outcome
-            done.set_exception(exc)
+            self.done.set_exception(exc)
 
-    threading.Thread(target=target, name="smolagents-run", daemon=True).start()
-    return done
+    async def result(self) -> Any:
+        """The call's result, or its exception."""
+        return await asyncio.wrap_future(self.done)
 
 
 def _steps(transcript: Transcript) -> list[TaskStep | ActionStep]:
@@ -233,15 +238,18 @@ def _sent(endpoint: ScriptedEndpoint, run: Callable[[], object]) -> Mapping[str,
     return first_request(endpoint, CHAT_COMPLETIONS, error)
 
 
-async def _ended(
-    agents: Sequence[ToolCallingAgent], runner: _Runner, runs: Sequence[concurrent.futures.Future[Any]]
-) -> None:
-    """Stop the session's runs and wait (at most :data:`END_BOUND` seconds) for their threads to end."""
+async def _ended(agents: Sequence[ToolCallingAgent], runner: _Runner, runs: Sequence[_Thread]) -> None:
+    """Stop the session's runs and wait (at most :data:`END_BOUND` seconds) for their threads to end.
+
+    No thread of a session outlives it: a thread still running beside the next test races it (CPython
+    3.11's ``ast`` state is shared by threads: pytest's and smolagents' parsing collide).
+    """
     for agent in agents:
         agent.interrupt()
     runner.close()
-    if runs:
-        await asyncio.wait([asyncio.wrap_future(run) for run in runs], timeout=END_BOUND)
+    deadline = asyncio.get_running_loop().time() + END_BOUND
+    while any(run.thread.is_alive() for run in runs) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
 
 
 class SmolagentsHarness(TranscriptSession):
@@ -275,13 +283,13 @@ class SmolagentsHarness(TranscriptSession):
         runner = _Runner(scenario, asyncio.get_running_loop())
         tools = [make_tool(spec, runner) for spec in scenario.tools]
         agents: list[ToolCallingAgent] = []
-        runs: list[concurrent.futures.Future[Any]] = []
+        runs: list[_Thread] = []
 
         async def run(endpoint: ScriptedEndpoint) -> object:
             agents.append(self._agent(_model(endpoint), tools))
-            runs.append(_in_thread(lambda: agents[0].run(PROMPT)))
+            runs.append(_Thread(lambda: agents[0].run(PROMPT)))
             try:
-                return await asyncio.wrap_future(runs[0])
+                return await runs[0].result()
             except asyncio.CancelledError:
                 agents[0].interrupt()
                 raise
@@ -289,9 +297,9 @@ class SmolagentsHarness(TranscriptSession):
         async def resume(endpoint: ScriptedEndpoint) -> object:
             # The interrupted run ends after its step (with "Agent interrupted."); then the session goes on.
             with contextlib.suppress(Exception):
-                await asyncio.wrap_future(runs[0])
-            runs.append(_in_thread(lambda: agents[0].run(PROMPT, reset=False)))
-            return await asyncio.wrap_future(runs[-1])
+                await runs[0].result()
+            runs.append(_Thread(lambda: agents[0].run(PROMPT, reset=False)))
+            return await runs[-1].result()
 
         try:
             return await framework_turn(
@@ -310,7 +318,7 @@ class SmolagentsHarness(TranscriptSession):
         runner = _Runner(loop_tools_scenario(scenario), asyncio.get_running_loop())
         agent = self._agent(_model(endpoint), [make_tool(spec, runner) for spec in scenario.tools])
         prompts: list[LoopPromptResult] = []
-        runs: list[concurrent.futures.Future[Any]] = []
+        runs: list[_Thread] = []
         try:
             for index, prompt in enumerate(scenario.prompts):
 
@@ -319,9 +327,9 @@ class SmolagentsHarness(TranscriptSession):
                         prompt, reset=reset, max_steps=scenario.max_turns, return_full_result=True
                     )
 
-                runs.append(_in_thread(run))
+                runs.append(_Thread(run))
                 try:
-                    result = await asyncio.wrap_future(runs[-1])
+                    result = await runs[-1].result()
                 except Exception as exc:  # smolagents' own error ends the prompt's run
                     prompts.append(LoopPromptResult("error", [f"{type(exc).__name__}: {exc}"]))
                     continue
