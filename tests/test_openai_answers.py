@@ -1,7 +1,8 @@
 """How a framework's answer on Chat Completions or Responses is read as ``tool_result`` blocks (issue 32).
 
 The request bodies are the ones openai-agents 0.24 sent (Chat Completions and Responses) and smolagents
-1.26 sent (Chat Completions) after a scripted tool-call turn, cut to the messages and items that matter.
+1.26 sent (Chat Completions) after a scripted tool-call turn, cut to the messages and items that matter;
+each is posted to a scripted endpoint, which records it as the framework's request would be.
 """
 
 from __future__ import annotations
@@ -13,11 +14,30 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_toolharness.adapters._openai_answers import (
-    chat_answer,
-    responses_answer,
+    endpoint_answer,
+    messages_view,
     says_failed,
     sent_tools,
 )
+from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
+
+CHAT, RESPONSES = "/chat/completions", "/responses"
+
+
+def _answer(path: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The answer read from ``body`` sent after a first request, as a framework sends it."""
+    import httpx
+
+    endpoint = ScriptedEndpoint([AssistantTurn.text("Hello."), AssistantTurn.text("Done.")])
+    with httpx.Client(transport=endpoint.transport("httpx"), base_url=endpoint.base_url) as client:
+        first = {
+            "model": "gpt-5.1",
+            **({"messages": body["messages"][:1]} if path == CHAT else {"input": "Hi"}),
+        }
+        client.post(f"/v1{path}", json=first)
+        client.post(f"/v1{path}", json={"model": "gpt-5.1", **body})
+    return endpoint_answer(endpoint, path)
+
 
 FAILURE_TEXTS = [
     "An error occurred while running the tool. Please try again.",
@@ -45,7 +65,7 @@ def test_chat_tool_messages_become_results_in_their_order() -> None:
             {"role": "tool", "tool_call_id": "toolu_2", "content": FAILURE_TEXTS[0]},
         ]
     }
-    assert chat_answer(body) == [
+    assert _answer(CHAT, body) == [
         {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a done", "is_error": False},
         {"type": "tool_result", "tool_use_id": "toolu_2", "content": FAILURE_TEXTS[0], "is_error": True},
     ]
@@ -60,7 +80,7 @@ def test_smolagents_observation_is_text_and_no_result() -> None:
             {"role": "user", "content": [{"type": "text", "text": "Observation:\na done"}]},
         ]
     }
-    assert chat_answer(body) == [{"type": "text", "text": "Observation:\na done"}]
+    assert _answer(CHAT, body) == [{"type": "text", "text": "Observation:\na done"}]
 
 
 def test_responses_outputs_after_the_calls_become_results() -> None:
@@ -74,7 +94,7 @@ def test_responses_outputs_after_the_calls_become_results() -> None:
             {"call_id": "toolu_2", "output": "", "type": "function_call_output"},
         ]
     }
-    assert responses_answer(body) == [
+    assert _answer(RESPONSES, body) == [
         {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a done", "is_error": False},
         {"type": "tool_result", "tool_use_id": "toolu_2", "content": "", "is_error": False},
     ]
@@ -82,7 +102,7 @@ def test_responses_outputs_after_the_calls_become_results() -> None:
 
 def test_responses_without_the_batch_has_no_result() -> None:
     """A resumed session that dropped the batch (openai-agents after a cancel) answers nothing."""
-    assert responses_answer({"input": [{"content": "Run the tools.", "role": "user"}]}) == [
+    assert _answer(RESPONSES, {"input": [{"content": "Run the tools.", "role": "user"}]}) == [
         {"type": "text", "text": "Run the tools."}
     ]
 
@@ -92,10 +112,14 @@ def test_output_parts_are_read_as_their_text() -> None:
     body = {
         "input": [
             {"arguments": "{}", "call_id": "c", "name": "A", "type": "function_call"},
-            {"call_id": "c", "output": [{"type": "input_text", "text": "one"}], "type": "function_call_output"},
+            {
+                "call_id": "c",
+                "output": [{"type": "input_text", "text": "one"}],
+                "type": "function_call_output",
+            },
         ]
     }
-    assert responses_answer(body)[0]["content"] == "one"
+    assert _answer(RESPONSES, body)[0]["content"] == "one"
 
 
 @pytest.mark.parametrize("text", FAILURE_TEXTS)
@@ -127,4 +151,43 @@ def test_chat_tools_are_flattened_to_their_function() -> None:
         ("input_schema", schema),
         ("strict", False),
         ("type", "function"),
+    ]
+
+
+def test_a_responses_request_is_read_as_messages() -> None:
+    """The transcript view: ``function_call`` items are ``tool_use`` blocks with their call id, name, input."""
+    endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
+    import httpx
+
+    body = {
+        "model": "gpt-5.1",
+        "input": [
+            {"role": "user", "content": "Hello"},
+            {"role": "assistant", "content": "Calling ReadFile."},
+            {"type": "function_call", "call_id": "toolu_1", "name": "ReadFile", "arguments": '{"path": "a"}'},
+            {"type": "function_call_output", "call_id": "toolu_1", "output": "done"},
+        ],
+        "tools": [
+            {"name": "ReadFile", "parameters": {"type": "object"}, "strict": False, "type": "function"}
+        ],
+    }
+    with httpx.Client(transport=endpoint.transport("httpx"), base_url=endpoint.base_url) as client:
+        client.post("/v1/responses", json=body)
+    view = messages_view(endpoint.requests[0])
+    assert view["tools"][0]["name"] == "ReadFile"
+    assert view["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "Hello"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Calling ReadFile."},
+                {"type": "tool_use", "id": "toolu_1", "name": "ReadFile", "input": {"path": "a"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "done", "is_error": False}
+            ],
+        },
     ]

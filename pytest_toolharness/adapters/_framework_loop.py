@@ -47,4 +47,4 @@ def loop_tools_scenario(scenario: LoopScenario) -> ExecutionScenario:
 
 def loop_requests(endpoint: ScriptedEndpoint, path: str) -> list[dict[str, Any]]:
     """The requests the framework sent to ``path`` with tools, read as the Messages API's."""
-    return [messages_view(body) for body in requests_of(endpoint, path) if body.get("tools")]
+    return [messages_view(request) for request in requests_of(endpoint, path) if request.json.get("tools")]

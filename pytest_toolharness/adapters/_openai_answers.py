@@ -1,15 +1,16 @@
-"""A framework's answer to a tool-call turn on OpenAI's APIs, read as the checks read a Messages answer.
+"""A framework's requests on OpenAI's APIs, read as the checks read a Messages request.
 
-The checks of ``execute()`` read ``tool_result`` blocks (``tool_use_id``, ``content``, ``is_error``). A
-framework on Chat Completions answers with ``role: "tool"`` messages (``tool_call_id``), one on the
-Responses API with ``function_call_output`` items (``call_id``); user text sent with them (smolagents'
-``Observation:`` message) is a ``text`` block, as in the Messages API. Neither API has an ``is_error``
-flag: a failure is only the output's text (``shared/design/PROTOCOLS.md``), so an output is marked
-failed when its text says so (REQUIREMENTS.md PAIR-3, "text that says the call failed").
+The checks read ``tool_result`` blocks (``tool_use_id``, ``content``, ``is_error``) and a rendered
+request's ``tools`` by ``name`` and its ``tool_use`` ids. The scripted server records a Chat Completions
+request with its view in the Messages API's shape (:attr:`~pytest_toolharness.wire.RecordedRequest.messages_body`:
+tool messages as ``tool_result`` blocks, ``tool_calls`` as ``tool_use`` blocks); a Responses request is
+read here the same way (``function_call`` items as ``tool_use`` blocks, ``function_call_output`` items as
+``tool_result`` blocks) until the server records its view too.
 
-:func:`messages_view` reads a whole request so (the ``transcript`` capability's checks read a rendered
-request's ``tools`` by ``name`` and its ``tool_use`` ids): Chat ``tool_calls`` and Responses
-``function_call`` items are ``tool_use`` blocks with the call's id, name and parsed arguments.
+Neither API has an ``is_error`` flag: a failure is only the output's text (``shared/design/PROTOCOLS.md``),
+so an output is marked failed when its text says so (REQUIREMENTS.md PAIR-3, "text that says the call
+failed"). The tools a request sent are read as sent (:func:`sent_tools`: only ``parameters`` renamed
+``input_schema``), so that a check of their bytes sees every byte.
 """
 
 from __future__ import annotations
@@ -19,17 +20,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_toolharness.wire import ScriptedEndpoint
+from pytest_toolharness.wire import RecordedRequest, ScriptedEndpoint
 
 __all__ = [
     "CHAT_COMPLETIONS",
     "RESPONSES",
-    "chat_answer",
     "endpoint_answer",
     "first_request",
     "messages_view",
     "requests_of",
-    "responses_answer",
     "says_failed",
     "sent_tools",
 ]
@@ -61,77 +60,61 @@ def _text(content: object) -> str:
 
 
 def _result(call_id: object, content: object) -> dict[str, Any]:
-    text = _text(content)
-    return {
-        "type": "tool_result",
-        "tool_use_id": str(call_id),
-        "content": text,
-        "is_error": says_failed(text),
-    }
+    return {"type": "tool_result", "tool_use_id": str(call_id), "content": _text(content)}
 
 
-def chat_answer(body: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The messages after the request's last assistant message: tool messages, then any user text."""
-    messages = [m for m in body.get("messages") or () if isinstance(m, Mapping)]
-    last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
-    blocks: list[dict[str, Any]] = []
-    for message in messages[last + 1 :]:
-        if message.get("role") == "tool":
-            blocks.append(_result(message.get("tool_call_id"), message.get("content")))
-        elif message.get("role") == "user":
-            blocks.append({"type": "text", "text": _text(message.get("content"))})
-    return blocks
+def requests_of(endpoint: ScriptedEndpoint, path: str) -> list[RecordedRequest]:
+    """The endpoint's requests to ``path`` (``/chat/completions``, ``/responses``) with a JSON object body."""
+    return [r for r in endpoint.requests if r.path.endswith(path) and isinstance(r.json, Mapping)]
 
 
-def responses_answer(body: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The items after the last message that came before the request's calls: outputs, then user text."""
-    raw = body.get("input")
-    items = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw or ())
-    items = [i for i in items if isinstance(i, Mapping)]
-    calls = [i for i, item in enumerate(items) if item.get("type") == "function_call"]
-    start = 0
-    if calls:
-        before = [i for i in range(calls[-1]) if _is_message(items[i])]
-        start = before[-1] + 1 if before else 0
-    blocks: list[dict[str, Any]] = []
-    for item in items[start:]:
-        if item.get("type") == "function_call_output":
-            blocks.append(_result(item.get("call_id"), item.get("output")))
-        elif _is_message(item) and item.get("role") == "user":
-            blocks.append({"type": "text", "text": _text(item.get("content"))})
-    return blocks
-
-
-def _is_message(item: Mapping[str, Any]) -> bool:
-    return item.get("type", "message") == "message" and "role" in item
-
-
-def requests_of(endpoint: ScriptedEndpoint, path: str) -> list[Mapping[str, Any]]:
-    """The JSON bodies of the endpoint's requests to ``path`` (``/chat/completions``, ``/responses``)."""
-    return [r.json for r in endpoint.requests if r.path.endswith(path) and isinstance(r.json, Mapping)]
-
-
-def first_request(endpoint: ScriptedEndpoint, path: str, error: BaseException | None) -> Mapping[str, Any]:
+def first_request(endpoint: ScriptedEndpoint, path: str, error: BaseException | None) -> RecordedRequest:
     """The first request the framework sent to ``path``; ``ValueError`` with its own error if it sent none.
 
     Only the request matters (the tools it sends, how it renders a history), not how the run ended.
     """
-    bodies = requests_of(endpoint, path)
-    if not bodies:
+    requests = requests_of(endpoint, path)
+    if not requests:
         raise ValueError(f"the framework sent no request: {error!r}") from error
-    return bodies[0]
+    return requests[0]
+
+
+def _marked(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``tool_result`` of a flagless API, ``is_error`` when its text says the call failed."""
+    if block.get("type") != "tool_result" or "is_error" in block:
+        return dict(block)
+    return {**block, "is_error": says_failed(_text(block.get("content")))}
+
+
+def messages_view(request: RecordedRequest) -> dict[str, Any]:
+    """A Chat Completions or Responses request as the Messages API's ``tools`` and ``messages``."""
+    if request.view is not None:
+        body = dict(request.view)
+    else:
+        body = {"model": request.json.get("model"), "tools": sent_tools(request.json)}
+        body["messages"] = _responses_messages(request.json)
+    body["messages"] = [
+        {**m, "content": [_marked(b) for b in m["content"]]} if isinstance(m.get("content"), list) else m
+        for m in body.get("messages") or ()
+    ]
+    return body
 
 
 def endpoint_answer(endpoint: ScriptedEndpoint, path: str) -> list[dict[str, Any]]:
     """The framework's answer to the scripted tool-call turn: ``[]`` when it sent no request after it.
 
     The turn answers the first request, so the answer is the second (also after a resume: the aborted
-    run sent nothing more); later requests are the framework's own next steps.
+    run sent nothing more): the content of its last message when that is the user's. Later requests
+    are the framework's own next steps.
     """
-    bodies = requests_of(endpoint, path)
-    if len(bodies) < 2:
+    requests = requests_of(endpoint, path)
+    if len(requests) < 2:
         return []
-    return chat_answer(bodies[1]) if path == CHAT_COMPLETIONS else responses_answer(bodies[1])
+    messages = messages_view(requests[1])["messages"]
+    if not messages or messages[-1].get("role") != "user":
+        return []
+    content = messages[-1]["content"]
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
 def _definition(tool: Mapping[str, Any]) -> dict[str, Any]:
@@ -171,34 +154,6 @@ def _append(messages: list[dict[str, Any]], role: str, blocks: list[dict[str, An
         messages.append({"role": role, "content": list(blocks)})
 
 
-def _chat_messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    for message in body.get("messages") or ():
-        if not isinstance(message, Mapping):
-            continue
-        role = message.get("role")
-        if role == "tool":
-            _append(messages, "user", [_result(message.get("tool_call_id"), message.get("content"))])
-            continue
-        text = _text(message.get("content"))
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
-        if role == "assistant":
-            for call in message.get("tool_calls") or ():
-                function = call.get("function") or {}
-                blocks.append(
-                    {
-                        "type": "tool_use",
-                        "id": call.get("id"),
-                        "name": function.get("name"),
-                        "input": _input(function.get("arguments")),
-                    }
-                )
-            _append(messages, "assistant", blocks)
-        elif role == "user":
-            _append(messages, "user", blocks)
-    return messages
-
-
 def _responses_messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     raw = body.get("input")
     items = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw or ())
@@ -220,9 +175,3 @@ def _responses_messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
         elif kind == "message" and item.get("role") in ("user", "assistant"):
             _append(messages, str(item["role"]), [{"type": "text", "text": _text(item.get("content"))}])
     return messages
-
-
-def messages_view(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A Chat Completions or Responses request as the Messages API's ``tools`` and ``messages``."""
-    messages = _chat_messages(body) if "messages" in body else _responses_messages(body)
-    return {"model": body.get("model"), "tools": sent_tools(body), "messages": messages}

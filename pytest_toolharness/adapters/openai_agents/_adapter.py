@@ -72,7 +72,7 @@ from pytest_toolharness.adapters.framework import (
     run_behavior,
     text_of_result,
 )
-from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
+from pytest_toolharness.wire import AssistantTurn, RecordedRequest, ScriptedEndpoint
 
 __all__ = [
     "APIS",
@@ -195,7 +195,7 @@ class OpenAiAgentsHarness(TranscriptSession):
 
     def _sent(
         self, endpoint: ScriptedEndpoint, run: Callable[[], Coroutine[Any, Any, None]]
-    ) -> Mapping[str, Any]:
+    ) -> RecordedRequest:
         error: BaseException | None = None
         try:
             asyncio.run(run())
@@ -258,7 +258,7 @@ class OpenAiAgentsHarness(TranscriptSession):
         async def run() -> None:
             await Runner.run(self._agent(_model(endpoint, self._api), tools), PROMPT)
 
-        return sent_tools(self._sent(endpoint, run))
+        return sent_tools(self._sent(endpoint, run).json)
 
 
 class OpenAiAgentsAdapter:

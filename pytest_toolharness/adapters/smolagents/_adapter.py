@@ -60,7 +60,7 @@ from pytest_toolharness.adapters.framework import (
     run_behavior,
     text_of_result,
 )
-from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
+from pytest_toolharness.wire import AssistantTurn, RecordedRequest, ScriptedEndpoint
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -228,7 +228,7 @@ def _steps(transcript: Transcript) -> list[TaskStep | ActionStep]:
     return steps
 
 
-def _sent(endpoint: ScriptedEndpoint, run: Callable[[], object]) -> Mapping[str, Any]:
+def _sent(endpoint: ScriptedEndpoint, run: Callable[[], object]) -> RecordedRequest:
     """The first request of ``run``: the scripted text answer is no tool call, smolagents' own parse error."""
     error: BaseException | None = None
     try:
@@ -342,7 +342,7 @@ class SmolagentsHarness(TranscriptSession):
         """The function tools smolagents sends for these tools (its ``final_answer`` tool too)."""
         endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
         agent = self._agent(_model(endpoint), [make_tool(spec) for spec in [*builtin, *mcp]])
-        return sent_tools(_sent(endpoint, lambda: agent.run(PROMPT, max_steps=1)))
+        return sent_tools(_sent(endpoint, lambda: agent.run(PROMPT, max_steps=1)).json)
 
 
 class SmolagentsAdapter:
