@@ -304,3 +304,29 @@ def test_smolagents_overlaps_a_tool_that_is_not_concurrency_safe() -> None:
         module.make_adapter().new_harness(), tools, [_use("toolu_1", "Write"), _use("toolu_2", "Read")]
     )
     assert sorted(e.kind for e in recorder.events[:2]) == ["start", "start"]
+
+
+@smolagents_server
+def test_smolagents_refuses_an_argument_the_schema_allows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CONC-2: an argument its tool's inputs do not list is refused, though the JSON schema allows it."""
+    module = _module("smolagents")
+    recorded = _Recorded(monkeypatch, module)
+    tools = [ToolSpec("Search", input_schema=SCHEMA, behavior=ToolBehavior("text", text="done"))]
+    recorder, _, _ = _run(
+        module.make_adapter().new_harness(), tools, [_use("toolu_1", "Search", {"n": 1, "cached": True})]
+    )
+    assert recorder.started() == []
+    text = recorded.bodies(PATHS["chat_completions"])[1]["messages"][-1]["content"][0]["text"]
+    assert "Error:\nArgument cached is not in the tool's input schema\n" in text
+
+
+def test_smolagents_refuses_a_tool_name_that_is_no_identifier() -> None:
+    """SNAP-1: an MCP tool named with a ``-`` can't be a smolagents tool at all."""
+    module = _module("smolagents")
+    spec = ToolSpec(
+        "mcp__slack-slack__slack", description="send.", mcp_server="slack-slack", mcp_tool="slack"
+    )
+    with pytest.raises(
+        Exception, match=r"Invalid Tool name 'mcp__slack-slack__slack': must be a valid Python identifier"
+    ):
+        module.make_tool(spec)
