@@ -229,4 +229,5 @@ def test_the_sdk_tool_runner_runs_its_loop_over_message_threads() -> None:
     assert second.conversation[2]["content"] == [
         {"type": "tool_result", "tool_use_id": "toolu_a", "content": "3"}
     ]
-    assert second.resolved is not None and second.resolved["tools"] == first.json["tools"]
+    assert second.resolved is not None
+    assert second.resolved["tools"] == first.json["tools"]

@@ -18,10 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, get_origin, get_type_hints
 
 from anthropic.types import beta
-from typing_extensions import Required, get_origin, get_type_hints
 
 from pytest_toolharness.wire.model_api._api_error import ApiError
 
