@@ -107,7 +107,8 @@ RESULT_CONTENT_TYPES = ("document", "image", "search_result", "text", "tool_refe
 """The block types a ``tool_result``'s list content may hold (``tool_reference`` with tool search)."""
 
 _MESSAGE_TYPES = tuple(sorted({*BLOCK_FIELDS, *PASSTHROUGH_BLOCKS} - {"tool_reference"}))
-_ID_RE = re.compile(ID_PATTERN)
+# fullmatch, not the pattern's own ^...$: in Python "$" also matches before a final newline.
+_ID_RE = re.compile(ID_PATTERN.removeprefix("^").removesuffix("$"))
 
 
 def _tags(types: Sequence[str]) -> str:
@@ -206,7 +207,7 @@ def check_block(block: Any, path: str) -> ApiError | None:
             error = _check_string(block, where, name)
             if error is not None:
                 return error
-        if not _ID_RE.match(block["id"]):
+        if not _ID_RE.fullmatch(block["id"]):
             return ApiError(f"{where}.id: String should match pattern '{ID_PATTERN}'")
         if not isinstance(block["input"], Mapping):
             return ApiError(f"{where}.input: Input should be a valid dictionary")
@@ -214,7 +215,7 @@ def check_block(block: Any, path: str) -> ApiError | None:
         error = _check_string(block, where, "tool_use_id")
         if error is not None:
             return error
-        if not _ID_RE.match(block["tool_use_id"]):
+        if not _ID_RE.fullmatch(block["tool_use_id"]):
             return ApiError(f"{where}.tool_use_id: String should match pattern '{ID_PATTERN}'")
         if "content" in block:
             error = _check_result_content(block["content"], f"{where}.content")
