@@ -85,6 +85,21 @@ def test_run_behavior_keeps_every_block_of_a_multi_block_result() -> None:
     ]
 
 
+@pytest.mark.parametrize("framework", ["pydantic_ai", "langgraph"])
+def test_a_framework_adapter_hands_the_framework_every_block_of_a_result(framework: str) -> None:
+    """Defect 2, end to end: the image and its caption both reach the tool_result the framework sends."""
+    module = pytest.importorskip(f"pytest_toolharness.adapters.{framework}")
+    spec = ToolSpec("Alpha", behavior=ToolBehavior("image", text="caption"))
+    uses = [{"type": "tool_use", "id": "toolu_a", "name": "Alpha", "input": {}}]
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = ExecutionScenario(
+            tools=[spec], tool_uses=uses, recorder=CallRecorder(), cwd=Path(tmp), session_dir=Path(tmp)
+        )
+        result = asyncio.run(module.make_adapter().new_harness().execute(scenario))
+    [block] = result.user_content
+    assert [(b["type"], b.get("text")) for b in block["content"]] == [("image", None), ("text", "caption")]
+
+
 # -- 3. the core CACHE-3 test and the framework's own deferral rule -------------------------------
 
 
