@@ -192,7 +192,8 @@ def execute(
     """Run one scenario on ``harness`` (``execute`` awaited inside ``asyncio.run``).
 
     ``setup`` is called inside the event loop with the scenario before it runs (to arm gates or
-    fallback timers). A scenario that does not finish within :data:`HANG_GUARD` seconds fails.
+    fallback timers). A scenario that does not finish within :data:`HANG_GUARD` seconds fails, and so
+    does one whose results went out in a request the API rejects (``ExecutionResult.rejection``).
     """
 
     async def go() -> Run:
@@ -214,6 +215,12 @@ def execute(
                 f"{HANG_GUARD:g} s; calls started: {scenario.recorder.started()}, "
                 f"ended: {scenario.recorder.ended()}"
             ) from None
+        if result.rejection is not None:
+            # A rejected request is itself the finding: graded with the API's text, never as if sent.
+            raise AssertionError(
+                f"the Messages API rejects the request carrying the results of {[b['id'] for b in tool_uses]} "
+                f"(400: {result.rejection}), so the model never sees them; the results sent: {result.user_content}"
+            )
         return Run(result, scenario)
 
     return asyncio.run(go())

@@ -228,15 +228,30 @@ def test_deferral_overlay_never_alters_the_base(
     schema: dict[str, Any],
     flips: list[bool],
 ) -> None:
-    """CACHE-3: a tool sent deferred in one request and loaded in another has the same base bytes in both."""
+    """CACHE-3: a tool sent deferred in one request and loaded in another has the same base bytes in both.
+
+    The tool asks to be deferred (``should_defer``) and flips ``always_load``: deferred by every rule
+    (Claude Code's, every MCP tool; a framework's, the tools its user marks) unless loaded. Whether
+    it really is sent deferred is the harness's own rule (its ``is_deferred`` when it has one).
+    """
     harness = new_harness()
     keeper = builtin_spec("Keeper")
     seen: list[tuple[bool, bytes]] = []
     for always_load in flips:
-        spec = mcp_spec(server, tool, description=description, input_schema=schema, always_load=always_load)
+        spec = mcp_spec(
+            server,
+            tool,
+            description=description,
+            input_schema=schema,
+            should_defer=True,
+            always_load=always_load,
+        )
         sent = rendered(harness.render_tools([keeper], [spec]), spec.name)
-        assert bool(sent.get("defer_loading")) is not always_load, (
-            f"{spec.name!r} with always_load={always_load} is sent with defer_loading={sent.get('defer_loading')!r}"
+        rule = getattr(harness, "is_deferred", None)
+        expected = bool(rule(spec)) if callable(rule) else bool(sent.get("defer_loading"))
+        assert bool(sent.get("defer_loading")) is expected, (
+            f"{spec.name!r} (should_defer, always_load={always_load}) is deferred by the harness's own rule "
+            f"({expected}), yet sent with defer_loading={sent.get('defer_loading')!r}"
         )
         seen.append((always_load, base_bytes(sent)))
     bases = {b for _, b in seen}

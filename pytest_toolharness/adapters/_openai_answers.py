@@ -100,21 +100,24 @@ def messages_view(request: RecordedRequest) -> dict[str, Any]:
     return body
 
 
-def endpoint_answer(endpoint: ScriptedEndpoint, path: str) -> list[dict[str, Any]]:
-    """The framework's answer to the scripted tool-call turn: ``[]`` when it sent no request after it.
+def endpoint_answer(endpoint: ScriptedEndpoint, path: str) -> tuple[list[dict[str, Any]], str | None]:
+    """The framework's answer to the scripted tool-call turn, and the API's rejection of it (400 text).
 
     The turn answers the first request, so the answer is the second (also after a resume: the aborted
-    run sent nothing more): the content of its last message when that is the user's. Later requests
-    are the framework's own next steps.
+    run sent nothing more): the content of its last message when that is the user's; ``[]`` when it
+    sent no request after the turn. Later requests are the framework's own next steps.
     """
     requests = requests_of(endpoint, path)
     if len(requests) < 2:
-        return []
-    messages = messages_view(requests[1])["messages"]
+        return [], None
+    request = requests[1]
+    rejection = request.error.message if request.rejected and request.error is not None else None
+    messages = messages_view(request)["messages"]
     if not messages or messages[-1].get("role") != "user":
-        return []
+        return [], rejection
     content = messages[-1]["content"]
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    return blocks, rejection
 
 
 def _definition(tool: Mapping[str, Any]) -> dict[str, Any]:

@@ -49,9 +49,11 @@ __all__ = [
     "PROMPT",
     "RESUME_BOUND",
     "ScriptedCall",
+    "ScriptedPart",
     "Transcript",
     "TranscriptSession",
     "agent_factory",
+    "answer_of_turn",
     "deferred",
     "framework_turn",
     "recorded_request",
@@ -64,6 +66,13 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 PROMPT = "Run the tools."
 RESUME_BOUND = 2.0
 """Seconds a resumed session may run before it is given up (it re-ran a tool that never returns)."""
+
+
+def _message_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [dict(b) for b in content or () if isinstance(b, Mapping)] if isinstance(content, list) else []
 
 
 @dataclass
@@ -83,10 +92,7 @@ class Transcript:
 
     def blocks(self, message: Mapping[str, Any]) -> list[dict[str, Any]]:
         """A message's content as a list of blocks (a string is one text block)."""
-        content = message.get("content")
-        if isinstance(content, str):
-            return [{"type": "text", "text": content}]
-        return [dict(b) for b in content or () if isinstance(b, Mapping)]
+        return _message_blocks(message)
 
     def tool_names(self) -> dict[str, str]:
         """The tool name of every ``tool_use`` id in the transcript (a tool_result names only the id)."""
@@ -148,17 +154,32 @@ def recorded_request(endpoint: ScriptedEndpoint, error: BaseException | None) ->
     if not requests:
         raise ValueError(f"the framework sent no request: {error!r}") from error
     first = requests[0]
-    return WireRequest(body=first.json, headers=dict(first.headers))
+    # A message thread's continue stands for its whole conversation: that is the request checked.
+    return WireRequest(body=first.resolved or first.json, headers=dict(first.headers))
+
+
+@dataclass(frozen=True)
+class ScriptedPart:
+    """One block of a scripted result: a text, or a PNG image."""
+
+    kind: str  # "text" or "image"
+    text: str = ""
+    image_png: bytes = b""
 
 
 @dataclass(frozen=True)
 class ScriptedCall:
-    """What one scripted call returned, in plain terms a framework tool function can hand back."""
+    """What one scripted call returned, in plain terms a framework tool function can hand back.
 
-    kind: str  # "text", "json" or "image"
+    ``kind`` is ``"text"``, ``"json"`` (``value``, ``text`` its JSON) or ``"blocks"``: a result of
+    content blocks, every one of them in ``parts`` in order (``text`` is their texts joined, for a
+    framework whose tools return text only).
+    """
+
+    kind: str  # "text", "json" or "blocks"
     text: str = ""
     value: Any = None
-    image_png: bytes = b""
+    parts: tuple[ScriptedPart, ...] = ()
 
 
 async def run_behavior(
@@ -182,10 +203,14 @@ async def run_behavior(
     if isinstance(value, str):
         return ScriptedCall("text", text=value)
     if isinstance(value, list) and value and all(isinstance(b, Mapping) for b in value):
-        block = value[0]
-        if block.get("type") == "image":
-            return ScriptedCall("image", image_png=base64.b64decode(block["source"]["data"]))
-        return ScriptedCall("text", text="\n".join(str(b.get("text", "")) for b in value))
+        parts = tuple(
+            ScriptedPart("image", image_png=base64.b64decode(b["source"]["data"]))
+            if b.get("type") == "image"
+            else ScriptedPart("text", text=str(b.get("text", "")))
+            for b in value
+        )
+        text = "\n".join(p.text for p in parts if p.kind == "text")
+        return ScriptedCall("blocks", text=text, parts=parts)
     return ScriptedCall("json", value=value, text=json.dumps(value, sort_keys=True))
 
 
@@ -210,19 +235,21 @@ async def framework_turn(
     run: Callable[[ScriptedEndpoint], Awaitable[object]],
     resume: Callable[[ScriptedEndpoint], Awaitable[object]] | None = None,
     *,
-    answer: Callable[[ScriptedEndpoint], list[dict[str, Any]]] | None = None,
+    answer: Callable[[ScriptedEndpoint], tuple[list[dict[str, Any]], str | None]] | None = None,
 ) -> ExecutionResult:
     """Script one ``tool_use`` turn, let ``run(endpoint)`` drive the framework, return its results.
 
-    The framework's next request carries the ``tool_result`` message; a framework that stops with an
-    exception before sending it has sent no result at all (an empty user message, which the pairing
-    checks then name). The abort, when the scenario has one, cancels the framework's run; ``resume``
+    A later request carries the ``tool_result`` turn (:func:`answer_of_turn`: the first request the API
+    accepts, else a rejected one with the rejection's text, which the suite grades); a framework
+    that stops with an exception before sending it has sent no result at all (an empty user
+    message, which the pairing checks then name). The abort, when the scenario has one, cancels the framework's run; ``resume``
     (when given) then continues the session, and its request is the answer (at most
     :data:`RESUME_BOUND` seconds: a resumed session that hangs has sent nothing).
 
     ``answer`` reads the results from the endpoint for a framework on another API (OpenAI Chat
     Completions, Responses): the tool outputs of its request after the tool-call turn, as ``tool_result``
-    blocks (``[]`` when it sent none). Without it the framework speaks the Messages API.
+    blocks (``[]`` when it sent none), and the API's rejection of that request (its 400 text, or None).
+    Without it the framework speaks the Messages API.
     """
     endpoint = ScriptedEndpoint(
         [tool_use_turn(scenario.tool_uses), AssistantTurn.text("Done."), AssistantTurn.text("Done.")]
@@ -245,8 +272,46 @@ async def framework_turn(
         with contextlib.suppress(Exception, asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(resume(endpoint), RESUME_BOUND)
     if answer is not None:
-        return ExecutionResult(user_content=answer(endpoint))
-    content: list[dict[str, Any]] = []
-    if len(endpoint.message_requests) > 1:
-        content = endpoint.last_user_content() or []
-    return ExecutionResult(user_content=content)
+        content, rejection = answer(endpoint)
+        return ExecutionResult(user_content=content, rejection=rejection)
+    content, rejection = answer_of_turn(endpoint, [str(b["id"]) for b in scenario.tool_uses])
+    return ExecutionResult(user_content=content, rejection=rejection)
+
+
+def _answering_turn(conversation: Sequence[Any], ids: Sequence[str]) -> list[dict[str, Any]] | None:
+    """The user turn right after the assistant message holding ``ids`` (its messages combined), or None."""
+    turn: list[dict[str, Any]] | None = None
+    for message in conversation:
+        if not isinstance(message, Mapping) or message.get("role") == "system":
+            continue
+        blocks = _message_blocks(message)
+        if message.get("role") == "assistant":
+            if turn is not None:
+                return turn
+            if any(b.get("type") == "tool_use" and b.get("id") in ids for b in blocks):
+                turn = []
+        elif turn is not None:
+            # The API combines consecutive user messages into one turn.
+            turn.extend(blocks)
+    return turn or None
+
+
+def answer_of_turn(endpoint: ScriptedEndpoint, ids: Sequence[str]) -> tuple[list[dict[str, Any]], str | None]:
+    """The user turn answering the scripted ``tool_use`` turn (``ids``), and the API's rejection of it.
+
+    The turn is read from the whole conversation of each request after the scripted one (a thread's
+    history included), its consecutive user messages combined as the API combines them: the first
+    request the API accepts carries the answer the model sees. When only rejected requests carry
+    one, the first of them is the answer, with its 400 text: the model never sees it. No request
+    carrying one: an empty answer (the framework sent no result at all).
+    """
+    rejected: tuple[list[dict[str, Any]], str | None] | None = None
+    for request in endpoint.message_requests:
+        turn = _answering_turn(request.conversation, ids)
+        if turn is None:
+            continue
+        if not request.rejected:
+            return turn, None
+        if rejected is None:
+            rejected = (turn, request.error.message if request.error is not None else None)
+    return rejected if rejected is not None else ([], None)

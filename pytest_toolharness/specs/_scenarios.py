@@ -61,10 +61,14 @@ class ExecutionResult:
     will go on the wire (tool_result blocks and any extra blocks such as hook context).
     ``decisions`` maps tool_use ids to the recorded permission decision, when the harness records
     them: ``{"behavior": ..., "stage": ..., "source": ..., "rule": ...}``.
+    ``rejection`` is the API's 400 text when the request carrying ``user_content`` is one the API
+    rejects (a harness checked through a scripted endpoint): the model never sees those results, and
+    the suite grades the batch with that text rather than as if it had been sent.
     """
 
     user_content: list[dict[str, Any]]
     decisions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rejection: str | None = None
 
 
 @dataclass(slots=True)

@@ -22,6 +22,7 @@ langchain-anthropic's client sent.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextvars
 import itertools
 from collections.abc import Callable, Mapping, Sequence
@@ -96,8 +97,19 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> StructuredTool:
             output = await run_behavior(spec, tool_use_id, tool_input, scenario)
         except ValueError as exc:
             raise ToolException(str(exc)) from exc
-        if output.kind == "image":
-            return [{"type": "text", "text": "(image)"}]
+        if output.kind == "blocks":
+            # A ToolMessage's content blocks, in langchain's standard form (langchain-anthropic sends them
+            # as the API's image and text blocks).
+            return [
+                {
+                    "type": "image",
+                    "base64": base64.b64encode(part.image_png).decode(),
+                    "mime_type": "image/png",
+                }
+                if part.kind == "image"
+                else {"type": "text", "text": part.text}
+                for part in output.parts
+            ]
         return output.text
 
     return _ScriptedTool.from_function(

@@ -37,6 +37,7 @@ from agents import (
     Runner,
     SQLiteSession,
     ToolOutputImage,
+    ToolOutputText,
     ToolSearchTool,
     set_tracing_disabled,
 )
@@ -123,9 +124,16 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None, api: str) -> Funct
             output = await run_behavior(spec, ctx.tool_call_id, tool_input, scenario)
         except ValueError as exc:
             return str(exc)
-        if output.kind == "image":
-            data = base64.b64encode(output.image_png).decode()
-            return ToolOutputImage(image_url=f"data:image/png;base64,{data}")
+        if output.kind == "blocks":
+            # Every block of the result, as the SDK's structured outputs (a list of them is one output).
+            return [
+                ToolOutputImage(
+                    image_url=f"data:image/png;base64,{base64.b64encode(part.image_png).decode()}"
+                )
+                if part.kind == "image"
+                else ToolOutputText(text=part.text)
+                for part in output.parts
+            ]
         return output.text
 
     tool = FunctionTool(

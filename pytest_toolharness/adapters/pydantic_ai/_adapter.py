@@ -76,8 +76,14 @@ def _tool(spec: ToolSpec, scenario: ExecutionScenario | None) -> Tool[Any]:
             output = await run_behavior(spec, str(ctx.tool_call_id), tool_input, scenario)
         except ValueError as exc:
             raise ModelRetry(str(exc)) from exc
-        if output.kind == "image":
-            return BinaryContent(data=output.image_png, media_type="image/png")
+        if output.kind == "blocks":
+            # pydantic-ai's multi-part tool return: a list of its content parts, in order.
+            return [
+                BinaryContent(data=part.image_png, media_type="image/png")
+                if part.kind == "image"
+                else part.text
+                for part in output.parts
+            ]
         return output.value if output.kind == "json" else output.text
 
     tool = Tool.from_schema(

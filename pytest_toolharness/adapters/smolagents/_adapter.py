@@ -175,7 +175,8 @@ class _Runner:
         finally:
             with self._lock:
                 self._running.discard(running)
-        return "(image)" if output.kind == "image" else output.text
+        # A smolagents tool of output_type "string" returns text: a result's blocks are their texts joined.
+        return output.text
 
     def close(self) -> None:
         """Cancel the calls still running; refuse new ones."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,11 +15,13 @@ class ApiError:
 
     Used for validation failures (400 ``invalid_request_error``) and, in a script, to make the server
     answer with an error such as ``ApiError("Overloaded", type="overloaded_error", status=529)``.
+    ``details`` is the error's ``details`` object when it has one (``{"error_code": "thread_not_found"}``).
     """
 
     message: str
     type: str = "invalid_request_error"
     status: int = 400
+    details: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.message, str) or not isinstance(self.type, str) or not self.type:
@@ -28,8 +31,7 @@ class ApiError:
 
     def body(self, request_id: str) -> dict[str, Any]:
         """The JSON body the API sends for this error."""
-        return {
-            "type": "error",
-            "error": {"type": self.type, "message": self.message},
-            "request_id": request_id,
-        }
+        error: dict[str, Any] = {"type": self.type, "message": self.message}
+        if self.details is not None:
+            error["details"] = dict(self.details)
+        return {"type": "error", "error": error, "request_id": request_id}

@@ -6,7 +6,8 @@ A request's blocks are checked the way the API's own validation checks them (pyd
 ``messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'``: the path names
 the block by its type, then the field.
 
-:data:`BLOCK_FIELDS` is the one table of block types the suite models (required and allowed fields);
+:data:`BLOCK_FIELDS` is the one table of block types the suite models (required and allowed fields,
+read from the anthropic SDK's request types);
 :data:`PASSTHROUGH_BLOCKS` are real block types of the API whose fields are not checked here (server
 tools' blocks, MCP blocks, compaction); anything else is an unknown tag. The texts were taken from
 the API's answers quoted in public issues (see ``docs/wire.md``, "The scripted API's validation").
@@ -17,7 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, get_origin, get_type_hints
+
+from anthropic.types import beta
 
 from pytest_toolharness.wire.model_api._api_error import ApiError
 
@@ -56,20 +59,32 @@ class BlockFields:
         return frozenset(("type", *self.required, *self.optional))
 
 
+def _fields(param: type) -> BlockFields:
+    """A block's fields as the anthropic SDK's request type for it declares them (``Required[...]`` or not)."""
+    hints = get_type_hints(param, include_extras=True)
+    required = tuple(sorted(k for k, v in hints.items() if get_origin(v) is Required and k != "type"))
+    optional = tuple(sorted(k for k, v in hints.items() if get_origin(v) is not Required))
+    return BlockFields(required, optional)
+
+
 BLOCK_FIELDS: Mapping[str, BlockFields] = {
-    "text": BlockFields(("text",), ("cache_control", "citations")),
-    "image": BlockFields(("source",), ("cache_control",)),
-    "document": BlockFields(("source",), ("cache_control", "citations", "context", "title")),
-    "search_result": BlockFields(("content", "source", "title"), ("cache_control", "citations")),
-    "tool_use": BlockFields(("id", "input", "name"), ("cache_control", "caller")),
-    "tool_result": BlockFields(("tool_use_id",), ("cache_control", "content", "is_error")),
+    "text": _fields(beta.BetaTextBlockParam),
+    "image": _fields(beta.BetaImageBlockParam),
+    "document": _fields(beta.BetaRequestDocumentBlockParam),
+    "search_result": _fields(beta.BetaSearchResultBlockParam),
+    "tool_use": _fields(beta.BetaToolUseBlockParam),
+    "tool_result": _fields(beta.BetaToolResultBlockParam),
     # Signed blocks go back as they came: no cache_control (the API: "Extra inputs are not permitted").
-    "thinking": BlockFields(("signature", "thinking")),
-    "redacted_thinking": BlockFields(("data",)),
+    "thinking": _fields(beta.BetaThinkingBlockParam),
+    "redacted_thinking": _fields(beta.BetaRedactedThinkingBlockParam),
     # The tool search beta's reference to a deferred tool, inside a tool_result.
-    "tool_reference": BlockFields(("tool_name",), ("cache_control",)),
+    "tool_reference": _fields(beta.BetaToolReferenceBlockParam),
 }
-"""Every block type the validation models: required and optional fields."""
+"""Every block type the validation models, with the fields the SDK's (beta) request types give it.
+
+The SDK is generated from the API's own schema, so its request types are the one source for which
+fields a block must and may have: a field it does not declare is refused as the API refuses it.
+"""
 
 PASSTHROUGH_BLOCKS = frozenset(
     {
@@ -92,7 +107,8 @@ RESULT_CONTENT_TYPES = ("document", "image", "search_result", "text", "tool_refe
 """The block types a ``tool_result``'s list content may hold (``tool_reference`` with tool search)."""
 
 _MESSAGE_TYPES = tuple(sorted({*BLOCK_FIELDS, *PASSTHROUGH_BLOCKS} - {"tool_reference"}))
-_ID_RE = re.compile(ID_PATTERN)
+# fullmatch, not the pattern's own ^...$: in Python "$" also matches before a final newline.
+_ID_RE = re.compile(ID_PATTERN.removeprefix("^").removesuffix("$"))
 
 
 def _tags(types: Sequence[str]) -> str:
@@ -191,7 +207,7 @@ def check_block(block: Any, path: str) -> ApiError | None:
             error = _check_string(block, where, name)
             if error is not None:
                 return error
-        if not _ID_RE.match(block["id"]):
+        if not _ID_RE.fullmatch(block["id"]):
             return ApiError(f"{where}.id: String should match pattern '{ID_PATTERN}'")
         if not isinstance(block["input"], Mapping):
             return ApiError(f"{where}.input: Input should be a valid dictionary")
@@ -199,7 +215,7 @@ def check_block(block: Any, path: str) -> ApiError | None:
         error = _check_string(block, where, "tool_use_id")
         if error is not None:
             return error
-        if not _ID_RE.match(block["tool_use_id"]):
+        if not _ID_RE.fullmatch(block["tool_use_id"]):
             return ApiError(f"{where}.tool_use_id: String should match pattern '{ID_PATTERN}'")
         if "content" in block:
             error = _check_result_content(block["content"], f"{where}.content")

@@ -45,7 +45,8 @@ _ROLES = ("user", "assistant", "system")
 # Block types a system-role message may hold: text, and the per-turn tool changes of the
 # mid-conversation-tool-changes beta (BetaSystemMessageParam).
 _SYSTEM_BLOCKS = ("text", "request_tool_addition", "request_tool_removal")
-_TOOL_NAME_RE = re.compile(TOOL_NAME_PATTERN)
+# fullmatch, not the pattern's own ^...$: in Python "$" also matches before a final newline.
+_TOOL_NAME_RE = re.compile(TOOL_NAME_PATTERN.removeprefix("^").removesuffix("$"))
 _THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
 
@@ -139,7 +140,7 @@ def _tool_names(body: Mapping[str, Any]) -> tuple[list[str], ApiError | None]:
         name = tool.get("name")
         if not isinstance(name, str) or not name:
             return [], ApiError(f"tools.{k}.name: Field required")
-        if tool.get("type") in (None, "custom") and not _TOOL_NAME_RE.match(name):
+        if tool.get("type") in (None, "custom") and not _TOOL_NAME_RE.fullmatch(name):
             return [], ApiError(f"tools.{k}.custom.name: String should match pattern '{TOOL_NAME_PATTERN}'")
         if tool.get("defer_loading") is True:
             deferred += 1

@@ -24,7 +24,11 @@ class RecordedRequest:
 
     ``headers`` has lowercased names (repeated headers joined with ``", "``); ``query`` maps each
     query parameter to its last value; ``json`` is the parsed body, or None when it was not JSON.
-    ``status`` is None only while a script callable is deciding the answer.
+    ``status`` is None only while a script callable is deciding the answer; ``error`` is the answer's
+    error when it was one, so a request the API would reject (``status`` 400) stays visible as
+    rejected, with the API's text. ``resolved`` is the whole request a message-thread ``continue``
+    stands for (the held history, ``system`` and ``tools`` with the new messages), or the body of a
+    ``create`` without its ``thread``; None for a request without ``thread``.
     """
 
     index: int
@@ -41,6 +45,7 @@ class RecordedRequest:
     traceback: str | None = field(default=None, repr=False)
     #: A model request of another API (Chat Completions, Gemini): its body in the Messages shape.
     view: Any = field(default=None, repr=False)
+    resolved: Mapping[str, Any] | None = field(default=None, repr=False)
 
     @property
     def is_messages(self) -> bool:
@@ -63,6 +68,18 @@ class RecordedRequest:
         body = self.messages_body
         value = body.get("messages") if isinstance(body, Mapping) else None
         return list(value) if isinstance(value, list) else []
+
+    @property
+    def rejected(self) -> bool:
+        """True when the server answered with a 400: the API would not have taken the request."""
+        return self.status == 400 and self.error is not None
+
+    @property
+    def conversation(self) -> list[Any]:
+        """The whole conversation the request stands for: :attr:`messages`, or a thread's whole history."""
+        if self.resolved is not None and isinstance(self.resolved.get("messages"), list):
+            return list(self.resolved["messages"])
+        return self.messages
 
     @property
     def tools(self) -> list[Any]:

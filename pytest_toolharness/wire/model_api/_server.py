@@ -9,7 +9,9 @@ language through ``ANTHROPIC_BASE_URL``.
 Every request is recorded (:class:`~pytest_toolharness.wire.model_api._recording.RecordedRequest`).
 A request the API would reject
 (:func:`~pytest_toolharness.wire.model_api._messages_validation.validate_messages_request`) gets the
-API's 400 error body and consumes no scripted turn. ``POST /v1/messages/count_tokens`` answers with a deterministic
+API's 400 error body and consumes no scripted turn. A request with the message-threads beta's ``thread``
+field is taken as the whole conversation it stands for
+(:class:`~pytest_toolharness.wire.model_api._messages_threads.ThreadStore`). ``POST /v1/messages/count_tokens`` answers with a deterministic
 estimate, :func:`~pytest_toolharness.wire.model_api._messages.estimate_tokens`, unless the server is given its own counter. A script callable
 that raises gets a 500 ``api_error`` answer, recorded with its traceback; the server keeps serving.
 """
@@ -41,6 +43,7 @@ from pytest_toolharness.wire.model_api._messages import (
     turn_answer,
 )
 from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS
+from pytest_toolharness.wire.model_api._messages_threads import ThreadStore
 from pytest_toolharness.wire.model_api._messages_validation import (
     validate_count_tokens_request,
     validate_messages_request,
@@ -211,6 +214,7 @@ class ScriptedApiServer:
         self._httpd: _HttpServer | None = None
         self._serving: ServingThread | None = None
         self._stopped = False
+        self._threads = ThreadStore()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -415,7 +419,11 @@ class ScriptedApiServer:
     def _messages(
         self, request: RecordedRequest, body: Mapping[str, Any]
     ) -> tuple[RecordedRequest, _Response]:
-        error = validate_messages_request(body) if self._validate else None
+        whole, error = self._threads.resolve(body, request.beta_headers)
+        if error is not None:
+            return self._error(request, error)
+        request = replace(request, resolved=whole)
+        error = validate_messages_request(whole or body) if self._validate else None
         if error is not None:
             return self._error(request, error)
         item, exhausted = self.script.next_item(request)
@@ -424,7 +432,9 @@ class ScriptedApiServer:
             return self._error(request, item, scripted=True)
         model = str(body.get("model", ""))
         message_id = f"msg_{self._id_prefix}{request.index:012d}"
-        input_tokens = self._token_counter(body)
+        input_tokens = self._token_counter(whole or body)
+        if whole is not None:
+            self._threads.hold(body, whole, message_id, item.content())
         request = replace(request, status=200, turn=item)
         answer = turn_answer(
             item,
