@@ -30,10 +30,16 @@ from typing import Any
 
 from reference_impl.permissions._context import PermissionContext
 from reference_impl.permissions._decisions import DecisionReason, HookVerdict, PermissionDecision
+from reference_impl.permissions._rule_syntax import PermissionRule
+from reference_impl.tools import (
+    PermissionTarget,
+    Tool,
+    ToolContext,
+    ToolPermissionCheck,
+)
 from tests.mutants.frozen_engine_531c59b._paths import is_within, resolved_path
 from tests.mutants.frozen_engine_531c59b._protected_paths import protected_reason, protected_write
 from tests.mutants.frozen_engine_531c59b._rule_matches import RuleMatch
-from reference_impl.permissions._rule_syntax import PermissionRule
 from tests.mutants.frozen_engine_531c59b._rules import (
     Call,
     allow_match,
@@ -42,12 +48,6 @@ from tests.mutants.frozen_engine_531c59b._rules import (
     first_match,
     rule_applies_to_tool,
     rule_keys,
-)
-from reference_impl.tools import (
-    PermissionTarget,
-    Tool,
-    ToolContext,
-    ToolPermissionCheck,
 )
 
 __all__ = ["decide_permission", "internal_error_decision", "is_tool_denied_as_whole"]

@@ -23,14 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.mutants.frozen_engine_531c59b._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._decisions import PermissionBehavior
+from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
+from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, normalize_name_for_mcp, parse_mcp_name
+from tests.mutants.frozen_engine_531c59b._bash_reader import ShellCommand, split_command
 from tests.mutants.frozen_engine_531c59b._paths import PathPatternError, parse_path_pattern, path_forms
 from tests.mutants.frozen_engine_531c59b._rule_matches import AllowMatch, RuleMatch
-from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
-from tests.mutants.frozen_engine_531c59b._shell_rules import shell_allow_match, shell_deny_match, shell_rule_index
+from tests.mutants.frozen_engine_531c59b._shell_rules import (
+    shell_allow_match,
+    shell_deny_match,
+    shell_rule_index,
+)
 from tests.mutants.frozen_engine_531c59b._url_hosts import host_matches
-from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, normalize_name_for_mcp, parse_mcp_name
 
 __all__ = [
     "Call",

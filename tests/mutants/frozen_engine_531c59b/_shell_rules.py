@@ -14,10 +14,15 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from reference_impl.permissions._rule_syntax import PermissionRule
 from tests.mutants.frozen_engine_531c59b._bash_reader import ShellCommand, split_command
 from tests.mutants.frozen_engine_531c59b._rule_matches import AllowMatch, RuleMatch
-from reference_impl.permissions._rule_syntax import PermissionRule
-from tests.mutants.frozen_engine_531c59b._shell_forms import AllowUnits, allow_candidates, allow_units, deny_forms
+from tests.mutants.frozen_engine_531c59b._shell_forms import (
+    AllowUnits,
+    allow_candidates,
+    allow_units,
+    deny_forms,
+)
 
 __all__ = [
     "ShellRuleIndex",
