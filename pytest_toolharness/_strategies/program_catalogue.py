@@ -58,7 +58,7 @@ class CatalogueEntry:
 
     ``option`` and ``joiner`` (``"="`` or ``" "``) spell the option for the option kinds;
     ``operands`` are the values put between the program (and its options) and the command of a
-    wrapper. ``source`` names the page (or ``--help``) and ``evidence`` the text it was read from.
+    wrapper. ``program`` may carry a subcommand (``git rebase``, documented by ``git-rebase(1)``). ``source`` names the page (or ``--help``) and ``evidence`` the text it was read from.
     """
 
     program: str
@@ -107,10 +107,22 @@ _STARTS_BLOCK = (".TP", ".IP", ".SH", ".SS", ".PP", ".P", ".LP", ".HP")
 
 
 def _option_blocks(lines: Sequence[str]) -> Iterable[tuple[str, str]]:
-    """(option line, description) for every tagged paragraph (``.TP`` / ``.IP tag``) of a page."""
+    """(option line, description) for every tagged paragraph of a page.
+
+    man's ``.TP`` / ``.IP tag`` paragraphs, and asciidoc's ``.PP`` / tag / ``.RS`` ... ``.RE``.
+    """
     i = 0
     while i < len(lines):
         line = lines[i]
+        if line == ".PP" and i + 2 < len(lines) and lines[i + 2].startswith(".RS") and lines[i + 1].startswith("\\-"):
+            body = []
+            for following in lines[i + 3 : i + 40]:
+                if following.startswith(".RE"):
+                    break
+                body.append(_clean(following))
+            yield _clean(lines[i + 1]), " ".join(part for part in body if part)
+            i += 3
+            continue
         if line.startswith(".TP") or (line.startswith(".IP ") and len(line) > 4):
             head = line[4:] if line.startswith(".IP") else (lines[i + 1] if i + 1 < len(lines) else "")
             j = i + 1 if line.startswith(".IP") else i + 2
@@ -280,8 +292,8 @@ def mine_catalogue(
         for page in pages:
             program = page.split(".")[0]
             if program not in installed and "-" in program and program.split("-")[0] in installed:
-                program = program.split("-")[0]  # git-config(1) documents ``git config``
-            if program not in installed:
+                program = program.replace("-", " ", 1)  # git-rebase(1) documents ``git rebase``
+            if program.split(" ")[0] not in installed:
                 continue
             path = os.path.join(directory, page)
             try:
