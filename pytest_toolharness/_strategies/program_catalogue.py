@@ -19,7 +19,10 @@ Nobody types the list in: :func:`mine_catalogue` reads the manual pages of the i
 The mined catalogue is committed (``program_catalogue.json`` beside this module, so a run draws the
 same entries on every machine); ``python -m pytest_toolharness._strategies.program_catalogue``
 mines it again. Entries are *claims* read from prose: the bash oracle, which runs the catalogued
-programs for real, says whether an entry really runs what it is given.
+programs for real, says whether an entry really runs what it is given. Mining asks it
+(:func:`confirm_entries`): each entry is tried with every :data:`ESCAPES` prefix of the command and
+every :data:`TAILS` operand list, and the first form the oracle saw run is kept as ``confirmed``
+(generators draw confirmed entries more often, and still try the others).
 """
 
 from __future__ import annotations
@@ -28,17 +31,24 @@ import gzip
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
+
 __all__ = [
     "CATALOGUE_FILE",
+    "ESCAPES",
+    "GIT_TRIGGERS",
+    "TAILS",
     "CatalogueEntry",
+    "confirm_entries",
     "load_catalogue",
     "mine_catalogue",
     "mine_help_text",
@@ -48,6 +58,20 @@ __all__ = [
 CATALOGUE_FILE = Path(__file__).with_name("program_catalogue.json")
 MAN_DIRS = ("/usr/share/man/man1", "/usr/share/man/man8")
 BIN_DIRS = ("/usr/bin", "/usr/sbin", "/usr/local/bin", "/bin", "/sbin")
+
+# What a program's own command language puts before a shell command (a shell string needs nothing):
+# vi's and git's ``!``, gdb's ``shell``, sqlite3's ``.shell``.
+ESCAPES = ("", "!", "shell ", ".shell ")
+# Operands that bring a program to the point of running the option's command.
+TAILS = ("", " /etc/hostname", " /etc/hostname /etc/hostname /etc/hostname", " -cf /dev/null /etc/hostname")
+# Subcommands that bring git to the point of running a configured command.
+GIT_TRIGGERS = (
+    "status",
+    "diff --no-index /etc/hostname /etc/passwd",
+    "fetch ssh://h/x",
+    "ls-remote ssh://h/x",
+    "log -1",
+)
 
 EntryKind = Literal["option-command", "option-script", "config-command", "wrapper"]
 
@@ -68,6 +92,45 @@ class CatalogueEntry:
     operands: tuple[str, ...] = ()
     source: str = ""
     evidence: str = ""
+    confirmed: tuple[str, str] | None = None  # (escape, tail) with which the oracle saw it run a command
+
+    @property
+    def key(self) -> str:
+        """A configuration key's name with its placeholders filled (``alias.*`` -> ``alias.z``)."""
+        key = self.option.replace("<name>", "z").replace("<token>", "z").replace("<format>", "tgz")
+        return key.replace("<task>", "gc").replace("*", "z")
+
+    def escape_for(self, escape: str) -> str:
+        """The prefix a command given to this entry takes (git's aliases always ``!``)."""
+        return "!" if self.kind == "config-command" and self.key.startswith("alias.") else escape
+
+    def command_line(self, command: str, quoted_value: str, tail: str, *, in_repository: bool = False) -> str:
+        """A line in which this entry is given a command.
+
+        ``command`` for a wrapper (as words), ``quoted_value`` for an option or a key (one shell
+        word); ``tail`` ends the line (for git, the subcommand that triggers the key). A key is set
+        with ``-c``, or ``in_repository`` written to a new repository's configuration first.
+        """
+        program = self.program.split(" ")[0]
+        if self.kind == "wrapper":
+            return f"{self.program}{''.join(' ' + o for o in self.operands)} {command}"
+        if self.kind == "option-script":
+            return f"echo {quoted_value} > o; {self.program} {self.option}{self.joiner}o{tail}"
+        if self.kind == "config-command":
+            trigger = "z" if self.key.startswith("alias.") else tail.strip() or "status"
+            if in_repository:
+                configure = f"{program} init -q r && cd r && {program} config {self.key} {quoted_value}"
+                return f"{configure} && {program} {trigger}"
+            return f"{program} -c {self.key}={quoted_value} {trigger}"
+        return f"{self.program} {self.option}{self.joiner}{quoted_value}{tail}"
+
+    def probes(self) -> tuple[tuple[str, str], ...]:
+        """The (escape, tail) forms mining tries."""
+        if self.kind == "wrapper":
+            return (("", ""),)
+        if self.kind == "config-command":
+            return tuple((self.escape_for(""), f" {trigger}") for trigger in GIT_TRIGGERS)
+        return tuple((escape, tail) for escape in ESCAPES for tail in TAILS)
 
 
 _FONT = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)")
@@ -114,7 +177,12 @@ def _option_blocks(lines: Sequence[str]) -> Iterable[tuple[str, str]]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if line == ".PP" and i + 2 < len(lines) and lines[i + 2].startswith(".RS") and lines[i + 1].startswith("\\-"):
+        if (
+            line == ".PP"
+            and i + 2 < len(lines)
+            and lines[i + 2].startswith(".RS")
+            and lines[i + 1].startswith("\\-")
+        ):
             body = []
             for following in lines[i + 3 : i + 40]:
                 if following.startswith(".RE"):
@@ -315,22 +383,70 @@ def mine_catalogue(
     return tuple(unique.values())
 
 
+def confirm_entries(entries: Sequence[CatalogueEntry], sandbox: BashSandbox) -> tuple[CatalogueEntry, ...]:
+    """``entries``, each ``confirmed`` with the first probe in which ``sandbox`` saw it run a command.
+
+    All probes of an entry run in one line, each in ``timeout`` and each running ``rm -rf x<k>``: the
+    ``k`` in what the oracle saw says which probe worked.
+    """
+    sandbox = sandbox.running_for_real((*(e.program.split(" ")[0] for e in entries), "timeout"))
+    confirmed = []
+    for entry in entries:
+        probes = entry.probes()
+        lines = []
+        for k, (escape, tail) in enumerate(probes):
+            marker = f"rm -rf x{k}"
+            line = entry.command_line(marker, shlex.quote(entry.escape_for(escape) + marker), tail)
+            lines.append(f"timeout -s KILL 3 bash -c {shlex.quote(line)} </dev/null")
+        try:
+            ran = sandbox.executed("\n".join(lines), timeout=4.0 * len(lines) + 5)
+        except RuntimeError:
+            ran = []
+        hits = {
+            int(argument[1:])
+            for record in ran
+            if record[0] == "rm"
+            for argument in record
+            if re.fullmatch(r"x\d+", argument)
+        }
+        first = min(hits) if hits else None
+        confirmed.append(replace(entry, confirmed=probes[first] if first is not None else None))
+    return tuple(confirmed)
+
+
 def load_catalogue(path: Path = CATALOGUE_FILE) -> tuple[CatalogueEntry, ...]:
     """The committed catalogue (see the module's docstring for how it is mined)."""
     rows = json.loads(path.read_text(encoding="utf-8"))
-    return tuple(CatalogueEntry(**{**row, "operands": tuple(row["operands"])}) for row in rows["entries"])
+    entries = []
+    for row in rows["entries"]:
+        confirmed = row.get("confirmed")
+        fields = {
+            **row,
+            "operands": tuple(row["operands"]),
+            "confirmed": tuple(confirmed) if confirmed else None,
+        }
+        entries.append(CatalogueEntry(**fields))
+    return tuple(entries)
 
 
 def main(argv: Sequence[str] = ()) -> int:
     """Mine the catalogue and write it to ``program_catalogue.json`` (or the path given)."""
     target = Path(argv[0]) if argv else CATALOGUE_FILE
     entries = mine_catalogue()
+    sandbox = bash_sandbox()
+    if sandbox is None:
+        print(f"not confirmed by the oracle: {bash_sandbox_problem()}", file=sys.stderr)
+    else:
+        entries = confirm_entries(entries, sandbox)
     document = {
         "generated_by": "python -m pytest_toolharness._strategies.program_catalogue",
         "entries": [asdict(entry) for entry in entries],
     }
     target.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{len(entries)} entries from {len({e.program for e in entries})} programs -> {target}")
+    confirmed = sum(1 for entry in entries if entry.confirmed)
+    print(
+        f"{len(entries)} entries ({confirmed} confirmed) from {len({e.program for e in entries})} programs -> {target}"
+    )
     return 0
 
 

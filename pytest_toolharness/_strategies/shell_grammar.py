@@ -44,7 +44,13 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from pytest_toolharness._strategies.program_catalogue import CatalogueEntry, load_catalogue
+from pytest_toolharness._strategies.program_catalogue import (
+    ESCAPES,
+    GIT_TRIGGERS,
+    TAILS,
+    CatalogueEntry,
+    load_catalogue,
+)
 from pytest_toolharness._strategies.shell import command_name_spellings
 
 __all__ = [
@@ -252,6 +258,8 @@ def _written_script(draw: _Draw, inner: _Built) -> str:
         f"BASH_ENV={path} bash -c :",
         f"bash --rcfile {path} -i </dev/null",
         f"env BASH_ENV={local} bash -c true",
+        f"env -S 'bash {path}'",
+        f"env -S'sh {path}'",
     )
     joiner = draw(st.sampled_from(("; ", " && ", "\n")))
     line = f"{write}{'' if write.endswith(chr(10)) else joiner}{draw(st.sampled_from(runners))}"
@@ -362,49 +370,41 @@ def _finder(draw: _Draw, inner: _Built) -> str:
     )
 
 
+def _catalogued(draw: _Draw, inner: _Built, kinds: tuple[str, ...]) -> str:
+    """A line in which a catalogue entry of ``kinds`` is given ``inner``.
+
+    Half the draws take an entry the oracle confirmed at mining time, with the form that worked (a
+    shrunk finding names one); the others any entry with any escape and tail.
+    """
+    entries = _catalogue(kinds)
+    confirmed = tuple(entry for entry in entries if entry.confirmed)
+    use_confirmed = bool(confirmed) and not draw(st.booleans())
+    entry = draw(st.sampled_from(confirmed if use_confirmed else entries))
+    if entry.confirmed is not None and use_confirmed:
+        escape, tail = entry.confirmed
+    else:
+        escape = draw(st.sampled_from(ESCAPES))
+        tails = tuple(f" {t}" for t in GIT_TRIGGERS) if entry.kind == "config-command" else TAILS
+        tail = draw(st.sampled_from(tails))
+    value = _quote(draw, entry.escape_for(escape) + inner.text)
+    in_repository = entry.kind == "config-command" and draw(st.booleans())
+    return entry.command_line(_as_simple(draw, inner), value, tail, in_repository=in_repository)
+
+
 def _wrapper(draw: _Draw, inner: _Built) -> str:
-    entry = draw(st.sampled_from(_catalogue(("wrapper",))))
-    operands = "".join(f" {operand}" for operand in entry.operands)
-    return f"{entry.program}{operands} {_as_simple(draw, inner)}"
-
-
-# What the option's own language puts before a shell command (a shell string needs nothing).
-_ESCAPES = ("", "", "!", "shell ", ".shell ", ".system ", "exec ")
-# Operands that bring a program to the point of running the option's command.
-_TAILS = ("", " /etc/hostname", " /etc/hostname /etc/hostname /etc/hostname", " -cf /dev/null /etc/hostname")
-_GIT_TRIGGERS = (
-    "status",
-    "diff --no-index /etc/hostname /etc/passwd",
-    "fetch ssh://h/x",
-    "ls-remote ssh://h/x",
-    "log -1",
-)
+    return _catalogued(draw, inner, ("wrapper",))
 
 
 def _option_command(draw: _Draw, inner: _Built) -> str:
-    entry = draw(st.sampled_from(_catalogue(("option-command",))))
-    value = draw(st.sampled_from(_ESCAPES)) + inner.text
-    return f"{entry.program} {entry.option}{entry.joiner}{_quote(draw, value)}{draw(st.sampled_from(_TAILS))}"
+    return _catalogued(draw, inner, ("option-command",))
 
 
 def _option_script(draw: _Draw, inner: _Built) -> str:
-    entry = draw(st.sampled_from(_catalogue(("option-script",))))
-    value = draw(st.sampled_from(_ESCAPES)) + inner.text
-    return f"echo {_quote(draw, value)} > o; {entry.program} {entry.option}{entry.joiner}o{draw(st.sampled_from(_TAILS))}"
+    return _catalogued(draw, inner, ("option-script",))
 
 
 def _config_command(draw: _Draw, inner: _Built) -> str:
-    entry = draw(st.sampled_from(_catalogue(("config-command",))))
-    key = entry.option.replace("<name>", "z").replace("<token>", "z").replace("<format>", "tgz")
-    key = key.replace("<task>", "gc").replace("*", "z")
-    value = ("!" if key.startswith("alias.") else "") + inner.text
-    trigger = "z" if key.startswith("alias.") else draw(st.sampled_from(_GIT_TRIGGERS))
-    program = entry.program.split(" ")[0]  # the page may be a subcommand's (git-config(1))
-    if draw(st.booleans()):
-        return f"{program} -c {key}={_quote(draw, value)} {trigger}"
-    return (
-        f"{program} init -q r && cd r && {program} config {key} {_quote(draw, value)} && {program} {trigger}"
-    )
+    return _catalogued(draw, inner, ("config-command",))
 
 
 def _hexed(text: str) -> str:
@@ -578,6 +578,7 @@ def composed_real_programs() -> tuple[str, ...]:
         "node",
         "awk",
         "mawk",
+        "tclsh",
     )
 
 

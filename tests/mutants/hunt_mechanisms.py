@@ -76,9 +76,17 @@ def deny_bypass(
 
 
 def hunt(
-    harness_factory: Callable[[], Any], *, examples: int, families: Sequence[str] = ths.CARRIER_FAMILIES
+    harness_factory: Callable[[], Any],
+    *,
+    examples: int,
+    families: Sequence[str] = ths.CARRIER_FAMILIES,
+    depth: int = 1,
 ) -> tuple[list[Finding], dict[str, int]]:
-    """Search each family for a bypass within ``examples`` draws; the findings and the draws each took."""
+    """Search each family for a bypass within ``examples`` draws; the findings and the draws each took.
+
+    With ``depth`` 1 (the default) the family is the only carrier, so each finding is a mechanism of
+    its own; deeper, a family may be found only through another family's mechanism inside it.
+    """
     oracle = oracle_for_composed()
     findings: list[Finding] = []
     spent: dict[str, int] = {}
@@ -99,7 +107,7 @@ def hunt(
         started = time.monotonic()
         try:
             found = find(
-                ths.composed_commands(families=(family,), max_depth=2),
+                ths.composed_commands(families=(family,), max_depth=depth),
                 bypasses,
                 settings=settings(
                     max_examples=examples,
@@ -133,7 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--reference", action="store_true", help="hunt in today's reference engine")
-    parser.add_argument("--examples", type=int, default=30, help="draws per family (default 30)")
+    parser.add_argument("--examples", type=int, default=200, help="draws per family (default 200)")
+    parser.add_argument(
+        "--depth", type=int, default=1, help="carriers per line (default 1: one mechanism each)"
+    )
     parser.add_argument("--family", action="append", help="only these families (repeatable)")
     parser.add_argument("--require", type=int, default=0, help="exit 1 when fewer mechanisms are found")
     parser.add_argument("--json", type=Path, help="write the findings here")
