@@ -597,7 +597,7 @@ def _composed(
 ) -> ComposedCommand:
     target = draw(st.sampled_from(targets))
     built = _leaf(draw, target, arguments)
-    depth = draw(st.integers(min_value=1, max_value=max_depth))
+    depth = draw(st.integers(min_value=min(1, max_depth), max_value=max_depth))
     chain: list[str] = []
     for level in range(depth):
         names = outer if level == depth - 1 else CARRIER_FAMILIES
@@ -621,12 +621,13 @@ def composed_commands(
 ) -> st.SearchStrategy[ComposedCommand]:
     """Lines that run a ``target`` with ``arguments`` through one to ``max_depth`` composed carriers.
 
-    ``families`` limits the outermost carrier (the one classified as the mechanism); the inner ones
+    With ``max_depth`` 0, the target's command alone (its name and words spelled every way, with
+    redirections between the words). ``families`` limits the outermost carrier (the one classified as the mechanism); the inner ones
     are drawn from all. Some lines start with an ``allowed`` command and a joiner.
     """
     unknown = sorted(set(families) - set(CARRIER_FAMILIES))
     if unknown:
         raise ValueError(f"unknown carrier families {unknown}: choose from {CARRIER_FAMILIES}")
-    if not targets or max_depth < 1:
-        raise ValueError("composed_commands needs at least one target and max_depth >= 1")
+    if not targets or max_depth < 0:
+        raise ValueError("composed_commands needs at least one target and max_depth >= 0")
     return _composed(tuple(targets), tuple(arguments), tuple(families), max_depth, tuple(allowed))

@@ -8,7 +8,8 @@ For each carrier family of :func:`pytest_toolharness.strategies.composed_command
 production that carries ``rm -rf x``), Hypothesis's ``find`` searches, within ``--examples`` draws,
 for a line that the harness runs under ``Bash(rm:*)`` deny in ``bypassPermissions`` mode and in which
 the bash oracle (running the catalogued programs for real) sees ``rm`` run, and shrinks it to a
-minimal one. A family found is a mechanism: the engine misread that production. Derandomised, so
+minimal one. The family ``plain`` is the command without a carrier, under ``Bash(rm -rf:*)``: its
+words spelled and interleaved with redirections. A family found is a mechanism: the engine misread that production. Derandomised, so
 the same budget finds the same lines. The findings are explained in docs/fuzzing-findings.md.
 """
 
@@ -37,6 +38,9 @@ from pytest_toolharness.specs import RuleSpec
 __all__ = ["Finding", "deny_bypass", "hunt", "main", "oracle_for_composed"]
 
 DENY = "Bash(rm:*)"
+# The target's command alone, under a rule on its first words: how the engine reads the words.
+PLAIN = "plain"
+DENY_WORDS = "Bash(rm -rf:*)"
 MODE = "bypassPermissions"
 
 
@@ -61,10 +65,16 @@ def oracle_for_composed() -> ths.BashSandbox:
 
 
 def deny_bypass(
-    harness_factory: Callable[[], Any], oracle: ths.BashSandbox, composed: ths.ComposedCommand
+    harness_factory: Callable[[], Any],
+    oracle: ths.BashSandbox,
+    composed: ths.ComposedCommand,
+    deny: str = DENY,
 ) -> tuple[tuple[str, ...], ...]:
-    """What of ``composed.target`` bash runs although the harness ran the line under a deny rule ("" when none)."""
-    rules = [RuleSpec(DENY.replace("rm", composed.target), "deny")]
+    """What bash runs of what ``deny`` names although the harness ran the line under it (() when nothing).
+
+    ``deny`` is ``Bash(rm:*)`` (any ``rm``) or ``Bash(rm -rf:*)`` (an ``rm`` whose first word is ``-rf``).
+    """
+    rules = [RuleSpec(deny, "deny")]
     if composed.allowed:
         rules.append(RuleSpec(f"Bash({composed.allowed}:*)", "allow"))
     run = run_calls(
@@ -72,7 +82,10 @@ def deny_bypass(
     )
     if run.ran() == 0:
         return ()
-    return tuple(record for record in oracle.executed(composed.command) if record[0] == composed.target)
+    words = deny[len("Bash(") : -len(":*)")].split(" ")
+    return tuple(
+        record for record in oracle.executed(composed.command) if list(record[: len(words)]) == words
+    )
 
 
 def hunt(
@@ -90,16 +103,18 @@ def hunt(
     oracle = oracle_for_composed()
     findings: list[Finding] = []
     spent: dict[str, int] = {}
-    for family in families:
+    for family in (*families, PLAIN):
         count = 0
         seen: dict[str, tuple[tuple[str, ...], ...]] = {}
 
         def bypasses(
-            composed: ths.ComposedCommand, seen: dict[str, tuple[tuple[str, ...], ...]] = seen
+            composed: ths.ComposedCommand,
+            seen: dict[str, tuple[tuple[str, ...], ...]] = seen,
+            deny: str = DENY_WORDS if family == PLAIN else DENY,
         ) -> bool:
             nonlocal count
             count += 1
-            hits = deny_bypass(harness_factory, oracle, composed)
+            hits = deny_bypass(harness_factory, oracle, composed, deny)
             if hits:
                 seen[composed.command] = hits
             return bool(hits)
@@ -107,7 +122,9 @@ def hunt(
         started = time.monotonic()
         try:
             found = find(
-                ths.composed_commands(families=(family,), max_depth=depth),
+                ths.composed_commands(families=(family,), max_depth=depth)
+                if family != PLAIN
+                else ths.composed_commands(max_depth=0),
                 bypasses,
                 settings=settings(
                     max_examples=examples,
