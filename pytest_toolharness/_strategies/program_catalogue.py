@@ -183,12 +183,12 @@ def _option_blocks(lines: Sequence[str]) -> Iterable[tuple[str, str]]:
             and lines[i + 2].startswith(".RS")
             and lines[i + 1].startswith("\\-")
         ):
-            body = []
+            paragraph = []
             for following in lines[i + 3 : i + 40]:
                 if following.startswith(".RE"):
                     break
-                body.append(_clean(following))
-            yield _clean(lines[i + 1]), " ".join(part for part in body if part)
+                paragraph.append(_clean(following))
+            yield _clean(lines[i + 1]), " ".join(part for part in paragraph if part)
             i += 3
             continue
         if line.startswith(".TP") or (line.startswith(".IP ") and len(line) > 4):

@@ -103,16 +103,20 @@ def _double(text: str) -> str:
 
 
 def _ansi_c(text: str, escape: str) -> str:
+    r"""``$'...'``: each character plain, as UTF-8 bytes (hex, octal) or as a code point.
+
+    ``unicode`` writes ``\u`` up to U+FFFF and ``\U`` beyond; ``U`` always ``\U``.
+    """
     out = []
     for c in text:
         code = ord(c)
         if escape == "plain" and c not in "\\'":
             out.append(c)
-        elif escape == "hex" or (escape == "plain" and c in "\\'"):
-            out.append(f"\\x{code:02x}")
+        elif escape in ("hex", "plain"):
+            out.extend(f"\\x{byte:02x}" for byte in c.encode())
         elif escape == "octal":
-            out.append(f"\\{code:03o}")
-        elif escape == "unicode":
+            out.extend(f"\\{byte:03o}" for byte in c.encode())
+        elif escape == "unicode" and code <= 0xFFFF:
             out.append(f"\\u{code:04x}")
         else:
             out.append(f"\\U{code:08x}")
@@ -145,7 +149,6 @@ def _quote_as(text: str, form: str) -> str:
     return _ansi_c(text, form[5:])
 
 
-@functools.cache
 def shell_quotings(text: str) -> st.SearchStrategy[str]:
     """``text`` as one bash word in any quoting form (single, double, ANSI-C escapes, pieces joined)."""
     return st.composite(lambda draw: _quote(draw, text))()
@@ -605,7 +608,8 @@ def _composed(
         built = _Built(_CARRIERS[name](draw, built), simple=False)
         chain.append(name)
     line, prefix = built.text, ""
-    if allowed and draw(st.booleans()):
+    after_allowed: bool = draw(st.booleans())
+    if allowed and after_allowed:
         prefix = draw(st.sampled_from(allowed))
         line = f"{prefix}{draw(st.sampled_from(_JOINERS))}{line}"
     return ComposedCommand(target, arguments, line, tuple(reversed(chain)), prefix)
