@@ -227,23 +227,25 @@ class _Walk:
                 extra.extend(_destinations(child)[1:])
         if body is None or body.type != "command":
             if extra:
-                self.problem("words after a redirection's target of a compound command (a syntax error in bash)")
+                self.problem(
+                    "words after a redirection's target of a compound command (a syntax error in bash)"
+                )
             first = len(self.parts)
             self.stdin = None
             self.statement_children(node, depth)
             if self.stdin is not None and len(self.parts) > first:
                 self.parts[first] = replace(self.parts[first], stdin=self.stdin)
             return
+        self.command(body, depth, extra, node)
+        command = self.last_command
         self.stdin = None
         for child in node.named_children:
             if child.type == "file_redirect" or child.type == "herestring_redirect":
                 self.redirect(child, depth)
             elif child.type == "heredoc_redirect":
                 self.heredoc(child, depth)
-        stdin = self.stdin
-        self.command(body, depth, extra, node)
-        if stdin is not None and self.parts[self.last_command].stdin is None:
-            self.parts[self.last_command] = replace(self.parts[self.last_command], stdin=stdin)
+        if self.stdin is not None:
+            self.parts[command] = replace(self.parts[command], stdin=self.stdin)
 
     def opaque(self, node: tree_sitter.Node, why: str) -> None:
         """A command bash may run that the walk can't name: allow never, every deny rule may apply."""
@@ -324,7 +326,7 @@ class _Walk:
         self.last_command = len(self.parts)
         self.parts.append(
             ShellPart(
-                text=self.text(whole if trailing else node).strip(),
+                text=self.text(whole if trailing and whole is not None else node).strip(),
                 argv=tuple(argv),
                 raw=tuple(raw),
                 assignments=tuple(assignments),
