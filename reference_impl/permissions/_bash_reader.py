@@ -165,6 +165,8 @@ class _Walk:
     writes: list[str | None] = field(default_factory=list)
     stdin: str | None = None
     last_command: int = 0
+    trailing: dict[int, tuple[list[tree_sitter.Node], int]] = field(default_factory=dict)
+    """Words after a redirection's target, by the id of the command bash gives them to (and its end)."""
 
     def problem(self, message: str) -> None:
         if message not in self.problems:
@@ -225,6 +227,21 @@ class _Walk:
         for child in node.named_children:
             if child.type == "file_redirect":
                 extra.extend(_destinations(child)[1:])
+        last = body
+        while last is not None and last.type in ("list", "pipeline") and last.named_children:
+            last = last.named_children[-1]  # the grammar hangs ``a && b >f c`` on the list; bash on ``b``
+        if body is not None and last is not None and last is not body and last.type == "command":
+            self.trailing[last.id] = (extra, node.end_byte)
+            self.statement(body, depth + 1)
+            self.stdin = None
+            for child in node.named_children:
+                if child.type == "file_redirect" or child.type == "herestring_redirect":
+                    self.redirect(child, depth)
+                elif child.type == "heredoc_redirect":
+                    self.heredoc(child, depth)
+            if self.stdin is not None:
+                self.parts[self.last_command] = replace(self.parts[self.last_command], stdin=self.stdin)
+            return
         if body is None or body.type != "command":
             if extra:
                 self.problem(
@@ -283,6 +300,9 @@ class _Walk:
         whole: tree_sitter.Node | None = None,
     ) -> None:
         """One simple command; ``trailing`` are words bash adds after its redirections (see :meth:`redirected`)."""
+        end = whole.end_byte if trailing and whole is not None else node.end_byte
+        if node.id in self.trailing:
+            trailing, end = self.trailing.pop(node.id)
         argv: list[str | None] = []
         raw: list[str] = []
         assignments: list[str] = []
@@ -326,7 +346,7 @@ class _Walk:
         self.last_command = len(self.parts)
         self.parts.append(
             ShellPart(
-                text=self.text(whole if trailing and whole is not None else node).strip(),
+                text=self.source[node.start_byte : end].decode("utf-8", "surrogateescape").strip(),
                 argv=tuple(argv),
                 raw=tuple(raw),
                 assignments=tuple(assignments),

@@ -330,6 +330,11 @@ def _programs_run(argv: Argv) -> list[tuple[Argv, str]]:
     while argv and argv[0] is not None and len(runs) < 8:
         base = _program_name(argv[0])
         runs.append((argv, base))
+        if base == "env":  # ``env -S 'bash f'``: the split string's words are a command too
+            for script, _ in env_split_strings(argv[1:]):
+                words = env_split(script) if script is not None else None
+                if words:
+                    runs.extend(_programs_run(words))
         inner = unwrap(base, argv[1:]) if is_wrapper(base) else None
         if not inner:
             break
