@@ -101,6 +101,14 @@ from pytest_toolharness._strategies.shell import (
     shell_blanks,
     wrapped_commands,
 )
+from pytest_toolharness._strategies.shell_grammar import (
+    CARRIER_FAMILIES,
+    ComposedCommand,
+    catalogue_programs,
+    composed_commands,
+    composed_real_programs,
+    shell_quotings,
+)
 from pytest_toolharness._strategies.text import utf8_characters
 from pytest_toolharness._strategies.tools import (
     BEHAVIOR_KINDS,
@@ -120,6 +128,7 @@ __all__ = [
     "BEHAVIOR_KINDS",
     "BROKEN_OUTCOMES",
     "BUILTIN_TOOL_NAMES",
+    "CARRIER_FAMILIES",
     "COMPOUND_OPERATORS",
     "DEFAULT_BEHAVIOR_KINDS",
     "HOOK_EVENTS",
@@ -132,6 +141,7 @@ __all__ = [
     "RULE_KINDS",
     "TOOL_ROLES",
     "BashSandbox",
+    "ComposedCommand",
     "EvaluatedAttempt",
     "ShellAttempt",
     "ToolUseBatch",
@@ -139,7 +149,10 @@ __all__ = [
     "bash_sandbox_problem",
     "builtin_tool_specs",
     "cached_strategy",
+    "catalogue_programs",
     "command_name_spellings",
+    "composed_commands",
+    "composed_real_programs",
     "compound_commands",
     "descriptions",
     "evaluated_code_attempts",
@@ -170,6 +183,7 @@ __all__ = [
     "shell_attempts",
     "shell_blanks",
     "shell_commands",
+    "shell_quotings",
     "tool_behaviors",
     "tool_names",
     "tool_pools",

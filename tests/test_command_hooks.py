@@ -444,6 +444,29 @@ def test_plugin_hooks_run_with_the_plugin_root(tmp_path: Path) -> None:
         hooks_from_plugin(plugin)
 
 
+def test_identical_hooks_of_two_plugins_are_both_kept(tmp_path: Path) -> None:
+    """HOOK-8: two plugins whose hooks have the same command line keep both hooks (one per plugin root);
+    the same command twice in one source runs once; the same command in two settings files is two hooks."""
+    entry = {"type": "command", "command": "./check.sh"}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [entry, entry]}]}}
+    roots = []
+    for name in ("first", "second"):
+        plugin = tmp_path / name
+        (plugin / "hooks").mkdir(parents=True)
+        (plugin / "hooks" / "hooks.json").write_text(json.dumps(settings))
+        roots.append(hooks_from_plugin(plugin))
+    both = roots[0].merged(roots[1])
+    found = [hook for hook, _ in both.matching("PreToolUse", "Bash")]
+    assert [getattr(h, "plugin_root", None) for h in found] == [
+        str((tmp_path / "first").resolve()),
+        str((tmp_path / "second").resolve()),
+    ]
+    user = hooks_from_settings(settings, name="~/.claude/settings.json")
+    project = hooks_from_settings(settings, name=".claude/settings.json")
+    assert len(list(user.matching("PreToolUse", "Bash"))) == 1
+    assert len(list(user.merged(project).matching("PreToolUse", "Bash"))) == 2
+
+
 def test_async_command_hooks_run_in_the_background_and_never_decide(tmp_path: Path) -> None:
     """HOOK-8: an ``async`` command hook starts and the event goes on without it; an exit 2 or a deny
     from it decides nothing; what it says is collected later."""

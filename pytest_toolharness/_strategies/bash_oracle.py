@@ -17,7 +17,8 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 __all__ = [
@@ -131,6 +132,12 @@ _REAL_PROGRAMS = (
 )
 
 
+# Shells are the oracle's bash; these programs are emulated by the recorder (or must never run).
+_NEVER_REAL = frozenset(
+    ("sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "sudo", "doas", "su", "pkexec", "runuser", "ssh")
+)
+
+
 @dataclass(frozen=True)
 class BashSandbox:
     """Runs command lines in a real bash inside bubblewrap and reports the programs it executed."""
@@ -175,6 +182,22 @@ class BashSandbox:
         finally:
             shutil.rmtree(log_dir, ignore_errors=True)
         return [tuple(record.split("\x1f")) for record in text.split("\x1e") if record]
+
+    def running_for_real(self, names: Iterable[str]) -> BashSandbox:
+        """A copy of this sandbox that also runs ``names`` for real where installed (after recording them).
+
+        What a program run for real starts is recorded too, so a program that runs a command it is
+        given (an option, a configuration key, its own code) shows what it ran. Shells stay the
+        oracle's bash, and ``sudo``-like programs its emulation.
+        """
+        real = dict(self.real)
+        for name in names:
+            if name in real or name in _NEVER_REAL or "/" in name:
+                continue
+            found = shutil.which(name, path=os.pathsep.join(_BIN_DIRS))
+            if found is not None:
+                real[name] = os.path.realpath(found)
+        return replace(self, real=tuple(sorted(real.items())))
 
 
 def _build(root: Path, bash: str) -> None:

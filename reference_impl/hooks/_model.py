@@ -217,6 +217,8 @@ class HookMatcher:
     matcher: str | None = None
     hooks: list[HookEntry] = field(default_factory=list)
     timeout: float | None = None
+    source: str = ""
+    """The settings file (or plugin) the hooks come from: identical hooks are run once per source."""
 
     def matches(self, tool_name: str) -> bool:
         """Whether this matcher selects ``tool_name``."""
@@ -273,17 +275,18 @@ class Hooks:
 
         ``tool_name`` is the event's matched value: the tool, or the SessionStart ``source``, the
         PreCompact ``trigger``... (ignored for events without a matcher). Identical command hooks and
-        identical http hooks are run once (Claude Code deduplicates them).
+        identical http hooks of one source are run once (Claude Code deduplicates them); the same
+        command line from two sources, or from two plugins (two plugin roots), is two hooks.
         """
-        seen: set[str] = set()
+        seen: set[tuple[str, str | None, str]] = set()
         for predicate, m in self._compiled.get(event, ()):
             if not predicate(tool_name):
                 continue
             for hook in m.hooks:
                 key = (
-                    f"command:{hook.command}"
+                    (m.source, hook.plugin_root, f"command:{hook.command}")
                     if isinstance(hook, CommandHook)
-                    else f"http:{hook.url}"
+                    else (m.source, None, f"http:{hook.url}")
                     if isinstance(hook, HttpHook)
                     else None
                 )
@@ -383,7 +386,7 @@ def hooks_from_settings(settings: Mapping[str, Any], *, name: str, plugin_root: 
             if not isinstance(hooks, list):
                 raise HookConfigError(f"{where}[{i}].hooks must be a list of hooks, got {hooks!r}")
             parsed = [_parse_hook(h, f"{where}[{i}].hooks[{j}]", plugin_root) for j, h in enumerate(hooks)]
-            matchers.append(HookMatcher(matcher=matcher, hooks=parsed))
+            matchers.append(HookMatcher(matcher=matcher, hooks=parsed, source=name))
         events[str(event)] = matchers
     return Hooks(events, source=name)
 

@@ -164,6 +164,9 @@ class _Walk:
     problems: list[str] = field(default_factory=list)
     writes: list[str | None] = field(default_factory=list)
     stdin: str | None = None
+    last_command: int = 0
+    trailing: dict[int, tuple[list[tree_sitter.Node], int]] = field(default_factory=dict)
+    """Words after a redirection's target, by the id of the command bash gives them to (and its end)."""
 
     def problem(self, message: str) -> None:
         if message not in self.problems:
@@ -185,11 +188,7 @@ class _Walk:
         elif kind == "command":
             self.command(node, depth)
         elif kind == "redirected_statement":
-            first = len(self.parts)
-            self.stdin = None
-            self.statement_children(node, depth)
-            if self.stdin is not None and len(self.parts) > first:
-                self.parts[first] = replace(self.parts[first], stdin=self.stdin)
+            self.redirected(node, depth)
         elif kind in _MODELLED_STATEMENTS:
             self.statement_children(node, depth)
         elif kind in ("variable_assignment", "variable_assignments"):
@@ -216,6 +215,54 @@ class _Walk:
                 self.heredoc(child, depth)
             else:
                 self.statement(child, depth + 1)
+
+    def redirected(self, node: tree_sitter.Node, depth: int) -> None:
+        """A statement with redirections after it: the words after a target are the command's arguments.
+
+        Bash reads ``rm >/dev/null -rf d`` as ``rm -rf d`` with its output redirected; the grammar
+        makes ``-rf`` and ``d`` more destinations of the redirection.
+        """
+        body = node.child_by_field_name("body")
+        extra: list[tree_sitter.Node] = []
+        for child in node.named_children:
+            if child.type == "file_redirect":
+                extra.extend(_destinations(child)[1:])
+        last = body
+        while last is not None and last.type in ("list", "pipeline") and last.named_children:
+            last = last.named_children[-1]  # the grammar hangs ``a && b >f c`` on the list; bash on ``b``
+        if body is not None and last is not None and last is not body and last.type == "command":
+            self.trailing[last.id] = (extra, node.end_byte)
+            self.statement(body, depth + 1)
+            self.stdin = None
+            for child in node.named_children:
+                if child.type == "file_redirect" or child.type == "herestring_redirect":
+                    self.redirect(child, depth)
+                elif child.type == "heredoc_redirect":
+                    self.heredoc(child, depth)
+            if self.stdin is not None:
+                self.parts[self.last_command] = replace(self.parts[self.last_command], stdin=self.stdin)
+            return
+        if body is None or body.type != "command":
+            if extra:
+                self.problem(
+                    "words after a redirection's target of a compound command (a syntax error in bash)"
+                )
+            first = len(self.parts)
+            self.stdin = None
+            self.statement_children(node, depth)
+            if self.stdin is not None and len(self.parts) > first:
+                self.parts[first] = replace(self.parts[first], stdin=self.stdin)
+            return
+        self.command(body, depth, extra, node)
+        command = self.last_command
+        self.stdin = None
+        for child in node.named_children:
+            if child.type == "file_redirect" or child.type == "herestring_redirect":
+                self.redirect(child, depth)
+            elif child.type == "heredoc_redirect":
+                self.heredoc(child, depth)
+        if self.stdin is not None:
+            self.parts[command] = replace(self.parts[command], stdin=self.stdin)
 
     def opaque(self, node: tree_sitter.Node, why: str) -> None:
         """A command bash may run that the walk can't name: allow never, every deny rule may apply."""
@@ -245,7 +292,17 @@ class _Walk:
                 self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
                 self.opaque(child, "nesting too deep to analyse")
 
-    def command(self, node: tree_sitter.Node, depth: int) -> None:
+    def command(
+        self,
+        node: tree_sitter.Node,
+        depth: int,
+        trailing: list[tree_sitter.Node] | None = None,
+        whole: tree_sitter.Node | None = None,
+    ) -> None:
+        """One simple command; ``trailing`` are words bash adds after its redirections (see :meth:`redirected`)."""
+        end = whole.end_byte if trailing and whole is not None else node.end_byte
+        if node.id in self.trailing:
+            trailing, end = self.trailing.pop(node.id)
         argv: list[str | None] = []
         raw: list[str] = []
         assignments: list[str] = []
@@ -276,6 +333,9 @@ class _Walk:
             else:
                 argv.append(self.word(child, depth))
                 raw.append(self.text(child))
+        for word_node in trailing or ():
+            argv.append(self.word(word_node, depth))
+            raw.append(self.text(word_node))
         if not argv or argv[0] is None or is_globby(raw[0]):
             doubts.append(f"the command name {raw[0] if raw else '?'!r} is only known when bash runs it")
         elif argv[0] == "coproc":
@@ -283,9 +343,10 @@ class _Walk:
         elif argv[0] in _RENAMING_BUILTINS:
             doubts.append(f"{argv[0]} changes what later command names run")
             argv[0] = None
+        self.last_command = len(self.parts)
         self.parts.append(
             ShellPart(
-                text=self.text(node).strip(),
+                text=self.source[node.start_byte : end].decode("utf-8", "surrogateescape").strip(),
                 argv=tuple(argv),
                 raw=tuple(raw),
                 assignments=tuple(assignments),
@@ -378,9 +439,9 @@ class _Walk:
 
     def redirect(self, node: tree_sitter.Node, depth: int) -> None:
         operator = next((c.type for c in node.children if not c.is_named), "")
-        destinations = node.children_by_field_name("destination") or [
-            c for c in node.named_children if c.type != "file_descriptor"
-        ]
+        destinations = _destinations(node)
+        if node.type == "file_redirect":
+            destinations = destinations[:1]  # the rest are the command's words (see redirected)
         for destination in destinations:
             value = self.word(destination, depth)
             if node.type == "herestring_redirect" and value is not None:
@@ -418,6 +479,13 @@ class _Walk:
                 continue
             else:
                 self.statement(child, depth + 1)
+
+
+def _destinations(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """A redirection's destination words as the grammar gives them (bash's target is the first)."""
+    return node.children_by_field_name("destination") or [
+        c for c in node.named_children if c.type != "file_descriptor"
+    ]
 
 
 def _heredoc_delimited(walk: _Walk, node: tree_sitter.Node) -> bool:

@@ -42,6 +42,7 @@ from reference_impl.permissions._rules import (
     first_match,
     rule_applies_to_tool,
     rule_keys,
+    vouched,
 )
 from reference_impl.tools import (
     PermissionTarget,
@@ -150,12 +151,21 @@ def _allow_rule(call: Call, context: PermissionContext) -> tuple[PermissionRule,
 
 
 def _matching(call: Call, context: PermissionContext, behavior: str) -> RuleMatch | None:
-    return first_match(
+    found = first_match(
         _candidates(context, call.tool, behavior, call.target if call.error is None else _ERROR),
         call,
         cwd=context.cwd,
         project_root=context.project_root,
     )
+    # Only commands the engine does not read make it uncertain: an allow rule naming each of them
+    # is the user's explicit trust of that form (PERM-17).
+    if (
+        found is not None
+        and found.unread is not None
+        and vouched(_candidates(context, call.tool, "allow", call.target), call, found)
+    ):
+        return None
+    return found
 
 
 _ERROR = TypeError("the call's target could not be described")

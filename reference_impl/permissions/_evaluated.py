@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from reference_impl.permissions._program_model import PLAIN_PROGRAMS
 from reference_impl.permissions._programs import program_scripts
 
 if TYPE_CHECKING:
@@ -83,8 +84,12 @@ def hidden_code(
         return (
             f"let{_SUBSCRIPT_EVALUATION}" if any(a is None or _IDENTIFIER.search(a) for a in args) else None
         )
-    if any(a is None or "[" in a for a in _variable_names(name, args)):
+    names_set = _variable_names(name, args)
+    if any(a is None or "[" in a for a in names_set):
         return f"{name}{_SUBSCRIPT_EVALUATION}"
+    if name not in ("test", "[") and any(a is not None and _CODE_VARIABLES.match(a + "=") for a in names_set):
+        # ``printf -v PROMPT_COMMAND %s 'rm x'``, ``read PS4``: a code variable set by an argument.
+        return f"{name} sets a variable whose value bash runs as code"
     return None
 
 
@@ -278,13 +283,28 @@ def runs_written_file(
             written.update(posixpath.normpath(path) for path in _made_paths(base, argv[1:]))
     if not written:
         return None
+    if any(base == "git" for _, base in parts) and any(_is_git_control(path) for path in written):
+        return "it writes git's hooks or configuration, which a git command on the line may run"
     for argv, base in parts:
         if not argv or argv[0] is None:
             continue
         candidates: list[str | None] = [argv[0]] if "/" in argv[0] else []
         if base in shells or base in ("source", "."):
             candidates.append(next((a for a in argv[1:] if a is None or not a.startswith("-")), None))
+        elif base not in PLAIN_PROGRAMS:
+            # ``python3 f``, ``sqlite3 -init f``, ``make -f f``: a program that may run its operands.
+            candidates.extend(a.partition("=")[2] if a.startswith("-") else a for a in argv[1:] if a)
         for path in candidates:
-            if path is not None and posixpath.normpath(path) in written:
+            if path and posixpath.normpath(path) in written:
                 return f"it runs {path}, a file the same command line writes"
     return None
+
+
+def _is_git_control(path: str) -> bool:
+    """Whether ``path`` is one of git's hooks or configuration files (``.git/hooks/x``, ``.gitconfig``)."""
+    name = posixpath.basename(path)
+    return any(d in f"/{path}" for d in ("/.git/", "/.husky/")) or name in (
+        ".gitconfig",
+        ".gitattributes",
+        ".gitmodules",
+    )

@@ -5,9 +5,10 @@ alias.x='!CMD'`` (and the other settings git runs as commands), ``ssh -o ProxyCo
 ``make --eval`` run a shell command the line holds as data: it is judged as a script, like ``bash -c``
 (PERM-16: a wrapper is a command too). ``awk``'s ``system("CMD")`` is such a script when its argument
 is a plain string; an awk program that pipes to a command, or calls ``system`` on anything else, runs
-something only known when it runs. So does a ``sed`` script with GNU sed's ``e`` command or flag, and
-inline code of a general-purpose interpreter (``perl -e``, ``python3 -c``, ``node -e``, ...) that uses
-what in its language starts a program. A program's code read from a file is unknown as well.
+something only known when it runs (awk's string escapes are its own to decode). So does a ``sed``
+script with GNU sed's ``e`` command or flag. Interpreters' inline code is not screened here: it is
+unread (:mod:`~reference_impl.permissions._program_model`), since an interpreter's own decoding walks
+around any keyword screen.
 
 :func:`program_scripts` gives the scripts, or why what runs can't be known; the permission walk
 judges the scripts as nested command lines and treats the unknown as it treats ``eval "$x"``.
@@ -33,62 +34,16 @@ _GIT_COMMAND_SETTINGS = re.compile(
     re.IGNORECASE,
 )
 
-# What starts a program (or loads code that may) in each interpreter's inline code.
-_INTERPRETERS: dict[str, tuple[tuple[str, ...], re.Pattern[str]]] = {
-    "python": (
-        ("-c",),
-        re.compile(r"\b(import|exec|eval|compile|open|getattr|globals|locals|vars|breakpoint)\b|__"),
-    ),
-    "perl": (
-        ("-e", "-E"),
-        re.compile(r"\b(system|exec|qx|open|fork|pipe|eval|do|require|use|syscall|readpipe)\b|`"),
-    ),
-    "ruby": (
-        ("-e",),
-        re.compile(
-            r"\b(system|exec|spawn|fork|eval|require|load|open|IO|Kernel|Process|Open3|send|__send__|"
-            r"public_send|instance_eval|class_eval|syscall)\b|`|%x"
-        ),
-    ),
-    "node": (
-        ("-e", "--eval", "-p", "--print"),
-        re.compile(r"\b(require|import|process|eval|Function|globalThis|module|constructor)\b"),
-    ),
-    "php": (
-        ("-r",),
-        re.compile(
-            r"\b(system|exec|shell_exec|passthru|proc_open|popen|pcntl_exec|eval|assert|include|require|"
-            r"call_user_func|create_function|mail)\b|`"
-        ),
-    ),
-    "lua": (("-e",), re.compile(r"\b(os|io|load|loadstring|dofile|require|package)\b")),
-}
-_INTERPRETER_NAMES = {
-    "python": "python",
-    "python2": "python",
-    "python3": "python",
-    "pypy": "python",
-    "pypy3": "python",
-    "perl": "perl",
-    "ruby": "ruby",
-    "node": "node",
-    "nodejs": "node",
-    "php": "php",
-    "lua": "lua",
-    "luajit": "lua",
-}
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 # awk: ``system(`` with one plain double-quoted string, the only call whose command can be read.
 _AWK_SYSTEM = re.compile(r'\bsystem\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)')
 
 
-def _interpreter(name: str) -> str | None:
-    base = re.sub(r"[0-9.]+$", "", name) if name.startswith(("python", "pypy", "lua")) else name
-    return _INTERPRETER_NAMES.get(base) or _INTERPRETER_NAMES.get(name)
-
-
 def _option_values(args: Words, short: str, long: str) -> tuple[list[str], bool]:
-    """The values of ``-X VALUE``/``-XVALUE`` and ``--long=VALUE``/``--long VALUE``; whether one is unknown."""
+    """The values of ``-X VALUE``/``-XVALUE`` and ``--long=VALUE``/``--long VALUE``; whether one is unknown.
+
+    A long option may be abbreviated (``--to-comm=CMD``), as GNU getopt reads it.
+    """
     values: list[str] = []
     unknown = False
     for i, word in enumerate(args):
@@ -98,10 +53,9 @@ def _option_values(args: Words, short: str, long: str) -> tuple[list[str], bool]
         if word == "--":
             break
         value: str | bool | None = False
-        if long and word == f"--{long}":
-            value = following
-        elif long and word.startswith(f"--{long}="):
-            value = word.split("=", 1)[1]
+        given, eq, attached = word[2:].partition("=") if word.startswith("--") else ("", "", "")
+        if long and given and long.startswith(given):
+            value = attached if eq else following
         elif short and word == short:
             value = following
         elif short and len(short) == 2 and word.startswith(short) and not word.startswith("--"):
@@ -243,10 +197,14 @@ def _awk(args: Words) -> tuple[list[str], str | None]:
         programs.append(program)
     scripts: list[str] = []
     for program in programs:
+        # awk has no eval: a command starts only through ``system``, a pipe or an indirect call
+        # (``@f()``), all syntax; a string's escapes (``"\162m"``) are awk's to decode, so only a
+        # plain string without a backslash is read as the command.
+        calls = [m.group(1) for m in _AWK_SYSTEM.finditer(program)]
         rest = _AWK_SYSTEM.sub("", program)
-        if "|" in rest or "system" in rest or "@load" in rest:
-            return [], "the awk program runs a command only known at run time"
-        scripts += [re.sub(r"\\(.)", r"\1", m.group(1)) for m in _AWK_SYSTEM.finditer(program)]
+        if "|" in rest or "system" in rest or "@" in rest or any("\\" in call for call in calls):
+            return [], "the awk program runs a command the engine does not read"
+        scripts += calls
     return scripts, None
 
 
@@ -277,7 +235,8 @@ def _sed(args: Words) -> tuple[list[str], str | None]:
 def program_scripts(name: str, args: Words, stdin: str | None = None) -> tuple[list[str], str | None]:
     """The shell commands program ``name`` runs from ``args``, and why more may run (or None).
 
-    ``stdin`` is the text of its here-document or here-string, if it has one.
+    ``stdin`` is the text of its here-document or here-string, if it has one (unused by the programs
+    read here; kept so every reader of a command's input has one signature).
     """
     if name == "tar":
         return _tar(args)
@@ -296,58 +255,4 @@ def program_scripts(name: str, args: Words, stdin: str | None = None) -> tuple[l
         return _awk(args)
     if name == "sed":
         return _sed(args)
-    language = _interpreter(name)
-    if language is not None:
-        return _interpreter_code(name, language, args, stdin)
     return [], None
-
-
-def _interpreter_code(
-    name: str, language: str, args: Words, stdin: str | None
-) -> tuple[list[str], str | None]:
-    """Why an interpreter's code may start a program: inline code, or code read from its input."""
-    options, pattern = _INTERPRETERS[language]
-    if any(word in ("-V", "--version", "-h", "--help") for word in args):
-        return [], None  # it prints and exits
-    for i, word in enumerate(args):
-        if word is None:
-            return [], f"{name} is given code only known at run time"
-        code = _inline_code(word, args[i + 1] if i + 1 < len(args) else "", options)
-        if code is not False:
-            if code is None or pattern.search(str(code)):
-                return [], f"{name} runs code that may start any program"
-            return [], None
-        if word in ("-", "/dev/stdin"):
-            break  # the program is its input
-        if not word.startswith("-"):
-            return [], None  # a script file and its arguments
-    # No code on the line and no script file: the interpreter runs what its input holds.
-    if stdin is None:
-        return [], f"{name} runs code read from its input"
-    if pattern.search(stdin):
-        return [], f"{name} runs code from its input that may start any program"
-    return [], None
-
-
-# Flags without an argument that may come before the code option in one word (``python3 -Sc``, ``perl -ne``).
-_CLUSTER_FLAGS = "bBdEhiIOPqsSuvVxnplawT"
-
-
-def _inline_code(word: str, following: str | None, options: tuple[str, ...]) -> str | bool | None:
-    """The code ``word`` (and the word after it) gives an interpreter, or False when it gives none.
-
-    ``-c CODE``, ``-cCODE``, ``-Sc CODE`` (a cluster of flags ending in the option), ``--eval CODE``,
-    ``--eval=CODE``.
-    """
-    for option in options:
-        if option.startswith("--"):
-            if word == option:
-                return following
-            if word.startswith(f"{option}="):
-                return word.split("=", 1)[1]
-            continue
-        letter = option[1]
-        match = re.fullmatch(rf"-[{_CLUSTER_FLAGS}]*{re.escape(letter)}(.*)", word, re.DOTALL)
-        if match and not word.startswith("--"):
-            return match.group(1) or following
-    return False

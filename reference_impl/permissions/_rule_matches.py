@@ -16,6 +16,9 @@ class RuleMatch:
     rule: PermissionRule
     certain: bool
     detail: str
+    unread: tuple[tuple[str, ...], ...] | None = None
+    """For an uncertain match that only unread commands make: the forms of each, which allow rules
+    naming that program may vouch for (None: nothing can vouch for it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,12 @@ from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
-from reference_impl.permissions._shell_rules import shell_allow_match, shell_deny_match, shell_rule_index
+from reference_impl.permissions._shell_rules import (
+    shell_allow_match,
+    shell_deny_match,
+    shell_rule_index,
+    shell_vouched,
+)
 from reference_impl.permissions._url_hosts import host_matches
 from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, normalize_name_for_mcp, parse_mcp_name
 
@@ -43,6 +48,7 @@ __all__ = [
     "rule_keys",
     "rule_matches",
     "safe_target",
+    "vouched",
 ]
 
 
@@ -225,6 +231,13 @@ def first_match(
         if _content_matches(rule, call, cwd=cwd, project_root=project_root):
             return RuleMatch(rule, True, f"matched rule {rule.text}")
     return None
+
+
+def vouched(allow_rules: Sequence[PermissionRule], call: Call, found: RuleMatch) -> bool:
+    """Whether an uncertain deny/ask match made only by unread commands is vouched for by allow rules naming them."""
+    if found.certain or found.unread is None or call.shell is None or call.target is None:
+        return False
+    return shell_vouched(allow_rules, _tool_names(call.tool), found.unread)
 
 
 def allow_match(

@@ -25,6 +25,7 @@ from typing import TypeAlias
 from reference_impl.permissions._bash_reader import ShellCommand, ShellPart, split_command
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._evaluated import data_run_as_code, runs_written_file
+from reference_impl.permissions._program_model import unread_program
 from reference_impl.permissions._programs import program_scripts
 from reference_impl.permissions._wrapped_commands import (
     HARMLESS_WRAPPERS,
@@ -103,9 +104,7 @@ def _allow_argv(
     if is_wrapper(base):
         # Not stripped (not harmless, written with a path, or options not understood): the
         # wrapper is a command of its own, and what it runs must be allowed too.
-        if base == "command" and any(
-            a is not None and a.startswith("-") and ("v" in a or "V" in a) for a in args
-        ):
+        if _looks_up(base, args):
             return units  # ``command -v x`` only looks a name up
         option_scripts, why = program_scripts(base, args)  # ``ssh -o ProxyCommand=...``
         if why is not None:
@@ -187,10 +186,29 @@ def allow_units(command: ShellCommand, depth: int = 0) -> AllowUnits | None:
 
 @dataclass(frozen=True, slots=True)
 class DenyForms:
-    """Every spelling of a command a deny or ask rule is tried against, and why it may be anything."""
+    """Every spelling of a command a deny or ask rule is tried against, and why it may be anything.
+
+    ``opaque`` is why some command may be anything (a run-time name, a script only known when it
+    runs): every deny rule may apply. ``unread`` are the commands the engine does not read
+    (:func:`~reference_impl.permissions._program_model.unread_program`), each with why and the forms
+    an allow rule naming that program may vouch for (the user's explicit trust of that form).
+    """
 
     forms: frozenset[str]
     opaque: str | None
+    unread: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+class _Reading(set[str]):
+    """The forms found so far, and the unread commands met on the way (see :class:`DenyForms`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unread: list[tuple[str, tuple[str, ...]]] = []
+
+    def note_unread(self, why: str, argv: Argv, raw: tuple[str, ...]) -> None:
+        forms = tuple(dict.fromkeys((_quoted_form(argv, raw), _plain_form(argv, raw))))
+        self.unread.append((why, forms))
 
 
 def _program_name(name: str) -> str:
@@ -213,9 +231,19 @@ def _deny_env_split(args: Argv, forms: set[str], depth: int) -> str | None:
 
 
 def _deny_argv(
-    argv: Argv, raw: tuple[str, ...], forms: set[str], depth: int, stdin: str | None = None
+    argv: Argv,
+    raw: tuple[str, ...],
+    forms: set[str],
+    depth: int,
+    stdin: str | None = None,
+    *,
+    exact: bool = True,
 ) -> str | None:
-    """Add the forms of one command (words) to ``forms``; return a reason when it could be anything."""
+    """Add the forms of one command (words) to ``forms``; return a reason when it could be anything.
+
+    ``exact`` is False for a guess at what a wrapper runs (one of its argument suffixes): its forms
+    are added, but only the command the wrapper's parsed options name is judged as read or unread.
+    """
     if depth > 8:
         return "wrappers nested too deeply"
     if _name_unknown(argv):
@@ -236,15 +264,18 @@ def _deny_argv(
     reason: str | None = None
     if is_wrapper(base):
         candidates: list[Argv] = []
-        exact = unwrap(base, args)
-        if exact is not None:
-            candidates.append(exact)
+        parsed = unwrap(base, args)
+        if parsed is not None:
+            reason = _deny_argv(parsed, _raw_of(parsed), forms, depth + 1, stdin, exact=exact)
+        elif exact and args and isinstance(forms, _Reading) and not _looks_up(base, args):
+            forms.note_unread(f"{base}'s options are not ones the engine reads", argv, raw)
         candidates.extend(wrapped_candidates(args))
         if base == "env":
             reason = reason or _deny_env_split(args, forms, depth)
         for inner in dict.fromkeys(candidates):
-            reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1, stdin)
-        for script in wrapper_scripts(base, args, exact):
+            if inner != parsed:
+                reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1, stdin, exact=False)
+        for script in wrapper_scripts(base, args, parsed):
             if script is None:
                 return f"{base} runs a script only known when bash runs it"
             reason = reason or _deny_command(split_command(script), forms, depth + 1)
@@ -273,14 +304,24 @@ def _deny_argv(
             reason = _deny_command(split_command(script), forms, depth + 1)
     elif base == "find":
         for inner in find_commands(args):
-            reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1)
+            reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1, exact=exact)
     else:
         script, why = data_run_as_code(base, args, stdin)
         if why is not None:
             return why
         if script is not None:
             reason = _deny_command(split_command(script), forms, depth + 1)
+        unread = unread_program(base, args, stdin) if exact and isinstance(forms, _Reading) else None
+        if unread is not None and isinstance(forms, _Reading):
+            forms.note_unread(unread, argv, raw)
     return reason
+
+
+def _looks_up(base: str, args: Argv) -> bool:
+    """``command -v x``: the wrapper only looks a name up."""
+    return base == "command" and any(
+        a is not None and a.startswith("-") and ("v" in a or "V" in a) for a in args
+    )
 
 
 def _programs_run(argv: Argv) -> list[tuple[Argv, str]]:
@@ -289,6 +330,11 @@ def _programs_run(argv: Argv) -> list[tuple[Argv, str]]:
     while argv and argv[0] is not None and len(runs) < 8:
         base = _program_name(argv[0])
         runs.append((argv, base))
+        if base == "env":  # ``env -S 'bash f'``: the split string's words are a command too
+            for script, _ in env_split_strings(argv[1:]):
+                words = env_split(script) if script is not None else None
+                if words:
+                    runs.extend(_programs_run(words))
         inner = unwrap(base, argv[1:]) if is_wrapper(base) else None
         if not inner:
             break
@@ -323,9 +369,9 @@ def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | N
 @lru_cache(maxsize=8192)
 def deny_forms(command: str) -> DenyForms:
     """Every form of ``command`` a deny or ask rule is tried against, and whether it is opaque."""
-    forms: set[str] = set()
+    forms = _Reading()
     reason = _deny_command(split_command(command), forms, 0)
-    return DenyForms(forms=frozenset(f for f in forms if f), opaque=reason)
+    return DenyForms(forms=frozenset(f for f in forms if f), opaque=reason, unread=tuple(forms.unread))
 
 
 def allow_candidates(part: ShellPart) -> tuple[str, ...]:

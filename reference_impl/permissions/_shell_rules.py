@@ -28,6 +28,7 @@ __all__ = [
     "shell_allow_match",
     "shell_deny_match",
     "shell_rule_index",
+    "shell_vouched",
 ]
 
 
@@ -188,8 +189,37 @@ def shell_deny_match(
         elif forms.opaque is not None:
             first = index.content[0]
             found = RuleMatch(first, False, f"{forms.opaque}: it could run what rule {first.text} covers")
+        elif forms.unread:
+            first = index.content[0]
+            why = forms.unread[0][0]
+            found = RuleMatch(
+                first,
+                False,
+                f"{why}: it could run what rule {first.text} covers",
+                unread=tuple(unread_forms for _, unread_forms in forms.unread),
+            )
     index.remember(("deny", command), found)
     return found
+
+
+def shell_vouched(
+    rules: Sequence[PermissionRule], names: tuple[str, ...], unread: Sequence[Sequence[str]]
+) -> bool:
+    """Whether allow ``rules`` name every unread command: a rule whose pattern starts with its program covers it.
+
+    That is the user's explicit trust of the form (``Bash(python3 -c:*)`` for ``python3 -c '...'``);
+    a rule that may match anything (``Bash(*)``, the whole tool) vouches for nothing.
+    """
+    index = shell_rule_index(rules, names)
+    for forms in unread:
+        if not any(
+            match_shell_pattern(rule.content, form)
+            for form in forms
+            for rule in index.by_head.get(command_head(form), ())
+            if rule.content is not None
+        ):
+            return False
+    return True
 
 
 def _cover(index: ShellRuleIndex, units: AllowUnits | None) -> AllowMatch | None:

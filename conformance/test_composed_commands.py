@@ -1,0 +1,130 @@
+"""Deny rules against command lines composed from bash's grammar, with bash as the judge (PERM-17).
+
+``ths.composed_commands()`` carries ``rm -rf x`` through one or two productions that make bash, or
+a program bash starts, run it: substitutions, shell strings in every quoting form, shells reading
+from here-strings and descriptors, scripts the line writes and runs, functions, code-carrying
+variables, wrappers and options mined from the machine's manual pages, interpreters' own
+encodings. A line the harness runs under a deny rule is given to the bash oracle, which runs the
+catalogued programs for real: the denied program must not be among what ran. Without bash or
+bubblewrap these tests skip, naming what is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings, target
+from hypothesis import strategies as st
+
+from conformance._strategies_permissions import run_calls, shell_tool
+from pytest_toolharness import strategies as ths
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec
+
+
+@functools.cache
+def _judge(oracle: ths.BashSandbox) -> ths.BashSandbox:
+    return oracle.running_for_real(ths.composed_real_programs())
+
+
+def _composed(command: str, *carriers: str) -> ths.ComposedCommand:
+    return ths.ComposedCommand("rm", ("-rf", "x"), command, carriers)
+
+
+@pytest.mark.toolharness_heavy
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=100, deadline=None)
+@given(
+    composed=ths.composed_commands(max_depth=2),
+    deny_form=st.sampled_from(["Bash({}:*)", "Bash({} *)", "Bash({} -rf:*)"]),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+# The minimal lines tests/mutants/hunt_mechanisms.py found in the engine of commit 531c59b, one per
+# mechanism (docs/fuzzing-findings.md).
+@example(composed=_composed("rm >/dev/null -rf x"), deny_form="Bash({} -rf:*)", mode="bypassPermissions")
+@example(
+    composed=_composed("echo 'rm -rf x' > f; env -S 'bash f'", "written-script"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    composed=_composed(
+        "printf -v PROMPT_COMMAND %s 'rm -rf x'; export PROMPT_COMMAND; bash -i <<< ''", "code-variable"
+    ),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(composed=_composed("debconf rm -rf x", "wrapper"), deny_form="Bash({}:*)", mode="bypassPermissions")
+@example(
+    composed=_composed("debugfs -R '!rm -rf x'", "option-command"),
+    deny_form="Bash({} *)",
+    mode="bypassPermissions",
+)
+@example(
+    composed=_composed("echo '.shell rm -rf x' > o; sqlite3 -init o", "option-script"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    composed=_composed(
+        "git init -q r && cd r && git config core.sshCommand 'rm -rf x' && git ls-remote ssh://h/x",
+        "config-command",
+    ),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    composed=_composed(
+        "awk 'BEGIN{system(\"\\162\\155\\040\\055\\162\\146\\040\\170\")}'", "interpreter-inline"
+    ),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    composed=_composed("echo 'import os;os.system('\\''rm -rf x'\\'')' > f; python3 f", "interpreter-script"),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+@example(
+    composed=_composed(
+        "tclsh <<< 'exec sh -c \"\\x72\\x6d\\x20\\x2d\\x72\\x66\\x20\\x78\"'", "interpreter-stdin"
+    ),
+    deny_form="Bash({}:*)",
+    mode="bypassPermissions",
+)
+def test_deny_rule_holds_through_composed_carriers(
+    new_harness: Callable[[], Any],
+    bash_oracle: ths.BashSandbox,
+    composed: ths.ComposedCommand,
+    deny_form: str,
+    mode: str,
+) -> None:
+    """PERM-17: a deny rule's program never runs unasked, however many productions carry it.
+
+    The line is composed, not listed (``ths.composed_commands``); programs and options come from the
+    catalogue mined from the machine's manual pages. A call the harness runs without anyone asked
+    is run by the bash oracle (with the catalogued programs and interpreters run for real): no
+    record may be the denied command (for ``Bash(rm -rf:*)``, an ``rm`` whose first word is
+    ``-rf``). Hypothesis is steered (``target``) toward deeper lines the harness lets through.
+    """
+    deny = deny_form.format(composed.target)
+    rules = [RuleSpec(deny, "deny")]
+    if composed.allowed:
+        rules.append(RuleSpec(f"Bash({composed.allowed}:*)", "allow"))
+    run = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": composed.command})], rules=rules, mode=mode
+    )
+    ran = run.ran() > 0
+    target(float(len(composed.carriers)) if ran else 0.0, label="carriers of a line the harness ran")
+    if not ran:
+        return
+    words = [composed.target, "-rf"] if deny_form == "Bash({} -rf:*)" else [composed.target]
+    executed = _judge(bash_oracle).executed(composed.command)
+    hits = [record for record in executed if [record[0].rsplit("/", 1)[-1], *record[1 : len(words)]] == words]
+    assert not hits, (
+        f"{deny} ({mode}) let {composed.command!r} run (carriers {composed.carriers}), and bash ran {hits!r}"
+    )

@@ -1,0 +1,454 @@
+"""A catalogue of programs that run other programs, mined from the machine's own documentation (PERM-17).
+
+Nobody types the list in: :func:`mine_catalogue` reads the manual pages of the installed programs
+(``/usr/share/man/man1`` and ``man8``, troff source) and, for programs without one, their
+``--help`` (run in a throwaway bubblewrap sandbox), and keeps
+
+- **options that take a command** (``tar --to-command=COMMAND``, ``man -P pager``, ``find -exec``):
+  the option's argument is named like a command (``COMMAND``, ``prog``, ``shell``, ``filter``,
+  ``pager``...), or its description says it runs, executes or invokes a command, shell or program;
+- **options that take a script file** (``bash --rcfile file``, ``sqlite3 -init file``): the argument
+  names a file and the description says the file's commands are read or executed;
+- **configuration keys that hold a command** (``git -c core.sshCommand=...``): a ``.PP`` key
+  paragraph of a page (``git-config(1)``) whose description says it runs a command or that its
+  value is a shell command;
+- **wrappers** (``timeout DURATION COMMAND [ARG]...``, ``taskset mask command argument...``): the
+  synopsis puts a command and its arguments after the program's own operands, whose values are
+  filled from the operand's name.
+
+The mined catalogue is committed (``program_catalogue.json`` beside this module, so a run draws the
+same entries on every machine); ``python -m pytest_toolharness._strategies.program_catalogue``
+mines it again. Entries are *claims* read from prose: the bash oracle, which runs the catalogued
+programs for real, says whether an entry really runs what it is given. Mining asks it
+(:func:`confirm_entries`): each entry is tried with every :data:`ESCAPES` prefix of the command and
+every :data:`TAILS` operand list, and the first form the oracle saw run is kept as ``confirmed``
+(generators draw confirmed entries more often, and still try the others).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
+
+__all__ = [
+    "CATALOGUE_FILE",
+    "ESCAPES",
+    "GIT_TRIGGERS",
+    "TAILS",
+    "CatalogueEntry",
+    "confirm_entries",
+    "load_catalogue",
+    "mine_catalogue",
+    "mine_help_text",
+    "mine_manual_page",
+]
+
+CATALOGUE_FILE = Path(__file__).with_name("program_catalogue.json")
+MAN_DIRS = ("/usr/share/man/man1", "/usr/share/man/man8")
+BIN_DIRS = ("/usr/bin", "/usr/sbin", "/usr/local/bin", "/bin", "/sbin")
+
+# What a program's own command language puts before a shell command (a shell string needs nothing):
+# vi's and git's ``!``, gdb's ``shell``, sqlite3's ``.shell``.
+ESCAPES = ("", "!", "shell ", ".shell ")
+# Operands that bring a program to the point of running the option's command.
+TAILS = ("", " /etc/hostname", " /etc/hostname /etc/hostname /etc/hostname", " -cf /dev/null /etc/hostname")
+# Subcommands that bring git to the point of running a configured command.
+GIT_TRIGGERS = (
+    "status",
+    "diff --no-index /etc/hostname /etc/passwd",
+    "fetch ssh://h/x",
+    "ls-remote ssh://h/x",
+    "log -1",
+)
+
+EntryKind = Literal["option-command", "option-script", "config-command", "wrapper"]
+
+
+@dataclass(frozen=True, order=True)
+class CatalogueEntry:
+    """One way ``program`` runs something it is given.
+
+    ``option`` and ``joiner`` (``"="`` or ``" "``) spell the option for the option kinds;
+    ``operands`` are the values put between the program (and its options) and the command of a
+    wrapper. ``program`` may carry a subcommand (``git rebase``, documented by ``git-rebase(1)``). ``source`` names the page (or ``--help``) and ``evidence`` the text it was read from.
+    """
+
+    program: str
+    kind: EntryKind
+    option: str = ""
+    joiner: str = " "
+    operands: tuple[str, ...] = ()
+    source: str = ""
+    evidence: str = ""
+    confirmed: tuple[str, str] | None = None  # (escape, tail) with which the oracle saw it run a command
+
+    @property
+    def key(self) -> str:
+        """A configuration key's name with its placeholders filled (``alias.*`` -> ``alias.z``)."""
+        key = self.option.replace("<name>", "z").replace("<token>", "z").replace("<format>", "tgz")
+        return key.replace("<task>", "gc").replace("*", "z")
+
+    def escape_for(self, escape: str) -> str:
+        """The prefix a command given to this entry takes (git's aliases always ``!``)."""
+        return "!" if self.kind == "config-command" and self.key.startswith("alias.") else escape
+
+    def command_line(self, command: str, quoted_value: str, tail: str, *, in_repository: bool = False) -> str:
+        """A line in which this entry is given a command.
+
+        ``command`` for a wrapper (as words), ``quoted_value`` for an option or a key (one shell
+        word); ``tail`` ends the line (for git, the subcommand that triggers the key). A key is set
+        with ``-c``, or ``in_repository`` written to a new repository's configuration first.
+        """
+        program = self.program.split(" ")[0]
+        if self.kind == "wrapper":
+            return f"{self.program}{''.join(' ' + o for o in self.operands)} {command}"
+        if self.kind == "option-script":
+            return f"echo {quoted_value} > o; {self.program} {self.option}{self.joiner}o{tail}"
+        if self.kind == "config-command":
+            trigger = "z" if self.key.startswith("alias.") else tail.strip() or "status"
+            if in_repository:
+                configure = f"{program} init -q r && cd r && {program} config {self.key} {quoted_value}"
+                return f"{configure} && {program} {trigger}"
+            return f"{program} -c {self.key}={quoted_value} {trigger}"
+        return f"{self.program} {self.option}{self.joiner}{quoted_value}{tail}"
+
+    def probes(self) -> tuple[tuple[str, str], ...]:
+        """The (escape, tail) forms mining tries."""
+        if self.kind == "wrapper":
+            return (("", ""),)
+        if self.kind == "config-command":
+            return tuple((self.escape_for(""), f" {trigger}") for trigger in GIT_TRIGGERS)
+        return tuple((escape, tail) for escape in ESCAPES for tail in TAILS)
+
+
+_FONT = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)")
+_STRING = re.compile(r"\\\*(?:\(..|\[[^\]]*\]|.)")
+_GLYPHS = {"\\-": "-", "\\(em": "-", "\\(en": "-", "\\(aq": "'", "\\[aq]": "'", "\\e": "\\", "\\ ": " "}
+_DROPPED = ("\\&", "\\|", "\\,", "\\/", "\\^", "\\%")
+
+
+def _clean(line: str) -> str:
+    """A troff line as text: fonts, glyphs and zero-width escapes gone, a macro's name dropped."""
+    text = _FONT.sub("", line)
+    for escape, glyph in _GLYPHS.items():
+        text = text.replace(escape, glyph)
+    for escape in _DROPPED:
+        text = text.replace(escape, "")
+    text = _STRING.sub("", text)
+    if text.startswith("."):
+        text = text.partition(" ")[2]
+    return text.replace('"', " ").strip()
+
+
+# An option as documented: its spelling, how its argument is joined, the argument's name.
+_OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z0-9][\w-]*)(?:(\[?=|\s)\s*[<\[]?([A-Za-z][\w|-]*))?")
+_COMMAND_NAMES = re.compile(
+    r"^(command|cmd|command-string|commandline|cmdline|prog|program|shell|filter|pager|editor|hook|"
+    r"executable|exe)s?$",
+    re.IGNORECASE,
+)
+_FILE_NAMES = re.compile(r"^(file|filename|script|scriptname|script-file|rcfile|init-file)s?$", re.IGNORECASE)
+_RUNS = re.compile(
+    r"\b(execut\w*|runs?|run\s+\w+|invok\w*|spawn\w*|pipe\w*\s+(?:through|to)|filter\w*\s+\w+\s+through)\b"
+    r"[^.]{0,60}?\b(command|shell|program|script)",
+    re.IGNORECASE,
+)
+_READS_COMMANDS = re.compile(r"\b(read|execut|run|sourc|load)\w*\b[^.]{0,40}\bcommands?\b", re.IGNORECASE)
+_STARTS_BLOCK = (".TP", ".IP", ".SH", ".SS", ".PP", ".P", ".LP", ".HP")
+
+
+def _option_blocks(lines: Sequence[str]) -> Iterable[tuple[str, str]]:
+    """(option line, description) for every tagged paragraph of a page.
+
+    man's ``.TP`` / ``.IP tag`` paragraphs, and asciidoc's ``.PP`` / tag / ``.RS`` ... ``.RE``.
+    """
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if (
+            line == ".PP"
+            and i + 2 < len(lines)
+            and lines[i + 2].startswith(".RS")
+            and lines[i + 1].startswith("\\-")
+        ):
+            paragraph = []
+            for following in lines[i + 3 : i + 40]:
+                if following.startswith(".RE"):
+                    break
+                paragraph.append(_clean(following))
+            yield _clean(lines[i + 1]), " ".join(part for part in paragraph if part)
+            i += 3
+            continue
+        if line.startswith(".TP") or (line.startswith(".IP ") and len(line) > 4):
+            head = line[4:] if line.startswith(".IP") else (lines[i + 1] if i + 1 < len(lines) else "")
+            j = i + 1 if line.startswith(".IP") else i + 2
+            body: list[str] = []
+            while j < len(lines) and not lines[j].startswith(_STARTS_BLOCK):
+                body.append(_clean(lines[j]))
+                j += 1
+            yield _clean(head), " ".join(part for part in body if part)
+            i = j
+        else:
+            i += 1
+
+
+def _entries_from_option(program: str, head: str, description: str, source: str) -> Iterable[CatalogueEntry]:
+    runs = _RUNS.search(description[:400]) is not None
+    for match in _OPTION.finditer(head):
+        option, joiner, argument = match.groups()
+        if not argument or option in ("-h", "--help"):
+            continue
+        evidence = f"{head} :: {description[:160]}".strip()
+        spelled = "=" if joiner and "=" in joiner else " "
+        if _COMMAND_NAMES.match(argument) or (runs and not _FILE_NAMES.match(argument)):
+            kind: EntryKind = "option-command"
+        elif _FILE_NAMES.match(argument) and _READS_COMMANDS.search(description[:300]):
+            kind = "option-script"
+        else:
+            continue
+        yield CatalogueEntry(program, kind, option, spelled, (), source, evidence)
+
+
+# An operand before a wrapper's command, filled by what its name says it is.
+_OPERAND_VALUES = (
+    (re.compile(r"file|dir|lock|path", re.I), "/tmp/l"),
+    (re.compile(r"root", re.I), "/"),
+    (re.compile(r"user", re.I), "root"),
+    (re.compile(r"arch", re.I), "x86_64"),
+    (re.compile(r".", re.I), "1"),
+)
+_WRAPPER_SYNOPSIS = re.compile(
+    r"^(?P<before>.*?)\b(?:COMMAND|command|PROGRAM|program|cmd|CMD|prog)\s*\[?\s*(?:ARG|arg|argument)",
+)
+
+
+def _wrapper_entry(program: str, synopsis: str, source: str) -> CatalogueEntry | None:
+    for usage in re.split(rf"(?:^|\s)(?={re.escape(program)}\s)", synopsis):
+        match = _WRAPPER_SYNOPSIS.match(usage.strip())
+        if match is None or not match.group("before").startswith(program):
+            continue
+        before = match.group("before")[len(program) :]
+        before = re.sub(r"\[[^\]]*\]", " ", before)  # optional parts are left out
+        if "{" in before or "-" in before.replace("--", ""):
+            continue  # a required option or a choice: not a plain wrapper
+        operands = []
+        for name in before.replace("--", " ").split():
+            if not re.search(r"[A-Za-z]", name):
+                continue  # "[", "...", "-"
+            operands.append(next(value for pattern, value in _OPERAND_VALUES if pattern.search(name)))
+        return CatalogueEntry(program, "wrapper", "", " ", tuple(operands), source, usage.strip()[:160])
+    return None
+
+
+_CONFIG_KEY = re.compile(r"^[a-z][\w-]*(?:\.[\w<>*-]+)+$")
+_SHELL_COMMAND = re.compile(
+    r"\bshell command\b|\bcommand (?:is|will be) (?:run|executed|invoked)|"
+    r"\b(?:using|use) the (?:given|specified) (?:command|program)",
+    re.IGNORECASE,
+)
+
+
+def _config_entries(program: str, lines: Sequence[str], source: str) -> Iterable[CatalogueEntry]:
+    """Configuration keys (``.PP`` / key / ``.RS`` ... ``.RE``) whose value is a command that is run."""
+    for i in range(len(lines) - 2):
+        if lines[i] != ".PP" or not lines[i + 2].startswith(".RS"):
+            continue
+        key = _clean(lines[i + 1])
+        if not _CONFIG_KEY.match(key):
+            continue
+        body: list[str] = []
+        for line in lines[i + 3 : i + 60]:
+            if line.startswith(".RE"):
+                break
+            body.append(_clean(line))
+        description = " ".join(part for part in body if part)
+        if _RUNS.search(description[:400]) or _SHELL_COMMAND.search(description[:1500]):
+            yield CatalogueEntry(
+                program, "config-command", key, "=", (), source, f"{key} :: {description[:160]}"
+            )
+
+
+def mine_manual_page(program: str, troff: str, source: str = "") -> list[CatalogueEntry]:
+    """The catalogue entries a manual page (troff source) documents for ``program``."""
+    lines = troff.splitlines()
+    entries: list[CatalogueEntry] = list(_config_entries(program, lines, source))
+    for head, description in _option_blocks(lines):
+        entries.extend(_entries_from_option(program, head, description, source))
+    synopsis = re.search(r"^\.SH\s+\"?SYNOPSIS\"?\s*$(.*?)^\.SH", troff, re.MULTILINE | re.DOTALL)
+    if synopsis is not None:
+        text = " ".join(_clean(line) for line in synopsis.group(1).splitlines() if not line.startswith(".br"))
+        wrapper = _wrapper_entry(program, re.sub(r"\s+", " ", text), source)
+        if wrapper is not None:
+            entries.append(wrapper)
+    return entries
+
+
+_HELP_OPTION = re.compile(
+    r"^\s{1,8}((?:-\w|--[\w-]+)[^\s]*(?:[ ,]+(?:-\w|--[\w-]+)\S*)*(?: [A-Z<][\w<>-]*)?)\s{2,}(.+)$"
+)
+
+
+def mine_help_text(program: str, text: str) -> list[CatalogueEntry]:
+    """The catalogue entries a program's ``--help`` output documents."""
+    entries: list[CatalogueEntry] = []
+    for line in text.splitlines():
+        match = _HELP_OPTION.match(line)
+        if match is not None:
+            entries.extend(_entries_from_option(program, match.group(1), match.group(2), "--help"))
+    usage = re.search(r"^(?:Usage|usage):\s*(.+)$", text, re.MULTILINE)
+    if usage is not None:
+        usage_line = usage.group(1).strip()
+        if usage_line.startswith(program):
+            wrapper = _wrapper_entry(program, usage_line, "--help")
+            if wrapper is not None:
+                entries.append(wrapper)
+    return entries
+
+
+def _installed(bin_dirs: Sequence[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for directory in bin_dirs:
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        for name in names:
+            found.setdefault(name, os.path.join(directory, name))
+    return found
+
+
+def _help_output(path: str) -> str:
+    """``path --help`` in a throwaway sandbox (no network, read-only root, a fresh /tmp), or ""."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return ""
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev"]
+    argv += ["--proc", "/proc", "--tmpfs", "/tmp", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin"]
+    try:
+        done = subprocess.run(
+            [*argv, path, "--help"], capture_output=True, timeout=3, check=False, stdin=subprocess.DEVNULL
+        )
+    except (subprocess.TimeoutExpired, OSError):
+        return ""
+    return (done.stdout + done.stderr).decode("utf-8", "replace")[:20000]
+
+
+def mine_catalogue(
+    man_dirs: Sequence[str] = MAN_DIRS, bin_dirs: Sequence[str] = BIN_DIRS, *, run_help: bool = True
+) -> tuple[CatalogueEntry, ...]:
+    """Mine the catalogue from the installed programs' manual pages (and ``--help`` where none)."""
+    installed = _installed(bin_dirs)
+    entries: set[CatalogueEntry] = set()
+    documented: set[str] = set()
+    for directory in man_dirs:
+        try:
+            pages = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        for page in pages:
+            program = page.split(".")[0]
+            if program not in installed and "-" in program and program.split("-")[0] in installed:
+                program = program.replace("-", " ", 1)  # git-rebase(1) documents ``git rebase``
+            if program.split(" ")[0] not in installed:
+                continue
+            path = os.path.join(directory, page)
+            try:
+                opener = gzip.open if page.endswith(".gz") else open
+                with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+                    troff = handle.read()
+            except OSError:
+                continue
+            documented.add(program)
+            entries.update(mine_manual_page(program, troff, path))
+    if run_help:
+        for program, path in sorted(installed.items()):
+            if program not in documented and os.access(path, os.X_OK):
+                entries.update(mine_help_text(program, _help_output(path)))
+    # One entry per (program, kind, option): the first page that documents it.
+    unique: dict[tuple[str, str, str], CatalogueEntry] = {}
+    for entry in sorted(entries):
+        unique.setdefault((entry.program, entry.kind, entry.option), entry)
+    return tuple(unique.values())
+
+
+def confirm_entries(entries: Sequence[CatalogueEntry], sandbox: BashSandbox) -> tuple[CatalogueEntry, ...]:
+    """``entries``, each ``confirmed`` with the first probe in which ``sandbox`` saw it run a command.
+
+    All probes of an entry run in one line, each in ``timeout`` and each running ``rm -rf x<k>``: the
+    ``k`` in what the oracle saw says which probe worked.
+    """
+    sandbox = sandbox.running_for_real((*(e.program.split(" ")[0] for e in entries), "timeout"))
+    confirmed = []
+    for entry in entries:
+        probes = entry.probes()
+        lines = []
+        for k, (escape, tail) in enumerate(probes):
+            marker = f"rm -rf x{k}"
+            line = entry.command_line(marker, shlex.quote(entry.escape_for(escape) + marker), tail)
+            lines.append(f"timeout -s KILL 3 bash -c {shlex.quote(line)} </dev/null")
+        try:
+            ran = sandbox.executed("\n".join(lines), timeout=4.0 * len(lines) + 5)
+        except RuntimeError:
+            ran = []
+        hits = {
+            int(argument[1:])
+            for record in ran
+            if record[0] == "rm"
+            for argument in record
+            if re.fullmatch(r"x\d+", argument)
+        }
+        first = min(hits) if hits else None
+        confirmed.append(replace(entry, confirmed=probes[first] if first is not None else None))
+    return tuple(confirmed)
+
+
+def load_catalogue(path: Path = CATALOGUE_FILE) -> tuple[CatalogueEntry, ...]:
+    """The committed catalogue (see the module's docstring for how it is mined)."""
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    entries = []
+    for row in rows["entries"]:
+        confirmed = row.get("confirmed")
+        fields = {
+            **row,
+            "operands": tuple(row["operands"]),
+            "confirmed": tuple(confirmed) if confirmed else None,
+        }
+        entries.append(CatalogueEntry(**fields))
+    return tuple(entries)
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Mine the catalogue and write it to ``program_catalogue.json`` (or the path given)."""
+    target = Path(argv[0]) if argv else CATALOGUE_FILE
+    entries = mine_catalogue()
+    sandbox = bash_sandbox()
+    if sandbox is None:
+        print(f"not confirmed by the oracle: {bash_sandbox_problem()}", file=sys.stderr)
+    else:
+        entries = confirm_entries(entries, sandbox)
+    document = {
+        "generated_by": "python -m pytest_toolharness._strategies.program_catalogue",
+        "entries": [asdict(entry) for entry in entries],
+    }
+    target.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    confirmed = sum(1 for entry in entries if entry.confirmed)
+    print(
+        f"{len(entries)} entries ({confirmed} confirmed) from {len({e.program for e in entries})} programs -> {target}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

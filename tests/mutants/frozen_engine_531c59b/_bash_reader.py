@@ -1,0 +1,516 @@
+r"""What bash would run: shell commands parsed with a real bash grammar (PERM-11, PERM-16, PERM-17).
+
+A command line is parsed by tree-sitter's bash grammar and the syntax tree is walked. The walk
+models the constructs it understands (lists, pipelines, subshells, groups, simple commands, words
+and their quoting, redirections, here-documents, command and process substitutions); it **fails
+closed**: any other node type (``if``, ``for``, functions, ``[[ ]]``, arithmetic, a syntax error,
+...) is a *problem*, and a command with a problem is never allowed by a rule (it is asked about).
+Commands inside a construct the walker does not model are still collected, for deny rules.
+
+Each simple command becomes a :class:`ShellPart`: its words after bash's quote removal
+(:mod:`~reference_impl.permissions._bash_words`), ``None`` for a word bash only knows at run time
+(``$X``, ``$(...)``, a glob). A command name bash only knows at run time is a *doubt*: allow rules
+never trust it, and deny rules treat it as possibly anything. What the commands themselves run
+(wrappers, ``bash -c``, ``eval``) is :mod:`~reference_impl.permissions._wrapped_commands`'s; the
+spellings rules are tried against are :mod:`~reference_impl.permissions._shell_forms`'s.
+
+This module only analyses strings; it calls no other part of the harness.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_bash
+
+from tests.mutants.frozen_engine_531c59b._bash_words import (
+    ansi_c_value,
+    continuation_joins,
+    heredoc_delimiter,
+    is_globby,
+    unquote_double,
+    unquote_word,
+)
+from tests.mutants.frozen_engine_531c59b._evaluated import MAY_HIDE_CODE, hidden_code, mark_evaluated_code
+
+__all__ = [
+    "SHELL_KEYWORDS",
+    "ShellCommand",
+    "ShellPart",
+    "split_command",
+]
+
+SHELL_KEYWORDS = frozenset(
+    {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac"}
+    | {"select", "function", "coproc", "{", "}", "[[", "]]", "!", "time"}
+)
+"""Bash's reserved words."""
+
+MAX_COMMAND_LENGTH = 100_000
+"""Longer command lines are not analysed (asked about, and matched by every deny rule)."""
+
+MAX_DEPTH = 48
+"""Deeper nesting (substitutions in substitutions, ``bash -c`` in ``bash -c``) is not analysed."""
+
+_SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+_OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+# Characters bash does not treat as blanks but other tokenisers (tree-sitter's included) might.
+_ODD_BLANKS = re.compile("[\x00\x0b\x0c\r\x85\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]")
+_UNSAFE_VARIABLES = re.compile(
+    r"^(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|HOME|SHELL|"
+    r"LD_\w*|DYLD_\w*|PYTHON\w*|NODE_OPTIONS|NODE_PATH|PERL\w*|RUBY\w*|GIT_\w*|JAVA_TOOL_OPTIONS|"
+    r"BASH_FUNC_\w*|EDITOR|VISUAL|PAGER|GEM_\w*|npm_config_\w*|NPM_CONFIG_\w*)$"
+)
+"""Variables that change *which* program runs or what it loads: an assignment of one is never stripped."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShellPart:
+    """One simple command bash would run.
+
+    ``text`` is the command as written; ``argv`` its words after quote removal, ``None`` for a
+    word only known at run time; ``raw`` the same words as written; ``assignments`` the leading
+    ``NAME=value`` words as written, with ``plain_assignments`` telling whether all of them assign
+    a known value to a variable that does not change what runs; ``doubts`` why an allow rule must
+    not trust this command.
+    """
+
+    text: str
+    argv: tuple[str | None, ...]
+    raw: tuple[str, ...]
+    assignments: tuple[str, ...] = ()
+    plain_assignments: bool = True
+    doubts: tuple[str, ...] = ()
+    stdin: str | None = None
+    """The text of a here-document or here-string given as its input, when known."""
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The words, with a run-time word as written (``$X``)."""
+        return tuple(raw if value is None else value for value, raw in zip(self.argv, self.raw, strict=True))
+
+    @property
+    def opaque(self) -> bool:
+        """Whether the program this command runs is only known at run time."""
+        return not self.argv or self.argv[0] is None or is_globby(self.raw[0])
+
+
+@dataclass(frozen=True, slots=True)
+class ShellCommand:
+    """A command line as bash would run it: its simple commands and what the walker made of it.
+
+    ``problems`` are constructs the walker does not model, a syntax error, odd blanks, an output
+    redirection to a file; ``writes`` the targets of output redirections (``None`` for one only
+    known at run time); ``canonical`` the top-level list re-joined with single-spaced operators
+    (so ``Bash(curl * | bash)`` matches however it was spaced).
+    """
+
+    source: str
+    parts: tuple[ShellPart, ...]
+    problems: tuple[str, ...]
+    canonical: str
+    writes: tuple[str | None, ...] = ()
+
+    @property
+    def confident(self) -> bool:
+        """Whether allow rules may judge this command: no problem and no doubtful part."""
+        return not self.problems and all(not part.doubts for part in self.parts)
+
+    @property
+    def is_compound(self) -> bool:
+        """Whether the command has more than one part."""
+        return len(self.parts) > 1
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing
+
+
+_LOCAL = threading.local()
+
+
+def _bash_parser() -> tree_sitter.Parser:
+    parser: tree_sitter.Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return parser
+
+
+_UNESCAPED_BLANK = re.compile(r"(?<!\\)(?:\\\\)*[ \t\n]")
+
+
+_MODELLED_STATEMENTS = frozenset(
+    {
+        "program",
+        "list",
+        "pipeline",
+        "subshell",
+        "compound_statement",
+        "redirected_statement",
+        "negated_command",
+    }
+)
+_PASSIVE = frozenset({"comment", "heredoc_start", "heredoc_end", "heredoc_content", "file_descriptor"})
+
+
+@dataclass
+class _Walk:
+    source: bytes
+    parts: list[ShellPart] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    writes: list[str | None] = field(default_factory=list)
+    stdin: str | None = None
+
+    def problem(self, message: str) -> None:
+        if message not in self.problems:
+            self.problems.append(message)
+
+    def text(self, node: tree_sitter.Node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
+
+    # statements -----------------------------------------------------------------------------
+
+    def statement(self, node: tree_sitter.Node, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
+            self.opaque(node, "nesting too deep to analyse")
+            return
+        kind = node.type
+        if node.is_missing or kind == "ERROR":
+            self.syntax_error(node, depth)
+        elif kind == "command":
+            self.command(node, depth)
+        elif kind == "redirected_statement":
+            first = len(self.parts)
+            self.stdin = None
+            self.statement_children(node, depth)
+            if self.stdin is not None and len(self.parts) > first:
+                self.parts[first] = replace(self.parts[first], stdin=self.stdin)
+        elif kind in _MODELLED_STATEMENTS:
+            self.statement_children(node, depth)
+        elif kind in ("variable_assignment", "variable_assignments"):
+            self.problem("a shell variable is set for the rest of the command line")
+            self.children(node, depth)
+        elif kind == "command_substitution" or kind == "process_substitution":
+            self.children(node, depth)
+        elif kind in ("file_redirect", "herestring_redirect"):
+            self.redirect(node, depth)
+        elif kind == "heredoc_redirect":
+            self.heredoc(node, depth)
+        elif kind in _PASSIVE:
+            return
+        else:
+            self.problem(f"the shell construct {kind!r} is not analysed")
+            self.children(node, depth)
+
+    def statement_children(self, node: tree_sitter.Node, depth: int) -> None:
+        """Walk the redirections and statements of a statement the walk models."""
+        for child in node.named_children:
+            if child.type == "file_redirect" or child.type == "herestring_redirect":
+                self.redirect(child, depth)
+            elif child.type == "heredoc_redirect":
+                self.heredoc(child, depth)
+            else:
+                self.statement(child, depth + 1)
+
+    def opaque(self, node: tree_sitter.Node, why: str) -> None:
+        """A command bash may run that the walk can't name: allow never, every deny rule may apply."""
+        self.parts.append(ShellPart(text=self.text(node).strip(), argv=(None,), raw=("?",), doubts=(why,)))
+
+    def syntax_error(self, node: tree_sitter.Node, depth: int) -> None:
+        self.problem("the command is not valid bash (syntax error)")
+        self.opaque(node, "a syntax error: what bash runs of it is not known")
+        self.children(node, depth)
+
+    def children(self, node: tree_sitter.Node, depth: int) -> None:
+        """Collect the commands anywhere below ``node`` (inside constructs that are not modelled)."""
+        for child in node.named_children:
+            if child.type in ("command", "command_substitution", "process_substitution") or (
+                child.type in _MODELLED_STATEMENTS
+            ):
+                self.statement(child, depth + 1)
+            elif child.type in ("file_redirect", "herestring_redirect"):
+                self.redirect(child, depth + 1)
+            elif child.type == "heredoc_redirect":
+                self.heredoc(child, depth + 1)
+            elif child.type == "ERROR" or child.is_missing:
+                self.syntax_error(child, depth + 1)
+            elif depth <= MAX_DEPTH:
+                self.children(child, depth + 1)
+            else:
+                self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
+                self.opaque(child, "nesting too deep to analyse")
+
+    def command(self, node: tree_sitter.Node, depth: int) -> None:
+        argv: list[str | None] = []
+        raw: list[str] = []
+        assignments: list[str] = []
+        plain = True
+        doubts: list[str] = []
+        self.stdin = None
+        for child in node.named_children:
+            kind = child.type
+            if kind == "variable_assignment" and not argv:
+                text = self.text(child)
+                assignments.append(text)
+                name = text.split("=", 1)[0].rstrip("+")
+                values = child.children_by_field_name("value")
+                value = self.word(values[0], depth) if values else ""
+                if value is None or _UNSAFE_VARIABLES.match(name) or "[" in name:
+                    plain = False
+            elif kind in ("file_redirect", "herestring_redirect"):
+                self.redirect(child, depth)
+            elif kind == "heredoc_redirect":
+                self.heredoc(child, depth)
+            elif kind == "command_name":
+                inner = child.named_children
+                word = inner[0] if inner else child
+                argv.append(self.word(word, depth))
+                raw.append(self.text(word))
+            elif kind == "comment":
+                continue
+            else:
+                argv.append(self.word(child, depth))
+                raw.append(self.text(child))
+        if not argv or argv[0] is None or is_globby(raw[0]):
+            doubts.append(f"the command name {raw[0] if raw else '?'!r} is only known when bash runs it")
+        elif argv[0] == "coproc":
+            doubts.append("coproc is a reserved word the grammar reads as a command name")
+        elif argv[0] in _RENAMING_BUILTINS:
+            doubts.append(f"{argv[0]} changes what later command names run")
+            argv[0] = None
+        self.parts.append(
+            ShellPart(
+                text=self.text(node).strip(),
+                argv=tuple(argv),
+                raw=tuple(raw),
+                assignments=tuple(assignments),
+                plain_assignments=plain,
+                doubts=tuple(doubts),
+                stdin=self.stdin,
+            )
+        )
+        self.stdin = None
+        hidden = hidden_code(tuple(argv), tuple(raw), tuple(assignments))
+        if hidden is not None:
+            # The command itself stays (its deny rules still match it); beside it, code nobody can
+            # name, so every deny rule may apply and no allow rule does.
+            self.problem(hidden)
+            self.opaque(node, hidden)
+
+    # words ----------------------------------------------------------------------------------
+
+    def word(self, node: tree_sitter.Node, depth: int) -> str | None:
+        """The value bash gives ``node`` after quote removal, or None when only known at run time."""
+        kind = node.type
+        if kind == "word" or kind == "number":
+            raw = self.text(node)
+            if _UNESCAPED_BLANK.search(raw):
+                # The grammar made one word of what bash splits (seen: newlines before ``\x``).
+                self.problem("the grammar and bash disagree on where a word ends")
+                self.opaque(node, "a word the grammar and bash split differently")
+                return None
+            return unquote_word(raw)
+        if kind == "raw_string":
+            return self.text(node)[1:-1]
+        if kind == "ansi_c_string":
+            return ansi_c_value(self.text(node)[2:-1])
+        if kind == "string":
+            if all(child.type == "string_content" for child in node.named_children):
+                text = self.text(node)
+                return unquote_double(text[text.index('"') + 1 : -1])
+            self.substitutions(node, depth)
+            return None
+        if kind == "translated_string":
+            inner = node.named_children
+            return self.word(inner[0], depth) if inner else ""
+        if kind == "concatenation":
+            values = [self.word(child, depth) for child in node.named_children]
+            if any(value is None for value in values):
+                return None
+            text = self.text(node)
+            pieces = "".join(self.text(child) for child in node.named_children)
+            if pieces != text:  # a piece the grammar left unnamed (``$`` before a quote, ...)
+                return None
+            return "".join(value for value in values if value is not None)
+        if kind in ("simple_expansion", "expansion"):
+            self.substitutions(node, depth)
+            return None
+        if kind in ("command_substitution", "process_substitution"):
+            self.statement(node, depth + 1)
+            return None
+        if kind == "arithmetic_expansion":
+            self.problem(
+                "arithmetic expansion is not analysed (it can run commands through array subscripts)"
+            )
+            self.substitutions(node, depth)
+            return None
+        if kind == "ERROR" or node.is_missing:
+            self.problem("the command is not valid bash (syntax error)")
+        else:
+            self.problem(f"the shell word {kind!r} is not analysed")
+        self.substitutions(node, depth)
+        return None
+
+    def substitutions(self, node: tree_sitter.Node, depth: int) -> None:
+        """Walk the commands that bash runs while expanding ``node``."""
+        if depth > MAX_DEPTH:
+            self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
+            self.opaque(node, "nesting too deep to analyse")
+            return
+        for child in node.named_children:
+            if child.type in ("command_substitution", "process_substitution"):
+                self.statement(child, depth + 1)
+            elif child.type == "subscript" or child.type == "arithmetic_expansion":
+                self.problem("an array subscript or arithmetic is not analysed")
+                self.substitutions(child, depth + 1)
+            elif child.type == "ERROR":
+                self.problem("the command is not valid bash (syntax error)")
+                self.substitutions(child, depth + 1)
+            else:
+                self.substitutions(child, depth + 1)
+
+    # redirections ---------------------------------------------------------------------------
+
+    def redirect(self, node: tree_sitter.Node, depth: int) -> None:
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        destinations = node.children_by_field_name("destination") or [
+            c for c in node.named_children if c.type != "file_descriptor"
+        ]
+        for destination in destinations:
+            value = self.word(destination, depth)
+            if node.type == "herestring_redirect" and value is not None:
+                self.stdin = value + "\n"
+            if node.type != "file_redirect" or operator not in _OUTPUT_REDIRECTS:
+                continue
+            if operator == ">&" and value is not None and (value.isdigit() or value == "-"):
+                continue  # a file-descriptor duplication, not a file
+            written = self.text(destination)
+            if value is not None and is_globby(
+                written.removeprefix("~/") if written.startswith("~/") else written
+            ):
+                value = None
+            self.writes.append(value)
+            if value not in _SAFE_WRITE_TARGETS:
+                self.problem(
+                    f"output redirection to {value if value is not None else self.text(destination)!r}"
+                )
+
+    def heredoc(self, node: tree_sitter.Node, depth: int) -> None:
+        if any(child.type == "word" for child in node.named_children) or not _heredoc_delimited(self, node):
+            # The grammar took the body for a word (seen: a body that starts with a backslash), or
+            # its delimiter is not the word bash reads (seen: ``<<EOF;rm`` taken as one word, and a
+            # later line taken as the end), so neither the body nor what follows is known: fail closed.
+            self.problem("the grammar misreads this here-document")
+            self.opaque(node, "a here-document the grammar misreads")
+            self.stdin = None
+            return
+        for child in node.named_children:
+            if child.type == "heredoc_body":
+                self.substitutions(child, depth)
+                if all(c.type == "heredoc_content" for c in child.named_children):
+                    self.stdin = self.text(child)
+            elif child.type in _PASSIVE:
+                continue
+            else:
+                self.statement(child, depth + 1)
+
+
+def _heredoc_delimited(walk: _Walk, node: tree_sitter.Node) -> bool:
+    """Whether the grammar's here-document starts with one word and, if it ends, ends on that word."""
+    starts = [child for child in node.named_children if child.type == "heredoc_start"]
+    ends = [child for child in node.named_children if child.type == "heredoc_end"]
+    if len(starts) != 1 or len(ends) > 1:
+        return False
+    delimiter = heredoc_delimiter(walk.text(starts[0]))
+    if delimiter is None:
+        return False
+    return not ends or walk.text(ends[0]).lstrip("\t") == delimiter
+
+
+_RENAMING_BUILTINS = frozenset({"alias", "hash", "enable"})
+"""Builtins after which a command name may run another program: treated as opaque."""
+
+
+def _canonical(walk: _Walk, node: tree_sitter.Node, depth: int = 0) -> str:
+    pieces: list[str] = []
+    previous_named = False
+    for child in node.children:
+        if child.type == "comment":
+            continue
+        if child.is_named:
+            if previous_named:
+                pieces.append(";")
+            recurse = child.type in ("list", "pipeline") and depth < MAX_DEPTH
+            pieces.append(
+                _canonical(walk, child, depth + 1) if recurse else " ".join(walk.text(child).split())
+            )
+            previous_named = True
+        elif child.type in ("&&", "||", "|", "|&", "&", ";", ";;", "\n"):
+            pieces.append(";" if child.type == "\n" else child.type)
+            previous_named = False
+    while pieces and pieces[-1] in (";", "&"):
+        pieces.pop()
+    return " ".join(pieces)
+
+
+def split_command(command: str) -> ShellCommand:
+    """Parse ``command`` with bash's grammar and list every simple command bash would run."""
+    if not isinstance(command, str):
+        problem = f"the command is not a string but {type(command).__name__}"
+        part = ShellPart(text=repr(command)[:80], argv=(None,), raw=("?",), doubts=(problem,))
+        return ShellCommand(source=repr(command), parts=(part,), problems=(problem,), canonical="")
+    return _split(command, True)
+
+
+@lru_cache(maxsize=8192)
+def _split(command: str, splice: bool) -> ShellCommand:
+    if len(command) > MAX_COMMAND_LENGTH:
+        problem = f"commands longer than {MAX_COMMAND_LENGTH} characters are not analysed"
+        part = ShellPart(text=command[:80], argv=(None,), raw=("?",), doubts=(problem,))
+        return ShellCommand(source=command, parts=(part,), problems=(problem,), canonical="")
+    source = command.encode("utf-8", "surrogateescape")
+    walk = _Walk(source)
+    if _ODD_BLANKS.search(command):
+        walk.problem("a character bash does not treat as a blank (\\r, \\v, \\f, NUL, a Unicode space)")
+    root = _bash_parser().parse(source).root_node
+    if root.has_error:
+        walk.problem("the command is not valid bash (syntax error)")
+    walk.statement(root, 0)
+    if MAY_HIDE_CODE.search(command):
+        mark_evaluated_code(walk, root)
+    if root.has_error and not any(part.argv == (None,) for part in walk.parts):
+        # The grammar failed somewhere the walk never reached as an ERROR (a ``;`` after an
+        # unterminated here-document, seen): bash's reading is unknown, so fail closed.
+        walk.opaque(root, "a syntax error: what bash runs of it is not known")
+    if splice:
+        # Where the grammar and bash read the text differently, keep bash's reading too (for
+        # deny rules; allow rules never trust such a command): bash joins ``a\<newline>b`` into
+        # one word, and an odd blank (``\f``, NBSP) is part of a word, never a separator.
+        joined = continuation_joins(command)
+        odd = _ODD_BLANKS.sub("_", command) if _ODD_BLANKS.search(command) else None
+        both = continuation_joins(odd) if odd is not None else None
+        readings = (
+            (joined, "a line continuation inside a word"),
+            (odd, "an odd blank"),
+            (both, "an odd blank and a line continuation"),
+        )
+        for variant, why in readings:
+            if variant is None or variant == command:
+                continue
+            walk.problem(why)
+            for part in _split(variant, False).parts:
+                walk.parts.append(replace(part, doubts=(*part.doubts, why)))
+    if not walk.parts and not walk.problems and any(c.type != "comment" for c in root.named_children):
+        walk.problem("no command found")
+    return ShellCommand(
+        source=command,
+        parts=tuple(walk.parts),
+        problems=tuple(walk.problems),
+        canonical=_canonical(walk, root),
+        writes=tuple(walk.writes),
+    )

@@ -1,0 +1,290 @@
+"""Code bash evaluates at run time although the command line shows no command (PERM-16, PERM-17).
+
+Bash evaluates array subscripts wherever it evaluates a variable name or arithmetic: in
+``printf -v``, ``read``, ``test -v``, ``let``, ``declare``, ``$((x))`` on a variable holding
+``a[$(rm y)]``, ``${a[i]}``, ``${x:n}``; it expands ``${!x}`` and ``${x@P}`` again; it runs the
+values of ``BASH_ENV``, ``PROMPT_COMMAND``, ``PS4`` and exported functions. The walk can't know
+what those run, so each becomes an opaque part beside the command: every deny rule may apply to
+it, and no allow rule does.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from tests.mutants.frozen_engine_531c59b._programs import program_scripts
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+__all__ = ["MAY_HIDE_CODE", "data_run_as_code", "hidden_code", "mark_evaluated_code", "runs_written_file"]
+
+
+class _WalkRecorder(Protocol):
+    """What this module needs of the bash reader's walk: a node's text, and recording what it finds."""
+
+    def text(self, node: tree_sitter.Node) -> str: ...
+    def problem(self, message: str) -> None: ...
+    def opaque(self, node: tree_sitter.Node, why: str) -> None: ...
+
+
+_NAME_BUILTINS = frozenset({"let", "printf", "read", "mapfile", "readarray", "wait", "getopts", "test", "["})
+# (``_NAME_OPTIONS`` below says which of their words are names.)
+"""Builtins (as simple commands) that take variable names or arithmetic: bash evaluates an array
+subscript in one, ``printf -v 'a[$(rm x)]'``, so a quoted string becomes a command. (``declare``,
+``export``, ``unset`` and the like are their own constructs in the grammar: see :func:`mark_evaluated_code`.)"""
+
+_CODE_VARIABLES = re.compile(
+    r"^(BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_[^=]*|BASH_CMDS|BASH_ALIASES|"
+    # Commands other programs run from their environment, and code they load from it.
+    r"GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|"
+    r"GIT_PROXY_COMMAND|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_[0-9]+|GIT_CONFIG_VALUE_[0-9]+|"
+    r"SSH_ASKPASS|SUDO_ASKPASS|PAGER|MANPAGER|SYSTEMD_PAGER|EDITOR|VISUAL|FCEDIT|BROWSER|LESSOPEN|"
+    r"LESSCLOSE|TAR_OPTIONS|RSYNC_RSH|LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|PERL5OPT|NODE_OPTIONS|"
+    r"RUBYOPT)"
+    r"(\[[^\]]*\])?\+?="
+)
+"""Variables whose value bash itself runs or expands as code (start-up files, prompts, functions),
+or that change what a command name runs (``BASH_CMDS``, the hash table; ``BASH_ALIASES``); and the
+variables other programs take a command from (``GIT_SSH_COMMAND``, ``PAGER``, ``EDITOR``,
+``LESSOPEN``, ...) or code to load (``LD_PRELOAD``, ``NODE_OPTIONS``, ``PERL5OPT``, ...)."""
+
+# What may hide code that only bash's own evaluation reveals; a cheap test before walking the tree.
+MAY_HIDE_CODE = re.compile(
+    r"\$\{|\(\(|\$\[|\[\[|\[|declare|typeset|local|readonly|export|unset|"
+    r"BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_|BASH_CMDS|BASH_ALIASES|"
+    r"GIT_|ASKPASS|PAGER|EDITOR|VISUAL|FCEDIT|BROWSER|LESS|TAR_OPTIONS|RSYNC_RSH|LD_|DYLD_|PERL5OPT|"
+    r"NODE_OPTIONS|RUBYOPT"
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_]")
+_SUBSTRING = re.compile(r"^\$\{#?[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?:[^-=?+]")
+_ARITHMETIC_TESTS = re.compile(r"\s-(v|R|eq|ne|lt|le|gt|ge)\s")
+_SUBSCRIPT_EVALUATION = ": bash evaluates names and arithmetic there, and an array subscript can run commands"
+
+
+def hidden_code(
+    argv: tuple[str | None, ...], raw: tuple[str, ...], assignments: tuple[str, ...]
+) -> str | None:
+    """Why bash may run code hidden in one simple command's words (a subscript, a code variable)."""
+    words = [*assignments, *(w if w is not None else r for w, r in zip(argv, raw, strict=True))]
+    if any(_CODE_VARIABLES.match(word) for word in words):
+        return "a variable whose value bash runs as code is set"
+    names = list(argv)
+    while names and names[0] in ("builtin", "command"):
+        names.pop(0)
+    name = names[0] if names else None
+    if name not in _NAME_BUILTINS:
+        return None
+    args = names[1:]
+    if name == "let":
+        return (
+            f"let{_SUBSCRIPT_EVALUATION}" if any(a is None or _IDENTIFIER.search(a) for a in args) else None
+        )
+    if any(a is None or "[" in a for a in _variable_names(name, args)):
+        return f"{name}{_SUBSCRIPT_EVALUATION}"
+    return None
+
+
+# Per builtin: the options that take a value, and the options whose value is a variable name.
+_NAME_OPTIONS: dict[str, tuple[str, str]] = {
+    "printf": ("", "v"),
+    "read": ("dinNptu", "a"),
+    "mapfile": ("dnOsuCc", ""),
+    "readarray": ("dnOsuCc", ""),
+    "wait": ("", "p"),
+    "getopts": ("", ""),
+    "test": ("", "vR"),
+    "[": ("", "vR"),
+}
+
+
+def _variable_names(name: str, args: Sequence[str | None]) -> list[str | None]:
+    """The words of ``name args`` that bash reads as variable names (where a subscript is evaluated)."""
+    valued, naming = _NAME_OPTIONS[name]
+    found: list[str | None] = []
+    operands: list[str | None] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word is None or not word.startswith("-") or word == "-" or name in ("test", "["):
+            if name in ("test", "[") and word is not None and len(word) == 2 and word[1:] in naming:
+                found.append(args[i + 1] if i + 1 < len(args) else "")
+                i += 2
+                continue
+            operands.append(word)
+            i += 1
+            continue
+        if word == "--":
+            operands.extend(args[i + 1 :])
+            break
+        letter = word[1:2]
+        if letter in naming:
+            found.append(word[2:] if len(word) > 2 else (args[i + 1] if i + 1 < len(args) else ""))
+            i += 1 if len(word) > 2 else 2
+        elif letter in valued:
+            i += 1 if len(word) > 2 else 2
+        else:
+            i += 1
+    if name in ("read", "mapfile", "readarray"):
+        found.extend(operands)  # every operand is a variable name
+    elif name == "getopts":
+        found.extend(operands[1:2])  # ``getopts optstring name [args]``
+    return found
+
+
+def _declaration_evaluates(walk: _WalkRecorder, node: tree_sitter.Node) -> str | None:
+    """Why ``declare``/``export``/``local``/``unset`` ... may evaluate code, or None.
+
+    A subscripted or run-time name does, and so does a run-time value given to an integer (``-i``)
+    or reference (``-n``) variable.
+    """
+    text = walk.text(node)
+    builtin = text.split(None, 1)[0] if text.split() else "declare"
+    dynamic = ("$", "`")
+    if "[" in text:
+        return f"{builtin}{_SUBSCRIPT_EVALUATION}"
+    flags = "".join(
+        walk.text(c)[1:] for c in node.named_children if c.type == "word" and walk.text(c).startswith("-")
+    )
+    for child in node.named_children:
+        written = walk.text(child)
+        if child.type == "variable_assignment":
+            if ("i" in flags or "n" in flags) and any(d in written for d in dynamic):
+                return f"{builtin} -{flags}{_SUBSCRIPT_EVALUATION}"
+        elif not written.startswith("-") and any(d in written for d in dynamic):
+            return f"{builtin} of a name only known at run time{_SUBSCRIPT_EVALUATION}"
+    return None
+
+
+def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
+    """Make opaque what bash evaluates as code at run time although the text shows no command.
+
+    Array subscripts and arithmetic on variables (``x='a[$(rm y)]'; echo $((x))``), indirect and
+    prompt expansions (``${!x}``, ``${x@P}``), ``declare``/``export``/``unset`` of a subscripted
+    name, assignments to variables bash runs (``BASH_ENV``, ``PROMPT_COMMAND``, ``PS4``, ...).
+    """
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        why: str | None = None
+        if kind in ("expansion", "subscript", "arithmetic_expansion", "c_style_for_statement"):
+            text = walk.text(node)
+            if kind == "expansion" and (text.startswith("${!") or "@P" in text):
+                why = "an indirect or prompt expansion (${!x}, ${x@P}) can run commands"
+            elif kind == "c_style_for_statement":
+                header = text.split(")", 1)[0]
+                why = f"a C-style for loop{_SUBSCRIPT_EVALUATION}" if _IDENTIFIER.search(header[5:]) else None
+            elif kind == "subscript":
+                index = text.split("[", 1)[1] if "[" in text else ""
+                if index.rstrip("]") not in ("@", "*") and _IDENTIFIER.search(index):
+                    why = f"an array subscript{_SUBSCRIPT_EVALUATION}"
+            elif kind == "arithmetic_expansion" and _IDENTIFIER.search(text[2:]):
+                why = f"arithmetic expansion{_SUBSCRIPT_EVALUATION}"
+            elif kind == "expansion" and _SUBSTRING.match(text) and _IDENTIFIER.search(text.split(":", 1)[1]):
+                why = f"a substring expansion{_SUBSCRIPT_EVALUATION}"
+        elif kind == "compound_statement" and walk.text(node).startswith("(("):
+            if _IDENTIFIER.search(walk.text(node)):
+                why = f"an arithmetic command{_SUBSCRIPT_EVALUATION}"
+        elif kind == "test_command" and _ARITHMETIC_TESTS.search(walk.text(node)):
+            why = f"a [[ ]] test{_SUBSCRIPT_EVALUATION}"
+        elif kind in ("declaration_command", "unset_command"):
+            why = _declaration_evaluates(walk, node)
+        if kind in ("variable_assignment", "declaration_command") and why is None:
+            for child in node.named_children if kind == "declaration_command" else (node,):
+                if child.type == "variable_assignment" and _CODE_VARIABLES.match(walk.text(child)):
+                    why = "a variable whose value bash runs as code is set"
+        if why is not None:
+            walk.problem(why)
+            walk.opaque(node, why)
+        stack.extend(node.named_children)
+
+
+_STDIN_PATHS = frozenset({"/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+def data_run_as_code(
+    name: str, args: tuple[str | None, ...], stdin: str | None
+) -> tuple[str | None, str | None]:
+    """The script a builtin runs that the command line holds as data, or why it is only known at run time.
+
+    ``source``/``.`` of its input (``/dev/stdin`` with a here-document or here-string) runs that
+    text; of a process substitution or a run-time name, something only known then. ``mapfile -C``
+    and ``readarray -C`` run their callback. Programs that run a command given in an option or in
+    their own code (:mod:`reference_impl.permissions._programs`) run those commands, or something
+    only known then. ``(None, None)`` for anything else.
+    """
+    if name in ("source", "."):
+        target = next((a for a in args if a is None or not a.startswith("-")), "")
+        if target is None:
+            return None, f"{name} runs a file only known at run time (a process substitution, a variable)"
+        if target in _STDIN_PATHS or target.startswith(("/dev/fd/", "/proc/self/fd/")):
+            return (stdin, None) if stdin is not None else (None, f"{name} runs what its input holds")
+        return None, None
+    if name in ("mapfile", "readarray"):
+        for i, word in enumerate(args):
+            if word is None:
+                break
+            if word.startswith("-C"):
+                callback = word[2:] if len(word) > 2 else (args[i + 1] if i + 1 < len(args) else "")
+                if callback is None:
+                    return None, f"{name} -C runs a callback only known at run time"
+                return callback, None
+    scripts, why = program_scripts(name, args, stdin)
+    if why is not None:
+        return None, why
+    return ("\n".join(scripts), None) if scripts else (None, None)
+
+
+# Programs that create or replace files named by their operands (or by option values: ``curl -o``,
+# ``dd of=``): a program the same line makes this way and then runs is only known at run time.
+_FILE_MAKERS = frozenset(
+    {"tee", "cp", "ln", "link", "install", "mv", "rsync", "scp", "dd", "curl", "wget", "truncate", "ginstall"}
+)
+
+
+def _made_paths(base: str, args: Sequence[str | None]) -> list[str]:
+    """The paths ``base`` may write: its operands, the values of its ``--option=value`` words, ``dd``'s ``of=``."""
+    paths: list[str] = []
+    for word in args:
+        if not word:
+            continue
+        if base == "dd":
+            if word.startswith("of="):
+                paths.append(word[3:])
+        elif word.startswith("--") and "=" in word:
+            paths.append(word.partition("=")[2])
+        elif not word.startswith("-"):
+            paths.append(word)
+    return [path for path in paths if path]
+
+
+def runs_written_file(
+    parts: Sequence[tuple[tuple[str | None, ...], str]], writes: Sequence[str | None], shells: frozenset[str]
+) -> str | None:
+    """Why a command line runs a file it writes or makes itself, or None.
+
+    ``echo 'rm x' > s.sh; bash s.sh`` and ``cp /bin/rm ./d; ./d x`` run what only exists at run time.
+
+    ``parts`` are each command's words and program name; a file run is a path-qualified command
+    name, or the script argument of a shell or of ``source``/``.``.
+    """
+    written = {posixpath.normpath(w) for w in writes if w}
+    for argv, base in parts:  # ``tee FILE`` writes its operands, ``cp /bin/rm ./d`` makes a program
+        if base in _FILE_MAKERS:
+            written.update(posixpath.normpath(path) for path in _made_paths(base, argv[1:]))
+    if not written:
+        return None
+    for argv, base in parts:
+        if not argv or argv[0] is None:
+            continue
+        candidates: list[str | None] = [argv[0]] if "/" in argv[0] else []
+        if base in shells or base in ("source", "."):
+            candidates.append(next((a for a in argv[1:] if a is None or not a.startswith("-")), None))
+        for path in candidates:
+            if path is not None and posixpath.normpath(path) in written:
+                return f"it runs {path}, a file the same command line writes"
+    return None

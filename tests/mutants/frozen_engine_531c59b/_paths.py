@@ -1,0 +1,223 @@
+"""Path normalisation and gitignore-style path patterns for ``Read(...)`` / ``Edit(...)`` rules (PERM-11).
+
+A path rule is compared with normalised absolute paths, never with the text the model wrote:
+``./a/../.env``, ``.//.env`` and a symlink pointing at ``.env`` are all ``<cwd>/.env``. Two forms
+of a path are computed: the *lexical* form (made absolute, ``.``/``..``/repeated slashes folded,
+no file-system access) and the *resolved* form (symlinks followed, as ``os.path.realpath``). A
+deny or ask rule matches when either form matches; an allow rule must match the resolved form,
+the file that would really be touched.
+
+Pattern syntax follows Claude Code (gitignore rules): ``//abs`` is absolute, ``~/x`` is under the
+home directory, ``/x`` is relative to the project root (the settings file's directory), ``./x``
+and ``x`` are relative to the working directory. ``*`` matches within one path segment, ``**``
+across segments, ``?`` one character, ``[...]`` a class. A pattern without an inner ``/`` matches
+at any depth below its root, and a pattern that matches a directory matches everything inside it.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "PathPattern",
+    "PathPatternError",
+    "is_within",
+    "lexical_path",
+    "parse_path_pattern",
+    "path_forms",
+    "resolved_path",
+]
+
+
+class PathPatternError(ValueError):
+    """A path rule's content that can't be understood (the caller names the rule)."""
+
+
+def _fold(path: str) -> str:
+    normal = posixpath.normpath(path)
+    # POSIX keeps a leading "//" as implementation-defined; Linux and macOS treat it as "/".
+    if normal.startswith("//"):
+        normal = "/" + normal.lstrip("/")
+    return normal
+
+
+def _absolute_path(path: str, cwd: Path) -> str:
+    if "\x00" in path:
+        raise PathPatternError(f"path {path!r} contains a NUL byte")
+    expanded = os.path.expanduser(path) if path.startswith("~") else path
+    return expanded if expanded.startswith("/") else posixpath.join(str(cwd), expanded)
+
+
+def lexical_path(path: str, cwd: Path) -> str:
+    """``path`` made absolute against ``cwd`` with ``.``, ``..`` and ``//`` folded, symlinks untouched."""
+    return _fold(_absolute_path(path, cwd))
+
+
+def resolved_path(path: str, cwd: Path) -> str:
+    """``path`` made absolute against the resolved ``cwd``, with every symlink followed."""
+    return os.path.realpath(_absolute_path(path, Path(os.path.realpath(cwd))))
+
+
+def path_forms(path: str, cwd: Path) -> tuple[str, ...]:
+    """The distinct normalised forms of ``path``: lexical first, then resolved (when different)."""
+    lexical = lexical_path(path, cwd)
+    resolved = resolved_path(path, cwd)
+    return (lexical,) if lexical == resolved else (lexical, resolved)
+
+
+def is_within(path: str, directories: Iterable[Path]) -> bool:
+    """Whether the resolved ``path`` (absolute) lies in one of ``directories`` (resolved too)."""
+    for directory in directories:
+        root = os.path.realpath(directory)
+        if path == root or path.startswith(root.rstrip("/") + "/"):
+            return True
+    return False
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def _glob_to_regex(pattern: str) -> str:
+    """A gitignore glob (already relative to its root) as a regex over a relative posix path."""
+    out: list[str] = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                raise PathPatternError(f"unclosed '[' in {pattern!r}")
+            body = pattern[i + 1 : end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class PathPattern:
+    """A parsed path rule: an absolute root directory and a gitignore glob below it."""
+
+    root: str
+    glob: str
+    regex: re.Pattern[str]
+
+    def matches(self, absolute_path: str) -> bool:
+        """Whether the absolute ``absolute_path`` (or a directory containing it) matches."""
+        root = self.root.rstrip("/")
+        if root and not absolute_path.startswith(root + "/"):
+            return False
+        relative = absolute_path[len(root) + 1 :] if root else absolute_path.lstrip("/")
+        if not relative:
+            return False
+        segments = relative.split("/")
+        # gitignore: a matching directory covers everything inside it.
+        return any(self.regex.fullmatch("/".join(segments[:k])) for k in range(1, len(segments) + 1))
+
+    def same_file(self, resolved_path: str) -> bool:
+        """Whether ``resolved_path`` is, by inode, the file this pattern names literally.
+
+        A hard link is the same file under another name (``ln .env notes.txt``): a deny rule for
+        ``.env`` must catch it. Only a pattern whose name has no wildcard names one file (a
+        floating ``.env`` names the one at its root); a path that can't be stat'ed is not it.
+        """
+        glob = self.glob.removeprefix("**/")
+        if re.search(r"(?<!\\)[*?\[]", glob):
+            return False
+        named = posixpath.join(self.root, re.sub(r"\\(.)", r"\1", glob))
+        try:
+            want, have = os.stat(named), os.stat(resolved_path)
+        except (OSError, ValueError):
+            return False
+        return (want.st_dev, want.st_ino) == (have.st_dev, have.st_ino)
+
+
+def _anchor(root: str, glob: str, content: str) -> tuple[str, str]:
+    """Move the glob-free leading segments into the root, folded and with symlinks followed.
+
+    ``.`` and ``..`` are folded like in paths; following symlinks in the root means a rule written
+    through a symlinked directory still covers the files it names once paths are resolved.
+    """
+    segments = glob.split("/")
+    literal: list[str] = []
+    for segment in segments:
+        if _GLOB_CHARS.search(segment):
+            break
+        literal.append(segment)
+    rest = segments[len(literal) :]
+    if ".." in rest:
+        raise PathPatternError(f"'..' after a wildcard is not supported in {content!r}")
+    if not rest:
+        # No wildcard at all: the last segment names the file or directory itself.
+        literal, rest = literal[:-1], literal[-1:]
+        folded = _fold(posixpath.join(root, *literal, rest[0]))
+        parent, name = posixpath.split(folded)
+        if not name:
+            return os.path.realpath(parent), "**"
+        return os.path.realpath(parent), re.sub(r"([*?\[\\])", r"\\\1", name)
+    base = _fold(posixpath.join(root, *literal)) if literal else root
+    return os.path.realpath(base), "/".join(rest)
+
+
+def parse_path_pattern(content: str, *, cwd: Path, project_root: Path | None = None) -> PathPattern:
+    """Turn a path rule's content into a :class:`PathPattern` anchored at its root.
+
+    Raises :class:`PathPatternError` for an empty pattern, a gitignore negation (``!x``, which
+    means nothing for a single rule) or a malformed class.
+    """
+    text = content.strip()
+    if not text:
+        raise PathPatternError("empty path pattern")
+    if text.startswith("!"):
+        raise PathPatternError("negated patterns ('!...') are not supported in permission rules")
+    if "\x00" in text:
+        raise PathPatternError("path pattern contains a NUL byte")
+    if text.startswith("//"):
+        root, glob, anchored = "/", text[2:], True
+    elif text == "~" or text.startswith("~/"):
+        root, glob, anchored = os.path.expanduser("~"), text[2:], True
+    elif text.startswith("/"):
+        root, glob, anchored = str(project_root or cwd), text[1:], True
+    elif text.startswith("./"):
+        root, glob, anchored = str(cwd), text[2:], True
+    else:
+        root, glob, anchored = str(cwd), text, False
+    # A trailing "/" (directory only) is dropped: a directory pattern covers its contents anyway.
+    glob = glob.rstrip("/")
+    # gitignore: a pattern with an inner "/" is anchored at its root; one without floats.
+    anchored = anchored or "/" in glob
+    if not glob:
+        glob = "**"
+    if not anchored:
+        glob = "**/" + glob
+    root, glob = _anchor(root, glob, content)
+    try:
+        compiled = re.compile(_glob_to_regex(glob), re.DOTALL)
+    except re.error as error:
+        raise PathPatternError(f"bad glob {content!r}: {error}") from error
+    return PathPattern(root=root, glob=glob, regex=compiled)

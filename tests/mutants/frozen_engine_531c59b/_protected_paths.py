@@ -1,0 +1,62 @@
+"""Protected paths: files and directories never written without asking, whatever the mode (PERM-15).
+
+Files that make code run later or configure the harness, git or a shell (``.git``, ``.claude``,
+``.bashrc``, ``.mcp.json``, ...), however the path is spelled; a shell command's output
+redirections count as writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.mutants.frozen_engine_531c59b._paths import lexical_path, resolved_path
+from tests.mutants.frozen_engine_531c59b._rules import Call
+
+__all__ = ["PROTECTED_DIRECTORIES", "PROTECTED_FILES", "protected_reason", "protected_write"]
+
+PROTECTED_DIRECTORIES = frozenset({".git", ".claude", ".vscode", ".idea", ".husky"})
+"""Directories whose files are never edited without asking, whatever the mode (PERM-15)."""
+
+PROTECTED_FILES = frozenset(
+    {".mcp.json", ".gitmodules", ".gitconfig", ".gitattributes", ".bashrc", ".bash_profile", ".bash_login"}
+    | {".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".envrc", ".npmrc"}
+    | {".pypirc", ".netrc", ".inputrc", ".tcshrc", ".cshrc", ".kshrc", ".config/fish/config.fish"}
+)
+"""Files that make code run later, or configure the harness, git or a shell (PERM-15)."""
+
+
+def protected_reason(path: str, cwd: Path) -> str | None:
+    """Why writing ``path`` (any spelling; both its lexical and resolved forms) must be asked about."""
+    try:
+        forms = {lexical_path(path, cwd), resolved_path(path, cwd)}
+    except (OSError, ValueError):
+        return f"the path {path!r} can't be resolved"
+    for form in forms:
+        segments = form.split("/")
+        hit = PROTECTED_DIRECTORIES.intersection(segments[:-1]) or PROTECTED_DIRECTORIES.intersection(
+            segments[-1:]
+        )
+        if hit:
+            return f"{path} is inside the protected directory {sorted(hit)[0]}"
+        if segments[-1] in PROTECTED_FILES or "/".join(segments[-3:]) in PROTECTED_FILES:
+            return f"{path} is a protected file ({segments[-1]})"
+    return None
+
+
+def protected_write(call: Call, cwd: Path) -> str | None:
+    """Why this call writes a protected path (a file tool's edit or a shell redirection), if it does."""
+    target = call.target
+    if target is None:
+        return None
+    if target.kind == "edit":
+        return protected_reason(target.value, cwd)
+    shell = call.shell
+    if shell is None:
+        return None
+    for written in shell.writes:
+        if written is None:
+            return "the command writes to a file only known when it runs"
+        reason = protected_reason(written, cwd)
+        if reason is not None:
+            return reason
+    return None

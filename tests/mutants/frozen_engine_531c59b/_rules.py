@@ -1,0 +1,281 @@
+"""Matching permission rules against one tool call (PERM-4, PERM-11).
+
+``Read(...)`` and ``Edit(...)`` rules apply to every tool whose
+:class:`~reference_impl.tools._tool.PermissionTarget` kind is ``read`` / ``edit``; ``WebFetch(domain:x)``
+matches a URL's host; MCP rules name a server's tools however the server's name splits; shell calls
+are matched by :mod:`~reference_impl.permissions._shell_rules`.
+
+Matching is asymmetric on purpose (fail closed): allow rules must cover *every* command bash would
+run and the exact resolved file; a deny or ask rule matches when *any* spelling of any command, or
+any normalised form of the path or host, matches, and also when the call could not be understood.
+
+The boundary with the engine: the engine describes a call once (:func:`describe_call`) and asks
+:func:`first_match` (deny, ask) and :func:`allow_match`; :func:`rule_keys` / :func:`call_keys` let
+it index rules by name. This module calls the matchers below it (``_shell_rules``, ``_url_hosts``,
+``_paths``) and nothing calls back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reference_impl.permissions._decisions import PermissionBehavior
+from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
+from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, normalize_name_for_mcp, parse_mcp_name
+from tests.mutants.frozen_engine_531c59b._bash_reader import ShellCommand, split_command
+from tests.mutants.frozen_engine_531c59b._paths import PathPatternError, parse_path_pattern, path_forms
+from tests.mutants.frozen_engine_531c59b._rule_matches import AllowMatch, RuleMatch
+from tests.mutants.frozen_engine_531c59b._shell_rules import (
+    shell_allow_match,
+    shell_deny_match,
+    shell_rule_index,
+)
+from tests.mutants.frozen_engine_531c59b._url_hosts import host_matches
+
+__all__ = [
+    "Call",
+    "allow_match",
+    "call_keys",
+    "describe_call",
+    "first_match",
+    "mcp_server_of",
+    "rule_applies_to_tool",
+    "rule_keys",
+    "rule_matches",
+    "safe_target",
+]
+
+
+def _tool_names(tool: Tool) -> tuple[str, ...]:
+    return (tool.name, *tool.aliases)
+
+
+def mcp_server_of(tool: Tool) -> str | None:
+    """The normalised MCP server of ``tool`` (from its MCP info or its name); None for other tools."""
+    if tool.mcp is not None:
+        return normalize_name_for_mcp(tool.mcp.server)
+    parsed = parse_mcp_name(tool.name)
+    return parsed.server if parsed and parsed.tool else None
+
+
+def _mcp_names(tool: Tool) -> tuple[str, ...]:
+    """The whole-tool rule names that cover an MCP ``tool``: ``mcp__*``, its server's and its own.
+
+    Built from the tool's own server and tool names rather than by splitting the rule, so a
+    server whose name contains ``__`` is still matched by ``mcp__my__server`` (PERM-11, PERM-12).
+    """
+    if tool.mcp is not None:
+        server = normalize_name_for_mcp(tool.mcp.server)
+        return ("mcp__*", f"{MCP_PREFIX}{server}", f"{MCP_PREFIX}{server}__*", tool.name)
+    parsed = parse_mcp_name(tool.name)
+    if parsed is None or not parsed.tool:
+        return ()
+    # Only the name is known: every way to split it into server and tool.
+    rest = tool.name[len(MCP_PREFIX) :]
+    names = ["mcp__*", tool.name]
+    for match in re.finditer("__", rest):
+        server = rest[: match.start()]
+        if server:
+            names += [f"{MCP_PREFIX}{server}", f"{MCP_PREFIX}{server}__*"]
+    return tuple(dict.fromkeys(names))
+
+
+def rule_applies_to_tool(rule: PermissionRule, tool: Tool) -> bool:
+    """Whether a whole-tool rule names ``tool`` (by name, alias, MCP server, or ``mcp__*``)."""
+    return rule.tool_name in call_keys(tool, paths=False)
+
+
+def rule_keys(rule: PermissionRule) -> tuple[str, ...]:
+    """The names through which ``rule`` can apply (its tool name; the engine indexes rules by it)."""
+    return (rule.tool_name,)
+
+
+def call_keys(tool: Tool, *, paths: bool) -> tuple[str, ...]:
+    """The rule names that can apply to a call of ``tool`` (with the path families for path targets)."""
+    keys = [*_tool_names(tool), *_mcp_names(tool)]
+    if paths:
+        keys += sorted(PATH_RULE_TOOLS)
+    return tuple(dict.fromkeys(keys))
+
+
+def safe_target(tool: Tool, tool_input: Mapping[str, Any]) -> PermissionTarget | Exception | None:
+    """The tool's permission target, or the exception its ``permission_target`` raised.
+
+    A target whose value is not a string is returned as a :class:`TypeError` (PERM-14).
+    """
+    try:
+        target = tool.permission_target(tool_input)
+    except Exception as error:  # a broken tool must not make matching silently fail open
+        return error
+    if target is not None and not isinstance(target, PermissionTarget):
+        return TypeError(
+            f"{tool.name}'s permission target is {type(target).__name__}, not a PermissionTarget"
+        )
+    if target is not None and not isinstance(target.value, str):
+        return TypeError(f"{tool.name}'s {target.kind} target is {type(target.value).__name__}, not a string")
+    return target
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call as the rules see it, described once per decision (:func:`describe_call`).
+
+    ``target`` is the tool's permission target (None when it has none); ``error`` says why it could
+    not be described (then deny and ask rules for the tool match and allow rules never do).
+    """
+
+    tool: Tool
+    target: PermissionTarget | None
+    error: str | None = None
+
+    @property
+    def shell(self) -> ShellCommand | None:
+        """The parsed shell command, for a shell target."""
+        if self.target is None or self.target.kind != "shell":
+            return None
+        return split_command(self.target.value)
+
+
+def describe_call(tool: Tool, tool_input: Mapping[str, Any]) -> Call:
+    """Describe one call for matching: its target, computed once (never raises)."""
+    target = safe_target(tool, tool_input)
+    if isinstance(target, Exception):
+        return Call(tool=tool, target=None, error=f"{tool.name}'s permission target failed: {target!r}")
+    return Call(tool=tool, target=target)
+
+
+def _path_matches(
+    rule: PermissionRule, path: str, behavior: PermissionBehavior, cwd: Path, project_root: Path | None
+) -> bool:
+    assert rule.content is not None
+    try:
+        pattern = parse_path_pattern(rule.content, cwd=cwd, project_root=project_root)
+        forms = path_forms(path, cwd) if path.strip() else ()
+    except (PathPatternError, OSError, ValueError):
+        return behavior != "allow"
+    if not forms:
+        return behavior != "allow"
+    if behavior == "allow":
+        return pattern.matches(forms[-1])  # the resolved file, the one really touched
+    return any(pattern.matches(form) for form in forms) or pattern.same_file(forms[-1])
+
+
+def _content_matches(rule: PermissionRule, call: Call, *, cwd: Path, project_root: Path | None) -> bool:
+    """Whether a content rule matches a non-shell call (paths, hosts, exact values)."""
+    assert rule.content is not None
+    tool, target = call.tool, call.target
+    lenient = rule.behavior != "allow"
+    if call.error is not None:
+        # The call can't be described: deny/ask rules for this tool match, allow rules never do.
+        return lenient and (rule.tool_name in _tool_names(tool) or rule.tool_name in PATH_RULE_TOOLS)
+    if target is None:
+        return False
+    family = rule.tool_name
+    if family == "Read":
+        applies = target.kind == "read"
+    elif family == "Edit":
+        # An allowed edit location is also readable (Claude Code); an Edit deny leaves reads alone.
+        applies = target.kind == "edit" or (target.kind == "read" and rule.behavior == "allow")
+    else:
+        applies = family in _tool_names(tool)
+    if not applies:
+        return False
+    if target.kind == "shell":
+        if rule.behavior == "allow":
+            return shell_allow_match((rule,), _tool_names(tool), target.value) is not None
+        found = shell_deny_match((rule,), _tool_names(tool), target.value)
+        return found is not None
+    if target.kind in ("read", "edit"):
+        return _path_matches(rule, target.value, rule.behavior, cwd, project_root)
+    if target.kind == "web_fetch":
+        if not rule.content.startswith("domain:"):
+            return lenient
+        return host_matches(rule.content, target.value, rule.behavior)
+    return target.value == rule.content
+
+
+def first_match(
+    rules: Sequence[PermissionRule], call: Call, *, cwd: Path, project_root: Path | None = None
+) -> RuleMatch | None:
+    """The first deny (or ask) rule of ``rules`` that matches ``call``, in rule order.
+
+    A whole-tool rule naming the tool matches; a shell call is matched through every spelling of
+    every command (:func:`deny_forms`), and when some command can't be named (an expansion as
+    command name) the first shell rule *may* apply: an uncertain match, which the engine asks about.
+    """
+    if not rules:
+        return None
+    shell = call.shell
+    if shell is not None and call.target is not None:
+        # Only whole-tool rules and this tool's shell rules can apply to a shell call.
+        names = _tool_names(call.tool)
+        index = shell_rule_index(rules, names)
+        found = shell_deny_match(rules, names, call.target.value)
+        whole = next((r for r in index.whole if rule_applies_to_tool(r, call.tool)), None)
+        if whole is not None and (
+            found is None or not found.certain or index.position[id(whole)] < index.position[id(found.rule)]
+        ):
+            return RuleMatch(whole, True, f"{call.tool.name} is covered by rule {whole.text}")
+        return found
+    for rule in rules:
+        if rule.content is None:
+            if rule_applies_to_tool(rule, call.tool):
+                return RuleMatch(rule, True, f"{call.tool.name} is covered by rule {rule.text}")
+            continue
+        if _content_matches(rule, call, cwd=cwd, project_root=project_root):
+            return RuleMatch(rule, True, f"matched rule {rule.text}")
+    return None
+
+
+def allow_match(
+    rules: Sequence[PermissionRule], call: Call, *, cwd: Path, project_root: Path | None = None
+) -> AllowMatch | None:
+    """The allow rules that allow ``call``, or None.
+
+    A whole-tool rule; for a shell call, rules covering every command bash would run (each may be
+    covered by a different rule); otherwise the first matching content rule.
+    """
+    if not rules:
+        return None
+    if call.shell is not None and call.target is not None and call.error is None:
+        names = _tool_names(call.tool)
+        index = shell_rule_index(rules, names)
+        whole = next((r for r in index.whole if rule_applies_to_tool(r, call.tool)), None)
+        if whole is not None:
+            return AllowMatch((whole,), f"{call.tool.name} is allowed by rule {whole.text}")
+        return shell_allow_match(rules, names, call.target.value)
+    for rule in rules:
+        if rule.content is None and rule_applies_to_tool(rule, call.tool):
+            return AllowMatch((rule,), f"{call.tool.name} is allowed by rule {rule.text}")
+    if call.error is not None:
+        return None
+    for rule in rules:
+        if rule.content is not None and _content_matches(rule, call, cwd=cwd, project_root=project_root):
+            return AllowMatch((rule,), f"allowed by rule {rule.text}")
+    return None
+
+
+def rule_matches(
+    rule: PermissionRule,
+    tool: Tool,
+    tool_input: Mapping[str, Any],
+    *,
+    cwd: Path,
+    additional_dirs: Iterable[Path] = (),
+    project_root: Path | None = None,
+) -> bool:
+    """Whether ``rule`` alone applies to this call of ``tool`` (its behavior deciding strictness).
+
+    For an allow rule and a compound shell command, the rule must cover every command; a deny or
+    ask rule matches an opaque command (one whose name is only known at run time).
+    ``additional_dirs`` is accepted for symmetry with the engine.
+    """
+    del additional_dirs
+    call = describe_call(tool, tool_input)
+    if rule.behavior == "allow":
+        return allow_match((rule,), call, cwd=cwd, project_root=project_root) is not None
+    return first_match((rule,), call, cwd=cwd, project_root=project_root) is not None

@@ -1,0 +1,341 @@
+"""The spellings of a command that shell rules are tried against, one view per side (PERM-11, PERM-16).
+
+Derived from what bash would run (:func:`~reference_impl.permissions._bash_reader.split_command`),
+computed once per command string and cached:
+
+* :func:`allow_units`: the commands that must *each* be allowed. Harmless wrappers and plain
+  environment assignments are stripped (``time``, ``nice``, ``timeout``, ``nohup``, ``stdbuf``,
+  ``NODE_ENV=test``); any other wrapper (``sudo``, ``env``, ``xargs``, ``exec``, ``command``,
+  ``find -exec``, ``bash -c``, ``eval``, ...) is a command of its own *and* its wrapped command
+  must be allowed too. None when the command can't be allowed by rules at all.
+* :func:`deny_forms`: every spelling a deny or ask rule is tried against: as written, after quote
+  removal, with assignments and any wrapper (with its options) stripped, with a path-qualified
+  name reduced to its basename, the scripts of ``bash -c`` / ``eval``; and whether some command
+  is *opaque* (its name is an expansion), in which case every deny rule applies.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TypeAlias
+
+from tests.mutants.frozen_engine_531c59b._bash_reader import ShellCommand, ShellPart, split_command
+from tests.mutants.frozen_engine_531c59b._bash_words import is_globby
+from tests.mutants.frozen_engine_531c59b._evaluated import data_run_as_code, runs_written_file
+from tests.mutants.frozen_engine_531c59b._programs import program_scripts
+from tests.mutants.frozen_engine_531c59b._wrapped_commands import (
+    HARMLESS_WRAPPERS,
+    SCRIPT_BUILTINS,
+    SHELLS,
+    Argv,
+    builtin_script,
+    env_split,
+    env_split_strings,
+    find_commands,
+    is_wrapper,
+    reads_its_input,
+    shell_script,
+    unwrap,
+    wrapped_candidates,
+    wrapper_scripts,
+)
+
+__all__ = ["AllowUnits", "DenyForms", "allow_candidates", "allow_units", "deny_candidates", "deny_forms"]
+
+
+_BARE_WORD = re.compile(r"[\w@%+=:,./~^*?\[\]{}-]+")
+
+
+def _quote(word: str) -> str:
+    if word and _BARE_WORD.fullmatch(word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def _quoted_form(argv: Argv, raw: tuple[str, ...]) -> str:
+    """The words re-quoted so that a shell reads them back as these words (run-time words as written)."""
+    return " ".join(r if v is None or is_globby(r) else _quote(v) for v, r in zip(argv, raw, strict=False))
+
+
+def _plain_form(argv: Argv, raw: tuple[str, ...]) -> str:
+    """The words after quote removal joined by spaces (run-time words as written)."""
+    return " ".join(r if v is None else v for v, r in zip(argv, raw, strict=False))
+
+
+def _raw_of(argv: Argv) -> tuple[str, ...]:
+    return tuple("?" if v is None else v for v in argv)
+
+
+def _name_unknown(argv: Argv) -> bool:
+    return not argv or argv[0] is None
+
+
+AllowUnits: TypeAlias = tuple[tuple[str, ...], ...]
+"""The commands that must each be allowed, each as the forms an allow rule may match."""
+
+
+def _allow_argv(
+    argv: Argv, raw: tuple[str, ...], depth: int, stdin: str | None = None
+) -> list[tuple[str, ...]] | None:
+    """Units for one command given as words: its own forms, then those of what it wraps."""
+    if _name_unknown(argv) or depth > 8 or (raw and is_globby(raw[0])):
+        return None
+    forms = [_quoted_form(argv, raw)]
+    name = argv[0]
+    assert name is not None
+    while name in HARMLESS_WRAPPERS:
+        inner = unwrap(name, argv[1:])
+        if inner is None or _name_unknown(inner):
+            break
+        raw = raw[len(argv) - len(inner) :] if len(raw) == len(argv) else _raw_of(inner)
+        argv = inner
+        name = argv[0]
+        assert name is not None
+        if is_globby(raw[0]):
+            return None
+        forms.append(_quoted_form(argv, raw))
+    units = [tuple(dict.fromkeys(forms))]
+    base = posixpath.basename(name)
+    args = argv[1:]
+    if is_wrapper(base):
+        # Not stripped (not harmless, written with a path, or options not understood): the
+        # wrapper is a command of its own, and what it runs must be allowed too.
+        if base == "command" and any(
+            a is not None and a.startswith("-") and ("v" in a or "V" in a) for a in args
+        ):
+            return units  # ``command -v x`` only looks a name up
+        option_scripts, why = program_scripts(base, args)  # ``ssh -o ProxyCommand=...``
+        if why is not None:
+            return None
+        for option_script in option_scripts:
+            nested_units = allow_units(split_command(option_script), depth + 1)
+            if nested_units is None:
+                return None
+            units.extend(nested_units)
+        inner = unwrap(base, args)
+        if inner is None:
+            return None if args else units
+        if base == "env" and env_split_strings(args):
+            return None
+        nested = _allow_argv(inner, _raw_of(inner), depth + 1, stdin)
+        return None if nested is None else units + nested
+    if base in SHELLS:
+        if not args and stdin is None:
+            return units
+        script = shell_script(args)
+        if (
+            script is None
+            and stdin is not None
+            and (reads_its_input(args) or all(a is not None and a.startswith("-") for a in args))
+        ):
+            script = stdin  # the shell runs its here-document
+        if script is None:
+            return units if all(a is not None and not a.startswith(("-", "+")) for a in args[:1]) else None
+        nested_units = allow_units(split_command(script), depth + 1)
+        return None if nested_units is None else units + list(nested_units)
+    if base in SCRIPT_BUILTINS:
+        script = builtin_script(base, args)
+        if script is None:
+            return None if args else units
+        nested_units = allow_units(split_command(script), depth + 1)
+        return None if nested_units is None else units + list(nested_units)
+    if base == "find":
+        for inner in find_commands(args):
+            nested = _allow_argv(inner, _raw_of(inner), depth + 1)
+            if nested is None:
+                return None
+            units.extend(nested)
+    script, why = data_run_as_code(base, args, stdin)
+    if why is not None:
+        return None
+    if script is not None:
+        nested_units = allow_units(split_command(script), depth + 1)
+        return None if nested_units is None else units + list(nested_units)
+    return units
+
+
+def allow_units(command: ShellCommand, depth: int = 0) -> AllowUnits | None:
+    """The commands that must each be allowed for ``command`` to run (each as its candidate forms).
+
+    None when no set of allow rules may allow it: a problem, a doubtful part, a wrapper whose
+    options can't be parsed with certainty, or nothing to run.
+    """
+    if not command.confident or not command.parts or depth > 8:
+        return None
+    units: list[tuple[str, ...]] = []
+    for part in command.parts:
+        forms_here: list[str] = [part.text]
+        argv, raw = part.argv, part.raw
+        if part.assignments and not part.plain_assignments:
+            units.append(
+                tuple(dict.fromkeys([part.text, " ".join((*part.assignments, _quoted_form(argv, raw)))]))
+            )
+            continue  # an assignment that changes what runs: only a rule naming it can allow it
+        found = _allow_argv(argv, raw, depth, part.stdin)
+        if found is None:
+            return None
+        first = (*forms_here, *found[0])
+        if part.assignments:
+            first = (*first, " ".join((*part.assignments, found[0][0])))
+        units.append(tuple(dict.fromkeys(first)))
+        units.extend(found[1:])
+    return tuple(units)
+
+
+@dataclass(frozen=True, slots=True)
+class DenyForms:
+    """Every spelling of a command a deny or ask rule is tried against, and why it may be anything."""
+
+    forms: frozenset[str]
+    opaque: str | None
+
+
+def _program_name(name: str) -> str:
+    """The program a command name runs, as deny rules name it: ``/usr/bin/rm`` is ``rm``."""
+    return posixpath.basename(name) or name
+
+
+def _deny_env_split(args: Argv, forms: set[str], depth: int) -> str | None:
+    """``env -S STRING``: its words go back into env's own arguments (``-S '-i rm x'`` is ``env -i rm x``)."""
+    reason: str | None = None
+    for script, after in env_split_strings(args):
+        words = env_split(script) if script is not None else None
+        if script is None or words is None:
+            return "env -S with a string only known when it runs"
+        # Both readings: env's own (its words as env's arguments again) and, stricter, a shell's.
+        again: Argv = ("env", *words, *args[after:])
+        reason = reason or _deny_argv(again, _raw_of(again), forms, depth + 1)
+        reason = reason or _deny_command(split_command(script), forms, depth + 1)
+    return reason
+
+
+def _deny_argv(
+    argv: Argv, raw: tuple[str, ...], forms: set[str], depth: int, stdin: str | None = None
+) -> str | None:
+    """Add the forms of one command (words) to ``forms``; return a reason when it could be anything."""
+    if depth > 8:
+        return "wrappers nested too deeply"
+    if _name_unknown(argv):
+        return f"the command name {raw[0] if raw else '?'!r} is only known when bash runs it"
+    if is_globby(raw[0]):
+        return f"the command name {raw[0]!r} is a pattern bash expands"
+    name = argv[0]
+    assert name is not None
+    base = _program_name(name)
+    forms.add(_quoted_form(argv, raw))
+    forms.add(_plain_form(argv, raw))
+    if base != name:
+        argv = (base, *argv[1:])
+        raw = (base, *raw[1:])
+        forms.add(_quoted_form(argv, raw))
+        forms.add(_plain_form(argv, raw))
+    args = argv[1:]
+    reason: str | None = None
+    if is_wrapper(base):
+        candidates: list[Argv] = []
+        exact = unwrap(base, args)
+        if exact is not None:
+            candidates.append(exact)
+        candidates.extend(wrapped_candidates(args))
+        if base == "env":
+            reason = reason or _deny_env_split(args, forms, depth)
+        for inner in dict.fromkeys(candidates):
+            reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1, stdin)
+        for script in wrapper_scripts(base, args, exact):
+            if script is None:
+                return f"{base} runs a script only known when bash runs it"
+            reason = reason or _deny_command(split_command(script), forms, depth + 1)
+        option_scripts, why = program_scripts(base, args)  # ``ssh -o ProxyCommand=...``
+        if why is not None:
+            return why
+        for option_script in option_scripts:
+            reason = reason or _deny_command(split_command(option_script), forms, depth + 1)
+    elif base in SHELLS:
+        script = shell_script(args)
+        if script is None and any(a is None for a in args):
+            return f"{base} runs a script only known when bash runs it"
+        if script is None and (
+            reads_its_input(args) or not [a for a in args if a is not None and not a.startswith(("-", "+"))]
+        ):
+            script = stdin  # no script file (or ``-s``, ``/dev/stdin``): the shell runs its input
+            if script is None:
+                return f"{base} runs a script read from its input"
+        if script is not None:
+            reason = _deny_command(split_command(script), forms, depth + 1)
+    elif base in SCRIPT_BUILTINS:
+        script = builtin_script(base, args)
+        if script is None and args:
+            return f"{base} of a string only known when bash runs it"
+        if script is not None:
+            reason = _deny_command(split_command(script), forms, depth + 1)
+    elif base == "find":
+        for inner in find_commands(args):
+            reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1)
+    else:
+        script, why = data_run_as_code(base, args, stdin)
+        if why is not None:
+            return why
+        if script is not None:
+            reason = _deny_command(split_command(script), forms, depth + 1)
+    return reason
+
+
+def _programs_run(argv: Argv) -> list[tuple[Argv, str]]:
+    """The part's words and program name, then those of the commands its wrappers run (``sudo cp``)."""
+    runs: list[tuple[Argv, str]] = []
+    while argv and argv[0] is not None and len(runs) < 8:
+        base = _program_name(argv[0])
+        runs.append((argv, base))
+        inner = unwrap(base, argv[1:]) if is_wrapper(base) else None
+        if not inner:
+            break
+        argv = inner
+    return runs
+
+
+def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | None:
+    if depth > 8:
+        return "scripts nested too deeply"
+    source = command.source.strip()
+    if source:
+        forms.add(source)
+    if command.canonical:
+        forms.add(command.canonical)
+    reason: str | None = None
+    joined: list[str] = []
+    for part in command.parts:
+        forms.add(part.text)
+        joined.append(_plain_form(part.argv, part.raw))
+        found = _deny_argv(part.argv, part.raw, forms, depth, part.stdin)  # always: it adds the forms
+        reason = reason or found
+    if joined:
+        forms.add(" ".join(joined))
+    ran = [run for part in command.parts for run in _programs_run(part.argv)]
+    reason = reason or runs_written_file(ran, command.writes, SHELLS)
+    if not isinstance(command.source, str) or (not command.parts and command.problems):
+        reason = reason or "; ".join(command.problems) or "nothing recognisable"
+    return reason
+
+
+@lru_cache(maxsize=8192)
+def deny_forms(command: str) -> DenyForms:
+    """Every form of ``command`` a deny or ask rule is tried against, and whether it is opaque."""
+    forms: set[str] = set()
+    reason = _deny_command(split_command(command), forms, 0)
+    return DenyForms(forms=frozenset(f for f in forms if f), opaque=reason)
+
+
+def allow_candidates(part: ShellPart) -> tuple[str, ...]:
+    """The forms of one part an allow rule may match (the first unit of the part; wrapped commands aside)."""
+    found = _allow_argv(part.argv, part.raw, 0) if not part.doubts else None
+    return (part.text,) if found is None else tuple(dict.fromkeys((part.text, *found[0])))
+
+
+def deny_candidates(part: ShellPart) -> tuple[str, ...]:
+    """Every form of one part a deny or ask rule is tried against."""
+    forms: set[str] = {part.text}
+    _deny_argv(part.argv, part.raw, forms, 0)
+    return tuple(sorted(forms))

@@ -1,0 +1,230 @@
+"""Matching ``Bash(...)`` rules against a command: patterns, the rule index, deny and allow (PERM-11).
+
+A rule's content is ``prefix:*`` (legacy), a wildcard pattern or an exact command
+(:func:`match_shell_pattern`). A deny or ask rule matches when it matches *any* spelling of any
+command bash would run, and may apply to a command whose name is only known at run time
+(:func:`shell_deny_match`); allow rules must cover *every* command bash would run, each possibly by
+another rule (:func:`shell_allow_match`). The spellings come from
+:mod:`~reference_impl.permissions._shell_forms`; rules are indexed by their pattern's first word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from reference_impl.permissions._rule_syntax import PermissionRule
+from tests.mutants.frozen_engine_531c59b._bash_reader import ShellCommand, split_command
+from tests.mutants.frozen_engine_531c59b._rule_matches import AllowMatch, RuleMatch
+from tests.mutants.frozen_engine_531c59b._shell_forms import (
+    AllowUnits,
+    allow_candidates,
+    allow_units,
+    deny_forms,
+)
+
+__all__ = [
+    "ShellRuleIndex",
+    "command_head",
+    "match_shell_pattern",
+    "pattern_head",
+    "rule_matches_shell_part",
+    "shell_allow_match",
+    "shell_deny_match",
+    "shell_rule_index",
+]
+
+
+@lru_cache(maxsize=16384)
+def _wildcard_regex(pattern: str) -> re.Pattern[str]:
+    pieces: list[str] = []
+    stars = 0
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "*\\":
+            pieces.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        if c == "*":
+            pieces.append(".*")
+            stars += 1
+        else:
+            pieces.append(re.escape(c))
+        i += 1
+    regex = "".join(pieces)
+    # Claude Code: a single trailing " *" is optional, so "ls *" also matches a bare "ls".
+    if stars == 1 and pattern.endswith(" *") and not pattern.endswith("\\ *"):
+        regex = regex[: -len(re.escape(" ") + ".*")] + "(?:" + re.escape(" ") + ".*)?"
+    return re.compile(regex, re.DOTALL)
+
+
+_UNESCAPED_STAR = re.compile(r"(?<!\\)\*")
+
+
+def _has_wildcard(pattern: str) -> bool:
+    return _UNESCAPED_STAR.search(pattern) is not None
+
+
+def match_shell_pattern(pattern: str, command: str) -> bool:
+    r"""Whether one simple ``command`` matches a ``Bash(...)`` rule's content.
+
+    ``prefix:*`` (legacy) matches ``prefix`` and ``prefix <anything>`` (a word boundary, so
+    ``npm test:*`` does not match ``npm testing``); a pattern with ``*`` is a wildcard over the
+    whole command (``\*`` is a literal star); anything else must equal the command exactly.
+    """
+    command = command.strip()
+    if pattern.endswith(":*") and not pattern.endswith("\\:*"):
+        prefix = pattern[:-2]
+        return command == prefix or (
+            command.startswith(prefix) and command[len(prefix) : len(prefix) + 1] in (" ", "\t", "\n")
+        )
+    if _has_wildcard(pattern):
+        return _wildcard_regex(pattern).fullmatch(command) is not None
+    return command == pattern.replace("\\*", "*")
+
+
+_BLANK = re.compile(r"[ \t\n]")
+
+
+def pattern_head(pattern: str) -> str | None:
+    """The command name every command matching ``pattern`` starts with; None if it may be any."""
+    head = _BLANK.split(pattern.removesuffix(":*"), maxsplit=1)[0]
+    if not head or "*" in head or "\\" in head:
+        return None
+    return head
+
+
+def command_head(form: str) -> str:
+    """The first word of a form, as :func:`pattern_head` sees it."""
+    return _BLANK.split(form.strip(), maxsplit=1)[0]
+
+
+class ShellRuleIndex:
+    """The content rules of one rule list for one shell tool, indexed by their pattern's first word.
+
+    A rule whose pattern starts with a fixed word is only tried on forms starting with that word;
+    the others (``Bash(* --force)``) are tried on every form. Results per command are memoised.
+    """
+
+    def __init__(self, rules: Sequence[PermissionRule], names: tuple[str, ...]) -> None:
+        self.rules = rules
+        self.content = [r for r in rules if r.content is not None and r.tool_name in names]
+        self.whole = [r for r in rules if r.content is None]
+        self.position = {id(rule): position for position, rule in enumerate(rules)}
+        self.by_head: dict[str, list[PermissionRule]] = {}
+        self.anywhere: list[PermissionRule] = []
+        for rule in self.content:
+            assert rule.content is not None
+            head = pattern_head(rule.content)
+            if head is None:
+                self.anywhere.append(rule)
+            else:
+                self.by_head.setdefault(head, []).append(rule)
+        self.order = {id(rule): position for position, rule in enumerate(self.content)}
+        self.memo: dict[tuple[str, str], RuleMatch | AllowMatch | None] = {}
+
+    def first(self, forms: Iterable[str]) -> PermissionRule | None:
+        """The earliest rule matching any of ``forms``."""
+        best: PermissionRule | None = None
+        for form in forms:
+            for rules in (self.by_head.get(command_head(form), ()), self.anywhere):
+                for rule in rules:
+                    assert rule.content is not None
+                    if best is not None and self.order[id(rule)] >= self.order[id(best)]:
+                        continue
+                    if match_shell_pattern(rule.content, form):
+                        best = rule
+        return best
+
+    def lookup(self, key: tuple[str, str]) -> tuple[bool, RuleMatch | AllowMatch | None]:
+        if key in self.memo:
+            return True, self.memo[key]
+        return False, None
+
+    def remember(self, key: tuple[str, str], value: RuleMatch | AllowMatch | None) -> None:
+        if len(self.memo) >= 4096:
+            self.memo.clear()
+        self.memo[key] = value
+
+
+_SHELL_INDEXES: dict[tuple[int, tuple[str, ...]], ShellRuleIndex] = {}
+_SHORT_SHELL_INDEXES: dict[tuple[tuple[PermissionRule, ...], tuple[str, ...]], ShellRuleIndex] = {}
+
+
+def shell_rule_index(rules: Sequence[PermissionRule], names: tuple[str, ...]) -> ShellRuleIndex:
+    """The index of ``rules`` for a shell tool called ``names`` (cached per rule list)."""
+    if len(rules) <= 8:
+        # Short lists are often made per call: keyed by value (equal rules match alike), so a
+        # list rebuilt for every call still finds its index and its memo of commands.
+        short = (tuple(rules), names)
+        found = _SHORT_SHELL_INDEXES.get(short)
+        if found is None:
+            if len(_SHORT_SHELL_INDEXES) >= 256:
+                del _SHORT_SHELL_INDEXES[next(iter(_SHORT_SHELL_INDEXES))]
+            found = _SHORT_SHELL_INDEXES[short] = ShellRuleIndex(short[0], names)
+        return found
+    # Keyed by identity (the engine hands the same candidate list for the same tool); the entry
+    # holds the list, so the id can't be reused while cached.
+    key = (id(rules), names)
+    index = _SHELL_INDEXES.get(key)
+    if index is None or index.rules is not rules:
+        if len(_SHELL_INDEXES) >= 64:
+            del _SHELL_INDEXES[next(iter(_SHELL_INDEXES))]
+        index = _SHELL_INDEXES[key] = ShellRuleIndex(rules, names)
+    return index
+
+
+def shell_deny_match(
+    rules: Sequence[PermissionRule], names: tuple[str, ...], command: str
+) -> RuleMatch | None:
+    """The first deny/ask shell rule matching any spelling of ``command`` (memoised per rule list)."""
+    index = shell_rule_index(rules, names)
+    known, cached = index.lookup(("deny", command))
+    if known:
+        return cached if isinstance(cached, RuleMatch) else None
+    found: RuleMatch | None = None
+    if index.content:
+        forms = deny_forms(command)
+        rule = index.first(sorted(forms.forms))
+        if rule is not None:
+            found = RuleMatch(rule, True, f"matched rule {rule.text}")
+        elif forms.opaque is not None:
+            first = index.content[0]
+            found = RuleMatch(first, False, f"{forms.opaque}: it could run what rule {first.text} covers")
+    index.remember(("deny", command), found)
+    return found
+
+
+def _cover(index: ShellRuleIndex, units: AllowUnits | None) -> AllowMatch | None:
+    """The allow rules covering each unit (every command bash would run), or None."""
+    if units is None:
+        return None
+    used: list[PermissionRule] = []
+    for forms in units:
+        rule = index.first(forms)
+        if rule is None:
+            return None
+        used.append(rule)
+    texts = ", ".join(dict.fromkeys(r.text for r in used))
+    return AllowMatch(tuple(dict.fromkeys(used)), f"every command it runs is allowed ({texts})")
+
+
+def shell_allow_match(
+    rules: Sequence[PermissionRule], names: tuple[str, ...], command: str
+) -> AllowMatch | None:
+    """The allow rules that cover every command bash would run for ``command`` (memoised)."""
+    index = shell_rule_index(rules, names)
+    known, cached = index.lookup(("allow", command))
+    if known:
+        return cached if isinstance(cached, AllowMatch) else None
+    found = _cover(index, allow_units(split_command(command))) if index.content else None
+    index.remember(("allow", command), found)
+    return found
+
+
+def rule_matches_shell_part(rule: PermissionRule, command: ShellCommand, index: int) -> bool:
+    """Whether an allow rule's content matches part ``index`` of ``command`` itself (wrapped commands aside)."""
+    assert rule.content is not None
+    return any(match_shell_pattern(rule.content, form) for form in allow_candidates(command.parts[index]))

@@ -1,0 +1,85 @@
+"""URL hosts as ``WebFetch(domain:...)`` rules compare them (PERM-11).
+
+A host is normalised before it is compared (:func:`normalise_host`): percent-decoded, lower-cased,
+IDNA-encoded, an IPv4 address in any numeric form as its dotted quad. A URL or a rule's host that
+can't be read with certainty is never allowed, and matched by every deny or ask rule.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+from urllib.parse import unquote, urlsplit
+
+from reference_impl.permissions._decisions import PermissionBehavior
+
+__all__ = ["host_matches", "normalise_host"]
+
+_IPV4_PART = re.compile(r"^(0x[0-9a-f]*|0[0-7]*|[1-9][0-9]*)$")
+
+
+def normalise_host(host: str) -> str | None:
+    """A URL host as a domain rule compares it; None when it can't be read with certainty.
+
+    Percent-decoded, lower-cased, IDNA-encoded (``bücher.de`` is ``xn--bcher-kva.de``; Unicode
+    full stops such as ``。`` and full-width letters and digits mapped as IDNA maps them), without
+    a trailing dot, an IPv4 address in any of its numeric forms (``2130706433``, ``0x7f.1``,
+    ``0177.0.0.1``) as its dotted quad, and an IPv4-mapped IPv6 address (``[::ffff:127.0.0.1]``,
+    which reaches the IPv4 host) as that IPv4 address.
+    """
+    try:
+        host = unquote(host, errors="strict").strip().lower()
+    except UnicodeDecodeError:
+        return None
+    if not host or re.search(r"[\x00-\x20%/\\@?#]", host):
+        return None
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            address = ipaddress.ip_address(host[1:-1])
+        except ValueError:
+            return None
+        mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+        return str(mapped if mapped is not None else address)
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii").lower()
+        except UnicodeError:
+            return None
+    host = host.rstrip(".")
+    labels = host.split(".")
+    if host and all(_IPV4_PART.match(label) for label in labels) and len(labels) <= 4:
+        try:
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except OSError:
+            return None
+    return host or None
+
+
+def host_matches(pattern: str, url: str, behavior: PermissionBehavior) -> bool:
+    """Whether the host of ``url`` matches a ``domain:`` rule content (leniently for deny and ask)."""
+    try:
+        parts = urlsplit(url.strip())
+        netloc_host = parts.netloc.rpartition("@")[2]
+        if netloc_host.startswith("["):
+            raw_host = netloc_host[: netloc_host.find("]") + 1]
+        else:
+            raw_host = netloc_host.rsplit(":", 1)[0] if netloc_host.count(":") == 1 else netloc_host
+        host = normalise_host(raw_host)
+        understood = (
+            parts.scheme.lower() in ("http", "https")
+            and host is not None
+            and not re.search(r"[\\\s\x00-\x1f]", parts.netloc)
+        )
+    except ValueError:
+        host, understood = None, False
+    if not understood or host is None:
+        return behavior != "allow"  # an unreadable URL is never allowed by a domain rule
+    raw_want = pattern[len("domain:") :]
+    wildcard = raw_want.startswith("*.")
+    want = normalise_host(raw_want[2:] if wildcard else raw_want)
+    if want is None:
+        return behavior != "allow"
+    if wildcard:
+        return host.endswith("." + want)
+    return host == want
