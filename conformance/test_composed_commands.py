@@ -91,9 +91,8 @@ def test_deny_rule_holds_through_composed_carriers(
     The line is composed, not listed (``ths.composed_commands``); programs and options come from the
     catalogue mined from the machine's manual pages. A call the harness runs without anyone asked
     (no host is there to ask) is run by the bash oracle (with the catalogued programs and
-    interpreters run for real): no
-    record may be the denied command (for ``Bash(rm -rf:*)``, an ``rm`` whose first word is
-    ``-rf``). Hypothesis is steered (``target``) toward deeper lines the harness lets through.
+    interpreters run for real): no record may be the denied command (for ``Bash(rm -rf:*)``, an
+    ``rm`` whose first word is ``-rf``). Hypothesis is steered (``target``) toward deeper lines the harness lets through.
     """
     deny = deny_form.format(composed.target)
     rules = [RuleSpec(deny, behavior)]
