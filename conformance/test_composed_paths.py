@@ -1,4 +1,4 @@
-"""Path deny rules against paths composed from segments the filesystem resolves, the filesystem the judge (PERM-11).
+"""Path rules and protected paths against paths composed from segments the filesystem resolves (PERM-11, PERM-15).
 
 A maze (``ths.build_path_maze``) holds one protected file, reachable through a symbolic link, a hard
 link, a link to the directory itself, a link back up from a subdirectory, ``/proc/self/root`` and
@@ -9,6 +9,7 @@ runs under ``Read(<the file>)`` deny must not open the protected file, as the fi
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
-from conformance._strategies_permissions import read_tool, run_calls
+from conformance._strategies_permissions import edit_tool, host_answering, read_tool, run_calls, shell_tool
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import RuleSpec
@@ -51,3 +52,45 @@ def test_path_deny_holds_for_every_spelling_that_reaches_the_file(
     assert not ths.same_file(maze, path), (
         f"Read({rule_form}) deny ({mode}) let {path!r} be read, and it is {maze.target}"
     )
+
+
+# Protected files (PERM-15) the maze is built around: a file in a protected directory, a shell start-up
+# file, the harness's MCP configuration.
+_PROTECTED = (".git/config", ".git/hooks/pre-commit", ".bashrc", ".mcp.json", ".claude/settings.json")
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=80, deadline=None)
+@given(
+    data=st.data(),
+    name=st.sampled_from(_PROTECTED),
+    mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
+    via=st.sampled_from(["edit", "redirection", "cd then redirection"]),
+)
+def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
+    new_harness: Callable[[], Any], data: st.DataObject, name: str, mode: str, via: str
+) -> None:
+    """PERM-15: a write that lands on a protected file asks, whatever path reaches it.
+
+    The path is composed by ``ths.path_spellings`` around the protected file: through symbolic and
+    hard links, links to directories, ``/proc/self/root``, ``..`` out and back; written by a file
+    tool, by a shell redirection, or by a redirection after ``cd`` into a part of the path on the same
+    line. The filesystem says which spellings land on the file; none of those may run unasked.
+    """
+    if via != "edit" and mode == "acceptEdits":
+        return  # acceptEdits never auto-allows shell commands anyway
+    maze = ths.build_path_maze(fresh_dir(), name)
+    path = data.draw(ths.path_spellings(str(maze.root), name), label="path")
+    if via == "edit":
+        tool, call = edit_tool(), ("Edit", {"file_path": path})
+    else:
+        directory, _, written = path.rpartition("/") if via == "cd then redirection" else ("", "", path)
+        move = ""
+        if directory:
+            move = f"cd {'-P ' if '..' in directory else ''}{shlex.quote(directory)} && "  # -P: as the kernel
+        tool, call = shell_tool(), ("Bash", {"command": f"{move}echo pwned >> {shlex.quote(written)}"})
+    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"), cwd=maze.root)
+    if run.ran() == 0:
+        return
+    assert not ths.same_file(maze, path), f"{via} of {path!r} ran unasked in {mode}, and it is {maze.target}"
