@@ -34,6 +34,7 @@ GROUPS = (
     "suite",
     "report_time",
     "api_server",
+    "oracle",
 )
 _MODULES = {
     "toolsearch": "benchmarks._toolsearch_bench",
@@ -45,6 +46,7 @@ _MODULES = {
     "suite": "benchmarks._suite_bench",
     "report_time": "benchmarks._report_time_bench",
     "api_server": "benchmarks._api_server_bench",
+    "oracle": "benchmarks._oracle_bench",
 }
 
 # (figure, goal text, check): the goals of issue 7 (issue 12's report time; issue 18's anchors,
