@@ -157,8 +157,13 @@ class ToolRunnerHarness(TranscriptSession):
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         """The tools array the runner sends for these tools."""
         endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
-        asyncio.run(_run(endpoint, _tools([*builtin, *mcp], None), [{"role": "user", "content": PROMPT}]))
-        return [dict(t) for t in endpoint.message_requests[0].tools if isinstance(t, dict)]
+        error: BaseException | None = None
+        try:
+            asyncio.run(_run(endpoint, _tools([*builtin, *mcp], None), [{"role": "user", "content": PROMPT}]))
+        except Exception as exc:  # the API rejected the tools (duplicate names): they were sent all the same
+            error = exc
+        tools = recorded_request(endpoint, error).body.get("tools") or []
+        return [dict(t) for t in tools if isinstance(t, dict)]
 
 
 class ToolRunnerAdapter:
