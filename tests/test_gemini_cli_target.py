@@ -61,7 +61,7 @@ def test_deny_beats_ask_beats_allow_by_priority() -> None:
     [
         ("run_shell_command(git:*)", {"commandPrefix": "git"}),
         ("run_shell_command(echo x)", {"commandRegex": "^echo\\ x$"}),
-        ("read_file(./secret.txt)", {"argsPattern": '"file_path":"(?:[^"]*/)?secret\\.txt"'}),
+        ("read_file(./secret.txt)", {"argsPattern": '"file_path":"(secret\\.txt|[^"]*/secret\\.txt)"'}),
     ],
 )
 def test_patterns_become_policy_conditions(rule: str, condition: dict[str, str]) -> None:
@@ -75,3 +75,17 @@ def test_a_path_rule_matches_the_path_however_the_cli_sends_it(path: str) -> Non
     (written,) = _rules({"deny": ["read_file(./secret.txt)"]})
     assert re.search(str(written["argsPattern"]), json.dumps({"file_path": path}, separators=(",", ":")))
     assert not re.search(str(written["argsPattern"]), json.dumps({"file_path": "/tmp/w/not-secret.txt"}))
+
+
+#: The Gemini CLI's own test of a policy regex (isSafeRegExp in its bundle): a rule failing it is dropped.
+_CLI_NESTED_QUANTIFIER = re.compile(r"\([^)]*[*+?{].*\)[*+?{]")
+
+
+@pytest.mark.parametrize("rule", ["read_file(./secret.txt)", "read_file(src/*.py)", "run_shell_command(a*b)"])
+def test_every_pattern_passes_the_clis_regex_safety_test(rule: str) -> None:
+    """A rule the CLI finds unsafe is dropped without a word: a deny would silently not apply."""
+    (written,) = _rules({"deny": [rule]})
+    for key in ("argsPattern", "commandRegex"):
+        if key in written:
+            assert _CLI_NESTED_QUANTIFIER.search(str(written[key])) is None
+

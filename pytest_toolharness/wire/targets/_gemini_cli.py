@@ -76,9 +76,10 @@ def _conditions(rule: Rule) -> dict[str, str]:
         return {"commandRegex": f"^{_glob_regex(rule.pattern)}$"}
     key = _PATH_TOOLS.get(rule.tool)
     if key is not None:
-        path = rule.pattern.removeprefix("./").removeprefix("~/").lstrip("/")
-        # The arguments' JSON: "file_path":"<anything ending in /path or the path itself>"
-        return {"argsPattern": f'"{key}":"(?:[^"]*/)?{_glob_regex(path)}"'}
+        path = _glob_regex(rule.pattern.removeprefix("./").removeprefix("~/").lstrip("/"))
+        # The arguments' JSON: "file_path":"<the path itself, or anything ending in /path>". No
+        # quantified group: the CLI drops a rule whose regex looks like a nested quantifier (ReDoS).
+        return {"argsPattern": f'"{key}":"({path}|[^"]*/{path})"'}
     return {"argsPattern": _glob_regex(rule.pattern)}
 
 
