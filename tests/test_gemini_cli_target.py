@@ -60,7 +60,7 @@ def test_deny_beats_ask_beats_allow_by_priority() -> None:
     ("rule", "condition"),
     [
         ("run_shell_command(git:*)", {"commandPrefix": "git"}),
-        ("run_shell_command(echo x)", {"commandRegex": "^echo\\ x$"}),
+        ("run_shell_command(echo x)", {"commandRegex": 'echo x"'}),
         ("read_file(./secret.txt)", {"argsPattern": '"file_path":"(secret\\.txt|[^"]*/secret\\.txt)"'}),
     ],
 )
@@ -89,3 +89,17 @@ def test_every_pattern_passes_the_clis_regex_safety_test(rule: str) -> None:
         if key in written:
             assert _CLI_NESTED_QUANTIFIER.search(str(written[key])) is None
 
+
+@pytest.mark.parametrize(
+    ("rule", "command", "matches"),
+    [
+        ("run_shell_command(touch suite-deny-ran.txt)", "touch suite-deny-ran.txt", True),
+        ("run_shell_command(touch suite-deny-ran.txt)", "touch suite-deny-ran.txt2", False),
+        ("run_shell_command(touch a*b)", "touch a-and-b", True),
+    ],
+)
+def test_a_command_regex_matches_as_the_cli_applies_it(rule: str, command: str, matches: bool) -> None:
+    """The CLI searches '"command":"' + commandRegex in the arguments' JSON (buildArgsPatterns in its bundle)."""
+    (written,) = _rules({"deny": [rule]})
+    pattern = '"command":"' + str(written["commandRegex"])
+    assert bool(re.search(pattern, json.dumps({"command": command}, separators=(",", ":")))) is matches

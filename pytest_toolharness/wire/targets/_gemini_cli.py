@@ -6,7 +6,8 @@ is the run's scratch ``HOME``, where the profile writes, from the scenario's rol
 (:mod:`pytest_toolharness.wire.targets._roles`):
 
 - ``~/.gemini/settings.json``: the auth type, folder trust, telemetry, usage statistics and updates
-  off, and the suite's stdio MCP server under ``mcpServers`` (its tools are ``mcp_<server>_<tool>``);
+  off, the suite's stdio MCP server under ``mcpServers`` (its tools are ``mcp_<server>_<tool>``),
+  and the scenario's hooks;
 - ``~/.gemini/policies/toolharness.toml``: the permission rules as policy-engine rules of the user
   tier, deny (priority 300) beating ask (``ask_user``, 200) beating allow (100), whichever settings
   source each came from. A shell rule ``run_shell_command(git:*)`` becomes ``commandPrefix = "git"``,
@@ -14,10 +15,12 @@ is the run's scratch ``HOME``, where the profile writes, from the scenario's rol
   ``file_path`` ending in that path (the CLI may send it absolute); any other pattern an
   ``argsPattern`` on the arguments' JSON.
 
-The CLI runs in its ``default`` approval mode: a call that no rule allows is ``ask_user``, which in
-headless mode is a deny, as a default-mode harness without a user is expected to do. It has no
-command hooks in Claude Code's protocol (its own hooks have another), no tool search and no
-permission modes of Claude Code's meaning: scenarios needing them are not run against it.
+The scenario's ``defaultMode`` becomes an approval mode (:data:`MODES`; ``default`` unless told):
+a call that no rule allows is ``ask_user``, which in headless mode is a deny, as a default-mode
+harness without a user is expected to do. The scenario's PreToolUse and PostToolUse command hooks
+become the CLI's BeforeTool and AfterTool hooks, through a bridge of the two protocols
+(:mod:`pytest_toolharness.wire.targets._gemini_hooks`). It has no tool search, and does not read
+Claude Code's settings files: scenarios needing them are not run against it.
 """
 
 from __future__ import annotations
@@ -29,13 +32,16 @@ from typing import Any
 
 from pytest_toolharness.wire.scenarios import ToolNames
 from pytest_toolharness.wire.targets._command import TargetInvocation
+from pytest_toolharness.wire.targets._gemini_hooks import BRIDGE_SOURCE, gemini_hooks
 from pytest_toolharness.wire.targets._roles import Rule, mcp_servers, read_settings_file, settings_rules
 
 __all__ = [
     "GEMINI_BIN_ENV",
     "GEMINI_MODEL",
     "GEMINI_NAMES",
+    "MODES",
     "GeminiCliTarget",
+    "approval_mode",
     "gemini_policy_toml",
     "gemini_settings",
 ]
@@ -52,6 +58,15 @@ GEMINI_NAMES = ToolNames(
     mcp_format="mcp_{server}_{tool}",
     write="write_file",
 )
+#: Claude Code's permission modes as the CLI's approval modes. Headless, the CLI denies what it would
+#: ask, so ``dontAsk`` is its ``default``.
+MODES = {
+    "default": "default",
+    "dontAsk": "default",
+    "plan": "plan",
+    "acceptEdits": "auto_edit",
+    "bypassPermissions": "yolo",
+}
 _DECISIONS = {"allow": ("allow", 100), "ask": ("ask_user", 200), "deny": ("deny", 300)}
 _PATH_TOOLS = {"read_file": "file_path", "write_file": "file_path", "replace": "file_path"}
 #: The MCP server's start and tool listing, in milliseconds (the suite's server imports the mcp package).
@@ -63,8 +78,13 @@ def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=True)
 
 
+_REGEX_SPECIALS = re.compile(r"([\\^$.*+?()\[\]{}|/])")
+
+
 def _glob_regex(pattern: str) -> str:
-    return ".*".join(re.escape(part) for part in pattern.split("*"))
+    # Escapes only what a JavaScript regex treats specially (re.escape's "\ " and "\-" mean the same
+    # there, but only outside unicode mode): the CLI compiles the pattern with new RegExp().
+    return ".*".join(_REGEX_SPECIALS.sub(r"\\\1", part) for part in pattern.split("*"))
 
 
 def _conditions(rule: Rule) -> dict[str, str]:
@@ -73,7 +93,9 @@ def _conditions(rule: Rule) -> dict[str, str]:
     if rule.tool == GEMINI_NAMES.shell:
         if rule.pattern.endswith("*") and "*" not in rule.pattern[:-1]:
             return {"commandPrefix": rule.pattern[:-1]}
-        return {"commandRegex": f"^{_glob_regex(rule.pattern)}$"}
+        # The CLI matches '"command":"' + commandRegex against the arguments' JSON: no ^ anchor; the
+        # closing quote of the JSON string ends the command.
+        return {"commandRegex": f'{_glob_regex(rule.pattern)}"'}
     key = _PATH_TOOLS.get(rule.tool)
     if key is not None:
         path = _glob_regex(rule.pattern.removeprefix("./").removeprefix("~/").lstrip("/"))
@@ -94,8 +116,8 @@ def gemini_policy_toml(settings: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def gemini_settings(inv: TargetInvocation) -> dict[str, Any]:
-    """``~/.gemini/settings.json`` for ``inv``: offline switches and the suite's MCP server."""
+def gemini_settings(inv: TargetInvocation, bridge: Path) -> dict[str, Any]:
+    """``~/.gemini/settings.json`` for ``inv``: offline switches, the suite's MCP server, its hooks."""
     servers = {
         server.name: {
             "command": server.command,
@@ -111,11 +133,23 @@ def gemini_settings(inv: TargetInvocation) -> dict[str, Any]:
         "telemetry": {"enabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
         "mcpServers": servers,
+        "hooks": gemini_hooks(read_settings_file(inv.settings_path), bridge),
     }
 
 
+def approval_mode(settings: dict[str, Any]) -> str:
+    """The CLI's approval mode for the scenario's ``permissions.defaultMode`` (a clear error if unknown)."""
+    permissions = settings.get("permissions") or {}
+    mode = permissions.get("defaultMode", "default") if isinstance(permissions, dict) else "default"
+    if mode not in MODES:
+        raise ValueError(
+            f"settings: permission mode {mode!r} has no Gemini CLI approval mode; known: {sorted(MODES)}"
+        )
+    return MODES[mode]
+
+
 class GeminiCliTarget:
-    """``gemini -p PROMPT --approval-mode default -o json -m MODEL`` with its home written for the run."""
+    """``gemini -p PROMPT --approval-mode MODE -o json -m MODEL`` with its home written for the run."""
 
     name = "gemini"
     names = GEMINI_NAMES
@@ -129,16 +163,18 @@ class GeminiCliTarget:
         """The command line; writes ``~/.gemini/settings.json`` and the policy file of the run first."""
         config = inv.workdir / "home" / ".gemini"
         (config / "policies").mkdir(parents=True, exist_ok=True)
-        settings = json.dumps(gemini_settings(inv), indent=1, sort_keys=True)
+        bridge = config / "toolharness_hook_bridge.py"
+        bridge.write_text(BRIDGE_SOURCE, encoding="utf-8")
+        settings = json.dumps(gemini_settings(inv, bridge), indent=1, sort_keys=True)
         (config / "settings.json").write_text(settings, encoding="utf-8")
-        policy = gemini_policy_toml(read_settings_file(inv.settings_path))
-        (config / "policies" / "toolharness.toml").write_text(policy, encoding="utf-8")
+        scenario = read_settings_file(inv.settings_path)
+        (config / "policies" / "toolharness.toml").write_text(gemini_policy_toml(scenario), encoding="utf-8")
         return [
             str(self.binary),
             "-p",
             inv.prompt,
             "--approval-mode",
-            "default",
+            approval_mode(scenario),
             "--output-format",
             "json",
             "-m",
