@@ -36,6 +36,7 @@ from pytest_toolharness.wire.targets._gemini_hooks import BRIDGE_SOURCE, gemini_
 from pytest_toolharness.wire.targets._roles import Rule, mcp_servers, read_settings_file, settings_rules
 
 __all__ = [
+    "ASKED_TOOLS",
     "GEMINI_BIN_ENV",
     "GEMINI_MODEL",
     "GEMINI_NAMES",
@@ -105,9 +106,19 @@ def _conditions(rule: Rule) -> dict[str, str]:
     return {"argsPattern": _glob_regex(rule.pattern)}
 
 
+#: What a default-mode harness asks about when no rule decides: MCP tools, the shell, file writes.
+ASKED_TOOLS = ("mcp_*", "run_shell_command", "write_file", "replace")
+
+
 def gemini_policy_toml(settings: dict[str, Any]) -> str:
     """The policy file for the scenario's ``permissions`` rules (see the module docstring)."""
     lines = ["# Written by pytest-toolharness from the scenario's permission rules."]
+    # Default mode asks about these when no rule decides. The CLI's own ask (a rule without
+    # arguments) hides the tool from a headless model; with an argsPattern the tool is offered and
+    # the call is asked about, then denied for want of a user, as in a default-mode harness.
+    for tool in ASKED_TOOLS:
+        lines += ["", "[[rule]]", f"toolName = {_toml_string(tool)}", 'argsPattern = ".*"']
+        lines += ['decision = "ask_user"', "priority = 1", 'modes = ["default"]']
     for rule in settings_rules(settings):
         decision, priority = _DECISIONS[rule.action]
         lines += ["", "[[rule]]", f"toolName = {_toml_string(rule.tool)}"]
