@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from pytest_toolharness.wire.targets import TargetInvocation, profile_named
-from pytest_toolharness.wire.targets._gemini_cli import GEMINI_NAMES, GeminiCliTarget, gemini_policy_toml
+from pytest_toolharness.wire.targets._gemini_cli import (
+    ASKED_TOOLS,
+    GEMINI_NAMES,
+    GeminiCliTarget,
+    gemini_policy_toml,
+)
 
 
 def _invocation(tmp_path: Path, permissions: dict[str, list[str]]) -> TargetInvocation:
@@ -44,9 +49,13 @@ def test_the_run_gets_its_home_and_the_scripted_server(tmp_path: Path) -> None:
 
 
 def _rules(permissions: dict[str, list[str]]) -> list[dict[str, object]]:
+    """The scenario's rules as written, without the default-mode asks every policy starts with."""
     rules = tomllib.loads(gemini_policy_toml({"permissions": permissions}))["rule"]
     assert isinstance(rules, list)
-    return rules
+    asks = [r for r in rules if r["priority"] == 1]
+    assert [r["toolName"] for r in asks] == list(ASKED_TOOLS)
+    assert all(r["decision"] == "ask_user" and r["modes"] == ["default"] for r in asks)
+    return [r for r in rules if r["priority"] != 1]
 
 
 def test_deny_beats_ask_beats_allow_by_priority() -> None:
