@@ -19,8 +19,9 @@ The scenario's ``defaultMode`` becomes an approval mode (:data:`MODES`; ``defaul
 a call that no rule allows is ``ask_user``, which in headless mode is a deny, as a default-mode
 harness without a user is expected to do. The scenario's PreToolUse and PostToolUse command hooks
 become the CLI's BeforeTool and AfterTool hooks, through a bridge of the two protocols
-(:mod:`pytest_toolharness.wire.targets._gemini_hooks`). It has no tool search, and does not read
-Claude Code's settings files: scenarios needing them are not run against it.
+(:mod:`pytest_toolharness.wire.targets._gemini_hooks`). Claude Code's other settings files become the
+CLI's own sources (:func:`write_setting_sources`). It has no tool search: scenarios needing it are
+not run against it.
 """
 
 from __future__ import annotations
@@ -30,10 +31,17 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pytest_toolharness.specs import SETTINGS_FILES
 from pytest_toolharness.wire.scenarios import ToolNames
 from pytest_toolharness.wire.targets._command import TargetInvocation
 from pytest_toolharness.wire.targets._gemini_hooks import BRIDGE_SOURCE, gemini_hooks
-from pytest_toolharness.wire.targets._roles import Rule, mcp_servers, read_settings_file, settings_rules
+from pytest_toolharness.wire.targets._roles import (
+    ACTIONS,
+    Rule,
+    mcp_servers,
+    read_settings_file,
+    settings_rules,
+)
 
 __all__ = [
     "ASKED_TOOLS",
@@ -45,6 +53,8 @@ __all__ = [
     "approval_mode",
     "gemini_policy_toml",
     "gemini_settings",
+    "literal_rules",
+    "write_setting_sources",
 ]
 
 #: An explicit path to the ``gemini`` binary; it wins over ``PATH``.
@@ -110,16 +120,35 @@ def _conditions(rule: Rule) -> dict[str, str]:
 ASKED_TOOLS = ("mcp_*", "run_shell_command", "write_file", "replace")
 
 
-def gemini_policy_toml(settings: dict[str, Any]) -> str:
+def literal_rules(settings: dict[str, Any]) -> list[Rule]:
+    """The ``permissions`` rules, allow, ask, deny; a rule text that is not ``Tool(pattern)`` names a tool.
+
+    The CLI's policy has no rule syntax to get wrong, so a rule the suite wrote malformed (an
+    unclosed parenthesis, PERM-12) reaches it as what it literally names: a tool of that name. The
+    CLI then shows what it does with a rule for a tool it doesn't have.
+    """
+    permissions = settings.get("permissions", {})
+    rules: list[Rule] = []
+    for action in ACTIONS:
+        texts = permissions.get(action, []) if isinstance(permissions, dict) else []
+        for text in texts if isinstance(texts, list) else ():
+            try:
+                rules += settings_rules({"permissions": {action: [text]}})
+            except ValueError:
+                rules.append(Rule(action, str(text).strip()))
+    return rules
+
+
+def gemini_policy_toml(settings: dict[str, Any], *, default_asks: bool = True) -> str:
     """The policy file for the scenario's ``permissions`` rules (see the module docstring)."""
     lines = ["# Written by pytest-toolharness from the scenario's permission rules."]
     # Default mode asks about these when no rule decides. The CLI's own ask (a rule without
     # arguments) hides the tool from a headless model; with an argsPattern the tool is offered and
     # the call is asked about, then denied for want of a user, as in a default-mode harness.
-    for tool in ASKED_TOOLS:
+    for tool in ASKED_TOOLS if default_asks else ():
         lines += ["", "[[rule]]", f"toolName = {_toml_string(tool)}", 'argsPattern = ".*"']
         lines += ['decision = "ask_user"', "priority = 1", 'modes = ["default"]']
-    for rule in settings_rules(settings):
+    for rule in literal_rules(settings):
         decision, priority = _DECISIONS[rule.action]
         lines += ["", "[[rule]]", f"toolName = {_toml_string(rule.tool)}"]
         lines += [f"{key} = {_toml_string(value)}" for key, value in _conditions(rule).items()]
@@ -159,6 +188,41 @@ def approval_mode(settings: dict[str, Any]) -> str:
     return MODES[mode]
 
 
+def write_setting_sources(inv: TargetInvocation, config: Path) -> None:
+    """The scenario's other settings files as the CLI's own sources (see the module docstring).
+
+    Claude Code's user and local files become policy files of the user tier beside the scenario's
+    own (``~/.gemini/policies/<source>.toml``); the project file becomes the project's
+    ``.gemini/settings.json``: whole-tool deny rules in ``tools.exclude``, allow rules in
+    ``tools.allowed``, anything else in the project's ``.gemini/policies`` (the workspace tier).
+    """
+    for source, place in SETTINGS_FILES.items():
+        path = inv.workdir / "home" / place[2:] if place.startswith("~/") else inv.workdir / place
+        if not path.is_file():
+            continue
+        settings = read_settings_file(path)
+        if source != "projectSettings":
+            policy = gemini_policy_toml(settings, default_asks=False)
+            (config / "policies" / f"{source}.toml").write_text(policy, encoding="utf-8")
+            continue
+        rules = literal_rules(settings)
+        tools: dict[str, list[str]] = {}
+        rest: list[str] = []
+        for rule in rules:
+            if rule.pattern is None and rule.action in ("allow", "deny"):
+                tools.setdefault("allowed" if rule.action == "allow" else "exclude", []).append(rule.tool)
+            else:
+                rest.append(f"{rule.action}:{rule.tool}")
+        project = inv.workdir / ".gemini"
+        (project / "policies").mkdir(parents=True, exist_ok=True)
+        (project / "settings.json").write_text(
+            json.dumps({"tools": tools}, indent=1, sort_keys=True), "utf-8"
+        )
+        if rest:
+            policy = gemini_policy_toml(settings, default_asks=False)
+            (project / "policies" / "project.toml").write_text(policy, encoding="utf-8")
+
+
 class GeminiCliTarget:
     """``gemini -p PROMPT --approval-mode MODE -o json -m MODEL`` with its home written for the run."""
 
@@ -180,6 +244,7 @@ class GeminiCliTarget:
         (config / "settings.json").write_text(settings, encoding="utf-8")
         scenario = read_settings_file(inv.settings_path)
         (config / "policies" / "toolharness.toml").write_text(gemini_policy_toml(scenario), encoding="utf-8")
+        write_setting_sources(inv, config)
         return [
             str(self.binary),
             "-p",

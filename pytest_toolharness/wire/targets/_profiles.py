@@ -221,7 +221,15 @@ class GeminiCliProfile:
     description: str = "Gemini CLI (npm @google/gemini-cli), gemini -p against the scripted Gemini API"
     claims: tuple[str, ...] = ("core",)
     capabilities: frozenset[str] = frozenset(
-        {"mcp", "read_tool", "shell_tool", "permission_rules", "permission_modes", "command_hooks"}
+        {
+            "mcp",
+            "read_tool",
+            "shell_tool",
+            "permission_rules",
+            "permission_modes",
+            "command_hooks",
+            "settings_files",
+        }
     )
 
     names: ToolNames = GEMINI_NAMES
