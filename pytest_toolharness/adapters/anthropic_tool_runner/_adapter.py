@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from anthropic import AsyncAnthropic, beta_async_tool
 from anthropic.lib.tools import BetaAsyncFunctionTool, ToolError
@@ -115,7 +115,10 @@ async def _run(
 ) -> None:
     """Iterate a tool runner to its end; each reply it yields goes to ``seen``, as its user keeps them."""
     runner = _client(endpoint).beta.messages.tool_runner(
-        model=DEFAULT_MODEL, max_tokens=MAX_TOKENS, tools=tools, messages=messages
+        model=DEFAULT_MODEL,
+        max_tokens=MAX_TOKENS,
+        tools=tools,
+        messages=cast(Any, messages),  # plain dicts: the runner's param types differ across SDK versions
     )
     async for message in runner:
         if seen is not None:
