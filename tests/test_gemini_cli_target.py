@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from pytest_toolharness.wire.targets import TargetInvocation, profile_named
-from pytest_toolharness.wire.targets._gemini_cli import GEMINI_NAMES, GeminiCliTarget, gemini_policy_toml
+from pytest_toolharness.wire.targets._gemini_cli import (
+    ASKED_TOOLS,
+    GEMINI_NAMES,
+    GeminiCliTarget,
+    gemini_policy_toml,
+)
 
 
 def _invocation(tmp_path: Path, permissions: dict[str, list[str]]) -> TargetInvocation:
@@ -44,9 +49,13 @@ def test_the_run_gets_its_home_and_the_scripted_server(tmp_path: Path) -> None:
 
 
 def _rules(permissions: dict[str, list[str]]) -> list[dict[str, object]]:
+    """The scenario's rules as written, without the default-mode asks every policy starts with."""
     rules = tomllib.loads(gemini_policy_toml({"permissions": permissions}))["rule"]
     assert isinstance(rules, list)
-    return rules
+    asks = [r for r in rules if r["priority"] == 1]
+    assert [r["toolName"] for r in asks] == list(ASKED_TOOLS)
+    assert all(r["decision"] == "ask_user" and r["modes"] == ["default"] for r in asks)
+    return [r for r in rules if r["priority"] != 1]
 
 
 def test_deny_beats_ask_beats_allow_by_priority() -> None:
@@ -60,8 +69,8 @@ def test_deny_beats_ask_beats_allow_by_priority() -> None:
     ("rule", "condition"),
     [
         ("run_shell_command(git:*)", {"commandPrefix": "git"}),
-        ("run_shell_command(echo x)", {"commandRegex": "^echo\\ x$"}),
-        ("read_file(./secret.txt)", {"argsPattern": '"file_path":"(?:[^"]*/)?secret\\.txt"'}),
+        ("run_shell_command(echo x)", {"commandRegex": 'echo x"'}),
+        ("read_file(./secret.txt)", {"argsPattern": '"file_path":"(secret\\.txt|[^"]*/secret\\.txt)"'}),
     ],
 )
 def test_patterns_become_policy_conditions(rule: str, condition: dict[str, str]) -> None:
@@ -75,3 +84,49 @@ def test_a_path_rule_matches_the_path_however_the_cli_sends_it(path: str) -> Non
     (written,) = _rules({"deny": ["read_file(./secret.txt)"]})
     assert re.search(str(written["argsPattern"]), json.dumps({"file_path": path}, separators=(",", ":")))
     assert not re.search(str(written["argsPattern"]), json.dumps({"file_path": "/tmp/w/not-secret.txt"}))
+
+
+#: The Gemini CLI's own test of a policy regex (isSafeRegExp in its bundle): a rule failing it is dropped.
+_CLI_NESTED_QUANTIFIER = re.compile(r"\([^)]*[*+?{].*\)[*+?{]")
+
+
+@pytest.mark.parametrize("rule", ["read_file(./secret.txt)", "read_file(src/*.py)", "run_shell_command(a*b)"])
+def test_every_pattern_passes_the_clis_regex_safety_test(rule: str) -> None:
+    """A rule the CLI finds unsafe is dropped without a word: a deny would silently not apply."""
+    (written,) = _rules({"deny": [rule]})
+    for key in ("argsPattern", "commandRegex"):
+        if key in written:
+            assert _CLI_NESTED_QUANTIFIER.search(str(written[key])) is None
+
+
+@pytest.mark.parametrize(
+    ("rule", "command", "matches"),
+    [
+        ("run_shell_command(touch suite-deny-ran.txt)", "touch suite-deny-ran.txt", True),
+        ("run_shell_command(touch suite-deny-ran.txt)", "touch suite-deny-ran.txt2", False),
+        ("run_shell_command(touch a*b)", "touch a-and-b", True),
+    ],
+)
+def test_a_command_regex_matches_as_the_cli_applies_it(rule: str, command: str, matches: bool) -> None:
+    """The CLI searches '"command":"' + commandRegex in the arguments' JSON (buildArgsPatterns in its bundle)."""
+    (written,) = _rules({"deny": [rule]})
+    pattern = '"command":"' + str(written["commandRegex"])
+    assert bool(re.search(pattern, json.dumps({"command": command}, separators=(",", ":")))) is matches
+
+
+def test_every_baselined_finding_is_documented_with_its_bytes() -> None:
+    """Each entry of the Gemini baseline names a core requirement and its evidence is in docs/interop-gemini.md."""
+    root = Path(__file__).resolve().parent.parent
+    baseline = tomllib.loads((root / "pytest_toolharness/baselines/gemini.toml").read_text("utf-8"))
+    requirements = tomllib.loads((root / "conformance/requirements.toml").read_text("utf-8"))["requirement"]
+    core = {r["id"] for r in requirements if r["profile"] == "core"}
+    doc = (root / "docs/interop-gemini.md").read_text("utf-8")
+    entries = baseline["expected_failures"]
+    assert entries
+    for entry in entries:
+        assert entry["id"] in core
+        assert entry["id"] in doc
+        evidence = entry["evidence"]
+        shown = [evidence["bytes"]] if "bytes" in evidence else evidence["lines"]
+        for text in shown:
+            assert text in doc, f"{entry['id']}: evidence not in docs/interop-gemini.md: {text[:80]}"

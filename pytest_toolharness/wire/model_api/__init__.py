@@ -10,11 +10,16 @@ error bodies.
 from __future__ import annotations
 
 from pytest_toolharness.wire.model_api._api_error import ApiError
-from pytest_toolharness.wire.model_api._chat import CHAT_COMPLETIONS_PATH, chat_answer
+from pytest_toolharness.wire.model_api._chat import CHAT_COMPLETIONS_PATH, chat_answer, chat_neutral_request
 from pytest_toolharness.wire.model_api._chat_validation import chat_checker_violations, validate_chat_request
 from pytest_toolharness.wire.model_api._encoding import wire_bytes, wire_json
 from pytest_toolharness.wire.model_api._endpoint import ENDPOINT_BASE_URL, ScriptedEndpoint, tool_use_turn
-from pytest_toolharness.wire.model_api._gemini import GeminiRoute, gemini_answer, gemini_route
+from pytest_toolharness.wire.model_api._gemini import (
+    GeminiRoute,
+    gemini_answer,
+    gemini_neutral_request,
+    gemini_route,
+)
 from pytest_toolharness.wire.model_api._gemini_validation import validate_gemini_request
 from pytest_toolharness.wire.model_api._messages import (
     COUNT_TOKENS_PATH,
@@ -70,8 +75,10 @@ __all__ = [
     "ToolUseIds",
     "chat_answer",
     "chat_checker_violations",
+    "chat_neutral_request",
     "estimate_tokens",
     "gemini_answer",
+    "gemini_neutral_request",
     "gemini_route",
     "tool_use_id",
     "tool_use_turn",

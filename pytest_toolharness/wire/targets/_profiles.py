@@ -220,7 +220,17 @@ class GeminiCliProfile:
     name: str = "gemini"
     description: str = "Gemini CLI (npm @google/gemini-cli), gemini -p against the scripted Gemini API"
     claims: tuple[str, ...] = ("core",)
-    capabilities: frozenset[str] = frozenset({"mcp", "read_tool", "shell_tool", "permission_rules"})
+    capabilities: frozenset[str] = frozenset(
+        {
+            "mcp",
+            "read_tool",
+            "shell_tool",
+            "permission_rules",
+            "permission_modes",
+            "command_hooks",
+            "settings_files",
+        }
+    )
 
     names: ToolNames = GEMINI_NAMES
 
