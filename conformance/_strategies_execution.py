@@ -218,8 +218,9 @@ def execute(
         if result.rejection is not None:
             # A rejected request is itself the finding: graded with the API's text, never as if sent.
             raise AssertionError(
-                f"the Messages API rejects the request carrying the results of {[b['id'] for b in tool_uses]} "
-                f"(400: {result.rejection}), so the model never sees them; the results sent: {result.user_content}"
+                f"the Messages API rejects the harness's request for the batch {[b['id'] for b in tool_uses]} "
+                f"(400: {result.rejection}), so the model never sees its results; the results sent: "
+                f"{result.user_content}"
             )
         return Run(result, scenario)
 

@@ -303,10 +303,14 @@ def answer_of_turn(endpoint: ScriptedEndpoint, ids: Sequence[str]) -> tuple[list
     history included), its consecutive user messages combined as the API combines them: the first
     request the API accepts carries the answer the model sees. When only rejected requests carry
     one, the first of them is the answer, with its 400 text: the model never sees it. No request
-    carrying one: an empty answer (the framework sent no result at all).
+    carrying one: an empty answer (the framework sent no result at all), with the text of the first
+    request the API rejected, if one was (a session resumed without the results, for instance).
     """
     rejected: tuple[list[dict[str, Any]], str | None] | None = None
+    first_rejection: str | None = None
     for request in endpoint.message_requests:
+        if request.rejected and first_rejection is None and request.error is not None:
+            first_rejection = request.error.message
         turn = _answering_turn(request.conversation, ids)
         if turn is None:
             continue
@@ -314,4 +318,4 @@ def answer_of_turn(endpoint: ScriptedEndpoint, ids: Sequence[str]) -> tuple[list
             return turn, None
         if rejected is None:
             rejected = (turn, request.error.message if request.error is not None else None)
-    return rejected if rejected is not None else ([], None)
+    return rejected if rejected is not None else ([], first_rejection)
