@@ -21,24 +21,16 @@ from typing import Any
 import pytest
 
 from pytest_toolharness.adapters import CallRecorder, ExecutionScenario, ToolBehavior, ToolSpec
-from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
+from pytest_toolharness.adapters._openai_answers import served
+from pytest_toolharness.wire import ScriptedEndpoint
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}}
 PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses"}
 
 
-def _routed(path: str) -> bool:
-    """Whether the scripted endpoint answers ``path`` (a server that does not know it answers 404)."""
-    import httpx
-
-    endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
-    with httpx.Client(transport=endpoint.transport("httpx"), base_url=endpoint.base_url) as client:
-        return client.post(path, json={}).status_code != 404
-
-
 def _needs(api: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(
-        not _routed(PATHS[api]),
+        not served(PATHS[api]),
         reason=f"the scripted endpoint does not answer {PATHS[api]} yet (issue 32: its scripted server)",
         strict=True,
     )
