@@ -43,24 +43,16 @@ def _answered(content: Any) -> dict[str, Any]:
     )
 
 
-def _results(body: dict[str, Any]) -> list[tuple[int, int]]:
-    return [
+def _draw_block(body: dict[str, Any], data: st.DataObject, *kinds: str) -> tuple[int, int] | None:
+    """The place ``(message, block)`` of one drawn block of these kinds, or None when there is none."""
+    positions = [
         (i, j)
         for i, m in enumerate(body["messages"])
         if isinstance(m["content"], list)
         for j, b in enumerate(m["content"])
-        if b["type"] == "tool_result"
+        if b["type"] in kinds
     ]
-
-
-def _uses(body: dict[str, Any]) -> list[tuple[int, int]]:
-    return [
-        (i, j)
-        for i, m in enumerate(body["messages"])
-        if isinstance(m["content"], list)
-        for j, b in enumerate(m["content"])
-        if b["type"] == "tool_use"
-    ]
+    return data.draw(st.sampled_from(positions)) if positions else None
 
 
 not_a_block = st.one_of(
@@ -72,40 +64,30 @@ not_content = st.one_of(
 
 
 @given(conversations(), st.data())
-@settings(max_examples=60, deadline=None)
-def test_property_a_result_content_item_that_is_no_block_is_refused(
+@settings(max_examples=80, deadline=None)
+def test_property_a_result_content_is_a_string_or_a_list_of_blocks(
     body: dict[str, Any], data: st.DataObject
 ) -> None:
-    """PAIR-3: a tool_result content list holding anything but a block (a string, a number) is refused there."""
-    positions = _results(body)
-    if not positions:
+    """PAIR-3: a tool_result content that is null, a number or an object is refused as not a string, and a
+    list holding anything but a block (a string, a number) is refused at its first such item."""
+    place = _draw_block(body, data, "tool_result")
+    if place is None:
         return
-    i, j = data.draw(st.sampled_from(positions))
-    items = data.draw(st.lists(st.one_of(st.just(text("ok")), not_a_block), min_size=1, max_size=4))
-    first_bad = next((k for k, item in enumerate(items) if not isinstance(item, dict)), None)
-    body["messages"][i]["content"][j]["content"] = items
+    i, j = place
+    items = st.lists(st.one_of(st.just(text("ok")), not_a_block), min_size=1, max_size=4)
+    content = data.draw(st.one_of(items, not_content))
+    body["messages"][i]["content"][j]["content"] = content
     where = f"messages.{i}.content.{j}.tool_result.content"
-    if first_bad is None:
-        assert _error(body) is None
-    else:
-        assert (
-            _error(body)
-            == f"{where}.{first_bad}: Input should be a valid dictionary or object to extract fields from"
-        )
-
-
-@given(conversations(), st.data())
-@settings(max_examples=60, deadline=None)
-def test_property_a_result_content_neither_string_nor_list_is_refused(
-    body: dict[str, Any], data: st.DataObject
-) -> None:
-    """PAIR-3: a tool_result content that is null, a number or an object is refused as not a string."""
-    positions = _results(body)
-    if not positions:
+    if not isinstance(content, list):
+        assert _error(body) == f"{where}: Input should be a valid string"
         return
-    i, j = data.draw(st.sampled_from(positions))
-    body["messages"][i]["content"][j]["content"] = data.draw(not_content)
-    assert _error(body) == f"messages.{i}.content.{j}.tool_result.content: Input should be a valid string"
+    first_bad = next((k for k, item in enumerate(content) if not isinstance(item, dict)), None)
+    expected = (
+        None
+        if first_bad is None
+        else f"{where}.{first_bad}: Input should be a valid dictionary or object to extract fields from"
+    )
+    assert _error(body) == expected
 
 
 @given(st.dictionaries(st.sampled_from(["kind", "text", "data", "type"]), st.text(max_size=8), max_size=3))
@@ -136,10 +118,10 @@ def test_property_a_result_content_block_needs_a_known_type(item: dict[str, Any]
 @settings(max_examples=60, deadline=None)
 def test_property_tool_use_ids_match_the_apis_pattern(body: dict[str, Any], data: st.DataObject) -> None:
     """PAIR-6: a tool_use id with a character outside [a-zA-Z0-9_-] is refused at its block, first."""
-    positions = _uses(body)
-    if not positions:
+    place = _draw_block(body, data, "tool_use")
+    if place is None:
         return
-    i, j = data.draw(st.sampled_from(positions))
+    i, j = place
     bad = data.draw(
         st.text(min_size=1, max_size=6).filter(
             lambda t: any(c not in string.ascii_letters + string.digits + "_-" for c in t)
@@ -155,10 +137,10 @@ def test_property_a_field_the_sdk_does_not_declare_is_refused(
     body: dict[str, Any], data: st.DataObject
 ) -> None:
     """PAIR-1: a block carrying a field its request type does not declare is refused, naming it."""
-    positions = [*_uses(body), *_results(body)]
-    if not positions:
+    place = _draw_block(body, data, "tool_use", "tool_result")
+    if place is None:
         return
-    i, j = data.draw(st.sampled_from(positions))
+    i, j = place
     block = body["messages"][i]["content"][j]
     extra = data.draw(st.sampled_from(["uuid", "annotations", "id_", "meta"]))
     block[extra] = "x"

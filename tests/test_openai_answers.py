@@ -193,3 +193,17 @@ def test_a_responses_request_is_read_as_messages() -> None:
             ],
         },
     ]
+
+
+def test_the_openai_agents_factory_refuses_an_api_the_server_does_not_answer() -> None:
+    """Fail closed: an adapter on an API the scripted server can't answer errors, never blames the SDK."""
+    from pytest_toolharness.adapters._openai_answers import served
+
+    module = pytest.importorskip("pytest_toolharness.adapters.openai_agents")
+    assert served("/v1/chat/completions")
+    assert module.make_chat_adapter().capabilities >= {"execution", "transcript", "agent_loop"}
+    if served("/v1/responses"):
+        assert "classification" in module.make_adapter().capabilities
+    else:
+        with pytest.raises(RuntimeError, match=r"does not answer /v1/responses yet"):
+            module.make_adapter()

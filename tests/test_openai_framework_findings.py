@@ -21,24 +21,16 @@ from typing import Any
 import pytest
 
 from pytest_toolharness.adapters import CallRecorder, ExecutionScenario, ToolBehavior, ToolSpec
-from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
+from pytest_toolharness.adapters._openai_answers import served
+from pytest_toolharness.wire import ScriptedEndpoint
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}}
 PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses"}
 
 
-def _routed(path: str) -> bool:
-    """Whether the scripted endpoint answers ``path`` (a server that does not know it answers 404)."""
-    import httpx
-
-    endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
-    with httpx.Client(transport=endpoint.transport("httpx"), base_url=endpoint.base_url) as client:
-        return client.post(path, json={}).status_code != 404
-
-
 def _needs(api: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(
-        not _routed(PATHS[api]),
+        not served(PATHS[api]),
         reason=f"the scripted endpoint does not answer {PATHS[api]} yet (issue 32: its scripted server)",
         strict=True,
     )
@@ -330,3 +322,68 @@ def test_smolagents_refuses_a_tool_name_that_is_no_identifier() -> None:
         Exception, match=r"Invalid Tool name 'mcp__slack-slack__slack': must be a valid Python identifier"
     ):
         module.make_tool(spec)
+
+
+def _reused_id_request(module: ModuleType, factory: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The request the SDK sends for a history of two turns that both call ReadFile as ``toolu_1``."""
+    sent: list[Any] = []
+    original = module._adapter.first_request
+
+    def first_request(endpoint: ScriptedEndpoint, path: str, error: BaseException | None) -> Any:
+        sent.append(original(endpoint, path, error))
+        return sent[-1]
+
+    monkeypatch.setattr(module._adapter, "first_request", first_request)
+    # The adapter itself, not its factory: the factory refuses an API the scripted server can't answer yet.
+    harness = module.OpenAiAgentsAdapter(
+        api={"make_adapter": "responses"}.get(factory, "chat_completions")
+    ).new_harness()
+    harness.set_tools([ToolSpec("ReadFile", description="The ReadFile tool.")], [])
+    harness.append_message({"role": "user", "content": "Hello"})
+    for tool_use_id, output in (("toolu_1", "done"), ("toolu_1", "again")):
+        harness.append_message(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Calling ReadFile."},
+                    {"type": "tool_use", "id": tool_use_id, "name": "ReadFile", "input": {}},
+                ],
+            }
+        )
+        harness.append_message(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": output}],
+            }
+        )
+    harness.render_request()
+    return sent[0]
+
+
+# The request is the SDK's whatever the endpoint answers: no server needed (a 404 is no rejection).
+@pytest.mark.parametrize(
+    ("factory", "api"), [("make_adapter", "responses"), ("make_chat_adapter", "chat_completions")]
+)
+def test_openai_agents_repairs_a_reused_call_id_by_dropping_a_result(
+    monkeypatch: pytest.MonkeyPatch, factory: str, api: str
+) -> None:
+    """PAIR-6 passes, at a price: one call and only the later output are sent; on Chat the API rejects it."""
+    request = _reused_id_request(_module("openai_agents"), factory, monkeypatch)
+    if api == "responses":
+        assert wire(request.json["input"][2:]) == (
+            '[{"type":"function_call","call_id":"toolu_1","name":"ReadFile","arguments":"{}"},'
+            '{"role":"assistant","content":"Calling ReadFile."},'
+            '{"type":"function_call_output","call_id":"toolu_1","output":"again"}]'
+        )
+        return
+    assert wire(request.json["messages"][1:]) == (
+        '[{"role":"assistant","content":"Calling ReadFile."},'
+        '{"role":"assistant","content":null,"tool_calls":[{"id":"toolu_1","type":"function","function":'
+        '{"name":"ReadFile","arguments":"{}"}}]},{"role":"assistant","content":"Calling ReadFile."},'
+        '{"role":"tool","tool_call_id":"toolu_1","content":"again"}]'
+    )
+    assert request.status == 400
+    assert request.error.message.startswith(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+        "'tool_call_id'. The following tool_call_ids did not have response messages: toolu_1"
+    )

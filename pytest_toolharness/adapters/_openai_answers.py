@@ -31,6 +31,7 @@ __all__ = [
     "requests_of",
     "says_failed",
     "sent_tools",
+    "served",
 ]
 
 CHAT_COMPLETIONS = "/chat/completions"
@@ -61,6 +62,17 @@ def _text(content: object) -> str:
 
 def _result(call_id: object, content: object) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": str(call_id), "content": _text(content)}
+
+
+def served(path: str) -> bool:
+    """Whether the scripted server answers ``path`` (``/v1/responses``): a path it does not know gets 404.
+
+    An adapter on an API the server does not speak yet refuses to run: its runs would see a 404 where
+    the model should answer, and the checks would blame the framework for the suite's gap.
+    """
+    endpoint = ScriptedEndpoint()
+    with endpoint.client() as client:
+        return bool(client.post(path, json={}).status_code != 404)
 
 
 def requests_of(endpoint: ScriptedEndpoint, path: str) -> list[RecordedRequest]:

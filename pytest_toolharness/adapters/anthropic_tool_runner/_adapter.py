@@ -29,6 +29,7 @@ from typing import Any, cast
 
 from anthropic import AsyncAnthropic, beta_async_tool
 from anthropic.lib.tools import BetaAsyncFunctionTool, ToolError
+from anthropic.types.beta import BetaMessageParam
 
 from pytest_toolharness.adapters import ExecutionResult, ExecutionScenario, ToolSpec, WireRequest
 from pytest_toolharness.adapters.framework import (
@@ -114,11 +115,10 @@ async def _run(
     seen: list[dict[str, Any]] | None = None,
 ) -> None:
     """Iterate a tool runner to its end; each reply it yields goes to ``seen``, as its user keeps them."""
+    # The suite's messages are the Messages API's own dicts: the SDK's params, as TypedDicts.
+    history = cast("list[BetaMessageParam]", messages)
     runner = _client(endpoint).beta.messages.tool_runner(
-        model=DEFAULT_MODEL,
-        max_tokens=MAX_TOKENS,
-        tools=tools,
-        messages=cast(Any, messages),  # plain dicts: the runner's param types differ across SDK versions
+        model=DEFAULT_MODEL, max_tokens=MAX_TOKENS, tools=tools, messages=history
     )
     async for message in runner:
         if seen is not None:
