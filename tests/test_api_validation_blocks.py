@@ -178,12 +178,18 @@ def test_property_tool_names_match_the_apis_pattern(name: str) -> None:
 # -- each rule with the text the real API answered (quoted in public reports) ----------------------
 
 
+_THINKING = {"type": "thinking", "thinking": "Let me see.", "signature": "c2ln"}
+
+
 def _thinking_turn(first: dict[str, Any]) -> dict[str, Any]:
+    """A thinking session: the model thought in its first turn; its final turn starts with ``first``."""
     body = request(
         [
             {"role": "user", "content": "go"},
-            message("assistant", first, use("toolu_a")),
+            message("assistant", dict(_THINKING), use("toolu_a")),
             message("user", result("toolu_a")),
+            message("assistant", first, use("toolu_b")),
+            message("user", result("toolu_b")),
         ]
     )
     body["thinking"] = {"type": "enabled", "budget_tokens": 1024}
@@ -200,9 +206,6 @@ def _without(body: dict[str, Any], i: int, j: int, field: str) -> dict[str, Any]
     body = copy.deepcopy(body)
     body["messages"][i]["content"][j].pop(field)
     return body
-
-
-_THINKING = {"type": "thinking", "thinking": "Let me see.", "signature": "c2ln"}
 
 
 @pytest.mark.parametrize(
@@ -243,20 +246,20 @@ _THINKING = {"type": "thinking", "thinking": "Let me see.", "signature": "c2ln"}
             "messages.1.content.0.tool_use.text: Extra inputs are not permitted",
         ),
         (
-            _without(_thinking_turn(_THINKING), 1, 0, "signature"),
-            "messages.1.content.0.thinking.signature: Field required",
+            _without(_thinking_turn(_THINKING), 3, 0, "signature"),
+            "messages.3.content.0.thinking.signature: Field required",
         ),
         (
-            _with(_thinking_turn(_THINKING), 1, 0, cache_control={"type": "ephemeral"}),
-            "messages.1.content.0.thinking.cache_control: Extra inputs are not permitted",
+            _with(_thinking_turn(_THINKING), 3, 0, cache_control={"type": "ephemeral"}),
+            "messages.3.content.0.thinking.cache_control: Extra inputs are not permitted",
         ),
         (
             _thinking_turn({"type": "redacted_thinking", "signature": "c2ln"}),
-            "messages.1.content.0.redacted_thinking.data: Field required",
+            "messages.3.content.0.redacted_thinking.data: Field required",
         ),
         (
             _thinking_turn(text("Calling.")),
-            "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When "
+            "messages.3.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When "
             "`thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the "
             "lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from "
             "previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at "
@@ -323,11 +326,17 @@ def test_each_rule_answers_the_apis_own_text(body: dict[str, Any], expected: str
     assert _error(body) == expected
 
 
-def test_final_assistant_prefill_with_thinking_starts_with_thinking() -> None:
-    body = request([{"role": "user", "content": "go"}, message("assistant", text("Sure"))])
-    body["thinking"] = {"type": "adaptive"}
-    assert (_error(body) or "").startswith(
-        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`"
-    )
-    body["messages"][1]["content"].insert(0, dict(_THINKING))
-    assert _error(body) is None
+def test_thinking_first_only_where_the_model_thought_with_manual_thinking() -> None:
+    """The final turn must start thinking with ``enabled`` thinking once the model thought; a scripted
+    model that never thinks (or adaptive thinking, where the model may not) asks for nothing."""
+    never_thought = _thinking_turn(text("Calling."))
+    never_thought["messages"][1]["content"].pop(0)
+    assert _error(never_thought) is None
+    adaptive = _thinking_turn(text("Calling."))
+    adaptive["thinking"] = {"type": "adaptive"}
+    assert _error(adaptive) is None
+    prefill = _thinking_turn(text("Calling."))
+    prefill["messages"][3:] = [message("assistant", text("Sure"))]
+    assert (_error(prefill) or "").startswith("messages.3.content.0.type: Expected `thinking`")
+    prefill["messages"][3]["content"].insert(0, dict(_THINKING))
+    assert _error(prefill) is None

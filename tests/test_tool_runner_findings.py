@@ -103,6 +103,10 @@ def test_names_and_ids_are_sent_as_given() -> None:
     tools = harness.render_tools([ToolSpec("Read"), ToolSpec("Read")], [])
     assert wire(tools) in PAGE
     session = runner.make_adapter().new_harness()
+    session.set_tools([ToolSpec("Read"), ToolSpec("Read")], [])
+    session.append_message({"role": "user", "content": "go"})
+    assert session.render_request().rejection == "tools: Tool names must be unique."
+    session = runner.make_adapter().new_harness()
     session.set_tools([ToolSpec("ReadFile")], [])
     history: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
     for output in ("one", "two"):

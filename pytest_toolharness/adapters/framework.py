@@ -155,7 +155,8 @@ def recorded_request(endpoint: ScriptedEndpoint, error: BaseException | None) ->
         raise ValueError(f"the framework sent no request: {error!r}") from error
     first = requests[0]
     # A message thread's continue stands for its whole conversation: that is the request checked.
-    return WireRequest(body=first.resolved or first.json, headers=dict(first.headers))
+    rejection = first.error.message if first.rejected and first.error is not None else None
+    return WireRequest(body=first.resolved or first.json, headers=dict(first.headers), rejection=rejection)
 
 
 @dataclass(frozen=True)

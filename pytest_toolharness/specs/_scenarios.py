@@ -131,10 +131,15 @@ class LoopRun:
 
 @dataclass(frozen=True, slots=True)
 class WireRequest:
-    """A Messages API request as it goes on the wire: the JSON body and the headers."""
+    """A Messages API request as it goes on the wire: the JSON body and the headers.
+
+    ``rejection`` is the API's 400 text when the request is one the API rejects (a harness checked
+    through a scripted endpoint), so a check reading it sees it was never answered.
+    """
 
     body: Mapping[str, Any]
     headers: Mapping[str, str] = field(default_factory=dict)
+    rejection: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

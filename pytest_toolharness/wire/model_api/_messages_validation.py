@@ -10,8 +10,8 @@ Everything a harness controls is checked: the shape, each content block
 tool_result content shapes, ids, signed thinking blocks, ``cache_control``), tool names, at most
 :data:`~pytest_toolharness.wire.model_api._messages_blocks.CACHE_CONTROL_LIMIT` cache breakpoints,
 then the conversation: consecutive messages of one role are one turn, as the API combines them, and
-every tool_use is answered first thing in the next turn; with ``thinking`` on, the final assistant
-turn starts with a thinking block.
+every tool_use is answered first thing in the next turn; with manual ``thinking`` on (and thinking in
+the conversation), the final assistant turn starts with a thinking block.
 
 ``system``-role messages (``SystemMessageParam`` in the SDK's ``MessageParam``; Claude Code sends
 them with the ``per-turn-control-2026-07-01`` beta) are accepted anywhere after the first message,
@@ -279,11 +279,21 @@ def _check_pairing(messages: Sequence[Mapping[str, Any]], tool_names: set[str]) 
 
 
 def _check_thinking(body: Mapping[str, Any]) -> ApiError | None:
-    """With thinking on, the final assistant turn (a prefill, or the one the last results answer) starts thinking."""
+    """With thinking on, the final assistant turn (a prefill, or the one the last results answer) starts thinking.
+
+    Only with manual thinking (``enabled``: every turn of the model starts with one; with ``adaptive``
+    the model may not think at all) and only in a conversation where the model thought (a thinking
+    block in some assistant turn): a scripted model that never thinks makes turns without them, which
+    a harness must send back as they came.
+    """
     thinking = body.get("thinking")
-    if not isinstance(thinking, Mapping) or thinking.get("type") not in ("enabled", "adaptive"):
+    if not isinstance(thinking, Mapping) or thinking.get("type") != "enabled":
         return None
     turns = _turns(body["messages"])
+    if not any(
+        t.role == "assistant" and any(b["type"] in THINKING_TYPES for _, _, b in t.blocks) for t in turns
+    ):
+        return None
     final = turns[-1]
     if final.role == "user":
         if len(turns) < 2 or not any(b["type"] == "tool_result" for _, _, b in final.blocks):
@@ -330,8 +340,9 @@ def validate_messages_request(body: Mapping[str, Any]) -> ApiError | None:
     most four ``cache_control`` breakpoints; then the conversation, consecutive messages of one role
     combined and ``system`` messages looked through: unique tool_use ids, a tool_result for each
     tool_use first thing in the next turn, no tool_result for an id the previous turn did not ask,
-    one result per id, every ``tool_reference`` naming a tool in ``tools``; and, with ``thinking``
-    on, a final assistant turn that starts with a thinking block.
+    one result per id, every ``tool_reference`` naming a tool in ``tools``; and, with manual
+    ``thinking`` on in a conversation where the model thought, a final assistant turn that starts
+    with a thinking block.
     """
     return _validate(body, require_max_tokens=True)
 
