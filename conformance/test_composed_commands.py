@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import example, given, settings, target
@@ -84,7 +84,7 @@ def test_deny_rule_holds_through_composed_carriers(
     composed: ths.ComposedCommand,
     deny_form: str,
     mode: str,
-    behavior: str,
+    behavior: Literal["deny", "ask"],
 ) -> None:
     """PERM-17: a deny (or ask) rule's program never runs unasked, however many productions carry it.
 
