@@ -226,7 +226,7 @@ class _Walk:
         extra: list[tree_sitter.Node] = []
         for child in node.named_children:
             if child.type == "file_redirect":
-                extra.extend(_destinations(child)[1:])
+                extra.extend(_destinations(child)[_targets(child) :])
         last = body
         while last is not None and last.type in ("list", "pipeline") and last.named_children:
             last = last.named_children[-1]  # the grammar hangs ``a && b >f c`` on the list; bash on ``b``
@@ -441,7 +441,7 @@ class _Walk:
         operator = next((c.type for c in node.children if not c.is_named), "")
         destinations = _destinations(node)
         if node.type == "file_redirect":
-            destinations = destinations[:1]  # the rest are the command's words (see redirected)
+            destinations = destinations[: _targets(node)]  # the rest are the command's words (see redirected)
         for destination in destinations:
             value = self.word(destination, depth)
             if node.type == "herestring_redirect" and value is not None:
@@ -486,6 +486,11 @@ def _destinations(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return node.children_by_field_name("destination") or [
         c for c in node.named_children if c.type != "file_descriptor"
     ]
+
+
+def _targets(node: tree_sitter.Node) -> int:
+    """How many of a file redirection's words are its target: none for ``<&-`` / ``>&-`` (close a descriptor)."""
+    return 0 if any(c.type in ("<&-", ">&-") for c in node.children) else 1
 
 
 def _heredoc_delimited(walk: _Walk, node: tree_sitter.Node) -> bool:
