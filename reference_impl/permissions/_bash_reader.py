@@ -202,6 +202,14 @@ class _Walk:
             self.heredoc(node, depth)
         elif kind in _PASSIVE:
             return
+        elif kind == "test_command":
+            # ``[ -d x ]``, ``[[ $a == b* ]]``: a test runs nothing but the substitutions in its words
+            # (array subscripts and arithmetic are marked by mark_evaluated_code); in ``[ ]`` a ``<``
+            # or ``>`` is a redirection the grammar reads as a comparison.
+            text = self.text(node)
+            if not text.startswith("[[") and ("<" in text or ">" in text):
+                self.problem("a redirection inside [ ] is not analysed")
+            self.substitutions(node, depth)
         else:
             self.problem(f"the shell construct {kind!r} is not analysed")
             self.children(node, depth)

@@ -49,7 +49,7 @@ PLAIN_PROGRAMS = _names(
     "arch nproc uptime free ps pgrep pstree kill pkill killall tty stty locale getconf printenv "
     "which type help umask ulimit wait jobs shift exit return break continue set shopt "
     "unset export declare typeset local readonly read mapfile readarray getopts let "
-    "lsof netstat ss ping host dig nslookup curl lscpu lsblk lsusb lspci vmstat iostat "
+    "journalctl lsof netstat ss ping host dig nslookup curl lscpu lsblk lsusb lspci vmstat iostat "
     "bc expr factor"
 )
 """Programs (and builtins) that start no other program, whatever their options."""
@@ -119,6 +119,10 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
     "poetry": _names("install add remove update lock show check build version env"),
     "yarn": frozenset(),  # every name but the ones below is a package.json script or command
     "pnpm": frozenset(),
+    "systemctl": _names(
+        "status is-active is-enabled is-failed list-units list-unit-files list-timers show cat start stop "
+        "restart reload enable disable daemon-reload --version"
+    ),
     "docker": _names("ps images pull push build logs inspect version info login logout tag rmi stop"),
 }
 _ALIASES = {"pip3": "pip", "gmake": "make", "ginstall": "install"}
