@@ -169,3 +169,44 @@ def test_everyday_commands_are_not_asked_because_of_a_deny_rule(command: str) ->
         assert "Bash(curl:*)" in decision.reason.detail
         return
     assert decision.behavior == "allow", f"{command!r}: {decision.reason.detail}"
+
+
+@pytest.mark.parametrize(
+    ("url", "rule"),
+    [
+        ("https://faß.de/x", "fass.de"),  # IDNA 2003: fass.de; UTS 46 (curl, browsers): xn--fa-hia.de
+        ("https://straße.de/", "strasse.de"),
+        ("https://ς.com/", "xn--4xa.com"),
+        ("https://git\u200dhub.com/", "github.com"),  # a joiner IDNA 2003 drops and UTS 46 refuses
+        ("http://github.com:80:90/", "github.com"),
+    ],
+)
+def test_hosts_that_url_parsers_read_differently_are_never_allowed(url: str, rule: str) -> None:
+    """PERM-11: a host IDNA 2003 (Python) and UTS 46 (curl's libidn2, browsers) map differently, or with
+    stray colons, is never allowed by a domain rule, and every domain deny rule matches it."""
+    from reference_impl.permissions._url_hosts import host_matches
+
+    assert not host_matches(f"domain:{rule}", url, "allow")
+    assert host_matches("domain:unrelated.example", url, "deny")
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("http://2130706433/", "127.0.0.1"),
+        ("http://0x7f.1./", "127.0.0.1"),
+        ("http://0177.0.0.1/", "127.0.0.1"),
+        ("https://github.com@evil.com/", "evil.com"),
+        ("https://EVIL.com./", "evil.com"),
+        ("https://%65vil.com/", "evil.com"),
+        ("https://bücher.de/", "xn--bcher-kva.de"),
+        ("https://ＥＶＩＬ.com/", "evil.com"),
+    ],
+)
+def test_domain_deny_rules_match_every_spelling_of_the_host(url: str, host: str) -> None:
+    """PERM-11: decimal, octal and hex IPs, trailing dots, userinfo, percent-encoding and IDNA are read as
+    curl and Python's urllib read them, so a deny rule on the host catches each."""
+    from reference_impl.permissions._url_hosts import host_matches
+
+    assert host_matches(f"domain:{host}", url, "deny")
+    assert host_matches(f"domain:{host}", url, "allow")
