@@ -210,3 +210,16 @@ def test_domain_deny_rules_match_every_spelling_of_the_host(url: str, host: str)
 
     assert host_matches(f"domain:{host}", url, "deny")
     assert host_matches(f"domain:{host}", url, "allow")
+
+
+def test_disable_auto_mode_loads_and_means_what_it_says() -> None:
+    """PERM-12: ``disableAutoMode: "disable"`` (which loaded and did nothing) keeps the session out of auto
+    mode; any other value is refused, naming the file and the key."""
+    from reference_impl import SettingsError, context_from_settings, load_settings
+
+    settings = load_settings(
+        '{"permissions": {"disableAutoMode": "disable"}}', "userSettings", name="user.json"
+    )
+    assert context_from_settings([settings], cwd=Path("/proj"), mode="auto").mode == "default"
+    with pytest.raises(SettingsError, match=r"user\.json.*disableAutoMode"):
+        load_settings('{"permissions": {"disableAutoMode": true}}', "userSettings", name="user.json")
