@@ -223,3 +223,18 @@ def test_disable_auto_mode_loads_and_means_what_it_says() -> None:
     assert context_from_settings([settings], cwd=Path("/proj"), mode="auto").mode == "default"
     with pytest.raises(SettingsError, match=r"user\.json.*disableAutoMode"):
         load_settings('{"permissions": {"disableAutoMode": true}}', "userSettings", name="user.json")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd .git && echo x > config",
+        "(cd .git/hooks; echo 'rm -rf x' > pre-commit)",
+        "pushd ~ && echo x >> .profile",
+    ],
+)
+def test_a_protected_path_written_after_cd_is_asked_about(command: str) -> None:
+    """PERM-15: a relative path written after the line changes directory may be a protected one: asked in bypassPermissions."""
+    decision = _decide(command, mode="bypassPermissions")
+    assert decision.behavior == "ask", decision
+    assert decision.reason.stage == "safety"

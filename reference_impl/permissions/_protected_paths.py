@@ -53,9 +53,18 @@ def protected_write(call: Call, cwd: Path) -> str | None:
     shell = call.shell
     if shell is None:
         return None
+    moves = any(
+        part.argv[:1] in (("cd",), ("pushd",), ("popd",))
+        or part.argv[:2] in (("builtin", "cd"), ("command", "cd"))
+        for part in shell.parts
+    )
     for written in shell.writes:
         if written is None:
             return "the command writes to a file only known when it runs"
+        if moves and not written.startswith(("/", "~")):
+            # ``cd .git && echo x > config``: a relative path written after the line changes
+            # directory lands where the walk can't tell.
+            return f"the command changes directory before writing {written}, so where it lands is not known"
         reason = protected_reason(written, cwd)
         if reason is not None:
             return reason
