@@ -119,6 +119,8 @@ def test_inline_code_is_allowed_only_by_a_rule_naming_the_interpreter(command: s
         ("rg --pre 'rm -rf' x", "--pre"),
         ("tar --to-comm='sh' -xf a.tar", "sh"),
         ("sudo --weird-option rm -rf x", "sudo"),
+        ("declare -n r=PS4; r='$(rm -rf x)'; set -x; true", "name reference"),
+        ("printf -v PROMPT_COMMAND %s 'rm -rf x'; bash -i <<< ''", "printf"),
     ],
 )
 def test_what_the_engine_does_not_read_asks_under_a_deny_rule(command: str, named: str) -> None:

@@ -372,6 +372,8 @@ def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | N
         forms.add(part.text)
         joined.append(_plain_form(part.argv, part.raw))
         found = _deny_argv(part.argv, part.raw, forms, depth, part.stdin)  # always: it adds the forms
+        if found is not None and part.argv == (None,) and part.doubts:
+            found = part.doubts[0]  # the reader's own words for what it could not read
         reason = reason or found
     if joined:
         forms.add(" ".join(joined))
