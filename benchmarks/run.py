@@ -33,6 +33,7 @@ GROUPS = (
     "request",
     "suite",
     "report_time",
+    "oracle",
 )
 _MODULES = {
     "toolsearch": "benchmarks._toolsearch_bench",
@@ -43,6 +44,7 @@ _MODULES = {
     "request": "benchmarks._request_bench",
     "suite": "benchmarks._suite_bench",
     "report_time": "benchmarks._report_time_bench",
+    "oracle": "benchmarks._oracle_bench",
 }
 
 # (figure, goal text, check): the goals of issue 7 (issue 12's report time; issue 18's anchors,

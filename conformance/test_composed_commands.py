@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import example, given, settings, target
@@ -30,8 +30,41 @@ def _judge(oracle: ths.BashSandbox) -> ths.BashSandbox:
     return oracle.running_for_real(ths.composed_real_programs())
 
 
-def _composed(command: str, *carriers: str) -> ths.ComposedCommand:
-    return ths.ComposedCommand("rm", ("-rf", "x"), command, carriers)
+# The minimal lines tests/mutants/hunt_mechanisms.py found in the engine of commit 531c59b, one per
+# mechanism (docs/fuzzing-findings.md): (line, its carrier, the deny rule's form).
+_FINDINGS = (
+    ("rm >/dev/null -rf x", "", "Bash({} -rf:*)"),
+    ("echo 'rm -rf x' > f; env -S 'bash f'", "written-script", "Bash({}:*)"),
+    (
+        "printf -v PROMPT_COMMAND %s 'rm -rf x'; export PROMPT_COMMAND; bash -i <<< ''",
+        "code-variable",
+        "Bash({}:*)",
+    ),
+    ("debconf rm -rf x", "wrapper", "Bash({}:*)"),
+    ("debugfs -R '!rm -rf x'", "option-command", "Bash({} *)"),
+    ("echo '.shell rm -rf x' > o; sqlite3 -init o", "option-script", "Bash({}:*)"),
+    (
+        "git init -q r && cd r && git config core.sshCommand 'rm -rf x' && git ls-remote ssh://h/x",
+        "config-command",
+        "Bash({}:*)",
+    ),
+    ("awk 'BEGIN{system(\"\\162\\155\\040\\055\\162\\146\\040\\170\")}'", "interpreter-inline", "Bash({}:*)"),
+    ("echo 'import os;os.system('\\''rm -rf x'\\'')' > f; python3 f", "interpreter-script", "Bash({}:*)"),
+    (
+        "tclsh <<< 'exec sh -c \"\\x72\\x6d\\x20\\x2d\\x72\\x66\\x20\\x78\"'",
+        "interpreter-stdin",
+        "Bash({}:*)",
+    ),
+)
+
+
+def _pinned(test: Callable[..., None]) -> Callable[..., None]:
+    for line, carrier, deny_form in _FINDINGS:
+        composed = ths.ComposedCommand("rm", ("-rf", "x"), line, (carrier,) if carrier else ())
+        test = example(composed=composed, deny_form=deny_form, mode="bypassPermissions", behavior="deny")(
+            test
+        )
+    return test
 
 
 @pytest.mark.toolharness_heavy
@@ -42,77 +75,27 @@ def _composed(command: str, *carriers: str) -> ths.ComposedCommand:
     composed=ths.composed_commands(max_depth=2),
     deny_form=st.sampled_from(["Bash({}:*)", "Bash({} *)", "Bash({} -rf:*)"]),
     mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+    behavior=st.sampled_from(["deny", "ask"]),
 )
-# The minimal lines tests/mutants/hunt_mechanisms.py found in the engine of commit 531c59b, one per
-# mechanism (docs/fuzzing-findings.md).
-@example(composed=_composed("rm >/dev/null -rf x"), deny_form="Bash({} -rf:*)", mode="bypassPermissions")
-@example(
-    composed=_composed("echo 'rm -rf x' > f; env -S 'bash f'", "written-script"),
-    deny_form="Bash({}:*)",
-    mode="bypassPermissions",
-)
-@example(
-    composed=_composed(
-        "printf -v PROMPT_COMMAND %s 'rm -rf x'; export PROMPT_COMMAND; bash -i <<< ''", "code-variable"
-    ),
-    deny_form="Bash({}:*)",
-    mode="bypassPermissions",
-)
-@example(composed=_composed("debconf rm -rf x", "wrapper"), deny_form="Bash({}:*)", mode="bypassPermissions")
-@example(
-    composed=_composed("debugfs -R '!rm -rf x'", "option-command"),
-    deny_form="Bash({} *)",
-    mode="bypassPermissions",
-)
-@example(
-    composed=_composed("echo '.shell rm -rf x' > o; sqlite3 -init o", "option-script"),
-    deny_form="Bash({}:*)",
-    mode="bypassPermissions",
-)
-@example(
-    composed=_composed(
-        "git init -q r && cd r && git config core.sshCommand 'rm -rf x' && git ls-remote ssh://h/x",
-        "config-command",
-    ),
-    deny_form="Bash({}:*)",
-    mode="bypassPermissions",
-)
-@example(
-    composed=_composed(
-        "awk 'BEGIN{system(\"\\162\\155\\040\\055\\162\\146\\040\\170\")}'", "interpreter-inline"
-    ),
-    deny_form="Bash({}:*)",
-    mode="bypassPermissions",
-)
-@example(
-    composed=_composed("echo 'import os;os.system('\\''rm -rf x'\\'')' > f; python3 f", "interpreter-script"),
-    deny_form="Bash({}:*)",
-    mode="bypassPermissions",
-)
-@example(
-    composed=_composed(
-        "tclsh <<< 'exec sh -c \"\\x72\\x6d\\x20\\x2d\\x72\\x66\\x20\\x78\"'", "interpreter-stdin"
-    ),
-    deny_form="Bash({}:*)",
-    mode="bypassPermissions",
-)
+@_pinned
 def test_deny_rule_holds_through_composed_carriers(
     new_harness: Callable[[], Any],
     bash_oracle: ths.BashSandbox,
     composed: ths.ComposedCommand,
     deny_form: str,
     mode: str,
+    behavior: Literal["deny", "ask"],
 ) -> None:
-    """PERM-17: a deny rule's program never runs unasked, however many productions carry it.
+    """PERM-17: a deny (or ask) rule's program never runs unasked, however many productions carry it.
 
     The line is composed, not listed (``ths.composed_commands``); programs and options come from the
     catalogue mined from the machine's manual pages. A call the harness runs without anyone asked
-    is run by the bash oracle (with the catalogued programs and interpreters run for real): no
-    record may be the denied command (for ``Bash(rm -rf:*)``, an ``rm`` whose first word is
-    ``-rf``). Hypothesis is steered (``target``) toward deeper lines the harness lets through.
+    (no host is there to ask) is run by the bash oracle (with the catalogued programs and
+    interpreters run for real): no record may be the denied command (for ``Bash(rm -rf:*)``, an
+    ``rm`` whose first word is ``-rf``). Hypothesis is steered (``target``) toward deeper lines the harness lets through.
     """
     deny = deny_form.format(composed.target)
-    rules = [RuleSpec(deny, "deny")]
+    rules = [RuleSpec(deny, behavior)]
     if composed.allowed:
         rules.append(RuleSpec(f"Bash({composed.allowed}:*)", "allow"))
     run = run_calls(
@@ -126,5 +109,5 @@ def test_deny_rule_holds_through_composed_carriers(
     executed = _judge(bash_oracle).executed(composed.command)
     hits = [record for record in executed if [record[0].rsplit("/", 1)[-1], *record[1 : len(words)]] == words]
     assert not hits, (
-        f"{deny} ({mode}) let {composed.command!r} run (carriers {composed.carriers}), and bash ran {hits!r}"
+        f"{deny} {behavior} ({mode}) let {composed.command!r} run (carriers {composed.carriers}), and bash ran {hits!r}"
     )

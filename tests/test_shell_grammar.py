@@ -158,3 +158,19 @@ def test_the_hunt_finds_eight_mechanisms_in_the_frozen_engine(judge: ths.BashSan
     findings, _ = hunt(adapter().new_harness, examples=200)
     assert len({finding.family for finding in findings}) >= 8, [f.command for f in findings]
     assert all(finding.ran for finding in findings)
+
+
+def test_path_spellings_reach_the_protected_file_and_other_files(tmp_path) -> None:
+    """The judge is the filesystem: links and ``/proc/self/root`` reach the file; ``elsewhere/..`` does not."""
+    maze = ths.build_path_maze(tmp_path)
+    root = str(maze.root)
+    assert ths.same_file(maze, "hard")
+    assert ths.same_file(maze, "sub/back/alias")
+    assert ths.same_file(maze, f"/proc/self/root{root}/here/./{ths.MAZE_TARGET}")
+    assert not ths.same_file(maze, f"elsewhere/../{ths.MAZE_TARGET}")  # physically the parent's parent
+    reached = find(
+        ths.path_spellings(root),
+        lambda path: path.startswith("/proc/self/root") and "sub/back/" in path and ths.same_file(maze, path),
+        settings=settings(max_examples=500, database=None, suppress_health_check=list(HealthCheck)),
+    )
+    assert reached.endswith(("secret.env", "alias", "hard"))

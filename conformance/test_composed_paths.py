@@ -1,0 +1,96 @@
+"""Path rules and protected paths against paths composed from segments the filesystem resolves (PERM-11, PERM-15).
+
+A maze (``ths.build_path_maze``) holds one protected file, reachable through a symbolic link, a hard
+link, a link to the directory itself, a link back up from a subdirectory, ``/proc/self/root`` and
+``..`` out and back; ``ths.path_spellings`` composes paths from those segments. A Read the harness
+runs under ``Read(<the file>)`` deny must not open the protected file, as the filesystem
+(``os.path.samefile``) says; a spelling that reaches another file may run or not.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import fresh_dir
+from conformance._strategies_permissions import edit_tool, host_answering, read_tool, run_calls, shell_tool
+from pytest_toolharness import strategies as ths
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=80, deadline=None)
+@given(
+    data=st.data(),
+    rule_form=st.sampled_from([f"./{ths.MAZE_TARGET}", f"**/{ths.MAZE_TARGET}", f"/{ths.MAZE_TARGET}"]),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+def test_path_deny_holds_for_every_spelling_that_reaches_the_file(
+    new_harness: Callable[[], Any], data: st.DataObject, rule_form: str, mode: str
+) -> None:
+    """PERM-11: a ``Read`` deny rule stops every path that opens the protected file, however composed.
+
+    Relative and absolute, through symbolic and hard links, ``/proc/self/root``, ``..`` through a link
+    (physical, not lexical), doubled slashes and ``.``; the filesystem says which spellings reach the
+    file, and none of those may be read.
+    """
+    maze = ths.build_path_maze(fresh_dir())
+    path = data.draw(ths.path_spellings(str(maze.root)), label="path")
+    rules = [RuleSpec(f"Read({rule_form})", "deny"), RuleSpec("Read", "allow")]
+    run = run_calls(
+        new_harness(), [read_tool()], [("Read", {"file_path": path})], rules=rules, mode=mode, cwd=maze.root
+    )
+    if run.ran() == 0:
+        return
+    assert not ths.same_file(maze, path), (
+        f"Read({rule_form}) deny ({mode}) let {path!r} be read, and it is {maze.target}"
+    )
+
+
+# Protected files (PERM-15) the maze is built around: a file in a protected directory, a shell start-up
+# file, the harness's MCP configuration.
+_PROTECTED = (".git/config", ".git/hooks/pre-commit", ".bashrc", ".mcp.json", ".claude/settings.json")
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=80, deadline=None)
+@given(
+    data=st.data(),
+    name=st.sampled_from(_PROTECTED),
+    mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
+    via=st.sampled_from(["edit", "redirection", "cd then redirection"]),
+)
+def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
+    new_harness: Callable[[], Any], data: st.DataObject, name: str, mode: str, via: str
+) -> None:
+    """PERM-15: a write that lands on a protected file asks, whatever path reaches it.
+
+    The path is composed by ``ths.path_spellings`` around the protected file: through symbolic and
+    hard links, links to directories, ``/proc/self/root``, ``..`` out and back; written by a file
+    tool, by a shell redirection, or by a redirection after ``cd`` into a part of the path on the same
+    line. The filesystem says which spellings land on the file; none of those may run unasked.
+    """
+    if via != "edit" and mode == "acceptEdits":
+        return  # acceptEdits never auto-allows shell commands anyway
+    maze = ths.build_path_maze(fresh_dir(), name)
+    path = data.draw(ths.path_spellings(str(maze.root), name), label="path")
+    if via == "edit":
+        tool, call = edit_tool(), ("Edit", {"file_path": path})
+    else:
+        directory, _, written = path.rpartition("/") if via == "cd then redirection" else ("", "", path)
+        move = ""
+        if directory:
+            move = f"cd {'-P ' if '..' in directory else ''}{shlex.quote(directory)} && "  # -P: as the kernel
+        tool, call = shell_tool(), ("Bash", {"command": f"{move}echo pwned >> {shlex.quote(written)}"})
+    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"), cwd=maze.root)
+    if run.ran() == 0:
+        return
+    assert not ths.same_file(maze, path), f"{via} of {path!r} ran unasked in {mode}, and it is {maze.target}"

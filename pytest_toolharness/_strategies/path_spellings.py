@@ -1,0 +1,90 @@
+"""Spellings of a path composed from segments that the filesystem resolves, judged by the filesystem (PERM-11).
+
+:func:`build_path_maze` lays out a directory in which one file (:data:`MAZE_TARGET`) can be reached
+many ways (it may be nested: ``.git/config``): a symbolic link to it (``alias``), a hard link (``hard``), a link to the directory itself
+(``here``), a subdirectory with a link back up (``sub/back``), a link out of the tree
+(``elsewhere``). :func:`path_spellings` composes a path from a start (nothing, the maze's absolute
+path, ``/proc/self/root`` before it, ``..`` out and back in) and segments (``./``, ``//``,
+``sub/../``, ``here/``, ``sub/back/``, ``elsewhere/../``), ending in one of the names of the file.
+Some spellings reach the file, some reach another one or nothing (``elsewhere/..`` is ``/`` to the
+kernel, the maze's directory to a lexical normaliser): :func:`same_file` is the judge, the
+filesystem's own answer.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+__all__ = ["MAZE_TARGET", "PathMaze", "build_path_maze", "path_spellings", "same_file"]
+
+MAZE_TARGET = "secret.env"
+"""The file a deny rule protects in the maze."""
+
+_SEGMENTS = ("./", ".//", "sub/../", "here/", "sub/back/", "sub//..//", "elsewhere/../", "nosuch/../")
+_LINK_NAMES = ("alias", "hard", "sub/back/alias")
+
+
+@dataclass(frozen=True)
+class PathMaze:
+    """A directory built by :func:`build_path_maze`: ``root`` holds ``root / name``."""
+
+    root: Path
+    name: str = MAZE_TARGET
+
+    @property
+    def target(self) -> Path:
+        """The protected file."""
+        return self.root / self.name
+
+
+def build_path_maze(directory: Path, name: str = MAZE_TARGET) -> PathMaze:
+    """Lay out the maze in ``directory`` around the file ``name`` (relative, may be nested: ``.git/config``)."""
+    (directory / name).parent.mkdir(parents=True, exist_ok=True)
+    (directory / name).write_text("TOKEN=not-for-the-model\n", encoding="utf-8")
+    (directory / "alias").symlink_to(name)
+    os.link(directory / name, directory / "hard")
+    (directory / "here").symlink_to(".")
+    (directory / "sub").mkdir()
+    (directory / "sub" / "back").symlink_to("..")
+    (directory / "elsewhere").symlink_to(directory.parent)
+    return PathMaze(directory.resolve(), name)
+
+
+def same_file(maze: PathMaze, spelled: str) -> bool:
+    """Whether ``spelled`` (relative to the maze's root, or absolute) opens the maze's protected file."""
+    path = Path(spelled) if spelled.startswith("/") else maze.root / spelled
+    try:
+        return os.path.samefile(path, maze.target)
+    except OSError:
+        return False
+
+
+@st.composite
+def _spelling(draw: st.DrawFn, root: str | None, name: str) -> str:
+    start = ""
+    if root is not None:
+        start = draw(
+            st.sampled_from(
+                (
+                    "",
+                    f"{root}/",
+                    f"/proc/self/root{root}/",
+                    f"{root}/../{os.path.basename(root)}/",
+                    f"{root}//",
+                )
+            )
+        )
+    segments = draw(st.lists(st.sampled_from(_SEGMENTS), max_size=3))
+    return start + "".join(segments) + draw(st.sampled_from((name, f"here/{name}", *_LINK_NAMES)))
+
+
+def path_spellings(root: str | None = None, name: str = MAZE_TARGET) -> st.SearchStrategy[str]:
+    """Paths to the protected file ``name`` of a maze, composed (relative; with ``root``, absolute ones too).
+
+    Shrinks toward ``name`` itself. Judge each with :func:`same_file`.
+    """
+    return _spelling(root, name)
