@@ -8,6 +8,7 @@ redirection's target, rules written for wrapper commands, ``[ ... ]``, inline co
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,19 @@ def test_a_protected_path_written_after_cd_is_asked_about(command: str) -> None:
     decision = _decide(command, mode="bypassPermissions")
     assert decision.behavior == "ask", decision
     assert decision.reason.stage == "safety"
+
+
+def test_a_hard_link_to_a_protected_file_is_asked_about(tmp_path: Path) -> None:
+    """PERM-15: ``hard`` is ``.git/config`` under another name: writing it (file tool or redirection) asks in bypassPermissions."""
+    from reference_impl.permissions._protected_paths import protected_reason
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    os.link(tmp_path / ".git" / "config", tmp_path / "hard")
+    (tmp_path / "plain.txt").write_text("x")
+    assert protected_reason("hard", tmp_path) is not None
+    assert protected_reason("plain.txt", tmp_path) is None
+    context = PermissionContext(mode="bypassPermissions", rules=(), cwd=tmp_path)
+    decision = decide_permission(BASH, {"command": "echo x >> hard"}, context)
+    assert decision.behavior == "ask"
+    assert "hard link" in decision.reason.detail
