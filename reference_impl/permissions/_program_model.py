@@ -245,8 +245,12 @@ def _subcommand(name: str, args: Words) -> str | None:
     words = [w for w in args if w is not None]
     index = 0
     while index < len(words) and words[index].startswith("-"):
-        # git's global options with a value: -C dir, -c key=value (read by _programs), --git-dir dir.
+        # git's global options with a value: -C dir, -c key=value, --git-dir dir.
         takes = words[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--prefix")
+        if name == "git" and words[index].startswith("-c"):
+            setting = words[index][2:] or (words[index + 1] if index + 1 < len(words) else "")
+            if _GIT_RUNNING_KEYS.match(setting):
+                return f"git -c {setting.split('=', 1)[0]}: a setting that runs a command or renames one"
         index += 2 if takes else 1
     sub = words[index] if index < len(words) else None
     if sub is None:
@@ -261,7 +265,19 @@ def _subcommand(name: str, args: Words) -> str | None:
         return f"{name} {sub} is a subcommand the engine does not read (it may be an alias or a plug-in)"
     if name == "git" and sub == "config":
         return _git_config(words[index + 1 :])
+    if name == "git" and sub in ("clone", "ls-remote", "archive"):
+        # ``git clone -u CMD``: the upload-pack program (``archive --exec``) runs locally.
+        rest = words[index + 1 :]
+        if any(
+            w.startswith("-") and not w.startswith("--") and "u" in w[1:] for w in rest if sub != "archive"
+        ):
+            return f"git {sub} -u runs an upload-pack command the engine does not read"
     return None
+
+
+# ``git -c KEY=...`` keys that run a command, rename a subcommand, load more settings or allow a
+# transport that runs one (``ext::``).
+_GIT_RUNNING_KEYS = re.compile(r"(core|alias|include|includeif|protocol|uploadpack|receive)\.", re.IGNORECASE)
 
 
 _GIT_READ_ONLY_CONFIG = frozenset(
