@@ -116,7 +116,7 @@ def test_inline_code_is_allowed_only_by_a_rule_naming_the_interpreter(command: s
         ("git config core.sshCommand 'rm -rf x' && git ls-remote ssh://h/x", "core.sshCommand"),
         ("git -c alias.st='!sh' st", "sh"),
         ("git frobnicate", "frobnicate"),
-        ("git -c core.hooksPath=.h commit -m x", "core.hooksPath"),
+        ("git -c core.hooksPath=.h commit -m x", ".h"),
         ("git clone -u 'rm -rf x' repo dir", "git clone -u"),
         ("make CC='rm -rf x'", "make"),
         ("rg --pre 'rm -rf' x", "--pre"),
