@@ -3,9 +3,8 @@
 Each test drives the shipped adapter, so the real SDK and its real OpenAI client, against the scripted
 endpoint, and compares the request the SDK sent after the scripted tool-call turn with the page. The
 OpenAI client sends compact JSON in the body's own key order, which :func:`wire` reproduces. Skipped
-without the framework's extra. A test needs the endpoint to answer the API's path: until the scripted
-Chat Completions and Responses servers are routed (issue 32, branches api-chat-gemini and api-responses)
-such a test is an expected failure that names the missing server, never a silent skip.
+without the framework's extra. The scripted endpoint answers both of the SDK's APIs (Chat Completions and
+Responses) as the real ones would, rejecting what they reject.
 """
 
 from __future__ import annotations
@@ -21,32 +20,15 @@ from typing import Any
 import pytest
 
 from pytest_toolharness.adapters import CallRecorder, ExecutionScenario, ToolBehavior, ToolSpec
-from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint
+from pytest_toolharness.wire import ScriptedEndpoint
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}}
 PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses"}
 
 
-def _routed(path: str) -> bool:
-    """Whether the scripted endpoint answers ``path`` (a server that does not know it answers 404)."""
-    import httpx
-
-    endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
-    with httpx.Client(transport=endpoint.transport("httpx"), base_url=endpoint.base_url) as client:
-        return client.post(path, json={}).status_code != 404
-
-
-def _needs(api: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(
-        not _routed(PATHS[api]),
-        reason=f"the scripted endpoint does not answer {PATHS[api]} yet (issue 32: its scripted server)",
-        strict=True,
-    )
-
-
 OPENAI_AGENTS = [
-    pytest.param("make_adapter", "responses", marks=_needs("responses"), id="responses"),
-    pytest.param("make_chat_adapter", "chat_completions", marks=_needs("chat_completions"), id="chat"),
+    pytest.param("make_adapter", "responses", id="responses"),
+    pytest.param("make_chat_adapter", "chat_completions", id="chat"),
 ]
 
 
@@ -238,10 +220,7 @@ def test_openai_agents_session_forgets_a_cancelled_batch(
 
 # -- smolagents ----------------------------------------------------------------------------------
 
-smolagents_server = _needs("chat_completions")
 
-
-@smolagents_server
 def test_smolagents_sends_a_batch_back_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """PAIR-1, PAIR-4: the calls go back as one text message, the outputs as one ``Observation:`` text.
 
@@ -267,7 +246,6 @@ def test_smolagents_sends_a_batch_back_as_text(monkeypatch: pytest.MonkeyPatch) 
     assert result.user_content == [{"type": "text", "text": "Observation:\na done"}]
 
 
-@smolagents_server
 def test_smolagents_erases_the_batch_when_one_call_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     """PAIR-2, PAIR-3: one raising call: neither the calls nor any output is sent, only the error, in the task."""
     module = _module("smolagents")
@@ -290,7 +268,6 @@ def test_smolagents_erases_the_batch_when_one_call_fails(monkeypatch: pytest.Mon
     )
 
 
-@smolagents_server
 def test_smolagents_overlaps_a_tool_that_is_not_concurrency_safe() -> None:
     """CONC-1: a batch of several calls runs in a thread pool, all at once; a tool can't ask to run alone."""
     module = _module("smolagents")
@@ -306,7 +283,6 @@ def test_smolagents_overlaps_a_tool_that_is_not_concurrency_safe() -> None:
     assert sorted(e.kind for e in recorder.events[:2]) == ["start", "start"]
 
 
-@smolagents_server
 def test_smolagents_refuses_an_argument_the_schema_allows(monkeypatch: pytest.MonkeyPatch) -> None:
     """CONC-2: an argument its tool's inputs do not list is refused, though the JSON schema allows it."""
     module = _module("smolagents")

@@ -65,16 +65,23 @@ def _turn(turns: list[dict[str, Any]], role: str) -> dict[str, Any]:
 def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | None = None) -> dict[str, Any]:
     """The API-neutral view of a Responses request: the whole conversation it stands for, as turns.
 
-    The conversation is the previous response's (``previous_response_id``) followed by ``input``, items
-    sent by id read as the kept items. Items of the model (``reasoning``, assistant ``message``,
-    ``function_call``, ``custom_tool_call``) make assistant turns: ``reasoning`` holds each reasoning
-    item's summary text (``thought``), its ``encrypted_content`` (``signature``) and ``id``. Outputs make
-    user turns, ``is_error`` None (the API has no failure mark). System and developer messages and
-    ``instructions`` are the system text.
+        The conversation is the previous response's (``previous_response_id``) followed by ``input``, items
+        sent by id read as the kept items. Items of the model (``reasoning``, assistant ``message``,
+        ``function_call``, ``custom_tool_call``) make assistant turns: ``reasoning`` holds each reasoning
+        item's summary text (``thought``), its ``encrypted_content`` (``signature``) and ``id``. Outputs make
+        user turns, ``is_error`` None (the API has no failure mark). System and developer messages and
+        ``instructions`` are the system text. The tools are the function and custom tools (a deferred one
+    with ``defer_loading``).
     """
     store = store or ResponseStore()
     tools = [
-        {"name": t.get("name"), "description": t.get("description"), "input_schema": t.get("parameters")}
+        {
+            "name": t.get("name"),
+            "description": t.get("description"),
+            "input_schema": t.get("parameters"),
+            # A deferred function is loaded by the tool search, as a Messages tool with the same flag.
+            **({"defer_loading": True} if t.get("defer_loading") is True else {}),
+        }
         for t in body.get("tools") or ()
         if isinstance(t, Mapping) and t.get("type") in ("function", "custom")
     ]
