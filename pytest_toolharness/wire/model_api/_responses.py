@@ -62,6 +62,20 @@ def _turn(turns: list[dict[str, Any]], role: str) -> dict[str, Any]:
     return turns[-1]
 
 
+def _neutral_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """A function or custom tool by name, description and schema; a hosted tool by its type, as its name."""
+    if tool.get("type") not in ("function", "custom"):
+        return {"type": tool.get("type"), "name": tool.get("type")}
+    neutral = {
+        "name": tool.get("name"),
+        "description": tool.get("description"),
+        "input_schema": tool.get("parameters"),
+    }
+    if tool.get("defer_loading") is True:
+        neutral["defer_loading"] = True  # loaded by the tool search, as a Messages tool with the same flag
+    return neutral
+
+
 def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | None = None) -> dict[str, Any]:
     """The API-neutral view of a Responses request: the whole conversation it stands for, as turns.
 
@@ -71,20 +85,10 @@ def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | No
         item's summary text (``thought``), its ``encrypted_content`` (``signature``) and ``id``. Outputs make
         user turns, ``is_error`` None (the API has no failure mark). System and developer messages and
         ``instructions`` are the system text. The tools are the function and custom tools (a deferred one
-    with ``defer_loading``).
+    with ``defer_loading``) and the hosted ones (``tool_search``, ``web_search``), named by their type.
     """
     store = store or ResponseStore()
-    tools = [
-        {
-            "name": t.get("name"),
-            "description": t.get("description"),
-            "input_schema": t.get("parameters"),
-            # A deferred function is loaded by the tool search, as a Messages tool with the same flag.
-            **({"defer_loading": True} if t.get("defer_loading") is True else {}),
-        }
-        for t in body.get("tools") or ()
-        if isinstance(t, Mapping) and t.get("type") in ("function", "custom")
-    ]
+    tools = [_neutral_tool(t) for t in body.get("tools") or () if isinstance(t, Mapping)]
     system = [body["instructions"]] if isinstance(body.get("instructions"), str) else []
     turns: list[dict[str, Any]] = []
     for item in store.conversation(body):
