@@ -224,7 +224,13 @@ def _check_reasoning(conversation: list[Any], store: ResponseStore) -> OpenAIErr
                     param="input",
                 )
         if item.get("type") == "reasoning":
-            following = conversation[n + 1] if n + 1 < len(conversation) else None
+            # Reasoning items of one output come in a row; the item they produced follows the last.
+            after = (
+                i
+                for i in conversation[n + 1 :]
+                if not (isinstance(i, Mapping) and i.get("type") == "reasoning")
+            )
+            following = next(after, None)
             produced = store.produced_by(item.get("id"))
             kind = following.get("type", "message") if isinstance(following, Mapping) else None
             role = following.get("role", "assistant") if isinstance(following, Mapping) else None
