@@ -90,8 +90,9 @@ def test_the_turn_comes_back_as_the_model_wrote_it(
 def reasoned_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
     """One assistant turn: 1-2 thinking blocks (any text, an opaque signature), maybe text, 1-3 tool_uses.
 
-    The calls are of ``Echo`` (valid or not) and of a tool nobody has, so the turn is replayed after
-    failures too.
+    The calls are of ``Echo``, with a valid input or one its schema rejects, so the turn is replayed
+    after failures too; no call names a tool nobody has, as a harness that fails its run on one (a
+    PAIR-2 finding) would send no later request to judge here.
     """
     thinking = [
         {
@@ -106,7 +107,7 @@ def reasoned_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
         {
             "type": "tool_use",
             "id": f"toolu_reasoned_{n}",
-            "name": draw(st.sampled_from(["Echo", "NoSuchTool"])),
+            "name": "Echo",
             "input": {"x": str(n)} if draw(st.booleans()) else {},
         }
         for n in range(draw(st.integers(1, 3)))
@@ -114,7 +115,7 @@ def reasoned_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
     return [*thinking, *said, *calls]
 
 
-@requires("agent_loop")
+@requires("agent_loop", "reasoning")
 @pytest.mark.requirement("PAIR-8", "MUST")
 @settings(max_examples=8, deadline=None)
 @given(turn=reasoned_turns())

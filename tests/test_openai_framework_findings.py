@@ -218,6 +218,35 @@ def test_openai_agents_session_forgets_a_cancelled_batch(
     )
 
 
+def test_openai_agents_sends_a_deferred_and_a_loaded_tool_of_one_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PAIR-6 (Responses): a deferred and a loaded tool of one name are both sent, with a warning only.
+
+    The SDK refuses two deferred tools of one name (``UserError``) and sends one of two loaded ones, but a
+    deferred ``ReadFile`` beside a loaded ``ReadFile`` goes out twice in one tools array.
+    """
+    module = _module("openai_agents")
+    endpoints: list[ScriptedEndpoint] = []
+
+    class Recording(ScriptedEndpoint):
+        def __init__(self, *args: Any, **options: Any) -> None:
+            super().__init__(*args, **options)
+            endpoints.append(self)
+
+    monkeypatch.setattr(module._adapter, "ScriptedEndpoint", Recording)
+    harness = module.make_adapter().new_harness()
+    deferred = ToolSpec("ReadFile", description="The ReadFile tool.", should_defer=True)
+    harness.render_tools([deferred, ToolSpec("ReadFile", description="The ReadFile tool.")], [])
+    (request,) = endpoints[0].requests
+    assert wire(request.json["tools"]) == (
+        '[{"name":"ReadFile","parameters":{"type":"object","properties":{}},"strict":false,"type":"function",'
+        '"description":"The ReadFile tool.","defer_loading":true},{"name":"ReadFile","parameters":{"type":'
+        '"object","properties":{}},"strict":false,"type":"function","description":"The ReadFile tool."},'
+        '{"type":"tool_search"}]'
+    )
+
+
 # -- smolagents ----------------------------------------------------------------------------------
 
 
