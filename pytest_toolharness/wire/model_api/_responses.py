@@ -18,7 +18,7 @@ from pytest_toolharness.wire.model_api._api_error import ApiError
 from pytest_toolharness.wire.model_api._encoding import wire_bytes
 from pytest_toolharness.wire.model_api._messages import output_tokens
 from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS
-from pytest_toolharness.wire.model_api._provider_errors import OpenAIError
+from pytest_toolharness.wire.model_api._provider_errors import openai_error_body
 from pytest_toolharness.wire.model_api._responses_sse import (
     encode_event,
     output_items,
@@ -137,9 +137,7 @@ class ResponsesDialect:
 
     def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
         """An error in OpenAI's shape, whatever kind of :class:`ApiError` it is (a scripted 529 too)."""
-        if isinstance(error, OpenAIError):
-            return error.body(request_id)
-        return OpenAIError(error.message, type=error.type, status=error.status).body(request_id)
+        return openai_error_body(error, request_id)
 
     def answer(
         self,
@@ -158,28 +156,17 @@ class ResponsesDialect:
         # The store keeps each reasoning item whole; the answer shows its encrypted content on request.
         self.store.hold(body, response_id, output_items(turn, suffix=suffix, encrypted=True))
         items = output_items(turn, suffix=suffix, encrypted=wants_encrypted_reasoning(body))
-        produced = output_tokens(turn)
-        if body.get("stream") is True:
-            events = response_stream_events(
-                turn,
-                body,
-                response_id=response_id,
-                items=items,
-                input_tokens=prompt_tokens,
-                output_tokens=produced,
-                chunks=chunks,
-            )
-            return tuple(encode_event(event) for event in events)
-        return wire_bytes(
-            response_json(
-                turn,
-                body,
-                response_id=response_id,
-                items=items,
-                input_tokens=prompt_tokens,
-                output_tokens=produced,
-            )
+        final = response_json(
+            turn,
+            body,
+            response_id=response_id,
+            items=items,
+            input_tokens=prompt_tokens,
+            output_tokens=output_tokens(turn),
         )
+        if body.get("stream") is True:
+            return tuple(encode_event(event) for event in response_stream_events(final, chunks=chunks))
+        return wire_bytes(final)
 
     def neutral_request(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """The API-neutral view (:func:`responses_neutral_request`), the kept responses resolved."""

@@ -104,11 +104,10 @@ def response_json(
     items: list[dict[str, Any]],
     input_tokens: int,
     output_tokens: int,
-    done: bool = True,
 ) -> dict[str, Any]:
-    """The ``response`` object: completed (or incomplete at ``max_tokens``), or in progress with no output."""
+    """The ``response`` object: completed, or incomplete for a turn cut at ``max_tokens``."""
     incomplete = turn.effective_stop_reason == "max_tokens"
-    status = ("incomplete" if incomplete else "completed") if done else "in_progress"
+    status = "incomplete" if incomplete else "completed"
     return {
         "id": response_id,
         "object": "response",
@@ -116,11 +115,11 @@ def response_json(
         "status": status,
         "background": False,
         "error": None,
-        "incomplete_details": {"reason": "max_output_tokens"} if incomplete and done else None,
+        "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         "instructions": body.get("instructions"),
         "max_output_tokens": body.get("max_output_tokens"),
         "model": turn.model or str(body.get("model", "")),
-        "output": items if done else [],
+        "output": items,
         "parallel_tool_calls": body.get("parallel_tool_calls", True),
         "previous_response_id": body.get("previous_response_id"),
         "reasoning": {"effort": None, "summary": None},
@@ -131,7 +130,7 @@ def response_json(
         "tools": list(body.get("tools") or ()),
         "top_p": body.get("top_p", 1.0),
         "truncation": "disabled",
-        "usage": _usage(input_tokens, output_tokens) if done else None,
+        "usage": _usage(input_tokens, output_tokens),
         "user": None,
         "metadata": {},
     }
@@ -185,40 +184,15 @@ def _item_events(index: int, item: dict[str, Any], chunks: int) -> list[dict[str
     ]
 
 
-def response_stream_events(
-    turn: AssistantTurn,
-    body: Mapping[str, Any],
-    *,
-    response_id: str,
-    items: list[dict[str, Any]],
-    input_tokens: int,
-    output_tokens: int,
-    chunks: int = DEFAULT_CHUNKS,
-) -> list[dict[str, Any]]:
-    """The events of a streamed response, in sending order, each with its ``sequence_number``."""
-    opening = response_json(
-        turn,
-        body,
-        response_id=response_id,
-        items=items,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        done=False,
-    )
-    final = response_json(
-        turn,
-        body,
-        response_id=response_id,
-        items=items,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-    )
+def response_stream_events(final: Mapping[str, Any], *, chunks: int = DEFAULT_CHUNKS) -> list[dict[str, Any]]:
+    """The events streaming the response ``final`` (:func:`response_json`), each with its ``sequence_number``."""
+    opening = {**final, "status": "in_progress", "incomplete_details": None, "output": [], "usage": None}
     events: list[dict[str, Any]] = [
         {"type": "response.created", "response": opening},
         {"type": "response.in_progress", "response": opening},
     ]
-    for index, item in enumerate(items):
+    for index, item in enumerate(final["output"]):
         events.extend(_item_events(index, item, chunks))
     last = "response.incomplete" if final["status"] == "incomplete" else "response.completed"
-    events.append({"type": last, "response": final})
+    events.append({"type": last, "response": dict(final)})
     return [{**event, "sequence_number": n} for n, event in enumerate(events)]
