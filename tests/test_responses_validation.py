@@ -31,6 +31,8 @@ def output(call_id: str, text: str = "ok") -> dict[str, Any]:
 
 
 USER = {"role": "user", "content": "read two files"}
+#: A namespace of function tools, as Codex sends its multi-agent tools.
+NAMESPACE = {"type": "namespace", "name": "agents", "description": "sub-agents", "tools": [tool("spawn")]}
 
 
 def body(*items: Any, tools: list[Any] | None = None, **extra: Any) -> dict[str, Any]:
@@ -66,14 +68,20 @@ REASONED = AssistantTurn((ThinkingBlock("look first", "c2ln"), ToolUseBlock("cal
 
 
 def test_a_valid_conversation_passes() -> None:
-    """Calls answered later in input, in any order, custom and hosted tools offered: accepted."""
+    """Calls answered later in input, in any order, custom, hosted and namespaced tools offered: accepted."""
     request = body(
         USER,
         call("call_a"),
         call("call_b"),
         output("call_b"),
         output("call_a"),
-        tools=[tool(), {"type": "custom", "name": "patch"}, {"type": "web_search"}, {"type": "tool_search"}],
+        tools=[
+            tool(),
+            {"type": "custom", "name": "patch"},
+            {"type": "web_search"},
+            {"type": "tool_search"},
+            NAMESPACE,
+        ],
     )
     assert validate_responses_request(request, ResponseStore()) is None
 

@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 MAX_CALL_ID_LENGTH = 64
-#: The tool types the API takes: functions, custom tools, hosted tools, client-side tool search.
+#: The tool types the API takes: functions, custom tools, hosted tools, client-side tool search, and
+#: namespaces grouping function tools (Codex sends its multi-agent tools so).
 TOOL_TYPES = (
     "function",
     "custom",
@@ -48,6 +49,7 @@ TOOL_TYPES = (
     "local_shell",
     "shell",
     "apply_patch",
+    "namespace",
 )
 #: Call item types and the output item type answering each.
 CALL_KINDS = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
