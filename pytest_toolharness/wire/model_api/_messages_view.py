@@ -17,10 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_toolharness.wire.model_api._chat import chat_neutral_request
-from pytest_toolharness.wire.model_api._gemini import gemini_neutral_request
-
-__all__ = ["as_messages_body", "view_as_messages_body"]
+__all__ = ["view_as_messages_body"]
 
 
 def _output_text(text: str, api: str) -> str:
@@ -82,14 +79,6 @@ def _messages(view: Mapping[str, Any]) -> list[dict[str, Any]]:
         elif blocks:
             messages.append({"role": turn["role"], "content": blocks})
     return messages
-
-
-def as_messages_body(api: str, body: Any) -> dict[str, Any] | None:
-    """``body`` of ``api`` (``chat`` or ``gemini``) as a Messages body, or None when it is not an object."""
-    if not isinstance(body, Mapping):
-        return None
-    view = chat_neutral_request(body) if api == "chat" else gemini_neutral_request(body)
-    return view_as_messages_body(view, body)
 
 
 def view_as_messages_body(view: Mapping[str, Any], body: Mapping[str, Any]) -> dict[str, Any]:
