@@ -1,4 +1,4 @@
-"""PAIR-7: the assistant turn is re-sent as the model wrote it, in the harness's own loop (``agent_loop``).
+"""PAIR-7 and PAIR-8: the assistant turn, its reasoning too, is re-sent as the model wrote it (``agent_loop``).
 
 Over the wire the same requirement is checked on the recorded requests (``conformance/test_wire.py``);
 here the harness runs its loop in process against the scripted model, so a harness whose history
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from conformance._loop_runs import run_loop, text
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
+from pytest_toolharness.wire import checks
 
 # Inputs the harness must carry back unchanged: nested, unicode, empty, wrong for the schema.
 _INPUTS = st.recursive(
@@ -83,3 +84,55 @@ def test_the_turn_comes_back_as_the_model_wrote_it(
         assistants = [m for m in request["messages"] if m.get("role") == "assistant"]
         sent = next((_tool_uses(m) for m in assistants if _tool_uses(m)), None)
         assert sent == wrote, f"request {number} re-sends the turn as {sent!r}; the model wrote {wrote!r}"
+
+
+@st.composite
+def reasoned_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """One assistant turn: 1-2 thinking blocks (any text, an opaque signature), maybe text, 1-3 tool_uses.
+
+    The calls are of ``Echo``, with a valid input or one its schema rejects, so the turn is replayed
+    after failures too; no call names a tool nobody has, as a harness that fails its run on one (a
+    PAIR-2 finding) would send no later request to judge here.
+    """
+    thinking = [
+        {
+            "type": "thinking",
+            "thinking": draw(st.text(ths.utf8_characters(), min_size=1, max_size=12)),
+            "signature": draw(st.from_regex(r"[A-Za-z0-9+/]{8,24}={0,2}", fullmatch=True)),
+        }
+        for _ in range(draw(st.integers(1, 2)))
+    ]
+    said = [text("calling")] if draw(st.booleans()) else []
+    calls = [
+        {
+            "type": "tool_use",
+            "id": f"toolu_reasoned_{n}",
+            "name": "Echo",
+            "input": {"x": str(n)} if draw(st.booleans()) else {},
+        }
+        for n in range(draw(st.integers(1, 3)))
+    ]
+    return [*thinking, *said, *calls]
+
+
+@requires("agent_loop", "reasoning")
+@pytest.mark.requirement("PAIR-8", "MUST")
+@settings(max_examples=8, deadline=None)
+@given(turn=reasoned_turns())
+def test_reasoning_goes_back_with_its_calls(
+    new_harness: Callable[[], Any], turn: list[dict[str, Any]]
+) -> None:
+    """PAIR-8: every later request re-sends the turn's reasoning, unchanged, ahead of its tool calls.
+
+    The thinking blocks the model wrote (with their signatures) come back in order before the first
+    tool_use of the replayed assistant turn (on the Responses API: its reasoning items before their
+    function calls), read through the API-neutral check :func:`~pytest_toolharness.wire.checks.reasoning_replay_problem`.
+    """
+    delivered = [b for b in turn if b["type"] == "thinking"]
+    first_call = next(b["id"] for b in turn if b["type"] == "tool_use")
+    loop = run_loop(new_harness(), ["go", "again"], [turn, [text("ok")], [text("second")]])
+    later = loop.run.requests[1:]
+    assert len(later) >= 2, loop.describe()
+    for number, request in enumerate(later, start=2):
+        problem = checks.reasoning_replay_problem(delivered, first_call, request["messages"])
+        assert problem is None, f"request {number}: {problem}"

@@ -149,7 +149,8 @@ def test_documented_capability_names_are_the_table() -> None:
         if capability.protocol is not None:
             assert f"`{capability.protocol.__name__}`" in row
         elif capability.feature_of is not None:
-            assert "feature of `execute()`" in row
+            method = CAPABILITIES[capability.feature_of].methods[0]
+            assert f"feature of `{method}()`" in row
 
 
 @pytest.fixture(autouse=True)

@@ -3,9 +3,8 @@
 Each test drives the shipped adapter, so the real SDK and its real OpenAI client, against the scripted
 endpoint, and compares the request the SDK sent after the scripted tool-call turn with the page. The
 OpenAI client sends compact JSON in the body's own key order, which :func:`wire` reproduces. Skipped
-without the framework's extra. A test needs the endpoint to answer the API's path: until the scripted
-Chat Completions and Responses servers are routed (issue 32, branches api-chat-gemini and api-responses)
-such a test is an expected failure that names the missing server, never a silent skip.
+without the framework's extra. The scripted endpoint answers both of the SDK's APIs (Chat Completions and
+Responses) as the real ones would, rejecting what they reject.
 """
 
 from __future__ import annotations
@@ -21,24 +20,15 @@ from typing import Any
 import pytest
 
 from pytest_toolharness.adapters import CallRecorder, ExecutionScenario, ToolBehavior, ToolSpec
-from pytest_toolharness.adapters._openai_answers import served
 from pytest_toolharness.wire import ScriptedEndpoint
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}}
 PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses"}
 
 
-def _needs(api: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(
-        not served(PATHS[api]),
-        reason=f"the scripted endpoint does not answer {PATHS[api]} yet (issue 32: its scripted server)",
-        strict=True,
-    )
-
-
 OPENAI_AGENTS = [
-    pytest.param("make_adapter", "responses", marks=_needs("responses"), id="responses"),
-    pytest.param("make_chat_adapter", "chat_completions", marks=_needs("chat_completions"), id="chat"),
+    pytest.param("make_adapter", "responses", id="responses"),
+    pytest.param("make_chat_adapter", "chat_completions", id="chat"),
 ]
 
 
@@ -228,12 +218,38 @@ def test_openai_agents_session_forgets_a_cancelled_batch(
     )
 
 
+def test_openai_agents_sends_a_deferred_and_a_loaded_tool_of_one_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PAIR-6 (Responses): a deferred and a loaded tool of one name are both sent, with a warning only.
+
+    The SDK refuses two deferred tools of one name (``UserError``) and sends one of two loaded ones, but a
+    deferred ``ReadFile`` beside a loaded ``ReadFile`` goes out twice in one tools array.
+    """
+    module = _module("openai_agents")
+    endpoints: list[ScriptedEndpoint] = []
+
+    class Recording(ScriptedEndpoint):
+        def __init__(self, *args: Any, **options: Any) -> None:
+            super().__init__(*args, **options)
+            endpoints.append(self)
+
+    monkeypatch.setattr(module._adapter, "ScriptedEndpoint", Recording)
+    harness = module.make_adapter().new_harness()
+    deferred = ToolSpec("ReadFile", description="The ReadFile tool.", should_defer=True)
+    harness.render_tools([deferred, ToolSpec("ReadFile", description="The ReadFile tool.")], [])
+    (request,) = endpoints[0].requests
+    assert wire(request.json["tools"]) == (
+        '[{"name":"ReadFile","parameters":{"type":"object","properties":{}},"strict":false,"type":"function",'
+        '"description":"The ReadFile tool.","defer_loading":true},{"name":"ReadFile","parameters":{"type":'
+        '"object","properties":{}},"strict":false,"type":"function","description":"The ReadFile tool."},'
+        '{"type":"tool_search"}]'
+    )
+
+
 # -- smolagents ----------------------------------------------------------------------------------
 
-smolagents_server = _needs("chat_completions")
 
-
-@smolagents_server
 def test_smolagents_sends_a_batch_back_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """PAIR-1, PAIR-4: the calls go back as one text message, the outputs as one ``Observation:`` text.
 
@@ -259,7 +275,6 @@ def test_smolagents_sends_a_batch_back_as_text(monkeypatch: pytest.MonkeyPatch) 
     assert result.user_content == [{"type": "text", "text": "Observation:\na done"}]
 
 
-@smolagents_server
 def test_smolagents_erases_the_batch_when_one_call_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     """PAIR-2, PAIR-3: one raising call: neither the calls nor any output is sent, only the error, in the task."""
     module = _module("smolagents")
@@ -282,7 +297,6 @@ def test_smolagents_erases_the_batch_when_one_call_fails(monkeypatch: pytest.Mon
     )
 
 
-@smolagents_server
 def test_smolagents_overlaps_a_tool_that_is_not_concurrency_safe() -> None:
     """CONC-1: a batch of several calls runs in a thread pool, all at once; a tool can't ask to run alone."""
     module = _module("smolagents")
@@ -298,7 +312,6 @@ def test_smolagents_overlaps_a_tool_that_is_not_concurrency_safe() -> None:
     assert sorted(e.kind for e in recorder.events[:2]) == ["start", "start"]
 
 
-@smolagents_server
 def test_smolagents_refuses_an_argument_the_schema_allows(monkeypatch: pytest.MonkeyPatch) -> None:
     """CONC-2: an argument its tool's inputs do not list is refused, though the JSON schema allows it."""
     module = _module("smolagents")
@@ -322,68 +335,3 @@ def test_smolagents_refuses_a_tool_name_that_is_no_identifier() -> None:
         Exception, match=r"Invalid Tool name 'mcp__slack-slack__slack': must be a valid Python identifier"
     ):
         module.make_tool(spec)
-
-
-def _reused_id_request(module: ModuleType, factory: str, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The request the SDK sends for a history of two turns that both call ReadFile as ``toolu_1``."""
-    sent: list[Any] = []
-    original = module._adapter.first_request
-
-    def first_request(endpoint: ScriptedEndpoint, path: str, error: BaseException | None) -> Any:
-        sent.append(original(endpoint, path, error))
-        return sent[-1]
-
-    monkeypatch.setattr(module._adapter, "first_request", first_request)
-    # The adapter itself, not its factory: the factory refuses an API the scripted server can't answer yet.
-    harness = module.OpenAiAgentsAdapter(
-        api={"make_adapter": "responses"}.get(factory, "chat_completions")
-    ).new_harness()
-    harness.set_tools([ToolSpec("ReadFile", description="The ReadFile tool.")], [])
-    harness.append_message({"role": "user", "content": "Hello"})
-    for tool_use_id, output in (("toolu_1", "done"), ("toolu_1", "again")):
-        harness.append_message(
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "Calling ReadFile."},
-                    {"type": "tool_use", "id": tool_use_id, "name": "ReadFile", "input": {}},
-                ],
-            }
-        )
-        harness.append_message(
-            {
-                "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": output}],
-            }
-        )
-    harness.render_request()
-    return sent[0]
-
-
-# The request is the SDK's whatever the endpoint answers: no server needed (a 404 is no rejection).
-@pytest.mark.parametrize(
-    ("factory", "api"), [("make_adapter", "responses"), ("make_chat_adapter", "chat_completions")]
-)
-def test_openai_agents_repairs_a_reused_call_id_by_dropping_a_result(
-    monkeypatch: pytest.MonkeyPatch, factory: str, api: str
-) -> None:
-    """PAIR-6 passes, at a price: one call and only the later output are sent; on Chat the API rejects it."""
-    request = _reused_id_request(_module("openai_agents"), factory, monkeypatch)
-    if api == "responses":
-        assert wire(request.json["input"][2:]) == (
-            '[{"type":"function_call","call_id":"toolu_1","name":"ReadFile","arguments":"{}"},'
-            '{"role":"assistant","content":"Calling ReadFile."},'
-            '{"type":"function_call_output","call_id":"toolu_1","output":"again"}]'
-        )
-        return
-    assert wire(request.json["messages"][1:]) == (
-        '[{"role":"assistant","content":"Calling ReadFile."},'
-        '{"role":"assistant","content":null,"tool_calls":[{"id":"toolu_1","type":"function","function":'
-        '{"name":"ReadFile","arguments":"{}"}}]},{"role":"assistant","content":"Calling ReadFile."},'
-        '{"role":"tool","tool_call_id":"toolu_1","content":"again"}]'
-    )
-    assert request.status == 400
-    assert request.error.message.startswith(
-        "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-        "'tool_call_id'. The following tool_call_ids did not have response messages: toolu_1"
-    )

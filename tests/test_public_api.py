@@ -81,7 +81,7 @@ def test_one_table_every_capability_a_protocol_or_a_feature() -> None:
             assert (capability.protocol, capability.feature_of, capability.methods) == (None, None, ())
             continue
         assert (capability.protocol is None) == (capability.feature_of is not None), capability.name
-        assert capability.feature_of in (None, "execution")
+        assert capability.feature_of in (None, "execution", "agent_loop")
         assert capability.description
     assert CAPABILITIES["wire"].methods == ("run_wire",)
     assert CAPABILITIES["execution"].methods == ("execute",)

@@ -175,6 +175,13 @@ CAPABILITIES: Mapping[str, Capability] = _table(
         SandboxCapability,
     ),
     Capability(
+        "reasoning",
+        "the model's reasoning delivered with its tool calls on the harness's API, for the harness to send back "
+        "(Messages thinking blocks, Responses reasoning items, Gemini thought signatures); Chat Completions "
+        "delivers none",
+        feature_of="agent_loop",
+    ),
+    Capability(
         "non_object_input",
         "tool_use inputs that are not a JSON object (a list or a string, as a replayed or hand-edited transcript "
         "may hold); the Messages API delivers every input as an object, so a harness fed through it never gets one",

@@ -13,20 +13,22 @@ from typing import Any
 
 from pytest_toolharness.adapters._openai_answers import messages_view, requests_of
 from pytest_toolharness.specs import ExecutionScenario, LoopScenario
-from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint, TextBlock, ToolUseBlock
+from pytest_toolharness.wire import AssistantTurn, ScriptedEndpoint, TextBlock, ThinkingBlock, ToolUseBlock
+from pytest_toolharness.wire.model_api import ContentBlock
 
 __all__ = ["loop_endpoint", "loop_requests", "loop_tools_scenario"]
 
 
+def _block(block: Mapping[str, Any]) -> ContentBlock:
+    if block.get("type") == "tool_use":
+        return ToolUseBlock(str(block["id"]), str(block["name"]), dict(block.get("input") or {}))
+    if block.get("type") == "thinking":
+        return ThinkingBlock(str(block.get("thinking", "")), str(block.get("signature", "")))
+    return TextBlock(str(block.get("text", "")))
+
+
 def _turn(blocks: Sequence[Mapping[str, Any]]) -> AssistantTurn:
-    return AssistantTurn(
-        tuple(
-            ToolUseBlock(str(b["id"]), str(b["name"]), dict(b.get("input") or {}))
-            if b.get("type") == "tool_use"
-            else TextBlock(str(b.get("text", "")))
-            for b in blocks
-        )
-    )
+    return AssistantTurn(tuple(_block(b) for b in blocks))
 
 
 def loop_endpoint(scenario: LoopScenario) -> ScriptedEndpoint:

@@ -2,10 +2,10 @@
 
 The checks read ``tool_result`` blocks (``tool_use_id``, ``content``, ``is_error``) and a rendered
 request's ``tools`` by ``name`` and its ``tool_use`` ids. The scripted server records a Chat Completions
-request with its view in the Messages API's shape (:attr:`~pytest_toolharness.wire.RecordedRequest.messages_body`:
-tool messages as ``tool_result`` blocks, ``tool_calls`` as ``tool_use`` blocks); a Responses request is
-read here the same way (``function_call`` items as ``tool_use`` blocks, ``function_call_output`` items as
-``tool_result`` blocks) until the server records its view too.
+or Responses request with its view in the Messages API's shape
+(:attr:`~pytest_toolharness.wire.RecordedRequest.messages_body`: tool messages and ``function_call_output``
+items as ``tool_result`` blocks, ``tool_calls`` and ``function_call`` items as ``tool_use`` blocks,
+reasoning items as ``thinking`` blocks); this module reads that view.
 
 Neither API has an ``is_error`` flag: a failure is only the output's text (``shared/design/PROTOCOLS.md``),
 so an output is marked failed when its text says so (REQUIREMENTS.md PAIR-3, "text that says the call
@@ -15,7 +15,6 @@ failed"). The tools a request sent are read as sent (:func:`sent_tools`: only ``
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -60,10 +59,6 @@ def _text(content: object) -> str:
     return "" if content is None else str(content)
 
 
-def _result(call_id: object, content: object) -> dict[str, Any]:
-    return {"type": "tool_result", "tool_use_id": str(call_id), "content": _text(content)}
-
-
 def served(path: str) -> bool:
     """Whether the scripted server answers ``path`` (``/v1/responses``): a path it does not know gets 404.
 
@@ -100,11 +95,9 @@ def _marked(block: Mapping[str, Any]) -> dict[str, Any]:
 
 def messages_view(request: RecordedRequest) -> dict[str, Any]:
     """A Chat Completions or Responses request as the Messages API's ``tools`` and ``messages``."""
-    if request.view is not None:
-        body = dict(request.view)
-    else:
-        body = {"model": request.json.get("model"), "tools": sent_tools(request.json)}
-        body["messages"] = _responses_messages(request.json)
+    if request.view is None:
+        raise ValueError(f"{request.method} {request.path} is no model request of an OpenAI API")
+    body = dict(request.view)
     body["messages"] = [
         {**m, "content": [_marked(b) for b in m["content"]]} if isinstance(m.get("content"), list) else m
         for m in body.get("messages") or ()
@@ -150,43 +143,3 @@ def sent_tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
         elif isinstance(tool, Mapping):
             tools.append(_definition(tool))
     return tools
-
-
-def _input(arguments: object) -> object:
-    """A call's arguments as the model wrote them: parsed JSON, else the raw text."""
-    if not isinstance(arguments, str):
-        return arguments
-    try:
-        return json.loads(arguments)
-    except ValueError:
-        return arguments
-
-
-def _append(messages: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
-    if messages and messages[-1]["role"] == role:
-        messages[-1]["content"].extend(blocks)
-    else:
-        messages.append({"role": role, "content": list(blocks)})
-
-
-def _responses_messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
-    raw = body.get("input")
-    items = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw or ())
-    messages: list[dict[str, Any]] = []
-    for item in items:
-        if not isinstance(item, Mapping):
-            continue
-        kind = item.get("type", "message")
-        if kind == "function_call":
-            block = {
-                "type": "tool_use",
-                "id": item.get("call_id"),
-                "name": item.get("name"),
-                "input": _input(item.get("arguments")),
-            }
-            _append(messages, "assistant", [block])
-        elif kind == "function_call_output":
-            _append(messages, "user", [_result(item.get("call_id"), item.get("output"))])
-        elif kind == "message" and item.get("role") in ("user", "assistant"):
-            _append(messages, str(item["role"]), [{"type": "text", "text": _text(item.get("content"))}])
-    return messages

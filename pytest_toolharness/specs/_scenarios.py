@@ -77,7 +77,8 @@ class LoopScenario:
 
     The harness runs its own loop: for each of ``prompts`` in turn it submits the prompt and loops
     until the model stops, asking the scripted model, which answers with ``turns`` in order (each a
-    list of Messages API content blocks: ``text`` and ``tool_use``; a turn with a tool_use ends with
+    list of Messages API content blocks: ``text``, ``thinking`` (with its ``signature``) and ``tool_use``;
+    a turn with a tool_use ends with
     stop reason ``tool_use``, else ``end_turn``; past the script the model answers ``"Done."``).
     ``compact_after`` compacts the conversation after that prompt (0-based), as a user's ``/compact``
     does, with the summary ``"scripted summary"``. After the last prompt the session ends (SessionEnd).

@@ -291,6 +291,13 @@ class OpenAiAgentsAdapter:
         self.not_applicable = {
             "RESULT-1": "openai-agents has no persistence of large tool results; it sends every result inline",
         }
+        if api == "chat_completions":
+            self.not_applicable["PAIR-8"] = (
+                "Chat Completions delivers no reasoning with tool calls, so there is none to send back"
+            )
+        else:
+            # Responses delivers reasoning items with the calls (PAIR-8).
+            self.capabilities = self.capabilities | {"reasoning"}
 
     def new_harness(self) -> OpenAiAgentsHarness:
         """A fresh session."""

@@ -449,6 +449,7 @@ class ReferenceAdapter:
             "result_persistence",
             "wire",
             "agent_loop",
+            "reasoning",
             "hook_sources",
             "sandbox",
             "non_object_input",

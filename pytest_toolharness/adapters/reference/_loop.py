@@ -32,6 +32,7 @@ from pytest_toolharness.wire.model_api import (
     ContentBlock,
     ScriptedApiServer,
     TextBlock,
+    ThinkingBlock,
     ToolUseBlock,
 )
 from reference_impl import (
@@ -71,6 +72,8 @@ def _turn(blocks: Sequence[Mapping[str, Any]]) -> AssistantTurn:
             converted.append(
                 ToolUseBlock(str(block["id"]), str(block["name"]), dict(block.get("input") or {}))
             )
+        elif block.get("type") == "thinking":
+            converted.append(ThinkingBlock(str(block.get("thinking", "")), str(block.get("signature", ""))))
         else:
             converted.append(TextBlock(str(block.get("text", ""))))
     return AssistantTurn(converted)

@@ -357,6 +357,7 @@ class SmolagentsAdapter:
         self._factory = factory
         self.not_applicable = {
             "RESULT-1": "smolagents has no persistence of large tool results; it sends every result inline",
+            "PAIR-8": "Chat Completions delivers no reasoning with tool calls, so there is none to send back",
         }
 
     def new_harness(self) -> SmolagentsHarness:

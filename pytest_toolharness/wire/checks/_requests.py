@@ -18,7 +18,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_toolharness.wire.model_api import RecordedRequest, validate_messages_request, wire_json
+from pytest_toolharness.wire.model_api import (
+    MESSAGES_PATH,
+    RecordedRequest,
+    ThinkingBlock,
+    gemini_route,
+    validate_messages_request,
+    wire_json,
+)
 
 __all__ = [
     "check_accepted",
@@ -27,10 +34,12 @@ __all__ = [
     "check_nonempty_results",
     "check_pairing",
     "check_persisted",
+    "check_reasoning_replayed",
     "check_replayed",
     "check_result_order",
     "check_selected",
     "main_requests",
+    "reasoning_replay_problem",
     "result_text",
     "served_tool_names",
     "tool_results",
@@ -252,6 +261,78 @@ def check_replayed(requests: Sequence[RecordedRequest]) -> list[str]:
                     f"request #{later.index} re-sends the assistant turn answered to request "
                     f"#{request.index} changed: " + ("; ".join(changed) or f"{len(sent)} tool_use blocks")
                 )
+    return problems
+
+
+def reasoning_replay_problem(
+    delivered: Sequence[Mapping[str, Any]],
+    first_call: str,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    exact: bool = False,
+) -> str | None:
+    """PAIR-8 over one later request, API-neutral: what is wrong with the reasoning replayed, or None.
+
+    ``delivered`` are the thinking blocks (``thinking``, ``signature``) the model's turn carried on the
+    API, ``first_call`` the id of its first tool call, ``messages`` the later request in the Messages
+    shape (a Responses reasoning item or a Gemini ``thoughtSignature`` is a ``thinking`` block there). The
+    assistant message holding ``first_call`` must hold, ahead of its first tool_use, thinking blocks with
+    the delivered signatures in order, their text unchanged (or, unless ``exact``, left empty: Gemini and
+    Responses may send back the signature alone). None too when the turn is absent (PAIR-1 names that).
+    """
+    listed = list(messages)
+    at = _assistant_with(listed, first_call)
+    if at is None or not delivered:
+        return None
+    blocks = _blocks(listed[at].get("content"))
+    first_use = next(i for i, b in enumerate(blocks) if b.get("type") == "tool_use")
+    ahead = [b for b in blocks[:first_use] if b.get("type") in ("thinking", "redacted_thinking")]
+    want = [(str(b.get("thinking", "")), b.get("signature")) for b in delivered]
+    sent = [(str(b.get("thinking", "")), b.get("signature")) for b in ahead]
+    same = [s for s, _ in sent] == [s for s, _ in want] if exact else None
+    if [sig for _, sig in sent] != [sig for _, sig in want] or same is False:
+        return (
+            f"the turn with tool call {first_call} comes back with reasoning {wire_json(sent)} ahead of "
+            f"its calls; the model sent {wire_json(want)}"
+        )
+    changed = [w for s, w in zip(sent, want, strict=True) if s[0] not in ("", w[0])]
+    if changed:
+        return f"the turn with tool call {first_call} comes back with its reasoning text changed: {wire_json(sent)}"
+    return None
+
+
+def _delivered(request: RecordedRequest) -> list[dict[str, Any]]:
+    """The thinking blocks the answer to ``request`` carried on its API (Chat carries none)."""
+    if request.turn is None:
+        return []
+    thinking = [b.to_api() for b in request.turn.blocks if isinstance(b, ThinkingBlock)]
+    if request.path == MESSAGES_PATH or request.path.endswith("/responses"):
+        return thinking
+    if gemini_route(request.path) is not None:
+        # Gemini carries one signature, on the first functionCall part: the last thought's.
+        return [{"thinking": "", "signature": thinking[-1]["signature"]}] if thinking else []
+    return []
+
+
+def check_reasoning_replayed(requests: Sequence[RecordedRequest]) -> list[str]:
+    """PAIR-8: the reasoning that came with a turn's tool calls goes back with them, in every later request.
+
+    Messages ``thinking`` blocks unchanged with their signatures, Responses ``reasoning`` items (their
+    ``encrypted_content``, or the kept item named by id), Gemini ``thoughtSignature``: each ahead of the
+    calls of the replayed assistant turn (:func:`reasoning_replay_problem`).
+    """
+    problems = []
+    mains = main_requests(requests)
+    for position, request in enumerate(mains):
+        delivered = _delivered(request)
+        if request.turn is None or not request.turn.tool_uses or not delivered:
+            continue
+        first_call = request.turn.tool_uses[0].id
+        exact = request.path == MESSAGES_PATH
+        for later in mains[position + 1 :]:
+            problem = reasoning_replay_problem(delivered, first_call, _messages(later), exact=exact)
+            if problem is not None:
+                problems.append(f"request #{later.index}: {problem} (answer to request #{request.index})")
     return problems
 
 

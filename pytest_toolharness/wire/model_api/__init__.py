@@ -2,9 +2,10 @@
 
 Scripts, turns, error answers and the wire encoding are API-neutral; the Messages API has one module
 per job: ``_messages`` (endpoints, token counts), ``_messages_validation`` and ``_messages_sse``.
-OpenAI Chat Completions (``_chat``, ``_chat_validation``, ``_chat_sse``) and Gemini (``_gemini``,
-``_gemini_validation``, ``_gemini_sse``) follow the same pattern; ``_provider_errors`` renders their
-error bodies.
+OpenAI Chat Completions (``_chat``, ``_chat_validation``, ``_chat_sse``), OpenAI Responses
+(``_responses``, ``_responses_validation``, ``_responses_sse``, with ``_responses_store`` keeping the
+responses answered) and Gemini (``_gemini``, ``_gemini_validation``, ``_gemini_sse``) follow the same
+pattern; ``_provider_errors`` renders their error bodies.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ from pytest_toolharness.wire.model_api._messages_validation import (
 )
 from pytest_toolharness.wire.model_api._provider_errors import GoogleError, OpenAIError
 from pytest_toolharness.wire.model_api._recording import RecordedRequest
+from pytest_toolharness.wire.model_api._responses import RESPONSES_PATH, responses_neutral_request
+from pytest_toolharness.wire.model_api._responses_store import ResponseStore
+from pytest_toolharness.wire.model_api._responses_validation import (
+    responses_checker_violations,
+    validate_responses_request,
+)
 from pytest_toolharness.wire.model_api._script import EXHAUSTED_TEXT, Script, ScriptItem, ScriptSource
 from pytest_toolharness.wire.model_api._server import LOOPBACK_HOST, ScriptedApiServer
 from pytest_toolharness.wire.model_api._turns import (
@@ -54,6 +61,7 @@ __all__ = [
     "EXHAUSTED_TEXT",
     "LOOPBACK_HOST",
     "MESSAGES_PATH",
+    "RESPONSES_PATH",
     "STOP_REASONS",
     "ApiError",
     "AssistantTurn",
@@ -62,6 +70,7 @@ __all__ = [
     "GoogleError",
     "OpenAIError",
     "RecordedRequest",
+    "ResponseStore",
     "Script",
     "ScriptItem",
     "ScriptSource",
@@ -80,12 +89,15 @@ __all__ = [
     "gemini_answer",
     "gemini_neutral_request",
     "gemini_route",
+    "responses_checker_violations",
+    "responses_neutral_request",
     "tool_use_id",
     "tool_use_turn",
     "validate_chat_request",
     "validate_count_tokens_request",
     "validate_gemini_request",
     "validate_messages_request",
+    "validate_responses_request",
     "wire_bytes",
     "wire_json",
 ]

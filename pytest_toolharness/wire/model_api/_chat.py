@@ -23,7 +23,7 @@ from pytest_toolharness.wire.model_api._chat_validation import validate_chat_req
 from pytest_toolharness.wire.model_api._encoding import wire_bytes
 from pytest_toolharness.wire.model_api._messages import output_tokens
 from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS
-from pytest_toolharness.wire.model_api._provider_errors import OpenAIError
+from pytest_toolharness.wire.model_api._provider_errors import openai_error_body
 from pytest_toolharness.wire.model_api._turns import AssistantTurn
 
 __all__ = [
@@ -166,9 +166,7 @@ class ChatCompletionsDialect:
 
     def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
         """An error in OpenAI's shape, whatever kind of :class:`ApiError` it is (a scripted 529 too)."""
-        if isinstance(error, OpenAIError):
-            return error.body(request_id)
-        return OpenAIError(error.message, type=error.type, status=error.status).body(request_id)
+        return openai_error_body(error, request_id)
 
     def answer(
         self,

@@ -1,8 +1,10 @@
 """A request of another API seen in the Messages API's shape, so the suite's wire checks read it as they are.
 
-The API-neutral view of a Chat Completions or Gemini request (``chat_neutral_request``,
-``gemini_neutral_request``) becomes a Messages body: the tools with their description and schema,
-the system text, and each turn as a message: an assistant turn's calls as ``tool_use`` blocks (id,
+The API-neutral view of a Chat Completions, Responses or Gemini request (``chat_neutral_request``,
+``responses_neutral_request``, ``gemini_neutral_request``) becomes a Messages body: the tools with
+their description and schema, the system text, and each turn as a message: an assistant turn's
+reasoning that carries a signature (a Responses reasoning item's ``encrypted_content``, a Gemini
+``thoughtSignature``) as ``thinking`` blocks first, its calls as ``tool_use`` blocks (id,
 name, input), a user turn's outputs as ``tool_result`` blocks first, with ``is_error: true`` where
 the API marks a failure (Gemini's ``{"error": ...}`` response; Chat has no mark). A Gemini call sent
 without an id gets ``gemini_<turn>_<part>``, and its response (which then names no id either) the
@@ -15,10 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_toolharness.wire.model_api._chat import chat_neutral_request
-from pytest_toolharness.wire.model_api._gemini import gemini_neutral_request
-
-__all__ = ["as_messages_body"]
+__all__ = ["view_as_messages_body"]
 
 
 def _output_text(text: str, api: str) -> str:
@@ -43,6 +42,11 @@ def _messages(view: Mapping[str, Any]) -> list[dict[str, Any]]:
     for t, turn in enumerate(view["turns"]):
         blocks: list[dict[str, Any]] = []
         if turn["role"] == "assistant":
+            blocks.extend(
+                {"type": "thinking", "thinking": str(r.get("thought") or ""), "signature": r["signature"]}
+                for r in turn["reasoning"]
+                if isinstance(r.get("signature"), str) and r["signature"]
+            )
             if turn["text"]:
                 blocks.append({"type": "text", "text": turn["text"]})
             previous_ids = []
@@ -77,11 +81,9 @@ def _messages(view: Mapping[str, Any]) -> list[dict[str, Any]]:
     return messages
 
 
-def as_messages_body(api: str, body: Any) -> dict[str, Any] | None:
-    """``body`` of ``api`` (``chat`` or ``gemini``) as a Messages body, or None when it is not an object."""
-    if not isinstance(body, Mapping):
-        return None
-    view = chat_neutral_request(body) if api == "chat" else gemini_neutral_request(body)
+def view_as_messages_body(view: Mapping[str, Any], body: Mapping[str, Any]) -> dict[str, Any]:
+    """The API-neutral ``view`` of ``body`` (a request of ``view["api"]``) as a Messages body."""
+    api = str(view["api"])
     result: dict[str, Any] = {"model": str(body.get("model", api)), "max_tokens": 1}
     if view["system"]:
         result["system"] = view["system"]

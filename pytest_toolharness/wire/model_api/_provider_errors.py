@@ -12,7 +12,7 @@ from typing import Any
 
 from pytest_toolharness.wire.model_api._api_error import ApiError
 
-__all__ = ["GoogleError", "OpenAIError"]
+__all__ = ["GoogleError", "OpenAIError", "openai_error_body"]
 
 #: Google's canonical status names for the HTTP statuses a scripted server answers with.
 _GOOGLE_STATUS = {
@@ -37,6 +37,13 @@ class OpenAIError(ApiError):
     def body(self, request_id: str) -> dict[str, Any]:
         """The JSON body: OpenAI sends no request id in it (it is the ``x-request-id`` header)."""
         return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+
+
+def openai_error_body(error: ApiError, request_id: str) -> dict[str, Any]:
+    """Any :class:`ApiError` (a scripted 529 too) in OpenAI's shape."""
+    if isinstance(error, OpenAIError):
+        return error.body(request_id)
+    return OpenAIError(error.message, type=error.type, status=error.status).body(request_id)
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,8 +48,9 @@ from pytest_toolharness.wire.model_api._messages_validation import (
     validate_count_tokens_request,
     validate_messages_request,
 )
-from pytest_toolharness.wire.model_api._messages_view import as_messages_body
+from pytest_toolharness.wire.model_api._messages_view import view_as_messages_body
 from pytest_toolharness.wire.model_api._recording import RecordedRequest, parse_json_body
+from pytest_toolharness.wire.model_api._responses import ResponsesDialect
 from pytest_toolharness.wire.model_api._script import Script, ScriptSource
 
 __all__ = ["LOOPBACK_HOST", "ScriptedApiServer"]
@@ -57,7 +58,7 @@ __all__ = ["LOOPBACK_HOST", "ScriptedApiServer"]
 LOOPBACK_HOST = "127.0.0.1"
 """The only address the server ever binds."""
 
-_DIALECTS = (ChatCompletionsDialect(), GeminiDialect())
+_Dialect = ChatCompletionsDialect | GeminiDialect | ResponsesDialect
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +216,8 @@ class ScriptedApiServer:
         self._serving: ServingThread | None = None
         self._stopped = False
         self._threads = ThreadStore()
+        # One set per server: the Responses dialect keeps the responses this server answered.
+        self._dialects: tuple[_Dialect, ...] = (ChatCompletionsDialect(), GeminiDialect(), ResponsesDialect())
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -339,7 +342,7 @@ class ScriptedApiServer:
 
     def _answer(self, request: RecordedRequest) -> tuple[RecordedRequest, _Response]:
         try:
-            dialect = next((d for d in _DIALECTS if d.answers(request.method, request.path)), None)
+            dialect = next((d for d in self._dialects if d.answers(request.method, request.path)), None)
             if dialect is not None:
                 return self._dialect_answer(request, dialect)
             if request.path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
@@ -366,9 +369,8 @@ class ScriptedApiServer:
             return self._error(request, error, traceback.format_exc())
 
     def _dialect_answer(
-        self, request: RecordedRequest, dialect: ChatCompletionsDialect | GeminiDialect
+        self, request: RecordedRequest, dialect: _Dialect
     ) -> tuple[RecordedRequest, _Response]:
-        # Until the shared dialect registry lands (branch api-responses): Chat Completions and Gemini.
         def error(item: ApiError, *, scripted: bool = False) -> tuple[RecordedRequest, _Response]:
             body = wire_bytes(dialect.error_body(item, self._request_id(request.index)))
             return replace(request, status=item.status, error=item), _Response(
@@ -383,7 +385,7 @@ class ScriptedApiServer:
                 200, dialect.count_answer(self._token_counter(body))
             )
         # The suite's checks and scripts read every API's model request in the Messages shape.
-        request = replace(request, view=as_messages_body(dialect.name, body))
+        request = replace(request, view=view_as_messages_body(dialect.neutral_request(body), body))
         invalid = dialect.validate(body, request.path) if self._validate else None
         if invalid is not None:
             return error(invalid)
