@@ -259,3 +259,94 @@ def test_a_hard_link_to_a_protected_file_is_asked_about(tmp_path: Path) -> None:
     decision = decide_permission(BASH, {"command": "echo x >> hard"}, context)
     assert decision.behavior == "ask"
     assert "hard link" in decision.reason.detail
+
+
+# Written by principle for issue 34's red-team check (not from a corpus): each runs ``rm`` in bash
+# (the oracle, with the programs the line names run for real, confirms it) by a different way.
+RED_TEAM = [
+    "bash <(echo rm -rf x)",
+    "bash /dev/fd/3 3<<<'rm -rf x'",
+    "bash <&3 3<<<'rm -rf x'",
+    "sh -s <<< 'rm -rf x'",
+    "echo 'rm -rf x' | sh",
+    "printf 'rm -rf x' | xargs -0 sh -c",
+    "x=$'\\x72\\x6d'; $x -rf x",
+    "declare -n r=PS4; r='$(rm -rf x)'; set -x; true",
+    "read -r PROMPT_COMMAND <<< 'rm -rf x'; bash -i </dev/null",
+    "mapfile -t a <<< 'rm'; ${a[0]} -rf x",
+    'f=rm; eval "$f -rf x"',
+    "echo 'rm -rf x' > s; . ./s",
+    "echo 'rm -rf x' > s; source s",
+    "cp /bin/rm ./t; ./t -rf x",
+    "ln -s /bin/rm ./t && ./t -rf x",
+    "env -S 'rm -rf x'",
+    "command -p rm -rf x",
+    "builtin exec rm -rf x",
+    "nice -n 1 timeout 5 rm -rf x",
+    "git -c alias.q='!rm -rf x' q",
+    "git -c core.fsmonitor='rm -rf x' status",
+    'awk \'BEGIN { c="r" "m -rf x"; system(c) }\'',
+    'perl -e \'system("rm","-rf","x")\'',
+    "python3 -c \"__import__('os').system('rm -rf x')\"",
+    "find . -maxdepth 0 -exec rm -rf x \\;",
+    "xargs -a /dev/null -r rm -rf x; rm${IFS}-rf x",
+    "trap 'rm -rf x' EXIT",
+    "alias q=rm; q -rf x",
+    "r\\\nm -rf x",
+    "{ rm; } -rf x 2>/dev/null || rm -rf x",
+    "time -p rm -rf x",
+    "coproc rm -rf x",
+    "exec 3<<<'rm -rf x'; bash <&3",
+    "busybox rm -rf x",
+    "sed -n '1e rm -rf x' /etc/hostname",
+    "printf '%s\\n' 'all:' '\\trm -rf x' > mk; make -f mk",
+    "echo 'rm -rf x' > s; sh < s",
+    "echo 'rm -rf x' | tee s >/dev/null; bash s",
+    "cat <<'E' > s.py\nimport os; os.system('rm -rf x')\nE\npython3 s.py",
+    "python3 <<'E'\nimport os; os.system('rm -rf x')\nE",
+    "perl -e 'exec q(rm), q(-rf), q(x)'",
+    'awk \'BEGIN { print "x" | "rm -rf x" }\'',
+    "sed 's/.*/rm -rf x/e' <<< a",
+    "find . -maxdepth 0 -execdir rm -rf x \\;",
+    "echo x | xargs -I{} rm -rf {}",
+    "sort --compress-prog='rm -rf x' -S 1 /etc/hostname",
+    "split --filt='rm -rf x' /etc/hostname",
+    "tar -cf /dev/null --checkpoint=1 --checkpoint-act=exec='rm -rf x' /etc/hostname",
+    "git init -q r && git -C r -c core.pager='rm -rf x' -p log",
+    "git init -q r && cd r && git config alias.zz '!rm -rf x' && git zz",
+    "GIT_PAGER='rm -rf x' git -p help",
+    "env PAGER='rm -rf x' man ls",
+    "timeout -s KILL 5 rm -rf x",
+    "nohup rm -rf x >/dev/null",
+    "exec rm -rf x",
+    "{ rm -rf x; }",
+    "(rm -rf x)",
+    "if true; then rm -rf x; fi",
+    "for i in 1; do rm -rf x; done",
+    "case a in a) rm -rf x;; esac",
+    "while false; do :; done; rm -rf x",
+    'f() { "$@"; }; f rm -rf x',
+    'set -- rm -rf x; "$@"',
+    'a=(rm -rf x); "${a[@]}"',
+    "IFS=,; c='rm,-rf,x'; $c",
+    "eval $'\\x72\\x6d -rf x'",
+    "bash -c \"$(printf 'rm -rf x')\"",
+    "x=$(echo rm); command $x -rf x",
+    "exec 3<<'E'\nrm -rf x\nE\nsource /dev/fd/3",
+]
+
+
+@pytest.mark.parametrize("command", RED_TEAM)
+def test_red_team_attempts_never_run_a_denied_program_unasked(command: str) -> None:
+    """PERM-17: under ``Bash(rm:*)`` in bypassPermissions, a line the bash oracle sees run ``rm`` is never allowed."""
+    oracle = ths.bash_sandbox()
+    if oracle is None:
+        pytest.skip(f"bash oracle unavailable: {ths.bash_sandbox_problem()}")
+    decision = _decide(command, DENY_RM, mode="bypassPermissions")
+    if decision.behavior != "allow":
+        return
+    real = oracle.running_for_real(
+        ["git", "python3", "perl", "awk", "sed", "find", "xargs", "env", "tar", "make"]
+    )
+    ran = [run for run in real.executed(command) if run[0].rsplit("/", 1)[-1] == "rm"]
+    assert not ran, f"{command!r} was allowed and bash ran {ran!r}"

@@ -238,19 +238,7 @@ class _Walk:
         last = body
         while last is not None and last.type in ("list", "pipeline") and last.named_children:
             last = last.named_children[-1]  # the grammar hangs ``a && b >f c`` on the list; bash on ``b``
-        if body is not None and last is not None and last is not body and last.type == "command":
-            self.trailing[last.id] = (extra, node.end_byte)
-            self.statement(body, depth + 1)
-            self.stdin = None
-            for child in node.named_children:
-                if child.type == "file_redirect" or child.type == "herestring_redirect":
-                    self.redirect(child, depth)
-                elif child.type == "heredoc_redirect":
-                    self.heredoc(child, depth)
-            if self.stdin is not None:
-                self.parts[self.last_command] = replace(self.parts[self.last_command], stdin=self.stdin)
-            return
-        if body is None or body.type != "command":
+        if body is None or last is None or last.type != "command":
             if extra:
                 self.problem(
                     "words after a redirection's target of a compound command (a syntax error in bash)"
@@ -261,7 +249,11 @@ class _Walk:
             if self.stdin is not None and len(self.parts) > first:
                 self.parts[first] = replace(self.parts[first], stdin=self.stdin)
             return
-        self.command(body, depth, extra, node)
+        self.trailing[last.id] = (extra, node.end_byte if extra else last.end_byte)
+        if last is body:
+            self.command(body, depth)
+        else:
+            self.statement(body, depth + 1)
         command = self.last_command
         self.stdin = None
         for child in node.named_children:
@@ -300,17 +292,9 @@ class _Walk:
                 self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
                 self.opaque(child, "nesting too deep to analyse")
 
-    def command(
-        self,
-        node: tree_sitter.Node,
-        depth: int,
-        trailing: list[tree_sitter.Node] | None = None,
-        whole: tree_sitter.Node | None = None,
-    ) -> None:
-        """One simple command; ``trailing`` are words bash adds after its redirections (see :meth:`redirected`)."""
-        end = whole.end_byte if trailing and whole is not None else node.end_byte
-        if node.id in self.trailing:
-            trailing, end = self.trailing.pop(node.id)
+    def command(self, node: tree_sitter.Node, depth: int) -> None:
+        """One simple command, with the words bash adds after its redirections (see :meth:`redirected`)."""
+        trailing, end = self.trailing.pop(node.id, ([], node.end_byte))
         argv: list[str | None] = []
         raw: list[str] = []
         assignments: list[str] = []
@@ -341,7 +325,7 @@ class _Walk:
             else:
                 argv.append(self.word(child, depth))
                 raw.append(self.text(child))
-        for word_node in trailing or ():
+        for word_node in trailing:
             argv.append(self.word(word_node, depth))
             raw.append(self.text(word_node))
         if not argv or argv[0] is None or is_globby(raw[0]):

@@ -123,7 +123,7 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
         "status is-active is-enabled is-failed list-units list-unit-files list-timers show cat start stop "
         "restart reload enable disable daemon-reload --version"
     ),
-    "docker": _names("ps images pull push build logs inspect version info login logout tag rmi stop"),
+    "docker": _names("ps images pull push build logs inspect version info login logout tag rmi stop buildx"),
 }
 _ALIASES = {"pip3": "pip", "gmake": "make", "ginstall": "install"}
 # yarn/pnpm: ``yarn NAME`` runs the project's script NAME; these run a package or a command instead.
