@@ -98,7 +98,9 @@ def reasoned_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
         {
             "type": "thinking",
             "thinking": draw(st.text(ths.utf8_characters(), min_size=1, max_size=12)),
-            "signature": draw(st.from_regex(r"[A-Za-z0-9+/]{8,24}={0,2}", fullmatch=True)),
+            "signature": draw(
+                st.from_regex(r"[A-Za-z0-9+/]{8,24}={0,2}", fullmatch=True, alphabet=ths.utf8_characters())
+            ),
         }
         for _ in range(draw(st.integers(1, 2)))
     ]
