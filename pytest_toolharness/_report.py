@@ -45,6 +45,7 @@ class Status(enum.Enum):
 
     PASSED = "passed"
     FAILED = "failed"
+    ERROR = "error"
     PARTIALLY_CHECKED = "partially checked"
     NOT_CHECKED = "not checked"
     NOT_APPLICABLE = "not applicable"
@@ -185,6 +186,8 @@ class RunReport:
     tests: dict[str, _TestOutcome] = field(default_factory=dict)
     forgivable_failures: int = 0
     unforgivable_failures: int = 0
+    suite_faults: list[str] = field(default_factory=list)
+    """Each failure that is the suite's or the adapter's fault (node ID: where and what)."""
     claimed: frozenset[str] | None = None
     """The profiles the adapter claims (None: unknown, e.g. the adapter did not load)."""
     not_applicable: Mapping[str, str] = field(default_factory=dict)
@@ -207,14 +210,21 @@ class RunReport:
         if not ids:
             return
         outcome = self.tests.setdefault(report.nodeid, _TestOutcome(ids))
-        if report.failed:
+        fault = getattr(report, "toolharness_fault", None)
+        if report.failed and isinstance(fault, str):
+            # The suite's or the adapter's fault: never the harness's failure, never forgiven.
+            if outcome.status not in ("failed", "error"):
+                name = report.nodeid.rpartition("::")[2] or report.nodeid
+                outcome.status, outcome.reason = "error", f"{name}: {fault}"
+            self.suite_faults.append(f"{report.nodeid}: {fault}")
+        elif report.failed:
             if outcome.status != "failed":
                 outcome.status, outcome.reason = "failed", report_reason(report)
             if all(self.is_forgivable(i) for i in ids):
                 self.forgivable_failures += 1
             else:
                 self.unforgivable_failures += 1
-        elif outcome.status == "failed":
+        elif outcome.status in ("failed", "error"):
             return
         elif hasattr(report, "wasxfail"):
             outcome.status, outcome.reason = "xfailed", report_reason(report)
@@ -249,6 +259,8 @@ class RunReport:
             return RequirementResult(requirement, Status.NOT_CLAIMED, reason, len(outcomes), False)
         if "failed" in statuses:
             status, reason = Status.FAILED, first("failed")
+        elif "error" in statuses:
+            status, reason = Status.ERROR, first("error")
         elif "xfailed" in statuses:
             status, reason = Status.EXPECTED_FAILURE, first("xfailed")
         elif "passed" in statuses and skipped:
@@ -280,7 +292,7 @@ class RunReport:
             and declared is None
         )
         fails_run = (
-            status is Status.STALE_BASELINE
+            status in (Status.STALE_BASELINE, Status.ERROR)
             or (status is Status.FAILED and not self.is_forgivable(requirement.id))
             or unchecked_must
         )
@@ -295,6 +307,7 @@ def _summary(results: Iterable[RequirementResult], level: RunLevel) -> dict[str,
         "requirements": len(results),
         "passed": counts[Status.PASSED],
         "failed": counts[Status.FAILED],
+        "error": counts[Status.ERROR],
         "partially_checked": counts[Status.PARTIALLY_CHECKED],
         "not_checked": counts[Status.NOT_CHECKED],
         "not_applicable": counts[Status.NOT_APPLICABLE],
@@ -306,7 +319,14 @@ def _summary(results: Iterable[RequirementResult], level: RunLevel) -> dict[str,
 
 
 CHECKED: frozenset[Status] = frozenset(
-    {Status.PASSED, Status.FAILED, Status.PARTIALLY_CHECKED, Status.EXPECTED_FAILURE, Status.STALE_BASELINE}
+    {
+        Status.PASSED,
+        Status.FAILED,
+        Status.ERROR,
+        Status.PARTIALLY_CHECKED,
+        Status.EXPECTED_FAILURE,
+        Status.STALE_BASELINE,
+    }
 )
 """The statuses of a requirement at least one of whose tests ran."""
 
@@ -353,6 +373,7 @@ def _counts_line(results: list[RequirementResult], level: RunLevel) -> str:
     # Passed and failed always; the other statuses only when some requirement has them.
     parts = [f"{summary['passed']} passed", f"{summary['failed']} failed"]
     for key, label in (
+        ("error", "error (suite or adapter at fault)"),
         ("partially_checked", "partially checked"),
         ("not_checked", "not checked"),
         ("not_applicable", "not applicable"),

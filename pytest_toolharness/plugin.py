@@ -26,6 +26,7 @@ from pytest_toolharness._adapter_loading import (
     kept_workdirs,
     load_adapter,
 )
+from pytest_toolharness._faults import Blame, adapter_harness_packages, blame
 from pytest_toolharness._fixtures import _toolharness_capabilities as _toolharness_capabilities
 from pytest_toolharness._fixtures import (
     built_adapter,
@@ -268,6 +269,17 @@ def pytest_runtest_makereport(
     this test alone (its report then lists only the requirements it reran).
     """
     report = yield
+    fault = _suite_fault(item, call) if report.failed else None
+    if fault is not None:
+        # Read by the run report (and carried to the xdist controller with the report).
+        report.toolharness_fault = fault.describe()  # type: ignore[attr-defined]
+        report.sections.append(
+            (
+                "toolharness error",
+                f"not a failure of the harness under test: the suite or the adapter is at fault\n"
+                f"  raised in {fault.where}: {fault.error}",
+            )
+        )
     if report.failed and call.when == "call":
         state = item.config.stash.get(RUN_STATE, None)
         ids = [str(value) for key, value in item.user_properties if key == "requirement"]
@@ -287,6 +299,24 @@ def pytest_runtest_makereport(
             lines.append(f"reproduce: {_rerun_command(item, state)}")
             report.sections.append(("toolharness requirement", "\n".join(lines)))
     return report
+
+
+def _suite_fault(item: pytest.Item, call: pytest.CallInfo[None]) -> Blame | None:
+    """The suite or adapter fault this failure is, or None when it is the harness's (see ``_faults``)."""
+    state = item.config.stash.get(RUN_STATE, None)
+    if state is None or call.excinfo is None or call.when == "teardown":
+        return None
+    if not any(key == "requirement" for key, _ in item.user_properties):
+        return None
+    adapter = built_adapter(item.config)
+    try:
+        harness = adapter_harness_packages(adapter) if adapter is not None else None
+    except TypeError:
+        harness = None
+    if state.settings.target:
+        harness = ()  # the harness is another process: every Python exception is the suite's
+    modules = (type(adapter).__module__,) if adapter is not None else ()
+    return blame(call.excinfo.value, harness, modules)
 
 
 def _rerun_command(item: pytest.Item, state: RunState) -> str:
@@ -384,6 +414,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         with open(summary_path, "a", encoding="utf-8") as summary:
             summary.write(markdown_summary(state.results, adapter, report.level))
     failing = [r.requirement.id for r in state.results if r.fails_run]
+    if report.suite_faults:
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        state.notes.append(
+            f"exit status {int(session.exitstatus)}: {len(report.suite_faults)} test(s) hit a fault of the "
+            "suite or the adapter, not of the harness under test (status error): "
+            + "; ".join(report.suite_faults[:5])
+        )
     if (
         session.exitstatus == pytest.ExitCode.TESTS_FAILED
         and report.forgivable_failures
