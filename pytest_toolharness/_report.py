@@ -63,6 +63,9 @@ class RequirementResult:
     reason: str
     tests: int
     fails_run: bool
+    evidence: str = ""
+    """What the verdict rests on: the tests that ran, where, and those that can't apply here."""
+    test_ids: tuple[str, ...] = ()
 
 
 def load_baseline(path: Path, catalogue: Catalogue) -> dict[str, str]:
@@ -173,6 +176,8 @@ class _TestOutcome:
     status: str = "none"  # "passed", "failed", "skipped", "xfailed"
     reason: str = ""
     not_run: str = ""  # why a skipped suite test did not run: "profile" or "capability"
+    nodeid: str = ""
+    examples: int = 0  # the property examples that passed (Hypothesis's statistics), when known
 
 
 @dataclass
@@ -192,6 +197,23 @@ class RunReport:
     """The profiles the adapter claims (None: unknown, e.g. the adapter did not load)."""
     not_applicable: Mapping[str, str] = field(default_factory=dict)
     """Requirement ID -> why the adapter says it can't apply to its harness."""
+    target: str | None = None
+    """The wire target the run is against (None: an adapter in-process)."""
+
+    def _evidence(self, ran: list[_TestOutcome], cannot_apply: list[_TestOutcome]) -> str:
+        """What a verdict rests on: "3 wire tests against opencode", "120 property examples in 2 tests in-process"."""
+        count = f"{len(ran)} {'test' if len(ran) == 1 else 'tests'}"
+        examples = sum(o.examples for o in ran)
+        if self.target is not None:
+            text = f"{len(ran)} wire {'test' if len(ran) == 1 else 'tests'} against {self.target}"
+        elif examples:
+            text = f"{examples} property examples in {count} in-process"
+        else:
+            text = f"{count} in-process"
+        if cannot_apply:
+            why = "; ".join(dict.fromkeys(o.reason for o in cannot_apply))
+            text += f" ({len(cannot_apply)} can't apply to this target: {why})"
+        return text
 
     def is_forgivable(self, requirement_id: str) -> bool:
         """Whether a failure of this requirement leaves the run green (SHOULD non-strict, or baselined)."""
@@ -209,7 +231,7 @@ class RunReport:
         )
         if not ids:
             return
-        outcome = self.tests.setdefault(report.nodeid, _TestOutcome(ids))
+        outcome = self.tests.setdefault(report.nodeid, _TestOutcome(ids, nodeid=report.nodeid))
         fault = getattr(report, "toolharness_fault", None)
         if report.failed and isinstance(fault, str):
             # The suite's or the adapter's fault: never the harness's failure, never forgiven.
@@ -235,6 +257,8 @@ class RunReport:
             )
         elif report.when == "call" and outcome.status == "none":
             outcome.status = "passed"
+            examples = getattr(report, "toolharness_examples", 0)
+            outcome.examples = examples if isinstance(examples, int) else 0
 
     def results(self) -> list[RequirementResult]:
         """One result per requirement in scope, in catalogue order."""
@@ -248,8 +272,15 @@ class RunReport:
         def first(kind: str) -> str:
             return next(o.reason for o in outcomes if o.status == kind)
 
-        statuses = {o.status for o in outcomes}
-        skipped = [o for o in outcomes if o.status in ("skipped", "none")]
+        # A test the adapter's capabilities rule out can't apply to this kind of target: the verdict
+        # rests on the tests that can (a CLI over the wire is judged on the wire tests).
+        cannot_apply = [o for o in outcomes if o.not_run == "capability"]
+        applicable = [o for o in outcomes if o.not_run != "capability"] or outcomes
+        statuses = {o.status for o in applicable}
+        skipped = [o for o in applicable if o.status in ("skipped", "none")]
+        ran = [o for o in applicable if o.status not in ("skipped", "none")]
+        evidence = self._evidence(ran, cannot_apply if applicable is not outcomes else [])
+        test_ids = tuple(sorted(o.nodeid for o in outcomes))
         unclaimed = (self.claimed is not None and requirement.profile not in self.claimed) or (
             bool(outcomes) and all(o.not_run == "profile" for o in outcomes)
         )
@@ -264,12 +295,11 @@ class RunReport:
         elif "xfailed" in statuses:
             status, reason = Status.EXPECTED_FAILURE, first("xfailed")
         elif "passed" in statuses and skipped:
-            ran = len(outcomes) - len(skipped)
             not_run = "; ".join(o.reason or "did not run" for o in skipped)
             status = Status.PARTIALLY_CHECKED
-            reason = f"{ran} of {len(outcomes)} tests ran and passed; not run: {not_run}"
+            reason = f"{len(ran)} of {len(applicable)} tests ran and passed; not run: {not_run}"
         elif "passed" in statuses:
-            status, reason = Status.PASSED, ""
+            status, reason = Status.PASSED, f"rests on {evidence}"
         elif "skipped" in statuses:
             status, reason = Status.NOT_CHECKED, first("skipped")
         else:
@@ -296,7 +326,7 @@ class RunReport:
             or (status is Status.FAILED and not self.is_forgivable(requirement.id))
             or unchecked_must
         )
-        return RequirementResult(requirement, status, reason, len(outcomes), fails_run)
+        return RequirementResult(requirement, status, reason, len(outcomes), fails_run, evidence, test_ids)
 
 
 def _summary(results: Iterable[RequirementResult], level: RunLevel) -> dict[str, Any]:
@@ -360,6 +390,8 @@ def report_json(results: list[RequirementResult], adapter: str, level: RunLevel)
                 "status": r.status.value,
                 "reason": r.reason,
                 "tests": r.tests,
+                "evidence": r.evidence,
+                "test_ids": list(r.test_ids),
             }
             for r in results
         ],

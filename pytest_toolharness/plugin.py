@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import shlex
 from collections.abc import Generator
 from pathlib import Path
@@ -139,7 +140,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # arguments, and works when the project has no tests at all (args is then the invocation dir).
     if suite_dir is not None and not _covers_suite(config, suite_dir):
         config.args.append(str(suite_dir))
-    report = RunReport(catalogue, settings.level, in_scope, baseline)
+    report = RunReport(catalogue, settings.level, in_scope, baseline, target=settings.target or None)
     config.stash[RUN_STATE] = RunState(settings, catalogue, report, suite_dir)
     if settings.default_baseline:
         config.stash[RUN_STATE].notes.append(
@@ -269,6 +270,10 @@ def pytest_runtest_makereport(
     this test alone (its report then lists only the requirements it reran).
     """
     report = yield
+    if report.passed and call.when == "call":
+        examples = _passing_examples(item)
+        if examples:
+            report.toolharness_examples = examples  # type: ignore[attr-defined]
     fault = _suite_fault(item, call) if report.failed else None
     if fault is not None:
         # Read by the run report (and carried to the xdist controller with the report).
@@ -299,6 +304,14 @@ def pytest_runtest_makereport(
             lines.append(f"reproduce: {_rerun_command(item, state)}")
             report.sections.append(("toolharness requirement", "\n".join(lines)))
     return report
+
+
+def _passing_examples(item: pytest.Item) -> int:
+    """How many examples of a property test passed, from Hypothesis's statistics (0: not known)."""
+    statistics = getattr(item, "hypothesis_statistics", None)
+    if not isinstance(statistics, str):
+        return 0
+    return sum(int(n) for n in re.findall(r"(\d+) passing", statistics))
 
 
 def _suite_fault(item: pytest.Item, call: pytest.CallInfo[None]) -> Blame | None:
