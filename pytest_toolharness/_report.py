@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import enum
 import json
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_toolharness._baselines import BaselineEntry
 from pytest_toolharness._options import RunLevel
 from pytest_toolharness._requirements import PROFILES, Catalogue, Level, Requirement
 
@@ -32,7 +31,6 @@ __all__ = [
     "RequirementResult",
     "RunReport",
     "Status",
-    "load_baseline",
     "markdown_summary",
     "report_json",
     "report_reason",
@@ -66,54 +64,6 @@ class RequirementResult:
     evidence: str = ""
     """What the verdict rests on: the tests that ran, where, and those that can't apply here."""
     test_ids: tuple[str, ...] = ()
-
-
-def load_baseline(path: Path, catalogue: Catalogue) -> dict[str, str]:
-    """Read a baseline of expected failures: requirement ID -> reason.
-
-    TOML (``[[expected_failures]]`` tables) or JSON (``{"expected_failures": [...]}``), each entry an
-    ``id`` and a non-empty ``reason``. Raises ``pytest.UsageError`` naming the file and what is wrong.
-    """
-    where = f"baseline {str(path)!r}"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise pytest.UsageError(f"{where}: can't read it: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise pytest.UsageError(
-            f"{where}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start : exc.start + 1]!r}); "
-            "save it as UTF-8"
-        ) from None
-    try:
-        data: Any = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise pytest.UsageError(
-            f"{where}: not valid {path.suffix.lstrip('.').upper() or 'TOML'}: {exc}"
-        ) from None
-    entries = data.get("expected_failures") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        raise pytest.UsageError(
-            f"{where}: needs a list 'expected_failures' of entries with 'id' and 'reason'"
-        )
-    baseline: dict[str, str] = {}
-    unknown: list[str] = []
-    for number, entry in enumerate(entries, start=1):
-        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-            raise pytest.UsageError(f"{where}: entry {number} needs a string 'id'")
-        requirement_id = entry["id"]
-        reason = entry.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            raise pytest.UsageError(
-                f"{where}: entry {number} ({requirement_id}) needs a non-empty 'reason' saying why it is expected to fail"
-            )
-        if requirement_id in baseline:
-            raise pytest.UsageError(f"{where}: {requirement_id} is listed twice")
-        if requirement_id not in catalogue:
-            unknown.append(requirement_id)
-        baseline[requirement_id] = reason.strip()
-    if unknown:
-        raise pytest.UsageError(f"{where}: unknown requirement id(s): {', '.join(unknown)}")
-    return baseline
 
 
 def catalogue_location() -> str:
@@ -178,6 +128,7 @@ class _TestOutcome:
     not_run: str = ""  # why a skipped suite test did not run: "profile" or "capability"
     nodeid: str = ""
     examples: int = 0  # the property examples that passed (Hypothesis's statistics), when known
+    stale: bool = False  # a baselined test that passed
 
 
 @dataclass
@@ -187,7 +138,7 @@ class RunReport:
     catalogue: Catalogue
     level: RunLevel
     in_scope: list[Requirement]
-    baseline: Mapping[str, str] = field(default_factory=dict)
+    baseline: tuple[BaselineEntry, ...] = ()
     tests: dict[str, _TestOutcome] = field(default_factory=dict)
     forgivable_failures: int = 0
     unforgivable_failures: int = 0
@@ -217,8 +168,8 @@ class RunReport:
 
     def is_forgivable(self, requirement_id: str) -> bool:
         """Whether a failure of this requirement leaves the run green (SHOULD non-strict, or baselined)."""
-        if requirement_id in self.baseline:
-            return True
+        if any(e.id == requirement_id and e.test is None for e in self.baseline):
+            return True  # an old-format entry: any test of the requirement
         requirement = self.catalogue[requirement_id]
         return requirement.level is Level.SHOULD and self.level is not RunLevel.STRICT
 
@@ -233,7 +184,11 @@ class RunReport:
             return
         outcome = self.tests.setdefault(report.nodeid, _TestOutcome(ids, nodeid=report.nodeid))
         fault = getattr(report, "toolharness_fault", None)
-        if report.failed and isinstance(fault, str):
+        if report.failed and hasattr(report, "toolharness_stale"):
+            # A baselined test that passed (pytest's strict XPASS): its entry is stale.
+            outcome.status, outcome.stale = "passed", True
+            self.unforgivable_failures += 1
+        elif report.failed and isinstance(fault, str):
             # The suite's or the adapter's fault: never the harness's failure, never forgiven.
             if outcome.status not in ("failed", "error"):
                 name = report.nodeid.rpartition("::")[2] or report.nodeid
@@ -248,7 +203,7 @@ class RunReport:
                 self.unforgivable_failures += 1
         elif outcome.status in ("failed", "error"):
             return
-        elif hasattr(report, "wasxfail"):
+        elif hasattr(report, "wasxfail") and report.skipped:
             outcome.status, outcome.reason = "xfailed", report_reason(report)
         elif report.skipped:
             outcome.status, outcome.reason = "skipped", report_reason(report)
@@ -259,6 +214,37 @@ class RunReport:
             outcome.status = "passed"
             examples = getattr(report, "toolharness_examples", 0)
             outcome.examples = examples if isinstance(examples, int) else 0
+
+    def stale_entries(self, requirement_id: str, outcomes: list[_TestOutcome]) -> list[BaselineEntry]:
+        """The entries of this requirement whose tests ran and none failed as the entry expects."""
+        stale = []
+        for entry in (e for e in self.baseline if e.id == requirement_id and e.test is not None):
+            named = [o for o in outcomes if entry.test is not None and entry.test in o.nodeid]
+            ran = [o for o in named if o.status in ("passed", "failed", "error", "xfailed")]
+            if ran and not any(o.status == "xfailed" for o in named):
+                stale.append(entry)
+        return stale
+
+    def _baselined(
+        self, requirement: Requirement, outcomes: list[_TestOutcome], status: Status, reason: str
+    ) -> tuple[Status, str]:
+        """The status once the baseline is applied: expected failures, stale entries."""
+        old = next((e for e in self.baseline if e.id == requirement.id and e.test is None), None)
+        if old is not None and status is Status.FAILED:
+            return Status.EXPECTED_FAILURE, f"baseline: {old.reason} ({reason})"
+        if old is not None and status is Status.PASSED:
+            return (
+                Status.STALE_BASELINE,
+                f"passed, but the baseline expects a failure ({old.reason}); remove the entry",
+            )
+        stale = self.stale_entries(requirement.id, outcomes)
+        if stale and status is not Status.FAILED:
+            named = "; ".join(f"{e.describe()}: {e.reason}" for e in stale)
+            return (
+                Status.STALE_BASELINE,
+                f"the baseline expects a failure that did not happen ({named}); remove the entry",
+            )
+        return status, reason
 
     def results(self) -> list[RequirementResult]:
         """One result per requirement in scope, in catalogue order."""
@@ -309,12 +295,7 @@ class RunReport:
             status, reason = Status.NOT_APPLICABLE, f"the adapter says: {declared} ({reason})"
         elif declared is not None and status is Status.PARTIALLY_CHECKED:
             reason = f"{reason}; the adapter says the rest is not applicable: {declared}"
-        expected = self.baseline.get(requirement.id)
-        if expected is not None and status is Status.FAILED:
-            status, reason = Status.EXPECTED_FAILURE, f"baseline: {expected} ({reason})"
-        elif expected is not None and status is Status.PASSED:
-            status = Status.STALE_BASELINE
-            reason = f"passed, but the baseline expects a failure ({expected}); remove the entry"
+        status, reason = self._baselined(requirement, applicable, status, reason)
         unchecked_must = (
             self.level is RunLevel.STRICT
             and requirement.level is Level.MUST

@@ -27,6 +27,7 @@ from pytest_toolharness._adapter_loading import (
     kept_workdirs,
     load_adapter,
 )
+from pytest_toolharness._baselines import BaselineEntry, failure_text, load_baseline
 from pytest_toolharness._faults import Blame, adapter_harness_packages, blame
 from pytest_toolharness._fixtures import _toolharness_capabilities as _toolharness_capabilities
 from pytest_toolharness._fixtures import (
@@ -43,7 +44,6 @@ from pytest_toolharness._report import (
     RunReport,
     catalogue_location,
     distinct_errors,
-    load_baseline,
     markdown_summary,
     report_json,
     terminal_lines,
@@ -134,7 +134,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 "checked (use --toolharness-level=should)"
             )
         in_scope = [r for r in in_scope if r.level is Level.MUST]
-    baseline = load_baseline(settings.baseline, catalogue) if settings.baseline is not None else {}
+    baseline = load_baseline(settings.baseline, catalogue) if settings.baseline is not None else ()
     suite_dir = suite_directory(settings) if settings.conformance else None
     # Appending to config.args before collection adds the suite beside the user's testpaths or
     # arguments, and works when the project has no tests at all (args is then the invocation dir).
@@ -142,6 +142,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args.append(str(suite_dir))
     report = RunReport(catalogue, settings.level, in_scope, baseline, target=settings.target or None)
     config.stash[RUN_STATE] = RunState(settings, catalogue, report, suite_dir)
+    old_format = sorted({e.id for e in baseline if e.test is None})
+    if old_format:
+        config.stash[RUN_STATE].notes.append(
+            f"baseline {settings.baseline}: entries without 'test' stand for any test of "
+            f"{', '.join(old_format)} (deprecated: name the failing test, and optionally its 'match')"
+        )
     if settings.default_baseline:
         config.stash[RUN_STATE].notes.append(
             f"baseline: the target's packaged {settings.baseline} (give --toolharness-baseline to use another)"
@@ -247,6 +253,7 @@ def pytest_collection_modifyitems(
         for requirement_id in ids:
             if ("requirement", requirement_id) not in item.user_properties:
                 item.user_properties.append(("requirement", requirement_id))
+        _mark_baselined(item, ids, state.report.baseline)
         if ids and not in_scope.intersection(ids):
             deselected.append(item)
         else:
@@ -259,7 +266,40 @@ def pytest_collection_modifyitems(
         items[:] = kept
 
 
-@pytest.hookimpl(wrapper=True)
+_BASELINED = pytest.StashKey[tuple[BaselineEntry, ...]]()
+
+
+def _mark_baselined(item: pytest.Item, ids: list[str], baseline: tuple[BaselineEntry, ...]) -> None:
+    """Give a test a baseline entry names pytest's ``xfail(strict=True)``: a pass is a stale entry."""
+    entries = tuple(e for e in baseline if e.covers(item.nodeid, ids))
+    if entries:
+        item.stash[_BASELINED] = entries
+        reason = "; ".join(f"{e.describe()}: {e.reason}" for e in entries)
+        item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline: {reason}"))
+
+
+def _judge_baselined(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+    """A baselined test's failure whose text no entry's ``match`` finds is a new failure; a pass is stale."""
+    entries = item.stash.get(_BASELINED, ())
+    if not entries or call.when != "call":
+        return
+    if report.skipped and hasattr(report, "wasxfail") and call.excinfo is not None:
+        text = failure_text(call.excinfo.value)
+        if not any(e.matches(text) for e in entries):
+            del report.wasxfail
+            report.outcome = "failed"
+            report.sections.append(
+                (
+                    "toolharness baseline",
+                    "a new failure: the baseline entries of this test expect another one\n"
+                    + "\n".join(f"  {e.describe()}" for e in entries),
+                )
+            )
+    elif report.failed and call.excinfo is None:
+        report.toolharness_stale = True  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
@@ -270,6 +310,7 @@ def pytest_runtest_makereport(
     this test alone (its report then lists only the requirements it reran).
     """
     report = yield
+    _judge_baselined(item, call, report)
     if report.passed and call.when == "call":
         examples = _passing_examples(item)
         if examples:
