@@ -162,8 +162,17 @@ class RunReport:
         else:
             text = f"{count} in-process"
         if cannot_apply:
-            why = "; ".join(dict.fromkeys(o.reason for o in cannot_apply))
-            text += f" ({len(cannot_apply)} can't apply to this target: {why})"
+            # "not checked: adapter lacks capability a, b" -> the capabilities, once each.
+            lacking = sorted(
+                {
+                    c.strip()
+                    for o in cannot_apply
+                    for c in o.reason.partition("lacks capability ")[2].split(",")
+                }
+                - {""}
+            )
+            what = "s" if len(cannot_apply) > 1 else ""
+            text += f"; {len(cannot_apply)} more test{what} can't apply here (need {', '.join(lacking)})"
         return text
 
     def is_forgivable(self, requirement_id: str) -> bool:

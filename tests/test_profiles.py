@@ -115,7 +115,7 @@ def test_execution_alone_checks_pairing_without_any_permission_rule(
     # The rule, hook, host, timeout and abort paths need capabilities this harness lacks: those tests
     # can't apply to it, so PAIR-2 is judged on the rest, and its evidence says what could not apply.
     assert by_id["PAIR-2"]["status"] in ("passed", "failed"), by_id["PAIR-2"]
-    assert "can't apply to this target" in by_id["PAIR-2"]["evidence"]
+    assert "can't apply here" in by_id["PAIR-2"]["evidence"]
     assert "permissions" in by_id["PAIR-2"]["evidence"]
     scenarios = [json.loads(line) for line in seen.read_text().splitlines()]
     assert scenarios, "the harness ran no scenario"

@@ -51,8 +51,7 @@ def test_a_requirement_is_judged_on_the_tests_that_can_apply_and_says_what_it_re
     pair1 = rows["PAIR-1"]
     assert pair1["status"] == "passed", pair1
     assert pair1["evidence"] == (
-        "7 property examples in 2 tests in-process "
-        "(1 can't apply to this target: not checked: adapter lacks capability abort)"
+        "7 property examples in 2 tests in-process; 1 more test can't apply here (need abort)"
     )
     assert pair1["reason"] == "rests on " + pair1["evidence"]
     assert [i.rpartition("::")[2] for i in pair1["test_ids"]] == [
