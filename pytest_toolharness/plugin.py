@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.junitxml import xml_key
 
 import pytest_toolharness._hookspecs as _hookspecs
 import pytest_toolharness._isolation as _isolation
@@ -441,6 +442,7 @@ def _active(state: RunState) -> bool:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Build the report, write it, and set the exit status from the requirement levels."""
     config = session.config
@@ -459,6 +461,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         # A rerun of some tests reports on what it reran, not on the whole catalogue.
         state.results = [r for r in state.results if r.tests]
     adapter = choose_adapter_source(config, state.settings).description
+    _into_junitxml(config, state)
     if state.settings.report is not None:
         state.settings.report.parent.mkdir(parents=True, exist_ok=True)
         state.settings.report.write_text(report_json(state.results, adapter, report.level), encoding="utf-8")
@@ -495,6 +498,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         state.suite_dir is not None or state.settings.requirements
     ):
         _fail_if_nothing_checked(session, state)
+
+
+def _into_junitxml(config: pytest.Config, state: RunState) -> None:
+    """Each requirement's status as a property of pytest's own ``--junitxml`` test suite.
+
+    Before the XML is written: this hook runs first of all plugins' ``pytest_sessionfinish``. Each
+    test case already carries its requirement IDs (``requirement`` user properties).
+    """
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for result in state.results:
+        xml.add_global_property(f"toolharness {result.requirement.id}", result.status.value)
 
 
 def _fail_if_nothing_checked(session: pytest.Session, state: RunState) -> None:
