@@ -49,7 +49,7 @@ from pytest_toolharness._report import (
     report_json,
     terminal_lines,
 )
-from pytest_toolharness._requirements import Level, item_requirement_ids, load_catalogue
+from pytest_toolharness._requirements import PROFILES, Level, item_requirement_ids, load_catalogue
 from pytest_toolharness._run_state import RUN_STATE, RunState
 from pytest_toolharness._snapshot import InterruptedRunSnapshots, tool_schema_snapshot
 from pytest_toolharness.adapters import (
@@ -178,6 +178,20 @@ class _WorkdirsToWorkers:
     def pytest_configure_node(self, node: Any) -> None:
         """Put the folder in the worker's ``workerinput``."""
         node.workerinput[WORKDIRS_KEY] = str(self.root)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say, above the run, what the suite runs against: the adapter, the profiles in scope, the level."""
+    state = config.stash.get(RUN_STATE, None)
+    if state is None or (state.suite_dir is None and not state.settings.requirements):
+        return []
+    adapter = choose_adapter_source(config, state.settings).description
+    profiles = ", ".join(p for p in PROFILES if any(r.profile == p for r in state.report.in_scope))
+    baseline = f"; baseline {state.settings.baseline}" if state.settings.baseline is not None else ""
+    return [
+        f"toolharness: adapter {adapter}; profiles {profiles} (those the adapter claims are judged); "
+        f"level {state.settings.level.value}{baseline}"
+    ]
 
 
 def _names_our_profile(config: pytest.Config) -> bool:

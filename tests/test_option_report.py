@@ -158,3 +158,12 @@ def test_junitxml_carries_requirement_ids_and_statuses(pytester: pytest.Pytester
     assert statuses["toolharness PAIR-4"] == "expected failure"
     case = next(c for c in suite.iter("testcase") if c.get("name") == "test_b")
     assert [(p.get("name"), p.get("value")) for p in case.iter("property")] == [("requirement", "PAIR-1")]
+
+
+def test_report_header_names_adapter_profiles_and_level(pytester: pytest.Pytester) -> None:
+    result = run(pytester, make_suite(pytester, SUITE), "--toolharness-level=must")
+    result.stdout.fnmatch_lines(
+        [
+            "toolharness: adapter myadapter:make; profiles core, claude-code (those the adapter claims are judged); level must"
+        ]
+    )
