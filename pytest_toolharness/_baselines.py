@@ -1,7 +1,7 @@
 """Baselines of expected failures, by finding: each entry names a requirement and what failed.
 
-An entry is ``id`` (the requirement), ``reason`` (the finding), ``test`` (a substring of the node ID
-of the test that fails: its function name, or ``file::name[param]``) and optionally ``match`` (a
+An entry is ``id`` (the requirement), ``reason`` (the finding), ``test`` (the failing test: its name,
+``name[param]`` for one parametrization, or a substring of its node ID holding ``::``) and optionally ``match`` (a
 regular expression searched in the failure's text: the exception's type and message). The tests an
 entry names get pytest's ``xfail(strict=True)`` at collection: the failure is pytest's own expected
 failure, a pass is pytest's strict XPASS, and the entry goes stale on its own. A failure under a
@@ -39,7 +39,12 @@ class BaselineEntry:
 
     def covers(self, nodeid: str, requirement_ids: tuple[str, ...] | list[str]) -> bool:
         """Whether this entry names the test ``nodeid`` of these requirements."""
-        return self.id in requirement_ids and self.test is not None and self.test in nodeid
+        if self.id not in requirement_ids or self.test is None:
+            return False
+        name = nodeid.rpartition("::")[2]
+        if "::" in self.test:
+            return self.test in nodeid
+        return self.test in (name, name.partition("[")[0])
 
     def matches(self, text: str) -> bool:
         """Whether a failure's text is this finding (always, without a ``match``)."""

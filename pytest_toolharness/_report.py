@@ -228,7 +228,7 @@ class RunReport:
         """The entries of this requirement whose tests ran and none failed as the entry expects."""
         stale = []
         for entry in (e for e in self.baseline if e.id == requirement_id and e.test is not None):
-            named = [o for o in outcomes if entry.test is not None and entry.test in o.nodeid]
+            named = [o for o in outcomes if entry.covers(o.nodeid, o.requirement_ids)]
             ran = [o for o in named if o.status in ("passed", "failed", "error", "xfailed")]
             if ran and not any(o.status == "xfailed" for o in named):
                 stale.append(entry)
