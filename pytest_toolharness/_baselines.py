@@ -25,7 +25,7 @@ import pytest
 
 from pytest_toolharness._requirements import Catalogue
 
-__all__ = ["BaselineEntry", "failure_text", "load_baseline"]
+__all__ = ["BaselineEntry", "failure_text", "judge_baselined", "load_baseline", "mark_baselined"]
 
 
 @dataclass(frozen=True)
@@ -129,3 +129,38 @@ def load_baseline(path: Path, catalogue: Catalogue) -> tuple[BaselineEntry, ...]
     if unknown:
         raise pytest.UsageError(f"{where}: unknown requirement id(s): {', '.join(unknown)}")
     return tuple(baseline)
+
+
+_BASELINED = pytest.StashKey[tuple[BaselineEntry, ...]]()
+
+
+def mark_baselined(
+    item: pytest.Item, ids: tuple[str, ...] | list[str], baseline: tuple[BaselineEntry, ...]
+) -> None:
+    """Give a test a baseline entry names pytest's ``xfail(strict=True)``: a pass is a stale entry."""
+    entries = tuple(e for e in baseline if e.covers(item.nodeid, ids))
+    if entries:
+        item.stash[_BASELINED] = entries
+        reason = "; ".join(f"{e.describe()}: {e.reason}" for e in entries)
+        item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline: {reason}"))
+
+
+def judge_baselined(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+    """A baselined test's failure whose text no entry's ``match`` finds is a new failure; a pass is stale."""
+    entries = item.stash.get(_BASELINED, ())
+    if not entries or call.when != "call":
+        return
+    if report.skipped and hasattr(report, "wasxfail") and call.excinfo is not None:
+        text = failure_text(call.excinfo.value)
+        if not any(e.matches(text) for e in entries):
+            del report.wasxfail
+            report.outcome = "failed"
+            report.sections.append(
+                (
+                    "toolharness baseline",
+                    "a new failure: the baseline entries of this test expect another one\n"
+                    + "\n".join(f"  {e.describe()}" for e in entries),
+                )
+            )
+    elif report.failed and call.excinfo is None:
+        report.toolharness_stale = True  # type: ignore[attr-defined]

@@ -26,9 +26,11 @@ from typing import Any
 
 import pytest
 
+from pytest_toolharness._fixtures import built_adapter
+from pytest_toolharness._run_state import RUN_STATE
 from pytest_toolharness.specs import ScriptedToolError
 
-__all__ = ["SUITE_PACKAGES", "Blame", "adapter_harness_packages", "blame"]
+__all__ = ["SUITE_PACKAGES", "Blame", "adapter_harness_packages", "blame", "suite_fault"]
 
 SUITE_PACKAGES = ("pytest_toolharness", "conformance", "hypothesis", "_hypothesis_pytestplugin")
 """The packages of the suite: an exception raised in them (not a judgement) is the suite's fault."""
@@ -145,3 +147,21 @@ def blame(
     if not faults or any(f is None for f in faults):
         return None
     return faults[0]
+
+
+def suite_fault(item: pytest.Item, call: pytest.CallInfo[None]) -> Blame | None:
+    """The suite or adapter fault this failure is, or None when it is the harness's (see ``_faults``)."""
+    state = item.config.stash.get(RUN_STATE, None)
+    if state is None or call.excinfo is None or call.when == "teardown":
+        return None
+    if not any(key == "requirement" for key, _ in item.user_properties):
+        return None
+    adapter = built_adapter(item.config)
+    try:
+        harness = adapter_harness_packages(adapter) if adapter is not None else None
+    except TypeError:
+        harness = None
+    if state.settings.target:
+        harness = ()  # the harness is another process: every Python exception is the suite's
+    modules = (type(adapter).__module__,) if adapter is not None else ()
+    return blame(call.excinfo.value, harness, modules)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 import pytest
+from _pytest.junitxml import xml_key
 
 from pytest_toolharness._baselines import BaselineEntry
 from pytest_toolharness._options import RunLevel
@@ -31,7 +33,9 @@ __all__ = [
     "RequirementResult",
     "RunReport",
     "Status",
+    "into_junitxml",
     "markdown_summary",
+    "passing_examples",
     "report_json",
     "report_reason",
     "terminal_lines",
@@ -462,3 +466,24 @@ def markdown_summary(results: list[RequirementResult], adapter: str, level: RunL
             f"| {cell(r.reason)} |"
         )
     return "\n".join(lines) + "\n\n"
+
+
+def passing_examples(item: pytest.Item) -> int:
+    """How many examples of a property test passed, from Hypothesis's statistics (0: not known)."""
+    statistics = getattr(item, "hypothesis_statistics", None)
+    if not isinstance(statistics, str):
+        return 0
+    return sum(int(n) for n in re.findall(r"(\d+) passing", statistics))
+
+
+def into_junitxml(config: pytest.Config, results: list[RequirementResult]) -> None:
+    """Each requirement's status as a property of pytest's own ``--junitxml`` test suite.
+
+    Before the XML is written: this hook runs first of all plugins' ``pytest_sessionfinish``. Each
+    test case already carries its requirement IDs (``requirement`` user properties).
+    """
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for result in results:
+        xml.add_global_property(f"toolharness {result.requirement.id}", result.status.value)

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 import shlex
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _pytest.junitxml import xml_key
 
 import pytest_toolharness._hookspecs as _hookspecs
 import pytest_toolharness._isolation as _isolation
@@ -28,8 +26,8 @@ from pytest_toolharness._adapter_loading import (
     kept_workdirs,
     load_adapter,
 )
-from pytest_toolharness._baselines import BaselineEntry, failure_text, load_baseline
-from pytest_toolharness._faults import Blame, adapter_harness_packages, blame
+from pytest_toolharness._baselines import judge_baselined, load_baseline, mark_baselined
+from pytest_toolharness._faults import suite_fault
 from pytest_toolharness._fixtures import _toolharness_capabilities as _toolharness_capabilities
 from pytest_toolharness._fixtures import (
     built_adapter,
@@ -45,7 +43,9 @@ from pytest_toolharness._report import (
     RunReport,
     catalogue_location,
     distinct_errors,
+    into_junitxml,
     markdown_summary,
+    passing_examples,
     report_json,
     terminal_lines,
 )
@@ -268,7 +268,7 @@ def pytest_collection_modifyitems(
         for requirement_id in ids:
             if ("requirement", requirement_id) not in item.user_properties:
                 item.user_properties.append(("requirement", requirement_id))
-        _mark_baselined(item, ids, state.report.baseline)
+        mark_baselined(item, ids, state.report.baseline)
         if ids and not in_scope.intersection(ids):
             deselected.append(item)
         else:
@@ -279,39 +279,6 @@ def pytest_collection_modifyitems(
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = kept
-
-
-_BASELINED = pytest.StashKey[tuple[BaselineEntry, ...]]()
-
-
-def _mark_baselined(item: pytest.Item, ids: list[str], baseline: tuple[BaselineEntry, ...]) -> None:
-    """Give a test a baseline entry names pytest's ``xfail(strict=True)``: a pass is a stale entry."""
-    entries = tuple(e for e in baseline if e.covers(item.nodeid, ids))
-    if entries:
-        item.stash[_BASELINED] = entries
-        reason = "; ".join(f"{e.describe()}: {e.reason}" for e in entries)
-        item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline: {reason}"))
-
-
-def _judge_baselined(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
-    """A baselined test's failure whose text no entry's ``match`` finds is a new failure; a pass is stale."""
-    entries = item.stash.get(_BASELINED, ())
-    if not entries or call.when != "call":
-        return
-    if report.skipped and hasattr(report, "wasxfail") and call.excinfo is not None:
-        text = failure_text(call.excinfo.value)
-        if not any(e.matches(text) for e in entries):
-            del report.wasxfail
-            report.outcome = "failed"
-            report.sections.append(
-                (
-                    "toolharness baseline",
-                    "a new failure: the baseline entries of this test expect another one\n"
-                    + "\n".join(f"  {e.describe()}" for e in entries),
-                )
-            )
-    elif report.failed and call.excinfo is None:
-        report.toolharness_stale = True  # type: ignore[attr-defined]
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -325,12 +292,12 @@ def pytest_runtest_makereport(
     this test alone (its report then lists only the requirements it reran).
     """
     report = yield
-    _judge_baselined(item, call, report)
+    judge_baselined(item, call, report)
     if report.passed and call.when == "call":
-        examples = _passing_examples(item)
+        examples = passing_examples(item)
         if examples:
             report.toolharness_examples = examples  # type: ignore[attr-defined]
-    fault = _suite_fault(item, call) if report.failed else None
+    fault = suite_fault(item, call) if report.failed else None
     if fault is not None:
         # Read by the run report (and carried to the xdist controller with the report).
         report.toolharness_fault = fault.describe()  # type: ignore[attr-defined]
@@ -360,32 +327,6 @@ def pytest_runtest_makereport(
             lines.append(f"reproduce: {_rerun_command(item, state)}")
             report.sections.append(("toolharness requirement", "\n".join(lines)))
     return report
-
-
-def _passing_examples(item: pytest.Item) -> int:
-    """How many examples of a property test passed, from Hypothesis's statistics (0: not known)."""
-    statistics = getattr(item, "hypothesis_statistics", None)
-    if not isinstance(statistics, str):
-        return 0
-    return sum(int(n) for n in re.findall(r"(\d+) passing", statistics))
-
-
-def _suite_fault(item: pytest.Item, call: pytest.CallInfo[None]) -> Blame | None:
-    """The suite or adapter fault this failure is, or None when it is the harness's (see ``_faults``)."""
-    state = item.config.stash.get(RUN_STATE, None)
-    if state is None or call.excinfo is None or call.when == "teardown":
-        return None
-    if not any(key == "requirement" for key, _ in item.user_properties):
-        return None
-    adapter = built_adapter(item.config)
-    try:
-        harness = adapter_harness_packages(adapter) if adapter is not None else None
-    except TypeError:
-        harness = None
-    if state.settings.target:
-        harness = ()  # the harness is another process: every Python exception is the suite's
-    modules = (type(adapter).__module__,) if adapter is not None else ()
-    return blame(call.excinfo.value, harness, modules)
 
 
 def _rerun_command(item: pytest.Item, state: RunState) -> str:
@@ -475,7 +416,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         # A rerun of some tests reports on what it reran, not on the whole catalogue.
         state.results = [r for r in state.results if r.tests]
     adapter = choose_adapter_source(config, state.settings).description
-    _into_junitxml(config, state)
+    into_junitxml(config, state.results)
     if state.settings.report is not None:
         state.settings.report.parent.mkdir(parents=True, exist_ok=True)
         state.settings.report.write_text(report_json(state.results, adapter, report.level), encoding="utf-8")
@@ -512,19 +453,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         state.suite_dir is not None or state.settings.requirements
     ):
         _fail_if_nothing_checked(session, state)
-
-
-def _into_junitxml(config: pytest.Config, state: RunState) -> None:
-    """Each requirement's status as a property of pytest's own ``--junitxml`` test suite.
-
-    Before the XML is written: this hook runs first of all plugins' ``pytest_sessionfinish``. Each
-    test case already carries its requirement IDs (``requirement`` user properties).
-    """
-    xml = config.stash.get(xml_key, None)
-    if xml is None:
-        return
-    for result in state.results:
-        xml.add_global_property(f"toolharness {result.requirement.id}", result.status.value)
 
 
 def _fail_if_nothing_checked(session: pytest.Session, state: RunState) -> None:
