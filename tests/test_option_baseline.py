@@ -164,3 +164,39 @@ def test_an_old_format_entry_still_works_and_is_called_deprecated(pytester: pyte
     result = run(pytester, suite, "--toolharness-baseline=baseline.toml")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*entries without 'test' stand for any test of PAIR-1 (deprecated*"])
+
+
+BY_FINDING_BASELINES = (
+    "pydantic-ai",
+    "langgraph",
+    "anthropic-tool-runner",
+    "smolagents",
+    "openai-agents",
+    "claude-code",
+)
+
+
+@pytest.mark.parametrize("name", BY_FINDING_BASELINES)
+def test_a_shipped_baseline_names_the_failing_test_of_each_finding(name: str) -> None:
+    """Each entry names a test of the suite that exists and checks the entry's requirement."""
+    import ast
+    from importlib import resources
+
+    from pytest_toolharness._baselines import load_baseline
+    from pytest_toolharness._requirements import load_catalogue
+
+    path = resources.files("pytest_toolharness").joinpath("baselines", f"{name}.toml")
+    entries = load_baseline(path, load_catalogue())  # type: ignore[arg-type]
+    suite = resources.files("conformance")
+    defined: dict[str, str] = {}  # test function or class name -> its source
+    for module in (p for p in suite.iterdir() if p.name.startswith("test_") and p.name.endswith(".py")):
+        source = module.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                marks = "".join(ast.get_source_segment(source, d) or "" for d in node.decorator_list)
+                defined[node.name] = marks + (ast.get_source_segment(source, node) or "")
+    for entry in entries:
+        assert entry.test is not None, f"{name}: {entry.id} names no test"
+        test = entry.test.split("::")[0].partition("[")[0]
+        assert test in defined, f"{name}: {entry.id}: no test {entry.test!r} in the suite"
+        assert f'"{entry.id}"' in defined[test], f"{name}: {test} does not check {entry.id}"
