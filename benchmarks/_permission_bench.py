@@ -45,8 +45,11 @@ from reference_impl import (
 )
 from reference_impl.permissions import (
     PermissionBehavior,
+    deny_forms,
+    match_shell_pattern,
     rule_matches,
     rule_matches_shell_part,
+    shell_vouched,
     split_command,
 )
 from reference_impl.tools import PermissionTarget
@@ -115,12 +118,27 @@ def bash_commands(count: int, *, salt: str = "") -> list[str]:
 
 
 def _linear(rules: list[PermissionRule], tool: Tool, tool_input: dict[str, Any], cwd: Path) -> str:
-    """The obvious decision: every rule looked at, in order, deny then ask then allow."""
+    """The obvious decision: every rule looked at, in order, deny then ask then allow.
+
+    A deny or ask rule that matches a shell command only because the line runs programs the engine
+    does not read is passed over when allow rules naming each of those programs vouch for them.
+    """
+    allow = [rule for rule in rules if rule.behavior == "allow"]
+    uncertain = False
     for behavior in ("deny", "ask"):
         for rule in rules:
             if rule.behavior == behavior and rule_matches(rule, tool, tool_input, cwd=cwd):
+                if tool.is_shell and rule.content is not None:
+                    reading = deny_forms(str(tool_input.get("command", "")))
+                    if not any(match_shell_pattern(rule.content, form) for form in reading.forms):
+                        unread = [forms for _, forms in reading.unread]
+                        if reading.opaque is None and shell_vouched(allow, (tool.name,), unread):
+                            continue
+                        uncertain = True  # it may run what the rule names: asked, not denied
+                        continue
                 return behavior
-    allow = [rule for rule in rules if rule.behavior == "allow"]
+        if uncertain:
+            return "ask"
     if tool.is_shell:
         # A shell command is allowed when bash would run nothing but commands that allow rules name.
         command = split_command(str(tool_input.get("command", "")))

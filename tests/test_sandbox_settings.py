@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from reference_impl import PermissionContext, SettingsError, load_settings, parse_rule, sandbox_settings
-from reference_impl.sandbox import derive_policy, host_allowed
+from reference_impl.sandbox import (
+    GLOB_MATCH_LIMIT,
+    SandboxPatternError,
+    derive_policy,
+    expand_globs,
+    host_allowed,
+)
 
 
 def _file(data: dict[str, Any], source: Any = "userSettings", name: str = "user.json") -> Any:
@@ -186,3 +192,45 @@ def test_narrowing_keys_the_harness_cant_enforce_refuse_the_file(sandbox: Any, k
     with pytest.raises(SettingsError, match="not supported") as caught:
         sandbox_settings([_file({"sandbox": sandbox})])
     assert caught.value.key == key
+
+
+def test_glob_entries_stay_patterns_with_their_directories_resolved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``denyRead`` / ``denyWrite`` globs become absolute patterns (``~`` and ``./`` expanded), not paths."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    work = tmp_path / "work"
+    work.mkdir()
+    merged = sandbox_settings(
+        [
+            _file(
+                {
+                    "sandbox": {
+                        "filesystem": {"denyRead": ["~/.ssh/**", "/etc/shadow"], "denyWrite": ["./*.key"]}
+                    }
+                }
+            )
+        ]
+    )
+    rules = (
+        parse_rule("Read(**/.env)", "deny", "userSettings"),
+        parse_rule(r"Read(./lit\*.txt)", "deny", "userSettings"),
+    )
+    policy = derive_policy(merged, PermissionContext(cwd=work, rules=rules), temp_dir=tmp_path / "t")
+    assert policy.hidden_globs == (f"{tmp_path}/home/.ssh/**", f"{work}/**/.env")
+    assert "/etc/shadow" in policy.hidden
+    assert f"{work}/lit*.txt" in policy.hidden  # an escaped wildcard is one literal path
+    assert policy.protected_globs == (f"{work}/*.key",)
+    assert not {f"{tmp_path}/home/.ssh/**", f"{work}/**/.env", f"{work}/*.key"} & {
+        *policy.hidden,
+        *policy.protected,
+    }
+
+
+def test_a_glob_matching_too_much_refuses_rather_than_half_enforces(tmp_path: Path) -> None:
+    """A pattern matching more than GLOB_MATCH_LIMIT paths is an error naming the pattern."""
+    for n in range(GLOB_MATCH_LIMIT + 1):
+        (tmp_path / f"f{n}.key").touch()
+    with pytest.raises(SandboxPatternError, match=r"\*\.key"):
+        expand_globs([f"{tmp_path}/*.key"])
+    assert len(expand_globs([f"{tmp_path}/*.key"], limit=None)) == GLOB_MATCH_LIMIT + 1

@@ -202,7 +202,8 @@ def test_deny_forms_reach_nested_and_grouped_commands(command: str, form: str) -
         ("timeout 5 npm test", [["timeout 5 npm test", "npm test"]]),
         ("NODE_ENV=test npm test", [["NODE_ENV=test npm test", "npm test"]]),
         ("time nice -n 5 npm test", [["time nice -n 5 npm test", "nice -n 5 npm test", "npm test"]]),
-        ("sudo npm test", [["sudo npm test"], ["npm test"]]),
+        # The wrapped command may also be covered by a rule written for the wrapper as written.
+        ("sudo npm test", [["sudo npm test"], ["npm test", "sudo npm test"]]),
         ("bash -c 'npm test && ls'", [["bash -c 'npm test && ls'"], ["npm test"], ["ls"]]),
     ],
 )

@@ -317,14 +317,18 @@ def mine_help_text(program: str, text: str) -> list[CatalogueEntry]:
     return entries
 
 
+def _listing(directory: str) -> list[str]:
+    """The names in ``directory``, sorted ([] when it can't be read)."""
+    try:
+        return sorted(os.listdir(directory))
+    except OSError:
+        return []
+
+
 def _installed(bin_dirs: Sequence[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     for directory in bin_dirs:
-        try:
-            names = sorted(os.listdir(directory))
-        except OSError:
-            continue
-        for name in names:
+        for name in _listing(directory):
             found.setdefault(name, os.path.join(directory, name))
     return found
 
@@ -353,11 +357,7 @@ def mine_catalogue(
     entries: set[CatalogueEntry] = set()
     documented: set[str] = set()
     for directory in man_dirs:
-        try:
-            pages = sorted(os.listdir(directory))
-        except OSError:
-            continue
-        for page in pages:
+        for page in _listing(directory):
             program = page.split(".")[0]
             if program not in installed and "-" in program and program.split("-")[0] in installed:
                 program = program.replace("-", " ", 1)  # git-rebase(1) documents ``git rebase``

@@ -69,7 +69,12 @@ from reference_impl.permissions._settings import (
     load_settings,
     rules_from_strings,
 )
-from reference_impl.permissions._shell_rules import rule_matches_shell_part
+from reference_impl.permissions._shell_forms import DenyForms, deny_forms
+from reference_impl.permissions._shell_rules import (
+    match_shell_pattern,
+    rule_matches_shell_part,
+    shell_vouched,
+)
 from reference_impl.permissions._url_hosts import normalise_host
 
 __all__ = [
@@ -83,6 +88,7 @@ __all__ = [
     "Classifier",
     "DecisionReason",
     "DecisionStage",
+    "DenyForms",
     "HookVerdict",
     "PathPatternError",
     "PermissionBehavior",
@@ -102,10 +108,12 @@ __all__ = [
     "ToolPermissionContext",
     "context_from_settings",
     "decide_permission",
+    "deny_forms",
     "format_rule",
     "internal_error_decision",
     "is_tool_denied_as_whole",
     "load_settings",
+    "match_shell_pattern",
     "normalise_host",
     "parse_path_pattern",
     "parse_rule",
@@ -114,5 +122,6 @@ __all__ = [
     "rule_matches_shell_part",
     "rules_from_strings",
     "safe_target",
+    "shell_vouched",
     "split_command",
 ]

@@ -202,6 +202,14 @@ class _Walk:
             self.heredoc(node, depth)
         elif kind in _PASSIVE:
             return
+        elif kind == "test_command":
+            # ``[ -d x ]``, ``[[ $a == b* ]]``: a test runs nothing but the substitutions in its words
+            # (array subscripts and arithmetic are marked by mark_evaluated_code); in ``[ ]`` a ``<``
+            # or ``>`` is a redirection the grammar reads as a comparison.
+            text = self.text(node)
+            if not text.startswith("[[") and ("<" in text or ">" in text):
+                self.problem("a redirection inside [ ] is not analysed")
+            self.substitutions(node, depth)
         else:
             self.problem(f"the shell construct {kind!r} is not analysed")
             self.children(node, depth)
@@ -226,7 +234,7 @@ class _Walk:
         extra: list[tree_sitter.Node] = []
         for child in node.named_children:
             if child.type == "file_redirect":
-                extra.extend(_destinations(child)[1:])
+                extra.extend(_destinations(child)[_targets(child) :])
         last = body
         while last is not None and last.type in ("list", "pipeline") and last.named_children:
             last = last.named_children[-1]  # the grammar hangs ``a && b >f c`` on the list; bash on ``b``
@@ -441,7 +449,7 @@ class _Walk:
         operator = next((c.type for c in node.children if not c.is_named), "")
         destinations = _destinations(node)
         if node.type == "file_redirect":
-            destinations = destinations[:1]  # the rest are the command's words (see redirected)
+            destinations = destinations[: _targets(node)]  # the rest are the command's words (see redirected)
         for destination in destinations:
             value = self.word(destination, depth)
             if node.type == "herestring_redirect" and value is not None:
@@ -486,6 +494,11 @@ def _destinations(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return node.children_by_field_name("destination") or [
         c for c in node.named_children if c.type != "file_descriptor"
     ]
+
+
+def _targets(node: tree_sitter.Node) -> int:
+    """How many of a file redirection's words are its target: none for ``<&-`` / ``>&-`` (close a descriptor)."""
+    return 0 if any(c.type in ("<&-", ">&-") for c in node.children) else 1
 
 
 def _heredoc_delimited(walk: _Walk, node: tree_sitter.Node) -> bool:

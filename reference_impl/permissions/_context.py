@@ -84,6 +84,8 @@ def context_from_settings(
         chosen = mode
     if chosen == "bypassPermissions" and any(f.permissions.disable_bypass_permissions_mode for f in files):
         chosen = "default"
+    if chosen == "auto" and any(f.permissions.disable_auto_mode for f in files):
+        chosen = "default"  # ``disableAutoMode: "disable"`` loads and means what it says
     directories = [Path(d) for d in additional_dirs]
     for settings in files:
         directories.extend(cwd / Path(d).expanduser() for d in settings.permissions.additional_directories)

@@ -154,6 +154,12 @@ def _declaration_evaluates(walk: _WalkRecorder, node: tree_sitter.Node) -> str |
     flags = "".join(
         walk.text(c)[1:] for c in node.named_children if c.type == "word" and walk.text(c).startswith("-")
     )
+    if "n" in flags:
+        # ``declare -n r=PS4; r='$(rm x)'``: assignments through a name reference set another
+        # variable, which the walk can't follow.
+        return (
+            f"{builtin} -n makes a name reference: later assignments set a variable only known when it runs"
+        )
     for child in node.named_children:
         written = walk.text(child)
         if child.type == "variable_assignment":

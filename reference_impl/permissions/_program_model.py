@@ -49,7 +49,7 @@ PLAIN_PROGRAMS = _names(
     "arch nproc uptime free ps pgrep pstree kill pkill killall tty stty locale getconf printenv "
     "which type help umask ulimit wait jobs shift exit return break continue set shopt "
     "unset export declare typeset local readonly read mapfile readarray getopts let "
-    "lsof netstat ss ping host dig nslookup curl lscpu lsblk lsusb lspci vmstat iostat "
+    "journalctl lsof netstat ss ping host dig nslookup curl lscpu lsblk lsusb lspci vmstat iostat "
     "bc expr factor"
 )
 """Programs (and builtins) that start no other program, whatever their options."""
@@ -119,6 +119,10 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
     "poetry": _names("install add remove update lock show check build version env"),
     "yarn": frozenset(),  # every name but the ones below is a package.json script or command
     "pnpm": frozenset(),
+    "systemctl": _names(
+        "status is-active is-enabled is-failed list-units list-unit-files list-timers show cat start stop "
+        "restart reload enable disable daemon-reload --version"
+    ),
     "docker": _names("ps images pull push build logs inspect version info login logout tag rmi stop"),
 }
 _ALIASES = {"pip3": "pip", "gmake": "make", "ginstall": "install"}
@@ -241,8 +245,12 @@ def _subcommand(name: str, args: Words) -> str | None:
     words = [w for w in args if w is not None]
     index = 0
     while index < len(words) and words[index].startswith("-"):
-        # git's global options with a value: -C dir, -c key=value (read by _programs), --git-dir dir.
+        # git's global options with a value: -C dir, -c key=value, --git-dir dir.
         takes = words[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--prefix")
+        if name == "git" and words[index].startswith("-c"):
+            setting = words[index][2:] or (words[index + 1] if index + 1 < len(words) else "")
+            if _GIT_RUNNING_KEYS.match(setting):
+                return f"git -c {setting.split('=', 1)[0]}: a setting that runs a command or renames one"
         index += 2 if takes else 1
     sub = words[index] if index < len(words) else None
     if sub is None:
@@ -257,7 +265,19 @@ def _subcommand(name: str, args: Words) -> str | None:
         return f"{name} {sub} is a subcommand the engine does not read (it may be an alias or a plug-in)"
     if name == "git" and sub == "config":
         return _git_config(words[index + 1 :])
+    if name == "git" and sub in ("clone", "ls-remote", "archive"):
+        # ``git clone -u CMD``: the upload-pack program (``archive --exec``) runs locally.
+        rest = words[index + 1 :]
+        if any(
+            w.startswith("-") and not w.startswith("--") and "u" in w[1:] for w in rest if sub != "archive"
+        ):
+            return f"git {sub} -u runs an upload-pack command the engine does not read"
     return None
+
+
+# ``git -c KEY=...`` keys that run a command, rename a subcommand, load more settings or allow a
+# transport that runs one (``ext::``).
+_GIT_RUNNING_KEYS = re.compile(r"(core|alias|include|includeif|protocol|uploadpack|receive)\.", re.IGNORECASE)
 
 
 _GIT_READ_ONLY_CONFIG = frozenset(

@@ -7,6 +7,8 @@ redirections count as writes.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from reference_impl.permissions._paths import lexical_path, resolved_path
@@ -40,6 +42,13 @@ def protected_reason(path: str, cwd: Path) -> str | None:
             return f"{path} is inside the protected directory {sorted(hit)[0]}"
         if segments[-1] in PROTECTED_FILES or "/".join(segments[-3:]) in PROTECTED_FILES:
             return f"{path} is a protected file ({segments[-1]})"
+    try:
+        status = os.stat(resolved_path(path, cwd))
+    except (OSError, ValueError):
+        return None  # a new file has no other name
+    if stat.S_ISREG(status.st_mode) and status.st_nlink > 1:
+        # A hard link has a name of its own: the file may be ``.git/config`` under another name.
+        return f"{path} has {status.st_nlink} names (hard links), and another may be a protected file"
     return None
 
 
@@ -53,9 +62,18 @@ def protected_write(call: Call, cwd: Path) -> str | None:
     shell = call.shell
     if shell is None:
         return None
+    moves = any(
+        part.argv[:1] in (("cd",), ("pushd",), ("popd",))
+        or part.argv[:2] in (("builtin", "cd"), ("command", "cd"))
+        for part in shell.parts
+    )
     for written in shell.writes:
         if written is None:
             return "the command writes to a file only known when it runs"
+        if moves and not written.startswith(("/", "~")):
+            # ``cd .git && echo x > config``: a relative path written after the line changes
+            # directory lands where the walk can't tell.
+            return f"the command changes directory before writing {written}, so where it lands is not known"
         reason = protected_reason(written, cwd)
         if reason is not None:
             return reason

@@ -72,6 +72,7 @@ class PermissionSettings:
     default_mode: PermissionMode | None = None
     additional_directories: tuple[str, ...] = ()
     disable_bypass_permissions_mode: bool = False
+    disable_auto_mode: bool = False
     block_writes_outside_working_directories: bool = False
     deny_instead_of_prompting: bool = False
 
@@ -180,6 +181,9 @@ def _parse_permissions(name: str, permissions: Any, source: SettingSource) -> Pe
             'permissions.disableBypassPermissionsMode must be "disable"',
             key="disableBypassPermissionsMode",
         )
+    disable_auto = permissions.get("disableAutoMode")
+    if disable_auto not in (None, "disable"):
+        raise SettingsError(name, 'permissions.disableAutoMode must be "disable"', key="disableAutoMode")
     flags: dict[str, bool] = {}
     for key in ("blockWritesOutsideWorkingDirectories", "denyInsteadOfPrompting"):
         value = permissions.get(key, False)
@@ -195,6 +199,7 @@ def _parse_permissions(name: str, permissions: Any, source: SettingSource) -> Pe
         default_mode=mode,
         additional_directories=tuple(directories),
         disable_bypass_permissions_mode=disable_bypass == "disable",
+        disable_auto_mode=disable_auto == "disable",
     )
 
 

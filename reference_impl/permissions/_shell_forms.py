@@ -120,7 +120,11 @@ def _allow_argv(
         if base == "env" and env_split_strings(args):
             return None
         nested = _allow_argv(inner, _raw_of(inner), depth + 1, stdin)
-        return None if nested is None else units + nested
+        if nested is None:
+            return None
+        # A rule written for the wrapper command as written (``Bash(sudo systemctl *)``) covers what
+        # it wraps too; a rule for the wrapped program alone still has to cover the wrapper itself.
+        return units + [tuple(dict.fromkeys((*unit, *units[0]))) for unit in nested]
     if base in SHELLS:
         if not args and stdin is None:
             return units
@@ -173,6 +177,8 @@ def allow_units(command: ShellCommand, depth: int = 0) -> AllowUnits | None:
                 tuple(dict.fromkeys([part.text, " ".join((*part.assignments, _quoted_form(argv, raw)))]))
             )
             continue  # an assignment that changes what runs: only a rule naming it can allow it
+        if argv[:1] in (("test",), ("[",)) and not part.assignments:
+            continue  # a test runs nothing (its subscripts are hidden code, caught by the reader)
         found = _allow_argv(argv, raw, depth, part.stdin)
         if found is None:
             return None
@@ -181,7 +187,7 @@ def allow_units(command: ShellCommand, depth: int = 0) -> AllowUnits | None:
             first = (*first, " ".join((*part.assignments, found[0][0])))
         units.append(tuple(dict.fromkeys(first)))
         units.extend(found[1:])
-    return tuple(units)
+    return tuple(units) if units else None  # only tests: nothing for a rule to allow
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +215,13 @@ class _Reading(set[str]):
     def note_unread(self, why: str, argv: Argv, raw: tuple[str, ...]) -> None:
         forms = tuple(dict.fromkeys((_quoted_form(argv, raw), _plain_form(argv, raw))))
         self.unread.append((why, forms))
+
+    def widen(self, start: int, argv: Argv, raw: tuple[str, ...]) -> None:
+        """Add the wrapper's own forms to the unread commands noted since ``start`` (what it wraps)."""
+        outer = (_quoted_form(argv, raw), _plain_form(argv, raw))
+        for i in range(start, len(self.unread)):
+            why, forms = self.unread[i]
+            self.unread[i] = (why, tuple(dict.fromkeys((*forms, *outer))))
 
 
 def _program_name(name: str) -> str:
@@ -266,7 +279,10 @@ def _deny_argv(
         candidates: list[Argv] = []
         parsed = unwrap(base, args)
         if parsed is not None:
+            before = len(forms.unread) if isinstance(forms, _Reading) else 0
             reason = _deny_argv(parsed, _raw_of(parsed), forms, depth + 1, stdin, exact=exact)
+            if isinstance(forms, _Reading):
+                forms.widen(before, argv, raw)  # ``Bash(sudo systemctl *)`` names the wrapped command too
         elif exact and args and isinstance(forms, _Reading) and not _looks_up(base, args):
             forms.note_unread(f"{base}'s options are not ones the engine reads", argv, raw)
         candidates.extend(wrapped_candidates(args))
@@ -356,6 +372,8 @@ def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | N
         forms.add(part.text)
         joined.append(_plain_form(part.argv, part.raw))
         found = _deny_argv(part.argv, part.raw, forms, depth, part.stdin)  # always: it adds the forms
+        if found is not None and part.argv == (None,) and part.doubts:
+            found = part.doubts[0]  # the reader's own words for what it could not read
         reason = reason or found
     if joined:
         forms.add(" ".join(joined))

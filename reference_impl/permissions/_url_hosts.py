@@ -1,7 +1,7 @@
 """URL hosts as ``WebFetch(domain:...)`` rules compare them (PERM-11).
 
 A host is normalised before it is compared (:func:`normalise_host`): percent-decoded, lower-cased,
-IDNA-encoded, an IPv4 address in any numeric form as its dotted quad. A URL or a rule's host that
+IDNA-encoded (where IDNA 2003 and UTS 46 agree), an IPv4 address in any numeric form as its dotted quad. A URL or a rule's host that
 can't be read with certainty is never allowed, and matched by every deny or ask rule.
 """
 
@@ -11,6 +11,8 @@ import ipaddress
 import re
 import socket
 from urllib.parse import unquote, urlsplit
+
+import idna
 
 from reference_impl.permissions._decisions import PermissionBehavior
 
@@ -32,8 +34,11 @@ def normalise_host(host: str) -> str | None:
         host = unquote(host, errors="strict").strip().lower()
     except UnicodeDecodeError:
         return None
+    original = host
     if not host or re.search(r"[\x00-\x20%/\\@?#]", host):
         return None
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        return None  # ``a:80:90``: no parser agrees on where such a host ends
     if host.startswith("[") and host.endswith("]"):
         try:
             address = ipaddress.ip_address(host[1:-1])
@@ -42,9 +47,15 @@ def normalise_host(host: str) -> str | None:
         mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
         return str(mapped if mapped is not None else address)
     if not host.isascii():
+        # IDNA 2003 (Python's codec) and UTS 46 / IDNA 2008 (curl with libidn2, browsers, httpx's
+        # ``idna``) map some names differently (``faß.de`` is ``fass.de`` or ``xn--fa-hia.de``): a
+        # host they disagree on is not read with certainty.
         try:
             host = host.encode("idna").decode("ascii").lower()
-        except UnicodeError:
+            modern = idna.encode(original, uts46=True).decode("ascii").lower()
+        except (UnicodeError, idna.IDNAError):
+            return None
+        if modern.rstrip(".") != host.rstrip("."):
             return None
     host = host.rstrip(".")
     labels = host.split(".")

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from reference_impl.sandbox._policy import SandboxPolicy, derive_policy, host_allowed
 from reference_impl.sandbox._proxy import DomainProxy, ProxyDecision
-from reference_impl.sandbox._runner import CommandResult, sandbox_problem
+from reference_impl.sandbox._runner import (
+    GLOB_MATCH_LIMIT,
+    CommandResult,
+    SandboxPatternError,
+    expand_globs,
+    sandbox_problem,
+)
 from reference_impl.sandbox._settings import (
     ACCEPTED_NOT_ENFORCED,
     MANAGED_ONLY,
@@ -25,18 +31,21 @@ from reference_impl.sandbox._shell import DISABLE_SANDBOX_KEY, SandboxedShell, S
 __all__ = [
     "ACCEPTED_NOT_ENFORCED",
     "DISABLE_SANDBOX_KEY",
+    "GLOB_MATCH_LIMIT",
     "MANAGED_ONLY",
     "SANDBOX_KEYS",
     "UNSUPPORTED",
     "CommandResult",
     "DomainProxy",
     "ProxyDecision",
+    "SandboxPatternError",
     "SandboxPlan",
     "SandboxPolicy",
     "SandboxSettings",
     "SandboxedShell",
     "ShellRunError",
     "derive_policy",
+    "expand_globs",
     "host_allowed",
     "sandbox_problem",
     "sandbox_settings",

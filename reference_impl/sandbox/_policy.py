@@ -12,12 +12,16 @@
   ``sandbox.filesystem.denyWrite``; a bare repository planted at a writable root (``HEAD``, ``objects``,
   ``refs``) is removed after the command too;
 - hidden (reads fail): ``sandbox.filesystem.denyRead`` and the paths of ``Read(...)`` deny rules;
+- glob patterns among ``denyRead`` / ``denyWrite`` (``~/.ssh/**``, ``./*.key``, ``**/.env``) and the
+  ``Read(...)`` deny rules that can't be one mount (``Read(**/.env)``) are kept as patterns
+  (``hidden_globs``, ``protected_globs``), expanded against the filesystem before every command
+  (:func:`~reference_impl.sandbox._runner.mount_plan`);
 - network: hosts of ``sandbox.network.allowedDomains`` and ``WebFetch(domain:...)`` allow rules, minus
   ``deniedDomains`` and ``WebFetch(domain:...)`` deny rules (a denied host is never let through).
 
-Path rules become mounts only when they name a directory (``Edit(//tmp/build/**)``) or one literal
-path (``Read(./.env)``); a pattern with a wildcard in the middle (``Read(**/.env)``) can't be a mount
-and is left to the permission engine, which still applies it to the file tools.
+Path rules become mounts when they name a directory (``Edit(//tmp/build/**)``) or one literal path
+(``Read(./.env)``); a ``Read(...)`` deny pattern with a wildcard elsewhere (``Read(**/.env)``) is
+expanded like a ``denyRead`` glob (the permission engine still applies it to the file tools too).
 """
 
 from __future__ import annotations
@@ -39,7 +43,14 @@ from reference_impl.permissions import (
 )
 from reference_impl.sandbox._settings import SandboxSettings
 
-__all__ = ["BARE_REPOSITORY_NAMES", "EDIT_TOOLS", "SandboxPolicy", "derive_policy", "host_allowed"]
+__all__ = [
+    "BARE_REPOSITORY_NAMES",
+    "EDIT_TOOLS",
+    "SandboxPolicy",
+    "derive_policy",
+    "host_allowed",
+    "is_glob",
+]
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 """The tools whose ``Tool(path)`` allow rules widen the sandbox's writable area."""
@@ -59,6 +70,10 @@ class SandboxPolicy:
     hidden: tuple[str, ...]
     allowed_domains: tuple[str, ...]
     denied_domains: tuple[str, ...]
+    hidden_globs: tuple[str, ...] = ()
+    """Absolute glob patterns (``**`` spans directories) whose matches are hidden."""
+    protected_globs: tuple[str, ...] = ()
+    """Absolute glob patterns whose matches are read-only, and removed when a command creates one."""
 
     def allows_host(self, host: str) -> bool:
         """Whether the proxy lets a connection to ``host`` through (denied domains win)."""
@@ -81,9 +96,36 @@ def host_allowed(host: str, allowed: Iterable[str], denied: Iterable[str]) -> bo
     return any(_matches(normal, pattern) for pattern in allowed)
 
 
+def is_glob(text: str) -> bool:
+    """Whether a settings path is a glob pattern (``*``, ``?`` or ``[``) rather than one path."""
+    return any(c in text for c in _UNBINDABLE)
+
+
 def _absolute(text: str, cwd: Path) -> str:
     expanded = os.path.expanduser(text[1:] if text.startswith("//") else text)
     return os.path.realpath(posixpath.join(str(cwd), expanded))
+
+
+def _absolute_glob(text: str, cwd: Path) -> str:
+    """``text`` as an absolute pattern: the directories before its first wildcard resolved, the rest kept."""
+    expanded = os.path.expanduser(text[1:] if text.startswith("//") else text)
+    parts = posixpath.normpath(posixpath.join(str(cwd), expanded)).split("/")
+    first = next(i for i, part in enumerate(parts) if is_glob(part))
+    prefix = os.path.realpath("/".join(parts[:first]) or "/")
+    return posixpath.join(prefix, *parts[first:])
+
+
+def _rule_glob(rule: PermissionRule, context: PermissionContext) -> str | None:
+    """A ``Read(...)`` deny pattern that is not one path, as an absolute glob pattern."""
+    if rule.content is None:
+        return None
+    try:
+        pattern = parse_path_pattern(rule.content, cwd=context.cwd, project_root=context.project_root)
+    except PathPatternError:
+        return None
+    # An escaped wildcard is a literal character: glob spells that as a one-character class.
+    glob = pattern.glob.replace("\\[", "[[]").replace("\\*", "[*]").replace("\\?", "[?]")
+    return posixpath.join(pattern.root, glob)
 
 
 def _rule_path(rule: PermissionRule, context: PermissionContext) -> str | None:
@@ -133,7 +175,8 @@ def derive_policy(
     cwd = context.cwd
     writable = [os.path.realpath(d) for d in (*context.working_dirs, temp_dir)]
     writable.extend(_absolute(p, cwd) for p in settings.allow_write)
-    hidden = [_absolute(p, cwd) for p in settings.deny_read]
+    hidden = [_absolute(p, cwd) for p in settings.deny_read if not is_glob(p)]
+    hidden_globs = [_absolute_glob(p, cwd) for p in settings.deny_read if is_glob(p)]
     allowed = list(
         settings.managed_domains if settings.allow_managed_domains_only else settings.allowed_domains
     )
@@ -147,6 +190,8 @@ def derive_policy(
             path = _rule_path(rule, context)
             if path is not None:
                 hidden.append(path)
+            elif (pattern := _rule_glob(rule, context)) is not None:
+                hidden_globs.append(pattern)
         elif (domain := _rule_domain(rule)) is not None:
             if rule.behavior == "allow" and not (
                 settings.allow_managed_domains_only and rule.source != "policySettings"
@@ -157,11 +202,13 @@ def derive_policy(
     roots = _unique(writable)
     protected = [posixpath.join(root, name) for root in roots for name in protected_names()]
     protected.extend(os.path.realpath(p) for p in settings_paths)
-    protected.extend(_absolute(p, cwd) for p in settings.deny_write)
+    protected.extend(_absolute(p, cwd) for p in settings.deny_write if not is_glob(p))
     return SandboxPolicy(
         writable=roots,
         protected=_unique(protected),
         hidden=_unique(hidden),
         allowed_domains=_unique(allowed),
         denied_domains=_unique(denied),
+        hidden_globs=_unique(hidden_globs),
+        protected_globs=_unique(_absolute_glob(p, cwd) for p in settings.deny_write if is_glob(p)),
     )

@@ -7,7 +7,11 @@ directory, ``/dev/null`` over a file). Network, PID, IPC and UTS namespaces are 
 sees only its own loopback and its own processes; when it ends, everything it started ends with it.
 A protected path that does not exist can't be a mount point without creating it in the user's tree,
 so it is checked after the command instead: if the command created it, it is removed (Claude Code's
-"scrub" of planted bare-repository files). The ``/proc/self/root`` of a sandboxed process is the
+"scrub" of planted bare-repository files). Glob patterns of ``denyRead`` / ``denyWrite`` are expanded
+just before each command: their matches are hidden or read-only like listed paths, and a path the
+command created that matches a ``denyWrite`` pattern is removed after it. A pattern matching more than
+:data:`GLOB_MATCH_LIMIT` paths refuses the command (:class:`SandboxPatternError`) rather than run it
+with part of the pattern unenforced. The ``/proc/self/root`` of a sandboxed process is the
 sandbox's own root, so it leads nowhere new.
 """
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import glob
 import os
 import shutil
 import signal
@@ -27,9 +32,11 @@ from pathlib import Path
 from reference_impl.sandbox._policy import BARE_REPOSITORY_NAMES, SandboxPolicy
 
 __all__ = [
+    "GLOB_MATCH_LIMIT",
     "PROXY_PORT",
     "CommandResult",
     "MountPlan",
+    "SandboxPatternError",
     "bwrap_argv",
     "mount_plan",
     "run_command",
@@ -67,6 +74,31 @@ class CommandResult:
     """Protected paths the command created and that were removed after it (sandboxed runs)."""
 
 
+GLOB_MATCH_LIMIT = 4096
+"""The most paths one ``denyRead`` / ``denyWrite`` glob may match (each match is a mount)."""
+
+
+class SandboxPatternError(ValueError):
+    """A glob pattern of the sandbox's settings can't be enforced as it stands (it names the pattern)."""
+
+
+def expand_globs(patterns: Sequence[str], *, limit: int | None = GLOB_MATCH_LIMIT) -> tuple[str, ...]:
+    """The paths that ``patterns`` match now (``**`` spans directories, dot files included), sorted.
+
+    Raises :class:`SandboxPatternError` when one pattern matches more than ``limit`` paths.
+    """
+    found: set[str] = set()
+    for pattern in patterns:
+        for count, match in enumerate(glob.iglob(pattern, recursive=True, include_hidden=True), 1):
+            if limit is not None and count > limit:
+                raise SandboxPatternError(
+                    f"the sandbox pattern {pattern!r} matches more than {GLOB_MATCH_LIMIT} paths;"
+                    " narrow it in sandbox.filesystem (or the Read deny rule) so that it can be enforced"
+                )
+            found.add(os.path.normpath(match))
+    return tuple(sorted(found))
+
+
 @dataclass(frozen=True, slots=True)
 class MountPlan:
     """The mounts of one run, computed just before it (the filesystem changes between commands)."""
@@ -81,6 +113,10 @@ class MountPlan:
     """(writable root, the repository names absent there before the run)."""
     links: tuple[tuple[str, str], ...] = ()
     """(path, its target): protected paths that are symlinks, put back if the command replaced them."""
+    protected_globs: tuple[str, ...] = ()
+    """``denyWrite`` patterns: a match that the command created is removed after it."""
+    glob_matches: frozenset[str] = frozenset()
+    """What ``protected_globs`` matched before the command."""
 
 
 def _is_git_dir(root: str) -> bool:
@@ -98,12 +134,13 @@ def _first_missing(path: str) -> str | None:
 
 
 def mount_plan(policy: SandboxPolicy) -> MountPlan:
-    """The mounts for ``policy`` as the filesystem is now."""
+    """The mounts for ``policy`` as the filesystem is now (globs expanded: :func:`expand_globs`)."""
     writable = tuple(p for p in policy.writable if os.path.exists(p))
     read_only: list[str] = []
     scrub: dict[str, str] = {}
     links: list[tuple[str, str]] = []
-    for path in policy.protected:
+    glob_matches = expand_globs(policy.protected_globs)
+    for path in (*policy.protected, *glob_matches):
         if not any(path == w or path.startswith(w.rstrip("/") + "/") for w in writable):
             continue  # outside the writable area it is read-only already
         if os.path.islink(path):
@@ -127,8 +164,9 @@ def mount_plan(policy: SandboxPolicy) -> MountPlan:
         for root in writable
         if not _is_git_dir(root)
     )
-    hidden_dirs = tuple(p for p in policy.hidden if os.path.isdir(p))
-    hidden_files = tuple(p for p in policy.hidden if os.path.lexists(p) and not os.path.isdir(p))
+    hidden = (*policy.hidden, *(os.path.realpath(p) for p in expand_globs(policy.hidden_globs)))
+    hidden_dirs = tuple(dict.fromkeys(p for p in hidden if os.path.isdir(p)))
+    hidden_files = tuple(dict.fromkeys(p for p in hidden if os.path.lexists(p) and not os.path.isdir(p)))
     return MountPlan(
         writable,
         tuple(dict.fromkeys(read_only)),
@@ -137,6 +175,8 @@ def mount_plan(policy: SandboxPolicy) -> MountPlan:
         tuple(scrub.items()),
         bare,
         tuple(links),
+        policy.protected_globs,
+        frozenset(glob_matches),
     )
 
 
@@ -182,6 +222,12 @@ def scrub(plan: MountPlan) -> tuple[str, ...]:
         if os.path.lexists(path) and os.path.realpath(os.path.dirname(path)) == parent:
             _remove(path)
             removed.append(path)
+    if plan.protected_globs:
+        # No limit here: every path the command created under a denyWrite pattern goes.
+        for path in expand_globs(plan.protected_globs, limit=None):
+            if path not in plan.glob_matches and os.path.lexists(path):
+                _remove(path)
+                removed.append(path)
     for root, absent in plan.bare_roots:
         if _is_git_dir(root):
             for name in absent:

@@ -35,6 +35,7 @@ from reference_impl.sandbox._proxy import DomainProxy
 from reference_impl.sandbox._runner import (
     PROXY_PORT,
     CommandResult,
+    SandboxPatternError,
     bwrap_argv,
     mount_plan,
     run_command,
@@ -171,7 +172,10 @@ class SandboxedShell:
     ) -> CommandResult:
         policy = self.policy
         bwrap, socat = tools_for(self.settings.bwrap_path, self.settings.socat_path)
-        plan = mount_plan(policy)
+        try:
+            plan = mount_plan(policy)
+        except SandboxPatternError as exc:
+            raise ShellRunError(f"Bash can't run: {exc}") from exc
         proxy = DomainProxy(policy.allows_host)
         self.proxies.append(proxy)
         with tempfile.TemporaryDirectory(prefix="toolharness-proxy-") as private:

@@ -12,8 +12,16 @@ from dataclasses import replace
 from typing import Any
 
 from reference_impl.permissions import _engine, _rules
+from tests.mutants._base import Patch
 
-__all__ = ["allow_rule_matches", "rule_matches"]
+__all__ = ["TRUST_UNREAD", "allow_rule_matches", "rule_matches"]
+
+TRUST_UNREAD = Patch(
+    "reference_impl.permissions._shell_forms", "unread_program", lambda _original: lambda *_args, **_kw: None
+)
+"""The engine trusting every program it does not model (issue 34's principle off). A mutant that
+removes one reading adds it, so that the principle's fallback (asking about what is unread) does not
+hide the reading it removed; on its own it is the mutant ``m_perm_17_unread_trusted``."""
 
 
 def rule_matches(rule: Any, tool: Any, tool_input: Any, context: Any) -> bool:

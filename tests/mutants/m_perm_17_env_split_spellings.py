@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.mutants._base import Patch, make_factory
+from tests.mutants._permission_rules import TRUST_UNREAD
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -34,4 +35,6 @@ def _two_spellings(_original: Any) -> Any:
     return _deny_env_split
 
 
-adapter = make_factory(Patch("reference_impl.permissions._shell_forms", "_deny_env_split", _two_spellings))
+adapter = make_factory(
+    TRUST_UNREAD, Patch("reference_impl.permissions._shell_forms", "_deny_env_split", _two_spellings)
+)

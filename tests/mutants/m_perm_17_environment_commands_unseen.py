@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tests.mutants._base import Patch, make_factory
+from tests.mutants._permission_rules import TRUST_UNREAD
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -21,5 +22,6 @@ _BASH_ONLY = re.compile(
 )
 
 adapter = make_factory(
+    TRUST_UNREAD,
     Patch("reference_impl.permissions._evaluated", "_CODE_VARIABLES", lambda _original: _BASH_ONLY),
 )

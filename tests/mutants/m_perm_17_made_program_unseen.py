@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.mutants._base import Patch, make_factory
+from tests.mutants._permission_rules import TRUST_UNREAD
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -19,4 +20,6 @@ def _redirections_only(_original: Any) -> Any:
     return frozenset({"tee"})
 
 
-adapter = make_factory(Patch("reference_impl.permissions._evaluated", "_FILE_MAKERS", _redirections_only))
+adapter = make_factory(
+    TRUST_UNREAD, Patch("reference_impl.permissions._evaluated", "_FILE_MAKERS", _redirections_only)
+)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.mutants._base import Patch, make_factory
+from tests.mutants._permission_rules import TRUST_UNREAD
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -13,5 +14,6 @@ DESCRIPTION = (
 
 
 adapter = make_factory(
-    Patch("reference_impl.permissions._shell_forms", "_program_name", lambda _original: lambda name: name)
+    TRUST_UNREAD,
+    Patch("reference_impl.permissions._shell_forms", "_program_name", lambda _original: lambda name: name),
 )

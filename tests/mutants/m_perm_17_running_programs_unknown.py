@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.mutants._base import Patch, make_factory
+from tests.mutants._permission_rules import TRUST_UNREAD
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -37,6 +38,7 @@ def _classic_only(original: dict[str, Any]) -> dict[str, Any]:
 
 
 adapter = make_factory(
+    TRUST_UNREAD,
     Patch("reference_impl.permissions._wrapped_commands", "_WRAPPERS", _classic_only),
     Patch(
         "reference_impl.permissions._shell_forms",

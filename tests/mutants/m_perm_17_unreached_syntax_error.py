@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.mutants._base import Patch, make_factory
+from tests.mutants._permission_rules import TRUST_UNREAD
 from tests.mutants._source import rewrite
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
@@ -14,6 +15,7 @@ DESCRIPTION = (
 )
 
 adapter = make_factory(
+    TRUST_UNREAD,
     Patch(
         "reference_impl.permissions._bash_reader",
         "_split",
@@ -21,5 +23,5 @@ adapter = make_factory(
             "if root.has_error and not any(part.argv == (None,) for part in walk.parts):",
             "if False:",
         ),
-    )
+    ),
 )

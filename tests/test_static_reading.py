@@ -1,0 +1,261 @@
+"""The static reading of a shell command fails closed by principle (PERM-16, PERM-17; issue 34).
+
+Under a deny or ask rule a command runs unasked only when every program it runs is one the engine
+reads; anything else asks (denies under dontAsk) with a reason naming the part it could not read,
+unless an allow rule naming that program vouches for it. Plus the bugs of issue 34: words after a
+redirection's target, rules written for wrapper commands, ``[ ... ]``, inline code named by a rule.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pytest_toolharness import strategies as ths
+from reference_impl import PermissionContext, PermissionDecision, decide_permission, parse_rule
+from tests.test_rules import BASH
+
+
+def _decide(command: str, *rules: tuple[str, str], mode: str = "default") -> PermissionDecision:
+    parsed = tuple(parse_rule(text, behavior, "userSettings") for text, behavior in rules)  # type: ignore[arg-type]
+    context = PermissionContext(mode=mode, rules=parsed, cwd=Path("/proj"))  # type: ignore[arg-type]
+    return decide_permission(BASH, {"command": command}, context)
+
+
+DENY_RM = ("Bash(rm:*)", "deny")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm >/dev/null -rf d",
+        "rm 2>&1 -rf d",
+        "rm <&- -rf >/dev/null d",
+        "true && rm >/dev/null -rf d",
+        "ls | rm 2>/dev/null -rf d",
+    ],
+)
+def test_words_after_a_redirection_target_are_the_commands_arguments(command: str) -> None:
+    """PERM-17: bash runs ``rm -rf d`` for ``rm >/dev/null -rf d`` (the oracle says so), so ``Bash(rm -rf:*)`` denies it."""
+    oracle = ths.bash_sandbox()
+    if oracle is None:
+        pytest.skip(f"bash oracle unavailable: {ths.bash_sandbox_problem()}")
+    assert ("rm", "-rf", "d") in [tuple(run) for run in oracle.executed(command)]
+    decision = _decide(command, ("Bash(rm -rf:*)", "deny"), mode="bypassPermissions")
+    assert decision.behavior == "deny", f"{command!r}: {decision}"
+
+
+@pytest.mark.parametrize(
+    ("command", "allow"),
+    [
+        ("sudo systemctl status nginx", "Bash(sudo systemctl *)"),
+        ("sudo systemctl status nginx", "Bash(sudo systemctl:*)"),
+        ("timeout 5 make", "Bash(timeout:*)"),
+        ("sudo -u www-data ./manage.py check", "Bash(sudo -u www-data ./manage.py:*)"),
+    ],
+)
+def test_rules_written_for_wrapper_commands_match_as_written(command: str, allow: str) -> None:
+    """PERM-16: an allow rule naming the wrapper command allows it, with or without a deny rule beside it;
+    a deny rule on the wrapped program still catches it."""
+    assert _decide(command, (allow, "allow")).behavior == "allow"
+    assert _decide(command, (allow, "allow"), DENY_RM).behavior == "allow"
+    wrapped = command.split()[-2] if command.startswith("timeout") else command.split()[-3]
+    assert _decide(command, (allow, "allow"), (f"Bash({wrapped}:*)", "deny")).behavior == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["[ -d node_modules ] || npm ci", "[[ -d node_modules ]] || npm ci", "test -d node_modules || npm ci"],
+)
+def test_tests_are_modelled(command: str) -> None:
+    """PERM-16: ``[ ]``, ``[[ ]]`` and ``test`` run nothing: the command is allowed by ``Bash(npm ci)``."""
+    assert _decide(command, ("Bash(npm ci)", "allow")).behavior == "allow"
+    assert _decide(command, ("Bash(npm ci)", "allow"), DENY_RM).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["[[ -d $(rm -rf x) ]] || npm ci", "[ -d `rm -rf x` ] || npm ci", 'test -v "a[$(rm x)]" || npm ci'],
+)
+def test_a_test_that_runs_a_command_is_not_allowed(command: str) -> None:
+    """PERM-16: a substitution in a test's words runs: neither the allow rule nor bypass lets it past ``Bash(rm:*)``."""
+    assert _decide(command, ("Bash(npm ci)", "allow")).behavior == "ask"
+    assert _decide(command, DENY_RM, mode="bypassPermissions").behavior != "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "allow"),
+    [
+        ("python3 -c 'import os; print(os.getcwd())'", "Bash(python3 -c:*)"),
+        ('node -e \'require("fs").readdirSync(".")\'', "Bash(node -e:*)"),
+        ("perl -ne 'print if /x/' f", "Bash(perl:*)"),
+    ],
+)
+def test_inline_code_is_allowed_only_by_a_rule_naming_the_interpreter(command: str, allow: str) -> None:
+    """PERM-17: inline code is unread; an allow rule naming that interpreter form is the user's explicit trust,
+    also beside a deny rule; without it (or with a rule that may match anything) a deny rule makes it ask."""
+    assert _decide(command, (allow, "allow")).behavior == "allow"
+    assert _decide(command, (allow, "allow"), DENY_RM, mode="dontAsk").behavior == "allow"
+    asked = _decide(command, DENY_RM, mode="bypassPermissions")
+    assert asked.behavior == "ask"
+    assert "inline code" in asked.reason.detail
+    assert _decide(command, ("Bash(*)", "allow"), DENY_RM).behavior == "ask"
+    assert _decide(command, DENY_RM, mode="dontAsk").behavior == "deny"
+
+
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("debconf rm -rf x", "debconf"),
+        ("debugfs -R '!rm -rf x'", "debugfs"),
+        ("tclsh <<< 'exec rm -rf x'", "tclsh"),
+        ("python3 - <<< 'print(1)'", "python3"),
+        ("awk 'BEGIN{system(\"\\162\\155 -rf x\")}'", "awk"),
+        ("git config core.sshCommand 'rm -rf x' && git ls-remote ssh://h/x", "core.sshCommand"),
+        ("git -c alias.st='!sh' st", "sh"),
+        ("git frobnicate", "frobnicate"),
+        ("git -c core.hooksPath=.h commit -m x", ".h"),
+        ("git clone -u 'rm -rf x' repo dir", "git clone -u"),
+        ("make CC='rm -rf x'", "make"),
+        ("rg --pre 'rm -rf' x", "--pre"),
+        ("tar --to-comm='sh' -xf a.tar", "sh"),
+        ("sudo --weird-option rm -rf x", "sudo"),
+        ("declare -n r=PS4; r='$(rm -rf x)'; set -x; true", "name reference"),
+        ("printf -v PROMPT_COMMAND %s 'rm -rf x'; bash -i <<< ''", "printf"),
+    ],
+)
+def test_what_the_engine_does_not_read_asks_under_a_deny_rule(command: str, named: str) -> None:
+    """PERM-17: a program, option, subcommand or inline code the engine does not read asks (even in
+    bypassPermissions) when a deny rule exists, with a reason naming it; dontAsk denies."""
+    decision = _decide(command, DENY_RM, mode="bypassPermissions")
+    assert decision.behavior in ("ask", "deny"), f"{command!r}: {decision}"
+    if decision.behavior == "ask":
+        assert named in decision.reason.detail, decision.reason.detail
+    assert _decide(command, DENY_RM, mode="dontAsk").behavior == "deny"
+
+
+EVERYDAY = [
+    "git status",
+    "git log --oneline -10",
+    "git diff HEAD~1 -- src",
+    "git -C sub fetch origin && git merge --ff-only origin/main",
+    "ls -la src",
+    "cat README.md | head -20",
+    "grep -rn 'TODO' src",
+    "npm test",
+    "npm run build",
+    "[ -d node_modules ] || npm ci",
+    "pytest -q tests",
+    "python3 -m pytest -x",
+    "python3 manage.py migrate",
+    "make -j4",
+    "cargo test",
+    "go test ./...",
+    "find . -name '*.py' -exec wc -l {} +",
+    "tar -xzf dist.tar.gz -C out",
+    "curl -fsSL https://example.com/x.json | jq .name",
+    "sed -n '1,10p' file.txt",
+    "awk -F, '{ print $1 }' data.csv",
+    "echo done > /dev/null",
+    "mkdir -p build && cd build",
+    "timeout 60 npm test",
+    "sudo systemctl status nginx",
+]
+
+
+@pytest.mark.parametrize("command", EVERYDAY)
+def test_everyday_commands_are_not_asked_because_of_a_deny_rule(command: str) -> None:
+    """PERM-17: everyday programs are modelled well, so a deny rule does not make them ask in bypassPermissions."""
+    decision = _decide(command, DENY_RM, ("Bash(curl:*)", "ask"), mode="bypassPermissions")
+    if command.startswith("curl"):
+        assert decision.behavior == "ask"
+        assert "Bash(curl:*)" in decision.reason.detail
+        return
+    assert decision.behavior == "allow", f"{command!r}: {decision.reason.detail}"
+
+
+@pytest.mark.parametrize(
+    ("url", "rule"),
+    [
+        ("https://faß.de/x", "fass.de"),  # IDNA 2003: fass.de; UTS 46 (curl, browsers): xn--fa-hia.de
+        ("https://straße.de/", "strasse.de"),
+        ("https://ς.com/", "xn--4xa.com"),
+        ("https://git\u200dhub.com/", "github.com"),  # a joiner IDNA 2003 drops and UTS 46 refuses
+        ("http://github.com:80:90/", "github.com"),
+    ],
+)
+def test_hosts_that_url_parsers_read_differently_are_never_allowed(url: str, rule: str) -> None:
+    """PERM-11: a host IDNA 2003 (Python) and UTS 46 (curl's libidn2, browsers) map differently, or with
+    stray colons, is never allowed by a domain rule, and every domain deny rule matches it."""
+    from reference_impl.permissions._url_hosts import host_matches
+
+    assert not host_matches(f"domain:{rule}", url, "allow")
+    assert host_matches("domain:unrelated.example", url, "deny")
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("http://2130706433/", "127.0.0.1"),
+        ("http://0x7f.1./", "127.0.0.1"),
+        ("http://0177.0.0.1/", "127.0.0.1"),
+        ("https://github.com@evil.com/", "evil.com"),
+        ("https://EVIL.com./", "evil.com"),
+        ("https://%65vil.com/", "evil.com"),
+        ("https://bücher.de/", "xn--bcher-kva.de"),
+        ("https://ＥＶＩＬ.com/", "evil.com"),
+    ],
+)
+def test_domain_deny_rules_match_every_spelling_of_the_host(url: str, host: str) -> None:
+    """PERM-11: decimal, octal and hex IPs, trailing dots, userinfo, percent-encoding and IDNA are read as
+    curl and Python's urllib read them, so a deny rule on the host catches each."""
+    from reference_impl.permissions._url_hosts import host_matches
+
+    assert host_matches(f"domain:{host}", url, "deny")
+    assert host_matches(f"domain:{host}", url, "allow")
+
+
+def test_disable_auto_mode_loads_and_means_what_it_says() -> None:
+    """PERM-12: ``disableAutoMode: "disable"`` (which loaded and did nothing) keeps the session out of auto
+    mode; any other value is refused, naming the file and the key."""
+    from reference_impl import SettingsError, context_from_settings, load_settings
+
+    settings = load_settings(
+        '{"permissions": {"disableAutoMode": "disable"}}', "userSettings", name="user.json"
+    )
+    assert context_from_settings([settings], cwd=Path("/proj"), mode="auto").mode == "default"
+    with pytest.raises(SettingsError, match=r"user\.json.*disableAutoMode"):
+        load_settings('{"permissions": {"disableAutoMode": true}}', "userSettings", name="user.json")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd .git && echo x > config",
+        "(cd .git/hooks; echo 'rm -rf x' > pre-commit)",
+        "pushd ~ && echo x >> .profile",
+    ],
+)
+def test_a_protected_path_written_after_cd_is_asked_about(command: str) -> None:
+    """PERM-15: a relative path written after the line changes directory may be a protected one: asked in bypassPermissions."""
+    decision = _decide(command, mode="bypassPermissions")
+    assert decision.behavior == "ask", decision
+    assert decision.reason.stage == "safety"
+
+
+def test_a_hard_link_to_a_protected_file_is_asked_about(tmp_path: Path) -> None:
+    """PERM-15: ``hard`` is ``.git/config`` under another name: writing it (file tool or redirection) asks in bypassPermissions."""
+    from reference_impl.permissions._protected_paths import protected_reason
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    os.link(tmp_path / ".git" / "config", tmp_path / "hard")
+    (tmp_path / "plain.txt").write_text("x")
+    assert protected_reason("hard", tmp_path) is not None
+    assert protected_reason("plain.txt", tmp_path) is None
+    context = PermissionContext(mode="bypassPermissions", rules=(), cwd=tmp_path)
+    decision = decide_permission(BASH, {"command": "echo x >> hard"}, context)
+    assert decision.behavior == "ask"
+    assert "hard link" in decision.reason.detail
