@@ -146,8 +146,19 @@ class Run:
         return self.result.user_content
 
     def results_by_id(self) -> dict[str, dict[str, Any]]:
-        """The tool_result blocks by tool_use id (the last one wins; see :func:`check_pairing`)."""
-        return {str(r.get("tool_use_id")): r for r in tool_results(self.content)}
+        """The tool_result blocks by tool_use id (the last one wins; see :func:`check_pairing`).
+
+        Looking up an id the harness sent no result for fails the test as the harness's failure (an
+        ``AssertionError`` naming the id), not as a ``KeyError`` of the suite.
+        """
+        return _ResultsById((str(r.get("tool_use_id")), r) for r in tool_results(self.content))
+
+
+class _ResultsById(dict[str, dict[str, Any]]):
+    """tool_result blocks by id; a missing id is the harness's failure to answer it."""
+
+    def __missing__(self, tool_use_id: str) -> dict[str, Any]:
+        raise AssertionError(f"no tool_result for {tool_use_id} (results were sent for: {sorted(self)})")
 
 
 def pick_sorted(data: st.DataObject, names: Iterable[str], label: str) -> str:

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import enum
 import json
-import tomllib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.junitxml import xml_key
 
+from pytest_toolharness._baselines import BaselineEntry
 from pytest_toolharness._options import RunLevel
 from pytest_toolharness._requirements import PROFILES, Catalogue, Level, Requirement
 
@@ -32,8 +33,9 @@ __all__ = [
     "RequirementResult",
     "RunReport",
     "Status",
-    "load_baseline",
+    "into_junitxml",
     "markdown_summary",
+    "passing_examples",
     "report_json",
     "report_reason",
     "terminal_lines",
@@ -45,6 +47,7 @@ class Status(enum.Enum):
 
     PASSED = "passed"
     FAILED = "failed"
+    ERROR = "error"
     PARTIALLY_CHECKED = "partially checked"
     NOT_CHECKED = "not checked"
     NOT_APPLICABLE = "not applicable"
@@ -62,54 +65,9 @@ class RequirementResult:
     reason: str
     tests: int
     fails_run: bool
-
-
-def load_baseline(path: Path, catalogue: Catalogue) -> dict[str, str]:
-    """Read a baseline of expected failures: requirement ID -> reason.
-
-    TOML (``[[expected_failures]]`` tables) or JSON (``{"expected_failures": [...]}``), each entry an
-    ``id`` and a non-empty ``reason``. Raises ``pytest.UsageError`` naming the file and what is wrong.
-    """
-    where = f"baseline {str(path)!r}"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise pytest.UsageError(f"{where}: can't read it: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise pytest.UsageError(
-            f"{where}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start : exc.start + 1]!r}); "
-            "save it as UTF-8"
-        ) from None
-    try:
-        data: Any = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise pytest.UsageError(
-            f"{where}: not valid {path.suffix.lstrip('.').upper() or 'TOML'}: {exc}"
-        ) from None
-    entries = data.get("expected_failures") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        raise pytest.UsageError(
-            f"{where}: needs a list 'expected_failures' of entries with 'id' and 'reason'"
-        )
-    baseline: dict[str, str] = {}
-    unknown: list[str] = []
-    for number, entry in enumerate(entries, start=1):
-        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-            raise pytest.UsageError(f"{where}: entry {number} needs a string 'id'")
-        requirement_id = entry["id"]
-        reason = entry.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            raise pytest.UsageError(
-                f"{where}: entry {number} ({requirement_id}) needs a non-empty 'reason' saying why it is expected to fail"
-            )
-        if requirement_id in baseline:
-            raise pytest.UsageError(f"{where}: {requirement_id} is listed twice")
-        if requirement_id not in catalogue:
-            unknown.append(requirement_id)
-        baseline[requirement_id] = reason.strip()
-    if unknown:
-        raise pytest.UsageError(f"{where}: unknown requirement id(s): {', '.join(unknown)}")
-    return baseline
+    evidence: str = ""
+    """What the verdict rests on: the tests that ran, where, and those that can't apply here."""
+    test_ids: tuple[str, ...] = ()
 
 
 def catalogue_location() -> str:
@@ -172,6 +130,9 @@ class _TestOutcome:
     status: str = "none"  # "passed", "failed", "skipped", "xfailed"
     reason: str = ""
     not_run: str = ""  # why a skipped suite test did not run: "profile" or "capability"
+    nodeid: str = ""
+    examples: int = 0  # the property examples that passed (Hypothesis's statistics), when known
+    stale: bool = False  # a baselined test that passed
 
 
 @dataclass
@@ -181,19 +142,47 @@ class RunReport:
     catalogue: Catalogue
     level: RunLevel
     in_scope: list[Requirement]
-    baseline: Mapping[str, str] = field(default_factory=dict)
+    baseline: tuple[BaselineEntry, ...] = ()
     tests: dict[str, _TestOutcome] = field(default_factory=dict)
     forgivable_failures: int = 0
     unforgivable_failures: int = 0
+    suite_faults: list[str] = field(default_factory=list)
+    """Each failure that is the suite's or the adapter's fault (node ID: where and what)."""
     claimed: frozenset[str] | None = None
     """The profiles the adapter claims (None: unknown, e.g. the adapter did not load)."""
     not_applicable: Mapping[str, str] = field(default_factory=dict)
     """Requirement ID -> why the adapter says it can't apply to its harness."""
+    target: str | None = None
+    """The wire target the run is against (None: an adapter in-process)."""
+
+    def _evidence(self, ran: list[_TestOutcome], cannot_apply: list[_TestOutcome]) -> str:
+        """What a verdict rests on: "3 wire tests against opencode", "120 property examples in 2 tests in-process"."""
+        count = f"{len(ran)} {'test' if len(ran) == 1 else 'tests'}"
+        examples = sum(o.examples for o in ran)
+        if self.target is not None:
+            text = f"{len(ran)} wire {'test' if len(ran) == 1 else 'tests'} against {self.target}"
+        elif examples:
+            text = f"{examples} property examples in {count} in-process"
+        else:
+            text = f"{count} in-process"
+        if cannot_apply:
+            # "not checked: adapter lacks capability a, b" -> the capabilities, once each.
+            lacking = sorted(
+                {
+                    c.strip()
+                    for o in cannot_apply
+                    for c in o.reason.partition("lacks capability ")[2].split(",")
+                }
+                - {""}
+            )
+            what = "s" if len(cannot_apply) > 1 else ""
+            text += f"; {len(cannot_apply)} more test{what} can't apply here (need {', '.join(lacking)})"
+        return text
 
     def is_forgivable(self, requirement_id: str) -> bool:
         """Whether a failure of this requirement leaves the run green (SHOULD non-strict, or baselined)."""
-        if requirement_id in self.baseline:
-            return True
+        if any(e.id == requirement_id and e.test is None for e in self.baseline):
+            return True  # an old-format entry: any test of the requirement
         requirement = self.catalogue[requirement_id]
         return requirement.level is Level.SHOULD and self.level is not RunLevel.STRICT
 
@@ -206,17 +195,28 @@ class RunReport:
         )
         if not ids:
             return
-        outcome = self.tests.setdefault(report.nodeid, _TestOutcome(ids))
-        if report.failed:
+        outcome = self.tests.setdefault(report.nodeid, _TestOutcome(ids, nodeid=report.nodeid))
+        fault = getattr(report, "toolharness_fault", None)
+        if report.failed and hasattr(report, "toolharness_stale"):
+            # A baselined test that passed (pytest's strict XPASS): its entry is stale.
+            outcome.status, outcome.stale = "passed", True
+            self.unforgivable_failures += 1
+        elif report.failed and isinstance(fault, str):
+            # The suite's or the adapter's fault: never the harness's failure, never forgiven.
+            if outcome.status not in ("failed", "error"):
+                name = report.nodeid.rpartition("::")[2] or report.nodeid
+                outcome.status, outcome.reason = "error", f"{name}: {fault}"
+            self.suite_faults.append(f"{report.nodeid}: {fault}")
+        elif report.failed:
             if outcome.status != "failed":
                 outcome.status, outcome.reason = "failed", report_reason(report)
             if all(self.is_forgivable(i) for i in ids):
                 self.forgivable_failures += 1
             else:
                 self.unforgivable_failures += 1
-        elif outcome.status == "failed":
+        elif outcome.status in ("failed", "error"):
             return
-        elif hasattr(report, "wasxfail"):
+        elif hasattr(report, "wasxfail") and report.skipped:
             outcome.status, outcome.reason = "xfailed", report_reason(report)
         elif report.skipped:
             outcome.status, outcome.reason = "skipped", report_reason(report)
@@ -225,6 +225,39 @@ class RunReport:
             )
         elif report.when == "call" and outcome.status == "none":
             outcome.status = "passed"
+            examples = getattr(report, "toolharness_examples", 0)
+            outcome.examples = examples if isinstance(examples, int) else 0
+
+    def stale_entries(self, requirement_id: str, outcomes: list[_TestOutcome]) -> list[BaselineEntry]:
+        """The entries of this requirement whose tests ran and none failed as the entry expects."""
+        stale = []
+        for entry in (e for e in self.baseline if e.id == requirement_id and e.test is not None):
+            named = [o for o in outcomes if entry.covers(o.nodeid, o.requirement_ids)]
+            ran = [o for o in named if o.status in ("passed", "failed", "error", "xfailed")]
+            if ran and not any(o.status == "xfailed" for o in named):
+                stale.append(entry)
+        return stale
+
+    def _baselined(
+        self, requirement: Requirement, outcomes: list[_TestOutcome], status: Status, reason: str
+    ) -> tuple[Status, str]:
+        """The status once the baseline is applied: expected failures, stale entries."""
+        old = next((e for e in self.baseline if e.id == requirement.id and e.test is None), None)
+        if old is not None and status is Status.FAILED:
+            return Status.EXPECTED_FAILURE, f"baseline: {old.reason} ({reason})"
+        if old is not None and status is Status.PASSED:
+            return (
+                Status.STALE_BASELINE,
+                f"passed, but the baseline expects a failure ({old.reason}); remove the entry",
+            )
+        stale = self.stale_entries(requirement.id, outcomes)
+        if stale and status is not Status.FAILED:
+            named = "; ".join(f"{e.describe()}: {e.reason}" for e in stale)
+            return (
+                Status.STALE_BASELINE,
+                f"the baseline expects a failure that did not happen ({named}); remove the entry",
+            )
+        return status, reason
 
     def results(self) -> list[RequirementResult]:
         """One result per requirement in scope, in catalogue order."""
@@ -238,8 +271,15 @@ class RunReport:
         def first(kind: str) -> str:
             return next(o.reason for o in outcomes if o.status == kind)
 
-        statuses = {o.status for o in outcomes}
-        skipped = [o for o in outcomes if o.status in ("skipped", "none")]
+        # A test the adapter's capabilities rule out can't apply to this kind of target: the verdict
+        # rests on the tests that can (a CLI over the wire is judged on the wire tests).
+        cannot_apply = [o for o in outcomes if o.not_run == "capability"]
+        applicable = [o for o in outcomes if o.not_run != "capability"] or outcomes
+        statuses = {o.status for o in applicable}
+        skipped = [o for o in applicable if o.status in ("skipped", "none")]
+        ran = [o for o in applicable if o.status not in ("skipped", "none")]
+        evidence = self._evidence(ran, cannot_apply if applicable is not outcomes else [])
+        test_ids = tuple(sorted(o.nodeid for o in outcomes))
         unclaimed = (self.claimed is not None and requirement.profile not in self.claimed) or (
             bool(outcomes) and all(o.not_run == "profile" for o in outcomes)
         )
@@ -249,15 +289,16 @@ class RunReport:
             return RequirementResult(requirement, Status.NOT_CLAIMED, reason, len(outcomes), False)
         if "failed" in statuses:
             status, reason = Status.FAILED, first("failed")
+        elif "error" in statuses:
+            status, reason = Status.ERROR, first("error")
         elif "xfailed" in statuses:
             status, reason = Status.EXPECTED_FAILURE, first("xfailed")
         elif "passed" in statuses and skipped:
-            ran = len(outcomes) - len(skipped)
             not_run = "; ".join(o.reason or "did not run" for o in skipped)
             status = Status.PARTIALLY_CHECKED
-            reason = f"{ran} of {len(outcomes)} tests ran and passed; not run: {not_run}"
+            reason = f"{len(ran)} of {len(applicable)} tests ran and passed; not run: {not_run}"
         elif "passed" in statuses:
-            status, reason = Status.PASSED, ""
+            status, reason = Status.PASSED, f"rests on {evidence}"
         elif "skipped" in statuses:
             status, reason = Status.NOT_CHECKED, first("skipped")
         else:
@@ -267,12 +308,7 @@ class RunReport:
             status, reason = Status.NOT_APPLICABLE, f"the adapter says: {declared} ({reason})"
         elif declared is not None and status is Status.PARTIALLY_CHECKED:
             reason = f"{reason}; the adapter says the rest is not applicable: {declared}"
-        expected = self.baseline.get(requirement.id)
-        if expected is not None and status is Status.FAILED:
-            status, reason = Status.EXPECTED_FAILURE, f"baseline: {expected} ({reason})"
-        elif expected is not None and status is Status.PASSED:
-            status = Status.STALE_BASELINE
-            reason = f"passed, but the baseline expects a failure ({expected}); remove the entry"
+        status, reason = self._baselined(requirement, applicable, status, reason)
         unchecked_must = (
             self.level is RunLevel.STRICT
             and requirement.level is Level.MUST
@@ -280,11 +316,11 @@ class RunReport:
             and declared is None
         )
         fails_run = (
-            status is Status.STALE_BASELINE
+            status in (Status.STALE_BASELINE, Status.ERROR)
             or (status is Status.FAILED and not self.is_forgivable(requirement.id))
             or unchecked_must
         )
-        return RequirementResult(requirement, status, reason, len(outcomes), fails_run)
+        return RequirementResult(requirement, status, reason, len(outcomes), fails_run, evidence, test_ids)
 
 
 def _summary(results: Iterable[RequirementResult], level: RunLevel) -> dict[str, Any]:
@@ -295,6 +331,7 @@ def _summary(results: Iterable[RequirementResult], level: RunLevel) -> dict[str,
         "requirements": len(results),
         "passed": counts[Status.PASSED],
         "failed": counts[Status.FAILED],
+        "error": counts[Status.ERROR],
         "partially_checked": counts[Status.PARTIALLY_CHECKED],
         "not_checked": counts[Status.NOT_CHECKED],
         "not_applicable": counts[Status.NOT_APPLICABLE],
@@ -306,7 +343,14 @@ def _summary(results: Iterable[RequirementResult], level: RunLevel) -> dict[str,
 
 
 CHECKED: frozenset[Status] = frozenset(
-    {Status.PASSED, Status.FAILED, Status.PARTIALLY_CHECKED, Status.EXPECTED_FAILURE, Status.STALE_BASELINE}
+    {
+        Status.PASSED,
+        Status.FAILED,
+        Status.ERROR,
+        Status.PARTIALLY_CHECKED,
+        Status.EXPECTED_FAILURE,
+        Status.STALE_BASELINE,
+    }
 )
 """The statuses of a requirement at least one of whose tests ran."""
 
@@ -340,6 +384,8 @@ def report_json(results: list[RequirementResult], adapter: str, level: RunLevel)
                 "status": r.status.value,
                 "reason": r.reason,
                 "tests": r.tests,
+                "evidence": r.evidence,
+                "test_ids": list(r.test_ids),
             }
             for r in results
         ],
@@ -353,6 +399,7 @@ def _counts_line(results: list[RequirementResult], level: RunLevel) -> str:
     # Passed and failed always; the other statuses only when some requirement has them.
     parts = [f"{summary['passed']} passed", f"{summary['failed']} failed"]
     for key, label in (
+        ("error", "error (suite or adapter at fault)"),
         ("partially_checked", "partially checked"),
         ("not_checked", "not checked"),
         ("not_applicable", "not applicable"),
@@ -419,3 +466,24 @@ def markdown_summary(results: list[RequirementResult], adapter: str, level: RunL
             f"| {cell(r.reason)} |"
         )
     return "\n".join(lines) + "\n\n"
+
+
+def passing_examples(item: pytest.Item) -> int:
+    """How many examples of a property test passed, from Hypothesis's statistics (0: not known)."""
+    statistics = getattr(item, "hypothesis_statistics", None)
+    if not isinstance(statistics, str):
+        return 0
+    return sum(int(n) for n in re.findall(r"(\d+) passing", statistics))
+
+
+def into_junitxml(config: pytest.Config, results: list[RequirementResult]) -> None:
+    """Each requirement's status as a property of pytest's own ``--junitxml`` test suite.
+
+    Before the XML is written: this hook runs first of all plugins' ``pytest_sessionfinish``. Each
+    test case already carries its requirement IDs (``requirement`` user properties).
+    """
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for result in results:
+        xml.add_global_property(f"toolharness {result.requirement.id}", result.status.value)

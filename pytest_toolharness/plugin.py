@@ -26,6 +26,8 @@ from pytest_toolharness._adapter_loading import (
     kept_workdirs,
     load_adapter,
 )
+from pytest_toolharness._baselines import judge_baselined, load_baseline, mark_baselined
+from pytest_toolharness._faults import suite_fault
 from pytest_toolharness._fixtures import _toolharness_capabilities as _toolharness_capabilities
 from pytest_toolharness._fixtures import (
     built_adapter,
@@ -41,12 +43,13 @@ from pytest_toolharness._report import (
     RunReport,
     catalogue_location,
     distinct_errors,
-    load_baseline,
+    into_junitxml,
     markdown_summary,
+    passing_examples,
     report_json,
     terminal_lines,
 )
-from pytest_toolharness._requirements import Level, item_requirement_ids, load_catalogue
+from pytest_toolharness._requirements import PROFILES, Level, item_requirement_ids, load_catalogue
 from pytest_toolharness._run_state import RUN_STATE, RunState
 from pytest_toolharness._snapshot import InterruptedRunSnapshots, tool_schema_snapshot
 from pytest_toolharness.adapters import (
@@ -132,14 +135,20 @@ def pytest_configure(config: pytest.Config) -> None:
                 "checked (use --toolharness-level=should)"
             )
         in_scope = [r for r in in_scope if r.level is Level.MUST]
-    baseline = load_baseline(settings.baseline, catalogue) if settings.baseline is not None else {}
+    baseline = load_baseline(settings.baseline, catalogue) if settings.baseline is not None else ()
     suite_dir = suite_directory(settings) if settings.conformance else None
     # Appending to config.args before collection adds the suite beside the user's testpaths or
     # arguments, and works when the project has no tests at all (args is then the invocation dir).
     if suite_dir is not None and not _covers_suite(config, suite_dir):
         config.args.append(str(suite_dir))
-    report = RunReport(catalogue, settings.level, in_scope, baseline)
+    report = RunReport(catalogue, settings.level, in_scope, baseline, target=settings.target or None)
     config.stash[RUN_STATE] = RunState(settings, catalogue, report, suite_dir)
+    old_format = sorted({e.id for e in baseline if e.test is None})
+    if old_format:
+        config.stash[RUN_STATE].notes.append(
+            f"baseline {settings.baseline}: entries without 'test' stand for any test of "
+            f"{', '.join(old_format)} (deprecated: name the failing test, and optionally its 'match')"
+        )
     if settings.default_baseline:
         config.stash[RUN_STATE].notes.append(
             f"baseline: the target's packaged {settings.baseline} (give --toolharness-baseline to use another)"
@@ -169,6 +178,20 @@ class _WorkdirsToWorkers:
     def pytest_configure_node(self, node: Any) -> None:
         """Put the folder in the worker's ``workerinput``."""
         node.workerinput[WORKDIRS_KEY] = str(self.root)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say, above the run, what the suite runs against: the adapter, the profiles in scope, the level."""
+    state = config.stash.get(RUN_STATE, None)
+    if state is None or (state.suite_dir is None and not state.settings.requirements):
+        return []
+    adapter = choose_adapter_source(config, state.settings).description
+    profiles = ", ".join(p for p in PROFILES if any(r.profile == p for r in state.report.in_scope))
+    baseline = f"; baseline {state.settings.baseline}" if state.settings.baseline is not None else ""
+    return [
+        f"toolharness: adapter {adapter}; profiles {profiles} (those the adapter claims are judged); "
+        f"level {state.settings.level.value}{baseline}"
+    ]
 
 
 def _names_our_profile(config: pytest.Config) -> bool:
@@ -245,6 +268,7 @@ def pytest_collection_modifyitems(
         for requirement_id in ids:
             if ("requirement", requirement_id) not in item.user_properties:
                 item.user_properties.append(("requirement", requirement_id))
+        mark_baselined(item, ids, state.report.baseline)
         if ids and not in_scope.intersection(ids):
             deselected.append(item)
         else:
@@ -257,7 +281,7 @@ def pytest_collection_modifyitems(
         items[:] = kept
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
@@ -268,6 +292,22 @@ def pytest_runtest_makereport(
     this test alone (its report then lists only the requirements it reran).
     """
     report = yield
+    judge_baselined(item, call, report)
+    if report.passed and call.when == "call":
+        examples = passing_examples(item)
+        if examples:
+            report.toolharness_examples = examples  # type: ignore[attr-defined]
+    fault = suite_fault(item, call) if report.failed else None
+    if fault is not None:
+        # Read by the run report (and carried to the xdist controller with the report).
+        report.toolharness_fault = fault.describe()  # type: ignore[attr-defined]
+        report.sections.append(
+            (
+                "toolharness error",
+                f"not a failure of the harness under test: the suite or the adapter is at fault\n"
+                f"  raised in {fault.where}: {fault.error}",
+            )
+        )
     if report.failed and call.when == "call":
         state = item.config.stash.get(RUN_STATE, None)
         ids = [str(value) for key, value in item.user_properties if key == "requirement"]
@@ -357,6 +397,7 @@ def _active(state: RunState) -> bool:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Build the report, write it, and set the exit status from the requirement levels."""
     config = session.config
@@ -375,6 +416,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         # A rerun of some tests reports on what it reran, not on the whole catalogue.
         state.results = [r for r in state.results if r.tests]
     adapter = choose_adapter_source(config, state.settings).description
+    into_junitxml(config, state.results)
     if state.settings.report is not None:
         state.settings.report.parent.mkdir(parents=True, exist_ok=True)
         state.settings.report.write_text(report_json(state.results, adapter, report.level), encoding="utf-8")
@@ -384,6 +426,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         with open(summary_path, "a", encoding="utf-8") as summary:
             summary.write(markdown_summary(state.results, adapter, report.level))
     failing = [r.requirement.id for r in state.results if r.fails_run]
+    if report.suite_faults:
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        state.notes.append(
+            f"exit status {int(session.exitstatus)}: {len(report.suite_faults)} test(s) hit a fault of the "
+            "suite or the adapter, not of the harness under test (status error): "
+            + "; ".join(report.suite_faults[:5])
+        )
     if (
         session.exitstatus == pytest.ExitCode.TESTS_FAILED
         and report.forgivable_failures

@@ -90,3 +90,113 @@ def test_missing_baseline_file_is_named(pytester: pytest.Pytester) -> None:
     result = run(pytester, make_suite(pytester, SUITE), "--toolharness-baseline=nowhere.toml")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*baseline*nowhere.toml*can't read it*"])
+
+
+FINDINGS_SUITE = """
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_known():
+    raise ValueError("the harness drops the result of a raising tool")
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_other():
+    OTHER
+"""
+
+BY_FINDING = (
+    '[[expected_failures]]\nid = "PAIR-1"\ntest = "test_known"\nmatch = "drops the result"\n'
+    'reason = "finding: docs/frameworks/x.md"\n'
+)
+
+
+def _pair1(pytester: pytest.Pytester) -> dict[str, object]:
+    rows = json.loads((pytester.path / "r.json").read_text())["requirements"]
+    return next(r for r in rows if r["id"] == "PAIR-1")
+
+
+def test_an_entry_by_finding_is_pytest_xfail_and_leaves_the_run_green(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, FINDINGS_SUITE.replace("OTHER", "pass"))
+    (pytester.path / "baseline.toml").write_text(BY_FINDING)
+    result = run(pytester, suite, "--toolharness-baseline=baseline.toml", "--toolharness-report=r.json")
+    result.assert_outcomes(passed=1, xfailed=1)
+    assert result.ret == pytest.ExitCode.OK
+    assert _pair1(pytester)["status"] == "expected failure"
+    assert "baseline: PAIR-1 test_known" in str(_pair1(pytester)["reason"])
+
+
+def test_a_new_failure_under_a_baselined_id_fails_the_run(pytester: pytest.Pytester) -> None:
+    """Another test of the baselined requirement fails: no entry names it, so it is a new failure."""
+    suite = make_suite(pytester, FINDINGS_SUITE.replace("OTHER", 'assert False, "a new finding"'))
+    (pytester.path / "baseline.toml").write_text(BY_FINDING)
+    result = run(pytester, suite, "--toolharness-baseline=baseline.toml", "--toolharness-report=r.json")
+    result.assert_outcomes(failed=1, xfailed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert _pair1(pytester)["status"] == "failed"
+    assert "a new finding" in str(_pair1(pytester)["reason"])
+
+
+def test_a_failure_the_entry_does_not_match_is_new(pytester: pytest.Pytester) -> None:
+    """The named test fails, but differently from the finding the entry records."""
+    suite = make_suite(pytester, FINDINGS_SUITE.replace("OTHER", "pass").replace("drops the result", "hangs"))
+    (pytester.path / "baseline.toml").write_text(BY_FINDING)
+    result = run(pytester, suite, "--toolharness-baseline=baseline.toml", "--toolharness-report=r.json")
+    result.assert_outcomes(passed=1, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*a new failure: the baseline entries of this test expect another one*"])
+    assert _pair1(pytester)["status"] == "failed"
+
+
+def test_each_entry_goes_stale_on_its_own(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, FINDINGS_SUITE.replace("OTHER", "pass"))
+    (pytester.path / "baseline.toml").write_text(
+        BY_FINDING + '[[expected_failures]]\nid = "PAIR-1"\ntest = "test_other"\nreason = "fixed since"\n'
+    )
+    result = run(pytester, suite, "--toolharness-baseline=baseline.toml", "--toolharness-report=r.json")
+    result.assert_outcomes(failed=1, xfailed=1)  # pytest's strict XPASS
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    pair1 = _pair1(pytester)
+    assert pair1["status"] == "stale baseline entry"
+    assert "PAIR-1 test_other: fixed since" in str(pair1["reason"])
+
+
+def test_an_old_format_entry_still_works_and_is_called_deprecated(pytester: pytest.Pytester) -> None:
+    suite = make_suite(pytester, SUITE)
+    (pytester.path / "baseline.toml").write_text(TOML_BASELINE)
+    result = run(pytester, suite, "--toolharness-baseline=baseline.toml")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*entries without 'test' stand for any test of PAIR-1 (deprecated*"])
+
+
+BY_FINDING_BASELINES = (
+    "pydantic-ai",
+    "langgraph",
+    "anthropic-tool-runner",
+    "smolagents",
+    "openai-agents",
+    "claude-code",
+)
+
+
+@pytest.mark.parametrize("name", BY_FINDING_BASELINES)
+def test_a_shipped_baseline_names_the_failing_test_of_each_finding(name: str) -> None:
+    """Each entry names a test of the suite that exists and checks the entry's requirement."""
+    import ast
+    from importlib import resources
+
+    from pytest_toolharness._baselines import load_baseline
+    from pytest_toolharness._requirements import load_catalogue
+
+    path = resources.files("pytest_toolharness").joinpath("baselines", f"{name}.toml")
+    entries = load_baseline(path, load_catalogue())  # type: ignore[arg-type]
+    suite = resources.files("conformance")
+    defined: dict[str, str] = {}  # test function or class name -> its source
+    for module in (p for p in suite.iterdir() if p.name.startswith("test_") and p.name.endswith(".py")):
+        source = module.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                marks = "".join(ast.get_source_segment(source, d) or "" for d in node.decorator_list)
+                defined[node.name] = marks + (ast.get_source_segment(source, node) or "")
+    for entry in entries:
+        assert entry.test is not None, f"{name}: {entry.id} names no test"
+        test = entry.test.split("::")[0].partition("[")[0]
+        assert test in defined, f"{name}: {entry.id}: no test {entry.test!r} in the suite"
+        assert f'"{entry.id}"' in defined[test], f"{name}: {test} does not check {entry.id}"

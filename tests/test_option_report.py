@@ -143,3 +143,27 @@ def test_no_report_in_runs_without_requirement_tests(pytester: pytest.Pytester) 
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)
     assert "toolharness conformance" not in result.stdout.str()
+
+
+def test_junitxml_carries_requirement_ids_and_statuses(pytester: pytest.Pytester) -> None:
+    """pytest's own ``--junitxml``: each test case names its requirements; the suite, each requirement's status."""
+    import xml.etree.ElementTree as ElementTree
+
+    run(pytester, make_suite(pytester, SUITE), "--junitxml=junit.xml")
+    suite = ElementTree.parse(pytester.path / "junit.xml").getroot().find("testsuite")
+    assert suite is not None
+    statuses = {p.get("name"): p.get("value") for p in suite.findall("./properties/property")}
+    assert statuses["toolharness PAIR-1"] == "failed"
+    assert statuses["toolharness PAIR-2"] == "partially checked"
+    assert statuses["toolharness PAIR-4"] == "expected failure"
+    case = next(c for c in suite.iter("testcase") if c.get("name") == "test_b")
+    assert [(p.get("name"), p.get("value")) for p in case.iter("property")] == [("requirement", "PAIR-1")]
+
+
+def test_report_header_names_adapter_profiles_and_level(pytester: pytest.Pytester) -> None:
+    result = run(pytester, make_suite(pytester, SUITE), "--toolharness-level=must")
+    result.stdout.fnmatch_lines(
+        [
+            "toolharness: adapter myadapter:make; profiles core, claude-code (those the adapter claims are judged); level must"
+        ]
+    )

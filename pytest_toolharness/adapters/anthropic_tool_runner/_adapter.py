@@ -174,6 +174,8 @@ class ToolRunnerAdapter:
 
     name = "anthropic SDK tool runner (pytest-toolharness)"
     profiles = frozenset({"core"})
+    # Where the harness under test's own code is: an exception raised elsewhere in the suite is its fault.
+    harness_packages: tuple[str, ...] = ("anthropic",)
     capabilities = frozenset({"execution", "abort", "transcript", "classification", "schemas"})
 
     def __init__(self) -> None:

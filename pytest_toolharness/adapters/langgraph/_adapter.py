@@ -233,6 +233,8 @@ class LangGraphAdapter:
 
     name = "langgraph (pytest-toolharness)"
     profiles = frozenset({"core"})
+    # Where the harness under test's own code is: an exception raised elsewhere in the suite is its fault.
+    harness_packages: tuple[str, ...] = ("langgraph", "langchain_core")
     capabilities = frozenset({"execution", "abort", "transcript", "classification", "schemas"})
 
     def __init__(self, factory: GraphFactory | None = None) -> None:

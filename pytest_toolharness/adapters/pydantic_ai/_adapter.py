@@ -201,6 +201,8 @@ class PydanticAiAdapter:
 
     name = "pydantic-ai (pytest-toolharness)"
     profiles = frozenset({"core"})
+    # Where the harness under test's own code is: an exception raised elsewhere in the suite is its fault.
+    harness_packages: tuple[str, ...] = ("pydantic_ai",)
     capabilities = frozenset({"execution", "timeouts", "abort", "transcript", "classification", "schemas"})
 
     def __init__(self, factory: AgentFactory | None = None) -> None:

@@ -428,6 +428,8 @@ class ReferenceAdapter:
 
     name = "reference_impl (pytest-toolharness)"
     profiles = frozenset({"core", "claude-code"})
+    # Where the harness under test's own code is: an exception raised elsewhere in the suite is its fault.
+    harness_packages: tuple[str, ...] = ("reference_impl",)
     capabilities = frozenset(
         {
             "permissions",

@@ -351,6 +351,8 @@ class SmolagentsAdapter:
 
     name = "smolagents (pytest-toolharness)"
     profiles = frozenset({"core"})
+    # Where the harness under test's own code is: an exception raised elsewhere in the suite is its fault.
+    harness_packages: tuple[str, ...] = ("smolagents",)
     capabilities = frozenset({"execution", "abort", "transcript", "schemas", "agent_loop"})
 
     def __init__(self, factory: AgentFactory | None = None) -> None:

@@ -297,6 +297,8 @@ class WireAdapter:
     """
 
     capabilities = frozenset({"wire"})
+    # The harness is another process: every Python exception here is the suite's (see plugin _faults).
+    harness_packages: tuple[str, ...] = ()
 
     def __init__(
         self,
