@@ -165,3 +165,22 @@ def test_other_arguments_of_a_judged_program_still_run(
     assert not (work / "z").exists(), f"an ask rule met at exec time let mkdir run: {outcome.output}"
     assert "Bash(touch -d:*)" in outcome.output, outcome.output
     assert "Bash(mkdir:*)" in outcome.output, outcome.output
+
+
+@pytest.mark.requirement("SBX-7", "MUST")
+@pytest.mark.parametrize("program", ["sh", "grep", "sleep"])
+def test_a_rule_on_the_sandboxs_own_programs_judges_only_the_command(
+    new_harness: Callable[[], Any], tmp_path: Path, program: str
+) -> None:
+    """SBX-7: a rule on a program the sandbox itself starts judges only the command's uses of it.
+
+    The sandbox's shell and its bridge's helpers (grep, sleep) go past the stubs: the command runs,
+    and its own start of the program is refused, naming the rule.
+    """
+    work = tmp_path / "work"
+    work.mkdir()
+    hidden = f"import subprocess; subprocess.run(['{program}', '--version'])"
+    command = f"echo ran > ran.txt; {PY} -c {shlex.quote(hidden)}"
+    outcome = run(new_harness(), command, work, _bypass([f"Bash({program}:*)"]), host=allowing_host())
+    assert (work / "ran.txt").exists(), f"a rule on {program} stopped the sandbox itself: {outcome.output}"
+    assert f"Bash({program}:*)" in outcome.output, outcome.output

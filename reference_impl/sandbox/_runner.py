@@ -54,11 +54,11 @@ _BRIDGE = (
     "2>/dev/null &\n"
     'hex=$(printf "%04X" "$SBX_PORT")\n'
     "n=0\n"
-    'until grep -q ":$hex 00000000:0000 0A" /proc/net/tcp 2>/dev/null; do\n'
+    'until "$SBX_GREP" -q ":$hex 00000000:0000 0A" /proc/net/tcp 2>/dev/null; do\n'
     "  n=$((n+1)); [ $n -gt 5000 ] && { echo 'sandbox: the proxy bridge did not start' >&2; exit 125; }\n"
-    "  sleep 0.001\n"
+    '  "$SBX_SLEEP" 0.001\n'
     "done\n"
-    "unset SBX_SOCAT SBX_PORT SBX_SOCKET hex n\n"
+    "unset SBX_SOCAT SBX_GREP SBX_SLEEP SBX_PORT SBX_SOCKET hex n\n"
     'exec "$0" -c "$1"\n'
 )
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -206,8 +207,15 @@ class SandboxedShell:
                     )
                 }
             )
+            # The bridge's own programs, past any stub a rule put over them (SBX-7).
+            helpers = {
+                "SBX_GREP": shutil.which("grep") or "grep",
+                "SBX_SLEEP": shutil.which("sleep") or "sleep",
+            }
             if guard is not None:
                 socat = guard.real_program(socat)
+                helpers = {key: guard.real_program(path) for key, path in helpers.items()}
+            env.update(helpers)
             env.update(NO_PROXY="", no_proxy="", TMPDIR=str(self.temp_dir), SBX_SOCAT=socat)
             env.update(SBX_PORT=str(PROXY_PORT), SBX_SOCKET=socket_path, SANDBOX_RUNTIME="1")
             try:
