@@ -35,6 +35,7 @@ GROUPS = (
     "report_time",
     "api_server",
     "oracle",
+    "sandbox_exec",
 )
 _MODULES = {
     "toolsearch": "benchmarks._toolsearch_bench",
@@ -47,6 +48,7 @@ _MODULES = {
     "report_time": "benchmarks._report_time_bench",
     "api_server": "benchmarks._api_server_bench",
     "oracle": "benchmarks._oracle_bench",
+    "sandbox_exec": "benchmarks._sandbox_exec_bench",
 }
 
 # (figure, goal text, check): the goals of issue 7 (issue 12's report time; issue 18's anchors,
@@ -76,6 +78,7 @@ GOALS: tuple[tuple[str, str, Callable[[float], bool]], ...] = (
     ("report_time_broken_harness_cpu_s", "< 120 s of CPU (the proxy on a shared machine)", lambda v: v < 120),
     ("api_server_turn_ms_max", "< 5 ms of CPU per turn, in every API", lambda v: v < 5.0),
     ("api_server_turn_ratio_vs_cli_start", "<= 0.05 of a bare CLI start", lambda v: v <= 0.05),
+    ("sandbox_exec_added_ms_per_start", "< 2 ms per judged program start (SBX-7)", lambda v: v < 2.0),
 )
 
 RESULTS = ROOT / "benchmarks" / "results.json"

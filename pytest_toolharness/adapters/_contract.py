@@ -173,7 +173,7 @@ class WireCapability(Protocol):
 
 
 class SandboxCapability(Protocol):
-    """``sandbox``: run one Bash call in a session with the shell sandbox configured (SBX-1..6)."""
+    """``sandbox``: run one Bash call in a session with the shell sandbox configured (SBX-1..7)."""
 
     async def run_sandboxed(self, run: SandboxRun) -> SandboxOutcome:
         """Write ``run.settings`` to the harness's project settings in ``run.workdir`` and run the call.

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from reference_impl.permissions import PermissionContext, split_command
+from reference_impl.sandbox._exec_guard import ExecGuard, ExecRule, exec_rules, read_denials
 from reference_impl.sandbox._policy import SandboxPolicy, derive_policy
 from reference_impl.sandbox._proxy import DomainProxy
 from reference_impl.sandbox._runner import (
@@ -94,6 +96,7 @@ class SandboxedShell:
     proxies: list[DomainProxy] = field(default_factory=list)
     _problem: tuple[str | None] | None = None
     _policy: SandboxPolicy | None = None
+    _exec_rules: tuple[ExecRule, ...] | None = None
 
     @property
     def problem(self) -> str | None:
@@ -112,6 +115,13 @@ class SandboxedShell:
                 self.settings, self.context, temp_dir=self.temp_dir, settings_paths=self.settings_paths
             )
         return self._policy
+
+    @property
+    def exec_rules(self) -> tuple[ExecRule, ...]:
+        """The deny and ask rules judged where the command runs (SBX-7)."""
+        if self._exec_rules is None:
+            self._exec_rules = exec_rules(self.context.rules)
+        return self._exec_rules
 
     def plan(self, tool_input: Mapping[str, Any]) -> SandboxPlan:
         """How this Bash call will run."""
@@ -181,6 +191,7 @@ class SandboxedShell:
         with tempfile.TemporaryDirectory(prefix="toolharness-proxy-") as private:
             socket_path = os.path.join(private, "proxy.sock")
             await proxy.start(socket_path)
+            guard = ExecGuard.build(self.exec_rules, Path(private, "exec")) if self.exec_rules else None
             proxy_url = f"http://127.0.0.1:{PROXY_PORT}"
             env = dict(os.environ)
             env.update(
@@ -196,15 +207,31 @@ class SandboxedShell:
                     )
                 }
             )
+            # The bridge's own programs, past any stub a rule put over them (SBX-7).
+            helpers = {
+                "SBX_GREP": shutil.which("grep") or "grep",
+                "SBX_SLEEP": shutil.which("sleep") or "sleep",
+            }
+            if guard is not None:
+                socat = guard.real_program(socat)
+                helpers = {key: guard.real_program(path) for key, path in helpers.items()}
+            env.update(helpers)
             env.update(NO_PROXY="", no_proxy="", TMPDIR=str(self.temp_dir), SBX_SOCAT=socat)
             env.update(SBX_PORT=str(PROXY_PORT), SBX_SOCKET=socket_path, SANDBOX_RUNTIME="1")
             try:
-                done = await run_command(
-                    bwrap_argv(bwrap, plan, cwd, command), cwd=cwd, env=env, timeout=timeout, abort=abort
+                argv = bwrap_argv(
+                    bwrap,
+                    plan,
+                    cwd,
+                    command,
+                    exec_mounts=guard.mounts if guard else (),
+                    shell=guard.shell if guard else "/bin/sh",
                 )
+                done = await run_command(argv, cwd=cwd, env=env, timeout=timeout, abort=abort)
             finally:
                 await proxy.close()
                 removed = scrub(plan)
+                denied = read_denials(guard) if guard else ()
         if isinstance(done, str):
             raise ShellRunError(f"The command {done}")
         output = done[0]
@@ -213,4 +240,11 @@ class SandboxedShell:
             output = f"{output}\n(the sandbox removed or restored protected paths the command changed: {names})".lstrip(
                 "\n"
             )
-        return CommandResult(output, done[1], sandboxed=True, removed=removed)
+        unseen = [line for line in dict.fromkeys(denied) if line not in output]
+        if unseen:
+            # The stub's own stderr may have been redirected away: the record is what the model sees.
+            refused = "\n".join(unseen)
+            output = f"{output}\n(the sandbox refused programs a permission rule names:\n{refused})".lstrip(
+                "\n"
+            )
+        return CommandResult(output, done[1], sandboxed=True, removed=removed, denied=denied)
