@@ -149,12 +149,26 @@ def test_unknown_family_is_refused_with_the_known_ones() -> None:
         ths.composed_commands(families=("teleport",))
 
 
-def test_the_hunt_finds_eight_mechanisms_in_the_frozen_engine(judge: ths.BashSandbox) -> None:
+def test_the_hunt_finds_eight_mechanisms_in_the_frozen_engine(
+    judge: ths.BashSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The issue's bar: run against m_engine_531c59b within a CI budget, at least eight distinct mechanisms."""
     del judge
+    import importlib
+
     from tests.mutants.hunt_mechanisms import hunt
     from tests.mutants.m_engine_531c59b import adapter
 
+    # The mutant patches the harness's modules for good (it is meant for a process of its own): keep
+    # the originals in monkeypatch's hands, so later tests in this process run today's engine.
+    for module_name, name in (
+        ("reference_impl.execution._pipeline", "decide_permission"),
+        ("reference_impl.execution._asks", "decide_permission"),
+        ("reference_impl.agent._loop", "is_tool_denied_as_whole"),
+    ):
+        module = importlib.import_module(module_name)
+        monkeypatch.setattr(module, name, getattr(module, name))
+        monkeypatch.setattr(module, f"__mutated_{name}", False, raising=False)
     findings, _ = hunt(adapter().new_harness, examples=200)
     assert len({finding.family for finding in findings}) >= 8, [f.command for f in findings]
     assert all(finding.ran for finding in findings)
