@@ -224,7 +224,7 @@ def test_the_failure_section_states_the_requirement_and_points_at_our_spec(pytes
     result.stdout.fnmatch_lines(
         [
             "*toolharness requirement*",
-            "PAIR-1 (MUST): The user message after tool_use blocks answers each tool_use id*",
+            "PAIR-1 (MUST): The turn after tool calls answers each call id exactly once*",
             '  spec: *conformance/requirements.toml (id = "PAIR-1")',
             "reproduce: pytest --toolharness-conformance --toolharness-adapter=myadapter:make *suite/test_suite.py::test_pairing*",
         ]

@@ -219,8 +219,9 @@ class RunOutcome:
         if ran and all(test.outcome == "error" for test in ran):
             first = ran[0].message.strip().splitlines()[0] if ran[0].message.strip() else ""
             return f"every test that ran ({len(ran)}) errored at setup, none was checked: {first[:300]}"
-        checked = [rid for rid, status in self.statuses.items() if status in ("passed", "failed")]
-        failed = self.failed_ids
+        # A suite fault ("error") the mutant provoked says as little about its target as a failure.
+        checked = [rid for rid, status in self.statuses.items() if status in ("passed", "failed", "error")]
+        failed = [rid for rid, status in self.statuses.items() if status in ("failed", "error")]
         if not self.exitfirst and len(checked) >= THRESHOLD_MIN_CHECKED and 2 * len(failed) > len(checked):
             return (
                 f"fails {len(failed)} of the {len(checked)} checked requirements "
