@@ -72,7 +72,10 @@ from reference_impl.permissions._settings import (
 from reference_impl.permissions._shell_forms import DenyForms, deny_forms
 from reference_impl.permissions._shell_rules import (
     match_shell_pattern,
+    pattern_head,
     rule_matches_shell_part,
+    shell_deny_match,
+    shell_rule_index,
     shell_vouched,
 )
 from reference_impl.permissions._url_hosts import normalise_host
@@ -117,11 +120,14 @@ __all__ = [
     "normalise_host",
     "parse_path_pattern",
     "parse_rule",
+    "pattern_head",
     "rule_applies_to_tool",
     "rule_matches",
     "rule_matches_shell_part",
     "rules_from_strings",
     "safe_target",
+    "shell_deny_match",
+    "shell_rule_index",
     "shell_vouched",
     "split_command",
 ]
