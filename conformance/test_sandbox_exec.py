@@ -2,8 +2,9 @@
 
 Each test draws a real program with an effect seen from outside (a marker file it creates, or a
 file it removes), a Bash deny rule naming it, and a way of starting it composed from a catalogue of
-the ways programs start others: spellings of its path, a symlink or a copy of its file, the
-dynamic loader, wrappers
+the ways programs start others: spellings of its path, a symlink or a copy of its file (with a
+byte appended), the dynamic loader (also a renamed copy of it), an in-memory copy run through
+``/dev/fd``, wrappers
 (``env``, ``nohup``, ``timeout``, ``nice``, ``xargs``, ``find -exec``), shells (``bash -c``, an alias),
 interpreters (Python's ``subprocess`` and ``os.execvp``, Perl's ``exec``), and around all that a
 form of the command line (``eval``, a function, a variable, a script written on the line and then
@@ -97,7 +98,25 @@ _SPELLINGS: dict[str, Callable[[str], Attempt]] = {
     "copy": lambda n: Attempt(
         (_py(f"import shutil; shutil.copy(shutil.which({n!r}), 'copy-of-it')"),), ("./copy-of-it",)
     ),
+    "copy with a byte appended": lambda n: Attempt(
+        (
+            _py(
+                f"import shutil; shutil.copy(shutil.which({n!r}), 'longer'); open('longer', 'ab').write(b'0')"
+            ),
+        ),
+        ("./longer",),
+    ),
     **({"dynamic loader": lambda n: Attempt((), (_LOADERS[0], f"/usr/bin/{n}"))} if _LOADERS else {}),
+    **(
+        {
+            "renamed copy of the loader": lambda n: Attempt(
+                (_py(f"import shutil; shutil.copy({_LOADERS[0]!r}, 'runner')"),),
+                ("./runner", f"/usr/bin/{n}"),
+            )
+        }
+        if _LOADERS
+        else {}
+    ),
 }
 
 # Programs whose job is to start another: argv -> argv.
@@ -118,6 +137,12 @@ _WRAPPERS: dict[str, Callable[[tuple[str, ...]], tuple[str, ...]]] = {
     ),
     "python subprocess": lambda a: ("python3", "-c", f"import subprocess; subprocess.run({list(a)!r})"),
     "python execvp": lambda a: ("python3", "-c", f"import os; os.execvp({a[0]!r}, {list(a)!r})"),
+    "memfd via /dev/fd": lambda a: (
+        "python3",
+        "-c",
+        "import os, shutil; fd = os.memfd_create('m', 0);"
+        f" os.write(fd, open(shutil.which({a[0]!r}), 'rb').read()); os.execv(f'/dev/fd/{{fd}}', {list(a)!r})",
+    ),
     **({"perl exec": lambda a: ("perl", "-e", "exec @ARGV", *a)} if shutil.which("perl") else {}),
 }
 
@@ -189,6 +214,13 @@ def _attempt(harness: Callable[[], Any], base: Path, program: Program, rule: str
 )
 @example(
     drawn=(_PROGRAMS[2], "Bash(rm -f:*)", compose(_PROGRAMS[2], "symlink", ["find -exec", "env"], "eval"))
+)
+@example(
+    drawn=(
+        _PROGRAMS[1],
+        "Bash(mkdir:*)",
+        compose(_PROGRAMS[1], "copy with a byte appended", ["memfd via /dev/fd"], "plain"),
+    )
 )
 def test_denied_program_never_runs(
     new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, drawn: tuple[Program, str, str]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from reference_impl import PermissionContext, SandboxedShell, parse_rule
 from reference_impl.sandbox import SandboxSettings, sandbox_problem
 from reference_impl.sandbox._exec_guard import ExecAttempt
 from reference_impl.sandbox._exec_loader import filter_program
-from reference_impl.sandbox._exec_rules import ExecJudge, exec_judge
+from reference_impl.sandbox._exec_rules import ExecJudge, build_id, exec_judge
 
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=sandbox_problem() or "")
 
@@ -62,9 +63,16 @@ def test_names_by_path_argv0_inode_and_content(tmp_path: Path, opened: list[int]
         reason = judge(_attempt(opened, str(spelled), "innocent", "-rf", "d"))
         assert reason is not None
         assert "Bash(rm:*)" in reason
-    changed = tmp_path / "changed"
-    changed.write_bytes(copy.read_bytes() + b"\0")  # documented: a changed copy is another program
-    assert judge(_attempt(opened, str(changed), "changed", "d")) is None
+    longer = tmp_path / "longer"
+    longer.write_bytes(copy.read_bytes() + b"\0")  # other bytes, the same build ID
+    assert judge(_attempt(opened, str(longer), "longer", "d")) is not None
+    fd = os.open(rm, os.O_RDONLY)
+    opened.append(fd)
+    ident = build_id(fd)
+    assert ident is not None
+    rebuilt = tmp_path / "rebuilt"  # documented: a copy with another build ID is another program
+    rebuilt.write_bytes(copy.read_bytes().replace(ident, bytes(b ^ 0xFF for b in ident)))
+    assert judge(_attempt(opened, str(rebuilt), "rebuilt", "d")) is None
     assert judge(_attempt(opened, "/bin/true", "true")) is None
 
 
@@ -95,6 +103,9 @@ def test_scripts_and_the_dynamic_loader_are_judged_by_what_they_run(
             is not None
         )
         assert judge(_attempt(opened, loaders[0], loaders[0], "/bin/true")) is None
+        renamed = tmp_path / "runner"  # the loader under a name no pattern knows: its inode and build ID
+        shutil.copy(loaders[0], renamed)
+        assert judge(_attempt(opened, str(renamed), "./runner", "/usr/bin/rm", "-f", "y")) is not None
 
 
 def test_ask_rules_refuse_unless_the_call_met_them(opened: list[int]) -> None:
@@ -197,3 +208,24 @@ def test_no_seccomp_listener_refuses_naming_why(tmp_path: Path) -> None:
     assert refused.startswith("refused: Bash can't run: the sandbox's exec check")
     assert not (tmp_path / "M").exists()
     assert "how='sandboxed'" in bare
+
+
+@needs_sandbox
+def test_a_program_run_through_proc_self_or_dev_fd_is_the_callers_file(tmp_path: Path) -> None:
+    """``/proc/self/fd/N`` and ``/dev/fd/N`` name the caller's descriptor, not the supervisor's: an
+    in-memory copy of a denied program run by those paths (or a symlink to them) is judged as itself.
+    """
+    (tmp_path / "tmp").mkdir()
+    context = PermissionContext(rules=(parse_rule("Bash(touch:*)", "deny", "localSettings"),), cwd=tmp_path)
+    shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=tmp_path / "tmp")
+    for index, spelled in enumerate(("/proc/self/fd/{fd}", "/dev/fd/{fd}", "./link")):
+        code = (
+            "import os, shutil; fd = os.memfd_create('m', 0);"
+            " os.write(fd, open(shutil.which('touch'), 'rb').read());"
+            f" os.symlink(f'/proc/self/fd/{{fd}}', 'link'); os.execv(f{spelled!r}, ['m', 'M{index}'])"
+        )
+        command = shlex.join([sys.executable, "-c", code])
+        result = asyncio.run(shell.run({"command": command}, cwd=tmp_path, timeout=60, abort=asyncio.Event()))
+        (tmp_path / "link").unlink(missing_ok=True)
+        assert not (tmp_path / f"M{index}").exists(), f"{spelled}: {result.output}"
+        assert "Bash(touch:*)" in result.output, result.output

@@ -44,6 +44,7 @@ _AT_FDCWD = -100
 _AT_EMPTY_PATH = 0x1000
 _ARG_LIMIT = 4 * 1024 * 1024  # beyond Linux's ARG_MAX: more can't be a real exec
 _POINTER_LIMIT = 1 << 17
+_LINK_LIMIT = 40  # the kernel's own limit of symlinks in one lookup
 _ACCEPT_TIMEOUT = 30.0
 _EXECVEAT = ARCHITECTURES.get(platform.machine(), (0, 0, (0, -1), ()))[2][1]
 
@@ -52,7 +53,8 @@ _EXECVEAT = ARCHITECTURES.get(platform.machine(), (0, 0, (0, -1), ()))[2][1]
 class ExecAttempt:
     """One exec call: the path as given, the argv, and the file it names (an open descriptor or None).
 
-    ``root`` and ``cwd`` lead, from outside, to the caller's root and working directory.
+    ``root`` and ``cwd`` lead, from outside, to the caller's root and working directory; ``pid`` is the
+    caller (None: paths are opened under ``root`` and ``cwd`` as they are).
     """
 
     path: str
@@ -60,6 +62,13 @@ class ExecAttempt:
     fd: int | None
     root: str = "/"
     cwd: str = "."
+    pid: int | None = None
+
+    def open(self, path: str) -> int | None:
+        """Another file the caller names (an interpreter, a program for the loader), opened from here."""
+        if self.pid is not None:
+            return _open_target(self.pid, _AT_FDCWD, path, 0)
+        return _open_readable(f"{self.root}{path}" if path.startswith("/") else f"{self.cwd}/{path}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +142,47 @@ def _read_argv(mem: int, address: int) -> tuple[str, ...]:
     raise _Unreadable("too many arguments")
 
 
-def _open_target(pid: int, dirfd: int, path: str, flags: int) -> int | None:
-    """The file the caller names, opened from here, or None when there is none to open."""
-    if path.startswith("/"):
-        where = f"/proc/{pid}/root{path}"
-    elif dirfd == _AT_FDCWD:
-        where = f"/proc/{pid}/cwd/{path}"
-    else:
-        where = f"/proc/{pid}/fd/{dirfd}" + (f"/{path}" if path else "")
-    if not path and not flags & _AT_EMPTY_PATH:
-        return None
+def _walk(pid: int, start: list[str], path: str) -> str | None:
+    """The host path of ``path`` as the caller resolves it from the directory ``start`` (its own view).
+
+    Symlinks are followed here, component by component, inside the caller's root: an absolute target
+    starts again at *its* root (not the supervisor's), and ``/proc/self`` or ``/proc/thread-self`` (also
+    reached through ``/dev/fd``) is the caller's own entry, ``/proc/PID``, whose magic links (``fd/N``,
+    ``exe``) the kernel then follows. None when the links loop.
+    """
+    root = f"/proc/{pid}/root"
+    pending = [*start, *path.split("/")]
+    done: list[str] = []
+    links = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if done:
+                done.pop()
+            continue
+        done.append(part)
+        if len(done) == 2 and done[0] == "proc":
+            if part in ("self", "thread-self"):
+                return "/".join((f"/proc/{pid}", *pending))
+            if part.isdigit():  # another process's entry: its magic links are the kernel's to follow
+                return "/".join((root, *done, *pending))
+        try:
+            target = os.readlink("/".join((root, *done)))
+        except OSError:
+            continue  # not a symlink (or absent: opening it will say)
+        links += 1
+        if links > _LINK_LIMIT:
+            return None
+        done.pop()
+        if target.startswith("/"):
+            done = []
+        pending = [*target.split("/"), *pending]
+    return "/".join((root, *done))
+
+
+def _open_readable(where: str) -> int | None:
     try:
         return os.open(where, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
@@ -150,6 +190,24 @@ def _open_target(pid: int, dirfd: int, path: str, flags: int) -> int | None:
             return os.open(where, os.O_PATH | os.O_CLOEXEC)
         except OSError:
             return None
+
+
+def _open_target(pid: int, dirfd: int, path: str, flags: int) -> int | None:
+    """The file the caller names, opened from here, or None when there is none to open."""
+    if not path:
+        return _open_readable(f"/proc/{pid}/fd/{dirfd}") if flags & _AT_EMPTY_PATH else None
+    start: list[str] = []
+    if not path.startswith("/"):
+        base = f"/proc/{pid}/cwd" if dirfd == _AT_FDCWD else f"/proc/{pid}/fd/{dirfd}"
+        try:
+            seen = os.readlink(base)
+        except OSError:
+            seen = ""
+        if not seen.startswith("/") or seen.endswith(" (deleted)"):
+            return _open_readable(f"{base}/{path}")  # a directory with no name: relative to it as it is
+        start = seen.split("/")
+    where = _walk(pid, start, path)
+    return None if where is None else _open_readable(where)
 
 
 @dataclass
@@ -261,7 +319,7 @@ class ExecGuard:
             target = _open_target(pid, dirfd, path, args[4] if execveat else 0)
             if not self._still_valid(listener, notif_id):
                 return
-            reason = self.judge(ExecAttempt(path, argv, target, f"/proc/{pid}/root", f"/proc/{pid}/cwd"))
+            reason = self.judge(ExecAttempt(path, argv, target, f"/proc/{pid}/root", f"/proc/{pid}/cwd", pid))
         except (OSError, _Unreadable) as error:
             reason = f"the sandbox could not read the exec call to judge it ({error})"
         finally:

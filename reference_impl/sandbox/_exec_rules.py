@@ -21,19 +21,21 @@ and allowed as written, and the ask rule is granted for its process tree (:meth:
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import os
 import posixpath
 import re
 import shlex
 import stat
+import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from reference_impl.permissions import PermissionRule, pattern_head, shell_deny_match, shell_rule_index
 from reference_impl.sandbox._exec_guard import ExecAttempt
 
-__all__ = ["SHELL_TOOL", "ExecJudge", "exec_judge"]
+__all__ = ["SHELL_TOOL", "ExecJudge", "build_id", "exec_judge"]
 
 SHELL_TOOL = "Bash"
 """The tool whose rules hold where the command runs."""
@@ -42,6 +44,13 @@ _STANDARD_DIRS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", 
 _SHEBANG_LIMIT = 256
 _SCRIPT_DEPTH = 4  # the kernel's own limit of nested interpreters
 _LOADER = re.compile(r"^ld(-linux)?[-\w.]*\.so(\.\d+)*$")
+_LOADER_FILES = (
+    "/lib64/ld-*.so*",
+    "/lib/ld-*.so*",
+    "/lib/*-linux-gnu*/ld-*.so*",
+    "/usr/lib/*-linux-gnu*/ld-*.so*",
+)
+_PT_NOTE, _NT_GNU_BUILD_ID = 4, 3
 _LOADER_OPTIONS_WITH_VALUE = frozenset(
     {"--library-path", "--preload", "--audit", "--argv0", "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"}
 )
@@ -61,6 +70,10 @@ class ExecJudge:
     ask: tuple[PermissionRule, ...]
     by_inode: dict[tuple[int, int], _Program]
     by_size: dict[int, list[tuple[str, frozenset[str]]]]
+    by_build_id: dict[bytes, frozenset[str]] = field(default_factory=dict)
+    """The rule-named programs by their ELF build ID (a copy with bytes appended or changed keeps it)."""
+    loaders: frozenset[tuple[int, int] | bytes] = frozenset()
+    """The dynamic loader's files on this machine: by (device, inode) and by build ID."""
     granted: frozenset[PermissionRule] = frozenset()
     _digests: dict[tuple[int, int, int, int], str] = field(default_factory=dict)
     _unanswered: tuple[PermissionRule, ...] = field(init=False, default=())
@@ -77,7 +90,16 @@ class ExecJudge:
     def for_command(self, command: str) -> ExecJudge:
         """The judge for one call: the ask rules its static reading met are granted (it ran, so it was allowed)."""
         granted = frozenset(_rules_met(self.ask, command)) if self.ask else frozenset()
-        return ExecJudge(self.deny, self.ask, self.by_inode, self.by_size, granted, self._digests)
+        return ExecJudge(
+            self.deny,
+            self.ask,
+            self.by_inode,
+            self.by_size,
+            self.by_build_id,
+            self.loaders,
+            granted,
+            self._digests,
+        )
 
     def __call__(self, attempt: ExecAttempt) -> str | None:
         """Why this exec must not run, naming the rule; None when no rule stops it."""
@@ -90,9 +112,22 @@ class ExecJudge:
         reason = self._judge_words(sorted(names), argv[1:], argv)
         if reason is None and attempt.fd is not None:
             reason = self._judge_script(attempt, argv)
-        if reason is None and any(_LOADER.match(name) for name in names):
+        if reason is None and (
+            any(_LOADER.match(name) for name in names)
+            or (attempt.fd is not None and self._is_loader(attempt.fd))
+        ):
             reason = self._judge_loaded(attempt, argv)
         return reason
+
+    def _is_loader(self, fd: int) -> bool:
+        """Whether ``fd`` is the dynamic loader under another name (a copy, a link), by inode or build ID."""
+        if not self.loaders:
+            return False
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            return False
+        return (info.st_dev, info.st_ino) in self.loaders or build_id(fd) in self.loaders
 
     def _judge_loaded(self, attempt: ExecAttempt, argv: Sequence[str]) -> str | None:
         """The program the dynamic loader is asked to run, judged as if it were exec'd itself."""
@@ -102,9 +137,9 @@ class ExecJudge:
         if index >= len(argv):
             return None
         program = argv[index]
-        fd = _open_in(attempt.root, attempt.cwd, program)
+        fd = attempt.open(program)
         try:
-            inner = ExecAttempt(program, tuple(argv[index:]), fd, attempt.root, attempt.cwd)
+            inner = ExecAttempt(program, tuple(argv[index:]), fd, attempt.root, attempt.cwd, attempt.pid)
             return self(inner)
         finally:
             if fd is not None:
@@ -147,7 +182,7 @@ class ExecJudge:
                     return None
                 words = (interpreter, *([option.strip(" \t")] if option.strip(" \t") else []), path, *rest)
                 names = {posixpath.basename(interpreter)}
-                fd = _open_in(attempt.root, attempt.cwd, interpreter)
+                fd = attempt.open(interpreter)
                 if fd is not None:
                     opened.append(fd)
                     names |= self._names_of(fd)
@@ -169,6 +204,10 @@ class ExecJudge:
         program = self.by_inode.get((info.st_dev, info.st_ino))
         if program is not None:
             return set(program.names)
+        if self.by_build_id and stat.S_ISREG(info.st_mode):
+            named = self.by_build_id.get(build_id(fd) or b"")
+            if named:
+                return set(named)
         candidates = self.by_size.get(info.st_size) if stat.S_ISREG(info.st_mode) else None
         if not candidates:
             return set()
@@ -203,6 +242,40 @@ class ExecJudge:
             os.close(fd)
 
 
+def build_id(fd: int) -> bytes | None:
+    """The GNU build ID note of a 64-bit little-endian ELF file, or None (not ELF, none, unreadable)."""
+    try:
+        header = os.pread(fd, 64, 0)
+        if len(header) < 64 or header[:6] != b"\x7fELF\x02\x01":
+            return None
+        (phoff,) = struct.unpack_from("<Q", header, 32)
+        entsize, count = struct.unpack_from("<HH", header, 54)
+        table = os.pread(fd, entsize * min(count, 64), phoff)
+        for index in range(len(table) // entsize if entsize >= 56 else 0):
+            (kind,) = struct.unpack_from("<I", table, index * entsize)
+            (offset,) = struct.unpack_from("<Q", table, index * entsize + 8)
+            (size,) = struct.unpack_from("<Q", table, index * entsize + 32)
+            if kind == _PT_NOTE:
+                found = _note(os.pread(fd, min(size, 4096), offset))
+                if found is not None:
+                    return found
+    except (OSError, struct.error):
+        return None
+    return None
+
+
+def _note(notes: bytes) -> bytes | None:
+    at = 0
+    while at + 12 <= len(notes):
+        name_size, desc_size, kind = struct.unpack_from("<III", notes, at)
+        name_at = at + 12
+        desc_at = name_at + (name_size + 3) // 4 * 4
+        if kind == _NT_GNU_BUILD_ID and notes[name_at : name_at + name_size] == b"GNU\0":
+            return notes[desc_at : desc_at + desc_size] or None
+        at = desc_at + (desc_size + 3) // 4 * 4
+    return None
+
+
 def _rules_met(rules: Sequence[PermissionRule], command: str) -> tuple[PermissionRule, ...]:
     """The rules the static reading of ``command`` certainly meets (one that only *may* apply is not met)."""
     met: list[PermissionRule] = []
@@ -223,14 +296,6 @@ def _digest_fd(fd: int) -> str | None:
     except OSError:
         return None
     return digest.hexdigest()
-
-
-def _open_in(root: str, cwd: str, path: str) -> int | None:
-    where = f"{root}{path}" if path.startswith("/") else f"{cwd}/{path}"
-    try:
-        return os.open(where, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
 
 
 def _program_files(head: str, search: Sequence[str]) -> list[str]:
@@ -260,6 +325,35 @@ def exec_judge(rules: Iterable[PermissionRule], path_variable: str | None) -> Ex
             sizes[key] = (info.st_size, os.path.realpath(path))
     programs = {key: _Program(frozenset(names), sizes[key][0]) for key, names in by_inode.items()}
     by_size: dict[int, list[tuple[str, frozenset[str]]]] = {}
+    by_build_id: dict[bytes, set[str]] = {}
     for key, program in programs.items():
         by_size.setdefault(program.size, []).append((sizes[key][1], program.names))
-    return ExecJudge(deny, ask, programs, by_size)
+        found = _build_id_of(sizes[key][1])
+        if found is not None:
+            by_build_id.setdefault(found, set()).update(program.names)
+    loaders: set[tuple[int, int] | bytes] = set()
+    for path in sorted({p for pattern in _LOADER_FILES for p in glob.glob(pattern)}):
+        info = os.stat(path)
+        loaders.add((info.st_dev, info.st_ino))
+        found = _build_id_of(path)
+        if found is not None:
+            loaders.add(found)
+    return ExecJudge(
+        deny,
+        ask,
+        programs,
+        by_size,
+        {key: frozenset(names) for key, names in by_build_id.items()},
+        frozenset(loaders) if (deny or ask) else frozenset(),
+    )
+
+
+def _build_id_of(path: str) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return build_id(fd)
+    finally:
+        os.close(fd)
