@@ -64,7 +64,7 @@ class _Program:
 
 @dataclass
 class ExecJudge:
-    """The Bash deny and ask rules, and the files of the programs they name (by inode and size)."""
+    """The Bash deny and ask rules, and the files of the programs they name (by inode, build ID and size)."""
 
     deny: tuple[PermissionRule, ...]
     ask: tuple[PermissionRule, ...]
@@ -76,6 +76,7 @@ class ExecJudge:
     """The dynamic loader's files on this machine: by (device, inode) and by build ID."""
     granted: frozenset[PermissionRule] = frozenset()
     _digests: dict[tuple[int, int, int, int], str] = field(default_factory=dict)
+    _build_ids: dict[tuple[int, int, int, int], bytes | None] = field(default_factory=dict)
     _unanswered: tuple[PermissionRule, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
@@ -99,6 +100,7 @@ class ExecJudge:
             self.loaders,
             granted,
             self._digests,
+            self._build_ids,
         )
 
     def __call__(self, attempt: ExecAttempt) -> str | None:
@@ -127,7 +129,16 @@ class ExecJudge:
             info = os.fstat(fd)
         except OSError:
             return False
-        return (info.st_dev, info.st_ino) in self.loaders or build_id(fd) in self.loaders
+        return (info.st_dev, info.st_ino) in self.loaders or self._build_id(fd, info) in self.loaders
+
+    def _build_id(self, fd: int, info: os.stat_result) -> bytes | None:
+        """``fd``'s build ID, remembered per file version (the loader and the names both ask)."""
+        key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        if key not in self._build_ids:
+            if len(self._build_ids) >= 4096:
+                self._build_ids.clear()
+            self._build_ids[key] = build_id(fd) if stat.S_ISREG(info.st_mode) else None
+        return self._build_ids[key]
 
     def _judge_loaded(self, attempt: ExecAttempt, argv: Sequence[str]) -> str | None:
         """The program the dynamic loader is asked to run, judged as if it were exec'd itself."""
@@ -196,7 +207,7 @@ class ExecJudge:
                 os.close(each)
 
     def _names_of(self, fd: int) -> set[str]:
-        """The rule-named programs whose file ``fd`` is, by inode or by content."""
+        """The rule-named programs whose file ``fd`` is, by inode, build ID or content."""
         try:
             info = os.fstat(fd)
         except OSError:
@@ -204,8 +215,8 @@ class ExecJudge:
         program = self.by_inode.get((info.st_dev, info.st_ino))
         if program is not None:
             return set(program.names)
-        if self.by_build_id and stat.S_ISREG(info.st_mode):
-            named = self.by_build_id.get(build_id(fd) or b"")
+        if self.by_build_id:
+            named = self.by_build_id.get(self._build_id(fd, info) or b"")
             if named:
                 return set(named)
         candidates = self.by_size.get(info.st_size) if stat.S_ISREG(info.st_mode) else None
