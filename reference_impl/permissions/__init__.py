@@ -75,6 +75,13 @@ from reference_impl.permissions._shell_rules import (
     rule_matches_shell_part,
     shell_vouched,
 )
+from reference_impl.permissions._source_keys import (
+    SOURCE_RESTRICTED_KEYS,
+    SettingsNotice,
+    SourceRestriction,
+    managed_flag,
+    restrict_to_source,
+)
 from reference_impl.permissions._url_hosts import normalise_host
 
 __all__ = [
@@ -84,6 +91,7 @@ __all__ = [
     "SETTINGS_FILES",
     "SETTINGS_PRECEDENCE",
     "SETTING_SOURCES",
+    "SOURCE_RESTRICTED_KEYS",
     "CanUseTool",
     "Classifier",
     "DecisionReason",
@@ -104,7 +112,9 @@ __all__ = [
     "SettingSource",
     "SettingsError",
     "SettingsFile",
+    "SettingsNotice",
     "ShellCommand",
+    "SourceRestriction",
     "ToolPermissionContext",
     "context_from_settings",
     "decide_permission",
@@ -113,10 +123,12 @@ __all__ = [
     "internal_error_decision",
     "is_tool_denied_as_whole",
     "load_settings",
+    "managed_flag",
     "match_shell_pattern",
     "normalise_host",
     "parse_path_pattern",
     "parse_rule",
+    "restrict_to_source",
     "rule_applies_to_tool",
     "rule_matches",
     "rule_matches_shell_part",

@@ -39,10 +39,14 @@ from reference_impl.permissions._evaluated import MAY_HIDE_CODE, hidden_code, ma
 
 __all__ = [
     "SHELL_KEYWORDS",
+    "SYNTAX_ERROR",
     "ShellCommand",
     "ShellPart",
     "split_command",
 ]
+
+SYNTAX_ERROR = "the command is not valid bash (syntax error)"
+"""The problem recorded for a line bash would refuse to run."""
 
 SHELL_KEYWORDS = frozenset(
     {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac"}
@@ -269,7 +273,7 @@ class _Walk:
         self.parts.append(ShellPart(text=self.text(node).strip(), argv=(None,), raw=("?",), doubts=(why,)))
 
     def syntax_error(self, node: tree_sitter.Node, depth: int) -> None:
-        self.problem("the command is not valid bash (syntax error)")
+        self.problem(SYNTAX_ERROR)
         self.opaque(node, "a syntax error: what bash runs of it is not known")
         self.children(node, depth)
 
@@ -403,7 +407,7 @@ class _Walk:
             self.substitutions(node, depth)
             return None
         if kind == "ERROR" or node.is_missing:
-            self.problem("the command is not valid bash (syntax error)")
+            self.problem(SYNTAX_ERROR)
         else:
             self.problem(f"the shell word {kind!r} is not analysed")
         self.substitutions(node, depth)
@@ -422,7 +426,7 @@ class _Walk:
                 self.problem("an array subscript or arithmetic is not analysed")
                 self.substitutions(child, depth + 1)
             elif child.type == "ERROR":
-                self.problem("the command is not valid bash (syntax error)")
+                self.problem(SYNTAX_ERROR)
                 self.substitutions(child, depth + 1)
             else:
                 self.substitutions(child, depth + 1)
@@ -544,7 +548,7 @@ def _split(command: str, splice: bool) -> ShellCommand:
         walk.problem("a character bash does not treat as a blank (\\r, \\v, \\f, NUL, a Unicode space)")
     root = _bash_parser().parse(source).root_node
     if root.has_error:
-        walk.problem("the command is not valid bash (syntax error)")
+        walk.problem(SYNTAX_ERROR)
     walk.statement(root, 0)
     if MAY_HIDE_CODE.search(command):
         mark_evaluated_code(walk, root)
