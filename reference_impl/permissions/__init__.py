@@ -49,6 +49,7 @@ from reference_impl.permissions._protected_paths import (
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
 )
+from reference_impl.permissions._rule_liveness import dead_rule_reason, rule_witness
 from reference_impl.permissions._rule_syntax import (
     PermissionRule,
     RuleSyntaxError,
@@ -117,6 +118,7 @@ __all__ = [
     "SourceRestriction",
     "ToolPermissionContext",
     "context_from_settings",
+    "dead_rule_reason",
     "decide_permission",
     "deny_forms",
     "format_rule",
@@ -132,6 +134,7 @@ __all__ = [
     "rule_applies_to_tool",
     "rule_matches",
     "rule_matches_shell_part",
+    "rule_witness",
     "rules_from_strings",
     "safe_target",
     "shell_vouched",

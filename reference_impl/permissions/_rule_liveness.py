@@ -16,7 +16,6 @@ earns a notice and is kept.
 
 from __future__ import annotations
 
-import difflib
 import re
 import string
 from collections.abc import Iterator
@@ -163,6 +162,20 @@ def rule_witness(rule: PermissionRule) -> tuple[Tool, dict[str, Any]] | None:
     return None
 
 
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` is ``b`` with one typing slip: a letter dropped, added, changed, or two swapped."""
+    if a == b:
+        return True
+    if min(len(a), len(b)) < 3 or abs(len(a) - len(b)) > 1:
+        return False
+    start = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    if len(a) == len(b):
+        swapped = a[start + 1 : start + 2] + a[start : start + 1] + a[start + 2 :] == b[start:]
+        return swapped or a[start + 1 :] == b[start + 1 :]
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[start + 1 :] == shorter[start:]
+
+
 def unknown_tool_note(rule: PermissionRule) -> str | None:
     """For a rule naming no Claude Code tool: a sentence saying so (None for a known tool or MCP rule)."""
     if rule.tool_name.startswith(MCP_PREFIX) or rule.tool_name in TOOL_TARGETS:
@@ -175,9 +188,9 @@ def dead_rule_reason(rule: PermissionRule) -> str | None:
     """Why ``rule`` can never match any call, or None when some call matches it."""
     name = rule.tool_name
     if not name.startswith(MCP_PREFIX) and name not in TOOL_TARGETS:
-        close = difflib.get_close_matches(name, list(TOOL_TARGETS), n=1, cutoff=0.8)
-        if close:
-            return f"no tool is named {name!r} (did you mean {close[0]!r}?)"
+        close = next((known for known in TOOL_TARGETS if _one_slip(name.lower(), known.lower())), None)
+        if close is not None:
+            return f"no tool is named {name!r} (did you mean {close!r}?)"
     if rule_witness(rule) is not None:
         return None
     if rule.content is not None and TOOL_TARGETS.get(name, "other") is None and name not in PATH_RULE_TOOLS:
