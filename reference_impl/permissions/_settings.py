@@ -124,8 +124,16 @@ class _DuplicateKeyError(ValueError):
 def rules_from_strings(
     texts: Iterable[str], behavior: PermissionBehavior, source: SettingSource
 ) -> tuple[PermissionRule, ...]:
-    """Parse several rule strings (e.g. ``--allowedTools`` values); the first bad one raises."""
-    return tuple(parse_rule(text, behavior, source) for text in texts)
+    """Parse several rule strings (e.g. ``--allowedTools`` values); the first bad one raises.
+
+    A deny or ask rule that can never match (:func:`dead_rule_reason`) is refused like a malformed one.
+    """
+    rules = tuple(parse_rule(text, behavior, source) for text in texts)
+    for rule in rules:
+        dead = dead_rule_reason(rule) if behavior != "allow" else None
+        if dead is not None:
+            raise RuleSyntaxError(rule.text, f"this {behavior} rule can never match: {dead}")
+    return rules
 
 
 def _rule_list(
