@@ -220,7 +220,7 @@ MANAGED_ONLY_KEYS = (
     "channelsEnabled",
 )
 NOT_MANAGED = ("userSettings", "projectSettings", "localSettings")
-JSON_VALUES = st.one_of(
+JSON_VALUES: st.SearchStrategy[Any] = st.one_of(
     st.booleans(), st.none(), st.integers(-2, 2), st.sampled_from(["true", "", "disable"]), st.just([])
 )
 
