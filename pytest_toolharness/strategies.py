@@ -46,6 +46,7 @@ from __future__ import annotations
 from pytest_toolharness._profiles import load_suite_profile, register_profiles, restore_profile
 from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
 from pytest_toolharness._strategies.hooks import (
+    ALSO_BY_EVENT,
     BROKEN_OUTCOMES,
     HOOK_EVENTS,
     HOOK_OUTCOMES,
@@ -132,6 +133,7 @@ from pytest_toolharness._strategies.tools import (
 )
 
 __all__ = [
+    "ALSO_BY_EVENT",
     "BEHAVIOR_KINDS",
     "BROKEN_OUTCOMES",
     "BUILTIN_TOOL_NAMES",
