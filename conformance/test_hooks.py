@@ -48,7 +48,11 @@ def timeout_for(outcome: str) -> float:
 
 @st.composite
 def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
-    """(a tool, a matcher, whether the matcher selects the tool)."""
+    """(a tool, a matcher, whether the matcher selects the tool).
+
+    Non-matching matchers include names that collide with the tool's after normalisation (another
+    letter case, a single ``_`` for the MCP separator ``__``).
+    """
     matching = draw(st.booleans())
     if draw(st.booleans()):
         name = draw(BUILTIN_NAMES)
@@ -63,6 +67,10 @@ def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
             f"mcp__{server}__{tool}_.*",
             f"mcp__{server}",
             f"Read|mcp__{server}x__{tool}",
+            # The same name but for its letter case or a separator: another tool to an exact matcher.
+            f"mcp__{server.upper()}__{tool}",
+            f"Read|mcp__{server}__{tool.capitalize()}",
+            f"mcp__{server}_{tool}",
         ]
     return mcp_tool_spec(server, tool), draw(st.sampled_from(forms)), matching
 

@@ -115,7 +115,8 @@ def hook_matchers(tool_name: str, *, matching: bool = True) -> st.SearchStrategy
 
     Matching forms: the exact name, ``A|name|B``, an anchored regular expression, a prefix regex
     (``Rea.*``), ``""`` and ``*``. Non-matching forms: other exact names, lists of other names, and
-    anchored regexes that need more than the name. Matchers follow Claude Code: a matcher of only
+    anchored regexes that need more than the name, and the name in other letter cases (exactly and
+    anchored). Matchers follow Claude Code: a matcher of only
     letters, digits, ``_`` and ``|`` is a list of exact names; anything else is a regex searched
     in the name.
     """
@@ -132,7 +133,15 @@ def hook_matchers(tool_name: str, *, matching: bool = True) -> st.SearchStrategy
             st.integers(1, len(tool_name)).map(lambda k: re.escape(tool_name[:k]) + ".*"),
             st.sampled_from(["", "*"]),
         )
+    # The name in other cases: a matcher compares names exactly, so these select another tool.
+    recased = sorted({tool_name.lower(), tool_name.upper(), tool_name.swapcase()} - {tool_name})
+    case_forms = (
+        [st.sampled_from(recased), st.sampled_from(recased).map(lambda n: f"^{re.escape(n)}$")]
+        if recased
+        else []
+    )
     return st.one_of(
+        *case_forms,
         _literal_names(tool_name),
         others.map("|".join),
         st.sampled_from(WORDS).map(lambda w: f"^{re.escape(tool_name)}_{w}$"),
