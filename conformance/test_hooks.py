@@ -188,6 +188,29 @@ def test_command_hook_protocol(new_harness: Callable[[], Any], outcome: str, rea
         assert reason in run.result_text(), f"{why}: stderr must reach the model: {run.result_text()!r}"
 
 
+@requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
+@pytest.mark.requirement("HOOK-3", "MUST")
+@settings(max_examples=len(ths.NON_BLOCKING_EXIT_CODES), deadline=None)
+@given(exit_code=st.sampled_from(ths.NON_BLOCKING_EXIT_CODES), reason=REASONS)
+def test_every_exit_code_but_0_and_2_is_non_blocking(
+    new_harness: Callable[[], Any], exit_code: int, reason: str
+) -> None:
+    """HOOK-3: exit 2 alone blocks: a command hook exiting 1, 3 (one past 2), 126, 127 or 255 is a non-blocking error.
+
+    The call runs with its own result; the hook's stderr does not become the model's error text.
+    """
+    hook = pre("exit1", as_command=True, reason=reason, exit_code=exit_code, timeout=ANSWER_TIMEOUT_S)
+    run = run_calls(
+        new_harness(),
+        [plain_tool("Deploy")],
+        [("Deploy", {"x": "1"})],
+        rules=[RuleSpec("Deploy", "allow")],
+        hooks=[hook],
+        host=host_answering("deny"),
+    )
+    assert_decided_like_a_command_hook(run, "exit1", f"command hook exiting {exit_code} (stderr {reason!r})")
+
+
 def assert_decided_like_a_command_hook(run: Any, outcome: str, why: str) -> None:
     """The call's fate under one PreToolUse hook of ``outcome`` (a deny-the-host, allow-rule setup).
 

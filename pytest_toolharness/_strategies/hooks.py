@@ -39,6 +39,7 @@ __all__ = [
     "HOOK_EVENTS",
     "HOOK_OUTCOMES",
     "LIFECYCLE_OUTCOMES_BY_EVENT",
+    "NON_BLOCKING_EXIT_CODES",
     "OUTCOMES_BY_EVENT",
     "hook_matchers",
     "hook_settings",
@@ -55,6 +56,10 @@ HOOK_OUTCOMES: tuple[HookOutcomeKind, ...] = get_args(HookOutcomeKind)
 
 BROKEN_OUTCOMES: tuple[HookOutcomeKind, ...] = ("exit1", "garbage", "crash")
 """Outcomes of a hook that fails without blocking (a non-blocking error: it decides nothing)."""
+
+NON_BLOCKING_EXIT_CODES: tuple[int, ...] = (1, 3, 126, 127, 255)
+"""Exit statuses of a non-blocking hook error (``exit1`` outcomes): 1, the one past the blocking 2, a
+program found but not runnable, one not found, and the highest."""
 
 _FAILURES: tuple[HookOutcomeKind, ...] = ("exit2", *BROKEN_OUTCOMES, "hang")
 # What any hook can say to the loop and the user besides its event's own answer (HOOK-5).
@@ -213,6 +218,7 @@ def _draw_spec(
         # A hanging hook is ended by its timeout, so keep that short; others get a generous one.
         timeout=draw(st.sampled_from([0.2, 0.5])) if outcome == "hang" else 10.0,
         also=extras,
+        exit_code=draw(st.sampled_from(NON_BLOCKING_EXIT_CODES)) if outcome == "exit1" else 1,
         stop_reason=f"S{reason[1:]}" if "stop" in extras else None,
         system_message=f"M{context[1:]}" if "system_message" in extras else None,
     )

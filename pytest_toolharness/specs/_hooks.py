@@ -71,6 +71,8 @@ class HookSpec:
     ``from_plugin`` installs it through a plugin's ``hooks/hooks.json`` (HOOK-8; capability
     ``hook_sources``).
 
+    ``exit_code`` is the status an ``exit1`` hook exits with: any non-blocking error's (1, 3..255).
+
     ``also`` adds further output fields to the same JSON answer (one hook saying several things at
     once): ``context`` (``additionalContext`` = ``context``), ``system_message`` (``systemMessage`` =
     ``system_message`` or ``context``), ``stop`` (``continue: false``, ``stopReason`` = ``stop_reason``
@@ -104,10 +106,13 @@ class HookSpec:
     run_async: bool = False
     from_plugin: bool = False
     also: tuple[HookAlso, ...] = ()
+    exit_code: int = 1
     stop_reason: str | None = None
     system_message: str | None = None
 
     def __post_init__(self) -> None:
+        if self.exit_code in (0, 2) or not 0 < self.exit_code < 256:
+            raise ValueError(f"HookSpec.exit_code is a non-blocking error's status (1, 3..255), got {self.exit_code}")
         unknown = [f for f in self.also if f not in HOOK_ALSO_FIELDS]
         if unknown:
             raise ValueError(f"HookSpec.also: unknown field(s) {unknown}; expected some of {HOOK_ALSO_FIELDS}")
