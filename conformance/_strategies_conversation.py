@@ -86,7 +86,9 @@ def builtin_specs(max_size: int = 5) -> st.SearchStrategy[list[ToolSpec]]:
 
 
 @cached_strategy
-def mcp_specs(min_size: int = 0, max_size: int = 6, *, case_twins: bool = False) -> st.SearchStrategy[list[ToolSpec]]:
+def mcp_specs(
+    min_size: int = 0, max_size: int = 6, *, case_twins: bool = False
+) -> st.SearchStrategy[list[ToolSpec]]:
     """MCP tools with unique names; a few are ``always_load`` (so not deferred).
 
     ``case_twins`` draws names from ``twin_mcp_pairs``: tools whose names differ only in letter case.

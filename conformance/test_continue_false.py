@@ -44,7 +44,9 @@ def stopping_turns(draw: st.DrawFn) -> tuple[int, str, list[HookSpec]]:
     calls = draw(st.integers(1, 3))
     event = draw(st.sampled_from(["PreToolUse", "PostToolUse"]))
     stack = draw(
-        ths.hook_stacks(event=event, outcomes=SIGNAL_OUTCOMES, tool_name="Echo", also=ths.ALSO_BY_EVENT[event])
+        ths.hook_stacks(
+            event=event, outcomes=SIGNAL_OUTCOMES, tool_name="Echo", also=ths.ALSO_BY_EVENT[event]
+        )
     )
     return calls, event, with_a_stop(draw, stack)
 
@@ -69,7 +71,11 @@ def _sys(event: str, i: int, **fields: Any) -> HookSpec:
     case=(
         2,
         "PreToolUse",
-        [hook("PreToolUse", "allow", matcher="Echo", reason="R0ALLOW", also=("stop",), stop_reason="S0ALLOW")],
+        [
+            hook(
+                "PreToolUse", "allow", matcher="Echo", reason="R0ALLOW", also=("stop",), stop_reason="S0ALLOW"
+            )
+        ],
     )
 )
 @example(

@@ -105,10 +105,13 @@ class NoticeMachine(RuleBasedStateMachine):
         added=st.lists(twin_mcp_pairs, min_size=1, max_size=3, unique=True),
         renamed_to=twin_mcp_pairs,
     )
-    def reshape_pool(self, data: st.DataObject, added: list[tuple[str, str]], renamed_to: tuple[str, str]) -> None:
+    def reshape_pool(
+        self, data: st.DataObject, added: list[tuple[str, str]], renamed_to: tuple[str, str]
+    ) -> None:
         """Several changes in one turn: tools removed, a tool renamed (its server's new name), tools added."""
         removed = data.draw(
-            st.lists(st.sampled_from(sorted(self._names())), min_size=1, max_size=2, unique=True), label="removed"
+            st.lists(st.sampled_from(sorted(self._names())), min_size=1, max_size=2, unique=True),
+            label="removed",
         )
         for name in removed:
             self.gone[name] = self.builtin.pop(name) if name in self.builtin else self.mcp.pop(name)

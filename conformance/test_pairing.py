@@ -263,7 +263,7 @@ def test_pairing_survives_abort(
     """
     tools: list[ToolSpec] = []
     uses: list[dict[str, Any]] = []
-    blockers = []
+    blockers: list[int] = []
     for i, kind in enumerate(kinds):
         if kind == "repeat" and uses and str(uses[-1]["name"]) in {t.name for t in tools}:
             uses.append(tool_use(f"toolu_{i:02d}_repeat", uses[-1]["name"], dict(uses[-1]["input"])))
@@ -277,16 +277,24 @@ def test_pairing_survives_abort(
         tools.append(ok_tool(NAMES[i], behavior, concurrency_safe=safe[i], read_only=safe[i]))
         if kind in ("wait_abort", "hang"):
             blockers.append(len(tools) - 1)
-        uses.append(tool_use(f"toolu_{i:02d}_{kind}", NAMES[i], {"n": "not a number" if kind == "schema" else i}))
+        uses.append(
+            tool_use(f"toolu_{i:02d}_{kind}", NAMES[i], {"n": "not a number" if kind == "schema" else i})
+        )
     if not blockers:
         # Make sure the abort fires: otherwise a batch that never aborts would hang here.
         tools.append(ok_tool("Zulu", ToolBehavior("wait_abort"), concurrency_safe=safe[0], read_only=safe[0]))
         uses.append(tool_use("toolu_zz_wait_abort", "Zulu", {"n": 0}))
     # Calls up to the first blocking one start whatever the schedule, so the trigger is reachable.
     first = next(
-        i for i, u in enumerate(uses) if any(u["name"] == t.name and t.behavior.kind in ("wait_abort", "hang") for t in tools)
+        i
+        for i, u in enumerate(uses)
+        if any(u["name"] == t.name and t.behavior.kind in ("wait_abort", "hang") for t in tools)
     )
-    runnable = [u for u in uses[: first + 1] if u["name"] in {t.name for t in tools} and u["input"]["n"] != "not a number"]
+    runnable = [
+        u
+        for u in uses[: first + 1]
+        if u["name"] in {t.name for t in tools} and u["input"]["n"] != "not a number"
+    ]
     after = max(1, min(after, len(runnable)))
     with scenario_root() as root:
         run = execute(

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from conformance._strategies_execution import execute, is_error, ok_tool, scenario_root, text_of, tool_use
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import CAPABILITIES, requires
-from pytest_toolharness.specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
+from pytest_toolharness.specs import HookAlso, HookOutcomeKind, HookSpec, RuleSpec, ToolBehavior, ToolSpec
 
 
 def _allow(tools: Sequence[ToolSpec], adapter: Any) -> list[RuleSpec]:
@@ -31,11 +31,13 @@ def _texts(content: Sequence[dict[str, Any]]) -> list[str]:
     return [text_of(b) if b.get("type") == "tool_result" else str(b.get("text", "")) for b in content]
 
 
-BLOCKS = ("block", "legacy_block")
+BLOCKS: tuple[HookOutcomeKind, ...] = ("block", "legacy_block")
 
 
-def _post(outcome: str, marker: str, *also: Any) -> HookSpec:
-    return HookSpec("PostToolUse", outcome, matcher="Alpha", reason=f"R{marker}", context=f"C{marker}", also=also)  # type: ignore[arg-type]
+def _post(outcome: HookOutcomeKind, marker: str, *also: HookAlso) -> HookSpec:
+    return HookSpec(
+        "PostToolUse", outcome, matcher="Alpha", reason=f"R{marker}", context=f"C{marker}", also=also
+    )
 
 
 @requires("execution", "hooks")
@@ -56,10 +58,17 @@ def _post(outcome: str, marker: str, *also: Any) -> HookSpec:
 @example(hooks=[_post("block", "0BOTH"), _post("context", "1BOTH")], output="out-both")
 @example(hooks=[_post("block", "0ONE", "context")], output="out-one-answer")
 @example(
-    hooks=[_post("context", "0THREE"), _post("block", "1THREE", "context", "system_message"), _post("block", "2THREE")],
+    hooks=[
+        _post("context", "0THREE"),
+        _post("block", "1THREE", "context", "system_message"),
+        _post("block", "2THREE"),
+    ],
     output="out-three",
 )
-@example(hooks=[_post("context", "0TWO"), _post("block", "1TWO"), _post("context", "2TWO", "stop")], output="out-two")
+@example(
+    hooks=[_post("context", "0TWO"), _post("block", "1TWO"), _post("context", "2TWO", "stop")],
+    output="out-two",
+)
 def test_post_tool_use_block_leaves_the_success_a_success(
     new_harness: Callable[[], Any], toolharness_adapter: Any, hooks: list[HookSpec], output: str
 ) -> None:
@@ -96,5 +105,7 @@ def test_post_tool_use_block_leaves_the_success_a_success(
     expected += [("context", h.context) for h in hooks if h.says("context")]
     for kind, marker in expected:
         where = [i for i, text in enumerate(texts) if marker in text]
-        assert where, f"the PostToolUse {kind} {marker!r} (of hooks {said}) never reaches the model: {run.content}"
+        assert where, (
+            f"the PostToolUse {kind} {marker!r} (of hooks {said}) never reaches the model: {run.content}"
+        )
         assert min(where) >= result_at, f"the PostToolUse {kind} {marker!r} comes before Alpha's tool_result"

@@ -31,7 +31,14 @@ pytestmark = [requires("sandbox"), skip_without("bwrap", "socat")]
 DIRECTORIES = ("a", "b", "c", "d")
 """The directories outside the working directory that each example grants and denies."""
 
-GRANTS = ("allowWrite", "allowWrite relative", "Edit rule", "additionalDirectories", "additional relative", None)
+GRANTS = (
+    "allowWrite",
+    "allowWrite relative",
+    "Edit rule",
+    "additionalDirectories",
+    "additional relative",
+    None,
+)
 """Every way to make a directory writable for the sandbox, and none."""
 
 READ_DENIALS = ("denyRead", "Read rule", None)
@@ -131,10 +138,14 @@ def test_every_source_of_the_policy_counts_beside_the_others(
         directory = place.outside / name
         where = f"directory {name} (grant {grant}, read denial {denial}, denyWrite {deny_write}), settings {with_settings}"
         read = f"content-of-{name}" in outcome.output
-        assert read == (denial is None), f"read {'succeeded' if read else 'failed'}: {where}: {outcome.output}"
+        assert read == (denial is None), (
+            f"read {'succeeded' if read else 'failed'}: {where}: {outcome.output}"
+        )
         if denial is None:
             landed = (directory / "w.txt").exists()
-            assert landed == (grant is not None), f"a new file {'landed' if landed else 'did not land'}: {where}"
+            assert landed == (grant is not None), (
+                f"a new file {'landed' if landed else 'did not land'}: {where}"
+            )
         kept = (directory / "kept.txt").read_text()
         if deny_write or grant is None:
             assert kept == "kept\n", f"the file was written to: {where}"

@@ -112,16 +112,22 @@ class HookSpec:
 
     def __post_init__(self) -> None:
         if self.exit_code in (0, 2) or not 0 < self.exit_code < 256:
-            raise ValueError(f"HookSpec.exit_code is a non-blocking error's status (1, 3..255), got {self.exit_code}")
+            raise ValueError(
+                f"HookSpec.exit_code is a non-blocking error's status (1, 3..255), got {self.exit_code}"
+            )
         unknown = [f for f in self.also if f not in HOOK_ALSO_FIELDS]
         if unknown:
-            raise ValueError(f"HookSpec.also: unknown field(s) {unknown}; expected some of {HOOK_ALSO_FIELDS}")
+            raise ValueError(
+                f"HookSpec.also: unknown field(s) {unknown}; expected some of {HOOK_ALSO_FIELDS}"
+            )
         if self.also and self.outcome not in _JSON_OUTCOMES:
             raise ValueError(
                 f"HookSpec.also {list(self.also)} needs an outcome answered in JSON, not {self.outcome!r}"
             )
         if "context" in self.also and self.outcome == "system_message":
-            raise ValueError("HookSpec.also: a system_message outcome says its context to the user, not the model")
+            raise ValueError(
+                "HookSpec.also: a system_message outcome says its context to the user, not the model"
+            )
         if "context" in self.also and self.event == "PermissionRequest":
             raise ValueError("HookSpec.also: PermissionRequest answers have no additionalContext")
 

@@ -23,7 +23,9 @@ def _interrupted(outcome: Any) -> bool:
 def _mutate(original: Any) -> Any:
     def finish_batch(blocks: Sequence[Any], outcomes: Sequence[Any], ctx: Any) -> list[dict[str, Any]]:
         if any(_interrupted(o) for o in outcomes):
-            kept = [(b, o) for b, o in zip(blocks, outcomes, strict=True) if ctx.find_tool(b["name"]) is not None]
+            kept = [
+                (b, o) for b, o in zip(blocks, outcomes, strict=True) if ctx.find_tool(b["name"]) is not None
+            ]
             blocks, outcomes = [b for b, _ in kept], [o for _, o in kept]
         return original(blocks, outcomes, ctx)  # type: ignore[no-any-return]
 

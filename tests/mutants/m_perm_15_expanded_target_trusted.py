@@ -12,7 +12,7 @@ __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
 TARGET = "PERM-15"
 DESCRIPTION = (
-    "echo x >> \"$PWD\"/.git/config or >> .git/confi? in bypassPermissions: the target needs an "
+    'echo x >> "$PWD"/.git/config or >> .git/confi? in bypassPermissions: the target needs an '
     "expansion, the protected-path check skips what it can't read literally, and the write runs unasked"
 )
 
