@@ -62,7 +62,8 @@ _search_mcps = st.lists(
 @st.composite
 def _search_pools(draw: st.DrawFn) -> tuple[list[ToolSpec], list[ToolSpec]]:
     """(built-in tools, MCP tools); often with a case twin: a deferred MCP tool whose name differs
-    from another's only in letter case (its server's name upper-cased), anywhere in the pool."""
+    from another's only in letter case (its server's name upper-cased), anywhere in the pool.
+    """
     builtins, mcps = draw(_search_builtins), draw(_search_mcps)
     if draw(st.booleans()):
         model = draw(st.sampled_from(mcps))

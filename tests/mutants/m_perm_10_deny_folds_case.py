@@ -21,7 +21,8 @@ def _mutate(original: Any) -> Any:
             return True
         folded = tool.name.casefold()
         return any(
-            r.behavior == "deny" and r.is_whole_tool and r.tool_name.casefold() == folded for r in context.rules
+            r.behavior == "deny" and r.is_whole_tool and r.tool_name.casefold() == folded
+            for r in context.rules
         )
 
     return is_tool_denied_as_whole
