@@ -61,8 +61,10 @@ _search_mcps = st.lists(
 
 @st.composite
 def _search_pools(draw: st.DrawFn) -> tuple[list[ToolSpec], list[ToolSpec]]:
-    """(built-in tools, MCP tools); often with a case twin: a deferred MCP tool whose name differs
-    from another's only in letter case (its server's name upper-cased), anywhere in the pool.
+    """(built-in tools, MCP tools), often with a case twin of an MCP tool.
+
+    The twin is a deferred MCP tool whose name differs from another's only in letter case (its
+    server's name upper-cased), anywhere in the pool.
     """
     builtins, mcps = draw(_search_builtins), draw(_search_mcps)
     if draw(st.booleans()):
