@@ -43,6 +43,7 @@ def _load(behavior: str, *rules: str) -> Any:
         ("KillShell(1)", "no content"),
         ("WebFecth", "did you mean 'WebFetch'"),
         ("Bahs(rm:*)", "did you mean 'Bash'"),
+        ("mcp__github__", "no MCP tool has this name"),
     ],
 )
 @pytest.mark.parametrize("behavior", ["deny", "ask"])
