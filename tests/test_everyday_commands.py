@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from reference_impl import PermissionContext, PermissionDecision, decide_permission, parse_rule
+from reference_impl.permissions import PermissionMode
 from tests.test_rules import BASH
 
 EVERYDAY = [
@@ -101,13 +102,12 @@ def _corpus_guards(shared_dir: Path) -> list[tuple[str, str]]:
 
 
 def _decide(
-    command: str, allow: tuple[str, ...], guards: list[tuple[str, str]], mode: str = "default"
+    command: str, allow: tuple[str, ...], guards: list[tuple[str, str]], mode: PermissionMode = "default"
 ) -> PermissionDecision:
     rules = tuple(parse_rule(text, behavior, "projectSettings") for text, behavior in guards)  # type: ignore[arg-type]
     rules += tuple(parse_rule(text, "allow", "userSettings") for text in allow)
-    return decide_permission(
-        BASH, {"command": command}, PermissionContext(mode=mode, rules=rules, cwd=Path("/proj"))
-    )  # type: ignore[arg-type]
+    context = PermissionContext(mode=mode, rules=rules, cwd=Path("/proj"))
+    return decide_permission(BASH, {"command": command}, context)
 
 
 def test_everyday_commands_named_by_an_allow_rule_are_allowed(shared_dir: Path) -> None:

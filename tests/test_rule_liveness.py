@@ -43,6 +43,7 @@ def _load(behavior: str, *rules: str) -> Any:
         ("KillShell(1)", "no content"),
         ("WebFecth", "did you mean 'WebFetch'"),
         ("Bahs(rm:*)", "did you mean 'Bash'"),
+        ("mcp__github__", "no MCP tool has this name"),
     ],
 )
 @pytest.mark.parametrize("behavior", ["deny", "ask"])
@@ -189,6 +190,7 @@ def test_every_accepted_rule_matches_something_or_is_reported(text: str, behavio
     """PERM-12: a rule that loads either matches some call, confirmed by the public matcher, or is
     reported at load naming the rule (a dead deny/ask rule refuses the file; a dead allow rule, or a
     rule for a tool that is not built in, earns a notice)."""
+    refusal: SettingsError | None
     try:
         loaded = _load(behavior, text)
     except SettingsError as error:

@@ -195,6 +195,10 @@ def dead_rule_reason(rule: PermissionRule) -> str | None:
         return None
     if rule.content is not None and TOOL_TARGETS.get(name, "other") is None and name not in PATH_RULE_TOOLS:
         return f"{name} has no content a rule could match; write {name!r} alone for the whole tool"
+    if name.startswith(MCP_PREFIX):
+        return (
+            f"no MCP tool has this name: write mcp__server, mcp__server__* or mcp__server__tool, not {name!r}"
+        )
     kind = _kind_of(rule)
     if kind == "shell" and rule.content is not None:
         tried = list(_shell_witnesses(rule.content))
