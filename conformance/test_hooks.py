@@ -41,6 +41,14 @@ HANG_TIMEOUT_S = 0.25
 ANSWER_TIMEOUT_S = 10.0
 
 
+def run_deploy_allowed(harness: Any, hook: HookSpec, host: Any = None) -> Any:
+    """One call of the tool ``Deploy``, which an allow rule allows, with ``hook`` installed."""
+    return run_calls(
+        harness, [plain_tool("Deploy")], [("Deploy", {"x": "1"})], rules=[RuleSpec("Deploy", "allow")],
+        hooks=[hook], host=host,
+    )  # fmt: skip
+
+
 def timeout_for(outcome: str) -> float:
     """The hook timeout for a hook of ``outcome``: short when it is meant to hang."""
     return HANG_TIMEOUT_S if outcome == "hang" else ANSWER_TIMEOUT_S
@@ -200,14 +208,7 @@ def test_every_exit_code_but_0_and_2_is_non_blocking(
     The call runs with its own result; the hook's stderr does not become the model's error text.
     """
     hook = pre("exit1", as_command=True, reason=reason, exit_code=exit_code, timeout=ANSWER_TIMEOUT_S)
-    run = run_calls(
-        new_harness(),
-        [plain_tool("Deploy")],
-        [("Deploy", {"x": "1"})],
-        rules=[RuleSpec("Deploy", "allow")],
-        hooks=[hook],
-        host=host_answering("deny"),
-    )
+    run = run_deploy_allowed(new_harness(), hook, host=host_answering("deny"))
     assert_decided_like_a_command_hook(run, "exit1", f"command hook exiting {exit_code} (stderr {reason!r})")
 
 
@@ -275,13 +276,7 @@ def test_post_tool_use_command_hook_block_does_not_undo_the_call(
 ) -> None:
     """HOOK-4: a PostToolUse command hook that blocks (JSON block or exit 2) leaves the call run once and its result in place."""
     hook = HookSpec(event="PostToolUse", outcome=outcome, reason=reason, as_command=True)  # type: ignore[arg-type]
-    run = run_calls(
-        new_harness(),
-        [plain_tool("Deploy")],
-        [("Deploy", {"x": "1"})],
-        rules=[RuleSpec("Deploy", "allow")],
-        hooks=[hook],
-    )
+    run = run_deploy_allowed(new_harness(), hook)
     assert run.ran() == 1, f"PostToolUse {outcome}: the call must have run exactly once: {run.describe()}"
     assert TOOL_OUTPUT in run.result_text(), f"PostToolUse {outcome}: the result must stay: {run.describe()}"
     assert re.search(re.escape(reason), run.all_text()), (
