@@ -117,7 +117,7 @@ def _expanded(draw: st.DrawFn, path: str) -> str:
     if form == "default value":
         return f'"${{TOOLHARNESS_UNSET:-{path}}}"'
     if form == "command substitution":
-        return f"$(printf %s {shlex.quote(path)})"
+        return f'"$(printf %s {shlex.quote(path)})"'
     if form == "glob" and path and path[-1] not in "/.":
         return shlex.quote(path[:-1]) + "?"
     return shlex.quote(path)
@@ -127,7 +127,7 @@ def expanded_spellings(path: str) -> st.SearchStrategy[str]:
     """Bash words that expand to ``path`` (or, globbed, to what matches it), for a command line.
 
     Quoted as it is, prefixed with ``"$PWD"``, with an empty quote or a backslash inside a name, as a
-    ``${UNSET:-path}`` default, as ``$(printf %s path)``, or with its last character a ``?`` glob.
+    ``${UNSET:-path}`` default, as ``"$(printf %s path)"``, or with its last character a ``?`` glob.
     Judge each with :func:`bash_word_values`: bash's own expansion.
     """
     return _expanded(path)
