@@ -185,6 +185,11 @@ class OpenAiAgentsHarness(TranscriptSession):
         self._factory = factory
         self._api = api
 
+    def is_deferred(self, spec: ToolSpec) -> bool:
+        """Whether the tool is sent with ``defer_loading``: as its spec asks on Responses, never on Chat
+        Completions, which has no deferred loading (``_tool`` builds it so)."""
+        return self._api == "responses" and deferred(spec)
+
     def render_request(
         self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
     ) -> WireRequest:
