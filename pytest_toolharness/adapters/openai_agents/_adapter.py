@@ -186,8 +186,10 @@ class OpenAiAgentsHarness(TranscriptSession):
         self._api = api
 
     def is_deferred(self, spec: ToolSpec) -> bool:
-        """Whether the tool is sent with ``defer_loading``: as its spec asks on Responses, never on Chat
-        Completions, which has no deferred loading (``_tool`` builds it so)."""
+        """Whether the tool is sent with ``defer_loading``: as its spec asks on Responses, never on Chat.
+
+        Chat Completions has no deferred loading (``_tool`` builds every tool loaded there).
+        """
         return self._api == "responses" and deferred(spec)
 
     def render_request(
