@@ -141,32 +141,50 @@ _FAILURE_LIMIT = 4000
 """Characters of a failure's message kept in the report (a wire check quotes whole request bodies)."""
 
 
-def falsifying_example(text: str) -> str:
-    """Hypothesis's ``Falsifying example: ...`` block(s) in a failure's text, as printed (without pytest's ``E``)."""
-    blocks: list[str] = []
+_EXAMPLE_START = re.compile(r"^(?:Falsifying|Failing) (?:explicit )?(?:example|test case):")
+
+
+def _example_blocks(text: str) -> list[tuple[int, int]]:
+    """Where Hypothesis's minimal examples are in ``text``: (first line, end line) of each block."""
     lines = text.splitlines()
+    blocks: list[tuple[int, int]] = []
     for index, line in enumerate(lines):
-        start = line.find("Falsifying ")
-        if start < 0 or "example" not in line[start:]:
-            continue
-        block = [line[start:].rstrip()]
-        for more in lines[index + 1 :]:
-            body = more.removeprefix("E").rstrip() if more.startswith("E ") else more.rstrip()
-            if not body.strip() or not body.startswith((" ", ")")) or "Falsifying " in body:
-                break
-            block.append(body)
-            if body.strip() == ")":
-                break
-        blocks.append("\n".join(block))
-    return "\n".join(dict.fromkeys(blocks))
+        if _EXAMPLE_START.match(line):
+            end = index + 1
+            # The call (``test(\n    n=7,\n)``) or the stateful steps, up to a blank line.
+            while end < len(lines) and lines[end].strip() and not _EXAMPLE_START.match(lines[end]):
+                end += 1
+            blocks.append((index, end))
+    return blocks
 
 
-def _failure_message(report: pytest.TestReport) -> str:
-    """The failure's own message (the assertion's text), whole, clipped to :data:`_FAILURE_LIMIT`."""
+def falsifying_example(text: str) -> str:
+    """Hypothesis's minimal failing example(s) in a failure's message, as printed.
+
+    Hypothesis adds it to the exception's notes: ``Failing test case: test(...)`` (``Falsifying
+    example:`` before 6.1xx; ``explicit`` for an ``@example``). Empty for a plain test.
+    """
+    lines = text.splitlines()
+    found = ["\n".join(lines[start:end]).rstrip() for start, end in _example_blocks(text)]
+    return "\n".join(dict.fromkeys(found))
+
+
+def _failure_message(report: pytest.TestReport) -> tuple[str, str]:
+    """The failure's own message (the check's text, quoting the bytes) and its minimal example, apart.
+
+    The message is clipped to :data:`_FAILURE_LIMIT`; the example is taken out of it.
+    """
     crash: Any = getattr(report.longrepr, "reprcrash", None)
     text = str(crash.message) if crash is not None and crash.message else report.longreprtext
-    text = text.strip()
-    return text if len(text) <= _FAILURE_LIMIT else text[: _FAILURE_LIMIT - 1] + "…"
+    example = falsifying_example(text)
+    lines = text.splitlines()
+    for start, end in reversed(_example_blocks(text)):
+        del lines[start:end]
+    message = "\n".join(
+        line for line in lines if not line.startswith("You can reproduce this test case")
+    ).strip()
+    clipped = message if len(message) <= _FAILURE_LIMIT else message[: _FAILURE_LIMIT - 1] + "…"
+    return clipped, example
 
 
 @dataclass
@@ -183,8 +201,7 @@ class _TestOutcome:
 
     def note_failure(self, report: pytest.TestReport) -> None:
         """Keep what shows why this test failed: the minimal example and the message."""
-        self.example = falsifying_example(report.longreprtext)
-        self.failure = _failure_message(report)
+        self.failure, self.example = _failure_message(report)
 
 
 @dataclass

@@ -54,3 +54,40 @@ def test_a_requirement_test_starts_it_without_any_option(pytester: pytest.Pytest
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*toolharness conformance*", "*PAIR-1*failed*orphan result*"])
+
+
+def test_a_test_the_adapter_cannot_run_is_skipped_at_collection(pytester: pytest.Pytester) -> None:
+    """The capability and profile skips are marks put at collection, before any test (or fixture) runs."""
+    from tests._fake_suite import make_suite, run
+
+    suite = make_suite(
+        pytester,
+        '@requires("sandbox")\n'
+        '@pytest.mark.requirement("PAIR-1", "MUST")\n'
+        "def test_needs_sandbox():\n"
+        "    pass\n"
+        '@requires("execution")\n'
+        '@pytest.mark.requirement("PAIR-1", "MUST")\n'
+        "def test_runs():\n"
+        "    pass\n",
+    )
+    pytester.makeconftest(
+        "import pytest\n"
+        "@pytest.hookimpl(trylast=True)\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        "        mark = item.get_closest_marker('skip')\n"
+        "        print('collected', item.name, mark.kwargs['reason'] if mark else 'runs')\n"
+    )
+    result = run(pytester, suite, "-s", "-p", "no:xdist", "--toolharness-isolation=none")
+    result.stdout.fnmatch_lines(
+        [
+            "collected test_needs_sandbox not checked: adapter lacks capability sandbox",
+            "collected test_runs runs",
+        ]
+    )
+    result.assert_outcomes(passed=1, skipped=1)
+    # The skipped test can't apply to this adapter: the verdict rests on the one that can.
+    result.stdout.fnmatch_lines(
+        ["*PAIR-1*passed*rests on 1 test in-process; 1 more test can't apply here (need sandbox)*"]
+    )
