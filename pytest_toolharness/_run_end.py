@@ -193,7 +193,9 @@ def _fail_if_nothing_checked(session: pytest.Session, state: RunState) -> None:
         )
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
     """Print the per-requirement table, then every failing test of each requirement with its example."""
     state = config.stash.get(RUN_STATE, None)
     if state is None or (not state.results and not state.notes):
