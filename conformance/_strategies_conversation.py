@@ -41,6 +41,7 @@ __all__ = [
     "message_texts",
     "tool_references",
     "tool_use_ids",
+    "twin_mcp_pairs",
     "wire_tool_names",
 ]
 
@@ -62,9 +63,12 @@ def mcp(server: str, tool: str, **flags: Any) -> ToolSpec:
 
 # Small name pools: cheap to draw, and names come back, so sequences remove and re-add tools.
 builtin_names = st.sampled_from(["ReadFile", "WebFetch", "NotebookEdit", "TaskList", "LaterTool", "Grep"])
-mcp_pairs = st.tuples(
-    st.sampled_from(["gh", "slack", "db"]), st.sampled_from(["issues", "send", "query", "pulls"])
-)
+_SERVERS = ("gh", "slack", "db")
+_MCP_TOOLS = ("issues", "send", "query", "pulls")
+mcp_pairs = st.tuples(st.sampled_from(_SERVERS), st.sampled_from(_MCP_TOOLS))
+twin_mcp_pairs = st.tuples(st.sampled_from((*_SERVERS, "GH")), st.sampled_from((*_MCP_TOOLS, "Issues")))
+"""Like ``mcp_pairs``, with a server and a tool that differ from others only in letter case, so that
+``mcp__GH__issues``, ``mcp__gh__Issues`` and ``mcp__gh__issues`` (three tools) can meet in one pool."""
 
 
 def builtin_specs(max_size: int = 5) -> st.SearchStrategy[list[ToolSpec]]:
@@ -82,12 +86,17 @@ def builtin_specs(max_size: int = 5) -> st.SearchStrategy[list[ToolSpec]]:
 
 
 @cached_strategy
-def mcp_specs(min_size: int = 0, max_size: int = 6) -> st.SearchStrategy[list[ToolSpec]]:
-    """MCP tools with unique names; a few are ``always_load`` (so not deferred)."""
+def mcp_specs(
+    min_size: int = 0, max_size: int = 6, *, case_twins: bool = False
+) -> st.SearchStrategy[list[ToolSpec]]:
+    """MCP tools with unique names; a few are ``always_load`` (so not deferred).
+
+    ``case_twins`` draws names from ``twin_mcp_pairs``: tools whose names differ only in letter case.
+    """
     return st.lists(
         st.builds(
             lambda pair, always: mcp(pair[0], pair[1], always_load=always),
-            mcp_pairs,
+            twin_mcp_pairs if case_twins else mcp_pairs,
             st.sampled_from([False, False, False, True]),
         ),
         unique_by=lambda s: s.name,

@@ -66,7 +66,7 @@ _PROTECTED = (".git/config", ".git/hooks/pre-commit", ".bashrc", ".mcp.json", ".
     data=st.data(),
     name=st.sampled_from(_PROTECTED),
     mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
-    via=st.sampled_from(["edit", "redirection", "cd then redirection"]),
+    via=st.sampled_from(["edit", "redirection", "cd then redirection", "expanded redirection"]),
 )
 def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
     new_harness: Callable[[], Any], data: st.DataObject, name: str, mode: str, via: str
@@ -75,8 +75,10 @@ def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
 
     The path is composed by ``ths.path_spellings`` around the protected file: through symbolic and
     hard links, links to directories, ``/proc/self/root``, ``..`` out and back; written by a file
-    tool, by a shell redirection, or by a redirection after ``cd`` into a part of the path on the same
-    line. The filesystem says which spellings land on the file; none of those may run unasked.
+    tool, by a shell redirection (also to a word bash expands to the path: quotes split inside a name,
+    a backslash, ``"$PWD"``, a ``${UNSET:-...}`` default, ``$(printf ...)``, a ``?`` glob), or by a
+    redirection after ``cd`` into a part of the path on the same line. Bash and the filesystem say
+    which spellings land on the file; none of those may run unasked.
     """
     if via != "edit" and mode == "acceptEdits":
         return  # acceptEdits never auto-allows shell commands anyway
@@ -84,6 +86,12 @@ def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
     path = data.draw(ths.path_spellings(str(maze.root), name), label="path")
     if via == "edit":
         tool, call = edit_tool(), ("Edit", {"file_path": path})
+    elif via == "expanded redirection":
+        word = data.draw(ths.expanded_spellings(path), label="word")
+        values = ths.bash_word_values(word, maze.root)
+        # Bash is the judge of where the word lands: one field naming the protected file.
+        path = values[0] if len(values) == 1 else f"{maze.root}/nowhere"
+        tool, call = shell_tool(), ("Bash", {"command": f"echo pwned >> {word}"})
     else:
         directory, _, written = path.rpartition("/") if via == "cd then redirection" else ("", "", path)
         move = ""

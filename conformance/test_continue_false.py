@@ -21,12 +21,13 @@ from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import HookSpec
 
-SIGNAL_OUTCOMES = ("stop", "system_message", "context", "none", *ths.BROKEN_OUTCOMES)
+# "allow" (PreToolUse) and "block" (PostToolUse) let the call run, so a stop may go beside a decision.
+SIGNAL_OUTCOMES = ("stop", "system_message", "context", "none", "allow", "block", *ths.BROKEN_OUTCOMES)
 
 
 def with_a_stop(draw: st.DrawFn, stack: list[HookSpec]) -> list[HookSpec]:
     """``stack`` with at least one ``continue: false`` hook: one hook, drawn, made to stop when none does."""
-    if any(h.outcome == "stop" for h in stack):
+    if any(h.says("stop") for h in stack):
         return stack
     at = draw(st.integers(0, len(stack) - 1))
     return [dataclasses.replace(h, outcome="stop") if i == at else h for i, h in enumerate(stack)]
@@ -36,12 +37,17 @@ def with_a_stop(draw: st.DrawFn, stack: list[HookSpec]) -> list[HookSpec]:
 def stopping_turns(draw: st.DrawFn) -> tuple[int, str, list[HookSpec]]:
     """(tool_uses in the turn, the event, a stack of 2-3 hooks on it with at least one ``continue: false``).
 
-    The stack mixes ``continue: false``, ``systemMessage``, context, silent and broken hooks, command
-    hooks (real subprocesses) and in-process ones, on PreToolUse or PostToolUse.
+    The stack mixes ``continue: false``, ``systemMessage``, context, allow (PreToolUse), block
+    (PostToolUse), silent and broken hooks, command hooks (real subprocesses) and in-process ones, on
+    PreToolUse or PostToolUse; a JSON answer may carry several of these fields at once.
     """
     calls = draw(st.integers(1, 3))
     event = draw(st.sampled_from(["PreToolUse", "PostToolUse"]))
-    stack = draw(ths.hook_stacks(event=event, outcomes=SIGNAL_OUTCOMES, tool_name="Echo"))
+    stack = draw(
+        ths.hook_stacks(
+            event=event, outcomes=SIGNAL_OUTCOMES, tool_name="Echo", also=ths.ALSO_BY_EVENT[event]
+        )
+    )
     return calls, event, with_a_stop(draw, stack)
 
 
@@ -61,6 +67,29 @@ def _sys(event: str, i: int, **fields: Any) -> HookSpec:
 @example(case=(2, "PreToolUse", [_stop("PreToolUse", 0, as_command=True), _sys("PreToolUse", 1)]))
 @example(case=(2, "PostToolUse", [_sys("PostToolUse", 0), _stop("PostToolUse", 1), _stop("PostToolUse", 2)]))
 @example(case=(1, "PreToolUse", [_sys("PreToolUse", 0), _stop("PreToolUse", 1), _sys("PreToolUse", 2)]))
+@example(
+    case=(
+        2,
+        "PreToolUse",
+        [
+            hook(
+                "PreToolUse", "allow", matcher="Echo", reason="R0ALLOW", also=("stop",), stop_reason="S0ALLOW"
+            )
+        ],
+    )
+)
+@example(
+    case=(
+        1,
+        "PostToolUse",
+        [
+            hook(
+                "PostToolUse", "context", matcher="Echo", reason="R0CTX", context="C0CTX",
+                also=("system_message", "stop"), stop_reason="S0CTX", system_message="M0CTX",
+            )
+        ],
+    )
+)  # fmt: skip
 def test_continue_false_stops_after_the_turn_and_only_the_user_sees_why(
     new_harness: Callable[[], Any], case: tuple[int, str, list[HookSpec]]
 ) -> None:
@@ -74,12 +103,12 @@ def test_continue_false_stops_after_the_turn_and_only_the_user_sees_why(
     every hook's ``systemMessage`` reach the user, never the model.
     """
     calls, event, hooks = case
-    reason = next(h.reason for h in hooks if h.outcome == "stop")
-    messages = [h.context for h in hooks if h.outcome == "system_message"]
+    reason = next(h.stop_text for h in hooks if h.says("stop"))
+    messages = [h.system_message_text for h in hooks if h.says("system_message")]
     turn = [text("calling"), *(tool_use(n) for n in range(1, calls + 1))]
     loop = run_loop(new_harness(), ["first", "second"], [turn, [text("second answer")]], hooks)
     first, second = loop.run.prompts
-    where = f"{event} hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    where = f"{event} hooks {[(h.outcome, *h.also) for h in hooks]}: {loop.describe()}"
     assert first.stop_reason == "hook_stopped", where
     assert reason in first.user_messages, f"the stopReason {reason!r} was not shown: {where}"
     for message in messages:

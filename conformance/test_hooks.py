@@ -41,6 +41,14 @@ HANG_TIMEOUT_S = 0.25
 ANSWER_TIMEOUT_S = 10.0
 
 
+def run_deploy_allowed(harness: Any, hook: HookSpec, host: Any = None) -> Any:
+    """One call of the tool ``Deploy``, which an allow rule allows, with ``hook`` installed."""
+    return run_calls(
+        harness, [plain_tool("Deploy")], [("Deploy", {"x": "1"})], rules=[RuleSpec("Deploy", "allow")],
+        hooks=[hook], host=host,
+    )  # fmt: skip
+
+
 def timeout_for(outcome: str) -> float:
     """The hook timeout for a hook of ``outcome``: short when it is meant to hang."""
     return HANG_TIMEOUT_S if outcome == "hang" else ANSWER_TIMEOUT_S
@@ -48,7 +56,11 @@ def timeout_for(outcome: str) -> float:
 
 @st.composite
 def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
-    """(a tool, a matcher, whether the matcher selects the tool)."""
+    """(a tool, a matcher, whether the matcher selects the tool).
+
+    Non-matching matchers include names that collide with the tool's after normalisation (another
+    letter case, a single ``_`` for the MCP separator ``__``).
+    """
     matching = draw(st.booleans())
     if draw(st.booleans()):
         name = draw(BUILTIN_NAMES)
@@ -63,6 +75,10 @@ def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
             f"mcp__{server}__{tool}_.*",
             f"mcp__{server}",
             f"Read|mcp__{server}x__{tool}",
+            # The same name but for its letter case or a separator: another tool to an exact matcher.
+            f"mcp__{server.upper()}__{tool}",
+            f"Read|mcp__{server}__{tool.capitalize()}",
+            f"mcp__{server}_{tool}",
         ]
     return mcp_tool_spec(server, tool), draw(st.sampled_from(forms)), matching
 
@@ -180,6 +196,22 @@ def test_command_hook_protocol(new_harness: Callable[[], Any], outcome: str, rea
         assert reason in run.result_text(), f"{why}: stderr must reach the model: {run.result_text()!r}"
 
 
+@requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
+@pytest.mark.requirement("HOOK-3", "MUST")
+@settings(max_examples=len(ths.NON_BLOCKING_EXIT_CODES), deadline=None)
+@given(exit_code=st.sampled_from(ths.NON_BLOCKING_EXIT_CODES), reason=REASONS)
+def test_every_exit_code_but_0_and_2_is_non_blocking(
+    new_harness: Callable[[], Any], exit_code: int, reason: str
+) -> None:
+    """HOOK-3: exit 2 alone blocks: a command hook exiting 1, 3 (one past 2), 126, 127 or 255 is a non-blocking error.
+
+    The call runs with its own result; the hook's stderr does not become the model's error text.
+    """
+    hook = pre("exit1", as_command=True, reason=reason, exit_code=exit_code, timeout=ANSWER_TIMEOUT_S)
+    run = run_deploy_allowed(new_harness(), hook, host=host_answering("deny"))
+    assert_decided_like_a_command_hook(run, "exit1", f"command hook exiting {exit_code} (stderr {reason!r})")
+
+
 def assert_decided_like_a_command_hook(run: Any, outcome: str, why: str) -> None:
     """The call's fate under one PreToolUse hook of ``outcome`` (a deny-the-host, allow-rule setup).
 
@@ -244,13 +276,7 @@ def test_post_tool_use_command_hook_block_does_not_undo_the_call(
 ) -> None:
     """HOOK-4: a PostToolUse command hook that blocks (JSON block or exit 2) leaves the call run once and its result in place."""
     hook = HookSpec(event="PostToolUse", outcome=outcome, reason=reason, as_command=True)  # type: ignore[arg-type]
-    run = run_calls(
-        new_harness(),
-        [plain_tool("Deploy")],
-        [("Deploy", {"x": "1"})],
-        rules=[RuleSpec("Deploy", "allow")],
-        hooks=[hook],
-    )
+    run = run_deploy_allowed(new_harness(), hook)
     assert run.ran() == 1, f"PostToolUse {outcome}: the call must have run exactly once: {run.describe()}"
     assert TOOL_OUTPUT in run.result_text(), f"PostToolUse {outcome}: the result must stay: {run.describe()}"
     assert re.search(re.escape(reason), run.all_text()), (

@@ -8,6 +8,7 @@ documented effect, alone and with two or three hooks on one event (HOOK-7).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,12 +17,41 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conformance._loop_runs import WORDS, Loop, hook, run_loop, text, tool_use
+from conformance._loop_runs import WORDS, Loop, echo_tool, hook, run_loop, text, tool_use
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import HookSpec
+from pytest_toolharness.specs import ALL_HOOK_EVENTS, HookSpec, ToolBehavior
 
 COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")
+
+# Each event's own input fields and their JSON types (Claude Code's hook inputs).
+EVENT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "PreToolUse": {"tool_name": str, "tool_input": dict, "tool_use_id": str},
+    "PostToolUse": {
+        "tool_name": str,
+        "tool_input": dict,
+        "tool_use_id": str,
+        "tool_response": (str, dict, list),
+    },
+    "PostToolUseFailure": {
+        "tool_name": str,
+        "tool_input": dict,
+        "tool_use_id": str,
+        "error": str,
+        "is_interrupt": bool,
+    },
+    "UserPromptSubmit": {"prompt": str},
+    "Stop": {"stop_hook_active": bool},
+    "SessionStart": {"source": str},
+    "PreCompact": {"trigger": str},
+    "SessionEnd": {"reason": str},
+}
+# The moments a loop scenario can't script: a permission prompt (every tool is allowed), a denial by
+# the auto-mode classifier, a subagent, a notification.
+UNSCRIPTED_EVENTS = ("PermissionRequest", "PermissionDenied", "SubagentStop", "Notification")
+LOOP_EVENTS = tuple(e for e in ALL_HOOK_EVENTS if e not in UNSCRIPTED_EVENTS)
+# Claude Code 2.1 sends no permission_mode with these.
+WITHOUT_MODE = ("SessionStart", "SessionEnd")
 
 
 # -- HOOK-6 ---------------------------------------------------------------------------------------
@@ -74,6 +104,68 @@ def test_hook_inputs_carry_the_common_fields(new_harness: Callable[[], Any], mod
         f"PostToolUse's tool_response lost the output: {shapes}"
     )
     assert loop.inputs_of("UserPromptSubmit")[0]["prompt"] == "hello"
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("HOOK-6", "SHOULD")
+@settings(max_examples=6, deadline=None)
+@given(
+    calls=st.lists(st.sampled_from(["Echo", "Fail"]), min_size=1, max_size=3),
+    mode=st.sampled_from(["default", "acceptEdits", "dontAsk", "bypassPermissions"]),
+    compact=st.booleans(),
+)
+def test_every_event_input_carries_its_fields(
+    new_harness: Callable[[], Any], calls: list[str], mode: str, compact: bool
+) -> None:
+    """HOOK-6: every event the loop fires gets the common fields and its own, for every call.
+
+    A hook on every event the loop fires (tool events and lifecycle moments, from the one list of hook
+    events), a turn of calls that succeed and fail, a compaction or not: every input carries
+    ``session_id`` (one throughout), ``transcript_path``, ``cwd``, ``hook_event_name`` and, except for
+    SessionStart and SessionEnd, ``permission_mode`` (the session's); and its event's own fields with
+    their types: each tool event names the call (``tool_name``, the validated ``tool_input``,
+    ``tool_use_id``), PostToolUse the ``tool_response``, PostToolUseFailure the ``error`` and
+    ``is_interrupt``, and one input per call.
+    """
+    hooked = LOOP_EVENTS
+    tools = [
+        echo_tool("Echo"),
+        dataclasses.replace(echo_tool("Fail"), behavior=ToolBehavior("raise", message="it broke")),
+    ]
+    hooks = [
+        hook(e, "none", matcher="Echo|Fail" if e in EVENT_FIELDS and "Tool" in e else None) for e in hooked
+    ]
+    turn = [tool_use(n, name) for n, name in enumerate(calls, start=1)]
+    loop = run_loop(
+        new_harness(), ["first", "second"], [turn, [text("done")], [text("again")]], hooks, tools=tools,
+        compact_after=0 if compact else None, mode=mode,
+    )  # fmt: skip
+    where = f"hooks on {hooked}, calls {calls}, mode {mode}, compact {compact}: {loop.describe()}"
+    inputs = loop.hook_inputs
+    assert len({i.get("session_id") for i in inputs}) == 1, f"more than one session id: {where}"
+    for payload in inputs:
+        event = payload.get("hook_event_name")
+        assert event in hooked, f"an input for {event}, which has no hook: {where}"
+        for key in COMMON_FIELDS:
+            if key == "permission_mode" and event in WITHOUT_MODE:
+                continue
+            assert isinstance(payload.get(key), str), f"{event} input lacks {key}: {payload}"
+        assert payload["cwd"] == str(loop.scenario.cwd), f"{event} input's cwd: {payload}"
+        if event not in WITHOUT_MODE:
+            assert payload["permission_mode"] == mode, f"{event} input's permission_mode: {payload}"
+        for key, kind in EVENT_FIELDS.get(str(event), {}).items():
+            assert isinstance(payload.get(key), kind), f"{event} input lacks {key} ({kind}): {payload}"
+    expected = {
+        "PreToolUse": list(enumerate(calls, start=1)),
+        "PostToolUse": [(n, c) for n, c in enumerate(calls, start=1) if c == "Echo"],
+        "PostToolUseFailure": [(n, c) for n, c in enumerate(calls, start=1) if c == "Fail"],
+    }
+    for event, wanted in expected.items():
+        if event in hooked:
+            got = [(p["tool_use_id"], p["tool_name"], p["tool_input"]) for p in loop.inputs_of(event)]
+            assert got == [(f"toolu_loop_{n}", c, {"x": str(n)}) for n, c in wanted], (
+                f"{event} inputs {got}: {where}"
+            )
 
 
 # -- HOOK-7 ---------------------------------------------------------------------------------------

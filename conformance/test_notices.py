@@ -1,7 +1,9 @@
 """Deferred-tool change notices (mechanism B): DELTA-1, DELTA-2, DELTA-3, DELTA-4.
 
 The state machines connect and disconnect MCP tools, add and remove built-in tools, pin deferred
-tools with ``always_load`` (and undo it), and ask for a notice. The suite folds the notices the
+tools with ``always_load`` (and undo it), change the pool several ways at once (tools added,
+removed and renamed in one turn), and ask for a notice. MCP names include case twins
+(``mcp__GH__issues`` beside ``mcp__gh__issues``): distinct tools to every notice. The suite folds the notices the
 harness returned itself (added, then removed) and checks each new notice against that fold and the
 pool. Which tools are deferred is the harness's own answer (``is_deferred``), so these tests judge
 the notices only, not the classification (DEFER-1).
@@ -24,8 +26,8 @@ from conformance._strategies_conversation import (
     builtin_names,
     builtin_specs,
     mcp,
-    mcp_pairs,
     mcp_specs,
+    twin_mcp_pairs,
 )
 from conformance._strategies_execution import pick_sorted
 from pytest_toolharness.adapters import requires
@@ -68,13 +70,13 @@ class NoticeMachine(RuleBasedStateMachine):
     def _names(self) -> set[str]:
         return set(self.builtin) | set(self.mcp)
 
-    @initialize(builtins=builtin_specs(max_size=3), mcps=mcp_specs(max_size=4))
+    @initialize(builtins=builtin_specs(max_size=3), mcps=mcp_specs(max_size=4, case_twins=True))
     def start(self, builtins: list[ToolSpec], mcps: list[ToolSpec]) -> None:
         self.builtin = {s.name: s for s in builtins}
         self.mcp = {s.name: s for s in mcps if s.name not in self.builtin}
         self.history.append(f"start builtin={sorted(self.builtin)} mcp={sorted(self.mcp)}")
 
-    @rule(pair=mcp_pairs, always=st.booleans())
+    @rule(pair=twin_mcp_pairs, always=st.booleans())
     def add_mcp_tool(self, pair: tuple[str, str], always: bool) -> None:
         spec = mcp(pair[0], pair[1], always_load=always)
         if spec.name in self.builtin:
@@ -96,6 +98,36 @@ class NoticeMachine(RuleBasedStateMachine):
         name = pick_sorted(data, self._names(), "remove")
         self.gone[name] = self.builtin.pop(name) if name in self.builtin else self.mcp.pop(name)
         self.history.append(f"remove {name}")
+
+    @precondition(lambda self: bool(self.builtin or self.mcp))
+    @rule(
+        data=st.data(),
+        added=st.lists(twin_mcp_pairs, min_size=1, max_size=3, unique=True),
+        renamed_to=twin_mcp_pairs,
+    )
+    def reshape_pool(
+        self, data: st.DataObject, added: list[tuple[str, str]], renamed_to: tuple[str, str]
+    ) -> None:
+        """Several changes in one turn: tools removed, a tool renamed (its server's new name), tools added."""
+        removed = data.draw(
+            st.lists(st.sampled_from(sorted(self._names())), min_size=1, max_size=2, unique=True),
+            label="removed",
+        )
+        for name in removed:
+            self.gone[name] = self.builtin.pop(name) if name in self.builtin else self.mcp.pop(name)
+        changes = [f"remove {name}" for name in removed]
+        renamed = next((self.gone[n] for n in removed if self.gone[n].is_mcp), None)
+        if renamed is not None:
+            spec = mcp(renamed_to[0], renamed_to[1], always_load=renamed.always_load)
+            added_specs = [spec, *(mcp(server, tool) for server, tool in added)]
+        else:
+            added_specs = [mcp(server, tool) for server, tool in added]
+        for spec in added_specs:
+            if spec.name not in self.builtin:
+                self.mcp[spec.name] = spec
+                self.gone.pop(spec.name, None)
+                changes.append(f"add {spec.name}")
+        self.history.append("reshape: " + ", ".join(changes))
 
     @precondition(lambda self: bool(self.gone))
     @rule(data=st.data())
@@ -244,9 +276,9 @@ class TestNoticeReannounce(ReannounceMachine.TestCase):  # type: ignore[valid-ty
 @settings(max_examples=40, deadline=None)
 @given(
     first_builtin=builtin_specs(max_size=3),
-    first_mcp=mcp_specs(max_size=4),
+    first_mcp=mcp_specs(max_size=4, case_twins=True),
     second_builtin=builtin_specs(max_size=3),
-    second_mcp=mcp_specs(max_size=4),
+    second_mcp=mcp_specs(max_size=4, case_twins=True),
     data=st.data(),
 )
 def test_added_and_removed_against_announced_and_pool(
@@ -262,7 +294,7 @@ def test_added_and_removed_against_announced_and_pool(
     DELTA-2: added = deferred pool tools not announced; removed = announced tools no longer in the pool. The
     first notice of a session announces every deferred tool and removes nothing. The second pool keeps some of
     the first pool's tools, some of them flipped to ``always_load`` (still in the pool, no longer deferred:
-    not removed).
+    not removed). Names that differ only in letter case are different tools.
     """
     harness = new_harness()
     first_mcp = [s for s in first_mcp if s.name not in {b.name for b in first_builtin}]
@@ -303,7 +335,7 @@ def test_added_and_removed_against_announced_and_pool(
 @requires("notices", "classification")
 @pytest.mark.requirement("DELTA-4", "SHOULD")
 @settings(max_examples=30, deadline=None)
-@given(tools=mcp_specs(min_size=1), builtins=builtin_specs(max_size=3), data=st.data())
+@given(tools=mcp_specs(min_size=1, case_twins=True), builtins=builtin_specs(max_size=3), data=st.data())
 def test_removed_and_readded_tool_is_announced_again(
     new_harness: Callable[[], Any], tools: list[ToolSpec], builtins: list[ToolSpec], data: st.DataObject
 ) -> None:

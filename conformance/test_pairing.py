@@ -68,18 +68,28 @@ def run_plan(new_harness: Callable[[], Any], kinds: list[str], capabilities: Cap
 @given(
     behaviors=st.lists(success_behaviors, min_size=1, max_size=6),
     safe=st.lists(st.booleans(), min_size=6, max_size=6),
+    repeats=st.lists(st.integers(0, 5), max_size=3),
 )
+@example(behaviors=[ToolBehavior("text", text="plain text")], safe=[True] * 6, repeats=[0])
 def test_each_tool_use_answered_once(
     new_harness: Callable[[], Any],
     toolharness_capabilities: Capabilities,
     behaviors: list[ToolBehavior],
     safe: list[bool],
+    repeats: list[int],
 ) -> None:
-    """PAIR-1: the next user message answers each tool_use id exactly once, nothing else, results first."""
+    """PAIR-1: the next user message answers each tool_use id exactly once, nothing else, results first.
+
+    The batch may repeat calls: the same tool with the same input again, under its own id, each
+    repeat answered on its own.
+    """
     tools = [
         ok_tool(NAMES[i], b, concurrency_safe=safe[i], read_only=safe[i]) for i, b in enumerate(behaviors)
     ]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(behaviors))]
+    for r, target in enumerate(repeats):
+        i = target % len(behaviors)
+        uses.append(tool_use(f"toolu_{i:02d}_again_{r}", NAMES[i], {"n": i}))
     with scenario_root() as root:
         run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     check_pairing(run)
@@ -224,15 +234,21 @@ def test_pairing_survives_a_result_that_cannot_be_saved(
             assert is_error(result), where
 
 
+ABORT_BATCH_KINDS = ("text", "wait_abort", "hang", "raise", "unknown", "schema", "repeat")
+"""What a call of an aborted batch does: a behaviour of its tool, or a failure before it runs (an
+unknown tool, invalid input), or a repeat of the call before it (same tool, same input, its own id)."""
+
+
 @requires("execution", "abort")
 @pytest.mark.requirement("PAIR-2", "MUST")
 @settings(max_examples=15, deadline=None)
 @given(
-    kinds=st.lists(st.sampled_from(["text", "wait_abort", "hang", "raise"]), min_size=1, max_size=5),
-    safe=st.lists(st.booleans(), min_size=5, max_size=5),
-    after=st.integers(1, 5),
+    kinds=st.lists(st.sampled_from(ABORT_BATCH_KINDS), min_size=1, max_size=6),
+    safe=st.lists(st.booleans(), min_size=6, max_size=6),
+    after=st.integers(1, 6),
 )
-@example(kinds=["text", "raise", "wait_abort"], safe=[False] * 5, after=3)
+@example(kinds=["text", "raise", "wait_abort"], safe=[False] * 6, after=3)
+@example(kinds=["unknown", "wait_abort", "repeat", "schema"], safe=[True] * 6, after=1)
 def test_pairing_survives_abort(
     new_harness: Callable[[], Any],
     toolharness_capabilities: Capabilities,
@@ -240,19 +256,46 @@ def test_pairing_survives_abort(
     safe: list[bool],
     after: int,
 ) -> None:
-    """PAIR-2: pairing holds when the batch is aborted after some calls started."""
-    tools = [
-        ok_tool(NAMES[i], ToolBehavior(k), concurrency_safe=safe[i], read_only=safe[i])  # type: ignore[arg-type]
-        for i, k in enumerate(kinds)
-    ]
-    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(kinds))]
-    blockers = [i for i, k in enumerate(kinds) if k in ("wait_abort", "hang")]
+    """PAIR-2: pairing holds when the batch is aborted after some calls started.
+
+    The batch mixes calls that were running or queued when the abort came with calls that failed
+    before running (an unknown tool, invalid input) and repeats of a call (same tool, same input).
+    """
+    tools: list[ToolSpec] = []
+    uses: list[dict[str, Any]] = []
+    blockers: list[int] = []
+    for i, kind in enumerate(kinds):
+        if kind == "repeat" and uses and str(uses[-1]["name"]) in {t.name for t in tools}:
+            uses.append(tool_use(f"toolu_{i:02d}_repeat", uses[-1]["name"], dict(uses[-1]["input"])))
+            if str(uses[-1]["name"]) in {tools[b].name for b in blockers}:
+                blockers.append(len(tools) - 1)
+            continue
+        if kind == "unknown":
+            uses.append(tool_use(f"toolu_{i:02d}_unknown", f"Missing{NAMES[i]}", {"n": i}))
+            continue
+        behavior = ToolBehavior(kind if kind in ("text", "wait_abort", "hang", "raise") else "text")  # type: ignore[arg-type]
+        tools.append(ok_tool(NAMES[i], behavior, concurrency_safe=safe[i], read_only=safe[i]))
+        if kind in ("wait_abort", "hang"):
+            blockers.append(len(tools) - 1)
+        uses.append(
+            tool_use(f"toolu_{i:02d}_{kind}", NAMES[i], {"n": "not a number" if kind == "schema" else i})
+        )
     if not blockers:
         # Make sure the abort fires: otherwise a batch that never aborts would hang here.
-        tools[0] = ok_tool(NAMES[0], ToolBehavior("wait_abort"), concurrency_safe=safe[0], read_only=safe[0])
-        blockers = [0]
+        tools.append(ok_tool("Zulu", ToolBehavior("wait_abort"), concurrency_safe=safe[0], read_only=safe[0]))
+        uses.append(tool_use("toolu_zz_wait_abort", "Zulu", {"n": 0}))
     # Calls up to the first blocking one start whatever the schedule, so the trigger is reachable.
-    after = min(after, blockers[0] + 1)
+    first = next(
+        i
+        for i, u in enumerate(uses)
+        if any(u["name"] == t.name and t.behavior.kind in ("wait_abort", "hang") for t in tools)
+    )
+    runnable = [
+        u
+        for u in uses[: first + 1]
+        if u["name"] in {t.name for t in tools} and u["input"]["n"] != "not a number"
+    ]
+    after = max(1, min(after, len(runnable)))
     with scenario_root() as root:
         run = execute(
             new_harness(),

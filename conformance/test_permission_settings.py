@@ -203,3 +203,90 @@ def test_modes_and_directories_from_settings_files(
     if got == "asked":
         assert (run.ran(), len(run.asked)) == (1, 1), why
     assert got == want, why
+
+
+# --------------------------------------------------------------------------------------------
+# PERM-4: settings only managed settings may set. Claude Code's documentation lists keys honoured
+# only from managed (policy) settings; one of them, allowManagedPermissionRulesOnly, discards every
+# rule not written in managed settings. Written anywhere else it must be ignored: a cloned
+# repository's .claude/settings.json could otherwise throw the user's deny rules away.
+
+MANAGED_ONLY_KEYS = (
+    "allowManagedPermissionRulesOnly",
+    "allowManagedHooksOnly",
+    "allowManagedMcpServersOnly",
+    "strictKnownMarketplaces",
+    "blockedMarketplaces",
+    "channelsEnabled",
+)
+NOT_MANAGED = ("userSettings", "projectSettings", "localSettings")
+JSON_VALUES: st.SearchStrategy[Any] = st.one_of(
+    st.booleans(), st.none(), st.integers(-2, 2), st.sampled_from(["true", "", "disable"]), st.just([])
+)
+
+
+@requires("execution", "permissions", "host_callback", "settings_files")
+@pytest.mark.requirement("PERM-4", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.data(),
+    lock_source=st.sampled_from(NOT_MANAGED),
+    keys=st.lists(st.sampled_from(MANAGED_ONLY_KEYS), min_size=1, max_size=3, unique=True),
+    rule_source=st.sampled_from(NOT_MANAGED),
+    behavior=st.sampled_from(["deny", "ask"]),
+    mode=st.sampled_from(["default", "bypassPermissions"]),
+)
+def test_managed_only_keys_from_other_sources_drop_no_rule(
+    new_harness: Callable[[], Any],
+    data: st.DataObject,
+    lock_source: str,
+    keys: list[str],
+    rule_source: str,
+    behavior: str,
+    mode: str,
+) -> None:
+    """PERM-4: a managed-only key (``allowManagedPermissionRulesOnly`` ...) set outside managed settings is ignored.
+
+    Whatever value it has and whichever non-managed source writes it, a deny (or ask) rule of any
+    non-managed source still denies (asks), in every mode; with the lock in managed settings, a
+    managed deny rule still denies and a non-managed allow rule no longer allows unasked.
+    """
+    locks: dict[str, Any] = {key: data.draw(JSON_VALUES, label=key) for key in keys}
+    locks["allowManagedPermissionRulesOnly"] = data.draw(st.sampled_from([True, "true", 1]), label="lock")
+    guard = SettingsSpec(rule_source, {"permissions": {behavior: ["Deploy"]}})
+    lock = SettingsSpec(lock_source, locks)
+    files = data.draw(st.permutations([guard, lock, *data.draw(quiet_files())]), label="settings")
+    tool = plain_tool("Deploy")
+    run = run_calls(
+        new_harness(),
+        [tool],
+        [(tool.name, {"x": "prod"})],
+        mode=mode,
+        host=host_answering("allow"),
+        settings=files,
+    )
+    why = f"{behavior} rule in {rule_source}, {locks} in {lock_source}, {mode}: {run.describe()}"
+    if behavior == "deny":
+        assert (run.ran(), run.asked) == (0, []), f"the deny rule must still deny: {why}"
+    else:
+        assert len(run.asked) == 1, f"the ask rule must still ask: {why}"
+
+    # The same lock in managed settings is honoured: only managed rules apply.
+    managed = [
+        SettingsSpec(
+            "policySettings", {"allowManagedPermissionRulesOnly": True, "permissions": {"deny": ["Deploy"]}}
+        ),
+        SettingsSpec(rule_source, {"permissions": {"allow": ["Deploy", "Other"]}}),
+    ]
+    other = plain_tool("Other")
+    run = run_calls(
+        new_harness(),
+        [tool, other],
+        [(tool.name, {"x": "prod"}), (other.name, {"x": "a"})],
+        host=host_answering("allow"),
+        settings=data.draw(st.permutations(managed), label="managed"),
+    )
+    why = f"managed lock and deny, allow in {rule_source}: {run.describe()}"
+    assert run.ran("toolu_1") == 0, f"the managed deny rule must deny: {why}"
+    assert run.ran("toolu_2") == 1, f"the host allowed the other call: {why}"
+    assert len(run.asked) == 1, f"the non-managed allow rule must not apply: {why}"

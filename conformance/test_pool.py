@@ -185,10 +185,22 @@ def test_whole_tool_deny_removes_exactly_that_tool(
     servers_tools: list[tuple[str, str]],
     data: st.DataObject,
 ) -> None:
-    """PERM-10: a deny rule naming one tool (``ToolName`` or ``mcp__server__tool``) removes that tool only."""
+    """PERM-10: a deny rule naming one tool (``ToolName`` or ``mcp__server__tool``) removes that tool only.
+
+    The pool often holds the denied tool's case twin (its name in other letter cases: another server's
+    tool, another built-in), which stays.
+    """
     specs_b = [builtin(n) for n in builtins]
     specs_m = [mcp(s, t) for s, t in servers_tools]
     target: ToolSpec = data.draw(st.sampled_from(specs_b + specs_m), label="denied tool")
+    if data.draw(st.booleans(), label="case twin"):
+        twin = (
+            mcp(str(target.mcp_server).upper(), str(target.mcp_tool))
+            if target.is_mcp
+            else builtin(target.name.swapcase())
+        )
+        if twin.name not in {s.name for s in specs_b + specs_m}:
+            (specs_m if twin.is_mcp else specs_b).append(twin)
     names_out = new_harness().assemble_pool(specs_b, specs_m, deny_rules=[RuleSpec(target.name, "deny")])
     assert target.name not in names_out, f"deny rule {target.name!r} left the tool in the pool: {names_out}"
     for spec in specs_b + specs_m:

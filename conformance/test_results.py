@@ -181,10 +181,41 @@ def test_unlimited_tools_escape_message_budget(
     assert not persisted, f"results of unlimited tools were persisted: {persisted}"
 
 
+RESULT_LIMIT = 50_000
+"""The per-result size the RESULT-3 sizes stay within (each is sent inline on its own)."""
+
+
+@st.composite
+def budget_edges(draw: st.DrawFn) -> list[int]:
+    """4 to 8 result sizes, each within ``RESULT_LIMIT``, together one under, at or one over the budget.
+
+    The total is placed on the boundary and then split at drawn points, so every example sits where a
+    ``<`` for ``<=`` or a result left out of the sum shows.
+    """
+    delta = draw(st.sampled_from([-1, 0, 1]))
+    total = MESSAGE_BUDGET + delta
+    count = draw(st.integers(-(-total // RESULT_LIMIT), 8))  # enough results to hold the total
+    sizes = [RESULT_LIMIT] * count
+    excess = RESULT_LIMIT * count - total
+    weights = draw(st.lists(st.integers(1, 100), min_size=count, max_size=count))
+    for i, weight in enumerate(weights):
+        cut = min(excess * weight // sum(weights[i:]), RESULT_LIMIT - 1)
+        sizes[i] -= cut
+        excess -= cut
+    for i in range(count):  # what rounding left over, from whoever still has room
+        cut = min(excess, sizes[i] - 1)
+        sizes[i] -= cut
+        excess -= cut
+    return sizes
+
+
 @requires("execution", "result_persistence")
 @pytest.mark.requirement("RESULT-3", "MUST")
 @settings(max_examples=12, deadline=None)
-@given(sizes=st.lists(st.integers(30_000, 50_000), min_size=4, max_size=8), as_blocks=st.booleans())
+@given(
+    sizes=st.one_of(st.lists(st.integers(30_000, RESULT_LIMIT), min_size=4, max_size=8), budget_edges()),
+    as_blocks=st.booleans(),
+)
 @example(sizes=[50_000] * 4, as_blocks=False)  # exactly the budget: nothing is replaced
 @example(sizes=[50_000] * 4, as_blocks=True)
 @example(sizes=[50_000] * 4 + [1], as_blocks=False)  # one character over: one result is replaced, no more

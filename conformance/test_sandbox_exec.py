@@ -1,20 +1,27 @@
-"""Deny rules where the command runs (SBX-7): a denied program never runs in the sandbox, however started.
+"""Deny rules hold where the command runs (SBX-7): a denied program never starts in the sandbox.
 
-Each attempt starts a harmless program that leaves a trace (``touch`` or ``mkdir`` of a marker)
-through carriers composed by Hypothesis: a prefix (``env``, ``nice``, ``timeout``, a full path), then
-up to three layers that hide the line from anyone reading it (``sh -c``, ``bash -c "$(printf ...)"``,
-a script written and then run, a function, an alias, ``find -exec``, ``xargs``, Python's
-``subprocess`` and Perl's ``system`` over hex-encoded text). The engine is out of the way
-(``bypassPermissions``: what it reads as denied is refused before running, which is fine too); the
-sandbox must stop the program where it runs and say which rule did. The same command without the
-rule leaves the trace, so every attempt is a real one.
+Each test draws a real program with an effect seen from outside (a marker file it creates, or a
+file it removes), a Bash deny rule naming it, and a way of starting it composed from a catalogue of
+the ways programs start others: spellings of its path, a symlink or a copy of its file (with a
+byte appended), the dynamic loader (also a renamed copy of it), an in-memory copy run through
+``/dev/fd``, wrappers
+(``env``, ``nohup``, ``timeout``, ``nice``, ``xargs``, ``find -exec``), shells (``bash -c``, an alias),
+interpreters (Python's ``subprocess`` and ``os.execvp``, Perl's ``exec``), and around all that a
+form of the command line (``eval``, a function, a variable, a script written on the line and then
+run, as an argument or as an executable). Every attempt first runs with no rule, where the marker
+must appear (the attempt is real); with the rule, the marker must not appear and the tool result
+must name the rule (unless the static reading denied the call as a whole). The host allows whatever it is asked, so a command the static reading finds
+suspicious still runs: what stops the program is the sandbox itself.
 """
 
 from __future__ import annotations
 
+import glob
 import shlex
+import shutil
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,125 +29,253 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from conformance._sandbox_runs import allowing_host, run, skip_without
+from conformance._sandbox_runs import allowing_host, layout, run, skip_without
 from conformance._sandbox_runs import settings as sandbox_settings
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import SandboxOutcome
 
-pytestmark = [requires("sandbox"), skip_without("bwrap", "socat", "perl")]
+pytestmark = [requires("sandbox"), skip_without("bwrap", "socat")]
 
 PY = sys.executable
-MARKER = "trace"
+AUTO = {"autoAllowBashIfSandboxed": True}
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program the rule denies: its words (``M`` is the marker's name) and whether it ran."""
+
+    name: str
+    args: tuple[str, ...]
+    ran: Callable[[Path], bool]
+
+
+_PROGRAMS = (
+    Program("touch", ("M",), lambda w: (w / "M").exists()),
+    Program("mkdir", ("M",), lambda w: (w / "M").is_dir()),
+    Program("rm", ("-f", "victim.txt"), lambda w: not (w / "victim.txt").exists()),
+    Program("cp", ("src.txt", "M"), lambda w: (w / "M").exists()),
+    Program("ln", ("-s", "src.txt", "M"), lambda w: (w / "M").is_symlink()),
+    Program("tee", ("M",), lambda w: (w / "M").exists()),
+    Program("truncate", ("-s", "0", "M"), lambda w: (w / "M").exists()),
+)
+
+
+def _rules(program: Program) -> st.SearchStrategy[str]:
+    """The deny rules that name ``program`` (every one matches its words)."""
+    words = shlex.join((program.name, *program.args))
+    return st.sampled_from(
+        [
+            f"Bash({program.name}:*)",
+            f"Bash({program.name} *)",
+            f"Bash({words})",
+            f"Bash({program.name} {program.args[0]}:*)",
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """Setup steps (run by Python, not by a program a rule could name) and the argv that starts the program."""
+
+    setup: tuple[str, ...]
+    argv: tuple[str, ...]
+
+
+def _py(code: str) -> str:
+    return shlex.join([PY, "-c", code])
+
+
+_LOADERS = sorted(glob.glob("/lib64/ld-linux*.so*") + glob.glob("/lib/ld-linux*.so*"))
+"""The dynamic loader, which runs the program named by its first argument."""
+
+# How the program's own file is reached: argv[0] of the innermost command.
+_SPELLINGS: dict[str, Callable[[str], Attempt]] = {
+    "name": lambda n: Attempt((), (n,)),
+    "/usr/bin": lambda n: Attempt((), (f"/usr/bin/{n}",)),
+    "/bin": lambda n: Attempt((), (f"/bin/{n}",)),
+    "symlink": lambda n: Attempt(
+        (_py(f"import os, shutil; os.symlink(shutil.which({n!r}), 'alias-of-it')"),), ("./alias-of-it",)
+    ),
+    "copy": lambda n: Attempt(
+        (_py(f"import shutil; shutil.copy(shutil.which({n!r}), 'copy-of-it')"),), ("./copy-of-it",)
+    ),
+    "copy with a byte appended": lambda n: Attempt(
+        (
+            _py(
+                f"import shutil; shutil.copy(shutil.which({n!r}), 'longer'); open('longer', 'ab').write(b'0')"
+            ),
+        ),
+        ("./longer",),
+    ),
+    **({"dynamic loader": lambda n: Attempt((), (_LOADERS[0], f"/usr/bin/{n}"))} if _LOADERS else {}),
+    **(
+        {
+            "renamed copy of the loader": lambda n: Attempt(
+                (_py(f"import shutil; shutil.copy({_LOADERS[0]!r}, 'runner')"),),
+                ("./runner", f"/usr/bin/{n}"),
+            )
+        }
+        if _LOADERS
+        else {}
+    ),
+}
+
+# Programs whose job is to start another: argv -> argv.
+_WRAPPERS: dict[str, Callable[[tuple[str, ...]], tuple[str, ...]]] = {
+    "env": lambda a: ("env", "X=1", *a),
+    "nohup": lambda a: ("nohup", *a),
+    "timeout": lambda a: ("timeout", "30", *a),
+    "nice": lambda a: ("nice", *a),
+    "xargs": lambda a: ("xargs", "-a", "/dev/null", *a),
+    "find -exec": lambda a: ("find", ".", "-maxdepth", "0", "-exec", *a, ";"),
+    "bash -c": lambda a: ("bash", "-c", shlex.join(a)),
+    "alias": lambda a: (
+        "bash",
+        "-O",
+        "expand_aliases",
+        "-c",
+        f"alias zz={shlex.quote(a[0])}\nzz {shlex.join(a[1:])}",
+    ),
+    "python subprocess": lambda a: ("python3", "-c", f"import subprocess; subprocess.run({list(a)!r})"),
+    "python execvp": lambda a: ("python3", "-c", f"import os; os.execvp({a[0]!r}, {list(a)!r})"),
+    "memfd via /dev/fd": lambda a: (
+        "python3",
+        "-c",
+        "import os, shutil; fd = os.memfd_create('m', 0);"
+        f" os.write(fd, open(shutil.which({a[0]!r}), 'rb').read()); os.execv(f'/dev/fd/{{fd}}', {list(a)!r})",
+    ),
+    **({"perl exec": lambda a: ("perl", "-e", "exec @ARGV", *a)} if shutil.which("perl") else {}),
+}
+
+# The command line around the outermost argv.
+_LINES: dict[str, Callable[[tuple[str, ...]], str]] = {
+    "plain": shlex.join,
+    "eval": lambda a: f"eval {shlex.quote(shlex.join(a))}",
+    "function": lambda a: f"f() {{ {shlex.join(a)}; }}; f",
+    "variable": lambda a: f'p={shlex.quote(a[0])}; "$p" {shlex.join(a[1:])}',
+    "script": lambda a: f"printf '%s\\n' {shlex.quote(shlex.join(a))} > run.sh && sh run.sh",
+    "executable script": lambda a: (
+        f"printf '#!/bin/sh\\n%s\\n' {shlex.quote(shlex.join(a))} > run.sh && chmod +x run.sh && ./run.sh"
+    ),
+}
+
+
+def compose(program: Program, spelling: str, wrappers: list[str], line: str) -> str:
+    """The command line that starts ``program`` spelled so, inside ``wrappers`` (innermost first)."""
+    spelled = _SPELLINGS[spelling](program.name)
+    argv = (*spelled.argv, *program.args)
+    for wrapper in wrappers:
+        argv = _WRAPPERS[wrapper](argv)
+    return " && ".join((*spelled.setup, _LINES[line](argv)))
+
+
+@st.composite
+def attempts(draw: st.DrawFn) -> tuple[Program, str, str]:
+    """A program, a deny rule naming it, and a command line that starts it (composed)."""
+    program = draw(st.sampled_from(_PROGRAMS))
+    rule = draw(_rules(program))
+    spelling = draw(st.sampled_from(sorted(_SPELLINGS)))
+    wrappers = draw(st.lists(st.sampled_from(sorted(_WRAPPERS)), max_size=3, unique=True))
+    return program, rule, compose(program, spelling, wrappers, draw(st.sampled_from(sorted(_LINES))))
+
+
+def _fresh(base: Path) -> Path:
+    work = layout(base).work
+    (work / "src.txt").write_text("source\n")
+    (work / "victim.txt").write_text("victim\n")
+    return work
+
+
+def _attempt(harness: Callable[[], Any], base: Path, program: Program, rule: str, command: str) -> None:
+    if shutil.which(program.name) is None:
+        pytest.skip(f"{program.name} is not installed")
+    free = _fresh(base / "free")
+    control = run(harness(), command, free, sandbox_settings(sandbox=AUTO), host=allowing_host())
+    assert program.ran(free), (
+        f"suite error: with no rule, {command!r} did not run {program.name} (output {control.output!r})"
+    )
+    work = _fresh(base / "ruled")
+    outcome = run(harness(), command, work, sandbox_settings(sandbox=AUTO, deny=[rule]), host=allowing_host())
+    assert not program.ran(work), (
+        f"{program.name} ran in the sandbox under the deny rule {rule}: {command!r} (output {outcome.output!r})"
+    )
+    if outcome.ran:  # the static reading let it through: the sandbox stopped it, and says by which rule
+        assert rule in outcome.output, (
+            f"the result does not name the rule {rule} that stopped it: {outcome.output!r}"
+        )
+    else:  # the static reading denied the call as a whole (PERM-1 names the rule in its decision)
+        assert outcome.decision == "deny", outcome
+
+
+@pytest.mark.requirement("SBX-7", "MUST")
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(drawn=attempts())
+@example(
+    drawn=(_PROGRAMS[0], "Bash(touch:*)", compose(_PROGRAMS[0], "copy", ["python subprocess"], "script"))
+)
+@example(
+    drawn=(_PROGRAMS[2], "Bash(rm -f:*)", compose(_PROGRAMS[2], "symlink", ["find -exec", "env"], "eval"))
+)
+@example(
+    drawn=(
+        _PROGRAMS[1],
+        "Bash(mkdir:*)",
+        compose(_PROGRAMS[1], "copy with a byte appended", ["memfd via /dev/fd"], "plain"),
+    )
+)
+def test_denied_program_never_runs(
+    new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, drawn: tuple[Program, str, str]
+) -> None:
+    """SBX-7: however it is started, a program a Bash deny rule names does not run in the sandbox.
+
+    Property: for a program, a deny rule naming it and a command line composed of spellings,
+    wrappers, shells, interpreters and line forms that starts it (and does, with no rule), the
+    program's effect never appears with the rule; when the call ran, its result names the rule.
+    """
+    program, rule, command = drawn
+    _attempt(new_harness, tmp_path_factory.mktemp("exec"), program, rule, command)
+
+
+@pytest.mark.requirement("SBX-7", "MUST")
+@pytest.mark.parametrize(
+    ("line", "granted"),
+    [("plain", True), ("script", False), ("executable script", False), ("eval", True)],
+)
+def test_ask_rules_met_where_the_command_runs(
+    new_harness: Callable[[], Any], tmp_path: Path, line: str, granted: bool
+) -> None:
+    """SBX-7: an ask rule met where the command runs can't ask, so it refuses, unless the call was asked about.
+
+    A command whose static reading meets the ask rule was asked about and allowed as written: the
+    program it names runs. Started from a script written on the line, the program was never shown to
+    anyone: it does not run, and the result names the rule and says nobody could be asked.
+    """
+    program = _PROGRAMS[0]
+    command = compose(program, "name", [], line)
+    work = _fresh(tmp_path)
+    rule = "Bash(touch:*)"
+    outcome = run(
+        new_harness(), command, work, sandbox_settings(sandbox=AUTO, ask=[rule]), host=allowing_host()
+    )
+    if granted:
+        assert program.ran(work), (
+            f"{command!r} was allowed when asked, yet touch did not run: {outcome.output!r}"
+        )
+        return
+    assert not program.ran(work), f"touch ran under the ask rule {rule} without being asked: {command!r}"
+    if outcome.ran:
+        assert rule in outcome.output, outcome.output
+        assert "nobody can be asked" in outcome.output, outcome.output
 
 
 def _hex(text: str) -> str:
     return text.encode().hex()
 
 
-# name -> (inner line, level) -> a line that runs it
-_LAYERS: dict[str, Callable[[str, int], str]] = {
-    "sh -c": lambda s, _n: f"sh -c {shlex.quote(s)}",
-    "bash -c printf": lambda s, _n: (
-        'bash -c "$(printf %b ' + shlex.quote("".join(f"\\{ord(c):03o}" for c in s)) + ')"'
-    ),
-    "script": lambda s, n: f"printf '%s\\n' {shlex.quote(s)} > s{n}.sh && chmod +x s{n}.sh && ./s{n}.sh",
-    "function": lambda s, n: f"f{n}() {{ {s}\n}}; f{n}",
-    "alias": lambda s, n: (
-        "bash -c " + shlex.quote(f"shopt -s expand_aliases; alias a{n}={shlex.quote(s)}\na{n}")
-    ),
-    "find -exec": lambda s, _n: f"find . -maxdepth 0 -exec sh -c {shlex.quote(s)} \\;",
-    "xargs": lambda s, _n: f"printf '%s' {shlex.quote(s)} | xargs -0 sh -c",
-    "python subprocess": lambda s, _n: (
-        f"{PY} -c "
-        + shlex.quote(f"import subprocess; subprocess.run(['sh', '-c', bytes.fromhex('{_hex(s)}').decode()])")
-    ),
-    "perl system": lambda s, _n: "perl -e " + shlex.quote(f'system("sh", "-c", pack("H*", "{_hex(s)}"))'),
-}
-
-_PREFIXES = ("", "env ", "nice -n 1 ", "timeout 5 ")
-_SPELLINGS = ("{p}", "/usr/bin/{p}", "/bin/{p}", "\\{p}")
-_PROGRAMS = ("touch", "mkdir")
-
-
-def _line(program: str, spelling: str, prefix: str, layers: list[str]) -> str:
-    line = prefix + spelling.format(p=program) + f" {MARKER}"
-    for level, layer in enumerate(layers):
-        line = _LAYERS[layer](line, level)
-    return line
-
-
-def _rule(program: str, form: str) -> str:
-    return {
-        "prefix": f"Bash({program}:*)",
-        "wildcard": f"Bash({program} *)",
-        "exact": f"Bash({program} {MARKER})",
-    }[form]
-
-
-def _bypass(deny: list[str]) -> dict[str, Any]:
-    result = sandbox_settings(deny=deny)
+def _bypass(deny: list[str], ask: list[str] | None = None) -> dict[str, Any]:
+    """Settings with the engine out of the way (``bypassPermissions``): the sandbox alone must stop it."""
+    result = sandbox_settings(deny=deny, ask=ask or [])
     result["permissions"]["defaultMode"] = "bypassPermissions"
     return result
-
-
-def _traced(work: Path) -> bool:
-    return any(path.name == MARKER for path in work.rglob(MARKER))
-
-
-def _attempt(harness: Any, base: Path, command: str, deny: list[str]) -> tuple[bool, SandboxOutcome]:
-    work = base / "work"
-    work.mkdir(parents=True)
-    outcome = run(harness, command, work, _bypass(deny), host=allowing_host())
-    return _traced(work), outcome
-
-
-@pytest.mark.requirement("SBX-7", "MUST")
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    program=st.sampled_from(_PROGRAMS),
-    form=st.sampled_from(["prefix", "wildcard", "exact"]),
-    spelling=st.sampled_from(_SPELLINGS),
-    prefix=st.sampled_from(_PREFIXES),
-    layers=st.lists(st.sampled_from(sorted(_LAYERS)), min_size=0, max_size=3),
-)
-@example(program="touch", form="prefix", spelling="{p}", prefix="", layers=["python subprocess"])
-@example(program="mkdir", form="wildcard", spelling="/usr/bin/{p}", prefix="env ", layers=["perl system"])
-@example(program="touch", form="exact", spelling="{p}", prefix="nice -n 1 ", layers=["script", "perl system"])
-@example(
-    program="touch", form="prefix", spelling="{p}", prefix="timeout 5 ", layers=["alias", "python subprocess"]
-)
-@example(
-    program="mkdir",
-    form="prefix",
-    spelling="{p}",
-    prefix="",
-    layers=["xargs", "find -exec", "bash -c printf"],
-)
-def test_a_denied_program_never_runs_in_the_sandbox(
-    new_harness: Callable[[], Any],
-    tmp_path_factory: pytest.TempPathFactory,
-    program: str,
-    form: str,
-    spelling: str,
-    prefix: str,
-    layers: list[str],
-) -> None:
-    """SBX-7 property: with the sandbox on, a program a deny rule names does not run, whatever starts it.
-
-    The line is composed from a prefix, a spelling of the program and up to three hiding layers; with
-    the rule, the marker never appears and the result names the rule; without it, the marker appears.
-    """
-    command = _line(program, spelling, prefix, layers)
-    rule = _rule(program, form)
-    base = tmp_path_factory.mktemp("sbx7")
-    traced, outcome = _attempt(new_harness(), base / "on", command, [rule])
-    assert not traced, f"{command!r} ran {program} under {rule} in the sandbox: {outcome.output}"
-    if outcome.ran:  # what the engine refused before running is the engine's to explain (PERM)
-        assert rule in outcome.output, f"{command!r}: the result does not name {rule}: {outcome.output!r}"
-    traced, outcome = _attempt(new_harness(), base / "off", command, ["Bash(no-such-program:*)"])
-    assert traced, (
-        f"{command!r} leaves no trace even without the rule (the test proves nothing): {outcome.output}"
-    )
 
 
 @pytest.mark.requirement("SBX-7", "MUST")
@@ -150,16 +285,22 @@ def test_other_arguments_of_a_judged_program_still_run(
     """SBX-7: the check is on the argv, not the program: ``touch`` is judged and runs when no rule matches.
 
     A rule on ``touch -d:*`` stops ``touch -d ... x`` (from Python, unseen by the engine) and lets
-    ``touch`` of a second file through, in the same command; an ask rule met there is refused with a
-    message saying so (nobody can be asked at exec time).
+    ``touch`` of a second file through, in the same command; an ask rule met there and not on the
+    line is refused with a message saying so (nobody can be asked at exec time).
     """
-    hidden = f"import subprocess; subprocess.run(bytes.fromhex('{_hex('touch -d 2001-01-01 x')}').decode().split())"
-    command = f"{PY} -c {shlex.quote(hidden)}; touch y; {PY} -c {shlex.quote(hidden.replace(_hex('touch -d 2001-01-01 x'), _hex('mkdir z')))}"
+    hidden = "import subprocess; subprocess.run(bytes.fromhex('{}').decode().split())"
+    command = "; ".join(
+        (
+            _py(hidden.format(_hex("touch -d 2001-01-01 x"))),
+            "touch y",
+            _py(hidden.format(_hex("mkdir z"))),
+        )
+    )
     work = tmp_path / "work"
     work.mkdir()
-    settings_ = _bypass(["Bash(touch -d:*)"])
-    settings_["permissions"]["ask"] = ["Bash(mkdir:*)"]
-    outcome = run(new_harness(), command, work, settings_, host=allowing_host())
+    outcome = run(
+        new_harness(), command, work, _bypass(["Bash(touch -d:*)"], ["Bash(mkdir:*)"]), host=allowing_host()
+    )
     assert not (work / "x").exists(), outcome.output
     assert (work / "y").exists(), f"touch without -d was refused: {outcome.output}"
     assert not (work / "z").exists(), f"an ask rule met at exec time let mkdir run: {outcome.output}"
@@ -174,13 +315,13 @@ def test_a_rule_on_the_sandboxs_own_programs_judges_only_the_command(
 ) -> None:
     """SBX-7: a rule on a program the sandbox itself starts judges only the command's uses of it.
 
-    The sandbox's shell and its bridge's helpers (grep, sleep) go past the stubs: the command runs,
-    and its own start of the program is refused, naming the rule.
+    The sandbox's shell and its bridge's helpers (grep, sleep) start before the check: the command
+    runs, and its own start of the program is refused, naming the rule.
     """
     work = tmp_path / "work"
     work.mkdir()
-    hidden = f"import subprocess; subprocess.run(['{program}', '--version'])"
-    command = f"echo ran > ran.txt; {PY} -c {shlex.quote(hidden)}"
+    started = _py(f"import subprocess; subprocess.run([{program!r}, '--version'])")
+    command = f"echo ran > ran.txt; {started}"
     outcome = run(new_harness(), command, work, _bypass([f"Bash({program}:*)"]), host=allowing_host())
     assert (work / "ran.txt").exists(), f"a rule on {program} stopped the sandbox itself: {outcome.output}"
     assert f"Bash({program}:*)" in outcome.output, outcome.output

@@ -32,33 +32,50 @@ def deferred(spec: ToolSpec) -> bool:
     return not spec.always_load and (spec.is_mcp or spec.should_defer)
 
 
-search_pools = st.tuples(
-    st.lists(
-        st.builds(
-            lambda n, d, defer, hint: builtin_spec(n, description=d, should_defer=defer, search_hint=hint),
-            builtin_names(),
-            descriptions(),
-            st.sampled_from([True, True, False]),
-            st.none() | descriptions(),
-        ),
-        min_size=1,
-        max_size=6,
-        unique_by=lambda s: s.name,
+_search_builtins = st.lists(
+    st.builds(
+        lambda n, d, defer, hint: builtin_spec(n, description=d, should_defer=defer, search_hint=hint),
+        builtin_names(),
+        descriptions(),
+        st.sampled_from([True, True, False]),
+        st.none() | descriptions(),
     ),
-    st.lists(
-        st.builds(
-            lambda srv, t, d, load, hint: mcp_spec(srv, t, description=d, always_load=load, search_hint=hint),
-            server_names(),
-            mcp_tool_parts(),
-            descriptions(),
-            st.sampled_from([False, False, False, True]),
-            st.none() | descriptions(),
-        ),
-        min_size=1,
-        max_size=8,
-        unique_by=lambda s: s.name,
+    min_size=1,
+    max_size=6,
+    unique_by=lambda s: s.name,
+)
+_search_mcps = st.lists(
+    st.builds(
+        lambda srv, t, d, load, hint: mcp_spec(srv, t, description=d, always_load=load, search_hint=hint),
+        server_names(),
+        mcp_tool_parts(),
+        descriptions(),
+        st.sampled_from([False, False, False, True]),
+        st.none() | descriptions(),
     ),
-).filter(lambda pool: any(deferred(s) for s in pool[0] + pool[1]))
+    min_size=1,
+    max_size=8,
+    unique_by=lambda s: s.name,
+)
+
+
+@st.composite
+def _search_pools(draw: st.DrawFn) -> tuple[list[ToolSpec], list[ToolSpec]]:
+    """(built-in tools, MCP tools), often with a case twin of an MCP tool.
+
+    The twin is a deferred MCP tool whose name differs from another's only in letter case (its
+    server's name upper-cased), anywhere in the pool.
+    """
+    builtins, mcps = draw(_search_builtins), draw(_search_mcps)
+    if draw(st.booleans()):
+        model = draw(st.sampled_from(mcps))
+        twin = mcp_spec(str(model.mcp_server).upper(), str(model.mcp_tool), description=model.description)
+        if twin.name not in {s.name for s in mcps}:
+            mcps.insert(draw(st.integers(0, len(mcps))), twin)
+    return builtins, mcps
+
+
+search_pools = _search_pools().filter(lambda pool: any(deferred(s) for s in pool[0] + pool[1]))
 
 
 NO_MATCH_TEXT = "No matching deferred tools found"

@@ -46,10 +46,12 @@ from __future__ import annotations
 from pytest_toolharness._profiles import load_suite_profile, register_profiles, restore_profile
 from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
 from pytest_toolharness._strategies.hooks import (
+    ALSO_BY_EVENT,
     BROKEN_OUTCOMES,
     HOOK_EVENTS,
     HOOK_OUTCOMES,
     LIFECYCLE_OUTCOMES_BY_EVENT,
+    NON_BLOCKING_EXIT_CODES,
     OUTCOMES_BY_EVENT,
     hook_matchers,
     hook_settings,
@@ -73,7 +75,9 @@ from pytest_toolharness._strategies.messages import (
 from pytest_toolharness._strategies.path_spellings import (
     MAZE_TARGET,
     PathMaze,
+    bash_word_values,
     build_path_maze,
+    expanded_spellings,
     path_spellings,
     same_file,
 )
@@ -132,6 +136,7 @@ from pytest_toolharness._strategies.tools import (
 )
 
 __all__ = [
+    "ALSO_BY_EVENT",
     "BEHAVIOR_KINDS",
     "BROKEN_OUTCOMES",
     "BUILTIN_TOOL_NAMES",
@@ -144,6 +149,7 @@ __all__ = [
     "LIFECYCLE_OUTCOMES_BY_EVENT",
     "MALFORMED_RULE_KINDS",
     "MAZE_TARGET",
+    "NON_BLOCKING_EXIT_CODES",
     "OUTCOMES_BY_EVENT",
     "PERMISSION_MODES",
     "RULE_KINDS",
@@ -156,6 +162,7 @@ __all__ = [
     "ToolUseBatch",
     "bash_sandbox",
     "bash_sandbox_problem",
+    "bash_word_values",
     "build_path_maze",
     "builtin_tool_specs",
     "cached_strategy",
@@ -166,6 +173,7 @@ __all__ = [
     "compound_commands",
     "descriptions",
     "evaluated_code_attempts",
+    "expanded_spellings",
     "hook_matchers",
     "hook_settings",
     "hook_specs",

@@ -24,13 +24,22 @@ from pytest_toolharness._strategies.schemas import (
 )
 from pytest_toolharness._strategies.text import utf8_characters
 from pytest_toolharness._strategies.tools import BUILTIN_TOOL_NAMES, tool_names
-from pytest_toolharness.specs import MCP_PREFIX, TOOL_HOOK_EVENTS, HookOutcomeKind, HookSpec
+from pytest_toolharness.specs import (
+    HOOK_ALSO_FIELDS,
+    MCP_PREFIX,
+    TOOL_HOOK_EVENTS,
+    HookAlso,
+    HookOutcomeKind,
+    HookSpec,
+)
 
 __all__ = [
+    "ALSO_BY_EVENT",
     "BROKEN_OUTCOMES",
     "HOOK_EVENTS",
     "HOOK_OUTCOMES",
     "LIFECYCLE_OUTCOMES_BY_EVENT",
+    "NON_BLOCKING_EXIT_CODES",
     "OUTCOMES_BY_EVENT",
     "hook_matchers",
     "hook_settings",
@@ -47,6 +56,10 @@ HOOK_OUTCOMES: tuple[HookOutcomeKind, ...] = get_args(HookOutcomeKind)
 
 BROKEN_OUTCOMES: tuple[HookOutcomeKind, ...] = ("exit1", "garbage", "crash")
 """Outcomes of a hook that fails without blocking (a non-blocking error: it decides nothing)."""
+
+NON_BLOCKING_EXIT_CODES: tuple[int, ...] = (1, 3, 126, 127, 255)
+"""Exit statuses of a non-blocking hook error (``exit1`` outcomes): 1, the one past the blocking 2, a
+program found but not runnable, one not found, and the highest."""
 
 _FAILURES: tuple[HookOutcomeKind, ...] = ("exit2", *BROKEN_OUTCOMES, "hang")
 # What any hook can say to the loop and the user besides its event's own answer (HOOK-5).
@@ -81,6 +94,19 @@ LIFECYCLE_OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
 }
 """The outcomes that mean something for the lifecycle events an agent loop runs for every prompt."""
 
+ALSO_BY_EVENT: Mapping[str, tuple[HookAlso, ...]] = {
+    **{event: HOOK_ALSO_FIELDS for event in OUTCOMES_BY_EVENT if event != "PermissionRequest"},
+    "PermissionRequest": tuple(f for f in HOOK_ALSO_FIELDS if f != "context"),
+    "UserPromptSubmit": HOOK_ALSO_FIELDS,
+    "Stop": tuple(f for f in HOOK_ALSO_FIELDS if f != "context"),
+    # Claude Code ignores SessionStart's continue: false (see above).
+    "SessionStart": tuple(f for f in HOOK_ALSO_FIELDS if f != "stop"),
+}
+"""The further output fields (:attr:`HookSpec.also`) a JSON answer to each event can carry beside its outcome."""
+
+# Outcomes answered by an exit code, a crash, a hang or non-JSON: nothing can go beside them.
+_NOT_JSON: frozenset[str] = frozenset({"exit2", *BROKEN_OUTCOMES, "hang", "deny_interrupt"})
+
 
 @cached_strategy
 def _literal_names(exclude: str) -> st.SearchStrategy[str]:
@@ -94,7 +120,8 @@ def hook_matchers(tool_name: str, *, matching: bool = True) -> st.SearchStrategy
 
     Matching forms: the exact name, ``A|name|B``, an anchored regular expression, a prefix regex
     (``Rea.*``), ``""`` and ``*``. Non-matching forms: other exact names, lists of other names, and
-    anchored regexes that need more than the name. Matchers follow Claude Code: a matcher of only
+    anchored regexes that need more than the name, and the name in other letter cases (exactly and
+    anchored). Matchers follow Claude Code: a matcher of only
     letters, digits, ``_`` and ``|`` is a list of exact names; anything else is a regex searched
     in the name.
     """
@@ -111,7 +138,15 @@ def hook_matchers(tool_name: str, *, matching: bool = True) -> st.SearchStrategy
             st.integers(1, len(tool_name)).map(lambda k: re.escape(tool_name[:k]) + ".*"),
             st.sampled_from(["", "*"]),
         )
+    # The name in other cases: a matcher compares names exactly, so these select another tool.
+    recased = sorted({tool_name.lower(), tool_name.upper(), tool_name.swapcase()} - {tool_name})
+    case_forms = (
+        [st.sampled_from(recased), st.sampled_from(recased).map(lambda n: f"^{re.escape(n)}$")]
+        if recased
+        else []
+    )
     return st.one_of(
+        *case_forms,
         _literal_names(tool_name),
         others.map("|".join),
         st.sampled_from(WORDS).map(lambda w: f"^{re.escape(tool_name)}_{w}$"),
@@ -140,8 +175,13 @@ def _draw_spec(
     as_command: bool | None,
     updated_inputs: st.SearchStrategy[Mapping[str, Any]],
     marks: tuple[str, str] | None = None,
+    also: Sequence[HookAlso] = (),
 ) -> HookSpec:
-    """One hook of ``event`` answering ``outcome``; ``marks`` (reason, context) replace drawn texts."""
+    """One hook of ``event`` answering ``outcome``, with a drawn subset of ``also`` beside it.
+
+    ``marks`` (reason, context) replace drawn texts; the stop reason and system message then are
+    ``reason`` and ``context`` with their first letter made ``S`` and ``M``.
+    """
     matcher: str | None = None
     if event in OUTCOMES_BY_EVENT:
         if tool_name is not None:
@@ -160,6 +200,12 @@ def _draw_spec(
     reason, context = (
         marks if marks is not None else (draw(descriptions(max_words=6)), draw(descriptions(max_words=6)))
     )
+    extras: tuple[HookAlso, ...] = ()
+    if outcome not in _NOT_JSON:
+        # A systemMessage outcome says its context to the user: that text can't also go to the model.
+        taken = {outcome, "context"} if outcome == "system_message" else {outcome}
+        offered = [f for f in also if f in ALSO_BY_EVENT.get(event, ()) and f not in taken]
+        extras = tuple(draw(st.lists(st.sampled_from(offered), unique=True))) if offered else ()
     return HookSpec(
         event=event,  # type: ignore[arg-type]  # one of the tables' events, HookSpec's Literal
         outcome=outcome,
@@ -171,6 +217,10 @@ def _draw_spec(
         as_command=draw(st.booleans()) if as_command is None else as_command,
         # A hanging hook is ended by its timeout, so keep that short; others get a generous one.
         timeout=draw(st.sampled_from([0.2, 0.5])) if outcome == "hang" else 10.0,
+        also=extras,
+        exit_code=draw(st.sampled_from(NON_BLOCKING_EXIT_CODES)) if outcome == "exit1" else 1,
+        stop_reason=f"S{reason[1:]}" if "stop" in extras else None,
+        system_message=f"M{context[1:]}" if "system_message" in extras else None,
     )
 
 
@@ -281,6 +331,7 @@ def _hook_stacks(
     broken: bool | None,
     tool_name: str | None,
     as_command: bool | None,
+    also: tuple[HookAlso, ...],
 ) -> list[HookSpec]:
     size = draw(st.integers(*sizes))
     if broken is None:
@@ -291,7 +342,9 @@ def _hook_stacks(
             kinds[draw(st.integers(0, size - 1))] = draw(st.sampled_from(list(broken_kinds)))
     tokens = draw(st.lists(_MARKS, min_size=size, max_size=size, unique=True))
     return [
-        _draw_spec(draw, event, kind, tool_name, as_command, _updated_inputs(), (f"R{i}{t}", f"C{i}{t}"))
+        _draw_spec(
+            draw, event, kind, tool_name, as_command, _updated_inputs(), (f"R{i}{t}", f"C{i}{t}"), also
+        )
         for i, (kind, t) in enumerate(zip(kinds, tokens, strict=True))
     ]
 
@@ -305,6 +358,7 @@ def hook_stacks(
     broken: bool | None = None,
     tool_name: str | None = None,
     as_command: bool | None = None,
+    also: Sequence[HookAlso] = (),
 ) -> st.SearchStrategy[list[HookSpec]]:
     """Several hooks on one event, in declaration order: what a stack of hooks must combine to.
 
@@ -314,7 +368,16 @@ def hook_stacks(
     exactly one broken hook (:data:`BROKEN_OUTCOMES`) among sound ones, False none, None lets either
     happen. Each hook's ``reason`` is ``R<index><token>`` and its ``context`` ``C<index><token>``, unique
     in the stack, so a test can tell which hook's words reached the model or the user.
+
+    ``also`` names further output fields (:data:`ALSO_BY_EVENT`) each JSON answer may carry beside its
+    outcome, a drawn subset per hook (:attr:`HookSpec.also`): one hook that blocks, adds context, stops
+    the loop and messages the user at once. Its ``stopReason`` is ``S<index><token>`` and its
+    ``systemMessage`` ``M<index><token>`` (read them with :meth:`HookSpec.says`, ``stop_text``,
+    ``system_message_text``).
     """
+    unknown_also = sorted(set(also) - set(HOOK_ALSO_FIELDS))
+    if unknown_also:
+        raise InvalidArgument(f"also must name fields of {HOOK_ALSO_FIELDS}, got {list(also)}")
     table = OUTCOMES_BY_EVENT if event in OUTCOMES_BY_EVENT else LIFECYCLE_OUTCOMES_BY_EVENT
     if event not in table:
         known = (*OUTCOMES_BY_EVENT, *LIFECYCLE_OUTCOMES_BY_EVENT)
@@ -335,7 +398,9 @@ def hook_stacks(
         raise InvalidArgument(f"broken=True, but outcomes {list(outcomes or [])} name no broken outcome")
     if not sound and not broken_kinds:
         raise InvalidArgument(f"none of the outcomes {list(outcomes or [])} applies to event {event}")
-    return _hook_stacks(event, sound, broken_kinds, (min_size, max_size), broken, tool_name, as_command)
+    return _hook_stacks(
+        event, sound, broken_kinds, (min_size, max_size), broken, tool_name, as_command, tuple(also)
+    )
 
 
 _HOOK_COMMANDS: tuple[str, ...] = (

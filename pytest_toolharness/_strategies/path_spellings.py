@@ -14,12 +14,22 @@ filesystem's own answer.
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from hypothesis import strategies as st
 
-__all__ = ["MAZE_TARGET", "PathMaze", "build_path_maze", "path_spellings", "same_file"]
+__all__ = [
+    "MAZE_TARGET",
+    "PathMaze",
+    "bash_word_values",
+    "build_path_maze",
+    "expanded_spellings",
+    "path_spellings",
+    "same_file",
+]
 
 MAZE_TARGET = "secret.env"
 """The file a deny rule protects in the maze."""
@@ -88,3 +98,49 @@ def path_spellings(root: str | None = None, name: str = MAZE_TARGET) -> st.Searc
     Shrinks toward ``name`` itself. Judge each with :func:`same_file`.
     """
     return _spelling(root, name)
+
+
+# Bash turns each of these into the path it wraps (or, for a glob, into whatever matches).
+_EXPANSIONS = ("plain", "$PWD", "split quotes", "backslash", "default value", "command substitution", "glob")
+
+
+@st.composite
+def _expanded(draw: st.DrawFn, path: str) -> str:
+    form = draw(st.sampled_from(_EXPANSIONS))
+    at = draw(st.integers(0, max(len(path) - 1, 0)))
+    if form == "$PWD" and not path.startswith("/"):
+        return f'"$PWD"/{shlex.quote(path)}'
+    if form == "split quotes" and path:
+        return shlex.quote(path[:at]) + "''" + shlex.quote(path[at:])
+    if form == "backslash" and path and path[at].isalnum():
+        return shlex.quote(path[:at]) + "\\" + path[at] + shlex.quote(path[at + 1 :])
+    if form == "default value":
+        return f'"${{TOOLHARNESS_UNSET:-{path}}}"'
+    if form == "command substitution":
+        return f"$(printf %s {shlex.quote(path)})"
+    if form == "glob" and path and path[-1] not in "/.":
+        return shlex.quote(path[:-1]) + "?"
+    return shlex.quote(path)
+
+
+def expanded_spellings(path: str) -> st.SearchStrategy[str]:
+    """Bash words that expand to ``path`` (or, globbed, to what matches it), for a command line.
+
+    Quoted as it is, prefixed with ``"$PWD"``, with an empty quote or a backslash inside a name, as a
+    ``${UNSET:-path}`` default, as ``$(printf %s path)``, or with its last character a ``?`` glob.
+    Judge each with :func:`bash_word_values`: bash's own expansion.
+    """
+    return _expanded(path)
+
+
+def bash_word_values(word: str, cwd: Path) -> list[str]:
+    """What bash expands ``word`` to in ``cwd``: the fields, as bash gives them to a command."""
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-c", f"printf '%s\\0' {word}"],
+        cwd=cwd,
+        capture_output=True,
+        timeout=10,
+        check=False,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PWD": str(cwd)},
+    )
+    return [field.decode("utf-8", "surrogateescape") for field in done.stdout.split(b"\0")[:-1]]

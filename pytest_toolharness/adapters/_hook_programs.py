@@ -38,7 +38,7 @@ def hook_program(spec: HookSpec, *, log: Path | None = None) -> str:
     With ``log``, the program first appends the input it read to that file, one JSON object a line
     (the hook log of a loop scenario: proof that the event fired, whatever the hook answers).
 
-    ``exit2`` / ``exit1`` write ``spec.reason`` to stderr and exit with that status; ``garbage`` prints
+    ``exit2`` / ``exit1`` write ``spec.reason`` to stderr and exit with status 2 / ``spec.exit_code``; ``garbage`` prints
     text that is not JSON; ``crash`` raises; ``hang`` sleeps for an hour; ``block_once`` blocks unless
     its input says ``stop_hook_active`` (:meth:`HookSpec.output_for`); every other outcome prints
     :meth:`HookSpec.output_json` and exits 0.
@@ -53,7 +53,7 @@ def hook_program(spec: HookSpec, *, log: Path | None = None) -> str:
     if spec.outcome == "exit2":
         lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(2)"]
     elif spec.outcome == "exit1":
-        lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(1)"]
+        lines += [f"sys.stderr.write({spec.reason!r})", f"sys.exit({spec.exit_code})"]
     elif spec.outcome == "garbage":
         lines += ["sys.stdout.write('}{ not json at all')"]
     elif spec.outcome == "crash":

@@ -6,7 +6,7 @@ and the wire code serves them; nothing here imports anything of the plugin above
 
 from __future__ import annotations
 
-from pytest_toolharness.specs._hooks import HookOutcomeKind, HookSpec
+from pytest_toolharness.specs._hooks import HOOK_ALSO_FIELDS, HookAlso, HookOutcomeKind, HookSpec
 from pytest_toolharness.specs._permissions import HostAnswer, HostSpec, RuleSpec, SettingsSpec
 from pytest_toolharness.specs._recorder import CallEvent, CallRecorder
 from pytest_toolharness.specs._sandbox import SETTINGS_FILE, SandboxOutcome, SandboxRun
@@ -51,6 +51,7 @@ from pytest_toolharness.specs._vocabulary import (
 
 __all__ = [
     "ALL_HOOK_EVENTS",
+    "HOOK_ALSO_FIELDS",
     "LIFECYCLE_EVENTS",
     "MCP_PREFIX",
     "PERMISSION_MODES",
@@ -66,6 +67,7 @@ __all__ = [
     "CallRecorder",
     "ExecutionResult",
     "ExecutionScenario",
+    "HookAlso",
     "HookEvent",
     "HookOutcomeKind",
     "HookSpec",

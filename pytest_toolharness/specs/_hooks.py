@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
 
 __all__ = [
+    "HOOK_ALSO_FIELDS",
+    "HookAlso",
     "HookOutcomeKind",
     "HookSpec",
 ]
@@ -33,6 +35,18 @@ HookOutcomeKind: TypeAlias = Literal[
     "deny_interrupt",
 ]
 
+HookAlso: TypeAlias = Literal["context", "system_message", "stop", "suppress_output"]
+"""An output field a hook's JSON answer can carry beside its outcome's own (:attr:`HookSpec.also`)."""
+
+HOOK_ALSO_FIELDS: tuple[HookAlso, ...] = get_args(HookAlso)
+"""Every :data:`HookAlso`, in order."""
+
+# Outcomes whose answer is a JSON object on exit 0, so that further fields can go in the same object.
+_JSON_OUTCOMES: frozenset[str] = frozenset(
+    {"allow", "ask", "deny", "none", "update_input", "context", "block", "block_once", "legacy_approve",
+     "legacy_block", "update_output", "stop", "system_message"}
+)  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class HookSpec:
@@ -56,6 +70,15 @@ class HookSpec:
     HTTP endpoint instead of a program, ``run_async`` makes it an async command hook, and
     ``from_plugin`` installs it through a plugin's ``hooks/hooks.json`` (HOOK-8; capability
     ``hook_sources``).
+
+    ``exit_code`` is the status an ``exit1`` hook exits with: any non-blocking error's (1, 3..255).
+
+    ``also`` adds further output fields to the same JSON answer (one hook saying several things at
+    once): ``context`` (``additionalContext`` = ``context``), ``system_message`` (``systemMessage`` =
+    ``system_message`` or ``context``), ``stop`` (``continue: false``, ``stopReason`` = ``stop_reason``
+    or ``reason``), ``suppress_output`` (``suppressOutput: true``). Only outcomes answered in JSON
+    take them (not exit codes, garbage, crashes or hangs); ``PermissionRequest`` takes none but
+    ``system_message``, ``stop`` and ``suppress_output``.
     """
 
     event: Literal[
@@ -82,6 +105,47 @@ class HookSpec:
     hook_type: Literal["command", "http"] = "command"
     run_async: bool = False
     from_plugin: bool = False
+    also: tuple[HookAlso, ...] = ()
+    exit_code: int = 1
+    stop_reason: str | None = None
+    system_message: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.exit_code in (0, 2) or not 0 < self.exit_code < 256:
+            raise ValueError(
+                f"HookSpec.exit_code is a non-blocking error's status (1, 3..255), got {self.exit_code}"
+            )
+        unknown = [f for f in self.also if f not in HOOK_ALSO_FIELDS]
+        if unknown:
+            raise ValueError(
+                f"HookSpec.also: unknown field(s) {unknown}; expected some of {HOOK_ALSO_FIELDS}"
+            )
+        if self.also and self.outcome not in _JSON_OUTCOMES:
+            raise ValueError(
+                f"HookSpec.also {list(self.also)} needs an outcome answered in JSON, not {self.outcome!r}"
+            )
+        if "context" in self.also and self.outcome == "system_message":
+            raise ValueError(
+                "HookSpec.also: a system_message outcome says its context to the user, not the model"
+            )
+        if "context" in self.also and self.event == "PermissionRequest":
+            raise ValueError("HookSpec.also: PermissionRequest answers have no additionalContext")
+
+    def says(self, field: HookAlso | HookOutcomeKind) -> bool:
+        """Whether this hook's answer carries ``field``, as its outcome or among :attr:`also`."""
+        return field in self.also or self.outcome == field
+
+    @property
+    def stop_text(self) -> str:
+        """The ``stopReason`` this hook answers when it :meth:`says` ``stop``."""
+        return self.stop_reason if self.stop_reason is not None and self.outcome != "stop" else self.reason
+
+    @property
+    def system_message_text(self) -> str:
+        """The ``systemMessage`` this hook answers when it :meth:`says` ``system_message``."""
+        if self.system_message is not None and self.outcome != "system_message":
+            return self.system_message
+        return self.context
 
     def output_for(self, hook_input: Mapping[str, Any]) -> dict[str, Any] | None:
         """The output for this input: :meth:`output_json`, but ``block_once`` stops blocking.
@@ -90,11 +154,29 @@ class HookSpec:
         must have against endless loops.
         """
         if self.outcome == "block_once" and hook_input.get("stop_hook_active"):
-            return {}
+            return self._with_also({})
         return self.output_json()
 
     def output_json(self) -> dict[str, Any] | None:
-        """The JSON the hook prints on exit 0 (None when it prints nothing or not JSON)."""
+        """The JSON the hook prints on exit 0 (None when it prints nothing or not JSON), with :attr:`also`."""
+        output = self._outcome_json()
+        return output if output is None else self._with_also(output)
+
+    def _with_also(self, output: dict[str, Any]) -> dict[str, Any]:
+        for extra in self.also:
+            if extra == "context":
+                specific = output.setdefault("hookSpecificOutput", {"hookEventName": self.event})
+                specific["additionalContext"] = self.context
+            elif extra == "system_message":
+                output["systemMessage"] = self.system_message_text
+            elif extra == "stop":
+                output["continue"] = False
+                output["stopReason"] = self.stop_text
+            else:
+                output["suppressOutput"] = True
+        return output
+
+    def _outcome_json(self) -> dict[str, Any] | None:
         if self.event == "PermissionRequest":
             if self.outcome == "allow":
                 decision: dict[str, Any] = {"behavior": "allow"}

@@ -45,6 +45,7 @@ from reference_impl.permissions import (
     SettingSource,
     context_from_settings,
     load_settings,
+    managed_flag,
 )
 from reference_impl.sandbox import SandboxedShell, SandboxSettings, ShellRunError, sandbox_settings
 from reference_impl.tools import (
@@ -316,10 +317,16 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     files: list[SettingsFile] = [load_settings(path, source) for source, path in found]
     files += [load_settings(path, "flagSettings") for path in args.settings]
     settings_paths = (*(path for _, path in found), *args.settings)
+    for settings in files:
+        for notice in settings.notices:
+            print(f"python -m reference_impl: {notice}", file=sys.stderr)
+    # allowManagedHooksOnly (honoured from managed settings only): no other file's or plugin's hooks.
+    managed_hooks_only = managed_flag(files, "allowManagedHooksOnly")
     hooks = Hooks()
     for settings in files:
-        hooks = hooks.merged(hooks_from_settings(settings.data, name=settings.name))
-    for plugin in args.plugin_dir:
+        if not managed_hooks_only or settings.source == "policySettings":
+            hooks = hooks.merged(hooks_from_settings(settings.data, name=settings.name))
+    for plugin in () if managed_hooks_only else args.plugin_dir:
         hooks = hooks.merged(hooks_from_plugin(plugin))
     permission_context = context_from_settings(files, cwd=cwd, mode=args.permission_mode, can_prompt=False)
     shell = SandboxedShell(sandbox_settings(files), permission_context, settings_paths=settings_paths)

@@ -49,6 +49,7 @@ from reference_impl.permissions._protected_paths import (
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
 )
+from reference_impl.permissions._rule_liveness import dead_rule_reason, rule_witness
 from reference_impl.permissions._rule_syntax import (
     PermissionRule,
     RuleSyntaxError,
@@ -72,8 +73,18 @@ from reference_impl.permissions._settings import (
 from reference_impl.permissions._shell_forms import DenyForms, deny_forms
 from reference_impl.permissions._shell_rules import (
     match_shell_pattern,
+    pattern_head,
     rule_matches_shell_part,
+    shell_deny_match,
+    shell_rule_index,
     shell_vouched,
+)
+from reference_impl.permissions._source_keys import (
+    SOURCE_RESTRICTED_KEYS,
+    SettingsNotice,
+    SourceRestriction,
+    managed_flag,
+    restrict_to_source,
 )
 from reference_impl.permissions._url_hosts import normalise_host
 
@@ -84,6 +95,7 @@ __all__ = [
     "SETTINGS_FILES",
     "SETTINGS_PRECEDENCE",
     "SETTING_SOURCES",
+    "SOURCE_RESTRICTED_KEYS",
     "CanUseTool",
     "Classifier",
     "DecisionReason",
@@ -104,24 +116,33 @@ __all__ = [
     "SettingSource",
     "SettingsError",
     "SettingsFile",
+    "SettingsNotice",
     "ShellCommand",
+    "SourceRestriction",
     "ToolPermissionContext",
     "context_from_settings",
+    "dead_rule_reason",
     "decide_permission",
     "deny_forms",
     "format_rule",
     "internal_error_decision",
     "is_tool_denied_as_whole",
     "load_settings",
+    "managed_flag",
     "match_shell_pattern",
     "normalise_host",
     "parse_path_pattern",
     "parse_rule",
+    "pattern_head",
+    "restrict_to_source",
     "rule_applies_to_tool",
     "rule_matches",
     "rule_matches_shell_part",
+    "rule_witness",
     "rules_from_strings",
     "safe_target",
+    "shell_deny_match",
+    "shell_rule_index",
     "shell_vouched",
     "split_command",
 ]

@@ -29,20 +29,26 @@ import tree_sitter_bash
 
 from reference_impl.permissions._bash_words import (
     ansi_c_value,
+    canonical_list,
     continuation_joins,
     heredoc_delimiter,
     is_globby,
     unquote_double,
     unquote_word,
+    variable_changes_programs,
 )
 from reference_impl.permissions._evaluated import MAY_HIDE_CODE, hidden_code, mark_evaluated_code
 
 __all__ = [
     "SHELL_KEYWORDS",
+    "SYNTAX_ERROR",
     "ShellCommand",
     "ShellPart",
     "split_command",
 ]
+
+SYNTAX_ERROR = "the command is not valid bash (syntax error)"
+"""The problem recorded for a line bash would refuse to run."""
 
 SHELL_KEYWORDS = frozenset(
     {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac"}
@@ -60,12 +66,6 @@ _SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/de
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 # Characters bash does not treat as blanks but other tokenisers (tree-sitter's included) might.
 _ODD_BLANKS = re.compile("[\x00\x0b\x0c\r\x85\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]")
-_UNSAFE_VARIABLES = re.compile(
-    r"^(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|HOME|SHELL|"
-    r"LD_\w*|DYLD_\w*|PYTHON\w*|NODE_OPTIONS|NODE_PATH|PERL\w*|RUBY\w*|GIT_\w*|JAVA_TOOL_OPTIONS|"
-    r"BASH_FUNC_\w*|EDITOR|VISUAL|PAGER|GEM_\w*|npm_config_\w*|NPM_CONFIG_\w*)$"
-)
-"""Variables that change *which* program runs or what it loads: an assignment of one is never stripped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +191,13 @@ class _Walk:
             self.redirected(node, depth)
         elif kind in _MODELLED_STATEMENTS:
             self.statement_children(node, depth)
+        elif kind == "declaration_command":
+            self.declaration(node, depth)
         elif kind in ("variable_assignment", "variable_assignments"):
             self.problem("a shell variable is set for the rest of the command line")
+            names = [self.text(n).split("=", 1)[0] for n in (node, *node.named_children)]
+            if any(variable_changes_programs(name, rest_of_line=True) for name in names):
+                self.opaque(node, "a variable set for the rest of the line may change what runs")
             self.children(node, depth)
         elif kind == "command_substitution" or kind == "process_substitution":
             self.children(node, depth)
@@ -269,7 +274,7 @@ class _Walk:
         self.parts.append(ShellPart(text=self.text(node).strip(), argv=(None,), raw=("?",), doubts=(why,)))
 
     def syntax_error(self, node: tree_sitter.Node, depth: int) -> None:
-        self.problem("the command is not valid bash (syntax error)")
+        self.problem(SYNTAX_ERROR)
         self.opaque(node, "a syntax error: what bash runs of it is not known")
         self.children(node, depth)
 
@@ -292,6 +297,37 @@ class _Walk:
                 self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
                 self.opaque(child, "nesting too deep to analyse")
 
+    def declaration(self, node: tree_sitter.Node, depth: int) -> None:
+        """``export X=1``, ``declare``, ``local``, ``readonly``: the builtin as one simple command.
+
+        Its variables last for the rest of the line, so each must be data: a value known now, and a
+        name that neither changes which program runs nor reads like one that holds a command.
+        """
+        builtin = self.text(node.children[0])
+        argv: list[str | None] = [builtin]
+        raw = [builtin]
+        for child in node.named_children:
+            text = self.text(child)
+            raw.append(text)
+            if child.type == "variable_assignment":
+                name = text.split("=", 1)[0].rstrip("+")
+                values = child.children_by_field_name("value")
+                value = self.word(values[0], depth) if values else ""
+                if value is None or "[" in name or variable_changes_programs(name, rest_of_line=True):
+                    # Fail closed like an unknown command: every deny rule may apply, no allow rule does.
+                    self.problem(
+                        why := f"{builtin} sets {name!r} for the rest of the line: it may change what runs"
+                    )
+                    self.opaque(child, why)
+                argv.append(None if value is None else f"{name}={value}")
+            elif child.type == "variable_name" and variable_changes_programs(text, rest_of_line=True):
+                self.problem(why := f"{builtin} {text}: a variable that may change what runs")
+                self.opaque(child, why)
+                argv.append(text)
+            else:
+                argv.append(text if child.type == "variable_name" else self.word(child, depth))
+        self.parts.append(ShellPart(text=self.text(node), argv=tuple(argv), raw=tuple(raw)))
+
     def command(self, node: tree_sitter.Node, depth: int) -> None:
         """One simple command, with the words bash adds after its redirections (see :meth:`redirected`)."""
         trailing, end = self.trailing.pop(node.id, ([], node.end_byte))
@@ -309,7 +345,7 @@ class _Walk:
                 name = text.split("=", 1)[0].rstrip("+")
                 values = child.children_by_field_name("value")
                 value = self.word(values[0], depth) if values else ""
-                if value is None or _UNSAFE_VARIABLES.match(name) or "[" in name:
+                if value is None or variable_changes_programs(name) or "[" in name:
                     plain = False
             elif kind in ("file_redirect", "herestring_redirect"):
                 self.redirect(child, depth)
@@ -403,7 +439,7 @@ class _Walk:
             self.substitutions(node, depth)
             return None
         if kind == "ERROR" or node.is_missing:
-            self.problem("the command is not valid bash (syntax error)")
+            self.problem(SYNTAX_ERROR)
         else:
             self.problem(f"the shell word {kind!r} is not analysed")
         self.substitutions(node, depth)
@@ -422,7 +458,7 @@ class _Walk:
                 self.problem("an array subscript or arithmetic is not analysed")
                 self.substitutions(child, depth + 1)
             elif child.type == "ERROR":
-                self.problem("the command is not valid bash (syntax error)")
+                self.problem(SYNTAX_ERROR)
                 self.substitutions(child, depth + 1)
             else:
                 self.substitutions(child, depth + 1)
@@ -501,28 +537,6 @@ _RENAMING_BUILTINS = frozenset({"alias", "hash", "enable"})
 """Builtins after which a command name may run another program: treated as opaque."""
 
 
-def _canonical(walk: _Walk, node: tree_sitter.Node, depth: int = 0) -> str:
-    pieces: list[str] = []
-    previous_named = False
-    for child in node.children:
-        if child.type == "comment":
-            continue
-        if child.is_named:
-            if previous_named:
-                pieces.append(";")
-            recurse = child.type in ("list", "pipeline") and depth < MAX_DEPTH
-            pieces.append(
-                _canonical(walk, child, depth + 1) if recurse else " ".join(walk.text(child).split())
-            )
-            previous_named = True
-        elif child.type in ("&&", "||", "|", "|&", "&", ";", ";;", "\n"):
-            pieces.append(";" if child.type == "\n" else child.type)
-            previous_named = False
-    while pieces and pieces[-1] in (";", "&"):
-        pieces.pop()
-    return " ".join(pieces)
-
-
 def split_command(command: str) -> ShellCommand:
     """Parse ``command`` with bash's grammar and list every simple command bash would run."""
     if not isinstance(command, str):
@@ -544,7 +558,7 @@ def _split(command: str, splice: bool) -> ShellCommand:
         walk.problem("a character bash does not treat as a blank (\\r, \\v, \\f, NUL, a Unicode space)")
     root = _bash_parser().parse(source).root_node
     if root.has_error:
-        walk.problem("the command is not valid bash (syntax error)")
+        walk.problem(SYNTAX_ERROR)
     walk.statement(root, 0)
     if MAY_HIDE_CODE.search(command):
         mark_evaluated_code(walk, root)
@@ -576,6 +590,6 @@ def _split(command: str, splice: bool) -> ShellCommand:
         source=command,
         parts=tuple(walk.parts),
         problems=tuple(walk.problems),
-        canonical=_canonical(walk, root),
+        canonical=canonical_list(root, walk.text, MAX_DEPTH),
         writes=tuple(walk.writes),
     )

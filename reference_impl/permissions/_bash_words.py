@@ -8,17 +8,46 @@ is a pattern bash expands, read the delimiter after ``<<``, and join line contin
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 __all__ = [
     "ansi_c_value",
+    "canonical_list",
     "continuation_joins",
     "heredoc_delimiter",
     "is_globby",
     "unquote_double",
     "unquote_word",
+    "variable_changes_programs",
 ]
 
 _GLOB_CHARACTERS = re.compile(r"[*?\[{]")
+
+_UNSAFE_VARIABLES = re.compile(
+    r"^(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|HOME|SHELL|"
+    r"LD_\w*|DYLD_\w*|PYTHON\w*|NODE_OPTIONS|NODE_PATH|PERL\w*|RUBY\w*|GIT_\w*|JAVA_TOOL_OPTIONS|"
+    r"BASH_FUNC_\w*|EDITOR|VISUAL|PAGER|GEM_\w*|npm_config_\w*|NPM_CONFIG_\w*)$"
+)
+# Name parts that say a variable holds a command, a program, a path searched for one, or options
+# a program parses (``MANPAGER``, ``LESSOPEN``, ``SSH_ASKPASS``, ``CARGO_TARGET_X_RUNNER``).
+_COMMAND_NAME_PARTS = re.compile(
+    r"PAGER|EDITOR|VISUAL|COMMAND|CMD|OPEN|PROG|HOOK|ASKPASS|SHELL|BROWSER|HELPER|OPTION|OPTS|FLAGS|"
+    r"PATH|PRELOAD|EXEC|RUNNER|WRAPPER|LOADER|RC|PROFILE|STARTUP|INIT|CONFIG|HOME|DIR|PLUGIN|LIB|"
+    r"MODULE|PREFIX|TOOL|INTERP|LAUNCH|SCRIPT|FILTER|DRIVER|PROXY|HANDLER|EVAL|ARGS",
+    re.IGNORECASE,
+)
+
+
+def variable_changes_programs(name: str, *, rest_of_line: bool = False) -> bool:
+    """Whether setting ``name`` may change which program runs or what it loads (then it is never stripped).
+
+    For a variable set for the rest of the line (``export``), also any name with a part that says
+    it holds a command, a program or a program's options (``MANPAGER``, ``LESSOPEN``).
+    """
+    if _UNSAFE_VARIABLES.match(name):
+        return True
+    return rest_of_line and _COMMAND_NAME_PARTS.search(name) is not None
 
 
 def is_globby(raw: str) -> bool:
@@ -136,3 +165,28 @@ def continuation_joins(command: str) -> str | None:
     if not re.search(r"[^\s\\]\\\n[^\s]", command):
         return None
     return re.sub(r"(?<!\\)((?:\\\\)*)\\\n", r"\1", command)
+
+
+def canonical_list(node: Any, text: Callable[[Any], str], max_depth: int, depth: int = 0) -> str:
+    """A list or pipeline re-joined with single-spaced operators (``text`` gives a node's source)."""
+    pieces: list[str] = []
+    previous_named = False
+    for child in node.children:
+        if child.type == "comment":
+            continue
+        if child.is_named:
+            if previous_named:
+                pieces.append(";")
+            recurse = child.type in ("list", "pipeline") and depth < max_depth
+            pieces.append(
+                canonical_list(child, text, max_depth, depth + 1)
+                if recurse
+                else " ".join(text(child).split())
+            )
+            previous_named = True
+        elif child.type in ("&&", "||", "|", "|&", "&", ";", ";;", "\n"):
+            pieces.append(";" if child.type == "\n" else child.type)
+            previous_named = False
+    while pieces and pieces[-1] in (";", "&"):
+        pieces.pop()
+    return " ".join(pieces)

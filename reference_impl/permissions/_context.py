@@ -13,6 +13,7 @@ from typing import Any, TypeAlias
 
 from reference_impl.permissions._rule_syntax import PermissionRule
 from reference_impl.permissions._settings import PERMISSION_MODES, PermissionMode, SettingsFile
+from reference_impl.permissions._source_keys import managed_flag
 from reference_impl.tools import Tool
 
 __all__ = ["Classifier", "PermissionContext", "context_from_settings"]
@@ -71,11 +72,15 @@ def context_from_settings(
 
     The mode is ``mode`` if given, else the last file's ``defaultMode``, else ``default``; when any
     file sets ``disableBypassPermissionsMode`` a bypassPermissions mode falls back to ``default``.
-    Relative ``additionalDirectories`` are taken relative to ``cwd``.
+    Relative ``additionalDirectories`` are taken relative to ``cwd``. When a managed file sets
+    ``allowManagedPermissionRulesOnly``, only managed rules apply (the loader has already dropped
+    that key from every other source, so a repository can't use it to discard the user's rules).
     """
     files = tuple(files)
     rules = [rule for settings in files for rule in settings.rules]
     rules.extend(extra_rules)
+    if managed_flag(files, "allowManagedPermissionRulesOnly"):
+        rules = [rule for rule in rules if rule.source == "policySettings"]
     chosen: PermissionMode = "default"
     for settings in files:
         if settings.permissions.default_mode is not None:

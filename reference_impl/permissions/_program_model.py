@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["PLAIN_PROGRAMS", "is_interpreter", "unread_program"]
+__all__ = ["PLAIN_PROGRAMS", "is_interpreter", "unread_program", "without_git_display_options"]
 
 Words = Sequence[str | None]
 
@@ -249,7 +249,8 @@ def _subcommand(name: str, args: Words) -> str | None:
         takes = words[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--prefix")
         if name == "git" and words[index].startswith("-c"):
             setting = words[index][2:] or (words[index + 1] if index + 1 < len(words) else "")
-            if _GIT_RUNNING_KEYS.match(setting):
+            key = setting.split("=", 1)[0]
+            if _GIT_RUNNING_KEYS.match(setting) and not _GIT_PLAIN_KEYS.fullmatch(key):
                 return f"git -c {setting.split('=', 1)[0]}: a setting that runs a command or renames one"
         index += 2 if takes else 1
     sub = words[index] if index < len(words) else None
@@ -288,7 +289,9 @@ _GIT_PLAIN_KEYS = re.compile(
     r"(user\.(name|email|signingkey)|init\.defaultbranch|color\..*|pull\.(rebase|ff)|push\.(default|autosetupremote)|"
     r"fetch\.prune|merge\.ff|rebase\.autostash|branch\..*\.(remote|merge|rebase)|remote\..*\.(url|fetch|pushurl)|"
     r"advice\..*|log\..*|status\..*|commit\.(verbose|gpgsign)|tag\.gpgsign|safe\.directory|http\..*|"
-    r"credential\.username|format\..*|column\..*|help\.autocorrect)",
+    r"credential\.username|format\..*|column\..*|help\.autocorrect|"
+    r"core\.(quotepath|autocrlf|safecrlf|filemode|ignorecase|precomposeunicode|eol|whitespace|abbrev|"
+    r"longpaths|symlinks|untrackedcache|commentchar|compression|logallrefupdates|checkstat|trustctime))",
     re.IGNORECASE,
 )
 
@@ -342,3 +345,22 @@ def unread_program(name: str, args: Words, stdin: str | None = None) -> str | No
     ):
         return None  # test runners and linters of the project: its own code
     return f"{name} is not a program the permission engine models, so what it may run is not known"
+
+
+def without_git_display_options(argv: Words) -> list[str | None] | None:
+    """``git -c core.quotepath=off --no-pager status`` as ``git status``: None when there is none to drop.
+
+    Only options that change how git shows or stores data (``--no-pager``, ``-c`` of a plain key)
+    are dropped, so that an allow rule written for the subcommand (``Bash(git status:*)``) matches.
+    """
+    kept: list[str | None] = [argv[0]]
+    index, dropped = 1, False
+    while index < len(argv) and argv[index] in ("-c", "--no-pager", "-P"):
+        setting = argv[index + 1] if argv[index] == "-c" and index + 1 < len(argv) else None
+        if argv[index] == "-c" and (
+            setting is None or not _GIT_PLAIN_KEYS.fullmatch(setting.split("=", 1)[0])
+        ):
+            return None
+        index += 2 if argv[index] == "-c" else 1
+        dropped = True
+    return [*kept, *argv[index:]] if dropped else None

@@ -21,7 +21,14 @@ from reference_impl.permissions._paths import PathPatternError, parse_path_patte
 from reference_impl.permissions._url_hosts import normalise_host
 from reference_impl.tools import MCP_PREFIX
 
-__all__ = ["PATH_RULE_TOOLS", "PermissionRule", "RuleSyntaxError", "format_rule", "parse_rule"]
+__all__ = [
+    "PATH_RULE_TOOLS",
+    "TOOL_TARGETS",
+    "PermissionRule",
+    "RuleSyntaxError",
+    "format_rule",
+    "parse_rule",
+]
 
 PATH_RULE_TOOLS = frozenset({"Read", "Edit"})
 """Rule families that apply by target kind rather than by tool name."""
@@ -29,11 +36,34 @@ PATH_RULE_TOOLS = frozenset({"Read", "Edit"})
 _TOOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _MCP_RULE_NAME = re.compile(r"mcp__(?:\*|[A-Za-z0-9_-]+(?:__(?:\*|[A-Za-z0-9_-]+))?)")
 _HOST = re.compile(r"(\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
-_KNOWN_TOOLS = frozenset(
-    {"Bash", "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "WebFetch", "WebSearch", "Glob", "Grep"}
-    | {"Task", "Agent", "TodoWrite", "ToolSearch", "BashOutput", "KillShell", "Skill", "SlashCommand"}
-)
-"""Claude Code's built-in tool names: a rule naming one in another case could never match."""
+TOOL_TARGETS: dict[str, str | None] = {
+    "Bash": "shell",
+    "Read": "read",
+    "Glob": "read",
+    "Grep": "read",
+    "NotebookRead": "read",
+    "Edit": "edit",
+    "Write": "edit",
+    "MultiEdit": "edit",
+    "NotebookEdit": "edit",
+    "WebFetch": "web_fetch",
+    "WebSearch": None,
+    "Task": "other",
+    "Agent": "other",
+    "Skill": "other",
+    "SlashCommand": "other",
+    "TodoWrite": None,
+    "ToolSearch": None,
+    "BashOutput": None,
+    "KillShell": None,
+    "LS": "read",
+    "ExitPlanMode": None,
+    "AskUserQuestion": None,
+}
+"""Claude Code's built-in tool names, each with the kind of target its content rules are matched
+against (:class:`~reference_impl.tools.PermissionTarget` ``kind``; None: a tool no content rule can
+match). A rule naming one in another case could never match."""
+_KNOWN_TOOLS = frozenset(TOOL_TARGETS)
 _BEHAVIORS: tuple[PermissionBehavior, ...] = ("allow", "deny", "ask")
 
 

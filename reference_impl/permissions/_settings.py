@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
 from reference_impl.permissions._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
+from reference_impl.permissions._rule_liveness import dead_rule_reason, unknown_tool_note
 from reference_impl.permissions._rule_syntax import PermissionRule, RuleSyntaxError, parse_rule
+from reference_impl.permissions._source_keys import SettingsNotice, restrict_to_source
 
 __all__ = [
     "KNOWN_PERMISSION_KEYS",
@@ -86,13 +88,16 @@ class PermissionSettings:
 class SettingsFile:
     """One loaded settings file: where it came from and what it grants or refuses.
 
-    ``data`` is the whole parsed JSON object, for modules that read other keys (``hooks``).
+    ``data`` is the parsed JSON object, for modules that read other keys (``hooks``), without the
+    keys its source may not set (:data:`~reference_impl.permissions._source_keys.SOURCE_RESTRICTED_KEYS`);
+    ``notices`` says what was ignored and why, for the harness to show at start.
     """
 
     name: str
     source: SettingSource
     permissions: PermissionSettings
     data: dict[str, Any] = field(default_factory=dict)
+    notices: tuple[SettingsNotice, ...] = ()
 
     @property
     def rules(self) -> tuple[PermissionRule, ...]:
@@ -119,12 +124,20 @@ class _DuplicateKeyError(ValueError):
 def rules_from_strings(
     texts: Iterable[str], behavior: PermissionBehavior, source: SettingSource
 ) -> tuple[PermissionRule, ...]:
-    """Parse several rule strings (e.g. ``--allowedTools`` values); the first bad one raises."""
-    return tuple(parse_rule(text, behavior, source) for text in texts)
+    """Parse several rule strings (e.g. ``--allowedTools`` values); the first bad one raises.
+
+    A deny or ask rule that can never match (:func:`dead_rule_reason`) is refused like a malformed one.
+    """
+    rules = tuple(parse_rule(text, behavior, source) for text in texts)
+    for rule in rules:
+        dead = dead_rule_reason(rule) if behavior != "allow" else None
+        if dead is not None:
+            raise RuleSyntaxError(rule.text, f"this {behavior} rule can never match: {dead}")
+    return rules
 
 
 def _rule_list(
-    name: str, permissions: dict[str, Any], key: str, source: SettingSource
+    name: str, permissions: dict[str, Any], key: str, source: SettingSource, notices: list[SettingsNotice]
 ) -> tuple[PermissionRule, ...]:
     value = permissions.get(key)
     if value is None:
@@ -139,15 +152,35 @@ def _rule_list(
                 name, f"permissions.{key}[{index}] is {text!r}, not a rule string", key=f"{key}[{index}]"
             )
         try:
-            rules.append(parse_rule(text, behavior, source))
+            rule = parse_rule(text, behavior, source)
         except RuleSyntaxError as error:
             raise SettingsError(
                 name, f"permissions.{key}[{index}]: rule {text!r} is invalid: {error.problem}", rule=text
             ) from error
+        where = f"permissions.{key}[{index}]"
+        dead = dead_rule_reason(rule)
+        if dead is not None and behavior != "allow":
+            # Fail closed: its author believes it guards something; a file we can't honour is refused.
+            raise SettingsError(
+                name,
+                f"{where}: {behavior} rule {text!r} can never match: {dead}; "
+                "the file is refused rather than guard nothing",
+                rule=text,
+            )
+        if dead is not None:
+            notices.append(
+                SettingsNotice(name, source, where, f"allow rule {text!r} can never match: {dead}")
+            )
+        note = unknown_tool_note(rule)
+        if note is not None:
+            notices.append(SettingsNotice(name, source, where, f"rule {text!r}: {note}"))
+        rules.append(rule)
     return tuple(rules)
 
 
-def _parse_permissions(name: str, permissions: Any, source: SettingSource) -> PermissionSettings:
+def _parse_permissions(
+    name: str, permissions: Any, source: SettingSource, notices: list[SettingsNotice]
+) -> PermissionSettings:
     if permissions is None:
         return PermissionSettings()
     if not isinstance(permissions, dict):
@@ -193,9 +226,9 @@ def _parse_permissions(name: str, permissions: Any, source: SettingSource) -> Pe
     return PermissionSettings(
         block_writes_outside_working_directories=flags["blockWritesOutsideWorkingDirectories"],
         deny_instead_of_prompting=flags["denyInsteadOfPrompting"],
-        allow=_rule_list(name, permissions, "allow", source),
-        deny=_rule_list(name, permissions, "deny", source),
-        ask=_rule_list(name, permissions, "ask", source),
+        allow=_rule_list(name, permissions, "allow", source, notices),
+        deny=_rule_list(name, permissions, "deny", source, notices),
+        ask=_rule_list(name, permissions, "ask", source, notices),
         default_mode=mode,
         additional_directories=tuple(directories),
         disable_bypass_permissions_mode=disable_bypass == "disable",
@@ -231,9 +264,7 @@ def load_settings(
         raise SettingsError(label, f"is not valid JSON: {error}") from error
     if not isinstance(data, dict):
         raise SettingsError(label, "must contain a JSON object")
-    return SettingsFile(
-        name=label,
-        source=source,
-        permissions=_parse_permissions(label, data.get("permissions"), source),
-        data=data,
-    )
+    data, dropped = restrict_to_source(data, source, label)
+    notices = list(dropped)
+    permissions = _parse_permissions(label, data.get("permissions"), source, notices)
+    return SettingsFile(name=label, source=source, permissions=permissions, data=data, notices=tuple(notices))

@@ -25,7 +25,7 @@ from typing import TypeAlias
 from reference_impl.permissions._bash_reader import ShellCommand, ShellPart, split_command
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._evaluated import data_run_as_code, runs_written_file
-from reference_impl.permissions._program_model import unread_program
+from reference_impl.permissions._program_model import unread_program, without_git_display_options
 from reference_impl.permissions._programs import program_scripts
 from reference_impl.permissions._wrapped_commands import (
     HARMLESS_WRAPPERS,
@@ -98,8 +98,11 @@ def _allow_argv(
         if is_globby(raw[0]):
             return None
         forms.append(_quoted_form(argv, raw))
-    units = [tuple(dict.fromkeys(forms))]
     base = posixpath.basename(name)
+    plain_git = without_git_display_options(argv) if base == "git" else None
+    if plain_git is not None:
+        forms.append(" ".join(str(word) for word in plain_git))
+    units = [tuple(dict.fromkeys(forms))]
     args = argv[1:]
     if is_wrapper(base):
         # Not stripped (not harmless, written with a path, or options not understood): the
@@ -212,8 +215,10 @@ class _Reading(set[str]):
         super().__init__()
         self.unread: list[tuple[str, tuple[str, ...]]] = []
 
-    def note_unread(self, why: str, argv: Argv, raw: tuple[str, ...]) -> None:
-        forms = tuple(dict.fromkeys((_quoted_form(argv, raw), _plain_form(argv, raw))))
+    def note_unread(self, why: str, argv: Argv, raw: tuple[str, ...], written: Argv = ()) -> None:
+        """``written``: the words as written (``./gradlew test``), which an allow rule may name too."""
+        both = ((argv, raw), (written, _raw_of(written))) if written else ((argv, raw),)
+        forms = tuple(dict.fromkeys(f for a, r in both for f in (_quoted_form(a, r), _plain_form(a, r))))
         self.unread.append((why, forms))
 
     def widen(self, start: int, argv: Argv, raw: tuple[str, ...]) -> None:
@@ -266,6 +271,7 @@ def _deny_argv(
     name = argv[0]
     assert name is not None
     base = _program_name(name)
+    written = argv
     forms.add(_quoted_form(argv, raw))
     forms.add(_plain_form(argv, raw))
     if base != name:
@@ -329,7 +335,7 @@ def _deny_argv(
             reason = _deny_command(split_command(script), forms, depth + 1)
         unread = unread_program(base, args, stdin) if exact and isinstance(forms, _Reading) else None
         if unread is not None and isinstance(forms, _Reading):
-            forms.note_unread(unread, argv, raw)
+            forms.note_unread(unread, argv, raw, written if written is not argv else ())
     return reason
 
 

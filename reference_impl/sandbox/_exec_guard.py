@@ -1,218 +1,349 @@
-"""Deny rules enforced where the command runs (SBX-7): judging stubs bound over the programs they name.
+"""The supervisor of the sandbox's exec calls, outside the sandbox (SBX-7).
 
-For every program that a ``Bash(...)`` deny or ask rule names (the first word of the rule's command:
-``rm`` in ``Bash(rm -rf:*)``), every file that runs it on this machine is found: the program in each
-directory of ``PATH`` and the usual system directories, resolved through symlinks (``/bin`` and
-``/usr/bin`` on a merged-usr system are one file; ``python3`` -> ``python3.11``), and the hard links
-of that file in the same directories (``perl`` and ``perl5.36.0``). Inside the sandbox each such file
-is covered, read-only, by a stub; the real file is bound under the run's private directory. The stub
-is a bash script run by a hidden copy of the real bash, so nothing the command does can replace its
-interpreter: it joins its arguments with spaces, matches ``program arguments`` against the rules'
-patterns (bash ``case`` patterns compiled here from the rules) and either ``exec``-s the real
-program with the same arguments and the same ``argv[0]``, or writes ``Denied by <rule> (SBX-7): ...``
-to stderr and to the run's record (which the harness appends to the tool result), and exits 126.
+:class:`ExecGuard` listens on a Unix socket for the seccomp listener that
+:mod:`~reference_impl.sandbox._exec_loader` sends from inside the sandbox, then answers every
+``execve`` / ``execveat`` of the command's process tree: it reads the program's path and argv from
+the caller's memory (``/proc/PID/mem``), opens the file through the caller's root and working
+directory (``/proc/PID/root``, ``/proc/PID/cwd``), builds an :class:`ExecAttempt` and asks its judge.
+A refusal fails the call with ``EPERM`` (the shell prints "Operation not permitted") and is recorded
+in :attr:`ExecGuard.refusals` for the tool result; anything else continues into the kernel. Whatever
+can't be read (a vanished caller, an unreadable argv) is refused: the supervisor fails closed.
 
-Because the check sits on the file, it holds however the program was reached: spelt in full or
-through a symlink, under ``env`` / ``nice`` / ``timeout``, from a script written on the line, a
-function, an alias, ``find -exec``, ``xargs``, an interpreter's ``subprocess`` or ``system``.
-Matching at exec time: ``Bash(prog rest:*)`` matches arguments starting with ``rest``; a rule with
-``*`` is a glob over the joined arguments (a trailing `` *`` also matches none); a rule without a
-wildcard matches its arguments exactly or followed by more (deny is broad). An ask rule met at exec
-time can't prompt anybody, so the program is refused with a message saying so. What this can't see is
-in ``docs/sandbox.md`` ("What the sandbox adds").
+The check is made before the kernel reads the arguments again (seccomp user notification's known
+limit): another thread of the caller that rewrites the argv, or renames another file over the path,
+in that instant runs something else. :mod:`~reference_impl.sandbox._exec_loader` refuses
+``ptrace`` and ``process_vm_writev``, which would do that from another process; docs/sandbox.md
+lists what stays open.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import fcntl
 import os
-import shlex
-import shutil
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+import platform
+import select
+import socket
+import struct
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-from reference_impl.permissions import PermissionRule
+from reference_impl.sandbox._exec_loader import ARCHITECTURES, PROBE
 
-__all__ = ["DENIALS_FILE", "EXIT_DENIED", "ExecGuard", "ExecRule", "exec_rules", "read_denials"]
+__all__ = ["ExecAttempt", "ExecGuard", "ExecRefusal", "exec_check_problem"]
 
-EXIT_DENIED = 126
-"""The exit status of a program refused at exec time (bash's "found but not executable")."""
-
-DENIALS_FILE = "sbx7-denied.log"
-"""The record of refusals, one line each, in the run's private directory."""
-
-_SYSTEM_DIRS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
-_WILDCARDS = ("*", "?", "[")
-
-
-@dataclass(frozen=True, slots=True)
-class ExecRule:
-    """One ``Bash`` deny or ask rule as the stubs judge it: the program and the argument patterns."""
-
-    text: str
-    behavior: str
-    program: str
-    patterns: tuple[str, ...]
-    """bash ``case`` patterns (quoted) over the program's arguments joined by single spaces."""
-
-
-def _quoted_glob(text: str) -> str:
-    """``text`` (``*`` a wildcard, a backslash-escaped star literal) as a bash pattern with every literal quoted."""
-    pieces = text.replace("\\*", "\0").split("*")
-    return "*".join(shlex.quote(p.replace("\0", "*")) if p else "" for p in pieces)
-
-
-def _exec_rule(rule: PermissionRule) -> ExecRule | None:
-    if rule.content is None:
-        return None  # a whole-tool rule: the engine decides every call before anything runs
-    text = rule.content.strip()
-    prefix = text.endswith(":*")
-    if prefix:
-        text = text[:-2]
-    words = text.split(None, 1)
-    if not words:
-        return None
-    program = os.path.basename(words[0])
-    if not program or program in (".", "..") or any(c in program for c in _WILDCARDS):
-        return None  # no file to bind over: the engine's reading of the line is all there is
-    rest = " ".join(words[1].split(" ")) if len(words) > 1 else ""
-    if not rest or rest == "*":
-        patterns: tuple[str, ...] = ("*",)
-    elif prefix:
-        patterns = (_quoted_glob(rest.replace("*", "\\*")) + "*",)
-    elif "*" in rest.replace("\\*", ""):
-        patterns = (_quoted_glob(rest),)
-        if rest.endswith(" *"):
-            patterns += (_quoted_glob(rest[:-2]),)
-    else:
-        literal = _quoted_glob(rest.replace("*", "\\*"))
-        patterns = (literal, literal + "' '*")
-    return ExecRule(rule.text, rule.behavior, program, patterns)
-
-
-def exec_rules(rules: Iterable[PermissionRule]) -> tuple[ExecRule, ...]:
-    """The ``Bash`` deny rules, then the ask rules, that name a program (deny wins at exec time)."""
-    found = [
-        judged
-        for behavior in ("deny", "ask")
-        for rule in rules
-        if rule.tool_name == "Bash" and rule.behavior == behavior
-        if (judged := _exec_rule(rule)) is not None
-    ]
-    return tuple(found)
-
-
-def _search_dirs() -> tuple[str, ...]:
-    path = [d for d in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(d)]
-    return tuple(dict.fromkeys(os.path.realpath(d) for d in (*path, *_SYSTEM_DIRS) if os.path.isdir(d)))
-
-
-def _is_program(path: str) -> bool:
-    return os.path.isfile(path) and os.access(path, os.X_OK)
-
-
-def program_files(program: str, dirs: Sequence[str]) -> tuple[str, ...]:
-    """Every file (resolved) that runs ``program`` from ``dirs``: its symlinks' targets and hard links."""
-    found = {os.path.realpath(p) for d in dirs if _is_program(p := os.path.join(d, program))}
-    inodes = {(s.st_dev, s.st_ino) for s in map(os.stat, found)}
-    if inodes:
-        for directory in dirs:
-            try:
-                entries = list(os.scandir(directory))
-            except OSError:
-                continue
-            for entry in entries:
-                try:
-                    if not entry.is_symlink() and (entry.stat().st_dev, entry.inode()) in inodes:
-                        found.add(os.path.realpath(entry.path))
-                except OSError:
-                    continue
-    return tuple(sorted(found))
-
-
-def _case_branch(rule: ExecRule) -> str:
-    return (
-        f"  {'|'.join(rule.patterns)})\n"
-        f"    rule={shlex.quote(rule.text)} kind={rule.behavior} program={shlex.quote(rule.program)} ;;"
-    )
-
-
-_STUB_TAIL = """\
-  *) exec {exec_a} {real} "$@" ;;
-esac
-line="Denied by $rule (SBX-7): $program $args"
-if [ "$kind" = ask ]; then line="$line (an ask rule met at exec time can't prompt anybody: refused)"; fi
-printf '%s\\n' "$line" >&2
-printf '%s\\n' "$line" >>{log} 2>/dev/null
-exit {status}
-"""
+_NOTIF_SIZE, _RESP_SIZE = 80, 24
+_IOCTL_RECV, _IOCTL_SEND, _IOCTL_ID_VALID = 0xC0502100, 0xC0182101, 0x40082102
+_FLAG_CONTINUE = 1
+_AT_FDCWD = -100
+_AT_EMPTY_PATH = 0x1000
+_ARG_LIMIT = 4 * 1024 * 1024  # beyond Linux's ARG_MAX: more can't be a real exec
+_POINTER_LIMIT = 1 << 17
+_LINK_LIMIT = 40  # the kernel's own limit of symlinks in one lookup
+_ACCEPT_TIMEOUT = 30.0
+_EXECVEAT = ARCHITECTURES.get(platform.machine(), (0, 0, (0, -1), ()))[2][1]
 
 
 @dataclass(frozen=True, slots=True)
-class ExecGuard:
-    """The stubs of one run: the files they cover and the bubblewrap arguments that put them there."""
+class ExecAttempt:
+    """One exec call: the path as given, the argv, and the file it names (an open descriptor or None).
 
-    directory: str
-    shell: str
-    """The hidden real shell inside the sandbox (a command line that a deny rule on ``sh`` would catch)."""
-    mounts: tuple[str, ...]
-    hidden: tuple[tuple[str, str], ...]
-    """(a covered file, where its real program is inside the sandbox)."""
+    ``root`` and ``cwd`` lead, from outside, to the caller's root and working directory; ``pid`` is the
+    caller (None: paths are opened under ``root`` and ``cwd`` as they are).
+    """
 
-    def real_program(self, path: str) -> str:
-        """Where ``path``'s real program is reachable inside the sandbox (``path`` when not covered)."""
-        return dict(self.hidden).get(os.path.realpath(path), path)
+    path: str
+    argv: tuple[str, ...]
+    fd: int | None
+    root: str = "/"
+    cwd: str = "."
+    pid: int | None = None
 
-    @classmethod
-    def build(cls, rules: Sequence[ExecRule], directory: Path) -> ExecGuard:
-        """Write the stubs for ``rules`` into ``directory`` (private to this run) and plan their mounts."""
-        base = str(directory)
-        bash = shutil.which("bash")
-        sh = os.path.realpath("/bin/sh")
-        interpreter = os.path.join(base, "bin", "bash" if bash else "sh")
-        os.makedirs(os.path.join(base, "bin"))
-        os.makedirs(os.path.join(base, "real"))
-        os.makedirs(os.path.join(base, "stubs"))
-        log = os.path.join(base, DENIALS_FILE)
-        Path(log).touch()
-        hidden_sh = os.path.join(base, "bin", "sh")
-        mounts = ["--ro-bind", base, base, "--bind", log, log, "--ro-bind", sh, hidden_sh]
-        Path(hidden_sh).touch()
-        if bash:
-            Path(interpreter).touch()
-            mounts += ["--ro-bind", os.path.realpath(bash), interpreter]
-        dirs = _search_dirs()
-        judged: dict[str, list[ExecRule]] = {}
-        for rule in rules:
-            for path in program_files(rule.program, dirs):
-                judged.setdefault(path, []).append(rule)
-        covers: list[str] = []
-        hidden: list[tuple[str, str]] = []
-        for number, (path, path_rules) in enumerate(sorted(judged.items())):
-            real = os.path.join(base, "real", f"{number}-{os.path.basename(path)}")
-            stub = os.path.join(base, "stubs", f"{number}-{os.path.basename(path)}")
-            Path(real).touch()
-            tail = _STUB_TAIL.format(
-                exec_a='-a "$0"' if bash else "",
-                real=shlex.quote(real),
-                log=shlex.quote(log),
-                status=EXIT_DENIED,
-            )
-            branches = "\n".join(_case_branch(r) for r in path_rules)
-            header = f"#!{interpreter} -p\n# SBX-7: {path} is judged before it runs\nIFS=' '\nargs=\"$*\"\n"
-            Path(stub).write_text(f'{header}case "$args" in\n{branches}\n{tail}', encoding="utf-8")
-            os.chmod(stub, 0o755)
-            mounts += ["--ro-bind", path, real]
-            covers += ["--ro-bind", stub, path]
-            hidden.append((path, real))
-        shell = hidden_sh if sh in judged else "/bin/sh"
-        return cls(base, shell, tuple(mounts + covers), tuple(hidden))
+    def open(self, path: str) -> int | None:
+        """Another file the caller names (an interpreter, a program for the loader), opened from here."""
+        if self.pid is not None:
+            return _open_target(self.pid, _AT_FDCWD, path, 0)
+        return _open_readable(f"{self.root}{path}" if path.startswith("/") else f"{self.cwd}/{path}")
 
 
-def read_denials(guard: ExecGuard) -> tuple[str, ...]:
-    """The refusals the stubs recorded during the run, in order (duplicates kept)."""
+@dataclass(frozen=True, slots=True)
+class ExecRefusal:
+    """An exec the supervisor refused: the argv and why (the rule that stopped it)."""
+
+    argv: tuple[str, ...]
+    reason: str
+
+
+@lru_cache(maxsize=4)
+def exec_check_problem(python: str, loader: str) -> str | None:
+    """Why the exec check can't start here (no seccomp user notification, an unknown machine), or None.
+
+    The loader installs its filter in a throw-away process: the kernel's answer, not a version guess.
+    """
+    if platform.machine() not in ARCHITECTURES:
+        return f"the seccomp filter knows no syscall numbers for this machine ({platform.machine()})"
     try:
-        text = Path(guard.directory, DENIALS_FILE).read_text(encoding="utf-8", errors="replace")
+        done = subprocess.run(
+            [python, "-I", "-S", loader, PROBE], capture_output=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"the exec check's loader can't start: {error}"
+    if done.returncode:
+        why = done.stderr.decode("utf-8", errors="replace").strip() or f"exit status {done.returncode}"
+        return f"seccomp user notification is unavailable: {why}"
+    return None
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _read_memory(mem: int, address: int, size: int) -> bytes:
+    try:
+        return os.pread(mem, size, address)
+    except OSError as error:
+        raise _Unreadable(f"memory at {address:#x}: {error}") from error
+
+
+def _read_string(mem: int, address: int, budget: list[int]) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        want = 4096 - (address % 4096)  # never across a page that may be unmapped
+        chunk = _read_memory(mem, address, want)
+        if not chunk:
+            raise _Unreadable(f"string at {address:#x}")
+        end = chunk.find(b"\0")
+        part = chunk if end < 0 else chunk[:end]
+        budget[0] -= len(part) + 1
+        if budget[0] < 0:
+            raise _Unreadable("arguments longer than the kernel accepts")
+        chunks.append(part)
+        if end >= 0:
+            return b"".join(chunks)
+        address += len(chunk)
+
+
+def _read_argv(mem: int, address: int) -> tuple[str, ...]:
+    budget = [_ARG_LIMIT]
+    words: list[str] = []
+    for index in range(_POINTER_LIMIT):
+        raw = _read_memory(mem, address + 8 * index, 8)
+        if len(raw) != 8:
+            raise _Unreadable("argv pointers")
+        (pointer,) = struct.unpack("<Q", raw)
+        if pointer == 0:
+            return tuple(words)
+        words.append(os.fsdecode(_read_string(mem, pointer, budget)))
+    raise _Unreadable("too many arguments")
+
+
+def _walk(pid: int, start: list[str], path: str) -> str | None:
+    """The host path of ``path`` as the caller resolves it from the directory ``start`` (its own view).
+
+    Symlinks are followed here, component by component, inside the caller's root: an absolute target
+    starts again at *its* root (not the supervisor's), and ``/proc/self`` or ``/proc/thread-self`` (also
+    reached through ``/dev/fd``) is the caller's own entry, ``/proc/PID``, whose magic links (``fd/N``,
+    ``exe``) the kernel then follows. None when the links loop.
+    """
+    root = f"/proc/{pid}/root"
+    pending = [*start, *path.split("/")]
+    done: list[str] = []
+    links = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if done:
+                done.pop()
+            continue
+        done.append(part)
+        if len(done) == 2 and done[0] == "proc":
+            if part in ("self", "thread-self"):
+                return "/".join((f"/proc/{pid}", *pending))
+            if part.isdigit():  # another process's entry: its magic links are the kernel's to follow
+                return "/".join((root, *done, *pending))
+        try:
+            target = os.readlink("/".join((root, *done)))
+        except OSError:
+            continue  # not a symlink (or absent: opening it will say)
+        links += 1
+        if links > _LINK_LIMIT:
+            return None
+        done.pop()
+        if target.startswith("/"):
+            done = []
+        pending = [*target.split("/"), *pending]
+    return "/".join((root, *done))
+
+
+def _open_readable(where: str) -> int | None:
+    try:
+        return os.open(where, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
-        return ()
-    return tuple(line for line in text.splitlines() if line)
+        try:  # execute-only files can't be read, but their identity still counts
+            return os.open(where, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return None
+
+
+def _open_target(pid: int, dirfd: int, path: str, flags: int) -> int | None:
+    """The file the caller names, opened from here, or None when there is none to open."""
+    if not path:
+        return _open_readable(f"/proc/{pid}/fd/{dirfd}") if flags & _AT_EMPTY_PATH else None
+    start: list[str] = []
+    if not path.startswith("/"):
+        base = f"/proc/{pid}/cwd" if dirfd == _AT_FDCWD else f"/proc/{pid}/fd/{dirfd}"
+        try:
+            seen = os.readlink(base)
+        except OSError:
+            seen = ""
+        if not seen.startswith("/") or seen.endswith(" (deleted)"):
+            return _open_readable(f"{base}/{path}")  # a directory with no name: relative to it as it is
+        start = seen.split("/")
+    where = _walk(pid, start, path)
+    return None if where is None else _open_readable(where)
+
+
+@dataclass
+class ExecGuard:
+    """Answers the exec calls of one sandboxed command with ``judge`` (a refusal reason, or None)."""
+
+    judge: Callable[[ExecAttempt], str | None]
+    refusals: list[ExecRefusal] = field(default_factory=list)
+    checked: int = 0
+    cpu_seconds: float = 0.0
+    """CPU time the supervisor spent answering (its thread's), for the benchmark."""
+    failure: str | None = None
+    _server: socket.socket | None = None
+    _thread: threading.Thread | None = None
+    _stop: tuple[int, int] | None = None
+
+    def start(self, socket_path: str) -> None:
+        """Listen on ``socket_path`` and serve in a thread until :meth:`close`."""
+        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._server.bind(socket_path)
+        self._server.listen(1)
+        self._stop = os.pipe()
+        self._thread = threading.Thread(target=self._serve, name="sandbox-exec-guard", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop serving (the command has ended) and release everything."""
+        if self._stop is not None:
+            os.write(self._stop[1], b"x")
+        if self._thread is not None:
+            self._thread.join()
+        if self._server is not None:
+            self._server.close()
+        if self._stop is not None:
+            for end in self._stop:
+                os.close(end)
+            self._stop = None
+
+    def _serve(self) -> None:
+        assert self._server is not None
+        assert self._stop is not None
+        ready, _, _ = select.select([self._server.fileno(), self._stop[0]], [], [], _ACCEPT_TIMEOUT)
+        if self._server.fileno() not in ready:
+            return
+        channel, _ = self._server.accept()
+        with channel:
+            try:
+                _, fds, _, _ = socket.recv_fds(channel, 1, 1)
+            except OSError as error:
+                self.failure = f"receiving the seccomp listener: {error}"
+                return
+            if not fds:
+                self.failure = "the sandbox sent no seccomp listener"
+                return
+            listener = fds[0]
+            channel.sendall(b"K")
+        try:
+            self._answer_all(listener)
+        except (
+            OSError
+        ) as error:  # the listener closes below: every later exec fails (ENOSYS), never runs unjudged
+            self.failure = f"the supervisor stopped: {error}"
+        finally:
+            os.close(listener)
+
+    def _answer_all(self, listener: int) -> None:
+        assert self._stop is not None
+        poller = select.poll()
+        poller.register(listener, select.POLLIN)
+        poller.register(self._stop[0], select.POLLIN)
+        while True:
+            events = dict(poller.poll())
+            if self._stop[0] in events:
+                return
+            flags = events.get(listener, 0)
+            if flags & select.POLLIN:
+                started = time.thread_time()
+                self._answer_one(listener)
+                self.cpu_seconds += time.thread_time() - started
+            elif flags & (select.POLLHUP | select.POLLERR):
+                return  # every process under the filter has ended
+
+    def _answer_one(self, listener: int) -> None:
+        buffer = bytearray(_NOTIF_SIZE)
+        try:
+            fcntl.ioctl(listener, _IOCTL_RECV, buffer, True)
+        except OSError as error:
+            if error.errno in (errno.ENOENT, errno.EINTR):
+                return  # the caller died before we looked
+            raise
+        notif_id, pid, _flags, nr, _arch, _ip = struct.unpack_from("<QIIiIQ", buffer)
+        args = struct.unpack_from("<6Q", buffer, 32)
+        self.checked += 1
+        if self.checked == 1:
+            # The loader's own exec of the harness's shell: the only process under the filter yet.
+            self._send(listener, struct.pack("<QqiI", notif_id, 0, 0, _FLAG_CONTINUE))
+            return
+        reason: str | None
+        argv: tuple[str, ...] = ()
+        target: int | None = None
+        try:
+            execveat = nr == _EXECVEAT
+            dirfd = ctypes.c_int32(args[0] & 0xFFFFFFFF).value if execveat else _AT_FDCWD
+            path_at, argv_at = (args[1], args[2]) if execveat else (args[0], args[1])
+            with open(f"/proc/{pid}/mem", "rb", buffering=0) as memory:
+                mem = memory.fileno()
+                path = os.fsdecode(_read_string(mem, path_at, [_ARG_LIMIT]))
+                argv = _read_argv(mem, argv_at) if argv_at else ()
+            target = _open_target(pid, dirfd, path, args[4] if execveat else 0)
+            if not self._still_valid(listener, notif_id):
+                return
+            reason = self.judge(ExecAttempt(path, argv, target, f"/proc/{pid}/root", f"/proc/{pid}/cwd", pid))
+        except (OSError, _Unreadable) as error:
+            reason = f"the sandbox could not read the exec call to judge it ({error})"
+        finally:
+            if target is not None:
+                os.close(target)
+        if reason is not None:
+            self.refusals.append(ExecRefusal(argv, reason))
+            response = struct.pack("<QqiI", notif_id, 0, -errno.EPERM, 0)
+        else:
+            response = struct.pack("<QqiI", notif_id, 0, 0, _FLAG_CONTINUE)
+        self._send(listener, response)
+
+    @staticmethod
+    def _send(listener: int, response: bytes) -> None:
+        try:
+            fcntl.ioctl(listener, _IOCTL_SEND, bytearray(response), True)
+        except OSError as error:
+            if error.errno != errno.ENOENT:  # the caller died meanwhile
+                raise
+
+    @staticmethod
+    def _still_valid(listener: int, notif_id: int) -> bool:
+        try:
+            fcntl.ioctl(listener, _IOCTL_ID_VALID, bytearray(struct.pack("<Q", notif_id)))
+        except OSError:
+            return False
+        return True

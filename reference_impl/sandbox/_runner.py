@@ -54,12 +54,18 @@ _BRIDGE = (
     "2>/dev/null &\n"
     'hex=$(printf "%04X" "$SBX_PORT")\n'
     "n=0\n"
-    'until "$SBX_GREP" -q ":$hex 00000000:0000 0A" /proc/net/tcp 2>/dev/null; do\n'
+    'until grep -q ":$hex 00000000:0000 0A" /proc/net/tcp 2>/dev/null; do\n'
     "  n=$((n+1)); [ $n -gt 5000 ] && { echo 'sandbox: the proxy bridge did not start' >&2; exit 125; }\n"
-    '  "$SBX_SLEEP" 0.001\n'
+    "  sleep 0.001\n"
     "done\n"
-    "unset SBX_SOCAT SBX_GREP SBX_SLEEP SBX_PORT SBX_SOCKET hex n\n"
-    'exec "$0" -c "$1"\n'
+    "unset SBX_SOCAT SBX_PORT SBX_SOCKET hex n\n"
+    # With the exec check (SBX-7) the command's shell starts under the loader's seccomp filter.
+    'if [ -n "$SBX_EXEC_SOCKET" ]; then\n'
+    '  set -- "$SBX_PYTHON" -I -S "$SBX_LOADER" "$SBX_EXEC_SOCKET" /bin/sh -c "$1"\n'
+    "  unset SBX_PYTHON SBX_LOADER SBX_EXEC_SOCKET\n"
+    '  exec "$@"\n'
+    "fi\n"
+    'exec /bin/sh -c "$1"\n'
 )
 
 
@@ -72,8 +78,8 @@ class CommandResult:
     sandboxed: bool
     removed: tuple[str, ...] = ()
     """Protected paths the command created and that were removed after it (sandboxed runs)."""
-    denied: tuple[str, ...] = ()
-    """The programs refused at exec time by a rule (SBX-7), one message each."""
+    refused: tuple[str, ...] = ()
+    """Why the exec check refused programs the command started (SBX-7), one line each."""
 
 
 GLOB_MATCH_LIMIT = 4096
@@ -182,20 +188,8 @@ def mount_plan(policy: SandboxPolicy) -> MountPlan:
     )
 
 
-def bwrap_argv(
-    bwrap: str,
-    plan: MountPlan,
-    cwd: Path,
-    command: str,
-    *,
-    exec_mounts: Sequence[str] = (),
-    shell: str = "/bin/sh",
-) -> list[str]:
-    """The bubblewrap command line that runs ``command`` (through the bridge script) under ``plan``.
-
-    ``exec_mounts`` (SBX-7's stubs) come last, so no other mount covers them; ``shell`` runs the bridge
-    and the command (the hidden real shell when a deny rule judges ``/bin/sh``).
-    """
+def bwrap_argv(bwrap: str, plan: MountPlan, cwd: Path, command: str) -> list[str]:
+    """The bubblewrap command line that runs ``command`` (through the bridge script) under ``plan``."""
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid"]
     argv += ["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -208,8 +202,7 @@ def bwrap_argv(
         argv += ["--perms", "0000", "--tmpfs", path, "--remount-ro", path]
     for path in plan.hidden_files:
         argv += ["--ro-bind", "/dev/null", path]
-    argv += list(exec_mounts)
-    argv += ["--chdir", str(cwd), "--", shell, "-c", _BRIDGE, shell, command]
+    argv += ["--chdir", str(cwd), "--", "/bin/sh", "-c", _BRIDGE, "sandbox", command]
     return argv
 
 

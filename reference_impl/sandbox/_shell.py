@@ -11,7 +11,9 @@ permission context. For each call it decides (:meth:`SandboxedShell.plan`):
   through the ordinary permission decision (no auto-allow), unless ``allowUnsandboxedCommands`` is
   false: then it runs sandboxed like any other;
 - anything else runs sandboxed; with ``autoAllowBashIfSandboxed`` the tool's own permission check
-  allows it, which the engine consults only after the deny and ask rules (SBX-6).
+  allows it, which the engine consults only after the deny and ask rules (SBX-6). Under Bash deny or
+  ask rules every program it starts passes the exec check (SBX-7, ``_exec_rules``); where the kernel
+  can't give the check its seccomp listener, the call is refused, naming why: never run unchecked.
 
 ``excludedCommands`` entries match like Bash rule prefixes (``docker`` covers ``docker ps``; ``npm
 run:*`` covers ``npm run build``); they are a convenience, not a security boundary (Claude Code says the
@@ -23,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-import shutil
+import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,7 +33,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from reference_impl.permissions import PermissionContext, split_command
-from reference_impl.sandbox._exec_guard import ExecGuard, ExecRule, exec_rules, read_denials
+from reference_impl.sandbox._exec_guard import ExecGuard, exec_check_problem
+from reference_impl.sandbox._exec_loader import LOADER_SCRIPT
+from reference_impl.sandbox._exec_rules import ExecJudge, exec_judge
 from reference_impl.sandbox._policy import SandboxPolicy, derive_policy
 from reference_impl.sandbox._proxy import DomainProxy
 from reference_impl.sandbox._runner import (
@@ -94,9 +98,10 @@ class SandboxedShell:
     temp_dir: Path | None = None
     runs: list[CommandResult] = field(default_factory=list)
     proxies: list[DomainProxy] = field(default_factory=list)
+    guards: list[ExecGuard] = field(default_factory=list)
     _problem: tuple[str | None] | None = None
     _policy: SandboxPolicy | None = None
-    _exec_rules: tuple[ExecRule, ...] | None = None
+    _judge: ExecJudge | None = None
 
     @property
     def problem(self) -> str | None:
@@ -117,11 +122,11 @@ class SandboxedShell:
         return self._policy
 
     @property
-    def exec_rules(self) -> tuple[ExecRule, ...]:
-        """The deny and ask rules judged where the command runs (SBX-7)."""
-        if self._exec_rules is None:
-            self._exec_rules = exec_rules(self.context.rules)
-        return self._exec_rules
+    def exec_judge(self) -> ExecJudge:
+        """The exec check's judge: the Bash deny and ask rules held where the command runs (SBX-7)."""
+        if self._judge is None:
+            self._judge = exec_judge(self.context.rules, os.environ.get("PATH"))
+        return self._judge
 
     def plan(self, tool_input: Mapping[str, Any]) -> SandboxPlan:
         """How this Bash call will run."""
@@ -141,6 +146,15 @@ class SandboxedShell:
             command = str(tool_input.get("command", ""))
             if settings.excluded_commands and _excluded(command, settings.excluded_commands):
                 return SandboxPlan("unsandboxed", "the command is in sandbox.excludedCommands")
+        if self.exec_judge.active:
+            unwatched = exec_check_problem(sys.executable, LOADER_SCRIPT)
+            if unwatched is not None:
+                # Never a sandboxed run whose deny rules hold only where the line is read (SBX-7).
+                return SandboxPlan(
+                    "refused",
+                    "the sandbox's exec check, which holds the Bash deny and ask rules where the"
+                    f" command runs, can't start here ({unwatched})",
+                )
         return SandboxPlan("sandboxed", "the sandbox is on")
 
     def check_permissions(self, tool_input: Mapping[str, Any]) -> ToolPermissionCheck:
@@ -188,10 +202,13 @@ class SandboxedShell:
             raise ShellRunError(f"Bash can't run: {exc}") from exc
         proxy = DomainProxy(policy.allows_host)
         self.proxies.append(proxy)
+        judge = self.exec_judge
+        guard = ExecGuard(judge.for_command(command)) if judge.active else None
+        if guard is not None:
+            self.guards.append(guard)
         with tempfile.TemporaryDirectory(prefix="toolharness-proxy-") as private:
             socket_path = os.path.join(private, "proxy.sock")
             await proxy.start(socket_path)
-            guard = ExecGuard.build(self.exec_rules, Path(private, "exec")) if self.exec_rules else None
             proxy_url = f"http://127.0.0.1:{PROXY_PORT}"
             env = dict(os.environ)
             env.update(
@@ -207,31 +224,21 @@ class SandboxedShell:
                     )
                 }
             )
-            # The bridge's own programs, past any stub a rule put over them (SBX-7).
-            helpers = {
-                "SBX_GREP": shutil.which("grep") or "grep",
-                "SBX_SLEEP": shutil.which("sleep") or "sleep",
-            }
-            if guard is not None:
-                socat = guard.real_program(socat)
-                helpers = {key: guard.real_program(path) for key, path in helpers.items()}
-            env.update(helpers)
             env.update(NO_PROXY="", no_proxy="", TMPDIR=str(self.temp_dir), SBX_SOCAT=socat)
             env.update(SBX_PORT=str(PROXY_PORT), SBX_SOCKET=socket_path, SANDBOX_RUNTIME="1")
+            if guard is not None:
+                exec_socket = os.path.join(private, "exec.sock")
+                guard.start(exec_socket)
+                env.update(SBX_EXEC_SOCKET=exec_socket, SBX_PYTHON=sys.executable, SBX_LOADER=LOADER_SCRIPT)
             try:
-                argv = bwrap_argv(
-                    bwrap,
-                    plan,
-                    cwd,
-                    command,
-                    exec_mounts=guard.mounts if guard else (),
-                    shell=guard.shell if guard else "/bin/sh",
+                done = await run_command(
+                    bwrap_argv(bwrap, plan, cwd, command), cwd=cwd, env=env, timeout=timeout, abort=abort
                 )
-                done = await run_command(argv, cwd=cwd, env=env, timeout=timeout, abort=abort)
             finally:
                 await proxy.close()
+                if guard is not None:
+                    await asyncio.to_thread(guard.close)
                 removed = scrub(plan)
-                denied = read_denials(guard) if guard else ()
         if isinstance(done, str):
             raise ShellRunError(f"The command {done}")
         output = done[0]
@@ -240,11 +247,12 @@ class SandboxedShell:
             output = f"{output}\n(the sandbox removed or restored protected paths the command changed: {names})".lstrip(
                 "\n"
             )
-        unseen = [line for line in dict.fromkeys(denied) if line not in output]
-        if unseen:
-            # The stub's own stderr may have been redirected away: the record is what the model sees.
-            refused = "\n".join(unseen)
-            output = f"{output}\n(the sandbox refused programs a permission rule names:\n{refused})".lstrip(
-                "\n"
-            )
-        return CommandResult(output, done[1], sandboxed=True, removed=removed, denied=denied)
+        refused: tuple[str, ...] = ()
+        if guard is not None:
+            # The program itself says only "Operation not permitted": the rule is named here.
+            refused = tuple(dict.fromkeys(r.reason for r in guard.refusals))
+            if guard.failure is not None:
+                refused += (f"the sandbox's exec check failed, so nothing more ran: {guard.failure}",)
+            if refused:
+                output = "\n".join([output.rstrip("\n"), *(f"({line})" for line in refused)]).lstrip("\n")
+        return CommandResult(output, done[1], sandboxed=True, removed=removed, refused=refused)

@@ -1,8 +1,8 @@
-"""Mutant: the sandbox enforces its files and network but judges no program where it runs."""
+"""Mutant: the sandbox's exec check lets every program through: deny rules hold only where the command is read."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from tests.mutants._base import Patch, make_factory
@@ -11,19 +11,16 @@ __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
 TARGET = "SBX-7"
 DESCRIPTION = (
-    "no stub is bound over the programs the Bash deny rules name: a denied program the engine did not"
-    " read on the line (a script, an interpreter, an alias) runs in the sandbox (Claude Code's design)"
+    "the exec check judges nothing: a denied program started from a script, a copy or an interpreter runs"
 )
 
 
-def _judges_nothing(original: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
-    del original
+def _allow_everything(_original: Callable[..., str | None]) -> Callable[..., str | None]:
+    def judge(self: Any, attempt: Any) -> str | None:
+        del self, attempt
+        return None
 
-    def exec_rules(rules: Iterable[Any]) -> tuple[Any, ...]:
-        del rules
-        return ()
-
-    return exec_rules
+    return judge
 
 
-adapter = make_factory(Patch("reference_impl.sandbox._shell", "exec_rules", _judges_nothing))
+adapter = make_factory(Patch("reference_impl.sandbox._exec_rules", "ExecJudge.__call__", _allow_everything))

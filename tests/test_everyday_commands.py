@@ -1,0 +1,167 @@
+"""Everyday developer commands under the rules real settings files use: allowed when an allow rule names them.
+
+The deny and ask rules are every deny and ask rule of the real settings files in the shared corpus
+(``corpus/claude_settings.json``), so the static reading fails closed around them (PERM-17); each
+command comes with the allow rule a user writes for it (in the forms the corpus uses: ``:*``,
+`` *``, exact). At most two of the commands may still be asked about; none is left today.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reference_impl import PermissionContext, PermissionDecision, decide_permission, parse_rule
+from reference_impl.permissions import PermissionMode
+from tests.test_rules import BASH
+
+EVERYDAY = [
+    # package managers and runners
+    ("npx prettier --check .", "Bash(npx:*)"),
+    ("npx tsc --noEmit", "Bash(npx tsc:*)"),
+    ("npm ci", "Bash(npm ci)"),
+    ("npm install --save-dev vitest", "Bash(npm install:*)"),
+    ("npm run build", "Bash(npm run build*)"),
+    ("npm test -- --watch=false", "Bash(npm test:*)"),
+    ("pnpm install --frozen-lockfile", "Bash(pnpm install:*)"),
+    ("pnpm run lint", "Bash(pnpm run:*)"),
+    ("yarn add -D eslint", "Bash(yarn:*)"),
+    ("pip install -r requirements.txt", "Bash(pip install:*)"),
+    ("uv sync", "Bash(uv sync:*)"),
+    ("uv run pytest -q", "Bash(uv run:*)"),
+    ("poetry run pytest", "Bash(poetry run pytest:*)"),
+    ("cargo build --release", "Bash(cargo build:*)"),
+    ("cargo clippy -- -D warnings", "Bash(cargo clippy:*)"),
+    ("go mod tidy", "Bash(go mod tidy:*)"),
+    ("go build ./...", "Bash(go build:*)"),
+    ("bundle exec rspec", "Bash(bundle exec rspec:*)"),
+    ("mvn -q test", "Bash(mvn:*)"),
+    ("./gradlew test", "Bash(./gradlew test:*)"),
+    # build and test
+    ("make -j4", "Bash(make:*)"),
+    ("pytest -x tests/unit", "Bash(pytest:*)"),
+    ("python -m pytest tests/", "Bash(python -m pytest:*)"),
+    ("tox -e py311", "Bash(tox:*)"),
+    ("ruff check --fix .", "Bash(ruff check:*)"),
+    ("mypy src", "Bash(mypy:*)"),
+    ("eslint src --ext .ts", "Bash(eslint:*)"),
+    ("jest --coverage", "Bash(jest:*)"),
+    ("pre-commit run --all-files", "Bash(pre-commit run:*)"),
+    ("cmake -S . -B build", "Bash(cmake:*)"),
+    # git
+    ("git status", "Bash(git status)"),
+    ("git -c core.quotepath=off status", "Bash(git status:*)"),
+    ("git log --oneline -20", "Bash(git log:*)"),
+    ("git diff --stat main...HEAD", "Bash(git diff:*)"),
+    ("git add -A && git commit -m 'fix: typo'", "Bash(git add:*)", "Bash(git commit:*)"),
+    ("git checkout -b feature/x", "Bash(git checkout:*)"),
+    ("git stash pop", "Bash(git stash:*)"),
+    ("git fetch origin && git rebase origin/main", "Bash(git fetch:*)", "Bash(git rebase:*)"),
+    ("git push -u origin HEAD", "Bash(git push:*)"),
+    ("git worktree list", "Bash(git worktree:*)"),
+    ("gh pr view 12 --json title", "Bash(gh pr view:*)"),
+    # docker
+    ("docker compose up -d", "Bash(docker compose:*)"),
+    ("docker compose logs -f web", "Bash(docker compose:*)"),
+    ("docker ps -a", "Bash(docker ps:*)"),
+    ("docker build -t app .", "Bash(docker build:*)"),
+    ("docker-compose down", "Bash(docker-compose:*)"),
+    ("kubectl get pods -n dev", "Bash(kubectl get:*)"),
+    # shell idioms
+    ("export X=1", "Bash(export:*)"),
+    ("export NODE_ENV=test && npm test", "Bash(export:*)", "Bash(npm test:*)"),
+    ("cd frontend && npm run build", "Bash(cd:*)", "Bash(npm run build:*)"),
+    ("ls -la | grep env", "Bash(ls:*)", "Bash(grep:*)"),
+    ("find . -name '*.pyc' -delete", "Bash(find:*)"),
+    ("mkdir -p build/out", "Bash(mkdir:*)"),
+    ("[ -f .env.example ] && cp .env.example .env.local", "Bash(cp:*)"),
+    ("source .venv/bin/activate && pytest", "Bash(source:*)", "Bash(pytest:*)"),
+    ("wc -l src/*.py", "Bash(wc:*)"),
+    ("head -50 CHANGELOG.md", "Bash(head:*)"),
+    ("echo $PATH", "Bash(echo:*)"),
+    ("which node", "Bash(which:*)"),
+    ("node scripts/build.js", "Bash(node:*)"),
+    ("tail -n 100 logs/app.log", "Bash(tail:*)"),
+    ("timeout 30 npm test", "Bash(timeout:*)", "Bash(npm test:*)"),
+    ("chmod +x scripts/run.sh", "Bash(chmod:*)"),
+]
+
+
+def _corpus_guards(shared_dir: Path) -> list[tuple[str, str]]:
+    records = json.loads((shared_dir / "corpus" / "claude_settings.json").read_text("utf-8"))
+    guards = {
+        (rule, behavior)
+        for record in records
+        for behavior in ("deny", "ask")
+        for rule in ((record.get("permissions") or {}).get(behavior) or [])
+    }
+    assert any(rule.startswith("Bash(") for rule, _ in guards), "the corpus has shell deny rules"
+    return sorted(guards)
+
+
+def _decide(
+    command: str, allow: tuple[str, ...], guards: list[tuple[str, str]], mode: PermissionMode = "default"
+) -> PermissionDecision:
+    rules = tuple(parse_rule(text, behavior, "projectSettings") for text, behavior in guards)  # type: ignore[arg-type]
+    rules += tuple(parse_rule(text, "allow", "userSettings") for text in allow)
+    context = PermissionContext(mode=mode, rules=rules, cwd=Path("/proj"))
+    return decide_permission(BASH, {"command": command}, context)
+
+
+def test_everyday_commands_named_by_an_allow_rule_are_allowed(shared_dir: Path) -> None:
+    """At most 2 of ~60 everyday commands are asked or denied under allow rules that name them."""
+    guards = _corpus_guards(shared_dir)
+    assert len(EVERYDAY) >= 60
+    refused = {}
+    for command, *allow in EVERYDAY:
+        decision = _decide(command, tuple(allow), guards)
+        if decision.behavior != "allow":
+            refused[command] = f"{decision.behavior}: {decision.reason.detail}"
+    assert len(refused) <= 2, refused
+    assert not refused, refused  # none today; a new one is a regression to explain or fix
+
+
+@pytest.mark.parametrize(
+    ("command", "allow"),
+    [
+        ("export X=1", ("Bash(export:*)",)),
+        ("export NODE_ENV=test && npm test", ("Bash(export:*)", "Bash(npm test:*)")),
+        ("git -c core.quotepath=off status", ("Bash(git status:*)",)),
+        ("git --no-pager log -1", ("Bash(git log:*)",)),
+        ("./gradlew test", ("Bash(./gradlew test:*)",)),
+    ],
+)
+def test_the_everyday_forms_that_were_asked_are_allowed(
+    shared_dir: Path, command: str, allow: tuple[str, ...]
+) -> None:
+    """Each was asked before (export was not read, every git -c core.* key was taken to run a
+    command, an allow rule written with the script's path did not vouch for it)."""
+    decision = _decide(command, allow, _corpus_guards(shared_dir))
+    assert decision.behavior == "allow", decision.reason.detail
+
+
+@pytest.mark.parametrize(
+    ("command", "allow"),
+    [
+        ("export PAGER=cat && git log", ("Bash(export:*)", "Bash(git log:*)")),
+        ("export MANPAGER='sh -c x' && man ls", ("Bash(export:*)", "Bash(man:*)")),
+        ("export LESSOPEN='|sh x' && less f", ("Bash(export:*)", "Bash(less:*)")),
+        ("export PATH=.:$PATH && ls", ("Bash(export:*)", "Bash(ls:*)")),
+        ("PATH=. ; ls", ("Bash(ls:*)",)),
+        ("GIT_PAGER='sh x'; git log", ("Bash(git log:*)",)),
+        ("export X=$(sh x)", ("Bash(export:*)",)),
+        ("git -c core.pager=sh status", ("Bash(git status:*)",)),
+        ("git -c core.quotepath=off -c core.fsmonitor=sh status", ("Bash(git status:*)",)),
+        ("/elsewhere/gradlew test", ("Bash(./gradlew test:*)",)),
+    ],
+)
+def test_what_the_new_models_do_not_read_still_asks(
+    shared_dir: Path, command: str, allow: tuple[str, ...]
+) -> None:
+    """PERM-17: exports of variables that may carry a command, git settings that run one, and a script
+    elsewhere than the allow rule names are not allowed silently under a deny rule."""
+    guards = [*_corpus_guards(shared_dir), ("Bash(sh:*)", "deny")]
+    decision = _decide(command, allow, guards, mode="bypassPermissions")
+    assert decision.behavior != "allow", command

@@ -1,0 +1,231 @@
+"""The sandbox's exec check (SBX-7): the judge's names for a program, the filter, the supervisor failing closed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reference_impl import PermissionContext, SandboxedShell, parse_rule
+from reference_impl.sandbox import SandboxSettings, sandbox_problem
+from reference_impl.sandbox._exec_guard import ExecAttempt
+from reference_impl.sandbox._exec_loader import filter_program
+from reference_impl.sandbox._exec_rules import ExecJudge, build_id, exec_judge
+
+needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=sandbox_problem() or "")
+
+
+def _judge(*rules: tuple[str, str]) -> ExecJudge:
+    return exec_judge(
+        [parse_rule(text, behavior, "localSettings") for text, behavior in rules], os.environ["PATH"]
+    )
+
+
+@pytest.fixture
+def opened() -> Iterator[list[int]]:
+    fds: list[int] = []
+    yield fds
+    for fd in fds:
+        os.close(fd)
+
+
+def _attempt(opened: list[int], path: str, *argv: str, cwd: str = ".") -> ExecAttempt:
+    try:
+        fd: int | None = os.open(path if path.startswith("/") else os.path.join(cwd, path), os.O_RDONLY)
+    except OSError:
+        fd = None
+    if fd is not None:
+        opened.append(fd)
+    return ExecAttempt(path, argv or (path,), fd, "", cwd)
+
+
+def test_names_by_path_argv0_inode_and_content(tmp_path: Path, opened: list[int]) -> None:
+    """A program is judged by its path's name, argv[0], and any rule-named file it is (inode or bytes)."""
+    judge = _judge(("Bash(rm:*)", "deny"))
+    rm = shutil.which("rm")
+    assert rm is not None
+    assert judge(_attempt(opened, rm, "rm", "-f", "x")) is not None
+    assert (
+        judge(_attempt(opened, "/bin/true", "rm", "x")) is not None
+    )  # argv[0], as a multi-call binary reads it
+    link = tmp_path / "innocent"
+    link.symlink_to(rm)
+    copy = tmp_path / "copy"
+    shutil.copy(rm, copy)
+    for spelled in (link, copy):
+        reason = judge(_attempt(opened, str(spelled), "innocent", "-rf", "d"))
+        assert reason is not None
+        assert "Bash(rm:*)" in reason
+    longer = tmp_path / "longer"
+    longer.write_bytes(copy.read_bytes() + b"\0")  # other bytes, the same build ID
+    assert judge(_attempt(opened, str(longer), "longer", "d")) is not None
+    fd = os.open(rm, os.O_RDONLY)
+    opened.append(fd)
+    ident = build_id(fd)
+    assert ident is not None
+    rebuilt = tmp_path / "rebuilt"  # documented: a copy with another build ID is another program
+    rebuilt.write_bytes(copy.read_bytes().replace(ident, bytes(b ^ 0xFF for b in ident)))
+    assert judge(_attempt(opened, str(rebuilt), "rebuilt", "d")) is None
+    assert judge(_attempt(opened, "/bin/true", "true")) is None
+
+
+def test_rules_written_with_a_path_match_the_path_as_given(tmp_path: Path, opened: list[int]) -> None:
+    """``Bash(./deploy.sh:*)`` holds when ``./deploy.sh`` is exec'd by that path; other scripts run."""
+    judge = _judge(("Bash(./deploy.sh:*)", "deny"))
+    script = tmp_path / "deploy.sh"
+    script.write_text("#!/bin/sh\necho deployed\n")
+    assert judge(_attempt(opened, "./deploy.sh", "./deploy.sh", "prod", cwd=str(tmp_path))) is not None
+    assert judge(_attempt(opened, "./build.sh", "./build.sh", cwd=str(tmp_path))) is None
+
+
+def test_scripts_and_the_dynamic_loader_are_judged_by_what_they_run(
+    tmp_path: Path, opened: list[int]
+) -> None:
+    """A ``#!`` line is judged as the kernel runs it; ``ld.so PROGRAM`` as PROGRAM."""
+    judge = _judge(("Bash(rm -f:*)", "deny"))
+    script = tmp_path / "cleanup"
+    script.write_text("#!/usr/bin/rm -f\n")
+    assert judge(_attempt(opened, str(script), "./cleanup", "x")) is not None
+    plain = tmp_path / "plain"
+    plain.write_text("#!/bin/sh\necho hi\n")
+    assert judge(_attempt(opened, str(plain), "./plain")) is None
+    loaders = [p for p in ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1") if os.path.exists(p)]
+    if loaders:
+        assert (
+            judge(_attempt(opened, loaders[0], loaders[0], "--argv0", "x", "/usr/bin/rm", "-f", "y"))
+            is not None
+        )
+        assert judge(_attempt(opened, loaders[0], loaders[0], "/bin/true")) is None
+        renamed = tmp_path / "runner"  # the loader under a name no pattern knows: its inode and build ID
+        shutil.copy(loaders[0], renamed)
+        assert judge(_attempt(opened, str(renamed), "./runner", "/usr/bin/rm", "-f", "y")) is not None
+
+
+def test_ask_rules_refuse_unless_the_call_met_them(opened: list[int]) -> None:
+    """An ask rule refuses where nobody can be asked, unless the static reading of the call certainly met it."""
+    judge = _judge(("Bash(rm:*)", "ask"))
+    attempt = _attempt(opened, "/usr/bin/rm", "rm", "x")
+    refused = judge.for_command("sh run.sh")(attempt)
+    assert refused is not None
+    assert "nobody can be asked" in refused
+    assert judge.for_command("rm x")(attempt) is None
+    assert judge.for_command('"$cmd" x')(attempt) is not None  # only *may* apply: not granted
+
+
+def test_the_filter_notifies_execs_and_refuses_rewriting_them() -> None:
+    """The BPF program: execve/execveat notify, ptrace/process_vm_writev and foreign ABIs fail, the rest pass."""
+    program = filter_program("x86_64")
+    returns = {k for code, _, _, k in program if code == 0x06}
+    assert returns == {0x7FC00000, 0x00050001, 0x7FFF0000}
+    compared = {k for code, _, _, k in program if code == 0x15}
+    assert {59, 322, 101, 311, 0xC000003E} <= compared
+
+
+@needs_sandbox
+def test_a_dead_supervisor_fails_closed(tmp_path: Path) -> None:
+    """With the listener closed, every exec under the filter fails: nothing runs unjudged."""
+    loader = Path(sys.modules["reference_impl.sandbox._exec_loader"].__file__ or "")
+    code = (
+        "import os, sys; sys.path.insert(0, sys.argv[1]); import _exec_loader as l, platform; "
+        "fd = l.install(platform.machine()); os.close(fd); os.execv('/bin/true', ['true'])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(loader.parent)], capture_output=True, check=False
+    )
+    assert done.returncode != 0
+    assert (
+        b"Function not implemented" in done.stderr or b"ENOSYS" in done.stderr or b"Errno 38" in done.stderr
+    )
+
+
+@needs_sandbox
+def test_a_sandboxed_run_names_the_rule_and_counts_its_checks(tmp_path: Path) -> None:
+    """End to end: a denied program started by Python inside the sandbox is refused, the result names the rule."""
+    (tmp_path / "tmp").mkdir()
+    context = PermissionContext(rules=(parse_rule("Bash(touch:*)", "deny", "localSettings"),), cwd=tmp_path)
+    shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=tmp_path / "tmp")
+    command = 'python3 -c \'import subprocess; subprocess.run(["touch", "M"])\'; echo done'
+    result = asyncio.run(shell.run({"command": command}, cwd=tmp_path, timeout=60, abort=asyncio.Event()))
+    assert not (tmp_path / "M").exists()
+    assert "Bash(touch:*)" in result.output
+    assert result.refused
+    assert shell.guards[-1].checked >= 2
+
+
+_WITHOUT_SECCOMP = """
+import asyncio, ctypes, platform, sys
+from pathlib import Path
+from reference_impl import PermissionContext, SandboxedShell, parse_rule
+from reference_impl.sandbox import SandboxSettings, ShellRunError
+from reference_impl.sandbox._exec_loader import ARCHITECTURES
+
+# A filter of our own first: the seccomp syscall fails (EPERM) here and in every child.
+arch, number = ARCHITECTURES[platform.machine()][:2]
+class Insn(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+class Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(Insn))]
+insns = [(0x20, 0, 0, 0), (0x15, 0, 1, number), (0x06, 0, 0, 0x00050001), (0x06, 0, 0, 0x7FFF0000)]
+array = (Insn * len(insns))(*(Insn(*i) for i in insns))
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(38, 1, 0, 0, 0) == 0
+assert libc.prctl(22, 2, ctypes.byref(Prog(len(insns), array)), 0, 0) == 0  # PR_SET_SECCOMP, FILTER
+
+work = Path(sys.argv[1])
+context = PermissionContext(rules=(parse_rule("Bash(touch:*)", "deny", "localSettings"),), cwd=work)
+shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=work / "tmp")
+print(shell.plan({"command": "touch M"}))
+try:
+    asyncio.run(shell.run({"command": "touch M"}, cwd=work, timeout=60, abort=asyncio.Event()))
+except ShellRunError as error:
+    print("refused:", error)
+bare = SandboxedShell(SandboxSettings(enabled=True), PermissionContext(rules=(), cwd=work), temp_dir=work / "tmp")
+print(bare.plan({"command": "touch M"}))
+"""
+
+
+@needs_sandbox
+def test_no_seccomp_listener_refuses_naming_why(tmp_path: Path) -> None:
+    """Fail closed: where the kernel refuses the exec check's filter, a sandboxed call under a Bash deny
+    rule is refused, naming why; it never runs without the check. With no rule to hold, it runs as before.
+    """
+    (tmp_path / "tmp").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_SECCOMP, str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    first, refused, bare = done.stdout.splitlines()
+    assert "how='refused'" in first
+    assert "seccomp user notification is unavailable" in first
+    assert "Operation not permitted" in first
+    assert refused.startswith("refused: Bash can't run: the sandbox's exec check")
+    assert not (tmp_path / "M").exists()
+    assert "how='sandboxed'" in bare
+
+
+@needs_sandbox
+def test_a_program_run_through_proc_self_or_dev_fd_is_the_callers_file(tmp_path: Path) -> None:
+    """``/proc/self/fd/N`` and ``/dev/fd/N`` name the caller's descriptor, not the supervisor's: an
+    in-memory copy of a denied program run by those paths (or a symlink to them) is judged as itself.
+    """
+    (tmp_path / "tmp").mkdir()
+    context = PermissionContext(rules=(parse_rule("Bash(touch:*)", "deny", "localSettings"),), cwd=tmp_path)
+    shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=tmp_path / "tmp")
+    for index, spelled in enumerate(("/proc/self/fd/{fd}", "/dev/fd/{fd}", "./link")):
+        code = (
+            "import os, shutil; fd = os.memfd_create('m', 0);"
+            " os.write(fd, open(shutil.which('touch'), 'rb').read());"
+            f" os.symlink(f'/proc/self/fd/{{fd}}', 'link'); os.execv(f{spelled!r}, ['m', 'M{index}'])"
+        )
+        command = shlex.join([sys.executable, "-c", code])
+        result = asyncio.run(shell.run({"command": command}, cwd=tmp_path, timeout=60, abort=asyncio.Event()))
+        (tmp_path / "link").unlink(missing_ok=True)
+        assert not (tmp_path / f"M{index}").exists(), f"{spelled}: {result.output}"
+        assert "Bash(touch:*)" in result.output, result.output
