@@ -36,6 +36,7 @@ GROUPS = (
     "api_server",
     "oracle",
     "sandbox_exec",
+    "plugin_overhead",
 )
 _MODULES = {
     "toolsearch": "benchmarks._toolsearch_bench",
@@ -49,6 +50,7 @@ _MODULES = {
     "api_server": "benchmarks._api_server_bench",
     "oracle": "benchmarks._oracle_bench",
     "sandbox_exec": "benchmarks._sandbox_exec_bench",
+    "plugin_overhead": "benchmarks._plugin_overhead_bench",
 }
 
 # (figure, goal text, check): the goals of issue 7 (issue 12's report time; issue 18's anchors,
@@ -79,6 +81,11 @@ GOALS: tuple[tuple[str, str, Callable[[float], bool]], ...] = (
     ("api_server_turn_ms_max", "< 5 ms of CPU per turn, in every API", lambda v: v < 5.0),
     ("api_server_turn_ratio_vs_cli_start", "<= 0.05 of a bare CLI start", lambda v: v <= 0.05),
     ("sandbox_exec_added_ms_per_start", "< 2 ms per judged program start (SBX-7)", lambda v: v < 2.0),
+    (
+        "plugin_overhead_ms",
+        "< 20 ms of CPU added to a one-test run that doesn't use the plugin (issue 31)",
+        lambda v: v < 20,
+    ),
 )
 
 RESULTS = ROOT / "benchmarks" / "results.json"

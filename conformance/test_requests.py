@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_conversation import (
@@ -308,15 +308,51 @@ def test_auto_threshold_decided_per_request(new_harness: Callable[[], Any], perc
 # -- PAIR-6 ----------------------------------------------------------------------------------------
 
 
+_NAME_CLASHES = (
+    "builtin-named-like-mcp",
+    "same-builtin-twice",
+    "same-mcp-twice",
+    "deferred-and-loaded",
+    "equal-after-normalisation",
+)
+"""How two tools of a pool come to share a wire name: the last two are drawn in every run as explicit
+examples too, because a harness that keeps one tool per name *and* loading state (a deferred and a
+loaded ``ReadFile``), or normalises MCP names after de-duplicating them, passes the other three."""
+
+
+def _clashing_pool(
+    clash: str, builtins: list[ToolSpec], mcps: list[ToolSpec], victim: ToolSpec
+) -> tuple[list[ToolSpec], list[ToolSpec]]:
+    """The pool with the clash added: two tools whose wire names are equal."""
+    if clash == "builtin-named-like-mcp":
+        return [*builtins, builtin(victim.name)], mcps
+    if clash == "same-builtin-twice":
+        return [*builtins, builtin("ReadFile"), builtin("ReadFile")], mcps
+    if clash == "deferred-and-loaded":
+        # One name, two loading states: deferred (sent with defer_loading) and loaded up front.
+        others = [b for b in builtins if b.name != "ReadFile"]
+        return [*others, builtin("ReadFile", should_defer=True), builtin("ReadFile")], mcps
+    if clash == "equal-after-normalisation":
+        # Different MCP names, one wire name: ``.`` is outside [A-Za-z0-9_-] and becomes ``_``.
+        server, tool = victim.mcp_server or "gh", victim.mcp_tool or "issues"
+        pairs = [(f"{server}.x", tool), (f"{server}_x", tool), (server, f"{tool}.x"), (server, f"{tool}_x")]
+        return builtins, [*mcps, *(mcp(s, t) for s, t in pairs)]
+    return builtins, [*mcps, victim]
+
+
 @requires("transcript")
 @pytest.mark.requirement("PAIR-6", "MUST")
 @settings(max_examples=30, deadline=None)
 @given(
     builtins=builtin_specs(),
     mcps=mcp_specs(min_size=1),
-    clash=st.sampled_from(["builtin-named-like-mcp", "same-builtin-twice", "same-mcp-twice"]),
+    clash=st.sampled_from(_NAME_CLASHES),
     mode=st.sampled_from([None, "false"]),
-    data=st.data(),
+    victim_index=st.integers(min_value=0, max_value=5),
+)
+@example(builtins=[], mcps=[mcp("gh", "issues")], clash="deferred-and-loaded", mode=None, victim_index=0)
+@example(
+    builtins=[], mcps=[mcp("gh", "issues")], clash="equal-after-normalisation", mode=None, victim_index=0
 )
 def test_tool_names_unique_in_a_request(
     new_harness: Callable[[], Any],
@@ -324,21 +360,16 @@ def test_tool_names_unique_in_a_request(
     mcps: list[ToolSpec],
     clash: str,
     mode: str | None,
-    data: st.DataObject,
+    victim_index: int,
 ) -> None:
     """PAIR-6 property.
 
     PAIR-6: the tools array of a request never repeats a name, even when a built-in tool and an MCP tool share
-    a name or the same spec is given twice (the harness may instead refuse the pool with a ValueError).
+    a name, the same spec is given twice, a deferred and a loaded tool share a name, or MCP names differ
+    only in characters that normalise alike (the harness may instead refuse the pool with a ValueError).
     """
     harness = new_harness()
-    victim = data.draw(st.sampled_from(mcps))
-    if clash == "builtin-named-like-mcp":
-        builtins = [*builtins, builtin(victim.name)]
-    elif clash == "same-builtin-twice":
-        builtins = [*builtins, builtin("ReadFile"), builtin("ReadFile")]
-    else:
-        mcps = [*mcps, victim]
+    builtins, mcps = _clashing_pool(clash, builtins, mcps, mcps[victim_index % len(mcps)])
     try:
         session = Session(harness, builtins, mcps)
         request = session.render(enable_tool_search=mode)

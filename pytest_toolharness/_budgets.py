@@ -205,7 +205,7 @@ class _Plugin:
         report.when = "call"
         report.user_properties = [("requirement", i) for i in self.requirements_of(crashitem)]
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say that the run budget stopped the run."""
         for note in self.run.budget_hit:
             terminalreporter.write_line(

@@ -1,57 +1,47 @@
-"""The plugin's fixtures: the adapter under test, fresh harnesses held to its declaration, its capabilities.
+"""What the plugin's fixtures hand out: the adapter under test, fresh harnesses held to its declaration.
 
-The adapter is built once per session (once per xdist worker); each harness is checked against the
-capabilities the adapter declares, and a suite test whose profile or capabilities the adapter lacks
-is skipped, with a user property that tells the run report which.
+The fixtures themselves are declared by the entry point (:mod:`pytest_toolharness.plugin`, so that
+pytest finds them without importing this module); they call the functions here. The adapter is built
+once per session (once per xdist worker); each harness is checked against the capabilities the
+adapter declares. Which suite tests the adapter can't run is decided at collection (``_collection``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from pytest_toolharness._adapter_loading import choose_adapter_source, load_adapter
+from pytest_toolharness._adapter_loading import load_adapter
 from pytest_toolharness._run_state import RUN_STATE
 from pytest_toolharness.adapters import (
-    REQUIRES_MARKER,
     AdapterLoadError,
     CapabilityError,
     adapter_capabilities,
-    adapter_profiles,
     check_harness,
-    missing_capabilities,
 )
 from pytest_toolharness.specs import ExecutionResult
 
 __all__ = [
     "NOT_RUN_PROPERTY",
+    "adapter_or_error",
     "built_adapter",
-    "harness",
+    "checked_harness",
+    "declared_capabilities",
     "load_adapter_before",
-    "new_harness",
-    "toolharness_adapter",
-    "toolharness_adapter_spec",
-    "toolharness_capabilities",
+    "session_adapter",
 ]
 
 NOT_RUN_PROPERTY = "toolharness_not_run"
 """The user property naming why a requirement test did not run: ``profile`` or ``capability``."""
 
 
-@pytest.fixture(scope="session")
-def toolharness_adapter(pytestconfig: pytest.Config) -> Any:
-    """The adapter under test, built once per session (once per xdist worker).
-
-    Chosen by ``--toolharness-adapter``, the ``toolharness_adapter`` ini key, the
-    ``pytest_toolharness_adapter`` hook, or the default (the reference harness). A test that can't get
-    it fails with the reason.
-    """
+def session_adapter(config: pytest.Config) -> Any:
+    """The ``toolharness_adapter`` fixture's value: the session's adapter; a test that can't get it fails."""
     try:
-        return _session_adapter(pytestconfig)
+        return _session_adapter(config)
     except AdapterLoadError as exc:
         pytest.fail(f"toolharness: {exc}", pytrace=False)
 
@@ -72,13 +62,21 @@ def _session_adapter(config: pytest.Config) -> Any:
     return adapter
 
 
+def adapter_or_error(config: pytest.Config) -> tuple[Any, Exception | None]:
+    """The session's adapter, built now if no test built it yet, or None and why it could not be built."""
+    try:
+        return _session_adapter(config), None
+    except Exception as exc:  # every test that asks for the adapter fails with it
+        return None, exc
+
+
 def built_adapter(config: pytest.Config) -> Any:
     """The session's adapter if a test built it here; None if none did, or building it failed."""
     adapter, error = config.stash.get(_ADAPTER, (None, None))
     return adapter if error is None else None
 
 
-def _declared(adapter: Any) -> frozenset[str]:
+def declared_capabilities(adapter: Any) -> frozenset[str]:
     """The adapter's capabilities with those they include (``conversation`` brings ``transcript``)."""
     return adapter_capabilities(adapter, repr(getattr(adapter, "name", type(adapter).__name__)))
 
@@ -90,13 +88,15 @@ def load_adapter_before(item: pytest.Item) -> None:
             _session_adapter(item.config)
 
 
-def _checked_harness(adapter: Any) -> Any:
+def checked_harness(adapter: Any) -> Any:
     """A fresh harness, checked against the adapter's declaration (fails if a declared method is missing)."""
     factory = getattr(adapter, "new_harness", None)
     harness = factory() if callable(factory) else adapter
     try:
         check_harness(
-            harness, _declared(adapter), f"adapter {getattr(adapter, 'name', type(adapter).__name__)!r}"
+            harness,
+            declared_capabilities(adapter),
+            f"adapter {getattr(adapter, 'name', type(adapter).__name__)!r}",
         )
     except CapabilityError as exc:
         pytest.fail(f"toolharness: {exc}", pytrace=False)
@@ -137,72 +137,3 @@ def _check_execute_results(harness: Any, adapter: str) -> None:
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:79] + "…"
-
-
-@pytest.fixture
-def harness(toolharness_adapter: Any) -> Any:
-    """A fresh harness for this test: ``toolharness_adapter.new_harness()``, or the adapter itself.
-
-    Setup fails if the harness lacks a method of a capability the adapter declares.
-    """
-    return _checked_harness(toolharness_adapter)
-
-
-@pytest.fixture(scope="session")
-def new_harness(toolharness_adapter: Any) -> Callable[[], Any]:
-    """A function that makes a fresh harness: call it once per Hypothesis example.
-
-    Each call is ``toolharness_adapter.new_harness()`` (or the adapter itself when it has no such
-    method), so no example sees state left by another. Session-scoped, so Hypothesis tests can
-    use it without tripping the function-scoped-fixture health check. Its setup makes one harness
-    and fails, as ``harness`` does, if it lacks a method of a declared capability.
-    """
-    _checked_harness(toolharness_adapter)
-
-    def make() -> Any:
-        return _checked_harness(toolharness_adapter)
-
-    return make
-
-
-@pytest.fixture(scope="session")
-def toolharness_adapter_spec(pytestconfig: pytest.Config) -> str | None:
-    """The ``module:factory`` the run's adapter comes from, or None when no spec names it.
-
-    None for an adapter built by a ``pytest_toolharness_adapter`` hook or a ``--toolharness-target``:
-    a fresh process (SNAP-2's) can't build the same adapter again from a name.
-    """
-    return choose_adapter_source(pytestconfig, pytestconfig.stash[RUN_STATE].settings).spec
-
-
-@pytest.fixture(scope="session")
-def toolharness_capabilities(toolharness_adapter: Any) -> frozenset[str]:
-    """The capabilities the adapter declares (a test adds permission rules only with ``permissions``)."""
-    return _declared(toolharness_adapter)
-
-
-@pytest.fixture(autouse=True)
-def _toolharness_capabilities(request: pytest.FixtureRequest) -> None:
-    """Skip a suite test whose profile the adapter does not claim, or whose capabilities it lacks.
-
-    The first is reported "not claimed", the second "not checked" (or "partially checked" when other
-    tests of the requirement ran); a user property tells the report which.
-    """
-    node = request.node
-    if node.get_closest_marker(REQUIRES_MARKER) is None:
-        return
-    adapter = request.getfixturevalue("toolharness_adapter")
-    state = request.config.stash.get(RUN_STATE, None)
-    ids = [str(value) for key, value in node.user_properties if key == "requirement"]
-    if state is not None and ids:
-        claimed = adapter_profiles(adapter, repr(getattr(adapter, "name", type(adapter).__name__)))
-        profiles = sorted({state.catalogue[i].profile for i in ids})
-        if not claimed.intersection(profiles):
-            node.user_properties.append((NOT_RUN_PROPERTY, "profile"))
-            pytest.skip(
-                f"not claimed: profile {', '.join(profiles)} (the adapter claims {', '.join(sorted(claimed))})"
-            )
-    missing = missing_capabilities(node, _declared(adapter))
-    if missing:
-        node.user_properties.append((NOT_RUN_PROPERTY, "capability"))
-        pytest.skip(f"not checked: adapter lacks capability {', '.join(missing)}")

@@ -41,7 +41,7 @@ from pytest_toolharness._budgets import (
     disarm,
     start_run_timer,
 )
-from pytest_toolharness._options import Isolation, Settings
+from pytest_toolharness._options import HEAVY_MARKER, Isolation, Settings
 from pytest_toolharness._strategies.bash_oracle import SHARED_ORACLE_VARIABLE, prebuild_bash_oracle
 from pytest_toolharness.processes import (
     defer_removal_under,
@@ -53,10 +53,6 @@ from pytest_toolharness.processes import (
 )
 
 __all__ = ["HANG_FILE_KEY", "HEAVY_MARKER", "SHARED_RUN_MODULES", "configure"]
-
-HEAVY_MARKER = "toolharness_heavy"
-"""Marks a test that takes seconds: under xdist it is dispatched before the other single tests, so
-that it does not start last and end the run alone on one worker while the others wait."""
 
 HANG_FILE_KEY = "toolharness_hang_dir"
 """The ``workerinput`` key naming the run directory: where workers' watchdogs write what hung, and

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 __all__ = [
+    "HEAVY_MARKER",
     "Isolation",
     "RunLevel",
     "Settings",
@@ -27,6 +28,11 @@ __all__ = [
     "read_settings",
     "suite_directory",
 ]
+
+
+HEAVY_MARKER = "toolharness_heavy"
+"""Marks a test that takes seconds: under xdist it is dispatched before the other single tests, so
+that it does not start last and end the run alone on one worker while the others wait."""
 
 
 class RunLevel(enum.Enum):

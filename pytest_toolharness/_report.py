@@ -15,30 +15,28 @@ one that passes is a stale baseline entry, which fails the run so the baseline s
 from __future__ import annotations
 
 import enum
-import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 import pytest
-from _pytest.junitxml import xml_key
 
 from pytest_toolharness._baselines import BaselineEntry
 from pytest_toolharness._options import RunLevel
-from pytest_toolharness._requirements import PROFILES, Catalogue, Level, Requirement
+from pytest_toolharness._requirements import Catalogue, Level, Requirement
 
 __all__ = [
+    "FailingTest",
     "RequirementResult",
     "RunReport",
     "Status",
-    "into_junitxml",
-    "markdown_summary",
+    "catalogue_location",
+    "distinct_errors",
+    "falsifying_example",
     "passing_examples",
-    "report_json",
     "report_reason",
-    "terminal_lines",
 ]
 
 
@@ -57,6 +55,19 @@ class Status(enum.Enum):
 
 
 @dataclass(frozen=True)
+class FailingTest:
+    """A test of a requirement that did not pass: how it ended, its minimal example, the bytes that break the rule."""
+
+    nodeid: str
+    status: str
+    """``failed``, ``error`` (the suite's or the adapter's fault) or ``xfailed`` (baselined)."""
+    example: str = ""
+    """The minimal failing example Hypothesis printed (``Falsifying example: ...``); empty for a plain test."""
+    failure: str = ""
+    """The failure's message: the check's verdict, quoting the bytes that break the rule."""
+
+
+@dataclass(frozen=True)
 class RequirementResult:
     """One row of the report."""
 
@@ -68,6 +79,8 @@ class RequirementResult:
     evidence: str = ""
     """What the verdict rests on: the tests that ran, where, and those that can't apply here."""
     test_ids: tuple[str, ...] = ()
+    failing: tuple[FailingTest, ...] = ()
+    """Every test of the requirement that failed, errored or failed as baselined, in node ID order."""
 
 
 def catalogue_location() -> str:
@@ -124,6 +137,56 @@ def report_reason(report: pytest.TestReport) -> str:
     return f"{name}: {phase}{first}"
 
 
+_FAILURE_LIMIT = 4000
+"""Characters of a failure's message kept in the report (a wire check quotes whole request bodies)."""
+
+
+_EXAMPLE_START = re.compile(r"^(?:Falsifying|Failing) (?:explicit )?(?:example|test case):")
+
+
+def _example_blocks(text: str) -> list[tuple[int, int]]:
+    """Where Hypothesis's minimal examples are in ``text``: (first line, end line) of each block."""
+    lines = text.splitlines()
+    blocks: list[tuple[int, int]] = []
+    for index, line in enumerate(lines):
+        if _EXAMPLE_START.match(line):
+            end = index + 1
+            # The call (``test(\n    n=7,\n)``) or the stateful steps, up to a blank line.
+            while end < len(lines) and lines[end].strip() and not _EXAMPLE_START.match(lines[end]):
+                end += 1
+            blocks.append((index, end))
+    return blocks
+
+
+def falsifying_example(text: str) -> str:
+    """Hypothesis's minimal failing example(s) in a failure's message, as printed.
+
+    Hypothesis adds it to the exception's notes: ``Failing test case: test(...)`` (``Falsifying
+    example:`` before 6.1xx; ``explicit`` for an ``@example``). Empty for a plain test.
+    """
+    lines = text.splitlines()
+    found = ["\n".join(lines[start:end]).rstrip() for start, end in _example_blocks(text)]
+    return "\n".join(dict.fromkeys(found))
+
+
+def _failure_message(report: pytest.TestReport) -> tuple[str, str]:
+    """The failure's own message (the check's text, quoting the bytes) and its minimal example, apart.
+
+    The message is clipped to :data:`_FAILURE_LIMIT`; the example is taken out of it.
+    """
+    crash: Any = getattr(report.longrepr, "reprcrash", None)
+    text = str(crash.message) if crash is not None and crash.message else report.longreprtext
+    example = falsifying_example(text)
+    lines = text.splitlines()
+    for start, end in reversed(_example_blocks(text)):
+        del lines[start:end]
+    message = "\n".join(
+        line for line in lines if not line.startswith("You can reproduce this test case")
+    ).strip()
+    clipped = message if len(message) <= _FAILURE_LIMIT else message[: _FAILURE_LIMIT - 1] + "…"
+    return clipped, example
+
+
 @dataclass
 class _TestOutcome:
     requirement_ids: tuple[str, ...]
@@ -133,6 +196,12 @@ class _TestOutcome:
     nodeid: str = ""
     examples: int = 0  # the property examples that passed (Hypothesis's statistics), when known
     stale: bool = False  # a baselined test that passed
+    example: str = ""  # Hypothesis's falsifying example of a failure
+    failure: str = ""  # the failure's message
+
+    def note_failure(self, report: pytest.TestReport) -> None:
+        """Keep what shows why this test failed: the minimal example and the message."""
+        self.failure, self.example = _failure_message(report)
 
 
 @dataclass
@@ -206,10 +275,12 @@ class RunReport:
             if outcome.status not in ("failed", "error"):
                 name = report.nodeid.rpartition("::")[2] or report.nodeid
                 outcome.status, outcome.reason = "error", f"{name}: {fault}"
+                outcome.note_failure(report)
             self.suite_faults.append(f"{report.nodeid}: {fault}")
         elif report.failed:
             if outcome.status != "failed":
                 outcome.status, outcome.reason = "failed", report_reason(report)
+                outcome.note_failure(report)
             if all(self.is_forgivable(i) for i in ids):
                 self.forgivable_failures += 1
             else:
@@ -218,6 +289,7 @@ class RunReport:
             return
         elif hasattr(report, "wasxfail") and report.skipped:
             outcome.status, outcome.reason = "xfailed", report_reason(report)
+            outcome.note_failure(report)
         elif report.skipped:
             outcome.status, outcome.reason = "skipped", report_reason(report)
             outcome.not_run = next(
@@ -320,152 +392,14 @@ class RunReport:
             or (status is Status.FAILED and not self.is_forgivable(requirement.id))
             or unchecked_must
         )
-        return RequirementResult(requirement, status, reason, len(outcomes), fails_run, evidence, test_ids)
-
-
-def _summary(results: Iterable[RequirementResult], level: RunLevel) -> dict[str, Any]:
-    results = list(results)
-    counts = {status: sum(1 for r in results if r.status is status) for status in Status}
-    return {
-        "level": level.value,
-        "requirements": len(results),
-        "passed": counts[Status.PASSED],
-        "failed": counts[Status.FAILED],
-        "error": counts[Status.ERROR],
-        "partially_checked": counts[Status.PARTIALLY_CHECKED],
-        "not_checked": counts[Status.NOT_CHECKED],
-        "not_applicable": counts[Status.NOT_APPLICABLE],
-        "not_claimed": counts[Status.NOT_CLAIMED],
-        "expected_failure": counts[Status.EXPECTED_FAILURE],
-        "stale_baseline_entry": counts[Status.STALE_BASELINE],
-        "failing_run": any(r.fails_run for r in results),
-    }
-
-
-CHECKED: frozenset[Status] = frozenset(
-    {
-        Status.PASSED,
-        Status.FAILED,
-        Status.ERROR,
-        Status.PARTIALLY_CHECKED,
-        Status.EXPECTED_FAILURE,
-        Status.STALE_BASELINE,
-    }
-)
-"""The statuses of a requirement at least one of whose tests ran."""
-
-
-def _by_profile(results: list[RequirementResult]) -> list[tuple[str, list[RequirementResult]]]:
-    return [
-        (profile, rows)
-        for profile in PROFILES
-        if (rows := [r for r in results if r.requirement.profile == profile])
-    ]
-
-
-def report_json(results: list[RequirementResult], adapter: str, level: RunLevel) -> str:
-    """The JSON report, in catalogue order, as text ending with a newline; a summary per profile too."""
-    document = {
-        "adapter": adapter,
-        "profiles": {
-            profile: {
-                "claimed": any(r.status is not Status.NOT_CLAIMED for r in rows),
-                "summary": _summary(rows, level),
-            }
-            for profile, rows in _by_profile(results)
-        },
-        "requirements": [
-            {
-                "id": r.requirement.id,
-                "level": r.requirement.level.value,
-                "profile": r.requirement.profile,
-                "area": r.requirement.area,
-                "title": r.requirement.title,
-                "status": r.status.value,
-                "reason": r.reason,
-                "tests": r.tests,
-                "evidence": r.evidence,
-                "test_ids": list(r.test_ids),
-            }
-            for r in results
-        ],
-        "summary": _summary(results, level),
-    }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-
-
-def _counts_line(results: list[RequirementResult], level: RunLevel) -> str:
-    summary = _summary(results, level)
-    # Passed and failed always; the other statuses only when some requirement has them.
-    parts = [f"{summary['passed']} passed", f"{summary['failed']} failed"]
-    for key, label in (
-        ("error", "error (suite or adapter at fault)"),
-        ("partially_checked", "partially checked"),
-        ("not_checked", "not checked"),
-        ("not_applicable", "not applicable"),
-        ("not_claimed", "not claimed"),
-        ("expected_failure", "expected failure(s)"),
-    ):
-        if summary[key]:
-            parts.append(f"{summary[key]} {label}")
-    stale = summary["stale_baseline_entry"]
-    if stale:
-        parts.append(f"{stale} stale baseline entr{'y' if stale == 1 else 'ies'}")
-    return f"{', '.join(parts)} (level: {level.value})"
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def terminal_lines(results: list[RequirementResult], catalogue: Catalogue, level: RunLevel) -> list[str]:
-    """The terminal table: grouped by profile, then by area, one line per requirement.
-
-    A profile the adapter does not claim is one line, not a row per requirement: it was not judged.
-    """
-    lines: list[str] = []
-    id_width = max((len(r.requirement.id) for r in results), default=6)
-    status_width = max(len(s.value) for s in Status)
-    for profile, rows in _by_profile(results):
-        if all(r.status is Status.NOT_CLAIMED for r in rows):
-            lines.append(f"profile {profile}: not claimed ({len(rows)} requirements not judged)")
-            continue
-        lines.append(f"profile {profile}: {_counts_line(rows, level)}")
-        area = None
-        for r in rows:
-            if r.requirement.area != area:
-                area = r.requirement.area
-                lines.append(f"  {area}: {catalogue.areas[area]}")
-            mark = "!" if r.fails_run else " "
-            row = f"   {mark} {r.requirement.id:<{id_width}}  {r.requirement.level.value:<6}  {r.status.value:<{status_width}}"
-            first, *more = r.reason.splitlines() or [""]
-            lines.append(f"{row}  {_clip(first, 100)}".rstrip())
-            lines.extend(f"{' ' * len(row)}  {_clip(line, 100)}" for line in more)
-    lines.append(_counts_line(results, level))
-    return lines
-
-
-def markdown_summary(results: list[RequirementResult], adapter: str, level: RunLevel) -> str:
-    """A Markdown summary for ``$GITHUB_STEP_SUMMARY``."""
-
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    lines = [
-        f"## toolharness conformance: `{cell(adapter)}`",
-        "",
-        _counts_line(results, level),
-        "",
-        "| ID | level | profile | status | why |",
-        "|---|---|---|---|---|",
-    ]
-    for r in results:
-        status = f"**{r.status.value}**" if r.fails_run else r.status.value
-        lines.append(
-            f"| {r.requirement.id} | {r.requirement.level.value} | {r.requirement.profile} | {status} "
-            f"| {cell(r.reason)} |"
+        failing = tuple(
+            FailingTest(o.nodeid, o.status, o.example, o.failure)
+            for o in sorted(outcomes, key=lambda o: o.nodeid)
+            if o.status in ("failed", "error", "xfailed")
         )
-    return "\n".join(lines) + "\n\n"
+        return RequirementResult(
+            requirement, status, reason, len(outcomes), fails_run, evidence, test_ids, failing
+        )
 
 
 def passing_examples(item: pytest.Item) -> int:
@@ -474,16 +408,3 @@ def passing_examples(item: pytest.Item) -> int:
     if not isinstance(statistics, str):
         return 0
     return sum(int(n) for n in re.findall(r"(\d+) passing", statistics))
-
-
-def into_junitxml(config: pytest.Config, results: list[RequirementResult]) -> None:
-    """Each requirement's status as a property of pytest's own ``--junitxml`` test suite.
-
-    Before the XML is written: this hook runs first of all plugins' ``pytest_sessionfinish``. Each
-    test case already carries its requirement IDs (``requirement`` user properties).
-    """
-    xml = config.stash.get(xml_key, None)
-    if xml is None:
-        return
-    for result in results:
-        xml.add_global_property(f"toolharness {result.requirement.id}", result.status.value)

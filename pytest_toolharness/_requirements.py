@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import enum
 import re
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 __all__ = [
     "CORE_PROFILE",
     "PROFILES",
+    "REQUIRES_MARKER",
     "Catalogue",
     "Level",
     "Requirement",
@@ -34,6 +33,9 @@ CORE_PROFILE = "core"
 
 PROFILES: tuple[str, ...] = (CORE_PROFILE, "claude-code")
 """Every profile, in report order: ``core`` (any harness on the Messages API), ``claude-code`` (the seeds' design)."""
+
+REQUIRES_MARKER = "toolharness_requires"
+"""The marker of the adapter capabilities a test needs (``@requires(...)``, :mod:`pytest_toolharness.adapters`)."""
 
 
 class Level(enum.Enum):
@@ -166,6 +168,10 @@ def parse_catalogue(data: Mapping[str, Any]) -> Catalogue:
 @cache
 def load_catalogue() -> Catalogue:
     """The packaged catalogue (``conformance/requirements.toml``), parsed once per process."""
+    # Imported here: the plugin's entry point imports this module in every pytest run.
+    import tomllib
+    from importlib import resources
+
     text = resources.files("conformance").joinpath("requirements.toml").read_text(encoding="utf-8")
     return parse_catalogue(tomllib.loads(text))
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_toolharness._options import Settings
-from pytest_toolharness._report import RequirementResult, RunReport
-from pytest_toolharness._requirements import Catalogue
+if TYPE_CHECKING:  # the entry point imports this module in every pytest run: only the names, then
+    from pytest_toolharness._options import Settings
+    from pytest_toolharness._report import RequirementResult, RunReport
+    from pytest_toolharness._requirements import Catalogue
 
 __all__ = ["RUN_STATE", "RunState"]
 

@@ -5,8 +5,8 @@ compact separators, ``ensure_ascii=False``), stored in binary mode as
 ``__snapshots__/<test module>/<test name>[<tool name>].json`` beside the test. On a mismatch the message
 names the tool and each changed field, then shows both sides pretty-printed.
 
-:class:`InterruptedRunSnapshots` keeps syrupy honest about a run cut short (Ctrl-C, SIGTERM, the run
-budget): such a run has not used every snapshot, so unused-snapshot detection is switched off for it.
+The ``tool_schema_snapshot`` fixture (declared by the entry point, :mod:`pytest_toolharness.plugin`)
+calls :func:`tool_schema_snapshot` here.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 __all__ = [
-    "InterruptedRunSnapshots",
     "ToolSchemaExtension",
     "schema_changes",
     "snapshot_file_name",
@@ -145,15 +144,12 @@ def _installed_dirs() -> list[Path]:
     return [Path(paths[key]).resolve() for key in ("purelib", "platlib") if key in paths]
 
 
-@pytest.fixture
 def tool_schema_snapshot(
     snapshot: SnapshotAssertion, request: pytest.FixtureRequest
 ) -> Callable[[Any], None]:
-    """Assert that a tool's schema bytes match its snapshot: ``tool_schema_snapshot(param_or_tool)``.
+    """The ``tool_schema_snapshot`` fixture's value for ``request``'s test (the fixture says what it does).
 
-    Takes an anthropic ``ToolParam`` dict (or anything with ``to_param()``), encodes it exactly as the
-    SDK sends it, and compares with ``__snapshots__/<test module>/<test>[<tool name>].json`` beside the
-    test. ``pytest --snapshot-update`` writes or refreshes the files; syrupy reports unused ones.
+    A test installed in site-packages can't keep snapshots beside it: a usage error says so.
     """
     test_dir = Path(request.node.path).resolve().parent
     if any(test_dir == d or d in test_dir.parents for d in _installed_dirs()):
@@ -186,24 +182,3 @@ def tool_schema_snapshot(
             )
 
     return check
-
-
-class InterruptedRunSnapshots:
-    """Switch off syrupy's unused-snapshot detection in a run that was interrupted.
-
-    Registered by the plugin in every pytest process. An interrupted run has not seen every test's
-    snapshots: under pytest-xdist the workers' snapshot reports never reach the controller and syrupy
-    warns so (an error under ``filterwarnings = error``, which then kills the controller before it shuts
-    its workers down, leaving their temporary directories behind); without xdist it would call the
-    snapshots of the tests that never ran unused and fail the run over them. Either is a lie about an
-    interrupted run, whose exit code must say "interrupted".
-    """
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
-        """Before syrupy finishes its session: no unused-snapshot verdict for an interrupted run."""
-        if exitstatus == pytest.ExitCode.INTERRUPTED and hasattr(
-            session.config.option, "disable_unused_snapshots"
-        ):
-            session.config.option.disable_unused_snapshots = True
-        return (yield)

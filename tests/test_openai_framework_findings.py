@@ -247,6 +247,24 @@ def test_openai_agents_sends_a_deferred_and_a_loaded_tool_of_one_name(
     )
 
 
+def test_openai_agents_on_chat_says_it_defers_nothing() -> None:
+    """The Chat Completions harness's own deferral rule is what it sends: nothing deferred.
+
+    Chat Completions has no deferred loading, so the tool goes out without ``defer_loading``; a harness
+    saying it defers the tool (the framework default) made CACHE-3's overlay test blame the SDK for the
+    adapter's claim (a false finding in the Chat baseline's check).
+    """
+    module = _module("openai_agents")
+    harness = module.make_chat_adapter().new_harness()
+    spec = ToolSpec(
+        "mcp__slack__send", description="send.", should_defer=True, mcp_server="slack", mcp_tool="send"
+    )
+    assert harness.is_deferred(spec) is False
+    (sent,) = [t for t in harness.render_tools([], [spec]) if t.get("name") == spec.name]
+    assert "defer_loading" not in sent
+    assert module.make_adapter().new_harness().is_deferred(spec) is True
+
+
 # -- smolagents ----------------------------------------------------------------------------------
 
 

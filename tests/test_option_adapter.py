@@ -120,9 +120,12 @@ def test_bad_adapters_fail_with_a_clear_error(pytester: pytest.Pytester, spec: s
 def test_missing_default_adapter_says_how_to_choose(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pytest_toolharness import _adapter_loading
+    import importlib
 
-    monkeypatch.setattr(_adapter_loading, "DEFAULT_ADAPTER_SPEC", "no_such_default_pkg.adapter:make_adapter")
+    # The module in sys.modules, which the inner run uses: an earlier inner run may have left a stale
+    # one as the package's attribute (the plugin imports it only when a run asks for it).
+    adapter_loading = importlib.import_module("pytest_toolharness._adapter_loading")
+    monkeypatch.setattr(adapter_loading, "DEFAULT_ADAPTER_SPEC", "no_such_default_pkg.adapter:make_adapter")
     suite = make_suite(pytester, '@pytest.mark.requirement("PAIR-1")\ndef test_it(harness):\n    pass\n')
     result = pytester.runpytest("--toolharness-conformance", "-o", suite, "suite")
     result.assert_outcomes(errors=1)

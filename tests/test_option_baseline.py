@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 # Imported so pytester's in-process runs find Hypothesis loaded instead of re-importing it each run.
 import hypothesis  # noqa: F401
@@ -172,8 +173,14 @@ BY_FINDING_BASELINES = (
     "anthropic-tool-runner",
     "smolagents",
     "openai-agents",
+    "openai-agents-chat",
     "claude-code",
+    "opencode",
+    "cline",
+    "gemini",
 )
+
+WIRE_BASELINES = ("opencode", "cline", "gemini")
 
 
 @pytest.mark.parametrize("name", BY_FINDING_BASELINES)
@@ -200,3 +207,26 @@ def test_a_shipped_baseline_names_the_failing_test_of_each_finding(name: str) ->
         test = entry.test.split("::")[0].partition("[")[0]
         assert test in defined, f"{name}: {entry.id}: no test {entry.test!r} in the suite"
         assert f'"{entry.id}"' in defined[test], f"{name}: {test} does not check {entry.id}"
+
+
+@pytest.mark.parametrize("name", WIRE_BASELINES)
+def test_a_wire_baselines_evidence_bytes_are_in_its_interop_doc(name: str) -> None:
+    """Each entry of a CLI's baseline carries the bytes it was seen with, quoted verbatim in docs/interop-NAME.md."""
+    import tomllib
+    from importlib import resources
+
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / f"interop-{name}.md").read_text(encoding="utf-8")
+    text = (
+        resources.files("pytest_toolharness")
+        .joinpath("baselines", f"{name}.toml")
+        .read_text(encoding="utf-8")
+    )
+    for entry in tomllib.loads(text)["expected_failures"]:
+        evidence = entry.get("evidence", {})
+        pieces = [evidence["bytes"]] if "bytes" in evidence else list(evidence.get("lines", []))
+        assert pieces, f"{name}: {entry['id']} {entry.get('test')} carries no evidence bytes"
+        for piece in pieces:
+            assert piece in doc, (
+                f"{name}: {entry['id']} {entry.get('test')}: its bytes are not in docs/interop-{name}.md"
+            )

@@ -167,3 +167,53 @@ def test_report_header_names_adapter_profiles_and_level(pytester: pytest.Pyteste
             "toolharness: adapter myadapter:make; profiles core, claude-code (those the adapter claims are judged); level must"
         ]
     )
+
+
+PROPERTY_SUITE = """
+from hypothesis import given, settings, strategies as st
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+@settings(database=None, derandomize=True, max_examples=50)
+@given(st.integers(min_value=0, max_value=1000))
+def test_property(n):
+    assert n < 7, f'result block {{"type":"tool_result","content":"{n}"}} breaks the rule'
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_plain():
+    assert False, 'sent {"type":"tool_result","content":""}'
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_fine():
+    pass
+"""
+
+
+def test_every_failing_test_of_a_requirement_is_listed_with_its_example_and_bytes(
+    pytester: pytest.Pytester,
+) -> None:
+    """Console and JSON: each failing test under its requirement, Hypothesis's minimal example, the failure's bytes."""
+    result = run(pytester, make_suite(pytester, PROPERTY_SUITE), "--toolharness-report=out/report.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*failing tests by requirement*",
+            "PAIR-1 (MUST, failed): *",
+            "  failed: suite/test_suite.py::test_plain",
+            '*sent {"type":"tool_result","content":""}*',
+            "  failed: suite/test_suite.py::test_property",
+            "*Failing test case: test_property(*",
+            "*n=7,*",
+            '*result block {"type":"tool_result","content":"7"} breaks the rule*',
+        ]
+    )
+    assert "failed: suite/test_suite.py::test_fine" not in result.stdout.str()
+    document = json.loads((pytester.path / "out" / "report.json").read_text())
+    (pair1,) = [r for r in document["requirements"] if r["id"] == "PAIR-1"]
+    failing = {f["test"]: f for f in pair1["failing_tests"]}
+    assert sorted(failing) == ["suite/test_suite.py::test_plain", "suite/test_suite.py::test_property"]
+    assert failing["suite/test_suite.py::test_plain"]["falsifying_example"] is None
+    example = failing["suite/test_suite.py::test_property"]["falsifying_example"]
+    assert example.startswith("Failing test case: test_property(")
+    assert "n=7," in example
+    assert '"content":"7"' in failing["suite/test_suite.py::test_property"]["failure"]
+    assert all(f["status"] == "failed" for f in failing.values())

@@ -38,7 +38,7 @@ def _modules_after(statement: str) -> set[str]:
 
 
 def test_importing_the_package_loads_no_harness_and_no_sdk() -> None:
-    """The front door is eager, yet no heavier than the plugin, which loads in every pytest process."""
+    """The front door imports its names on first use: no heavier than the plugin, which loads in every pytest process."""
     package = _modules_after("import pytest_toolharness")
     heavy = sorted(
         m

@@ -32,7 +32,7 @@ from types import MappingProxyType
 
 import pytest
 
-from pytest_toolharness._requirements import CORE_PROFILE, PROFILES
+from pytest_toolharness._requirements import CORE_PROFILE, PROFILES, REQUIRES_MARKER
 from pytest_toolharness.adapters._contract import (
     AgentLoopCapability,
     CacheKeyCapability,
@@ -61,8 +61,6 @@ __all__ = [
     "missing_methods",
     "requires",
 ]
-
-REQUIRES_MARKER = "toolharness_requires"
 
 
 class CapabilityError(TypeError):

@@ -185,6 +185,13 @@ class OpenAiAgentsHarness(TranscriptSession):
         self._factory = factory
         self._api = api
 
+    def is_deferred(self, spec: ToolSpec) -> bool:
+        """Whether the tool is sent with ``defer_loading``: as its spec asks on Responses, never on Chat.
+
+        Chat Completions has no deferred loading (``_tool`` builds every tool loaded there).
+        """
+        return self._api == "responses" and deferred(spec)
+
     def render_request(
         self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
     ) -> WireRequest:
