@@ -35,6 +35,7 @@ from pytest_toolharness.wire.scenarios import (
     deferred_scenario,
     pairing_scenario,
     persisted_scenario,
+    reasoning_scenario,
     search_scenario,
 )
 
@@ -44,6 +45,7 @@ _SCENARIOS: dict[str, Callable[[ToolNames], WireScenario]] = {
     "concurrent": concurrent_scenario,
     "persisted": persisted_scenario,
     "search": search_scenario,
+    "reasoning": reasoning_scenario,
 }
 
 
@@ -97,6 +99,14 @@ def test_turn_replayed_as_written(wire: WireRunner, scenario: str) -> None:
     """
     run = wire(scenario)
     judge(run, checks.check_replayed(run.requests), _asked_tools(run))
+
+
+@requires("wire")
+@pytest.mark.requirement("PAIR-8", "MUST")
+def test_reasoning_goes_back_with_its_calls(wire: WireRunner) -> None:
+    """PAIR-8: each turn's reasoning (thinking with its signature) goes back ahead of its calls in every later request."""
+    run = wire("reasoning")
+    judge(run, checks.check_reasoning_replayed(run.requests), _asked_tools(run) + _served(run))
 
 
 @requires("wire")

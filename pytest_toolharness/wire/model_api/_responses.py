@@ -86,6 +86,20 @@ def _neutral_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     return neutral
 
 
+def _loaded_tools(found: Any) -> list[dict[str, Any]]:
+    """The tools a ``tool_search_output`` loaded, namespaced ones by their full names, deferred."""
+    loaded = []
+    for tool in found if isinstance(found, list) else ():
+        if not isinstance(tool, Mapping):
+            continue
+        inner = tool.get("tools") if tool.get("type") == "namespace" else [tool]
+        for function in inner if isinstance(inner, list) else ():
+            if isinstance(function, Mapping) and function.get("type") in ("function", "custom"):
+                name = namespaced_name(tool.get("name"), function.get("name"))
+                loaded.append({**_neutral_tool(function), "name": name, "defer_loading": True})
+    return loaded
+
+
 def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | None = None) -> dict[str, Any]:
     """The API-neutral view of a Responses request: the whole conversation it stands for, as turns.
 
@@ -94,7 +108,8 @@ def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | No
         ``function_call``, ``custom_tool_call``, ``tool_search_call`` as a call of ``tool_search``; a
         namespaced call by its full name) make assistant turns: ``reasoning`` holds each reasoning
         item's summary text (``thought``), its ``encrypted_content`` (``signature``) and ``id``. Outputs make
-        user turns (a ``tool_search_output`` its tools' JSON), ``is_error`` None (the API has no failure mark). System and developer messages and
+        user turns (a ``tool_search_output`` its tools' JSON; the tools it loaded join the request's
+        tools, deferred), ``is_error`` None (the API has no failure mark). System and developer messages and
         ``instructions`` are the system text. The tools are the function and custom tools (a deferred one
     with ``defer_loading``) and the hosted ones (``tool_search``, ``web_search``), named by their type.
     """
@@ -130,6 +145,7 @@ def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | No
             _turn(turns, "user")["outputs"].append(
                 {"call_id": item.get("call_id"), "text": wire_json(item.get("tools")), "is_error": None}
             )
+            tools += _loaded_tools(item.get("tools"))
     return {"api": "responses", "tools": tools, "system": "\n\n".join(system), "turns": turns}
 
 

@@ -73,7 +73,8 @@ class ToolNames:
     command (scenarios write ``command``; :meth:`WireScenario.for_target` renames it).
     ``mcp_search`` names the search tool a CLI always hides its MCP tools behind (Codex's
     client-side ``tool_search``): the scripted model then searches for the scenario's MCP tools
-    first, as a real model must, before it calls them.
+    first, as a real model must, before it calls them. ``shell_hook_name`` is the shell tool's name
+    in hook input when the CLI gives hooks another name than its model (Codex: ``Bash``).
     """
 
     read: str | None = "Read"
@@ -83,6 +84,11 @@ class ToolNames:
     write: str | None = "Write"
     shell_key: str = "command"
     mcp_search: str | None = None
+    shell_hook_name: str | None = None
+
+    def hook_name(self, tool: str) -> str:
+        """The tool's name in a hook's input: ``shell_hook_name`` for the shell tool (Codex: ``Bash``), else ``tool``."""
+        return self.shell_hook_name if tool == self.shell and self.shell_hook_name else tool
 
     def builtin(self, role: str) -> str:
         """The CLI's name for built-in ``role`` (``read``, ``shell``, ``tool_search``, ``write``).

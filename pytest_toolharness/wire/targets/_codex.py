@@ -26,6 +26,7 @@ can be switched off: scenarios needing them are not run against it.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,17 @@ from pytest_toolharness.wire.scenarios import ToolNames
 from pytest_toolharness.wire.targets._command import TargetInvocation
 from pytest_toolharness.wire.targets._roles import Rule, mcp_servers, read_settings_file, settings_rules
 
-__all__ = ["CODEX_BIN_ENV", "CODEX_MODEL", "CODEX_NAMES", "CodexTarget", "codex_config", "codex_rules"]
+__all__ = [
+    "CODEX_BIN_ENV",
+    "CODEX_MODEL",
+    "CODEX_NAMES",
+    "MODES",
+    "CodexTarget",
+    "codex_config",
+    "codex_hooks",
+    "codex_rules",
+    "permission_mode",
+]
 
 #: An explicit path to the ``codex`` binary; it wins over ``PATH``.
 CODEX_BIN_ENV = "TOOLHARNESS_CODEX_BIN"
@@ -42,17 +53,32 @@ CODEX_BIN_ENV = "TOOLHARNESS_CODEX_BIN"
 CODEX_MODEL = "gpt-5.5"
 #: Codex's names for the scenario roles.
 CODEX_NAMES = ToolNames(
-    read=None,
+    # view_image reads a file (an image) by its required ``path``: a built-in the scenarios can call
+    # with input that fails its schema. It is no Read tool: the profile does not claim ``read_tool``.
+    read="view_image",
     shell="exec_command",
     tool_search=None,
     mcp_format="mcp__{server}__{tool}",
     write=None,
     shell_key="cmd",
     mcp_search="tool_search",
+    shell_hook_name="Bash",
 )
 _KEY_ENV = "TOOLHARNESS_CODEX_KEY"
 _MCP_STARTUP_SECONDS = 60
 _DECISIONS = {"allow": "allow", "ask": "prompt", "deny": "forbidden"}
+_MCP_APPROVALS = {"allow": "approve", "ask": "prompt"}
+#: Claude Code's permission modes as Codex's MCP approval default and sandbox mode. Nobody can approve
+#: (``approval_policy = "never"``), so ``prompt`` refuses: default and dontAsk ask about (so refuse) an
+#: MCP tool no rule allows; plan adds the read-only sandbox (no writes); bypassPermissions approves
+#: every MCP tool and runs commands unsandboxed, execpolicy ``forbidden`` rules still applying.
+MODES = {
+    "default": ("prompt", "danger-full-access"),
+    "dontAsk": ("prompt", "danger-full-access"),
+    "plan": ("prompt", "read-only"),
+    "acceptEdits": ("prompt", "workspace-write"),
+    "bypassPermissions": ("approve", "danger-full-access"),
+}
 
 
 def _toml(value: object) -> str:
@@ -101,17 +127,53 @@ def codex_rules(settings: dict[str, Any]) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
+def permission_mode(settings: dict[str, Any]) -> tuple[str, str]:
+    """The MCP tools' default approval and the sandbox mode for ``permissions.defaultMode`` (:data:`MODES`)."""
+    permissions = settings.get("permissions") or {}
+    mode = permissions.get("defaultMode", "default") if isinstance(permissions, dict) else "default"
+    if mode not in MODES:
+        raise ValueError(
+            f"settings: permission mode {mode!r} has no Codex equivalent; known: {sorted(MODES)}"
+        )
+    return MODES[mode]
+
+
+def codex_hooks(settings: dict[str, Any]) -> dict[str, Any]:
+    """``hooks.json`` for the scenario's hooks: Claude Code's shape, which Codex reads as it is.
+
+    Codex names its shell tool ``Bash`` to hooks (its model sees ``exec_command``), so a matcher's
+    ``exec_command`` becomes ``Bash``.
+    """
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return {"hooks": {}}
+    shell = re.compile(rf"\b{re.escape(str(CODEX_NAMES.shell))}\b")
+    events: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        events[event] = [
+            {**group, "matcher": shell.sub(str(CODEX_NAMES.shell_hook_name), group["matcher"])}
+            if isinstance(group, dict) and isinstance(group.get("matcher"), str)
+            else group
+            for group in (groups if isinstance(groups, list) else [])
+        ]
+    return {"hooks": events}
+
+
 def codex_config(inv: TargetInvocation) -> str:
     """Codex's ``config.toml`` for ``inv``: the scripted provider, MCP server, approvals and sandbox."""
     settings = _settings(inv)
     sandbox = settings.get("sandbox")
     sandboxed = isinstance(sandbox, dict) and sandbox.get("enabled") is True
-    whole = [r for r in settings_rules(settings) if r.action == "deny" and r.pattern is None]
+    mcp_default, sandbox_mode = permission_mode(settings)
+    if sandboxed and sandbox_mode == "danger-full-access":
+        sandbox_mode = "workspace-write"
+    rules = settings_rules(settings)
+    whole = [r for r in rules if r.action == "deny" and r.pattern is None]
     lines = [
         f"model = {_toml(CODEX_MODEL)}",
         'model_provider = "scripted"',
         'approval_policy = "never"',
-        f"sandbox_mode = {_toml('workspace-write' if sandboxed else 'danger-full-access')}",
+        f"sandbox_mode = {_toml(sandbox_mode)}",
         "check_for_update_on_startup = false",
         "",
         "[features]",
@@ -137,9 +199,20 @@ def codex_config(inv: TargetInvocation) -> str:
             f"args = {_toml(list(server.args))}",
             f"env = {_toml(server.env)}",
             f"startup_timeout_sec = {_MCP_STARTUP_SECONDS}",
+            f"default_tools_approval_mode = {_toml(mcp_default)}",
         ]
         if disabled:
             lines.append(f"disabled_tools = {_toml(disabled)}")
+        # allow, then ask: a tool with both rules is asked about (the stronger rule wins).
+        approvals = {
+            r.tool[len(prefix) :]: _MCP_APPROVALS[r.action]
+            for action in ("allow", "ask")
+            for r in rules
+            if r.action == action and r.pattern is None and r.tool.startswith(prefix)
+        }
+        for tool, approval in approvals.items():
+            lines += ["", f"[mcp_servers.{json.dumps(server.name)}.tools.{json.dumps(tool)}]"]
+            lines.append(f"approval_mode = {_toml(approval)}")
     return "\n".join(lines) + "\n"
 
 
@@ -163,12 +236,18 @@ class CodexTarget:
         (home / "rules").mkdir(parents=True, exist_ok=True)
         (home / "config.toml").write_text(codex_config(inv), encoding="utf-8")
         (home / "rules" / "suite.rules").write_text(codex_rules(_settings(inv)), encoding="utf-8")
+        hooks = json.dumps(codex_hooks(_settings(inv)), indent=1, sort_keys=True)
+        (home / "hooks.json").write_text(hooks, encoding="utf-8")
         return [
             str(self.binary),
             "exec",
+            # An unknown key of the written config is an error, not a setting silently ignored.
+            "--strict-config",
             "--json",
             "--skip-git-repo-check",
             "--ephemeral",
+            # The suite wrote these hooks itself: no one is there to review and trust them.
+            "--dangerously-bypass-hook-trust",
             "-C",
             str(inv.workdir),
             inv.prompt,

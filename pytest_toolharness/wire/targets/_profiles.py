@@ -255,7 +255,9 @@ class CodexProfile:
     name: str = "codex"
     description: str = "Codex CLI (npm @openai/codex), codex exec against the scripted Responses API"
     claims: tuple[str, ...] = ("core",)
-    capabilities: frozenset[str] = frozenset({"mcp", "shell_tool", "permission_rules", "sandbox"})
+    capabilities: frozenset[str] = frozenset(
+        {"mcp", "shell_tool", "permission_rules", "permission_modes", "command_hooks", "sandbox"}
+    )
 
     names: ToolNames = CODEX_NAMES
 
