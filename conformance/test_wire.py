@@ -4,7 +4,8 @@ Three scenarios are run once per module (each is a whole harness process) and ev
 requests the harness sent: ``pairing`` (every failure path in one turn, tool search off),
 ``deferred`` (tool search on, ``select:`` a deferred MCP tool, call it, a 60,000-character result)
 and ``concurrent`` (a slow and a fast read-only MCP call and an unknown tool in one turn: results
-in completion order would put the slow one last).
+in completion order would put the slow one last); ``reasoning`` (each turn's thinking, with its
+signature, ahead of its calls: PAIR-8) runs when its test asks for it.
 A harness that hangs, exits with an error or never calls the API fails every test with that report.
 
 Every test also needs proof, from the suite's own logs (the MCP server's call log and what it

@@ -151,7 +151,8 @@ class WireScenario:
     (``userSettings``, ``projectSettings``, ``localSettings``), written where Claude Code reads them
     (:data:`~pytest_toolharness.specs._vocabulary.SETTINGS_FILES`); ``settings`` is the one it is given.
     ``plugin_dirs`` are Claude Code plugin folders among ``files`` the target loads
-    (``claude --plugin-dir``).
+    (``claude --plugin-dir``). ``mcp_search`` is the search tool the model must call to find the MCP
+    tools first (set by :meth:`for_target` for a CLI that hides them behind one).
     """
 
     name: str

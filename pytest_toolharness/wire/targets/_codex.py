@@ -33,7 +33,13 @@ from typing import Any
 
 from pytest_toolharness.wire.scenarios import ToolNames
 from pytest_toolharness.wire.targets._command import TargetInvocation
-from pytest_toolharness.wire.targets._roles import Rule, mcp_servers, read_settings_file, settings_rules
+from pytest_toolharness.wire.targets._roles import (
+    Rule,
+    mcp_servers,
+    mode_setting,
+    read_settings_file,
+    settings_rules,
+)
 
 __all__ = [
     "CODEX_BIN_ENV",
@@ -129,13 +135,7 @@ def codex_rules(settings: dict[str, Any]) -> str:
 
 def permission_mode(settings: dict[str, Any]) -> tuple[str, str]:
     """The MCP tools' default approval and the sandbox mode for ``permissions.defaultMode`` (:data:`MODES`)."""
-    permissions = settings.get("permissions") or {}
-    mode = permissions.get("defaultMode", "default") if isinstance(permissions, dict) else "default"
-    if mode not in MODES:
-        raise ValueError(
-            f"settings: permission mode {mode!r} has no Codex equivalent; known: {sorted(MODES)}"
-        )
-    return MODES[mode]
+    return mode_setting(settings, MODES, "Codex equivalent")
 
 
 def codex_hooks(settings: dict[str, Any]) -> dict[str, Any]:
