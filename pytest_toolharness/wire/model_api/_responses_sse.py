@@ -4,12 +4,13 @@ A turn's blocks become the response's ``output`` items, in order: a thinking blo
 (``rs_…``; its text the summary, its signature the ``encrypted_content`` when the request's ``include``
 asked for ``reasoning.encrypted_content``, else null), a text block a ``message`` item (``msg_…``) with
 one ``output_text`` part, a tool_use block a ``function_call`` item (``fc_…``) whose ``call_id`` is the
-block's id. Two calls take the shape a client-side tool needs: a tool_use named ``tool_search``, when
-the request declares a client-side ``tool_search`` tool, a ``tool_search_call`` item (``tsc_…``) with
-the input as its ``arguments``; a tool_use whose name is a namespace's name followed by one of its
-tools' names, joined by ``__`` (the namespace offered in ``tools`` or loaded by a ``tool_search_output`` of the input,
-as Codex names an MCP server's tools ``mcp__<server>__`` + tool) a ``function_call`` with that
-``namespace`` and the tool's own ``name``. A streamed response is ``response.created``, ``response.in_progress``, then per item
+block's id. Two calls take the shape their tools need: a tool_use named ``tool_search``, when the
+request declares a client-side ``tool_search`` tool, becomes a ``tool_search_call`` item (``tsc_…``)
+with the input as its ``arguments``; a tool_use named by a namespace and one of its tools, joined by
+``__`` (``mcp__suite__echo``: the namespace ``mcp__suite`` Codex loads an MCP server's tools into,
+offered in ``tools`` or loaded by a ``tool_search_output`` of the input), a ``function_call`` with
+that ``namespace`` and the tool's own ``name``. A streamed response is ``response.created``,
+``response.in_progress``, then per item
 ``response.output_item.added``, its deltas (``response.content_part.added``,
 ``response.output_text.delta`` … ``.done``, ``response.content_part.done`` for a message;
 ``response.function_call_arguments.delta`` … ``.done`` for a call) and ``response.output_item.done``,
@@ -91,7 +92,10 @@ def namespaced_name(namespace: Any, name: Any) -> Any:
 def output_items(
     turn: AssistantTurn, *, suffix: str, encrypted: bool, body: Mapping[str, Any] | None = None
 ) -> list[dict[str, Any]]:
-    """The ``output`` items of a turn answering ``body``, completed; ids ``rs_``/``msg_``/``fc_``/``tsc_`` + ``suffix`` + position."""
+    """The ``output`` items of a turn answering ``body``, completed.
+
+    Ids are ``rs_``/``msg_``/``fc_``/``tsc_`` + ``suffix`` + position.
+    """
     body = body or {}
     searches = _client_tool_search(body)
     namespaces = _namespaces(body)

@@ -206,7 +206,7 @@ class WireScenario:
         steps = tuple(_shell_key_step(step, names) for step in self.steps) if renamed else self.steps
         return replace(self, steps=steps, mcp_search=search)
 
-    def _search_turn(self, request: RecordedRequest, searches: int) -> AssistantTurn | None:
+    def _search_turn(self, request: RecordedRequest, tool: str, searches: int) -> AssistantTurn | None:
         """Another search for the MCP tools, or None once one found them (or the searches ran out).
 
         The query is every MCP tool's name, asking for as many results as there are tools. A CLI
@@ -229,10 +229,7 @@ class WireScenario:
             time.sleep(MCP_SEARCH_WAIT)
         query = " ".join(spec.mcp_tool or spec.name for spec in self.mcp_tools)
         call_id = f"{MCP_SEARCH_ID}{searches:03d}"
-        assert self.mcp_search is not None
-        return AssistantTurn(
-            (ToolUseBlock(call_id, self.mcp_search, {"query": query, "limit": len(self.mcp_tools)}),)
-        )
+        return AssistantTurn((ToolUseBlock(call_id, tool, {"query": query, "limit": len(self.mcp_tools)}),))
 
     def answer(self, request: RecordedRequest) -> AssistantTurn:
         """The scripted model's answer to ``request`` (the server's script callable).
@@ -246,7 +243,7 @@ class WireScenario:
         searches = sum(1 for m in turns if _is_search(m))
         step = len(turns) - searches
         if step == 0 and self.mcp_search is not None:
-            search = self._search_turn(request, searches)
+            search = self._search_turn(request, self.mcp_search, searches)
             if search is not None:
                 return search
         if step >= len(self.steps):

@@ -1,26 +1,25 @@
 """The Codex CLI (npm ``@openai/codex``) as a target: ``codex exec --json`` against the scripted Responses API.
 
 Codex speaks the OpenAI Responses API over server-sent events. The profile gives each run a scratch
-``CODEX_HOME`` holding Codex's own ``config.toml``, written from the scenario's roles
+``CODEX_HOME`` (``home/.codex``) holding Codex's own files, written from the scenario's roles
 (:mod:`pytest_toolharness.wire.targets._roles`):
 
-- a ``model_providers.scripted`` entry whose ``base_url`` is the scripted server's ``/v1``,
-  ``wire_api = "responses"``, its key read from ``TOOLHARNESS_CODEX_KEY`` (a dummy), no retries;
-- the suite's stdio MCP server under ``mcp_servers``. Codex hides every MCP tool behind its
-  client-side ``tool_search`` and loads what a search finds as a ``namespace`` (``mcp__suite`` +
-  ``echo``): the profile's names say so (``mcp_search``), and the scripted model searches for the
-  scenario's MCP tools before it calls them. A deny rule on a whole MCP tool becomes the server's
-  ``disabled_tools``;
-- the shell rules as Codex's execpolicy (``rules/suite.rules``, :func:`codex_rules`):
-  ``prefix_rule`` with decision ``allow`` / ``prompt`` / ``forbidden``; a deny of the whole shell
-  tool switches the tool off (``[features] shell_tool = false`` and ``unified_exec = false``);
-- ``approval_policy = "never"``: nobody can approve, so what would need approval is refused, as in a
-  headless default-mode harness; the sandbox ``workspace-write`` when the settings enable one, else
-  ``danger-full-access`` (Claude Code's unsandboxed default).
+- ``config.toml``: a ``model_providers.scripted`` entry whose ``base_url`` is the scripted server's
+  ``/v1``, ``wire_api = "responses"``, its key read from ``TOOLHARNESS_CODEX_KEY`` (a dummy), no
+  retries; ``approval_policy = "never"`` (nobody can approve); the permission mode as the sandbox
+  mode and the MCP tools' default approval (:data:`MODES`); the suite's stdio MCP server under
+  ``mcp_servers``, a rule on a whole MCP tool as its ``disabled_tools`` (deny) or its own
+  ``approval_mode`` (allow: ``approve``, ask: ``prompt``); a deny of the whole shell tool as
+  ``[features] shell_tool = false``. Codex hides every MCP tool behind its client-side
+  ``tool_search`` and loads what a search finds as a ``namespace`` (``mcp__suite`` + ``echo``): the
+  profile's names say so (``mcp_search``), and the scripted model searches before it calls them;
+- ``rules/suite.rules``: the shell rules as Codex's execpolicy (:func:`codex_rules`);
+- ``hooks.json``: the scenario's hooks, in Claude Code's shape, which Codex reads (:func:`codex_hooks`).
 
-Codex's shell tool is ``exec_command`` with the command under ``cmd`` (``shell_key``). It has no
-read tool, no command hooks in Claude Code's protocol, no permission modes and no tool search that
-can be switched off: scenarios needing them are not run against it.
+Codex's shell tool is ``exec_command`` with the command under ``cmd`` (``shell_key``); hooks know it
+as ``Bash`` (``shell_hook_name``). It has no tool that reads a text file (``view_image`` stands in
+the read role for calls with invalid input), does not read Claude Code's settings files, and its
+tool search can't be switched off: scenarios needing those are not run against it.
 """
 
 from __future__ import annotations
@@ -217,7 +216,7 @@ def codex_config(inv: TargetInvocation) -> str:
 
 
 class CodexTarget:
-    """``codex exec --json --skip-git-repo-check --ephemeral -C WORKDIR PROMPT`` with a scratch ``CODEX_HOME``."""
+    """``codex exec --strict-config --json ... -C WORKDIR PROMPT`` with a scratch ``CODEX_HOME`` (docs/interop-codex.md)."""
 
     name = "codex"
     names = CODEX_NAMES
