@@ -4,7 +4,8 @@ Three scenarios are run once per module (each is a whole harness process) and ev
 requests the harness sent: ``pairing`` (every failure path in one turn, tool search off),
 ``deferred`` (tool search on, ``select:`` a deferred MCP tool, call it, a 60,000-character result)
 and ``concurrent`` (a slow and a fast read-only MCP call and an unknown tool in one turn: results
-in completion order would put the slow one last).
+in completion order would put the slow one last); ``reasoning`` (each turn's thinking, with its
+signature, ahead of its calls: PAIR-8) runs when its test asks for it.
 A harness that hangs, exits with an error or never calls the API fails every test with that report.
 
 Every test also needs proof, from the suite's own logs (the MCP server's call log and what it
@@ -35,6 +36,7 @@ from pytest_toolharness.wire.scenarios import (
     deferred_scenario,
     pairing_scenario,
     persisted_scenario,
+    reasoning_scenario,
     search_scenario,
 )
 
@@ -44,6 +46,7 @@ _SCENARIOS: dict[str, Callable[[ToolNames], WireScenario]] = {
     "concurrent": concurrent_scenario,
     "persisted": persisted_scenario,
     "search": search_scenario,
+    "reasoning": reasoning_scenario,
 }
 
 
@@ -97,6 +100,14 @@ def test_turn_replayed_as_written(wire: WireRunner, scenario: str) -> None:
     """
     run = wire(scenario)
     judge(run, checks.check_replayed(run.requests), _asked_tools(run))
+
+
+@requires("wire")
+@pytest.mark.requirement("PAIR-8", "MUST")
+def test_reasoning_goes_back_with_its_calls(wire: WireRunner) -> None:
+    """PAIR-8: each turn's reasoning (thinking with its signature) goes back ahead of its calls in every later request."""
+    run = wire("reasoning")
+    judge(run, checks.check_reasoning_replayed(run.requests), _asked_tools(run) + _served(run))
 
 
 @requires("wire")

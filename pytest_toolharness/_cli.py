@@ -74,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         "--target",
         metavar="NAME_OR_COMMAND",
         help="check a harness over the wire instead: a target profile ('reference', 'claude-code', "
-        "'opencode', 'cline', 'gemini', or a package's) or a command template with {prompt} {settings} "
+        "'opencode', 'cline', 'gemini', 'codex', or a package's) or a command template with {prompt} {settings} "
         "{mcp_config} {workdir} (only the wire tests run)",
     )
     check.add_argument(

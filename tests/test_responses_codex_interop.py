@@ -4,7 +4,8 @@ Codex speaks the Responses API over SSE (``store: false``, ``include: ["reasonin
 sends a ``namespace`` tool and mints its own item ids (``msg_…``, ``fco_…``): the scripted server must
 take all of it as api.openai.com does, and its view must show the reasoning Codex sends back. Skipped
 (saying so) when no ``codex`` binary is found: ``$TOOLHARNESS_CODEX_BIN``, else ``codex`` on PATH.
-The ``toolharness check --target codex`` target itself is not built yet (issue 32).
+``toolharness check --target codex`` (``tests/test_wire_codex.py``, docs/interop-codex.md) drives the
+same CLI through the wire scenarios.
 """
 
 from __future__ import annotations

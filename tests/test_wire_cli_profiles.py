@@ -330,3 +330,21 @@ def test_a_missing_builtin_role_gets_a_stand_in_never_claude_codes_name() -> Non
     first = pairing_scenario(names).steps[0]
     assert isinstance(first, AssistantTurn)
     assert not {b.name for b in first.tool_uses} & CLAUDE_CODE_TOOLS
+
+
+@pytest.mark.parametrize("name", ["cline", "gemini", "codex"])
+def test_every_baselined_finding_is_documented_with_its_bytes(name: str) -> None:
+    """Each entry of the CLI's baseline names a core requirement, and its evidence is in docs/interop-<cli>.md."""
+    root = Path(__file__).resolve().parents[1]
+    baseline = tomllib.loads((root / f"pytest_toolharness/baselines/{name}.toml").read_text("utf-8"))
+    requirements = tomllib.loads((root / "conformance/requirements.toml").read_text("utf-8"))["requirement"]
+    core = {r["id"] for r in requirements if r["profile"] == "core"}
+    doc = (root / f"docs/interop-{name}.md").read_text("utf-8")
+    entries = baseline["expected_failures"]
+    assert entries
+    for entry in entries:
+        assert entry["id"] in core
+        assert entry["id"] in doc
+        evidence = entry["evidence"]
+        for text in [evidence["bytes"]] if "bytes" in evidence else evidence["lines"]:
+            assert text in doc, f"{entry['id']}: evidence not in docs/interop-{name}.md: {text[:80]}"

@@ -53,7 +53,11 @@ def called(
 
 
 def hook_saw(run: WireRun, hook: str, tool: str) -> bool:
-    """The suite's command hook ``hook`` logged an input for a tool named ``tool`` (or ``*_tool``)."""
+    """The suite's command hook ``hook`` logged an input for a tool named ``tool`` (or ``*_tool``).
+
+    ``tool`` is the model's name; the hook may know it by the target's hook name for it.
+    """
+    tool = run.names.hook_name(tool)
     for entry in run.hook_calls:
         data = entry.get("input")
         name = str(data.get("tool_name", "")) if isinstance(data, Mapping) else ""

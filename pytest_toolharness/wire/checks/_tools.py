@@ -194,7 +194,9 @@ def tool_bytes(request: RecordedRequest) -> list[tuple[str, str]]:
     for tool in tools if isinstance(tools, list) else []:
         if isinstance(tool, dict):
             base = {k: v for k, v in tool.items() if k not in OVERLAY_KEYS}
-            out.append((str(tool.get("name")), wire_json(base)))
+            # A hosted tool (Responses ``tool_search``, ``web_search``) has no name: its type names it.
+            name = tool.get("name") if isinstance(tool.get("name"), str) else tool.get("type")
+            out.append((str(name), wire_json(base)))
     return out
 
 

@@ -6,7 +6,10 @@ their description and schema, the system text, and each turn as a message: an as
 reasoning that carries a signature (a Responses reasoning item's ``encrypted_content``, a Gemini
 ``thoughtSignature``) as ``thinking`` blocks first, its calls as ``tool_use`` blocks (id,
 name, input), a user turn's outputs as ``tool_result`` blocks first, with ``is_error: true`` where
-the API marks a failure (Gemini's ``{"error": ...}`` response; Chat has no mark). A Gemini call sent
+the API marks a failure (Gemini's ``{"error": ...}`` response). Chat Completions and Responses have no
+mark: there an output whose text says the call failed (:data:`SAYS_FAILED`: error, failed, denied,
+blocked, rejected, refused, forbidden, unsupported, invalid, not found, not allowed) is the failure
+result PAIR-3 asks for on such APIs, and gets ``is_error: true``. A Gemini call sent
 without an id gets ``gemini_<turn>_<part>``, and its response (which then names no id either) the
 id of the call at its position, as Gemini pairs them by count.
 """
@@ -14,10 +17,20 @@ id of the call at its position, as Gemini pairs them by count.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["view_as_messages_body"]
+__all__ = ["SAYS_FAILED", "view_as_messages_body"]
+
+#: Words by which an output of an API without a failure mark says the call failed (PAIR-3).
+SAYS_FAILED = re.compile(
+    r"\b(errors?|fail(s|ed|ure)?|denied|blocked|rejected|refused|forbid(s|den)?|unsupported|invalid|"
+    r"not found|not allowed)\b",
+    re.IGNORECASE,
+)
+#: The APIs whose tool outputs carry no failure mark.
+_UNMARKED_APIS = ("chat", "responses")
 
 
 def _output_text(text: str, api: str) -> str:
@@ -69,7 +82,8 @@ def _messages(view: Mapping[str, Any]) -> list[dict[str, Any]]:
                     "tool_use_id": call_id,
                     "content": _output_text(output["text"], api),
                 }
-                if output["is_error"]:
+                says_failed = api in _UNMARKED_APIS and SAYS_FAILED.search(output["text"]) is not None
+                if output["is_error"] or says_failed:
                     result["is_error"] = True
                 blocks.append(result)
             if turn["text"]:

@@ -15,12 +15,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_toolharness.wire.model_api._api_error import ApiError
-from pytest_toolharness.wire.model_api._encoding import wire_bytes
+from pytest_toolharness.wire.model_api._encoding import wire_bytes, wire_json
 from pytest_toolharness.wire.model_api._messages import output_tokens
 from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS
 from pytest_toolharness.wire.model_api._provider_errors import openai_error_body
 from pytest_toolharness.wire.model_api._responses_sse import (
     encode_event,
+    namespaced_name,
     output_items,
     response_json,
     response_stream_events,
@@ -49,11 +50,20 @@ def _text_of(content: Any) -> str:
 def _arguments(item: Mapping[str, Any]) -> Any:
     if item.get("type") == "custom_tool_call":
         return {"input": item.get("input")}
+    if item.get("type") == "tool_search_call":
+        return item.get("arguments")
     text = item.get("arguments")
     try:
         return json.loads(text) if isinstance(text, str) else text
     except ValueError:
         return text  # the harness sent arguments that are not JSON: the checks see the raw text
+
+
+def _call_name(item: Mapping[str, Any]) -> Any:
+    """A call's tool name: ``tool_search`` for a search call; a namespaced call's full name."""
+    if item.get("type") == "tool_search_call":
+        return "tool_search"
+    return namespaced_name(item.get("namespace"), item.get("name"))
 
 
 def _turn(turns: list[dict[str, Any]], role: str) -> dict[str, Any]:
@@ -76,14 +86,30 @@ def _neutral_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     return neutral
 
 
+def _loaded_tools(found: Any) -> list[dict[str, Any]]:
+    """The tools a ``tool_search_output`` loaded, namespaced ones by their full names, deferred."""
+    loaded = []
+    for tool in found if isinstance(found, list) else ():
+        if not isinstance(tool, Mapping):
+            continue
+        inner = tool.get("tools") if tool.get("type") == "namespace" else [tool]
+        for function in inner if isinstance(inner, list) else ():
+            if isinstance(function, Mapping) and function.get("type") in ("function", "custom"):
+                name = namespaced_name(tool.get("name"), function.get("name"))
+                loaded.append({**_neutral_tool(function), "name": name, "defer_loading": True})
+    return loaded
+
+
 def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | None = None) -> dict[str, Any]:
     """The API-neutral view of a Responses request: the whole conversation it stands for, as turns.
 
         The conversation is the previous response's (``previous_response_id``) followed by ``input``, items
         sent by id read as the kept items. Items of the model (``reasoning``, assistant ``message``,
-        ``function_call``, ``custom_tool_call``) make assistant turns: ``reasoning`` holds each reasoning
+        ``function_call``, ``custom_tool_call``, ``tool_search_call`` as a call of ``tool_search``; a
+        namespaced call by its full name) make assistant turns: ``reasoning`` holds each reasoning
         item's summary text (``thought``), its ``encrypted_content`` (``signature``) and ``id``. Outputs make
-        user turns, ``is_error`` None (the API has no failure mark). System and developer messages and
+        user turns (a ``tool_search_output`` its tools' JSON; the tools it loaded join the request's
+        tools, deferred), ``is_error`` None (the API has no failure mark). System and developer messages and
         ``instructions`` are the system text. The tools are the function and custom tools (a deferred one
     with ``defer_loading``) and the hosted ones (``tool_search``, ``web_search``), named by their type.
     """
@@ -107,14 +133,19 @@ def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | No
             _turn(turns, "assistant")["reasoning"].append(
                 {"thought": summary, "signature": item.get("encrypted_content"), "id": item.get("id")}
             )
-        elif kind in CALL_KINDS:
+        elif kind in CALL_KINDS or kind == "tool_search_call":
             _turn(turns, "assistant")["calls"].append(
-                {"id": item.get("call_id"), "name": item.get("name"), "input": _arguments(item)}
+                {"id": item.get("call_id"), "name": _call_name(item), "input": _arguments(item)}
             )
         elif kind in CALL_KINDS.values():
             _turn(turns, "user")["outputs"].append(
                 {"call_id": item.get("call_id"), "text": _text_of(item.get("output")), "is_error": None}
             )
+        elif kind == "tool_search_output":
+            _turn(turns, "user")["outputs"].append(
+                {"call_id": item.get("call_id"), "text": wire_json(item.get("tools")), "is_error": None}
+            )
+            tools += _loaded_tools(item.get("tools"))
     return {"api": "responses", "tools": tools, "system": "\n\n".join(system), "turns": turns}
 
 
@@ -154,8 +185,8 @@ class ResponsesDialect:
         suffix = f"{id_prefix}{index:012d}"
         response_id = f"resp_{suffix}"
         # The store keeps each reasoning item whole; the answer shows its encrypted content on request.
-        self.store.hold(body, response_id, output_items(turn, suffix=suffix, encrypted=True))
-        items = output_items(turn, suffix=suffix, encrypted=wants_encrypted_reasoning(body))
+        self.store.hold(body, response_id, output_items(turn, suffix=suffix, encrypted=True, body=body))
+        items = output_items(turn, suffix=suffix, encrypted=wants_encrypted_reasoning(body), body=body)
         final = response_json(
             turn,
             body,

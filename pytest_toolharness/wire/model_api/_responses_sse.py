@@ -4,7 +4,13 @@ A turn's blocks become the response's ``output`` items, in order: a thinking blo
 (``rs_…``; its text the summary, its signature the ``encrypted_content`` when the request's ``include``
 asked for ``reasoning.encrypted_content``, else null), a text block a ``message`` item (``msg_…``) with
 one ``output_text`` part, a tool_use block a ``function_call`` item (``fc_…``) whose ``call_id`` is the
-block's id. A streamed response is ``response.created``, ``response.in_progress``, then per item
+block's id. Two calls take the shape their tools need: a tool_use named ``tool_search``, when the
+request declares a client-side ``tool_search`` tool, becomes a ``tool_search_call`` item (``tsc_…``)
+with the input as its ``arguments``; a tool_use named by a namespace and one of its tools, joined by
+``__`` (``mcp__suite__echo``: the namespace ``mcp__suite`` Codex loads an MCP server's tools into,
+offered in ``tools`` or loaded by a ``tool_search_output`` of the input), a ``function_call`` with
+that ``namespace`` and the tool's own ``name``. A streamed response is ``response.created``,
+``response.in_progress``, then per item
 ``response.output_item.added``, its deltas (``response.content_part.added``,
 ``response.output_text.delta`` … ``.done``, ``response.content_part.done`` for a message;
 ``response.function_call_arguments.delta`` … ``.done`` for a call) and ``response.output_item.done``,
@@ -24,6 +30,7 @@ from pytest_toolharness.wire.model_api._turns import AssistantTurn, TextBlock, T
 __all__ = [
     "RESPONSES_CREATED",
     "encode_event",
+    "namespaced_name",
     "output_items",
     "response_json",
     "response_stream_events",
@@ -47,8 +54,51 @@ def encode_event(event: Mapping[str, Any]) -> bytes:
     return f"event: {event['type']}\ndata: {wire_json(event)}\n\n".encode()
 
 
-def output_items(turn: AssistantTurn, *, suffix: str, encrypted: bool) -> list[dict[str, Any]]:
-    """The ``output`` items of a turn, completed; ids ``rs_``/``msg_``/``fc_`` + ``suffix`` + position."""
+def _client_tool_search(body: Mapping[str, Any]) -> bool:
+    tools = body.get("tools")
+    return isinstance(tools, list) and any(
+        isinstance(t, Mapping) and t.get("type") == "tool_search" and t.get("execution") == "client"
+        for t in tools
+    )
+
+
+def _namespaces(body: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each namespaced tool's full name -> (namespace, name): offered in ``tools`` or loaded by a search."""
+    found: dict[str, tuple[str, str]] = {}
+    offered = [body.get("tools")]
+    items = body.get("input")
+    if isinstance(items, list):
+        offered += [
+            i.get("tools") for i in items if isinstance(i, Mapping) and i.get("type") == "tool_search_output"
+        ]
+    for tools in offered:
+        for tool in tools if isinstance(tools, list) else ():
+            if not (isinstance(tool, Mapping) and tool.get("type") == "namespace"):
+                continue
+            space = str(tool.get("name", ""))
+            for inner in tool.get("tools") or ():
+                if isinstance(inner, Mapping) and isinstance(inner.get("name"), str):
+                    found[namespaced_name(space, inner["name"])] = (space, inner["name"])
+    return found
+
+
+def namespaced_name(namespace: Any, name: Any) -> Any:
+    """The full name of tool ``name`` of ``namespace`` (Codex's ``mcp__suite`` + ``echo``: ``mcp__suite__echo``)."""
+    if not (isinstance(namespace, str) and namespace and isinstance(name, str)):
+        return name
+    return namespace + name if namespace.endswith("_") else f"{namespace}__{name}"
+
+
+def output_items(
+    turn: AssistantTurn, *, suffix: str, encrypted: bool, body: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The ``output`` items of a turn answering ``body``, completed.
+
+    Ids are ``rs_``/``msg_``/``fc_``/``tsc_`` + ``suffix`` + position.
+    """
+    body = body or {}
+    searches = _client_tool_search(body)
+    namespaces = _namespaces(body)
     items: list[dict[str, Any]] = []
     for k, block in enumerate(turn.blocks):
         if isinstance(block, ThinkingBlock):
@@ -72,17 +122,29 @@ def output_items(turn: AssistantTurn, *, suffix: str, encrypted: bool) -> list[d
                     ],
                 }
             )
-        else:
+        elif block.name == "tool_search" and searches:
             items.append(
                 {
-                    "id": f"fc_{suffix}{k:03d}",
-                    "type": "function_call",
+                    "id": f"tsc_{suffix}{k:03d}",
+                    "type": "tool_search_call",
                     "status": "completed",
-                    "arguments": block.input_json(),
                     "call_id": block.id,
-                    "name": block.name,
+                    "execution": "client",
+                    "arguments": dict(block.input),
                 }
             )
+        else:
+            call = {
+                "id": f"fc_{suffix}{k:03d}",
+                "type": "function_call",
+                "status": "completed",
+                "arguments": block.input_json(),
+                "call_id": block.id,
+                "name": block.name,
+            }
+            if block.name in namespaces:
+                call["namespace"], call["name"] = namespaces[block.name]
+            items.append(call)
     return items
 
 
@@ -178,8 +240,10 @@ def _item_events(index: int, item: dict[str, Any], chunks: int) -> list[dict[str
             },
             {"type": "response.output_item.done", "output_index": index, "item": item},
         ]
+    # A reasoning item opens without its summary; a tool search call opens whole.
+    opening = {**item, "summary": []} if item["type"] == "reasoning" else item
     return [
-        {"type": "response.output_item.added", "output_index": index, "item": {**item, "summary": []}},
+        {"type": "response.output_item.added", "output_index": index, "item": opening},
         {"type": "response.output_item.done", "output_index": index, "item": item},
     ]
 

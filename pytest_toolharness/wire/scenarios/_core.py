@@ -15,14 +15,15 @@ summaries) answered with a short text, and after the last step the model says it
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pytest_toolharness.processes import HOOK_PYTHON
 from pytest_toolharness.specs import SETTINGS_FILES, ToolBehavior, ToolSpec
-from pytest_toolharness.wire.model_api import AssistantTurn
+from pytest_toolharness.wire.model_api import AssistantTurn, ToolUseBlock
 
 if TYPE_CHECKING:
     from pytest_toolharness.wire.model_api import RecordedRequest
@@ -32,6 +33,7 @@ __all__ = [
     "FINAL_TEXT",
     "GIVE_UP_TEXT",
     "HOOK_LOG_NAME",
+    "MCP_SEARCH_ID",
     "SERVER_NAME",
     "SIDE_TEXT",
     "Step",
@@ -45,6 +47,12 @@ __all__ = [
 
 #: The name of the suite's MCP server in the harness's MCP config: tools are ``mcp__suite__<tool>``.
 SERVER_NAME = "suite"
+#: The ids of the model's searches for MCP tools a CLI hides behind its search (a number follows).
+MCP_SEARCH_ID = "toolu_01McpSearch"
+#: How many times the model searches for them before it goes on without them, and how long it waits
+#: before searching again (seconds): 40 tries cover an MCP server that takes 20 s to list its tools.
+MCP_SEARCH_TRIES = 40
+MCP_SEARCH_WAIT = 0.5
 #: The model's last turn once the scenario's steps are done.
 FINAL_TEXT = "All done."
 #: The answer to a side request (one without tools: a title, a summary, a quota check).
@@ -61,7 +69,12 @@ class ToolNames:
 
     ``mcp_format`` builds an MCP tool's name from ``{server}`` and ``{tool}``. The built-in
     scenarios take one (default: Claude Code's, :data:`CLAUDE_CODE_NAMES`), so the scripted model
-    calls each CLI's tools by that CLI's names.
+    calls each CLI's tools by that CLI's names. ``shell_key`` is the shell tool's input key for the
+    command (scenarios write ``command``; :meth:`WireScenario.for_target` renames it).
+    ``mcp_search`` names the search tool a CLI always hides its MCP tools behind (Codex's
+    client-side ``tool_search``): the scripted model then searches for the scenario's MCP tools
+    first, as a real model must, before it calls them. ``shell_hook_name`` is the shell tool's name
+    in hook input when the CLI gives hooks another name than its model (Codex: ``Bash``).
     """
 
     read: str | None = "Read"
@@ -69,6 +82,13 @@ class ToolNames:
     tool_search: str | None = "ToolSearch"
     mcp_format: str = "mcp__{server}__{tool}"
     write: str | None = "Write"
+    shell_key: str = "command"
+    mcp_search: str | None = None
+    shell_hook_name: str | None = None
+
+    def hook_name(self, tool: str) -> str:
+        """The tool's name in a hook's input: ``shell_hook_name`` for the shell tool (Codex: ``Bash``), else ``tool``."""
+        return self.shell_hook_name if tool == self.shell and self.shell_hook_name else tool
 
     def builtin(self, role: str) -> str:
         """The CLI's name for built-in ``role`` (``read``, ``shell``, ``tool_search``, ``write``).
@@ -131,7 +151,8 @@ class WireScenario:
     (``userSettings``, ``projectSettings``, ``localSettings``), written where Claude Code reads them
     (:data:`~pytest_toolharness.specs._vocabulary.SETTINGS_FILES`); ``settings`` is the one it is given.
     ``plugin_dirs`` are Claude Code plugin folders among ``files`` the target loads
-    (``claude --plugin-dir``).
+    (``claude --plugin-dir``). ``mcp_search`` is the search tool the model must call to find the MCP
+    tools first (set by :meth:`for_target` for a CLI that hides them behind one).
     """
 
     name: str
@@ -145,6 +166,7 @@ class WireScenario:
     links: Mapping[str, str] = field(default_factory=dict)
     setting_files: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     plugin_dirs: Sequence[str] = ()
+    mcp_search: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name or not self.prompt:
@@ -171,17 +193,87 @@ class WireScenario:
         if len(set(names)) != len(names):
             raise ValueError(f"WireScenario {self.name!r} has duplicate MCP tool names: {names}")
 
+    def for_target(self, names: ToolNames) -> WireScenario:
+        """The scenario as a target named by ``names`` needs it (itself when nothing differs).
+
+        Each shell call's ``command`` is sent under ``names.shell_key``; with ``names.mcp_search``
+        the model first searches for the scenario's MCP tools (:meth:`answer`).
+        """
+        renamed = names.shell is not None and names.shell_key != "command"
+        search = names.mcp_search if self.mcp_tools else None
+        if not renamed and search is None:
+            return self
+        steps = tuple(_shell_key_step(step, names) for step in self.steps) if renamed else self.steps
+        return replace(self, steps=steps, mcp_search=search)
+
+    def _search_turn(self, request: RecordedRequest, tool: str, searches: int) -> AssistantTurn | None:
+        """Another search for the MCP tools, or None once one found them (or the searches ran out).
+
+        The query is every MCP tool's name, asking for as many results as there are tools. A CLI
+        that starts its MCP servers beside the first request finds nothing until they have listed
+        their tools: the model waits a moment and searches again, as a real model would.
+        """
+        if searches:
+            last = request.messages[-1] if request.messages else {}
+            content = last.get("content") if isinstance(last, Mapping) else None
+            blocks = content if isinstance(content, list) else []
+            found = [
+                b
+                for b in blocks
+                if isinstance(b, Mapping)
+                and b.get("type") == "tool_result"
+                and b.get("content") not in ("[]", "", None)
+            ]
+            if found or searches >= MCP_SEARCH_TRIES:
+                return None
+            time.sleep(MCP_SEARCH_WAIT)
+        query = " ".join(spec.mcp_tool or spec.name for spec in self.mcp_tools)
+        call_id = f"{MCP_SEARCH_ID}{searches:03d}"
+        return AssistantTurn((ToolUseBlock(call_id, tool, {"query": query, "limit": len(self.mcp_tools)}),))
+
     def answer(self, request: RecordedRequest) -> AssistantTurn:
-        """The scripted model's answer to ``request`` (the server's script callable)."""
+        """The scripted model's answer to ``request`` (the server's script callable).
+
+        The step is the number of assistant messages in the request, the model's searches for the
+        MCP tools (:meth:`_search_turn`) not counted.
+        """
         if not request.tools:
             return AssistantTurn.text(SIDE_TEXT)
-        step = sum(1 for m in request.messages if isinstance(m, Mapping) and m.get("role") == "assistant")
+        turns = [m for m in request.messages if isinstance(m, Mapping) and m.get("role") == "assistant"]
+        searches = sum(1 for m in turns if _is_search(m))
+        step = len(turns) - searches
+        if step == 0 and self.mcp_search is not None:
+            search = self._search_turn(request, self.mcp_search, searches)
+            if search is not None:
+                return search
         if step >= len(self.steps):
             return AssistantTurn.text(FINAL_TEXT)
         item = self.steps[step]
         if isinstance(item, AssistantTurn):
             return item
         return item(request)
+
+
+def _is_search(message: Mapping[str, Any]) -> bool:
+    content = message.get("content")
+    blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+    return bool(blocks) and all(str(b.get("id", "")).startswith(MCP_SEARCH_ID) for b in blocks)
+
+
+def _shell_key_turn(turn: AssistantTurn, names: ToolNames) -> AssistantTurn:
+    blocks = [
+        replace(b, input={(names.shell_key if k == "command" else k): v for k, v in b.input.items()})
+        if isinstance(b, ToolUseBlock) and b.name == names.shell
+        else b
+        for b in turn.blocks
+    ]
+    return replace(turn, blocks=tuple(blocks))
+
+
+def _shell_key_step(step: Step, names: ToolNames) -> Step:
+    if isinstance(step, AssistantTurn):
+        return _shell_key_turn(step, names)
+    return lambda request: _shell_key_turn(step(request), names)
 
 
 #: The file, in the run's working directory, where the suite's command hooks log each input they read.

@@ -13,6 +13,7 @@ from pytest_toolharness.wire.model_api import (
     AssistantTurn,
     RecordedRequest,
     TextBlock,
+    ThinkingBlock,
     ToolUseBlock,
     tool_use_id,
 )
@@ -33,11 +34,13 @@ __all__ = [
     "DeferIds",
     "PairingIds",
     "PersistedIds",
+    "ReasoningIds",
     "SchedulingIds",
     "concurrent_scenario",
     "deferred_scenario",
     "pairing_scenario",
     "persisted_scenario",
+    "reasoning_scenario",
     "scheduling_scenario",
 ]
 _ID_PREFIX = "01Wire"
@@ -78,6 +81,14 @@ class PersistedIds:
 
     BIG = _id(25)
     AFTER = _id(26)
+
+
+class ReasoningIds:
+    """The tool_use ids of :func:`reasoning_scenario`: two calls after the first reasoning, one after the second."""
+
+    FIRST = _id(91)
+    FIRST_B = _id(92)
+    SECOND = _id(93)
 
 
 class ConcurrentIds:
@@ -334,5 +345,39 @@ def persisted_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
         ),
         mcp_tools=(big, small),
         settings={"permissions": {"allow": [big.name, small.name]}},
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    )
+
+
+def reasoning_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
+    """Reasoning that comes with tool calls, twice: PAIR-8 over the wire.
+
+    Each of two turns opens with the model's reasoning (a thinking block with its signature: a
+    Responses ``reasoning`` item with ``encrypted_content``, a Gemini ``thoughtSignature``) and
+    calls an allowed MCP tool; the first turn calls it twice. Every later request must carry each
+    turn's reasoning back, unchanged and ahead of its calls.
+    """
+    echo = mcp_spec(
+        "echo", "Echo text back.", ToolBehavior("text", text="echo-ok"), names=names, text=_TEXT_PROP
+    )
+    first = AssistantTurn(
+        (
+            ThinkingBlock("Two lookups first.", "c2lnbmF0dXJlLXJlYXNvbmluZy0x"),
+            ToolUseBlock(ReasoningIds.FIRST, echo.name, {"text": "one"}),
+            ToolUseBlock(ReasoningIds.FIRST_B, echo.name, {"text": "two"}),
+        )
+    )
+    second = AssistantTurn(
+        (
+            ThinkingBlock("One more.", "c2lnbmF0dXJlLXJlYXNvbmluZy0y"),
+            ToolUseBlock(ReasoningIds.SECOND, echo.name, {"text": "three"}),
+        )
+    )
+    return WireScenario(
+        name="reasoning",
+        prompt="Think, then use the tools as the conversation asks.",
+        steps=(first, second),
+        mcp_tools=(echo,),
+        settings={"permissions": {"allow": [echo.name]}},
         env={"ENABLE_TOOL_SEARCH": "false"},
     )

@@ -14,6 +14,7 @@ from pytest_toolharness.wire.targets._claude_code import (
     find_claude_binary,
 )
 from pytest_toolharness.wire.targets._cline import CLINE_BIN_ENV, ClineTarget
+from pytest_toolharness.wire.targets._codex import CODEX_BIN_ENV, CodexTarget
 from pytest_toolharness.wire.targets._command import (
     PLACEHOLDERS,
     CommandTarget,
@@ -32,6 +33,7 @@ from pytest_toolharness.wire.targets._profiles import (
     ENTRY_POINT_GROUP,
     ClaudeCodeProfile,
     ClineProfile,
+    CodexProfile,
     GeminiCliProfile,
     OpencodeProfile,
     ReferenceProfile,
@@ -68,6 +70,7 @@ __all__ = [
     "BUILTIN_PROFILES",
     "CLAUDE_BIN_ENV",
     "CLINE_BIN_ENV",
+    "CODEX_BIN_ENV",
     "DEFAULT_TIMEOUT",
     "ENTRY_POINT_GROUP",
     "GEMINI_BIN_ENV",
@@ -79,6 +82,8 @@ __all__ = [
     "ClaudeCodeTarget",
     "ClineProfile",
     "ClineTarget",
+    "CodexProfile",
+    "CodexTarget",
     "CommandTarget",
     "GeminiCliProfile",
     "GeminiCliTarget",

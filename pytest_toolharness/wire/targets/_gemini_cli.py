@@ -39,6 +39,7 @@ from pytest_toolharness.wire.targets._roles import (
     ACTIONS,
     Rule,
     mcp_servers,
+    mode_setting,
     read_settings_file,
     settings_rules,
 )
@@ -179,13 +180,7 @@ def gemini_settings(inv: TargetInvocation, bridge: Path) -> dict[str, Any]:
 
 def approval_mode(settings: dict[str, Any]) -> str:
     """The CLI's approval mode for the scenario's ``permissions.defaultMode`` (a clear error if unknown)."""
-    permissions = settings.get("permissions") or {}
-    mode = permissions.get("defaultMode", "default") if isinstance(permissions, dict) else "default"
-    if mode not in MODES:
-        raise ValueError(
-            f"settings: permission mode {mode!r} has no Gemini CLI approval mode; known: {sorted(MODES)}"
-        )
-    return MODES[mode]
+    return mode_setting(settings, MODES, "Gemini CLI approval mode")
 
 
 def write_setting_sources(inv: TargetInvocation, config: Path) -> None:

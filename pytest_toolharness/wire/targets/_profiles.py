@@ -30,6 +30,7 @@ from typing import Protocol, runtime_checkable
 
 from pytest_toolharness.wire.scenarios import CLAUDE_CODE_NAMES, ToolNames
 from pytest_toolharness.wire.targets._cline import CLINE_BIN_ENV, CLINE_NAMES, ClineTarget
+from pytest_toolharness.wire.targets._codex import CODEX_BIN_ENV, CODEX_NAMES, CodexTarget
 from pytest_toolharness.wire.targets._command import CommandTarget, ReferenceTarget, Target, TargetError
 from pytest_toolharness.wire.targets._gemini_cli import GEMINI_BIN_ENV, GEMINI_NAMES, GeminiCliTarget
 from pytest_toolharness.wire.targets._opencode import OPENCODE_BIN_ENV, OPENCODE_NAMES, OpencodeTarget
@@ -41,6 +42,7 @@ __all__ = [
     "PROFILE_CAPABILITIES",
     "ClaudeCodeProfile",
     "ClineProfile",
+    "CodexProfile",
     "GeminiCliProfile",
     "OpencodeProfile",
     "ReferenceProfile",
@@ -247,6 +249,31 @@ class GeminiCliProfile:
         return _BASELINES / "gemini.toml"
 
 
+class CodexProfile:
+    """The Codex CLI (npm ``@openai/codex``): its config.toml and execpolicy rules in a scratch ``CODEX_HOME``."""
+
+    name: str = "codex"
+    description: str = "Codex CLI (npm @openai/codex), codex exec against the scripted Responses API"
+    claims: tuple[str, ...] = ("core",)
+    capabilities: frozenset[str] = frozenset(
+        {"mcp", "shell_tool", "permission_rules", "permission_modes", "command_hooks", "sandbox"}
+    )
+
+    names: ToolNames = CODEX_NAMES
+
+    def find_binary(self) -> Path | None:
+        """``$TOOLHARNESS_CODEX_BIN``, else ``codex`` on PATH."""
+        return find_on_path(CODEX_BIN_ENV, "codex")
+
+    def target(self) -> Target:
+        """A :class:`~pytest_toolharness.wire.targets._codex.CodexTarget` on the binary found."""
+        return CodexTarget(_required("codex", self.find_binary(), CODEX_BIN_ENV, "@openai/codex"))
+
+    def baseline(self) -> Path | None:
+        """``pytest_toolharness/baselines/codex.toml``."""
+        return _BASELINES / "codex.toml"
+
+
 #: The profiles shipped with the plugin (declared in the entry-point group as well).
 BUILTIN_PROFILES: dict[str, Callable[[], TargetProfile]] = {
     "reference": ReferenceProfile,
@@ -254,6 +281,7 @@ BUILTIN_PROFILES: dict[str, Callable[[], TargetProfile]] = {
     "opencode": OpencodeProfile,
     "cline": ClineProfile,
     "gemini": GeminiCliProfile,
+    "codex": CodexProfile,
 }
 
 

@@ -12,11 +12,22 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["ACTIONS", "McpServer", "Rule", "mcp_servers", "read_settings_file", "settings_rules"]
+T = TypeVar("T")
+
+__all__ = [
+    "ACTIONS",
+    "McpServer",
+    "Rule",
+    "mcp_servers",
+    "mode_setting",
+    "read_settings_file",
+    "settings_rules",
+]
 
 #: The rule actions, weakest first: a later one beats an earlier one on the same call.
 ACTIONS: tuple[str, ...] = ("allow", "ask", "deny")
@@ -56,6 +67,15 @@ def read_settings_file(path: Path) -> dict[str, Any]:
 
 def _pattern(spec: str) -> str:
     return spec[: -len(":*")] + "*" if spec.endswith(":*") else spec
+
+
+def mode_setting(settings: dict[str, Any], modes: Mapping[str, T], what: str) -> T:
+    """``modes[permissions.defaultMode]`` (``default`` when unset); an error naming ``what`` for an unknown mode."""
+    permissions = settings.get("permissions") or {}
+    mode = permissions.get("defaultMode", "default") if isinstance(permissions, dict) else "default"
+    if mode not in modes:
+        raise ValueError(f"settings: permission mode {mode!r} has no {what}; known: {sorted(modes)}")
+    return modes[mode]
 
 
 def settings_rules(settings: dict[str, Any]) -> list[Rule]:

@@ -222,6 +222,7 @@ def run_wire_scenario(
     written to ``workdir/requests/`` (:data:`REQUESTS_DIR`), the evidence a finding cites.
     """
     workdir.mkdir(parents=True, exist_ok=True)
+    scenario = scenario.for_target(target_names(target))
     write_scenario_files(workdir, scenario)
     settings_path = workdir / "settings.json"
     settings_path.write_text(wire_json(dict(scenario.settings)), encoding="utf-8")
