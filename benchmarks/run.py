@@ -36,6 +36,7 @@ GROUPS = (
     "api_server",
     "oracle",
     "sandbox_exec",
+    "wire_drawn",
 )
 _MODULES = {
     "toolsearch": "benchmarks._toolsearch_bench",
@@ -49,6 +50,7 @@ _MODULES = {
     "api_server": "benchmarks._api_server_bench",
     "oracle": "benchmarks._oracle_bench",
     "sandbox_exec": "benchmarks._sandbox_exec_bench",
+    "wire_drawn": "benchmarks._wire_drawn_bench",
 }
 
 # (figure, goal text, check): the goals of issue 7 (issue 12's report time; issue 18's anchors,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +31,7 @@ from pytest_toolharness.specs import ExecutionResult
 
 __all__ = [
     "NOT_RUN_PROPERTY",
+    "WireBudget",
     "built_adapter",
     "harness",
     "load_adapter_before",
@@ -36,6 +39,7 @@ __all__ = [
     "toolharness_adapter",
     "toolharness_adapter_spec",
     "toolharness_capabilities",
+    "toolharness_wire_budget",
 ]
 
 NOT_RUN_PROPERTY = "toolharness_not_run"
@@ -173,6 +177,43 @@ def toolharness_adapter_spec(pytestconfig: pytest.Config) -> str | None:
     a fresh process (SNAP-2's) can't build the same adapter again from a name.
     """
     return choose_adapter_source(pytestconfig, pytestconfig.stash[RUN_STATE].settings).spec
+
+
+@dataclass(frozen=True)
+class WireBudget:
+    """What a drawn wire test may spend, where its failures are kept, and how to run it again.
+
+    ``seconds`` is the drawing time (``--toolharness-wire-budget``, at most half the per-test budget,
+    so shrinking and the report fit in it); ``replay`` the file of failing drawn scenarios
+    (``--toolharness-wire-replay``, else the pytest cache); ``target`` the ``--toolharness-target``;
+    ``packaged`` the failing drawn scenarios the target's profile ships beside its packaged baseline
+    (``<profile>.drawn.jsonl``), so a baselined drawn finding is replayed in every run, CI's included.
+    """
+
+    examples: int
+    seconds: float
+    replay: Path | None
+    target: str | None
+    #: The replay file the target's profile ships beside its baseline (read, never written).
+    packaged: Path | None = None
+
+
+@pytest.fixture(scope="session")
+def toolharness_wire_budget(pytestconfig: pytest.Config) -> WireBudget:
+    """The drawn wire tests' budget (see :class:`WireBudget`)."""
+    settings = pytestconfig.stash[RUN_STATE].settings
+    seconds = settings.wire_budget
+    if settings.test_timeout:
+        seconds = min(seconds, settings.test_timeout / 2)
+    replay = settings.wire_replay
+    cache = getattr(pytestconfig, "cache", None)
+    if replay is None and cache is not None:
+        replay = Path(cache.mkdir("toolharness-wire")) / "failures.jsonl"
+    packaged = None
+    if settings.default_baseline and settings.baseline is not None:
+        shipped = settings.baseline.with_suffix(".drawn.jsonl")
+        packaged = shipped if shipped.is_file() else None
+    return WireBudget(settings.wire_examples, seconds, replay, settings.target, packaged)
 
 
 @pytest.fixture(scope="session")

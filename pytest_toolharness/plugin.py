@@ -37,6 +37,7 @@ from pytest_toolharness._fixtures import (
     toolharness_adapter,
     toolharness_adapter_spec,
     toolharness_capabilities,
+    toolharness_wire_budget,
 )
 from pytest_toolharness._options import RunLevel, add_options, read_settings, suite_directory
 from pytest_toolharness._report import (
@@ -68,6 +69,7 @@ __all__ = [
     "toolharness_adapter",
     "toolharness_adapter_spec",
     "toolharness_capabilities",
+    "toolharness_wire_budget",
 ]
 
 SUITE_WARNING_FILTERS = ("default",)
