@@ -67,7 +67,11 @@ def _drawn(draw: st.DrawFn, roles: frozenset[str] | None, refusing: bool) -> Dra
                 )
             )
             rules += [DrawnRule(where, action, rule) for action, rule, where in refusals]
-        extra = draw(st.lists(st.tuples(st.sampled_from(_EXTRA_ALLOWS), source), max_size=2))
+        # Mostly with the shell allowed as a whole: then only the deny or ask rule stands between a
+        # composed line and its run (without it a target that asks about everything refuses it anyway).
+        if draw(st.integers(min_value=0, max_value=3)) > 0:
+            rules.append(DrawnRule(draw(source), "allow", "{shell}"))
+        extra = draw(st.lists(st.tuples(st.sampled_from(_EXTRA_ALLOWS), source), max_size=1))
         rules += [DrawnRule(where, "allow", rule) for rule, where in extra]
     mode = draw(st.none() | st.sampled_from(DRAWN_MODES)) if _can(roles, "permission_modes") else None
     shell_weight = 6 if refusing else 1

@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from conformance._strategies_wire import drawn_scenarios
 from pytest_toolharness.wire.scenarios import DrawnCall, DrawnRule, DrawnScenario
 from pytest_toolharness.wire.targets import profile_named
-from tests.test_option_target import FAKE_HARNESS, run_suite
+from tests.test_option_target import FAKE_HARNESS
+from tests.test_option_target_run import run_suite
 
 _ROLES = {name: profile_named(name).capabilities for name in ("claude-code", "opencode", "cline", "gemini")}  # type: ignore[union-attr]
 

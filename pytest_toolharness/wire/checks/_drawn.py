@@ -57,6 +57,9 @@ def judge_drawn_rules(run: WireRun, drawn: DrawnScenario) -> Judgement:
         return [], ["the drawn rules refuse nothing (no deny or ask rule names touch)"]
     unproven = _exercised(run, drawn)
     results = tool_results(run.requests)
+    # Only the Messages API has an is_error flag; on the others (Gemini, Chat Completions) a refusal is
+    # text saying so (PAIR-3), so there the marker alone judges.
+    flagged = all(r.view is None for r in run.message_requests)
     problems = []
     for call_id, call in drawn.shell_calls():
         where = marker_created(run, call.marker)
@@ -66,7 +69,7 @@ def judge_drawn_rules(run: WireRun, drawn: DrawnScenario) -> Judgement:
                 f"{where.relative_to(run.workdir) if run.workdir else where} exists"
             )
         blocks = results.get(call_id, [])
-        if blocks and blocks[0].get("is_error") is not True:
+        if flagged and blocks and blocks[0].get("is_error") is not True:
             problems.append(
                 f"{call_id}: {call.command!r}: its result is not an error: {result_text(blocks[0])[:160]!r}"
             )
