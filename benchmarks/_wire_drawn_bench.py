@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
-
+from benchmarks._timing import drawn_examples
 from conformance._strategies_wire import drawn_scenarios
 from pytest_toolharness.wire.scenarios import DrawnScenario
 from pytest_toolharness.wire.targets import TargetProfile, profile_named, run_wire_scenario
@@ -31,23 +30,8 @@ TARGETS = ("claude-code", "opencode", "cline", "gemini")
 
 def draw_scenarios(profile: TargetProfile, count: int) -> list[DrawnScenario]:
     """``count`` drawn scenarios for ``profile``, the same ones every run."""
-    found: list[DrawnScenario] = []
     roles = frozenset(profile.capabilities)
-
-    @settings(
-        max_examples=count,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(drawn_scenarios(roles, refusing="permission_rules" in roles))
-    def collect(drawn: DrawnScenario) -> None:
-        found.append(drawn)
-
-    collect()
-    return found[:count]
+    return drawn_examples(drawn_scenarios(roles, refusing="permission_rules" in roles), count)
 
 
 def _bare_start(binary: Path) -> float:

@@ -216,7 +216,7 @@ class DrawnScenario:
 
     def scenario(self, names: ToolNames = CLAUDE_CODE_NAMES, name: str = "drawn") -> WireScenario:
         """The :class:`WireScenario`: one assistant turn per drawn turn, the rules in their sources."""
-        specs = {spec.mcp_tool: spec for spec in self.mcp_tools(names)}
+        specs = {str(spec.mcp_tool): spec for spec in self.mcp_tools(names)}
         turns = []
         for t, turn in enumerate(self.turns):
             blocks: list[TextBlock | ToolUseBlock] = [TextBlock(f"Step {t + 1}.")]
