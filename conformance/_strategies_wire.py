@@ -50,6 +50,7 @@ def _call(draw: st.DrawFn, marker: str, shell_weight: int) -> DrawnCall:
 
 @st.composite
 def _drawn(draw: st.DrawFn, roles: frozenset[str] | None, refusing: bool) -> DrawnScenario:
+    mode = draw(st.none() | st.sampled_from(DRAWN_MODES)) if _can(roles, "permission_modes") else None
     rules: list[DrawnRule] = []
     if _can(roles, "permission_rules"):
         sources = [s for s in DRAWN_SOURCES if s == "flagSettings" or _can(roles, "settings_files")]
@@ -66,6 +67,9 @@ def _drawn(draw: st.DrawFn, roles: frozenset[str] | None, refusing: bool) -> Dra
                     max_size=2,
                 )
             )
+            if mode == "bypassPermissions" and all(action == "ask" for action, _, _ in refusals):
+                # An ask refuses nothing there for every profile (only Claude Code's promises it): deny.
+                refusals[0] = ("deny", *refusals[0][1:])
             rules += [DrawnRule(where, action, rule) for action, rule, where in refusals]
         # Mostly with the shell allowed as a whole: then only the deny or ask rule stands between a
         # composed line and its run (without it a target that asks about everything refuses it anyway).
@@ -73,7 +77,6 @@ def _drawn(draw: st.DrawFn, roles: frozenset[str] | None, refusing: bool) -> Dra
             rules.append(DrawnRule(draw(source), "allow", "{shell}"))
         extra = draw(st.lists(st.tuples(st.sampled_from(_EXTRA_ALLOWS), source), max_size=1))
         rules += [DrawnRule(where, "allow", rule) for rule, where in extra]
-    mode = draw(st.none() | st.sampled_from(DRAWN_MODES)) if _can(roles, "permission_modes") else None
     shell_weight = 6 if refusing else 1
     turns = []
     for t in range(draw(st.integers(min_value=1, max_value=3))):

@@ -102,3 +102,10 @@ def test_a_bad_budget_is_a_usage_error(pytester: pytest.Pytester, option: str, m
     result = pytester.runpytest("--toolharness-target=reference", option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_the_budget_comes_from_the_ini_file_too(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ntoolharness_wire_examples = many\n")
+    result = pytester.runpytest("--toolharness-target=reference")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*toolharness_wire_examples = 'many' is not a whole number*"])
