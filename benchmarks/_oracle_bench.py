@@ -15,8 +15,7 @@ import subprocess
 import time
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
-
+from benchmarks._timing import drawn_examples
 from pytest_toolharness import strategies as ths
 
 __all__ = ["draw_lines", "run"]
@@ -24,22 +23,7 @@ __all__ = ["draw_lines", "run"]
 
 def draw_lines(count: int) -> list[str]:
     """``count`` composed lines, the same ones every run."""
-    lines: list[str] = []
-
-    @settings(
-        max_examples=count,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(ths.composed_commands(max_depth=2))
-    def collect(composed: ths.ComposedCommand) -> None:
-        lines.append(composed.command)
-
-    collect()
-    return lines[:count]
+    return [composed.command for composed in drawn_examples(ths.composed_commands(max_depth=2), count)]
 
 
 def _wall(call: Any) -> float:

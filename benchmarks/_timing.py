@@ -11,8 +11,35 @@ import gc
 import statistics
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
-__all__ = ["clock", "median_seconds", "per_call_seconds"]
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+__all__ = ["clock", "drawn_examples", "median_seconds", "per_call_seconds"]
+
+_T = TypeVar("_T")
+
+
+def drawn_examples(strategy: st.SearchStrategy[_T], count: int) -> list[_T]:
+    """``count`` examples of ``strategy``, the same ones every run (derandomised, drawn before timing)."""
+    found: list[_T] = []
+
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(example: _T) -> None:
+        found.append(example)
+
+    collect()
+    return found[:count]
+
 
 clock = time.process_time
 """The clock of CPU-bound figures."""

@@ -37,6 +37,7 @@ GROUPS = (
     "oracle",
     "sandbox_exec",
     "plugin_overhead",
+    "wire_drawn",
 )
 _MODULES = {
     "toolsearch": "benchmarks._toolsearch_bench",
@@ -51,6 +52,7 @@ _MODULES = {
     "oracle": "benchmarks._oracle_bench",
     "sandbox_exec": "benchmarks._sandbox_exec_bench",
     "plugin_overhead": "benchmarks._plugin_overhead_bench",
+    "wire_drawn": "benchmarks._wire_drawn_bench",
 }
 
 # (figure, goal text, check): the goals of issue 7 (issue 12's report time; issue 18's anchors,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,12 +28,14 @@ from pytest_toolharness.specs import ExecutionResult
 
 __all__ = [
     "NOT_RUN_PROPERTY",
+    "WireBudget",
     "adapter_or_error",
     "built_adapter",
     "checked_harness",
     "declared_capabilities",
     "load_adapter_before",
     "session_adapter",
+    "wire_budget",
 ]
 
 NOT_RUN_PROPERTY = "toolharness_not_run"
@@ -137,3 +141,39 @@ def _check_execute_results(harness: Any, adapter: str) -> None:
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:79] + "…"
+
+
+@dataclass(frozen=True)
+class WireBudget:
+    """What a drawn wire test may spend, where its failures are kept, and how to run it again.
+
+    ``seconds`` is the drawing time (``--toolharness-wire-budget``, at most half the per-test budget,
+    so shrinking and the report fit in it); ``replay`` the file of failing drawn scenarios
+    (``--toolharness-wire-replay``, else the pytest cache); ``target`` the ``--toolharness-target``;
+    ``packaged`` the failing drawn scenarios the target's profile ships beside its packaged baseline
+    (``<profile>.drawn.jsonl``), so a baselined drawn finding is replayed in every run, CI's included.
+    """
+
+    examples: int
+    seconds: float
+    replay: Path | None
+    target: str | None
+    #: The replay file the target's profile ships beside its baseline (read, never written).
+    packaged: Path | None = None
+
+
+def wire_budget(config: pytest.Config) -> WireBudget:
+    """The ``toolharness_wire_budget`` fixture's value, from the run's settings."""
+    settings = config.stash[RUN_STATE].settings
+    seconds = settings.wire_budget
+    if settings.test_timeout:
+        seconds = min(seconds, settings.test_timeout / 2)
+    replay = settings.wire_replay
+    cache = getattr(config, "cache", None)
+    if replay is None and cache is not None:
+        replay = Path(cache.mkdir("toolharness-wire")) / "failures.jsonl"
+    packaged = None
+    if settings.default_baseline and settings.baseline is not None:
+        shipped = settings.baseline.with_suffix(".drawn.jsonl")
+        packaged = shipped if shipped.is_file() else None
+    return WireBudget(settings.wire_examples, seconds, replay, settings.target, packaged)

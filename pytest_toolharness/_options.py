@@ -70,6 +70,9 @@ class Settings:
     test_timeout: float = 120.0  # seconds per test, setup to teardown, shrinking included; 0: none
     run_timeout: float = 1800.0  # seconds for the whole run; 0: none
     isolation: Isolation = Isolation.AUTO
+    wire_examples: int = 12  # drawn wire scenarios per drawn test, at most
+    wire_budget: float = 60.0  # seconds of drawing per drawn wire test (shrinking has its own bound)
+    wire_replay: Path | None = None  # the file of failing drawn scenarios, replayed first
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -206,6 +209,36 @@ def add_options(parser: pytest.Parser) -> None:
         "(ini: toolharness_isolation).",
     )
     parser.addini("toolharness_isolation", "auto (default), process or none.", default=Isolation.AUTO.value)
+    group.addoption(
+        "--toolharness-wire-examples",
+        metavar="N",
+        type=int,
+        default=None,
+        help="At most N scenarios drawn by Hypothesis per drawn wire test and target (default 12; "
+        "ini: toolharness_wire_examples).",
+    )
+    parser.addini(
+        "toolharness_wire_examples", "Drawn wire scenarios per drawn wire test, at most.", default="12"
+    )
+    group.addoption(
+        "--toolharness-wire-budget",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="Seconds of drawing per drawn wire test; past it no new scenario is run (default 60, at "
+        "most half the test timeout; ini: toolharness_wire_budget).",
+    )
+    parser.addini("toolharness_wire_budget", "Seconds of drawing per drawn wire test.", default="60")
+    group.addoption(
+        "--toolharness-wire-replay",
+        metavar="PATH",
+        default=None,
+        help="JSON-lines file of failing drawn wire scenarios: run first, and each new failure is "
+        "added (default: the pytest cache; commit the file for CI; ini: toolharness_wire_replay).",
+    )
+    parser.addini(
+        "toolharness_wire_replay", "File of failing drawn wire scenarios, replayed first.", default=""
+    )
     # No command-line option on purpose: this exists so the plugin's own tests can run a fake suite.
     parser.addini(
         "toolharness_suite_path",
@@ -319,7 +352,25 @@ def read_settings(config: pytest.Config) -> Settings:
         test_timeout=_seconds(config, "toolharness_test_timeout"),
         run_timeout=_seconds(config, "toolharness_run_timeout"),
         isolation=isolation,
+        wire_examples=_wire_examples(config),
+        wire_budget=_seconds(config, "toolharness_wire_budget"),
+        wire_replay=_cli_path(config, config.getoption("toolharness_wire_replay"))
+        or _ini_path(config, str(config.getini("toolharness_wire_replay"))),
     )
+
+
+def _wire_examples(config: pytest.Config) -> int:
+    """``--toolharness-wire-examples`` or its ini key: a count >= 1."""
+    value = config.getoption("toolharness_wire_examples")
+    if value is None:
+        text = str(config.getini("toolharness_wire_examples")).strip()
+        try:
+            value = int(text)
+        except ValueError:
+            raise pytest.UsageError(f"toolharness_wire_examples = {text!r} is not a whole number") from None
+    if value < 1:
+        raise pytest.UsageError(f"--toolharness-wire-examples must be >= 1, got {value}")
+    return int(value)
 
 
 def _check_command(target: str, base: Path) -> None:

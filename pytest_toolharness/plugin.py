@@ -35,6 +35,7 @@ __all__ = [
     "toolharness_adapter",
     "toolharness_adapter_spec",
     "toolharness_capabilities",
+    "toolharness_wire_budget",
 ]
 
 
@@ -216,6 +217,15 @@ def toolharness_capabilities(toolharness_adapter: Any) -> frozenset[str]:
     from pytest_toolharness._fixtures import declared_capabilities
 
     return declared_capabilities(toolharness_adapter)
+
+
+@pytest.fixture(scope="session")
+def toolharness_wire_budget(pytestconfig: pytest.Config) -> Any:
+    """The drawn wire tests' budget: examples, seconds, replay file (see ``_fixtures.WireBudget``)."""
+    _start(pytestconfig)
+    from pytest_toolharness._fixtures import wire_budget
+
+    return wire_budget(pytestconfig)
 
 
 @pytest.fixture

@@ -143,8 +143,10 @@ def test_baseline_evidence_recurs(tmp_path: Path) -> None:
     """Each baseline entry with evidence: its scenario, run on the real CLI, records those bytes in that file.
 
     The scenarios are the wire suite's own (``conformance/test_wire_rules.py``), so the evidence is
-    what ``--toolharness-keep-workdirs`` shows a user.
+    what ``--toolharness-keep-workdirs`` shows a user; a drawn finding's (``drawn-...``) is the shrunk
+    scenario the profile's packaged replay file holds for that test.
     """
+    from conformance._wire_drawn import read_replay
     from conformance.test_wire_rules import _SCENARIOS
 
     target = ClaudeCodeTarget(_binary())
@@ -152,9 +154,13 @@ def test_baseline_evidence_recurs(tmp_path: Path) -> None:
     assert {e["id"] for e in entries} >= {"PERM-12", "PERM-17", "CONC-4", "RESULT-3"}
     for entry in entries:
         evidence = entry["evidence"]
-        run = run_wire_scenario(
-            target, _SCENARIOS[evidence["scenario"]](), tmp_path / entry["id"], timeout=120
-        )
+        if evidence["scenario"].startswith("drawn-"):
+            drawn = read_replay(BASELINE.with_suffix(".drawn.jsonl"), "claude-code", evidence["scenario"])
+            assert drawn, f"{BASELINE.with_suffix('.drawn.jsonl')} holds no {evidence['scenario']} scenario"
+            scenario = drawn[0].scenario()
+        else:
+            scenario = _SCENARIOS[evidence["scenario"]]()
+        run = run_wire_scenario(target, scenario, tmp_path / entry["id"], timeout=120)
         assert run.failure() is None, run.failure()
         recorded = (tmp_path / entry["id"] / evidence["file"]).read_bytes()
         assert evidence["bytes"].encode() in recorded, (entry["id"], recorded[:2000])

@@ -8,6 +8,7 @@ exercised what a check judges.
 
 from __future__ import annotations
 
+from pytest_toolharness.wire.checks._drawn import judge_drawn_pairing, judge_drawn_rules, marker_created
 from pytest_toolharness.wire.checks._evidence import (
     PAIRING_PROOFS,
     PAIRING_ROLES,
@@ -112,6 +113,8 @@ __all__ = [
     "intervals",
     "judge_accept_edits",
     "judge_denied_spellings",
+    "judge_drawn_pairing",
+    "judge_drawn_rules",
     "judge_failed_shell",
     "judge_hook_sources",
     "judge_images_kept",
@@ -128,6 +131,7 @@ __all__ = [
     "judge_sources",
     "judge_unallowed_compounds",
     "main_requests",
+    "marker_created",
     "mcp_tools_in_requests",
     "offered",
     "overlap_unproven",

@@ -1,7 +1,7 @@
 """Wire scenarios: what the scripted model does in a black-box run, the tools the suite serves, the settings.
 
 One module per family of requirements (the core tool-call scenarios, security, rules, sandbox, search,
-result budgets), on :class:`WireScenario` and its names for a CLI's tools (``_core``), and the stdio MCP
+result budgets, and the scenarios Hypothesis draws: ``_drawn``), on :class:`WireScenario` and its names for a CLI's tools (``_core``), and the stdio MCP
 tool server that serves a scenario's tools (``_mcp_tool_server``).
 """
 
@@ -22,6 +22,16 @@ from pytest_toolharness.wire.scenarios._core import (
     logged_hook_program,
     mcp_name,
     mcp_spec,
+)
+from pytest_toolharness.wire.scenarios._drawn import (
+    CALL_KINDS,
+    DRAWN_MCP_KINDS,
+    DRAWN_MODES,
+    DRAWN_SOURCES,
+    DrawnCall,
+    DrawnRule,
+    DrawnScenario,
+    drawn_call_id,
 )
 from pytest_toolharness.wire.scenarios._mcp_tool_server import (
     CALLS_LOG_NAME,
@@ -142,6 +152,7 @@ __all__ = [
     "BUDGET_CHARS",
     "BUDGET_SIZES",
     "CALLS_LOG_NAME",
+    "CALL_KINDS",
     "CLAUDE_CODE_NAMES",
     "CONCURRENT_SLOW_SECONDS",
     "CONTEXT_MARK",
@@ -150,6 +161,9 @@ __all__ = [
     "DENIED_FILE",
     "DENIED_SPELLINGS",
     "DENY_CONTROL",
+    "DRAWN_MCP_KINDS",
+    "DRAWN_MODES",
+    "DRAWN_SOURCES",
     "EDIT_CONTROL",
     "FINAL_TEXT",
     "GIVE_UP_TEXT",
@@ -193,6 +207,9 @@ __all__ = [
     "UNSANDBOXED",
     "ConcurrentIds",
     "DeferIds",
+    "DrawnCall",
+    "DrawnRule",
+    "DrawnScenario",
     "HookSourceIds",
     "ImageIds",
     "McpCallEvent",
@@ -214,6 +231,7 @@ __all__ = [
     "call_ids",
     "concurrent_scenario",
     "deferred_scenario",
+    "drawn_call_id",
     "hook_sources_scenario",
     "images_scenario",
     "logged_hook_command",

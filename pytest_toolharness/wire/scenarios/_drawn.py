@@ -1,0 +1,256 @@
+"""Drawn wire scenarios: rules x commands x modes x batch shapes as plain data, and what they must do.
+
+A :class:`DrawnScenario` is what a Hypothesis strategy draws for a black-box run (the strategy is
+the suite's, ``conformance/_strategies_wire.py``, on the composing shell grammar): the permission
+rules (each in a settings source, written in Claude Code's rule syntax with the target's tool
+names, so every target profile translates them with the mechanism it already uses for the fixed
+scenarios), a permission mode, and turns of parallel calls (:class:`DrawnCall`): shell commands that
+run ``touch <marker>`` however the grammar spells them, a control (``mkdir``), MCP tools that work,
+fail, report an error, answer slowly, answer empty or with an image and text, and names no tool has.
+
+It is plain data with a JSON form (:meth:`DrawnScenario.to_json`, :meth:`DrawnScenario.from_json`):
+a failing scenario is written to the replay file and run first next time, CI's profile included
+(which has no example database). :meth:`DrawnScenario.must_not_run` is the rules' verdict on each
+shell call (the requirement's, not any harness's): which calls no compliant harness runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_toolharness.specs import ToolBehavior, ToolSpec
+from pytest_toolharness.wire.model_api import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
+from pytest_toolharness.wire.scenarios._core import CLAUDE_CODE_NAMES, ToolNames, WireScenario, mcp_spec
+
+__all__ = [
+    "CALL_KINDS",
+    "DRAWN_MCP_KINDS",
+    "DRAWN_MODES",
+    "DRAWN_SOURCES",
+    "DrawnCall",
+    "DrawnRule",
+    "DrawnScenario",
+    "drawn_call_id",
+]
+
+#: The permission modes a drawn scenario may set (None: the harness's default).
+DRAWN_MODES: tuple[str, ...] = ("default", "acceptEdits", "bypassPermissions", "dontAsk", "plan")
+#: Where a drawn rule may be written: ``flagSettings`` is ``--settings``; the others need ``settings_files``.
+DRAWN_SOURCES: tuple[str, ...] = ("flagSettings", "userSettings", "projectSettings", "localSettings")
+
+#: Each MCP tool a drawn batch may call → how the suite's server answers it.
+DRAWN_MCP_KINDS: Mapping[str, ToolBehavior] = {
+    "d_ok": ToolBehavior("text", text="d_ok-ran"),
+    "d_raise": ToolBehavior("raise", message="d_raise failed"),
+    "d_error": ToolBehavior("error_result", message="d_error reported a failure"),
+    "d_slow": ToolBehavior("sleep", seconds=2.0, text="d_slow-ran"),
+    "d_empty": ToolBehavior("empty"),
+    "d_image": ToolBehavior("image"),
+}
+#: Every call kind: a shell command, the control, an MCP tool of :data:`DRAWN_MCP_KINDS`, an unknown name.
+CALL_KINDS: tuple[str, ...] = ("shell", "control", *DRAWN_MCP_KINDS, "unknown")
+_FAILING = ("d_raise", "d_error", "unknown")
+_PREFIX = "01Drw"
+_PROMPT = "Use the tools as the conversation asks."
+
+
+def drawn_call_id(turn: int, index: int) -> str:
+    """The tool_use id of the ``index``-th call of turn ``turn`` (deterministic: the evidence cites it)."""
+    return tool_use_id(turn * 100 + index + 1, _PREFIX)
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnRule:
+    """``action`` (allow, ask, deny) on ``rule`` in settings ``source``.
+
+    ``rule`` is Claude Code's syntax with ``{shell}`` for the target's shell tool (``{shell}(touch:*)``)
+    and ``{mcp}`` for every MCP tool of the scenario (one rule each).
+    """
+
+    source: str
+    action: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnCall:
+    """One call of a drawn batch: ``kind`` (:data:`CALL_KINDS`); a shell call's ``command`` creates ``marker``.
+
+    ``mechanism`` is how a shell line hides its command (the grammar's outermost carrier family,
+    ``plain`` for none): a failure is told apart, and shrunk, by the mechanism that got through.
+    """
+
+    kind: str
+    command: str = ""
+    marker: str = ""
+    mechanism: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in CALL_KINDS:
+            raise ValueError(f"drawn call kind {self.kind!r} is not one of {CALL_KINDS}")
+        if self.kind in ("shell", "control") and not (self.command and self.marker):
+            raise ValueError(f"a drawn {self.kind} call needs a command and the marker it creates")
+
+    @property
+    def fails(self) -> bool:
+        """Whether the call's result must be an error whatever the rules say (a tool failure, an unknown name)."""
+        return self.kind in _FAILING
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnScenario:
+    """A drawn black-box run: ``rules``, a ``mode`` (None: unset), ``turns`` of parallel calls."""
+
+    rules: tuple[DrawnRule, ...]
+    mode: str | None
+    turns: tuple[tuple[DrawnCall, ...], ...]
+
+    def __post_init__(self) -> None:
+        if self.mode is not None and self.mode not in DRAWN_MODES:
+            raise ValueError(f"drawn mode {self.mode!r} is not one of {DRAWN_MODES}")
+        for rule in self.rules:
+            if rule.source not in DRAWN_SOURCES or rule.action not in ("allow", "ask", "deny"):
+                raise ValueError(f"drawn rule {rule} needs a source of {DRAWN_SOURCES} and allow/ask/deny")
+        if not self.turns or not all(self.turns):
+            raise ValueError("a drawn scenario needs at least one turn, each with at least one call")
+
+    # -- identity and the replay file ------------------------------------------------------------
+
+    def to_json(self) -> str:
+        """Deterministic JSON (sorted keys, no spaces): a line of the replay file, the verdict cache's key."""
+        data = {
+            "mode": self.mode,
+            "rules": [[r.source, r.action, r.rule] for r in self.rules],
+            "turns": [[[c.kind, c.command, c.marker, c.mechanism] for c in turn] for turn in self.turns],
+        }
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> DrawnScenario:
+        """The scenario :meth:`to_json` wrote; a ValueError naming what is wrong otherwise."""
+        try:
+            data = json.loads(text)
+            return cls(
+                rules=tuple(DrawnRule(*map(str, r)) for r in data["rules"]),
+                mode=data["mode"],
+                turns=tuple(tuple(DrawnCall(*map(str, c)) for c in turn) for turn in data["turns"]),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"not a drawn wire scenario ({exc}): {text[:200]!r}") from None
+
+    # -- the rules' verdict ------------------------------------------------------------------------
+
+    def _rules(self, action: str, prefix: str) -> list[DrawnRule]:
+        return [r for r in self.rules if r.action == action and r.rule.startswith(prefix)]
+
+    def catches_touch(self) -> str | None:
+        """Why every shell call of the scenario must not run, or None when the rules let touch through.
+
+        A deny rule naming touch holds in every mode (PERM-1) however the command is spelled
+        (PERM-17); so does an ask rule, since a headless run has nobody to ask (PERM-8), except in
+        bypassPermissions, where only Claude Code's profile promises that (PERM-5).
+        """
+        deny = self._rules("deny", "{shell}(touch")
+        if deny:
+            return f"deny {deny[0].rule} in {deny[0].source}"
+        ask = self._rules("ask", "{shell}(touch")
+        if ask and self.mode != "bypassPermissions":
+            return f"ask {ask[0].rule} in {ask[0].source}, and a headless run has nobody to ask"
+        return None
+
+    def control_allowed(self) -> bool:
+        """Whether the rules and mode let the control (``mkdir``) run, so the shell tool is shown to work."""
+        if self.mode == "plan":
+            return False
+        allowed = any(r.rule in ("{shell}", "{shell}(mkdir:*)") for r in self.rules if r.action == "allow")
+        return allowed or self.mode == "bypassPermissions"
+
+    def calls(self) -> list[tuple[str, DrawnCall]]:
+        """Every call with its tool_use id, in the order the model makes them."""
+        return [
+            (drawn_call_id(t, i), call) for t, turn in enumerate(self.turns) for i, call in enumerate(turn)
+        ]
+
+    def failing_ids(self) -> list[str]:
+        """The ids of the calls whose result must be an error whatever the rules say."""
+        return [i for i, call in self.calls() if call.fails]
+
+    def shell_calls(self) -> list[tuple[str, DrawnCall]]:
+        """The shell calls (not the control) with their ids."""
+        return [(i, call) for i, call in self.calls() if call.kind == "shell"]
+
+    def describe(self) -> str:
+        """A few lines a person reads: the rules, the mode, each turn's calls."""
+        lines = [f"mode: {self.mode or '(unset)'}"]
+        lines += [f"{r.action} {r.rule} ({r.source})" for r in self.rules]
+        for t, turn in enumerate(self.turns):
+            shown = [f"{c.kind}: {c.command!r}" if c.command else c.kind for c in turn]
+            lines.append(f"turn {t + 1}: " + " | ".join(shown))
+        return "\n".join(lines)
+
+    # -- the wire scenario --------------------------------------------------------------------------
+
+    def mcp_tools(self, names: ToolNames = CLAUDE_CODE_NAMES) -> tuple[ToolSpec, ...]:
+        """The MCP tools the calls name (every kind, so the rules' ``{mcp}`` and the batches agree)."""
+        return tuple(
+            mcp_spec(kind, f"Tool {kind}.", behavior, names=names)
+            for kind, behavior in DRAWN_MCP_KINDS.items()
+        )
+
+    def settings_by_source(self, names: ToolNames = CLAUDE_CODE_NAMES) -> dict[str, dict[str, list[str]]]:
+        """Source → action → rule texts in the target's names (``{mcp}`` expanded to each MCP tool)."""
+        shell = names.builtin("shell")
+        by_source: dict[str, dict[str, list[str]]] = {}
+        for rule in self.rules:
+            texts = (
+                [spec.name for spec in self.mcp_tools(names)]
+                if rule.rule == "{mcp}"
+                else [rule.rule.replace("{shell}", shell)]
+            )
+            listed = by_source.setdefault(rule.source, {}).setdefault(rule.action, [])
+            listed += [t for t in texts if t not in listed]
+        return by_source
+
+    def scenario(self, names: ToolNames = CLAUDE_CODE_NAMES, name: str = "drawn") -> WireScenario:
+        """The :class:`WireScenario`: one assistant turn per drawn turn, the rules in their sources."""
+        specs = {str(spec.mcp_tool): spec for spec in self.mcp_tools(names)}
+        turns = []
+        for t, turn in enumerate(self.turns):
+            blocks: list[TextBlock | ToolUseBlock] = [TextBlock(f"Step {t + 1}.")]
+            for i, call in enumerate(turn):
+                blocks.append(ToolUseBlock(drawn_call_id(t, i), *_tool_and_input(call, names, specs)))
+            turns.append(AssistantTurn(tuple(blocks)))
+        by_source = self.settings_by_source(names)
+        flag: dict[str, Any] = dict(by_source.pop("flagSettings", {}))
+        if self.mode is not None:
+            flag["defaultMode"] = self.mode
+        roles = {"mcp", "shell_tool"}
+        if self.rules:
+            roles.add("permission_rules")
+        if self.mode is not None:
+            roles.add("permission_modes")
+        if by_source:
+            roles.add("settings_files")
+        return WireScenario(
+            name=name,
+            prompt=_PROMPT,
+            steps=tuple(turns),
+            mcp_tools=tuple(specs.values()),
+            settings={"permissions": flag},
+            setting_files={source: {"permissions": rules} for source, rules in by_source.items()},
+            env={"ENABLE_TOOL_SEARCH": "false"},
+            roles=frozenset(roles),
+        )
+
+
+def _tool_and_input(
+    call: DrawnCall, names: ToolNames, specs: Mapping[str, ToolSpec]
+) -> tuple[str, dict[str, Any]]:
+    if call.kind in ("shell", "control"):
+        return names.builtin("shell"), {"command": call.command, "description": f"a {call.kind} command"}
+    if call.kind == "unknown":
+        return names.mcp("no_such_drawn_tool"), {}
+    return specs[call.kind].name, {}
