@@ -58,7 +58,7 @@ HANG_FILE_KEY = "toolharness_hang_dir"
 """The ``workerinput`` key naming the run directory: where workers' watchdogs write what hung, and
 each worker's temporary directory (removed with it by the controller, whatever became of the worker)."""
 
-SHARED_RUN_MODULES = ("test_wire.py", "test_wire_security.py", "test_wire_rules.py")
+SHARED_RUN_MODULES = ("test_wire.py", "test_wire_security.py", "test_wire_rules.py", "test_wire_drawn.py")
 """The packaged suite's modules whose tests share one harness run per scenario (a module-scoped
 fixture, ``conformance/_wire_runs.py``): each runs on one worker, so each scenario runs once."""
 

@@ -274,7 +274,7 @@ ORDINARY_BUILTINS = (
     "echo ${arr[0]} ${arr[@]} ${#arr[*]}",
     "echo ${HOME:-/tmp} ${x:=1} ${y:+z} ${x:1:2}",
     "[[ -f x && $a == b ]]",
-    'export PATH="$HOME/bin:$PATH"',
+    'export GREETING="hello world"',
     "local x=1",
     "unset FOO",
     "NODE_ENV=test npm test",

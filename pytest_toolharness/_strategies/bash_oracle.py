@@ -33,7 +33,9 @@ __all__ = [
 # shim (``cp /bin/rm ./t; ./t``, ``hash -p /bin/rm ls``) still records the program it stands for.
 _RECORDER = r"""#!/tmp/.oracle/bash
 name=${name:-${0##*/}}
-{ printf '%s' "$name"; for a in "$@"; do printf '\037%s' "$a"; done; printf '\036'; } >> /tmp/.oracle/log/log
+# One write per record: the programs of a pipeline record at once, and separate writes interleave.
+__record=$name; for a in "$@"; do __record+=$'\037'"$a"; done
+printf '%s\036' "$__record" >> /tmp/.oracle/log/log
 skip_options() {  # $1: options taking an argument; sets REST
     local with="$1"; shift
     while (( $# )); do
@@ -92,7 +94,9 @@ exit 0
 """
 
 _ENV = r"""command_not_found_handle() {
-    { printf '%s' "${1##*/}"; shift; for a in "$@"; do printf '\037%s' "$a"; done; printf '\036'; } >> /tmp/.oracle/log/log
+    local __record=${1##*/} a; shift
+    for a in "$@"; do __record+=$'\037'"$a"; done
+    printf '%s\036' "$__record" >> /tmp/.oracle/log/log
     return 127
 }
 """
