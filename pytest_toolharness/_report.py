@@ -183,6 +183,10 @@ def _failure_message(report: pytest.TestReport) -> tuple[str, str]:
     message = "\n".join(
         line for line in lines if not line.startswith("You can reproduce this test case")
     ).strip()
+    errors = getattr(report, "toolharness_errors", None)
+    if isinstance(errors, list) and errors:
+        # An exception group's own message ("Hypothesis found 2 distinct failures") quotes nothing.
+        message = "\n".join([*errors, message])
     clipped = message if len(message) <= _FAILURE_LIMIT else message[: _FAILURE_LIMIT - 1] + "…"
     return clipped, example
 

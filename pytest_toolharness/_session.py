@@ -204,13 +204,17 @@ def pytest_runtest_makereport(
                 f"  raised in {fault.where}: {fault.error}",
             )
         )
+    expected = hasattr(report, "wasxfail") and report.skipped
+    if (report.failed or expected) and call.when == "call":
+        errors = distinct_errors(call.excinfo.value) if call.excinfo is not None else []
+        if len(errors) > 1:
+            # Read by the run report (and carried to the xdist controller with the report): an
+            # expected failure's group is opened too, so the report shows each error's bytes.
+            report.toolharness_errors = errors  # type: ignore[attr-defined]
     if report.failed and call.when == "call":
         state = item.config.stash.get(RUN_STATE, None)
         ids = [str(value) for key, value in item.user_properties if key == "requirement"]
-        errors = distinct_errors(call.excinfo.value) if call.excinfo is not None else []
-        if len(errors) > 1:
-            # Read by the run report (and carried to the xdist controller with the report).
-            report.toolharness_errors = errors  # type: ignore[attr-defined]
+        errors = getattr(report, "toolharness_errors", [])
         if state is not None and ids:
             lines = []
             if len(errors) > 1:
