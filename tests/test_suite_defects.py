@@ -289,3 +289,37 @@ def test_a_lost_thread_is_the_sdks_404_and_a_continued_one_its_400() -> None:
             model=MODEL, max_tokens=16, messages=follow_up, betas=betas, extra_body=again
         )
     assert continued.value.status_code == 400
+
+
+# -- found re-verifying the baselines: a Responses image output seen as "" ------------------------
+
+
+def test_a_responses_image_output_is_seen_as_its_image() -> None:
+    """An image-only ``function_call_output`` read as its text alone was ``""``: a false PAIR-4 failure.
+
+    The OpenAI Agents SDK sends a tool's image as ``input_image`` (it did; the baseline blamed it).
+    """
+    from pytest_toolharness.wire.model_api._messages_view import view_as_messages_body
+    from pytest_toolharness.wire.model_api._responses import responses_neutral_request
+
+    image = "data:image/png;base64,iVBORw0KGgo="
+    body = {
+        "model": "gpt-5",
+        "input": [
+            {"role": "user", "content": "Run the tools."},
+            {"type": "function_call", "call_id": "toolu_1", "name": "Alpha", "arguments": "{}"},
+            {
+                "type": "function_call_output",
+                "call_id": "toolu_1",
+                "output": [
+                    {"type": "input_text", "text": "a chart:"},
+                    {"type": "input_image", "image_url": image},
+                ],
+            },
+        ],
+    }
+    messages = view_as_messages_body(responses_neutral_request(body), body)["messages"]
+    assert messages[-1]["content"][0]["content"] == [
+        {"type": "text", "text": "a chart:"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+    ]
