@@ -193,7 +193,12 @@ def pytest_runtest_makereport(
         examples = passing_examples(item)
         if examples:
             report.toolharness_examples = examples  # type: ignore[attr-defined]
-    fault = suite_fault(item, call) if report.failed else None
+    expected = hasattr(report, "wasxfail") and report.skipped
+    fault = suite_fault(item, call) if report.failed or (expected and call.excinfo is not None) else None
+    if fault is not None and expected:
+        # A fault of the suite or the adapter is never an expected failure (baselined or SHOULD-level).
+        del report.wasxfail
+        report.outcome = "failed"
     if fault is not None:
         # Read by the run report (and carried to the xdist controller with the report).
         report.toolharness_fault = fault.describe()  # type: ignore[attr-defined]
@@ -204,13 +209,17 @@ def pytest_runtest_makereport(
                 f"  raised in {fault.where}: {fault.error}",
             )
         )
+    expected = hasattr(report, "wasxfail") and report.skipped
+    if (report.failed or expected) and call.when == "call":
+        errors = distinct_errors(call.excinfo.value) if call.excinfo is not None else []
+        if len(errors) > 1:
+            # Read by the run report (and carried to the xdist controller with the report): an
+            # expected failure's group is opened too, so the report shows each error's bytes.
+            report.toolharness_errors = errors  # type: ignore[attr-defined]
     if report.failed and call.when == "call":
         state = item.config.stash.get(RUN_STATE, None)
         ids = [str(value) for key, value in item.user_properties if key == "requirement"]
-        errors = distinct_errors(call.excinfo.value) if call.excinfo is not None else []
-        if len(errors) > 1:
-            # Read by the run report (and carried to the xdist controller with the report).
-            report.toolharness_errors = errors  # type: ignore[attr-defined]
+        errors = getattr(report, "toolharness_errors", [])
         if state is not None and ids:
             lines = []
             if len(errors) > 1:

@@ -151,7 +151,7 @@ def test_baseline_evidence_recurs(tmp_path: Path) -> None:
 
     target = ClaudeCodeTarget(_binary())
     entries = [e for e in tomllib.loads(BASELINE.read_text())["expected_failures"] if "evidence" in e]
-    assert {e["id"] for e in entries} >= {"PERM-12", "PERM-17", "CONC-4", "RESULT-3"}
+    assert {e["id"] for e in entries} >= {"PAIR-5", "PERM-12", "PERM-17", "CONC-4", "RESULT-3"}
     for entry in entries:
         evidence = entry["evidence"]
         if evidence["scenario"].startswith("drawn-"):
@@ -159,7 +159,7 @@ def test_baseline_evidence_recurs(tmp_path: Path) -> None:
             assert drawn, f"{BASELINE.with_suffix('.drawn.jsonl')} holds no {evidence['scenario']} scenario"
             scenario = drawn[0].scenario()
         else:
-            scenario = _SCENARIOS[evidence["scenario"]]()
+            scenario = {**_SCENARIOS, "concurrent": concurrent_scenario}[evidence["scenario"]]()
         run = run_wire_scenario(target, scenario, tmp_path / entry["id"], timeout=120)
         assert run.failure() is None, run.failure()
         recorded = (tmp_path / entry["id"] / evidence["file"]).read_bytes()

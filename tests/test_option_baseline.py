@@ -146,6 +146,28 @@ def test_a_failure_the_entry_does_not_match_is_new(pytester: pytest.Pytester) ->
     assert _pair1(pytester)["status"] == "failed"
 
 
+def test_an_expected_failures_distinct_errors_are_each_in_the_report(pytester: pytest.Pytester) -> None:
+    """A baselined test that found several errors (Hypothesis's group) shows each error's bytes, not the group's."""
+    group = (
+        'raise ExceptionGroup("Hypothesis found 2 distinct failures.", '
+        '[ValueError("the harness drops the result: []"), AssertionError("sent b\'{}\'")])'
+    )
+    suite = make_suite(
+        pytester,
+        FINDINGS_SUITE.replace("OTHER", "pass").replace(
+            'raise ValueError("the harness drops the result of a raising tool")', group
+        ),
+    )
+    (pytester.path / "baseline.toml").write_text(BY_FINDING)
+    result = run(pytester, suite, "--toolharness-baseline=baseline.toml", "--toolharness-report=r.json")
+    result.assert_outcomes(passed=1, xfailed=1)
+    failure = _pair1(pytester)["failing_tests"][0]["failure"]  # type: ignore[index]
+    assert failure.splitlines()[:2] == [
+        "ValueError: the harness drops the result: []",
+        "AssertionError: sent b'{}'",
+    ]
+
+
 def test_each_entry_goes_stale_on_its_own(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester, FINDINGS_SUITE.replace("OTHER", "pass"))
     (pytester.path / "baseline.toml").write_text(
@@ -180,8 +202,6 @@ BY_FINDING_BASELINES = (
     "gemini",
 )
 
-WIRE_BASELINES = ("opencode", "cline", "gemini")
-
 
 @pytest.mark.parametrize("name", BY_FINDING_BASELINES)
 def test_a_shipped_baseline_names_the_failing_test_of_each_finding(name: str) -> None:
@@ -209,24 +229,47 @@ def test_a_shipped_baseline_names_the_failing_test_of_each_finding(name: str) ->
         assert f'"{entry.id}"' in defined[test], f"{name}: {test} does not check {entry.id}"
 
 
-@pytest.mark.parametrize("name", WIRE_BASELINES)
-def test_a_wire_baselines_evidence_bytes_are_in_its_interop_doc(name: str) -> None:
-    """Each entry of a CLI's baseline carries the bytes it was seen with, quoted verbatim in docs/interop-NAME.md."""
-    import tomllib
-    from importlib import resources
+SHIPPED_BASELINES = sorted(
+    p.stem for p in (Path(__file__).resolve().parents[1] / "pytest_toolharness" / "baselines").glob("*.toml")
+)
 
-    root = Path(__file__).resolve().parent.parent
-    doc = (root / "docs" / f"interop-{name}.md").read_text(encoding="utf-8")
+
+def _evidence_doc(name: str) -> Path:
+    """Where a shipped baseline's findings are documented: docs/interop-<cli>.md or docs/frameworks/."""
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    interop = docs / f"interop-{name}.md"
+    # openai-agents on Chat Completions shares the page of openai-agents (on Responses).
+    return interop if interop.exists() else docs / "frameworks" / f"{name.removesuffix('-chat')}.md"
+
+
+def test_every_shipped_baseline_is_checked_for_evidence() -> None:
+    """The wire and framework baselines are all here: a new one can't ship without its evidence check."""
+    assert set(SHIPPED_BASELINES) >= {*BY_FINDING_BASELINES, "codex"}
+
+
+@pytest.mark.parametrize("name", SHIPPED_BASELINES)
+def test_every_baseline_entry_carries_bytes_quoted_in_its_doc(name: str) -> None:
+    """Each entry of a shipped baseline (a CLI's or a framework's) carries the bytes it was seen with.
+
+    Its ``evidence`` holds ``bytes`` (a verbatim excerpt of a request) or ``lines`` (the failure lines a
+    ``CI=true`` run printed, quoting what the harness sent, or a wire run's MCP call log), and each piece
+    is quoted verbatim in the target's page: docs/interop-<cli>.md or docs/frameworks/<framework>.md.
+    """
+    import tomllib
+
+    doc_path = _evidence_doc(name)
+    doc = doc_path.read_text(encoding="utf-8")
     text = (
-        resources.files("pytest_toolharness")
-        .joinpath("baselines", f"{name}.toml")
-        .read_text(encoding="utf-8")
-    )
-    for entry in tomllib.loads(text)["expected_failures"]:
+        Path(__file__).resolve().parents[1] / "pytest_toolharness" / "baselines" / f"{name}.toml"
+    ).read_text(encoding="utf-8")
+    entries = tomllib.loads(text)["expected_failures"]
+    assert entries, name
+    for entry in entries:
+        named = f"{name}: {entry['id']} {entry.get('test')}"
+        assert entry["id"] in doc, f"{named}: the requirement is not named in {doc_path.name}"
         evidence = entry.get("evidence", {})
         pieces = [evidence["bytes"]] if "bytes" in evidence else list(evidence.get("lines", []))
-        assert pieces, f"{name}: {entry['id']} {entry.get('test')} carries no evidence bytes"
+        assert pieces, f"{named} carries no evidence bytes"
+        assert all(p.strip() for p in pieces), f"{named}: an evidence piece is blank"
         for piece in pieces:
-            assert piece in doc, (
-                f"{name}: {entry['id']} {entry.get('test')}: its bytes are not in docs/interop-{name}.md"
-            )
+            assert piece in doc, f"{named}: its bytes are not in {doc_path.name}: {piece[:80]}"

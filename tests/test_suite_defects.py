@@ -246,3 +246,80 @@ def test_the_sdk_tool_runner_runs_its_loop_over_message_threads() -> None:
     ]
     assert second.resolved is not None
     assert second.resolved["tools"] == first.json["tools"]
+
+
+def test_a_lost_thread_is_the_sdks_404_and_a_continued_one_its_400() -> None:
+    """Defect 6: the thread errors come with the statuses the SDK maps to its own error types.
+
+    The SDK raises ``ThreadNotFoundError`` only for ``(404, "thread_not_found")`` and
+    ``ThreadAlreadyContinuedError`` for ``(400, "thread_already_continued")``; a 400 ``thread_not_found``
+    (as the scripted API answered before) reached the SDK as a plain ``BadRequestError``.
+    """
+    from anthropic.types import ThreadAlreadyContinuedError, ThreadNotFoundError
+
+    from pytest_toolharness.wire.model_api._turns import AssistantTurn, TextBlock
+
+    endpoint = ScriptedEndpoint([AssistantTurn([TextBlock("Hi.")]), AssistantTurn([TextBlock("Hi again.")])])
+    client = anthropic.Anthropic(
+        api_key="scripted", base_url=endpoint.base_url, http_client=endpoint.client()
+    )
+    betas = ["message-threads-2026-08-12"]
+    user: list[Any] = [{"role": "user", "content": "Hello"}]
+    with pytest.raises(ThreadNotFoundError) as lost:
+        client.beta.messages.create(
+            model=MODEL,
+            max_tokens=16,
+            messages=user,
+            betas=betas,
+            extra_body={"thread": {"type": "continue", "previous_message_id": "msg_gone"}},
+        )
+    assert (lost.value.status_code, lost.value.type, lost.value.error_code) == (
+        404,
+        "not_found_error",
+        "thread_not_found",
+    )
+    first = client.beta.messages.create(
+        model=MODEL, max_tokens=16, messages=user, betas=betas, extra_body={"thread": {"type": "create"}}
+    )
+    follow_up: list[Any] = [{"role": "user", "content": "Again"}]
+    again = {"thread": {"type": "continue", "previous_message_id": first.id}}
+    client.beta.messages.create(model=MODEL, max_tokens=16, messages=follow_up, betas=betas, extra_body=again)
+    with pytest.raises(ThreadAlreadyContinuedError) as continued:
+        client.beta.messages.create(
+            model=MODEL, max_tokens=16, messages=follow_up, betas=betas, extra_body=again
+        )
+    assert continued.value.status_code == 400
+
+
+# -- found re-verifying the baselines: a Responses image output seen as "" ------------------------
+
+
+def test_a_responses_image_output_is_seen_as_its_image() -> None:
+    """An image-only ``function_call_output`` read as its text alone was ``""``: a false PAIR-4 failure.
+
+    The OpenAI Agents SDK sends a tool's image as ``input_image`` (it did; the baseline blamed it).
+    """
+    from pytest_toolharness.wire.model_api._messages_view import view_as_messages_body
+    from pytest_toolharness.wire.model_api._responses import responses_neutral_request
+
+    image = "data:image/png;base64,iVBORw0KGgo="
+    body = {
+        "model": "gpt-5",
+        "input": [
+            {"role": "user", "content": "Run the tools."},
+            {"type": "function_call", "call_id": "toolu_1", "name": "Alpha", "arguments": "{}"},
+            {
+                "type": "function_call_output",
+                "call_id": "toolu_1",
+                "output": [
+                    {"type": "input_text", "text": "a chart:"},
+                    {"type": "input_image", "image_url": image},
+                ],
+            },
+        ],
+    }
+    messages = view_as_messages_body(responses_neutral_request(body), body)["messages"]
+    assert messages[-1]["content"][0]["content"] == [
+        {"type": "text", "text": "a chart:"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+    ]

@@ -10,7 +10,9 @@ the block by its type, then the field.
 read from the anthropic SDK's request types);
 :data:`PASSTHROUGH_BLOCKS` are real block types of the API whose fields are not checked here (server
 tools' blocks, MCP blocks, compaction); anything else is an unknown tag. The texts were taken from
-the API's answers quoted in public issues (see ``docs/wire.md``, "The scripted API's validation").
+the API's answers quoted in public issues (see ``docs/wire.md``, "The scripted API's validation"), but
+for the few no public report quotes (``cache_control.type`` / ``.ttl``, ``is_error``): those are worded by
+us in pydantic's format, listed in ``docs/wire.md``, "Worded by us".
 """
 
 from __future__ import annotations
@@ -144,6 +146,7 @@ def _check_cache_control(block: Mapping[str, Any], path: str) -> ApiError | None
         return ApiError(
             f"{path}.cache_control: Input should be a valid dictionary or object to extract fields from"
         )
+    # Worded by us (no real body is public): docs/wire.md, "Worded by us".
     if control.get("type") != "ephemeral":
         return ApiError(f"{path}.cache_control.type: Input should be 'ephemeral'")
     if "ttl" in control and control["ttl"] not in ("5m", "1h"):
@@ -222,7 +225,7 @@ def check_block(block: Any, path: str) -> ApiError | None:
             if error is not None:
                 return error
         if "is_error" in block and not isinstance(block["is_error"], bool):
-            return ApiError(f"{where}.is_error: Input should be a valid boolean")
+            return ApiError(f"{where}.is_error: Input should be a valid boolean")  # worded by us
     elif kind == "thinking":
         for name in ("thinking", "signature"):
             error = _check_string(block, where, name)

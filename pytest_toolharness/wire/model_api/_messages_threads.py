@@ -8,6 +8,13 @@ whole request a ``continue`` stands for, so it is validated (and recorded) as th
 model would see. Its rejections carry the ``error_code`` the SDK reacts to (``thread_not_found``:
 replay the whole history under a new thread; ``thread_already_continued``), in the words of the SDK's
 own error types (``ThreadNotFoundErrorDetails``, ``ThreadAlreadyContinuedErrorDetails``).
+
+The statuses are the real API's: a thread that can't be continued is a 404 (the API's docs, "Message
+threads": "If the API can no longer continue the thread, a continue request returns a 404 error"; the SDK
+raises ``ThreadNotFoundError``, a ``NotFoundError``, only for ``(404, "thread_not_found")``), an
+already-continued response a 400 (``(400, "thread_already_continued")``: ``ThreadAlreadyContinuedError``).
+No real body of these errors is public: their messages are worded by us from the SDK's docstrings, as
+are the other texts here (``docs/wire.md``, "Worded by us").
 """
 
 from __future__ import annotations
@@ -72,6 +79,8 @@ class ThreadStore:
             return None, ApiError(
                 f"No usable Thread state was found for `previous_message_id` {previous}. Replay the full "
                 'conversation with `thread: {"type": "create"}` to start a new Thread.',
+                type="not_found_error",
+                status=404,
                 details={"error_code": "thread_not_found"},
             )
         if continued:

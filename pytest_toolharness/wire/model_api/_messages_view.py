@@ -5,7 +5,8 @@ The API-neutral view of a Chat Completions, Responses or Gemini request (``chat_
 their description and schema, the system text, and each turn as a message: an assistant turn's
 reasoning that carries a signature (a Responses reasoning item's ``encrypted_content``, a Gemini
 ``thoughtSignature``) as ``thinking`` blocks first, its calls as ``tool_use`` blocks (id,
-name, input), a user turn's outputs as ``tool_result`` blocks first, with ``is_error: true`` where
+name, input), a user turn's outputs as ``tool_result`` blocks first (their text, or their ``blocks``
+when an output holds an image), with ``is_error: true`` where
 the API marks a failure (Gemini's ``{"error": ...}`` response). Chat Completions and Responses have no
 mark: there an output whose text says the call failed (:data:`SAYS_FAILED`: error, failed, denied,
 blocked, rejected, refused, forbidden, unsupported, invalid, not found, not allowed) is the failure
@@ -80,7 +81,7 @@ def _messages(view: Mapping[str, Any]) -> list[dict[str, Any]]:
                 result: dict[str, Any] = {
                     "type": "tool_result",
                     "tool_use_id": call_id,
-                    "content": _output_text(output["text"], api),
+                    "content": output.get("blocks") or _output_text(output["text"], api),
                 }
                 says_failed = api in _UNMARKED_APIS and SAYS_FAILED.search(output["text"]) is not None
                 if output["is_error"] or says_failed:

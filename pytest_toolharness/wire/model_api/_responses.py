@@ -11,6 +11,7 @@ responses it answered (:class:`~pytest_toolharness.wire.model_api._responses_sto
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,6 +46,35 @@ def _text_of(content: Any) -> str:
     if isinstance(content, Sequence):
         return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
     return ""
+
+
+_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+
+
+def _output_blocks(output: Any) -> list[dict[str, Any]] | None:
+    """A list output holding an image, as Messages blocks in its order (None: its text says it all).
+
+    An image-only output is not empty (PAIR-4): seen through its text alone it would read ``""``.
+    """
+    if isinstance(output, str) or not isinstance(output, Sequence):
+        return None
+    parts = [p for p in output if isinstance(p, Mapping)]
+    if not any(p.get("type") == "input_image" for p in parts):
+        return None
+    blocks: list[dict[str, Any]] = []
+    for part in parts:
+        if part.get("type") == "input_text":
+            blocks.append({"type": "text", "text": str(part.get("text", ""))})
+        elif part.get("type") == "input_image":
+            url = str(part.get("image_url") or "")
+            data = _DATA_URL.fullmatch(url)
+            source = (
+                {"type": "base64", "media_type": data[1], "data": data[2]}
+                if data
+                else {"type": "url", "url": url}
+            )
+            blocks.append({"type": "image", "source": source})
+    return blocks
 
 
 def _arguments(item: Mapping[str, Any]) -> Any:
@@ -108,7 +138,8 @@ def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | No
         ``function_call``, ``custom_tool_call``, ``tool_search_call`` as a call of ``tool_search``; a
         namespaced call by its full name) make assistant turns: ``reasoning`` holds each reasoning
         item's summary text (``thought``), its ``encrypted_content`` (``signature``) and ``id``. Outputs make
-        user turns (a ``tool_search_output`` its tools' JSON; the tools it loaded join the request's
+        user turns (an output holding an image also as ``blocks``, text and image in order; a
+        ``tool_search_output`` its tools' JSON; the tools it loaded join the request's
         tools, deferred), ``is_error`` None (the API has no failure mark). System and developer messages and
         ``instructions`` are the system text. The tools are the function and custom tools (a deferred one
     with ``defer_loading``) and the hosted ones (``tool_search``, ``web_search``), named by their type.
@@ -138,9 +169,11 @@ def responses_neutral_request(body: Mapping[str, Any], store: ResponseStore | No
                 {"id": item.get("call_id"), "name": _call_name(item), "input": _arguments(item)}
             )
         elif kind in CALL_KINDS.values():
-            _turn(turns, "user")["outputs"].append(
-                {"call_id": item.get("call_id"), "text": _text_of(item.get("output")), "is_error": None}
-            )
+            output = {"call_id": item.get("call_id"), "text": _text_of(item.get("output")), "is_error": None}
+            blocks = _output_blocks(item.get("output"))
+            if blocks is not None:
+                output["blocks"] = blocks
+            _turn(turns, "user")["outputs"].append(output)
         elif kind == "tool_search_output":
             _turn(turns, "user")["outputs"].append(
                 {"call_id": item.get("call_id"), "text": wire_json(item.get("tools")), "is_error": None}
