@@ -2,8 +2,7 @@
 
 The suite is collected even from a virtualenv inside the project; each requirement test is tagged
 with its IDs (JUnit properties too), deselected when out of scope, marked ``xfail(strict)`` when a
-baseline entry names it, ``xfail`` (not strict) when it checks SHOULD requirements only below level strict,
-and marked ``skip`` when the adapter can't run it (a profile it does not
+baseline entry names it, and marked ``skip`` when the adapter can't run it (a profile it does not
 claim, a capability it lacks): decided here, from the adapter's declarations, not while a test runs.
 """
 
@@ -16,9 +15,7 @@ import pytest
 
 from pytest_toolharness._baselines import mark_baselined
 from pytest_toolharness._fixtures import NOT_RUN_PROPERTY, adapter_or_error
-from pytest_toolharness._options import RunLevel
-from pytest_toolharness._report import SHOULD_LEVEL_XFAIL
-from pytest_toolharness._requirements import REQUIRES_MARKER, Level, item_requirement_ids
+from pytest_toolharness._requirements import REQUIRES_MARKER, item_requirement_ids
 from pytest_toolharness._run_state import RUN_STATE, RunState
 from pytest_toolharness.adapters import adapter_capabilities, adapter_profiles, missing_capabilities
 
@@ -94,7 +91,6 @@ def pytest_collection_modifyitems(
             if ("requirement", requirement_id) not in item.user_properties:
                 item.user_properties.append(("requirement", requirement_id))
         mark_baselined(item, ids, state.report.baseline)
-        _mark_should_level(item, ids, state)
         if ids and not in_scope.intersection(ids):
             deselected.append(item)
         else:
@@ -106,20 +102,6 @@ def pytest_collection_modifyitems(
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = kept
-
-
-def _mark_should_level(item: pytest.Item, ids: tuple[str, ...], state: RunState) -> None:
-    """A test of SHOULD requirements only, below level strict, is pytest's non-strict xfail.
-
-    Its failure then leaves pytest's own exit status 0 (and reads xfailed in pytest's summary), while
-    its requirement's verdict still reads failed. A test already marked xfail (a baseline entry) keeps
-    that mark.
-    """
-    if not ids or state.report.level is RunLevel.STRICT or item.get_closest_marker("xfail") is not None:
-        return
-    if all(state.catalogue[i].level is Level.SHOULD for i in ids):
-        reason = f"{SHOULD_LEVEL_XFAIL}: {', '.join(ids)} (a failure is reported, and fails the run at level strict)"
-        item.add_marker(pytest.mark.xfail(strict=False, reason=reason))
 
 
 def _skip_what_cannot_apply(config: pytest.Config, state: RunState, items: list[pytest.Item]) -> None:

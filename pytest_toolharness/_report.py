@@ -112,15 +112,13 @@ def report_reason(report: pytest.TestReport) -> str:
     """
     name = report.nodeid.rpartition("::")[2] or report.nodeid
     errors = getattr(report, "toolharness_errors", None)
-    # A SHOULD-level test's failure is explained by its error, not by its xfail mark.
-    should = is_should_level_xfail(report)
-    if (report.failed or should) and isinstance(errors, list) and errors:
+    if report.failed and isinstance(errors, list) and errors:
         phase = "" if report.when == "call" else f"error in {report.when}: "
         return "\n".join([f"{name}: {phase}{len(errors)} distinct errors: {errors[0]}", *errors[1:]])
-    if hasattr(report, "wasxfail") and not should:
+    if hasattr(report, "wasxfail"):
         return f"{name}: xfail: {report.wasxfail}" if report.wasxfail else f"{name}: xfail"
     longrepr = report.longrepr
-    if report.skipped and not should:
+    if report.skipped:
         if isinstance(longrepr, tuple) and len(longrepr) == 3:
             return str(longrepr[2]).removeprefix("Skipped: ")
         return "skipped"
@@ -137,15 +135,6 @@ def report_reason(report: pytest.TestReport) -> str:
     first = message.strip().splitlines()[0] if message.strip() else "failed"
     phase = "" if report.when == "call" else f"error in {report.when}: "
     return f"{name}: {phase}{first}"
-
-
-SHOULD_LEVEL_XFAIL = "SHOULD-level"
-"""How the reason of the non-strict xfail a SHOULD-only test gets at collection (level should) begins."""
-
-
-def is_should_level_xfail(report: pytest.TestReport) -> bool:
-    """Whether ``report`` is a SHOULD-level test's failure, which pytest counts as xfailed (not strict)."""
-    return report.skipped and str(getattr(report, "wasxfail", "")).startswith(SHOULD_LEVEL_XFAIL)
 
 
 _FAILURE_LIMIT = 4000
@@ -300,11 +289,6 @@ class RunReport:
                 self.forgivable_failures += 1
             else:
                 self.unforgivable_failures += 1
-        elif is_should_level_xfail(report):
-            # Failed, as the verdict says; pytest's non-strict xfail keeps its exit status 0.
-            if outcome.status != "failed":
-                outcome.status, outcome.reason = "failed", report_reason(report)
-                outcome.note_failure(report)
         elif outcome.status in ("failed", "error"):
             return
         elif hasattr(report, "wasxfail") and report.skipped:

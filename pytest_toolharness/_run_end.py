@@ -159,13 +159,10 @@ def _set_exit_status(session: pytest.Session, state: RunState) -> None:
         and report.forgivable_failures == session.testsfailed
         and not failing
     ):
-        # SHOULD-level tests are pytest's non-strict xfail and baselined ones its strict xfail (marked at
-        # collection), so pytest's own status is right for them; what is left to forgive here are the
-        # failures of a requirement an old-format baseline entry (no ``test``) forgives as a whole.
         session.exitstatus = pytest.ExitCode.OK
         state.notes.append(
-            "exit status 0: the only failures are of requirements an old-format baseline entry forgives "
-            "as a whole (deprecated); the failing tests are still listed as failed above"
+            "exit status 0: the only failures are SHOULD-level (non-strict) or baselined requirements; "
+            "the failing tests are still listed as failed above"
         )
     elif failing and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

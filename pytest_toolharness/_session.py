@@ -193,12 +193,7 @@ def pytest_runtest_makereport(
         examples = passing_examples(item)
         if examples:
             report.toolharness_examples = examples  # type: ignore[attr-defined]
-    expected = hasattr(report, "wasxfail") and report.skipped
-    fault = suite_fault(item, call) if report.failed or (expected and call.excinfo is not None) else None
-    if fault is not None and expected:
-        # A fault of the suite or the adapter is never an expected failure (baselined or SHOULD-level).
-        del report.wasxfail
-        report.outcome = "failed"
+    fault = suite_fault(item, call) if report.failed else None
     if fault is not None:
         # Read by the run report (and carried to the xdist controller with the report).
         report.toolharness_fault = fault.describe()  # type: ignore[attr-defined]

@@ -146,28 +146,6 @@ def test_a_failure_the_entry_does_not_match_is_new(pytester: pytest.Pytester) ->
     assert _pair1(pytester)["status"] == "failed"
 
 
-def test_an_expected_failures_distinct_errors_are_each_in_the_report(pytester: pytest.Pytester) -> None:
-    """A baselined test that found several errors (Hypothesis's group) shows each error's bytes, not the group's."""
-    group = (
-        'raise ExceptionGroup("Hypothesis found 2 distinct failures.", '
-        '[ValueError("the harness drops the result: []"), AssertionError("sent b\'{}\'")])'
-    )
-    suite = make_suite(
-        pytester,
-        FINDINGS_SUITE.replace("OTHER", "pass").replace(
-            'raise ValueError("the harness drops the result of a raising tool")', group
-        ),
-    )
-    (pytester.path / "baseline.toml").write_text(BY_FINDING)
-    result = run(pytester, suite, "--toolharness-baseline=baseline.toml", "--toolharness-report=r.json")
-    result.assert_outcomes(passed=1, xfailed=1)
-    failure = _pair1(pytester)["failing_tests"][0]["failure"]  # type: ignore[index]
-    assert failure.splitlines()[:2] == [
-        "ValueError: the harness drops the result: []",
-        "AssertionError: sent b'{}'",
-    ]
-
-
 def test_each_entry_goes_stale_on_its_own(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester, FINDINGS_SUITE.replace("OTHER", "pass"))
     (pytester.path / "baseline.toml").write_text(

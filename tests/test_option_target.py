@@ -199,14 +199,14 @@ def test_claude_code_target_uses_its_packaged_baseline(pytester: pytest.Pytester
 def test_an_explicit_baseline_wins_over_the_packaged_one(pytester: pytest.Pytester) -> None:
     pytester.makefile(".toml", other='[[expected_failures]]\nid = "PAIR-1"\nreason = "known"\n')
     result = _run_pair5(pytester, "--toolharness-target=claude-code", "--toolharness-baseline=other.toml")
-    result.assert_outcomes(xfailed=1)  # PAIR-5 is SHOULD: pytest's non-strict xfail, the verdict failed
+    result.assert_outcomes(failed=1)
     assert statuses(pytester)["PAIR-5"] == "failed"
     assert "toolharness: baseline:" not in result.stdout.str()
 
 
 def test_no_packaged_baseline_for_other_targets(pytester: pytest.Pytester) -> None:
     result = _run_pair5(pytester, "--toolharness-target=reference")
-    result.assert_outcomes(xfailed=1)
+    result.assert_outcomes(failed=1)
     assert statuses(pytester)["PAIR-5"] == "failed"
 
 

@@ -46,8 +46,7 @@ def test_suite_installed_in_a_venv_inside_the_project_is_collected(pytester: pyt
     (pytester.mkdir("tests") / "test_own.py").write_text("def test_own():\n    pass\n")
     pytester.makeini("[pytest]\ntoolharness_suite_path = .venv/lib/site-packages/suite\n")
     result = pytester.runpytest("--toolharness-conformance", "-p", "no:cacheprovider", "-v")
-    # The suite's two (its SHOULD test's pass an XPASS) and the project's own; nothing else in .venv.
-    result.assert_outcomes(passed=2, xpassed=1)
+    result.assert_outcomes(passed=3)  # the suite's two and the project's own; nothing else in .venv
     result.stdout.fnmatch_lines(["*PAIR-1*MUST*passed*"])
     assert "test_other_package" not in result.stdout.str()
     assert result.ret == pytest.ExitCode.OK
@@ -165,7 +164,7 @@ def test_the_ci_profile_is_registered_whenever_the_plugin_loads(pytester: pytest
     suite = make_suite(pytester, PASSING)
     result = _subprocess_run(pytester, suite, "--hypothesis-profile=toolharness-ci")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str() + result.stderr.str()
-    result.assert_outcomes(passed=1, xpassed=1)  # a SHOULD test's pass is a non-strict XPASS
+    result.assert_outcomes(passed=2)
 
 
 def test_a_baseline_that_is_not_utf8_is_a_usage_error(pytester: pytest.Pytester) -> None:
@@ -264,4 +263,4 @@ def test_the_suite_runs_with_xdist_disabled(pytester: pytest.Pytester) -> None:
     out = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in out, out
     assert result.ret == pytest.ExitCode.OK, out
-    result.assert_outcomes(passed=1, xpassed=1)  # a SHOULD test's pass is a non-strict XPASS
+    result.assert_outcomes(passed=2)

@@ -138,4 +138,4 @@ def test_an_adapter_naming_no_harness_packages_keeps_its_own_faults_on_the_harne
     result = pytester.runpytest(*in_process_args(suite, "--toolharness-report=r.json", "-k", "translation"))
     rows = {r["id"]: r for r in json.loads((pytester.path / "r.json").read_text())["requirements"]}
     assert rows["PAIR-5"]["status"] == "failed"
-    result.assert_outcomes(xfailed=1)  # PAIR-5 is SHOULD: pytest's non-strict xfail
+    result.assert_outcomes(failed=1)

@@ -41,7 +41,7 @@ def test_one_merged_report_under_xdist(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess(
         *args, "-n", "2", "-p", "no:hypothesispytest", "--toolharness-report=xdist.json"
     )
-    result.assert_outcomes(passed=4, xfailed=1, skipped=1)  # the SHOULD failure: a non-strict xfail
+    result.assert_outcomes(passed=4, failed=1, skipped=1)
     assert result.ret == pytest.ExitCode.OK
     assert result.stdout.str().count("toolharness conformance: myadapter:make") == 1
     serial = pytester.runpytest(*args, "--toolharness-report=serial.json")
