@@ -99,8 +99,8 @@ def _gone(pid: int, within: float = 10.0) -> bool:
             return True
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
-        except FileNotFoundError:
-            return True  # reaped between the two looks
+        except (FileNotFoundError, ProcessLookupError):
+            return True  # reaped between the two looks (or while its stat was read)
         if stat.split(") ", 1)[-1].startswith("Z"):
             time.sleep(0.02)  # a zombie whose parent has not reaped it yet
             continue
