@@ -260,6 +260,10 @@ class SmolagentsHarness(TranscriptSession):
         super().__init__()
         self._factory = factory
 
+    def is_deferred(self, spec: ToolSpec) -> bool:
+        """Never: smolagents speaks Chat Completions, which has no deferred loading (every tool is sent)."""
+        return False
+
     def render_request(
         self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
     ) -> WireRequest:
