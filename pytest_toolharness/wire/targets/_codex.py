@@ -14,12 +14,16 @@ Codex speaks the OpenAI Responses API over server-sent events. The profile gives
   ``tool_search`` and loads what a search finds as a ``namespace`` (``mcp__suite`` + ``echo``): the
   profile's names say so (``mcp_search``), and the scripted model searches before it calls them;
 - ``rules/suite.rules``: the shell rules as Codex's execpolicy (:func:`codex_rules`);
-- ``hooks.json``: the scenario's hooks, in Claude Code's shape, which Codex reads (:func:`codex_hooks`).
+- ``hooks.json``: the scenario's hooks, in Claude Code's shape, which Codex reads (:func:`codex_hooks`);
+- Claude Code's user, project and local settings files in Codex's own config layers: the user layer
+  (``config.toml``, ``rules/userSettings.rules``), the trusted project's ``.codex/`` and the session
+  layer (``-c`` flags), see :meth:`CodexTarget._setting_layers`.
 
 Codex's shell tool is ``exec_command`` with the command under ``cmd`` (``shell_key``); hooks know it
 as ``Bash`` (``shell_hook_name``). It has no tool that reads a text file (``view_image`` stands in
-the read role for calls with invalid input), does not read Claude Code's settings files, and its
-tool search can't be switched off: scenarios needing those are not run against it.
+the read role for calls with invalid input), its rules are Starlark ``prefix_rule`` calls (Claude
+Code's rule texts, malformed ones included, have no counterpart: no ``rule_texts``), and its tool
+search can't be switched off: scenarios needing those are not run against it.
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ def setting_sources(workdir: Path) -> dict[str, Path]:
 
     ``~`` is the run's scratch home, ``workdir / "home"``; the rest is relative to ``workdir``.
     """
-    found = {}
+    found: dict[str, Path] = {}
     for source, place in SETTINGS_FILES.items():
         path = workdir / "home" / place[2:] if place.startswith("~/") else workdir / place
         if path.is_file():
