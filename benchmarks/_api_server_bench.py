@@ -27,6 +27,7 @@ from typing import Any
 from benchmarks._timing import per_call_seconds
 from pytest_toolharness.wire.model_api import (
     AssistantTurn,
+    ResponsesDialect,
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
@@ -37,7 +38,6 @@ from pytest_toolharness.wire.model_api import (
     validate_chat_request,
     validate_gemini_request,
 )
-from pytest_toolharness.wire.model_api._responses import ResponsesDialect
 
 __all__ = ["run"]
 
