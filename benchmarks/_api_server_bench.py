@@ -1,9 +1,13 @@
-"""``api_server_*``: the scripted server's own time to answer one turn, Chat Completions and Gemini, against a bare CLI start.
+"""``api_server_*``: the scripted server's own time to answer one turn, in every API, against a bare CLI start.
 
 One turn is what a server does between reading a request body and writing the answer: parse the
 JSON, validate it as the API would (the whole conversation, every rule), and build the answer's
 bytes, streamed (SSE events) as the CLIs ask. The request is a realistic later turn of an agent:
-15 tools, a system prompt, 20 rounds of two calls with their outputs. Baseline: a bare start of
+15 tools, a system prompt, 20 rounds of two calls with their outputs; in Chat Completions, Gemini,
+Responses, and Responses as Codex sends it (``responses_codex``: ``store: false`` with each round's
+reasoning item and its ``encrypted_content``, a client ``tool_search`` call and its output loading a
+namespace, calls of the namespaced tools, ``custom`` and ``web_search`` tools offered), whose answer
+is a reasoning item and two calls. Baseline: a bare start of
 an agent CLI (``gemini --version`` if the Gemini CLI is installed, else ``node --version``, else
 ``python -c pass``), wall time, the least a check of one scenario costs. Goal: a turn under 5 ms
 of CPU, and a small fraction of a CLI start, so a CLI's check is bound by the CLI, not by us.
@@ -23,7 +27,9 @@ from typing import Any
 from benchmarks._timing import per_call_seconds
 from pytest_toolharness.wire.model_api import (
     AssistantTurn,
+    ResponsesDialect,
     TextBlock,
+    ThinkingBlock,
     ToolUseBlock,
     chat_answer,
     estimate_tokens,
@@ -92,6 +98,62 @@ def _gemini_body() -> dict[str, Any]:
     return {"contents": contents, "systemInstruction": {"parts": [{"text": _SYSTEM}]}, "tools": tools}
 
 
+def _responses_body(*, codex: bool) -> dict[str, Any]:
+    tools: list[Any] = [
+        {"type": "function", "name": n, "description": n, "parameters": _SCHEMA} for n in _TOOLS
+    ]
+    items: list[Any] = [{"role": "user", "content": "go"}]
+    namespace = None
+    if codex:
+        tools += [
+            {"type": "custom", "name": "apply_patch", "description": "Patch files."},
+            {"type": "web_search"},
+            {"type": "tool_search", "execution": "client", "parameters": {"type": "object"}},
+        ]
+        loaded = {
+            "type": "namespace",
+            "name": "mcp__suite",
+            "description": "Tools in the mcp__suite namespace.",
+            "tools": [{"type": "function", "name": "echo", "description": "Echo.", "parameters": _SCHEMA}],
+        }
+        search = {
+            "type": "tool_search_call",
+            "call_id": "s1",
+            "execution": "client",
+            "arguments": {"query": "echo"},
+        }
+        items += [
+            search,
+            {"type": "tool_search_output", "call_id": "s1", "execution": "client", "tools": [loaded]},
+        ]
+        namespace = "mcp__suite"
+    for r in range(_ROUNDS):
+        ids = (f"call_{r}a", f"call_{r}b")
+        if codex:
+            items.append(
+                {"type": "reasoning", "id": f"rs_{r}", "summary": [], "encrypted_content": "c2ln" * 40}
+            )
+        for i in ids:
+            call = {"type": "function_call", "call_id": i, "name": "tool_1", "arguments": '{"path":"x"}'}
+            if namespace is not None and i.endswith("b"):
+                call.update(name="echo", namespace=namespace)
+            items.append(call)
+        items.extend({"type": "function_call_output", "call_id": i, "output": "out " * 50} for i in ids)
+    body: dict[str, Any] = {
+        "model": "gpt-5.5",
+        "instructions": _SYSTEM,
+        "stream": True,
+        "tools": tools,
+        "input": items,
+    }
+    if codex:
+        body.update(store=False, include=["reasoning.encrypted_content"], parallel_tool_calls=True)
+    return body
+
+
+_REASONED_TURN = AssistantTurn((ThinkingBlock("Two lookups.", "c2ln"), *_TURN.blocks[1:]))
+
+
 def _accepted(error: object) -> None:
     if error is not None:
         raise AssertionError(f"benchmark setup: the request was rejected: {error}")
@@ -110,6 +172,14 @@ def _gemini_turn(raw: bytes) -> object:
     body = json.loads(raw)
     _accepted(validate_gemini_request(body, route.model))
     return gemini_answer(_TURN, route, response_id="r1", prompt_tokens=estimate_tokens(body))
+
+
+def _responses_turn(raw: bytes, turn: AssistantTurn = _TURN) -> object:
+    # A fresh dialect each turn: a real run's store holds its own few responses, not the benchmark's.
+    dialect = ResponsesDialect()
+    body = json.loads(raw)
+    _accepted(dialect.validate(body))
+    return dialect.answer(turn, body, index=1, id_prefix="bench", prompt_tokens=estimate_tokens(body))
 
 
 def _cli_start_seconds(rounds: int) -> tuple[str, float]:
@@ -138,6 +208,12 @@ def run(quick: bool = False) -> dict[str, Any]:
     for api, build, answer in (
         ("chat", _chat_body, _chat_turn),
         ("gemini", _gemini_body, _gemini_turn),
+        ("responses", functools.partial(_responses_body, codex=False), _responses_turn),
+        (
+            "responses_codex",
+            functools.partial(_responses_body, codex=True),
+            functools.partial(_responses_turn, turn=_REASONED_TURN),
+        ),
     ):
         raw = json.dumps(build()).encode()
         seconds = per_call_seconds(functools.partial(answer, raw), batch=batch, rounds=rounds)

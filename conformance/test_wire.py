@@ -312,13 +312,17 @@ def test_large_result_persisted(wire: WireRunner) -> None:
     """RESULT-1: a 60,000-character MCP result reaches the model shorter, with a preview and where it is.
 
     Judged by its meaning, not Claude Code's ``<persisted-output>`` wording; the MCP server must
-    have run the tool to its end, else nothing oversized was ever produced.
+    have run the tool to its end, else nothing oversized was ever produced. The ``persisted``
+    scenario (tool search off, one MCP tool a turn) needs nothing but MCP tools, so every target
+    that runs them is judged.
     """
-    run = wire("deferred")
+    run = wire("persisted")
     big = _scenario(run).mcp_tools[0]
-    unproven = [] if checks.called(run, "big", outcome="ok") else ["the MCP server never ran the big tool"]
+    unproven = (
+        [] if checks.called(run, "report", outcome="ok") else ["the MCP server never ran the report tool"]
+    )
     problems = checks.check_persisted(
-        run.requests, DeferIds.BIG, big.behavior.output_text(), workdir=run.workdir
+        run.requests, PersistedIds.BIG, big.behavior.output_text(), workdir=run.workdir
     )
     judge(run, problems, unproven)
 

@@ -28,9 +28,17 @@ from pytest_toolharness.wire.scenarios import (
     WireScenario,
     pairing_scenario,
 )
-from pytest_toolharness.wire.targets import CodexProfile, TargetInvocation, WireHarness
+from pytest_toolharness.wire.targets import (
+    ClaudeCodeTarget,
+    CodexProfile,
+    CodexTarget,
+    GeminiCliTarget,
+    TargetInvocation,
+    WireAdapter,
+    WireHarness,
+)
 from pytest_toolharness.wire.targets._codex import CODEX_NAMES, codex_config, codex_hooks, codex_rules
-from pytest_toolharness.wire.targets._wire_adapter import write_mcp_config
+from pytest_toolharness.wire.targets._wire_adapter import target_api, write_mcp_config
 
 ROOT = Path(__file__).resolve().parents[1]
 _CLIENT_SEARCH = {"type": "tool_search", "execution": "client", "parameters": {"type": "object"}}
@@ -91,6 +99,53 @@ def test_rules_and_modes_become_codex_approvals_and_sandbox(tmp_path: Path) -> N
     assert bypass["mcp_servers"]["suite"]["default_tools_approval_mode"] == "approve"
     with pytest.raises(ValueError, match="'sometimes' has no Codex equivalent"):
         _config(tmp_path, {"permissions": {"defaultMode": "sometimes"}})
+
+
+def test_settings_files_land_in_codexs_own_layers(tmp_path: Path) -> None:
+    """User file: the user layer (config.toml, rules/userSettings.rules); project file: the trusted
+    project's .codex/config.toml and rules; local file: ``-c`` flags (the session layer) and its rules."""
+    invocation = _invocation(tmp_path, {"permissions": {"allow": ["mcp__suite__echo"]}})
+    files = {
+        "home/.claude/settings.json": {"permissions": {"deny": ["mcp__suite__fail", "exec_command(rm:*)"]}},
+        ".claude/settings.json": {
+            "permissions": {"deny": ["mcp__suite__empty"], "ask": ["exec_command(git:*)"]}
+        },
+        ".claude/settings.local.json": {"permissions": {"ask": ["mcp__suite__echo"]}},
+    }
+    for place, content in files.items():
+        (tmp_path / place).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / place).write_text(json.dumps(content), encoding="utf-8")
+    argv = CodexTarget(Path("codex")).command(invocation)
+    user = tomllib.loads((tmp_path / "home/.codex/config.toml").read_text(encoding="utf-8"))
+    assert user["mcp_servers"]["suite"]["disabled_tools"] == ["fail"]  # the user file's deny
+    assert user["mcp_servers"]["suite"]["tools"] == {"echo": {"approval_mode": "approve"}}  # --settings
+    assert user["projects"][str(tmp_path)] == {"trust_level": "trusted"}
+    project = tomllib.loads((tmp_path / ".codex/config.toml").read_text(encoding="utf-8"))
+    # Codex checks each layer alone: the project's server table repeats its transport.
+    assert project["mcp_servers"]["suite"]["disabled_tools"] == ["empty"]
+    assert project["mcp_servers"]["suite"]["command"] == user["mcp_servers"]["suite"]["command"]
+    assert (tmp_path / ".codex/rules/projectSettings.rules").read_text(encoding="utf-8") == (
+        'prefix_rule(pattern=["git"], decision="prompt")\n'
+    )
+    assert (tmp_path / "home/.codex/rules/userSettings.rules").read_text(encoding="utf-8") == (
+        'prefix_rule(pattern=["rm"], decision="forbidden")\n'
+    )
+    flags = argv[argv.index(str(tmp_path)) + 1 : -1]
+    assert flags == ["-c", 'mcp_servers.suite.tools.echo.approval_mode="prompt"']
+    assert argv[-1] == "p"
+
+
+def test_the_wire_adapter_speaks_the_api_its_target_names(tmp_path: Path) -> None:
+    """``toolharness check --target`` picks the model API from the target: each profile's ``api``."""
+    assert WireAdapter(CodexTarget(Path("codex"))).api == "responses"
+    assert WireAdapter(GeminiCliTarget(Path("gemini"))).api == "gemini"
+    assert WireAdapter(ClaudeCodeTarget(Path("claude"))).api == "messages"
+
+    class Odd:
+        name, api = "odd", "smoke-signals"
+
+    with pytest.raises(ValueError, match="speaks api 'smoke-signals'; known"):
+        target_api(Odd())  # type: ignore[arg-type]
 
 
 def test_shell_rules_become_execpolicy_prefix_rules_strongest_last() -> None:

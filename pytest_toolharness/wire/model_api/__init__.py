@@ -34,7 +34,11 @@ from pytest_toolharness.wire.model_api._messages_validation import (
 )
 from pytest_toolharness.wire.model_api._provider_errors import GoogleError, OpenAIError
 from pytest_toolharness.wire.model_api._recording import RecordedRequest
-from pytest_toolharness.wire.model_api._responses import RESPONSES_PATH, responses_neutral_request
+from pytest_toolharness.wire.model_api._responses import (
+    RESPONSES_PATH,
+    ResponsesDialect,
+    responses_neutral_request,
+)
 from pytest_toolharness.wire.model_api._responses_store import ResponseStore
 from pytest_toolharness.wire.model_api._responses_validation import (
     responses_checker_violations,
@@ -71,6 +75,7 @@ __all__ = [
     "OpenAIError",
     "RecordedRequest",
     "ResponseStore",
+    "ResponsesDialect",
     "Script",
     "ScriptItem",
     "ScriptSource",

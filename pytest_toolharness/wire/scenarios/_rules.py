@@ -406,5 +406,7 @@ def malformed_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
             "userSettings": {"permissions": {"deny": [r for r, _, _ in MALFORMED_DENIES.values()]}}
         },
         env=_NO_SEARCH,
-        roles=frozenset({"shell_tool", "permission_rules", "settings_files"}),
+        # rule_texts: the malformed texts are Claude Code's rule syntax, which a CLI with rules of
+        # another language (Codex's execpolicy) has no counterpart of.
+        roles=frozenset({"shell_tool", "permission_rules", "settings_files", "rule_texts"}),
     )

@@ -332,7 +332,9 @@ def persisted_scenario(names: ToolNames = CLAUDE_CODE_NAMES) -> WireScenario:
     big = mcp_spec(
         "report",
         "Returns a very large report.",
-        ToolBehavior("text", chars=DEFERRED_OUTPUT_CHARS, fill="9876543210"),
+        # Not valid JSON: the Gemini CLI parses an MCP result's first text as JSON and fails a
+        # call whose text is a JSON number (docs/interop-gemini.md), which is no RESULT-1 matter.
+        ToolBehavior("text", chars=DEFERRED_OUTPUT_CHARS, fill="report-42 "),
         names=names,
     )
     small = mcp_spec("small", "Returns a short answer.", ToolBehavior("text", text="small-ran"), names=names)

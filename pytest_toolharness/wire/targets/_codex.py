@@ -14,12 +14,16 @@ Codex speaks the OpenAI Responses API over server-sent events. The profile gives
   ``tool_search`` and loads what a search finds as a ``namespace`` (``mcp__suite`` + ``echo``): the
   profile's names say so (``mcp_search``), and the scripted model searches before it calls them;
 - ``rules/suite.rules``: the shell rules as Codex's execpolicy (:func:`codex_rules`);
-- ``hooks.json``: the scenario's hooks, in Claude Code's shape, which Codex reads (:func:`codex_hooks`).
+- ``hooks.json``: the scenario's hooks, in Claude Code's shape, which Codex reads (:func:`codex_hooks`);
+- Claude Code's user, project and local settings files in Codex's own config layers: the user layer
+  (``config.toml``, ``rules/userSettings.rules``), the trusted project's ``.codex/`` and the session
+  layer (``-c`` flags), see :meth:`CodexTarget._setting_layers`.
 
 Codex's shell tool is ``exec_command`` with the command under ``cmd`` (``shell_key``); hooks know it
 as ``Bash`` (``shell_hook_name``). It has no tool that reads a text file (``view_image`` stands in
-the read role for calls with invalid input), does not read Claude Code's settings files, and its
-tool search can't be switched off: scenarios needing those are not run against it.
+the read role for calls with invalid input), its rules are Starlark ``prefix_rule`` calls (Claude
+Code's rule texts, malformed ones included, have no counterpart: no ``rule_texts``), and its tool
+search can't be switched off: scenarios needing those are not run against it.
 """
 
 from __future__ import annotations
@@ -33,10 +37,12 @@ from typing import Any
 from pytest_toolharness.wire.scenarios import ToolNames
 from pytest_toolharness.wire.targets._command import TargetInvocation
 from pytest_toolharness.wire.targets._roles import (
+    McpServer,
     Rule,
     mcp_servers,
     mode_setting,
     read_settings_file,
+    setting_sources,
     settings_rules,
 )
 
@@ -47,7 +53,9 @@ __all__ = [
     "MODES",
     "CodexTarget",
     "codex_config",
+    "codex_flags",
     "codex_hooks",
+    "codex_layer",
     "codex_rules",
     "permission_mode",
 ]
@@ -158,16 +166,101 @@ def codex_hooks(settings: dict[str, Any]) -> dict[str, Any]:
     return {"hooks": events}
 
 
+def _mcp_entries(rules: list[Rule], servers: list[str]) -> list[tuple[tuple[str, ...], object]]:
+    """Codex's keys for ``rules`` on whole tools: a deny of the shell or of an MCP tool, an MCP tool's approval.
+
+    Each is a key path and its value; one layer of Codex's config (a file or ``-c`` flags) holds them.
+    """
+    whole = [r for r in rules if r.pattern is None]
+    entries: list[tuple[tuple[str, ...], object]] = []
+    if any(r.tool == CODEX_NAMES.shell and r.action == "deny" for r in whole):
+        # A deny of the whole shell tool: Codex offers no shell tool at all.
+        entries += [(("features", "shell_tool"), False), (("features", "unified_exec"), False)]
+    for server in servers:
+        prefix = CODEX_NAMES.mcp("", server)
+        disabled = [r.tool[len(prefix) :] for r in whole if r.action == "deny" and r.tool.startswith(prefix)]
+        if disabled:
+            entries.append((("mcp_servers", server, "disabled_tools"), disabled))
+        # allow, then ask: a tool with both rules is asked about (the stronger rule wins).
+        approvals = {
+            r.tool[len(prefix) :]: _MCP_APPROVALS[r.action]
+            for action in ("allow", "ask")
+            for r in whole
+            if r.action == action and r.tool.startswith(prefix)
+        }
+        entries += [(("mcp_servers", server, "tools", t, "approval_mode"), a) for t, a in approvals.items()]
+    return entries
+
+
+def _dotted(path: tuple[str, ...]) -> str:
+    return ".".join(p if re.fullmatch(r"[A-Za-z0-9_-]+", p) else json.dumps(p) for p in path)
+
+
+def _server_tables(
+    server: McpServer, mcp_default: str, entries: list[tuple[tuple[str, ...], object]]
+) -> list[str]:
+    """The server's table with its keys of ``entries`` (its disabled tools, its tools' approvals)."""
+    lines = [
+        "",
+        f"[mcp_servers.{json.dumps(server.name)}]",
+        f"command = {_toml(server.command)}",
+        f"args = {_toml(list(server.args))}",
+        f"env = {_toml(server.env)}",
+        f"startup_timeout_sec = {_MCP_STARTUP_SECONDS}",
+        f"default_tools_approval_mode = {_toml(mcp_default)}",
+    ]
+    mine = [(path[2:], value) for path, value in entries if path[:2] == ("mcp_servers", server.name)]
+    lines += [f"{_dotted(path)} = {_toml(value)}" for path, value in mine if len(path) == 1]
+    for path, value in mine:
+        if len(path) > 1:
+            lines += ["", f"[mcp_servers.{_dotted((server.name, *path[:-1]))}]"]
+            lines.append(f"{path[-1]} = {_toml(value)}")
+    return lines
+
+
+def codex_layer(rules: list[Rule], servers: list[McpServer], mcp_default: str) -> str:
+    """A project's ``.codex/config.toml`` holding ``rules`` (:func:`_mcp_entries`).
+
+    Codex checks each layer on its own: a server's table needs its transport in every layer that
+    names the server, so the layer repeats the server's definition beside its rules.
+    """
+    entries = _mcp_entries(rules, [server.name for server in servers])
+    lines = [f"{_dotted(path)} = {_toml(value)}" for path, value in entries if path[0] == "features"]
+    for server in servers:
+        lines += _server_tables(server, mcp_default, entries)
+    return "\n".join(lines) + "\n"
+
+
+def codex_flags(rules: list[Rule], servers: list[str]) -> list[str]:
+    """``rules`` as Codex's session layer: ``-c key=value`` flags (:func:`_mcp_entries`)."""
+    return [
+        arg
+        for path, value in _mcp_entries(rules, servers)
+        for arg in ("-c", f"{_dotted(path)}={_toml(value)}")
+    ]
+
+
+def _sources(inv: TargetInvocation) -> dict[str, dict[str, Any]]:
+    return {source: read_settings_file(path) for source, path in setting_sources(inv.workdir).items()}
+
+
 def codex_config(inv: TargetInvocation) -> str:
-    """Codex's ``config.toml`` for ``inv``: the scripted provider, MCP server, approvals and sandbox."""
+    """Codex's ``config.toml`` (its user layer) for ``inv``: the scripted provider, MCP server, approvals, sandbox.
+
+    The rules of ``--settings`` and of Claude Code's user settings file go here; a project settings
+    file makes the working directory a trusted project (its ``.codex/config.toml`` is then read).
+    """
     settings = _settings(inv)
+    sources = _sources(inv)
     sandbox = settings.get("sandbox")
     sandboxed = isinstance(sandbox, dict) and sandbox.get("enabled") is True
     mcp_default, sandbox_mode = permission_mode(settings)
     if sandboxed and sandbox_mode == "danger-full-access":
         sandbox_mode = "workspace-write"
-    rules = settings_rules(settings)
-    whole = [r for r in rules if r.action == "deny" and r.pattern is None]
+    servers = mcp_servers(inv.mcp_config_path)
+    rules = settings_rules(settings) + settings_rules(sources.get("userSettings", {}))
+    entries = _mcp_entries(rules, [server.name for server in servers])
+    features = dict((path[1], value) for path, value in entries if path[0] == "features")
     lines = [
         f"model = {_toml(CODEX_MODEL)}",
         'model_provider = "scripted"',
@@ -176,9 +269,8 @@ def codex_config(inv: TargetInvocation) -> str:
         "check_for_update_on_startup = false",
         "",
         "[features]",
-        # A deny of the whole shell tool: Codex offers no shell tool at all.
-        f"shell_tool = {_toml(not any(r.tool == CODEX_NAMES.shell for r in whole))}",
-        f"unified_exec = {_toml(not any(r.tool == CODEX_NAMES.shell for r in whole))}",
+        f"shell_tool = {_toml(features.get('shell_tool', True))}",
+        f"unified_exec = {_toml(features.get('unified_exec', True))}",
         "",
         "[model_providers.scripted]",
         'name = "scripted model API"',
@@ -188,30 +280,10 @@ def codex_config(inv: TargetInvocation) -> str:
         "request_max_retries = 0",
         "stream_max_retries = 0",
     ]
-    for server in mcp_servers(inv.mcp_config_path):
-        prefix = CODEX_NAMES.mcp("", server.name)
-        disabled = [r.tool[len(prefix) :] for r in whole if r.tool.startswith(prefix)]
-        lines += [
-            "",
-            f"[mcp_servers.{json.dumps(server.name)}]",
-            f"command = {_toml(server.command)}",
-            f"args = {_toml(list(server.args))}",
-            f"env = {_toml(server.env)}",
-            f"startup_timeout_sec = {_MCP_STARTUP_SECONDS}",
-            f"default_tools_approval_mode = {_toml(mcp_default)}",
-        ]
-        if disabled:
-            lines.append(f"disabled_tools = {_toml(disabled)}")
-        # allow, then ask: a tool with both rules is asked about (the stronger rule wins).
-        approvals = {
-            r.tool[len(prefix) :]: _MCP_APPROVALS[r.action]
-            for action in ("allow", "ask")
-            for r in rules
-            if r.action == action and r.pattern is None and r.tool.startswith(prefix)
-        }
-        for tool, approval in approvals.items():
-            lines += ["", f"[mcp_servers.{json.dumps(server.name)}.tools.{json.dumps(tool)}]"]
-            lines.append(f"approval_mode = {_toml(approval)}")
+    if "projectSettings" in sources:
+        lines += ["", f"[projects.{json.dumps(str(inv.workdir))}]", 'trust_level = "trusted"']
+    for server in servers:
+        lines += _server_tables(server, mcp_default, entries)
     return "\n".join(lines) + "\n"
 
 
@@ -237,6 +309,33 @@ class CodexTarget:
         (home / "rules" / "suite.rules").write_text(codex_rules(_settings(inv)), encoding="utf-8")
         hooks = json.dumps(codex_hooks(_settings(inv)), indent=1, sort_keys=True)
         (home / "hooks.json").write_text(hooks, encoding="utf-8")
+        return [*self._base_command(inv), *self._setting_layers(inv), inv.prompt]
+
+    def _setting_layers(self, inv: TargetInvocation) -> list[str]:
+        """Claude Code's other settings files in Codex's own layers; the ``-c`` flags of the local file.
+
+        user: the user layer (``config.toml``, :func:`codex_config`) and ``rules/userSettings.rules``;
+        project: the trusted project's ``.codex/config.toml`` and ``.codex/rules/projectSettings.rules``;
+        local (Codex has no per-user project file): the session layer, ``-c`` flags, above the
+        project's as Claude Code's local file is, and ``rules/localSettings.rules``.
+        """
+        servers = [server.name for server in mcp_servers(inv.mcp_config_path)]
+        flags: list[str] = []
+        for source, settings in _sources(inv).items():
+            rules_dir = (
+                inv.workdir / ".codex" / "rules" if source == "projectSettings" else self._home(inv) / "rules"
+            )
+            rules_dir.mkdir(parents=True, exist_ok=True)
+            (rules_dir / f"{source}.rules").write_text(codex_rules(settings), encoding="utf-8")
+            if source == "projectSettings":
+                mcp_default = permission_mode(_settings(inv))[0]
+                layer = codex_layer(settings_rules(settings), mcp_servers(inv.mcp_config_path), mcp_default)
+                (inv.workdir / ".codex" / "config.toml").write_text(layer, encoding="utf-8")
+            elif source == "localSettings":
+                flags += codex_flags(settings_rules(settings), servers)
+        return flags
+
+    def _base_command(self, inv: TargetInvocation) -> list[str]:
         return [
             str(self.binary),
             "exec",
@@ -249,7 +348,6 @@ class CodexTarget:
             "--dangerously-bypass-hook-trust",
             "-C",
             str(inv.workdir),
-            inv.prompt,
         ]
 
     def environment(self, inv: TargetInvocation) -> dict[str, str]:

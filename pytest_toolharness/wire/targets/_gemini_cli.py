@@ -31,7 +31,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_toolharness.specs import SETTINGS_FILES
 from pytest_toolharness.wire.scenarios import ToolNames
 from pytest_toolharness.wire.targets._command import TargetInvocation
 from pytest_toolharness.wire.targets._gemini_hooks import BRIDGE_SOURCE, gemini_hooks
@@ -41,6 +40,7 @@ from pytest_toolharness.wire.targets._roles import (
     mcp_servers,
     mode_setting,
     read_settings_file,
+    setting_sources,
     settings_rules,
 )
 
@@ -153,6 +153,10 @@ def gemini_policy_toml(settings: dict[str, Any], *, default_asks: bool = True) -
         decision, priority = _DECISIONS[rule.action]
         lines += ["", "[[rule]]", f"toolName = {_toml_string(rule.tool)}"]
         lines += [f"{key} = {_toml_string(value)}" for key, value in _conditions(rule).items()]
+        if rule.action == "allow" and rule.tool == GEMINI_NAMES.shell and rule.pattern is None:
+            # Claude Code's ``allow Bash`` allows every command, redirections included; the CLI
+            # downgrades an allowed command with a redirection to an ask unless the rule says so.
+            lines.append("allowRedirection = true")
         lines += [f"decision = {_toml_string(decision)}", f"priority = {priority}"]
     return "\n".join(lines) + "\n"
 
@@ -191,10 +195,7 @@ def write_setting_sources(inv: TargetInvocation, config: Path) -> None:
     ``.gemini/settings.json``: whole-tool deny rules in ``tools.exclude``, allow rules in
     ``tools.allowed``, anything else in the project's ``.gemini/policies`` (the workspace tier).
     """
-    for source, place in SETTINGS_FILES.items():
-        path = inv.workdir / "home" / place[2:] if place.startswith("~/") else inv.workdir / place
-        if not path.is_file():
-            continue
+    for source, path in setting_sources(inv.workdir).items():
         settings = read_settings_file(path)
         if source != "projectSettings":
             policy = gemini_policy_toml(settings, default_asks=False)

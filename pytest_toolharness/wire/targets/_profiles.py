@@ -67,6 +67,7 @@ PROFILE_CAPABILITIES: Mapping[str, str] = {
     "command_hooks": "runs command hooks before and after a tool call",
     "tool_search": "can defer tools behind a search tool, switched on and off",
     "settings_files": "reads Claude Code's user, project and local settings files by itself",
+    "rule_texts": "takes Claude Code's rule texts as written (Tool(content)), so a malformed one reaches it malformed",
     "plugins": "loads hooks from a Claude Code plugin folder (hooks/hooks.json, ${CLAUDE_PLUGIN_ROOT})",
     "sandbox": "runs shell commands in its sandbox when the settings say sandbox.enabled",
 }
@@ -231,6 +232,8 @@ class GeminiCliProfile:
             "permission_modes",
             "command_hooks",
             "settings_files",
+            # the policy file takes each rule text literally, as the tool it names (literal_rules)
+            "rule_texts",
         }
     )
 
@@ -256,7 +259,15 @@ class CodexProfile:
     description: str = "Codex CLI (npm @openai/codex), codex exec against the scripted Responses API"
     claims: tuple[str, ...] = ("core",)
     capabilities: frozenset[str] = frozenset(
-        {"mcp", "shell_tool", "permission_rules", "permission_modes", "command_hooks", "sandbox"}
+        {
+            "mcp",
+            "shell_tool",
+            "permission_rules",
+            "permission_modes",
+            "command_hooks",
+            "sandbox",
+            "settings_files",
+        }
     )
 
     names: ToolNames = CODEX_NAMES

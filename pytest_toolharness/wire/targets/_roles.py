@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pytest_toolharness.specs import SETTINGS_FILES
+
 T = TypeVar("T")
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "mcp_servers",
     "mode_setting",
     "read_settings_file",
+    "setting_sources",
     "settings_rules",
 ]
 
@@ -63,6 +66,19 @@ def read_settings_file(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: settings must be a JSON object, not {type(data).__name__}")
     return data
+
+
+def setting_sources(workdir: Path) -> dict[str, Path]:
+    """Claude Code's other settings files the scenario wrote (source -> path), in ``SETTINGS_FILES`` order.
+
+    ``~`` is the run's scratch home, ``workdir / "home"``; the rest is relative to ``workdir``.
+    """
+    found: dict[str, Path] = {}
+    for source, place in SETTINGS_FILES.items():
+        path = workdir / "home" / place[2:] if place.startswith("~/") else workdir / place
+        if path.is_file():
+            found[source] = path
+    return found
 
 
 def _pattern(spec: str) -> str:

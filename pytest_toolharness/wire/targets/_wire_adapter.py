@@ -36,6 +36,8 @@ from pytest_toolharness.wire.scenarios import (
 from pytest_toolharness.wire.targets._command import Target, TargetInvocation, TargetOutcome, run_target
 
 __all__ = [
+    "API_POINTERS",
+    "API_TITLES",
     "DEFAULT_TIMEOUT",
     "REQUESTS_DIR",
     "RESERVED_ENV",
@@ -45,6 +47,7 @@ __all__ = [
     "check_target_env",
     "read_hook_log",
     "run_wire_scenario",
+    "target_api",
     "target_names",
     "write_mcp_config",
     "write_scenario_files",
@@ -97,6 +100,8 @@ class WireRun:
     hook_calls: list[dict[str, Any]] = field(default_factory=list)
     names: ToolNames = CLAUDE_CODE_NAMES
     roles: frozenset[str] | None = None
+    #: The model API the target speaks (its ``api`` attribute: a key of :data:`API_TITLES`).
+    api: str = "messages"
 
     @property
     def message_requests(self) -> list[RecordedRequest]:
@@ -107,23 +112,24 @@ class WireRun:
         """Why the run itself failed (hang, error exit, no API call, script error), or None."""
         outcome, count = self.outcome, len(self.message_requests)
         where = f"target {self.target!r}, scenario {self.scenario!r}"
+        api = API_TITLES.get(self.api, f"{self.api} API")
         tails = f"{_tail(outcome.stderr, 'stderr')}\n  {_tail(outcome.stdout, 'stdout')}"
         if outcome.start_error is not None:
             return f"{where}: the harness could not be started: {outcome.start_error}"
         if outcome.timed_out:
             return (
                 f"{where}: the harness hung: it did not finish within {self.timeout:g} s and was killed, "
-                f"after {count} Messages API request(s)\n  {tails}"
+                f"after {count} {api} request(s)\n  {tails}"
             )
         if count == 0:
             return (
-                f"{where}: the harness never called the Messages API at {self.base_url} "
-                f"(ANTHROPIC_BASE_URL); it exited with status {outcome.exit_code}\n  {tails}"
+                f"{where}: the harness never called the {api} at {self.base_url} "
+                f"({API_POINTERS.get(self.api, 'its base URL')}); it exited with status {outcome.exit_code}\n  {tails}"
             )
         if outcome.exit_code != 0:
             return (
                 f"{where}: the harness exited with status {outcome.exit_code} "
-                f"after {count} Messages API request(s)\n  {tails}"
+                f"after {count} {api} request(s)\n  {tails}"
             )
         if self.server_errors:
             return f"{where}: the scenario's script raised (a suite bug):\n{self.server_errors[0]}"
@@ -149,6 +155,30 @@ def write_mcp_config(path: Path, scenario: WireScenario) -> Path:
     from pytest_toolharness.wire.scenarios import write_server_config
 
     return write_server_config(path, list(scenario.mcp_tools), server_name=SERVER_NAME)
+
+
+#: Each model API a target may speak (its ``api`` attribute), as the report names it.
+API_TITLES: Mapping[str, str] = {
+    "messages": "Messages API",
+    "responses": "OpenAI Responses API",
+    "chat": "OpenAI Chat Completions API",
+    "gemini": "Gemini API",
+}
+#: How a target is pointed at the scripted server of each API (docs/wire.md lists the SDKs' variables).
+API_POINTERS: Mapping[str, str] = {
+    "messages": "ANTHROPIC_BASE_URL",
+    "responses": "OPENAI_BASE_URL, or the base_url of its config",
+    "chat": "OPENAI_BASE_URL, or the base_url of its config",
+    "gemini": "GOOGLE_GEMINI_BASE_URL",
+}
+
+
+def target_api(target: Target) -> str:
+    """The model API the target speaks: its ``api`` attribute (a key of :data:`API_TITLES`), else the Messages API."""
+    api = getattr(target, "api", "messages")
+    if api not in API_TITLES:
+        raise ValueError(f"target {target.name!r} speaks api {api!r}; known: {sorted(API_TITLES)}")
+    return str(api)
 
 
 def target_names(target: Target) -> ToolNames:
@@ -257,6 +287,7 @@ def run_wire_scenario(
         served=read_served(workdir) if scenario.mcp_tools else {},
         hook_calls=read_hook_log(workdir),
         names=target_names(target),
+        api=target_api(target),
     )
 
 
@@ -318,6 +349,8 @@ class WireAdapter:
         self.profiles = claims
         self.roles = roles
         self.env = check_target_env(env or {})
+        #: The model API the target speaks; the scripted server answers it at its own path.
+        self.api = target_api(target)
         self.name = f"wire target {target.name}"
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
