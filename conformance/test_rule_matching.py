@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
+from conformance._strategies_grammar import SameMeaning, same_meaning_commands
 from conformance._strategies_permissions import (
     allow_rule_for,
     edit_tool,
@@ -344,3 +345,29 @@ def test_mcp_rule_for_a_server_whose_name_contains_double_underscore(
         new_harness(), [tool], [(tool.name, {})], rules=[RuleSpec(rule, "deny")], mode="bypassPermissions"
     )
     assert run.ran() == 0, f"{rule} deny missed {tool.name}: {run.describe()}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(case=same_meaning_commands(), mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]))
+def test_deny_rule_meets_every_spelling_the_program_reads_alike(
+    new_harness: Callable[[], Any], case: SameMeaning, mode: str
+) -> None:
+    """PERM-17: a deny rule naming options or a subcommand refuses every command with that effect.
+
+    The program defines "the same": ``Bash(rm -rf:*)`` names remove-recursively-by-force, which
+    ``rm --recursive --force d``, ``rm -r -f d``, ``rm --rec -f d`` and ``rm d -fr`` all do (GNU
+    getopt: long forms and their unambiguous prefixes, bundles, any order, options after the
+    operand); ``Bash(git push:*)`` names a push, which ``git -C . push`` and ``git --no-pager -c k=v
+    push`` are (git's global options, from its usage line); npm's aliases run the same command
+    (npm's own table). The spellings are read live from each program's ``--help``, usage and command
+    table. Beside an allow rule for the whole program, in any mode, the command must not run.
+    """
+    rules = [RuleSpec(f"Bash({case.program}:*)", "allow"), RuleSpec(case.rule, "deny")]
+    run = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": case.command})], rules=rules, mode=mode
+    )
+    assert run.ran() == 0, (
+        f"{case.rule} ({mode}) let {case.command!r} run: the program reads it as what the rule names"
+    )

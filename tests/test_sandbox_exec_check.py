@@ -108,6 +108,35 @@ def test_scripts_and_the_dynamic_loader_are_judged_by_what_they_run(
         assert judge(_attempt(opened, str(renamed), "./runner", "/usr/bin/rm", "-f", "y")) is not None
 
 
+@pytest.mark.parametrize(
+    ("rule", "argv", "refused"),
+    [
+        ("Bash(rm -rf:*)", ("rm", "-fr", "d"), True),
+        ("Bash(rm -rf:*)", ("rm", "--recursive", "--force", "d"), True),
+        ("Bash(rm -rf:*)", ("rm", "d", "-r", "-f"), True),
+        ("Bash(rm -rf:*)", ("rm", "-f", "d"), False),
+        ("Bash(git push:*)", ("git", "-C", ".", "push", "o", "main"), True),
+        ("Bash(git push:*)", ("git", "--git-dir=.git", "--work-tree=.", "push"), True),
+        ("Bash(git push:*)", ("git", "-C", ".", "status"), False),
+    ],
+)
+def test_argv_is_judged_as_the_program_reads_it(
+    opened: list[int], rule: str, argv: tuple[str, ...], refused: bool
+) -> None:
+    """SBX-7: a deny rule naming options or a subcommand meets the real argv in any spelling the program reads alike.
+
+    git does ``push`` in-process, so the exec check sees ``git -C . push``: only reading the argv
+    as git does tells that it pushes.
+    """
+    path = shutil.which(argv[0])
+    if path is None:
+        pytest.skip(f"{argv[0]} is not installed")
+    verdict = _judge((rule, "deny"))(_attempt(opened, path, *argv))
+    assert (verdict is not None) is refused, verdict
+    if refused:
+        assert rule in (verdict or "")
+
+
 def test_ask_rules_refuse_unless_the_call_met_them(opened: list[int]) -> None:
     """An ask rule refuses where nobody can be asked, unless the static reading of the call certainly met it."""
     judge = _judge(("Bash(rm:*)", "ask"))

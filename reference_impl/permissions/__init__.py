@@ -72,6 +72,7 @@ from reference_impl.permissions._settings import (
 )
 from reference_impl.permissions._shell_forms import DenyForms, deny_forms
 from reference_impl.permissions._shell_rules import (
+    ShellRuleIndex,
     match_shell_pattern,
     pattern_head,
     rule_matches_shell_part,
@@ -118,6 +119,7 @@ __all__ = [
     "SettingsFile",
     "SettingsNotice",
     "ShellCommand",
+    "ShellRuleIndex",
     "SourceRestriction",
     "ToolPermissionContext",
     "context_from_settings",

@@ -206,6 +206,8 @@ class DenyForms:
     forms: frozenset[str]
     opaque: str | None
     unread: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    commands: frozenset[Argv] = frozenset()
+    """Every command met, as words (the program by name): what rules read by its grammar are tried on."""
 
 
 class _Reading(set[str]):
@@ -214,6 +216,7 @@ class _Reading(set[str]):
     def __init__(self) -> None:
         super().__init__()
         self.unread: list[tuple[str, tuple[str, ...]]] = []
+        self.commands: set[Argv] = set()
 
     def note_unread(self, why: str, argv: Argv, raw: tuple[str, ...], written: Argv = ()) -> None:
         """``written``: the words as written (``./gradlew test``), which an allow rule may name too."""
@@ -279,6 +282,8 @@ def _deny_argv(
         raw = (base, *raw[1:])
         forms.add(_quoted_form(argv, raw))
         forms.add(_plain_form(argv, raw))
+    if isinstance(forms, _Reading):
+        forms.commands.add(tuple(argv))
     args = argv[1:]
     reason: str | None = None
     if is_wrapper(base):
@@ -395,7 +400,12 @@ def deny_forms(command: str) -> DenyForms:
     """Every form of ``command`` a deny or ask rule is tried against, and whether it is opaque."""
     forms = _Reading()
     reason = _deny_command(split_command(command), forms, 0)
-    return DenyForms(forms=frozenset(f for f in forms if f), opaque=reason, unread=tuple(forms.unread))
+    return DenyForms(
+        forms=frozenset(f for f in forms if f),
+        opaque=reason,
+        unread=tuple(forms.unread),
+        commands=frozenset(forms.commands),
+    )
 
 
 def allow_candidates(part: ShellPart) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
+from reference_impl.permissions._program_grammar import RuleShape, grammar_match, rule_shape
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PermissionRule
 from reference_impl.permissions._shell_forms import AllowUnits, allow_candidates, allow_units, deny_forms
@@ -120,6 +121,34 @@ class ShellRuleIndex:
                 self.by_head.setdefault(head, []).append(rule)
         self.order = {id(rule): position for position, rule in enumerate(self.content)}
         self.memo: dict[tuple[str, str], RuleMatch | AllowMatch | None] = {}
+        self._shapes: dict[int, RuleShape | None] = {}
+
+    def by_grammar(self, commands: Iterable[Sequence[str | None]]) -> tuple[PermissionRule, bool] | None:
+        """The earliest rule whose effect a command has as its program reads it; and whether certainly.
+
+        A certain match anywhere wins over a possible one (see
+        :mod:`~reference_impl.permissions._program_grammar`).
+        """
+        best: tuple[PermissionRule, bool] | None = None
+        rank: tuple[bool, int] | None = None
+        for argv in commands:
+            head = argv[0] if argv else None
+            for rule in self.by_head.get(head, ()) if head is not None else ():
+                shape = self._shape(rule)
+                verdict = grammar_match(shape, argv) if shape is not None else None
+                if verdict is None:
+                    continue
+                key = (verdict == "certain", -self.order[id(rule)])
+                if rank is None or key > rank:
+                    best, rank = (rule, key[0]), key
+        return best
+
+    def _shape(self, rule: PermissionRule) -> RuleShape | None:
+        key = id(rule)
+        if key not in self._shapes:
+            assert rule.content is not None
+            self._shapes[key] = rule_shape(rule.content)
+        return self._shapes[key]
 
     def first(self, forms: Iterable[str]) -> PermissionRule | None:
         """The earliest rule matching any of ``forms``."""
@@ -184,11 +213,22 @@ def shell_deny_match(
     if index.content:
         forms = deny_forms(command)
         rule = index.first(sorted(forms.forms))
+        read = index.by_grammar(forms.commands) if rule is None else None
         if rule is not None:
             found = RuleMatch(rule, True, f"matched rule {rule.text}")
+        elif read is not None and read[1]:
+            found = RuleMatch(
+                read[0], True, f"matched rule {read[0].text} (as the program reads its arguments)"
+            )
         elif forms.opaque is not None:
             first = index.content[0]
             found = RuleMatch(first, False, f"{forms.opaque}: it could run what rule {first.text} covers")
+        elif read is not None:
+            found = RuleMatch(
+                read[0],
+                False,
+                f"its arguments may mean what rule {read[0].text} names, as the program reads them",
+            )
         elif forms.unread:
             first = index.content[0]
             why = forms.unread[0][0]

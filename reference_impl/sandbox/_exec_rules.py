@@ -32,7 +32,13 @@ import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from reference_impl.permissions import PermissionRule, pattern_head, shell_deny_match, shell_rule_index
+from reference_impl.permissions import (
+    PermissionRule,
+    ShellRuleIndex,
+    pattern_head,
+    shell_deny_match,
+    shell_rule_index,
+)
 from reference_impl.sandbox._exec_guard import ExecAttempt
 
 __all__ = ["SHELL_TOOL", "ExecJudge", "build_id", "exec_judge"]
@@ -161,11 +167,12 @@ class ExecJudge:
         for name in names:
             forms.append(" ".join((name, *args)))
             forms.append(shlex.join((name, *args)))
-        rule = shell_rule_index(self.deny, (SHELL_TOOL,)).first(forms)
+        commands = [(name, *args) for name in names]
+        rule = _first_certain(shell_rule_index(self.deny, (SHELL_TOOL,)), forms, commands)
         shown = shlex.join(argv)
         if rule is not None:
             return f"the sandbox refused to run `{shown}`: denied by rule {rule.text} (checked where the command runs)"
-        rule = shell_rule_index(self._unanswered, (SHELL_TOOL,)).first(forms)
+        rule = _first_certain(shell_rule_index(self._unanswered, (SHELL_TOOL,)), forms, commands)
         if rule is not None:
             return (
                 f"the sandbox refused to run `{shown}`: rule {rule.text} asks, and nobody can be asked "
@@ -285,6 +292,21 @@ def _note(notes: bytes) -> bytes | None:
             return notes[desc_at : desc_at + desc_size] or None
         at = desc_at + (desc_size + 3) // 4 * 4
     return None
+
+
+def _first_certain(
+    index: ShellRuleIndex, forms: Sequence[str], commands: Sequence[Sequence[str]]
+) -> PermissionRule | None:
+    """The rule met by a spelling, or by the words as the program reads them (``git -C . push``), for certain.
+
+    A match the program's grammar only makes possible is not refused here: the static reading
+    asked about it before the command ran.
+    """
+    rule = index.first(forms)
+    if rule is None:
+        read = index.by_grammar(commands)
+        rule = read[0] if read is not None and read[1] else None
+    return rule
 
 
 def _rules_met(rules: Sequence[PermissionRule], command: str) -> tuple[PermissionRule, ...]:

@@ -1,0 +1,179 @@
+"""Commands that mean what a deny rule names, spelled the ways the program itself reads alike (PERM-17).
+
+The truth is each program's own description of its command line, read live from the machine (never
+from the harness under test): a GNU program's ``--help`` pairs short and long options
+(``-r, -R, --recursive``) and says which take a value; git's usage line lists its global options,
+which stand before the subcommand; npm's command table (``lib/utils/cmd-list.js``) has its
+aliases. A drawn rule names options or a subcommand; the drawn command has that effect in another
+spelling: bundled or separate flags in any order, long forms and their unambiguous prefixes, options
+after the operand (GNU permutes them), global options before the subcommand, an alias.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from hypothesis import strategies as st
+
+__all__ = ["SameMeaning", "flag_programs", "same_meaning_commands"]
+
+# Programs whose --help is GNU-style on a Debian-like machine; only those installed are drawn.
+_FLAG_CANDIDATES = ("rm", "cp", "mv", "ln", "chmod", "chown", "mkdir", "touch", "ls", "du", "sort", "uniq")
+_OPTION_LINE = re.compile(r"^ {1,8}(-\w)((?:, -\w)*), (--[\w-]+)(\S*)\s")
+_GIT_SUBCOMMANDS = ("push", "commit", "reset", "clean", "checkout", "rebase", "branch")
+_GIT_VALUES = {"<path>": ".", "<name>=<value>": "color.ui=auto", "<name>": "ns"}
+
+
+@dataclass(frozen=True)
+class SameMeaning:
+    """A rule's text (``Bash(...)``), a command with the effect it names, and the program."""
+
+    rule: str
+    command: str
+    program: str
+
+
+def _live(*argv: str) -> str:
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=10, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout + done.stderr
+
+
+@dataclass(frozen=True)
+class _FlagProgram:
+    flags: tuple[tuple[tuple[str, ...], str], ...]
+    """Its value-less flags that have a long form: ((short spellings), long) each."""
+    longs: tuple[str, ...]
+    """Every long option it has (an abbreviation must be a prefix of only one)."""
+
+
+@cache
+def flag_programs() -> dict[str, _FlagProgram]:
+    """The installed GNU programs with at least two value-less flags that have a long form."""
+    found: dict[str, _FlagProgram] = {}
+    for program in _FLAG_CANDIDATES:
+        if shutil.which(program) is None:
+            continue
+        text = _live(program, "--help")
+        flags = []
+        for line in text.splitlines():
+            match = _OPTION_LINE.match(line)
+            if match is None or match.group(4):  # "--lines=NUM": takes a value
+                continue
+            shorts = (match.group(1), *re.findall(r"-\w", match.group(2)))
+            flags.append((shorts, match.group(3)))
+        longs = tuple(sorted(set(re.findall(r"(?<![\w-])--[a-z][\w-]*", text))))
+        if len(flags) >= 2:
+            found[program] = _FlagProgram(tuple(flags), longs)
+    return found
+
+
+def _prefixes(long: str, others: list[str]) -> list[str]:
+    """``long`` and its prefixes that no other long option of the program starts with (exact wins)."""
+    unique = [
+        long[:n] for n in range(4, len(long)) if not any(o.startswith(long[:n]) for o in others if o != long)
+    ]
+    return [*unique, long]
+
+
+@st.composite
+def _flag_case(draw: st.DrawFn) -> SameMeaning:
+    programs = flag_programs()
+    program = draw(st.sampled_from(sorted(programs)))
+    flags, longs = programs[program].flags, list(programs[program].longs)
+    chosen = draw(st.lists(st.sampled_from(range(len(flags))), min_size=2, max_size=3, unique=True))
+    rule_letters = "".join(draw(st.permutations([flags[i][0][0][1] for i in chosen])))
+    rule = f"Bash({program} -{rule_letters}:*)"
+    spelled: list[str] = []
+    bundle: list[str] = []
+    for i in draw(st.permutations(chosen)):
+        shorts, long = flags[i]
+        how = draw(st.sampled_from(["short", "bundle", "long", "prefix"]))
+        if how == "bundle":
+            bundle.append(draw(st.sampled_from(shorts))[1])
+        elif how == "short":
+            spelled.append(draw(st.sampled_from(shorts)))
+        else:
+            spelled.append(draw(st.sampled_from(_prefixes(long, longs))) if how == "prefix" else long)
+    if bundle:
+        spelled.insert(draw(st.integers(0, len(spelled))), "-" + "".join(bundle))
+    operand = "victim-dir"
+    where = draw(st.sampled_from(["before", "after", "dashdash"]))
+    if where == "after":  # GNU getopt permutes: options after the operand still count
+        words = [program, operand, *spelled]
+    elif where == "dashdash":
+        words = [program, *spelled, "--", operand]
+    else:
+        words = [program, *spelled, operand]
+    return SameMeaning(rule, " ".join(words), program)
+
+
+@lru_cache(maxsize=1)
+def _git_global_options() -> tuple[str, ...]:
+    """Git's global options as its usage line lists them, each with a value where it takes one."""
+    usage = _live("git", "--help").split("\n\n", 1)[0]
+    options: list[str] = []
+    for group in re.findall(r"\[([^\[\]]+)\]", usage):
+        for alternative in (a.strip() for a in group.split("|")):
+            match = re.fullmatch(r"(--?[\w-]+)(?:([ =])(<[^>]+>(?:=<[^>]+>)?))?", alternative)
+            if match is None or match.group(1) in ("-h", "--help", "-v", "--version", "--html-path",
+                                                   "--man-path", "--info-path"):  # fmt: skip
+                continue  # these print and exit before any subcommand
+            name, joint, value = match.groups()
+            options.append(name if value is None else f"{name}{joint}{_GIT_VALUES.get(value, 'x')}")
+    return tuple(options)
+
+
+@st.composite
+def _git_case(draw: st.DrawFn) -> SameMeaning:
+    sub = draw(st.sampled_from(_GIT_SUBCOMMANDS))
+    options = draw(st.lists(st.sampled_from(_git_global_options()), min_size=1, max_size=3))
+    return SameMeaning(f"Bash(git {sub}:*)", " ".join(["git", *options, sub, "origin"]), "git")
+
+
+@lru_cache(maxsize=1)
+def _npm_aliases() -> dict[str, str]:
+    for root in ("/usr/lib/node_modules/npm", "/usr/local/lib/node_modules/npm"):
+        table = f"{root}/lib/utils/cmd-list.js"
+        if os.path.exists(table) and shutil.which("node"):
+            script = "console.log(JSON.stringify(require(process.argv[1]).aliases))"
+            text = _live("node", "-e", script, table)
+            try:
+                return dict(json.loads(text))
+            except ValueError:
+                return {}
+    return {}
+
+
+@st.composite
+def _npm_case(draw: st.DrawFn) -> SameMeaning:
+    aliases = _npm_aliases()
+    # Commands that do nothing outside the working directory, whatever a broken harness lets run.
+    command = draw(st.sampled_from(sorted({"run", "test", "uninstall", "ls"} & set(aliases.values()))))
+    names = sorted({command, *(a for a, c in aliases.items() if c == command)})
+    written, spelled = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+    return SameMeaning(f"Bash(npm {written}:*)", f"npm {spelled} x", "npm")
+
+
+def same_meaning_commands() -> st.SearchStrategy[SameMeaning]:
+    """A rule naming options or a subcommand, and a command with that effect spelled otherwise."""
+    cases: list[st.SearchStrategy[SameMeaning]] = []
+    if flag_programs():
+        cases.append(_flag_case())
+    if shutil.which("git") and _git_global_options():
+        cases.append(_git_case())
+    if shutil.which("npm") and _npm_aliases():
+        cases.append(_npm_case())
+    if not cases:
+        return st.nothing()
+    return st.one_of(cases)

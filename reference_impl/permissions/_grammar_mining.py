@@ -1,0 +1,220 @@
+"""Mining ``program_grammar.json``: what each installed program makes of its options (PERM-17).
+
+``python -m reference_impl.permissions._grammar_mining`` rewrites the catalogue
+:mod:`~reference_impl.permissions._program_grammar` reads, from the machine's own programs:
+
+- every program in ``/usr/bin`` and ``/bin`` whose ``--help`` (run in a throwaway bubblewrap sandbox
+  with no network, two seconds at most) lists its options GNU-style (``-r, -R, --recursive``,
+  ``-n, --lines=NUM``, ``--interactive[=WHEN]``): each spelling to one name, and which take a value;
+- git: its global options from its usage line, its commands from ``git help -a``, and each
+  command's options from ``git <command> -h``;
+- npm: its commands and aliases from its own table (``lib/utils/cmd-list.js``) and its options'
+  types from its configuration definitions.
+
+Nothing here runs when the harness does: the catalogue is committed, and
+``tests/test_program_grammar.py`` checks it against the programs it names where they are installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from reference_impl.permissions._program_grammar import GRAMMAR_FILE
+
+__all__ = ["dumps", "help_options", "mine", "usage_options"]
+
+_BIN_DIRS = ("/usr/bin", "/bin")
+_NPM_ROOTS = ("/usr/lib/node_modules/npm", "/usr/local/lib/node_modules/npm")
+# "  -r, -R, --recursive   text", "      --interactive[=WHEN]  text", "  -n, --lines=[-]NUM  text"
+_OPTION_LINE = re.compile(r"^ {1,10}(-[^\s,]+(?:[ =]\S+)?(?:,\s+-[^\s,]+(?:[ =]\S+)?)*)(?:\s{2,}|$)")
+_SPELLING = re.compile(r"^(--?[A-Za-z0-9?][\w-]*)(\[?=?)?(.*)$")
+
+
+def help_options(text: str) -> dict[str, Any]:
+    """The options a GNU-style help text lists: ``names`` (spelling -> name), ``values``, ``optional``."""
+    names: dict[str, str] = {}
+    values: set[str] = set()
+    optional: set[str] = set()
+    for line in text.splitlines():
+        found = _OPTION_LINE.match(line)
+        if found is None:
+            continue
+        spellings: list[tuple[str, str, str]] = []
+        for token in re.split(r",\s+", found.group(1)):
+            word, _, argument = token.partition(" ")
+            parsed = _SPELLING.match(word)
+            if parsed is None:
+                break
+            spellings.append((parsed.group(1), parsed.group(2) or "", parsed.group(3) or argument))
+        if not spellings:
+            continue
+        name = spellings[0][0]
+        for spelling, _, _ in spellings:
+            names.setdefault(spelling, name)
+        if any(mark.startswith("[") for _, mark, _ in spellings):
+            optional.add(name)
+        elif any(argument.strip("[]=") for _, _, argument in spellings):
+            values.add(name)
+    for noise in ("--help", "--version"):
+        names.pop(noise, None)
+    return {"names": dict(sorted(names.items())), "values": sorted(values), "optional": sorted(optional)}
+
+
+def usage_options(usage: str) -> dict[str, Any]:
+    """The options of a synopsis such as git's: ``[-C <path>] [--git-dir=<path>] [--exec-path[=<path>]]``."""
+    names: dict[str, str] = {}
+    values: set[str] = set()
+    optional: set[str] = set()
+    for group in re.findall(r"\[([^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*)\]", usage):
+        for alternative in group.split("|"):
+            alternative = alternative.strip()
+            parsed = _SPELLING.match(alternative)
+            if parsed is None:
+                continue
+            spelling, mark, rest = parsed.group(1), parsed.group(2) or "", parsed.group(3).strip()
+            names[spelling] = spelling
+            if mark.startswith("["):
+                optional.add(spelling)
+            elif rest:
+                values.add(spelling)
+    for noise in ("--help", "--version"):
+        names.pop(noise, None)
+    return {"names": dict(sorted(names.items())), "values": sorted(values), "optional": sorted(optional)}
+
+
+def _run(argv: list[str], sandboxed: bool = True) -> str:
+    if sandboxed and shutil.which("bwrap"):
+        argv = [
+            "bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc",
+            "--unshare-all", "--die-with-parent", "--chdir", "/tmp", "--", *argv,
+        ]  # fmt: skip
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, errors="replace", timeout=2, stdin=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": "/tmp", "TERM": "dumb"},
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout + done.stderr
+
+
+def _programs() -> list[str]:
+    seen: dict[str, None] = {}
+    for folder in _BIN_DIRS:
+        try:
+            entries = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in entries:
+            path = os.path.join(folder, name)
+            if os.access(path, os.X_OK) and not os.path.isdir(path) and re.fullmatch(r"[\w.+-]+", name):
+                seen.setdefault(name, None)
+    return list(seen)
+
+
+def _mine_help(names: Iterable[str]) -> dict[str, Any]:
+    def one(name: str) -> tuple[str, dict[str, Any]]:
+        return name, help_options(_run([name, "--help"]))
+
+    found: dict[str, Any] = {}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for name, options in pool.map(one, names):
+            # A help text that pairs at least one short and one long spelling is GNU-style.
+            pairs = [s for s, n in options["names"].items() if s != n]
+            if options["names"] and pairs:
+                found[name] = {"options": options}
+    return found
+
+
+def _mine_git() -> dict[str, Any] | None:
+    if shutil.which("git") is None:
+        return None
+    usage = _run(["git", "--help"], sandboxed=False).split("\n\n", 1)[0]
+    listing = _run(["git", "help", "-a"], sandboxed=False)
+    commands = sorted({m.group(1) for m in re.finditer(r"^   ([a-z][\w-]*)\s", listing, re.MULTILINE)})
+    sub_options = {}
+    for command in commands:
+        options = help_options(_run(["git", command, "-h"]))
+        if options["names"]:
+            sub_options[command] = options
+    return {
+        "global": usage_options(usage),
+        "subcommands": commands,
+        "sub_options": sub_options,
+        "open_subcommands": True,
+    }
+
+
+_NPM_SCRIPT = """
+const [root] = process.argv.slice(1);
+const cmds = require(root + '/lib/utils/cmd-list.js');
+const defs = require(root + '/node_modules/@npmcli/config/lib/definitions/index.js');
+const flags = [], values = [];
+for (const [key, d] of Object.entries(defs.definitions)) {
+  const types = [].concat(d.type);
+  (types.length === 1 && types[0] === Boolean ? flags : values).push(key);
+}
+console.log(JSON.stringify({commands: cmds.commands, aliases: cmds.aliases, flags, values,
+  shorthands: defs.shorthands}));
+"""
+
+
+def _mine_npm() -> dict[str, Any] | None:
+    root = next((r for r in _NPM_ROOTS if Path(r, "lib/utils/cmd-list.js").exists()), None)
+    if root is None or shutil.which("node") is None:
+        return None
+    data = json.loads(_run(["node", "-e", _NPM_SCRIPT, root], sandboxed=False))
+    names = {f"--{key}": f"--{key}" for key in (*data["flags"], *data["values"])}
+    for short, expansion in data["shorthands"].items():
+        names.setdefault(f"-{short}" if len(short) == 1 else f"--{short}", expansion[0])
+    return {
+        "global": {
+            "names": dict(sorted(names.items())),
+            "values": sorted(f"--{key}" for key in data["values"]),
+            "optional": [],
+        },
+        "subcommands": sorted(data["commands"]),
+        "aliases": dict(sorted(data["aliases"].items())),
+        "options_anywhere": True,
+        "abbreviations": True,
+    }
+
+
+def mine() -> dict[str, Any]:
+    """The catalogue as this machine's programs describe themselves."""
+    programs = _mine_help(_programs())
+    for name, miner in (("git", _mine_git), ("npm", _mine_npm)):
+        entry = miner()
+        if entry is not None:
+            programs[name] = entry
+    return {"mined_from": "python -m reference_impl.permissions._grammar_mining", "programs": programs}
+
+
+def dumps(catalogue: dict[str, Any]) -> str:
+    """The catalogue's bytes: sorted, compact, one program a line (a diff shows what changed)."""
+    lines = [
+        json.dumps(name) + ": " + json.dumps(entry, sort_keys=True, separators=(",", ":"))
+        for name, entry in sorted(catalogue["programs"].items())
+    ]
+    head = json.dumps(catalogue["mined_from"])
+    return '{"mined_from": ' + head + ', "programs": {\n' + ",\n".join(lines) + "\n}}\n"
+
+
+def main() -> int:
+    catalogue = mine()
+    GRAMMAR_FILE.write_text(dumps(catalogue), encoding="utf-8")
+    print(f"{len(catalogue['programs'])} programs written to {GRAMMAR_FILE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

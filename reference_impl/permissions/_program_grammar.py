@@ -1,0 +1,298 @@
+"""Deny and ask rules judged on what a program makes of its arguments, not on their spelling (PERM-17, SBX-7).
+
+``Bash(rm -rf:*)`` names an effect: remove recursively, by force. ``rm -fr d``, ``rm -r -f d``,
+``rm --recursive --force d``, ``rm --rec --for d`` and ``rm d -rf`` have it too; ``git -C . push``
+and ``git --git-dir=x push`` are ``git push``; ``npm rum deploy`` is ``npm run deploy``. A rule is
+therefore also read the way the program reads its command line (:func:`grammar_match`):
+
+- options are a *set*: short bundles split (``-fr`` is ``-f -r``), each spelling mapped to one name
+  (``-R`` and ``--recursive`` are ``-r``; an unambiguous prefix of a long option is that option, as
+  GNU getopt and git's parse-options read it), ``--opt=v`` and ``--opt v`` alike, options anywhere
+  before ``--`` (GNU permutes them);
+- a program with subcommands has its global options skipped and its subcommand's aliases and
+  abbreviations resolved (``git``, ``npm``);
+- the rule's options must all be among the command's, and its other words must begin the command's
+  other words (a ``:*`` or trailing `` *`` rule) or equal them.
+
+The facts come from the programs themselves, not from a list typed in here: ``program_grammar.json``
+beside this module is mined from their ``--help`` output, git's usage and ``git help -a``, and npm's
+own command table (:mod:`~reference_impl.permissions._grammar_mining` mines it again). Where the
+grammar is not known (a program not in the catalogue, an option whose value-taking is unknown, a
+word only known at run time, a git subcommand that may be an alias), every reading the words allow is
+tried: a rule met in all of them matches for certain, in some of them *possibly* (the engine asks).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = ["GRAMMAR_FILE", "RuleShape", "grammar_match", "rule_shape"]
+
+GRAMMAR_FILE = Path(__file__).with_name("program_grammar.json")
+
+Words = Sequence[str | None]
+Verdict = Literal["certain", "possible"]
+
+_READING_LIMIT = 32  # readings of one command; past it, a match is only possible
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    """One program's (or subcommand's) options: every spelling to its name, and which take a value."""
+
+    names: Mapping[str, str]
+    values: frozenset[str]
+    optional: frozenset[str]
+    known: bool
+
+    def resolve(self, spelling: str) -> str | None:
+        """The option's name: exact, or the one long option this is an unambiguous prefix of."""
+        found = self.names.get(spelling)
+        if found is not None or not spelling.startswith("--") or len(spelling) < 4:
+            return found
+        hits = {
+            name for long, name in self.names.items() if long.startswith(spelling) and long.startswith("--")
+        }
+        return next(iter(hits)) if len(hits) == 1 else None
+
+
+_UNKNOWN = _Options({}, frozenset(), frozenset(), False)
+
+
+def _options(entry: Mapping[str, Any] | None) -> _Options:
+    if not entry:
+        return _UNKNOWN
+    return _Options(
+        dict(entry.get("names", {})),
+        frozenset(entry.get("values", ())),
+        frozenset(entry.get("optional", ())),
+        True,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Program:
+    options: _Options
+    subcommands: frozenset[str] = frozenset()
+    aliases: Mapping[str, str] | None = None
+    global_options: _Options | None = None
+    sub_options: Mapping[str, _Options] | None = None
+    options_anywhere: bool = False
+    """npm: its configuration options may stand before or after the subcommand."""
+    abbreviations: bool = False
+    """npm: an unambiguous prefix of a command or alias is that command."""
+    open_subcommands: bool = False
+    """git: a name not among its commands may be an alias (or a typo help.autocorrect runs)."""
+
+
+@lru_cache(maxsize=1)
+def _catalogue() -> dict[str, _Program]:
+    data = json.loads(GRAMMAR_FILE.read_text(encoding="utf-8"))
+    programs: dict[str, _Program] = {}
+    for name, entry in data["programs"].items():
+        subs = entry.get("subcommands")
+        programs[name] = _Program(
+            options=_options(entry.get("options")),
+            subcommands=frozenset(subs or ()),
+            aliases=entry.get("aliases"),
+            global_options=_options(entry["global"]) if "global" in entry else None,
+            sub_options={sub: _options(o) for sub, o in entry.get("sub_options", {}).items()},
+            options_anywhere=bool(entry.get("options_anywhere")),
+            abbreviations=bool(entry.get("abbreviations")),
+            open_subcommands=bool(entry.get("open_subcommands")),
+        )
+    return programs
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    options: frozenset[str]
+    operands: tuple[str | None, ...]
+
+
+def _option_words(word: str, opts: _Options) -> list[tuple[str, bool | None, str | None]]:
+    """The options one word holds: (name, takes the next word? (None: unknown), attached value)."""
+    if word.startswith("--"):
+        given, eq, value = word.partition("=")
+        name = opts.resolve(given)
+        if eq:
+            return [(name or given, False, value)]
+        if name is None:
+            return [(given, None, None)]
+        return [(name, name in opts.values, None)]
+    found: list[tuple[str, bool | None, str | None]] = []
+    letters = word[1:]
+    for i, letter in enumerate(letters):
+        spelling = "-" + letter
+        name = opts.names.get(spelling)
+        rest = letters[i + 1 :]
+        if name is not None and name in opts.values:
+            found.append((name, not rest, rest or None))
+            return found
+        if name is not None and name in opts.optional:
+            found.append((name, False, rest or None))
+            return found
+        # An unknown letter last in its word may take the next word as its value.
+        found.append((name or spelling, None if name is None and not rest else False, None))
+    return found
+
+
+def _readings(words: Words, opts: _Options, *, stop_at_operand: bool) -> Iterator[_Reading | None]:
+    """Every reading of ``words`` as options and operands (None: too many to list)."""
+    count = 0
+
+    def walk(i: int, options: frozenset[str], operands: tuple[str | None, ...]) -> Iterator[_Reading | None]:
+        nonlocal count
+        while i < len(words):
+            word = words[i]
+            if stop_at_operand and operands:
+                operands += tuple(words[i:])
+                break
+            if word is None or word == "-" or not word.startswith("-"):
+                operands += (word,)
+                i += 1
+                continue
+            if word == "--":
+                operands += tuple(words[i + 1 :])
+                break
+            parts = _option_words(word, opts)
+            for name, _, value in parts:
+                options |= {name} if value is None else {name, f"{name}={value}"}
+            name, takes, _ = parts[-1]
+            following = words[i + 1] if i + 1 < len(words) else None
+            if takes is None and following is not None and not following.startswith("-"):
+                count += 1
+                if count > _READING_LIMIT:
+                    yield None
+                    return
+                yield from walk(i + 2, options | {f"{name}={following}"}, operands)  # it takes the next word
+            elif takes and following is not None:
+                options |= {f"{name}={following}"}
+                i += 1
+            i += 1
+        yield _Reading(options, operands)
+
+    yield from walk(0, frozenset(), ())
+
+
+def _deref(program: _Program, word: str) -> str | None:
+    """The subcommand ``word`` names (aliases and abbreviations resolved), or None when unknown."""
+    aliases = program.aliases or {}
+    if program.abbreviations and any(c.isupper() for c in word):
+        word = "".join("-" + c.lower() if c.isupper() else c for c in word)
+    if word in program.subcommands:
+        return word
+    if word in aliases:
+        return aliases[word]
+    if program.abbreviations:
+        names = [n for n in (*program.subcommands, *aliases) if n.startswith(word)]
+        targets = {aliases.get(n, n) for n in names}
+        if len(targets) == 1 and names:
+            return next(iter(targets))
+    return None
+
+
+def _program_readings(program: _Program | None, args: Words) -> Iterator[tuple[_Reading | None, bool]]:
+    """The readings of a program's arguments, the subcommand canonical; with whether each is sure of it."""
+    if program is None:
+        for reading in _readings(args, _UNKNOWN, stop_at_operand=False):
+            yield reading, True
+        return
+    if program.global_options is None:
+        for reading in _readings(args, program.options, stop_at_operand=False):
+            yield reading, True
+        return
+    anywhere = program.options_anywhere
+    for outer in _readings(args, program.global_options, stop_at_operand=not anywhere):
+        if outer is None or not outer.operands or outer.operands[0] is None:
+            yield outer, True
+            continue
+        sub = _deref(program, outer.operands[0])
+        sure = sub is not None or not program.open_subcommands
+        name = sub or outer.operands[0]
+        opts = (program.sub_options or {}).get(name, _UNKNOWN)
+        if anywhere:
+            yield _Reading(outer.options, (name, *outer.operands[1:])), sure
+            continue
+        for inner in _readings(outer.operands[1:], opts, stop_at_operand=False):
+            if inner is None:
+                yield None, sure
+            else:
+                yield _Reading(outer.options | inner.options, (name, *inner.operands)), sure
+
+
+@dataclass(frozen=True, slots=True)
+class RuleShape:
+    """A rule's content read as a command: its program, options and other words, and how it ends."""
+
+    head: str
+    options: frozenset[str]
+    operands: tuple[str, ...]
+    prefix: bool
+
+
+def rule_shape(content: str) -> RuleShape | None:
+    """The shape of ``Bash(content)``; None for a pattern this reading does not apply to.
+
+    Only ``prefix:*``, ``words *`` and exact rules with a fixed program and plain words qualify; a
+    rule with other wildcards is matched as written only.
+    """
+    prefix = False
+    if (content.endswith(":*") and not content.endswith("\\:*")) or (
+        content.endswith(" *") and not content.endswith("\\ *")
+    ):
+        content, prefix = content[:-2], True
+    if "*" in content or "\\" in content or any(q in content for q in "'\"`$()<>|;&"):
+        return None
+    words = content.split()
+    if len(words) < 2:
+        return None  # the program alone: matching as written says it all
+    head, args = words[0], words[1:]
+    readings = [r for r, _ in _program_readings(_catalogue().get(head), args) if r is not None]
+    if not readings:
+        return None
+    # The rule as its writer meant it: the reading with the fewest options taking a value.
+    reading = max(readings, key=lambda r: len(r.operands))
+    operands = tuple(w for w in reading.operands if w is not None)
+    return RuleShape(head, reading.options, operands, prefix)
+
+
+def _meets(shape: RuleShape, reading: _Reading) -> bool | None:
+    """Whether a reading has the rule's effect; None when a run-time word decides."""
+    if not shape.options <= reading.options:
+        return False
+    have = reading.operands
+    if len(have) < len(shape.operands) or (not shape.prefix and len(have) != len(shape.operands)):
+        return False
+    unknown = False
+    for want, got in zip(shape.operands, have, strict=False):
+        if got is None:
+            unknown = True
+        elif got != want:
+            return False
+    return None if unknown else True
+
+
+def grammar_match(shape: RuleShape, argv: Words) -> Verdict | None:
+    """Whether the command ``argv`` (its program by name, no path) has the effect the rule names."""
+    if not argv or argv[0] != shape.head:
+        return None
+    met = missed = False
+    for reading, sure in _program_readings(_catalogue().get(shape.head), argv[1:]):
+        if reading is None:
+            return "possible"
+        verdict = _meets(shape, reading)
+        if verdict is True and sure:
+            met = True
+        elif verdict is False and sure:
+            missed = True
+        else:
+            met = missed = True
+    if met and not missed:
+        return "certain"
+    return "possible" if met else None

@@ -1,0 +1,118 @@
+"""The program grammar deny and ask rules are read by: mined from the programs, and read as they read (PERM-17).
+
+The catalogue (``reference_impl/permissions/program_grammar.json``) is checked against the programs
+it describes where they are installed, so a stale catalogue fails here rather than misreading a
+command; the readings are checked on spellings each program takes alike.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from reference_impl import parse_rule
+from reference_impl.permissions import shell_deny_match
+from reference_impl.permissions._grammar_mining import dumps, help_options, usage_options
+from reference_impl.permissions._program_grammar import GRAMMAR_FILE, grammar_match, rule_shape
+
+CATALOGUE = json.loads(GRAMMAR_FILE.read_text(encoding="utf-8"))["programs"]
+
+
+def _live(*argv: str) -> str:
+    done = subprocess.run(argv, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+    return done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("program", ["rm", "cp", "mv", "chmod", "ln", "head", "sort"])
+def test_the_catalogue_says_what_the_programs_help_says(program: str) -> None:
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    assert CATALOGUE[program]["options"] == help_options(_live(program, "--help"))
+
+
+def test_gits_global_options_and_commands_are_gits_own() -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    git = CATALOGUE["git"]
+    assert git["global"] == usage_options(_live("git", "--help").split("\n\n", 1)[0])
+    assert {"push", "commit", "clean", "reset", "status"} <= set(git["subcommands"])
+    assert git["sub_options"]["push"] == help_options(_live("git", "push", "-h"))
+
+
+def test_npms_aliases_are_npms_own() -> None:
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        pytest.skip("npm is not installed")
+    aliases = json.loads(
+        _live("node", "-e", "console.log(JSON.stringify(require(process.argv[1]).aliases))", _npm_cmd_list())
+    )
+    assert CATALOGUE["npm"]["aliases"] == dict(sorted(aliases.items()))
+
+
+def _npm_cmd_list() -> str:
+    for root in ("/usr/lib/node_modules/npm", "/usr/local/lib/node_modules/npm"):
+        path = f"{root}/lib/utils/cmd-list.js"
+        if os.path.exists(path):
+            return path
+    pytest.skip("npm's command table is not where npm keeps it")
+
+
+def test_the_catalogue_bytes_are_stable() -> None:
+    """Written by :func:`dumps` (sorted, one program a line): mining again on this machine changes nothing else."""
+    data = json.loads(GRAMMAR_FILE.read_text(encoding="utf-8"))
+    assert GRAMMAR_FILE.read_text(encoding="utf-8") == dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("rule", "command", "verdict"),
+    [
+        ("rm -rf:*", "rm -fr d", "certain"),
+        ("rm -rf:*", "rm -r -f d", "certain"),
+        ("rm -rf:*", "rm --recursive --force d", "certain"),
+        ("rm -rf:*", "rm --rec --for d", "certain"),  # unambiguous prefixes, as getopt_long reads them
+        ("rm -rf:*", "rm -R -f -- d", "certain"),
+        ("rm -rf:*", "rm d -rfv", "certain"),  # GNU permutes options after operands
+        ("rm -rf:*", "rm -f -- -r", None),  # after --, -r is a file
+        ("rm -rf:*", "rm -f d", None),
+        ("git push:*", "git -C . push o main", "certain"),
+        ("git push:*", "git --git-dir=.git --work-tree=. push", "certain"),
+        ("git push:*", "git -c a.b=c --no-pager push", "certain"),
+        ("git push --force:*", "git push -f o main", "certain"),
+        ("git push --force:*", "git push o main --force", "certain"),
+        ("git push --force:*", "git push o main", None),
+        ("git push:*", "git psuh o main", "possible"),  # an alias or an autocorrected typo
+        ("git push:*", "git -C x status", None),
+        ("npm run deploy:*", "npm rum deploy", "certain"),
+        ("npm run deploy:*", "npm run-script deploy", "certain"),
+        ("npm run deploy:*", "npm --prefix x run deploy", "certain"),
+        ("npm run deploy:*", "npm run build", None),
+        ("npm run deploy", "npm run deploy --silent", "certain"),
+        ("npm run deploy", "npm run deploy now", None),
+    ],
+)
+def test_a_rule_is_met_by_every_spelling_the_program_reads_alike(
+    rule: str, command: str, verdict: str | None
+) -> None:
+    shape = rule_shape(rule)
+    assert shape is not None
+    assert grammar_match(shape, command.split()) == verdict
+
+
+def test_rules_outside_the_reading_are_matched_as_written_only() -> None:
+    assert rule_shape("rm *.key") is None  # a wildcard inside: as written
+    assert rule_shape("rm") is None  # the program alone: as written says it all
+    assert rule_shape("rm 'a b':*") is None
+
+
+def test_a_deny_rule_refuses_and_names_how_it_read_the_command() -> None:
+    deny = [parse_rule("Bash(git push:*)", "deny", "localSettings")]
+    found = shell_deny_match(deny, ("Bash",), "cd repo && git -C . push origin main")
+    assert found is not None
+    assert found.certain
+    assert "as the program reads its arguments" in found.detail
+    possible = shell_deny_match(deny, ("Bash",), "git -c alias.p=push p origin")
+    assert possible is not None
+    assert not possible.certain
