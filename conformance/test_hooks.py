@@ -6,6 +6,7 @@ subprocesses), and PostToolUse hooks after the call.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +24,7 @@ from conformance._strategies_permissions import (
 )
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import HookSpec, RuleSpec, ToolSpec
+from pytest_toolharness.specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
 
 BUILTIN_NAMES = st.from_regex(
     r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,5})?", fullmatch=True, alphabet=ths.utf8_characters()
@@ -83,31 +84,58 @@ def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
     return mcp_tool_spec(server, tool), draw(st.sampled_from(forms)), matching
 
 
+# Every event whose hooks take a tool matcher, with the answer that shows whether the hook ran: a deny
+# where the hook decides, an additional context where it comments on a result (a raised failure and a
+# returned error result both reach PostToolUseFailure).
+MATCHED_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure")
+FAILURES = ("raise", "error_result")
+MATCH_MARKER = "matched-hook-context-5b2d"
+
+
 @requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("HOOK-1", "MUST")
-@settings(max_examples=30, deadline=None)
-@given(case=matcher_cases())
-@example(case=(plain_tool("Deploy"), "epl.y", True))
+@settings(max_examples=48, deadline=None)
+@given(case=matcher_cases(), event=st.sampled_from(MATCHED_EVENTS), failure=st.sampled_from(FAILURES))
+@example(case=(plain_tool("Deploy"), "epl.y", True), event="PreToolUse", failure="raise")
+@example(case=(plain_tool("Deploy"), "Read", False), event="PostToolUseFailure", failure="error_result")
+@example(case=(plain_tool("Deploy"), "Read|Deploy", True), event="PermissionRequest", failure="raise")
 def test_matcher_selects_exactly_the_matching_tools(
-    new_harness: Callable[[], Any], case: tuple[ToolSpec, str, bool]
+    new_harness: Callable[[], Any], case: tuple[ToolSpec, str, bool], event: str, failure: str
 ) -> None:
-    """HOOK-1: a PreToolUse deny hook blocks a tool its matcher selects (exact name, ``A|B``, regex, ``""``, ``*``) and no other."""
+    """HOOK-1: on every event with a tool matcher (PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure) a hook applies to a tool its matcher selects (exact name, ``A|B``, regex, ``""``, ``*``) and to no other.
+
+    A PreToolUse or PermissionRequest hook denies (the call runs iff the matcher misses); a
+    PostToolUse or PostToolUseFailure hook (after a success, after a raised failure or a returned
+    error result) adds a context that reaches the model iff the matcher selects the tool.
+    """
     tool, matcher, matching = case
+    decides = event in ("PreToolUse", "PermissionRequest")
+    if event == "PostToolUseFailure":
+        tool = dataclasses.replace(tool, behavior=ToolBehavior(failure, message="tool failed here"))  # type: ignore[arg-type]
+    hook = HookSpec(
+        event=event,  # type: ignore[arg-type]
+        outcome="deny" if decides else "context",
+        matcher=matcher,
+        context=MATCH_MARKER,
+    )
     run = run_calls(
         new_harness(),
         [tool],
         [(tool.name, {"x": "1"})],
-        rules=[RuleSpec(tool.name, "allow")],
-        hooks=[pre("deny", matcher=matcher)],
+        # A PermissionRequest hook is asked only where the rules leave the call to ask.
+        rules=[] if event == "PermissionRequest" else [RuleSpec(tool.name, "allow")],
+        hooks=[hook],
         host=host_answering("allow"),
     )
-    if matching:
-        assert run.ran() == 0, (
-            f"deny hook with matcher {matcher!r} should have blocked {tool.name}: {run.describe()}"
+    why = f"{event} hook with matcher {matcher!r} on {tool.name}"
+    if decides:
+        assert run.ran() == (0 if matching else 1), (
+            f"{why}: its deny must apply {'' if matching else 'not '}to the call: {run.describe()}"
         )
     else:
-        assert run.ran() == 1, (
-            f"deny hook with matcher {matcher!r} must not apply to {tool.name}, yet the call did not run: "
+        assert run.ran() == 1, f"{why}: the call must have run: {run.describe()}"
+        assert (MATCH_MARKER in run.all_text()) == matching, (
+            f"{why}: it must {'' if matching else 'not '}run (its context reaches the model iff it does): "
             f"{run.describe()}"
         )
 
