@@ -23,7 +23,7 @@ from conformance._strategies_permissions import (
     run_calls,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters import requires
+from pytest_toolharness.adapters import STDOUT_BESIDE_STATUS_REASON, requires
 from pytest_toolharness.specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
 
 BUILTIN_NAMES = st.from_regex(
@@ -238,6 +238,72 @@ def test_every_exit_code_but_0_and_2_is_non_blocking(
     hook = pre("exit1", as_command=True, reason=reason, exit_code=exit_code, timeout=ANSWER_TIMEOUT_S)
     run = run_deploy_allowed(new_harness(), hook, host=host_answering("deny"))
     assert_decided_like_a_command_hook(run, "exit1", f"command hook exiting {exit_code} (stderr {reason!r})")
+
+
+# Every JSON answer a hook may print on stdout: decisions in both dialects, and answers without one.
+STDOUT_ANSWERS = (
+    "allow",
+    "ask",
+    "deny",
+    "none",
+    "legacy_approve",
+    "legacy_block",
+    "update_input",
+    "context",
+    "stop",
+)
+
+
+@requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
+@pytest.mark.requirement("HOOK-3", "MUST")
+@settings(max_examples=16, deadline=None)
+@given(
+    exit_code=st.sampled_from((2, *ths.NON_BLOCKING_EXIT_CODES)),
+    answer=st.sampled_from(STDOUT_ANSWERS),
+    ruled=st.booleans(),
+    reason=REASONS,
+)
+@example(exit_code=2, answer="allow", ruled=True, reason="exit twox json 22")
+@example(exit_code=2, answer="legacy_approve", ruled=False, reason="exit twoy json 23")
+@example(exit_code=1, answer="deny", ruled=True, reason="exit onexx json 11")
+@example(exit_code=1, answer="ask", ruled=True, reason="exit oneyy json 12")
+def test_json_on_stdout_beside_a_non_zero_status_is_ignored(
+    new_harness: Callable[[], Any], exit_code: int, answer: str, ruled: bool, reason: str
+) -> None:
+    """HOOK-3: the exit status alone decides: a command hook's stdout JSON is read on exit 0 only.
+
+    A hook exiting 2 blocks with its stderr as the reason whatever JSON it also printed (an allow, an
+    approve, an ask...); one exiting 1, 3, 126, 127 or 255 is a non-blocking error whatever JSON it
+    printed (a deny, a block, an ask, ``continue: false``): the call runs as the rules say, with its
+    own result. The JSON's reason never reaches the model.
+    """
+    outcome = "exit2" if exit_code == 2 else "exit1"
+    hook = pre(
+        outcome,
+        as_command=True,
+        reason=reason,
+        exit_code=1 if exit_code == 2 else exit_code,
+        stdout_outcome=answer,
+        updated_input={"x": "from-stdout"} if answer == "update_input" else None,
+        timeout=ANSWER_TIMEOUT_S,
+    )
+    # Without rules the host (which denies) decides what the hook does not; with an allow rule, it runs.
+    rules = [RuleSpec("Deploy", "allow")] if ruled else []
+    run = run_calls(
+        new_harness(), [plain_tool("Deploy")], [("Deploy", {"x": "1"})], rules=rules, hooks=[hook],
+        host=host_answering("deny"),
+    )  # fmt: skip
+    why = f"command hook exiting {exit_code} with {answer!r} JSON on stdout ({'allow rule' if ruled else 'no rule'})"
+    assert STDOUT_BESIDE_STATUS_REASON not in run.all_text(), f"{why}: its stdout was read: {run.describe()}"
+    if exit_code == 2:
+        assert_decided_like_a_command_hook(run, "exit2", why)
+        assert reason in run.result_text(), f"{why}: stderr must be the reason shown: {run.result_text()!r}"
+    elif ruled:
+        assert_decided_like_a_command_hook(run, "exit1", why)
+    else:
+        assert (run.ran(), len(run.asked)) == (0, 1), (
+            f"{why}: the hook decides nothing, so the host must be asked (and its deny kept): {run.describe()}"
+        )
 
 
 def assert_decided_like_a_command_hook(run: Any, outcome: str, why: str) -> None:
