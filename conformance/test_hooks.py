@@ -170,34 +170,82 @@ def test_exact_name_matcher_does_not_select_a_longer_name(
     )
 
 
+# What each PreToolUse answer decides, in every dialect: the hookSpecificOutput permissionDecision,
+# the legacy top-level ``decision`` (approve / block), an allow with updatedInput, exit 2 (a command
+# hook's block) and answers without a decision.
+DECIDES = {
+    "allow": "allow",
+    "update_input": "allow",
+    "legacy_approve": "allow",
+    "ask": "ask",
+    "deny": "deny",
+    "legacy_block": "deny",
+    "exit2": "deny",
+    "none": "none",
+    "context": "none",
+    "system_message": "none",
+}
+
+
+@st.composite
+def pre_tool_use_stacks(draw: st.DrawFn) -> list[HookSpec]:
+    """2-4 PreToolUse hooks on one call, each answering in any dialect, as a callback or a command.
+
+    Answers in JSON sometimes carry further fields (additionalContext, systemMessage, suppressOutput).
+    """
+    hooks = []
+    for i in range(draw(st.integers(2, 4))):
+        outcome = draw(st.sampled_from(sorted(DECIDES)))
+        json_answer = outcome != "exit2"
+        also = draw(st.sampled_from([(), ("context",), ("system_message",), ("suppress_output",)]))
+        hooks.append(
+            pre(
+                outcome,
+                reason=f"hook {i} says {outcome}",
+                as_command=outcome == "exit2" or draw(st.integers(0, 3)) == 0,
+                updated_input={"x": f"from-hook-{i}"} if outcome == "update_input" else None,
+                also=also if json_answer and not (outcome == "system_message" and "context" in also) else (),
+                timeout=ANSWER_TIMEOUT_S,
+            )
+        )
+    return hooks
+
+
 @requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("HOOK-2", "MUST")
-@settings(max_examples=30, deadline=None)
-@given(
-    outcomes=st.lists(st.sampled_from(["allow", "ask", "deny", "none"]), min_size=2, max_size=4),
-    host_allows=st.booleans(),
-)
-@example(outcomes=["deny", "allow"], host_allows=True)
-@example(outcomes=["ask", "none", "allow"], host_allows=False)
-@example(outcomes=["allow", "allow"], host_allows=False)
-@example(outcomes=["allow", "ask"], host_allows=False)
+@settings(max_examples=40, deadline=None)
+@given(hooks=pre_tool_use_stacks(), host_allows=st.booleans())
+@example(hooks=[pre("deny"), pre("allow")], host_allows=True)
+@example(hooks=[pre("ask"), pre("none"), pre("allow")], host_allows=False)
+@example(hooks=[pre("allow"), pre("allow")], host_allows=False)
+@example(hooks=[pre("allow"), pre("ask")], host_allows=False)
+@example(hooks=[pre("legacy_block"), pre("allow")], host_allows=True)
+@example(hooks=[pre("update_input", updated_input={"x": "2"}), pre("legacy_block")], host_allows=True)
+@example(hooks=[pre("legacy_approve"), pre("ask")], host_allows=False)
 def test_several_pre_tool_use_hooks_combine_to_the_most_restrictive(
-    new_harness: Callable[[], Any], outcomes: list[str], host_allows: bool
+    new_harness: Callable[[], Any], hooks: list[HookSpec], host_allows: bool
 ) -> None:
-    """HOOK-2: with several PreToolUse hooks on one call, deny beats ask beats allow, whatever their order."""
-    hooks = [pre(o, reason=f"hook {i} says {o}") for i, o in enumerate(outcomes)]
+    """HOOK-2: with several PreToolUse hooks on one call, deny beats ask beats allow, whatever their order and dialect.
+
+    A legacy ``decision: "block"`` and an exit 2 deny like ``permissionDecision: "deny"``, a legacy
+    ``decision: "approve"`` and an allow with updatedInput allow like ``"allow"``; hooks answering
+    without a decision (nothing, a context, a system message) leave the call to the others, and with
+    no allow at all, to the host.
+    """
+    decided = [DECIDES[h.outcome] for h in hooks]
     host = host_answering("allow" if host_allows else "deny")
     run = run_calls(new_harness(), [plain_tool("Deploy")], [("Deploy", {"x": "1"})], hooks=hooks, host=host)
-    why = f"hook outcomes {outcomes}, host {'allows' if host_allows else 'denies'}"
-    if "deny" in outcomes:
+    why = f"hooks {[(h.outcome, h.as_command, h.also) for h in hooks]}, host {'allows' if host_allows else 'denies'}"
+    if "deny" in decided:
         assert (run.ran(), run.asked) == (0, []), f"{why}: a deny must win without asking: {run.describe()}"
-    elif "ask" in outcomes or "allow" not in outcomes:
+        assert run.is_error(), f"{why}: the denied call's result must be an error: {run.describe()}"
+    elif "ask" in decided or "allow" not in decided:
         assert len(run.asked) == 1, f"{why}: the host must be asked once: {run.describe()}"
         assert run.ran() == (1 if host_allows else 0), (
             f"{why}: the host's answer must decide: {run.describe()}"
         )
     else:
-        assert (run.ran(), run.asked) == (1, []), f"{why}: all hooks allowed: {run.describe()}"
+        assert (run.ran(), run.asked) == (1, []), f"{why}: all deciding hooks allowed: {run.describe()}"
 
 
 COMMAND_OUTCOMES = ("allow", "ask", "deny", "exit2", "exit1", "garbage", "crash", "hang")
