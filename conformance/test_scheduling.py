@@ -202,24 +202,29 @@ def test_adjacent_safe_calls_run_together(
     count=st.integers(2, 5),
     failing=st.integers(0, 4),
     concurrent=st.booleans(),
+    channel=st.sampled_from(["raise", "error_result"]),
 )
+@example(count=2, failing=0, concurrent=True, channel="error_result")
+@example(count=3, failing=1, concurrent=False, channel="error_result")
 def test_failed_shell_call_cancels_shell_siblings(
     new_harness: Callable[[], Any],
     toolharness_capabilities: frozenset[str],
     count: int,
     failing: int,
     concurrent: bool,
+    channel: str,
 ) -> None:
     """The CONC-4 property, stated below.
 
     CONC-4: when a shell call fails, its shell siblings that had not finished do not run on (no start
-    after the failure) and each gets an error result.
+    after the failure) and each gets an error result. A failure is either channel: the tool raises,
+    or it returns an error result (is_error) of its own.
     """
     failing %= count
     tools = []
     for i in range(count):
         if i == failing:
-            behavior = ToolBehavior("raise", message="exit status 1")
+            behavior = ToolBehavior(channel, message="exit status 1")  # type: ignore[arg-type]
         elif i < failing and not concurrent:
             behavior = ToolBehavior("text", text="earlier shell call done")
         else:
@@ -236,6 +241,7 @@ def test_failed_shell_call_cancels_shell_siblings(
     failed_end = seq.get(("end", failed_id))
     assert failed_end is not None, f"the failing shell call {failed_id} never ran"
     by_id = run.results_by_id()
+    assert is_error(by_id[failed_id]), f"the shell call that failed ({channel}) has no error result"
     for use in uses:
         sibling = use["id"]
         if sibling == failed_id:
