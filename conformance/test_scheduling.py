@@ -236,9 +236,10 @@ def test_adjacent_safe_calls_run_together(
     failing=st.integers(0, 4),
     concurrent=st.booleans(),
     channel=st.sampled_from(["raise", "error_result"]),
+    message=st.sampled_from(["exit status 1", "", " \n"]),
 )
-@example(count=2, failing=0, concurrent=True, channel="error_result")
-@example(count=3, failing=1, concurrent=False, channel="error_result")
+@example(count=2, failing=0, concurrent=True, channel="error_result", message="exit status 1")
+@example(count=3, failing=1, concurrent=False, channel="error_result", message="")
 def test_failed_shell_call_cancels_shell_siblings(
     new_harness: Callable[[], Any],
     toolharness_capabilities: frozenset[str],
@@ -246,18 +247,19 @@ def test_failed_shell_call_cancels_shell_siblings(
     failing: int,
     concurrent: bool,
     channel: str,
+    message: str,
 ) -> None:
     """The CONC-4 property, stated below.
 
     CONC-4: when a shell call fails, its shell siblings that had not finished do not run on (no start
     after the failure) and each gets an error result. A failure is either channel: the tool raises,
-    or it returns an error result (is_error) of its own.
+    or it returns an error result (is_error) of its own, with a message or with no output at all.
     """
     failing %= count
     tools = []
     for i in range(count):
         if i == failing:
-            behavior = ToolBehavior(channel, message="exit status 1")  # type: ignore[arg-type]
+            behavior = ToolBehavior(channel, message=message)  # type: ignore[arg-type]
         elif i < failing and not concurrent:
             behavior = ToolBehavior("text", text="earlier shell call done")
         else:
