@@ -311,7 +311,7 @@ def test_message_budget_replaces_largest_first(
     tagged = [TAG in text_of(by_id[f"toolu_{i:02d}"]) for i in range(len(mix))]
     for i, (n, kind) in enumerate(mix):
         if kind in ("image", "unlimited"):
-            assert not tagged[i] and sent[i] == n, f"the {n}-char {kind} result was replaced ({mix})"
+            assert (tagged[i], sent[i]) == (False, n), f"the {n}-char {kind} result was replaced ({mix})"
         elif kind == "persisted":
             assert tagged[i], f"the result over its own {OWN_LIMIT}-char limit was not persisted ({mix})"
     images = sum(kind == "image" for _, kind in mix)

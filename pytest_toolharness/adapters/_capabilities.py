@@ -114,7 +114,9 @@ CAPABILITIES: Mapping[str, Capability] = _table(
     Capability("search", "the ToolSearch tool (select: and keywords)", SearchCapability),
     Capability("notices", "deferred-tools change notices", NoticesCapability),
     Capability(
-        "notice_records", "notice records read into the transcript (a resumed session's)", NoticeRecordsCapability
+        "notice_records",
+        "notice records read into the transcript (a resumed session's)",
+        NoticeRecordsCapability,
     ),
     Capability(
         "transcript",

@@ -20,7 +20,12 @@ def _mutate(original: Any) -> Any:
     async def run_tool_use(block: Any, control: Any, ctx: Any) -> Any:
         outcome = await original(block, control, ctx)
         content = outcome.result.get("content")
-        if outcome.failed and not outcome.synthetic and isinstance(content, str) and "with no output" in content:
+        if (
+            outcome.failed
+            and not outcome.synthetic
+            and isinstance(content, str)
+            and "with no output" in content
+        ):
             return dataclasses.replace(outcome, failed=False)
         return outcome
 

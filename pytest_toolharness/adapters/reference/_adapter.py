@@ -225,7 +225,9 @@ class ReferenceHarness:
         """Append ``notice`` to the transcript as a ``deferred_tools_delta`` record, as a resumed session holds it."""
         self._entries.append(
             DeferredToolsDelta(
-                added_names=tuple(notice.added), added_lines=tuple(notice.added), removed_names=tuple(notice.removed)
+                added_names=tuple(notice.added),
+                added_lines=tuple(notice.added),
+                removed_names=tuple(notice.removed),
             )
         )
 
