@@ -6,6 +6,7 @@ subprocesses), and PostToolUse hooks after the call.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from typing import Any
@@ -22,8 +23,8 @@ from conformance._strategies_permissions import (
     run_calls,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import HookSpec, RuleSpec, ToolSpec
+from pytest_toolharness.adapters import STDOUT_BESIDE_STATUS_REASON, requires
+from pytest_toolharness.specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
 
 BUILTIN_NAMES = st.from_regex(
     r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,5})?", fullmatch=True, alphabet=ths.utf8_characters()
@@ -83,31 +84,58 @@ def matcher_cases(draw: st.DrawFn) -> tuple[ToolSpec, str, bool]:
     return mcp_tool_spec(server, tool), draw(st.sampled_from(forms)), matching
 
 
+# Every event whose hooks take a tool matcher, with the answer that shows whether the hook ran: a deny
+# where the hook decides, an additional context where it comments on a result (a raised failure and a
+# returned error result both reach PostToolUseFailure).
+MATCHED_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure")
+FAILURES = ("raise", "error_result")
+MATCH_MARKER = "matched-hook-context-5b2d"
+
+
 @requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("HOOK-1", "MUST")
-@settings(max_examples=30, deadline=None)
-@given(case=matcher_cases())
-@example(case=(plain_tool("Deploy"), "epl.y", True))
+@settings(max_examples=48, deadline=None)
+@given(case=matcher_cases(), event=st.sampled_from(MATCHED_EVENTS), failure=st.sampled_from(FAILURES))
+@example(case=(plain_tool("Deploy"), "epl.y", True), event="PreToolUse", failure="raise")
+@example(case=(plain_tool("Deploy"), "Read", False), event="PostToolUseFailure", failure="error_result")
+@example(case=(plain_tool("Deploy"), "Read|Deploy", True), event="PermissionRequest", failure="raise")
 def test_matcher_selects_exactly_the_matching_tools(
-    new_harness: Callable[[], Any], case: tuple[ToolSpec, str, bool]
+    new_harness: Callable[[], Any], case: tuple[ToolSpec, str, bool], event: str, failure: str
 ) -> None:
-    """HOOK-1: a PreToolUse deny hook blocks a tool its matcher selects (exact name, ``A|B``, regex, ``""``, ``*``) and no other."""
+    """HOOK-1: on every event with a tool matcher (PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure) a hook applies to a tool its matcher selects (exact name, ``A|B``, regex, ``""``, ``*``) and to no other.
+
+    A PreToolUse or PermissionRequest hook denies (the call runs iff the matcher misses); a
+    PostToolUse or PostToolUseFailure hook (after a success, after a raised failure or a returned
+    error result) adds a context that reaches the model iff the matcher selects the tool.
+    """
     tool, matcher, matching = case
+    decides = event in ("PreToolUse", "PermissionRequest")
+    if event == "PostToolUseFailure":
+        tool = dataclasses.replace(tool, behavior=ToolBehavior(failure, message="tool failed here"))  # type: ignore[arg-type]
+    hook = HookSpec(
+        event=event,  # type: ignore[arg-type]
+        outcome="deny" if decides else "context",
+        matcher=matcher,
+        context=MATCH_MARKER,
+    )
     run = run_calls(
         new_harness(),
         [tool],
         [(tool.name, {"x": "1"})],
-        rules=[RuleSpec(tool.name, "allow")],
-        hooks=[pre("deny", matcher=matcher)],
+        # A PermissionRequest hook is asked only where the rules leave the call to ask.
+        rules=[] if event == "PermissionRequest" else [RuleSpec(tool.name, "allow")],
+        hooks=[hook],
         host=host_answering("allow"),
     )
-    if matching:
-        assert run.ran() == 0, (
-            f"deny hook with matcher {matcher!r} should have blocked {tool.name}: {run.describe()}"
+    why = f"{event} hook with matcher {matcher!r} on {tool.name}"
+    if decides:
+        assert run.ran() == (0 if matching else 1), (
+            f"{why}: its deny must apply {'' if matching else 'not '}to the call: {run.describe()}"
         )
     else:
-        assert run.ran() == 1, (
-            f"deny hook with matcher {matcher!r} must not apply to {tool.name}, yet the call did not run: "
+        assert run.ran() == 1, f"{why}: the call must have run: {run.describe()}"
+        assert (MATCH_MARKER in run.all_text()) == matching, (
+            f"{why}: it must {'' if matching else 'not '}run (its context reaches the model iff it does): "
             f"{run.describe()}"
         )
 
@@ -142,34 +170,82 @@ def test_exact_name_matcher_does_not_select_a_longer_name(
     )
 
 
+# What each PreToolUse answer decides, in every dialect: the hookSpecificOutput permissionDecision,
+# the legacy top-level ``decision`` (approve / block), an allow with updatedInput, exit 2 (a command
+# hook's block) and answers without a decision.
+DECIDES = {
+    "allow": "allow",
+    "update_input": "allow",
+    "legacy_approve": "allow",
+    "ask": "ask",
+    "deny": "deny",
+    "legacy_block": "deny",
+    "exit2": "deny",
+    "none": "none",
+    "context": "none",
+    "system_message": "none",
+}
+
+
+@st.composite
+def pre_tool_use_stacks(draw: st.DrawFn) -> list[HookSpec]:
+    """2-4 PreToolUse hooks on one call, each answering in any dialect, as a callback or a command.
+
+    Answers in JSON sometimes carry further fields (additionalContext, systemMessage, suppressOutput).
+    """
+    hooks = []
+    for i in range(draw(st.integers(2, 4))):
+        outcome = draw(st.sampled_from(sorted(DECIDES)))
+        json_answer = outcome != "exit2"
+        also = draw(st.sampled_from([(), ("context",), ("system_message",), ("suppress_output",)]))
+        hooks.append(
+            pre(
+                outcome,
+                reason=f"hook {i} says {outcome}",
+                as_command=outcome == "exit2" or draw(st.integers(0, 3)) == 0,
+                updated_input={"x": f"from-hook-{i}"} if outcome == "update_input" else None,
+                also=also if json_answer and not (outcome == "system_message" and "context" in also) else (),
+                timeout=ANSWER_TIMEOUT_S,
+            )
+        )
+    return hooks
+
+
 @requires("execution", "permissions", "hooks", "host_callback")
 @pytest.mark.requirement("HOOK-2", "MUST")
-@settings(max_examples=30, deadline=None)
-@given(
-    outcomes=st.lists(st.sampled_from(["allow", "ask", "deny", "none"]), min_size=2, max_size=4),
-    host_allows=st.booleans(),
-)
-@example(outcomes=["deny", "allow"], host_allows=True)
-@example(outcomes=["ask", "none", "allow"], host_allows=False)
-@example(outcomes=["allow", "allow"], host_allows=False)
-@example(outcomes=["allow", "ask"], host_allows=False)
+@settings(max_examples=40, deadline=None)
+@given(hooks=pre_tool_use_stacks(), host_allows=st.booleans())
+@example(hooks=[pre("deny"), pre("allow")], host_allows=True)
+@example(hooks=[pre("ask"), pre("none"), pre("allow")], host_allows=False)
+@example(hooks=[pre("allow"), pre("allow")], host_allows=False)
+@example(hooks=[pre("allow"), pre("ask")], host_allows=False)
+@example(hooks=[pre("legacy_block"), pre("allow")], host_allows=True)
+@example(hooks=[pre("update_input", updated_input={"x": "2"}), pre("legacy_block")], host_allows=True)
+@example(hooks=[pre("legacy_approve"), pre("ask")], host_allows=False)
 def test_several_pre_tool_use_hooks_combine_to_the_most_restrictive(
-    new_harness: Callable[[], Any], outcomes: list[str], host_allows: bool
+    new_harness: Callable[[], Any], hooks: list[HookSpec], host_allows: bool
 ) -> None:
-    """HOOK-2: with several PreToolUse hooks on one call, deny beats ask beats allow, whatever their order."""
-    hooks = [pre(o, reason=f"hook {i} says {o}") for i, o in enumerate(outcomes)]
+    """HOOK-2: with several PreToolUse hooks on one call, deny beats ask beats allow, whatever their order and dialect.
+
+    A legacy ``decision: "block"`` and an exit 2 deny like ``permissionDecision: "deny"``, a legacy
+    ``decision: "approve"`` and an allow with updatedInput allow like ``"allow"``; hooks answering
+    without a decision (nothing, a context, a system message) leave the call to the others, and with
+    no allow at all, to the host.
+    """
+    decided = [DECIDES[h.outcome] for h in hooks]
     host = host_answering("allow" if host_allows else "deny")
     run = run_calls(new_harness(), [plain_tool("Deploy")], [("Deploy", {"x": "1"})], hooks=hooks, host=host)
-    why = f"hook outcomes {outcomes}, host {'allows' if host_allows else 'denies'}"
-    if "deny" in outcomes:
+    why = f"hooks {[(h.outcome, h.as_command, h.also) for h in hooks]}, host {'allows' if host_allows else 'denies'}"
+    if "deny" in decided:
         assert (run.ran(), run.asked) == (0, []), f"{why}: a deny must win without asking: {run.describe()}"
-    elif "ask" in outcomes or "allow" not in outcomes:
+        assert run.is_error(), f"{why}: the denied call's result must be an error: {run.describe()}"
+    elif "ask" in decided or "allow" not in decided:
         assert len(run.asked) == 1, f"{why}: the host must be asked once: {run.describe()}"
         assert run.ran() == (1 if host_allows else 0), (
             f"{why}: the host's answer must decide: {run.describe()}"
         )
     else:
-        assert (run.ran(), run.asked) == (1, []), f"{why}: all hooks allowed: {run.describe()}"
+        assert (run.ran(), run.asked) == (1, []), f"{why}: all deciding hooks allowed: {run.describe()}"
 
 
 COMMAND_OUTCOMES = ("allow", "ask", "deny", "exit2", "exit1", "garbage", "crash", "hang")
@@ -210,6 +286,72 @@ def test_every_exit_code_but_0_and_2_is_non_blocking(
     hook = pre("exit1", as_command=True, reason=reason, exit_code=exit_code, timeout=ANSWER_TIMEOUT_S)
     run = run_deploy_allowed(new_harness(), hook, host=host_answering("deny"))
     assert_decided_like_a_command_hook(run, "exit1", f"command hook exiting {exit_code} (stderr {reason!r})")
+
+
+# Every JSON answer a hook may print on stdout: decisions in both dialects, and answers without one.
+STDOUT_ANSWERS = (
+    "allow",
+    "ask",
+    "deny",
+    "none",
+    "legacy_approve",
+    "legacy_block",
+    "update_input",
+    "context",
+    "stop",
+)
+
+
+@requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
+@pytest.mark.requirement("HOOK-3", "MUST")
+@settings(max_examples=16, deadline=None)
+@given(
+    exit_code=st.sampled_from((2, *ths.NON_BLOCKING_EXIT_CODES)),
+    answer=st.sampled_from(STDOUT_ANSWERS),
+    ruled=st.booleans(),
+    reason=REASONS,
+)
+@example(exit_code=2, answer="allow", ruled=True, reason="exit twox json 22")
+@example(exit_code=2, answer="legacy_approve", ruled=False, reason="exit twoy json 23")
+@example(exit_code=1, answer="deny", ruled=True, reason="exit onexx json 11")
+@example(exit_code=1, answer="ask", ruled=True, reason="exit oneyy json 12")
+def test_json_on_stdout_beside_a_non_zero_status_is_ignored(
+    new_harness: Callable[[], Any], exit_code: int, answer: str, ruled: bool, reason: str
+) -> None:
+    """HOOK-3: the exit status alone decides: a command hook's stdout JSON is read on exit 0 only.
+
+    A hook exiting 2 blocks with its stderr as the reason whatever JSON it also printed (an allow, an
+    approve, an ask...); one exiting 1, 3, 126, 127 or 255 is a non-blocking error whatever JSON it
+    printed (a deny, a block, an ask, ``continue: false``): the call runs as the rules say, with its
+    own result. The JSON's reason never reaches the model.
+    """
+    outcome = "exit2" if exit_code == 2 else "exit1"
+    hook = pre(
+        outcome,
+        as_command=True,
+        reason=reason,
+        exit_code=1 if exit_code == 2 else exit_code,
+        stdout_outcome=answer,
+        updated_input={"x": "from-stdout"} if answer == "update_input" else None,
+        timeout=ANSWER_TIMEOUT_S,
+    )
+    # Without rules the host (which denies) decides what the hook does not; with an allow rule, it runs.
+    rules = [RuleSpec("Deploy", "allow")] if ruled else []
+    run = run_calls(
+        new_harness(), [plain_tool("Deploy")], [("Deploy", {"x": "1"})], rules=rules, hooks=[hook],
+        host=host_answering("deny"),
+    )  # fmt: skip
+    why = f"command hook exiting {exit_code} with {answer!r} JSON on stdout ({'allow rule' if ruled else 'no rule'})"
+    assert STDOUT_BESIDE_STATUS_REASON not in run.all_text(), f"{why}: its stdout was read: {run.describe()}"
+    if exit_code == 2:
+        assert_decided_like_a_command_hook(run, "exit2", why)
+        assert reason in run.result_text(), f"{why}: stderr must be the reason shown: {run.result_text()!r}"
+    elif ruled:
+        assert_decided_like_a_command_hook(run, "exit1", why)
+    else:
+        assert (run.ran(), len(run.asked)) == (0, 1), (
+            f"{why}: the hook decides nothing, so the host must be asked (and its deny kept): {run.describe()}"
+        )
 
 
 def assert_decided_like_a_command_hook(run: Any, outcome: str, why: str) -> None:

@@ -42,6 +42,7 @@ class NoticeMachine(RuleBasedStateMachine):
     """A pool that changes between notices; ``CHECK`` names the requirement a subclass checks."""
 
     CHECK: ClassVar[str] = ""
+    RECORDS: ClassVar[bool] = False  # whether notice records from outside join the transcript
 
     def __init__(self) -> None:
         super().__init__()
@@ -145,6 +146,29 @@ class NoticeMachine(RuleBasedStateMachine):
         table[name] = dataclasses.replace(table[name], always_load=not table[name].always_load)
         self.history.append(f"{name} always_load={table[name].always_load}")
 
+    @precondition(lambda self: self.RECORDS)
+    @rule(data=st.data(), fresh=twin_mcp_pairs)
+    def record_notice_from_outside(self, data: st.DataObject, fresh: tuple[str, str]) -> None:
+        """A notice record the harness did not compute (a resumed transcript's), conflicts included.
+
+        Its names come from the pool, the removed tools, the announced set and a name never seen;
+        some are both added and removed in the one record (listed in either order), and a record
+        may be empty on either side.
+        """
+        names = sorted(self._names() | set(self.gone) | set(self.announced) | {mcp(*fresh).name})
+        pick = st.lists(st.sampled_from(names), max_size=3, unique=True)
+        both = data.draw(pick, label="added and removed")
+        added = data.draw(
+            st.permutations([*both, *(n for n in data.draw(pick, label="added") if n not in both)])
+        )
+        removed = data.draw(
+            st.permutations([*both, *(n for n in data.draw(pick, label="removed") if n not in both)])
+        )
+        record = Notice(added=tuple(added), removed=tuple(removed))
+        self.harness.record_notice(record)
+        self._fold(record)
+        self.history.append(f"record {record}")
+
     # -- notices -------------------------------------------------------------------------------
 
     def _fold(self, notice: Notice) -> None:
@@ -237,6 +261,12 @@ class FoldMachine(NoticeMachine):
     CHECK = "DELTA-1"
 
 
+@settings(max_examples=25, stateful_step_count=20, deadline=None)
+class RecordFoldMachine(NoticeMachine):
+    CHECK = "DELTA-1"
+    RECORDS = True
+
+
 @settings(max_examples=40, stateful_step_count=20, deadline=None)
 class IdempotenceMachine(NoticeMachine):
     CHECK = "DELTA-3"
@@ -251,6 +281,14 @@ class ReannounceMachine(NoticeMachine):
 @pytest.mark.requirement("DELTA-1", "MUST")
 class TestNoticeFold(FoldMachine.TestCase):  # type: ignore[valid-type,misc]
     """DELTA-1: each notice is computed against the fold (added, then removed) of the earlier notices."""
+
+    bind_factory = _bind()
+
+
+@requires("notices", "classification", "notice_records")
+@pytest.mark.requirement("DELTA-1", "MUST")
+class TestNoticeFoldWithRecords(RecordFoldMachine.TestCase):  # type: ignore[valid-type,misc]
+    """DELTA-1: notice records from outside (a tool both added and removed in one record) fold added, then removed."""
 
     bind_factory = _bind()
 

@@ -446,30 +446,53 @@ def test_timeout_is_an_error_with_text(
     assert text_of(result).strip(), f"a timed-out call's error has no text: {result}"
 
 
+# Blank text: nothing, or only whitespace the API does not count as text.
+BLANKS = st.lists(st.sampled_from(["", " ", "\n", "\t", "\r\n"]), max_size=3).map("".join)
+# Every shape of empty output: ``""`` (the ``empty`` behaviour or a blank string), an empty list of
+# content blocks, and a list of one to three blank text blocks.
+EMPTY_OUTPUTS = st.one_of(
+    st.just(ToolBehavior("empty")),
+    BLANKS.map(lambda blank: ToolBehavior("text", text=blank)),
+    st.lists(BLANKS.map(lambda blank: {"type": "text", "text": blank}), max_size=3).map(
+        lambda blocks: ToolBehavior("json", value=blocks)
+    ),
+)
+
+
 @requires("execution")
 @pytest.mark.requirement("PAIR-4", "MUST")
-@settings(max_examples=20, deadline=None)
-@given(
-    empties=st.lists(st.sampled_from(["empty", "empty_text"]), min_size=1, max_size=3),
-    others=st.integers(0, 2),
-)
+@settings(max_examples=25, deadline=None)
+@given(empties=st.lists(EMPTY_OUTPUTS, min_size=1, max_size=3), others=st.integers(0, 2))
+@example(empties=[ToolBehavior("empty")], others=0)
+@example(empties=[ToolBehavior("json", value=[])], others=1)
+@example(empties=[ToolBehavior("json", value=[{"type": "text", "text": ""}] * 2)], others=0)
 def test_empty_output_gets_placeholder(
-    new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, empties: list[str], others: int
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: Capabilities,
+    empties: list[ToolBehavior],
+    others: int,
 ) -> None:
-    """PAIR-4: a tool that returns nothing gets a non-empty, non-error tool_result (a placeholder)."""
-    behaviors = [ToolBehavior("empty") if e == "empty" else ToolBehavior("text", text="") for e in empties]
-    behaviors += [ToolBehavior("text", text="something") for _ in range(others)]
+    """PAIR-4: a tool that returns nothing gets a non-empty, non-error tool_result (a placeholder).
+
+    Nothing is every empty shape: ``""``, whitespace only, an empty list of content blocks ``[]``,
+    a list of blank text blocks; beside calls with output in the same batch.
+    """
+    behaviors = [*empties, *(ToolBehavior("text", text="something") for _ in range(others))]
     tools = [ok_tool(NAMES[i], b) for i, b in enumerate(behaviors)]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(behaviors))]
     with scenario_root() as root:
         run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     by_id = run.results_by_id()
-    for index in range(len(empties)):
+    for index, behavior in enumerate(empties):
         result = by_id[f"toolu_{index:02d}"]
+        said = f"{NAMES[index]}'s empty output ({behavior.kind} {behavior.text if behavior.value is None else behavior.value!r})"
         content = result.get("content")
-        assert content not in (None, "", []), f"{NAMES[index]}'s empty output was sent empty: {result}"
-        assert text_of(result).strip(), f"{NAMES[index]}'s empty output has no placeholder text: {result}"
-        assert not is_error(result), f"{NAMES[index]}'s empty output is marked as an error: {result}"
+        assert content not in (None, "", []), f"{said} was sent empty: {result}"
+        assert text_of(result).strip(), f"{said} has no placeholder text: {result}"
+        assert not is_error(result), f"{said} is marked as an error: {result}"
+    for index in range(len(empties), len(behaviors)):
+        result = by_id[f"toolu_{index:02d}"]
+        assert "something" in text_of(result), f"{NAMES[index]}'s output beside empty ones was lost: {result}"
 
 
 def check_result_order(

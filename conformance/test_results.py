@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import (
@@ -209,64 +209,136 @@ def budget_edges(draw: st.DrawFn) -> list[int]:
     return sizes
 
 
+BUDGET_KINDS = ("text", "blocks", "image", "unlimited", "persisted")
+"""How a result of the RESULT-3 draw is sent: a string or a text block (budget candidates); text with an
+image block, a tool of unlimited size, or one already persisted by its own limit (never candidates)."""
+EXEMPT_KINDS = frozenset({"image", "unlimited", "persisted"})
+IMAGE_BLOCK = {
+    "type": "image",
+    "source": {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+    },
+}
+IMAGE_SLACK = 500
+"""Characters an image block may count for in a harness's budget (the suite counts text only)."""
+OWN_LIMIT = 3_000
+"""The per-result limit of a ``persisted`` result's tool."""
+
+
+@st.composite
+def budget_mixes(draw: st.DrawFn) -> list[tuple[int, str]]:
+    """(size, kind) of 4 to 10 results: sizes near or at the budget, any of them exempt.
+
+    The sizes come from :func:`budget_edges` (one under, at or one over the budget) or are drawn
+    freely; each result is sent in a drawn kind (:data:`BUDGET_KINDS`); and 0 to 2 exempt results
+    larger than any candidate are inserted anywhere, so the largest result of the message is often
+    one the budget may not replace.
+    """
+    sizes = draw(
+        st.one_of(st.lists(st.integers(30_000, RESULT_LIMIT), min_size=4, max_size=8), budget_edges())
+    )
+    mix = [
+        (
+            n,
+            draw(
+                st.sampled_from(BUDGET_KINDS[:2])
+                if draw(st.integers(0, 3))
+                else st.sampled_from(BUDGET_KINDS)
+            ),
+        )
+        for n in sizes
+    ]
+    for _ in range(draw(st.integers(0, 2))):
+        big = (draw(st.integers(RESULT_LIMIT + 1, 120_000)), draw(st.sampled_from(("image", "unlimited"))))
+        mix.insert(draw(st.integers(0, len(mix))), big)
+    return mix
+
+
+def budget_behavior(chars: int, kind: str) -> ToolBehavior:
+    text = long_text("ab日", chars)
+    if kind == "blocks":
+        return ToolBehavior("json", value=[{"type": "text", "text": text}])
+    if kind == "image":
+        return ToolBehavior("json", value=[{"type": "text", "text": text}, IMAGE_BLOCK])
+    return ToolBehavior("text", text=text)
+
+
+def budget_tool(index: int, chars: int, kind: str) -> Any:
+    limit: dict[str, Any] = {
+        "unlimited": {"max_result_size_chars": None},
+        "persisted": {"max_result_size_chars": OWN_LIMIT},
+    }
+    # A persisted result's output is over its own limit whatever its drawn size.
+    size = max(chars, OWN_LIMIT + 1) if kind == "persisted" else chars
+    return ok_tool(NAMES[index], budget_behavior(size, kind), **limit.get(kind, {}))
+
+
 @requires("execution", "result_persistence")
 @pytest.mark.requirement("RESULT-3", "MUST")
-@settings(max_examples=12, deadline=None)
-@given(
-    sizes=st.one_of(st.lists(st.integers(30_000, RESULT_LIMIT), min_size=4, max_size=8), budget_edges()),
-    as_blocks=st.booleans(),
-)
-@example(sizes=[50_000] * 4, as_blocks=False)  # exactly the budget: nothing is replaced
-@example(sizes=[50_000] * 4, as_blocks=True)
-@example(sizes=[50_000] * 4 + [1], as_blocks=False)  # one character over: one result is replaced, no more
-@example(sizes=[49_999, 50_000, 50_000, 50_000, 2], as_blocks=True)  # over by one, the largest tied
+@settings(max_examples=16, deadline=None)
+@given(mix=budget_mixes())
+@example(mix=[(50_000, "text")] * 4)  # exactly the budget: nothing is replaced
+@example(mix=[(50_000, "blocks")] * 4)
+@example(mix=[(50_000, "text")] * 4 + [(1, "text")])  # one character over: one result is replaced, no more
+@example(mix=[(49_999, "blocks"), (50_000, "text"), (50_000, "blocks"), (50_000, "text"), (2, "text")])
+@example(
+    mix=[(90_000, "unlimited"), (50_000, "text"), (40_000, "text"), (30_000, "text")]
+)  # the largest is exempt
+@example(mix=[(45_000, "text"), (100_000, "image"), (40_000, "blocks"), (30_000, "text")])
+@example(mix=[(50_000, "persisted"), (50_000, "text"), (50_000, "text"), (50_000, "text"), (48_000, "text")])
 def test_message_budget_replaces_largest_first(
-    new_harness: Callable[[], Any],
-    toolharness_capabilities: frozenset[str],
-    sizes: list[int],
-    as_blocks: bool,
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], mix: list[tuple[int, str]]
 ) -> None:
     """The RESULT-3 property, stated below.
 
     RESULT-3: results each within their limit (as a string or a text block) but together over 200,000
-    chars are brought within the budget by replacing the largest first, and no more than that takes: a replaced result is never
-    smaller than one left in place, and putting the smallest replaced one back would break the
-    budget. Together at or under the budget, nothing is replaced.
+    chars are brought within the budget by replacing the largest first, and no more than that takes: a
+    replaced result is never smaller than one left in place, and putting the smallest replaced one back
+    would break the budget. Together at or under the budget, nothing is replaced. Results the budget
+    may not replace (with an image, of an unlimited tool, already persisted by their own limit) stay as
+    they are and still count; when the largest result is one of them, the budget goes on to the next
+    candidates, until the total is within it or no candidate is left.
     """
-
-    def behavior(chars: int) -> ToolBehavior:
-        text = long_text("ab日", chars)
-        return (
-            ToolBehavior("json", value=[{"type": "text", "text": text}])
-            if as_blocks
-            else ToolBehavior("text", text=text)
-        )
-
-    tools = [ok_tool(NAMES[i], behavior(n)) for i, n in enumerate(sizes)]
-    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(sizes))]
+    tools = [budget_tool(i, n, kind) for i, (n, kind) in enumerate(mix)]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(mix))]
     with scenario_root() as root:
         run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     check_pairing(run)
     by_id = run.results_by_id()
-    total = sum(content_chars(r) for r in by_id.values())
-    replaced = {i: n for i, n in enumerate(sizes) if TAG in text_of(by_id[f"toolu_{i:02d}"])}
-    kept = [n for i, n in enumerate(sizes) if i not in replaced]
-    if sum(sizes) <= MESSAGE_BUDGET:
+    sent = [content_chars(by_id[f"toolu_{i:02d}"]) for i in range(len(mix))]
+    tagged = [TAG in text_of(by_id[f"toolu_{i:02d}"]) for i in range(len(mix))]
+    for i, (n, kind) in enumerate(mix):
+        if kind in ("image", "unlimited"):
+            assert (tagged[i], sent[i]) == (False, n), f"the {n}-char {kind} result was replaced ({mix})"
+        elif kind == "persisted":
+            assert tagged[i], f"the result over its own {OWN_LIMIT}-char limit was not persisted ({mix})"
+    images = sum(kind == "image" for _, kind in mix)
+    candidates = {i: n for i, (n, kind) in enumerate(mix) if kind not in EXEMPT_KINDS}
+    before = sum(candidates.values()) + sum(sent[i] for i in range(len(mix)) if i not in candidates)
+    assume(not images or abs(before - MESSAGE_BUDGET) > IMAGE_SLACK * images)
+    replaced = {i: n for i, n in candidates.items() if tagged[i]}
+    kept = [n for i, n in candidates.items() if i not in replaced]
+    total = sum(sent)
+    if before <= MESSAGE_BUDGET:
         assert not replaced, (
-            f"results totalling {sum(sizes)} chars, within the {MESSAGE_BUDGET} budget, had "
-            f"{sorted(replaced.values())} replaced"
+            f"results totalling {before} chars, within the {MESSAGE_BUDGET} budget, had "
+            f"{sorted(replaced.values())} replaced ({mix})"
         )
         return
-    assert total <= MESSAGE_BUDGET, (
-        f"the results total {total} chars, over the {MESSAGE_BUDGET} budget (sizes {sizes})"
+    worth_replacing = [n for n in kept if n > 2 * PREVIEW_BYTES + 500]
+    assert total <= MESSAGE_BUDGET or not worth_replacing, (
+        f"the results total {total} chars, over the {MESSAGE_BUDGET} budget, yet candidates of "
+        f"{sorted(worth_replacing)} chars stay inline ({mix})"
     )
-    assert replaced, "nothing was replaced although the budget was exceeded"
+    assert replaced, f"nothing was replaced although the budget was exceeded ({mix})"
     assert not kept or min(replaced.values()) >= max(kept), (
-        f"not largest first: replaced results of {sorted(replaced.values())} chars but kept {sorted(kept)}"
+        f"not largest first: replaced results of {sorted(replaced.values())} chars but kept {sorted(kept)} ({mix})"
     )
     smallest = min(replaced, key=lambda i: (replaced[i], -i))
-    restored = total - content_chars(by_id[f"toolu_{smallest:02d}"]) + sizes[smallest]
-    assert restored > MESSAGE_BUDGET, (
-        f"more was replaced than the budget needs: with the {sizes[smallest]}-char result left inline "
-        f"the message would total {restored} chars, within {MESSAGE_BUDGET} (sizes {sizes})"
+    restored = total - sent[smallest] + replaced[smallest]
+    assert restored + IMAGE_SLACK * images > MESSAGE_BUDGET, (
+        f"more was replaced than the budget needs: with the {replaced[smallest]}-char result left inline "
+        f"the message would total {restored} chars, within {MESSAGE_BUDGET} ({mix})"
     )

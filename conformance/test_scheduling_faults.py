@@ -1,4 +1,4 @@
-"""Scheduling under combined faults: CONC-4 when the failing shell call is one that timed out.
+"""Scheduling under combined faults: CONC-4 when the failing shell call is one that timed out; CONC-1 across it.
 
 ``test_scheduling.py`` fails a shell call by raising; a call that runs past the call timeout has
 failed too, and must cancel its shell siblings the same way (and more than one sibling at once).
@@ -87,3 +87,57 @@ def test_timed_out_shell_call_cancels_shell_siblings(
     assert not ran_on, (
         f"shell call {timed_out} timed out, yet the shell calls queued behind it {ran_on} started or succeeded"
     )
+
+
+@pytest.mark.toolharness_heavy
+@requires("execution", "timeouts")
+@pytest.mark.requirement("CONC-1", "MUST")
+@settings(max_examples=4, deadline=None)
+@given(
+    ignores_abort=st.booleans(),
+    behind=st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=3),
+    shell=st.booleans(),
+)
+@example(ignores_abort=True, behind=[(False, False)], shell=False)
+@example(ignores_abort=True, behind=[(True, False), (False, True)], shell=True)
+def test_timed_out_call_holds_its_slot_until_it_ends(
+    new_harness: Callable[[], Any],
+    toolharness_adapter: Any,
+    ignores_abort: bool,
+    behind: list[tuple[bool, bool]],
+    shell: bool,
+) -> None:
+    """The CONC-1 property across a timeout, stated below.
+
+    CONC-1: a call that is not concurrency safe runs past the call timeout; whether it ends when told
+    to (a hang) or ignores its abort signal and runs on for a while (a sleep), the calls behind it
+    (safe or not, shell-type or not) overlap it in no way while it is still running: the timeout
+    answers the call, but frees its slot only when it has really ended.
+    """
+    slow = ToolBehavior("sleep", seconds=CALL_TIMEOUT + 0.35) if ignores_abort else ToolBehavior("hang")
+    tools = [ok_tool(NAMES[0], slow, shell=shell)]
+    tools += [
+        ok_tool(NAMES[i], ToolBehavior("text", text="done"), concurrency_safe=s, read_only=s, shell=sh)
+        for i, (s, sh) in enumerate(behind, start=1)
+    ]
+    uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(tools))]
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            tools,
+            uses,
+            rules=_allow(tools, toolharness_adapter),
+            call_timeout=CALL_TIMEOUT,
+        )
+    check_pairing(run)
+    assert is_error(run.results_by_id()["toolu_00"]), "the call past the timeout is no error"
+    overlaps = [pair for pair in run.recorder.overlapping_pairs() if "toolu_00" in pair]
+    assert not overlaps, (
+        f"calls started while the timed-out call (which {'ignores' if ignores_abort else 'obeys'} its "
+        f"abort) was still running: {overlaps}"
+    )
+    # Shell calls behind a timed-out shell call are cancelled (CONC-4); every other call runs.
+    cancelled = {u["id"] for u, (_, sh) in zip(uses[1:], behind, strict=True) if sh and shell}
+    missing = {u["id"] for u in uses[1:]} - cancelled - set(run.recorder.started())
+    assert not missing, f"calls {sorted(missing)} behind the timed-out call never ran"

@@ -36,6 +36,7 @@ from pytest_toolharness.adapters._contract import (
     ExecutionCapability,
     Harness,
     HarnessAdapter,
+    NoticeRecordsCapability,
     NoticesCapability,
     PoolCapability,
     SandboxCapability,
@@ -48,6 +49,7 @@ from pytest_toolharness.adapters._factories import DEFAULT_ADAPTER_SPEC, Adapter
 from pytest_toolharness.adapters._hook_endpoints import HookEndpoint, write_plugin
 from pytest_toolharness.adapters._hook_programs import (
     COMMAND_ONLY_OUTCOMES,
+    STDOUT_BESIDE_STATUS_REASON,
     hook_command,
     hook_program,
     runs_as_command,
@@ -87,6 +89,7 @@ __all__ = [
     "REQUIRES_MARKER",
     "SETTINGS_FILE",
     "STATE_KEY",
+    "STDOUT_BESIDE_STATUS_REASON",
     "AdapterLoadError",
     "AgentLoopCapability",
     "BehaviorKind",
@@ -110,6 +113,7 @@ __all__ = [
     "LoopRun",
     "LoopScenario",
     "Notice",
+    "NoticeRecordsCapability",
     "NoticesCapability",
     "PermissionTargetKind",
     "PoolCapability",

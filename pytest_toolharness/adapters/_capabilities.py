@@ -39,6 +39,7 @@ from pytest_toolharness.adapters._contract import (
     ClassificationCapability,
     ConversationCapability,
     ExecutionCapability,
+    NoticeRecordsCapability,
     NoticesCapability,
     PoolCapability,
     SandboxCapability,
@@ -112,6 +113,11 @@ CAPABILITIES: Mapping[str, Capability] = _table(
     Capability("cache_key", "the prompt-cache break detection key", CacheKeyCapability),
     Capability("search", "the ToolSearch tool (select: and keywords)", SearchCapability),
     Capability("notices", "deferred-tools change notices", NoticesCapability),
+    Capability(
+        "notice_records",
+        "notice records read into the transcript (a resumed session's)",
+        NoticeRecordsCapability,
+    ),
     Capability(
         "transcript",
         "a session's tools and messages, and the request sent for them (any harness with a multi-turn history)",

@@ -44,6 +44,7 @@ __all__ = [
     "ExecutionCapability",
     "Harness",
     "HarnessAdapter",
+    "NoticeRecordsCapability",
     "NoticesCapability",
     "PoolCapability",
     "SandboxCapability",
@@ -103,6 +104,18 @@ class NoticesCapability(Protocol):
 
     def notice(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> Notice | None:
         """The notice the harness would add now for this pool (and records it as sent), or None."""
+        ...
+
+
+class NoticeRecordsCapability(Protocol):
+    """``notice_records``: notices the harness did not compute, read into its transcript."""
+
+    def record_notice(self, notice: Notice) -> None:
+        """Add ``notice`` to the transcript as a notice record (of a resumed or imported session).
+
+        A record may name one tool among both its added and its removed names; the fold (added, then
+        removed, DELTA-1) decides what it leaves announced.
+        """
         ...
 
 
@@ -190,6 +203,7 @@ Harness: TypeAlias = (
     | CacheKeyCapability
     | SearchCapability
     | NoticesCapability
+    | NoticeRecordsCapability
     | TranscriptCapability
     | ConversationCapability
     | ExecutionCapability

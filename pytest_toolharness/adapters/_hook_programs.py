@@ -14,6 +14,7 @@ says whether a spec must be installed as one (``as_command=True`` or such an out
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 from pathlib import Path
@@ -21,10 +22,20 @@ from pathlib import Path
 from pytest_toolharness.processes import HOOK_PYTHON
 from pytest_toolharness.specs import HookSpec
 
-__all__ = ["COMMAND_ONLY_OUTCOMES", "hook_command", "hook_program", "runs_as_command"]
+__all__ = [
+    "COMMAND_ONLY_OUTCOMES",
+    "STDOUT_BESIDE_STATUS_REASON",
+    "hook_command",
+    "hook_program",
+    "runs_as_command",
+]
 
 COMMAND_ONLY_OUTCOMES = frozenset({"exit2", "exit1", "garbage"})
 """Outcomes that only a command hook can produce (an exit status, output that is not JSON)."""
+
+
+STDOUT_BESIDE_STATUS_REASON = "reason on stdout beside a non-zero status"
+"""The reason in the JSON a hook with ``stdout_outcome`` prints: a harness that shows it read stdout."""
 
 
 def runs_as_command(spec: HookSpec) -> bool:
@@ -38,7 +49,8 @@ def hook_program(spec: HookSpec, *, log: Path | None = None) -> str:
     With ``log``, the program first appends the input it read to that file, one JSON object a line
     (the hook log of a loop scenario: proof that the event fired, whatever the hook answers).
 
-    ``exit2`` / ``exit1`` write ``spec.reason`` to stderr and exit with status 2 / ``spec.exit_code``; ``garbage`` prints
+    ``exit2`` / ``exit1`` write ``spec.reason`` to stderr (after the JSON of ``spec.stdout_outcome`` on stdout,
+    if set) and exit with status 2 / ``spec.exit_code``; ``garbage`` prints
     text that is not JSON; ``crash`` raises; ``hang`` sleeps for an hour; ``block_once`` blocks unless
     its input says ``stop_hook_active`` (:meth:`HookSpec.output_for`); every other outcome prints
     :meth:`HookSpec.output_json` and exits 0.
@@ -50,6 +62,12 @@ def hook_program(spec: HookSpec, *, log: Path | None = None) -> str:
             "    log.write(json.dumps(json.loads(raw)) + '\\n')",
         ]
     output = spec.output_json()
+    if spec.stdout_outcome is not None:
+        # A JSON answer beside a non-zero status: the harness must not read it (HOOK-3).
+        beside = dataclasses.replace(
+            spec, outcome=spec.stdout_outcome, stdout_outcome=None, reason=STDOUT_BESIDE_STATUS_REASON
+        ).output_json()
+        lines += [f"sys.stdout.write({json.dumps(beside)!r})"]
     if spec.outcome == "exit2":
         lines += [f"sys.stderr.write({spec.reason!r})", "sys.exit(2)"]
     elif spec.outcome == "exit1":

@@ -72,6 +72,8 @@ class HookSpec:
     ``hook_sources``).
 
     ``exit_code`` is the status an ``exit1`` hook exits with: any non-blocking error's (1, 3..255).
+    ``stdout_outcome``: an ``exit2`` or ``exit1`` command hook also prints the JSON answer of that
+    outcome on stdout (HOOK-3: stdout is read only on exit 0, so it must change nothing).
 
     ``also`` adds further output fields to the same JSON answer (one hook saying several things at
     once): ``context`` (``additionalContext`` = ``context``), ``system_message`` (``systemMessage`` =
@@ -109,8 +111,16 @@ class HookSpec:
     exit_code: int = 1
     stop_reason: str | None = None
     system_message: str | None = None
+    stdout_outcome: HookOutcomeKind | None = None
 
     def __post_init__(self) -> None:
+        if self.stdout_outcome is not None and (
+            self.outcome not in ("exit2", "exit1") or self.stdout_outcome not in _JSON_OUTCOMES
+        ):
+            raise ValueError(
+                "HookSpec.stdout_outcome is the JSON answer an exit2 or exit1 hook prints beside its "
+                f"status, got {self.stdout_outcome!r} on outcome {self.outcome!r}"
+            )
         if self.exit_code in (0, 2) or not 0 < self.exit_code < 256:
             raise ValueError(
                 f"HookSpec.exit_code is a non-blocking error's status (1, 3..255), got {self.exit_code}"

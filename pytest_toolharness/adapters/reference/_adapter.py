@@ -221,6 +221,16 @@ class ReferenceHarness:
         self._entries.append(delta)
         return Notice(added=delta.added_names, removed=delta.removed_names)
 
+    def record_notice(self, notice: Notice) -> None:
+        """Append ``notice`` to the transcript as a ``deferred_tools_delta`` record, as a resumed session holds it."""
+        self._entries.append(
+            DeferredToolsDelta(
+                added_names=tuple(notice.added),
+                added_lines=tuple(notice.added),
+                removed_names=tuple(notice.removed),
+            )
+        )
+
     # -- conversation -------------------------------------------------------------------------
 
     def set_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> None:
@@ -439,6 +449,7 @@ class ReferenceAdapter:
             "cache_key",
             "search",
             "notices",
+            "notice_records",
             "conversation",
             "execution",
             "hooks",
@@ -462,7 +473,7 @@ class ReferenceAdapter:
         # A listing harness tells the model its deferred tools in a listing message, not in delta
         # notices, so it has no "notices" capability (DEFER-3 allows either mechanism).
         if notices == "listing":
-            self.capabilities = ReferenceAdapter.capabilities - {"notices"}
+            self.capabilities = ReferenceAdapter.capabilities - {"notices", "notice_records"}
         self._notices: NoticeMechanism = notices
         self._listing_style: ListingStyle = listing_style
         self._root = Path(tempfile.mkdtemp(prefix="toolharness-reference-"))
