@@ -498,6 +498,11 @@ def _parser() -> argparse.ArgumentParser:
         "--markdown", action="store_true", help="with --report: also print docs/mutants.md's score table"
     )
     parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every module of MODULE_REQUIREMENTS (with --report: those without a session listed as not scored)",
+    )
+    parser.add_argument(
         "--report",
         action="store_true",
         help="only score the modules' existing sessions (also while they run)",
@@ -510,6 +515,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     out: Path = args.out.resolve()
+    if args.all:
+        args.modules = sorted(MODULE_REQUIREMENTS)
     for module in args.modules:
         if not (PROJECT_ROOT / module).is_file():
             parser.error(f"no such module: {module!r} (a path from the project root)")
@@ -523,15 +530,19 @@ def main(argv: list[str] | None = None) -> int:
     args.selection = selection
     if args.report:
         report_scores = []
+        unscored: list[str] = []
         for module in args.modules:
             session = _session_path(out, module)
             if not session.exists():
                 print(f"{module}: no session in {out}")
+                unscored.append(module)
                 continue
             print(_score(session, module, out, selection))
             report_scores.append(score_session(session, module, PROJECT_ROOT, selection=selection))
         if args.markdown:
             print("\n" + markdown_table(report_scores, MODULE_REQUIREMENTS))
+            if unscored:
+                print(f"\nNot scored yet ({len(unscored)}): " + ", ".join(f"`{m}`" for m in unscored))
         return 0
     out.mkdir(parents=True, exist_ok=True)
     os.environ.clear()
