@@ -368,7 +368,19 @@ def _jobs(
             if selection and not selection.selects(line, enclosing_function(tree, line)):
                 continue
             operator = get_operator(mutation.operator_name)(**(mutation.operator_args or {}))
-            mutated = mutate_code(original, operator, mutation.occurrence)
+            try:
+                mutated = mutate_code(original, operator, mutation.occurrence)
+            except AttributeError as error:
+                # cosmic-ray 8.7's exception replacer fails on ``except (A, b.C):``: no mutant, not counted.
+                db.set_result(
+                    item.job_id,
+                    WorkResult(
+                        worker_outcome=WorkerOutcome.NORMAL,
+                        test_outcome=TestOutcome.INCOMPETENT,
+                        output=f"{INCOMPETENT}: cosmic-ray's operator failed to make the mutant: {error!r}",
+                    ),
+                )
+                continue
             if mutated is None:
                 db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.NO_TEST))
                 continue
