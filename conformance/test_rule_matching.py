@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from conformance._strategies_permissions import (
     fetch_tool,
     host_answering,
     mcp_tool_spec,
+    plain_tool,
     read_tool,
     run_calls,
     shell_tool,
@@ -419,3 +421,30 @@ def test_domain_deny_catches_a_host_it_cannot_read(
     rules = [RuleSpec(f"WebFetch(domain:{rule_host})", "deny"), RuleSpec("WebFetch", "allow")]
     run = run_calls(new_harness(), [fetch_tool()], [("WebFetch", {"url": url})], rules=rules)
     assert run.ran() == 0, f"WebFetch(domain:{rule_host}) deny let {url!r} run: {run.describe()}"
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=12, deadline=None)
+@given(
+    # Names on both sides of the built-in families (Bash, Read, Edit, WebFetch) in byte order.
+    name=st.sampled_from(["Lookup", "WebSearch", "Write", "Zeta", "query_db"]),
+    value=st.sampled_from(["secret", "a b", "x(1)"]),
+)
+def test_content_rule_of_any_tool_matches_its_exact_target(
+    new_harness: Callable[[], Any], name: str, value: str
+) -> None:
+    """PERM-11: ``Tool(value)`` of a tool outside the shell, path and URL families loads and matches its target exactly: its deny stops that value alone, beside the tool's allow."""
+    tool = replace(plain_tool(name), permission_kind="other", permission_field="x")
+    content = value.replace("(", "\\(").replace(")", "\\)")
+    rules = [RuleSpec(f"{name}({content})", "deny"), RuleSpec(name, "allow")]
+    run = run_calls(
+        new_harness(),
+        [tool],
+        [(name, {"x": value}), (name, {"x": f"{value}-other"})],
+        rules=rules,
+        host=host_answering("deny"),
+    )
+    assert (run.ran("toolu_1"), run.ran("toolu_2"), run.asked) == (0, 1, []), (
+        f"{rules[0].text} must deny {value!r} alone and {name} allow the rest: {run.describe()}"
+    )
