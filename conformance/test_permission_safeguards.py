@@ -19,6 +19,7 @@ from conformance._strategies_permissions import (
     COMMAND,
     assert_runs_unasked,
     edit_tool,
+    fetch_tool,
     host_answering,
     mcp_tool_spec,
     pre_hook,
@@ -32,6 +33,9 @@ from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import RuleSpec
 
 MALFORMED_EXAMPLES = ("Bash(npm test", "(foo)", "Bash(:*)", "Bash)npm test(", "Ba sh(ls)", "Bash(ls) now", "")
+# Hosts no URL parser reads with certainty: an undecodable escape, a bracketed non-address, an empty
+# IDNA label, an IPv4 part out of range, IDNA 2003 and 2008 disagreeing.
+MALFORMED_HOSTS = ("%ff.example", "[zzz]", "bücher..example", "1.2.3.256", "zß.example")
 
 
 @requires("execution", "permissions", "host_callback")
@@ -65,6 +69,31 @@ def test_malformed_rule_is_refused_by_name_or_never_widens(
         return
     assert run.ran() == 0 or run.asked, (
         f"malformed {behavior} rule {text!r} was accepted and the call ran unasked: {run.describe()}"
+    )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-12", "MUST")
+@pytest.mark.parametrize("host", MALFORMED_HOSTS)
+@settings(max_examples=6, deadline=None)
+@given(behavior=st.sampled_from(["allow", "ask", "deny"]))
+def test_domain_rule_with_an_unreadable_host_is_refused_by_name_or_never_widens(
+    new_harness: Callable[[], Any], host: str, behavior: str
+) -> None:
+    """PERM-12: ``WebFetch(domain:h)`` with a host no URL parser reads with certainty is refused with an error naming it, or never lets a fetch run unasked."""
+    text = f"WebFetch(domain:{host})"
+    rules = [RuleSpec(text, behavior)]  # type: ignore[arg-type]
+    if behavior != "allow":
+        rules.append(RuleSpec("WebFetch", "allow"))
+    call = ("WebFetch", {"url": f"https://{host}/"})
+    try:
+        run = run_calls(new_harness(), [fetch_tool()], [call], rules=rules, host=host_answering("deny"))
+    except Exception as error:
+        message = str(error)
+        assert text in message, f"the malformed rule {text!r} was refused without naming it: {message!r}"
+        return
+    assert run.ran() == 0 or run.asked, (
+        f"malformed {behavior} rule {text!r} let the fetch run unasked: {run.describe()}"
     )
 
 

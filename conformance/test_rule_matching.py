@@ -359,6 +359,7 @@ DOMAIN_ALLOW_CASES: tuple[tuple[str, str, bool], ...] = (
     ("127.0.0.1", "http://[::ffff:127.0.0.1]:8080/", True),
     ("127.0.0.1", "http://0x7f.1/", True),
     ("xn--bcher-kva.example", "https://bücher.example/", True),
+    ("evil.example", "https://evil\uff0eexample/", True),
     ("*.evil.example", "https://a.b.evil.example/", True),
     ("evil.example", "https://evil.example.attacker.test/", False),
     ("evil.example", "https://attacker.test/?evil.example", False),
@@ -371,6 +372,8 @@ DOMAIN_ALLOW_CASES: tuple[tuple[str, str, bool], ...] = (
     # IDNA 2003 reads ``faß`` as ``fass``, IDNA 2008 as ``xn--fa-hia``: neither is certain.
     ("fass.example", "https://faß.example/", False),
     ("xn--fa-hia.example", "https://faß.example/", False),
+    ("zss.example", "https://zß.example/", False),
+    ("evil.example", "http://[evil.example/", False),
 )
 
 

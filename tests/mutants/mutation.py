@@ -162,7 +162,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_rule_matches.py": ("PERM",),
     "reference_impl/permissions/_rule_liveness.py": ("PERM-12",),
     "reference_impl/permissions/_paths.py": ("PERM",),
-    "reference_impl/permissions/_url_hosts.py": ("PERM-11",),
+    # Hosts of URLs and of domain rules (PERM-12 refuses one it can't read), also the sandbox's (SBX-3).
+    "reference_impl/permissions/_url_hosts.py": ("PERM-11", "PERM-12", "SBX-3"),
     "reference_impl/permissions/_settings.py": ("PERM-4", "PERM-9", "PERM-12", "PERM-15"),
     "reference_impl/permissions/_source_keys.py": ("PERM-4", "PERM-12", "SBX"),
     # The shell reader and its helpers: what bash would run (PERM-11, -16, -17; the sandbox's exec check).
