@@ -23,6 +23,7 @@ from conformance._strategies_permissions import (
     host_answering,
     mcp_tool_spec,
     pre_hook,
+    read_tool,
     run_calls,
     shell_tool,
     sources,
@@ -35,6 +36,12 @@ from pytest_toolharness.specs import RuleSpec
 MALFORMED_EXAMPLES = ("Bash(npm test", "(foo)", "Bash(:*)", "Bash)npm test(", "Ba sh(ls)", "Bash(ls) now", "")
 # Hosts no URL parser reads with certainty: an undecodable escape, a bracketed non-address, an empty
 # IDNA label, an IPv4 part out of range, IDNA 2003 and 2008 disagreeing.
+# Each known form once, whatever the generator draws: bad content of each rule family.
+KNOWN_MALFORMED = (
+    *MALFORMED_EXAMPLES[:-1],
+    *("Bash(git:*:*)", "Bash(git :* push)", "Read(!secret/**)", "Edit(src/**/../x)", "Read([ab)"),
+    *("WebFetch(example.com)", "mcp__srv__run(x)"),
+)
 MALFORMED_HOSTS = ("%ff.example", "[zzz]", "bücher..example", "1.2.3.256", "zß.example")
 
 
@@ -69,6 +76,36 @@ def test_malformed_rule_is_refused_by_name_or_never_widens(
         return
     assert run.ran() == 0 or run.asked, (
         f"malformed {behavior} rule {text!r} was accepted and the call ran unasked: {run.describe()}"
+    )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-12", "MUST")
+@pytest.mark.parametrize("text", KNOWN_MALFORMED)
+@settings(max_examples=6, deadline=None)
+@given(behavior=st.sampled_from(["allow", "ask", "deny"]))
+def test_each_known_malformed_rule_is_refused_by_name_or_never_widens(
+    new_harness: Callable[[], Any], text: str, behavior: str
+) -> None:
+    """PERM-12: each known malformed form of each rule family is refused with an error naming it, or never lets the call it speaks of run unasked."""
+    tool = {"R": read_tool(), "E": edit_tool(), "W": fetch_tool(), "m": mcp_tool_spec("srv", "run")}.get(
+        text[0], shell_tool()
+    )
+    argument = {"R": "secret/x", "E": "src/a/../x", "W": "https://example.com/"}.get(text[0], "git x push")
+    field = {"R": "file_path", "E": "file_path", "W": "url"}.get(text[0], "command")
+    rules = [RuleSpec(text, behavior)]  # type: ignore[arg-type]
+    if behavior != "allow":
+        rules.append(RuleSpec(tool.name, "allow"))
+    try:
+        run = run_calls(
+            new_harness(), [tool], [(tool.name, {field: argument})], rules=rules, host=host_answering("deny")
+        )
+    except Exception as error:
+        message = str(error)
+        assert text in message, f"the malformed rule {text!r} was refused without naming it: {message!r}"
+        return
+    assert run.ran() == 0 or run.asked, (
+        f"malformed {behavior} rule {text!r} let the call run unasked: {run.describe()}"
     )
 
 
