@@ -360,6 +360,7 @@ DOMAIN_ALLOW_CASES: tuple[tuple[str, str, bool], ...] = (
     ("127.0.0.1", "http://0x7f.1/", True),
     ("xn--bcher-kva.example", "https://bücher.example/", True),
     ("evil.example", "https://evil\uff0eexample/", True),
+    ("evil.example", "https://\uff45vil.example/", True),
     ("*.evil.example", "https://a.b.evil.example/", True),
     ("evil.example", "https://evil.example.attacker.test/", False),
     ("evil.example", "https://attacker.test/?evil.example", False),
