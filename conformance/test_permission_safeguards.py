@@ -345,3 +345,20 @@ def test_ordinary_paths_are_still_auto_allowed(new_harness: Callable[[], Any], p
         "acceptEdits",
         f"acceptEdits must allow editing {path!r}",
     )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=12, deadline=None)
+@given(
+    # Contents that open with a character sorting before ``*`` (quotes, ``$``, ``#``, ``&``, ``(``).
+    rule=st.sampled_from(
+        ['Bash("npm" test)', "Bash('make' lint)", "Bash($HOME/bin/lint)", "Bash(#comment)", "Bash(&& ls)"]
+    ),
+)
+def test_allow_rule_with_content_allows_no_other_command(new_harness: Callable[[], Any], rule: str) -> None:
+    """PERM-12: a content allow rule that loads means what it says: ``Bash("npm" test)`` never allows ``git push`` (it is no whole-tool ``Bash(*)``)."""
+    run = run_calls(
+        new_harness(), tools(), [BASH_CALL], rules=[RuleSpec(rule, "allow")], host=host_answering("deny")
+    )
+    assert run.ran() == 0, f"allow rule {rule!r} let {COMMAND!r} run: {run.describe()}"
