@@ -156,7 +156,9 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_context.py": ("PERM",),
     "reference_impl/permissions/_protected_paths.py": ("PERM",),
     "reference_impl/permissions/_decisions.py": ("PERM", "HOOK-2"),
-    "reference_impl/permissions/_host.py": ("PERM-1", "PERM-8", "EXEC-2"),
+    # The host's answers: asked or not (PERM-1, PERM-8), its rewrite (EXEC-2), its deny message in the
+    # error (PAIR-3), its deny that interrupts the batch (CONC-5).
+    "reference_impl/permissions/_host.py": ("PERM-1", "PERM-8", "EXEC-2", "PAIR-3", "CONC-5"),
     "reference_impl/permissions/_rule_syntax.py": ("PERM",),
     "reference_impl/permissions/_rules.py": ("PERM",),
     "reference_impl/permissions/_rule_matches.py": ("PERM",),
