@@ -19,9 +19,11 @@ from conformance._strategies_permissions import (
     COMMAND,
     assert_runs_unasked,
     edit_tool,
+    fetch_tool,
     host_answering,
     mcp_tool_spec,
     pre_hook,
+    read_tool,
     run_calls,
     shell_tool,
     sources,
@@ -32,6 +34,15 @@ from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import RuleSpec
 
 MALFORMED_EXAMPLES = ("Bash(npm test", "(foo)", "Bash(:*)", "Bash)npm test(", "Ba sh(ls)", "Bash(ls) now", "")
+# Hosts no URL parser reads with certainty: an undecodable escape, a bracketed non-address, an empty
+# IDNA label, an IPv4 part out of range, IDNA 2003 and 2008 disagreeing.
+# Each known form once, whatever the generator draws: bad content of each rule family.
+KNOWN_MALFORMED = (
+    *MALFORMED_EXAMPLES[:-1],
+    *("Bash(git:*:*)", "Bash(git :* push)", "Read(!secret/**)", "Edit(src/**/../x)", "Read([ab)"),
+    *("WebFetch(example.com)", "mcp__srv__run(x)"),
+)
+MALFORMED_HOSTS = ("%ff.example", "[zzz]", "bücher..example", "1.2.3.256", "zß.example")
 
 
 @requires("execution", "permissions", "host_callback")
@@ -65,6 +76,61 @@ def test_malformed_rule_is_refused_by_name_or_never_widens(
         return
     assert run.ran() == 0 or run.asked, (
         f"malformed {behavior} rule {text!r} was accepted and the call ran unasked: {run.describe()}"
+    )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-12", "MUST")
+@pytest.mark.parametrize("text", KNOWN_MALFORMED)
+@settings(max_examples=6, deadline=None)
+@given(behavior=st.sampled_from(["allow", "ask", "deny"]))
+def test_each_known_malformed_rule_is_refused_by_name_or_never_widens(
+    new_harness: Callable[[], Any], text: str, behavior: str
+) -> None:
+    """PERM-12: each known malformed form of each rule family is refused with an error naming it, or never lets the call it speaks of run unasked."""
+    tool = {"R": read_tool(), "E": edit_tool(), "W": fetch_tool(), "m": mcp_tool_spec("srv", "run")}.get(
+        text[0], shell_tool()
+    )
+    argument = {"R": "secret/x", "E": "src/a/../x", "W": "https://example.com/"}.get(text[0], "git x push")
+    field = {"R": "file_path", "E": "file_path", "W": "url"}.get(text[0], "command")
+    rules = [RuleSpec(text, behavior)]  # type: ignore[arg-type]
+    if behavior != "allow":
+        rules.append(RuleSpec(tool.name, "allow"))
+    try:
+        run = run_calls(
+            new_harness(), [tool], [(tool.name, {field: argument})], rules=rules, host=host_answering("deny")
+        )
+    except Exception as error:
+        message = str(error)
+        assert text in message, f"the malformed rule {text!r} was refused without naming it: {message!r}"
+        return
+    assert run.ran() == 0 or run.asked, (
+        f"malformed {behavior} rule {text!r} let the call run unasked: {run.describe()}"
+    )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-12", "MUST")
+@pytest.mark.parametrize("host", MALFORMED_HOSTS)
+@settings(max_examples=6, deadline=None)
+@given(behavior=st.sampled_from(["allow", "ask", "deny"]))
+def test_domain_rule_with_an_unreadable_host_is_refused_by_name_or_never_widens(
+    new_harness: Callable[[], Any], host: str, behavior: str
+) -> None:
+    """PERM-12: ``WebFetch(domain:h)`` with a host no URL parser reads with certainty is refused with an error naming it, or never lets a fetch run unasked."""
+    text = f"WebFetch(domain:{host})"
+    rules = [RuleSpec(text, behavior)]  # type: ignore[arg-type]
+    if behavior != "allow":
+        rules.append(RuleSpec("WebFetch", "allow"))
+    call = ("WebFetch", {"url": f"https://{host}/"})
+    try:
+        run = run_calls(new_harness(), [fetch_tool()], [call], rules=rules, host=host_answering("deny"))
+    except Exception as error:
+        message = str(error)
+        assert text in message, f"the malformed rule {text!r} was refused without naming it: {message!r}"
+        return
+    assert run.ran() == 0 or run.asked, (
+        f"malformed {behavior} rule {text!r} let the fetch run unasked: {run.describe()}"
     )
 
 
@@ -279,3 +345,20 @@ def test_ordinary_paths_are_still_auto_allowed(new_harness: Callable[[], Any], p
         "acceptEdits",
         f"acceptEdits must allow editing {path!r}",
     )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=12, deadline=None)
+@given(
+    # Contents that open with a character sorting before ``*`` (quotes, ``$``, ``#``, ``&``, ``(``).
+    rule=st.sampled_from(
+        ['Bash("npm" test)', "Bash('make' lint)", "Bash($HOME/bin/lint)", "Bash(#comment)", "Bash(&& ls)"]
+    ),
+)
+def test_allow_rule_with_content_allows_no_other_command(new_harness: Callable[[], Any], rule: str) -> None:
+    """PERM-12: a content allow rule that loads means what it says: ``Bash("npm" test)`` never allows ``git push`` (it is no whole-tool ``Bash(*)``)."""
+    run = run_calls(
+        new_harness(), tools(), [BASH_CALL], rules=[RuleSpec(rule, "allow")], host=host_answering("deny")
+    )
+    assert run.ran() == 0, f"allow rule {rule!r} let {COMMAND!r} run: {run.describe()}"

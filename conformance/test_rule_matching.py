@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from conformance._strategies_permissions import (
     fetch_tool,
     host_answering,
     mcp_tool_spec,
+    plain_tool,
     read_tool,
     run_calls,
     shell_tool,
@@ -345,6 +347,112 @@ def test_mcp_rule_for_a_server_whose_name_contains_double_underscore(
         new_harness(), [tool], [(tool.name, {})], rules=[RuleSpec(rule, "deny")], mode="bypassPermissions"
     )
     assert run.ran() == 0, f"{rule} deny missed {tool.name}: {run.describe()}"
+
+
+# A domain allow rule lets through only a URL whose host it reads with certainty as its own; whatever it
+# can't read (another scheme, a backslash, a percent-encoded delimiter, a port that is no port, IDNA 2003
+# and 2008 disagreeing) goes to the host. (rule host, URL, whether the rule allows it.)
+DOMAIN_ALLOW_CASES: tuple[tuple[str, str, bool], ...] = (
+    ("evil.example", "https://evil.example/x", True),
+    ("evil.example", "https://EVIL.example./x", True),
+    ("evil.example", "https://%65vil.example/", True),
+    ("evil.example", "https://user@evil.example:443/", True),
+    ("127.0.0.1", "http://[::ffff:127.0.0.1]:8080/", True),
+    ("127.0.0.1", "http://0x7f.1/", True),
+    ("xn--bcher-kva.example", "https://bücher.example/", True),
+    ("evil.example", "https://evil\uff0eexample/", True),
+    ("evil.example", "https://\uff45vil.example/", True),
+    ("*.evil.example", "https://a.b.evil.example/", True),
+    ("evil.example", "https://evil.example.attacker.test/", False),
+    ("evil.example", "https://attacker.test/?evil.example", False),
+    ("evil.example", "ftp://evil.example/", False),
+    ("evil.example", "https://evil.example\\@attacker.test/", False),
+    ("evil.example", "https://evil.example:80:90/", False),
+    ("*.evil.example", "https://evil.example/", False),
+    ("*.evil.example", "https://attacker.test%2f.evil.example/", False),
+    ("*.evil.example", "https://attacker.test%40.evil.example/", False),
+    # IDNA 2003 reads ``faß`` as ``fass``, IDNA 2008 as ``xn--fa-hia``: neither is certain.
+    ("fass.example", "https://faß.example/", False),
+    ("xn--fa-hia.example", "https://faß.example/", False),
+    ("zss.example", "https://zß.example/", False),
+    ("evil.example", "http://[evil.example/", False),
+)
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(case=st.sampled_from(DOMAIN_ALLOW_CASES))
+def test_domain_allow_covers_only_the_hosts_it_reads_with_certainty(
+    new_harness: Callable[[], Any], case: tuple[str, str, bool]
+) -> None:
+    """PERM-11: ``WebFetch(domain:h)`` allows every spelling of ``h`` (and ``*.h`` its subdomains) unasked, and never a URL whose host it can't read with certainty: that goes to the host."""
+    rule_host, url, allowed = case
+    rule = f"WebFetch(domain:{rule_host})"
+    run = run_calls(
+        new_harness(),
+        [fetch_tool()],
+        [("WebFetch", {"url": url})],
+        rules=[RuleSpec(rule, "allow")],
+        host=host_answering("deny"),
+    )
+    if allowed:
+        assert (run.ran(), run.asked) == (1, []), f"{rule} allow must allow {url!r}: {run.describe()}"
+    else:
+        assert (run.ran(), len(run.asked)) == (0, 1), (
+            f"{rule} allow must not allow {url!r}; expected the host to be asked: {run.describe()}"
+        )
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    url=st.sampled_from(
+        [
+            "https://evil.example%3a1%5d/",
+            "https://evil.example:80:90/",
+            "https://evil.example\\@other.test/",
+            "https://faß.example/",
+            "https://ev%00il.example/",
+        ]
+    ),
+    rule_host=st.sampled_from(["evil.example", "*.example"]),
+)
+def test_domain_deny_catches_a_host_it_cannot_read(
+    new_harness: Callable[[], Any], url: str, rule_host: str
+) -> None:
+    """PERM-11: a ``WebFetch(domain:...)`` deny rule fails closed: a URL whose host it can't read with certainty is denied."""
+    rules = [RuleSpec(f"WebFetch(domain:{rule_host})", "deny"), RuleSpec("WebFetch", "allow")]
+    run = run_calls(new_harness(), [fetch_tool()], [("WebFetch", {"url": url})], rules=rules)
+    assert run.ran() == 0, f"WebFetch(domain:{rule_host}) deny let {url!r} run: {run.describe()}"
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=24, deadline=None)
+@given(
+    # Names on both sides of the built-in families (Bash, Read, Edit, WebFetch) in byte order.
+    name=st.sampled_from(["Agent", "Lookup", "WebSearch", "Write", "Zeta", "query_db"]),
+    value=st.sampled_from(["secret", "a b", "x(1)", "x:*yz"]),
+)
+def test_content_rule_of_any_tool_matches_its_exact_target(
+    new_harness: Callable[[], Any], name: str, value: str
+) -> None:
+    """PERM-11: ``Tool(value)`` of a tool outside the shell, path and URL families loads and matches its target exactly: its deny stops that value alone, beside the tool's allow."""
+    tool = replace(plain_tool(name), permission_kind="other", permission_field="x")
+    content = value.replace("(", "\\(").replace(")", "\\)")
+    rules = [RuleSpec(f"{name}({content})", "deny"), RuleSpec(name, "allow")]
+    run = run_calls(
+        new_harness(),
+        [tool],
+        [(name, {"x": value}), (name, {"x": f"{value}-other"})],
+        rules=rules,
+        host=host_answering("deny"),
+    )
+    assert (run.ran("toolu_1"), run.ran("toolu_2"), run.asked) == (0, 1, []), (
+        f"{rules[0].text} must deny {value!r} alone and {name} allow the rest: {run.describe()}"
+    )
 
 
 @requires("execution", "permissions")

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ import pytest
 from tests.mutants import _forked
 from tests.mutants._forked import CoverageMap, keyed_test
 from tests.mutants._triage import TRIAGE_FILE, classify, enclosing_function, load_rules, stale_rules
-from tests.mutants.mutation import MODULE_REQUIREMENTS, SCORED_MODULES, reach_lines
+from tests.mutants.mutation import MODULE_REQUIREMENTS, OUT_OF_SCOPE, SCORED_MODULES, reach_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,6 +69,30 @@ def test_every_scored_module_has_requirements_and_exists() -> None:
     for module in SCORED_MODULES:
         assert (ROOT / module).is_file(), module
         assert MODULE_REQUIREMENTS[module], module
+
+
+def test_every_module_of_the_reference_harness_is_scoreable_or_out_of_scope_with_a_reason() -> None:
+    """The tree is the module list: each module has requirements to score it against, or a reason not to."""
+    tree = {path.relative_to(ROOT).as_posix() for path in (ROOT / "reference_impl").rglob("*.py")}
+    missing = sorted(tree - MODULE_REQUIREMENTS.keys() - OUT_OF_SCOPE.keys())
+    assert not missing, f"add these modules to MODULE_REQUIREMENTS (or OUT_OF_SCOPE with a reason): {missing}"
+    gone = sorted((MODULE_REQUIREMENTS.keys() | OUT_OF_SCOPE.keys()) - tree)
+    assert not gone, f"no such module any more: {gone}"
+    both = sorted(MODULE_REQUIREMENTS.keys() & OUT_OF_SCOPE.keys())
+    assert not both, f"both scored and out of scope: {both}"
+    assert all(reason.strip() for reason in OUT_OF_SCOPE.values())
+    # Few: a re-export __init__ per package and the command's glue.
+    assert len(OUT_OF_SCOPE) <= len(MODULE_REQUIREMENTS) // 4, sorted(OUT_OF_SCOPE)
+
+
+def test_every_module_requirement_names_requirements_of_the_catalogue() -> None:
+    """An ID or an area prefix that selects nothing would score a module against no test."""
+    catalogue = tomllib.loads((ROOT / "conformance" / "requirements.toml").read_text(encoding="utf-8"))
+    ids = {entry["id"] for entry in catalogue["requirement"]}
+    for module, requirements in MODULE_REQUIREMENTS.items():
+        assert requirements, module
+        for rid in requirements:
+            assert rid in ids or any(i.startswith(f"{rid}-") for i in ids), (module, rid)
 
 
 def _project(tmp_path: Path) -> Path:

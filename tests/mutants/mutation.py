@@ -66,6 +66,7 @@ __all__ = [
     "INCOMPETENT",
     "MODULE_REQUIREMENTS",
     "NOT_REACHED",
+    "OUT_OF_SCOPE",
     "SCORED_MODULES",
     "main",
     "reach_lines",
@@ -88,8 +89,30 @@ SCORED_MODULES: tuple[str, ...] = (
 
 _PIPELINE_REQUIREMENTS = ("EXEC", "PAIR", "HOOK", "CONC", "PERM-8", "PERM-14")
 
-# Which requirements' tests exercise each module (the conformance suite's own view of it).
+# Which requirements' tests exercise each module (the conformance suite's own view of it). Every module of
+# reference_impl is here or in OUT_OF_SCOPE (tests/test_mutation_runner.py compares both with the tree).
+_PERMISSION_SHELL = ("PERM-11", "PERM-16", "PERM-17", "SBX-7")
+_HOOKS = ("HOOK", "PERM-2", "PERM-3", "PERM-8")
+_SANDBOX = ("SBX",)
 MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
+    # Duplicate detection for pools, paths and the keyword index.
+    "reference_impl/_repeats.py": ("PAIR-6", "CACHE-2", "DEFER-5", "PERM-11"),
+    "reference_impl/_wire.py": ("SNAP", "CACHE"),
+    # The loop: requests, streaming, execution, lifecycle hooks, notices, compaction.
+    "reference_impl/agent/_loop.py": (
+        "PAIR",
+        "EXEC",
+        "CONC-5",
+        "HOOK-5",
+        "HOOK-7",
+        "DELTA",
+        "DEFER-7",
+        "CACHE",
+    ),
+    "reference_impl/agent/_compaction.py": ("DEFER-7", "CACHE-6"),
+    "reference_impl/agent/_results.py": ("PAIR-7", "PAIR-8"),
+    # MCP tools reach the pool (CACHE-2's MCP suffix) and results in MCP shapes (EXEC-5).
+    "reference_impl/agent/_mcp_client.py": ("CACHE-2", "EXEC-5"),
     "reference_impl/request/_notices.py": ("DEFER-3", "DELTA"),
     # Every result goes through map_tool_output: errors (PAIR-3, EXEC-5) and ToolSearch's
     # tool_reference blocks (DEFER-4) too.
@@ -106,12 +129,18 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/request/_cache_keys.py": ("CACHE",),
     "reference_impl/request/_schemas.py": ("CACHE-3", "CACHE-4", "SNAP"),
     "reference_impl/request/_discovery.py": ("DEFER-7",),
+    "reference_impl/request/_transcript.py": ("PAIR-7", "DEFER-7", "RESULT-4"),
     "reference_impl/search/_toolsearch.py": ("DEFER-4", "DEFER-5", "DEFER-6"),
     "reference_impl/search/_index.py": ("DEFER-5",),
     "reference_impl/search/_postings.py": ("DEFER-5",),
     "reference_impl/search/_terms.py": ("DEFER-5",),
+    # The optional rankers answer keyword queries in DEFER-5's place when configured.
+    "reference_impl/search/_fielded.py": ("DEFER-5",),
+    "reference_impl/search/_hybrid.py": ("DEFER-5",),
     "reference_impl/tools/_defer.py": ("DEFER-1", "DEFER-8"),
     "reference_impl/tools/_pool.py": ("CACHE-2",),
+    "reference_impl/tools/_names.py": ("EXEC-3", "CACHE-2", "PAIR-6"),
+    "reference_impl/tools/_tool.py": ("CONC-3", "DEFER-1", "EXEC-1"),
     "reference_impl/execution/_scheduler.py": ("CONC", "PAIR"),
     # The pipeline runs the permission check, the hooks and the scheduler for every call; it also
     # settles an ask (PermissionRequest hooks, the host, headless: PERM-8) and turns an engine
@@ -126,6 +155,63 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     # Split out of the engine (issue 30): the context it decides in, and the protected paths.
     "reference_impl/permissions/_context.py": ("PERM",),
     "reference_impl/permissions/_protected_paths.py": ("PERM",),
+    "reference_impl/permissions/_decisions.py": ("PERM", "HOOK-2"),
+    # The host's answers: asked or not (PERM-1, PERM-8), its rewrite (EXEC-2), its deny message in the
+    # error (PAIR-3), its deny that interrupts the batch (CONC-5).
+    "reference_impl/permissions/_host.py": ("PERM-1", "PERM-8", "EXEC-2", "PAIR-3", "CONC-5"),
+    "reference_impl/permissions/_rule_syntax.py": ("PERM",),
+    "reference_impl/permissions/_rules.py": ("PERM",),
+    "reference_impl/permissions/_rule_matches.py": ("PERM",),
+    "reference_impl/permissions/_rule_liveness.py": ("PERM-12",),
+    "reference_impl/permissions/_paths.py": ("PERM",),
+    # Hosts of URLs and of domain rules (PERM-12 refuses one it can't read), also the sandbox's (SBX-3).
+    "reference_impl/permissions/_url_hosts.py": ("PERM-11", "PERM-12", "SBX-3"),
+    "reference_impl/permissions/_settings.py": ("PERM-4", "PERM-9", "PERM-12", "PERM-15"),
+    "reference_impl/permissions/_source_keys.py": ("PERM-4", "PERM-12", "SBX"),
+    # The shell reader and its helpers: what bash would run (PERM-11, -16, -17; the sandbox's exec check).
+    "reference_impl/permissions/_bash_reader.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_bash_words.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_evaluated.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_program_model.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_programs.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_shell_forms.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_shell_rules.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_wrapped_commands.py": _PERMISSION_SHELL,
+    "reference_impl/hooks/_model.py": _HOOKS,
+    "reference_impl/hooks/_runner.py": _HOOKS,
+    "reference_impl/hooks/_command.py": _HOOKS,
+    "reference_impl/hooks/_http.py": ("HOOK-8",),
+    "reference_impl/hooks/_lifecycle.py": ("HOOK-5", "HOOK-7"),
+    "reference_impl/hooks/_tool_events.py": (*_HOOKS, "EXEC-5"),
+    "reference_impl/sandbox/_policy.py": _SANDBOX,
+    "reference_impl/sandbox/_settings.py": _SANDBOX,
+    "reference_impl/sandbox/_runner.py": _SANDBOX,
+    "reference_impl/sandbox/_shell.py": _SANDBOX,
+    "reference_impl/sandbox/_proxy.py": ("SBX-3",),
+    "reference_impl/sandbox/_exec_guard.py": ("SBX-7",),
+    "reference_impl/sandbox/_exec_loader.py": ("SBX-7",),
+    "reference_impl/sandbox/_exec_rules.py": ("SBX-7",),
+}
+
+_RE_EXPORTS = "a package's public names re-exported, no statement but imports and __all__"
+# Modules no mutant of which can change what a requirement states, each with the reason.
+OUT_OF_SCOPE: dict[str, str] = {
+    "reference_impl/__init__.py": _RE_EXPORTS,
+    "reference_impl/agent/__init__.py": _RE_EXPORTS,
+    "reference_impl/execution/__init__.py": _RE_EXPORTS,
+    "reference_impl/hooks/__init__.py": _RE_EXPORTS,
+    "reference_impl/permissions/__init__.py": _RE_EXPORTS,
+    "reference_impl/request/__init__.py": _RE_EXPORTS,
+    "reference_impl/sandbox/__init__.py": _RE_EXPORTS,
+    "reference_impl/search/__init__.py": _RE_EXPORTS,
+    "reference_impl/tools/__init__.py": _RE_EXPORTS,
+    "reference_impl/__main__.py": "CLI glue: calls agent._cli's main",
+    "reference_impl/prewarm.py": "CLI glue: imports agent._prewarm for a fork server",
+    "reference_impl/agent/_prewarm.py": "imports and builds pydantic models ahead of time: only speed changes",
+    "reference_impl/agent/_cli.py": (
+        "CLI glue: command-line arguments and settings files to the session's objects for the wire tests; "
+        "what those objects decide is scored in the modules they come from"
+    ),
 }
 
 
@@ -285,7 +371,19 @@ def _jobs(
             if selection and not selection.selects(line, enclosing_function(tree, line)):
                 continue
             operator = get_operator(mutation.operator_name)(**(mutation.operator_args or {}))
-            mutated = mutate_code(original, operator, mutation.occurrence)
+            try:
+                mutated = mutate_code(original, operator, mutation.occurrence)
+            except AttributeError as error:
+                # cosmic-ray 8.7's exception replacer fails on ``except (A, b.C):``: no mutant, not counted.
+                db.set_result(
+                    item.job_id,
+                    WorkResult(
+                        worker_outcome=WorkerOutcome.NORMAL,
+                        test_outcome=TestOutcome.INCOMPETENT,
+                        output=f"{INCOMPETENT}: cosmic-ray's operator failed to make the mutant: {error!r}",
+                    ),
+                )
+                continue
             if mutated is None:
                 db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.NO_TEST))
                 continue
@@ -415,6 +513,11 @@ def _parser() -> argparse.ArgumentParser:
         "--markdown", action="store_true", help="with --report: also print docs/mutants.md's score table"
     )
     parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every module of MODULE_REQUIREMENTS (with --report: those without a session listed as not scored)",
+    )
+    parser.add_argument(
         "--report",
         action="store_true",
         help="only score the modules' existing sessions (also while they run)",
@@ -427,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     out: Path = args.out.resolve()
+    if args.all:
+        args.modules = sorted(MODULE_REQUIREMENTS)
     for module in args.modules:
         if not (PROJECT_ROOT / module).is_file():
             parser.error(f"no such module: {module!r} (a path from the project root)")
@@ -440,15 +545,19 @@ def main(argv: list[str] | None = None) -> int:
     args.selection = selection
     if args.report:
         report_scores = []
+        unscored: list[str] = []
         for module in args.modules:
             session = _session_path(out, module)
             if not session.exists():
                 print(f"{module}: no session in {out}")
+                unscored.append(module)
                 continue
             print(_score(session, module, out, selection))
             report_scores.append(score_session(session, module, PROJECT_ROOT, selection=selection))
         if args.markdown:
             print("\n" + markdown_table(report_scores, MODULE_REQUIREMENTS))
+            if unscored:
+                print(f"\nNot scored yet ({len(unscored)}): " + ", ".join(f"`{m}`" for m in unscored))
         return 0
     out.mkdir(parents=True, exist_ok=True)
     os.environ.clear()
