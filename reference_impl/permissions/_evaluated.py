@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from reference_impl.permissions._descriptors import STDIN, descriptor_of
+from reference_impl.permissions._program_model import makefile_from_descriptor
 from reference_impl.permissions._programs import program_scripts
 
 if TYPE_CHECKING:
@@ -213,6 +214,24 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
         stack.extend(node.named_children)
 
 
+def _makefile_recipes(name: str, makefile: str, stdin: str | None) -> tuple[str | None, str | None]:
+    """The recipes of a makefile read from a descriptor (``make -f - <<'E'``): shell lines make runs.
+
+    Only a makefile with no expansion at all is read: ``$(shell ...)``, a variable in a recipe,
+    ``include`` or a ``.SHELLFLAGS`` change could run anything.
+    """
+    if descriptor_of(makefile) != STDIN or stdin is None:
+        return None, f"{name} reads its makefile from {makefile!r}, which the engine does not know"
+    if (
+        "$" in stdin
+        or "`" in stdin
+        or re.search(r"^\s*-?(include|SHELL|\.SHELLFLAGS|export|vpath)\b", stdin, re.M)
+    ):
+        return None, f"{name} reads a makefile from its input with expansions the engine does not read"
+    recipes = [line.lstrip("\t").lstrip("@+-") for line in stdin.splitlines() if line.startswith("\t")]
+    return "\n".join(recipes) or None, None
+
+
 def data_run_as_code(
     name: str, args: tuple[str | None, ...], stdin: str | None
 ) -> tuple[str | None, str | None]:
@@ -224,6 +243,10 @@ def data_run_as_code(
     their own code (:mod:`reference_impl.permissions._programs`) run those commands, or something
     only known then. ``(None, None)`` for anything else.
     """
+    if name in ("make", "gmake"):
+        makefile = makefile_from_descriptor(args)
+        if makefile is not None:
+            return _makefile_recipes(name, makefile, stdin)
     if name in ("source", "."):
         target = next((a for a in args if a is None or not a.startswith("-")), "")
         if target is None:

@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from reference_impl.permissions._bash_reader import ShellCommand
 from reference_impl.permissions._descriptors import descriptor_of
 from reference_impl.permissions._program_model import is_interpreter, is_modelled
+from reference_impl.permissions._wrapped_commands import is_wrapper
 
-__all__ = ["Run", "unread_by_writes"]
+__all__ = ["Run", "program_targets", "unread_by_writes"]
 
 Argv = tuple[str | None, ...]
 
@@ -214,8 +215,13 @@ def program_writes(base: str, args: Argv) -> tuple[list[str], str | None]:
 
     ``("git", tracked)``: git writes only tracked content (the second element starts ``git``).
     """
-    if base in _MAKES_NO_CONTENT or base in _PROJECT_TOOLS:
-        return [], None
+    if base in _MAKES_NO_CONTENT or base in _PROJECT_TOOLS or is_wrapper(base):
+        return [], None  # a wrapper's command is a run of its own
+    if base == "find":
+        writing = next(
+            (a for a in args if a is None or a.startswith(("-fprint", "-fls", "-exec", "-ok"))), ""
+        )
+        return [], None if writing == "" else f"find {writing or 'with a run-time word'} may write files"
     if base in _OUTPUT_OPERANDS:
         return _output_operands(base, args), None
     if base == "curl" and not any(
@@ -258,6 +264,46 @@ def program_writes(base: str, args: Argv) -> tuple[list[str], str | None]:
     return [], f"{base} may write files the engine does not know"
 
 
+_DESTINATION_LAST = _names("cp mv ln link install ginstall rsync scp")
+_DIRECTORY_OPTIONS = {"tar": ("-C", "--directory"), "unzip": ("-d",), "bsdtar": ("-C",), "7z": ("-o",)}
+
+
+def program_targets(argv: Argv) -> list[str | None]:
+    """Where a program puts what it writes, as named on its line (PERM-15); None when only known at run time.
+
+    ``cp a .git/hooks/x``, ``tar xf t -C .git``, ``unzip -d``, ``tee F``, ``sort -o F``.
+    """
+    if not argv or argv[0] is None:
+        return []
+    base, args = posixpath.basename(argv[0]), argv[1:]
+    if base in _DESTINATION_LAST:
+        target = next(
+            (
+                a.partition("=")[2] or None
+                for a in args
+                if a is not None and a.startswith("--target-directory")
+            ),
+            "",
+        )
+        for i, word in enumerate(args):
+            if word == "-t" and i + 1 < len(args):
+                target = args[i + 1]
+        operands = [a for a in args if a is None or not a.startswith("-")]
+        return [target] if target != "" else operands[-1:] if len(operands) > 1 else []
+    if base in _DIRECTORY_OPTIONS:
+        targets: list[str | None] = []
+        for i, word in enumerate(args):
+            for option in _DIRECTORY_OPTIONS[base]:
+                if word == option and i + 1 < len(args):
+                    targets.append(args[i + 1])
+                elif word is not None and word.startswith(option) and len(word) > len(option):
+                    targets.append(word[len(option) :].lstrip("="))
+        return targets
+    if base in ("tee", "dd", "sort", "shuf", "uniq", "sed"):
+        return list(program_writes(base, args)[0])
+    return []
+
+
 def _runs_files(run: Run) -> list[str | None]:
     """The files a program runs as code: a path-qualified name, a shell's or interpreter's script, ``-f FILE``."""
     argv, base = run.argv, run.base
@@ -272,7 +318,7 @@ def _runs_files(run: Run) -> list[str | None]:
             if word is not None and word.startswith(("-f", "--file", "--makefile")):
                 value = word.partition("=")[2] if "=" in word else word[2:] if word.startswith("-f") else ""
                 files.append(value or (args[i + 1] if i + 1 < len(args) else None))
-    elif not is_modelled(base):
+    elif not is_modelled(base) and not is_wrapper(base):
         # A program the engine does not model may run any operand (``sqlite3 -init f``).
         files.extend(a.partition("=")[2] if a is not None and a.startswith("-") else a for a in args)
     return [f for f in files if f is None or descriptor_of(f) is None]

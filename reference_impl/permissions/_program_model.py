@@ -27,7 +27,14 @@ from collections.abc import Sequence
 
 from reference_impl.permissions._descriptors import descriptor_of
 
-__all__ = ["PLAIN_PROGRAMS", "is_interpreter", "is_modelled", "unread_program", "without_git_display_options"]
+__all__ = [
+    "PLAIN_PROGRAMS",
+    "is_interpreter",
+    "is_modelled",
+    "makefile_from_descriptor",
+    "unread_program",
+    "without_git_display_options",
+]
 
 Words = Sequence[str | None]
 
@@ -341,7 +348,7 @@ def is_modelled(name: str) -> bool:
     )
 
 
-def _makefile_from_descriptor(args: Words) -> str | None:
+def makefile_from_descriptor(args: Words) -> str | None:
     """The ``-f``/``--file``/``--makefile`` value of make that names a descriptor (``-f -``, ``-f /dev/stdin``)."""
     for i, word in enumerate(args):
         if word is None or not word.startswith("-") or (word.startswith("--") and "=" not in word):
@@ -373,7 +380,7 @@ def unread_program(name: str, args: Words, stdin: str | None = None) -> str | No
         short, long = _SCREENED[name]
         why = _screened(name, args, short, long)
         if why is None and name == "make":
-            makefile = _makefile_from_descriptor(args)
+            makefile = makefile_from_descriptor(args)
             if makefile is not None:
                 return f"make reads its makefile from {makefile!r}, a descriptor: what it runs is not read"
             # ``make CC='rm -rf x'``: a variable given on the command line is run by the recipes.
