@@ -13,5 +13,7 @@ DESCRIPTION = (
 )
 
 adapter = make_factory(
-    Patch("reference_impl.permissions._protected_paths", "program_targets", lambda _original: lambda _argv: [])
+    Patch(
+        "reference_impl.permissions._protected_paths", "program_targets", lambda _original: lambda _argv: []
+    )
 )
