@@ -42,14 +42,33 @@ def _judge(oracle: ths.BashSandbox) -> ths.BashSandbox:
     return oracle.running_for_real(_REAL)
 
 
-def _assert_denied_program_did_not_run(
+_MODES = st.sampled_from(["default", "acceptEdits", "bypassPermissions"])
+_DENY = st.sampled_from(["Bash(rm:*)", "Bash(rm -rf:*)", "Bash(rm *)"])
+
+
+_LINES = st.one_of(written_then_run_lines(), input_run_as_program_lines())
+
+
+@pytest.mark.toolharness_heavy
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=100, deadline=None)
+@given(line=_LINES, deny=_DENY, mode=_MODES, behavior=st.sampled_from(["deny", "ask"]))
+def test_a_file_the_line_makes_or_its_input_is_not_run_unasked(
     new_harness: Callable[[], Any],
-    oracle: ths.BashSandbox,
+    bash_oracle: ths.BashSandbox,
     line: str,
     deny: str,
     mode: str,
     behavior: Literal["deny", "ask"],
 ) -> None:
+    """PERM-17: a program the line makes, or feeds on standard input, does not run a denied program unasked.
+
+    Whatever program makes a file on the line, a later part that runs it by name, or a program
+    that finds it by convention (``make``'s Makefile, a PATH the line sets), does not run a denied
+    program without asking; nor does a shell, ``source``, ``make -f`` or ``python3`` reading its
+    program from standard input under any name the kernel gives it.
+    """
     run = run_calls(
         new_harness(),
         [shell_tool()],
@@ -59,52 +78,6 @@ def _assert_denied_program_did_not_run(
     )
     if run.ran() == 0:
         return
-    executed = _judge(oracle).executed(line)
+    executed = _judge(bash_oracle).executed(line)
     hits = [record for record in executed if record[0].rsplit("/", 1)[-1] == "rm"]
     assert not hits, f"{deny} {behavior} ({mode}) let {line!r} run, and bash ran {hits!r}"
-
-
-_MODES = st.sampled_from(["default", "acceptEdits", "bypassPermissions"])
-_DENY = st.sampled_from(["Bash(rm:*)", "Bash(rm -rf:*)", "Bash(rm *)"])
-
-
-@pytest.mark.toolharness_heavy
-@requires("execution", "permissions")
-@pytest.mark.requirement("PERM-17", "MUST")
-@settings(max_examples=60, deadline=None)
-@given(line=written_then_run_lines(), deny=_DENY, mode=_MODES, behavior=st.sampled_from(["deny", "ask"]))
-def test_a_file_the_line_makes_is_not_run_unasked(
-    new_harness: Callable[[], Any],
-    bash_oracle: ths.BashSandbox,
-    line: str,
-    deny: str,
-    mode: str,
-    behavior: Literal["deny", "ask"],
-) -> None:
-    """PERM-17: a file any program makes on the line is not run unasked by a later part.
-
-    Whatever the writer, a part that runs the file by name, or a program that finds it by
-    convention, does not run a denied program without asking.
-    """
-    _assert_denied_program_did_not_run(new_harness, bash_oracle, line, deny, mode, behavior)
-
-
-@pytest.mark.toolharness_heavy
-@requires("execution", "permissions")
-@pytest.mark.requirement("PERM-17", "MUST")
-@settings(max_examples=40, deadline=None)
-@given(line=input_run_as_program_lines(), deny=_DENY, mode=_MODES, behavior=st.sampled_from(["deny", "ask"]))
-def test_input_under_any_name_is_not_run_unasked(
-    new_harness: Callable[[], Any],
-    bash_oracle: ths.BashSandbox,
-    line: str,
-    deny: str,
-    mode: str,
-    behavior: Literal["deny", "ask"],
-) -> None:
-    """PERM-17: standard input run as a program is not run unasked, under any name.
-
-    A shell, ``source``, ``make -f`` or ``python3`` reading its program from standard input under
-    any name the kernel gives it does not run a denied program without asking.
-    """
-    _assert_denied_program_did_not_run(new_harness, bash_oracle, line, deny, mode, behavior)

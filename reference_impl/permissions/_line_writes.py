@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from reference_impl.permissions._bash_reader import ShellCommand
 from reference_impl.permissions._descriptors import descriptor_of
-from reference_impl.permissions._program_model import is_interpreter, is_modelled
+from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
 from reference_impl.permissions._wrapped_commands import is_wrapper
 
 __all__ = ["Run", "program_targets", "unread_by_writes"]
@@ -43,16 +43,12 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_MAKES_NO_CONTENT = _names(
-    "ls dir vdir cat tac head tail wc stat file du df tree realpath readlink basename dirname pwd cd "
-    "pushd popd dirs md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum base32 base64 "
-    "basenc od hexdump strings cmp diff comm join paste cut tr fold fmt nl pr expand unexpand column rev "
-    "look tsort numfmt grep egrep fgrep zgrep zcat bzcat xzcat zstdcat jq echo printf true false : test [ "
-    "[[ sleep seq yes date cal id whoami who w groups users uname hostname arch nproc uptime free ps "
-    "pgrep pstree kill pkill killall tty stty locale getconf printenv which type help umask ulimit wait "
-    "jobs shift exit return break continue set shopt unset export declare typeset local readonly read "
-    "mapfile readarray getopts let journalctl lsof netstat ss ping host dig nslookup lscpu lsblk lsusb "
-    "lspci vmstat iostat bc expr factor source . "
+# The plain programs (they start nothing) that write files named by their operands or options.
+_PLAIN_WRITERS = _names(
+    "cp mv ln link tee dd csplit split uniq shuf sort gzip gunzip bzip2 bunzip2 xz unxz lzma zstd unzstd "
+    "unzip curl xxd"
+)
+_MAKES_NO_CONTENT = (PLAIN_PROGRAMS - _PLAIN_WRITERS) | _names(
     # They remove files or change modes and times: no new content.
     "rm rmdir unlink chmod chown chgrp touch mkdir mktemp truncate shred sync"
 )
@@ -391,7 +387,9 @@ def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
         return None
     any_order = _LOOPS_OR_CONCURRENCY.search(command.source) is not None
     for run in runs:
-        before = [why for index, why in open_ended if any_order or index < run.index]
+        # A part's own writes come after it reads its program; in a pipeline, loop or background
+        # job every other part may run before it.
+        before = [why for index, why in open_ended if index != run.index and (any_order or index < run.index)]
         tracked_only = all(why.startswith("git writes tracked") for why in before)
         for path in _runs_files(run):
             if path is None:
