@@ -43,9 +43,11 @@ __all__ = [
     "allow_rule_for",
     "assert_runs_unasked",
     "covered_by_prefix",
+    "descriptor_spellings",
     "edit_tool",
     "fetch_tool",
     "host_answering",
+    "input_run_as_program_lines",
     "mcp_tool_spec",
     "plain_tool",
     "pre_hook",
@@ -54,6 +56,7 @@ __all__ = [
     "shell_tool",
     "sources",
     "tools",
+    "written_then_run_lines",
 ]
 
 MODES: tuple[str, ...] = PERMISSION_MODES
@@ -312,3 +315,89 @@ def assert_runs_unasked(
     """A control: the one ``call`` runs in ``mode`` without anyone asked (the host would say no)."""
     run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
     assert (run.ran(), run.asked) == (1, []), f"{why}: {run.describe()}"
+
+
+# --------------------------------------------------------------------------------------------
+# Lines that make a file and then run it (PERM-17): writers x runners, and descriptor spellings.
+
+# (how the line finds and runs the file F, F's name, F's text): a shell or exec runs F by name;
+# make and a PATH lookup find it by convention.
+_WRITTEN_RUNNERS: tuple[tuple[str, str, str], ...] = (
+    ("sh {f}", "s.sh", "{c}\n"),
+    ("bash {f}", "s.sh", "{c}\n"),
+    (". ./{f}", "s.sh", "{c}\n"),
+    ("chmod +x {f} && ./{f}", "t", "#!/bin/sh\n{c}\n"),
+    ("make -s", "Makefile", "all:\n\t{c}\n"),
+    ("make -s -f {f}", "b.mk", "all:\n\t{c}\n"),
+    ("chmod +x {f} && PATH=.:$PATH {f}", "lsx", "#!/bin/sh\n{c}\n"),
+)
+
+
+def _printf_literal(text: str) -> str:
+    """``text`` as a single-quoted printf format (newlines and tabs as escapes, ``%`` doubled)."""
+    return "'" + text.replace("%", "%%").replace("\n", "\\n").replace("\t", "\\t") + "'"
+
+
+def _writers(name: str, text: str) -> list[str]:
+    """Lines that make file ``name`` with ``text`` from data written first under a name no runner uses."""
+    data = f"printf {_printf_literal(text)} > d.dat"
+    hexed = "".join(f"{byte:02x}" for byte in text.encode())
+    writers = [
+        f"{data} && uniq d.dat {name}",
+        f"{data} && cp d.dat {name}",
+        f"{data} && sed -n 'w {name}' d.dat",
+        f"printf {hexed} > d.hex && xxd -r -p d.hex {name}",
+        f"{data} && awk '{{print > \"{name}\"}}' d.dat",
+        f"mkdir -p s && {data} && mv d.dat s/{name} && tar cf d.tar -C s {name} && tar xf d.tar",
+        f"{data} && gzip -c d.dat > d.gz && gzip -dc d.gz | tee {name} >/dev/null",
+    ]
+    if "\n" not in text.rstrip("\n"):
+        writers.append(f"{data} && sort -o {name} d.dat")
+    return writers
+
+
+@st.composite
+def written_then_run_lines(draw: st.DrawFn, command: str = "rm -rf x") -> str:
+    """A line that makes a file holding ``command`` with some program, then runs it or lets a program find it."""
+    runner, name, template = draw(st.sampled_from(_WRITTEN_RUNNERS))
+    text = template.format(c=command)
+    write = draw(st.sampled_from(_writers(name, text)))
+    joiner = draw(st.sampled_from((" && ", "; ", "\n")))
+    return f"{write}{joiner}{runner.format(f=name)}"
+
+
+@st.composite
+def descriptor_spellings(draw: st.DrawFn) -> str:
+    """A name the kernel resolves to standard input: ``/dev/stdin``, ``//dev/./stdin``, ``/proc/self/fd/0``..."""
+    slashes = "/" * draw(st.integers(1, 3))
+    dots = "./" * draw(st.integers(0, 2))
+    return draw(
+        st.sampled_from(
+            (
+                f"{slashes}dev/{dots}stdin",
+                f"{slashes}dev/{dots}fd/0",
+                f"{slashes}proc/self/{dots}fd/0",
+                f"{slashes}proc/thread-self/fd/{dots}0",
+                f"/dev/../dev/{dots}stdin",
+            )
+        )
+    )
+
+
+@st.composite
+def input_run_as_program_lines(draw: st.DrawFn, command: str = "rm -rf x") -> str:
+    """A line that feeds ``command`` on standard input to a program reading its program from a named file."""
+    name = draw(descriptor_spellings())
+    form = draw(
+        st.sampled_from(
+            (
+                f"bash {name} <<< {command!r}",
+                f". {name} <<< {command!r}",
+                f"source {name} <<'E'\n{command}\nE\n",
+                f"make -s -f {name} <<'E'\nall:\n\t{command}\nE\n",
+                f"printf {_printf_literal('all:' + chr(10) + chr(9) + command + chr(10))} | make -s -f {name}",
+                f"python3 {name} <<< 'import os; os.system(\"{command}\")'",
+            )
+        )
+    )
+    return form

@@ -57,6 +57,15 @@ def test_path_deny_holds_for_every_spelling_that_reaches_the_file(
 # Protected files (PERM-15) the maze is built around: a file in a protected directory, a shell start-up
 # file, the harness's MCP configuration.
 _PROTECTED = (".git/config", ".git/hooks/pre-commit", ".bashrc", ".mcp.json", ".claude/settings.json")
+# Programs that write the file their operand or option names ({p}: the path, shell-quoted).
+_WRITERS = (
+    "cp /etc/hostname {p}",
+    "echo pwned | tee -a {p}",
+    "sort -o {p} /etc/hostname",
+    "dd if=/etc/hostname of={p} status=none",
+    "install -m 644 /etc/hostname {p}",
+    "uniq /etc/hostname {p}",
+)
 
 
 @requires("execution", "permissions", "host_callback")
@@ -66,7 +75,7 @@ _PROTECTED = (".git/config", ".git/hooks/pre-commit", ".bashrc", ".mcp.json", ".
     data=st.data(),
     name=st.sampled_from(_PROTECTED),
     mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
-    via=st.sampled_from(["edit", "redirection", "cd then redirection", "expanded redirection"]),
+    via=st.sampled_from(["edit", "redirection", "cd then redirection", "expanded redirection", "program"]),
 )
 def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
     new_harness: Callable[[], Any], data: st.DataObject, name: str, mode: str, via: str
@@ -77,7 +86,8 @@ def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
     hard links, links to directories, ``/proc/self/root``, ``..`` out and back; written by a file
     tool, by a shell redirection (also to a word bash expands to the path: quotes split inside a name,
     a backslash, ``"$PWD"``, a ``${UNSET:-...}`` default, ``$(printf ...)``, a ``?`` glob), or by a
-    redirection after ``cd`` into a part of the path on the same line. Bash and the filesystem say
+    redirection after ``cd`` into a part of the path on the same line, or by a program given the path as
+    its output (``cp``, ``tee``, ``sort -o``, ``dd of=``, ``install``, ``uniq``). Bash and the filesystem say
     which spellings land on the file; none of those may run unasked.
     """
     if via != "edit" and mode == "acceptEdits":
@@ -86,6 +96,9 @@ def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
     path = data.draw(ths.path_spellings(str(maze.root), name), label="path")
     if via == "edit":
         tool, call = edit_tool(), ("Edit", {"file_path": path})
+    elif via == "program":
+        writer = data.draw(st.sampled_from(_WRITERS), label="writer")
+        tool, call = shell_tool(), ("Bash", {"command": writer.format(p=shlex.quote(path))})
     elif via == "expanded redirection":
         word = data.draw(ths.expanded_spellings(path), label="word")
         values = ths.bash_word_values(word, maze.root)

@@ -86,6 +86,11 @@ EVERYDAY = [
     ("tail -n 100 logs/app.log", "Bash(tail:*)"),
     ("timeout 30 npm test", "Bash(timeout:*)", "Bash(npm test:*)"),
     ("chmod +x scripts/run.sh", "Bash(chmod:*)"),
+    ('for f in *.txt; do wc -l "$f"; done', "Bash(wc:*)"),
+    ('export PATH="$HOME/bin:$PATH"', "Bash(export:*)"),
+    ("find . -name '*.py' -not -path './.venv/*' | xargs wc -l", "Bash(find:*)", "Bash(xargs wc:*)"),
+    ("git stash && git pull --rebase && git stash pop", "Bash(git stash:*)", "Bash(git pull:*)"),
+    ("npm run build 2>&1 | tee build.log", "Bash(npm run build:*)", "Bash(tee:*)"),
 ]
 
 

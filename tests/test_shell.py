@@ -61,7 +61,9 @@ SPLIT_CASES: list[tuple[str, list[list[str]], bool]] = [
     ("/bin/r? -rf x", [["/bin/r?", "-rf", "x"]], False),
     ("echo a\x0brm", [["echo", "a", "rm"], ["echo", "a_rm"]], False),  # the grammar's reading and bash's
     ("A=1; ls", [["ls"]], False),
-    ("if true; then rm -rf x; fi", [["true"], ["rm", "-rf", "x"]], False),
+    ("if true; then rm -rf x; fi", [["true"], ["rm", "-rf", "x"]], True),
+    ('for f in *.txt; do wc -l "$f"; done', [["wc", "-l", '"$f"']], True),
+    ("while read -r l; do echo x; done", [["read", "-r", "l"], ["echo", "x"]], True),
     ("f() { rm -rf x; }", [["rm", "-rf", "x"]], False),
 ]
 
@@ -80,7 +82,7 @@ def test_canonical_spacing_of_operators() -> None:
 
 def test_problems_are_named() -> None:
     assert "the command is not valid bash (syntax error)" in split_command('echo "x').problems
-    assert any("if_statement" in p for p in split_command("if a; then b; fi").problems)
+    assert any("case_statement" in p for p in split_command("case a in b) c;; esac").problems)
 
 
 def test_line_continuation_inside_a_word_is_read_both_ways() -> None:

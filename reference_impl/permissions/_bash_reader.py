@@ -38,6 +38,7 @@ from reference_impl.permissions._bash_words import (
     variable_changes_programs,
 )
 from reference_impl.permissions._evaluated import MAY_HIDE_CODE, hidden_code, mark_evaluated_code
+from reference_impl.permissions._shell_parts import SHELL_KEYWORDS, SYNTAX_ERROR, ShellCommand, ShellPart
 
 __all__ = [
     "SHELL_KEYWORDS",
@@ -46,15 +47,6 @@ __all__ = [
     "ShellPart",
     "split_command",
 ]
-
-SYNTAX_ERROR = "the command is not valid bash (syntax error)"
-"""The problem recorded for a line bash would refuse to run."""
-
-SHELL_KEYWORDS = frozenset(
-    {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac"}
-    | {"select", "function", "coproc", "{", "}", "[[", "]]", "!", "time"}
-)
-"""Bash's reserved words."""
 
 MAX_COMMAND_LENGTH = 100_000
 """Longer command lines are not analysed (asked about, and matched by every deny rule)."""
@@ -66,64 +58,6 @@ _SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/de
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 # Characters bash does not treat as blanks but other tokenisers (tree-sitter's included) might.
 _ODD_BLANKS = re.compile("[\x00\x0b\x0c\r\x85\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]")
-
-
-@dataclass(frozen=True, slots=True)
-class ShellPart:
-    """One simple command bash would run.
-
-    ``text`` is the command as written; ``argv`` its words after quote removal, ``None`` for a
-    word only known at run time; ``raw`` the same words as written; ``assignments`` the leading
-    ``NAME=value`` words as written, with ``plain_assignments`` telling whether all of them assign
-    a known value to a variable that does not change what runs; ``doubts`` why an allow rule must
-    not trust this command.
-    """
-
-    text: str
-    argv: tuple[str | None, ...]
-    raw: tuple[str, ...]
-    assignments: tuple[str, ...] = ()
-    plain_assignments: bool = True
-    doubts: tuple[str, ...] = ()
-    stdin: str | None = None
-    """The text of a here-document or here-string given as its input, when known."""
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        """The words, with a run-time word as written (``$X``)."""
-        return tuple(raw if value is None else value for value, raw in zip(self.argv, self.raw, strict=True))
-
-    @property
-    def opaque(self) -> bool:
-        """Whether the program this command runs is only known at run time."""
-        return not self.argv or self.argv[0] is None or is_globby(self.raw[0])
-
-
-@dataclass(frozen=True, slots=True)
-class ShellCommand:
-    """A command line as bash would run it: its simple commands and what the walker made of it.
-
-    ``problems`` are constructs the walker does not model, a syntax error, odd blanks, an output
-    redirection to a file; ``writes`` the targets of output redirections (``None`` for one only
-    known at run time); ``canonical`` the top-level list re-joined with single-spaced operators
-    (so ``Bash(curl * | bash)`` matches however it was spaced).
-    """
-
-    source: str
-    parts: tuple[ShellPart, ...]
-    problems: tuple[str, ...]
-    canonical: str
-    writes: tuple[str | None, ...] = ()
-
-    @property
-    def confident(self) -> bool:
-        """Whether allow rules may judge this command: no problem and no doubtful part."""
-        return not self.problems and all(not part.doubts for part in self.parts)
-
-    @property
-    def is_compound(self) -> bool:
-        """Whether the command has more than one part."""
-        return len(self.parts) > 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -152,6 +86,11 @@ _MODELLED_STATEMENTS = frozenset(
         "compound_statement",
         "redirected_statement",
         "negated_command",
+        "do_group",
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "while_statement",
     }
 )
 _PASSIVE = frozenset({"comment", "heredoc_start", "heredoc_end", "heredoc_content", "file_descriptor"})
@@ -193,6 +132,8 @@ class _Walk:
             self.statement_children(node, depth)
         elif kind == "declaration_command":
             self.declaration(node, depth)
+        elif kind == "for_statement":
+            self.for_loop(node, depth)
         elif kind in ("variable_assignment", "variable_assignments"):
             self.problem("a shell variable is set for the rest of the command line")
             names = [self.text(n).split("=", 1)[0] for n in (node, *node.named_children)]
@@ -218,6 +159,18 @@ class _Walk:
         else:
             self.problem(f"the shell construct {kind!r} is not analysed")
             self.children(node, depth)
+
+    def for_loop(self, node: tree_sitter.Node, depth: int) -> None:
+        """``for f in WORDS; do ...; done``: the words are data (a loop variable is a run-time word)."""
+        for i, child in enumerate(node.children):
+            role = node.field_name_for_child(i)
+            if role == "variable" and variable_changes_programs(self.text(child), rest_of_line=True):
+                self.problem(why := f"the loop sets {self.text(child)!r}, which may change what runs")
+                self.opaque(child, why)
+            elif role == "value":
+                self.word(child, depth)
+            elif role == "body":
+                self.statement(child, depth + 1)
 
     def statement_children(self, node: tree_sitter.Node, depth: int) -> None:
         """Walk the redirections and statements of a statement the walk models."""
@@ -313,14 +266,22 @@ class _Walk:
                 name = text.split("=", 1)[0].rstrip("+")
                 values = child.children_by_field_name("value")
                 value = self.word(values[0], depth) if values else ""
-                if value is None or "[" in name or variable_changes_programs(name, rest_of_line=True):
+                if "[" in name or (
+                    name != "PATH" and (value is None or variable_changes_programs(name, rest_of_line=True))
+                ):
+                    # PATH changes which programs later names find: programs on disk before the
+                    # line, unless the line writes one (see _line_writes), so it alone is data.
                     # Fail closed like an unknown command: every deny rule may apply, no allow rule does.
                     self.problem(
                         why := f"{builtin} sets {name!r} for the rest of the line: it may change what runs"
                     )
                     self.opaque(child, why)
                 argv.append(None if value is None else f"{name}={value}")
-            elif child.type == "variable_name" and variable_changes_programs(text, rest_of_line=True):
+            elif (
+                child.type == "variable_name"
+                and text != "PATH"
+                and variable_changes_programs(text, rest_of_line=True)
+            ):
                 self.problem(why := f"{builtin} {text}: a variable that may change what runs")
                 self.opaque(child, why)
                 argv.append(text)
@@ -470,10 +431,14 @@ class _Walk:
         destinations = _destinations(node)
         if node.type == "file_redirect":
             destinations = destinations[: _targets(node)]  # the rest are the command's words (see redirected)
+        number = next((self.text(c) for c in node.children if c.type == "file_descriptor"), "0")
         for destination in destinations:
             value = self.word(destination, depth)
-            if node.type == "herestring_redirect" and value is not None:
-                self.stdin = value + "\n"
+            if number == "0" and (node.type == "herestring_redirect" or operator in ("<", "<>", "<&")):
+                # Only what feeds descriptor 0 is the command's input; a later ``< f`` replaces it.
+                self.stdin = (
+                    value + "\n" if node.type == "herestring_redirect" and value is not None else None
+                )
             if node.type != "file_redirect" or operator not in _OUTPUT_REDIRECTS:
                 continue
             if operator == ">&" and value is not None and (value.isdigit() or value == "-"):
@@ -501,7 +466,8 @@ class _Walk:
         for child in node.named_children:
             if child.type == "heredoc_body":
                 self.substitutions(child, depth)
-                if all(c.type == "heredoc_content" for c in child.named_children):
+                fd = next((self.text(c) for c in node.children if c.type == "file_descriptor"), "0")
+                if fd == "0" and all(c.type == "heredoc_content" for c in child.named_children):
                     self.stdin = self.text(child)
             elif child.type in _PASSIVE:
                 continue

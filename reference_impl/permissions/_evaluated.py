@@ -10,18 +10,18 @@ it, and no allow rule does.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from reference_impl.permissions._program_model import PLAIN_PROGRAMS
+from reference_impl.permissions._descriptors import STDIN, descriptor_of
+from reference_impl.permissions._program_model import makefile_from_descriptor
 from reference_impl.permissions._programs import program_scripts
 
 if TYPE_CHECKING:
     import tree_sitter
 
-__all__ = ["MAY_HIDE_CODE", "data_run_as_code", "hidden_code", "mark_evaluated_code", "runs_written_file"]
+__all__ = ["MAY_HIDE_CODE", "data_run_as_code", "hidden_code", "mark_evaluated_code"]
 
 
 class _WalkRecorder(Protocol):
@@ -214,7 +214,22 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
         stack.extend(node.named_children)
 
 
-_STDIN_PATHS = frozenset({"/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0"})
+def _makefile_recipes(name: str, makefile: str, stdin: str | None) -> tuple[str | None, str | None]:
+    """The recipes of a makefile read from a descriptor (``make -f - <<'E'``): shell lines make runs.
+
+    Only a makefile with no expansion at all is read: ``$(shell ...)``, a variable in a recipe,
+    ``include`` or a ``.SHELLFLAGS`` change could run anything.
+    """
+    if descriptor_of(makefile) != STDIN or stdin is None:
+        return None, f"{name} reads its makefile from {makefile!r}, which the engine does not know"
+    if (
+        "$" in stdin
+        or "`" in stdin
+        or re.search(r"^\s*-?(include|SHELL|\.SHELLFLAGS|export|vpath)\b", stdin, re.M)
+    ):
+        return None, f"{name} reads a makefile from its input with expansions the engine does not read"
+    recipes = [line.lstrip("\t").lstrip("@+-") for line in stdin.splitlines() if line.startswith("\t")]
+    return "\n".join(recipes) or None, None
 
 
 def data_run_as_code(
@@ -228,12 +243,19 @@ def data_run_as_code(
     their own code (:mod:`reference_impl.permissions._programs`) run those commands, or something
     only known then. ``(None, None)`` for anything else.
     """
+    if name in ("make", "gmake"):
+        makefile = makefile_from_descriptor(args)
+        if makefile is not None:
+            return _makefile_recipes(name, makefile, stdin)
     if name in ("source", "."):
         target = next((a for a in args if a is None or not a.startswith("-")), "")
         if target is None:
             return None, f"{name} runs a file only known at run time (a process substitution, a variable)"
-        if target in _STDIN_PATHS or target.startswith(("/dev/fd/", "/proc/self/fd/")):
-            return (stdin, None) if stdin is not None else (None, f"{name} runs what its input holds")
+        descriptor = descriptor_of(target)
+        if descriptor == STDIN and stdin is not None:
+            return stdin, None
+        if descriptor is not None:
+            return None, f"{name} runs what the descriptor {target!r} holds, which the engine does not know"
         return None, None
     if name in ("mapfile", "readarray"):
         for i, word in enumerate(args):
@@ -248,69 +270,3 @@ def data_run_as_code(
     if why is not None:
         return None, why
     return ("\n".join(scripts), None) if scripts else (None, None)
-
-
-# Programs that create or replace files named by their operands (or by option values: ``curl -o``,
-# ``dd of=``): a program the same line makes this way and then runs is only known at run time.
-_FILE_MAKERS = frozenset(
-    {"tee", "cp", "ln", "link", "install", "mv", "rsync", "scp", "dd", "curl", "wget", "truncate", "ginstall"}
-)
-
-
-def _made_paths(base: str, args: Sequence[str | None]) -> list[str]:
-    """The paths ``base`` may write: its operands, the values of its ``--option=value`` words, ``dd``'s ``of=``."""
-    paths: list[str] = []
-    for word in args:
-        if not word:
-            continue
-        if base == "dd":
-            if word.startswith("of="):
-                paths.append(word[3:])
-        elif word.startswith("--") and "=" in word:
-            paths.append(word.partition("=")[2])
-        elif not word.startswith("-"):
-            paths.append(word)
-    return [path for path in paths if path]
-
-
-def runs_written_file(
-    parts: Sequence[tuple[tuple[str | None, ...], str]], writes: Sequence[str | None], shells: frozenset[str]
-) -> str | None:
-    """Why a command line runs a file it writes or makes itself, or None.
-
-    ``echo 'rm x' > s.sh; bash s.sh`` and ``cp /bin/rm ./d; ./d x`` run what only exists at run time.
-
-    ``parts`` are each command's words and program name; a file run is a path-qualified command
-    name, or the script argument of a shell or of ``source``/``.``.
-    """
-    written = {posixpath.normpath(w) for w in writes if w}
-    for argv, base in parts:  # ``tee FILE`` writes its operands, ``cp /bin/rm ./d`` makes a program
-        if base in _FILE_MAKERS:
-            written.update(posixpath.normpath(path) for path in _made_paths(base, argv[1:]))
-    if not written:
-        return None
-    if any(base == "git" for _, base in parts) and any(_is_git_control(path) for path in written):
-        return "it writes git's hooks or configuration, which a git command on the line may run"
-    for argv, base in parts:
-        if not argv or argv[0] is None:
-            continue
-        candidates: list[str | None] = [argv[0]] if "/" in argv[0] else []
-        if base in shells or base in ("source", "."):
-            candidates.append(next((a for a in argv[1:] if a is None or not a.startswith("-")), None))
-        elif base not in PLAIN_PROGRAMS:
-            # ``python3 f``, ``sqlite3 -init f``, ``make -f f``: a program that may run its operands.
-            candidates.extend(a.partition("=")[2] if a.startswith("-") else a for a in argv[1:] if a)
-        for path in candidates:
-            if path and posixpath.normpath(path) in written:
-                return f"it runs {path}, a file the same command line writes"
-    return None
-
-
-def _is_git_control(path: str) -> bool:
-    """Whether ``path`` is one of git's hooks or configuration files (``.git/hooks/x``, ``.gitconfig``)."""
-    name = posixpath.basename(path)
-    return any(d in f"/{path}" for d in ("/.git/", "/.husky/")) or name in (
-        ".gitconfig",
-        ".gitattributes",
-        ".gitmodules",
-    )

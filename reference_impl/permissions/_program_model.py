@@ -11,7 +11,7 @@ every way those programs run others, is modelled here or in the modules beside i
   an abbreviation of one counts as the option), and for programs with subcommands (``git``, ``npm``,
   ``cargo``, ``go``...) the subcommand is one the model knows. Running the project's own code
   (``make``, ``npm test``, ``pytest``, ``python3 script.py``) is read: that code is on disk before the
-  line runs; a file the *same line* writes is not (:func:`~reference_impl.permissions._evaluated.runs_written_file`).
+  line runs; a file the *same line* writes is not (:func:`~reference_impl.permissions._line_writes.unread_by_writes`).
 
 Anything else is *unread*: :func:`unread_program` says why (the program is not modelled, an option or
 subcommand is not, an interpreter runs inline code or code from its input). The engine asks about an
@@ -25,7 +25,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["PLAIN_PROGRAMS", "is_interpreter", "unread_program", "without_git_display_options"]
+from reference_impl.permissions._descriptors import descriptor_of
+
+__all__ = [
+    "PLAIN_PROGRAMS",
+    "is_interpreter",
+    "is_modelled",
+    "makefile_from_descriptor",
+    "unread_program",
+    "without_git_display_options",
+]
 
 Words = Sequence[str | None]
 
@@ -218,8 +227,8 @@ def _interpreter(name: str, args: Words, stdin: str | None) -> str | None:
         if family in ("python", "pypy") and word in ("-W", "-X", "--check-hash-based-pycs"):
             skip = True  # an option whose value is the next word
             continue
-        if word in ("-", "/dev/stdin") or word.startswith(("/dev/fd/", "/proc/self/fd/")):
-            break
+        if descriptor_of(word) is not None:
+            break  # its program is read from a descriptor: the command line's data, or unknown
         long_inline = [o for o in inline if o.startswith("--")]
         if any(word == o or word.startswith(o + "=") for o in long_inline) or any(
             re.fullmatch(rf"-[A-Za-z]*{re.escape(o[1])}.*", word, re.DOTALL) for o in inline if len(o) == 2
@@ -308,27 +317,8 @@ def _git_config(args: list[str]) -> str | None:
     return f"git config writes {operands[0]!r}, a setting git may run as a command or an alias"
 
 
-def unread_program(name: str, args: Words, stdin: str | None = None) -> str | None:
-    """Why the engine can't read what program ``name`` (a basename) runs with ``args``, or None when it can."""
-    name = _ALIASES.get(name, name)
-    if name in PLAIN_PROGRAMS:
-        return None
-    if name in _SUBCOMMANDS:
-        return _subcommand(name, args)
-    if name in _SCREENED:
-        short, long = _SCREENED[name]
-        why = _screened(name, args, short, long)
-        if why is None and name == "make":
-            # ``make CC='rm -rf x'``: a variable given on the command line is run by the recipes.
-            assignment = next((w for w in args if w is not None and "=" in w and not w.startswith("-")), None)
-            if assignment is not None:
-                return (
-                    f"make is given the variable {assignment.split('=', 1)[0]!r}, which its recipes may run"
-                )
-        return why
-    if is_interpreter(name):
-        return _interpreter(name, args, stdin)
-    if name in (
+_PROJECT_RUNNERS = frozenset(
+    [
         "pytest",
         "py.test",
         "tox",
@@ -342,7 +332,67 @@ def unread_program(name: str, args: Words, stdin: str | None = None) -> str | No
         "tsc",
         "jest",
         "vitest",
-    ):
+    ]
+)
+
+
+def is_modelled(name: str) -> bool:
+    """Whether the engine models program ``name`` (a basename): what its options run is known."""
+    name = _ALIASES.get(name, name)
+    return (
+        name in PLAIN_PROGRAMS
+        or name in _SUBCOMMANDS
+        or name in _SCREENED
+        or name in _PROJECT_RUNNERS
+        or is_interpreter(name)
+    )
+
+
+def makefile_from_descriptor(args: Words) -> str | None:
+    """The ``-f``/``--file``/``--makefile`` value of make that names a descriptor (``-f -``, ``-f /dev/stdin``)."""
+    for i, word in enumerate(args):
+        if word is None or not word.startswith("-") or (word.startswith("--") and "=" not in word):
+            if word in ("--file", "--makefile") and i + 1 < len(args):
+                value = args[i + 1]
+                if value is not None and descriptor_of(value) is not None:
+                    return value
+            continue
+        if word.startswith(("--file=", "--makefile=")):
+            value = word.partition("=")[2]
+        elif not word.startswith("--") and "f" in word[1:]:
+            rest = word[word.index("f", 1) + 1 :]
+            value = rest or (args[i + 1] if i + 1 < len(args) else None) or ""
+        else:
+            continue
+        if value is not None and descriptor_of(value) is not None:
+            return value
+    return None
+
+
+def unread_program(name: str, args: Words, stdin: str | None = None) -> str | None:
+    """Why the engine can't read what program ``name`` (a basename) runs with ``args``, or None when it can."""
+    name = _ALIASES.get(name, name)
+    if name in PLAIN_PROGRAMS:
+        return None
+    if name in _SUBCOMMANDS:
+        return _subcommand(name, args)
+    if name in _SCREENED:
+        short, long = _SCREENED[name]
+        why = _screened(name, args, short, long)
+        if why is None and name == "make":
+            makefile = makefile_from_descriptor(args)
+            if makefile is not None:
+                return f"make reads its makefile from {makefile!r}, a descriptor: what it runs is not read"
+            # ``make CC='rm -rf x'``: a variable given on the command line is run by the recipes.
+            assignment = next((w for w in args if w is not None and "=" in w and not w.startswith("-")), None)
+            if assignment is not None:
+                return (
+                    f"make is given the variable {assignment.split('=', 1)[0]!r}, which its recipes may run"
+                )
+        return why
+    if is_interpreter(name):
+        return _interpreter(name, args, stdin)
+    if name in _PROJECT_RUNNERS:
         return None  # test runners and linters of the project: its own code
     return f"{name} is not a program the permission engine models, so what it may run is not known"
 

@@ -2,7 +2,8 @@
 
 Files that make code run later or configure the harness, git or a shell (``.git``, ``.claude``,
 ``.bashrc``, ``.mcp.json``, ...), however the path is spelled; a shell command's output
-redirections count as writes.
+redirections and the targets programs name (``cp a .git/hooks/x``, ``tar xf t -C .git``, ``tee F``)
+count as writes.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import stat
 from pathlib import Path
 
+from reference_impl.permissions._line_writes import program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._rules import Call
 
@@ -67,7 +69,8 @@ def protected_write(call: Call, cwd: Path) -> str | None:
         or part.argv[:2] in (("builtin", "cd"), ("command", "cd"))
         for part in shell.parts
     )
-    for written in shell.writes:
+    targets = [t for part in shell.parts for t in program_targets(part.argv)]
+    for written in (*shell.writes, *targets):
         if written is None:
             return "the command writes to a file only known when it runs"
         if moves and not written.startswith(("/", "~")):

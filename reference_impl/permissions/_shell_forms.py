@@ -24,7 +24,9 @@ from typing import TypeAlias
 
 from reference_impl.permissions._bash_reader import ShellCommand, ShellPart, split_command
 from reference_impl.permissions._bash_words import is_globby
-from reference_impl.permissions._evaluated import data_run_as_code, runs_written_file
+from reference_impl.permissions._descriptors import STDIN, descriptor_of
+from reference_impl.permissions._evaluated import data_run_as_code
+from reference_impl.permissions._line_writes import Run, unread_by_writes
 from reference_impl.permissions._program_model import unread_program, without_git_display_options
 from reference_impl.permissions._programs import program_scripts
 from reference_impl.permissions._wrapped_commands import (
@@ -315,9 +317,10 @@ def _deny_argv(
         script = shell_script(args)
         if script is None and any(a is None for a in args):
             return f"{base} runs a script only known when bash runs it"
-        if script is None and (
-            reads_its_input(args) or not [a for a in args if a is not None and not a.startswith(("-", "+"))]
-        ):
+        operands = [a for a in args if a is not None and not a.startswith(("-", "+"))]
+        if script is None and operands and descriptor_of(operands[0]) not in (None, STDIN):
+            return f"{base} runs what the descriptor {operands[0]!r} holds, which the engine does not know"
+        if script is None and (reads_its_input(args) or not operands):
             script = stdin  # no script file (or ``-s``, ``/dev/stdin``): the shell runs its input
             if script is None:
                 return f"{base} runs a script read from its input"
@@ -388,8 +391,12 @@ def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | N
         reason = reason or found
     if joined:
         forms.add(" ".join(joined))
-    ran = [run for part in command.parts for run in _programs_run(part.argv)]
-    reason = reason or runs_written_file(ran, command.writes, SHELLS)
+    runs = [
+        Run(argv, base, index, part.assignments)
+        for index, part in enumerate(command.parts)
+        for argv, base in _programs_run(part.argv)
+    ]
+    reason = reason or unread_by_writes(command, runs)
     if not isinstance(command.source, str) or (not command.parts and command.problems):
         reason = reason or "; ".join(command.problems) or "nothing recognisable"
     return reason

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from reference_impl.permissions._descriptors import STDIN, descriptor_of
+
 __all__ = [
     "HARMLESS_WRAPPERS",
     "SCRIPT_BUILTINS",
@@ -413,7 +415,7 @@ def reads_its_input(args: Argv) -> bool:
             if "s" in word[1:]:
                 return True
             continue
-        return word in ("/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0")
+        return descriptor_of(word) == STDIN
     return False
 
 

@@ -16,10 +16,13 @@ DESCRIPTION = (
 )
 
 
-def _redirections_only(_original: Any) -> Any:
-    return frozenset({"tee"})
+def _redirections_only(original: Any) -> Any:
+    def writes(base: str, args: Any) -> Any:
+        return original(base, args) if base == "tee" else ([], None)
+
+    return writes
 
 
 adapter = make_factory(
-    TRUST_UNREAD, Patch("reference_impl.permissions._evaluated", "_FILE_MAKERS", _redirections_only)
+    TRUST_UNREAD, Patch("reference_impl.permissions._line_writes", "program_writes", _redirections_only)
 )

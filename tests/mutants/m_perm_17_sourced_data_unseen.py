@@ -19,6 +19,6 @@ adapter = make_factory(
         lambda _original: lambda *_args: (None, None),
     ),
     Patch(
-        "reference_impl.permissions._shell_forms", "runs_written_file", lambda _original: lambda *_args: None
+        "reference_impl.permissions._shell_forms", "unread_by_writes", lambda _original: lambda *_args: None
     ),
 )

@@ -1,0 +1,83 @@
+"""A line that makes a file and then runs it, or feeds a program its program on a descriptor (PERM-17).
+
+Composed from two independent halves, each a mechanism rather than a list of cases: *writers*
+(``uniq``, ``cp``, sed's ``w``, ``xxd -r``, awk's ``print >``, ``tar x``, ``sort -o``, a pipe
+into ``tee``) that make a file from data the line wrote under another name, and *runners* that run
+the file by name (``sh f``, ``. ./f``, ``./f``, ``make -f f``) or find it by convention (``make``
+its Makefile, a ``PATH`` the line sets); and standard input under the kernel's many names for it
+(``//dev/./stdin``, ``/proc/thread-self/fd/0``) given to programs that read their program from a
+file (shells, ``source``, ``make -f``, ``python3``). The bash oracle runs the writers, make and
+python3 for real and judges what ran: under a deny or ask rule on ``rm``, a line the harness runs
+unasked must not have run ``rm``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, Literal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_permissions import (
+    input_run_as_program_lines,
+    run_calls,
+    shell_tool,
+    written_then_run_lines,
+)
+from pytest_toolharness import strategies as ths
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec
+
+_REAL = (
+    "uniq", "cp", "mv", "sed", "xxd", "awk", "mawk", "gawk", "tar", "gzip", "tee", "sort",
+    "chmod", "mkdir", "make", "python3",
+)  # fmt: skip
+
+
+@functools.cache
+def _judge(oracle: ths.BashSandbox) -> ths.BashSandbox:
+    return oracle.running_for_real(_REAL)
+
+
+_MODES = st.sampled_from(["default", "acceptEdits", "bypassPermissions"])
+_DENY = st.sampled_from(["Bash(rm:*)", "Bash(rm -rf:*)", "Bash(rm *)"])
+
+
+_LINES = st.one_of(written_then_run_lines(), input_run_as_program_lines())
+
+
+@pytest.mark.toolharness_heavy
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=100, deadline=None)
+@given(line=_LINES, deny=_DENY, mode=_MODES, behavior=st.sampled_from(["deny", "ask"]))
+def test_a_file_the_line_makes_or_its_input_is_not_run_unasked(
+    new_harness: Callable[[], Any],
+    bash_oracle: ths.BashSandbox,
+    line: str,
+    deny: str,
+    mode: str,
+    behavior: Literal["deny", "ask"],
+) -> None:
+    """PERM-17: a program the line makes, or feeds on standard input, does not run a denied program unasked.
+
+    Whatever program makes a file on the line, a later part that runs it by name, or a program
+    that finds it by convention (``make``'s Makefile, a PATH the line sets), does not run a denied
+    program without asking; nor does a shell, ``source``, ``make -f`` or ``python3`` reading its
+    program from standard input under any name the kernel gives it.
+    """
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": line})],
+        rules=[RuleSpec(deny, behavior)],
+        mode=mode,
+    )
+    if run.ran() == 0:
+        return
+    executed = _judge(bash_oracle).executed(line)
+    hits = [record for record in executed if record[0].rsplit("/", 1)[-1] == "rm"]
+    assert not hits, f"{deny} {behavior} ({mode}) let {line!r} run, and bash ran {hits!r}"

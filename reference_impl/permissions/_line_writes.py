@@ -1,0 +1,418 @@
+"""What a command line writes, and whether another part of it runs or reads what was written (PERM-17).
+
+The engine reads a command as running the project's code *as it was on disk before the line
+ran*: ``make``, ``pytest``, ``npm test``, ``sh s.sh``, ``./tool``. That holds only when nothing on
+the line made new content for them first. So every program of the line is asked what it writes:
+
+* programs that make no new content (they read, print, remove, or change modes: ``cat``,
+  ``grep``, ``rm``, ``chmod``, ``mkdir``, ``touch``), and the project's own build and test tools,
+  whose output is derived from the project's code (``make``, ``cargo build``, ``npm ci``), write
+  nothing that counts;
+* programs modelled with their output operands (``tee F``, ``cp A B``, ``sort -o F``, ``uniq IN
+  OUT``, ``dd of=F``), and redirections, write the paths they name;
+* every other program may write anything (``tar x``, ``gunzip``, ``patch``, ``split``, ``sed``
+  with a ``w`` command, ``git checkout``, any program the engine does not model): decided by what
+  the engine does *not* know, not by a list of writers.
+
+A part *runs* a file it names (``sh f``, ``. f``, ``./f``, ``python3 f``, ``make -f f``), or
+*reads by convention* code or configuration found in the working directory (``make`` its
+Makefile, ``pytest`` conftest.py, ``python3 -m`` any module there, ``npm test`` package.json,
+``git`` its configuration and hooks), or looks its command name up in a ``PATH`` the line set.
+When such a part meets a write that may reach what it runs or reads, the line is unread: every
+deny rule may apply and no allow rule does.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reference_impl.permissions._bash_reader import ShellCommand
+from reference_impl.permissions._descriptors import descriptor_of
+from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
+from reference_impl.permissions._wrapped_commands import is_wrapper
+
+__all__ = ["Run", "program_targets", "unread_by_writes"]
+
+Argv = tuple[str | None, ...]
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# The plain programs (they start nothing) that write files named by their operands or options.
+_PLAIN_WRITERS = _names(
+    "cp mv ln link tee dd csplit split uniq shuf sort gzip gunzip bzip2 bunzip2 xz unxz lzma zstd unzstd "
+    "unzip curl xxd"
+)
+_MAKES_NO_CONTENT = (PLAIN_PROGRAMS - _PLAIN_WRITERS) | _names(
+    # They remove files or change modes and times: no new content.
+    "rm rmdir unlink chmod chown chgrp touch mkdir mktemp truncate shred sync"
+)
+"""Programs (and builtins) that make no new file content whatever their operands (unless redirected)."""
+
+_PROJECT_TOOLS = _names(
+    "make gmake pytest py.test tox nox mypy ruff black flake8 eslint prettier tsc jest vitest npm npx "
+    "yarn pnpm cargo go pip pip3 uv poetry mvn gradle bundle rake cmake ctest"
+)
+"""Build, test and package tools: what they write is built from the project's own code and lock files."""
+
+# Programs with output operands: which words name what they write.
+_OUTPUT_OPERANDS = _names("tee cp ln link install ginstall mv rsync scp dd")
+
+# git subcommands that only write git's object store, refs and index (never a file git or
+# anything else runs), and those that restore tracked content into the working tree (never
+# inside .git, so never git's own configuration or hooks).
+_GIT_STORE_ONLY = _names(
+    "status log diff show branch add commit fetch push tag remote rev-parse ls-files ls-tree ls-remote "
+    "blame grep describe shortlog reflog fsck cat-file rev-list notes show-ref symbolic-ref merge-base "
+    "name-rev count-objects version help whatchanged range-diff cherry for-each-ref update-index "
+    "update-ref hash-object write-tree diff-tree diff-index diff-files check-ignore check-attr mktree var "
+    "verify-commit verify-tag gc maintenance"
+)
+_GIT_TRACKED_CONTENT = _names(
+    "checkout switch restore reset stash merge pull rebase cherry-pick revert apply am mv rm clean bisect "
+    "read-tree sparse-checkout"
+)
+
+# Files a program may find by convention: code and configuration by suffix or name; a path with
+# no suffix may be a directory of them, or a Makefile.
+_CODE_SUFFIXES = frozenset(
+    [
+        ".py",
+        ".pyc",
+        ".pth",
+        ".so",
+        ".pyd",
+        ".ini",
+        ".cfg",
+        ".toml",
+        ".mk",
+        ".make",
+        ".inc",
+        ".js",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".mts",
+        ".cts",
+        ".jsx",
+        ".tsx",
+        ".json",
+        ".yml",
+        ".yaml",
+        ".rb",
+        ".gemspec",
+        ".rs",
+        ".go",
+        ".mod",
+        ".pl",
+        ".pm",
+        ".php",
+        ".lua",
+        ".sh",
+        ".bash",
+        ".zsh",
+        ".java",
+        ".kt",
+        ".gradle",
+        ".kts",
+        ".xml",
+        ".properties",
+        ".cmake",
+    ]
+)
+_CODE_NAMES = frozenset(
+    [
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+        "Rakefile",
+        "Gemfile",
+        "Justfile",
+        "justfile",
+        ".npmrc",
+        ".yarnrc",
+        ".pnpmfile.cjs",
+        "Cargo.toml",
+        ".envrc",
+        "CMakeLists.txt",
+    ]
+)
+_GIT_OPTIONS_MOVING_CONFIG = ("--git-dir", "--work-tree", "-C", "--exec-path", "--config-env")
+
+_LOOPS_OR_CONCURRENCY = re.compile(r"(?<![|&])[|&](?![|&>])|\b(?:for|while|until|select)\b|\bcoproc\b")
+
+
+_BUILTINS = _names(
+    "echo printf cd pushd popd dirs export declare typeset local readonly unset read mapfile readarray "
+    "getopts let set shopt shift exit return break continue wait jobs umask ulimit type help test [ [[ "
+    "true false : source . eval exec command builtin trap alias hash enable"
+)
+"""Bash's builtins: found without a PATH lookup."""
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One program a part of the line starts: its words, program name, part index and assignments."""
+
+    argv: Argv
+    base: str
+    index: int
+    assignments: tuple[str, ...] = ()
+
+
+def _is_code(path: str) -> bool:
+    name = posixpath.basename(path.rstrip("/"))
+    if name in _CODE_NAMES or name.startswith(("conftest", "sitecustomize", "usercustomize", "requirements")):
+        return True
+    suffix = posixpath.splitext(name)[1]
+    return not suffix or suffix in _CODE_SUFFIXES
+
+
+def _is_git_control(path: str) -> bool:
+    """Whether ``path`` is git's configuration or hooks, or a tracked file git reads as settings."""
+    name = posixpath.basename(path)
+    return (
+        any(d in f"/{path}/" for d in ("/.git/", "/.husky/", "/hooks/"))
+        or name in (".gitconfig", ".gitattributes", ".gitmodules", "config")
+        or name.endswith(".git")
+    )
+
+
+def _output_operands(base: str, args: Argv) -> list[str]:
+    """The paths ``base`` may write: its operands, ``--option=value`` values, ``dd``'s ``of=``."""
+    paths: list[str] = []
+    for word in args:
+        if not word:
+            continue
+        if base == "dd":
+            if word.startswith("of="):
+                paths.append(word[3:])
+        elif word.startswith("--") and "=" in word:
+            paths.append(word.partition("=")[2])
+        elif not word.startswith("-"):
+            paths.append(word)
+    return [path for path in paths if path]
+
+
+def _git_subcommand(args: Argv) -> str | None:
+    index = 0
+    while index < len(args) and args[index] is not None and str(args[index]).startswith("-"):
+        index += 2 if args[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    return args[index] if index < len(args) else None
+
+
+def program_writes(base: str, args: Argv) -> tuple[list[str], str | None]:
+    """The paths a program writes, and why it may write others (None when it writes only those).
+
+    ``("git", tracked)``: git writes only tracked content (the second element starts ``git``).
+    """
+    if base in _MAKES_NO_CONTENT or base in _PROJECT_TOOLS or is_wrapper(base):
+        return [], None  # a wrapper's command is a run of its own
+    if base == "find":
+        writing = next(
+            (a for a in args if a is None or a.startswith(("-fprint", "-fls", "-exec", "-ok"))), ""
+        )
+        return [], None if writing == "" else f"find {writing or 'with a run-time word'} may write files"
+    if base in _OUTPUT_OPERANDS:
+        return _output_operands(base, args), None
+    if base == "curl" and not any(
+        a is None
+        or a.startswith(("-o", "-O", "--output", "--remote-name"))
+        or re.fullmatch(r"-[^-]*[oO].*", a)
+        for a in args
+    ):
+        return [], None  # it prints what it fetches
+    if base in ("sort", "shuf") and not any(a is None for a in args):
+        out = [a for a in args if a is not None and a.startswith(("-o", "--output"))]
+        if not out:
+            return [], None
+        word = out[0]
+        value = word.partition("=")[2] if "=" in word else word[2:] if word.startswith("-o") else ""
+        if not value:
+            position = args.index(word) + 1
+            value = args[position] or "" if position < len(args) else ""
+        return ([value] if value else []), None if value else f"{base} -o writes a file"
+    if base == "uniq" and not any(a is None for a in args):
+        operands = [a for a in args if a is not None and not a.startswith("-")]
+        return operands[1:2], None
+    if base == "sed" and not any(a is None for a in args):
+        # ``sed -i`` rewrites its operands; a ``w`` command or flag writes any file.
+        if any(
+            a is not None and re.search(r"[wW]", a) for a in args if a is not None and not a.startswith("-")
+        ):
+            return [], "sed's script may write a file (a w command or flag)"
+        if any(a is not None and (a.startswith("-i") or a.startswith("--in-place")) for a in args):
+            return [a for a in args if a is not None and not a.startswith("-")][1:], None
+        return [], None
+    if base == "git":
+        sub = _git_subcommand(args)
+        if sub in _GIT_STORE_ONLY:
+            return [], None
+        if sub in _GIT_TRACKED_CONTENT:
+            return [], "git writes tracked files into the working tree"
+        what = " ".join(w for w in args[args.index(sub) :][:2] if w is not None) if sub in args else sub
+        return [], f"git {what} may write git's configuration, hooks or files"
+    return [], f"{base} may write files the engine does not know"
+
+
+_DESTINATION_LAST = _names("cp mv ln link install ginstall rsync scp")
+_DIRECTORY_OPTIONS = {"tar": ("-C", "--directory"), "unzip": ("-d",), "bsdtar": ("-C",), "7z": ("-o",)}
+
+
+def program_targets(argv: Argv) -> list[str | None]:
+    """Where a program puts what it writes, as named on its line (PERM-15); None when only known at run time.
+
+    ``cp a .git/hooks/x``, ``tar xf t -C .git``, ``unzip -d``, ``tee F``, ``sort -o F``.
+    """
+    if not argv or argv[0] is None:
+        return []
+    base, args = posixpath.basename(argv[0]), argv[1:]
+    if base in _DESTINATION_LAST:
+        target = next(
+            (
+                a.partition("=")[2] or None
+                for a in args
+                if a is not None and a.startswith("--target-directory")
+            ),
+            "",
+        )
+        for i, word in enumerate(args):
+            if word == "-t" and i + 1 < len(args):
+                target = args[i + 1]
+        operands = [a for a in args if a is None or not a.startswith("-")]
+        return [target] if target != "" else operands[-1:] if len(operands) > 1 else []
+    if base in _DIRECTORY_OPTIONS:
+        targets: list[str | None] = []
+        for i, word in enumerate(args):
+            for option in _DIRECTORY_OPTIONS[base]:
+                if word == option and i + 1 < len(args):
+                    targets.append(args[i + 1])
+                elif word is not None and word.startswith(option) and len(word) > len(option):
+                    targets.append(word[len(option) :].lstrip("="))
+        return targets
+    if base in ("tee", "dd", "sort", "shuf", "uniq", "sed"):
+        return list(program_writes(base, args)[0])
+    return []
+
+
+def _runs_files(run: Run) -> list[str | None]:
+    """The files a program runs as code: a path-qualified name, a shell's or interpreter's script, ``-f FILE``."""
+    argv, base = run.argv, run.base
+    first = argv[0]
+    files: list[str | None] = [first] if first is not None and "/" in first else []
+    args = argv[1:]
+    inline = any(a is not None and re.fullmatch(r"-[a-zA-Z]*[ce][a-zA-Z]*", a) for a in args)
+    if (base in ("source", ".", "sh", "bash", "dash", "zsh", "ksh") or is_interpreter(base)) and not inline:
+        files.append(next((a for a in args if a is None or not a.startswith("-")), None))
+    elif base in ("make", "gmake", "awk", "gawk", "mawk", "nawk", "sed"):
+        for i, word in enumerate(args):
+            if word is not None and word.startswith(("-f", "--file", "--makefile")):
+                value = word.partition("=")[2] if "=" in word else word[2:] if word.startswith("-f") else ""
+                files.append(value or (args[i + 1] if i + 1 < len(args) else None))
+    elif not is_modelled(base) and not is_wrapper(base):
+        # A program the engine does not model may run any operand (``sqlite3 -init f``).
+        files.extend(a.partition("=")[2] if a is not None and a.startswith("-") else a for a in args)
+    return [f for f in files if f is None or descriptor_of(f) is None]
+
+
+def _reads_by_convention(run: Run) -> str | None:
+    """What ``run`` finds by convention in the working directory, if anything (``make`` its Makefile)."""
+    base = run.base
+    if base in _PROJECT_TOOLS:
+        return f"{base} runs code and configuration it finds in the working directory"
+    if is_interpreter(base):
+        return f"{base} imports code it finds beside its script or in the working directory"
+    if base == "git":
+        return "git runs commands named in its configuration and hooks"
+    if any(a.startswith("PATH=") for a in run.assignments):
+        return f"{base} is looked up in a PATH the line sets"
+    return None
+
+
+def _git_config_places(run: Run) -> list[str]:
+    """Where git is pointed for its configuration (``--git-dir=b``, ``-C d``, ``GIT_CONFIG_GLOBAL=./g``)."""
+    words = [w for w in run.argv[1:] if w is not None]
+    places: list[str] = []
+    for i, word in enumerate(words):
+        if word.startswith(_GIT_OPTIONS_MOVING_CONFIG):
+            value = word.partition("=")[2] if "=" in word else words[i + 1] if i + 1 < len(words) else ""
+            places.append(value or word[2:])
+    places.extend(
+        a.partition("=")[2] or "."
+        for a in run.assignments
+        if a.startswith(("GIT_", "HOME=", "XDG_CONFIG_HOME="))
+    )
+    return [posixpath.normpath(place) for place in places if place]
+
+
+def _within(path: str, written: str) -> bool:
+    return path == written or path.startswith(written.rstrip("/") + "/") or written in (".", "./")
+
+
+def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
+    """Why the line may run or read what it writes itself (see the module's docstring), or None."""
+    known: set[str] = {posixpath.normpath(w) for w in command.writes if w and descriptor_of(w) is None}
+    open_ended: list[tuple[int, str]] = []  # (part index, why) of writers of anything
+    if any(w is None for w in command.writes):
+        open_ended.append((-1, "a redirection writes a file only known when it runs"))
+    path_set_at: int | None = None
+    for run in runs:
+        paths, why = program_writes(run.base, run.argv[1:])
+        known.update(posixpath.normpath(p) for p in paths)
+        if why is not None:
+            open_ended.append((run.index, why))
+        if (
+            path_set_at is None
+            and run.base in ("export", "declare", "typeset", "readonly", "local")
+            and any(w is None or w.startswith("PATH=") for w in run.argv[1:])
+        ):
+            path_set_at = run.index
+    if path_set_at is not None:
+        later = next(
+            (
+                r
+                for r in runs
+                if r.index > path_set_at and r.base not in _BUILTINS and "/" not in str(r.argv[0])
+            ),
+            None,
+        )
+        if later is not None:
+            return f"{later.base} is looked up in a PATH the line changed: which program that is is not known"
+    if not known and not open_ended:
+        return None
+    any_order = _LOOPS_OR_CONCURRENCY.search(command.source) is not None
+    for run in runs:
+        # A part's own writes come after it reads its program; in a pipeline, loop or background
+        # job every other part may run before it.
+        before = [why for index, why in open_ended if index != run.index and (any_order or index < run.index)]
+        tracked_only = all(why.startswith("git writes tracked") for why in before)
+        for path in _runs_files(run):
+            if path is None:
+                continue
+            normal = posixpath.normpath(path)
+            if any(_within(normal, w) for w in known):
+                return f"it runs {path}, a file the same command line writes"
+            if before:
+                return f"it runs {path} after a part that may have written it ({before[0]})"
+        reading = _reads_by_convention(run)
+        if reading is None:
+            continue
+        if run.base == "git":
+            places = _git_config_places(run)
+            hit = next((w for w in known if _is_git_control(w) or any(_within(w, p) for p in places)), None)
+            if hit is not None:
+                return f"it writes {hit}, and {reading}"
+            if before and not tracked_only:
+                return f"{reading}, after a part that may have written them ({before[0]})"
+            continue
+        hit = next((w for w in known if _is_code(w) or reading.endswith("PATH the line sets")), None)
+        if hit is not None:
+            return f"it writes {hit}, and {reading}"
+        if before:
+            return f"{reading}, after a part that may have written it ({before[0]})"
+    return None
