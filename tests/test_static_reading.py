@@ -350,3 +350,37 @@ def test_red_team_attempts_never_run_a_denied_program_unasked(command: str) -> N
     )
     ran = [run for run in real.executed(command) if run[0].rsplit("/", 1)[-1] == "rm"]
     assert not ran, f"{command!r} was allowed and bash ran {ran!r}"
+
+
+@pytest.mark.parametrize(
+    ("command", "program_rule", "form_rule"),
+    [
+        ("zip -q out.zip f -T -TT 'rm -f victim #'", "Bash(zip:*)", "Bash(zip -q out.zip f -T -TT:*)"),
+        ("wget -e 'x' -q https://example.com/f", "Bash(wget:*)", "Bash(wget -e:*)"),
+    ],
+)
+def test_an_option_that_starts_a_program_is_vouched_for_only_by_a_rule_naming_it(
+    command: str, program_rule: str, form_rule: str
+) -> None:
+    """PERM-17: beside a deny rule that may apply, an allow rule naming only the program does not vouch for an
+    option of it that starts a program (vouching never outranks a deny that may apply); one naming the form does."""
+    assert _decide(command, (program_rule, "allow"), DENY_RM).behavior == "ask"
+    assert _decide(command, (program_rule, "allow"), DENY_RM, mode="dontAsk").behavior == "deny"
+    assert _decide(command, (form_rule, "allow"), DENY_RM).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "declare -i n; n='a[$(rm -f victim)]'",
+        "typeset -i n; read n <<< 'a[$(rm x)]'",
+        "declare -xi n; printf -v n %s 'a[$(rm x)]'",
+        "declare -il n; for n in 'a[$(rm x)]'; do :; done",
+        "bash -c \"declare -i n; n+='a[\\$(rm x)]'\"",
+    ],
+)
+def test_a_value_written_to_an_integer_variable_is_evaluated(command: str) -> None:
+    """PERM-17: bash evaluates every value written to a variable with the integer attribute as arithmetic,
+    whoever writes it, and an array subscript in it runs a command: never allowed beside ``Bash(rm:*)``."""
+    assert _decide(command, DENY_RM, mode="bypassPermissions").behavior != "allow"
+    assert _decide("declare -i n; n=3; echo $n", DENY_RM, mode="bypassPermissions").behavior == "allow"

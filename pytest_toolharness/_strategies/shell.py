@@ -313,6 +313,28 @@ _EVALUATED: tuple[tuple[str, str], ...] = (
     ("bash", "echo '{cmd}' | tee s.sh >/dev/null; bash ./s.sh"),
     ("chmod", "printf '%s\\n' '{cmd}' > s; chmod +x s; ./s"),
 )
+# A variable with the integer attribute evaluates every value written to it as arithmetic, whoever
+# writes it: each declaring builtin and attribute bundle, with each way of writing a variable.
+_INTEGER_DECLARATIONS = ("declare -i", "typeset -i", "declare -xi", "declare -il", "declare -ri")
+_INTEGER_WRITES = (
+    "n='a[$({cmd})]'",
+    "n+='a[$({cmd})]'",
+    "read n <<< 'a[$({cmd})]'",
+    "printf -v n %s 'a[$({cmd})]'",
+    "for n in 'a[$({cmd})]'; do :; done",
+)
+_EVALUATED += tuple(
+    dict.fromkeys(
+        (
+            "echo",
+            f"{declare} n='a[$({{cmd}})]'; echo"
+            if "r" in declare.split()[1]
+            else f"{declare} n; {write}; echo",
+        )
+        for declare in _INTEGER_DECLARATIONS
+        for write in _INTEGER_WRITES
+    )
+)
 
 
 @dataclass(frozen=True)

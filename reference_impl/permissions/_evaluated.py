@@ -140,11 +140,27 @@ def _variable_names(name: str, args: Sequence[str | None]) -> list[str | None]:
     return found
 
 
-def _declaration_evaluates(walk: _WalkRecorder, node: tree_sitter.Node) -> str | None:
+def _integer_writes(line: str, declaration: str, names: set[str]) -> str | None:
+    """A write elsewhere on the line to a variable given the integer attribute, or None.
+
+    Bash evaluates every value written to an integer variable as arithmetic, whatever wrote it (an
+    assignment, even of a quoted string, ``read``, ``printf -v``, a ``for`` loop): an array
+    subscript in it runs commands (``declare -i n; n='a[$(rm x)]'``). Only a decimal literal is data.
+    """
+    rest = line.replace(declaration, " ", 1)
+    for name in names:
+        for found in re.finditer(rf"(?<![\w$]){re.escape(name)}(?!\w)", rest):
+            literal = re.match(r"\+?=[0-9]*(?=[\s;&|)]|$)", rest[found.end() :])
+            if literal is None:
+                return f"{name} has the integer attribute, and a value written to it is arithmetic"
+    return None
+
+
+def _declaration_evaluates(walk: _WalkRecorder, node: tree_sitter.Node, line: str = "") -> str | None:
     """Why ``declare``/``export``/``local``/``unset`` ... may evaluate code, or None.
 
     A subscripted or run-time name does, and so does a run-time value given to an integer (``-i``)
-    or reference (``-n``) variable.
+    or reference (``-n``) variable, and any later write to an integer variable but a number.
     """
     text = walk.text(node)
     builtin = text.split(None, 1)[0] if text.split() else "declare"
@@ -160,13 +176,19 @@ def _declaration_evaluates(walk: _WalkRecorder, node: tree_sitter.Node) -> str |
         return (
             f"{builtin} -n makes a name reference: later assignments set a variable only known when it runs"
         )
+    names: set[str] = set()
     for child in node.named_children:
         written = walk.text(child)
         if child.type == "variable_assignment":
+            names.add(written.split("=", 1)[0].rstrip("+"))
             if ("i" in flags or "n" in flags) and any(d in written for d in dynamic):
                 return f"{builtin} -{flags}{_SUBSCRIPT_EVALUATION}"
         elif not written.startswith("-") and any(d in written for d in dynamic):
             return f"{builtin} of a name only known at run time{_SUBSCRIPT_EVALUATION}"
+        elif not written.startswith(("-", "+")):
+            names.add(written)
+    if "i" in flags and builtin != "unset":
+        return _integer_writes(line, text, names)
     return None
 
 
@@ -177,6 +199,7 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
     prompt expansions (``${!x}``, ``${x@P}``), ``declare``/``export``/``unset`` of a subscripted
     name, assignments to variables bash runs (``BASH_ENV``, ``PROMPT_COMMAND``, ``PS4``, ...).
     """
+    line = walk.text(root)
     stack = [root]
     while stack:
         node = stack.pop()
@@ -203,7 +226,7 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
         elif kind == "test_command" and _ARITHMETIC_TESTS.search(walk.text(node)):
             why = f"a [[ ]] test{_SUBSCRIPT_EVALUATION}"
         elif kind in ("declaration_command", "unset_command"):
-            why = _declaration_evaluates(walk, node)
+            why = _declaration_evaluates(walk, node, line)
         if kind in ("variable_assignment", "declaration_command") and why is None:
             for child in node.named_children if kind == "declaration_command" else (node,):
                 if child.type == "variable_assignment" and _CODE_VARIABLES.match(walk.text(child)):

@@ -199,6 +199,11 @@ def _option_hits(word: str, short: str, long: tuple[str, ...], single_dash: bool
     return False
 
 
+OPTION_STARTS_PROGRAM = "may start a program the engine does not read"
+"""How an unread program's reason ends when one of its options starts a program: an allow rule must
+name that form to vouch for it (``Bash(zip:*)`` does not vouch for ``zip -TT CMD``)."""
+
+
 def _screened(name: str, args: Words, short: str, long: tuple[str, ...]) -> str | None:
     for word in args:
         if word is None:
@@ -206,7 +211,7 @@ def _screened(name: str, args: Words, short: str, long: tuple[str, ...]) -> str 
         if word == "--":
             break
         if _option_hits(word, short, long, single_dash=name == "go"):
-            return f"{name}'s option {word.split('=', 1)[0]} may start a program the engine does not read"
+            return f"{name}'s option {word.split('=', 1)[0]} {OPTION_STARTS_PROGRAM}"
     return None
 
 

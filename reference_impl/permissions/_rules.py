@@ -237,7 +237,7 @@ def vouched(allow_rules: Sequence[PermissionRule], call: Call, found: RuleMatch)
     """Whether an uncertain deny/ask match made only by unread commands is vouched for by allow rules naming them."""
     if found.certain or found.unread is None or call.shell is None or call.target is None:
         return False
-    return shell_vouched(allow_rules, _tool_names(call.tool), found.unread)
+    return shell_vouched(allow_rules, _tool_names(call.tool), found.unread, found.unread_named)
 
 
 def allow_match(
