@@ -213,14 +213,6 @@ BUDGET_KINDS = ("text", "blocks", "image", "unlimited", "persisted")
 """How a result of the RESULT-3 draw is sent: a string or a text block (budget candidates); text with an
 image block, a tool of unlimited size, or one already persisted by its own limit (never candidates)."""
 EXEMPT_KINDS = frozenset({"image", "unlimited", "persisted"})
-IMAGE_BLOCK = {
-    "type": "image",
-    "source": {
-        "type": "base64",
-        "media_type": "image/png",
-        "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
-    },
-}
 IMAGE_SLACK = 500
 """Characters an image block may count for in a harness's budget (the suite counts text only)."""
 OWN_LIMIT = 3_000
@@ -261,7 +253,7 @@ def budget_behavior(chars: int, kind: str) -> ToolBehavior:
     if kind == "blocks":
         return ToolBehavior("json", value=[{"type": "text", "text": text}])
     if kind == "image":
-        return ToolBehavior("json", value=[{"type": "text", "text": text}, IMAGE_BLOCK])
+        return ToolBehavior("image", text=text)
     return ToolBehavior("text", text=text)
 
 

@@ -42,7 +42,7 @@ FALLBACK_GATE = 2.0
 # signal, so an interrupted call runs on to its end), or fail by either channel (which, for a shell
 # call, interrupts its shell siblings: CONC-4).
 SCHEDULED_KINDS = st.sampled_from(["text", "quick", "quick", "slow", "raise", "error_result"])
-SLOW_SECONDS = 0.15
+SLOW_SECONDS = 0.06
 
 
 def scheduled_behavior(kind: str) -> ToolBehavior:
