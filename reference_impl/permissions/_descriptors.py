@@ -35,11 +35,12 @@ def _folded(path: str) -> str:
     """
     if not path.startswith("/"):
         path = posixpath.normpath(path)
+        climbs = path.startswith("../")
         while path.startswith("../"):
             path = path[3:]
         if path in ("..", "."):
             return "/"
-        path = "/" + path if path.startswith(("dev/", "proc/")) else path
+        path = "/" + path if climbs else path
     else:
         path = posixpath.normpath("/" + path.lstrip("/"))
     return path

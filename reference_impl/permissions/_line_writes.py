@@ -410,7 +410,16 @@ def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
             if before and not tracked_only:
                 return f"{reading}, after a part that may have written them ({before[0]})"
             continue
-        hit = next((w for w in known if _is_code(w) or reading.endswith("PATH the line sets")), None)
+        # ``MAKEFILES=e.txt make``, ``PYTHONPATH=. python3``: a variable naming a written path.
+        named = [posixpath.normpath(a.partition("=")[2]) for a in run.assignments if a.partition("=")[2]]
+        hit = next(
+            (
+                w
+                for w in known
+                if _is_code(w) or reading.endswith("PATH the line sets") or any(_within(w, n) for n in named)
+            ),
+            None,
+        )
         if hit is not None:
             return f"it writes {hit}, and {reading}"
         if before:

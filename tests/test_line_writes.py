@@ -1,0 +1,76 @@
+"""What a line writes and what reads it (PERM-17), and descriptor paths as the kernel names them."""
+
+from __future__ import annotations
+
+import pytest
+
+from reference_impl.permissions._descriptors import STDIN, UNKNOWN_DESCRIPTOR, descriptor_of
+from reference_impl.permissions._shell_forms import deny_forms
+
+
+@pytest.mark.parametrize(
+    ("path", "descriptor"),
+    [
+        ("/dev/stdin", STDIN),
+        ("//dev/stdin", STDIN),
+        ("/dev/./stdin", STDIN),
+        ("/dev/../dev/stdin", STDIN),
+        ("../../../dev/stdin", STDIN),
+        ("-", STDIN),
+        ("/proc/thread-self/fd/0", STDIN),
+        ("/proc/1234/task/5/fd/0", STDIN),
+        ("/dev/fd/3", 3),
+        ("/dev/stderr", 2),
+        ("/proc/self/fdinfo/0", UNKNOWN_DESCRIPTOR),
+        ("/dev/null", None),
+        ("dev/stdin.py", None),
+        ("scripts/run.sh", None),
+    ],
+)
+def test_descriptor_paths_are_folded_as_the_kernel_does(path: str, descriptor: int | None) -> None:
+    assert descriptor_of(path) == descriptor
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "gunzip s.sh.gz && sh s.sh",  # a program outside any list of writers
+        "awk '{print > \"t\"}' d; chmod +x t; ./t",
+        "sed -n 'w t.sh' d; . ./t.sh",
+        "tar xf t.tar | sh s.sh",  # a pipeline: order does not protect
+        "cp d Makefile && make",  # found by convention
+        "printf x > e.txt; MAKEFILES=e.txt make",  # named by a variable
+        "printf x > conftest.py; pytest",
+        "printf x > lsx; chmod +x lsx; PATH=.:$PATH lsx",
+        "export PATH=.:$PATH; printf x > lsx; lsx",
+        "printf '[core]' >> b/config && git --git-dir=b status",
+        "git clone -q src dst && git -C dst status",
+        "make -s -f //dev/stdin <<< '$(shell ls)'",
+        "printf 'all:' | make -f -",
+        "bash /dev/fd/3 3<<<'ls'",
+    ],
+)
+def test_a_line_that_may_run_what_it_writes_is_opaque(line: str) -> None:
+    assert deny_forms(line).opaque is not None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "pytest -q 2>&1 | tee out.log",
+        "git stash && git pull --rebase && git stash pop",
+        "find . -name '*.py' | xargs wc -l",
+        "make && ./build/app",  # built from the project's code
+        "npm ci && npm test",
+        "sh build.sh && gzip dist/app",  # the writer comes after
+        'for f in *.txt; do wc -l "$f"; done',
+        'export PATH="$HOME/bin:$PATH"',
+    ],
+)
+def test_a_line_that_runs_only_what_was_on_disk_is_read(line: str) -> None:
+    assert deny_forms(line).opaque is None
+
+
+def test_make_of_its_input_is_read_as_its_recipes() -> None:
+    forms = deny_forms("make -f /dev/./stdin <<'E'\nall:\n\trm -rf x\nE\n")
+    assert "rm -rf x" in forms.forms
