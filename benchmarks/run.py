@@ -38,6 +38,7 @@ GROUPS = (
     "sandbox_exec",
     "plugin_overhead",
     "wire_drawn",
+    "fuzz_steering",
 )
 _MODULES = {
     "toolsearch": "benchmarks._toolsearch_bench",
@@ -53,6 +54,7 @@ _MODULES = {
     "sandbox_exec": "benchmarks._sandbox_exec_bench",
     "plugin_overhead": "benchmarks._plugin_overhead_bench",
     "wire_drawn": "benchmarks._wire_drawn_bench",
+    "fuzz_steering": "benchmarks._fuzz_steering_bench",
 }
 
 # (figure, goal text, check): the goals of issue 7 (issue 12's report time; issue 18's anchors,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
@@ -23,6 +24,8 @@ from conformance._strategies_permissions import run_calls, shell_tool
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import RuleSpec
+
+_CONFORMANCE = Path(__file__).resolve().parent
 
 
 @functools.cache
@@ -92,17 +95,22 @@ def test_deny_rule_holds_through_composed_carriers(
     catalogue mined from the machine's manual pages. A call the harness runs without anyone asked
     (no host is there to ask) is run by the bash oracle (with the catalogued programs and
     interpreters run for real): no record may be the denied command (for ``Bash(rm -rf:*)``, an
-    ``rm`` whose first word is ``-rf``). Hypothesis is steered (``target``) toward deeper lines the harness lets through.
+    ``rm`` whose first word is ``-rf``). Hypothesis is steered (``target``) toward deeper lines the harness lets through,
+    and toward lines that reach more of the harness's own code (``ths.code_reach``).
     """
     deny = deny_form.format(composed.target)
     rules = [RuleSpec(deny, behavior)]
     if composed.allowed:
         rules.append(RuleSpec(f"Bash({composed.allowed}:*)", "allow"))
-    run = run_calls(
-        new_harness(), [shell_tool()], [("Bash", {"command": composed.command})], rules=rules, mode=mode
-    )
+    with ths.code_reach(exclude=(_CONFORMANCE,)) as reach:
+        run = run_calls(
+            new_harness(), [shell_tool()], [("Bash", {"command": composed.command})], rules=rules, mode=mode
+        )
     ran = run.ran() > 0
     target(float(len(composed.carriers)) if ran else 0.0, label="carriers of a line the harness ran")
+    # The harness's branches a line reaches (issue 33): lines nobody steers toward stay unexplored;
+    # benchmarks/_fuzz_steering_bench.py measures what this adds per 100 examples.
+    target(float(reach.count), label="harness lines the call reached")
     if not ran:
         return
     words = [composed.target, "-rf"] if deny_form == "Bash({} -rf:*)" else [composed.target]

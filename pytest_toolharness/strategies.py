@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from pytest_toolharness._profiles import load_suite_profile, register_profiles, restore_profile
 from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
+from pytest_toolharness._strategies.code_reach import CodeReach, code_reach
 from pytest_toolharness._strategies.hooks import (
     ALSO_BY_EVENT,
     BROKEN_OUTCOMES,
@@ -155,6 +156,7 @@ __all__ = [
     "RULE_KINDS",
     "TOOL_ROLES",
     "BashSandbox",
+    "CodeReach",
     "ComposedCommand",
     "EvaluatedAttempt",
     "PathMaze",
@@ -167,6 +169,7 @@ __all__ = [
     "builtin_tool_specs",
     "cached_strategy",
     "catalogue_programs",
+    "code_reach",
     "command_name_spellings",
     "composed_commands",
     "composed_real_programs",
