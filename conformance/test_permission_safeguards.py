@@ -327,6 +327,32 @@ def test_protected_paths_are_never_auto_allowed(
 
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    move=st.sampled_from(["cd", "pushd", "builtin cd", "command cd"]),
+    target=st.sampled_from([(".git", "config"), (".git/hooks", "pre-commit"), (".claude", "settings.json")]),
+    joiner=st.sampled_from([" && ", "; ", "\n"]),
+)
+def test_protected_path_reached_after_a_change_of_directory_is_never_auto_allowed(
+    new_harness: Callable[[], Any], move: str, target: tuple[str, str], joiner: str
+) -> None:
+    """PERM-15: ``cd .git && echo x > config`` writes a protected file by a relative name after the line changed directory: it asks in bypassPermissions."""
+    directory, name = target
+    command = f"{move} {directory}{joiner}echo pwned > {name}"
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        mode="bypassPermissions",
+        host=host_answering("deny"),
+    )
+    assert (run.ran(), len(run.asked)) == (0, 1), (
+        f"{command!r} must ask in bypassPermissions: {run.describe()}"
+    )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
 @settings(max_examples=10, deadline=None)
 @given(path=st.sampled_from(["src/app.py", "notes.txt", "git/hooks.md", "my.vscode.txt"]))
 def test_ordinary_paths_are_still_auto_allowed(new_harness: Callable[[], Any], path: str) -> None:
