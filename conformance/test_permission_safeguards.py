@@ -31,7 +31,7 @@ from conformance._strategies_permissions import (
 )
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import RuleSpec
+from pytest_toolharness.specs import RuleSpec, ToolSpec
 
 MALFORMED_EXAMPLES = ("Bash(npm test", "(foo)", "Bash(:*)", "Bash)npm test(", "Ba sh(ls)", "Bash(ls) now", "")
 # Hosts no URL parser reads with certainty: an undecodable escape, a bracketed non-address, an empty
@@ -62,20 +62,35 @@ def test_malformed_rule_is_refused_by_name_or_never_widens(
     A malformed deny or ask rule sits beside a valid allow rule: silently dropping it would let
     the call run without asking, so a harness must either refuse the rule set or not run the call.
     """
-    rules = [RuleSpec(text, behavior, source)]  # type: ignore[arg-type]
-    if behavior != "allow":
-        rules.append(RuleSpec("Bash", "allow", source))
-    host = host_answering("deny")
+    rule = RuleSpec(text, behavior, source)  # type: ignore[arg-type]
+    assert_refused_by_name_or_never_widens(new_harness, tools(), BASH_CALL, rule, mode=mode)
+
+
+def assert_refused_by_name_or_never_widens(
+    new_harness: Callable[[], Any],
+    tool_specs: list[ToolSpec],
+    call: tuple[str, dict[str, Any]],
+    rule: RuleSpec,
+    *,
+    mode: str = "default",
+) -> None:
+    """A malformed ``rule`` is refused with an error naming it, or ``call`` does not run unasked.
+
+    A deny or ask rule sits beside an allow of the call's tool; the host would say no.
+    """
+    rules = [rule] if rule.behavior == "allow" else [rule, RuleSpec(call[0], "allow", rule.source)]
     try:
-        run = run_calls(new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode, host=host)
+        run = run_calls(
+            new_harness(), tool_specs, [call], rules=rules, mode=mode, host=host_answering("deny")
+        )
     except Exception as error:
         message = str(error)
-        assert text in message or repr(text) in message, (
-            f"the malformed rule {text!r} was refused, but the error does not name it: {message!r}"
+        assert rule.text in message or repr(rule.text) in message, (
+            f"the malformed rule {rule.text!r} was refused, but the error does not name it: {message!r}"
         )
         return
     assert run.ran() == 0 or run.asked, (
-        f"malformed {behavior} rule {text!r} was accepted and the call ran unasked: {run.describe()}"
+        f"malformed {rule.behavior} rule {rule.text!r} was accepted and the call ran unasked: {run.describe()}"
     )
 
 
@@ -93,20 +108,8 @@ def test_each_known_malformed_rule_is_refused_by_name_or_never_widens(
     )
     argument = {"R": "secret/x", "E": "src/a/../x", "W": "https://example.com/"}.get(text[0], "git x push")
     field = {"R": "file_path", "E": "file_path", "W": "url"}.get(text[0], "command")
-    rules = [RuleSpec(text, behavior)]  # type: ignore[arg-type]
-    if behavior != "allow":
-        rules.append(RuleSpec(tool.name, "allow"))
-    try:
-        run = run_calls(
-            new_harness(), [tool], [(tool.name, {field: argument})], rules=rules, host=host_answering("deny")
-        )
-    except Exception as error:
-        message = str(error)
-        assert text in message, f"the malformed rule {text!r} was refused without naming it: {message!r}"
-        return
-    assert run.ran() == 0 or run.asked, (
-        f"malformed {behavior} rule {text!r} let the call run unasked: {run.describe()}"
-    )
+    rule = RuleSpec(text, behavior)  # type: ignore[arg-type]
+    assert_refused_by_name_or_never_widens(new_harness, [tool], (tool.name, {field: argument}), rule)
 
 
 @requires("execution", "permissions", "host_callback")
@@ -118,19 +121,9 @@ def test_domain_rule_with_an_unreadable_host_is_refused_by_name_or_never_widens(
     new_harness: Callable[[], Any], host: str, behavior: str
 ) -> None:
     """PERM-12: ``WebFetch(domain:h)`` with a host no URL parser reads with certainty is refused with an error naming it, or never lets a fetch run unasked."""
-    text = f"WebFetch(domain:{host})"
-    rules = [RuleSpec(text, behavior)]  # type: ignore[arg-type]
-    if behavior != "allow":
-        rules.append(RuleSpec("WebFetch", "allow"))
-    call = ("WebFetch", {"url": f"https://{host}/"})
-    try:
-        run = run_calls(new_harness(), [fetch_tool()], [call], rules=rules, host=host_answering("deny"))
-    except Exception as error:
-        message = str(error)
-        assert text in message, f"the malformed rule {text!r} was refused without naming it: {message!r}"
-        return
-    assert run.ran() == 0 or run.asked, (
-        f"malformed {behavior} rule {text!r} let the fetch run unasked: {run.describe()}"
+    rule = RuleSpec(f"WebFetch(domain:{host})", behavior)  # type: ignore[arg-type]
+    assert_refused_by_name_or_never_widens(
+        new_harness, [fetch_tool()], ("WebFetch", {"url": f"https://{host}/"}), rule
     )
 
 
@@ -330,6 +323,32 @@ def test_protected_paths_are_never_auto_allowed(
     run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"))
     assert run.ran() == 0, f"{via} of protected {path!r} ran unasked in {mode}: {run.describe()}"
     assert len(run.asked) == 1, f"{via} of protected {path!r} in {mode} must ask: {run.describe()}"
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    move=st.sampled_from(["cd", "pushd", "builtin cd", "command cd"]),
+    target=st.sampled_from([(".git", "config"), (".git/hooks", "pre-commit"), (".claude", "settings.json")]),
+    joiner=st.sampled_from([" && ", "; ", "\n"]),
+)
+def test_protected_path_reached_after_a_change_of_directory_is_never_auto_allowed(
+    new_harness: Callable[[], Any], move: str, target: tuple[str, str], joiner: str
+) -> None:
+    """PERM-15: ``cd .git && echo x > config`` writes a protected file by a relative name after the line changed directory: it asks in bypassPermissions."""
+    directory, name = target
+    command = f"{move} {directory}{joiner}echo pwned > {name}"
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        mode="bypassPermissions",
+        host=host_answering("deny"),
+    )
+    assert (run.ran(), len(run.asked)) == (0, 1), (
+        f"{command!r} must ask in bypassPermissions: {run.describe()}"
+    )
 
 
 @requires("execution", "permissions", "host_callback")

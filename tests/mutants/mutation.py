@@ -351,7 +351,6 @@ def _jobs(
 
     Mutants outside ``selection`` stay pending: a later run or ``--resume`` takes them.
     """
-    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from cosmic_ray.plugins import get_operator  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from cosmic_ray.work_db import use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from cosmic_ray.work_item import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -371,36 +370,19 @@ def _jobs(
             if selection and not selection.selects(line, enclosing_function(tree, line)):
                 continue
             operator = get_operator(mutation.operator_name)(**(mutation.operator_args or {}))
-            try:
-                mutated = mutate_code(original, operator, mutation.occurrence)
-            except AttributeError as error:
-                # cosmic-ray 8.7's exception replacer fails on ``except (A, b.C):``: no mutant, not counted.
-                db.set_result(
-                    item.job_id,
-                    WorkResult(
-                        worker_outcome=WorkerOutcome.NORMAL,
-                        test_outcome=TestOutcome.INCOMPETENT,
-                        output=f"{INCOMPETENT}: cosmic-ray's operator failed to make the mutant: {error!r}",
-                    ),
-                )
-                continue
+            mutated, why = _mutant_source(original, operator, mutation.occurrence, module)
             if mutated is None:
-                db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.NO_TEST))
-                continue
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", SyntaxWarning)  # ``is`` with a literal: still a mutant
-                    compile(mutated, module, "exec", dont_inherit=True)
-            except SyntaxError as error:
-                # Not a program (``*,`` in a signature turned into ``**,``): incompetent, never scored.
-                db.set_result(
-                    item.job_id,
+                # No mutant: cosmic-ray made no change, or one that is no program (incompetent, never scored).
+                result = (
                     WorkResult(
                         worker_outcome=WorkerOutcome.NORMAL,
                         test_outcome=TestOutcome.INCOMPETENT,
-                        output=f"{INCOMPETENT}: the mutated module does not compile: {error}",
-                    ),
+                        output=f"{INCOMPETENT}: {why}",
+                    )
+                    if why
+                    else WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
                 )
+                db.set_result(item.job_id, result)
                 continue
             diff = "".join(
                 difflib.unified_diff(
@@ -425,6 +407,27 @@ def _jobs(
             skipped = coverage.skipped.intersection(tests)
             jobs.append(MutantJob(job_id=item.job_id, source=mutated, tests=tests, skipped_before=skipped))
     return jobs, diffs
+
+
+def _mutant_source(original: str, operator: object, occurrence: int, module: str) -> tuple[str | None, str]:
+    """The mutated module's source, or None and why it is not a mutant ("" when cosmic-ray changed nothing)."""
+    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    try:
+        mutated = mutate_code(original, operator, occurrence)
+    except AttributeError as error:
+        # cosmic-ray 8.7's exception replacer fails on ``except (A, b.C):``.
+        return None, f"cosmic-ray's operator failed to make the mutant: {error!r}"
+    if mutated is None:
+        return None, ""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)  # ``is`` with a literal: still a mutant
+            compile(mutated, module, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        # ``*,`` in a signature turned into ``**,``.
+        return None, f"the mutated module does not compile: {error}"
+    return str(mutated), ""
 
 
 def _record(session: Path, diffs: dict[str, str]) -> Callable[[MutantOutcome], None]:
