@@ -178,8 +178,6 @@ class ToolRunnerAdapter:
     harness_packages: tuple[str, ...] = ("anthropic",)
     capabilities = frozenset({"execution", "abort", "transcript", "classification", "schemas"})
 
-    def __init__(self) -> None:
-
     def new_harness(self) -> ToolRunnerHarness:
         """A fresh session."""
         return ToolRunnerHarness()
