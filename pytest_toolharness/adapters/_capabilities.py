@@ -159,7 +159,12 @@ CAPABILITIES: Mapping[str, Capability] = _table(
     ),
     Capability("abort", "aborting a batch of tool calls", feature_of="execution"),
     Capability("timeouts", "per-call timeouts", feature_of="execution"),
-    Capability("result_persistence", "persisting oversized tool results to files", feature_of="execution"),
+    Capability(
+        "result_persistence",
+        "persisting oversized tool results to files, which the tests of what persistence does need (RESULT-2..4); "
+        "RESULT-1, whether a harness persists at all, runs without it",
+        feature_of="execution",
+    ),
     Capability(
         "wire", "run a wire scenario against the harness as a process, recording its requests", WireCapability
     ),

@@ -178,11 +178,6 @@ class ToolRunnerAdapter:
     harness_packages: tuple[str, ...] = ("anthropic",)
     capabilities = frozenset({"execution", "abort", "transcript", "classification", "schemas"})
 
-    def __init__(self) -> None:
-        self.not_applicable = {
-            "RESULT-1": "the tool runner has no persistence of large tool results; it sends every result inline",
-        }
-
     def new_harness(self) -> ToolRunnerHarness:
         """A fresh session."""
         return ToolRunnerHarness()

@@ -239,9 +239,6 @@ class LangGraphAdapter:
 
     def __init__(self, factory: GraphFactory | None = None) -> None:
         self._factory = factory
-        self.not_applicable = {
-            "RESULT-1": "LangGraph has no persistence of large tool results; it sends every result inline",
-        }
 
     def new_harness(self) -> LangGraphHarness:
         """A fresh session."""

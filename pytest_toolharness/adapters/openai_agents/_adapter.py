@@ -297,9 +297,7 @@ class OpenAiAgentsAdapter:
         self.name = f"openai-agents {api} (pytest-toolharness)"
         common = {"execution", "timeouts", "abort", "transcript", "schemas", "agent_loop"}
         self.capabilities = frozenset(common | ({"classification"} if api == "responses" else set()))
-        self.not_applicable = {
-            "RESULT-1": "openai-agents has no persistence of large tool results; it sends every result inline",
-        }
+        self.not_applicable: dict[str, str] = {}
         if api == "chat_completions":
             self.not_applicable["PAIR-8"] = (
                 "Chat Completions delivers no reasoning with tool calls, so there is none to send back"

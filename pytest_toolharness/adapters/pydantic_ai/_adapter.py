@@ -207,9 +207,6 @@ class PydanticAiAdapter:
 
     def __init__(self, factory: AgentFactory | None = None) -> None:
         self._factory = factory
-        self.not_applicable = {
-            "RESULT-1": "pydantic-ai has no persistence of large tool results; it sends every result inline",
-        }
 
     def new_harness(self) -> PydanticAiHarness:
         """A fresh session."""

@@ -362,7 +362,6 @@ class SmolagentsAdapter:
     def __init__(self, factory: AgentFactory | None = None) -> None:
         self._factory = factory
         self.not_applicable = {
-            "RESULT-1": "smolagents has no persistence of large tool results; it sends every result inline",
             "PAIR-8": "Chat Completions delivers no reasoning with tool calls, so there is none to send back",
         }
 
