@@ -7,6 +7,8 @@ tests skip, naming what is missing.
 
 from __future__ import annotations
 
+import functools
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -354,3 +356,56 @@ def test_deny_catches_every_spelling_of_the_name(
     rules = [RuleSpec("Bash(rm:*)", "deny"), RuleSpec("Bash", "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
     assert run.ran() == 0, f"Bash(rm:*) deny let {command!r} run ({mode}): {run.describe()}"
+
+
+@functools.cache
+def _git_commands() -> frozenset[str]:
+    """The command names git lists itself (``git --list-cmds``)."""
+    listed = subprocess.run(
+        ["git", "--list-cmds=main,others,nohelpers"], capture_output=True, text=True, check=False
+    )
+    return frozenset(listed.stdout.split())
+
+
+@st.composite
+def _unread_under_broad_allow(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(command, deny rule, allow rule naming only its program): a command the engine can't read."""
+    kind = draw(st.sampled_from(["git", "zip", "run-parts", "inline"]))
+    if kind == "git":
+        settings_ = draw(
+            st.lists(st.sampled_from(["help.autocorrect=immediate", "color.ui=never"]), max_size=2)
+        )
+        sub = draw(
+            st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6).filter(
+                lambda s: s not in _git_commands()
+            )
+        )
+        globals_ = " ".join(f"-c {s}" for s in settings_)
+        return f"git {globals_} {sub} -q o main".replace("  ", " "), "Bash(git push:*)", "Bash(git:*)"
+    if kind == "zip":
+        test = draw(st.sampled_from(["-T -TT 'rm -f x #'", "--test --unzip-command 'rm -f x #'"]))
+        return f"zip -q out.zip f {test}", "Bash(rm:*)", "Bash(zip:*)"
+    if kind == "run-parts":
+        folder = draw(st.sampled_from(["d", "./parts", "/tmp/rp"]))
+        return f"run-parts {folder}", "Bash(rm:*)", "Bash(run-parts:*)"
+    program, option = draw(st.sampled_from([("python3", "-c"), ("node", "-e"), ("perl", "-e")]))
+    return f"{program} {option} 'system(\"rm -f x\")'", "Bash(rm:*)", f"Bash({program}:*)"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(case=_unread_under_broad_allow(), mode=st.sampled_from(["default", "dontAsk", "bypassPermissions"]))
+def test_broad_allow_never_vouches_for_unread_part(
+    new_harness: Callable[[], Any], case: tuple[str, str, str], mode: str
+) -> None:
+    """PERM-17: a broad allow rule never vouches for an unread command past a deny that may apply.
+
+    An allow rule naming only the outer program (``Bash(git:*)``, ``Bash(zip:*)``) never lets a command
+    the engine can't read (an unknown git subcommand, ``zip -TT``, ``run-parts``, inline code) run
+    unasked: vouching needs the rule to name the unread form itself.
+    """
+    command, deny, allow = case
+    rules = [RuleSpec(deny, "deny"), RuleSpec(allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
+    assert run.ran() == 0, f"{allow} vouched for {command!r} past {deny} ({mode}): {run.describe()}"

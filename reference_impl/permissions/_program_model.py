@@ -25,7 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["PLAIN_PROGRAMS", "is_interpreter", "unread_program", "without_git_display_options"]
+__all__ = [
+    "PLAIN_PROGRAMS",
+    "is_interpreter",
+    "running_form",
+    "unread_program",
+    "without_git_display_options",
+]
 
 Words = Sequence[str | None]
 
@@ -328,6 +334,11 @@ def unread_program(name: str, args: Words, stdin: str | None = None) -> str | No
         return why
     if is_interpreter(name):
         return _interpreter(name, args, stdin)
+    if name == "run-parts":
+        # Its operand is a directory of programs, each run: the directory is the program run.
+        folder = next((w for w in args if w is not None and not w.startswith("-")), None)
+        if folder is not None:
+            return f"run-parts runs every program in {folder!r}, which the engine does not read"
     if name in (
         "pytest",
         "py.test",
@@ -345,6 +356,25 @@ def unread_program(name: str, args: Words, stdin: str | None = None) -> str | No
     ):
         return None  # test runners and linters of the project: its own code
     return f"{name} is not a program the permission engine models, so what it may run is not known"
+
+
+def running_form(argv: Sequence[str]) -> tuple[str, ...]:
+    """The leading words of an unread command that make it unread: what an allow rule must name to vouch.
+
+    The shortest prefix the engine finds unread for the same reason as the whole command:
+    ``git -c help.autocorrect=1 psuh o`` -> ``git -c help.autocorrect=1 psuh`` (the unknown subcommand),
+    ``python3 -c CODE`` -> ``python3 -c``, ``zip a.zip f -T -TT C`` -> ``zip a.zip f -T``, a program
+    not modelled at all -> its name. The whole command when no prefix is unread alone (fail closed).
+    """
+    if not argv:
+        return ()
+    name, args = argv[0].rsplit("/", 1)[-1], list(argv[1:])
+    why = unread_program(name, args)
+    if why is not None:
+        for end in range(len(args) + 1):
+            if unread_program(name, args[:end]) == why:
+                return tuple(argv[: end + 1])
+    return tuple(argv)
 
 
 def without_git_display_options(argv: Words) -> list[str | None] | None:
