@@ -409,3 +409,54 @@ def test_broad_allow_never_vouches_for_unread_part(
     rules = [RuleSpec(deny, "deny"), RuleSpec(allow, "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
     assert run.ran() == 0, f"{allow} vouched for {command!r} past {deny} ({mode}): {run.describe()}"
+
+
+@st.composite
+def _helper_starting_commands(draw: st.DrawFn) -> tuple[str, str]:
+    """(command, helper): a command that starts ``helper`` with no option naming a program."""
+    kind = draw(st.sampled_from(["tar", "other-name", "git-ssh", "git-sign"]))
+    if kind == "tar":
+        letter, helper, long = draw(
+            st.sampled_from([("z", "gzip", "gzip"), ("j", "bzip2", "bzip2"), ("J", "xz", "xz")])
+        )
+        style = draw(st.sampled_from(["old", "short", "long"]))
+        bundle = "".join(draw(st.permutations(["c", letter, "v"]))) + "f"
+        if style == "old":
+            return f"tar {bundle} out.t f", helper
+        if style == "short":
+            return f"tar -{bundle} out.t f", helper
+        cut = draw(st.integers(min_value=min(3, len(long)), max_value=len(long)))
+        return f"tar -cf out.t --{long[:cut]} f", helper
+    if kind == "other-name":
+        name, helper = draw(
+            st.sampled_from(
+                [("zcat", "gzip"), ("gunzip", "gzip"), ("xzcat", "xz"), ("unxz", "xz"), ("bzcat", "bzip2")]
+            )
+        )
+        return f"{name} x.z", helper
+    if kind == "git-ssh":
+        scheme = draw(st.sampled_from(["ssh", "git+ssh", "ssh+git"]))
+        sub = draw(st.sampled_from(["ls-remote", "fetch", "clone"]))
+        return f"git {sub} {scheme}://localhost/x", "ssh"
+    key = draw(st.sampled_from(["commit.gpgsign=true", "commit.gpgSign=yes"]))
+    return f"git -c {key} commit -q --allow-empty -m x", "gpg"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(case=_helper_starting_commands(), mode=st.sampled_from(["default", "bypassPermissions"]))
+def test_deny_on_helper_catches_program_starting_it(
+    new_harness: Callable[[], Any], case: tuple[str, str], mode: str
+) -> None:
+    """PERM-17: a deny rule on a helper program holds when another program starts it by default.
+
+    ``tar czf`` (any bundle order, dashless or not, ``--gzip`` abbreviated) starts gzip, ``zcat`` is
+    ``gzip -cd``, ``git ls-remote ssh://...`` starts ssh, ``commit.gpgsign`` starts gpg: "no option
+    names a program" is not "starts no program".
+    """
+    command, helper = case
+    program = command.split()[0]
+    rules = [RuleSpec(f"Bash({helper}:*)", "deny"), RuleSpec(f"Bash({program}:*)", "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
+    assert run.ran() == 0, f"Bash({helper}:*) deny let {command!r} start {helper} ({mode}): {run.describe()}"

@@ -26,7 +26,7 @@ from reference_impl.permissions._bash_reader import ShellCommand, ShellPart, spl
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._evaluated import data_run_as_code, runs_written_file
 from reference_impl.permissions._program_model import unread_program, without_git_display_options
-from reference_impl.permissions._programs import program_scripts
+from reference_impl.permissions._programs import helper_commands, program_scripts
 from reference_impl.permissions._wrapped_commands import (
     HARMLESS_WRAPPERS,
     SCRIPT_BUILTINS,
@@ -333,6 +333,8 @@ def _deny_argv(
             return why
         if script is not None:
             reason = _deny_command(split_command(script), forms, depth + 1)
+        for helper in helper_commands(base, args):  # ``tar czf`` starts gzip, ``zcat`` is gzip
+            reason = reason or _deny_command(split_command(helper), forms, depth + 1)
         unread = unread_program(base, args, stdin) if exact and isinstance(forms, _Reading) else None
         if unread is not None and isinstance(forms, _Reading):
             forms.note_unread(unread, argv, raw, written if written is not argv else ())
