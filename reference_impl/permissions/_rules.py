@@ -31,6 +31,7 @@ from reference_impl.permissions._program_model import running_form
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
 from reference_impl.permissions._shell_rules import (
+    command_head,
     match_shell_pattern,
     shell_allow_match,
     shell_deny_match,
@@ -239,8 +240,11 @@ def vouched(allow_rules: Sequence[PermissionRule], call: Call, found: RuleMatch)
     """Whether an uncertain deny/ask match made only by unread commands is vouched for by allow rules naming them."""
     if found.certain or found.unread is None or call.shell is None or call.target is None:
         return False
-    shell_rules = [r for r in allow_rules if r.content is not None and rule_applies_to_tool(r, call.tool)]
-    return all(_vouched_for(shell_rules, forms) for forms in found.unread)
+    index = shell_rule_index(allow_rules, _tool_names(call.tool))
+    return all(
+        _vouched_for([r for form in forms for r in index.by_head.get(command_head(form), ())], forms)
+        for forms in found.unread
+    )
 
 
 def _vouched_for(allow_rules: Sequence[PermissionRule], forms: Sequence[str]) -> bool:
