@@ -17,6 +17,7 @@ it index rules by name. This module calls the matchers below it (``_shell_rules`
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
@@ -256,7 +257,7 @@ def _vouched_for(allow_rules: Sequence[PermissionRule], forms: Sequence[str]) ->
     ``zip -TT CMD``. ``forms[0]`` is the command as written (see ``_shell_forms._Reading``).
     """
     words = _words(forms[0])
-    size = len(running_form(words))
+    size = _running_size(words)
     # The same command in each spelling (quoted, plain, as written: ``./gradlew`` for ``gradlew``);
     # a wrapper's form (``timeout 5 python3 -c ...``) must still name the inner words themselves.
     keys = {tuple(w[:size]) for w in map(_words, forms) if len(w) == len(words)} if size else set()
@@ -270,14 +271,21 @@ def _vouched_for(allow_rules: Sequence[PermissionRule], forms: Sequence[str]) ->
     return False
 
 
-def _words(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _running_size(words: tuple[str, ...]) -> int:
+    return len(running_form(words))
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[str, ...]:
     try:
-        return shlex.split(text)
+        return tuple(shlex.split(text))
     except ValueError:  # an unbalanced quote: no words, so nothing vouches (fail closed)
-        return []
+        return ()
 
 
-def _literal_words(pattern: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _literal_words(pattern: str) -> tuple[str, ...]:
     """The whole words a shell rule's pattern names literally before its first wildcard."""
     if pattern.endswith(":*") and not pattern.endswith("\\:*"):
         return _words(pattern[:-2])
