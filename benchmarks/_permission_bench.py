@@ -131,9 +131,8 @@ def _linear(rules: list[PermissionRule], tool: Tool, tool_input: dict[str, Any],
                 if tool.is_shell and rule.content is not None:
                     reading = deny_forms(str(tool_input.get("command", "")))
                     if not any(match_shell_pattern(rule.content, form) for form in reading.forms):
-                        unread = [forms for _, forms, _ in reading.unread]
-                        named = [named for _, _, named in reading.unread]
-                        if reading.opaque is None and shell_vouched(allow, (tool.name,), unread, named):
+                        unread = [forms for _, forms in reading.unread]
+                        if reading.opaque is None and shell_vouched(allow, (tool.name,), unread):
                             continue
                         uncertain = True  # it may run what the rule names: asked, not denied
                         continue

@@ -7,6 +7,8 @@ tests skip, naming what is missing.
 
 from __future__ import annotations
 
+import functools
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -354,3 +356,107 @@ def test_deny_catches_every_spelling_of_the_name(
     rules = [RuleSpec("Bash(rm:*)", "deny"), RuleSpec("Bash", "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
     assert run.ran() == 0, f"Bash(rm:*) deny let {command!r} run ({mode}): {run.describe()}"
+
+
+@functools.cache
+def _git_commands() -> frozenset[str]:
+    """The command names git lists itself (``git --list-cmds``)."""
+    listed = subprocess.run(
+        ["git", "--list-cmds=main,others,nohelpers"], capture_output=True, text=True, check=False
+    )
+    return frozenset(listed.stdout.split())
+
+
+@st.composite
+def _unread_under_broad_allow(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(command, deny rule, allow rule naming only its program): a command the engine can't read."""
+    kind = draw(st.sampled_from(["git", "zip", "run-parts", "inline"]))
+    if kind == "git":
+        settings_ = draw(
+            st.lists(st.sampled_from(["help.autocorrect=immediate", "color.ui=never"]), max_size=2)
+        )
+        sub = draw(
+            st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6).filter(
+                lambda s: s not in _git_commands()
+            )
+        )
+        globals_ = " ".join(f"-c {s}" for s in settings_)
+        return f"git {globals_} {sub} -q o main".replace("  ", " "), "Bash(git push:*)", "Bash(git:*)"
+    if kind == "zip":
+        test = draw(st.sampled_from(["-T -TT 'rm -f x #'", "--test --unzip-command 'rm -f x #'"]))
+        return f"zip -q out.zip f {test}", "Bash(rm:*)", "Bash(zip:*)"
+    if kind == "run-parts":
+        folder = draw(st.sampled_from(["d", "./parts", "/tmp/rp"]))
+        return f"run-parts {folder}", "Bash(rm:*)", "Bash(run-parts:*)"
+    program, option = draw(st.sampled_from([("python3", "-c"), ("node", "-e"), ("perl", "-e")]))
+    return f"{program} {option} 'system(\"rm -f x\")'", "Bash(rm:*)", f"Bash({program}:*)"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(case=_unread_under_broad_allow(), mode=st.sampled_from(["default", "dontAsk", "bypassPermissions"]))
+def test_broad_allow_never_vouches_for_unread_part(
+    new_harness: Callable[[], Any], case: tuple[str, str, str], mode: str
+) -> None:
+    """PERM-17: a broad allow rule never vouches for an unread command past a deny that may apply.
+
+    An allow rule naming only the outer program (``Bash(git:*)``, ``Bash(zip:*)``) never lets a command
+    the engine can't read (an unknown git subcommand, ``zip -TT``, ``run-parts``, inline code) run
+    unasked: vouching needs the rule to name the unread form itself.
+    """
+    command, deny, allow = case
+    rules = [RuleSpec(deny, "deny"), RuleSpec(allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
+    assert run.ran() == 0, f"{allow} vouched for {command!r} past {deny} ({mode}): {run.describe()}"
+
+
+@st.composite
+def _helper_starting_commands(draw: st.DrawFn) -> tuple[str, str]:
+    """(command, helper): a command that starts ``helper`` with no option naming a program."""
+    kind = draw(st.sampled_from(["tar", "other-name", "git-ssh", "git-sign"]))
+    if kind == "tar":
+        letter, helper, long = draw(
+            st.sampled_from([("z", "gzip", "gzip"), ("j", "bzip2", "bzip2"), ("J", "xz", "xz")])
+        )
+        style = draw(st.sampled_from(["old", "short", "long"]))
+        bundle = "".join(draw(st.permutations(["c", letter, "v"]))) + "f"
+        if style == "old":
+            return f"tar {bundle} out.t f", helper
+        if style == "short":
+            return f"tar -{bundle} out.t f", helper
+        cut = draw(st.integers(min_value=min(3, len(long)), max_value=len(long)))
+        return f"tar -cf out.t --{long[:cut]} f", helper
+    if kind == "other-name":
+        name, helper = draw(
+            st.sampled_from(
+                [("zcat", "gzip"), ("gunzip", "gzip"), ("xzcat", "xz"), ("unxz", "xz"), ("bzcat", "bzip2")]
+            )
+        )
+        return f"{name} x.z", helper
+    if kind == "git-ssh":
+        scheme = draw(st.sampled_from(["ssh", "git+ssh", "ssh+git"]))
+        sub = draw(st.sampled_from(["ls-remote", "fetch", "clone"]))
+        return f"git {sub} {scheme}://localhost/x", "ssh"
+    key = draw(st.sampled_from(["commit.gpgsign=true", "commit.gpgSign=yes"]))
+    return f"git -c {key} commit -q --allow-empty -m x", "gpg"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(case=_helper_starting_commands(), mode=st.sampled_from(["default", "bypassPermissions"]))
+def test_deny_on_helper_catches_program_starting_it(
+    new_harness: Callable[[], Any], case: tuple[str, str], mode: str
+) -> None:
+    """PERM-17: a deny rule on a helper program holds when another program starts it by default.
+
+    ``tar czf`` (any bundle order, dashless or not, ``--gzip`` abbreviated) starts gzip, ``zcat`` is
+    ``gzip -cd``, ``git ls-remote ssh://...`` starts ssh, ``commit.gpgsign`` starts gpg: "no option
+    names a program" is not "starts no program".
+    """
+    command, helper = case
+    program = command.split()[0]
+    rules = [RuleSpec(f"Bash({helper}:*)", "deny"), RuleSpec(f"Bash({program}:*)", "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
+    assert run.ran() == 0, f"Bash({helper}:*) deny let {command!r} start {helper} ({mode}): {run.describe()}"

@@ -90,7 +90,7 @@ def test_a_test_that_runs_a_command_is_not_allowed(command: str) -> None:
     [
         ("python3 -c 'import os; print(os.getcwd())'", "Bash(python3 -c:*)"),
         ('node -e \'require("fs").readdirSync(".")\'', "Bash(node -e:*)"),
-        ("perl -ne 'print if /x/' f", "Bash(perl:*)"),
+        ("perl -ne 'print if /x/' f", "Bash(perl -ne:*)"),
     ],
 )
 def test_inline_code_is_allowed_only_by_a_rule_naming_the_interpreter(command: str, allow: str) -> None:

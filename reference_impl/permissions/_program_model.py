@@ -28,10 +28,12 @@ from collections.abc import Sequence
 from reference_impl.permissions._descriptors import descriptor_of
 
 __all__ = [
+    "OPTION_STARTS_PROGRAM",
     "PLAIN_PROGRAMS",
     "is_interpreter",
     "is_modelled",
     "makefile_from_descriptor",
+    "running_form",
     "unread_program",
     "without_git_display_options",
 ]
@@ -200,8 +202,7 @@ def _option_hits(word: str, short: str, long: tuple[str, ...], single_dash: bool
 
 
 OPTION_STARTS_PROGRAM = "may start a program the engine does not read"
-"""How an unread program's reason ends when one of its options starts a program: an allow rule must
-name that form to vouch for it (``Bash(zip:*)`` does not vouch for ``zip -TT CMD``)."""
+"""How an unread program's reason ends when one of its options starts a program (``zip -TT CMD``)."""
 
 
 def _screened(name: str, args: Words, short: str, long: tuple[str, ...]) -> str | None:
@@ -397,9 +398,33 @@ def unread_program(name: str, args: Words, stdin: str | None = None) -> str | No
         return why
     if is_interpreter(name):
         return _interpreter(name, args, stdin)
+    if name == "run-parts":
+        # Its operand is a directory of programs, each run: the directory is the program run.
+        folder = next((w for w in args if w is not None and not w.startswith("-")), None)
+        if folder is not None:
+            return f"run-parts runs every program in {folder!r}, which the engine does not read"
     if name in _PROJECT_RUNNERS:
         return None  # test runners and linters of the project: its own code
     return f"{name} is not a program the permission engine models, so what it may run is not known"
+
+
+def running_form(argv: Sequence[str]) -> tuple[str, ...]:
+    """The leading words of an unread command that make it unread: what an allow rule must name to vouch.
+
+    The shortest prefix the engine finds unread for the same reason as the whole command:
+    ``git -c help.autocorrect=1 psuh o`` -> ``git -c help.autocorrect=1 psuh`` (the unknown subcommand),
+    ``python3 -c CODE`` -> ``python3 -c``, ``zip a.zip f -T -TT C`` -> ``zip a.zip f -T``, a program
+    not modelled at all -> its name. The whole command when no prefix is unread alone (fail closed).
+    """
+    if not argv:
+        return ()
+    name, args = argv[0].rsplit("/", 1)[-1], list(argv[1:])
+    why = unread_program(name, args)
+    if why is not None:
+        for end in range(len(args) + 1):
+            if unread_program(name, args[:end]) == why:
+                return tuple(argv[: end + 1])
+    return tuple(argv)
 
 
 def without_git_display_options(argv: Words) -> list[str | None] | None:

@@ -20,7 +20,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
-__all__ = ["program_scripts"]
+__all__ = ["helper_commands", "program_scripts"]
 
 Words = Sequence[str | None]
 
@@ -256,3 +256,84 @@ def program_scripts(name: str, args: Words, stdin: str | None = None) -> tuple[l
     if name == "sed":
         return _sed(args)
     return [], None
+
+
+# Other names of a multi-call program (a symlink or a one-line script on Debian: ``zcat`` is
+# ``exec gzip -cd "$@"``, ``xzcat`` -> ``xz``): the command as the real program reads it.
+_OTHER_NAMES = {
+    "zcat": ("gzip", "-cd"),
+    "gunzip": ("gzip", "-d"),
+    "zgrep": ("gzip", "-cdfq"),
+    "bzcat": ("bzip2", "-dc"),
+    "bunzip2": ("bzip2", "-d"),
+    "xzcat": ("xz", "-dc"),
+    "unxz": ("xz", "-d"),
+    "lzcat": ("xz", "--format=lzma", "-dc"),
+    "unlzma": ("xz", "--format=lzma", "-d"),
+    "lzma": ("xz", "--format=lzma"),
+    "zstdcat": ("zstd", "-dc"),
+    "unzstd": ("zstd", "-d"),
+}
+# tar's compression options, and the program each starts (GNU tar, ``tar --help``).
+_TAR_SHORT_HELPERS = {"z": "gzip", "j": "bzip2", "J": "xz", "Z": "compress"}
+_TAR_LONG_HELPERS = {
+    "gzip": "gzip",
+    "gunzip": "gzip",
+    "ungzip": "gzip",
+    "bzip2": "bzip2",
+    "xz": "xz",
+    "lzma": "lzma",
+    "lzip": "lzip",
+    "lzop": "lzop",
+    "zstd": "zstd",
+    "compress": "compress",
+    "uncompress": "compress",
+}
+# git settings and options that make it start gpg (gpg.program's default) to sign.
+_GIT_SIGNING = re.compile(r"(commit|tag|push)\.gpgsign=(true|yes|on|1)$", re.IGNORECASE)
+_GIT_SIGNING_COMMANDS = frozenset({"commit", "merge", "rebase", "cherry-pick", "revert", "am", "pull"})
+_GIT_URL_SSH = re.compile(r"(ssh|git\+ssh|ssh\+git)://", re.IGNORECASE)
+
+
+def helper_commands(name: str, args: Words) -> list[str]:
+    """The programs ``name`` starts by default, with no option naming them, as commands a deny rule is tried on.
+
+    A compression helper (``tar czf`` starts ``gzip``), the real program behind another name of a
+    multi-call binary (``zcat`` is ``gzip -cd``), git's ssh transport (``git ls-remote ssh://h/x``)
+    and its signing program (``git -c commit.gpgsign=true commit`` starts ``gpg``). "No option
+    starts a program" is not "starts no program": a deny rule on the helper applies (PERM-17).
+    """
+    words = [w for w in args if w is not None]
+    if name in _OTHER_NAMES:
+        return [" ".join((*_OTHER_NAMES[name], *(shlex.quote(w) for w in words)))]
+    if name == "tar":
+        return _tar_helpers(words)
+    if name == "git":
+        helpers = []
+        if any(_GIT_URL_SSH.match(w) for w in words):
+            helpers.append("ssh")
+        signs = _GIT_SIGNING_COMMANDS.intersection(words) and (
+            {"-S", "--gpg-sign"} & {w.split("=")[0] for w in words}
+        )
+        if any(_GIT_SIGNING.match(w) for w in words) or signs:
+            helpers.append("gpg")
+        return helpers
+    return []
+
+
+def _tar_helpers(words: list[str]) -> list[str]:
+    helpers: list[str] = []
+    for index, word in enumerate(words):
+        if word == "--":
+            break
+        if word.startswith("--"):
+            option = word[2:].split("=", 1)[0]
+            helpers += [
+                h
+                for long, h in _TAR_LONG_HELPERS.items()
+                if option == long or (len(option) >= 3 and long.startswith(option))
+            ]
+        elif word.startswith("-") or index == 0:
+            # ``-czf`` and the old style's dashless first word (``tar czf out.tgz f``).
+            helpers += [h for letter, h in _TAR_SHORT_HELPERS.items() if letter in word.lstrip("-")]
+    return list(dict.fromkeys(helpers))

@@ -19,8 +19,6 @@ class RuleMatch:
     unread: tuple[tuple[str, ...], ...] | None = None
     """For an uncertain match that only unread commands make: the forms of each, which allow rules
     naming that program may vouch for (None: nothing can vouch for it)."""
-    unread_named: tuple[bool, ...] = ()
-    """Per unread command: only a rule naming more than its program may vouch for it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,9 @@ it index rules by name. This module calls the matchers below it (``_shell_rules`
 
 from __future__ import annotations
 
+import functools
 import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,13 +28,15 @@ from typing import Any
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
+from reference_impl.permissions._program_model import running_form
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
 from reference_impl.permissions._shell_rules import (
+    command_head,
+    match_shell_pattern,
     shell_allow_match,
     shell_deny_match,
     shell_rule_index,
-    shell_vouched,
 )
 from reference_impl.permissions._url_hosts import host_matches
 from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, normalize_name_for_mcp, parse_mcp_name
@@ -237,7 +241,61 @@ def vouched(allow_rules: Sequence[PermissionRule], call: Call, found: RuleMatch)
     """Whether an uncertain deny/ask match made only by unread commands is vouched for by allow rules naming them."""
     if found.certain or found.unread is None or call.shell is None or call.target is None:
         return False
-    return shell_vouched(allow_rules, _tool_names(call.tool), found.unread, found.unread_named)
+    index = shell_rule_index(allow_rules, _tool_names(call.tool))
+    return all(
+        _vouched_for([r for form in forms for r in index.by_head.get(command_head(form), ())], forms)
+        for forms in found.unread
+    )
+
+
+def _vouched_for(allow_rules: Sequence[PermissionRule], forms: Sequence[str]) -> bool:
+    """Whether an allow rule matches an unread command *and* names the words that make it unread.
+
+    Vouching never outranks a deny that may apply on a broad allow: ``Bash(python3 -c:*)`` vouches for
+    ``python3 -c CODE`` (it names the code-running form); ``Bash(git:*)`` does not vouch for
+    ``git psuh`` (an alias or an autocorrected typo of a denied subcommand), nor ``Bash(zip:*)`` for
+    ``zip -TT CMD``. ``forms[0]`` is the command as written (see ``_shell_forms._Reading``).
+    """
+    words = _words(forms[0])
+    size = _running_size(words)
+    # The same command in each spelling (quoted, plain, as written: ``./gradlew`` for ``gradlew``);
+    # a wrapper's form (``timeout 5 python3 -c ...``) must still name the inner words themselves.
+    keys = {tuple(w[:size]) for w in map(_words, forms) if len(w) == len(words)} if size else set()
+    for rule in allow_rules:
+        assert rule.content is not None
+        named = _literal_words(rule.content)
+        if any(tuple(named[i : i + size]) in keys for i in range(len(named) - size + 1)) and any(
+            match_shell_pattern(rule.content, form) for form in forms
+        ):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _running_size(words: tuple[str, ...]) -> int:
+    return len(running_form(words))
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[str, ...]:
+    try:
+        return tuple(shlex.split(text))
+    except ValueError:  # an unbalanced quote: no words, so nothing vouches (fail closed)
+        return ()
+
+
+@functools.lru_cache(maxsize=4096)
+def _literal_words(pattern: str) -> tuple[str, ...]:
+    """The whole words a shell rule's pattern names literally before its first wildcard."""
+    if pattern.endswith(":*") and not pattern.endswith("\\:*"):
+        return _words(pattern[:-2])
+    star = re.search(r"(?<!\\)\*", pattern)
+    if star is None:
+        return _words(pattern)
+    head = pattern[: star.start()]
+    words = _words(head)
+    # A word cut by the wildcard (``git ps*``) is not named whole.
+    return words if head[-1:].isspace() or not head else words[:-1]
 
 
 def allow_match(

@@ -27,12 +27,8 @@ from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._evaluated import data_run_as_code
 from reference_impl.permissions._line_writes import Run, unread_by_writes
-from reference_impl.permissions._program_model import (
-    OPTION_STARTS_PROGRAM,
-    unread_program,
-    without_git_display_options,
-)
-from reference_impl.permissions._programs import program_scripts
+from reference_impl.permissions._program_model import unread_program, without_git_display_options
+from reference_impl.permissions._programs import helper_commands, program_scripts
 from reference_impl.permissions._wrapped_commands import (
     HARMLESS_WRAPPERS,
     SCRIPT_BUILTINS,
@@ -211,7 +207,7 @@ class DenyForms:
 
     forms: frozenset[str]
     opaque: str | None
-    unread: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
+    unread: tuple[tuple[str, tuple[str, ...]], ...] = ()
     commands: frozenset[Argv] = frozenset()
     """Every command met, as words (the program by name): what rules read by its grammar are tried on."""
 
@@ -221,27 +217,21 @@ class _Reading(set[str]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.unread: list[tuple[str, tuple[str, ...], bool]] = []
+        self.unread: list[tuple[str, tuple[str, ...]]] = []
         self.commands: set[Argv] = set()
 
-    def note_unread(
-        self, why: str, argv: Argv, raw: tuple[str, ...], written: Argv = (), *, named: bool = False
-    ) -> None:
-        """``written``: the words as written (``./gradlew test``), which an allow rule may name too.
-
-        ``named``: only an allow rule naming more than the program may vouch for it (an option that
-        starts a program is vouched for by a rule naming that form, not by one naming the program).
-        """
+    def note_unread(self, why: str, argv: Argv, raw: tuple[str, ...], written: Argv = ()) -> None:
+        """``written``: the words as written (``./gradlew test``), which an allow rule may name too."""
         both = ((argv, raw), (written, _raw_of(written))) if written else ((argv, raw),)
         forms = tuple(dict.fromkeys(f for a, r in both for f in (_quoted_form(a, r), _plain_form(a, r))))
-        self.unread.append((why, forms, named))
+        self.unread.append((why, forms))
 
     def widen(self, start: int, argv: Argv, raw: tuple[str, ...]) -> None:
         """Add the wrapper's own forms to the unread commands noted since ``start`` (what it wraps)."""
         outer = (_quoted_form(argv, raw), _plain_form(argv, raw))
         for i in range(start, len(self.unread)):
-            why, forms, named = self.unread[i]
-            self.unread[i] = (why, tuple(dict.fromkeys((*forms, *outer))), named)
+            why, forms = self.unread[i]
+            self.unread[i] = (why, tuple(dict.fromkeys((*forms, *outer))))
 
 
 def _program_name(name: str) -> str:
@@ -351,10 +341,11 @@ def _deny_argv(
             return why
         if script is not None:
             reason = _deny_command(split_command(script), forms, depth + 1)
+        for helper in helper_commands(base, args):  # ``tar czf`` starts gzip, ``zcat`` is gzip
+            reason = reason or _deny_command(split_command(helper), forms, depth + 1)
         unread = unread_program(base, args, stdin) if exact and isinstance(forms, _Reading) else None
         if unread is not None and isinstance(forms, _Reading):
-            named = unread.endswith(OPTION_STARTS_PROGRAM)
-            forms.note_unread(unread, argv, raw, written if written is not argv else (), named=named)
+            forms.note_unread(unread, argv, raw, written if written is not argv else ())
     return reason
 
 

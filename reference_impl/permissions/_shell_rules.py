@@ -236,38 +236,29 @@ def shell_deny_match(
                 first,
                 False,
                 f"{why}: it could run what rule {first.text} covers",
-                unread=tuple(unread_forms for _, unread_forms, _ in forms.unread),
-                unread_named=tuple(named for _, _, named in forms.unread),
+                unread=tuple(unread_forms for _, unread_forms in forms.unread),
             )
     index.remember(("deny", command), found)
     return found
 
 
-def _names_a_form(content: str) -> bool:
-    """Whether a rule names more than its program (``zip -TT:*``, not ``zip:*`` or ``zip *``)."""
-    return len(_BLANK.split(content.removesuffix(":*").removesuffix(" *").strip())) > 1
-
-
 def shell_vouched(
-    rules: Sequence[PermissionRule],
-    names: tuple[str, ...],
-    unread: Sequence[Sequence[str]],
-    named: Sequence[bool] = (),
+    rules: Sequence[PermissionRule], names: tuple[str, ...], unread: Sequence[Sequence[str]]
 ) -> bool:
     """Whether allow ``rules`` name every unread command: a rule whose pattern starts with its program covers it.
 
     That is the user's explicit trust of the form (``Bash(python3 -c:*)`` for ``python3 -c '...'``);
-    a rule that may match anything (``Bash(*)``, the whole tool) vouches for nothing. Where ``named``
-    says so (an option that starts a program), only a rule naming more than the program vouches.
+    a rule that may match anything (``Bash(*)``, the whole tool) vouches for nothing. (The engine
+    asks more: :func:`~reference_impl.permissions._rules.vouched` wants the rule to name the words
+    that make the command unread.)
     """
     index = shell_rule_index(rules, names)
-    for i, forms in enumerate(unread):
-        must_name = i < len(named) and named[i]
+    for forms in unread:
         if not any(
             match_shell_pattern(rule.content, form)
             for form in forms
             for rule in index.by_head.get(command_head(form), ())
-            if rule.content is not None and (not must_name or _names_a_form(rule.content))
+            if rule.content is not None
         ):
             return False
     return True
