@@ -177,6 +177,11 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_shell_forms.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_shell_rules.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_wrapped_commands.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_shell_parts.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_line_writes.py": (*_PERMISSION_SHELL, "PERM-15"),
+    "reference_impl/permissions/_descriptors.py": _PERMISSION_SHELL,
+    # Rules read by each program's grammar: the static reading and the sandbox's exec check.
+    "reference_impl/permissions/_program_grammar.py": _PERMISSION_SHELL,
     "reference_impl/hooks/_model.py": _HOOKS,
     "reference_impl/hooks/_runner.py": _HOOKS,
     "reference_impl/hooks/_command.py": _HOOKS,
@@ -196,6 +201,10 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
 _RE_EXPORTS = "a package's public names re-exported, no statement but imports and __all__"
 # Modules no mutant of which can change what a requirement states, each with the reason.
 OUT_OF_SCOPE: dict[str, str] = {
+    "reference_impl/permissions/_grammar_mining.py": (
+        "mines program_grammar.json offline (python -m ...): never runs in the harness; "
+        "tests/test_program_grammar.py checks its output against the installed programs"
+    ),
     "reference_impl/__init__.py": _RE_EXPORTS,
     "reference_impl/agent/__init__.py": _RE_EXPORTS,
     "reference_impl/execution/__init__.py": _RE_EXPORTS,
