@@ -27,6 +27,7 @@ from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._evaluated import data_run_as_code
 from reference_impl.permissions._line_writes import Run, unread_by_writes
+from reference_impl.permissions._program_grammar import started_by_options
 from reference_impl.permissions._program_model import (
     OPTION_STARTS_PROGRAM,
     unread_program,
@@ -296,6 +297,10 @@ def _deny_argv(
         forms.add(_plain_form(argv, raw))
     if isinstance(forms, _Reading):
         forms.commands.add(tuple(argv))
+    for helper in started_by_options(argv).helpers:  # ``tar czf``: gzip runs, with no option naming it
+        forms.add(helper)
+        if isinstance(forms, _Reading):
+            forms.commands.add((helper,))
     args = argv[1:]
     reason: str | None = None
     if is_wrapper(base):
