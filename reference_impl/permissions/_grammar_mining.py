@@ -4,7 +4,7 @@
 :mod:`~reference_impl.permissions._program_grammar` reads, from the machine's own programs:
 
 - every program in ``/usr/bin`` and ``/bin`` whose ``--help`` (run in a throwaway bubblewrap sandbox
-  with no network, two seconds at most) lists its options GNU-style (``-r, -R, --recursive``,
+  with no network, twenty seconds at most) lists its options GNU-style (``-r, -R, --recursive``,
   ``-n, --lines=NUM``, ``--interactive[=WHEN]``): each spelling to one name, and which take a value;
 - git: its global options from its usage line, its commands from ``git help -a``, and each
   command's options from ``git <command> -h``;
@@ -36,14 +36,28 @@ _BIN_DIRS = ("/usr/bin", "/bin")
 _NPM_ROOTS = ("/usr/lib/node_modules/npm", "/usr/local/lib/node_modules/npm")
 # "  -r, -R, --recursive   text", "      --interactive[=WHEN]  text", "  -n, --lines=[-]NUM  text"
 _OPTION_LINE = re.compile(r"^ {1,10}(-[^\s,]+(?:[ =]\S+)?(?:,\s+-[^\s,]+(?:[ =]\S+)?)*)(?:\s{2,}|$)")
+# An option argument named as something run: COMMAND, CMD, PROG, PROGRAM, <pager>, <command>, SHELL.
+_COMMAND_ARGUMENT = re.compile(r"(?i)(command|cmd|prog|program|pager|shell|helper)")
+# A description saying the option's argument is run or loaded as code.
+_RUNS = re.compile(
+    r"(?i)\b(run|execute|invoke)s?\b[^.]{0,40}\b(script|command|program|shell)\b|module to preload"
+)
+_THROUGH = re.compile(r"\bthrough ([a-z][\w.-]*)")
 _SPELLING = re.compile(r"^(--?[A-Za-z0-9?][\w-]*)(\[?=?)?(.*)$")
 
 
 def help_options(text: str) -> dict[str, Any]:
-    """The options a GNU-style help text lists: ``names`` (spelling -> name), ``values``, ``optional``."""
+    """The options a GNU-style help text lists: ``names`` (spelling -> name), ``values``, ``optional``.
+
+    Also ``commands``: the options whose argument is named as a command (``--to-command=COMMAND``,
+    ``-O, --open-files-in-pager[=<pager>]``, ``--use-compress-program=PROG``), and ``helpers``: the
+    options said to filter through a program (``-z, --gzip ... filter the archive through gzip``).
+    """
     names: dict[str, str] = {}
     values: set[str] = set()
     optional: set[str] = set()
+    commands: set[str] = set()
+    helpers: dict[str, str] = {}
     for line in text.splitlines():
         found = _OPTION_LINE.match(line)
         if found is None:
@@ -64,9 +78,26 @@ def help_options(text: str) -> dict[str, Any]:
             optional.add(name)
         elif any(argument.strip("[]=") for _, _, argument in spellings):
             values.add(name)
+        described = line[found.end() :]
+        if any(_COMMAND_ARGUMENT.fullmatch(argument.strip("[]=<> ")) for _, _, argument in spellings) or (
+            _RUNS.search(described) and (name in values or name in optional)
+        ):
+            commands.add(name)
+        through = _THROUGH.search(described)
+        if through is not None and shutil.which(through.group(1)) is not None:
+            helpers[name] = through.group(1)
     for noise in ("--help", "--version"):
         names.pop(noise, None)
-    return {"names": dict(sorted(names.items())), "values": sorted(values), "optional": sorted(optional)}
+    found_options: dict[str, Any] = {
+        "names": dict(sorted(names.items())),
+        "values": sorted(values),
+        "optional": sorted(optional),
+    }
+    if commands:
+        found_options["commands"] = sorted(commands)
+    if helpers:
+        found_options["helpers"] = dict(sorted(helpers.items()))
+    return found_options
 
 
 def usage_options(usage: str) -> dict[str, Any]:
@@ -99,7 +130,7 @@ def _run(argv: list[str], sandboxed: bool = True) -> str:
         ]  # fmt: skip
     try:
         done = subprocess.run(
-            argv, capture_output=True, text=True, errors="replace", timeout=2, stdin=subprocess.DEVNULL,
+            argv, capture_output=True, text=True, errors="replace", timeout=20, stdin=subprocess.DEVNULL,
             env={"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": "/tmp", "TERM": "dumb"},
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):

@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["GRAMMAR_FILE", "RuleShape", "grammar_match", "rule_shape"]
+__all__ = ["GRAMMAR_FILE", "RuleShape", "Started", "grammar_match", "rule_shape", "started_by_options"]
 
 GRAMMAR_FILE = Path(__file__).with_name("program_grammar.json")
 
@@ -49,6 +49,10 @@ class _Options:
     values: frozenset[str]
     optional: frozenset[str]
     known: bool
+    commands: frozenset[str] = frozenset()
+    """Options whose argument is a command to run (or code to load)."""
+    helpers: Mapping[str, str] | None = None
+    """Options that make the program start another one by default (``tar -z``: gzip)."""
 
     def resolve(self, spelling: str) -> str | None:
         """The option's name: exact, or the one long option this is an unambiguous prefix of."""
@@ -72,6 +76,8 @@ def _options(entry: Mapping[str, Any] | None) -> _Options:
         frozenset(entry.get("values", ())),
         frozenset(entry.get("optional", ())),
         True,
+        frozenset(entry.get("commands", ())),
+        dict(entry.get("helpers", {})),
     )
 
 
@@ -296,3 +302,86 @@ def grammar_match(shape: RuleShape, argv: Words) -> Verdict | None:
     if met and not missed:
         return "certain"
     return "possible" if met else None
+
+
+# GNU tar's old option style: a first argument without its dash is a cluster of options whose
+# values follow in order (``tar cIf CMD out.tar``), as its manual describes.
+_DASHLESS_FIRST = frozenset({"tar"})
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """What a command's options make its program start: commands given as values, helper programs."""
+
+    commands: tuple[tuple[str, str | None], ...] = ()
+    """(option, its value or None when it is the next word or missing)."""
+    helpers: tuple[str, ...] = ()
+
+
+def _scan(
+    words: Words, opts: _Options, *, stop_at_operand: bool = False
+) -> tuple[list[tuple[str, str | None]], list[str], int]:
+    """Command-taking options and helpers among ``words`` (up to ``--``), and where the operands start."""
+    commands: list[tuple[str, str | None]] = []
+    helpers: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None or word == "--":
+            break
+        if not word.startswith("-") or word == "-":
+            if stop_at_operand:
+                break
+            i += 1
+            continue
+        following = words[i + 1] if i + 1 < len(words) else None
+        for name, takes, value in _option_words(word, opts):
+            if name in opts.commands:
+                commands.append((name, value if value is not None else following if takes else value))
+            helper = (opts.helpers or {}).get(name)
+            if helper is not None:
+                helpers.append(helper)
+        takes_next = _option_words(word, opts)[-1][1]
+        i += 2 if takes_next else 1
+    return commands, helpers, i
+
+
+def started_by_options(argv: Words) -> Started:
+    """The commands and helper programs ``argv``'s options start, as its program's own help says.
+
+    ``tar --to-command=CMD``, ``tar cIf CMD a.tar``, ``git grep -O'CMD'``, ``node --import=URL``,
+    ``sort --compress-program=P``; ``tar czf`` starts gzip. Known from the mined catalogue only.
+    """
+    if not argv or argv[0] is None:
+        return Started()
+    program = _catalogue().get(argv[0])
+    if program is None:
+        return Started()
+    args = list(argv[1:])
+    if argv[0] in _DASHLESS_FIRST and args and args[0] is not None and args[0][:1].isalpha():
+        cluster, rest, values = args[0], args[1:], []
+        for letter in cluster:
+            name = program.options.names.get("-" + letter, "-" + letter)
+            if name in program.options.values and rest:
+                values.append(rest.pop(0))
+        # Put each value after its letter, as the dashed spelling would have it.
+        spelled: list[str | None] = []
+        for letter in cluster:
+            spelled.append("-" + letter)
+            name = program.options.names.get("-" + letter, "-" + letter)
+            if name in program.options.values and values:
+                spelled.append(values.pop(0))
+        args = [*spelled, *rest]
+    if program.global_options is None:
+        commands, helpers, _ = _scan(args, program.options)
+        return Started(tuple(commands), tuple(helpers))
+    _, _, at = _scan(args, program.global_options, stop_at_operand=True)
+    word = args[at] if at < len(args) else None
+    if word is None:
+        return Started()
+    sub = _deref(program, word) or word
+    opts = (program.sub_options or {}).get(sub)
+    if opts is None:
+        return Started()
+    commands, helpers, _ = _scan(args[at + 1 :], opts)
+    return Started(tuple(commands), tuple(helpers))

@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 
 from reference_impl.permissions._descriptors import descriptor_of
+from reference_impl.permissions._program_grammar import started_by_options
 
 __all__ = [
     "OPTION_STARTS_PROGRAM",
@@ -378,6 +379,11 @@ def makefile_from_descriptor(args: Words) -> str | None:
 def unread_program(name: str, args: Words, stdin: str | None = None) -> str | None:
     """Why the engine can't read what program ``name`` (a basename) runs with ``args``, or None when it can."""
     name = _ALIASES.get(name, name)
+    # An option the program's own help says takes a command (or code to load), in any spelling its
+    # grammar reads: ``tar cIf CMD``, ``git grep -O'CMD'``, ``node --import=URL``.
+    started = started_by_options((name, *args))
+    if started.commands:
+        return f"{name}'s option {started.commands[0][0]} {OPTION_STARTS_PROGRAM}"
     if name in PLAIN_PROGRAMS:
         return None
     if name in _SUBCOMMANDS:

@@ -20,6 +20,8 @@ import re
 import shlex
 from collections.abc import Sequence
 
+from reference_impl.permissions._program_grammar import started_by_options
+
 __all__ = ["helper_commands", "program_scripts"]
 
 Words = Sequence[str | None]
@@ -274,21 +276,6 @@ _OTHER_NAMES = {
     "zstdcat": ("zstd", "-dc"),
     "unzstd": ("zstd", "-d"),
 }
-# tar's compression options, and the program each starts (GNU tar, ``tar --help``).
-_TAR_SHORT_HELPERS = {"z": "gzip", "j": "bzip2", "J": "xz", "Z": "compress"}
-_TAR_LONG_HELPERS = {
-    "gzip": "gzip",
-    "gunzip": "gzip",
-    "ungzip": "gzip",
-    "bzip2": "bzip2",
-    "xz": "xz",
-    "lzma": "lzma",
-    "lzip": "lzip",
-    "lzop": "lzop",
-    "zstd": "zstd",
-    "compress": "compress",
-    "uncompress": "compress",
-}
 # git settings and options that make it start gpg (gpg.program's default) to sign.
 _GIT_SIGNING = re.compile(r"(commit|tag|push)\.gpgsign=(true|yes|on|1)$", re.IGNORECASE)
 _GIT_SIGNING_COMMANDS = frozenset({"commit", "merge", "rebase", "cherry-pick", "revert", "am", "pull"})
@@ -306,8 +293,6 @@ def helper_commands(name: str, args: Words) -> list[str]:
     words = [w for w in args if w is not None]
     if name in _OTHER_NAMES:
         return [" ".join((*_OTHER_NAMES[name], *(shlex.quote(w) for w in words)))]
-    if name == "tar":
-        return _tar_helpers(words)
     if name == "git":
         helpers = []
         if any(_GIT_URL_SSH.match(w) for w in words):
@@ -318,22 +303,6 @@ def helper_commands(name: str, args: Words) -> list[str]:
         if any(_GIT_SIGNING.match(w) for w in words) or signs:
             helpers.append("gpg")
         return helpers
-    return []
-
-
-def _tar_helpers(words: list[str]) -> list[str]:
-    helpers: list[str] = []
-    for index, word in enumerate(words):
-        if word == "--":
-            break
-        if word.startswith("--"):
-            option = word[2:].split("=", 1)[0]
-            helpers += [
-                h
-                for long, h in _TAR_LONG_HELPERS.items()
-                if option == long or (len(option) >= 3 and long.startswith(option))
-            ]
-        elif word.startswith("-") or index == 0:
-            # ``-czf`` and the old style's dashless first word (``tar czf out.tgz f``).
-            helpers += [h for letter, h in _TAR_SHORT_HELPERS.items() if letter in word.lstrip("-")]
-    return list(dict.fromkeys(helpers))
+    # Options the program's own help says filter through another program (``tar -z``: gzip), in
+    # every spelling its grammar reads (``tar czf``, ``--gunzip``, ``--gz``).
+    return list(dict.fromkeys(started_by_options((name, *words)).helpers))
