@@ -17,7 +17,12 @@ import pytest
 from reference_impl import parse_rule
 from reference_impl.permissions import shell_deny_match
 from reference_impl.permissions._grammar_mining import dumps, help_options, usage_options
-from reference_impl.permissions._program_grammar import GRAMMAR_FILE, grammar_match, rule_shape
+from reference_impl.permissions._program_grammar import (
+    GRAMMAR_FILE,
+    grammar_match,
+    rule_shape,
+    started_by_options,
+)
 
 CATALOGUE = json.loads(GRAMMAR_FILE.read_text(encoding="utf-8"))["programs"]
 
@@ -116,3 +121,31 @@ def test_a_deny_rule_refuses_and_names_how_it_read_the_command() -> None:
     possible = shell_deny_match(deny, ("Bash",), "git -c alias.p=push p origin")
     assert possible is not None
     assert not possible.certain
+
+
+@pytest.mark.parametrize(
+    ("argv", "commands", "helpers"),
+    [
+        ("tar cIf CMD out.tar f", [("-I", "CMD")], []),  # the old style: a dashless first cluster
+        ("tar -cf out.tar --to-command=CMD f", [("--to-command", "CMD")], []),
+        ("tar czf out.tgz f", [], ["gzip"]),
+        ("tar -c --gunzip -f out.tgz f", [], ["gzip"]),
+        ("tar -xJf a.txz", [], ["xz"]),
+        ("git grep -OCMD x", [("-O", "CMD")], []),
+        ("git -C . grep --open-files-in-pager=CMD x", [("-O", "CMD")], []),
+        ("node --import=URL app.js", [("--import", "URL")], []),
+        ("sort --compress-program=P f", [("--compress-program", "P")], []),
+        ("tar -cf out.tar f", [], []),
+        ("git grep -n x", [], []),
+    ],
+)
+def test_options_that_start_a_program_are_read_in_the_programs_grammar(
+    argv: str, commands: list[tuple[str, str]], helpers: list[str]
+) -> None:
+    """PERM-17: what a command's options start, as its program's own help says, in every spelling it reads."""
+    program = argv.split()[0]
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    started = started_by_options(argv.split())
+    assert list(started.commands) == commands
+    assert list(started.helpers) == helpers
