@@ -290,3 +290,64 @@ def test_managed_only_keys_from_other_sources_drop_no_rule(
     assert run.ran("toolu_1") == 0, f"the managed deny rule must deny: {why}"
     assert run.ran("toolu_2") == 1, f"the host allowed the other call: {why}"
     assert len(run.asked) == 1, f"the non-managed allow rule must not apply: {why}"
+
+
+# --------------------------------------------------------------------------------------------
+# PERM-4: one rule text written by several sources, with several behaviours.
+
+SHARED_TEXTS = ("Deploy", "Deploy(*)")
+"""Rule texts that match the ``Deploy`` call; each example writes one of them in several places."""
+
+_STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+
+
+@st.composite
+def same_rule_everywhere(draw: st.DrawFn) -> tuple[str, list[SettingsSpec], list[tuple[str, str]]]:
+    """(text, settings files, where it is written): one rule text in 2..4 (source, list) places.
+
+    A source may write it in two lists of one file; the files come in a drawn order, with quiet
+    files among them, so the strictest entry can be anywhere, in any source.
+    """
+    text = draw(st.sampled_from(SHARED_TEXTS))
+    places = draw(
+        st.lists(
+            st.tuples(st.sampled_from(FILE_SOURCES), st.sampled_from(["allow", "ask", "deny"])),
+            min_size=2,
+            max_size=4,
+            unique=True,
+        ).filter(lambda p: len({behavior for _, behavior in p}) > 1)
+    )
+    by_source: dict[str, dict[str, list[str]]] = {}
+    for source, behavior in places:
+        by_source.setdefault(source, {})[behavior] = [text]
+    files = [SettingsSpec(source, {"permissions": lists}) for source, lists in by_source.items()]
+    return text, draw(st.permutations([*files, *draw(quiet_files())])), places
+
+
+@requires("execution", "permissions", "host_callback", "settings_files")
+@pytest.mark.requirement("PERM-4", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(case=same_rule_everywhere(), host_allows=st.booleans())
+def test_the_same_rule_text_in_several_sources_keeps_every_behaviour(
+    new_harness: Callable[[], Any],
+    case: tuple[str, list[SettingsSpec], list[tuple[str, str]]],
+    host_allows: bool,
+) -> None:
+    """PERM-4 property: the same rule text written as allow, ask and deny by several sources resolves to the strictest.
+
+    However the sources are ordered and whichever of them writes the strict entry, a deny anywhere
+    denies (nobody asked), else an ask anywhere asks; merging the sources' rules by their text
+    (one behaviour kept per text) loses that.
+    """
+    text, files, places = case
+    strictest = max((behavior for _, behavior in places), key=_STRICTNESS.__getitem__)
+    host = host_answering("allow" if host_allows else "deny")
+    run = run_calls(
+        new_harness(), [plain_tool("Deploy")], [("Deploy", {"x": "prod"})], host=host, settings=files
+    )
+    why = f"{text!r} written as {places}, files {files}: expected {strictest}; {run.describe()}"
+    if strictest == "deny":
+        assert (run.ran(), run.asked) == (0, []), why
+    else:
+        assert len(run.asked) == 1, why
+        assert run.ran() == (1 if host_allows else 0), why

@@ -257,6 +257,7 @@ def test_rules_resolve_deny_over_ask_over_allow_across_sources(
     data=st.data(),
     pair=st.sampled_from([("deny", "ask"), ("deny", "allow"), ("ask", "allow")]),
     stricter_first=st.booleans(),
+    same_text=st.booleans(),
     host_allows=st.booleans(),
 )
 def test_stricter_rule_wins_whatever_the_sources(
@@ -265,13 +266,19 @@ def test_stricter_rule_wins_whatever_the_sources(
     data: st.DataObject,
     pair: tuple[Literal["allow", "ask", "deny"], Literal["allow", "ask", "deny"]],
     stricter_first: bool,
+    same_text: bool,
     host_allows: bool,
 ) -> None:
-    """PERM-4: two matching rules from two different settings sources: the stricter behavior wins (deny > ask > allow), whichever source ranks higher."""
+    """PERM-4: two matching rules from two different settings sources: the stricter behavior wins (deny > ask > allow), whichever source ranks higher.
+
+    Half the time both rules have the very same text, so a harness that merges the sources' rules
+    by text (keeping one behaviour per text) loses one of them.
+    """
     source_a = data.draw(sources(), label="stricter source")
     source_b = data.draw(sources().filter(lambda s: s != source_a), label="laxer source")
     stricter = RuleSpec(data.draw(st.sampled_from(MATCHING[target]), label="stricter"), pair[0], source_a)
-    laxer = RuleSpec(data.draw(st.sampled_from(MATCHING[target]), label="laxer"), pair[1], source_b)
+    laxer_text = stricter.text if same_text else data.draw(st.sampled_from(MATCHING[target]), label="laxer")
+    laxer = RuleSpec(laxer_text, pair[1], source_b)
     rules = [stricter, laxer] if stricter_first else [laxer, stricter]
     host = host_answering("allow" if host_allows else "deny")
     run = run_calls(new_harness(), tools(), [CALLS[target]], rules=rules, host=host)

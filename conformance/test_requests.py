@@ -8,6 +8,7 @@ wire body. Which tools are deferred is the harness's own answer (``is_deferred``
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -303,6 +304,67 @@ def test_auto_threshold_decided_per_request(new_harness: Callable[[], Any], perc
             assert len(flagged) == len(many), (
                 f"DEFER-8: auto:{percent} with {len(many)} large MCP tools must be on; deferred only {len(flagged)}"
             )
+
+
+def _deferred_chars(request: WireRequest) -> int:
+    """The characters of the deferred tools as sent: name, description and compact schema JSON."""
+    return sum(
+        len(t["name"])
+        + len(t.get("description", ""))
+        + len(json.dumps(t["input_schema"], separators=(",", ":"), ensure_ascii=False))
+        for t in _tools(request).values()
+        if t.get("defer_loading")
+    )
+
+
+def _padded(description: str, extra: int) -> str:
+    return description + ("x" * extra)
+
+
+@requires("conversation", "classification")
+@pytest.mark.requirement("DEFER-8", "SHOULD")
+@settings(max_examples=8, deadline=None)
+@given(setting=st.sampled_from(["auto:1", "auto:2", "auto:3", "auto"]), offset=st.sampled_from([-1, 0, 1]))
+@example(setting="auto:1", offset=0)
+@example(setting="auto", offset=0)
+@example(setting="auto:2", offset=-1)
+def test_auto_threshold_at_exactly_n_percent(
+    new_harness: Callable[[], Any], setting: str, offset: int
+) -> None:
+    """DEFER-8 property: "auto:N" is on when the deferred tools *reach* N% of the window: at it, not one below.
+
+    Without a token count the estimate is characters / 2.5 of a 200k window, so N% is 5,000 x N
+    characters (``auto`` means N = 10); the characters are those of the deferred tools as the
+    request sends them (name, description, schema JSON). The pool is padded to exactly the
+    threshold, one below or one above it: on at and above, off below.
+    """
+    percent = int(setting.partition(":")[2] or 10)
+    target = 5_000 * percent + offset
+    count = target // 1_000 + 2
+    tools = [mcp("big", f"t{i:03d}", description="d" * 400) for i in range(count)]
+    probe = Session(new_harness(), [builtin("ReadFile")], tools)
+    missing = target - _deferred_chars(probe.render(enable_tool_search="true"))
+    assert 0 <= missing <= count * 600, f"suite: can't pad {count} tools to {target} characters"
+    padded = []
+    for tool in tools:
+        extra = min(missing, 600)
+        missing -= extra
+        padded.append(dataclasses.replace(tool, description=_padded(tool.description or "", extra)))
+    session = Session(new_harness(), [builtin("ReadFile")], padded)
+    measured = _deferred_chars(session.render(enable_tool_search="true"))
+    assert measured == target, f"suite: padded the deferred tools to {measured} characters, not {target}"
+    request = session.render(enable_tool_search=setting)
+    flagged = [n for n, t in _tools(request).items() if t.get("defer_loading")]
+    if offset >= 0:
+        assert len(flagged) == count, (
+            f"DEFER-8: {setting} with deferred tools of {target} characters (threshold {5_000 * percent}) "
+            f"must be on; deferred {len(flagged)} of {count}"
+        )
+    else:
+        assert not flagged, (
+            f"DEFER-8: {setting} with deferred tools of {target} characters, one below the threshold "
+            f"{5_000 * percent}, must be off; deferred {len(flagged)}"
+        )
 
 
 # -- PAIR-6 ----------------------------------------------------------------------------------------

@@ -293,3 +293,59 @@ def test_a_planted_bare_repository_does_not_survive(new_harness: Callable[[], An
         assert is_repository is expect, (
             f"bare repository {'survived' if is_repository else 'not made'}: {outcome.output}"
         )
+
+
+WRITABLE_ROOTS = ("additionalDirectories", "allowWrite", "Edit rule")
+"""Writable roots besides the working directory: each must be guarded like it (SBX-2)."""
+
+_ROOT_PROTECTED = (
+    "plant a git hook",
+    "change .git/config",
+    "append to .bashrc",
+    "plant a skill",
+    "create .envrc",
+)
+"""The attempts of :data:`_PROTECTED` that make sense in any repository, not only the session's own."""
+
+
+@pytest.mark.requirement("SBX-2", "MUST")
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(_ROOT_PROTECTED), root=st.sampled_from(WRITABLE_ROOTS))
+@example(name="plant a git hook", root="additionalDirectories")
+@example(name="append to .bashrc", root="allowWrite")
+def test_protected_files_hold_under_every_writable_root(
+    new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, name: str, root: str
+) -> None:
+    """SBX-2 property: the protected files of a repository outside the working directory hold when it is writable.
+
+    The repository (with ``.git`` and a ``.bashrc``) is a directory made writable by
+    ``permissions.additionalDirectories``, ``sandbox.filesystem.allowWrite`` or an ``Edit`` allow
+    rule; the command works there. With the sandbox on the attempt leaves the file as it was (and an
+    ordinary file there is written: the root is writable); with it off, it changes it.
+    """
+    command, worked = _PROTECTED[name]
+    for on in (True, False):
+        base = tmp_path_factory.mktemp("root")
+        place = layout(base)
+        repo = _git_layout(base / "repo")
+        grant = str(repo.work)
+        with_settings = {
+            "additionalDirectories": sandbox_settings(additionalDirectories=[grant]),
+            "allowWrite": sandbox_settings(sandbox={"filesystem": {"allowWrite": [grant]}}),
+            "Edit rule": sandbox_settings(allow=[f"Edit(/{grant}/**)"]),
+        }[root]
+        outcome = run(
+            new_harness(),
+            f"cd {grant} && echo ran > marker; {command}",
+            place.work,
+            with_settings if on else sandbox_off(with_settings),
+            host=allowing_host(),
+        )
+        assert outcome.ran, outcome.output
+        assert (repo.work / "marker").exists(), (
+            f"{root}: the granted directory is not writable: {outcome.output}"
+        )
+        assert worked(repo) is not on, (
+            f"{name} under a root granted by {root}: "
+            f"{'the sandbox let it through' if on else 'it fails even unsandboxed'}: {outcome.output}"
+        )

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from conformance._sandbox_runs import (
     ON,
@@ -335,3 +338,143 @@ def test_rules_still_apply_to_sandboxed_commands(
     assert not outcome.ran, f"a {behavior} rule was overridden by auto-allow"
     assert not (place.work / "marker").exists()
     assert len(host.asked) == (1 if behavior == "ask" else 0)
+
+
+HOST_FAMILIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "localhost": (
+        ("localhost", "LOCALHOST", "localhost.", "LocalHost."),
+        ("localhost", "LOCALHOST", "LocalHost"),
+    ),
+    "127.0.0.1": (("127.0.0.1",), ("127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1")),
+}
+"""Per host as allowed: (its spellings on the settings side, its spellings in a command's URL). The
+proxy must compare normalised names (case, trailing dot) and addresses (the numeric IPv4 forms). A
+URL's trailing dot is left out: this machine's resolver can't resolve ``localhost.``, so a blocked
+connection would prove nothing."""
+
+
+@dataclass(frozen=True)
+class LayeredDenial:
+    """``localhost`` allowed by one source and denied by another, beside other lists of either.
+
+    ``entries`` are (layer, key, value): the layer is ``settings`` (the session's) or ``managed``;
+    the key is ``network.allowedDomains``, ``network.deniedDomains``, ``permissions.allow`` or
+    ``permissions.deny``. The first entry allows, the second denies.
+    """
+
+    entries: tuple[tuple[str, str, str], ...]
+    url_host: str
+    """How the command's URL spells the host."""
+    client: str = "urllib"
+    """What sends the request: ``curl`` (which rewrites numeric IPv4 forms itself before the proxy
+    sees them) or Python's ``urllib`` (which sends the host as spelled)."""
+
+    def command(self, port: int) -> str:
+        """The command that fetches ``/reached`` from the host on ``port`` through the proxy."""
+        url = f"http://{self.url_host}:{port}/reached"
+        if self.client == "curl":
+            return _curl(url)
+        return f"{sys.executable} -c \"import urllib.request as u; print(u.urlopen('{url}', timeout=20).status)\""
+
+    def layers(self, *, with_denial: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(settings, managed settings), with or without the denying entry (the control)."""
+        layers: dict[str, dict[str, Any]] = {"settings": {}, "managed": {}}
+        for index, (layer, key, value) in enumerate(self.entries):
+            if index == 1 and not with_denial:
+                continue
+            section, name = key.split(".")
+            lists = (
+                layers[layer].setdefault("sandbox", {}).setdefault("network", {})
+                if section == "network"
+                else layers[layer].setdefault("permissions", {})
+            )
+            lists.setdefault(name, []).append(value)
+        own = layers["settings"]
+        return sandbox_settings(sandbox=own.get("sandbox", {}), **own.get("permissions", {})), layers[
+            "managed"
+        ]
+
+
+@st.composite
+def layered_denials(draw: st.DrawFn) -> LayeredDenial:
+    """A :class:`LayeredDenial`: allowance and denial each in a drawn source and form.
+
+    The host is a name or an IPv4 address, spelled any way on either side (case, trailing dot,
+    numeric forms); either source may carry an unrelated list
+    of its own, so a harness that replaces one source's list by the other's loses the denial.
+    """
+    layer = st.sampled_from(["settings", "managed"])
+    allow_key = draw(st.sampled_from(["network.allowedDomains", "permissions.allow"]))
+    deny_key = draw(st.sampled_from(["network.deniedDomains", "permissions.deny"]))
+    host = draw(st.sampled_from(sorted(HOST_FAMILIES)))
+    denied = draw(st.sampled_from(HOST_FAMILIES[host][0]))
+    entries = [
+        (draw(layer), allow_key, host if allow_key.startswith("network") else f"WebFetch(domain:{host})"),
+        (draw(layer), deny_key, denied if deny_key.startswith("network") else f"WebFetch(domain:{denied})"),
+    ]
+    for other in ("settings", "managed"):
+        if draw(st.booleans()):
+            key = draw(st.sampled_from(["network.allowedDomains", "network.deniedDomains"]))
+            entries.append((other, key, "example.org"))
+    url_host = draw(st.sampled_from(HOST_FAMILIES[host][1]))
+    return LayeredDenial(tuple(entries), url_host, draw(st.sampled_from(["curl", "urllib"])))
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=layered_denials())
+@example(
+    case=LayeredDenial(
+        (
+            ("settings", "network.allowedDomains", "localhost"),
+            ("settings", "network.deniedDomains", "localhost"),
+            ("managed", "network.deniedDomains", "example.org"),
+        ),
+        "localhost",
+    )
+)
+@example(
+    case=LayeredDenial(
+        (
+            ("settings", "network.allowedDomains", "localhost"),
+            ("settings", "network.deniedDomains", "LocalHost."),
+        ),
+        "LOCALHOST",
+    )
+)
+@example(
+    case=LayeredDenial(
+        (
+            ("settings", "network.allowedDomains", "127.0.0.1"),
+            ("managed", "permissions.deny", "WebFetch(domain:127.0.0.1)"),
+        ),
+        "2130706433",
+    )
+)
+def test_a_denial_from_any_source_in_any_spelling_holds(
+    new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, case: LayeredDenial
+) -> None:
+    """SBX-3 property: a host denied by any source, spelled any way, is never reached, whatever allows it elsewhere.
+
+    The denial (``deniedDomains`` or a ``WebFetch`` deny rule) and the allowance sit in the session's
+    or the managed settings, beside other lists of either source; the name is compared after
+    normalisation (case, trailing dot, numeric IPv4 forms) on both sides. Control: without the denial the host is reached.
+    """
+    for with_denial in (True, False):
+        with_settings, managed = case.layers(with_denial=with_denial)
+        place = layout(tmp_path_factory.mktemp("denial"))
+        with http_server() as (port, hits):
+            outcome = run(
+                new_harness(),
+                case.command(port),
+                place.work,
+                with_settings,
+                host=allowing_host(),
+                managed=managed,
+            )
+        assert outcome.ran, outcome.output
+        how = f"{case.entries}, URL host {case.url_host!r} ({case.client}): settings {with_settings}, managed {managed}: {outcome.output}"
+        if with_denial:
+            assert "/reached" not in hits, f"the denied host was reached: {how}"
+        else:
+            assert "/reached" in hits, f"control: without the denial the allowed host was not reached: {how}"
