@@ -9,11 +9,13 @@ A refusal fails the call with ``EPERM`` (the shell prints "Operation not permitt
 in :attr:`ExecGuard.refusals` for the tool result; anything else continues into the kernel. Whatever
 can't be read (a vanished caller, an unreadable argv) is refused: the supervisor fails closed.
 
-The check is made before the kernel reads the arguments again (seccomp user notification's known
-limit): another thread of the caller that rewrites the argv, or renames another file over the path,
-in that instant runs something else. :mod:`~reference_impl.sandbox._exec_loader` refuses
-``ptrace`` and ``process_vm_writev``, which would do that from another process; docs/sandbox.md
-lists what stays open.
+That first check is made before the kernel reads the arguments again (seccomp user notification's
+known limit): another thread of the caller that rewrites the argv, or renames another file over the
+path, in that instant would run something else. So the guarantee comes from a second check the race
+can't reach: :mod:`~reference_impl.sandbox._exec_tracer` holds the command's tree under ptrace and
+reports each ``PTRACE_EVENT_EXEC`` stop, where the supervisor judges the image the kernel has committed
+to (``/proc/PID/exe``, ``/proc/PID/cmdline``) and has it killed before its first instruction. The
+first check stays for its message (the shell says "Operation not permitted", not "Killed").
 """
 
 from __future__ import annotations
@@ -302,7 +304,8 @@ class ExecGuard:
         except OSError as error:
             self.failure = f"the exec tracer can't start: {error}"
             return None
-        assert tracer.stdin is not None and tracer.stdout is not None
+        assert tracer.stdin is not None
+        assert tracer.stdout is not None
         tracer.stdin.write(f"S {loader_pid}\n".encode())
         tracer.stdin.flush()
         answer = tracer.stdout.readline().decode(errors="replace").strip()
@@ -315,7 +318,8 @@ class ExecGuard:
         return tracer
 
     def _answer_all(self, listener: int, tracer: subprocess.Popen[bytes]) -> None:
-        assert self._stop is not None and tracer.stdout is not None
+        assert self._stop is not None
+        assert tracer.stdout is not None
         poller = select.poll()
         poller.register(listener, select.POLLIN)
         poller.register(self._stop[0], select.POLLIN)
@@ -340,7 +344,8 @@ class ExecGuard:
 
     def _answer_traced(self, tracer: subprocess.Popen[bytes]) -> bool:
         """Judge the image a traced process has just become (the race-free check); False: tracer ended."""
-        assert tracer.stdin is not None and tracer.stdout is not None
+        assert tracer.stdin is not None
+        assert tracer.stdout is not None
         words = tracer.stdout.readline().split()
         if len(words) != 2 or words[0] != b"E":
             return False
@@ -354,7 +359,9 @@ class ExecGuard:
                 argv = tuple(os.fsdecode(word) for word in cmdline.read().split(b"\0")[:-1])
             image = os.readlink(f"/proc/{pid}/exe")
             target = _open_readable(f"/proc/{pid}/exe")
-            reason = self.judge(ExecAttempt(image, argv, target, f"/proc/{pid}/root", f"/proc/{pid}/cwd", pid))
+            reason = self.judge(
+                ExecAttempt(image, argv, target, f"/proc/{pid}/root", f"/proc/{pid}/cwd", pid)
+            )
         except OSError as error:
             reason = f"the sandbox could not read the program started to judge it ({error})"
         finally:

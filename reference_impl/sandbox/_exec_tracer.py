@@ -1,7 +1,7 @@
 """Run outside the sandbox: stop every program the command starts after its exec, for the harness to judge (SBX-7).
 
 Started by :class:`~reference_impl.sandbox._exec_guard.ExecGuard` as a script (``python -I -S
-_exec_tracer.py``, standard library only), it reads ``S PID`` on stdin, ``PTRACE_SEIZE``\\ s that
+_exec_tracer.py``, standard library only), it reads ``S PID`` on stdin, seizes that
 process with ``PTRACE_O_TRACEEXEC`` and the fork, vfork and clone options (its whole tree is
 traced from then on; no syscall is traced) and ``PTRACE_O_EXITKILL`` (if this tracer dies, every
 tracee dies with it: fail closed), and answers ``OK`` or ``ERR why``. Then, at each
