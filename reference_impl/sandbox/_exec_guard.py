@@ -351,7 +351,7 @@ class ExecGuard:
             return False
         pid = int(words[1])
         self.checked += 1
-        reason: str | None
+        reason: str | None = None
         argv: tuple[str, ...] = ()
         target: int | None = None
         try:
@@ -365,10 +365,7 @@ class ExecGuard:
         except OSError as error:
             reason = f"the sandbox could not read the program started to judge it ({error})"
         finally:
-            if target is not None:
-                os.close(target)
-        if reason is not None:
-            self.refusals.append(ExecRefusal(argv, reason))
+            self._record(target, argv, reason)
         try:
             tracer.stdin.write(b"C\n" if reason is None else b"K\n")
             tracer.stdin.flush()
@@ -391,7 +388,7 @@ class ExecGuard:
             # The loader's own exec of the harness's shell: the only process under the filter yet.
             self._send(listener, struct.pack("<QqiI", notif_id, 0, 0, _FLAG_CONTINUE))
             return
-        reason: str | None
+        reason: str | None = None
         argv: tuple[str, ...] = ()
         target: int | None = None
         try:
@@ -409,14 +406,19 @@ class ExecGuard:
         except (OSError, _Unreadable) as error:
             reason = f"the sandbox could not read the exec call to judge it ({error})"
         finally:
-            if target is not None:
-                os.close(target)
+            self._record(target, argv, reason)
         if reason is not None:
-            self.refusals.append(ExecRefusal(argv, reason))
             response = struct.pack("<QqiI", notif_id, 0, -errno.EPERM, 0)
         else:
             response = struct.pack("<QqiI", notif_id, 0, 0, _FLAG_CONTINUE)
         self._send(listener, response)
+
+    def _record(self, target: int | None, argv: tuple[str, ...], reason: str | None) -> None:
+        """Release the judged file and remember a refusal for the tool result."""
+        if target is not None:
+            os.close(target)
+        if reason is not None:
+            self.refusals.append(ExecRefusal(argv, reason))
 
     @staticmethod
     def _send(listener: int, response: bytes) -> None:
