@@ -325,3 +325,75 @@ def test_a_rule_on_the_sandboxs_own_programs_judges_only_the_command(
     outcome = run(new_harness(), command, work, _bypass([f"Bash({program}:*)"]), host=allowing_host())
     assert (work / "ran.txt").exists(), f"a rule on {program} stopped the sandbox itself: {outcome.output}"
     assert f"Bash({program}:*)" in outcome.output, outcome.output
+
+
+RACE_TRIES = 200
+"""Spawns per attack: a check the kernel re-reads after was beaten within 1-20 tries on 2 cores, seldom beyond 100."""
+
+_RACER = r"""
+import ctypes, os, shutil, sys, threading
+mode, tries, allowed, denied = sys.argv[1], int(sys.argv[2]), shutil.which(sys.argv[3]), shutil.which(sys.argv[4])
+if mode == "memory":
+    os.symlink(allowed, "a"); os.symlink(denied, "b")
+else:
+    shutil.copy(allowed, "allowed"); shutil.copy(denied, "denied"); os.link("allowed", "a")
+libc = ctypes.CDLL(None, use_errno=True)
+path = ctypes.create_string_buffer(b"./a")
+argv = (ctypes.c_char_p * 3)(b"t", b"M", None)
+envp = (ctypes.c_char_p * 1)(None)
+done = False
+def swap():
+    while not done:
+        if mode == "memory":
+            ctypes.memmove(ctypes.addressof(path) + 2, b"b", 1)
+            ctypes.memmove(ctypes.addressof(path) + 2, b"a", 1)
+        else:
+            for source in ("denied", "allowed"):
+                os.link(source, "swap"); os.rename("swap", "a")
+swapper = threading.Thread(target=swap)
+swapper.start()
+spawned = 0
+for _ in range(tries):
+    pid = ctypes.c_int()
+    if libc.posix_spawn(ctypes.byref(pid), path, None, None, argv, envp) == 0:
+        spawned += 1
+        os.waitpid(pid.value, 0)
+    if os.path.exists("M"):
+        break
+done = True
+swapper.join()
+print(f"spawned {spawned}")
+"""
+
+
+@pytest.mark.requirement("SBX-7", "MUST")
+@pytest.mark.parametrize("mode", ["memory", "rename"])
+def test_a_racing_thread_never_runs_the_denied_program(
+    new_harness: Callable[[], Any], tmp_path: Path, mode: str
+) -> None:
+    """SBX-7: what the check judged is what runs, whatever another thread does meanwhile.
+
+    A program spawns ``true`` (``posix_spawn``: a ``CLONE_VM`` child, so the parent's threads keep
+    running in its memory) up to ``RACE_TRIES`` times while its own thread swaps the path: flips
+    it in that shared memory to a symlink to ``touch``, or renames a copy of ``touch`` over it and
+    back. Under ``Bash(touch:*)`` (the engine bypassed) ``touch`` never creates its marker; the same
+    attack with ``touch`` as the "allowed" program does (the spawns are real).
+    """
+    for program in ("touch", "true"):
+        if shutil.which(program) is None:
+            pytest.skip(f"{program} is not installed")
+    free = tmp_path / "free"
+    free.mkdir()
+    control = run(
+        new_harness(),
+        shlex.join([PY, "-c", _RACER, mode, str(RACE_TRIES), "touch", "touch"]),
+        free,
+        _bypass([]),
+    )
+    assert (free / "M").exists(), f"suite error: the attack starts nothing: {control.output!r}"
+    work = tmp_path / "ruled"
+    work.mkdir()
+    attack = shlex.join([PY, "-c", _RACER, mode, str(RACE_TRIES), "true", "touch"])
+    outcome = run(new_harness(), attack, work, _bypass(["Bash(touch:*)"]), host=allowing_host())
+    assert "spawned" in outcome.output, f"suite error: the attack did not run: {outcome.output!r}"
+    assert not (work / "M").exists(), f"{mode}: touch ran under Bash(touch:*): {outcome.output!r}"

@@ -9,11 +9,13 @@ A refusal fails the call with ``EPERM`` (the shell prints "Operation not permitt
 in :attr:`ExecGuard.refusals` for the tool result; anything else continues into the kernel. Whatever
 can't be read (a vanished caller, an unreadable argv) is refused: the supervisor fails closed.
 
-The check is made before the kernel reads the arguments again (seccomp user notification's known
-limit): another thread of the caller that rewrites the argv, or renames another file over the path,
-in that instant runs something else. :mod:`~reference_impl.sandbox._exec_loader` refuses
-``ptrace`` and ``process_vm_writev``, which would do that from another process; docs/sandbox.md
-lists what stays open.
+That first check is made before the kernel reads the arguments again (seccomp user notification's
+known limit): another thread of the caller that rewrites the argv, or renames another file over the
+path, in that instant would run something else. So the guarantee comes from a second check the race
+can't reach: :mod:`~reference_impl.sandbox._exec_tracer` holds the command's tree under ptrace and
+reports each ``PTRACE_EVENT_EXEC`` stop, where the supervisor judges the image the kernel has committed
+to (``/proc/PID/exe``, ``/proc/PID/cmdline``) and has it killed before its first instruction. The
+first check stays for its message (the shell says "Operation not permitted", not "Killed").
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import select
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from reference_impl.sandbox._exec_loader import ARCHITECTURES, PROBE
+from reference_impl.sandbox._exec_tracer import TRACER_SCRIPT
 
 __all__ = ["ExecAttempt", "ExecGuard", "ExecRefusal", "exec_check_problem"]
 
@@ -223,6 +227,7 @@ class ExecGuard:
     _server: socket.socket | None = None
     _thread: threading.Thread | None = None
     _stop: tuple[int, int] | None = None
+    _tracer: subprocess.Popen[bytes] | None = None
 
     def start(self, socket_path: str) -> None:
         """Listen on ``socket_path`` and serve in a thread until :meth:`close`."""
@@ -239,6 +244,14 @@ class ExecGuard:
             os.write(self._stop[1], b"x")
         if self._thread is not None:
             self._thread.join()
+        if self._tracer is not None:
+            # Ends any tracee left (PTRACE_O_EXITKILL): the command is over.
+            self._tracer.kill()
+            self._tracer.wait()
+            for pipe in (self._tracer.stdin, self._tracer.stdout):
+                if pipe is not None:
+                    pipe.close()
+            self._tracer = None
         if self._server is not None:
             self._server.close()
         if self._stop is not None:
@@ -263,9 +276,13 @@ class ExecGuard:
                 self.failure = "the sandbox sent no seccomp listener"
                 return
             listener = fds[0]
+            tracer = self._start_tracer(channel)
+            if tracer is None:
+                os.close(listener)  # no "K": the loader refuses to start the shell
+                return
             channel.sendall(b"K")
         try:
-            self._answer_all(listener)
+            self._answer_all(listener, tracer)
         except (
             OSError
         ) as error:  # the listener closes below: every later exec fails (ENOSYS), never runs unjudged
@@ -273,22 +290,88 @@ class ExecGuard:
         finally:
             os.close(listener)
 
-    def _answer_all(self, listener: int) -> None:
+    def _start_tracer(self, channel: socket.socket) -> subprocess.Popen[bytes] | None:
+        """The tracer, holding the loader (the peer of ``channel``) before its shell starts; None: failed."""
+        creds = channel.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        loader_pid = struct.unpack("3i", creds)[0]
+        try:
+            tracer = subprocess.Popen(
+                [sys.executable, "-I", "-S", TRACER_SCRIPT],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError as error:
+            self.failure = f"the exec tracer can't start: {error}"
+            return None
+        assert tracer.stdin is not None
+        assert tracer.stdout is not None
+        tracer.stdin.write(f"S {loader_pid}\n".encode())
+        tracer.stdin.flush()
+        answer = tracer.stdout.readline().decode(errors="replace").strip()
+        if answer != "OK":
+            self.failure = f"the exec tracer can't watch the command: {answer or 'it ended'}"
+            tracer.kill()
+            tracer.wait()
+            return None
+        self._tracer = tracer
+        return tracer
+
+    def _answer_all(self, listener: int, tracer: subprocess.Popen[bytes]) -> None:
         assert self._stop is not None
+        assert tracer.stdout is not None
         poller = select.poll()
         poller.register(listener, select.POLLIN)
         poller.register(self._stop[0], select.POLLIN)
-        while True:
+        poller.register(tracer.stdout, select.POLLIN)
+        watching = 2  # the filter's listener and the tracer: both end when the last process has
+        while watching:
             events = dict(poller.poll())
             if self._stop[0] in events:
                 return
-            flags = events.get(listener, 0)
-            if flags & select.POLLIN:
-                started = time.thread_time()
-                self._answer_one(listener)
-                self.cpu_seconds += time.thread_time() - started
-            elif flags & (select.POLLHUP | select.POLLERR):
-                return  # every process under the filter has ended
+            started = time.thread_time()
+            for fd, flags in events.items():
+                if flags & select.POLLIN:
+                    if fd == listener:
+                        self._answer_one(listener)
+                    elif not self._answer_traced(tracer):
+                        poller.unregister(fd)
+                        watching -= 1
+                elif flags & (select.POLLHUP | select.POLLERR):
+                    poller.unregister(fd)
+                    watching -= 1
+            self.cpu_seconds += time.thread_time() - started
+
+    def _answer_traced(self, tracer: subprocess.Popen[bytes]) -> bool:
+        """Judge the image a traced process has just become (the race-free check); False: tracer ended."""
+        assert tracer.stdin is not None
+        assert tracer.stdout is not None
+        words = tracer.stdout.readline().split()
+        if len(words) != 2 or words[0] != b"E":
+            return False
+        pid = int(words[1])
+        self.checked += 1
+        reason: str | None = None
+        argv: tuple[str, ...] = ()
+        target: int | None = None
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                argv = tuple(os.fsdecode(word) for word in cmdline.read().split(b"\0")[:-1])
+            image = os.readlink(f"/proc/{pid}/exe")
+            target = _open_readable(f"/proc/{pid}/exe")
+            reason = self.judge(
+                ExecAttempt(image, argv, target, f"/proc/{pid}/root", f"/proc/{pid}/cwd", pid)
+            )
+        except OSError as error:
+            reason = f"the sandbox could not read the program started to judge it ({error})"
+        finally:
+            self._record(target, argv, reason)
+        try:
+            tracer.stdin.write(b"C\n" if reason is None else b"K\n")
+            tracer.stdin.flush()
+        except OSError:
+            return False
+        return True
 
     def _answer_one(self, listener: int) -> None:
         buffer = bytearray(_NOTIF_SIZE)
@@ -305,7 +388,7 @@ class ExecGuard:
             # The loader's own exec of the harness's shell: the only process under the filter yet.
             self._send(listener, struct.pack("<QqiI", notif_id, 0, 0, _FLAG_CONTINUE))
             return
-        reason: str | None
+        reason: str | None = None
         argv: tuple[str, ...] = ()
         target: int | None = None
         try:
@@ -323,14 +406,19 @@ class ExecGuard:
         except (OSError, _Unreadable) as error:
             reason = f"the sandbox could not read the exec call to judge it ({error})"
         finally:
-            if target is not None:
-                os.close(target)
+            self._record(target, argv, reason)
         if reason is not None:
-            self.refusals.append(ExecRefusal(argv, reason))
             response = struct.pack("<QqiI", notif_id, 0, -errno.EPERM, 0)
         else:
             response = struct.pack("<QqiI", notif_id, 0, 0, _FLAG_CONTINUE)
         self._send(listener, response)
+
+    def _record(self, target: int | None, argv: tuple[str, ...], reason: str | None) -> None:
+        """Release the judged file and remember a refusal for the tool result."""
+        if target is not None:
+            os.close(target)
+        if reason is not None:
+            self.refusals.append(ExecRefusal(argv, reason))
 
     @staticmethod
     def _send(listener: int, response: bytes) -> None:
