@@ -9,6 +9,9 @@ redirection's target, rules written for wrapper commands, ``[ ... ]``, inline co
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -384,3 +387,20 @@ def test_a_value_written_to_an_integer_variable_is_evaluated(command: str) -> No
     whoever writes it, and an array subscript in it runs a command: never allowed beside ``Bash(rm:*)``."""
     assert _decide(command, DENY_RM, mode="bypassPermissions").behavior != "allow"
     assert _decide("declare -i n; n=3; echo $n", DENY_RM, mode="bypassPermissions").behavior == "allow"
+
+
+_SED_ADDRESSES = ("", "1", "$", "/x/", "/X/I", "\\,x,", "\\|x|I", "1,$", "/x/,+1", "0~1", "1!", "2!")
+_SED_RUNNERS = (" e touch M", "e touch M", "s/x/touch M/e", "s,x,touch M,ge", "{e touch M\n}")
+
+
+@pytest.mark.parametrize("script", [a + r for a in _SED_ADDRESSES for r in _SED_RUNNERS])
+def test_a_sed_script_that_runs_a_command_is_never_read_as_data(tmp_path: Path, script: str) -> None:
+    """PERM-17: GNU sed is the judge: every address (flags, custom delimiters, ranges, steps, ``!``)
+    before ``e`` or ``s///e`` that makes sed run the command is seen by the engine's reading of sed's grammar."""
+    sed = shutil.which("sed")
+    if sed is None:
+        pytest.skip("sed is not installed")
+    subprocess.run([sed, "-n", script], input="x\n", text=True, cwd=tmp_path, capture_output=True, timeout=10)
+    if (tmp_path / "M").exists():
+        command = f"sed -n {shlex.quote(script)} victim"
+        assert _decide(command, DENY_RM, mode="bypassPermissions").behavior != "allow", script

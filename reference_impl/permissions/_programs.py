@@ -210,9 +210,128 @@ def _awk(args: Words) -> tuple[list[str], str | None]:
     return scripts, None
 
 
-# GNU sed's ``e``: a command (at the start of a command, after its address) or a flag of ``s``.
-_SED_E_COMMAND = re.compile(r"(^|[;\n{}!]|[0-9$/])\s*e(\s|;|}|$)")
-_SED_E_FLAG = re.compile(r"s(.)(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gpiImMw0-9]*e")
+_SED_SIMPLE = frozenset("=dDgGhHnNpPxzF")
+_SED_NUMBERED = frozenset("qQlL")
+
+
+class _SedScript:
+    r"""GNU sed's script grammar, read as sed reads it (``compile.c``): addresses, ``!``, one command each.
+
+    :meth:`runs` says whether the script runs a command: the ``e`` command (after any address, with
+    any flags or delimiter: ``/x/I e CMD``, ``\,x, e CMD``) or ``s///e``. A script this reading
+    can't follow to its end is not read (fail closed).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text, self.at = text, 0
+
+    def _peek(self) -> str:
+        return self.text[self.at] if self.at < len(self.text) else ""
+
+    def _blanks(self) -> None:
+        while self._peek() in (" ", "\t"):
+            self.at += 1
+
+    def _delimited(self, delimiter: str) -> None:
+        """Up to the next unescaped ``delimiter`` (a newline in the pattern is refused, as sed does)."""
+        while True:
+            c = self._peek()
+            if not c or c == "\n":
+                raise ValueError("unterminated")
+            self.at += 1
+            if c == "\\":
+                self.at += 1
+            elif c == delimiter:
+                return
+
+    def _address(self) -> bool:
+        c = self._peek()
+        if c.isdigit():
+            while self._peek().isdigit() or self._peek() == "~":
+                self.at += 1
+            return True
+        if c == "$":
+            self.at += 1
+            return True
+        if c in ("/", "\\"):
+            self.at += 1
+            if c == "\\":
+                c = self._peek()
+                self.at += 1
+            self._delimited(c)
+            while self._peek() in ("I", "M"):
+                self.at += 1
+            return True
+        return False
+
+    def _rest_of_line(self) -> None:
+        while self._peek() not in ("", "\n"):
+            self.at += 1
+
+    def runs(self) -> bool:
+        text = self.text
+        while True:
+            while self._peek() in (" ", "\t", "\n", ";"):
+                self.at += 1
+            if not self._peek():
+                return False
+            if self._peek() == "#":
+                self._rest_of_line()
+                continue
+            if self._address():
+                self._blanks()
+                if self._peek() == ",":
+                    self.at += 1
+                    self._blanks()
+                    if self._peek() in ("+", "~"):
+                        self.at += 1
+                    if not self._address():
+                        raise ValueError("second address")
+            self._blanks()
+            while self._peek() == "!":
+                self.at += 1
+                self._blanks()
+            command = self._peek()
+            self.at += 1
+            if command == "e":
+                return True
+            if command in ("{", "}") or command in _SED_SIMPLE:
+                continue
+            if command in _SED_NUMBERED:
+                self._blanks()
+                while self._peek().isdigit():
+                    self.at += 1
+            elif command in ":btTv":
+                while self._peek() not in ("", "\n", ";"):  # a label ends at ``;`` too (GNU)
+                    self.at += 1
+            elif command in "aicrRwW":
+                self._rest_of_line()  # text or a file name: to the end of the line
+            elif command in ("s", "y"):
+                delimiter = self._peek()
+                if not delimiter or delimiter in ("\n", "\\"):
+                    raise ValueError("delimiter")
+                self.at += 1
+                self._delimited(delimiter)
+                self._delimited(delimiter)
+                if command == "s":
+                    while self._peek() and self._peek() in "gpiImMe0123456789w":
+                        if self._peek() == "e":
+                            return True
+                        if self._peek() == "w":
+                            self._rest_of_line()
+                            break
+                        self.at += 1
+            else:
+                raise ValueError(f"command {command!r} at {self.at} of {text!r}")
+
+
+def _sed_runs(script: str) -> str | None:
+    """Why the sed ``script`` may run a command, or None when it reads to its end and runs none."""
+    try:
+        runs = _SedScript(script).runs()
+    except (ValueError, IndexError):
+        return "the sed script is not one the engine reads to its end"
+    return "the sed script runs a command (GNU sed's e)" if runs else None
 
 
 def _sed(args: Words) -> tuple[list[str], str | None]:
@@ -229,8 +348,9 @@ def _sed(args: Words) -> tuple[list[str], str | None]:
     if unknown:
         return [], "sed's script is only known at run time"
     for script in scripts:
-        if _SED_E_COMMAND.search(script) or _SED_E_FLAG.search(script):
-            return [], "the sed script runs a command (GNU sed's e)"
+        why = _sed_runs(script)
+        if why is not None:
+            return [], why
     return [], None
 
 
