@@ -196,6 +196,7 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/sandbox/_exec_guard.py": ("SBX-7",),
     "reference_impl/sandbox/_exec_loader.py": ("SBX-7",),
     "reference_impl/sandbox/_exec_rules.py": ("SBX-7",),
+    "reference_impl/sandbox/_exec_tracer.py": ("SBX-7",),
 }
 
 _RE_EXPORTS = "a package's public names re-exported, no statement but imports and __all__"
