@@ -404,3 +404,32 @@ def test_a_sed_script_that_runs_a_command_is_never_read_as_data(tmp_path: Path, 
     if (tmp_path / "M").exists():
         command = f"sed -n {shlex.quote(script)} victim"
         assert _decide(command, DENY_RM, mode="bypassPermissions").behavior != "allow", script
+
+
+@pytest.mark.parametrize("name", ["tool", "r\uff4d", "bin/helper"])
+def test_a_link_to_a_denied_program_is_that_program(tmp_path: Path, name: str) -> None:
+    """PERM-17: a name that is a symbolic link to a denied program (made before the line, a look-alike
+    name too) is that program: its deny rule holds over an allow rule naming the link."""
+    rm = shutil.which("rm")
+    if rm is None:
+        pytest.skip("rm is not installed")
+    link = tmp_path / name
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(rm)
+    rules = (
+        parse_rule("Bash(rm:*)", "deny", "localSettings"),
+        parse_rule(f"Bash(./{name}:*)", "allow", "userSettings"),
+    )
+    decision = decide_permission(
+        BASH, {"command": f"./{name} -f victim"}, PermissionContext(rules=rules, cwd=tmp_path)
+    )
+    assert decision.behavior == "deny", decision.reason.detail
+    plain = tmp_path / "plain"
+    plain.write_text("#!/bin/sh\n")
+    rules = (rules[0], parse_rule("Bash(./plain:*)", "allow", "userSettings"))
+    assert (
+        decide_permission(
+            BASH, {"command": "./plain x"}, PermissionContext(rules=rules, cwd=tmp_path)
+        ).behavior
+        == "allow"
+    )

@@ -18,8 +18,11 @@ it index rules by name. This module calls the matchers below it (``_shell_rules`
 from __future__ import annotations
 
 import functools
+import os
+import posixpath
 import re
 import shlex
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +34,9 @@ from reference_impl.permissions._paths import PathPatternError, parse_path_patte
 from reference_impl.permissions._program_model import running_form
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
+from reference_impl.permissions._shell_forms import deny_forms
 from reference_impl.permissions._shell_rules import (
+    ShellRuleIndex,
     command_head,
     match_shell_pattern,
     shell_allow_match,
@@ -221,6 +226,8 @@ def first_match(
         names = _tool_names(call.tool)
         index = shell_rule_index(rules, names)
         found = shell_deny_match(rules, names, call.target.value)
+        if found is None or not found.certain:
+            found = _by_file(index, call.target.value, cwd) or found
         whole = next((r for r in index.whole if rule_applies_to_tool(r, call.tool)), None)
         if whole is not None and (
             found is None or not found.certain or index.position[id(whole)] < index.position[id(found.rule)]
@@ -235,6 +242,43 @@ def first_match(
         if _content_matches(rule, call, cwd=cwd, project_root=project_root):
             return RuleMatch(rule, True, f"matched rule {rule.text}")
     return None
+
+
+def _by_file(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMatch | None:
+    """A deny or ask rule met by the program a command's name is a link to (``./tool`` -> ``/usr/bin/rm``).
+
+    The name as written is judged above; a symbolic link (made before the line) or a name found on
+    ``PATH`` (``xzcat`` -> ``xz``) is also the program it resolves to.
+    """
+    for argv in deny_forms(command).commands:
+        name = argv[0]
+        if name is None:
+            continue
+        real = _resolved(name, str(cwd)) if "/" in name else _resolved_on_path(name)
+        if real is None or posixpath.basename(real) == posixpath.basename(name):
+            continue
+        words = (posixpath.basename(real), *argv[1:])
+        plain = " ".join("?" if w is None else w for w in words)
+        rule = index.first((plain, shlex.join(w or "?" for w in words)))
+        read = index.by_grammar((words,)) if rule is None else None
+        rule = rule or (read[0] if read is not None and read[1] else None)
+        if rule is not None:
+            return RuleMatch(rule, True, f"matched rule {rule.text} ({name} is {real})")
+    return None
+
+
+def _resolved(name: str, cwd: str) -> str | None:
+    path = posixpath.join(cwd, name)
+    try:
+        return os.path.realpath(path) if os.path.islink(path) else None
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved_on_path(name: str) -> str | None:
+    found = shutil.which(name)
+    return _resolved(found, "/") if found is not None else None
 
 
 def vouched(allow_rules: Sequence[PermissionRule], call: Call, found: RuleMatch) -> bool:

@@ -286,6 +286,8 @@ def _deny_argv(
         forms.add(_plain_form(argv, raw))
     if isinstance(forms, _Reading):
         forms.commands.add(tuple(argv))
+        if written is not argv:
+            forms.commands.add(tuple(written))  # ``./tool``: the file it names may be a link
     args = argv[1:]
     reason: str | None = None
     if is_wrapper(base):
