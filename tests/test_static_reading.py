@@ -433,3 +433,25 @@ def test_a_link_to_a_denied_program_is_that_program(tmp_path: Path, name: str) -
         ).behavior
         == "allow"
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "helper", "allow"),
+    [
+        ("git push origin main", "ssh", "Bash(git push:*)"),
+        ("git -C . fetch", "ssh", "Bash(git:*)"),
+        ("git commit -m fix", "gpg", "Bash(git commit:*)"),
+        ("tar xf a.tgz", "gzip", "Bash(tar:*)"),
+        ("tar -tvf a.tar.xz", "xz", "Bash(tar:*)"),
+    ],
+)
+def test_a_helper_started_by_configuration_the_line_does_not_show_may_apply(
+    command: str, helper: str, allow: str
+) -> None:
+    """PERM-17: deny is broad: a program a command may start by default, decided by what the line does not
+    show (a remote's URL, signing settings, an archive's compression), asks under a deny rule naming it,
+    whatever allow rule names the command; and only under such a rule."""
+    deny = (f"Bash({helper}:*)", "deny")
+    assert _decide(command, (allow, "allow"), deny).behavior == "ask"
+    assert _decide(command, (allow, "allow"), deny, mode="dontAsk").behavior == "deny"
+    assert _decide(command, (allow, "allow"), DENY_RM).behavior == "allow"

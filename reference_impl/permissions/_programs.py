@@ -402,6 +402,51 @@ _GIT_SIGNING_COMMANDS = frozenset({"commit", "merge", "rebase", "cherry-pick", "
 _GIT_URL_SSH = re.compile(r"(ssh|git\+ssh|ssh\+git)://", re.IGNORECASE)
 
 
+# git commands that may reach a remote (over ssh when its configured URL says so) or sign (when the
+# user's configuration says so): what they start is decided by configuration the line doesn't show.
+_GIT_REMOTE_COMMANDS = frozenset(
+    {
+        "push",
+        "pull",
+        "fetch",
+        "clone",
+        "ls-remote",
+        "remote",
+        "submodule",
+        "archive",
+        "send-pack",
+        "fetch-pack",
+    }
+)
+_GIT_SIGNING_BY_CONFIG = frozenset(
+    {"commit", "tag", "merge", "rebase", "cherry-pick", "revert", "am", "pull"}
+)
+
+
+def possible_helpers(name: str, args: Words) -> list[str]:
+    """The programs ``name`` may start by default, depending on what the line does not show.
+
+    git's transport (a remote's configured URL may be ``ssh://``) and signing (``commit.gpgsign``
+    in the user's configuration); tar reading an archive detects its compression itself. A deny or
+    ask rule on such a program *may* apply: the engine asks (deny is broad), and only a rule naming
+    the helper is affected.
+    """
+    words = [w for w in args if w is not None]
+    if name == "git":
+        found = set(words) & (_GIT_REMOTE_COMMANDS | _GIT_SIGNING_BY_CONFIG)
+        helpers = ["ssh"] if found & _GIT_REMOTE_COMMANDS else []
+        return helpers + (["gpg"] if found & _GIT_SIGNING_BY_CONFIG else [])
+    if name in ("tar", "bsdtar") and words:
+        cluster = "" if words[0].startswith("--") else words[0].lstrip("-")
+        if (
+            "x" in cluster
+            or "t" in cluster
+            or {"--extract", "--list", "--get", "--diff", "--compare"} & set(words)
+        ):
+            return ["gzip", "bzip2", "xz", "zstd", "lzip", "lzop", "compress"]
+    return []
+
+
 def helper_commands(name: str, args: Words) -> list[str]:
     """The programs ``name`` starts by default, with no option naming them, as commands a deny rule is tried on.
 

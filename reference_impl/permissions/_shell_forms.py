@@ -28,7 +28,7 @@ from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._evaluated import data_run_as_code
 from reference_impl.permissions._line_writes import Run, unread_by_writes
 from reference_impl.permissions._program_model import unread_program, without_git_display_options
-from reference_impl.permissions._programs import helper_commands, program_scripts
+from reference_impl.permissions._programs import helper_commands, possible_helpers, program_scripts
 from reference_impl.permissions._wrapped_commands import (
     HARMLESS_WRAPPERS,
     SCRIPT_BUILTINS,
@@ -210,6 +210,9 @@ class DenyForms:
     unread: tuple[tuple[str, tuple[str, ...]], ...] = ()
     commands: frozenset[Argv] = frozenset()
     """Every command met, as words (the program by name): what rules read by its grammar are tried on."""
+    possible: frozenset[str] = frozenset()
+    """Programs a command may start depending on what the line doesn't show (git over ssh, tar's
+    detected compression): a rule naming one may apply."""
 
 
 class _Reading(set[str]):
@@ -219,6 +222,7 @@ class _Reading(set[str]):
         super().__init__()
         self.unread: list[tuple[str, tuple[str, ...]]] = []
         self.commands: set[Argv] = set()
+        self.possible: set[str] = set()
 
     def note_unread(self, why: str, argv: Argv, raw: tuple[str, ...], written: Argv = ()) -> None:
         """``written``: the words as written (``./gradlew test``), which an allow rule may name too."""
@@ -343,6 +347,8 @@ def _deny_argv(
             return why
         if script is not None:
             reason = _deny_command(split_command(script), forms, depth + 1)
+        if isinstance(forms, _Reading):
+            forms.possible.update(possible_helpers(base, args))
         for helper in helper_commands(base, args):  # ``tar czf`` starts gzip, ``zcat`` is gzip
             reason = reason or _deny_command(split_command(helper), forms, depth + 1)
         unread = unread_program(base, args, stdin) if exact and isinstance(forms, _Reading) else None
@@ -416,6 +422,7 @@ def deny_forms(command: str) -> DenyForms:
         opaque=reason,
         unread=tuple(forms.unread),
         commands=frozenset(forms.commands),
+        possible=frozenset(forms.possible),
     )
 
 

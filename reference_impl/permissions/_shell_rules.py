@@ -223,6 +223,12 @@ def shell_deny_match(
         elif forms.opaque is not None:
             first = index.content[0]
             found = RuleMatch(first, False, f"{forms.opaque}: it could run what rule {first.text} covers")
+        elif forms.possible and (helper := index.first(sorted(forms.possible))) is not None:
+            found = RuleMatch(
+                helper,
+                False,
+                f"it may start a program rule {helper.text} covers: what the line doesn't show decides (a remote's URL, signing settings, an archive's compression)",
+            )
         elif read is not None:
             found = RuleMatch(
                 read[0],
