@@ -82,8 +82,15 @@ def test_unsafe_call_overlaps_nothing(
     with scenario_root() as root:
         run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
     shell_failed = any(shell and kind in ("raise", "error_result") for _, shell, kind in calls)
-    # Shell calls may be cancelled before they start (CONC-4); every other call runs.
-    must_run = [b for b, (_, shell, _) in zip(uses, calls, strict=True) if not (shell and shell_failed)]
+    # Shell calls may be cancelled before they start (CONC-4); every other call runs. After a call
+    # that failed, whether the others still run is PAIR's question (a framework may end the turn
+    # there), not CONC-1's: only the overlap of what ran is judged.
+    failed = any(kind in ("raise", "error_result") for _, _, kind in calls)
+    must_run = (
+        []
+        if failed
+        else [b for b, (_, shell, _) in zip(uses, calls, strict=True) if not (shell and shell_failed)]
+    )
     check_serial_calls_alone(run, uses, safe, "calls that are not concurrency safe", must_run=must_run)
 
 
