@@ -455,3 +455,27 @@ def test_a_helper_started_by_configuration_the_line_does_not_show_may_apply(
     assert _decide(command, (allow, "allow"), deny).behavior == "ask"
     assert _decide(command, (allow, "allow"), deny, mode="dontAsk").behavior == "deny"
     assert _decide(command, (allow, "allow"), DENY_RM).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo rm | xargs nice",
+        "echo rm | xargs env",
+        "ls bin | xargs -n1 timeout 5",
+        "echo rm | xargs -I{} env {} x",
+    ],
+)
+def test_xargs_handing_its_input_to_a_wrapper_runs_an_unknown_program(command: str) -> None:
+    """PERM-17: xargs appends (or, with ``-I``, places) words read from its input; given to a wrapper, or where
+    a command's name is, they are the program run: never allowed beside ``Bash(rm:*)``."""
+    assert _decide(command, ("Bash(xargs:*)", "allow"), ("Bash(echo:*)", "allow"), DENY_RM).behavior == "ask"
+    assert (
+        _decide(
+            "find . -name '*.py' | xargs wc -l",
+            ("Bash(find:*)", "allow"),
+            ("Bash(xargs:*)", "allow"),
+            DENY_RM,
+        ).behavior
+        == "allow"
+    )

@@ -297,6 +297,18 @@ def _deny_argv(
     if is_wrapper(base):
         candidates: list[Argv] = []
         parsed = unwrap(base, args)
+        if base == "xargs" and parsed:
+            replace = _xargs_replace(args)
+            if replace is not None:  # ``-I{}``: the input takes the place of each ``{}``
+                inner: Argv | None = parsed
+                while inner and inner[0] is not None and is_wrapper(_program_name(inner[0])):
+                    inner = unwrap(_program_name(inner[0]), inner[1:])
+                if inner and (inner[0] is None or replace in inner[0]):
+                    return f"xargs puts its input where a command's name is ({replace!r})"
+            elif parsed[0] is not None and is_wrapper(_program_name(parsed[0])):
+                # ``echo nuke | xargs env``: xargs appends words read from its input, and the wrapper
+                # it runs runs them as a command: which program is only known when it runs.
+                return f"xargs gives {_program_name(parsed[0])} a command read from its input"
         if parsed is not None:
             before = len(forms.unread) if isinstance(forms, _Reading) else 0
             reason = _deny_argv(parsed, _raw_of(parsed), forms, depth + 1, stdin, exact=exact)
@@ -355,6 +367,23 @@ def _deny_argv(
         if unread is not None and isinstance(forms, _Reading):
             forms.note_unread(unread, argv, raw, written if written is not argv else ())
     return reason
+
+
+def _xargs_replace(args: Argv) -> str | None:
+    """Xargs's replace string (``-I R``, ``-IR``, ``-i``/``--replace[=R]``, ``{}`` by default), or None."""
+    for i, word in enumerate(args):
+        if word is None or not word.startswith("-") or word == "--":
+            return None
+        if word == "-I":
+            following = args[i + 1] if i + 1 < len(args) else None
+            return following or "{}"
+        if word.startswith("-I"):
+            return word[2:]
+        if word in ("-i", "--replace"):
+            return "{}"
+        if word.startswith(("-i", "--replace=")):
+            return word.split("=", 1)[1] if "=" in word else word[2:]
+    return None
 
 
 def _looks_up(base: str, args: Argv) -> bool:
