@@ -479,3 +479,24 @@ def test_xargs_handing_its_input_to_a_wrapper_runs_an_unknown_program(command: s
         ).behavior
         == "allow"
     )
+
+
+@pytest.mark.parametrize(
+    "command", ["cp bin/tool bin/ls && ls", "ln -s tool bin/ls && ls", "mv bin/tool bin/ls; ls"]
+)
+def test_a_bare_name_the_line_writes_a_file_of_may_be_that_file(command: str) -> None:
+    """PERM-17: a bare command name is looked up on PATH, where the same line may have put a file of that
+    name: under a deny rule it is not read as the program it usually is."""
+    rules = (
+        ("Bash(cp:*)", "allow"),
+        ("Bash(ln:*)", "allow"),
+        ("Bash(mv:*)", "allow"),
+        ("Bash(ls:*)", "allow"),
+    )
+    assert _decide(command, *rules, DENY_RM, mode="acceptEdits").behavior == "ask"
+    assert (
+        _decide(
+            "mkdir -p build && ls build", ("Bash(mkdir:*)", "allow"), ("Bash(ls:*)", "allow"), DENY_RM
+        ).behavior
+        == "allow"
+    )

@@ -399,6 +399,12 @@ def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
                 return f"it runs {path}, a file the same command line writes"
             if before:
                 return f"it runs {path} after a part that may have written it ({before[0]})"
+        name = str(run.argv[0])
+        if "/" not in name and run.base not in _BUILTINS:
+            # ``cp x bin/ls && ls``: a bare name is looked up on PATH, where the line may have put it.
+            shadow = next((w for w in known if posixpath.basename(w) == run.base), None)
+            if shadow is not None:
+                return f"{run.base} is looked up on PATH, and the line writes {shadow}"
         reading = _reads_by_convention(run)
         if reading is None:
             continue
