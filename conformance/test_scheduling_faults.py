@@ -36,6 +36,14 @@ def _allow(tools: Sequence[ToolSpec], adapter: Any) -> list[RuleSpec]:
     return [RuleSpec(t.name, "allow") for t in tools]
 
 
+def _run_with_timeout(new_harness: Callable[[], Any], tools: Any, uses: Any, adapter: Any) -> Any:
+    """One batch of ``uses`` with every tool allowed and the per-call timeout of these tests."""
+    with scenario_root() as root:
+        return execute(
+            new_harness(), root, tools, uses, rules=_allow(tools, adapter), call_timeout=CALL_TIMEOUT
+        )
+
+
 @pytest.mark.toolharness_heavy
 @requires("execution", "timeouts")
 @pytest.mark.requirement("CONC-4", "MUST")
@@ -63,15 +71,7 @@ def test_timed_out_shell_call_cancels_shell_siblings(
         for i in range(count)
     ]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(count)]
-    with scenario_root() as root:
-        run = execute(
-            new_harness(),
-            root,
-            tools,
-            uses,
-            rules=_allow(tools, toolharness_adapter),
-            call_timeout=CALL_TIMEOUT,
-        )
+    run = _run_with_timeout(new_harness, tools, uses, toolharness_adapter)
     check_pairing(run)
     by_id = run.results_by_id()
     timed_out = uses[position]["id"]
@@ -121,15 +121,7 @@ def test_timed_out_call_holds_its_slot_until_it_ends(
         for i, (s, sh) in enumerate(behind, start=1)
     ]
     uses = [tool_use(f"toolu_{i:02d}", NAMES[i], {"n": i}) for i in range(len(tools))]
-    with scenario_root() as root:
-        run = execute(
-            new_harness(),
-            root,
-            tools,
-            uses,
-            rules=_allow(tools, toolharness_adapter),
-            call_timeout=CALL_TIMEOUT,
-        )
+    run = _run_with_timeout(new_harness, tools, uses, toolharness_adapter)
     check_pairing(run)
     assert is_error(run.results_by_id()["toolu_00"]), "the call past the timeout is no error"
     overlaps = [pair for pair in run.recorder.overlapping_pairs() if "toolu_00" in pair]
