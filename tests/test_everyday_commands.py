@@ -73,6 +73,8 @@ EVERYDAY = [
     ("export X=1", "Bash(export:*)"),
     ("export NODE_ENV=test && npm test", "Bash(export:*)", "Bash(npm test:*)"),
     ("cd frontend && npm run build", "Bash(cd:*)", "Bash(npm run build:*)"),
+    ("cd packages/api && npm test", "Bash(npm test:*)"),  # a cd inside the project needs no rule
+    ("mkdir -p build && cd build && cmake ..", "Bash(mkdir:*)", "Bash(cmake:*)"),
     ("ls -la | grep env", "Bash(ls:*)", "Bash(grep:*)"),
     ("find . -name '*.pyc' -delete", "Bash(find:*)"),
     ("mkdir -p build/out", "Bash(mkdir:*)"),

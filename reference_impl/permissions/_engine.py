@@ -146,6 +146,7 @@ def _allow_rule(call: Call, context: PermissionContext) -> tuple[PermissionRule,
         call,
         cwd=context.cwd,
         project_root=context.project_root,
+        additional_dirs=context.additional_dirs,
     )
     return (found.rules[0], found.detail) if found is not None else None
 

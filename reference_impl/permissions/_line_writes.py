@@ -34,7 +34,7 @@ from reference_impl.permissions._descriptors import descriptor_of
 from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
 from reference_impl.permissions._wrapped_commands import is_wrapper
 
-__all__ = ["Run", "program_targets", "unread_by_writes"]
+__all__ = ["Run", "program_targets", "program_writes", "unread_by_writes"]
 
 Argv = tuple[str | None, ...]
 

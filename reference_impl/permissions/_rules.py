@@ -343,12 +343,18 @@ def _literal_words(pattern: str) -> tuple[str, ...]:
 
 
 def allow_match(
-    rules: Sequence[PermissionRule], call: Call, *, cwd: Path, project_root: Path | None = None
+    rules: Sequence[PermissionRule],
+    call: Call,
+    *,
+    cwd: Path,
+    project_root: Path | None = None,
+    additional_dirs: Sequence[Path] = (),
 ) -> AllowMatch | None:
     """The allow rules that allow ``call``, or None.
 
     A whole-tool rule; for a shell call, rules covering every command bash would run (each may be
-    covered by a different rule); otherwise the first matching content rule.
+    covered by a different rule; a ``cd`` that stays in ``cwd`` or ``additional_dirs`` needs
+    none); otherwise the first matching content rule.
     """
     if not rules:
         return None
@@ -358,7 +364,7 @@ def allow_match(
         whole = next((r for r in index.whole if rule_applies_to_tool(r, call.tool)), None)
         if whole is not None:
             return AllowMatch((whole,), f"{call.tool.name} is allowed by rule {whole.text}")
-        return shell_allow_match(rules, names, call.target.value)
+        return shell_allow_match(rules, names, call.target.value, (cwd, *additional_dirs))
     for rule in rules:
         if rule.content is None and rule_applies_to_tool(rule, call.tool):
             return AllowMatch((rule,), f"{call.tool.name} is allowed by rule {rule.text}")
@@ -383,10 +389,12 @@ def rule_matches(
 
     For an allow rule and a compound shell command, the rule must cover every command; a deny or
     ask rule matches an opaque command (one whose name is only known at run time).
-    ``additional_dirs`` is accepted for symmetry with the engine.
+    ``additional_dirs`` are the other working directories (a ``cd`` into them needs no rule).
     """
-    del additional_dirs
     call = describe_call(tool, tool_input)
     if rule.behavior == "allow":
-        return allow_match((rule,), call, cwd=cwd, project_root=project_root) is not None
+        found = allow_match(
+            (rule,), call, cwd=cwd, project_root=project_root, additional_dirs=tuple(additional_dirs)
+        )
+        return found is not None
     return first_match((rule,), call, cwd=cwd, project_root=project_root) is not None

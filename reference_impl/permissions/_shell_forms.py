@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeAlias
@@ -26,7 +27,7 @@ from reference_impl.permissions._bash_reader import ShellCommand, ShellPart, spl
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._evaluated import data_run_as_code
-from reference_impl.permissions._line_writes import Run, unread_by_writes
+from reference_impl.permissions._line_writes import Run, program_writes, unread_by_writes
 from reference_impl.permissions._program_model import unread_program, without_git_display_options
 from reference_impl.permissions._programs import helper_commands, possible_helpers, program_scripts
 from reference_impl.permissions._wrapped_commands import (
@@ -46,7 +47,15 @@ from reference_impl.permissions._wrapped_commands import (
     wrapper_scripts,
 )
 
-__all__ = ["AllowUnits", "DenyForms", "allow_candidates", "allow_units", "deny_candidates", "deny_forms"]
+__all__ = [
+    "CD_UNIT",
+    "AllowUnits",
+    "DenyForms",
+    "allow_candidates",
+    "allow_units",
+    "deny_candidates",
+    "deny_forms",
+]
 
 
 _BARE_WORD = re.compile(r"[\w@%+=:,./~^*?\[\]{}-]+")
@@ -78,6 +87,36 @@ def _name_unknown(argv: Argv) -> bool:
 
 AllowUnits: TypeAlias = tuple[tuple[str, ...], ...]
 """The commands that must each be allowed, each as the forms an allow rule may match."""
+
+CD_UNIT = "\x00cd\x00"
+"""Marks a unit that only changes directory: its first element is this mark and the target.
+
+No rule's pattern contains a NUL, so only a rule matching anything (``Bash(*)``) matches the mark.
+"""
+
+
+def _changed_directory(part: ShellPart) -> str | None:
+    """The literal target of ``cd DIR`` (one word, no option, no expansion), else None."""
+    argv, raw = part.argv, part.raw
+    if part.assignments or len(argv) != 2 or argv[0] != "cd" or raw[0] != "cd":
+        return None
+    target = argv[1]
+    if not target or target.startswith("-") or is_globby(raw[1]) or "$" in raw[1] or "`" in raw[1]:
+        return None
+    return target
+
+
+def _may_write_before(parts: Sequence[ShellPart]) -> bool:
+    """Whether a part before a ``cd`` may write files (a link planted for the ``cd`` to follow)."""
+    for part in parts:
+        if _changed_directory(part) is not None:
+            continue
+        if part.opaque or part.argv[0] is None:
+            return True
+        paths, why = program_writes(posixpath.basename(part.argv[0]), part.argv[1:])
+        if paths or why is not None:
+            return True
+    return False
 
 
 def _allow_argv(
@@ -184,6 +223,12 @@ def allow_units(command: ShellCommand, depth: int = 0) -> AllowUnits | None:
             continue  # an assignment that changes what runs: only a rule naming it can allow it
         if argv[:1] in (("test",), ("[",)) and not part.assignments:
             continue  # a test runs nothing (its subscripts are hidden code, caught by the reader)
+        target = _changed_directory(part)
+        if target is not None and not _may_write_before(command.parts[: command.parts.index(part)]):
+            # ``cd build``: runs nothing; free when it stays in the working directories (decided
+            # where those are known, :func:`~reference_impl.permissions._shell_rules.shell_allow_match`).
+            units.append((CD_UNIT + target, part.text, _quoted_form(argv, raw)))
+            continue
         found = _allow_argv(argv, raw, depth, part.stdin)
         if found is None:
             return None

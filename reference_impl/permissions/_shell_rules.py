@@ -10,15 +10,24 @@ another rule (:func:`shell_allow_match`). The spellings come from
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from pathlib import Path
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
+from reference_impl.permissions._paths import is_within
 from reference_impl.permissions._program_grammar import RuleShape, grammar_match, rule_shape
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PermissionRule
-from reference_impl.permissions._shell_forms import AllowUnits, allow_candidates, allow_units, deny_forms
+from reference_impl.permissions._shell_forms import (
+    CD_UNIT,
+    AllowUnits,
+    allow_candidates,
+    allow_units,
+    deny_forms,
+)
 
 __all__ = [
     "ShellRuleIndex",
@@ -270,30 +279,68 @@ def shell_vouched(
     return True
 
 
-def _cover(index: ShellRuleIndex, units: AllowUnits | None) -> AllowMatch | None:
-    """The allow rules covering each unit (every command bash would run), or None."""
+def _cover(
+    index: ShellRuleIndex, units: AllowUnits | None, directories: tuple[Path, ...]
+) -> tuple[AllowMatch | None, bool]:
+    """The allow rules covering each unit (every command bash would run), or None.
+
+    And whether a ``cd`` was judged against the disk (then the answer can't be remembered).
+    """
     if units is None:
-        return None
+        return None, False
     used: list[PermissionRule] = []
+    here: set[str] | None = {os.path.realpath(directories[0])} if directories else None
+    judged = False
     for forms in units:
+        if forms[0].startswith(CD_UNIT):
+            judged = True
+            here = _change_directory(here, forms[0][len(CD_UNIT) :], directories)
+            if here is not None and all(is_within(d, directories) for d in here):
+                continue  # ``cd`` inside the working directories needs no rule
+            forms = forms[1:]
         rule = index.first(forms)
         if rule is None:
-            return None
+            return None, judged
         used.append(rule)
+    if not used:
+        return None, judged  # only ``cd``s: nothing for a rule to allow
     texts = ", ".join(dict.fromkeys(r.text for r in used))
-    return AllowMatch(tuple(dict.fromkeys(used)), f"every command it runs is allowed ({texts})")
+    return AllowMatch(tuple(dict.fromkeys(used)), f"every command it runs is allowed ({texts})"), judged
+
+
+def _change_directory(here: set[str] | None, target: str, directories: tuple[Path, ...]) -> set[str] | None:
+    """Every directory the shell may be in after ``cd target``, or None when that isn't known.
+
+    A ``cd`` in a subshell does not last, so each earlier one may or may not have happened: the
+    places are every directory reached by some of them. ``CDPATH`` would search elsewhere for a
+    bare name. Links are followed as they are on disk now (the line writes nothing before).
+    """
+    if here is None or not directories or (os.environ.get("CDPATH") and not target.startswith(("/", "."))):
+        return None
+    after = here | {os.path.realpath(os.path.join(d, target)) for d in here}
+    return after if len(after) <= 16 else None
 
 
 def shell_allow_match(
-    rules: Sequence[PermissionRule], names: tuple[str, ...], command: str
+    rules: Sequence[PermissionRule],
+    names: tuple[str, ...],
+    command: str,
+    directories: Sequence[Path] = (),
 ) -> AllowMatch | None:
-    """The allow rules that cover every command bash would run for ``command`` (memoised)."""
+    """The allow rules that cover every command bash would run for ``command`` (memoised).
+
+    ``directories`` are the working directories (the current one first): a ``cd`` that stays in
+    them needs no rule, as a test (``[ -d x ]``) needs none.
+    """
     index = shell_rule_index(rules, names)
     known, cached = index.lookup(("allow", command))
     if known:
         return cached if isinstance(cached, AllowMatch) else None
-    found = _cover(index, allow_units(split_command(command))) if index.content else None
-    index.remember(("allow", command), found)
+    if not index.content:
+        return None
+    found, judged = _cover(index, allow_units(split_command(command)), tuple(directories))
+    if not judged:
+        index.remember(("allow", command), found)
     return found
 
 
