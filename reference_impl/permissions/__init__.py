@@ -60,6 +60,7 @@ from reference_impl.permissions._rules import (
     rule_applies_to_tool,
     rule_matches,
     safe_target,
+    shell_vouched,
 )
 from reference_impl.permissions._settings import (
     PERMISSION_MODES,
@@ -78,7 +79,6 @@ from reference_impl.permissions._shell_rules import (
     rule_matches_shell_part,
     shell_deny_match,
     shell_rule_index,
-    shell_vouched,
 )
 from reference_impl.permissions._source_keys import (
     SOURCE_RESTRICTED_KEYS,

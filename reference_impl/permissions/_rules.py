@@ -57,6 +57,7 @@ __all__ = [
     "rule_keys",
     "rule_matches",
     "safe_target",
+    "shell_vouched",
     "vouched",
 ]
 
@@ -285,10 +286,22 @@ def vouched(allow_rules: Sequence[PermissionRule], call: Call, found: RuleMatch)
     """Whether an uncertain deny/ask match made only by unread commands is vouched for by allow rules naming them."""
     if found.certain or found.unread is None or call.shell is None or call.target is None:
         return False
-    index = shell_rule_index(allow_rules, _tool_names(call.tool))
+    return shell_vouched(allow_rules, _tool_names(call.tool), found.unread)
+
+
+def shell_vouched(
+    allow_rules: Sequence[PermissionRule], names: tuple[str, ...], unread: Sequence[Sequence[str]]
+) -> bool:
+    """Whether ``allow_rules`` vouch for every unread command (each given as its forms, as written first).
+
+    A rule vouches when it matches the command *and* names the words that make it unread: the
+    user's explicit trust of that form (``Bash(python3 -c:*)`` for ``python3 -c '...'``); a rule
+    that may match anything (``Bash(*)``, the whole tool) vouches for nothing.
+    """
+    index = shell_rule_index(allow_rules, names)
     return all(
         _vouched_for([r for form in forms for r in index.by_head.get(command_head(form), ())], forms)
-        for forms in found.unread
+        for forms in unread
     )
 
 

@@ -38,7 +38,6 @@ __all__ = [
     "shell_allow_match",
     "shell_deny_match",
     "shell_rule_index",
-    "shell_vouched",
 ]
 
 
@@ -255,28 +254,6 @@ def shell_deny_match(
             )
     index.remember(("deny", command), found)
     return found
-
-
-def shell_vouched(
-    rules: Sequence[PermissionRule], names: tuple[str, ...], unread: Sequence[Sequence[str]]
-) -> bool:
-    """Whether allow ``rules`` name every unread command: a rule whose pattern starts with its program covers it.
-
-    That is the user's explicit trust of the form (``Bash(python3 -c:*)`` for ``python3 -c '...'``);
-    a rule that may match anything (``Bash(*)``, the whole tool) vouches for nothing. (The engine
-    asks more: :func:`~reference_impl.permissions._rules.vouched` wants the rule to name the words
-    that make the command unread.)
-    """
-    index = shell_rule_index(rules, names)
-    for forms in unread:
-        if not any(
-            match_shell_pattern(rule.content, form)
-            for form in forms
-            for rule in index.by_head.get(command_head(form), ())
-            if rule.content is not None
-        ):
-            return False
-    return True
 
 
 def _cover(
