@@ -181,6 +181,8 @@ def test_parse_rule_forms(text: str, tool_name: str, content: str | None) -> Non
         ("Bash(npm test) extra", "missing closing"),
         ("Bash(:*)", "needs a prefix"),
         ("Bash(a:* b:*)", "only appear at the end"),
+        ("Bash(git:*x)", "only appear at the end"),  # one character after it
+        ("Bash(npm run:*:*)", "only appear at the end"),
         ("WebFetch(github.com)", "domain:"),
         ("WebFetch(domain:)", "not a host"),
         ("WebFetch(domain:a b)", "not a host"),

@@ -129,7 +129,7 @@ def _check_content(tool_name: str, content: str, text: str) -> None:
     if tool_name == "Bash":
         if content.endswith(":*") and not content[:-2].strip():
             raise RuleSyntaxError(text, "a ':*' prefix rule needs a prefix")
-        if ":*" in content[:-2]:
+        if any(m.end() != len(content) for m in re.finditer(r"(?<!\\):\*", content)):
             raise RuleSyntaxError(text, "':*' may only appear at the end of a Bash rule")
     elif tool_name == "WebFetch":
         if not content.startswith("domain:"):
