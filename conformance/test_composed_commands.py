@@ -12,6 +12,7 @@ bubblewrap these tests skip, naming what is missing.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -118,4 +119,64 @@ def test_deny_rule_holds_through_composed_carriers(
     hits = [record for record in executed if [record[0].rsplit("/", 1)[-1], *record[1 : len(words)]] == words]
     assert not hits, (
         f"{deny} {behavior} ({mode}) let {composed.command!r} run (carriers {composed.carriers}), and bash ran {hits!r}"
+    )
+
+
+def _names_literally(line: str, program: str) -> bool:
+    """Whether ``program`` is written in ``line`` as a word, once quotes and backslashes are taken out."""
+    plain = re.sub(r"[\"'\\]", "", line)
+    return re.search(rf"(?<![\w.+-]){re.escape(program)}(?![\w.+-])", plain) is not None
+
+
+def _own_program_rule(data: st.DataObject, command: str) -> str | None:
+    """``Bash(<the line's first word(s)>:*)``: the allow rule a user writes for what the line starts."""
+    words = command.split()
+    if not words or not re.fullmatch(r"[\w./+-]+", words[0]) or "=" in words[0]:
+        return None
+    size = data.draw(st.integers(1, 2)) if len(words) > 1 and re.fullmatch(r"-{1,2}[\w-]+", words[1]) else 1
+    return f"Bash({' '.join(words[:size])}:*)"
+
+
+@pytest.mark.toolharness_heavy
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(
+    composed=ths.composed_commands(max_depth=2),
+    data=st.data(),
+    mode=st.sampled_from(["default", "bypassPermissions"]),
+    behavior=st.sampled_from(["deny", "ask"]),
+)
+def test_allow_rule_on_the_lines_own_program_never_outranks_a_deny_it_names(
+    new_harness: Callable[[], Any],
+    bash_oracle: ths.BashSandbox,
+    composed: ths.ComposedCommand,
+    data: st.DataObject,
+    mode: str,
+    behavior: Literal["deny", "ask"],
+) -> None:
+    """PERM-17: an allow rule on a line's own program never outranks a deny rule whose program the line names.
+
+    An allow rule on the program a line starts (``Bash(tmux:*)``, ``Bash(python3 -c:*)``) never lets it
+    run a program a deny (or ask) rule guards when the line names that program as a word.
+
+    The allow rule is the user's trust of the program with what the harness can't read; deny is
+    broad, so a line written to run ``rm`` through it (``tmux new -d 'rm -rf x'``, ``expect -c 'spawn
+    rm ...'``, ``python3 -c 'os.system("rm -rf x")'``) is asked about. Judged by the bash oracle: a call
+    run unasked whose line names the denied program must not run it. (A line that computes the name,
+    ``chr(114)+chr(109)``, is outside this property: the allow rule trusts it.)
+    """
+    allow = _own_program_rule(data, composed.command)
+    if allow is None or not _names_literally(composed.command, composed.target):
+        return
+    rules = [RuleSpec(f"Bash({composed.target}:*)", behavior), RuleSpec(allow, "allow")]
+    run = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": composed.command})], rules=rules, mode=mode
+    )
+    if run.ran() == 0:
+        return
+    executed = _judge(bash_oracle).executed(composed.command)
+    hits = [record for record in executed if record[0].rsplit("/", 1)[-1] == composed.target]
+    assert not hits, (
+        f"{allow} vouched for {composed.command!r} past Bash({composed.target}:*) {behavior} ({mode}): bash ran {hits!r}"
     )

@@ -358,7 +358,7 @@ def test_red_team_attempts_never_run_a_denied_program_unasked(command: str) -> N
 @pytest.mark.parametrize(
     ("command", "program_rule", "form_rule"),
     [
-        ("zip -q out.zip f -T -TT 'rm -f victim #'", "Bash(zip:*)", "Bash(zip -q out.zip f -T -TT:*)"),
+        ("zip -q out.zip f -T -TT 'unzip -tqq'", "Bash(zip:*)", "Bash(zip -q out.zip f -T -TT:*)"),
         ("wget -e 'x' -q https://example.com/f", "Bash(wget:*)", "Bash(wget -e:*)"),
     ],
 )
@@ -370,6 +370,29 @@ def test_an_option_that_starts_a_program_is_vouched_for_only_by_a_rule_naming_it
     assert _decide(command, (program_rule, "allow"), DENY_RM).behavior == "ask"
     assert _decide(command, (program_rule, "allow"), DENY_RM, mode="dontAsk").behavior == "deny"
     assert _decide(command, (form_rule, "allow"), DENY_RM).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "allow_rule"),
+    [
+        ("zip -q out.zip f -T -TT 'rm -f victim #'", "Bash(zip -q out.zip f -T -TT:*)"),
+        ("python3 -c 'import os; os.system(\"rm -rf d\")'", "Bash(python3 -c:*)"),
+        ("perl -e 'system q(/bin/rm), q(-rf), q(d)'", "Bash(perl -e:*)"),
+        ("tmux new -d 'rm -rf d'", "Bash(tmux:*)"),
+        ("prlimit --nofile=10 rm -rf d", "Bash(prlimit:*)"),
+        ("expect -c 'spawn rm -rf d'", "Bash(expect:*)"),
+        ("tclsh <<< 'exec rm -rf d'", "Bash(tclsh:*)"),
+    ],
+)
+def test_an_allow_rule_never_vouches_for_a_line_naming_what_a_deny_rule_guards(
+    command: str, allow_rule: str
+) -> None:
+    """PERM-17: an allow rule trusts an unread program (or inline-code form) with what the engine can't read,
+    but not a way around a deny rule written on the same line: when the line names the guarded program, it
+    asks (denies under dontAsk); the same rule still vouches for a line that names none of it."""
+    assert _decide(command, (allow_rule, "allow"), DENY_RM).behavior == "ask"
+    assert _decide(command, (allow_rule, "allow"), DENY_RM, mode="dontAsk").behavior == "deny"
+    assert _decide(command, (allow_rule, "allow"), ("Bash(git push:*)", "deny")).behavior == "allow"
 
 
 @pytest.mark.parametrize(

@@ -152,18 +152,14 @@ def _allow_rule(call: Call, context: PermissionContext) -> tuple[PermissionRule,
 
 
 def _matching(call: Call, context: PermissionContext, behavior: str) -> RuleMatch | None:
-    found = first_match(
-        _candidates(context, call.tool, behavior, call.target if call.error is None else _ERROR),
-        call,
-        cwd=context.cwd,
-        project_root=context.project_root,
-    )
+    guards = _candidates(context, call.tool, behavior, call.target if call.error is None else _ERROR)
+    found = first_match(guards, call, cwd=context.cwd, project_root=context.project_root)
     # Only commands the engine does not read make it uncertain: an allow rule naming each of them
-    # is the user's explicit trust of that form (PERM-17).
+    # is the user's explicit trust of that form (PERM-17), unless the line names what a rule guards.
     if (
         found is not None
         and found.unread is not None
-        and vouched(_candidates(context, call.tool, "allow", call.target), call, found)
+        and vouched(_candidates(context, call.tool, "allow", call.target), call, found, guards)
     ):
         return None
     return found

@@ -282,11 +282,64 @@ def _resolved_on_path(name: str) -> str | None:
     return _resolved(found, "/") if found is not None else None
 
 
-def vouched(allow_rules: Sequence[PermissionRule], call: Call, found: RuleMatch) -> bool:
-    """Whether an uncertain deny/ask match made only by unread commands is vouched for by allow rules naming them."""
+def vouched(
+    allow_rules: Sequence[PermissionRule],
+    call: Call,
+    found: RuleMatch,
+    guards: Sequence[PermissionRule] = (),
+) -> bool:
+    """Whether an uncertain deny/ask match made only by unread commands is vouched for by allow rules naming them.
+
+    Never when the line itself names what one of the deny/ask rules ``guards`` (``found.rule``
+    among them) is about: ``tmux new -d nuke``, ``python3 -c 'os.system("nuke")'`` beside
+    ``Bash(nuke:*)``. An unread program may run any word it is given, and the allow rule trusts the
+    program, not a way around the deny rule written on the same line (deny is broad).
+    """
     if found.certain or found.unread is None or call.shell is None or call.target is None:
         return False
+    words = _line_words(call.target.value)
+    if any(_guarded_words_named(rule, words) for rule in (found.rule, *guards)):
+        return False
     return shell_vouched(allow_rules, _tool_names(call.tool), found.unread)
+
+
+_NAME_WORD = re.compile(r"[\w.+-]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_words(command: str) -> frozenset[str]:
+    """Every name-like word of a command line, quoted or not, inside code too (``os.system("nuke")``).
+
+    Each word is also read as the shell command an unread program may hand to a shell (``tmux new
+    'r""m x'`` names ``rm``), two levels deep.
+    """
+    words: set[str] = set()
+    texts = [command]
+    for _ in range(3):
+        found: list[str] = []
+        for text in texts:
+            words.update(_NAME_WORD.findall(text))
+            for part in split_command(text).parts:
+                for value in part.argv:
+                    if value is None:
+                        continue
+                    words.update(_NAME_WORD.findall(value))
+                    words.add(posixpath.basename(value))
+                    if value != text and len(value) < 4096 and any(c in value for c in " \t'\"\\;|&$`"):
+                        found.append(value)
+        texts = found
+    return frozenset(words)
+
+
+def _guarded_words_named(rule: PermissionRule, words: frozenset[str]) -> bool:
+    """Whether ``words`` hold every name-like word a shell rule's pattern names (its program at least)."""
+    if rule.content is None:
+        return False
+    named = _literal_words(rule.content)
+    head = posixpath.basename(named[0]) if named else ""
+    if not _NAME_WORD.fullmatch(head):
+        return False
+    return head in words and all(w in words for w in named[1:] if _NAME_WORD.fullmatch(w))
 
 
 def shell_vouched(
