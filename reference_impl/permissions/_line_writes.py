@@ -410,7 +410,19 @@ def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
             continue
         if run.base == "git":
             places = _git_config_places(run)
-            hit = next((w for w in known if _is_git_control(w) or any(_within(w, p) for p in places)), None)
+            # Written into the repository's control files, into where git is pointed, or over a
+            # directory holding them (``cp -r tpl/. .`` may bring a ``.git``).
+            controls = [posixpath.join(p, ".git", "config") for p in (*places, ".")]
+            hit = next(
+                (
+                    w
+                    for w in known
+                    if _is_git_control(w)
+                    or any(_within(w, p) for p in places)
+                    or any(_within(c, w) for c in controls)
+                ),
+                None,
+            )
             if hit is not None:
                 return f"it writes {hit}, and {reading}"
             if before and not tracked_only:

@@ -33,6 +33,7 @@ __all__ = [
     "PLAIN_PROGRAMS",
     "is_interpreter",
     "is_modelled",
+    "is_plain_git_key",
     "makefile_from_descriptor",
     "running_form",
     "unread_program",
@@ -307,9 +308,22 @@ _GIT_PLAIN_KEYS = re.compile(
     r"advice\..*|log\..*|status\..*|commit\.(verbose|gpgsign)|tag\.gpgsign|safe\.directory|http\..*|"
     r"credential\.username|format\..*|column\..*|help\.autocorrect|"
     r"core\.(quotepath|autocrlf|safecrlf|filemode|ignorecase|precomposeunicode|eol|whitespace|abbrev|"
-    r"longpaths|symlinks|untrackedcache|commentchar|compression|logallrefupdates|checkstat|trustctime))",
+    r"longpaths|symlinks|untrackedcache|commentchar|compression|logallrefupdates|checkstat|trustctime|"
+    r"repositoryformatversion|bare|sharedrepository|sparsecheckout|splitindex|preloadindex|autocrlf)|"
+    r"extensions\..*|gc\..*|maintenance\.(auto|repo)|index\..*|pack\..*|protocol\.version|"
+    r"submodule\..*\.(url|active|path|branch|shallow)|lfs\.(url|repositoryformatversion|locksverify)|"
+    r"remote\..*\.(tagopt|prune|mirror|skipdefaultupdate|promisor|partialclonefilter)|"
+    r"credential\..*\.username|checkout\.defaultremote|feature\..*|rerere\.enabled|diff\.(renames|algorithm|"
+    r"colormoved|noprefix|mnemonicprefix|submodule|statgraphwidth|context|indentheuristic)|"
+    r"merge\.(conflictstyle|renames|stat|log)|fetch\.(parallel|writecommitgraph|recursesubmodules)|"
+    r"branch\.(autosetupmerge|autosetuprebase|sort)|tag\.sort|grep\.(linenumber|patterntype)|i18n\..*)",
     re.IGNORECASE,
 )
+
+
+def is_plain_git_key(key: str) -> bool:
+    """Whether git only stores or displays ``key``'s value (anything else may be run or rename a command)."""
+    return _GIT_PLAIN_KEYS.fullmatch(key) is not None
 
 
 def _git_config(args: list[str]) -> str | None:
@@ -319,7 +333,7 @@ def _git_config(args: list[str]) -> str | None:
     operands = [word for word in args if not word.startswith("-")]
     if len(operands) <= 1:
         return None  # a read
-    if _GIT_PLAIN_KEYS.fullmatch(operands[0]):
+    if is_plain_git_key(operands[0]):
         return None
     return f"git config writes {operands[0]!r}, a setting git may run as a command or an alias"
 

@@ -32,6 +32,7 @@ from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._program_model import running_form
+from reference_impl.permissions._repository_config import configured_commands, git_directories
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
 from reference_impl.permissions._shell_forms import deny_forms
@@ -228,7 +229,11 @@ def first_match(
         index = shell_rule_index(rules, names)
         found = shell_deny_match(rules, names, call.target.value)
         if found is None or not found.certain:
-            found = _by_file(index, call.target.value, cwd) or found
+            found = (
+                _by_file(index, call.target.value, cwd)
+                or _by_repository(index, call.target.value, cwd)
+                or found
+            )
         whole = next((r for r in index.whole if rule_applies_to_tool(r, call.tool)), None)
         if whole is not None and (
             found is None or not found.certain or index.position[id(whole)] < index.position[id(found.rule)]
@@ -265,6 +270,47 @@ def _by_file(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMatch | None
         rule = rule or (read[0] if read is not None and read[1] else None)
         if rule is not None:
             return RuleMatch(rule, True, f"matched rule {rule.text} ({name} is {real})")
+    return None
+
+
+def _by_repository(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMatch | None:
+    """A deny or ask rule met by a command git's configuration or hooks name where the line runs git.
+
+    It *may* apply (git runs a key or hook only for some subcommands): the engine asks.
+    """
+    if not index.content or "git" not in command:
+        return None
+    directories = git_directories(command, deny_forms(command).commands, cwd)
+    first = min(index.content, key=lambda rule: index.order[id(rule)])
+    if directories is None:
+        return RuleMatch(
+            first,
+            False,
+            f"git runs in a directory only known at run time, whose configuration may run what rule {first.text} covers",
+        )
+    for directory in directories:
+        configured = configured_commands(directory)
+        if configured is None:
+            return RuleMatch(
+                first,
+                False,
+                f"git's configuration in {directory} could not be read: it may run what rule {first.text} covers",
+            )
+        for named in configured:
+            forms = deny_forms(named.text)
+            rule = index.first(forms.forms)
+            if rule is None:
+                words = _line_words(named.text)
+                rule = next((r for r in index.content if _guarded_words_named(r, words)), None)
+            if rule is None and (forms.opaque is not None or (named.workspace and forms.unread)):
+                # The workspace's own configuration naming a program the engine does not read is
+                # like that program on the line; the user's own configuration is trusted as read.
+                rule = first
+            if rule is not None:
+                shown = named.text if len(named.text) <= 80 else named.text[:77] + "..."
+                return RuleMatch(
+                    rule, False, f"git may run {shown!r} ({named.where}), which rule {rule.text} covers"
+                )
     return None
 
 
