@@ -140,6 +140,66 @@ def test_matcher_selects_exactly_the_matching_tools(
         )
 
 
+# Every spelling of "every tool": no matcher at all, the empty string, ``*`` and regexes that match any
+# name. Each is crossed with every event that takes a matcher (parametrized, so no cell is left to chance).
+MATCH_ALL_SPELLINGS = (None, "", "*", ".*", "^.*$")
+
+
+@st.composite
+def any_tool(draw: st.DrawFn) -> ToolSpec:
+    """A built-in-looking tool or an MCP tool ``mcp__server__tool``, either letter case."""
+    if draw(st.booleans()):
+        return plain_tool(draw(BUILTIN_NAMES))
+    server, tool = draw(LOWER), draw(LOWER)
+    return mcp_tool_spec(server, tool.upper() if draw(st.booleans()) else tool)
+
+
+@requires("execution", "permissions", "hooks")
+@pytest.mark.requirement("HOOK-1", "MUST")
+@pytest.mark.parametrize("event", MATCHED_EVENTS)
+@pytest.mark.parametrize("matcher", MATCH_ALL_SPELLINGS, ids=repr)
+@settings(max_examples=3, deadline=None)
+@given(tool=any_tool(), as_command=st.booleans(), failure=st.sampled_from(FAILURES))
+def test_match_all_spellings_select_every_tool_on_every_event(
+    new_harness: Callable[[], Any],
+    event: str,
+    matcher: str | None,
+    tool: ToolSpec,
+    as_command: bool,
+    failure: str,
+) -> None:
+    """HOOK-1: a missing matcher, ``""``, ``*`` and an any-name regex select every tool (built-in or MCP) on every event with a matcher, for callback and command hooks alike.
+
+    Property: the hook runs (its deny applies, or its context reaches the model) for every call.
+    """
+    decides = event in ("PreToolUse", "PermissionRequest")
+    if event == "PostToolUseFailure":
+        tool = dataclasses.replace(tool, behavior=ToolBehavior(failure, message="tool failed here"))  # type: ignore[arg-type]
+    hook = HookSpec(
+        event=event,  # type: ignore[arg-type]
+        outcome="deny" if decides else "context",
+        matcher=matcher,
+        context=MATCH_MARKER,
+        as_command=as_command,
+        timeout=ANSWER_TIMEOUT_S,
+    )
+    run = run_calls(
+        new_harness(),
+        [tool],
+        [(tool.name, {"x": "1"})],
+        rules=[] if event == "PermissionRequest" else [RuleSpec(tool.name, "allow")],
+        hooks=[hook],
+        host=host_answering("allow"),
+    )
+    why = f"{event} {'command' if as_command else 'callback'} hook with matcher {matcher!r} on {tool.name}"
+    if decides:
+        assert run.ran() == 0, f"{why}: a match-all hook's deny must apply: {run.describe()}"
+    else:
+        assert MATCH_MARKER in run.all_text(), (
+            f"{why}: a match-all hook must run (its context must reach the model): {run.describe()}"
+        )
+
+
 @requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("HOOK-1", "MUST")
 @pytest.mark.parametrize(

@@ -74,9 +74,14 @@ class ScriptedErrorResult:
     ``ToolOutput(is_error=True)``, an MCP ``isError`` result). For the harness it is a failed call:
     PostToolUseFailure hooks run, never PostToolUse (EXEC-5). A framework whose tools can only fail
     by raising raises :class:`ScriptedToolError` with ``text``.
+
+    ``blocks``, when set, is the error's content as a list of content blocks instead of ``text``
+    (an ``error_result`` behaviour with a ``value``): a harness whose tools return blocks sends them;
+    ``text`` is then the blocks' text joined, for harnesses that take only a message.
     """
 
     text: str
+    blocks: tuple[dict[str, Any], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +91,8 @@ class ToolBehavior:
     ``text``: return ``text`` (or ``chars`` characters of ``fill``); ``empty``: return ``""``;
     ``image``: return an image block; ``json``: return ``value``; ``raise``: raise
     :class:`ScriptedToolError` with ``message``; ``error_result``: return a
-    :class:`ScriptedErrorResult` with ``message`` (a failure the tool reports instead of raising); ``sleep``: wait ``seconds`` then return text;
+    :class:`ScriptedErrorResult` with ``message`` (a failure the tool reports instead of raising;
+    with a list ``value``, those content blocks); ``sleep``: wait ``seconds`` then return text;
     ``hang``: never return (only an abort or a timeout ends it); ``wait_abort``: wait for the abort
     signal, then return text saying so. ``set_state``: return a :class:`StateChange` asking the
     harness to set :data:`STATE_KEY` of its shared context to ``value`` for the calls after it
@@ -161,6 +167,11 @@ class ToolBehavior:
         if self.kind == "raise":
             raise ScriptedToolError(self.message)
         if self.kind == "error_result":
+            if isinstance(self.value, list):
+                blocks = tuple(dict(b) for b in self.value)
+                return ScriptedErrorResult(
+                    "\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text"), blocks
+                )
             return ScriptedErrorResult(self.message)
         if self.kind == "sleep":
             await asyncio.sleep(self.seconds)

@@ -34,7 +34,9 @@ def spec_to_tool(spec: ToolSpec, recorder: CallRecorder | None = None) -> Tool:
 
             return ToolOutput(content=value.text, context_modifier=modify)
         if isinstance(value, ScriptedErrorResult):
-            return ToolOutput(content=value.text, is_error=True)
+            return ToolOutput(
+                content=value.text if value.blocks is None else [dict(b) for b in value.blocks], is_error=True
+            )
         return ToolOutput(content=value)
 
     if spec.is_mcp:

@@ -257,8 +257,12 @@ async def _run_behavior(spec: ToolSpec) -> Any:
         )
     if behavior.kind in ("raise", "error_result"):
         # Over MCP both are the same result: the server reports the failure with isError.
+        blocks = (
+            behavior.value if behavior.kind == "error_result" and isinstance(behavior.value, list) else None
+        )
+        texts = [behavior.message] if blocks is None else [str(b.get("text", "")) for b in blocks]
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=behavior.message)], is_error=True
+            content=[types.TextContent(type="text", text=t) for t in texts], is_error=True
         )
     if behavior.kind == "sleep":
         await anyio.sleep(behavior.seconds)
