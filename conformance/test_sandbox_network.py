@@ -478,3 +478,64 @@ def test_a_denial_from_any_source_in_any_spelling_holds(
             assert "/reached" not in hits, f"the denied host was reached: {how}"
         else:
             assert "/reached" in hits, f"control: without the denial the allowed host was not reached: {how}"
+
+
+def _spec_allows(host: str, pattern: str) -> bool:
+    """The documented meaning of an ``allowedDomains`` entry, compared without case and a final dot.
+
+    A name, or ``*.`` and every subdomain below it (label by label, not the name itself).
+    """
+    host, pattern = host.lower().rstrip("."), pattern.lower().rstrip(".")
+    if pattern.startswith("*."):
+        return host.endswith(pattern[1:])
+    return host == pattern
+
+
+@st.composite
+def _domain_patterns(draw: st.DrawFn, host: str) -> str:
+    """Patterns built from ``host``'s own letters.
+
+    The name, a wildcard over it, over a suffix that ends mid-label (``*.calhost`` for ``localhost``),
+    over a parent or child name, in other cases and with a final dot.
+    """
+    cut = draw(st.integers(0, len(host) - 1))
+    base = draw(st.sampled_from([host, host[cut:], f"x.{host}", f"{host}.x"]))
+    pattern = draw(st.sampled_from([base, f"*.{base}"]))
+    if draw(st.booleans()):
+        pattern = "".join(c.upper() if draw(st.booleans()) else c for c in pattern)
+    return pattern + ("." if draw(st.integers(0, 4)) == 0 else "")
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    pattern=_domain_patterns("localhost"), request=st.sampled_from(["localhost", "LocalHost", "localhost."])
+)
+@example(pattern="*.localhost", request="localhost")
+@example(pattern="*.calhost", request="localhost")
+def test_a_domain_pattern_allows_only_the_names_it_covers(
+    new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, pattern: str, request: str
+) -> None:
+    """SBX-3: an ``allowedDomains`` pattern lets through exactly the names it covers, at label boundaries.
+
+    Patterns are drawn from the requested name's own letters: the name itself, ``*.`` over it (its
+    subdomains, not the name), over a suffix cut mid-label (``*.calhost`` covers no ``localhost``),
+    over a parent or a child name, in mixed case, with a final dot. A covered name reaches the local
+    server through the proxy; any other never arrives.
+    """
+    place = layout(tmp_path_factory.mktemp("pattern"))
+    with_settings = sandbox_settings(sandbox={"network": {"allowedDomains": [pattern]}})
+    with http_server() as (port, hits):
+        outcome = run(
+            new_harness(),
+            _curl(f"http://{request}:{port}/p"),
+            place.work,
+            with_settings,
+            host=allowing_host(),
+        )
+    arrived = "/p" in hits
+    expected = _spec_allows(request, pattern)
+    assert arrived == expected, (
+        f"allowedDomains {[pattern]!r}: a request to {request!r} {'arrived' if arrived else 'did not arrive'}"
+        f" (it {'is' if expected else 'is not'} covered): {outcome.output}"
+    )
