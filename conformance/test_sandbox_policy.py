@@ -47,32 +47,46 @@ READ_DENIALS = ("denyRead", "Read rule", None)
 
 @dataclass(frozen=True)
 class Policy:
-    """How each directory is granted and denied: (grant, read denial, denyWrite) per directory."""
+    """How each directory is granted and denied: (grant, read denial, denyWrite) per directory.
+
+    ``managed`` says, per directory, whether its denials are written in the managed settings rather
+    than the project's: two files carrying the same list keys, which must be joined, not replaced.
+    """
 
     grants: tuple[str | None, ...]
     read_denials: tuple[str | None, ...]
     deny_write: tuple[bool, ...]
+    managed: tuple[bool, ...] = (False, False, False, False)
 
     def rows(self) -> list[tuple[str, str | None, str | None, bool]]:
         return list(zip(DIRECTORIES, self.grants, self.read_denials, self.deny_write, strict=True))
 
     def settings_for(self, outside: Path, work: Path) -> dict[str, Any]:
-        """The settings object of this policy, with ``outside``'s directories by absolute or relative path."""
+        """The project's settings object of this policy, ``outside``'s directories by absolute or relative path."""
+        return self._settings(outside, work, managed=False)
+
+    def managed_for(self, outside: Path, work: Path) -> dict[str, Any]:
+        """The managed settings of this policy (the denials of the directories placed there)."""
+        return self._settings(outside, work, managed=True) if any(self.managed) else {}
+
+    def _settings(self, outside: Path, work: Path, *, managed: bool) -> dict[str, Any]:
         filesystem: dict[str, list[str]] = {"allowWrite": [], "denyRead": [], "denyWrite": []}
         permissions: dict[str, list[str]] = {"allow": [], "deny": [], "additionalDirectories": []}
-        for name, grant, denial, deny_write in self.rows():
+        for (name, grant, denial, deny_write), there in zip(self.rows(), self.managed, strict=True):
             path = outside / name
             relative = os.path.relpath(path, work)
-            if grant == "allowWrite":
+            if not managed and grant == "allowWrite":
                 filesystem["allowWrite"].append(str(path))
-            elif grant == "allowWrite relative":
+            elif not managed and grant == "allowWrite relative":
                 filesystem["allowWrite"].append(relative)
-            elif grant == "Edit rule":
+            elif not managed and grant == "Edit rule":
                 permissions["allow"].append(f"Edit(/{path}/**)")
-            elif grant == "additionalDirectories":
+            elif not managed and grant == "additionalDirectories":
                 permissions["additionalDirectories"].append(str(path))
-            elif grant == "additional relative":
+            elif not managed and grant == "additional relative":
                 permissions["additionalDirectories"].append(relative)
+            if there != managed:
+                continue
             if denial == "denyRead":
                 filesystem["denyRead"].append(str(path))
             elif denial == "Read rule":
@@ -96,7 +110,8 @@ def policies(draw: st.DrawFn) -> Policy:
     denials = draw(st.permutations(READ_DENIALS))
     read_denials = tuple(denials[i % len(denials)] for i in range(len(DIRECTORIES)))
     deny_write = tuple(draw(st.lists(st.booleans(), min_size=len(DIRECTORIES), max_size=len(DIRECTORIES))))
-    return Policy(grants, read_denials, deny_write)
+    managed = tuple(draw(st.lists(st.booleans(), min_size=len(DIRECTORIES), max_size=len(DIRECTORIES))))
+    return Policy(grants, read_denials, deny_write, managed)
 
 
 _MIXED = Policy(
@@ -104,16 +119,27 @@ _MIXED = Policy(
     ("denyRead", None, "Read rule", None),
     (False, True, True, False),
 )
+# The same list keys in the project's and the managed settings at once: both lists count.
+_SPLIT = Policy(
+    (None, "allowWrite", "Edit rule", "additionalDirectories"),
+    ("denyRead", "denyRead", "Read rule", "Read rule"),
+    (True, True, False, False),
+    (True, False, True, False),
+)
 
 
 @pytest.mark.requirement("SBX-1", "MUST")
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(policy=policies())
 @example(policy=_MIXED)
+@example(policy=_SPLIT)
 def test_every_source_of_the_policy_counts_beside_the_others(
     new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, policy: Policy
 ) -> None:
     """SBX-1 property: with writes granted and reads denied by every source at once, each counts.
+
+    The denials of each directory are written in the project's settings or the managed ones, so the
+    same list keys (``denyRead``, ``denyWrite``, ``Read`` deny rules) come from two files at once.
 
     A sandboxed command writes a new file into each directory, appends to a ``denyWrite`` file in it,
     and reads a file from it. A new file lands, and the file is appended to, exactly where a grant (any
@@ -132,11 +158,22 @@ def test_every_source_of_the_policy_counts_beside_the_others(
             f"cat {directory}/r.txt 2>/dev/null"
         )
     with_settings = policy.settings_for(place.outside, place.work)
-    outcome = run(new_harness(), "; ".join(steps) + "; true", place.work, with_settings, host=allowing_host())
+    managed = policy.managed_for(place.outside, place.work)
+    outcome = run(
+        new_harness(),
+        "; ".join(steps) + "; true",
+        place.work,
+        with_settings,
+        host=allowing_host(),
+        managed=managed,
+    )
     assert outcome.ran, f"the command did not run under {with_settings}: {outcome.output}"
     for name, grant, denial, deny_write in policy.rows():
         directory = place.outside / name
-        where = f"directory {name} (grant {grant}, read denial {denial}, denyWrite {deny_write}), settings {with_settings}"
+        where = (
+            f"directory {name} (grant {grant}, read denial {denial}, denyWrite {deny_write}), settings"
+            f" {with_settings}, managed {managed}"
+        )
         read = f"content-of-{name}" in outcome.output
         assert read == (denial is None), (
             f"read {'succeeded' if read else 'failed'}: {where}: {outcome.output}"
