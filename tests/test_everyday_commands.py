@@ -93,6 +93,14 @@ EVERYDAY = [
     ("find . -name '*.py' -not -path './.venv/*' | xargs wc -l", "Bash(find:*)", "Bash(xargs wc:*)"),
     ("git stash && git pull --rebase && git stash pop", "Bash(git stash:*)", "Bash(git pull:*)"),
     ("npm run build 2>&1 | tee build.log", "Bash(npm run build:*)", "Bash(tee:*)"),
+    ("CI=1 FORCE_COLOR=0 npm test", "Bash(npm test:*)"),
+    ("DATABASE_URL='postgres://u@h/db?a=1&b=2' pytest -q", "Bash(pytest:*)"),
+    # Claude Code's own commit idiom: the message is a here-document printed by cat.
+    (
+        "git commit -m \"$(cat <<'EOF'\nfeat: add parser\n\nCo-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\"",
+        "Bash(git commit:*)",
+        "Bash(cat:*)",
+    ),
 ]
 
 

@@ -12,6 +12,7 @@ an expected failure naming the finding, as ``docs/sandbox.md`` ("What it can't s
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import shutil
 import sys
@@ -113,3 +114,50 @@ def test_a_denied_program_does_not_run_however_it_was_started(tmp_path: Path, na
     assert not (tmp_path / "ruled" / "M").exists(), f"{name}: touch ran under Bash(touch:*): {ruled!r}"
     if name not in UNNAMED:
         assert "Bash(touch:*)" in ruled, ruled
+
+
+_SCRIPT_PROGRAM = "#!/bin/sh\necho ran > M\n"  # does its work with the shell's own redirection
+
+SCRIPT_ATTEMPTS = {
+    "a shell given the script": "sh bin/nuke",
+    "bash given the script with an option": "bash -e bin/nuke",
+    "a copy of the script run by a shell": "cp bin/nuke other && sh ./other",
+    "the script sourced in a shell string": "bash -c '. bin/nuke'",
+    "a Makefile recipe sourcing it": "printf 'x:\\n\\t. bin/nuke\\n' > Makefile && make -s x",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPT_ATTEMPTS))
+def test_a_denied_script_does_not_run_however_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """SBX-7: a program a rule names that is a script on ``PATH`` (``Bash(nuke:*)``) does not run when a
+    shell reads it instead of the kernel starting it: given as a shell's script, copied, or sourced in
+    a shell string or a Makefile recipe (never exec'd itself). Without the rule it runs."""
+    command = SCRIPT_ATTEMPTS[name]
+    if "make" in command and shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    outputs = {}
+    for case, deny in (("free", ()), ("ruled", ("Bash(nuke:*)",))):
+        work = tmp_path / case
+        (work / "bin").mkdir(parents=True)
+        (work / "bin" / "nuke").write_text(_SCRIPT_PROGRAM)
+        (work / "bin" / "nuke").chmod(0o755)
+        monkeypatch.setenv("PATH", f"{work / 'bin'}:{os.environ['PATH']}")
+        outputs[case] = _run_in(command, deny, work)
+    assert (tmp_path / "free" / "M").exists(), (
+        f"suite error: {name} does not run the script: {outputs['free']!r}"
+    )
+    assert not (tmp_path / "ruled" / "M").exists(), (
+        f"{name}: the script ran under Bash(nuke:*): {outputs['ruled']!r}"
+    )
+
+
+def _run_in(command: str, deny: tuple[str, ...], work: Path) -> str:
+    (work / "tmp").mkdir()
+    rules = tuple(parse_rule(text, "deny", "localSettings") for text in deny)
+    shell = SandboxedShell(
+        SandboxSettings(enabled=True), PermissionContext(rules=rules, cwd=work), temp_dir=work / "tmp"
+    )
+    done = asyncio.run(shell.run({"command": command}, cwd=work, timeout=120, abort=asyncio.Event()))
+    return done.output

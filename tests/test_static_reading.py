@@ -523,3 +523,55 @@ def test_a_bare_name_the_line_writes_a_file_of_may_be_that_file(command: str) ->
         ).behavior
         == "allow"
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "read"),
+    [
+        ('git commit -m "$MSG"', True),  # the message: data
+        ('git -C . commit -q -m "$(date)"', True),
+        ('git commit "$X" -m hi', False),  # may be any option
+        ("git commit $X", False),
+        ('tar -I "$X" -cf a.tar f', False),  # the value of an option that runs a program
+        ('git grep -O "$X" foo', False),
+    ],
+)
+def test_a_run_time_word_is_data_only_where_its_program_reads_a_value(command: str, read: bool) -> None:
+    """PERM-17: a word only known at run time, where the program's grammar reads the value of an option
+    (``git commit -m "$(...)"``), is data; elsewhere, or as the value of an option that runs a command,
+    it may be an option that starts a program: asked beside a deny rule."""
+    decision = _decide(command, DENY_RM, mode="bypassPermissions")
+    assert (decision.behavior == "allow") == read, decision.reason.detail
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sh bin/nuke",
+        "bash -e bin/nuke x",
+        ". bin/nuke",
+        "source ./bin/nuke",
+        "python3 bin/nuke",
+        "bash nuke",  # a file in the working directory
+    ],
+)
+def test_a_script_a_shell_or_interpreter_runs_is_that_program(command: str) -> None:
+    """PERM-17: ``sh bin/nuke`` runs the program ``nuke`` (a script): a deny rule naming it denies."""
+    assert _decide(command, ("Bash(nuke:*)", "deny"), mode="bypassPermissions").behavior == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "PATH=tools:$PATH ls",
+        "ZIPOPT='-T -TT nuke' zip -q o.zip f",
+        "MAKEFLAGS='--eval=x:;nuke' make x",
+        "GREP_OPTIONS='-P' grep x f",
+        "LESSOPEN='|nuke %s' less f",
+    ],
+)
+def test_a_variable_set_for_one_command_that_may_change_what_it_runs_is_unread(command: str) -> None:
+    """PERM-17: a variable set for one command that changes where its name is looked up, or that the
+    program may read as options or a command (its name says so, or its value reads as options or
+    shell syntax), makes the command unread: asked beside a deny rule, denied under dontAsk."""
+    assert _decide(command, ("Bash(nuke:*)", "deny"), mode="bypassPermissions").behavior != "allow"

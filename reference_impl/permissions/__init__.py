@@ -71,7 +71,7 @@ from reference_impl.permissions._settings import (
     load_settings,
     rules_from_strings,
 )
-from reference_impl.permissions._shell_forms import DenyForms, deny_forms
+from reference_impl.permissions._shell_forms import DenyForms, deny_forms, script_operand
 from reference_impl.permissions._shell_rules import (
     ShellRuleIndex,
     match_shell_pattern,
@@ -143,6 +143,7 @@ __all__ = [
     "rule_witness",
     "rules_from_strings",
     "safe_target",
+    "script_operand",
     "shell_deny_match",
     "shell_rule_index",
     "shell_vouched",

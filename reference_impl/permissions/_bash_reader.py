@@ -306,7 +306,7 @@ class _Walk:
                 name = text.split("=", 1)[0].rstrip("+")
                 values = child.children_by_field_name("value")
                 value = self.word(values[0], depth) if values else ""
-                if value is None or variable_changes_programs(name) or "[" in name:
+                if value is None or "[" in name or variable_changes_programs(name, value=value):
                     plain = False
             elif kind in ("file_redirect", "herestring_redirect"):
                 self.redirect(child, depth)

@@ -29,6 +29,8 @@ _UNSAFE_VARIABLES = re.compile(
     r"LD_\w*|DYLD_\w*|PYTHON\w*|NODE_OPTIONS|NODE_PATH|PERL\w*|RUBY\w*|GIT_\w*|JAVA_TOOL_OPTIONS|"
     r"BASH_FUNC_\w*|EDITOR|VISUAL|PAGER|GEM_\w*|npm_config_\w*|NPM_CONFIG_\w*)$"
 )
+# A value that starts an option (``-T``, ``--eval``) or holds shell syntax or a word after a blank.
+_OPTION_OR_COMMAND_VALUE = re.compile(r"^\s*[-+]|\s-|[;|`$<>]|&&")
 # Name parts that say a variable holds a command, a program, a path searched for one, or options
 # a program parses (``MANPAGER``, ``LESSOPEN``, ``SSH_ASKPASS``, ``CARGO_TARGET_X_RUNNER``).
 _COMMAND_NAME_PARTS = re.compile(
@@ -37,17 +39,27 @@ _COMMAND_NAME_PARTS = re.compile(
     r"MODULE|PREFIX|TOOL|INTERP|LAUNCH|SCRIPT|FILTER|DRIVER|PROXY|HANDLER|EVAL|ARGS",
     re.IGNORECASE,
 )
+_COMMAND_NAME_ENDS = re.compile(rf"(?:{_COMMAND_NAME_PARTS.pattern})(?=_|$)", re.IGNORECASE)
 
 
-def variable_changes_programs(name: str, *, rest_of_line: bool = False) -> bool:
+def variable_changes_programs(name: str, *, rest_of_line: bool = False, value: str | None = None) -> bool:
     """Whether setting ``name`` may change which program runs or what it loads (then it is never stripped).
 
     For a variable set for the rest of the line (``export``), also any name with a part that says
-    it holds a command, a program or a program's options (``MANPAGER``, ``LESSOPEN``).
+    it holds a command, a program or a program's options (``MANPAGER``, ``LESSOPEN``). For one set
+    for a single command, such a name, or a ``value`` that reads as options or a command line
+    (``ZIPOPT='-T -TT cmd' zip``, ``MAKEFLAGS='--eval=...' make``): programs read their own
+    variables, which no list holds, and take options and commands from them.
     """
     if _UNSAFE_VARIABLES.match(name):
         return True
-    return rest_of_line and _COMMAND_NAME_PARTS.search(name) is not None
+    if rest_of_line and _COMMAND_NAME_PARTS.search(name) is not None:
+        return True
+    # For one command, a part that ends a word of the name (``MAKEFLAGS``, ``GIT_SSH_COMMAND``, not the
+    # ``RC`` inside ``FORCE_COLOR``).
+    if value is not None and _COMMAND_NAME_ENDS.search(name) is not None:
+        return True
+    return value is not None and _OPTION_OR_COMMAND_VALUE.search(value) is not None
 
 
 def is_globby(raw: str) -> bool:

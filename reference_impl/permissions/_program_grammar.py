@@ -31,7 +31,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["GRAMMAR_FILE", "RuleShape", "Started", "grammar_match", "rule_shape", "started_by_options"]
+__all__ = [
+    "GRAMMAR_FILE",
+    "RuleShape",
+    "Started",
+    "grammar_match",
+    "rule_shape",
+    "started_by_options",
+    "value_positions",
+]
 
 GRAMMAR_FILE = Path(__file__).with_name("program_grammar.json")
 
@@ -385,3 +393,44 @@ def started_by_options(argv: Words) -> Started:
         return Started()
     commands, helpers, _ = _scan(args[at + 1 :], opts)
     return Started(tuple(commands), tuple(helpers))
+
+
+def value_positions(argv: Words) -> frozenset[int]:
+    """The indices in ``argv`` of words its program reads as the value of an option (``git commit -m MSG``).
+
+    Only options the mined grammar says take a value, and never a command-taking one (its value is
+    a program to run): a word there only known at run time is data, not an option. Empty when the
+    program or its subcommand is not in the catalogue.
+    """
+    if not argv or argv[0] is None:
+        return frozenset()
+    program = _catalogue().get(argv[0])
+    if program is None:
+        return frozenset()
+    args = list(argv[1:])
+    offset = 1
+    opts = program.options
+    if program.global_options is not None:
+        _, _, at = _scan(args, program.global_options, stop_at_operand=True)
+        word = args[at] if at < len(args) else None
+        found = (program.sub_options or {}).get(_deref(program, word) or word) if word is not None else None
+        if found is None:
+            return frozenset()
+        opts, args, offset = found, args[at + 1 :], offset + at + 1
+    positions: set[int] = set()
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word is None or word == "--":
+            break
+        if not word.startswith("-") or word == "-":
+            i += 1
+            continue
+        readings = _option_words(word, opts)
+        name, takes_next, _value = readings[-1]
+        if takes_next and name not in opts.commands and i + 1 < len(args):
+            positions.add(offset + i + 1)
+            i += 2
+            continue
+        i += 1
+    return frozenset(positions)

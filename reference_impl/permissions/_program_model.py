@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from reference_impl.permissions._descriptors import descriptor_of
-from reference_impl.permissions._program_grammar import started_by_options
+from reference_impl.permissions._program_grammar import started_by_options, value_positions
 
 __all__ = [
     "OPTION_STARTS_PROGRAM",
@@ -208,8 +208,13 @@ OPTION_STARTS_PROGRAM = "may start a program the engine does not read"
 
 
 def _screened(name: str, args: Words, short: str, long: tuple[str, ...]) -> str | None:
-    for word in args:
+    # A run-time word its program reads as an option's value (``git commit -m "$(cat <<EOF ...)"``)
+    # is data; anywhere else it may be an option.
+    values = value_positions((name, *args))
+    for index, word in enumerate(args, start=1):
         if word is None:
+            if index in values:
+                continue
             return f"{name} is given an option only known when it runs"
         if word == "--":
             break

@@ -28,7 +28,11 @@ from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._evaluated import data_run_as_code
 from reference_impl.permissions._line_writes import Run, program_writes, unread_by_writes
-from reference_impl.permissions._program_model import unread_program, without_git_display_options
+from reference_impl.permissions._program_model import (
+    is_interpreter,
+    unread_program,
+    without_git_display_options,
+)
 from reference_impl.permissions._programs import helper_commands, possible_helpers, program_scripts
 from reference_impl.permissions._wrapped_commands import (
     HARMLESS_WRAPPERS,
@@ -55,6 +59,7 @@ __all__ = [
     "allow_units",
     "deny_candidates",
     "deny_forms",
+    "script_operand",
 ]
 
 
@@ -389,6 +394,8 @@ def _deny_argv(
                 return f"{base} runs a script read from its input"
         if script is not None:
             reason = _deny_command(split_command(script), forms, depth + 1)
+        elif operands:
+            reason = _script_as_program(args, operands[0], forms, depth)
     elif base in SCRIPT_BUILTINS:
         script = builtin_script(base, args)
         if script is None and args:
@@ -399,6 +406,10 @@ def _deny_argv(
         for inner in find_commands(args):
             reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1, exact=exact)
     else:
+        if base in (".", "source") or (
+            is_interpreter(base) and args[:1] and not str(args[0]).startswith("-")
+        ):
+            reason = _script_as_program(args, args[0] if args else None, forms, depth)
         script, why = data_run_as_code(base, args, stdin)
         if why is not None:
             return why
@@ -411,6 +422,45 @@ def _deny_argv(
         unread = unread_program(base, args, stdin) if exact and isinstance(forms, _Reading) else None
         if unread is not None and isinstance(forms, _Reading):
             forms.note_unread(unread, argv, raw, written if written is not argv else ())
+    return reason
+
+
+def script_operand(argv: Argv) -> tuple[str, ...] | None:
+    """The script file a shell or an interpreter is given, with the words after it (``sh bin/nuke x``).
+
+    A shell's first operand after its options when it is given no ``-c`` script; ``.``/``source``'s
+    file; an interpreter's first word when it is not an option. None otherwise (or when unknown).
+    """
+    if not argv or argv[0] is None:
+        return None
+    base, args = _program_name(argv[0]), argv[1:]
+    if base in SHELLS:
+        if shell_script(args) is not None:
+            return None
+        at = next((i for i, a in enumerate(args) if a is None or not a.startswith(("-", "+"))), None)
+    elif base in (".", "source") or is_interpreter(base):
+        at = 0 if args and args[0] is not None and not args[0].startswith("-") else None
+    else:
+        return None
+    if at is None or at >= len(args) or args[at] is None or descriptor_of(str(args[at])) is not None:
+        return None
+    return tuple(str(a) if a is not None else "?" for a in args[at:])
+
+
+def _script_as_program(args: Argv, script: str | None, forms: set[str], depth: int) -> str | None:
+    """A script file a shell or an interpreter runs (``sh bin/nuke``, ``. ./deploy.sh``) is that program.
+
+    Its name is matched as a program's (``Bash(nuke:*)``, ``Bash(./deploy.sh:*)``), with the words
+    after it, and the file it names is looked at as a program's is (a link to a denied program).
+    """
+    if script is None or descriptor_of(script) is not None:
+        return None
+    rest = args[args.index(script) + 1 :] if script in args else ()
+    reason = None
+    # A bare name is a file in the working directory to the shell, as ``./name`` is (no PATH lookup).
+    for path in (script,) if "/" in script else (script, f"./{script}"):
+        words = (path, *rest)
+        reason = reason or _deny_argv(words, _raw_of(words), forms, depth + 1, exact=False)
     return reason
 
 
@@ -470,6 +520,13 @@ def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | N
         forms.add(part.text)
         joined.append(_plain_form(part.argv, part.raw))
         found = _deny_argv(part.argv, part.raw, forms, depth, part.stdin)  # always: it adds the forms
+        if part.assignments and not part.plain_assignments and isinstance(forms, _Reading):
+            # ``PATH=tools:$PATH ls``, ``ZIPOPT='-T -TT cmd' zip``: the program is looked up, or reads
+            # options or commands, from what the line sets for it.
+            names = ", ".join(a.split("=", 1)[0] for a in part.assignments)
+            forms.note_unread(
+                f"the command is given {names}, which may change what it runs", part.argv, part.raw
+            )
         if found is not None and part.argv == (None,) and part.doubts:
             found = part.doubts[0]  # the reader's own words for what it could not read
         reason = reason or found

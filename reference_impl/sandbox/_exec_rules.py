@@ -36,6 +36,7 @@ from reference_impl.permissions import (
     PermissionRule,
     ShellRuleIndex,
     pattern_head,
+    script_operand,
     shell_deny_match,
     shell_rule_index,
 )
@@ -125,7 +126,52 @@ class ExecJudge:
             or (attempt.fd is not None and self._is_loader(attempt.fd))
         ):
             reason = self._judge_loaded(attempt, argv)
+        if reason is None:
+            reason = self._judge_script_operand(attempt, argv)
+        if reason is None:
+            reason = self._judge_as_read(argv)
         return reason
+
+    def _judge_as_read(self, argv: Sequence[str]) -> str | None:
+        """The real argv read as the engine reads a command line: what it certainly runs in turn.
+
+        A shell's ``-c`` script (``sh -c '. bin/nuke'`` from a Makefile recipe: sourced, so never
+        exec'd), an option or setting that runs a command, a wrapper's command: a deny (or unanswered
+        ask) rule the reading *certainly* meets refuses the exec before anything in it runs.
+        """
+        line = shlex.join((posixpath.basename(argv[0]), *argv[1:])) if argv else ""
+        shown = shlex.join(argv)
+        for rules, what in ((self.deny, "denied by"), (self._unanswered, "asked by")):
+            found = shell_deny_match(rules, (SHELL_TOOL,), line) if rules else None
+            if found is not None and found.certain:
+                return (
+                    f"the sandbox refused to run `{shown}`: what it runs is {what} rule {found.rule.text}"
+                    " (checked where the command runs)"
+                )
+        return None
+
+    def _judge_script_operand(self, attempt: ExecAttempt, argv: Sequence[str]) -> str | None:
+        """A script a shell or interpreter is given (``sh bin/nuke``) is judged as the program it is.
+
+        By its name and, opened as the kernel would open a program, by its file: a link to or a copy
+        of a denied program's file (``sh ./copy-of-a-denied-script``).
+        """
+        found = script_operand((posixpath.basename(attempt.path), *argv[1:]))
+        if found is None or found[0] == "?":
+            return None
+        fd = attempt.open(found[0])
+        try:
+            inner = ExecAttempt(found[0], found, fd, attempt.root, attempt.cwd, attempt.pid)
+            names = {found[0], posixpath.basename(found[0])}
+            if fd is not None:
+                names |= self._names_of(fd)
+            reason = self._judge_words(sorted(names), found[1:], found)
+            if reason is None and fd is not None:
+                reason = self._judge_script(inner, found)
+            return reason
+        finally:
+            if fd is not None:
+                os.close(fd)
 
     def _is_loader(self, fd: int) -> bool:
         """Whether ``fd`` is the dynamic loader under another name (a copy, a link), by inode or build ID."""

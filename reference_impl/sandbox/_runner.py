@@ -38,6 +38,7 @@ __all__ = [
     "MountPlan",
     "SandboxPatternError",
     "bwrap_argv",
+    "command_shell",
     "mount_plan",
     "run_command",
     "sandbox_problem",
@@ -61,11 +62,15 @@ _BRIDGE = (
     "unset SBX_SOCAT SBX_PORT SBX_SOCKET hex n\n"
     # With the exec check (SBX-7) the command's shell starts under the loader's seccomp filter.
     'if [ -n "$SBX_EXEC_SOCKET" ]; then\n'
-    '  set -- "$SBX_PYTHON" -I -S "$SBX_LOADER" "$SBX_EXEC_SOCKET" /bin/sh -c "$1"\n'
-    "  unset SBX_PYTHON SBX_LOADER SBX_EXEC_SOCKET\n"
-    '  exec "$@"\n'
+    '  set -- "$SBX_PYTHON" -I -S "$SBX_LOADER" "$SBX_EXEC_SOCKET" "$2" -c "$1"\n'
+    "else\n"
+    '  set -- "$2" -c "$1"\n'
     "fi\n"
-    'exec /bin/sh -c "$1"\n'
+    "unset SBX_PYTHON SBX_LOADER SBX_EXEC_SOCKET\n"
+    # Not exec'd: bash runs a one-command line by exec'ing it, and the command would then inherit
+    # the bridge's socat as its own child (``script`` waits for every child, and hangs).
+    '"$@"\n'
+    "exit $?\n"
 )
 
 
@@ -202,8 +207,29 @@ def bwrap_argv(bwrap: str, plan: MountPlan, cwd: Path, command: str) -> list[str
         argv += ["--perms", "0000", "--tmpfs", path, "--remount-ro", path]
     for path in plan.hidden_files:
         argv += ["--ro-bind", "/dev/null", path]
-    argv += ["--chdir", str(cwd), "--", "/bin/sh", "-c", _BRIDGE, "sandbox", command]
+    argv += [
+        "--chdir",
+        str(cwd),
+        "--",
+        "/bin/sh",
+        "-c",
+        _BRIDGE,
+        "sandbox",
+        command,
+        command_shell() or "bash",
+    ]
     return argv
+
+
+@lru_cache(maxsize=1)
+def command_shell() -> str | None:
+    r"""The shell a Bash call's command runs in: bash, the shell the permission engine reads it as.
+
+    ``/bin/sh`` is dash on Debian: ``echo $'\';rm x;#'`` is one ``echo`` to bash and runs ``rm`` in
+    dash, so running another shell than the one the command was judged as would let such a line
+    through. None when bash is not installed (the call is refused, never run by another shell).
+    """
+    return shutil.which("bash")
 
 
 def _remove(path: str) -> None:

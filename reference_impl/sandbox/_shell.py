@@ -43,6 +43,7 @@ from reference_impl.sandbox._runner import (
     CommandResult,
     SandboxPatternError,
     bwrap_argv,
+    command_shell,
     mount_plan,
     run_command,
     sandbox_problem,
@@ -176,10 +177,13 @@ class SandboxedShell:
         command = str(tool_input.get("command", ""))
         if plan.how == "refused":
             raise ShellRunError(f"Bash can't run: {plan.reason}")
-        if plan.how == "unsandboxed":
-            done = await run_command(
-                ["/bin/sh", "-c", command], cwd=cwd, env=None, timeout=timeout, abort=abort
+        shell = command_shell()
+        if shell is None:
+            raise ShellRunError(
+                "Bash can't run: bash is not installed (the command is read as bash would read it)"
             )
+        if plan.how == "unsandboxed":
+            done = await run_command([shell, "-c", command], cwd=cwd, env=None, timeout=timeout, abort=abort)
             if isinstance(done, str):
                 raise ShellRunError(f"The command {done}")
             output = done[0]
