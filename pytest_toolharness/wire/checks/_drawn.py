@@ -16,13 +16,21 @@ from typing import TYPE_CHECKING
 from pytest_toolharness.wire.checks._evidence import offered
 from pytest_toolharness.wire.checks._requests import check_answered, check_pairing, result_text, tool_results
 from pytest_toolharness.wire.checks._runs import Judgement
-from pytest_toolharness.wire.scenarios import DrawnScenario, drawn_call_id
+from pytest_toolharness.wire.scenarios import (
+    INTERRUPTED_TOOL,
+    SHELL_SLEEP_SECONDS,
+    DrawnScenario,
+    drawn_call_id,
+)
 from pytest_toolharness.wire.targets import REQUESTS_DIR
 
 if TYPE_CHECKING:
     from pytest_toolharness.wire.targets import WireRun
 
-__all__ = ["judge_drawn_pairing", "judge_drawn_rules", "marker_created"]
+__all__ = ["judge_drawn_interrupt", "judge_drawn_pairing", "judge_drawn_rules", "marker_created"]
+
+# File times against time.time(): a margin for the file system's timestamp granularity.
+_CLOCK_MARGIN = 0.05
 
 
 def marker_created(run: WireRun, marker: str) -> Path | None:
@@ -77,14 +85,119 @@ def judge_drawn_rules(run: WireRun, drawn: DrawnScenario) -> Judgement:
 
 
 def judge_drawn_pairing(run: WireRun, drawn: DrawnScenario) -> Judgement:
-    """PAIR-2: in every drawn batch (failures, unknown names, slow tools, refusals), each call gets one result.
+    """PAIR-2: in every drawn batch (failures, unknown names, slow tools, refusals, timeouts), each call gets one result.
 
-    Exercised when the harness answered the first turn. The calls of a turn after the last one the
-    harness answered are not asked for (the run may end early: a harness stops at a refusal).
+    A call that outlived its timeout must also have an error result saying so (PAIR-3,
+    :func:`_judge_timeouts`). Exercised when the harness answered the first turn. The calls of a
+    turn after the last one the harness answered are not asked for (the run may end early: a
+    harness stops at a refusal).
     """
+    asked, unproven = _asked(run, drawn)
+    problems = check_pairing(run.requests) + check_answered(run.requests, asked) + _judge_timeouts(run, drawn)
+    return problems, unproven
+
+
+def _asked(run: WireRun, drawn: DrawnScenario) -> tuple[list[str], list[str]]:
+    """The ids of every call up to the last turn the harness answered; why nothing is, if it answered none."""
     answered = tool_results(run.requests)
     turn_of = {drawn_call_id(t, i): t for t, turn in enumerate(drawn.turns) for i in range(len(turn))}
     reached = max((turn_of[i] for i in answered if i in turn_of), default=-1)
     unproven = [] if reached >= 0 else ["the harness never answered the first drawn turn"]
-    asked = [i for i, t in turn_of.items() if t <= reached]
-    return check_pairing(run.requests) + check_answered(run.requests, asked), unproven
+    return [i for i, t in turn_of.items() if t <= reached], unproven
+
+
+def judge_drawn_interrupt(run: WireRun, drawn: DrawnScenario) -> Judgement:
+    """CONC-5 (with PAIR-2): after SIGINT mid-batch no call starts, and each call it cut off gets one result.
+
+    Not exercised when the SIGINT was never sent (the slow tool never ran). A harness may exit on
+    SIGINT before it can send the interrupted turn's results: then what it owed is not observable
+    (neither a failure nor a pass) unless a call started after the abort; what it sent on a next
+    request is judged.
+    """
+    interrupted_at = run.outcome.interrupted_at
+    if interrupted_at is None:
+        return [], [f"not interrupted: no {INTERRUPTED_TOOL} call ran, so the SIGINT was never sent"]
+    asked, unproven = _asked(run, drawn)
+    turn = drawn.interrupted_turn()
+    answered_turn = turn is not None and any(i == drawn_call_id(turn, 0) for i in asked)
+    # The request the harness never sent is not blamed on it: an exit on SIGINT may be how it stops.
+    pairing = [p for p in check_pairing(run.requests) if "the harness sent no further request" not in p]
+    problems = _judge_interrupt(run, drawn, interrupted_at) + pairing + check_answered(run.requests, asked)
+    if problems or answered_turn:
+        return problems, []
+    return [], [
+        *unproven,
+        f"not observable: the harness got SIGINT during turn {(turn or 0) + 1} and sent no request with that "
+        "turn's results (it exited, or ended the run), so whether each call it cut off got one result is unseen",
+    ]
+
+
+def _judge_timeouts(run: WireRun, drawn: DrawnScenario) -> list[str]:
+    """PAIR-3: a call that outlived its timeout and was answered has an error result with text.
+
+    The call did not finish when its effect is missing: a ``shell_timeout`` line's directory (made
+    only after its sleep), a ``d_hang`` call's ``ok`` end in the MCP server's log (a refused call
+    did not finish either, and its result is an error as well). A call whose
+    harness ignored the timeout and let it finish is not a timeout, and is not judged here.
+    """
+    results = tool_results(run.requests)
+    flagged = all(r.view is None for r in run.message_requests)
+    finished_mcp = {
+        e.get("call") for e in run.mcp_calls if e.get("event") == "end" and e.get("outcome") == "ok"
+    }
+    hang_calls = [
+        e.get("call") for e in run.mcp_calls if e.get("event") == "start" and e.get("tool") == "d_hang"
+    ]
+    hang_ids = iter(i for i, call in drawn.calls() if call.kind == "d_hang")
+    unfinished: set[str] = set()
+    for number in hang_calls:  # the server numbers the calls as they start, in the batch's order
+        call_id = next(hang_ids, None)
+        if call_id is not None and number not in finished_mcp:
+            unfinished.add(call_id)
+    problems = []
+    for call_id, call in drawn.calls():
+        blocks = results.get(call_id, [])
+        if call.kind == "shell_timeout" and blocks and marker_created(run, call.marker) is None:
+            unfinished.add(call_id)
+        if call_id not in unfinished or not blocks:
+            continue
+        text = result_text(blocks[0])
+        if flagged and blocks[0].get("is_error") is not True:
+            problems.append(
+                f"{call_id}: PAIR-3: a {call.kind} call that did not finish (its timeout passed) got a result that is not "
+                f"an error (is_error={blocks[0].get('is_error')!r}): {text[:200]!r}"
+            )
+        if not text.strip():
+            problems.append(
+                f"{call_id}: a {call.kind} call that timed out got a result with no text saying so"
+            )
+    return problems
+
+
+def _judge_interrupt(run: WireRun, drawn: DrawnScenario, interrupted_at: float) -> list[str]:
+    """CONC-5: after the SIGINT no new call starts: no shell marker made later, no MCP call started later.
+
+    A plain composed line makes its marker as it starts; a ``shell_timeout`` line makes its directory
+    ``SHELL_SLEEP_SECONDS`` after it starts. A margin of :data:`_CLOCK_MARGIN` seconds covers file
+    time granularity.
+    """
+    problems = []
+    for call_id, call in drawn.calls():
+        if call.kind not in ("shell", "control", "shell_timeout"):
+            continue
+        where = marker_created(run, call.marker)
+        if where is None:
+            continue
+        started = where.lstat().st_mtime - (SHELL_SLEEP_SECONDS if call.kind == "shell_timeout" else 0)
+        if started > interrupted_at + _CLOCK_MARGIN:
+            problems.append(
+                f"{call_id}: {call.command!r} started {started - interrupted_at:.2f} s after the harness got SIGINT "
+                "(after an abort no new call may start)"
+            )
+    for event in run.mcp_calls:
+        if event.get("event") == "start" and float(event.get("time", 0)) > interrupted_at + _CLOCK_MARGIN:
+            problems.append(
+                f"the MCP tool {event.get('tool')!r} was called {float(event['time']) - interrupted_at:.2f} s "
+                "after the harness got SIGINT (after an abort no new call may start)"
+            )
+    return problems

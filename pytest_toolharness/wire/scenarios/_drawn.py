@@ -27,10 +27,17 @@ from pytest_toolharness.wire.scenarios._core import CLAUDE_CODE_NAMES, ToolNames
 
 __all__ = [
     "CALL_KINDS",
+    "DRAWN_FAULTS",
     "DRAWN_MCP_KINDS",
     "DRAWN_MODES",
     "DRAWN_SOURCES",
+    "INTERRUPTED_TOOL",
+    "MCP_TIMEOUT_MS",
+    "SHELL_SLEEP_SECONDS",
+    "SHELL_TIMEOUT_MS",
+    "TIMED_OUT_KINDS",
     "DrawnCall",
+    "DrawnFaults",
     "DrawnRule",
     "DrawnScenario",
     "drawn_call_id",
@@ -49,10 +56,62 @@ DRAWN_MCP_KINDS: Mapping[str, ToolBehavior] = {
     "d_slow": ToolBehavior("sleep", seconds=2.0, text="d_slow-ran"),
     "d_empty": ToolBehavior("empty"),
     "d_image": ToolBehavior("image"),
+    # Outlives the MCP tool timeout the scenario sets (MCP_TIMEOUT_MS) where the target has one.
+    "d_hang": ToolBehavior("sleep", seconds=8.0, text="d_hang-ran"),
 }
-#: Every call kind: a shell command, the control, an MCP tool of :data:`DRAWN_MCP_KINDS`, an unknown name.
-CALL_KINDS: tuple[str, ...] = ("shell", "control", *DRAWN_MCP_KINDS, "unknown")
-_FAILING = ("d_raise", "d_error", "unknown")
+#: Every call kind: a shell command, the control, an MCP tool of :data:`DRAWN_MCP_KINDS`, an unknown
+#: name, and a shell command that sleeps past the timeout the call itself sets (``shell_timeout``).
+CALL_KINDS: tuple[str, ...] = ("shell", "control", *DRAWN_MCP_KINDS, "unknown", "shell_timeout")
+#: The kinds that time out: their result must be an error saying so (PAIR-3).
+TIMED_OUT_KINDS: tuple[str, ...] = ("shell_timeout", "d_hang")
+_FAILING = ("d_raise", "d_error", "unknown", *TIMED_OUT_KINDS)
+#: The timeout a ``shell_timeout`` call sets (milliseconds) and how long its command sleeps first (seconds).
+SHELL_TIMEOUT_MS = 1000
+SHELL_SLEEP_SECONDS = 4
+#: The MCP tool-call timeout a scenario with a ``d_hang`` call sets (milliseconds): above ``d_slow``'s 2 s.
+MCP_TIMEOUT_MS = 3000
+#: The MCP tool during whose call a drawn interrupt sends SIGINT.
+INTERRUPTED_TOOL = "d_slow"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnFaults:
+    """The timeouts and interrupts a target's own protocol can express, as data (:data:`DRAWN_FAULTS`).
+
+    ``shell_timeout`` is the shell tool's input key for its own timeout in milliseconds (Claude
+    Code's Bash ``timeout``); ``mcp_timeout_env`` the environment variable that sets the MCP
+    tool-call timeout in milliseconds; ``interrupts`` how the user may interrupt a batch (``sigint``:
+    Ctrl-C to the CLI process while a slow tool runs). None or empty: not drawn for the target,
+    ``why`` says why.
+    """
+
+    shell_timeout: str | None = None
+    mcp_timeout_env: str | None = None
+    interrupts: tuple[str, ...] = ("sigint",)
+    why: str = ""
+
+
+#: Per target (its name): what :class:`DrawnFaults` it can express. A target not listed (a command
+#: template) gets the default: SIGINT only, which every process can receive.
+DRAWN_FAULTS: Mapping[str, DrawnFaults] = {
+    "reference": DrawnFaults(shell_timeout="timeout", why="its MCP client has no tool-call timeout setting"),
+    "claude-code": DrawnFaults(shell_timeout="timeout", mcp_timeout_env="MCP_TOOL_TIMEOUT"),
+    "opencode": DrawnFaults(
+        why="its MCP timeout is the profile's config constant (mcp.<name>.timeout), not per scenario yet; "
+        "its bash tool's timeout parameter is not confirmed from its docs"
+    ),
+    "cline": DrawnFaults(
+        why="execute_command takes no timeout; its MCP timeout (mcpServers.<name>.timeout, seconds) is the "
+        "profile's config constant, not per scenario yet"
+    ),
+    "gemini": DrawnFaults(
+        why="run_shell_command takes no timeout; its MCP timeout (mcpServers.<name>.timeout, ms) is the "
+        "profile's config constant, not per scenario yet"
+    ),
+    "codex": DrawnFaults(
+        why="its MCP timeout (tool_timeout_sec) is the profile's config constant, not per scenario yet"
+    ),
+}
 _PREFIX = "01Drw"
 _PROMPT = "Use the tools as the conversation asks."
 
@@ -91,7 +150,7 @@ class DrawnCall:
     def __post_init__(self) -> None:
         if self.kind not in CALL_KINDS:
             raise ValueError(f"drawn call kind {self.kind!r} is not one of {CALL_KINDS}")
-        if self.kind in ("shell", "control") and not (self.command and self.marker):
+        if self.kind in ("shell", "control", "shell_timeout") and not (self.command and self.marker):
             raise ValueError(f"a drawn {self.kind} call needs a command and the marker it creates")
 
     @property
@@ -102,11 +161,15 @@ class DrawnCall:
 
 @dataclass(frozen=True, slots=True)
 class DrawnScenario:
-    """A drawn black-box run: ``rules``, a ``mode`` (None: unset), ``turns`` of parallel calls."""
+    """A drawn black-box run: ``rules``, a ``mode`` (None: unset), ``turns`` of parallel calls.
+
+    ``interrupt``: SIGINT to the harness while it runs the first :data:`INTERRUPTED_TOOL` call.
+    """
 
     rules: tuple[DrawnRule, ...]
     mode: str | None
     turns: tuple[tuple[DrawnCall, ...], ...]
+    interrupt: bool = False
 
     def __post_init__(self) -> None:
         if self.mode is not None and self.mode not in DRAWN_MODES:
@@ -116,16 +179,20 @@ class DrawnScenario:
                 raise ValueError(f"drawn rule {rule} needs a source of {DRAWN_SOURCES} and allow/ask/deny")
         if not self.turns or not all(self.turns):
             raise ValueError("a drawn scenario needs at least one turn, each with at least one call")
+        if self.interrupt and self.interrupted_turn() is None:
+            raise ValueError(f"an interrupted drawn scenario needs a {INTERRUPTED_TOOL} call to interrupt")
 
     # -- identity and the replay file ------------------------------------------------------------
 
     def to_json(self) -> str:
         """Deterministic JSON (sorted keys, no spaces): a line of the replay file, the verdict cache's key."""
-        data = {
+        data: dict[str, Any] = {
             "mode": self.mode,
             "rules": [[r.source, r.action, r.rule] for r in self.rules],
             "turns": [[[c.kind, c.command, c.marker, c.mechanism] for c in turn] for turn in self.turns],
         }
+        if self.interrupt:  # absent when false: the replay lines written before interrupts still read alike
+            data["interrupt"] = "sigint"
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
     @classmethod
@@ -137,6 +204,7 @@ class DrawnScenario:
                 rules=tuple(DrawnRule(*map(str, r)) for r in data["rules"]),
                 mode=data["mode"],
                 turns=tuple(tuple(DrawnCall(*map(str, c)) for c in turn) for turn in data["turns"]),
+                interrupt=_interrupt(data.get("interrupt")),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"not a drawn wire scenario ({exc}): {text[:200]!r}") from None
@@ -174,17 +242,29 @@ class DrawnScenario:
             (drawn_call_id(t, i), call) for t, turn in enumerate(self.turns) for i, call in enumerate(turn)
         ]
 
+    def interrupted_turn(self) -> int | None:
+        """The turn whose :data:`INTERRUPTED_TOOL` call the interrupt falls in (the first such call's)."""
+        return next(
+            (t for t, turn in enumerate(self.turns) if any(c.kind == INTERRUPTED_TOOL for c in turn)), None
+        )
+
+    def timed_out_ids(self) -> list[str]:
+        """The ids of the calls that outlive their timeout (:data:`TIMED_OUT_KINDS`)."""
+        return [i for i, call in self.calls() if call.kind in TIMED_OUT_KINDS]
+
     def failing_ids(self) -> list[str]:
         """The ids of the calls whose result must be an error whatever the rules say."""
         return [i for i, call in self.calls() if call.fails]
 
     def shell_calls(self) -> list[tuple[str, DrawnCall]]:
-        """The shell calls (not the control) with their ids."""
+        """The shell calls (not the control, not the timed-out ones) with their ids."""
         return [(i, call) for i, call in self.calls() if call.kind == "shell"]
 
     def describe(self) -> str:
         """A few lines a person reads: the rules, the mode, each turn's calls."""
         lines = [f"mode: {self.mode or '(unset)'}"]
+        if self.interrupt:
+            lines.append(f"interrupt: SIGINT while the first {INTERRUPTED_TOOL} call runs")
         lines += [f"{r.action} {r.rule} ({r.source})" for r in self.rules]
         for t, turn in enumerate(self.turns):
             shown = [f"{c.kind}: {c.command!r}" if c.command else c.kind for c in turn]
@@ -214,14 +294,31 @@ class DrawnScenario:
             listed += [t for t in texts if t not in listed]
         return by_source
 
-    def scenario(self, names: ToolNames = CLAUDE_CODE_NAMES, name: str = "drawn") -> WireScenario:
-        """The :class:`WireScenario`: one assistant turn per drawn turn, the rules in their sources."""
+    def scenario(
+        self, names: ToolNames = CLAUDE_CODE_NAMES, name: str = "drawn", faults: DrawnFaults | None = None
+    ) -> WireScenario:
+        """The :class:`WireScenario`: one assistant turn per drawn turn, the rules in their sources.
+
+        ``faults`` says how the target expresses the drawn timeouts (a ValueError when it can't).
+        """
+        faults = faults or DrawnFaults()
         specs = {str(spec.mcp_tool): spec for spec in self.mcp_tools(names)}
+        kinds = {call.kind for _, call in self.calls()}
+        env = {"ENABLE_TOOL_SEARCH": "false"}
+        if "d_hang" in kinds:
+            if faults.mcp_timeout_env is None:
+                raise ValueError(f"a d_hang call needs an MCP tool timeout the target can set: {faults.why}")
+            env[faults.mcp_timeout_env] = str(MCP_TIMEOUT_MS)
+        if "shell_timeout" in kinds and faults.shell_timeout is None:
+            raise ValueError(f"a shell_timeout call needs a shell tool that takes a timeout: {faults.why}")
         turns = []
         for t, turn in enumerate(self.turns):
             blocks: list[TextBlock | ToolUseBlock] = [TextBlock(f"Step {t + 1}.")]
             for i, call in enumerate(turn):
-                blocks.append(ToolUseBlock(drawn_call_id(t, i), *_tool_and_input(call, names, specs)))
+                tool, tool_input = _tool_and_input(call, names, specs)
+                if call.kind == "shell_timeout":
+                    tool_input[str(faults.shell_timeout)] = SHELL_TIMEOUT_MS
+                blocks.append(ToolUseBlock(drawn_call_id(t, i), tool, tool_input))
             turns.append(AssistantTurn(tuple(blocks)))
         by_source = self.settings_by_source(names)
         flag: dict[str, Any] = dict(by_source.pop("flagSettings", {}))
@@ -241,15 +338,22 @@ class DrawnScenario:
             mcp_tools=tuple(specs.values()),
             settings={"permissions": flag},
             setting_files={source: {"permissions": rules} for source, rules in by_source.items()},
-            env={"ENABLE_TOOL_SEARCH": "false"},
+            env=env,
             roles=frozenset(roles),
+            interrupt_on=INTERRUPTED_TOOL if self.interrupt else None,
         )
+
+
+def _interrupt(value: object) -> bool:
+    if value not in (None, "sigint"):
+        raise ValueError(f"interrupt {value!r} is not 'sigint'")
+    return value == "sigint"
 
 
 def _tool_and_input(
     call: DrawnCall, names: ToolNames, specs: Mapping[str, ToolSpec]
 ) -> tuple[str, dict[str, Any]]:
-    if call.kind in ("shell", "control"):
+    if call.kind in ("shell", "control", "shell_timeout"):
         return names.builtin("shell"), {"command": call.command, "description": f"a {call.kind} command"}
     if call.kind == "unknown":
         return names.mcp("no_such_drawn_tool"), {}
