@@ -105,13 +105,26 @@ def _drawn(
         if t == 0:
             calls.insert(0, DrawnCall("control", f"mkdir {CONTROL_DIR}", CONTROL_DIR))
         turns.append(calls)
-    interrupt = interrupting
-    if interrupt and not any(c.kind == INTERRUPTED_TOOL for turn in turns for c in turn):
+    if interrupting and not any(c.kind == INTERRUPTED_TOOL for turn in turns for c in turn):
         # The interrupt falls while the slow tool runs: put one where the batch goes on after it.
         turn = turns[draw(st.integers(min_value=0, max_value=len(turns) - 1))]
         turn.insert(draw(st.integers(min_value=0, max_value=len(turn))), DrawnCall(INTERRUPTED_TOOL))
+    interrupt = "sigint" if interrupting else None
+    broken, after = 0, 0
+    streams = [i for i in (faults.interrupts if faults is not None else ()) if i != "sigint"]
+    if not interrupting and not refusing and streams:
+        # Mostly broken (a batch before and after the break is still a batch): shrinks to none.
+        interrupt = draw(st.sampled_from((None, *streams)))
+        if interrupt is not None:  # which turn's stream breaks, after how many of its blocks (text first)
+            broken = draw(st.integers(min_value=0, max_value=len(turns) - 1))
+            after = draw(st.integers(min_value=1, max_value=len(turns[broken])))
     return DrawnScenario(
-        tuple(dict.fromkeys(rules)), mode, tuple(tuple(turn) for turn in turns), interrupt=interrupt
+        tuple(dict.fromkeys(rules)),
+        mode,
+        tuple(tuple(turn) for turn in turns),
+        interrupt=interrupt,
+        interrupt_turn=broken,
+        interrupt_after=after,
     )
 
 
@@ -127,7 +140,8 @@ def drawn_scenarios(
     ``refusing``: every rule set has a deny or ask rule on ``touch`` and most calls are composed
     shell lines (PERM-17); otherwise the batches are mostly MCP calls of every kind (PAIR-2).
     ``faults``: the timeouts the target can express (none drawn without): shell commands that sleep
-    past their own timeout, MCP calls past the MCP timeout. ``interrupting``: every scenario gets
+    past their own timeout, MCP calls past the MCP timeout, and (not ``refusing``) a model stream that
+    breaks mid-turn once where the target speaks the Messages API. ``interrupting``: every scenario gets
     SIGINT while its slow tool runs (a ``d_slow`` call is placed in a drawn turn when none was
     drawn), the batch going on after it. The first turn starts with the control (``mkdir``).
     Shrinks toward one turn, fewer calls, plainer lines.

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Any
-
-from tests.mutants._base import Patch, make_factory
+from tests.mutants._base import make_factory
+from tests.mutants._wire_cli import cli_patch
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -15,25 +13,5 @@ DESCRIPTION = (
     "after a Ctrl-C mid-batch the calls queued behind the running one still start"
 )
 
-# The reference CLI as ``python -m reference_impl`` runs it, with SIGINT ignored first (asyncio then
-# installs no handler of its own: it does so only over Python's default one).
-_IGNORING = (
-    "import runpy, signal, sys\n"
-    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-    "sys.argv[0] = 'reference_impl'\n"
-    "runpy.run_module('reference_impl', run_name='__main__', alter_sys=True)\n"
-)
-
-
-def _ignoring_sigint(original: Any) -> Any:
-    del original
-
-    def command(self: Any, inv: Any) -> list[str]:
-        return [sys.executable, "-c", _IGNORING, *self.arguments(inv)]
-
-    return command
-
-
-adapter = make_factory(
-    Patch("pytest_toolharness.wire.targets._command", "ReferenceTarget.command", _ignoring_sigint)
-)
+# asyncio then installs no SIGINT handler of its own: it does so only over Python's default one.
+adapter = make_factory(cli_patch("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)"))

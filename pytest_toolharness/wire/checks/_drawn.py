@@ -17,8 +17,10 @@ from pytest_toolharness.wire.checks._evidence import offered
 from pytest_toolharness.wire.checks._requests import check_answered, check_pairing, result_text, tool_results
 from pytest_toolharness.wire.checks._runs import Judgement
 from pytest_toolharness.wire.scenarios import (
+    DRAWN_MCP_KINDS,
     INTERRUPTED_TOOL,
     SHELL_SLEEP_SECONDS,
+    DrawnCall,
     DrawnScenario,
     drawn_call_id,
 )
@@ -93,8 +95,49 @@ def judge_drawn_pairing(run: WireRun, drawn: DrawnScenario) -> Judgement:
     harness stops at a refusal).
     """
     asked, unproven = _asked(run, drawn)
+    broken = _judge_broken_stream(run, drawn)
+    if broken:  # seen whatever else the run shows: a call ran and its result never came
+        return broken + check_pairing(run.requests), []
     problems = check_pairing(run.requests) + check_answered(run.requests, asked) + _judge_timeouts(run, drawn)
     return problems, unproven
+
+
+def _ran(run: WireRun, drawn: DrawnScenario, call: DrawnCall) -> bool:
+    """Whether ``call`` is seen to have run: its marker, or (an MCP kind called once in the scenario) its server's log."""
+    if call.kind in ("shell", "control"):
+        return marker_created(run, call.marker) is not None
+    if call.kind in DRAWN_MCP_KINDS and sum(c.kind == call.kind for _, c in drawn.calls()) == 1:
+        return any(e.get("event") == "start" and e.get("tool") == call.kind for e in run.mcp_calls)
+    return False
+
+
+def _judge_broken_stream(run: WireRun, drawn: DrawnScenario) -> list[str]:
+    """PAIR-2: a call the harness ran from a turn whose stream broke mid-way gets exactly one result.
+
+    The blocks before the break arrived whole (the turn's text first, then its calls in order); a
+    harness may run them, discard them and retry (the retry is answered whole, with the same ids),
+    or not run them, or end the run with an error; but a call that ran is owed one result in the
+    conversation that follows, and a run that ends as if the turn were whole owes it too.
+    """
+    if drawn.interrupt not in ("stream_cut", "stream_error"):
+        return []
+    broke = next((r.index for r in run.message_requests if r.turn is not None and r.turn.fault), None)
+    later = broke is not None and any(r.index > broke for r in run.message_requests)
+    if not later and run.outcome.exit_code != 0:
+        # It ended on the broken stream with an error: it owed no next request (nothing to judge).
+        return []
+    results = tool_results(run.requests)
+    problems = []
+    for i, call in enumerate(drawn.turns[drawn.interrupt_turn]):
+        call_id = drawn_call_id(drawn.interrupt_turn, i)
+        count = len(results.get(call_id, []))
+        if i + 1 < drawn.interrupt_after and count != 1 and _ran(run, drawn, call):
+            problems.append(
+                f"{call_id}: a {call.kind} call ran from turn {drawn.interrupt_turn + 1}, whose stream broke "
+                f"({drawn.interrupt} after {drawn.interrupt_after} blocks), but got {count} tool_result blocks, "
+                "expected exactly 1 (the model was never told what it did)"
+            )
+    return problems
 
 
 def _asked(run: WireRun, drawn: DrawnScenario) -> tuple[list[str], list[str]]:
@@ -103,7 +146,21 @@ def _asked(run: WireRun, drawn: DrawnScenario) -> tuple[list[str], list[str]]:
     turn_of = {drawn_call_id(t, i): t for t, turn in enumerate(drawn.turns) for i in range(len(turn))}
     reached = max((turn_of[i] for i in answered if i in turn_of), default=-1)
     unproven = [] if reached >= 0 else ["the harness never answered the first drawn turn"]
-    return [i for i, t in turn_of.items() if t <= reached], unproven
+    # The calls past a broken stream's break reached the harness only if a retry was answered whole.
+    delivered = {
+        b.id
+        for r in run.message_requests
+        if r.turn is not None and r.turn.fault is None
+        for b in r.turn.tool_uses
+    }
+    unsent = set()
+    if drawn.interrupt in ("stream_cut", "stream_error"):
+        turn = drawn.turns[drawn.interrupt_turn]
+        unsent = {
+            drawn_call_id(drawn.interrupt_turn, i)
+            for i in range(max(drawn.interrupt_after - 1, 0), len(turn))
+        }
+    return [i for i, t in turn_of.items() if t <= reached and (i not in unsent or i in delivered)], unproven
 
 
 def judge_drawn_interrupt(run: WireRun, drawn: DrawnScenario) -> Judgement:

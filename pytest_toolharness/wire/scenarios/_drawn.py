@@ -17,13 +17,17 @@ shell call (the requirement's, not any harness's): which calls no compliant harn
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_toolharness.specs import ToolBehavior, ToolSpec
-from pytest_toolharness.wire.model_api import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
-from pytest_toolharness.wire.scenarios._core import CLAUDE_CODE_NAMES, ToolNames, WireScenario, mcp_spec
+from pytest_toolharness.wire.model_api import AssistantTurn, StreamFault, TextBlock, ToolUseBlock, tool_use_id
+from pytest_toolharness.wire.scenarios._core import CLAUDE_CODE_NAMES, Step, ToolNames, WireScenario, mcp_spec
+
+if TYPE_CHECKING:
+    from pytest_toolharness.wire.model_api import RecordedRequest
 
 __all__ = [
     "CALL_KINDS",
@@ -32,6 +36,7 @@ __all__ = [
     "DRAWN_MODES",
     "DRAWN_SOURCES",
     "INTERRUPTED_TOOL",
+    "INTERRUPTS",
     "MCP_TIMEOUT_MS",
     "SHELL_SLEEP_SECONDS",
     "SHELL_TIMEOUT_MS",
@@ -70,6 +75,11 @@ SHELL_TIMEOUT_MS = 1000
 SHELL_SLEEP_SECONDS = 4
 #: The MCP tool-call timeout a scenario with a ``d_hang`` call sets (milliseconds): above ``d_slow``'s 2 s.
 MCP_TIMEOUT_MS = 3000
+#: How a drawn batch may be interrupted: the user's Ctrl-C (SIGINT to the CLI while
+#: :data:`INTERRUPTED_TOOL` runs), or the model's stream breaking mid-turn, once (the Messages API's
+#: stream ends after some blocks without ``message_stop``, or with an ``error`` event): a retry is
+#: answered whole.
+INTERRUPTS: tuple[str, ...] = ("sigint", "stream_cut", "stream_error")
 #: The MCP tool during whose call a drawn interrupt sends SIGINT.
 INTERRUPTED_TOOL = "d_slow"
 
@@ -80,9 +90,9 @@ class DrawnFaults:
 
     ``shell_timeout`` is the shell tool's input key for its own timeout in milliseconds (Claude
     Code's Bash ``timeout``); ``mcp_timeout_env`` the environment variable that sets the MCP
-    tool-call timeout in milliseconds; ``interrupts`` how the user may interrupt a batch (``sigint``:
-    Ctrl-C to the CLI process while a slow tool runs). None or empty: not drawn for the target,
-    ``why`` says why.
+    tool-call timeout in milliseconds; ``interrupts`` how a batch may be interrupted
+    (:data:`INTERRUPTS`: SIGINT reaches any process, a broken stream only a target of the Messages
+    API). None or empty: not drawn for the target, ``why`` says why.
     """
 
     shell_timeout: str | None = None
@@ -94,8 +104,12 @@ class DrawnFaults:
 #: Per target (its name): what :class:`DrawnFaults` it can express. A target not listed (a command
 #: template) gets the default: SIGINT only, which every process can receive.
 DRAWN_FAULTS: Mapping[str, DrawnFaults] = {
-    "reference": DrawnFaults(shell_timeout="timeout", why="its MCP client has no tool-call timeout setting"),
-    "claude-code": DrawnFaults(shell_timeout="timeout", mcp_timeout_env="MCP_TOOL_TIMEOUT"),
+    "reference": DrawnFaults(
+        shell_timeout="timeout", interrupts=INTERRUPTS, why="its MCP client has no tool-call timeout setting"
+    ),
+    "claude-code": DrawnFaults(
+        shell_timeout="timeout", mcp_timeout_env="MCP_TOOL_TIMEOUT", interrupts=INTERRUPTS
+    ),
     "opencode": DrawnFaults(
         why="its MCP timeout is the profile's config constant (mcp.<name>.timeout), not per scenario yet; "
         "its bash tool's timeout parameter is not confirmed from its docs"
@@ -163,13 +177,17 @@ class DrawnCall:
 class DrawnScenario:
     """A drawn black-box run: ``rules``, a ``mode`` (None: unset), ``turns`` of parallel calls.
 
-    ``interrupt``: SIGINT to the harness while it runs the first :data:`INTERRUPTED_TOOL` call.
+    ``interrupt`` (:data:`INTERRUPTS`, None: none): ``sigint`` while the harness runs the first
+    :data:`INTERRUPTED_TOOL` call; ``stream_cut``/``stream_error``: the first stream of turn
+    ``interrupt_turn`` breaks after ``interrupt_after`` content blocks (the turn's text is the first).
     """
 
     rules: tuple[DrawnRule, ...]
     mode: str | None
     turns: tuple[tuple[DrawnCall, ...], ...]
-    interrupt: bool = False
+    interrupt: str | None = None
+    interrupt_turn: int = 0
+    interrupt_after: int = 0
 
     def __post_init__(self) -> None:
         if self.mode is not None and self.mode not in DRAWN_MODES:
@@ -179,8 +197,18 @@ class DrawnScenario:
                 raise ValueError(f"drawn rule {rule} needs a source of {DRAWN_SOURCES} and allow/ask/deny")
         if not self.turns or not all(self.turns):
             raise ValueError("a drawn scenario needs at least one turn, each with at least one call")
-        if self.interrupt and self.interrupted_turn() is None:
+        if self.interrupt is not None and self.interrupt not in INTERRUPTS:
+            raise ValueError(f"drawn interrupt {self.interrupt!r} is not one of {INTERRUPTS}")
+        if self.interrupt == "sigint" and self.interrupted_turn() is None:
             raise ValueError(f"an interrupted drawn scenario needs a {INTERRUPTED_TOOL} call to interrupt")
+        if self.interrupt not in (None, "sigint") and not (
+            0 <= self.interrupt_turn < len(self.turns)
+            and 0 <= self.interrupt_after <= len(self.turns[self.interrupt_turn])
+        ):
+            raise ValueError(
+                f"a drawn stream interrupt breaks turn {self.interrupt_turn} after {self.interrupt_after} blocks: "
+                "no such turn, or more blocks than the turn has"
+            )
 
     # -- identity and the replay file ------------------------------------------------------------
 
@@ -191,8 +219,8 @@ class DrawnScenario:
             "rules": [[r.source, r.action, r.rule] for r in self.rules],
             "turns": [[[c.kind, c.command, c.marker, c.mechanism] for c in turn] for turn in self.turns],
         }
-        if self.interrupt:  # absent when false: the replay lines written before interrupts still read alike
-            data["interrupt"] = "sigint"
+        if self.interrupt is not None:  # absent when none: the replay lines written before still read alike
+            data["interrupt"] = [self.interrupt, self.interrupt_turn, self.interrupt_after]
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
     @classmethod
@@ -204,7 +232,7 @@ class DrawnScenario:
                 rules=tuple(DrawnRule(*map(str, r)) for r in data["rules"]),
                 mode=data["mode"],
                 turns=tuple(tuple(DrawnCall(*map(str, c)) for c in turn) for turn in data["turns"]),
-                interrupt=_interrupt(data.get("interrupt")),
+                **_interrupt(data.get("interrupt")),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"not a drawn wire scenario ({exc}): {text[:200]!r}") from None
@@ -243,7 +271,11 @@ class DrawnScenario:
         ]
 
     def interrupted_turn(self) -> int | None:
-        """The turn whose :data:`INTERRUPTED_TOOL` call the interrupt falls in (the first such call's)."""
+        """The turn the interrupt falls in: the stream's, or the first :data:`INTERRUPTED_TOOL` call's for SIGINT."""
+        if self.interrupt is None:
+            return None
+        if self.interrupt != "sigint":
+            return self.interrupt_turn
         return next(
             (t for t, turn in enumerate(self.turns) if any(c.kind == INTERRUPTED_TOOL for c in turn)), None
         )
@@ -263,8 +295,13 @@ class DrawnScenario:
     def describe(self) -> str:
         """A few lines a person reads: the rules, the mode, each turn's calls."""
         lines = [f"mode: {self.mode or '(unset)'}"]
-        if self.interrupt:
+        if self.interrupt == "sigint":
             lines.append(f"interrupt: SIGINT while the first {INTERRUPTED_TOOL} call runs")
+        elif self.interrupt is not None:
+            lines.append(
+                f"interrupt: {self.interrupt}: turn {self.interrupt_turn + 1}'s first stream breaks after "
+                f"{self.interrupt_after} block(s)"
+            )
         lines += [f"{r.action} {r.rule} ({r.source})" for r in self.rules]
         for t, turn in enumerate(self.turns):
             shown = [f"{c.kind}: {c.command!r}" if c.command else c.kind for c in turn]
@@ -311,7 +348,7 @@ class DrawnScenario:
             env[faults.mcp_timeout_env] = str(MCP_TIMEOUT_MS)
         if "shell_timeout" in kinds and faults.shell_timeout is None:
             raise ValueError(f"a shell_timeout call needs a shell tool that takes a timeout: {faults.why}")
-        turns = []
+        turns: list[Step] = []
         for t, turn in enumerate(self.turns):
             blocks: list[TextBlock | ToolUseBlock] = [TextBlock(f"Step {t + 1}.")]
             for i, call in enumerate(turn):
@@ -319,7 +356,12 @@ class DrawnScenario:
                 if call.kind == "shell_timeout":
                     tool_input[str(faults.shell_timeout)] = SHELL_TIMEOUT_MS
                 blocks.append(ToolUseBlock(drawn_call_id(t, i), tool, tool_input))
-            turns.append(AssistantTurn(tuple(blocks)))
+            whole = AssistantTurn(tuple(blocks))
+            if self.interrupt not in (None, "sigint") and t == self.interrupt_turn:
+                kind: Literal["cut", "error"] = "cut" if self.interrupt == "stream_cut" else "error"
+                turns.append(_broken_once(whole, StreamFault(kind, self.interrupt_after)))
+            else:
+                turns.append(whole)
         by_source = self.settings_by_source(names)
         flag: dict[str, Any] = dict(by_source.pop("flagSettings", {}))
         if self.mode is not None:
@@ -340,14 +382,33 @@ class DrawnScenario:
             setting_files={source: {"permissions": rules} for source, rules in by_source.items()},
             env=env,
             roles=frozenset(roles),
-            interrupt_on=INTERRUPTED_TOOL if self.interrupt else None,
+            interrupt_on=INTERRUPTED_TOOL if self.interrupt == "sigint" else None,
         )
 
 
-def _interrupt(value: object) -> bool:
-    if value not in (None, "sigint"):
-        raise ValueError(f"interrupt {value!r} is not 'sigint'")
-    return value == "sigint"
+def _interrupt(value: object) -> dict[str, Any]:
+    """The interrupt fields of a JSON line: absent, or ``[how, turn, after]``."""
+    if value is None:
+        return {}
+    if not (
+        isinstance(value, list)
+        and len(value) == 3
+        and isinstance(value[1], int)
+        and isinstance(value[2], int)
+    ):
+        raise ValueError(f"interrupt {value!r} is not [how, turn, blocks]")
+    return {"interrupt": str(value[0]), "interrupt_turn": value[1], "interrupt_after": value[2]}
+
+
+def _broken_once(turn: AssistantTurn, fault: StreamFault) -> Step:
+    """``turn`` whose first stream breaks by ``fault``; every later request for it gets it whole (a retry)."""
+    answered = threading.Lock()
+
+    def step(request: RecordedRequest) -> AssistantTurn:
+        del request
+        return replace(turn, fault=fault) if answered.acquire(blocking=False) else turn
+
+    return step
 
 
 def _tool_and_input(
