@@ -50,13 +50,18 @@ def _timed_out_call(marker: str) -> DrawnCall:
 
 
 @st.composite
-def _call(draw: st.DrawFn, marker: str, shell_weight: int, faults: DrawnFaults | None) -> DrawnCall:
+def _call(
+    draw: st.DrawFn, marker: str, shell_weight: int, faults: DrawnFaults | None, plain: bool = False
+) -> DrawnCall:
     kinds = ["shell"] * shell_weight + [k for k in DRAWN_MCP_KINDS if k != "d_hang"] + ["unknown"]
     if faults is not None and faults.shell_timeout is not None:
         kinds.append("shell_timeout")
     if faults is not None and faults.mcp_timeout_env is not None:
         kinds.append("d_hang")
     kind = draw(st.sampled_from(kinds))
+    if kind == "shell" and plain:
+        # A line that makes its marker as it starts: its file time is its start (an interrupt's judge).
+        return DrawnCall("shell", f"touch {marker}", marker, "plain")
     if kind == "shell":
         return draw(_shell_call(marker))
     return _timed_out_call(marker) if kind == "shell_timeout" else DrawnCall(kind)
@@ -101,7 +106,7 @@ def _drawn(
     turns = []
     for t in range(draw(st.integers(min_value=1, max_value=3))):
         size = draw(st.integers(min_value=1, max_value=4))
-        calls = [draw(_call(f"drawn-mark-{t}-{i}", shell_weight, faults)) for i in range(size)]
+        calls = [draw(_call(f"drawn-mark-{t}-{i}", shell_weight, faults, interrupting)) for i in range(size)]
         if t == 0:
             calls.insert(0, DrawnCall("control", f"mkdir {CONTROL_DIR}", CONTROL_DIR))
         turns.append(calls)
