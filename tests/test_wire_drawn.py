@@ -200,3 +200,22 @@ def test_the_budget_comes_from_the_ini_file_too(pytester: pytest.Pytester) -> No
     result = pytester.runpytest("--toolharness-target=reference")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*toolharness_wire_examples = 'many' is not a whole number*"])
+
+
+def test_a_drawn_mcp_timeout_reaches_the_gemini_cli_config(tmp_path: Path) -> None:
+    """The Gemini CLI's profile writes the scenario's MCP tool timeout into its MCP server's config."""
+    from pytest_toolharness.specs import ToolBehavior
+    from pytest_toolharness.wire.scenarios import SUITE_MCP_TIMEOUT_ENV, mcp_spec, write_server_config
+    from pytest_toolharness.wire.targets._gemini_cli import gemini_settings
+
+    config = write_server_config(
+        tmp_path / "mcp.json", [mcp_spec("d_ok", "d", ToolBehavior("text", text="x"))]
+    )
+    (tmp_path / "s.json").write_text("{}", encoding="utf-8")
+
+    def timeout(env: dict[str, str]) -> object:
+        inv = TargetInvocation("p", tmp_path / "s.json", config, tmp_path, "http://127.0.0.1:9", env=env)
+        return gemini_settings(inv, tmp_path / "bridge.py")["mcpServers"]["suite"]["timeout"]
+
+    assert timeout({SUITE_MCP_TIMEOUT_ENV: "3000"}) == 3000
+    assert timeout({}) == 60_000  # the profile's own default otherwise

@@ -40,6 +40,7 @@ __all__ = [
     "MCP_TIMEOUT_MS",
     "SHELL_SLEEP_SECONDS",
     "SHELL_TIMEOUT_MS",
+    "SUITE_MCP_TIMEOUT_ENV",
     "TIMED_OUT_KINDS",
     "DrawnCall",
     "DrawnFaults",
@@ -80,6 +81,9 @@ MCP_TIMEOUT_MS = 3000
 #: stream ends after some blocks without ``message_stop``, or with an ``error`` event): a retry is
 #: answered whole.
 INTERRUPTS: tuple[str, ...] = ("sigint", "stream_cut", "stream_error")
+#: The variable (of the scenario's environment) in which a target profile that writes its CLI's MCP
+#: config finds the MCP tool-call timeout to write (milliseconds); unset: the profile's own default.
+SUITE_MCP_TIMEOUT_ENV = "TOOLHARNESS_MCP_TOOL_TIMEOUT_MS"
 #: The MCP tool during whose call a drawn interrupt sends SIGINT.
 INTERRUPTED_TOOL = "d_slow"
 
@@ -119,8 +123,8 @@ DRAWN_FAULTS: Mapping[str, DrawnFaults] = {
         "profile's config constant, not per scenario yet"
     ),
     "gemini": DrawnFaults(
-        why="run_shell_command takes no timeout; its MCP timeout (mcpServers.<name>.timeout, ms) is the "
-        "profile's config constant, not per scenario yet"
+        mcp_timeout_env=SUITE_MCP_TIMEOUT_ENV,
+        why="run_shell_command takes no timeout; its API's stream is not broken yet",
     ),
     "codex": DrawnFaults(
         why="its MCP timeout (tool_timeout_sec) is the profile's config constant, not per scenario yet"
