@@ -24,9 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_toolharness.wire.scenarios import CLAUDE_CODE_NAMES, DrawnScenario
+from pytest_toolharness.wire.scenarios import CLAUDE_CODE_NAMES, DRAWN_FAULTS, DrawnFaults, DrawnScenario
 
-__all__ = ["DrawnFailure", "read_replay", "run_drawn"]
+__all__ = ["DrawnFailure", "faults_of", "read_replay", "run_drawn"]
 
 Judge = Callable[[Any, DrawnScenario], tuple[list[str], list[str]]]
 
@@ -58,6 +58,12 @@ def _failure_kind(drawn: DrawnScenario, problems: list[str]) -> type[DrawnFailur
         name = "DrawnFailure_" + "".join(c if c.isalnum() else "_" for c in origin)
         _KINDS[origin] = type(name, (DrawnFailure,), {"mechanism": origin})
     return _KINDS[origin]
+
+
+def faults_of(harness: Any) -> DrawnFaults:
+    """The timeouts and interrupts the harness's target can express (the in-process adapter: the reference's)."""
+    name = getattr(getattr(harness, "target", None), "name", "reference")
+    return DRAWN_FAULTS.get(name, DrawnFaults())
 
 
 def read_replay(path: Path | None, target: str, test: str) -> list[DrawnScenario]:
@@ -113,6 +119,7 @@ def run_drawn(
     verdicts: dict[str, tuple[list[str], list[str]]] = {}
     deadline = time.monotonic() + budget.seconds
     counts = {"run": 0, "exercised": 0}
+    reasons: dict[str, None] = {}  # why the runs that exercised nothing did not, in order
 
     def verdict(drawn: DrawnScenario, *, timed: bool) -> tuple[list[str], list[str]] | None:
         key = drawn.to_json()
@@ -120,7 +127,8 @@ def run_drawn(
             if timed and time.monotonic() > deadline:
                 return None
             names = getattr(harness, "names", CLAUDE_CODE_NAMES)
-            run = harness.run_wire(drawn.scenario(names, name=f"{test}-{counts['run'] + 1}"))
+            scenario = drawn.scenario(names, name=f"{test}-{counts['run'] + 1}", faults=faults_of(harness))
+            run = harness.run_wire(scenario)
             counts["run"] += 1
             if run.workdir is not None:  # beside the kept requests: what was drawn, as the replay file has it
                 (run.workdir / "drawn.json").write_text(drawn.to_json() + "\n", encoding="utf-8")
@@ -132,6 +140,8 @@ def run_drawn(
                 unproven = [f"the run did not end normally: {failure.splitlines()[0][:300]}"]
             verdicts[key] = (problems, unproven)
             counts["exercised"] += not unproven
+            if unproven:
+                reasons.setdefault(unproven[-1], None)
         problems, unproven = verdicts[key]
         return (problems, []) if problems and not unproven else ([], unproven)
 
@@ -177,7 +187,7 @@ def run_drawn(
             raise
         fail([e.drawn for e in _leaves(found)], "shrunk")
     if not counts["exercised"]:
+        why = "; ".join(list(reasons)[:2]) or "no scenario ran"
         pytest.skip(
-            f"not checked: {target}: none of the {counts['run']} drawn scenarios run exercised {requirement} "
-            "(no shell command ran under the drawn rules)"
+            f"not checked: {target}: none of the {counts['run']} drawn scenarios run exercised {requirement} ({why})"
         )

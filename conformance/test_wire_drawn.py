@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conformance._strategies_wire import drawn_scenarios
-from conformance._wire_drawn import run_drawn
+from conformance._wire_drawn import faults_of, run_drawn
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.wire import checks
 
@@ -57,14 +57,42 @@ def test_drawn_batches_keep_every_call_paired(
     """PAIR-2: in drawn batches of parallel calls, every call of an answered turn gets exactly one result.
 
     The batches: tools that raise, report errors, sleep, answer empty or with an image; unknown names;
-    refused shell lines.
+    refused shell lines; and, where the target's protocol can express them (``DRAWN_FAULTS``), shell
+    commands and MCP calls that outlive their timeout, whose results must be errors saying so (PAIR-3).
     """
     harness = new_harness()
+    faults = faults_of(harness)
     run_drawn(
         harness,
         toolharness_wire_budget,
         "drawn-batches",
         "PAIR-2",
-        drawn_scenarios(_roles(harness), refusing=False),
+        drawn_scenarios(_roles(harness), refusing=False, faults=faults),
         checks.judge_drawn_pairing,
+    )
+
+
+@requires("wire")
+@pytest.mark.requirement("CONC-5", "MUST")
+def test_drawn_interrupts_start_no_call_after_the_abort(
+    new_harness: Callable[[], Any], toolharness_wire_budget: Any
+) -> None:
+    """CONC-5 (with PAIR-2): SIGINT while a slow tool runs mid-batch: no call starts after it.
+
+    The drawn batches go on after the slow tool (shell lines, MCP calls, later turns); a call that
+    starts after the SIGINT (its marker's time, the MCP server's log) fails. What the harness sends
+    on a next request must pair each call it cut off with one result; a harness that exits on
+    SIGINT without one is "not observable" for that scenario (skipped with the reason when none was).
+    """
+    harness = new_harness()
+    faults = faults_of(harness)
+    if "sigint" not in faults.interrupts:
+        pytest.skip(f"not checked: the target can't be interrupted: {faults.why}")
+    run_drawn(
+        harness,
+        toolharness_wire_budget,
+        "drawn-interrupts",
+        "CONC-5",
+        drawn_scenarios(_roles(harness), refusing=False, faults=faults, interrupting=True),
+        checks.judge_drawn_interrupt,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from pathlib import Path
 
 # Imported so pytester's in-process runs find Hypothesis loaded instead of re-importing it each run.
 import hypothesis
@@ -12,8 +13,10 @@ import pytest
 from hypothesis import given, settings
 
 from conformance._strategies_wire import drawn_scenarios
-from pytest_toolharness.wire.scenarios import DrawnCall, DrawnRule, DrawnScenario
-from pytest_toolharness.wire.targets import profile_named
+from pytest_toolharness.wire.model_api import AssistantTurn, StreamFault, TextBlock, ToolUseBlock
+from pytest_toolharness.wire.model_api._messages_sse import stream_events
+from pytest_toolharness.wire.scenarios import DRAWN_FAULTS, DrawnCall, DrawnFaults, DrawnRule, DrawnScenario
+from pytest_toolharness.wire.targets import CommandTarget, TargetInvocation, profile_named, run_target
 from tests.test_option_target import FAKE_HARNESS
 from tests.test_option_target_run import run_suite
 
@@ -28,6 +31,94 @@ def test_a_drawn_scenario_survives_its_json(drawn: DrawnScenario) -> None:
     assert DrawnScenario.from_json(text) == drawn
     assert DrawnScenario.from_json(text).to_json() == text
     assert drawn.catches_touch() is not None  # refusing: a deny or ask rule always names touch
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    drawn_scenarios(None, refusing=False, faults=DRAWN_FAULTS["claude-code"]),
+    hypothesis.strategies.booleans(),
+)
+def test_a_drawn_fault_survives_its_json(drawn: DrawnScenario, sigint: bool) -> None:
+    """Timeouts and interrupts are part of the replay file's line too (a stream's break: turn and blocks)."""
+    if sigint:
+        drawn = DrawnScenario(
+            drawn.rules, drawn.mode, (*drawn.turns, (DrawnCall("d_slow"),)), interrupt="sigint"
+        )
+    assert DrawnScenario.from_json(drawn.to_json()) == drawn
+    assert drawn.scenario(faults=DRAWN_FAULTS["claude-code"]).interrupt_on == ("d_slow" if sigint else None)
+
+
+@pytest.mark.parametrize("target", sorted(_ROLES))
+@settings(max_examples=25, deadline=None)
+@given(data=hypothesis.strategies.data())
+def test_only_the_faults_a_target_can_express_are_drawn(
+    target: str, data: hypothesis.strategies.DataObject
+) -> None:
+    """A target's drawn timeouts and interrupts are those of its DRAWN_FAULTS: the scenario builds for it."""
+    faults = DRAWN_FAULTS[target]
+    drawn = data.draw(drawn_scenarios(frozenset(_ROLES[target]), refusing=False, faults=faults))
+    kinds = {call.kind for _, call in drawn.calls()}
+    assert faults.mcp_timeout_env is not None or "d_hang" not in kinds
+    assert faults.shell_timeout is not None or "shell_timeout" not in kinds
+    assert drawn.interrupt is None or drawn.interrupt in faults.interrupts
+    drawn.scenario(profile_named(target).names, faults=faults)  # type: ignore[union-attr]
+
+
+def test_a_fault_the_target_cannot_express_is_refused() -> None:
+    """A d_hang call for a target without an MCP timeout setting is an error naming why, not a silent wait."""
+    hang = DrawnScenario((), None, ((DrawnCall("d_hang"),),))
+    with pytest.raises(ValueError, match="MCP tool timeout"):
+        hang.scenario(faults=DrawnFaults(why="no setting"))
+    assert hang.scenario(faults=DRAWN_FAULTS["claude-code"]).env["MCP_TOOL_TIMEOUT"] == "3000"
+    with pytest.raises(ValueError, match="d_slow"):
+        DrawnScenario((), None, ((DrawnCall("d_ok"),),), interrupt="sigint")
+    with pytest.raises(ValueError, match="no such turn"):
+        DrawnScenario((), None, ((DrawnCall("d_ok"),),), interrupt="stream_cut", interrupt_turn=1)
+
+
+@pytest.mark.parametrize(("kind", "last"), [("cut", "content_block_stop"), ("error", "error")])
+def test_a_broken_stream_ends_without_message_stop(kind: str, last: str) -> None:
+    """A StreamFault sends the blocks before the break whole, then ends (cut) or sends an error event."""
+    turn = AssistantTurn(
+        (
+            TextBlock("Step 1."),
+            ToolUseBlock("toolu_1", "Bash", {"command": "ls"}),
+            ToolUseBlock("toolu_2", "x"),
+        ),
+        fault=StreamFault(kind, 2),  # type: ignore[arg-type]
+    )
+    events = stream_events(turn, message_id="msg_1", model="m", input_tokens=1, output_tokens=1)
+    names = [name for name, _ in events]
+    assert names[-1] == last
+    assert "message_stop" not in names
+    assert "message_delta" not in names
+    assert names.count("content_block_stop") == 2  # the text and the first call, not the second
+
+
+def test_the_interrupt_sends_sigint_once_and_says_when(tmp_path: Path) -> None:
+    """run_target sends SIGINT when the interrupt condition first holds, and reports its time."""
+    program = (
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGINT, lambda *a: (print('got SIGINT', flush=True), sys.exit(3)))\n"
+        "open('ready', 'w').close()\n"
+        "time.sleep(20)\n"
+    )
+    target = CommandTarget(f"{shlex.quote(sys.executable)} -c {shlex.quote(program)}")
+    workdir = tmp_path
+    inv = TargetInvocation(
+        prompt="p",
+        settings_path=workdir / "s.json",
+        mcp_config_path=workdir / "m.json",
+        workdir=workdir,
+        base_url="http://127.0.0.1:9",
+        timeout=15,
+        interrupt=lambda: (workdir / "ready").exists(),
+    )
+    outcome = run_target(target, inv)
+    assert outcome.exit_code == 3
+    assert outcome.stdout == "got SIGINT\n"  # once
+    assert outcome.interrupted_at is not None
+    assert not outcome.timed_out
 
 
 @pytest.mark.parametrize("target", sorted(_ROLES))
@@ -109,3 +200,22 @@ def test_the_budget_comes_from_the_ini_file_too(pytester: pytest.Pytester) -> No
     result = pytester.runpytest("--toolharness-target=reference")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*toolharness_wire_examples = 'many' is not a whole number*"])
+
+
+def test_a_drawn_mcp_timeout_reaches_the_gemini_cli_config(tmp_path: Path) -> None:
+    """The Gemini CLI's profile writes the scenario's MCP tool timeout into its MCP server's config."""
+    from pytest_toolharness.specs import ToolBehavior
+    from pytest_toolharness.wire.scenarios import SUITE_MCP_TIMEOUT_ENV, mcp_spec, write_server_config
+    from pytest_toolharness.wire.targets._gemini_cli import gemini_settings
+
+    config = write_server_config(
+        tmp_path / "mcp.json", [mcp_spec("d_ok", "d", ToolBehavior("text", text="x"))]
+    )
+    (tmp_path / "s.json").write_text("{}", encoding="utf-8")
+
+    def timeout(env: dict[str, str]) -> object:
+        inv = TargetInvocation("p", tmp_path / "s.json", config, tmp_path, "http://127.0.0.1:9", env=env)
+        return gemini_settings(inv, tmp_path / "bridge.py")["mcpServers"]["suite"]["timeout"]
+
+    assert timeout({SUITE_MCP_TIMEOUT_ENV: "3000"}) == 3000
+    assert timeout({}) == 60_000  # the profile's own default otherwise

@@ -407,9 +407,15 @@ class AgentSession:
         completed: list[dict[str, Any]],
         tool_uses: list[ToolUseBlockParam],
     ) -> tuple[list[dict[str, Any]], str]:
-        """Stream one answer, handing each tool_use to ``executor`` once its input is complete."""
+        """Stream one answer, handing each tool_use to ``executor`` once its input is complete.
+
+        A stream that ends before ``message_stop`` is a failed request (:class:`ApiRequestError`),
+        never a finished answer: taken as one, the calls it started would never be answered.
+        """
+        stopped = False
         async with self.client.messages.stream(**params) as stream:
             async for event in stream:
+                stopped = stopped or event.type == "message_stop"
                 if event.type != "content_block_stop":
                     continue
                 block = block_param(event.content_block)
@@ -418,8 +424,18 @@ class AgentSession:
                     tool_use = cast(ToolUseBlockParam, block)
                     tool_uses.append(tool_use)
                     executor.add_tool_use(tool_use)
+            incomplete = _incomplete_stream(stopped)
+            if incomplete is not None:
+                raise incomplete
             message = await stream.get_final_message()
         return [block_param(b) for b in message.content], str(message.stop_reason or "end_turn")
+
+
+def _incomplete_stream(stopped: bool) -> ApiRequestError | None:
+    """The error of an answer's stream that ended before ``message_stop``, None for a whole one."""
+    if stopped:
+        return None
+    return ApiRequestError(200, "the answer's stream ended before message_stop (incomplete answer)")
 
 
 async def _until_done_or_aborted(

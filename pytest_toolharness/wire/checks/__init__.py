@@ -8,7 +8,12 @@ exercised what a check judges.
 
 from __future__ import annotations
 
-from pytest_toolharness.wire.checks._drawn import judge_drawn_pairing, judge_drawn_rules, marker_created
+from pytest_toolharness.wire.checks._drawn import (
+    judge_drawn_interrupt,
+    judge_drawn_pairing,
+    judge_drawn_rules,
+    marker_created,
+)
 from pytest_toolharness.wire.checks._evidence import (
     PAIRING_PROOFS,
     PAIRING_ROLES,
@@ -113,6 +118,7 @@ __all__ = [
     "intervals",
     "judge_accept_edits",
     "judge_denied_spellings",
+    "judge_drawn_interrupt",
     "judge_drawn_pairing",
     "judge_drawn_rules",
     "judge_failed_shell",

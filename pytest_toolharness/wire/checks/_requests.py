@@ -170,12 +170,14 @@ def check_pairing(requests: Sequence[RecordedRequest]) -> list[str]:
     For every main request whose scripted answer asked for tools, the next main request must hold
     that assistant turn and, right after it, a user message with exactly one tool_result per
     tool_use id, no other tool_result, results before any other block; and every request is one
-    the API accepts.
+    the API accepts. A turn whose stream broke mid-way is owed nothing.
     """
     problems = check_accepted(requests)
     mains = main_requests(requests)
     for position, request in enumerate(mains):
-        if request.turn is None or not request.turn.tool_uses:
+        # A turn whose stream broke (StreamFault) was never delivered whole: nothing is owed for it,
+        # and what the harness sends next (a retry, or the part it got, paired) is checked as it is.
+        if request.turn is None or not request.turn.tool_uses or request.turn.fault is not None:
             continue
         asked = [block.id for block in request.turn.tool_uses]
         if position + 1 >= len(mains):

@@ -18,10 +18,14 @@ from typing import Any
 from pytest_toolharness.wire.model_api._encoding import wire_json
 from pytest_toolharness.wire.model_api._turns import AssistantTurn, TextBlock, ThinkingBlock, ToolUseBlock
 
-__all__ = ["DEFAULT_CHUNKS", "encode_sse", "message_json", "split_chunks", "stream_events"]
+__all__ = ["DEFAULT_CHUNKS", "OVERLOADED", "encode_sse", "message_json", "split_chunks", "stream_events"]
 
 #: Into how many deltas text, thinking and tool input JSON are cut (fewer when they are shorter).
 DEFAULT_CHUNKS = 3
+
+
+#: The ``error`` of an ``error`` event a broken stream ends with (:class:`StreamFault` ``error``).
+OVERLOADED: Mapping[str, str] = {"type": "overloaded_error", "message": "Overloaded"}
 
 
 def encode_sse(event: str, data: Mapping[str, Any]) -> bytes:
@@ -135,7 +139,10 @@ def stream_events(
         ("message_start", {"type": "message_start", "message": message})
     ]
     pinged = not ping
+    fault = turn.fault
     for index, block in enumerate(turn.blocks):
+        if fault is not None and index >= fault.after_blocks:
+            break
         block_events = _block_events(index, block, chunks)
         events.append(block_events[0])
         if not pinged:
@@ -145,6 +152,10 @@ def stream_events(
         events.extend(block_events[1:])
     if not pinged:
         events.append(("ping", {"type": "ping"}))
+    if fault is not None:  # the stream breaks here: no message_delta, no message_stop
+        if fault.kind == "error":
+            events.append(("error", {"type": "error", "error": OVERLOADED}))
+        return events
     events.append(
         (
             "message_delta",

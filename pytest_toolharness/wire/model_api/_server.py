@@ -42,7 +42,7 @@ from pytest_toolharness.wire.model_api._messages import (
     estimate_tokens,
     turn_answer,
 )
-from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS
+from pytest_toolharness.wire.model_api._messages_sse import DEFAULT_CHUNKS, OVERLOADED
 from pytest_toolharness.wire.model_api._messages_threads import ThreadStore
 from pytest_toolharness.wire.model_api._messages_validation import (
     validate_count_tokens_request,
@@ -393,6 +393,8 @@ class ScriptedApiServer:
         request = replace(request, script_exhausted=exhausted)
         if isinstance(item, ApiError):
             return error(item, scripted=True)
+        if item.fault is not None:  # fail closed: answering whole would hide that the fault was not sent
+            raise TypeError(f"a StreamFault is sent on the Messages API's stream only, not on {request.path}")
         answer = dialect.answer(
             item,
             body,
@@ -432,6 +434,9 @@ class ScriptedApiServer:
         request = replace(request, script_exhausted=exhausted)
         if isinstance(item, ApiError):
             return self._error(request, item, scripted=True)
+        if item.fault is not None and not request.stream:  # a whole answer can't break mid-turn: overloaded
+            overloaded = ApiError(OVERLOADED["message"], type=OVERLOADED["type"], status=529)
+            return self._error(replace(request, turn=item), overloaded, scripted=True)
         model = str(body.get("model", ""))
         message_id = f"msg_{self._id_prefix}{request.index:012d}"
         input_tokens = self._token_counter(whole or body)

@@ -19,6 +19,7 @@ __all__ = [
     "AssistantTurn",
     "ContentBlock",
     "StopReason",
+    "StreamFault",
     "TextBlock",
     "ThinkingBlock",
     "ToolUseBlock",
@@ -108,16 +109,38 @@ ContentBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock
 
 
 @dataclass(frozen=True, slots=True)
+class StreamFault:
+    """A turn's stream that breaks mid-turn: after ``after_blocks`` whole content blocks it ends.
+
+    ``kind`` ``cut``: the stream just ends, without ``message_delta`` and ``message_stop``;
+    ``error``: an ``error`` event (``overloaded_error``) comes instead, as the API sends when it
+    fails mid-stream. Only the Messages API's stream expresses it; a non-streamed request for such
+    a turn is answered 529 ``overloaded_error``.
+    """
+
+    kind: Literal["cut", "error"]
+    after_blocks: int
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("cut", "error"):
+            raise ValueError(f"StreamFault.kind must be 'cut' or 'error', got {self.kind!r}")
+        if not isinstance(self.after_blocks, int) or self.after_blocks < 0:
+            raise ValueError(f"StreamFault.after_blocks must be an int >= 0, got {self.after_blocks!r}")
+
+
+@dataclass(frozen=True, slots=True)
 class AssistantTurn:
     """One scripted assistant message.
 
     ``stop_reason`` defaults to ``"tool_use"`` when any block is a tool_use and to ``"end_turn"``
-    otherwise; ``model`` defaults to the model the request asked for.
+    otherwise; ``model`` defaults to the model the request asked for. ``fault``: the stream breaks
+    mid-turn (:class:`StreamFault`).
     """
 
     blocks: Sequence[ContentBlock]
     stop_reason: StopReason | None = None
     model: str | None = None
+    fault: StreamFault | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.blocks, str | bytes) or not isinstance(self.blocks, Sequence):

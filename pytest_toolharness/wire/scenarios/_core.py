@@ -33,6 +33,7 @@ __all__ = [
     "FINAL_TEXT",
     "GIVE_UP_TEXT",
     "HOOK_LOG_NAME",
+    "INTERRUPT_DELAY",
     "MCP_SEARCH_ID",
     "SERVER_NAME",
     "SIDE_TEXT",
@@ -53,6 +54,8 @@ MCP_SEARCH_ID = "toolu_01McpSearch"
 #: before searching again (seconds): 40 tries cover an MCP server that takes 20 s to list its tools.
 MCP_SEARCH_TRIES = 40
 MCP_SEARCH_WAIT = 0.5
+#: How long a call of :attr:`WireScenario.interrupt_on` has been running when the harness gets SIGINT.
+INTERRUPT_DELAY = 0.5
 #: The model's last turn once the scenario's steps are done.
 FINAL_TEXT = "All done."
 #: The answer to a side request (one without tools: a title, a summary, a quota check).
@@ -153,6 +156,9 @@ class WireScenario:
     ``plugin_dirs`` are Claude Code plugin folders among ``files`` the target loads
     (``claude --plugin-dir``). ``mcp_search`` is the search tool the model must call to find the MCP
     tools first (set by :meth:`for_target` for a CLI that hides them behind one).
+    ``interrupt_on`` names an MCP tool of the scenario (its ``mcp_tool``): once the suite's server
+    has been running a call of it for :data:`INTERRUPT_DELAY` seconds, the harness gets SIGINT, as
+    a user's Ctrl-C mid-batch.
     """
 
     name: str
@@ -167,10 +173,15 @@ class WireScenario:
     setting_files: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     plugin_dirs: Sequence[str] = ()
     mcp_search: str | None = None
+    interrupt_on: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name or not self.prompt:
             raise ValueError("a WireScenario needs a name and a non-empty prompt")
+        if self.interrupt_on is not None and self.interrupt_on not in {s.mcp_tool for s in self.mcp_tools}:
+            raise ValueError(
+                f"WireScenario {self.name!r}: interrupt_on {self.interrupt_on!r} is not one of its MCP tools"
+            )
         for path in (*self.files, *self.links, *self.plugin_dirs):
             parts = PurePosixPath(path).parts
             if not parts or PurePosixPath(path).is_absolute() or ".." in parts:

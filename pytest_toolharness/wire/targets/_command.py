@@ -23,7 +23,7 @@ import shlex
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -61,6 +61,8 @@ _REFERENCE_PRELOAD = (
 
 # After the main process exits, how long to wait for the rest of its group to go away.
 _GRACE_SECONDS = 2.0
+# How often the interrupt condition is polled while the harness runs.
+_POLL_SECONDS = 0.05
 
 
 class TargetError(ValueError):
@@ -84,6 +86,9 @@ class TargetInvocation:
     env: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 60.0
     plugin_dirs: tuple[Path, ...] = ()
+    #: When it first returns True (polled while the harness runs), the harness gets SIGINT once,
+    #: as a user's Ctrl-C would send it (a scenario that interrupts a batch mid-way).
+    interrupt: Callable[[], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +97,8 @@ class TargetOutcome:
 
     ``exit_code`` is None when it was killed (``timed_out``) or could not be started
     (``start_error`` says why). ``duration`` is wall time in seconds, for reports only.
+    ``interrupted_at`` is when the suite sent SIGINT (``time.time()``, comparable with file
+    times), None when it did not.
     """
 
     exit_code: int | None
@@ -100,6 +107,7 @@ class TargetOutcome:
     timed_out: bool
     duration: float
     start_error: str | None = None
+    interrupted_at: float | None = None
 
 
 class Target(Protocol):
@@ -281,11 +289,8 @@ def run_target(target: Target, inv: TargetInvocation) -> TargetOutcome:
                 duration=time.monotonic() - started,
                 start_error=f"can't start {argv[0]!r}: {exc}",
             )
-        timed_out = False
-        try:
-            exit_code: int | None = process.wait(timeout=inv.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out, exit_code = True, None
+        exit_code, interrupted_at = _wait(process, inv, started)
+        timed_out = exit_code is None
         _kill_group(process)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=_GRACE_SECONDS)
@@ -295,4 +300,29 @@ def run_target(target: Target, inv: TargetInvocation) -> TargetOutcome:
         stderr=_read(stderr_path),
         timed_out=timed_out,
         duration=time.monotonic() - started,
+        interrupted_at=interrupted_at,
     )
+
+
+def _wait(
+    process: subprocess.Popen[bytes], inv: TargetInvocation, started: float
+) -> tuple[int | None, float | None]:
+    """The exit code (None: still running at the timeout) and when SIGINT was sent, if it was."""
+    if inv.interrupt is None:
+        try:
+            return process.wait(timeout=inv.timeout), None
+        except subprocess.TimeoutExpired:
+            return None, None
+    interrupted_at: float | None = None
+    while True:
+        left = started + inv.timeout - time.monotonic()
+        if left <= 0:
+            return None, interrupted_at
+        try:
+            return process.wait(timeout=min(left, _POLL_SECONDS)), interrupted_at
+        except subprocess.TimeoutExpired:
+            pass
+        if interrupted_at is None and inv.interrupt():
+            interrupted_at = time.time()
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGINT)

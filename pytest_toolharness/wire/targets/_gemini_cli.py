@@ -31,7 +31,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_toolharness.wire.scenarios import ToolNames
+from pytest_toolharness.wire.scenarios import SUITE_MCP_TIMEOUT_ENV, ToolNames
 from pytest_toolharness.wire.targets._command import TargetInvocation
 from pytest_toolharness.wire.targets._gemini_hooks import BRIDGE_SOURCE, gemini_hooks
 from pytest_toolharness.wire.targets._roles import (
@@ -162,13 +162,17 @@ def gemini_policy_toml(settings: dict[str, Any], *, default_asks: bool = True) -
 
 
 def gemini_settings(inv: TargetInvocation, bridge: Path) -> dict[str, Any]:
-    """``~/.gemini/settings.json`` for ``inv``: offline switches, the suite's MCP server, its hooks."""
+    """``~/.gemini/settings.json`` for ``inv``: offline switches, the suite's MCP server, its hooks.
+
+    The MCP server's ``timeout`` (milliseconds, per tool call) is the scenario's
+    :data:`SUITE_MCP_TIMEOUT_ENV` when it sets one.
+    """
     servers = {
         server.name: {
             "command": server.command,
             "args": list(server.args),
             "env": server.env,
-            "timeout": _MCP_TIMEOUT_MS,
+            "timeout": int(inv.env.get(SUITE_MCP_TIMEOUT_ENV, _MCP_TIMEOUT_MS)),
         }
         for server in mcp_servers(inv.mcp_config_path)
     }

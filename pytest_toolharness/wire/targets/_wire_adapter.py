@@ -18,7 +18,7 @@ import dataclasses
 import itertools
 import json
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from pytest_toolharness.wire.model_api import RecordedRequest, ScriptedApiServer
 from pytest_toolharness.wire.scenarios import (
     CLAUDE_CODE_NAMES,
     HOOK_LOG_NAME,
+    INTERRUPT_DELAY,
     SERVER_NAME,
     ToolNames,
     WireScenario,
@@ -126,7 +127,7 @@ class WireRun:
                 f"{where}: the harness never called the {api} at {self.base_url} "
                 f"({API_POINTERS.get(self.api, 'its base URL')}); it exited with status {outcome.exit_code}\n  {tails}"
             )
-        if outcome.exit_code != 0:
+        if outcome.exit_code != 0 and outcome.interrupted_at is None:  # exiting on SIGINT is not a failure
             return (
                 f"{where}: the harness exited with status {outcome.exit_code} "
                 f"after {count} {api} request(s)\n  {tails}"
@@ -237,6 +238,19 @@ def _write_requests(folder: Path, requests: list[RecordedRequest]) -> None:
         (folder / f"{request.index:03d}-{request.method}-{path}.json").write_bytes(request.body)
 
 
+def _call_running(workdir: Path, tool: str) -> Callable[[], bool]:
+    """Whether a call of MCP tool ``tool`` has been running for :data:`INTERRUPT_DELAY` seconds (its server's log)."""
+    import time
+
+    from pytest_toolharness.wire.scenarios import read_call_log
+
+    def running() -> bool:
+        starts = [e for e in read_call_log(workdir) if e.get("event") == "start" and e.get("tool") == tool]
+        return bool(starts) and time.time() >= float(starts[0]["time"]) + INTERRUPT_DELAY
+
+    return running
+
+
 def run_wire_scenario(
     target: Target,
     scenario: WireScenario,
@@ -267,6 +281,7 @@ def run_wire_scenario(
             env={**check_target_env(env or {}), **scenario.env},
             timeout=timeout,
             plugin_dirs=tuple(workdir / d for d in scenario.plugin_dirs),
+            interrupt=_call_running(workdir, scenario.interrupt_on) if scenario.interrupt_on else None,
         )
         outcome = run_target(target, invocation)
         requests = server.requests
