@@ -292,7 +292,8 @@ def test_how_this_call_runs_decides_auto_allow(
         )
     why = f"{way}, sandbox settings {sandbox}, host {answer}"
     if auto_allow and not unsandboxed:
-        assert outcome.ran and outcome.sandboxed is True, f"{why}: sandboxed, auto-allowed: {outcome.output}"
+        assert outcome.ran, f"{why}: a sandboxed call must be auto-allowed: {outcome.output}"
+        assert outcome.sandboxed is True, f"{why}: it must run sandboxed: {outcome.output}"
         assert host is None or not host.asked, f"{why}: an auto-allowed sandboxed call was asked about"
         assert "/out" not in hits, f"{why}: the sandboxed call's direct connection arrived"
         return
