@@ -92,6 +92,55 @@ FAILURES = ("raise", "error_result")
 MATCH_MARKER = "matched-hook-context-5b2d"
 
 
+def check_matched_hook(
+    harness: Any,
+    event: str,
+    tool: ToolSpec,
+    matcher: str | None,
+    matching: bool,
+    failure: str,
+    *,
+    as_command: bool = False,
+) -> None:
+    """One call of ``tool`` with one hook on ``event``: it must apply iff ``matching``.
+
+    A PreToolUse or PermissionRequest hook denies (the call runs iff the matcher misses); a
+    PostToolUse or PostToolUseFailure hook (after ``failure``: a raise or a returned error result)
+    adds a context that reaches the model iff the matcher selects the tool.
+    """
+    decides = event in ("PreToolUse", "PermissionRequest")
+    if event == "PostToolUseFailure":
+        tool = dataclasses.replace(tool, behavior=ToolBehavior(failure, message="tool failed here"))  # type: ignore[arg-type]
+    hook = HookSpec(
+        event=event,  # type: ignore[arg-type]
+        outcome="deny" if decides else "context",
+        matcher=matcher,
+        context=MATCH_MARKER,
+        as_command=as_command,
+        timeout=ANSWER_TIMEOUT_S,
+    )
+    run = run_calls(
+        harness,
+        [tool],
+        [(tool.name, {"x": "1"})],
+        # A PermissionRequest hook is asked only where the rules leave the call to ask.
+        rules=[] if event == "PermissionRequest" else [RuleSpec(tool.name, "allow")],
+        hooks=[hook],
+        host=host_answering("allow"),
+    )
+    why = f"{event} {'command' if as_command else 'callback'} hook with matcher {matcher!r} on {tool.name}"
+    if decides:
+        assert run.ran() == (0 if matching else 1), (
+            f"{why}: its deny must apply {'' if matching else 'not '}to the call: {run.describe()}"
+        )
+    else:
+        assert run.ran() == 1, f"{why}: the call must have run: {run.describe()}"
+        assert (MATCH_MARKER in run.all_text()) == matching, (
+            f"{why}: it must {'' if matching else 'not '}run (its context reaches the model iff it does): "
+            f"{run.describe()}"
+        )
+
+
 @requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("HOOK-1", "MUST")
 @settings(max_examples=48, deadline=None)
@@ -109,35 +158,7 @@ def test_matcher_selects_exactly_the_matching_tools(
     error result) adds a context that reaches the model iff the matcher selects the tool.
     """
     tool, matcher, matching = case
-    decides = event in ("PreToolUse", "PermissionRequest")
-    if event == "PostToolUseFailure":
-        tool = dataclasses.replace(tool, behavior=ToolBehavior(failure, message="tool failed here"))  # type: ignore[arg-type]
-    hook = HookSpec(
-        event=event,  # type: ignore[arg-type]
-        outcome="deny" if decides else "context",
-        matcher=matcher,
-        context=MATCH_MARKER,
-    )
-    run = run_calls(
-        new_harness(),
-        [tool],
-        [(tool.name, {"x": "1"})],
-        # A PermissionRequest hook is asked only where the rules leave the call to ask.
-        rules=[] if event == "PermissionRequest" else [RuleSpec(tool.name, "allow")],
-        hooks=[hook],
-        host=host_answering("allow"),
-    )
-    why = f"{event} hook with matcher {matcher!r} on {tool.name}"
-    if decides:
-        assert run.ran() == (0 if matching else 1), (
-            f"{why}: its deny must apply {'' if matching else 'not '}to the call: {run.describe()}"
-        )
-    else:
-        assert run.ran() == 1, f"{why}: the call must have run: {run.describe()}"
-        assert (MATCH_MARKER in run.all_text()) == matching, (
-            f"{why}: it must {'' if matching else 'not '}run (its context reaches the model iff it does): "
-            f"{run.describe()}"
-        )
+    check_matched_hook(new_harness(), event, tool, matcher, matching, failure)
 
 
 # Every spelling of "every tool": no matcher at all, the empty string, ``*`` and regexes that match any
@@ -172,32 +193,7 @@ def test_match_all_spellings_select_every_tool_on_every_event(
 
     Property: the hook runs (its deny applies, or its context reaches the model) for every call.
     """
-    decides = event in ("PreToolUse", "PermissionRequest")
-    if event == "PostToolUseFailure":
-        tool = dataclasses.replace(tool, behavior=ToolBehavior(failure, message="tool failed here"))  # type: ignore[arg-type]
-    hook = HookSpec(
-        event=event,  # type: ignore[arg-type]
-        outcome="deny" if decides else "context",
-        matcher=matcher,
-        context=MATCH_MARKER,
-        as_command=as_command,
-        timeout=ANSWER_TIMEOUT_S,
-    )
-    run = run_calls(
-        new_harness(),
-        [tool],
-        [(tool.name, {"x": "1"})],
-        rules=[] if event == "PermissionRequest" else [RuleSpec(tool.name, "allow")],
-        hooks=[hook],
-        host=host_answering("allow"),
-    )
-    why = f"{event} {'command' if as_command else 'callback'} hook with matcher {matcher!r} on {tool.name}"
-    if decides:
-        assert run.ran() == 0, f"{why}: a match-all hook's deny must apply: {run.describe()}"
-    else:
-        assert MATCH_MARKER in run.all_text(), (
-            f"{why}: a match-all hook must run (its context must reach the model): {run.describe()}"
-        )
+    check_matched_hook(new_harness(), event, tool, matcher, True, failure, as_command=as_command)
 
 
 @requires("execution", "permissions", "hooks")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_conversation import canonical, message_blocks
@@ -110,3 +111,123 @@ def test_replacements_frozen_across_requests_and_resume(
                     f"{i}: {first[i][:120]!r} -> {later.get(i, '<missing>')[:120]!r}" for i in changed
                 )
             )
+
+
+# Under the per-tool limit (50,000) each, so only the per-message budget (200,000) replaces them.
+BUDGET_SIZES = st.sampled_from([10, 30_000, 45_000, 49_000])
+
+
+@st.composite
+def batch_sequences(draw: st.DrawFn) -> list[list[tuple[str, int]]]:
+    """2-3 batches of (tool_use id, result size): ids new or repeated from earlier batches.
+
+    A repeated id is the model answering under an id it used before: its decision (replaced, or sent
+    inline) was made once and holds for that id forever.
+    """
+    batches: list[list[tuple[str, int]]] = []
+    used: list[str] = []
+    for b in range(draw(st.integers(2, 3))):
+        batch: list[tuple[str, int]] = []
+        for i in range(draw(st.integers(1, 6))):
+            fresh = f"toolu_b{b}_{i}"
+            earlier = [u for u in used if u not in {t for t, _ in batch}]
+            repeat = bool(earlier) and draw(st.booleans())
+            batch.append((draw(st.sampled_from(earlier)) if repeat else fresh, draw(BUDGET_SIZES)))
+        used.extend(t for t, _ in batch if t not in used)
+        batches.append(batch)
+    return batches
+
+
+def _text(result: Mapping[str, Any]) -> str:
+    content = result.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(str(b.get("text", "")) for b in content or () if isinstance(b, Mapping))
+
+
+def _fill(b: int, i: int) -> str:
+    return f"batch {b} part {i}\n"
+
+
+def _run_batches(
+    harness: Any, batches: list[list[tuple[str, int]]], session_dir: Path, resume_before: set[int]
+) -> list[list[dict[str, Any]]]:
+    """Each batch's user content, resuming the session before the batches in ``resume_before``."""
+    answered = []
+    for b, batch in enumerate(batches):
+        if b in resume_before:
+            harness = harness.resume()
+        specs = [
+            ToolSpec(
+                name=f"Dump{i}",
+                description="Dumps a lot.",
+                read_only=True,
+                behavior=ToolBehavior(kind="text", chars=size, fill=_fill(b, i)),
+            )
+            for i, (_, size) in enumerate(batch)
+        ]
+        harness.set_tools(specs, [])
+        harness.append_message({"role": "user", "content": f"Dump batch {b}."})
+        scenario = ExecutionScenario(
+            tools=specs,
+            tool_uses=[
+                {"type": "tool_use", "id": t, "name": s.name, "input": {}}
+                for (t, _), s in zip(batch, specs, strict=True)
+            ],
+            recorder=CallRecorder(),
+            cwd=session_dir.parent,
+            session_dir=session_dir,
+            rules=[RuleSpec(s.name, "allow") for s in specs],
+        )
+        answered.append(list(asyncio.run(harness.execute(scenario)).user_content))
+    return answered
+
+
+@requires("conversation", "execution", "result_persistence", "permissions")
+@pytest.mark.requirement("RESULT-4", "MUST")
+@settings(max_examples=12, deadline=None)
+@given(batches=batch_sequences(), resumes=st.sets(st.integers(1, 2), min_size=1))
+@example(
+    batches=[
+        [(f"toolu_b0_{i}", 45_000) for i in range(5)],
+        [*((f"toolu_b0_{i}", 45_000) for i in range(1, 5)), ("toolu_b1_0", 45_000)],
+    ],
+    resumes={1},
+)
+def test_budget_decisions_are_the_same_with_or_without_resume(
+    new_harness: Callable[[], Any], batches: list[list[tuple[str, int]]], resumes: set[int]
+) -> None:
+    """RESULT-4: the per-message budget decides each tool_use id once; a resumed session decides exactly as the session that was never interrupted.
+
+    Differential: the same batches (results near the per-tool limit, so that their sum crosses the
+    message budget; ids new or repeated from earlier batches) run once straight through and once
+    with the session resumed from its transcript before some batches. Every batch's user content is
+    byte-identical: a result sent inline stays inline, a replaced one keeps its replacement.
+    """
+    assume(any(0 < b < len(batches) for b in resumes))
+    with tempfile.TemporaryDirectory() as tmp:
+        session_dir = Path(tmp) / "s"
+        straight = _run_batches(new_harness(), batches, session_dir, set())
+        shutil.rmtree(session_dir, ignore_errors=True)
+        resumed = _run_batches(new_harness(), batches, session_dir, resumes)
+    decided: dict[str, str | None] = {}  # per id: its replacement text, or None when sent inline
+    for b, batch in enumerate(batches):
+        texts = {
+            str(r["tool_use_id"]): _text(r)
+            for r in straight[b]
+            if isinstance(r, Mapping) and r.get("type") == "tool_result"
+        }
+        for i, (tool_use_id, size) in enumerate(batch):
+            output = ToolBehavior(kind="text", chars=size, fill=_fill(b, i)).output_text()
+            now = None if texts[tool_use_id] == output else texts[tool_use_id]
+            if tool_use_id in decided:
+                assert now == decided[tool_use_id], (
+                    f"RESULT-4: {tool_use_id} was {'sent inline' if decided[tool_use_id] is None else 'replaced'} "
+                    f"before; in batch {b} it is {'inline' if now is None else 'replaced'} ({(now or '')[:120]!r})"
+                )
+            decided.setdefault(tool_use_id, now)
+    for b, (one, other) in enumerate(zip(map(canonical, straight), map(canonical, resumed), strict=True)):
+        assert one == other, (
+            f"RESULT-4: batch {b} ({batches[b]}) is answered differently after resuming before "
+            f"batches {sorted(resumes)}: {one[:300]!r}... vs {other[:300]!r}..."
+        )

@@ -230,6 +230,86 @@ def test_without_unsandboxed_commands_nothing_leaves(
     )
 
 
+# Spellings of an excludedCommands entry that cover ``curl ...`` (beside entries for other programs),
+# and lists that cover nothing of it.
+EXCLUDING_CURL = st.lists(st.sampled_from(["git", "npm:*", "docker run"]), max_size=2).flatmap(
+    lambda others: st.sampled_from(["curl", "curl:*", "curl -sS", "curl -sS --max-time 20"]).flatmap(
+        lambda entry: st.permutations([*others, entry])
+    )
+)
+NOT_EXCLUDING_CURL = st.lists(
+    st.sampled_from(["git", "npm:*", "cur", "curl -X", "wget"]), min_size=1, max_size=3
+)
+
+
+@pytest.mark.requirement("SBX-4", "MUST")
+@pytest.mark.parametrize("way", ["dangerouslyDisableSandbox", "excludedCommands", "neither"])
+@pytest.mark.parametrize("auto_allow", [True, None], ids=["autoAllow", "autoAllow-unset"])
+@settings(max_examples=4, deadline=None)
+@given(
+    allow_unsandboxed=st.sampled_from([None, True, False]),
+    answer=st.sampled_from(["allow", "deny", "nobody"]),
+    excluded=st.data(),
+)
+@example(allow_unsandboxed=None, answer="nobody", excluded=None)
+def test_how_this_call_runs_decides_auto_allow(
+    new_harness: Callable[[], Any],
+    tmp_path_factory: pytest.TempPathFactory,
+    way: str,
+    auto_allow: bool | None,
+    allow_unsandboxed: bool | None,
+    answer: str,
+    excluded: Any,
+) -> None:
+    """SBX-4 (with SBX-6): auto-allow follows how THIS call will run, never only ``sandbox.enabled``.
+
+    Composed: the call's own state (``dangerouslyDisableSandbox``, a command an excludedCommands
+    entry covers in any spelling, or neither, with entries for other programs) x
+    ``autoAllowBashIfSandboxed`` x ``allowUnsandboxedCommands`` x the host's answer. Property: a call
+    that will run unsandboxed goes through the ordinary decision (asked; runs, outside the sandbox,
+    only when allowed); a call that will run sandboxed is auto-allowed when auto-allow is on.
+    """
+    entries = (
+        excluded.draw(EXCLUDING_CURL if way == "excludedCommands" else NOT_EXCLUDING_CURL)
+        if excluded is not None
+        else (["curl"] if way == "excludedCommands" else [])
+    )
+    sandbox: dict[str, Any] = {"excludedCommands": entries} if entries else {}
+    if auto_allow is not None:
+        sandbox["autoAllowBashIfSandboxed"] = auto_allow
+    if allow_unsandboxed is not None:
+        sandbox["allowUnsandboxedCommands"] = allow_unsandboxed
+    unsandboxed = way != "neither" and allow_unsandboxed is not False
+    host = {"allow": allowing_host(), "deny": denying_host(), "nobody": None}[answer]
+    with http_server() as (port, hits):
+        outcome = run(
+            new_harness(),
+            _direct(port, "out"),
+            layout(tmp_path_factory.mktemp("sbx4")).work,
+            sandbox_settings(sandbox=sandbox),
+            host=host,
+            disable_sandbox=way == "dangerouslyDisableSandbox",
+        )
+    why = f"{way}, sandbox settings {sandbox}, host {answer}"
+    if auto_allow and not unsandboxed:
+        assert outcome.ran, f"{why}: a sandboxed call must be auto-allowed: {outcome.output}"
+        assert outcome.sandboxed is True, f"{why}: it must run sandboxed: {outcome.output}"
+        assert host is None or not host.asked, f"{why}: an auto-allowed sandboxed call was asked about"
+        assert "/out" not in hits, f"{why}: the sandboxed call's direct connection arrived"
+        return
+    if host is not None:
+        assert len(host.asked) == 1, f"{why}: the call was not asked about (the ordinary decision)"
+    if answer != "allow":
+        assert not outcome.ran, f"{why}: ran without permission: {outcome.output}"
+        assert "/out" not in hits
+        return
+    assert outcome.ran, outcome.output
+    assert outcome.sandboxed is (not unsandboxed), f"{why}: sandboxed={outcome.sandboxed}"
+    assert ("/out" in hits) == unsandboxed, (
+        f"{why}: its direct connection {'did not arrive' if unsandboxed else 'arrived'}"
+    )
+
+
 @pytest.mark.requirement("SBX-4", "MUST")
 def test_an_unsandboxed_retry_is_not_automatic(new_harness: Callable[[], Any], tmp_path: Path) -> None:
     """SBX-4: a command that failed in the sandbox, retried with ``dangerouslyDisableSandbox``, needs permission.

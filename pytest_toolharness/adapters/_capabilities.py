@@ -158,6 +158,11 @@ CAPABILITIES: Mapping[str, Capability] = _table(
         feature_of="execution",
     ),
     Capability("abort", "aborting a batch of tool calls", feature_of="execution"),
+    Capability(
+        "streamed_tool_uses",
+        "tool_use blocks that stream in while earlier calls of the batch run (streamed_after_end)",
+        feature_of="execution",
+    ),
     Capability("timeouts", "per-call timeouts", feature_of="execution"),
     Capability(
         "result_persistence",

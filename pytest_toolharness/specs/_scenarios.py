@@ -35,6 +35,11 @@ class ExecutionScenario:
     ``settings`` are the session's settings files (the ``settings_files`` capability), besides
     ``rules``; ``mode`` is the mode given when the session starts (as on the command line), so with
     settings files ``"default"`` means none was given and their ``defaultMode`` applies.
+
+    ``streamed_after_end`` (the ``streamed_tool_uses`` capability) maps a tool_use id to the id of an
+    earlier call of the batch: that block streams in only after that call has ended (and the harness
+    has had a moment to handle its end), as a block still streaming from the model arrives while the
+    earlier calls run. The blocks keep their order: a block waiting holds back those after it.
     """
 
     tools: Sequence[ToolSpec]
@@ -51,6 +56,7 @@ class ExecutionScenario:
     call_timeout: float | None = None
     additional_dirs: Sequence[Path] = ()
     settings: Sequence[SettingsSpec] = ()
+    streamed_after_end: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

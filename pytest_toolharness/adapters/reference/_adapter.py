@@ -60,7 +60,12 @@ from reference_impl import (
     run_tool_uses,
     sandbox_settings,
 )
-from reference_impl.execution import ContentReplacementState, rebuild_replacement_state
+from reference_impl.execution import (
+    ContentReplacementState,
+    finish_batch,
+    new_batch_executor,
+    rebuild_replacement_state,
+)
 from reference_impl.permissions import (
     PermissionResult,
     PermissionResultAllow,
@@ -358,20 +363,25 @@ class ReferenceHarness:
         state = tool_state(pool)
         blocks = [cast(ToolUseBlockParam, dict(block)) for block in scenario.tool_uses]
         try:
-            batch = await run_tool_uses(
-                blocks,
-                context,
-                abort=scenario.abort,
-                call_timeout=scenario.call_timeout,
-                state=state,
-                # The suite's hanging tools ignore their abort event on purpose: each interrupted
-                # one costs the grace period, and a tool that honours its abort returns at once.
-                grace_period=0.05,
-            )
+            if scenario.streamed_after_end:
+                user_content = await _run_streamed(blocks, context, scenario, state)
+            else:
+                user_content = (
+                    await run_tool_uses(
+                        blocks,
+                        context,
+                        abort=scenario.abort,
+                        call_timeout=scenario.call_timeout,
+                        state=state,
+                        # The suite's hanging tools ignore their abort event on purpose: each interrupted
+                        # one costs the grace period, and a tool that honours its abort returns at once.
+                        grace_period=0.05,
+                    )
+                ).user_content
         finally:
             await sourced.close(context.hooks)
         self._entries.append(cast(MessageParam, {"role": "assistant", "content": [dict(b) for b in blocks]}))
-        self._entries.append(cast(MessageParam, {"role": "user", "content": batch.user_content}))
+        self._entries.append(cast(MessageParam, {"role": "user", "content": user_content}))
         decisions = {
             tool_use_id: {
                 "behavior": d.behavior,
@@ -384,7 +394,39 @@ class ReferenceHarness:
             }
             for tool_use_id, d in context.decision_log.decisions.items()
         }
-        return ExecutionResult(user_content=batch.user_content, decisions=decisions)
+        return ExecutionResult(user_content=user_content, decisions=decisions)
+
+
+# How long a streamed block waits after the ends it waits for: the harness handles an end within a
+# few turns of the event loop; a block still streaming from the model comes much later than that.
+STREAM_SETTLE_S = 0.05
+
+
+async def _run_streamed(
+    blocks: list[ToolUseBlockParam], context: ExecutionContext, scenario: ExecutionScenario, state: Any
+) -> list[dict[str, Any]]:
+    """Feed the blocks to the harness's streaming executor, each after the end it waits for."""
+    executor = new_batch_executor(
+        context, abort=scenario.abort, call_timeout=scenario.call_timeout, state=state, grace_period=0.05
+    )
+
+    async def feed() -> None:
+        try:
+            for block in blocks:
+                after = scenario.streamed_after_end.get(block["id"])
+                if after is not None:
+                    while after not in scenario.recorder.ended():
+                        await asyncio.sleep(0.005)
+                    await asyncio.sleep(STREAM_SETTLE_S)
+                executor.add_tool_use(block)
+        finally:
+            # Even when feeding fails: the results end, and the failure is raised below.
+            executor.finish_stream()
+
+    feeding = asyncio.create_task(feed())
+    outcomes = [outcome async for outcome in executor.results()]
+    await feeding
+    return finish_batch(blocks, outcomes, context)
 
 
 def _result_text(content: Any) -> str:
@@ -458,6 +500,7 @@ class ReferenceAdapter:
             "host_interrupt",
             "settings_files",
             "abort",
+            "streamed_tool_uses",
             "timeouts",
             "result_persistence",
             "wire",
