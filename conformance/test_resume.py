@@ -177,21 +177,33 @@ def _run_batch(harness: Any, calls: list[tuple[str, Output]], session_dir: Path)
     again=st.lists(st.integers(0, 2), min_size=1, max_size=2, unique=True),
     fresh=st.lists(OUTPUTS, min_size=0, max_size=4),
     resumes=st.integers(0, 2),
+    compacted=st.booleans(),
 )
-@example(first=[Output(49_000, False)], again=[0], fresh=[Output(45_000, False)] * 4, resumes=1)
-@example(first=[Output(49_000, True)], again=[0], fresh=[Output(45_000, True)] * 4, resumes=0)
 @example(
-    first=[Output(10, False), Output(49_000, True)], again=[1], fresh=[Output(45_000, False)] * 4, resumes=2
+    first=[Output(49_000, False)], again=[0], fresh=[Output(45_000, False)] * 4, resumes=1, compacted=False
+)
+@example(first=[Output(49_000, True)], again=[0], fresh=[Output(45_000, True)] * 4, resumes=0, compacted=True)
+@example(
+    first=[Output(10, False), Output(49_000, True)],
+    again=[1],
+    fresh=[Output(45_000, False)] * 4,
+    resumes=2,
+    compacted=True,
 )
 def test_sent_results_keep_their_bytes_in_later_budget_passes(
-    new_harness: Callable[[], Any], first: list[Output], again: list[int], fresh: list[Output], resumes: int
+    new_harness: Callable[[], Any],
+    first: list[Output],
+    again: list[int],
+    fresh: list[Output],
+    resumes: int,
+    compacted: bool,
 ) -> None:
     """RESULT-4 property: once a tool_result's bytes were sent, no later budget pass changes them.
 
     A first batch is sent (its results inline, persisted by the per-tool limit, or as text blocks);
-    then, in the same session or one resumed ``resumes`` times, a later batch answers some of those
-    ids again (the same output: a replayed call) beside fresh calls that together may pass the
-    per-message budget. RESULT-4: every id answered again gets exactly the bytes it was sent with
+    then (after a compaction or not), in the same session or one resumed ``resumes`` times, a later
+    batch answers some of those ids again (the same output: a replayed call) beside fresh calls that
+    together may pass the per-message budget. RESULT-4: every id answered again gets exactly the bytes it was sent with
     (its decision, inline or replaced, is frozen per id, and a resumed session rebuilds it, inline
     results included); and the resumed session decides the whole later batch byte for byte as the
     session that was never resumed does.
@@ -204,6 +216,8 @@ def test_sent_results_keep_their_bytes_in_later_budget_passes(
         harness = new_harness()
         harness.append_message({"role": "user", "content": "Dump everything."})
         sent = _run_batch(harness, first_calls, session_dir)
+        if compacted:
+            harness.compact("The dumps so far.")
         resumed = harness
         for _ in range(resumes):
             resumed = resumed.resume()
