@@ -18,6 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import (
+    BLANKS,
     NAMES,
     allow_rules,
     check_pairing,
@@ -33,8 +34,6 @@ from pytest_toolharness.specs import ToolBehavior, ToolSpec, mcp_tool_name
 
 Capabilities = frozenset[str]
 
-# Blank text: nothing, or only whitespace the API does not count as text.
-BLANKS = st.lists(st.sampled_from(["", " ", "\n", "\t", "\r\n"]), max_size=3).map("".join)
 # What a successful call returns: every empty shape, and text or an image beside them.
 SUCCESS_OUTPUTS = st.one_of(
     st.just(ToolBehavior("empty")),
