@@ -38,6 +38,7 @@ from pytest_toolharness.specs import (
 from pytest_toolharness.strategies import indices
 
 __all__ = [
+    "BLANKS",
     "CORE_KINDS",
     "HANG_GUARD",
     "NAMES",
@@ -67,6 +68,9 @@ HANG_GUARD = 20.0
 """Seconds after which a scenario that never finishes fails the test (a hang guard, not a timing check)."""
 
 # Names that are not prefixes of one another, so a rule or hook matcher for one never matches another.
+# Blank text: nothing, or only whitespace the API does not count as text.
+BLANKS = st.lists(st.sampled_from(["", " ", "\n", "\t", "\r\n"]), max_size=3).map("".join)
+
 NAMES: tuple[str, ...] = (
     "Alpha",
     "Bravo",

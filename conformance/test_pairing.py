@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import (
+    BLANKS,
     CORE_KINDS,
     NAMES,
     allow_rules,
@@ -446,8 +447,6 @@ def test_timeout_is_an_error_with_text(
     assert text_of(result).strip(), f"a timed-out call's error has no text: {result}"
 
 
-# Blank text: nothing, or only whitespace the API does not count as text.
-BLANKS = st.lists(st.sampled_from(["", " ", "\n", "\t", "\r\n"]), max_size=3).map("".join)
 # Every shape of empty output: ``""`` (the ``empty`` behaviour or a blank string), an empty list of
 # content blocks, and a list of one to three blank text blocks.
 EMPTY_OUTPUTS = st.one_of(
