@@ -22,6 +22,37 @@ from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import ToolSpec
 
 _MODES = [None, "true", "false", "auto:1", "auto:100"]
+_MARKER = {"type": "ephemeral"}
+# Where a block copied from an earlier request may still carry a cache marker: a message's own text,
+# a tool_use, a tool_result, and a block inside a tool_result's content (text or image).
+PREMARKED_PLACES = (
+    "assistant text",
+    "user text",
+    "tool_use",
+    "tool_result",
+    "tool_result text",
+    "tool_result image",
+)
+_PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
+def _premarked(place: str, index: int, tool_name: str) -> list[dict[str, Any]]:
+    """An assistant message and a user message, one of whose blocks carries a marker at ``place``."""
+    tool_use_id = f"toolu_premarked_{index}"
+    if place in ("assistant text", "user text"):
+        marked = {"type": "text", "text": f"noted {index}", "cache_control": _MARKER}
+        plain = {"type": "text", "text": f"ok {index}"}
+        first, second = (marked, plain) if place == "assistant text" else (plain, marked)
+        return [{"role": "assistant", "content": [first]}, {"role": "user", "content": [second]}]
+    use: dict[str, Any] = {"type": "tool_use", "id": tool_use_id, "name": tool_name, "input": {}}
+    inner: dict[str, Any] = (
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _PIXEL}}
+        if place == "tool_result image"
+        else {"type": "text", "text": f"out {index}"}
+    )
+    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": [inner]}
+    {"tool_use": use, "tool_result": result}.get(place, inner)["cache_control"] = _MARKER
+    return [{"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}]
 
 
 @requires("conversation")
@@ -31,7 +62,7 @@ _MODES = [None, "true", "false", "auto:1", "auto:100"]
     builtins=builtin_specs(),
     mcps=mcp_specs(),
     modes=st.lists(st.sampled_from(_MODES), min_size=1, max_size=5),
-    premarked=st.booleans(),
+    premarked=st.lists(st.sampled_from(PREMARKED_PLACES), max_size=3),
     data=st.data(),
 )
 def test_one_message_cache_marker_per_request(
@@ -39,24 +70,23 @@ def test_one_message_cache_marker_per_request(
     builtins: list[ToolSpec],
     mcps: list[ToolSpec],
     modes: list[str | None],
-    premarked: bool,
+    premarked: list[str],
     data: st.DataObject,
 ) -> None:
     """CACHE-5 property.
 
     CACHE-5: every request carries exactly one cache_control marker in its messages (system and tools markers
-    don't count), request after request, whatever the transcript's blocks carried before.
+    don't count), request after request, whatever the transcript's blocks carried before: markers left on
+    blocks copied from earlier requests, at any depth (a message's text, a tool_use, a tool_result, a text
+    or image block inside a tool_result), one or several at once.
     """
     harness = new_harness()
     session = Session(harness, builtins, mcps)
+    tool_name = builtins[0].name if builtins else "ReadFile"
+    for index, place in enumerate(premarked):
+        for message in _premarked(place, index, tool_name):
+            harness.append_message(message)
     if premarked:
-        # A transcript block that already carries a marker (e.g. copied from an earlier request).
-        harness.append_message(
-            {
-                "role": "assistant",
-                "content": [{"type": "text", "text": "noted", "cache_control": {"type": "ephemeral"}}],
-            }
-        )
         session.conversation.user("go on")
     for mode in modes:
         session.step(data)
