@@ -22,6 +22,7 @@ from conformance._strategies_permissions import (
     fetch_tool,
     host_answering,
     mcp_tool_spec,
+    plain_tool,
     pre_hook,
     read_tool,
     run_calls,
@@ -223,6 +224,36 @@ def test_rule_that_could_never_match_is_refused(new_harness: Callable[[], Any], 
         assert text in message or repr(text) in message, f"refused {text!r} without naming it: {message}"
         return
     assert run.ran() == 0, f"deny rule {text!r} loaded but denies nothing: {run.describe()}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    name=st.sampled_from(["Deploy", "TodoWrite", "WebSearch", "Task", "ExitPlanMode", "Notify"]),
+    content=st.sampled_from(["prod", "x", "*", "cats", "git push:*", "domain:example.com", "./file"]),
+    behavior=st.sampled_from(["deny", "ask"]),
+    mode=st.sampled_from(["default", "bypassPermissions", "acceptEdits"]),
+)
+def test_content_rule_on_a_tool_with_no_content_is_refused_or_holds(
+    new_harness: Callable[[], Any], name: str, content: str, behavior: str, mode: str
+) -> None:
+    """PERM-12: a content rule on a tool with no content to compare is refused by name, or holds.
+
+    A deny or ask rule such as ``Deploy(prod)`` on a tool with no permission target (one the program
+    adds, or a built-in name such as ``TodoWrite`` or ``WebSearch``) is refused by name, or the call
+    does not run unasked. It never loads and lets the call through as if it were not written.
+    """
+    tool = plain_tool(name)
+    text = f"{name}({content})"
+    rules = [RuleSpec(text, behavior), RuleSpec(name, "allow")]  # type: ignore[arg-type]
+    try:
+        run = run_calls(new_harness(), [tool], [(name, {"x": content})], rules=rules, mode=mode)
+    except Exception as error:
+        message = str(error)
+        assert text in message or repr(text) in message, f"refused {text!r} without naming it: {message}"
+        return
+    assert run.ran() == 0, f"{behavior} rule {text!r} loaded and let {name} run ({mode}): {run.describe()}"
 
 
 # --------------------------------------------------------------------------------------------

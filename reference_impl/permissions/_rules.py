@@ -240,6 +240,7 @@ def first_match(
         ):
             return RuleMatch(whole, True, f"{call.tool.name} is covered by rule {whole.text}")
         return found
+    uncertain: RuleMatch | None = None
     for rule in rules:
         if rule.content is None:
             if rule_applies_to_tool(rule, call.tool):
@@ -247,7 +248,13 @@ def first_match(
             continue
         if _content_matches(rule, call, cwd=cwd, project_root=project_root):
             return RuleMatch(rule, True, f"matched rule {rule.text}")
-    return None
+        if uncertain is None and call.target is None and rule_applies_to_tool(rule, call.tool):
+            # ``Deploy(prod)`` on a tool with no permission content: the rule can't be matched
+            # against the call, and its author believes it is about some of them (deny is broad).
+            uncertain = RuleMatch(
+                rule, False, f"rule {rule.text} names content, but {call.tool.name} has none to compare"
+            )
+    return uncertain
 
 
 def _by_file(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMatch | None:
