@@ -83,7 +83,8 @@ def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
     """PERM-15: a write that lands on a protected file asks, whatever path reaches it.
 
     The path is composed by ``ths.path_spellings`` around the protected file: through symbolic and
-    hard links, links to directories, ``/proc/self/root``, ``..`` out and back; written by a file
+    hard links (the file with a second name or without), links to directories (to the protected
+    directory itself: ``into1/config`` for ``.git/config``), ``/proc/self/root``, ``..`` out and back; written by a file
     tool, by a shell redirection (also to a word bash expands to the path: quotes split inside a name,
     a backslash, ``"$PWD"``, a ``${UNSET:-...}`` default, ``$(printf ...)``, a ``?`` glob), or by a
     redirection after ``cd`` into a part of the path on the same line, or by a program given the path as
@@ -92,7 +93,7 @@ def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
     """
     if via != "edit" and mode == "acceptEdits":
         return  # acceptEdits never auto-allows shell commands anyway
-    maze = ths.build_path_maze(fresh_dir(), name)
+    maze = ths.build_path_maze(fresh_dir(), name, hard_link=data.draw(st.booleans(), label="hard link"))
     path = data.draw(ths.path_spellings(str(maze.root), name), label="path")
     if via == "edit":
         tool, call = edit_tool(), ("Edit", {"file_path": path})

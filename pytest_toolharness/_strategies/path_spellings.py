@@ -1,7 +1,8 @@
 """Spellings of a path composed from segments that the filesystem resolves, judged by the filesystem (PERM-11).
 
 :func:`build_path_maze` lays out a directory in which one file (:data:`MAZE_TARGET`) can be reached
-many ways (it may be nested: ``.git/config``): a symbolic link to it (``alias``), a hard link (``hard``), a link to the directory itself
+many ways (it may be nested: ``.git/config``): a symbolic link to it (``alias``), a hard link (``hard``, or
+none), a link to each directory it is in (``into0``), a link to the directory itself
 (``here``), a subdirectory with a link back up (``sub/back``), a link out of the tree
 (``elsewhere``). :func:`path_spellings` composes a path from a start (nothing, the maze's absolute
 path, ``/proc/self/root`` before it, ``..`` out and back in) and segments (``./``, ``//``,
@@ -51,12 +52,19 @@ class PathMaze:
         return self.root / self.name
 
 
-def build_path_maze(directory: Path, name: str = MAZE_TARGET) -> PathMaze:
-    """Lay out the maze in ``directory`` around the file ``name`` (relative, may be nested: ``.git/config``)."""
+def build_path_maze(directory: Path, name: str = MAZE_TARGET, *, hard_link: bool = True) -> PathMaze:
+    """Lay out the maze in ``directory`` around the file ``name`` (relative, may be nested: ``.git/config``).
+
+    Without ``hard_link`` the file has one name only (a hard link is a clue a checker may lean on);
+    a nested file's directories each get a symbolic link too (``into1`` -> ``.git``).
+    """
     (directory / name).parent.mkdir(parents=True, exist_ok=True)
     (directory / name).write_text("TOKEN=not-for-the-model\n", encoding="utf-8")
     (directory / "alias").symlink_to(name)
-    os.link(directory / name, directory / "hard")
+    if hard_link:
+        os.link(directory / name, directory / "hard")
+    for index, folder in enumerate(_folders(name)):
+        (directory / f"into{index}").symlink_to(folder)
     (directory / "here").symlink_to(".")
     (directory / "sub").mkdir()
     (directory / "sub" / "back").symlink_to("..")
@@ -89,7 +97,19 @@ def _spelling(draw: st.DrawFn, root: str | None, name: str) -> str:
             )
         )
     segments = draw(st.lists(st.sampled_from(_SEGMENTS), max_size=3))
-    return start + "".join(segments) + draw(st.sampled_from((name, f"here/{name}", *_LINK_NAMES)))
+    through_folders = tuple(
+        f"into{index}/{name[len(folder) + 1 :]}" for index, folder in enumerate(_folders(name))
+    )
+    return (
+        start
+        + "".join(segments)
+        + draw(st.sampled_from((name, f"here/{name}", *_LINK_NAMES, *through_folders)))
+    )
+
+
+def _folders(name: str) -> list[str]:
+    """The directories of a nested ``name``, deepest first (``.git/hooks/x``: ``.git/hooks``, ``.git``)."""
+    return [str(parent) for parent in Path(name).parents if str(parent) != "."]
 
 
 def path_spellings(root: str | None = None, name: str = MAZE_TARGET) -> st.SearchStrategy[str]:
