@@ -32,6 +32,7 @@ from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._program_model import running_form
+from reference_impl.permissions._project_files import project_commands
 from reference_impl.permissions._repository_config import configured_commands, git_directories
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
@@ -232,6 +233,7 @@ def first_match(
             found = (
                 _by_file(index, call.target.value, cwd)
                 or _by_repository(index, call.target.value, cwd)
+                or _by_project_files(index, call.target.value, cwd)
                 or found
             )
         whole = next((r for r in index.whole if rule_applies_to_tool(r, call.tool)), None)
@@ -305,10 +307,7 @@ def _by_repository(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMatch 
             )
         for named in configured:
             forms = deny_forms(named.text)
-            rule = index.first(forms.forms)
-            if rule is None:
-                words = _line_words(named.text)
-                rule = next((r for r in index.content if _guarded_words_named(r, words)), None)
+            rule = _named_rule(index, named.text)
             if rule is None and (forms.opaque is not None or (named.workspace and forms.unread)):
                 # The workspace's own configuration naming a program the engine does not read is
                 # like that program on the line; the user's own configuration is trusted as read.
@@ -319,6 +318,33 @@ def _by_repository(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMatch 
                     rule, False, f"git may run {shown!r} ({named.where}), which rule {rule.text} covers"
                 )
     return None
+
+
+def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMatch | None:
+    """A deny or ask rule met by what a project tool's files name (``package.json``'s script, a recipe).
+
+    The project's code is trusted as read; a command it names that a rule meets *may* run: asked.
+    """
+    if not index.content:
+        return None
+    for argv in deny_forms(command).commands:
+        for where, text in project_commands(argv, str(cwd)):
+            rule = _named_rule(index, text)
+            if rule is not None:
+                shown = text if len(text) <= 80 else text[:77] + "..."
+                return RuleMatch(
+                    rule, False, f"{argv[0]} may run {shown!r} ({where}), which rule {rule.text} covers"
+                )
+    return None
+
+
+def _named_rule(index: ShellRuleIndex, text: str) -> PermissionRule | None:
+    """The rule that a command text meets in any spelling, or whose words it names."""
+    rule = index.first(deny_forms(text).forms)
+    if rule is None:
+        words = _line_words(text)
+        rule = next((r for r in index.content if _guarded_words_named(r, words)), None)
+    return rule
 
 
 def _resolved(name: str, cwd: str) -> str | None:

@@ -524,9 +524,10 @@ def _deny_command(command: ShellCommand, forms: set[str], depth: int) -> str | N
             # ``PATH=tools:$PATH ls``, ``ZIPOPT='-T -TT cmd' zip``: the program is looked up, or reads
             # options or commands, from what the line sets for it.
             names = ", ".join(a.split("=", 1)[0] for a in part.assignments)
-            forms.note_unread(
-                f"the command is given {names}, which may change what it runs", part.argv, part.raw
-            )
+            # Only a rule naming the assignments too vouches for it (``Bash(PATH=tools:$PATH ls)``).
+            words = (*part.assignments, *part.argv)
+            raw = (*part.assignments, *part.raw)
+            forms.note_unread(f"the command is given {names}, which may change what it runs", words, raw)
         if found is not None and part.argv == (None,) and part.doubts:
             found = part.doubts[0]  # the reader's own words for what it could not read
         reason = reason or found
