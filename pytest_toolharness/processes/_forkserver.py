@@ -383,10 +383,12 @@ def _exec_plain(interpreter_args: list[str]) -> None:
 
 
 def _read_line(sock: socket.socket) -> dict[str, Any] | None:
+    # One byte at a time: the server's next line (a quick child's exit) may follow at once, and
+    # must stay in the socket for the next read, not be parsed with this one.
     data = b""
     while not data.endswith(b"\n"):
         try:
-            chunk = sock.recv(4096)
+            chunk = sock.recv(1)
         except OSError:
             return None
         if not chunk:
