@@ -50,14 +50,30 @@ def test_one_message_cache_marker_per_request(
     harness = new_harness()
     session = Session(harness, builtins, mcps)
     if premarked:
-        # A transcript block that already carries a marker (e.g. copied from an earlier request).
+        # Transcript blocks that already carry a marker (e.g. copied from an earlier request): a text
+        # block, and a text block inside a tool result's content.
         harness.append_message(
             {
                 "role": "assistant",
-                "content": [{"type": "text", "text": "noted", "cache_control": {"type": "ephemeral"}}],
+                "content": [
+                    {"type": "text", "text": "noted", "cache_control": {"type": "ephemeral"}},
+                    {"type": "tool_use", "id": "toolu_premarked", "name": "Premarked", "input": {}},
+                ],
             }
         )
-        session.conversation.user("go on")
+        harness.append_message(
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_premarked",
+                        "content": [{"type": "text", "text": "done", "cache_control": {"type": "ephemeral"}}],
+                    },
+                    {"type": "text", "text": "go on"},
+                ],
+            }
+        )
     for mode in modes:
         session.step(data)
         request = session.render(enable_tool_search=mode)
