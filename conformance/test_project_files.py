@@ -41,6 +41,18 @@ CASES: dict[str, tuple[str, dict[str, str], str, str]] = {
     ),
     "make recipe": ("make", {"Makefile": "check:\n\t@{p} now\n"}, "make check", "Bash(make:*)"),
     "make variable": ("make", {"Makefile": "RUN = {p}\ncheck:\n\t$(RUN)\n"}, "make -s check", "Bash(make:*)"),
+    "a script run by its path": (
+        "sh",
+        {"scripts/test.sh": "#!/bin/sh\necho testing\n{p}\n"},
+        "./scripts/test.sh",
+        "Bash(./scripts/test.sh:*)",
+    ),
+    "a script given to a shell": (
+        "bash",
+        {"ci.sh": "set -e\n{p} --now\n"},
+        "bash ci.sh",
+        "Bash(bash ci.sh:*)",
+    ),
     "a module the project shadows": (
         "python3",
         {"json/__init__.py": "import os\nos.system('{p}')\n", "json/tool.py": ""},
@@ -59,8 +71,8 @@ def test_deny_rule_holds_against_what_the_project_files_name(
 ) -> None:
     """PERM-17: a deny rule's program, named by a project file a project tool runs, never runs unasked.
 
-    A ``package.json`` script (and its ``pre`` script), a Makefile recipe or variable, a module the
-    project shadows: the harness trusts the project's code, but not past a deny rule it names.
+    A ``package.json`` script (and its ``pre`` script), a Makefile recipe or variable, a script run by
+    its path or given to a shell (written by an earlier call, say), a module the project shadows: the harness trusts the project's code, but not past a deny rule it names.
     Real ``npm``, ``make`` and ``python3`` are the judge.
     """
     program, files, line, allow = CASES[name]
@@ -75,6 +87,8 @@ def test_deny_rule_holds_against_what_the_project_files_name(
     for relative, text in files.items():
         (work / relative).parent.mkdir(parents=True, exist_ok=True)
         (work / relative).write_text(text.replace("{p}", _DENIED))
+        if text.startswith("#!"):
+            (work / relative).chmod(0o755)
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
     run = run_calls(
         new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode, cwd=work

@@ -1,7 +1,7 @@
 """What a project's own files, as they are on disk, make a project tool run (PERM-17).
 
 ``npm test`` runs ``package.json``'s ``pretest``, ``test`` and ``posttest`` scripts; ``make`` runs its
-Makefile's recipes; ``python3 -m json.tool`` imports ``./json`` before the standard library's when
+Makefile's recipes; ``./scripts/test.sh`` (or ``bash scripts/test.sh``) its own text; ``python3 -m json.tool`` imports ``./json`` before the standard library's when
 the project has one. The engine trusts a project's code as read (a recipe may do anything), but a
 deny or ask rule whose program such a file *names* may apply: the text is read, at decision time,
 as the command lines it holds, and matched like the line itself (the rules module decides).
@@ -16,7 +16,7 @@ import os
 import posixpath
 from collections.abc import Sequence
 
-__all__ = ["project_commands"]
+__all__ = ["project_commands", "script_commands"]
 
 _MAX_BYTES = 262_144
 _NPM = frozenset({"npm", "pnpm", "yarn", "bun"})
@@ -31,6 +31,8 @@ def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, st
     """(where, text) of what ``argv``'s program would run from the project's files in ``cwd``."""
     if not argv or argv[0] is None:
         return []
+    if "/" in argv[0]:
+        return script_commands(argv[0], cwd)
     name = posixpath.basename(argv[0])
     words = [w for w in argv[1:] if w is not None]
     if name in _NPM:
@@ -45,6 +47,14 @@ def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, st
             if text is not None:
                 return [(f"the project's {path} (it shadows any module named {module})", text)]
     return []
+
+
+def script_commands(path: str, cwd: str) -> list[tuple[str, str]]:
+    """A script file run by its path (``./scripts/test.sh``, or given to a shell): its text, when it is text."""
+    text = _read(posixpath.join(cwd, path))
+    if text is None or "\0" in text[:4096]:
+        return []
+    return [(f"the script {path}", text)]
 
 
 def _npm_scripts(words: list[str], cwd: str) -> list[tuple[str, str]]:

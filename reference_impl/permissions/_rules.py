@@ -32,11 +32,11 @@ from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._program_model import running_form
-from reference_impl.permissions._project_files import project_commands
+from reference_impl.permissions._project_files import project_commands, script_commands
 from reference_impl.permissions._repository_config import configured_commands, git_directories
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
-from reference_impl.permissions._shell_forms import deny_forms
+from reference_impl.permissions._shell_forms import deny_forms, script_operand
 from reference_impl.permissions._shell_rules import (
     ShellRuleIndex,
     command_head,
@@ -328,7 +328,9 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
     if not index.content:
         return None
     for argv in deny_forms(command).commands:
-        for where, text in project_commands(argv, str(cwd)):
+        script = script_operand(argv)
+        found = project_commands(argv, str(cwd)) + (script_commands(script[0], str(cwd)) if script else [])
+        for where, text in found:
             rule = _named_rule(index, text)
             if rule is not None:
                 shown = text if len(text) <= 80 else text[:77] + "..."
