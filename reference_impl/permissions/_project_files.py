@@ -16,7 +16,7 @@ import os
 import posixpath
 from collections.abc import Sequence
 
-__all__ = ["project_commands", "script_commands"]
+__all__ = ["project_commands", "reads_project_files", "script_commands"]
 
 _MAX_BYTES = 262_144
 _NPM = frozenset({"npm", "pnpm", "yarn", "bun"})
@@ -25,6 +25,16 @@ _MAKE = frozenset({"make", "gmake"})
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
 _CACHE: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+
+
+def reads_project_files(argv: Sequence[str | None]) -> bool:
+    """Whether :func:`project_commands` may find anything for ``argv`` (cheap, and the same for every cwd)."""
+    if not argv or argv[0] is None:
+        return False
+    name = posixpath.basename(argv[0])
+    return (
+        "/" in argv[0] or name in _NPM or name in _MAKE or (name.startswith("python") and "-m" in argv[1:2])
+    )
 
 
 def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, str]]:

@@ -32,7 +32,7 @@ from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._program_model import running_form
-from reference_impl.permissions._project_files import project_commands, script_commands
+from reference_impl.permissions._project_files import project_commands, reads_project_files, script_commands
 from reference_impl.permissions._repository_config import configured_commands, git_directories
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
@@ -327,9 +327,8 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
     """
     if not index.content:
         return None
-    for argv in deny_forms(command).commands:
-        script = script_operand(argv)
-        found = project_commands(argv, str(cwd)) + (script_commands(script[0], str(cwd)) if script else [])
+    for argv, script in _project_readers(command):
+        found = project_commands(argv, str(cwd)) + (script_commands(script, str(cwd)) if script else [])
         for where, text in found:
             rule = _named_rule(index, text)
             if rule is not None:
@@ -338,6 +337,17 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                     rule, False, f"{argv[0]} may run {shown!r} ({where}), which rule {rule.text} covers"
                 )
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _project_readers(command: str) -> tuple[tuple[tuple[str | None, ...], str | None], ...]:
+    """The commands of a line that read project files, each with the script file it is given (if any)."""
+    found = []
+    for argv in deny_forms(command).commands:
+        script = script_operand(argv)
+        if script is not None or reads_project_files(argv):
+            found.append((tuple(argv), script[0] if script else None))
+    return tuple(found)
 
 
 def _named_rule(index: ShellRuleIndex, text: str) -> PermissionRule | None:
@@ -379,12 +389,23 @@ def vouched(
     if found.certain or found.unread is None or call.shell is None or call.target is None:
         return False
     words = _line_words(call.target.value)
-    if any(_guarded_words_named(rule, words) for rule in (found.rule, *guards)):
+    named = _by_named_head(shell_rule_index(guards, _tool_names(call.tool))) if guards else {}
+    candidates = (found.rule, *(rule for word in words & named.keys() for rule in named[word]))
+    if any(_guarded_words_named(rule, words) for rule in candidates):
         return False
     return shell_vouched(allow_rules, _tool_names(call.tool), found.unread)
 
 
 _NAME_WORD = re.compile(r"[\w.+-]+")
+
+
+@functools.lru_cache(maxsize=64)
+def _by_named_head(index: ShellRuleIndex) -> dict[str, tuple[PermissionRule, ...]]:
+    """An index's content rules by the program name their pattern starts with (a path's last part)."""
+    found: dict[str, list[PermissionRule]] = {}
+    for head, rules in index.by_head.items():
+        found.setdefault(posixpath.basename(head), []).extend(rules)
+    return {name: tuple(rules) for name, rules in found.items()}
 
 
 @functools.lru_cache(maxsize=4096)
