@@ -120,25 +120,29 @@ def _inputs(schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _mcpadapt_sanitizer() -> Callable[[str], str]:
-    """mcpadapt's ``_sanitize_function_name``, the function that names smolagents' MCP tools.
+    """The ``_sanitize_function_name`` of mcpadapt, the function that names smolagents' MCP tools.
 
     Imported when mcpadapt imports; mcpadapt 0.1.19 does not with mcp 2 (its core imports
     ``mcp.client.streamable_http.streamablehttp_client``, which mcp 2 renamed), so then the function is
     compiled from mcpadapt's own source file: mcpadapt's code either way, never a copy of it.
     """
     with contextlib.suppress(ImportError):
-        from mcpadapt.smolagents_adapter import _sanitize_function_name  # noqa: PLC0415
+        from mcpadapt.smolagents_adapter import _sanitize_function_name
 
         return _sanitize_function_name  # type: ignore[no-any-return]
     found = importlib.util.find_spec("mcpadapt")
     if found is None or not found.submodule_search_locations:
-        raise ImportError("the smolagents adapter needs mcpadapt (pip install 'pytest-toolharness[smolagents]')")
+        raise ImportError(
+            "the smolagents adapter needs mcpadapt (pip install 'pytest-toolharness[smolagents]')"
+        )
     path = f"{next(iter(found.submodule_search_locations))}/smolagents_adapter.py"
     with open(path, encoding="utf-8") as source:
         tree = ast.parse(source.read(), path)
-    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_sanitize_function_name")
+    node = next(
+        n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_sanitize_function_name"
+    )
     namespace: dict[str, Any] = {"re": re, "keyword": keyword}
-    exec(compile(ast.Module([node], []), path, "exec"), namespace)  # noqa: S102 (mcpadapt's installed code)
+    exec(compile(ast.Module([node], []), path, "exec"), namespace)  # mcpadapt's installed code
     function: Callable[[str], str] = namespace["_sanitize_function_name"]
     return function
 
