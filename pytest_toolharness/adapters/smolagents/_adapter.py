@@ -16,9 +16,9 @@ validation (``rejects_when``) raises, smolagents' only way for a tool to refuse.
 An MCP tool gets the name smolagents' own MCP path gives it (``ToolCollection.from_mcp``: mcpadapt's
 ``SmolAgentsAdapter`` names a tool by its MCP name, sanitized into a Python identifier), not the suite's
 ``mcp__<server>__<tool>``, which smolagents refuses (:func:`smolagents_name`). The adapter translates
-both ways: the scripted model calls the tools by smolagents' names, and what the adapter reports
-(``render_tools``, the requests' ``tools``) names each tool by its spec's name again, so the checks
-judge the bytes smolagents sends for the tool they asked for.
+both ways: the scripted model calls the tools by smolagents' names, and ``render_tools`` names each
+tool by its spec's name again, so the schema checks judge the bytes smolagents sends for the tool they
+asked for; a request (``render_request``, the agent loop's) is as smolagents sent it.
 
 smolagents runs synchronously (a batch in a ``ThreadPoolExecutor``): the agent runs in a thread of its
 own and each call's scripted behaviour runs on the scenario's event loop. An abort calls
@@ -175,13 +175,18 @@ class _Names:
             for b in blocks
         ]
 
-    def reported(self, tools: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """Sent tools named by their specs' names again (smolagents' ``final_answer`` as it is)."""
-        return [{**t, "name": self._suite.get(str(t.get("name")), t.get("name"))} for t in tools]
+    def reported(self, tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Sent tools named by their specs' names again (smolagents' ``final_answer`` as it is).
 
-    def request(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """A request read as the Messages API's, its ``tools`` named by their specs' names."""
-        return {**body, "tools": self.reported(body.get("tools") or ())} if "tools" in body else dict(body)
+        A name another sent tool already has stays as sent: the report never makes up a repeated name.
+        """
+        sent = {str(t.get("name")) for t in tools}
+        return [
+            {**t, "name": spec}
+            if (spec := self._suite.get(str(t.get("name")))) is not None and spec not in sent
+            else dict(t)
+            for t in tools
+        ]
 
 
 class _Calls:
@@ -354,8 +359,7 @@ class SmolagentsHarness(TranscriptSession):
         agent = self._agent(_model(endpoint), [make_tool(spec) for spec in self._transcript.tools])
         agent.memory.steps = list(_steps(self._transcript, _Names(self._transcript.tools)))
         step = ActionStep(step_number=len(agent.memory.steps) + 1, timing=Timing(start_time=0.0))
-        sent = messages_view(_sent(endpoint, lambda: agent.step(step)))
-        return WireRequest(body=_Names(self._transcript.tools).request(sent))
+        return WireRequest(body=messages_view(_sent(endpoint, lambda: agent.step(step))))
 
     def _agent(self, model: OpenAIServerModel, tools: list[Tool]) -> ToolCallingAgent:
         if self._factory is not None:
@@ -423,8 +427,7 @@ class SmolagentsHarness(TranscriptSession):
                 prompts.append(LoopPromptResult("end_turn" if result.state == "success" else "max_turns"))
         finally:
             await _ended([agent], runner, runs)
-        requests = [names.request(request) for request in loop_requests(endpoint, CHAT_COMPLETIONS)]
-        return LoopRun(requests=requests, prompts=prompts)
+        return LoopRun(requests=loop_requests(endpoint, CHAT_COMPLETIONS), prompts=prompts)
 
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         """The function tools smolagents sends for these tools (its ``final_answer`` tool too).
