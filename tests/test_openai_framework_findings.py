@@ -344,7 +344,9 @@ def test_smolagents_refuses_an_argument_the_schema_allows(monkeypatch: pytest.Mo
     assert "Error:\nArgument cached is not in the tool's input schema\n" in text
 
 
-def test_smolagents_gets_an_mcp_tool_under_the_name_its_mcp_path_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_smolagents_gets_an_mcp_tool_under_the_name_its_mcp_path_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """SNAP-1 glue: an MCP tool is named as mcpadapt names it, and called and reported by that name.
 
     smolagents refuses a name that is no Python identifier (``mcp__slack-slack__slack``); its MCP path
