@@ -160,7 +160,8 @@ def test_calls_made_safe_by_their_input_run_together(
     uses = safe_uses + serial
 
     def setup(scenario: ExecutionScenario) -> None:
-        scenario.recorder.trigger_after_starts(count, gate)
+        # The safe calls' gate opens when they have all started, whether or not the serial one has.
+        scenario.recorder.trigger_after_starts(count, gate, of=[u["id"] for u in safe_uses])
         asyncio.get_running_loop().call_later(FALLBACK_GATE, gate.set)
 
     with scenario_root() as root:
@@ -216,7 +217,9 @@ def test_adjacent_safe_calls_run_together(
     safe_ids = [uses[before + i]["id"] for i in range(count)]
 
     def setup(scenario: ExecutionScenario) -> None:
-        scenario.recorder.trigger_after_starts(before + count, gate)
+        # Opens when the safe calls have all started: a serial call after them that a harness started
+        # among them (threads racing) must not open it early, nor one before them be waited for.
+        scenario.recorder.trigger_after_starts(count, gate, of=safe_ids)
         # A harness that runs them one at a time would wait forever: open the gate late instead.
         asyncio.get_running_loop().call_later(FALLBACK_GATE, gate.set)
 

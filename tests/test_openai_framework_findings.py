@@ -13,6 +13,7 @@ import asyncio
 import json
 import tempfile
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -343,13 +344,32 @@ def test_smolagents_refuses_an_argument_the_schema_allows(monkeypatch: pytest.Mo
     assert "Error:\nArgument cached is not in the tool's input schema\n" in text
 
 
-def test_smolagents_refuses_a_tool_name_that_is_no_identifier() -> None:
-    """SNAP-1: an MCP tool named with a ``-`` can't be a smolagents tool at all."""
+def test_smolagents_gets_an_mcp_tool_under_the_name_its_mcp_path_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SNAP-1 glue: an MCP tool is named as mcpadapt names it, and called and reported by that name.
+
+    smolagents refuses a name that is no Python identifier (``mcp__slack-slack__slack``); its MCP path
+    (``ToolCollection.from_mcp``, mcpadapt) names the tool ``my_slack`` from its MCP name ``my-slack``.
+    The request carries that name, the scripted call by that name runs the spec's behaviour, and
+    ``render_tools`` reports the tool under the spec's name.
+    """
     module = _module("smolagents")
     spec = ToolSpec(
-        "mcp__slack-slack__slack", description="send.", mcp_server="slack-slack", mcp_tool="slack"
+        "mcp__slack-slack__my-slack",
+        description="send.",
+        input_schema=SCHEMA,
+        mcp_server="slack-slack",
+        mcp_tool="my-slack",
+        behavior=ToolBehavior("text", text="sent"),
     )
-    with pytest.raises(
-        Exception, match=r"Invalid Tool name 'mcp__slack-slack__slack': must be a valid Python identifier"
-    ):
-        module.make_tool(spec)
+    with pytest.raises(Exception, match=r"Invalid Tool name 'mcp__slack-slack__my-slack'"):
+        module.make_tool(replace(spec, mcp_tool=None))  # a tool named as the suite names it
+    assert module.smolagents_name(spec) == "my_slack"
+    recorded = _Recorded(monkeypatch, module)
+    recorder, _, _ = _run(module.make_adapter().new_harness(), [spec], [_use("toolu_1", spec.name, {"n": 1})])
+    assert recorder.started() == ["toolu_1"]
+    first = recorded.bodies(PATHS["chat_completions"])[0]
+    assert [t["function"]["name"] for t in first["tools"]] == ["my_slack", "final_answer"]
+    rendered = module.make_adapter().new_harness().render_tools([], [spec])
+    assert [t["name"] for t in rendered] == [spec.name, "final_answer"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -41,13 +41,23 @@ class CallRecorder:
         self._lock = threading.Lock()
         self._counter = itertools.count()
         self.events: list[CallEvent] = []
-        self._triggers: list[tuple[int, asyncio.Event]] = []
+        self._triggers: list[tuple[int, asyncio.Event, frozenset[str] | None]] = []
 
-    def trigger_after_starts(self, count: int, event: asyncio.Event) -> None:
-        """Set ``event`` as soon as ``count`` calls have started (fault injection: abort mid-batch)."""
-        self._triggers.append((count, event))
-        if len(self.started()) >= count:
+    def trigger_after_starts(
+        self, count: int, event: asyncio.Event, *, of: Iterable[str] | None = None
+    ) -> None:
+        """Set ``event`` as soon as ``count`` calls have started (fault injection: abort mid-batch).
+
+        ``of`` counts only the starts of those tool_use ids: a gate for a group of calls then opens when
+        the group has started, whichever other calls a harness running all at once started first.
+        """
+        ids = None if of is None else frozenset(of)
+        self._triggers.append((count, event, ids))
+        if self._starts(ids) >= count:
             event.set()
+
+    def _starts(self, ids: frozenset[str] | None) -> int:
+        return sum(1 for e in self.events if e.kind == "start" and (ids is None or e.tool_use_id in ids))
 
     def record(
         self,
@@ -59,11 +69,10 @@ class CallRecorder:
         """Add one event."""
         with self._lock:
             self.events.append(CallEvent(next(self._counter), kind, tool_use_id, name, dict(tool_input)))
-            starts = sum(1 for e in self.events if e.kind == "start")
+            reached = [event for count, event, ids in self._triggers if self._starts(ids) >= count]
         if kind == "start":
-            for count, event in self._triggers:
-                if starts >= count:
-                    event.set()
+            for event in reached:
+                event.set()
 
     def started(self) -> list[str]:
         """The tool_use ids whose call started, in start order."""

@@ -14,6 +14,7 @@ from pytest_toolharness.adapters.smolagents._adapter import (
     SmolagentsHarness,
     make_adapter,
     make_tool,
+    smolagents_name,
 )
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "SmolagentsHarness",
     "make_adapter",
     "make_tool",
+    "smolagents_name",
 ]

@@ -13,6 +13,13 @@ validation (``rejects_when``) raises, smolagents' only way for a tool to refuse.
 ``toolharness_agent = "package.module:factory"``, called as ``factory(model, tools)`` and returning a
 ``ToolCallingAgent``.
 
+An MCP tool gets the name smolagents' own MCP path gives it (``ToolCollection.from_mcp``: mcpadapt's
+``SmolAgentsAdapter`` names a tool by its MCP name, sanitized into a Python identifier), not the suite's
+``mcp__<server>__<tool>``, which smolagents refuses (:func:`smolagents_name`). The adapter translates
+both ways: the scripted model calls the tools by smolagents' names, and ``render_tools`` names each
+tool by its spec's name again, so the schema checks judge the bytes smolagents sends for the tool they
+asked for; a request (``render_request``, the agent loop's) is as smolagents sent it.
+
 smolagents runs synchronously (a batch in a ``ThreadPoolExecutor``): the agent runs in a thread of its
 own and each call's scripted behaviour runs on the scenario's event loop. An abort calls
 ``agent.interrupt()``, smolagents' own stop, which takes effect before the next step; the session then
@@ -21,12 +28,17 @@ resumes as a smolagents user resumes one, ``agent.run(task, reset=False)``.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import concurrent.futures
 import contextlib
+import importlib.util
 import json
+import keyword
+import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from smolagents import LogLevel, OpenAIServerModel, Tool, ToolCallingAgent
@@ -69,6 +81,7 @@ __all__ = [
     "SmolagentsHarness",
     "make_adapter",
     "make_tool",
+    "smolagents_name",
 ]
 
 AgentFactory = Callable[[OpenAIServerModel, list[Tool]], ToolCallingAgent]
@@ -106,6 +119,76 @@ def _inputs(schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return inputs
 
 
+def _mcpadapt_sanitizer() -> Callable[[str], str]:
+    """The ``_sanitize_function_name`` of mcpadapt, the function that names smolagents' MCP tools.
+
+    Imported when mcpadapt imports; mcpadapt 0.1.19 does not with mcp 2 (its core imports
+    ``mcp.client.streamable_http.streamablehttp_client``, which mcp 2 renamed), so then the function is
+    compiled from mcpadapt's own source file: mcpadapt's code either way, never a copy of it.
+    """
+    with contextlib.suppress(ImportError):
+        from mcpadapt.smolagents_adapter import _sanitize_function_name
+
+        return _sanitize_function_name  # type: ignore[no-any-return]
+    found = importlib.util.find_spec("mcpadapt")
+    if found is None or not found.submodule_search_locations:
+        raise ImportError(
+            "the smolagents adapter needs mcpadapt (pip install 'pytest-toolharness[smolagents]')"
+        )
+    path = f"{next(iter(found.submodule_search_locations))}/smolagents_adapter.py"
+    with open(path, encoding="utf-8") as source:
+        tree = ast.parse(source.read(), path)
+    node = next(
+        n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_sanitize_function_name"
+    )
+    namespace: dict[str, Any] = {"re": re, "keyword": keyword}
+    exec(compile(ast.Module([node], []), path, "exec"), namespace)  # mcpadapt's installed code
+    function: Callable[[str], str] = namespace["_sanitize_function_name"]
+    return function
+
+
+_sanitize_function_name = _mcpadapt_sanitizer()
+
+
+def smolagents_name(spec: ToolSpec) -> str:
+    """The name smolagents gives the tool: an MCP tool's is its MCP name as mcpadapt sanitizes it.
+
+    That is the name ``ToolCollection.from_mcp`` (mcpadapt's ``SmolAgentsAdapter``) gives a server's tool,
+    the only way smolagents takes MCP tools; any other tool keeps its spec's name.
+    """
+    return spec.name if spec.mcp_tool is None else _sanitize_function_name(spec.mcp_tool)
+
+
+class _Names:
+    """The specs' names and smolagents' names for them, both ways (an unknown name is left as it is)."""
+
+    def __init__(self, specs: Iterable[ToolSpec]) -> None:
+        self._smolagents = {spec.name: smolagents_name(spec) for spec in specs}
+        self._suite = {sent: name for name, sent in self._smolagents.items()}
+
+    def calls(self, blocks: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Content blocks (or tool_use entries) whose tool calls name smolagents' tools."""
+        return [
+            {**b, "name": self._smolagents.get(str(b["name"]), b["name"])}
+            if b.get("type", "tool_use") == "tool_use" and "name" in b
+            else dict(b)
+            for b in blocks
+        ]
+
+    def reported(self, tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Sent tools named by their specs' names again (smolagents' ``final_answer`` as it is).
+
+        A name another sent tool already has stays as sent: the report never makes up a repeated name.
+        """
+        sent = {str(t.get("name")) for t in tools}
+        return [
+            {**t, "name": spec}
+            if (spec := self._suite.get(str(t.get("name")))) is not None and spec not in sent
+            else dict(t)
+            for t in tools
+        ]
+
+
 class _Calls:
     """The scenario's calls not yet run, claimed by name and input (smolagents gives a tool no call id)."""
 
@@ -134,7 +217,7 @@ def make_tool(
         return "" if run is None else run(spec.name, arguments)
 
     attributes = {
-        "name": spec.name,
+        "name": smolagents_name(spec),
         "description": spec.description,
         "inputs": _inputs(spec.input_schema),
         "output_type": "string",
@@ -205,7 +288,7 @@ class _Thread:
         return await asyncio.wrap_future(self.done)
 
 
-def _steps(transcript: Transcript) -> list[TaskStep | ActionStep]:
+def _steps(transcript: Transcript, names: _Names) -> list[TaskStep | ActionStep]:
     """The transcript as smolagents' memory: a user's text is a task, a tool turn and its results a step."""
     steps: list[TaskStep | ActionStep] = []
     for message in transcript.messages:
@@ -215,7 +298,7 @@ def _steps(transcript: Transcript) -> list[TaskStep | ActionStep]:
         if message.get("role") == "assistant":
             calls = [
                 ToolCall(name=str(b["name"]), arguments=b.get("input") or {}, id=str(b["id"]))
-                for b in blocks
+                for b in names.calls(blocks)
                 if b.get("type") == "tool_use"
             ]
             step = ActionStep(step_number=len(steps) + 1, timing=Timing(start_time=0.0))
@@ -274,7 +357,7 @@ class SmolagentsHarness(TranscriptSession):
         """
         endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
         agent = self._agent(_model(endpoint), [make_tool(spec) for spec in self._transcript.tools])
-        agent.memory.steps = list(_steps(self._transcript))
+        agent.memory.steps = list(_steps(self._transcript, _Names(self._transcript.tools)))
         step = ActionStep(step_number=len(agent.memory.steps) + 1, timing=Timing(start_time=0.0))
         return WireRequest(body=messages_view(_sent(endpoint, lambda: agent.step(step))))
 
@@ -306,9 +389,11 @@ class SmolagentsHarness(TranscriptSession):
             runs.append(_Thread(lambda: agents[0].run(PROMPT, reset=False)))
             return await runs[-1].result()
 
+        # The scripted model calls the tools by the names smolagents gave them.
+        called = replace(scenario, tool_uses=_Names(scenario.tools).calls(scenario.tool_uses))
         try:
             return await framework_turn(
-                scenario, run, resume, answer=lambda e: endpoint_answer(e, CHAT_COMPLETIONS)
+                called, run, resume, answer=lambda e: endpoint_answer(e, CHAT_COMPLETIONS)
             )
         finally:
             await _ended(agents, runner, runs)
@@ -319,7 +404,8 @@ class SmolagentsHarness(TranscriptSession):
         smolagents ends a run on its ``final_answer`` tool only: a scripted text turn is its parse error,
         and the run goes on to ``max_steps``.
         """
-        endpoint = loop_endpoint(scenario)
+        names = _Names(scenario.tools)
+        endpoint = loop_endpoint(replace(scenario, turns=[names.calls(turn) for turn in scenario.turns]))
         runner = _Runner(loop_tools_scenario(scenario), asyncio.get_running_loop())
         agent = self._agent(_model(endpoint), [make_tool(spec, runner) for spec in scenario.tools])
         prompts: list[LoopPromptResult] = []
@@ -344,10 +430,14 @@ class SmolagentsHarness(TranscriptSession):
         return LoopRun(requests=loop_requests(endpoint, CHAT_COMPLETIONS), prompts=prompts)
 
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-        """The function tools smolagents sends for these tools (its ``final_answer`` tool too)."""
+        """The function tools smolagents sends for these tools (its ``final_answer`` tool too).
+
+        Each is named by its spec's name: an MCP tool is sent under :func:`smolagents_name`.
+        """
         endpoint = ScriptedEndpoint([AssistantTurn.text("Hello.")])
         agent = self._agent(_model(endpoint), [make_tool(spec) for spec in [*builtin, *mcp]])
-        return sent_tools(_sent(endpoint, lambda: agent.run(PROMPT, max_steps=1)).json)
+        sent = sent_tools(_sent(endpoint, lambda: agent.run(PROMPT, max_steps=1)).json)
+        return _Names([*builtin, *mcp]).reported(sent)
 
 
 class SmolagentsAdapter:
