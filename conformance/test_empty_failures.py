@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from conformance._strategies_execution import (
     NAMES,
     allow_rules,
-    check_pairing,
     execute,
     is_error,
     ok_tool,
@@ -56,11 +55,13 @@ def a_tool(index: int, mcp: bool, behavior: ToolBehavior) -> ToolSpec:
 
 
 def results(harness: Any, tools: list[ToolSpec], capabilities: Capabilities) -> dict[str, Any]:
-    """One call of each tool in one batch: the tool_result per id (pairing checked)."""
+    """One call of each tool in one batch: the tool_result per id that got one.
+
+    A call left without a result is PAIR-1's question (its own tests judge it), not PAIR-3's.
+    """
     uses = [tool_use(f"toolu_{i:02d}", tool.name, {"n": i}) for i, tool in enumerate(tools)]
     with scenario_root() as root:
         run = execute(harness, root, tools, uses, rules=allow_rules(tools, capabilities))
-    check_pairing(run)
     return dict(run.results_by_id())
 
 
@@ -96,6 +97,8 @@ def test_empty_failure_is_told_apart_from_empty_success(
     }
     for i, ((outcome, behavior), _) in enumerate(calls):
         tool_use_id = f"toolu_{i:02d}"
+        if tool_use_id not in got or tool_use_id not in success_text:
+            continue  # no result to judge (PAIR-1's question)
         result, why = got[tool_use_id], f"{tools[i].name} ({outcome}, {behavior})"
         if outcome == "success":
             assert not is_error(result), f"{why}: an empty success is marked is_error: {result}"

@@ -21,7 +21,6 @@ from conformance._strategies_execution import (
     BLANKS,
     NAMES,
     allow_rules,
-    check_pairing,
     execute,
     is_error,
     ok_tool,
@@ -112,21 +111,20 @@ def test_empty_failures_read_as_failures(
     uses = [tool_use(f"toolu_{i:02d}", tool.name, {"n": i}) for i, tool in enumerate(tools)]
     with scenario_root() as root:
         run = execute(new_harness(), root, tools, uses, rules=allow_rules(tools, toolharness_capabilities))
-    check_pairing(run)
-    by_id = run.results_by_id()
+    by_id = run.results_by_id()  # a call left without a result is PAIR-1's question, judged there
     shell_failed = any(call.fails and call.kind == "shell" for call in calls)
     success_texts: set[str] = set()
     for index, (call, tool) in enumerate(zip(calls, tools, strict=True)):
-        result = by_id[f"toolu_{index:02d}"]
-        if call.fails or (call.kind == "shell" and shell_failed):
+        result = by_id.get(f"toolu_{index:02d}")
+        if result is None or call.fails or (call.kind == "shell" and shell_failed):
             continue
         assert not is_error(result), f"{tool.name} ({call.behavior}) succeeded but is_error: {result}"
         if call.behavior.kind in ("empty", "json") or not call.behavior.output_text().strip():
             success_texts.add(masked(text_of(result), tool.name))
     for index, (call, tool) in enumerate(zip(calls, tools, strict=True)):
-        if not call.fails:
+        result = by_id.get(f"toolu_{index:02d}")
+        if not call.fails or result is None:
             continue
-        result = by_id[f"toolu_{index:02d}"]
         said = f"{tool.name} ({call.kind} tool, {call.behavior.kind} {call.behavior.message!r})"
         assert is_error(result), f"{said} failed, yet its result is not marked is_error: {result}"
         text = text_of(result)
