@@ -150,6 +150,21 @@ def _fill(b: int, i: int) -> str:
     return f"batch {b} part {i}\n"
 
 
+def _dump_scenario(specs: list[ToolSpec], ids: list[str], session_dir: Path) -> ExecutionScenario:
+    """One batch: call ``ids[i]`` of tool ``specs[i]``, every tool allowed."""
+    return ExecutionScenario(
+        tools=specs,
+        tool_uses=[
+            {"type": "tool_use", "id": tool_use_id, "name": spec.name, "input": {}}
+            for tool_use_id, spec in zip(ids, specs, strict=True)
+        ],
+        recorder=CallRecorder(),
+        cwd=session_dir.parent,
+        session_dir=session_dir,
+        rules=[RuleSpec(spec.name, "allow") for spec in specs],
+    )
+
+
 def _run_batches(
     harness: Any, batches: list[list[tuple[str, int]]], session_dir: Path, resume_before: set[int]
 ) -> list[list[dict[str, Any]]]:
@@ -169,17 +184,7 @@ def _run_batches(
         ]
         harness.set_tools(specs, [])
         harness.append_message({"role": "user", "content": f"Dump batch {b}."})
-        scenario = ExecutionScenario(
-            tools=specs,
-            tool_uses=[
-                {"type": "tool_use", "id": t, "name": s.name, "input": {}}
-                for (t, _), s in zip(batch, specs, strict=True)
-            ],
-            recorder=CallRecorder(),
-            cwd=session_dir.parent,
-            session_dir=session_dir,
-            rules=[RuleSpec(s.name, "allow") for s in specs],
-        )
+        scenario = _dump_scenario(specs, [t for t, _ in batch], session_dir)
         answered.append(list(asyncio.run(harness.execute(scenario)).user_content))
     return answered
 
@@ -221,17 +226,7 @@ def _run_batch(harness: Any, calls: list[tuple[str, Output]], session_dir: Path)
         for index, (_, output) in enumerate(calls)
     ]
     harness.set_tools(specs, [])
-    scenario = ExecutionScenario(
-        tools=specs,
-        tool_uses=[
-            {"type": "tool_use", "id": tool_use_id, "name": spec.name, "input": {}}
-            for (tool_use_id, _), spec in zip(calls, specs, strict=True)
-        ],
-        recorder=CallRecorder(),
-        cwd=session_dir.parent,
-        session_dir=session_dir,
-        rules=[RuleSpec(s.name, "allow") for s in specs],
-    )
+    scenario = _dump_scenario(specs, [tool_use_id for tool_use_id, _ in calls], session_dir)
     result = asyncio.run(harness.execute(scenario))
     return {
         str(b["tool_use_id"]): canonical({k: v for k, v in b.items() if k != "cache_control"})

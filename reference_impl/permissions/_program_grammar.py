@@ -380,19 +380,27 @@ def started_by_options(argv: Words) -> Started:
             if name in program.options.values and values:
                 spelled.append(values.pop(0))
         args = [*spelled, *rest]
+    found = _own_options(program, args)
+    if found is None:
+        return Started()
+    opts, at = found
+    commands, helpers, _ = _scan(args[at:], opts)
+    return Started(tuple(commands), tuple(helpers))
+
+
+def _own_options(program: _Program, args: list[str | None]) -> tuple[_Options, int] | None:
+    """The options that apply to ``args`` and where they start (None: an unknown or missing subcommand).
+
+    The program's own, or its subcommand's after the global options.
+    """
     if program.global_options is None:
-        commands, helpers, _ = _scan(args, program.options)
-        return Started(tuple(commands), tuple(helpers))
+        return program.options, 0
     _, _, at = _scan(args, program.global_options, stop_at_operand=True)
     word = args[at] if at < len(args) else None
     if word is None:
-        return Started()
-    sub = _deref(program, word) or word
-    opts = (program.sub_options or {}).get(sub)
-    if opts is None:
-        return Started()
-    commands, helpers, _ = _scan(args[at + 1 :], opts)
-    return Started(tuple(commands), tuple(helpers))
+        return None
+    opts = (program.sub_options or {}).get(_deref(program, word) or word)
+    return None if opts is None else (opts, at + 1)
 
 
 def value_positions(argv: Words) -> frozenset[int]:
@@ -407,16 +415,11 @@ def value_positions(argv: Words) -> frozenset[int]:
     program = _catalogue().get(argv[0])
     if program is None:
         return frozenset()
-    args = list(argv[1:])
-    offset = 1
-    opts = program.options
-    if program.global_options is not None:
-        _, _, at = _scan(args, program.global_options, stop_at_operand=True)
-        word = args[at] if at < len(args) else None
-        found = (program.sub_options or {}).get(_deref(program, word) or word) if word is not None else None
-        if found is None:
-            return frozenset()
-        opts, args, offset = found, args[at + 1 :], offset + at + 1
+    found = _own_options(program, list(argv[1:]))
+    if found is None:
+        return frozenset()
+    opts, at = found
+    args, offset = list(argv[1 + at :]), 1 + at
     positions: set[int] = set()
     i = 0
     while i < len(args):
