@@ -18,7 +18,13 @@ import pytest
 from tests.mutants import _forked
 from tests.mutants._forked import CoverageMap, keyed_test
 from tests.mutants._triage import TRIAGE_FILE, classify, enclosing_function, load_rules, stale_rules
-from tests.mutants.mutation import MODULE_REQUIREMENTS, OUT_OF_SCOPE, SCORED_MODULES, reach_lines
+from tests.mutants.mutation import (
+    MODULE_REQUIREMENTS,
+    OUT_OF_SCOPE,
+    SCORED_MODULES,
+    reach_lines,
+    use_run_environment,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,6 +69,22 @@ def test_tests_for_a_line_fastest_first_and_import_lines_reach_every_test() -> N
     assert coverage.tests_for(6, 6) == ["t::fast", "t::slow"]
     assert coverage.tests_for(1, 1) == ["t::fast", "t::other", "t::slow"]
     assert coverage.tests_for(12, 13) == []
+
+
+def test_the_run_environment_keeps_the_callers_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests under mutation run with PATH and HOME: a test starting ``bash`` or ``git`` must find it."""
+    monkeypatch.setenv("TOOLHARNESS_TEST_MARKER", "kept")
+    monkeypatch.setenv("CI", "true")
+    before = dict(os.environ)
+    try:
+        use_run_environment()
+        assert os.environ["PATH"] == before["PATH"]
+        assert os.environ["TOOLHARNESS_TEST_MARKER"] == "kept"
+        assert "CI" not in os.environ  # the run picks its own Hypothesis profile
+        assert os.environ["PYTHONPATH"].split(os.pathsep)[0] == str(Path(__file__).resolve().parent.parent)
+    finally:
+        os.environ.clear()
+        os.environ.update(before)
 
 
 def test_every_scored_module_has_requirements_and_exists() -> None:

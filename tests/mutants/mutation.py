@@ -273,6 +273,15 @@ def _environment() -> dict[str, str]:
     return env
 
 
+def use_run_environment() -> None:
+    """Make :func:`_environment` this process's own (the forked children inherit it)."""
+    # Computed before the clear: ``update(_environment())`` would read the environment already
+    # emptied, and the tests would run without PATH or HOME.
+    environment = _environment()
+    os.environ.clear()
+    os.environ.update(environment)
+
+
 def _cosmic_ray(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     executable = str(Path(sys.executable).parent / "cosmic-ray")
     return subprocess.run([executable, *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
@@ -576,8 +585,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"\nNot scored yet ({len(unscored)}): " + ", ".join(f"`{m}`" for m in unscored))
         return 0
     out.mkdir(parents=True, exist_ok=True)
-    os.environ.clear()
-    os.environ.update(_environment())
+    use_run_environment()
     preload()
     options = (*SUITE_OPTIONS, *host_plugin_blocks(PROJECT_ROOT))
     worst = 0
