@@ -8,6 +8,7 @@ the call started, whether the host was asked, the recorded decision.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -272,10 +273,11 @@ def test_managed_only_keys_from_other_sources_drop_no_rule(
         assert len(run.asked) == 1, f"the ask rule must still ask: {why}"
 
     # The same lock in managed settings is honoured: only managed rules apply.
+    # The source's name as a harness reads it from its own configuration (decoded at run time, so
+    # not the interned literal: a harness must compare it by value).
+    policy = json.loads('"policySettings"')
     managed = [
-        SettingsSpec(
-            "policySettings", {"allowManagedPermissionRulesOnly": True, "permissions": {"deny": ["Deploy"]}}
-        ),
+        SettingsSpec(policy, {"allowManagedPermissionRulesOnly": True, "permissions": {"deny": ["Deploy"]}}),
         SettingsSpec(rule_source, {"permissions": {"allow": ["Deploy", "Other"]}}),
     ]
     other = plain_tool("Other")

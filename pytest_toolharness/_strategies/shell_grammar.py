@@ -208,9 +208,38 @@ def _shell_string(draw: _Draw, inner: _Built) -> str:
     return f"{shell} {draw(st.sampled_from(_SHELL_C))} {_quote(draw, inner.text)}{tail}"
 
 
+# The names one open descriptor has (``/dev/stdin`` is descriptor 0 only), and the segments the
+# kernel folds in a path: a program told to read its script from one of these reads the line's data.
+_DESCRIPTOR_DIRECTORIES = ("/dev/fd", "/proc/self/fd", "/proc/thread-self/fd")
+_FOLDED_SEPARATORS = ("/", "/", "//", "/./", "/.//")
+
+
+def _descriptor_path(draw: _Draw, descriptor: int) -> str:
+    """A path naming ``descriptor`` in the process that opens it, spelled as the kernel still reads it.
+
+    Composed: one of the descriptor's names, each separator doubled or with ``.`` in it, a segment
+    left and entered again (``fd/../fd``), or the whole path climbing from the working directory
+    (``../../../dev/stdin``: any number of ``..`` past the root stays at the root).
+    """
+    names = [f"{directory}/{descriptor}" for directory in _DESCRIPTOR_DIRECTORIES]
+    if descriptor == 0:
+        names.append("/dev/stdin")
+    parts = draw(st.sampled_from(names)).strip("/").split("/")
+    path = ""
+    for index, part in enumerate(parts):
+        path += draw(st.sampled_from(_FOLDED_SEPARATORS)) + part
+        if index < len(parts) - 1 and draw(st.integers(0, 4)) == 0:
+            path += f"/../{part}"
+    if draw(st.integers(0, 3)) == 0:
+        path = "../" * draw(st.integers(4, 9)) + path.lstrip("/")
+    return path
+
+
 def _shell_input(draw: _Draw, inner: _Built) -> str:
     shell = draw(st.sampled_from(_SHELLS))
     q = _quote(draw, inner.text)
+    number = draw(st.sampled_from((3, 4, 7, 9)))
+    stdin, other = _descriptor_path(draw, 0), _descriptor_path(draw, number)
     forms = (
         f"{shell} <<< {q}",
         f"{shell} <<EOF\n{inner.text}\nEOF",
@@ -219,13 +248,14 @@ def _shell_input(draw: _Draw, inner: _Built) -> str:
         f"printf '%s\\n' {q} | {shell} -s",
         f"{shell} < <(echo {q})",
         f"{shell} <(echo {q})",
-        f"{shell} /dev/stdin <<< {q}",
-        f"exec 3<<<{q}; {shell} <&3",
-        f"{shell} /dev/fd/3 3<<<{q}",
-        f"source /dev/fd/3 3<<<{q}",
+        f"{shell} {stdin} <<< {q}",
+        f"{shell} {stdin} <<EOF\n{inner.text}\nEOF",
+        f"exec {number}<<<{q}; {shell} <&{number}",
+        f"{shell} {other} {number}<<<{q}",
+        f"source {other} {number}<<<{q}",
         f". <(printf '%s\\n' {q})",
-        f"source /dev/stdin <<< {q}",
-        f"{shell} -s < /dev/stdin <<< {q}",
+        f"source {stdin} <<< {q}",
+        f"{shell} -s < {stdin} <<< {q}",
     )
     return draw(st.sampled_from(forms))
 
@@ -250,11 +280,20 @@ def _written_script(draw: _Draw, inner: _Built) -> str:
     if path.startswith("d/"):
         write = f"mkdir -p d; {write}"
     local = path if "/" in path else f"./{path}"
+    # The file run under another of its names: through the process's own working directory as the
+    # kernel shows it (``/proc/self/cwd``, reached from ``/dev/fd/..`` too) or ``$PWD``.
+    if not path.startswith("/"):
+        local = draw(
+            st.sampled_from((local, f"/proc/self/cwd/{path}", f"/dev/fd/../cwd/{path}", f"$PWD/{path}"))
+        )
+    named = local if local != f"./{path}" else path
     runners = (
-        f"bash {path}",
-        f"sh {path}",
+        f"bash {named}",
+        f"sh {named}",
         f". {local}",
-        f"source {path}",
+        f"source {named}",
+        f"bash {named} <<< :",  # a file operand and a here-string: bash runs the file
+        f"source {named} <<< true",
         f"chmod +x {path}; {local}",
         f"chmod 755 {path} && {local}",
         f"bash < {path}",
@@ -528,7 +567,7 @@ def _interpreter_script(draw: _Draw, inner: _Built) -> str:
 def _interpreter_stdin(draw: _Draw, inner: _Built) -> str:
     program, _, code = _interpreter_code(draw, inner)
     if program in ("awk", "mawk"):
-        return f"{program} -f /dev/stdin <<< {_quote(draw, code)}"
+        return f"{program} -f {_descriptor_path(draw, 0)} <<< {_quote(draw, code)}"
     q = _quote(draw, code)
     return draw(
         st.sampled_from(
