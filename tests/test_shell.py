@@ -71,7 +71,12 @@ SPLIT_CASES: list[tuple[str, list[list[str]], bool]] = [
 @pytest.mark.parametrize(("command", "parts", "confident"), SPLIT_CASES)
 def test_split_command(command: str, parts: list[list[str]], confident: bool) -> None:
     result = split_command(command)
-    assert [list(p.words) for p in result.parts] == parts, result
+    # Each word after quote removal, a run-time word as written (``$X``).
+    words = [
+        [raw if value is None else value for value, raw in zip(p.argv, p.raw, strict=True)]
+        for p in result.parts
+    ]
+    assert words == parts, result
     assert result.confident is confident, result.problems
 
 

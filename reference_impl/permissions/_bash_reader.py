@@ -38,10 +38,9 @@ from reference_impl.permissions._bash_words import (
     variable_changes_programs,
 )
 from reference_impl.permissions._evaluated import MAY_HIDE_CODE, hidden_code, mark_evaluated_code
-from reference_impl.permissions._shell_parts import SHELL_KEYWORDS, SYNTAX_ERROR, ShellCommand, ShellPart
+from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellCommand, ShellPart
 
 __all__ = [
-    "SHELL_KEYWORDS",
     "SYNTAX_ERROR",
     "ShellCommand",
     "ShellPart",

@@ -10,17 +10,10 @@ from dataclasses import dataclass
 
 from reference_impl.permissions._bash_words import is_globby
 
-__all__ = ["SHELL_KEYWORDS", "SYNTAX_ERROR", "ShellCommand", "ShellPart"]
+__all__ = ["SYNTAX_ERROR", "ShellCommand", "ShellPart"]
 
 SYNTAX_ERROR = "the command is not valid bash (syntax error)"
 """The problem recorded for a line bash would refuse to run."""
-
-SHELL_KEYWORDS = frozenset(
-    {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac"}
-    | {"select", "function", "coproc", "{", "}", "[[", "]]", "!", "time"}
-)
-"""Bash's reserved words."""
-
 
 @dataclass(frozen=True, slots=True)
 class ShellPart:
@@ -41,11 +34,6 @@ class ShellPart:
     doubts: tuple[str, ...] = ()
     stdin: str | None = None
     """The text of a here-document or here-string given as its input, when known."""
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        """The words, with a run-time word as written (``$X``)."""
-        return tuple(raw if value is None else value for value, raw in zip(self.argv, self.raw, strict=True))
 
     @property
     def opaque(self) -> bool:
@@ -73,8 +61,3 @@ class ShellCommand:
     def confident(self) -> bool:
         """Whether allow rules may judge this command: no problem and no doubtful part."""
         return not self.problems and all(not part.doubts for part in self.parts)
-
-    @property
-    def is_compound(self) -> bool:
-        """Whether the command has more than one part."""
-        return len(self.parts) > 1
