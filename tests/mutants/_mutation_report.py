@@ -55,7 +55,8 @@ class ModuleScore:
     @property
     def triaged_percent(self) -> float:
         base = self.counted - self.equivalent - self.unspecified
-        return 100.0 * self.killed / base if base else 0.0
+        # Nothing left once the triaged survivors are out: every counted mutant is killed or triaged.
+        return 100.0 * self.killed / base if base else 100.0
 
     def line(self) -> str:
         """The one-line summary the runner prints."""
