@@ -98,11 +98,6 @@ class PermissionDecision:
     message: str = ""
     updated_input: Mapping[str, Any] | None = None
 
-    @property
-    def allowed(self) -> bool:
-        """Whether the call may run."""
-        return self.behavior == "allow"
-
 
 @dataclass(frozen=True, slots=True)
 class HookVerdict:
