@@ -15,6 +15,7 @@ __all__ = ["SYNTAX_ERROR", "ShellCommand", "ShellPart"]
 SYNTAX_ERROR = "the command is not valid bash (syntax error)"
 """The problem recorded for a line bash would refuse to run."""
 
+
 @dataclass(frozen=True, slots=True)
 class ShellPart:
     """One simple command bash would run.
