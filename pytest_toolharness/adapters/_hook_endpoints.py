@@ -57,7 +57,7 @@ class HookEndpoint:
                     with endpoint.log.open("a", encoding="utf-8") as out:
                         out.write(json.dumps(hook_input) + "\n")
                 endpoint.headers.append(dict(self.headers.items()))
-                status, body = endpoint.answer(hook_input)
+                status, body = endpoint.answer(hook_input, dict(self.headers.items()))
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -76,8 +76,10 @@ class HookEndpoint:
         """The URL to configure as the hook's ``url``."""
         return f"http://127.0.0.1:{self._server.server_address[1]}/hook"
 
-    def answer(self, hook_input: Mapping[str, Any]) -> tuple[int, bytes]:
-        """The status and body this endpoint answers ``hook_input`` with."""
+    def answer(
+        self, hook_input: Mapping[str, Any], headers: Mapping[str, str] | None = None
+    ) -> tuple[int, bytes]:
+        """The status and body this endpoint answers ``hook_input`` (sent with ``headers``) with."""
         spec = self.spec
         if not isinstance(spec, HookSpec):
             time.sleep(self.delay)
@@ -89,6 +91,17 @@ class HookEndpoint:
         if spec.outcome == "hang":
             time.sleep(spec.timeout + 5)
             return 200, b"{}"
+        if spec.outcome == "echo_headers":
+            # Header names are case-insensitive (urllib sends "X-team", for one).
+            sent = {name.lower(): value for name, value in (headers or {}).items()}
+            received = {name: sent.get(name.lower()) for name, _ in spec.headers}
+            reason = json.dumps(received, sort_keys=True)
+            output = {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+            return 200, json.dumps({"hookSpecificOutput": output}).encode()
         if spec.outcome == "exit2":
             return 200, json.dumps({"decision": "block", "reason": spec.reason}).encode()
         return 200, json.dumps(spec.output_for(hook_input) or {}).encode()

@@ -33,6 +33,7 @@ HookOutcomeKind: TypeAlias = Literal[
     "system_message",
     "block_once",
     "deny_interrupt",
+    "echo_headers",
 ]
 
 HookAlso: TypeAlias = Literal["context", "system_message", "stop", "suppress_output"]
@@ -52,35 +53,41 @@ _JSON_OUTCOMES: frozenset[str] = frozenset(
 class HookSpec:
     """A hook the suite installs: its event, matcher and what it answers.
 
-    ``outcome``: ``allow`` / ``ask`` / ``deny`` (PreToolUse permission decisions), ``none`` (exit 0,
-    no decision), ``update_input`` (allow with ``updated_input``), ``context`` (additional context),
-    ``block`` (PostToolUse block), ``exit2`` (blocking error with ``reason`` on stderr), ``exit1``
-    (non-blocking error), ``garbage`` (non-JSON output), ``crash`` (the hook itself fails), ``hang``
-    (never answers within its timeout), ``legacy_approve`` / ``legacy_block`` (``decision`` field),
-    ``update_output`` (PostToolUse ``updatedMCPToolOutput``), ``stop`` (``continue: false`` with
-    ``stopReason`` = ``reason``), ``system_message`` (``systemMessage`` = ``context``), ``block_once``
-    (Stop / SubagentStop: block with ``reason`` unless the input says ``stop_hook_active``; see
-    :meth:`output_for`), ``deny_interrupt`` (PermissionRequest: deny with ``interrupt: true``, which
-    also stops the batch; capability ``host_interrupt``). ``as_command`` says whether to run it as a command hook (a real subprocess)
-    or an in-process callback.
+        ``outcome``: ``allow`` / ``ask`` / ``deny`` (PreToolUse permission decisions), ``none`` (exit 0,
+        no decision), ``update_input`` (allow with ``updated_input``), ``context`` (additional context),
+        ``block`` (PostToolUse block), ``exit2`` (blocking error with ``reason`` on stderr), ``exit1``
+        (non-blocking error), ``garbage`` (non-JSON output), ``crash`` (the hook itself fails), ``hang``
+        (never answers within its timeout), ``legacy_approve`` / ``legacy_block`` (``decision`` field),
+        ``update_output`` (PostToolUse ``updatedMCPToolOutput``), ``stop`` (``continue: false`` with
+        ``stopReason`` = ``reason``), ``system_message`` (``systemMessage`` = ``context``), ``block_once``
+        (Stop / SubagentStop: block with ``reason`` unless the input says ``stop_hook_active``; see
+        :meth:`output_for`), ``deny_interrupt`` (PermissionRequest: deny with ``interrupt: true``, which
+        also stops the batch; capability ``host_interrupt``), ``echo_headers`` (an http hook's endpoint
+    denies with the JSON object of :attr:`headers` as it received them as the reason: what the harness
+    sent, seen through the denial the model gets). ``as_command`` says whether to run it as a command hook (a real subprocess)
+        or an in-process callback.
 
-    Lifecycle events (UserPromptSubmit, Stop, SessionStart, ...) are run by an agent loop
-    (``agent_loop``); ``context`` and ``block`` answer them in their own shape (``additionalContext``
-    under ``hookSpecificOutput``, ``decision: "block"``). ``hook_type`` ``http`` serves the answer from an
-    HTTP endpoint instead of a program, ``run_async`` makes it an async command hook, and
-    ``from_plugin`` installs it through a plugin's ``hooks/hooks.json`` (HOOK-8; capability
-    ``hook_sources``).
+        Lifecycle events (UserPromptSubmit, Stop, SessionStart, ...) are run by an agent loop
+        (``agent_loop``); ``context`` and ``block`` answer them in their own shape (``additionalContext``
+        under ``hookSpecificOutput``, ``decision: "block"``). ``hook_type`` ``http`` serves the answer from an
+        HTTP endpoint instead of a program, ``run_async`` makes it an async command hook, and
+        ``from_plugin`` installs it through a plugin's ``hooks/hooks.json`` (HOOK-8; capability
+        ``hook_sources``).
 
-    ``exit_code`` is the status an ``exit1`` hook exits with: any non-blocking error's (1, 3..255).
-    ``stdout_outcome``: an ``exit2`` or ``exit1`` command hook also prints the JSON answer of that
-    outcome on stdout (HOOK-3: stdout is read only on exit 0, so it must change nothing).
+        ``exit_code`` is the status an ``exit1`` hook exits with: any non-blocking error's (1, 3..255).
+        ``headers`` and ``allowed_env_vars`` are an http hook's ``headers`` and ``allowedEnvVars``: a value may
+        name environment variables (``$NAME``, ``${NAME}``), which the harness fills from its own environment
+        only when ``allowed_env_vars`` lists them, and with nothing otherwise (Claude Code's rule).
 
-    ``also`` adds further output fields to the same JSON answer (one hook saying several things at
-    once): ``context`` (``additionalContext`` = ``context``), ``system_message`` (``systemMessage`` =
-    ``system_message`` or ``context``), ``stop`` (``continue: false``, ``stopReason`` = ``stop_reason``
-    or ``reason``), ``suppress_output`` (``suppressOutput: true``). Only outcomes answered in JSON
-    take them (not exit codes, garbage, crashes or hangs); ``PermissionRequest`` takes none but
-    ``system_message``, ``stop`` and ``suppress_output``.
+        ``stdout_outcome``: an ``exit2`` or ``exit1`` command hook also prints the JSON answer of that
+        outcome on stdout (HOOK-3: stdout is read only on exit 0, so it must change nothing).
+
+        ``also`` adds further output fields to the same JSON answer (one hook saying several things at
+        once): ``context`` (``additionalContext`` = ``context``), ``system_message`` (``systemMessage`` =
+        ``system_message`` or ``context``), ``stop`` (``continue: false``, ``stopReason`` = ``stop_reason``
+        or ``reason``), ``suppress_output`` (``suppressOutput: true``). Only outcomes answered in JSON
+        take them (not exit codes, garbage, crashes or hangs); ``PermissionRequest`` takes none but
+        ``system_message``, ``stop`` and ``suppress_output``.
     """
 
     event: Literal[
@@ -112,6 +119,8 @@ class HookSpec:
     stop_reason: str | None = None
     system_message: str | None = None
     stdout_outcome: HookOutcomeKind | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    allowed_env_vars: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.stdout_outcome is not None and (
@@ -124,6 +133,12 @@ class HookSpec:
         if self.exit_code in (0, 2) or not 0 < self.exit_code < 256:
             raise ValueError(
                 f"HookSpec.exit_code is a non-blocking error's status (1, 3..255), got {self.exit_code}"
+            )
+        if (
+            self.headers or self.allowed_env_vars or self.outcome == "echo_headers"
+        ) and self.hook_type != "http":
+            raise ValueError(
+                "HookSpec.headers, allowed_env_vars and echo_headers are an http hook's (hook_type='http')"
             )
         unknown = [f for f in self.also if f not in HOOK_ALSO_FIELDS]
         if unknown:

@@ -47,7 +47,9 @@ class SourcedHooks:
             if spec.hook_type == "http":
                 endpoint = HookEndpoint(spec, log=log).start()
                 self.endpoints.append(endpoint)
-                entry = HttpHook(endpoint.url, timeout=spec.timeout)
+                entry = HttpHook(
+                    endpoint.url, dict(spec.headers), spec.allowed_env_vars, timeout=spec.timeout
+                )
             else:
                 command = hook_command(spec, workdir / "async-hooks", index, log=log)
                 entry = CommandHook(command, timeout=spec.timeout, run_async=True)
