@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from conformance._strategies_conversation import Session, builtin_specs, mcp_specs, wire_tool_names
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import ToolSpec
+from pytest_toolharness.wire import validate_messages_request
 
 
 @requires("conversation")
@@ -57,4 +58,44 @@ def test_discovered_tools_survive_compaction(
         assert not absent, (
             f"DEFER-7: discovered tools {absent} are missing from the request after compaction"
             + session.where()
+        )
+
+
+@requires("conversation")
+@pytest.mark.requirement("PAIR-1", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    builtins=builtin_specs(),
+    mcps=mcp_specs(min_size=1),
+    rounds=st.lists(st.integers(min_value=1, max_value=4), min_size=1, max_size=3),
+    data=st.data(),
+)
+def test_compaction_keeps_every_tool_result_with_its_tool_use(
+    new_harness: Callable[[], Any],
+    builtins: list[ToolSpec],
+    mcps: list[ToolSpec],
+    rounds: list[int],
+    data: st.DataObject,
+) -> None:
+    """PAIR-1: a request after a compaction is one the Messages API accepts: no tool_result lost its tool_use.
+
+    Compaction keeps the end of the transcript; wherever the drawn conversation (searches, calls,
+    chat, MCP servers dropped and connected, whose notices are entries too) puts the cut, a kept tool_result must keep the assistant turn that asked for it (the API's
+    own validation, ``validate_messages_request``, judges the request), and the discovered tools
+    stay discovered (DEFER-7).
+    """
+    harness = new_harness()
+    session = Session(harness, builtins, mcps)
+    for steps in rounds:
+        for _ in range(steps):
+            session.step(data, kinds=("search", "call", "call", "chat", "drop", "connect"))
+        if data.draw(st.booleans(), label="request before the compaction"):
+            session.render()  # its notices (an MCP server connected or dropped) are entries too
+        harness.compact("Summary of the conversation so far.")
+        session.log.append("compact()")
+        session.conversation.chat()
+        request = session.render()
+        problem = validate_messages_request(request.body)
+        assert problem is None, (
+            f"PAIR-1: the request after compaction is rejected: {problem}" + session.where()
         )

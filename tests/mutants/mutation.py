@@ -128,7 +128,7 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     ),
     "reference_impl/request/_cache_keys.py": ("CACHE",),
     "reference_impl/request/_schemas.py": ("CACHE-3", "CACHE-4", "SNAP"),
-    "reference_impl/request/_discovery.py": ("DEFER-7",),
+    "reference_impl/request/_discovery.py": ("DEFER-7", "PAIR-1"),
     "reference_impl/request/_transcript.py": ("PAIR-7", "DEFER-7", "RESULT-4"),
     "reference_impl/search/_toolsearch.py": ("DEFER-4", "DEFER-5", "DEFER-6"),
     "reference_impl/search/_index.py": ("DEFER-5",),
