@@ -23,6 +23,7 @@ import asyncio
 import functools
 import json
 import os
+import signal
 import ssl
 import sys
 import tempfile
@@ -357,19 +358,35 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
 
 async def _run(
     session: AgentSession, prompt: str, mcp_configs: Sequence[Path] = ()
-) -> tuple[LoopResult, tuple[str, ...]]:
-    """The loop's result and what the SessionEnd and async hooks said to the user at the end."""
+) -> tuple[LoopResult, tuple[str, ...], bool]:
+    """The loop's result, what the SessionEnd and async hooks said to the user at the end, and whether a SIGINT came.
+
+    A first SIGINT (Ctrl-C) aborts the turn as the loop's abort does (CONC-5): the running calls are
+    cancelled, every tool_use gets its result and nothing new starts; a second one stops the command
+    at once. Without the handler, asyncio's own SIGINT handling cancels the main task, which a tool
+    call in flight may take for its own cancellation while the batch goes on.
+    """
+    abort = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def interrupted() -> None:
+        loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl-C is Python's KeyboardInterrupt
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        abort.set()
+
+    loop.add_signal_handler(signal.SIGINT, interrupted)
     try:
         servers = [server for path in mcp_configs for server in load_mcp_config(path)]
         # The MCP servers live exactly as long as the loop: started here, closed on the way out.
         async with connect_mcp_servers(servers) as connected:
             session.mcp_tools = [*session.mcp_tools, *connected]
             try:
-                result = await session.run(prompt)
+                result = await session.run(prompt, abort=abort)
             finally:
                 ending = await session.end("other")
-            return result, ending
+            return result, ending, abort.is_set()
     finally:
+        loop.remove_signal_handler(signal.SIGINT)
         await session.client.close()
 
 
@@ -412,7 +429,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m reference_impl: {error}", file=sys.stderr)
         return 2
     try:
-        result, ending = asyncio.run(_run(session, args.prompt, args.mcp_config))
+        result, ending, interrupted = asyncio.run(_run(session, args.prompt, args.mcp_config))
     except McpConfigError as error:
         print(f"python -m reference_impl: {error}", file=sys.stderr)
         return 2
@@ -436,4 +453,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             "hook_messages": messages,
         },
     )
-    return 0
+    return 128 + signal.SIGINT if interrupted else 0

@@ -1,0 +1,73 @@
+"""``python -m reference_impl`` on SIGINT: the turn is aborted, nothing new starts (CONC-5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_toolharness.wire.model_api._server import ScriptedApiServer
+from pytest_toolharness.wire.model_api._turns import AssistantTurn, ToolUseIds
+
+
+def _wait_for(condition: object, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if callable(condition) and condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("second", ["touch after", "mkdir after"])
+def test_sigint_during_a_call_aborts_the_batch_and_starts_nothing_after(tmp_path: Path, second: str) -> None:
+    """A SIGINT while the first of two serial shell calls runs: the second never starts, the command exits 130.
+
+    Without its own handler the command left SIGINT to asyncio, which cancels the main task; a call
+    in flight took that for its own cancellation and the batch went on to the next call.
+    """
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps({"permissions": {"allow": ["Bash(sleep:*)", "Bash(touch:*)", "Bash(mkdir:*)"]}})
+    )
+    started = tmp_path / "started"
+    ids = ToolUseIds()
+    turns = [
+        AssistantTurn(
+            [
+                ids.block("Bash", {"command": f"touch {started} && sleep 30"}),
+                ids.block("Bash", {"command": second}),
+            ]
+        ),
+        AssistantTurn.text("finished"),
+    ]
+    with ScriptedApiServer(turns) as server:
+        env = {
+            **os.environ,
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": "x",
+            "HOME": str(tmp_path),
+        }
+        command = [sys.executable, "-m", "reference_impl", "-p", "go", "--output-format", "json"]
+        command += ["--settings", str(settings), "--session-dir", str(tmp_path / "s")]
+        process = subprocess.Popen(
+            command, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            assert _wait_for(started.exists, 60), "the first call never started"
+            time.sleep(0.3)
+            process.send_signal(signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert not (tmp_path / "after").exists(), f"{second!r} ran after the interrupt: {stderr}"
+    assert process.returncode == 128 + signal.SIGINT, (process.returncode, stdout, stderr)
+    assert json.loads(stdout)["stop_reason"] == "aborted", stdout
