@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -63,6 +64,7 @@ def _premarked(place: str, index: int, tool_name: str) -> list[dict[str, Any]]:
     mcps=mcp_specs(),
     modes=st.lists(st.sampled_from(_MODES), min_size=1, max_size=5),
     premarked=st.lists(st.sampled_from(PREMARKED_PLACES), max_size=3),
+    decoded=st.booleans(),
     data=st.data(),
 )
 def test_one_message_cache_marker_per_request(
@@ -71,6 +73,7 @@ def test_one_message_cache_marker_per_request(
     mcps: list[ToolSpec],
     modes: list[str | None],
     premarked: list[str],
+    decoded: bool,
     data: st.DataObject,
 ) -> None:
     """CACHE-5 property.
@@ -78,13 +81,15 @@ def test_one_message_cache_marker_per_request(
     CACHE-5: every request carries exactly one cache_control marker in its messages (system and tools markers
     don't count), request after request, whatever the transcript's blocks carried before: markers left on
     blocks copied from earlier requests, at any depth (a message's text, a tool_use, a tool_result, a text
-    or image block inside a tool_result), one or several at once.
+    or image block inside a tool_result), one or several at once; the transcript as built in memory or as
+    decoded from JSON (a resumed session's, whose strings are equal to the literals but not the same objects).
     """
     harness = new_harness()
     session = Session(harness, builtins, mcps)
     tool_name = builtins[0].name if builtins else "ReadFile"
     for index, place in enumerate(premarked):
-        for message in _premarked(place, index, tool_name):
+        messages = _premarked(place, index, tool_name)
+        for message in json.loads(json.dumps(messages)) if decoded else messages:
             harness.append_message(message)
     if premarked:
         session.conversation.user("go on")

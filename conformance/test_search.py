@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -26,6 +27,27 @@ from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import ToolSpec
 from pytest_toolharness.strategies import PERMISSION_MODES, cached_strategy
 
+# Terms that are not one word run: the search matches them with a literal pattern between word
+# boundaries instead of by word (``send-message``, ``note++``, ``file.``, a lone ``-``); a lone ``+``
+# is a term, not a required empty one.
+_JOINERS = ("-", "-", ".", "/", "++", "+", ":")
+
+
+@cached_strategy
+def _compound_terms() -> st.SearchStrategy[str]:
+    word = st.sampled_from(WORDS)
+    return st.one_of(
+        st.tuples(word, st.sampled_from(_JOINERS), word | st.just("")).map("".join),
+        st.sampled_from(("-", "+", "++", "+-", ".")),
+    )
+
+
+@cached_strategy
+def _search_descriptions() -> st.SearchStrategy[str]:
+    """Descriptions, some of which contain compound terms, so that a query's compound term can match."""
+    with_compound = st.tuples(descriptions(), _compound_terms()).map(" ".join)
+    return st.one_of(descriptions(), with_compound)
+
 
 def deferred(spec: ToolSpec) -> bool:
     """Whether the spec is deferred (DEFER-1, for the names this suite generates)."""
@@ -36,9 +58,9 @@ _search_builtins = st.lists(
     st.builds(
         lambda n, d, defer, hint: builtin_spec(n, description=d, should_defer=defer, search_hint=hint),
         builtin_names(),
-        descriptions(),
+        _search_descriptions(),
         st.sampled_from([True, True, False]),
-        st.none() | descriptions(),
+        st.none() | _search_descriptions(),
     ),
     min_size=1,
     max_size=6,
@@ -49,9 +71,9 @@ _search_mcps = st.lists(
         lambda srv, t, d, load, hint: mcp_spec(srv, t, description=d, always_load=load, search_hint=hint),
         server_names(),
         mcp_tool_parts(),
-        descriptions(),
+        _search_descriptions(),
         st.sampled_from([False, False, False, True]),
-        st.none() | descriptions(),
+        st.none() | _search_descriptions(),
     ),
     min_size=1,
     max_size=8,
@@ -287,6 +309,8 @@ def _term(words: tuple[str, ...]) -> st.SearchStrategy[str]:
         st.tuples(word, st.integers(2, 12)).map(_prefix),  # a prefix of 2 to len - 1 characters
         word.map(lambda w: "+" + w),
         st.sampled_from(["the", "über", "zzqx"]),
+        _compound_terms(),
+        _compound_terms().map(lambda t: "+" + t),
     )
 
 
@@ -307,6 +331,12 @@ def _pool_words(specs: list[ToolSpec]) -> tuple[str, ...]:
     return tuple(sorted(w for w in WORDS if w in text)) or tuple(WORDS)
 
 
+def _pool_compounds(specs: list[ToolSpec]) -> tuple[str, ...]:
+    """The pool's description and hint words that are not one word run (``send-message``, ``file.``)."""
+    text = " ".join(f"{s.description} {s.search_hint or ''}" for s in specs).lower()
+    return tuple(sorted({w for w in text.split() if not re.fullmatch(r"\w+", w)}))
+
+
 @pytest.mark.toolharness_heavy
 @requires("search", "pool")
 @pytest.mark.requirement("DEFER-5", "SHOULD")
@@ -324,7 +354,11 @@ def test_keyword_search_matches_the_oracle(
     harness = new_harness()
     order = harness.assemble_pool(builtins, mcps)
     in_pool = [specs[n] for n in order if n in specs]
-    terms = st.lists(_term(_pool_words(in_pool)), min_size=1, max_size=3)
+    term = _term(_pool_words(in_pool))
+    compounds = _pool_compounds(in_pool)
+    if compounds:  # the pool's own compound terms, so that such a query term matches something
+        term = st.one_of(term, st.sampled_from(compounds), st.sampled_from(compounds).map(lambda t: "+" + t))
+    terms = st.lists(term, min_size=1, max_size=3)
     query = data.draw(
         st.one_of(
             st.tuples(terms, st.sampled_from([" ", "  ", "\t"])).map(lambda pair: pair[1].join(pair[0])),
