@@ -12,7 +12,10 @@ settings come from ``~/.claude/settings.json``, ``.claude/settings.json``,
 ``ENABLE_TOOL_SEARCH`` is honoured. Hooks come from the settings files and from each
 ``--plugin-dir`` plugin's ``hooks/hooks.json``; what they say to the user (``systemMessage``, a
 ``stopReason``, a blocked prompt's reason) is printed on stderr, or is in the JSON result
-(``hook_messages``), never sent to the model. Exit status: 0 done, 1 the API refused a request, 2
+(``hook_messages``), never sent to the model. SIGINT is taken as Claude Code takes Ctrl-C: the
+first one during the loop interrupts the turn (the running calls are cancelled, every tool_use gets
+one result) and the session goes on with Claude Code's interruption note as the next prompt; a
+second one, or one outside the loop, ends the process as before. Exit status: 0 done, 1 the API refused a request, 2
 bad arguments or configuration.
 """
 
@@ -356,37 +359,59 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     )
 
 
+#: The prompt the session goes on with after a SIGINT interrupted a turn: Claude Code's own note.
+INTERRUPTED_PROMPT = "[Request interrupted by user for tool use]"
+
+
+class _Interrupts:
+    """SIGINT while the loop runs: the first one sets :attr:`abort`; any other goes to the handler before.
+
+    The handler before is asyncio's (it cancels the run: the process ends as it always did on
+    SIGINT). An ignored SIGINT stays ignored, as asyncio leaves it.
+    """
+
+    def __init__(self) -> None:
+        self.abort = asyncio.Event()
+        self.running = False
+        self._loop = asyncio.get_running_loop()
+        self._before = signal.getsignal(signal.SIGINT)
+        if callable(self._before):
+            signal.signal(signal.SIGINT, self._on_sigint)
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self.running and not self.abort.is_set():
+            self._loop.call_soon_threadsafe(self.abort.set)
+            return
+        if callable(self._before):
+            self._before(signum, frame)
+
+    def close(self) -> None:
+        if callable(self._before):
+            signal.signal(signal.SIGINT, self._before)
+
+
 async def _run(
     session: AgentSession, prompt: str, mcp_configs: Sequence[Path] = ()
-) -> tuple[LoopResult, tuple[str, ...], bool]:
-    """The loop's result, what the SessionEnd and async hooks said to the user at the end, and whether a SIGINT came.
-
-    A first SIGINT (Ctrl-C) aborts the turn as the loop's abort does (CONC-5): the running calls are
-    cancelled, every tool_use gets its result and nothing new starts; a second one stops the command
-    at once. Without the handler, asyncio's own SIGINT handling cancels the main task, which a tool
-    call in flight may take for its own cancellation while the batch goes on.
-    """
-    abort = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    def interrupted() -> None:
-        loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl-C is Python's KeyboardInterrupt
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        abort.set()
-
-    loop.add_signal_handler(signal.SIGINT, interrupted)
+) -> tuple[LoopResult, tuple[str, ...]]:
+    """The loop's result and what the SessionEnd and async hooks said to the user at the end."""
+    interrupts = _Interrupts()
     try:
         servers = [server for path in mcp_configs for server in load_mcp_config(path)]
         # The MCP servers live exactly as long as the loop: started here, closed on the way out.
         async with connect_mcp_servers(servers) as connected:
             session.mcp_tools = [*session.mcp_tools, *connected]
             try:
-                result = await session.run(prompt, abort=abort)
+                interrupts.running = True
+                result = await session.run(prompt, abort=interrupts.abort)
+                if interrupts.abort.is_set():  # a SIGINT, not a hook's or the host's interrupt
+                    # The interrupted turn's results are in the transcript; the session goes on.
+                    result = await session.run(INTERRUPTED_PROMPT)
+                interrupts.running = False
             finally:
                 ending = await session.end("other")
-            return result, ending, abort.is_set()
+            return result, ending
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        interrupts.close()
         await session.client.close()
 
 
@@ -429,7 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m reference_impl: {error}", file=sys.stderr)
         return 2
     try:
-        result, ending, interrupted = asyncio.run(_run(session, args.prompt, args.mcp_config))
+        result, ending = asyncio.run(_run(session, args.prompt, args.mcp_config))
     except McpConfigError as error:
         print(f"python -m reference_impl: {error}", file=sys.stderr)
         return 2
@@ -453,4 +478,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             "hook_messages": messages,
         },
     )
-    return 128 + signal.SIGINT if interrupted else 0
+    return 0

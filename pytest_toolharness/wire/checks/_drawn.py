@@ -233,29 +233,47 @@ def _judge_timeouts(run: WireRun, drawn: DrawnScenario) -> list[str]:
 
 
 def _judge_interrupt(run: WireRun, drawn: DrawnScenario, interrupted_at: float) -> list[str]:
-    """CONC-5: after the SIGINT no new call starts: no shell marker made later, no MCP call started later.
+    """CONC-5: after the SIGINT no call of the interrupted batch starts: no shell marker, no MCP call.
 
     A plain composed line makes its marker as it starts; a ``shell_timeout`` line makes its directory
     ``SHELL_SLEEP_SECONDS`` after it starts. A margin of :data:`_CLOCK_MARGIN` seconds covers file
-    time granularity and start-up (the interrupt's shell lines are plain ``touch``).
+    time granularity and start-up (the interrupt's shell lines are plain ``touch``). A harness whose
+    session goes on after the interrupt (as Claude Code's does) runs the later turns' calls: those
+    it was sent may start after the SIGINT (an MCP call is known by its start, not its turn, so as
+    many starts as it was sent later MCP calls are not counted).
     """
+    interrupted_turn = drawn.interrupted_turn() or 0
     problems = []
-    for call_id, call in drawn.calls():
-        if call.kind not in ("shell", "control", "shell_timeout"):
-            continue
-        where = marker_created(run, call.marker)
-        if where is None:
-            continue
-        started = where.lstat().st_mtime - (SHELL_SLEEP_SECONDS if call.kind == "shell_timeout" else 0)
-        if started > interrupted_at + _CLOCK_MARGIN:
-            problems.append(
-                f"{call_id}: {call.command!r} started {started - interrupted_at:.2f} s after the harness got SIGINT "
-                "(after an abort no new call may start)"
-            )
-    for event in run.mcp_calls:
-        if event.get("event") == "start" and float(event.get("time", 0)) > interrupted_at + _CLOCK_MARGIN:
-            problems.append(
-                f"the MCP tool {event.get('tool')!r} was called {float(event['time']) - interrupted_at:.2f} s "
-                "after the harness got SIGINT (after an abort no new call may start)"
-            )
+    for t, turn in enumerate(drawn.turns[: interrupted_turn + 1]):
+        for i, call in enumerate(turn):
+            if call.kind not in ("shell", "control", "shell_timeout"):
+                continue
+            where = marker_created(run, call.marker)
+            if where is None:
+                continue
+            started = where.lstat().st_mtime - (SHELL_SLEEP_SECONDS if call.kind == "shell_timeout" else 0)
+            if started > interrupted_at + _CLOCK_MARGIN:
+                problems.append(
+                    f"{drawn_call_id(t, i)}: {call.command!r} started {started - interrupted_at:.2f} s after the "
+                    "harness got SIGINT (after an abort no call of its batch may start)"
+                )
+    later_mcp = {
+        drawn_call_id(t, i)
+        for t, turn in enumerate(drawn.turns)
+        for i, call in enumerate(turn)
+        if t > interrupted_turn and call.kind not in ("shell", "control", "shell_timeout")
+    }
+    sent_later = sum(
+        1 for r in run.message_requests if r.turn is not None for b in r.turn.tool_uses if b.id in later_mcp
+    )
+    late = [
+        e
+        for e in run.mcp_calls
+        if e.get("event") == "start" and float(e.get("time", 0)) > interrupted_at + _CLOCK_MARGIN
+    ]
+    for event in late[: max(len(late) - sent_later, 0)]:
+        problems.append(
+            f"the MCP tool {event.get('tool')!r} was called {float(event['time']) - interrupted_at:.2f} s "
+            "after the harness got SIGINT (after an abort no call of its batch may start)"
+        )
     return problems
