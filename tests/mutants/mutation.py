@@ -139,7 +139,15 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/search/_hybrid.py": ("DEFER-5",),
     "reference_impl/tools/_defer.py": ("DEFER-1", "DEFER-8"),
     "reference_impl/tools/_pool.py": ("CACHE-2", "PERM-10", "EXEC", "PAIR-6", "PAIR-7", "DEFER-4"),
-    "reference_impl/tools/_names.py": ("EXEC-3", "EXEC-5", "CACHE-2", "PAIR-6", "PERM-10", "PERM-12", "HOOK-1"),
+    "reference_impl/tools/_names.py": (
+        "EXEC-3",
+        "EXEC-5",
+        "CACHE-2",
+        "PAIR-6",
+        "PERM-10",
+        "PERM-12",
+        "HOOK-1",
+    ),
     "reference_impl/tools/_tool.py": ("CONC-3", "DEFER-1", "EXEC-1"),
     "reference_impl/execution/_scheduler.py": ("CONC", "PAIR"),
     # The pipeline runs the permission check, the hooks and the scheduler for every call; it also
