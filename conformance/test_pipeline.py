@@ -376,6 +376,44 @@ def test_alias_resolves(
     assert "Alpha done" in text_of(result), f"alias {alias!r} did not give Alpha's output: {result}"
 
 
+@requires("execution")
+@pytest.mark.requirement("EXEC-3", "SHOULD")
+@settings(max_examples=20, deadline=None)
+@given(size=st.integers(2, 4), data=st.data())
+def test_a_tools_own_name_outranks_another_tools_alias(
+    new_harness: Callable[[], Any], toolharness_capabilities: frozenset[str], size: int, data: st.DataObject
+) -> None:
+    """EXEC-3: a call runs the tool of that name, even when another tool lists the name as its alias.
+
+    Names are reused: a tool renamed long ago keeps its old name as an alias, and a new tool may
+    take that name. Each tool draws aliases among the other tools' names and one of its own
+    (``Old<Name>``); a call by each tool's name runs that tool, and a call by each own alias runs the
+    tool that has it.
+    """
+    names = list(NAMES[:size])
+    tools = []
+    for name in names:
+        taken = data.draw(st.lists(st.sampled_from([n for n in names if n != name]), unique=True), label=name)
+        tools.append(ok_tool(name, aliases=(*taken, f"Old{name}")))
+    calls = [(f"toolu_{i}", name, name) for i, name in enumerate(names)]
+    calls += [(f"toolu_old_{i}", f"Old{name}", name) for i, name in enumerate(names)]
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            tools,
+            [tool_use(call_id, called, {"n": 1}) for call_id, called, _ in calls],
+            rules=allow_rules(tools, toolharness_capabilities),
+        )
+    results = run.results_by_id()
+    for call_id, called, owner in calls:
+        result = results[call_id]
+        aliases = {t.name: t.aliases for t in tools}
+        assert f"{owner} done" in text_of(result), (
+            f"a call of {called!r} must run {owner} (aliases {aliases}), got {result}"
+        )
+
+
 @requires("execution", "hooks")
 @pytest.mark.requirement("EXEC-5", "MUST")
 @settings(max_examples=30, deadline=None)
