@@ -1,4 +1,4 @@
-"""Discovered tools survive compaction: DEFER-7."""
+"""Discovered tools survive compaction (DEFER-7), and no tool_result loses its tool_use to it (PAIR-1)."""
 
 from __future__ import annotations
 
@@ -14,28 +14,29 @@ from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import ToolSpec
 from pytest_toolharness.wire import validate_messages_request
 
+Conversation = tuple[list[ToolSpec], list[ToolSpec], list[int]]
+
+
+@st.composite
+def conversations(draw: st.DrawFn, least: int, most: int) -> Conversation:
+    """Built-in and MCP tools, and 1-3 rounds of ``least``-``most`` steps, each round ended by a compaction."""
+    rounds = draw(st.lists(st.integers(min_value=least, max_value=most), min_size=1, max_size=3))
+    return draw(builtin_specs()), draw(mcp_specs(min_size=1)), rounds
+
 
 @requires("conversation")
 @pytest.mark.requirement("DEFER-7", "SHOULD")
 @settings(max_examples=30, deadline=None)
-@given(
-    builtins=builtin_specs(),
-    mcps=mcp_specs(min_size=1),
-    rounds=st.lists(st.integers(min_value=0, max_value=3), min_size=1, max_size=3),
-    data=st.data(),
-)
+@given(conversation=conversations(0, 3), data=st.data())
 def test_discovered_tools_survive_compaction(
-    new_harness: Callable[[], Any],
-    builtins: list[ToolSpec],
-    mcps: list[ToolSpec],
-    rounds: list[int],
-    data: st.DataObject,
+    new_harness: Callable[[], Any], conversation: Conversation, data: st.DataObject
 ) -> None:
     """DEFER-7 property.
 
     DEFER-7: every tool a ToolSearch result referenced is discovered, stays discovered through one or more
     compactions, and is still in the tools array of the next request.
     """
+    builtins, mcps, rounds = conversation
     harness = new_harness()
     session = Session(harness, builtins, mcps)
     for steps in rounds:
@@ -64,18 +65,9 @@ def test_discovered_tools_survive_compaction(
 @requires("conversation")
 @pytest.mark.requirement("PAIR-1", "MUST")
 @settings(max_examples=30, deadline=None)
-@given(
-    builtins=builtin_specs(),
-    mcps=mcp_specs(min_size=1),
-    rounds=st.lists(st.integers(min_value=1, max_value=4), min_size=1, max_size=3),
-    data=st.data(),
-)
+@given(conversation=conversations(1, 4), data=st.data())
 def test_compaction_keeps_every_tool_result_with_its_tool_use(
-    new_harness: Callable[[], Any],
-    builtins: list[ToolSpec],
-    mcps: list[ToolSpec],
-    rounds: list[int],
-    data: st.DataObject,
+    new_harness: Callable[[], Any], conversation: Conversation, data: st.DataObject
 ) -> None:
     """PAIR-1: a request after a compaction is one the Messages API accepts: no tool_result lost its tool_use.
 
@@ -84,6 +76,7 @@ def test_compaction_keeps_every_tool_result_with_its_tool_use(
     own validation, ``validate_messages_request``, judges the request), and the discovered tools
     stay discovered (DEFER-7).
     """
+    builtins, mcps, rounds = conversation
     harness = new_harness()
     session = Session(harness, builtins, mcps)
     for steps in rounds:
