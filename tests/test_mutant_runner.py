@@ -146,3 +146,25 @@ def test_shards_cover_every_mutant_exactly_once() -> None:
     for bad in ("4/4", "x/3", "1", "-1/3", "0/0"):
         with pytest.raises(ValueError, match="--shard"):
             parse_shard(bad)
+
+
+def test_a_mutant_runs_the_reference_cli_with_its_defect(tmp_path: Path) -> None:
+    """The wire checks run the reference CLI in a process of its own: a mutant's patches reach it too.
+
+    ``m_cache_2_loop_mcp_first`` patches the agent loop's pool assembly; its CLI sends the MCP tools
+    first, while the plain CLI sends the built-in tools first, in the same scenario.
+    """
+    from pytest_toolharness.wire.scenarios import CLAUDE_CODE_NAMES, pairing_scenario
+    from pytest_toolharness.wire.targets import ReferenceTarget, run_wire_scenario
+    from tests.mutants.m_cache_2_loop_mcp_first import adapter
+
+    mutant_target = adapter.wire_target()  # calling the factory would patch this process
+    assert isinstance(mutant_target, ReferenceTarget)
+    assert mutant_target.module_args == ("tests.mutants.m_cache_2_loop_mcp_first",)
+    scenario = pairing_scenario(CLAUDE_CODE_NAMES)
+    firsts: dict[str, str] = {}
+    for label, target in (("plain", ReferenceTarget()), ("mutant", mutant_target)):
+        run = run_wire_scenario(target, scenario, tmp_path / label)
+        firsts[label] = run.requests[0].tool_names[0]
+    assert not firsts["plain"].startswith("mcp__"), firsts
+    assert firsts["mutant"].startswith("mcp__"), firsts

@@ -77,6 +77,15 @@ def test_reference_command_passes_the_files(tmp_path: Path) -> None:
     assert argv[argv.index("--mcp-config") + 1] == str(tmp_path / "mcp.json")
 
 
+def test_reference_command_through_another_entry_module(tmp_path: Path) -> None:
+    """A harness built on reference_impl runs its own entry module, its arguments before the CLI's."""
+    target = ReferenceTarget("my_harness.cli", ("--profile", "ci"))
+    argv = target.command(invocation(tmp_path))
+    module = argv.index("my_harness.cli")
+    assert "reference_impl" not in argv[:module]
+    assert argv[module + 1 :] == ["--profile", "ci", *target.arguments(invocation(tmp_path))]
+
+
 def test_clean_environment_and_closed_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "real-secret")
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", "/somewhere")

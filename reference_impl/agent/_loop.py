@@ -354,14 +354,24 @@ class AgentSession:
             progress=self.progress,
         )
 
-    async def _turn(self, abort: asyncio.Event | None) -> tuple[list[dict[str, Any]], str]:
-        """One request and its tool batch; the assistant blocks and the stop reason."""
+    def next_request(self) -> BuiltRequest:
+        """Build the next request as :meth:`run` sends it, keeping what it appends to the transcript.
+
+        The pool is assembled afresh (:meth:`pool`), the entries the request introduces (a
+        ``deferred_tools_delta`` notice) join the transcript, and the tools' state takes the new pool
+        and its deferred names (the ToolSearch tool reads both).
+        """
         pool = self.pool()
         built = self.builder.build(pool, self.entries)
         self.entries.extend(built.appended_entries)
         self.last_request = built
-        # What the tools see: the ToolSearch tool reads the pool and the deferred names.
         self.state = self.state.with_pool(pool, built.deferred_tool_names)
+        return built
+
+    async def _turn(self, abort: asyncio.Event | None) -> tuple[list[dict[str, Any]], str]:
+        """One request and its tool batch; the assistant blocks and the stop reason."""
+        built = self.next_request()
+        pool = self.state.tools
         ctx = self._execution_context(pool)
         executor = new_batch_executor(
             ctx,

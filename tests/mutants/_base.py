@@ -12,13 +12,15 @@ into another run. Patch the module that *uses* a name: ``from x import f`` copie
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_toolharness.adapters.reference._adapter import ReferenceAdapter
+from pytest_toolharness.wire.targets import ReferenceTarget
 
-__all__ = ["MutantLoadError", "Patch", "make_factory"]
+__all__ = ["MutantFactory", "MutantLoadError", "Patch", "make_factory"]
 
 
 class MutantLoadError(LookupError):
@@ -57,16 +59,34 @@ class Patch:
         setattr(owner, marker, True)
 
 
-def make_factory(
-    *patches: Patch, adapter_class: type[ReferenceAdapter] = ReferenceAdapter
-) -> Callable[[], ReferenceAdapter]:
-    """An adapter factory that applies ``patches`` and returns the (possibly subclassed) reference adapter."""
+@dataclass(frozen=True)
+class MutantFactory:
+    """The adapter factory of one mutant: applies ``patches``, then makes the reference adapter.
 
-    def factory() -> ReferenceAdapter:
-        for patch in patches:
+    ``module`` is the mutant's module: the wire checks run the reference CLI through
+    :mod:`tests.mutants._cli` with it, so the CLI's own process has the defect too.
+    """
+
+    patches: tuple[Patch, ...]
+    adapter_class: type[ReferenceAdapter]
+    module: str
+
+    def __call__(self) -> ReferenceAdapter:
+        for patch in self.patches:
             patch.apply()
-        adapter = adapter_class()
+        adapter = self.adapter_class()
         adapter.name = f"mutant of {adapter.name}"
+        adapter.wire_target = self.wire_target()
         return adapter
 
-    return factory
+    def wire_target(self) -> ReferenceTarget | None:
+        """The reference CLI with this mutant's patches (None when the module is not known)."""
+        if not self.module:
+            return None
+        return ReferenceTarget("tests.mutants._cli", (self.module,))
+
+
+def make_factory(*patches: Patch, adapter_class: type[ReferenceAdapter] = ReferenceAdapter) -> MutantFactory:
+    """The adapter factory of the mutant module that calls this (at its top level) with ``patches``."""
+    caller = sys._getframe(1).f_globals.get("__name__", "")
+    return MutantFactory(patches, adapter_class, caller if caller.rpartition(".")[2].startswith("m_") else "")

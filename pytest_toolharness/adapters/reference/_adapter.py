@@ -7,6 +7,7 @@ the suite's specs into the harness's own objects and its answers back into wire-
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -43,6 +44,7 @@ from pytest_toolharness.adapters.reference._permission_context import rules_of
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from pytest_toolharness.processes import remove_at_exit
 from reference_impl import (
+    AgentSession,
     CommandHook,
     ExecutionContext,
     HookContext,
@@ -53,7 +55,6 @@ from reference_impl import (
     SandboxedShell,
     Tool,
     TranscriptEntry,
-    assemble_tool_pool,
     builtin_tools,
     context_from_settings,
     load_settings,
@@ -71,7 +72,6 @@ from reference_impl.permissions import (
     PermissionResultAllow,
     PermissionResultDeny,
     ToolPermissionContext,
-    is_tool_denied_as_whole,
 )
 from reference_impl.request import (
     BetaLatch,
@@ -81,13 +81,13 @@ from reference_impl.request import (
     NoticeMechanism,
     ToolSchemaCache,
     compact,
-    compute_deferred_tools_delta,
     extract_discovered_tool_names,
 )
-from reference_impl.tools import is_deferred_tool, parse_enable_tool_search, tool_state
+from reference_impl.tools import is_deferred_tool, parse_enable_tool_search
 
 if TYPE_CHECKING:
     from pytest_toolharness.wire import WireRun, WireScenario
+    from pytest_toolharness.wire.targets import ReferenceTarget
 
 __all__ = [
     "ReferenceAdapter",
@@ -106,6 +106,23 @@ def _search_tool() -> Tool:
     return tool_search_tool()
 
 
+def _greeting() -> list[TranscriptEntry]:
+    """A conversation of one user message: the least a request needs."""
+    return [cast(MessageParam, {"role": "user", "content": "Hello"})]
+
+
+@functools.cache
+def _offline_client() -> Any:
+    """The client of the sessions that only build requests: made once, never sends anything."""
+    import anthropic
+
+    from pytest_toolharness.adapters.reference._loop import tls_context
+
+    return anthropic.AsyncAnthropic(
+        api_key="unused", max_retries=0, http_client=anthropic.DefaultAsyncHttpxClient(verify=tls_context())
+    )
+
+
 class ReferenceHarness:
     """One session of the reference harness, driven through the suite's capabilities."""
 
@@ -117,8 +134,10 @@ class ReferenceHarness:
         *,
         notices: NoticeMechanism = "delta",
         listing_style: ListingStyle = "tag",
+        wire_target: ReferenceTarget | None = None,
     ) -> None:
         self._workdir = workdir
+        self._wire_target = wire_target
         self._notices: NoticeMechanism = notices
         self._listing_style: ListingStyle = listing_style
         self._session_dir = workdir / "session"
@@ -133,6 +152,31 @@ class ReferenceHarness:
 
     # -- pool and classification --------------------------------------------------------------
 
+    def _session(
+        self,
+        builtin: Sequence[ToolSpec],
+        mcp: Sequence[ToolSpec],
+        *,
+        entries: Sequence[TranscriptEntry] = (),
+        builder: RequestBuilder | None = None,
+        recorder: CallRecorder | None = None,
+        permission_context: PermissionContext | None = None,
+    ) -> AgentSession:
+        """A session of the harness's own agent loop over these tools, as its CLI makes one.
+
+        The pool, the requests and the notices come from :class:`AgentSession` itself, the code the
+        reference CLI runs: a defect there is a defect of the harness the suite checks, not of a copy.
+        """
+        return AgentSession(
+            client=_offline_client(),
+            builder=builder if builder is not None else self._builder(),
+            session_dir=self._session_dir,
+            tools=[*specs_to_tools(builtin, recorder), self._search],
+            mcp_tools=specs_to_tools(mcp, recorder),
+            permission_context=permission_context or PermissionContext(cwd=self._workdir),
+            entries=list(entries),
+        )
+
     def _pool(
         self,
         builtin: Sequence[ToolSpec],
@@ -140,14 +184,7 @@ class ReferenceHarness:
         recorder: CallRecorder | None = None,
         deny: PermissionContext | None = None,
     ) -> tuple[Tool, ...]:
-        def denied(tool: Tool) -> bool:
-            return deny is not None and is_tool_denied_as_whole(tool, deny)
-
-        return assemble_tool_pool(
-            [*specs_to_tools(builtin, recorder), self._search],
-            specs_to_tools(mcp, recorder),
-            is_denied=denied,
-        )
+        return self._session(builtin, mcp, recorder=recorder, permission_context=deny).pool()
 
     def assemble_pool(
         self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec], *, deny_rules: Sequence[RuleSpec] = ()
@@ -179,22 +216,25 @@ class ReferenceHarness:
         return self._builders[key]
 
     def _probe_entries(self) -> list[TranscriptEntry]:
-        return self._entries or [cast(MessageParam, {"role": "user", "content": "Hello"})]
+        return self._entries or _greeting()
 
     def render_tools(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         """The tools array of the next request in this session (tool search on)."""
-        built = self._builder().build(self._pool(builtin, mcp), self._probe_entries())
+        built = self._session(builtin, mcp, entries=self._probe_entries()).next_request()
         return [dict(tool) for tool in built.params["tools"]]
 
     def cache_key(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> str:
         """The cache-break detection hash of the next request."""
-        return self._builder().build(self._pool(builtin, mcp), self._probe_entries()).cache_hash
+        return self._session(builtin, mcp, entries=self._probe_entries()).next_request().cache_hash
 
     def search(
         self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec], query: str, max_results: int = 5
     ) -> list[str] | str:
         """Run the real ToolSearch tool against this pool, through the executor as a model's call is."""
-        pool = self._pool(builtin, mcp)
+        # A fresh conversation's: the request is built for its pool and deferred names only.
+        session = self._session(builtin, mcp, entries=_greeting())
+        session.next_request()  # the pool and deferred names the loop gives its tools
+        pool = session.state.tools
         context = ExecutionContext(
             tools=pool,
             permission_context=PermissionContext(cwd=self._workdir),
@@ -209,7 +249,7 @@ class ReferenceHarness:
                 "input": {"query": query, "max_results": max_results},
             },
         )
-        batch = asyncio.run(run_tool_uses([block], context, state=tool_state(pool)))
+        batch = asyncio.run(run_tool_uses([block], context, state=session.state))
         content = batch.user_content[0].get("content")
         if isinstance(content, str):
             return content
@@ -219,11 +259,13 @@ class ReferenceHarness:
         ]
 
     def notice(self, builtin: Sequence[ToolSpec], mcp: Sequence[ToolSpec]) -> Notice | None:
-        """The deferred-tools delta for this pool now; appended to the transcript as the loop does."""
-        delta = compute_deferred_tools_delta(self._pool(builtin, mcp), self._entries)
+        """The deferred-tools delta the next request for this pool brings, kept in the transcript as the loop keeps it."""
+        session = self._session(builtin, mcp, entries=self._entries)
+        appended = session.next_request().appended_entries
+        self._entries = session.entries
+        delta = next((e for e in appended if isinstance(e, DeferredToolsDelta)), None)
         if delta is None:
             return None
-        self._entries.append(delta)
         return Notice(added=delta.added_names, removed=delta.removed_names)
 
     def record_notice(self, notice: Notice) -> None:
@@ -250,10 +292,11 @@ class ReferenceHarness:
         self, *, enable_tool_search: str | None = None, model: str = DEFAULT_MODEL
     ) -> WireRequest:
         """The next request, exactly as the SDK would send its body."""
-        built = self._builder(enable_tool_search, model).build(
-            self._pool(self._builtin, self._mcp), self._entries
+        session = self._session(
+            self._builtin, self._mcp, entries=self._entries, builder=self._builder(enable_tool_search, model)
         )
-        self._entries.extend(built.appended_entries)
+        built = session.next_request()
+        self._entries = session.entries
         params = dict(built.params)
         headers = dict(params.pop("extra_headers", None) or {})
         return WireRequest(body=params, headers=headers)
@@ -278,6 +321,7 @@ class ReferenceHarness:
             rebuild_replacement_state(messages),
             notices=self._notices,
             listing_style=self._listing_style,
+            wire_target=self._wire_target,
         )
         resumed.set_tools(self._builtin, self._mcp)
         return resumed
@@ -285,12 +329,12 @@ class ReferenceHarness:
     # -- execution ----------------------------------------------------------------------------
 
     def run_wire(self, scenario: WireScenario) -> WireRun:
-        """Run a wire scenario against ``python -m reference_impl`` (the reference target)."""
+        """Run a wire scenario against ``python -m reference_impl`` (the adapter's ``wire_target``)."""
         from pytest_toolharness.wire.targets import ReferenceTarget, run_wire_scenario
 
         self._wire_runs = getattr(self, "_wire_runs", 0) + 1
         workdir = self._workdir / f"wire-{self._wire_runs:03d}-{scenario.name}"
-        return run_wire_scenario(ReferenceTarget(), scenario, workdir)
+        return run_wire_scenario(self._wire_target or ReferenceTarget(), scenario, workdir)
 
     async def run_loop(self, scenario: LoopScenario) -> LoopRun:
         """Run the scenario's prompts through :class:`reference_impl.AgentSession` against a scripted model."""
@@ -347,7 +391,15 @@ class ReferenceHarness:
         builtin = [s for s in scenario.tools if not s.is_mcp]
         mcp = [s for s in scenario.tools if s.is_mcp]
         permission_context = permission_context_of(scenario)
-        pool = self._pool(builtin, mcp, scenario.recorder, deny=permission_context)
+        session = self._session(
+            builtin,
+            mcp,
+            entries=_greeting(),
+            recorder=scenario.recorder,
+            permission_context=permission_context,
+        )
+        session.next_request()  # the pool and deferred names the loop gives a turn's tools
+        pool = session.state.tools
         context = ExecutionContext(
             tools=pool,
             permission_context=permission_context,
@@ -360,7 +412,7 @@ class ReferenceHarness:
         )
         if scenario.abort_after_starts is not None:
             scenario.recorder.trigger_after_starts(scenario.abort_after_starts, scenario.abort)
-        state = tool_state(pool)
+        state = session.state
         blocks = [cast(ToolUseBlockParam, dict(block)) for block in scenario.tool_uses]
         try:
             if scenario.streamed_after_end:
@@ -519,6 +571,8 @@ class ReferenceAdapter:
             self.capabilities = ReferenceAdapter.capabilities - {"notices", "notice_records"}
         self._notices: NoticeMechanism = notices
         self._listing_style: ListingStyle = listing_style
+        # The CLI the wire checks run (``None``: ``python -m reference_impl``).
+        self.wire_target: ReferenceTarget | None = None
         self._root = Path(tempfile.mkdtemp(prefix="toolharness-reference-"))
         self._count = 0
         remove_at_exit(self._root)
@@ -531,7 +585,9 @@ class ReferenceAdapter:
         """
         self._count += 1
         workdir = self._root / f"session-{self._count}"
-        return ReferenceHarness(workdir, notices=self._notices, listing_style=self._listing_style)
+        return ReferenceHarness(
+            workdir, notices=self._notices, listing_style=self._listing_style, wire_target=self.wire_target
+        )
 
 
 def reference_adapter() -> ReferenceAdapter:

@@ -57,7 +57,7 @@ _MODEL = "claude-sonnet-4-6"
 
 
 @functools.cache
-def _tls_context() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     """The client's TLS settings, made once: loading the CA certificates costs ~50 ms of CPU a client.
 
     The scripted server is plain HTTP, so they are never used; they are the defaults all the same.
@@ -146,7 +146,7 @@ async def run_loop_scenario(
             base_url=server.base_url,
             api_key="x",
             max_retries=0,
-            http_client=anthropic.DefaultAsyncHttpxClient(verify=_tls_context()),
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=tls_context()),
         )
         session = AgentSession(
             client=client,

@@ -23,7 +23,7 @@ import shlex
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -205,9 +205,18 @@ class CommandTarget:
 
 
 class ReferenceTarget:
-    """The reference harness through its own agent loop: ``python -m reference_impl -p ...``."""
+    """The reference harness through its own agent loop: ``python -m reference_impl -p ...``.
+
+    ``module`` runs instead of ``reference_impl``, with ``module_args`` before the CLI's own
+    arguments: the entry module of a harness built on ``reference_impl`` that runs its CLI after
+    changing it (the project's mutants run the CLI with their defects this way).
+    """
 
     name = "reference"
+
+    def __init__(self, module: str = "reference_impl", module_args: Sequence[str] = ()) -> None:
+        self.module = module
+        self.module_args = tuple(module_args)
 
     def command(self, inv: TargetInvocation) -> list[str]:
         """``sys.executable -m reference_impl -p PROMPT --settings ... --mcp-config ...``.
@@ -217,7 +226,8 @@ class ReferenceTarget:
         """
         from pytest_toolharness.processes import python_module_command
 
-        return python_module_command("reference_impl", self.arguments(inv), _REFERENCE_PRELOAD)
+        arguments = [*self.module_args, *self.arguments(inv)]
+        return python_module_command(self.module, arguments, _REFERENCE_PRELOAD)
 
     def arguments(self, inv: TargetInvocation) -> list[str]:
         """The arguments after ``-m reference_impl``."""
