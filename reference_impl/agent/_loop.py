@@ -334,7 +334,12 @@ class AgentSession:
             hook_errors=tuple(signals.errors),
         )
 
-    def _execution_context(self, pool: Sequence[Tool]) -> ExecutionContext:
+    def execution_context(self, pool: Sequence[Tool]) -> ExecutionContext:
+        """What a turn's tool batch runs with: the pool, the session's permissions, hooks and state.
+
+        The host is asked through the Notification hooks when there are any (HOOK-7); hooks get the
+        session's id, transcript and current prompt (HOOK-6).
+        """
         host = self.can_use_tool
         if host is not None and self.hooks.has("Notification"):
             host = self._notifying(host)
@@ -372,7 +377,7 @@ class AgentSession:
         """One request and its tool batch; the assistant blocks and the stop reason."""
         built = self.next_request()
         pool = self.state.tools
-        ctx = self._execution_context(pool)
+        ctx = self.execution_context(pool)
         executor = new_batch_executor(
             ctx,
             abort=abort,

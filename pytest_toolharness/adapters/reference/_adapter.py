@@ -80,7 +80,6 @@ from reference_impl.request import (
     ListingStyle,
     NoticeMechanism,
     ToolSchemaCache,
-    compact,
     extract_discovered_tool_names,
 )
 from reference_impl.tools import is_deferred_tool, parse_enable_tool_search
@@ -96,8 +95,6 @@ __all__ = [
     "listing_adapter",
     "reference_adapter",
 ]
-
-KEEP_AFTER_COMPACTION = 2
 
 
 def _search_tool() -> Tool:
@@ -161,20 +158,24 @@ class ReferenceHarness:
         builder: RequestBuilder | None = None,
         recorder: CallRecorder | None = None,
         permission_context: PermissionContext | None = None,
+        session_dir: Path | None = None,
+        **options: Any,
     ) -> AgentSession:
         """A session of the harness's own agent loop over these tools, as its CLI makes one.
 
-        The pool, the requests and the notices come from :class:`AgentSession` itself, the code the
-        reference CLI runs: a defect there is a defect of the harness the suite checks, not of a copy.
+        The pool, the requests, the notices and a batch's execution context come from
+        :class:`AgentSession` itself, the code the reference CLI runs: a defect there is a defect of
+        the harness the suite checks, not of a copy. ``options`` are more of its fields (hooks, host).
         """
         return AgentSession(
             client=_offline_client(),
             builder=builder if builder is not None else self._builder(),
-            session_dir=self._session_dir,
+            session_dir=session_dir or self._session_dir,
             tools=[*specs_to_tools(builtin, recorder), self._search],
             mcp_tools=specs_to_tools(mcp, recorder),
             permission_context=permission_context or PermissionContext(cwd=self._workdir),
             entries=list(entries),
+            **options,
         )
 
     def _pool(
@@ -234,12 +235,7 @@ class ReferenceHarness:
         # A fresh conversation's: the request is built for its pool and deferred names only.
         session = self._session(builtin, mcp, entries=_greeting())
         session.next_request()  # the pool and deferred names the loop gives its tools
-        pool = session.state.tools
-        context = ExecutionContext(
-            tools=pool,
-            permission_context=PermissionContext(cwd=self._workdir),
-            session_dir=self._workdir / "session",
-        )
+        context = session.execution_context(session.state.tools)
         block = cast(
             ToolUseBlockParam,
             {
@@ -303,9 +299,11 @@ class ReferenceHarness:
 
     def compact(self, summary: str) -> None:
         """Compact the transcript, keeping the discovered tools; betas may be re-decided afterwards."""
-        self._entries = compact(self._entries, summary, keep_last=KEEP_AFTER_COMPACTION)
+        session = self._session(self._builtin, self._mcp, entries=self._entries)
+        asyncio.run(session.compact(summary))
+        self._entries = session.entries
         for builder in self._builders.values():
-            builder.reset()
+            builder.reset()  # they share one latch; session.compact reset the default builder's
 
     def discovered_tools(self) -> set[str]:
         """The discovered tools, rebuilt from the transcript."""
@@ -391,25 +389,22 @@ class ReferenceHarness:
         builtin = [s for s in scenario.tools if not s.is_mcp]
         mcp = [s for s in scenario.tools if s.is_mcp]
         permission_context = permission_context_of(scenario)
+        sourced = SourcedHooks(scenario.hooks, self._workdir)
         session = self._session(
             builtin,
             mcp,
             entries=_greeting(),
             recorder=scenario.recorder,
             permission_context=permission_context,
-        )
-        session.next_request()  # the pool and deferred names the loop gives a turn's tools
-        pool = session.state.tools
-        context = ExecutionContext(
-            tools=pool,
-            permission_context=permission_context,
             session_dir=scenario.session_dir,
             hooks=_hooks([h for h in scenario.hooks if not is_sourced(h)], self._workdir).merged(
-                (sourced := SourcedHooks(scenario.hooks, self._workdir)).hooks
+                sourced.hooks
             ),
             can_use_tool=_host_callback(scenario.host) if scenario.host is not None else None,
             replacement_state=self._replacement_state,
         )
+        session.next_request()  # the pool and deferred names the loop gives a turn's tools
+        context = session.execution_context(session.state.tools)
         if scenario.abort_after_starts is not None:
             scenario.recorder.trigger_after_starts(scenario.abort_after_starts, scenario.abort)
         state = session.state
