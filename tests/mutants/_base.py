@@ -20,7 +20,7 @@ from typing import Any
 from pytest_toolharness.adapters.reference._adapter import ReferenceAdapter
 from pytest_toolharness.wire.targets import ReferenceTarget
 
-__all__ = ["MutantFactory", "MutantLoadError", "Patch", "make_factory"]
+__all__ = ["CliCode", "MutantFactory", "MutantLoadError", "Patch", "make_factory"]
 
 
 class MutantLoadError(LookupError):
@@ -58,6 +58,28 @@ class Patch:
         setattr(owner, name, self.mutate(original))
         setattr(owner, marker, True)
 
+    def apply_in_cli(self) -> None:
+        """In the reference CLI's own process (:mod:`tests.mutants._cli`): the same patch."""
+        self.apply()
+
+
+@dataclass(frozen=True)
+class CliCode:
+    """Python that runs first in the reference CLI's own process, and nowhere else.
+
+    For a defect of the CLI that is not one attribute: a signal handler, a patch of how it reads
+    its stream. The suite's own process is left as it is.
+    """
+
+    code: str
+
+    def apply(self) -> None:
+        """Nothing: the code is for the CLI's process."""
+
+    def apply_in_cli(self) -> None:
+        """Run the code (it asserts that what it patches exists: a renamed function fails the CLI's start)."""
+        exec(compile(self.code, "<mutant CLI code>", "exec"), {"__name__": "__mutant_cli__"})
+
 
 @dataclass(frozen=True)
 class MutantFactory:
@@ -67,7 +89,7 @@ class MutantFactory:
     :mod:`tests.mutants._cli` with it, so the CLI's own process has the defect too.
     """
 
-    patches: tuple[Patch, ...]
+    patches: tuple[Patch | CliCode, ...]
     adapter_class: type[ReferenceAdapter]
     module: str
 
@@ -86,7 +108,7 @@ class MutantFactory:
         return ReferenceTarget("tests.mutants._cli", (self.module,))
 
 
-def make_factory(*patches: Patch, adapter_class: type[ReferenceAdapter] = ReferenceAdapter) -> MutantFactory:
+def make_factory(*patches: Patch | CliCode, adapter_class: type[ReferenceAdapter] = ReferenceAdapter) -> MutantFactory:
     """The adapter factory of the mutant module that calls this (at its top level) with ``patches``."""
     caller = sys._getframe(1).f_globals.get("__name__", "")
     return MutantFactory(patches, adapter_class, caller if caller.rpartition(".")[2].startswith("m_") else "")

@@ -17,7 +17,7 @@ def main() -> None:
     """Apply the patches of the mutant module named by the first argument, then run the CLI."""
     mutant = importlib.import_module(sys.argv[1])
     for patch in mutant.adapter.patches:
-        patch.apply()
+        patch.apply_in_cli()
     sys.argv = [sys.argv[0], *sys.argv[2:]]
     runpy.run_module("reference_impl", run_name="__main__", alter_sys=True)
 

@@ -31,4 +31,4 @@ def _mutate(original: Any) -> Any:
     return assemble
 
 
-adapter = make_factory(Patch("pytest_toolharness.adapters.reference._adapter", "assemble_tool_pool", _mutate))
+adapter = make_factory(Patch("reference_impl.agent._loop", "assemble_tool_pool", _mutate))

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants._base import make_factory
-from tests.mutants._wire_cli import cli_patch
+from tests.mutants._base import CliCode, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -24,4 +23,4 @@ def finish_batch(blocks, outcomes, ctx):
 loop.finish_batch = finish_batch
 """
 
-adapter = make_factory(cli_patch(_CODE))
+adapter = make_factory(CliCode(_CODE))

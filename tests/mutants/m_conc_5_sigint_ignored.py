@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants._base import make_factory
-from tests.mutants._wire_cli import cli_patch
+from tests.mutants._base import CliCode, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -14,4 +13,4 @@ DESCRIPTION = (
 )
 
 # asyncio then installs no SIGINT handler of its own: it does so only over Python's default one.
-adapter = make_factory(cli_patch("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)"))
+adapter = make_factory(CliCode("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)"))

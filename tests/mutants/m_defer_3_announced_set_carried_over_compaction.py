@@ -46,5 +46,5 @@ def _compact(original: Any) -> Any:
 
 adapter = make_factory(
     Patch("reference_impl.request._notices", "_announced_in_order", lambda original: _fold),
-    Patch("pytest_toolharness.adapters.reference._adapter", "compact", _compact),
+    Patch("reference_impl.agent._loop", "compact_entries", _compact),
 )

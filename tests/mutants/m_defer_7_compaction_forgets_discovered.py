@@ -25,4 +25,4 @@ def _mutate(original: Any) -> Any:
     return compact
 
 
-adapter = make_factory(Patch("pytest_toolharness.adapters.reference._adapter", "compact", _mutate))
+adapter = make_factory(Patch("reference_impl.agent._loop", "compact_entries", _mutate))

@@ -42,5 +42,4 @@ def _mutate(_original: Any) -> Any:
 
 adapter = make_factory(
     Patch("reference_impl.request._builder", "compute_deferred_tools_delta", _mutate),
-    Patch("pytest_toolharness.adapters.reference._adapter", "compute_deferred_tools_delta", _mutate),
 )

@@ -33,9 +33,4 @@ def _delta(
 adapter = make_factory(
     Patch("reference_impl.request._notices", "compute_deferred_tools_delta", lambda original: _delta),
     Patch("reference_impl.request._builder", "compute_deferred_tools_delta", lambda original: _delta),
-    Patch(
-        "pytest_toolharness.adapters.reference._adapter",
-        "compute_deferred_tools_delta",
-        lambda original: _delta,
-    ),
 )

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants._base import make_factory
-from tests.mutants._wire_cli import cli_patch
+from tests.mutants._base import CliCode, make_factory
 
 __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 
@@ -14,7 +13,7 @@ DESCRIPTION = (
 )
 
 adapter = make_factory(
-    cli_patch(
+    CliCode(
         "import reference_impl.agent._loop as loop\n"
         "assert hasattr(loop, '_incomplete_stream'), 'nothing to patch'\n"
         "loop._incomplete_stream = lambda stopped: None"

@@ -29,6 +29,5 @@ def _mutate(original: Any) -> Any:
 
 
 adapter = make_factory(
-    Patch("pytest_toolharness.adapters.reference._adapter", "is_tool_denied_as_whole", _mutate),
     Patch("reference_impl.agent._loop", "is_tool_denied_as_whole", _mutate),
 )
