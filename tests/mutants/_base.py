@@ -108,7 +108,9 @@ class MutantFactory:
         return ReferenceTarget("tests.mutants._cli", (self.module,))
 
 
-def make_factory(*patches: Patch | CliCode, adapter_class: type[ReferenceAdapter] = ReferenceAdapter) -> MutantFactory:
+def make_factory(
+    *patches: Patch | CliCode, adapter_class: type[ReferenceAdapter] = ReferenceAdapter
+) -> MutantFactory:
     """The adapter factory of the mutant module that calls this (at its top level) with ``patches``."""
     caller = sys._getframe(1).f_globals.get("__name__", "")
     return MutantFactory(patches, adapter_class, caller if caller.rpartition(".")[2].startswith("m_") else "")
