@@ -9,98 +9,225 @@ the tool installed the case skips, naming it.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
 import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import run_calls, shell_tool
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import RuleSpec
+from pytest_toolharness.specs import PERMISSION_MODES, RuleSpec
 
 _DENIED = "nuke"
 
-# name -> (the program it needs, {file: text}, the line, the allow rule); {p} is the denied program.
-CASES: dict[str, tuple[str, dict[str, str], str, str]] = {
-    "npm test script": (
-        "npm",
-        {"package.json": '{"name": "x", "version": "1.0.0", "scripts": {"test": "{p} --all"}}'},
-        "npm test",
-        "Bash(npm test:*)",
-    ),
-    "npm pretest script": (
-        "npm",
-        {"package.json": '{"name": "x", "version": "1.0.0", "scripts": {"pretest": "{p}", "test": "true"}}'},
-        "npm run test --silent",
-        "Bash(npm run:*)",
-    ),
-    "make recipe": ("make", {"Makefile": "check:\n\t@{p} now\n"}, "make check", "Bash(make:*)"),
-    "make variable": ("make", {"Makefile": "RUN = {p}\ncheck:\n\t$(RUN)\n"}, "make -s check", "Bash(make:*)"),
-    "a script run by its path": (
-        "sh",
-        {"scripts/test.sh": "#!/bin/sh\necho testing\n{p}\n"},
-        "./scripts/test.sh",
-        "Bash(./scripts/test.sh:*)",
-    ),
-    "a script given to a shell": (
-        "bash",
-        {"ci.sh": "set -e\n{p} --now\n"},
-        "bash ci.sh",
-        "Bash(bash ci.sh:*)",
-    ),
-    "a module the project shadows": (
-        "python3",
-        {"json/__init__.py": "import os\nos.system('{p}')\n", "json/tool.py": ""},
-        "python3 -m json.tool /dev/null",
-        "Bash(python3 -m json.tool:*)",
-    ),
-}
+
+@dataclass(frozen=True)
+class ProjectCase:
+    """Project files that make a project tool run the denied program, the line that runs them, its allow rule."""
+
+    program: str  # the project tool the line starts (npm, make, sh, bash, python3)
+    files: dict[str, str]
+    line: str
+    allow: str
+    how: str  # what carries the denied program from the line to its run, for the failure message
+
+
+def _shell_spellings(bin_dir: str) -> st.SearchStrategy[str]:
+    """Shell text that runs the denied program, spelled as project code spells it."""
+    p = _DENIED
+    return st.sampled_from(
+        [
+            p,
+            f"{p} --all",
+            f"'{p}'",
+            f"\\{p}",
+            f"env {p}",
+            f"command {p}",
+            f"{bin_dir}/{p}",
+            f"P={p}; $P",
+            f"x=$({p})",
+            f"true && {p}",
+            f"sh -c '{p} now'",
+            f"exec {p}",
+        ]
+    )
+
+
+def _npm(inner: str, data: st.DataObject) -> ProjectCase:
+    script = data.draw(st.sampled_from(["test", "start"]), label="npm script")
+    hook = data.draw(st.sampled_from(["", "pre", "post"]), label="npm hook")
+    nested = data.draw(st.booleans(), label="through another script")
+    scripts = {script: "true"}
+    carrier = f"{hook}{script}"
+    if nested:
+        scripts[carrier], scripts["inner"] = "npm run inner --silent", inner
+    else:
+        scripts[carrier] = inner
+    lines = {
+        "test": [
+            "npm test",
+            "npm t",
+            "npm run test",
+            "npm run-script test",
+            "npm run test --silent",
+            "npm --silent test",
+        ],
+        "start": ["npm start", "npm run start", "npm run-script start"],
+    }[script]
+    line = data.draw(st.sampled_from(lines), label="line")
+    package = json.dumps({"name": "x", "version": "1.0.0", "scripts": scripts}, indent=2)
+    return ProjectCase(
+        "npm", {"package.json": package}, line, _allow(line, data), f"package.json {carrier!r}"
+    )
+
+
+def _make(inner: str, data: st.DataObject) -> ProjectCase:
+    recipe = inner.replace("$", "$$")  # make expands $ before the shell sees the recipe
+    shape = data.draw(st.sampled_from(["recipe", "variable", "shell function", "prerequisite", "included"]))
+    makefile = {
+        "recipe": f"check:\n\t@{recipe}\n",
+        "variable": f"RUN = {recipe}\ncheck:\n\t$(RUN)\n",
+        "shell function": f"OUT := $(shell {recipe})\ncheck:\n\t@true\n",
+        "prerequisite": f"check: prep\n\t@true\nprep:\n\t@{recipe}\n",
+        "included": "-include rules.mk\n"
+        if data.draw(st.booleans(), label="-include")
+        else "include rules.mk\n",
+    }[shape]
+    # Which file make reads: the default names, one given with -f, or one in a directory given with -C.
+    where = data.draw(st.sampled_from(["Makefile", "makefile", "GNUmakefile", "-f build.mk", "-C sub"]))
+    directory = "sub/" if where == "-C sub" else ""
+    name = {"-f build.mk": "build.mk", "-C sub": "Makefile"}.get(where, where)
+    files = {directory + name: makefile}
+    if shape == "included":
+        files[directory + "rules.mk"] = f"check:\n\t@{recipe}\n"
+    option = where if where.startswith("-") else ""
+    lines = [f"make {option} check", f"make -s {option} check", f"make {option} check -s"]
+    if not option:
+        lines.append("make")
+    line = " ".join(data.draw(st.sampled_from(lines), label="line").split())
+    return ProjectCase("make", files, line, _allow(line, data), f"{directory}{name}'s {shape}")
+
+
+def _script(inner: str, data: st.DataObject) -> ProjectCase:
+    nested = data.draw(st.booleans(), label="a script the script runs")
+    files = {"scripts/test.sh": f"#!/bin/sh\necho testing\n{'sh scripts/inner.sh' if nested else inner}\n"}
+    if nested:
+        files["scripts/inner.sh"] = f"{inner}\n"
+    line = data.draw(
+        st.sampled_from(
+            ["./scripts/test.sh", "bash scripts/test.sh", "sh scripts/test.sh", ". scripts/test.sh"]
+        )
+    )
+    program = {"./": "sh", ". ": "bash"}.get(line[:2], line.split()[0])
+    return ProjectCase(
+        program, files, line, _allow(line, data), "a script" + (" and the script it runs" if nested else "")
+    )
+
+
+def _python(inner: str, data: st.DataObject) -> ProjectCase:
+    code = data.draw(
+        st.sampled_from(
+            [f"import os\nos.system({inner!r})\n", f"import subprocess\nsubprocess.run([{_DENIED!r}])\n"]
+        )
+    )
+    shape = data.draw(
+        st.sampled_from(
+            ["shadowed module", "imported helper", "inline code", "module run", "package's relative import"]
+        )
+    )
+    # How the project's code imports the module that runs the denied program.
+    importing = data.draw(st.sampled_from(["import helper", "from helper import os", "import sys, helper"]))
+    files, line = {"helper.py": code}, ""
+    if shape == "shadowed module":
+        files = {"json/__init__.py": code, "json/tool.py": ""}
+        line = "python3 -m json.tool /dev/null"
+    elif shape == "imported helper":
+        files["tool.py"] = f"{importing}\n"
+        line = "python3 tool.py"
+    elif shape == "inline code":
+        line = f"python3 -c '{importing}'"
+    elif shape == "module run":
+        files["tool.py"] = f"{importing}\n"
+        line = "python3 -m tool"
+    else:
+        files = {"pkg/__init__.py": "from .helper import os\n", "pkg/helper.py": code, "pkg/__main__.py": ""}
+        line = "python3 -m pkg"
+    return ProjectCase("python3", files, line, _allow(line, data), f"a {shape}")
+
+
+def _allow(line: str, data: st.DataObject) -> str:
+    """An allow rule for the line: its program, its first two words, or the line itself."""
+    words = line.split()
+    return data.draw(
+        st.sampled_from(
+            list(dict.fromkeys([f"Bash({words[0]}:*)", f"Bash({' '.join(words[:2])}:*)", f"Bash({line})"]))
+        ),
+        label="allow rule",
+    )
+
+
+_CARRIERS = {"npm": _npm, "make": _make, "script": _script, "python": _python}
 
 
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
-@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
-@pytest.mark.parametrize("name", sorted(CASES))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), carrier=st.sampled_from(sorted(_CARRIERS)), mode=st.sampled_from(PERMISSION_MODES))
 def test_deny_rule_holds_against_what_the_project_files_name(
-    new_harness: Callable[[], Any], name: str, mode: str
+    new_harness: Callable[[], Any], data: st.DataObject, carrier: str, mode: str
 ) -> None:
     """PERM-17: a deny rule's program, named by a project file a project tool runs, never runs unasked.
 
-    A ``package.json`` script (and its ``pre`` script), a Makefile recipe or variable, a script run by
-    its path or given to a shell (written by an earlier call, say), a module the project shadows: the harness trusts the project's code, but not past a deny rule it names.
-    Real ``npm``, ``make`` and ``python3`` are the judge.
+    Drawn: the project tool (``npm`` scripts with their ``pre``/``post`` scripts, a Makefile's recipe,
+    variable, ``$(shell)``, prerequisite or included file, a script by its path or given to a shell, a
+    Python module the project shadows or a helper a script imports), one more level of indirection
+    (a script that runs another), the spelling of the denied program inside the project's code
+    (quoted, escaped, by path, wrapped, through a variable or a substitution), the line's own spelling
+    and an allow rule for it (its program, two words, the line), in every mode. Real ``npm``, ``make``,
+    ``bash`` and ``python3`` are the judge: each drawn case is run for real, and one that does not run
+    the denied program is not an attempt (discarded); the harness must not have run one that does.
     """
-    program, files, line, allow = CASES[name]
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed")
     root = fresh_dir()
     work, bin_dir = root / "work", root / "bin"
     bin_dir.mkdir(parents=True)
+    inner = data.draw(_shell_spellings(str(bin_dir)), label="denied program spelled")
+    case = _CARRIERS[carrier](inner, data)
+    if shutil.which(case.program) is None:
+        pytest.skip(f"{case.program} is not installed")
     marker = root / "ran"
     (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
     (bin_dir / _DENIED).chmod(0o755)
-    for relative, text in files.items():
+    for relative, text in case.files.items():
         (work / relative).parent.mkdir(parents=True, exist_ok=True)
-        (work / relative).write_text(text.replace("{p}", _DENIED))
+        (work / relative).write_text(text)
         if text.startswith("#!"):
             (work / relative).chmod(0o755)
-    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
     run = run_calls(
-        new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode, cwd=work
+        new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, mode=mode, cwd=work
     )
-    if run.ran() == 0:
-        return
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}"}
     subprocess.run(
-        ["bash", "-c", line], cwd=work, env=env, capture_output=True, timeout=60, stdin=subprocess.DEVNULL
+        ["bash", "-c", case.line],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
-    assert not marker.exists(), (
-        f"{line!r} ran unasked ({mode}) and ran {_DENIED} through the project's {name}"
+    assume(marker.exists())  # the drawn files really run the denied program
+    assert run.ran() == 0, (
+        f"{case.line!r} under {case.allow} ran unasked ({mode}); for real it runs {_DENIED} through "
+        f"{case.how}: {inner!r}\nfiles: {json.dumps(case.files, indent=1)}"
     )
 
 

@@ -32,7 +32,12 @@ from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._program_model import running_form
-from reference_impl.permissions._project_files import project_commands, reads_project_files, script_commands
+from reference_impl.permissions._project_files import (
+    NOT_READ,
+    project_commands,
+    reads_project_files,
+    script_commands,
+)
 from reference_impl.permissions._repository_config import configured_commands, git_directories
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
@@ -327,16 +332,31 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
     """
     if not index.content:
         return None
-    for argv, script in _project_readers(command):
-        found = project_commands(argv, str(cwd)) + (script_commands(script, str(cwd)) if script else [])
-        for where, text in found:
-            rule = _named_rule(index, text)
-            if rule is not None:
-                shown = text if len(text) <= 80 else text[:77] + "..."
-                return RuleMatch(
-                    rule, False, f"{argv[0]} may run {shown!r} ({where}), which rule {rule.text} covers"
-                )
+    # What a project file runs may read project files in turn (a script that runs another, a
+    # script's ``npm run``): each text's own readers are read too, to a bounded depth.
+    pending, seen = [(command, 0)], set()
+    while pending:
+        line, depth = pending.pop(0)
+        for argv, script in _project_readers(line):
+            found = project_commands(argv, str(cwd)) + (script_commands(script, str(cwd)) if script else [])
+            for where, text in found:
+                if where in seen:
+                    continue
+                seen.add(where)
+                rule = _named_rule(index, text) if text != NOT_READ else index.content[0]
+                if rule is None and depth >= _PROJECT_DEPTH:
+                    rule, text = index.content[0], f"{where}, nested deeper than {_PROJECT_DEPTH} files"
+                if rule is not None:
+                    shown = text if len(text) <= 80 else text[:77] + "..."
+                    return RuleMatch(
+                        rule, False, f"{argv[0]} may run {shown!r} ({where}), which rule {rule.text} covers"
+                    )
+                pending.append((text, depth + 1))
     return None
+
+
+_PROJECT_DEPTH = 6
+"""How many project files deep a line's project tools are followed (a script running a script...)."""
 
 
 @functools.lru_cache(maxsize=4096)
