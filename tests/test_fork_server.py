@@ -187,6 +187,66 @@ def test_what_a_child_leaves_running_is_killed_when_it_exits(server: Any, tmp_pa
     assert _gone(started["grandchild"]), "the child's leftover process was not killed"
 
 
+# Run as a script of its own (the server takes SIGCHLD and the wakeup descriptor of its process): one
+# child that has ended and its requester that went away, ready in one batch of events, the child first.
+_SAME_BATCH = """
+import json, os, selectors, signal, socket, sys, time
+sys.path.insert(0, sys.argv[2])
+import _forkserver
+
+server = _forkserver._Server(sys.argv[1])
+killed = []
+real_killpg = os.killpg
+os.killpg = lambda pid, sig: (killed.append(pid), real_killpg(pid, sig))
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    os._exit(0)
+requester, peer = socket.socketpair()
+server.children[pid] = requester
+server.selector.register(requester, selectors.EVENT_READ, pid)
+peer.close()
+os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+ready = []
+deadline = time.monotonic() + 10
+while len(ready) < 3 and time.monotonic() < deadline:
+    ready = server.selector.select(0.1)
+order = {"child": 0, pid: 1, "parent": 2}
+batch = sorted(ready, key=lambda event: order.get(event[0].data, 3))
+server.selector.select = lambda timeout=None: batch
+print(json.dumps({"ready": [str(key.data) for key, _ in batch], "loop": server.loop(),
+                  "killed": killed, "pid": pid, "children": list(server.children)}))
+"""
+
+
+def test_a_child_reaped_and_its_requester_gone_in_one_batch_leave_the_server_serving(tmp_path: Path) -> None:
+    """The server outlives a child's exit and its requester's going, seen in the same batch, child first.
+
+    Every xdist worker dies with the server: the controller reported three workers "crashed" at once
+    when the requester's event came after its child's had closed the connection. The child's group
+    is killed once, while it is a zombie (its pid can't be another process's yet), never after.
+    """
+    script = tmp_path / "same_batch.py"
+    script.write_text(_SAME_BATCH, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "socket"), str(_launch._SCRIPT.parent)],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert not done.stderr, done.stderr
+    assert done.returncode == 0
+    outcome = json.loads(done.stdout)
+    assert outcome["ready"] == ["child", str(outcome["pid"]), "parent"], "the batch was not the one meant"
+    assert outcome["loop"] is None, "the server did not serve on until its stdin closed"
+    assert outcome["killed"] == [outcome["pid"]], (
+        "the child's group was killed other than once, before reaping"
+    )
+    assert outcome["children"] == []
+
+
 def test_python_module_command_is_plain_when_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(_launch.FORK_SERVER_ENV, "0")
     assert _launch.python_module_command("m", ["a"]) == [sys.executable, "-m", "m", "a"]

@@ -145,17 +145,32 @@ class _Server:
                         launch = self._request(conn)
                         if launch is not None:
                             return launch
-                elif what == "child":
-                    with contextlib.suppress(OSError):
-                        while os.read(self.wake_r, 4096):
-                            pass
-                    self._reap()
                 elif what == "parent":
                     if not os.read(0, 4096):
                         self._stop()
                         return None
                 else:
-                    self._requester_event(key.fileobj, what)  # type: ignore[arg-type]
+                    self._bookkeeping(key)
+
+    def _bookkeeping(self, key: selectors.SelectorKey) -> None:
+        """A child ended, or a requester went away; a fault here is reported, and the server goes on.
+
+        Every xdist worker of a run is a child of this server and dies with it (its requester kills
+        it when the server is lost): a slip in the bookkeeping must cost one child at most, never
+        the whole run.
+        """
+        try:
+            if key.data == "child":
+                with contextlib.suppress(OSError):
+                    while os.read(self.wake_r, 4096):
+                        pass
+                self._reap()
+            else:
+                self._requester_event(key.fileobj, key.data)  # type: ignore[arg-type]
+        except Exception:
+            import traceback
+
+            traceback.print_exc()
 
     def _request(self, conn: socket.socket) -> _Launch | None:
         fds: list[int] = []
@@ -250,6 +265,10 @@ class _Server:
         return _Launch(request["module"])
 
     def _requester_event(self, conn: socket.socket, pid: int) -> None:
+        if self.children.get(pid) is not conn:
+            # Its child was reaped earlier in this batch of events: the connection is closed, and the
+            # pid (no longer a zombie) may be another process's by now.
+            return
         with contextlib.suppress(OSError):
             if conn.recv(4096):
                 return  # the requester says nothing after its request; ignore stray bytes
@@ -264,13 +283,17 @@ class _Server:
     def _reap(self) -> None:
         while True:
             try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
+                ended = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
                 return
-            if pid == 0:
+            if ended is None:
                 return
+            pid = ended.si_pid
+            # What the child left running in its group, killed while the child is still a zombie: its
+            # pid, the group's id, is nobody else's until it is reaped.
             with contextlib.suppress(OSError):
-                os.killpg(pid, signal.SIGKILL)  # what the child left running in its group
+                os.killpg(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
             conn = self.children.pop(pid, None)
             if conn is not None:
                 _send_line(conn, {"status": status})
