@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -258,7 +259,9 @@ def _user_only(loop: Loop, shown: Sequence[str], texts: Sequence[str], where: st
         assert message not in seen, f"systemMessage {message!r} reached the model: {where}"
 
 
-PROMPT_STACK_OUTCOMES = ("none", "context", "block", "exit2", "system_message", *ths.BROKEN_OUTCOMES)
+PROMPT_STACK_OUTCOMES = (
+    "none", "context", "plain_text", "block", "exit2", "system_message", *ths.BROKEN_OUTCOMES
+)  # fmt: skip
 
 
 @requires("agent_loop")
@@ -286,7 +289,7 @@ def test_user_prompt_submit_hooks_combine(new_harness: Callable[[], Any], hooks:
     Every hook of the stack runs once on the prompt (its log shows the event and the prompt). A block
     (``decision: "block"`` or exit 2) from any of them keeps the prompt from the model and its reason
     is shown to the user; otherwise the prompt goes to the model with every hook's additionalContext,
-    in declaration order. A broken hook (exit 1, non-JSON, a crash) changes nothing and its stderr never
+    in declaration order, and every plain stdout (exit 0, not JSON: Claude Code adds it as context). A broken hook (exit 1, non-JSON, a crash) changes nothing and its stderr never
     reaches the model; ``systemMessage`` goes to the user only.
     """
     loop = run_loop(new_harness(), ["the prompt"], [[text("answer")]], hooks)
@@ -311,12 +314,14 @@ def test_user_prompt_submit_hooks_combine(new_harness: Callable[[], Any], hooks:
         positions = [sent.find(h.context) for h in _outcomes(hooks, "context")]
         assert all(p >= 0 for p in positions), f"a prompt context is missing: {where}"
         assert positions == sorted(positions), f"the contexts are not in declaration order: {where}"
+        for plain in _outcomes(hooks, "plain_text"):
+            assert plain.context in sent, f"the plain stdout {plain.context!r} is not context: {where}"
     for broken in _outcomes(hooks, "exit1"):
         assert broken.reason not in loop.model_saw(), f"a broken hook's stderr reached the model: {where}"
     _user_only(loop, only.user_messages, [h.context for h in _outcomes(hooks, "system_message")], where)
 
 
-STOP_STACK_OUTCOMES = ("none", "block_once", "system_message", *ths.BROKEN_OUTCOMES)
+STOP_STACK_OUTCOMES = ("none", "block_once", "plain_text", "system_message", *ths.BROKEN_OUTCOMES)
 
 
 @requires("agent_loop")
@@ -339,7 +344,7 @@ def test_stop_hooks_combine_and_refuse_the_stop_once(
     hook's reason, and the second Stop fires with ``stop_hook_active: true`` (the first with
     ``false``), whereupon the guarded hooks let it stop. Without a block, one request and one Stop.
     Every hook of the stack runs at every Stop (its log shows it); broken hooks change nothing;
-    ``systemMessage`` goes to the user only.
+    ``systemMessage`` goes to the user only, and so does plain stdout (Stop adds no context).
     """
     loop = run_loop(new_harness(), ["fix it"], [[text("done early")], [text("really done")]], hooks)
     (only,) = loop.run.prompts
@@ -358,6 +363,8 @@ def test_stop_hooks_combine_and_refuse_the_stop_once(
                 f"the block reason {blocker.reason!r} did not reach the model: {where}"
             )
         assert all(b.reason not in json.dumps(loop.run.requests[0]) for b in blockers)
+    for plain in _outcomes(hooks, "plain_text"):
+        assert plain.context not in loop.model_saw(), f"a Stop hook's plain stdout reached the model: {where}"
     _user_only(loop, only.user_messages, [h.context for h in _outcomes(hooks, "system_message")], where)
 
 
@@ -376,8 +383,9 @@ def test_session_start_hooks_combine(new_harness: Callable[[], Any], hooks: list
     """HOOK-7: two or three SessionStart hooks: every context goes with the first prompt, in order.
 
     Each hook runs once, before the first prompt (``source: "startup"``); every additionalContext
-    reaches the model with the first request, in declaration order, and never before its time; a broken
-    hook changes nothing; ``systemMessage`` goes to the user only.
+    reaches the model with the first request, in declaration order, and never before its time, and so
+    does every plain stdout (exit 0, not JSON); a broken hook changes nothing; ``systemMessage`` goes to
+    the user only.
     """
     loop = run_loop(new_harness(), ["hello"], [[text("ok")]], hooks)
     (only,) = loop.run.prompts
@@ -390,6 +398,8 @@ def test_session_start_hooks_combine(new_harness: Callable[[], Any], hooks: list
     positions = [sent.find(h.context) for h in _outcomes(hooks, "context")]
     assert all(p >= 0 for p in positions), f"a SessionStart context is missing: {where}"
     assert positions == sorted(positions), f"the contexts are not in declaration order: {where}"
+    for plain in _outcomes(hooks, "plain_text"):
+        assert plain.context in sent, f"the plain stdout {plain.context!r} is not context: {where}"
     _user_only(loop, only.user_messages, [h.context for h in _outcomes(hooks, "system_message")], where)
 
 
@@ -418,6 +428,85 @@ def test_pre_compact_session_start_and_session_end_fire_at_their_moments(
     assert compacting.get("trigger") == "manual"
     assert [s.get("source") for s in loop.inputs_of("SessionStart")] == ["startup", "compact"]
     assert isinstance(loop.inputs_of("SessionEnd")[0].get("reason"), str)
+
+
+@st.composite
+def lifecycle_matchers(
+    draw: st.DrawFn, values: tuple[str, ...], others: tuple[str, ...]
+) -> tuple[str, frozenset[str]]:
+    """A matcher of a lifecycle event, and which of ``values`` (what the scenario's moments carry) it selects.
+
+    Forms: ``""`` or ``*`` (all), a list of exact values (Claude Code reads a matcher of letters,
+    digits, ``_`` and ``|`` so), an anchored regex of the alternatives, a regex of their prefixes.
+    Among the alternatives, decoys that select none of ``values``: the event's other values, and the
+    values in other letter cases.
+    """
+    form = draw(st.sampled_from(["all", "list", "regex", "prefix"]))
+    if form == "all":
+        return draw(st.sampled_from(["", "*"])), frozenset(values)
+    selected = draw(st.lists(st.sampled_from(values), unique=True))
+    recased = [f(v) for v in values for f in (str.upper, str.capitalize)]
+    decoys = draw(st.lists(st.sampled_from([*others, *recased]), unique=True, max_size=2)) or [others[0]]
+    names = draw(st.permutations([*selected, *decoys]))
+    if form == "list":
+        return "|".join(names), frozenset(selected)
+    if form == "regex":
+        return "^(" + "|".join(re.escape(n) for n in names) + ")$", frozenset(selected)
+    # A prefix of a value selects it (no value begins another's way); decoys stay whole.
+    parts = [
+        re.escape(n[: draw(st.integers(1, len(n)))]) + ".*" if n in selected else re.escape(n) + "$"
+        for n in names
+    ]
+    return "^(?:" + "|".join(parts) + ")", frozenset(selected)
+
+
+@requires("agent_loop")
+@pytest.mark.requirement("HOOK-7", "SHOULD")
+@settings(max_examples=10, deadline=None)
+@given(
+    start=lifecycle_matchers(("startup", "compact"), ("resume", "clear")),
+    compacting=lifecycle_matchers(("manual",), ("auto",)),
+    ignored=st.sampled_from(["Echo", "NoSuchTool", "^nothing$", "resume", "manual|auto"]),
+)
+@example(start=("compact", frozenset({"compact"})), compacting=("auto", frozenset()), ignored="NoSuchTool")
+@example(
+    start=("startup", frozenset({"startup"})), compacting=("manual", frozenset({"manual"})), ignored="Echo"
+)
+def test_lifecycle_matchers_select_the_moments_they_name(
+    new_harness: Callable[[], Any],
+    start: tuple[str, frozenset[str]],
+    compacting: tuple[str, frozenset[str]],
+    ignored: str,
+) -> None:
+    """HOOK-7: a SessionStart matcher selects by ``source``, PreCompact's by ``trigger``; UserPromptSubmit and Stop ignore theirs.
+
+    A session of two prompts with a compaction between them: SessionStart happens with ``startup`` and
+    ``compact``, PreCompact with ``manual``. Each hook fires exactly at the moments its matcher selects
+    (every form: all, exact lists, regexes; decoys of other values and letter cases select nothing);
+    UserPromptSubmit and Stop have no matcher, so theirs, whatever it says, is ignored: they fire at
+    every prompt and every stop.
+    """
+    (start_matcher, sources), (compact_matcher, triggers) = start, compacting
+    hooks = [
+        hook("SessionStart", "none", matcher=start_matcher),
+        hook("PreCompact", "none", matcher=compact_matcher),
+        hook("UserPromptSubmit", "none", matcher=ignored),
+        hook("Stop", "none", matcher=ignored),
+    ]
+    loop = run_loop(new_harness(), ["first", "second"], [[text("a")], [text("b")]], hooks, compact_after=0)
+    where = f"SessionStart {start_matcher!r}, PreCompact {compact_matcher!r}, others {ignored!r}: {loop.describe()}"
+    fired = [i.get("source") for i in loop.inputs_of("SessionStart")]
+    assert fired == [s for s in ("startup", "compact") if s in sources], (
+        f"SessionStart fired for {fired}: {where}"
+    )
+    compacted = [i.get("trigger") for i in loop.inputs_of("PreCompact")]
+    assert compacted == [t for t in ("manual",) if t in triggers], (
+        f"PreCompact fired for {compacted}: {where}"
+    )
+    assert len(loop.inputs_of("UserPromptSubmit")) == 2, (
+        f"a UserPromptSubmit matcher was not ignored: {where}"
+    )
+    assert len(loop.inputs_of("Stop")) == 2, f"a Stop matcher was not ignored: {where}"
 
 
 @requires("agent_loop", "hook_sources")

@@ -361,7 +361,7 @@ def test_hook_specs_fit_their_event(spec: HookSpec) -> None:
     assert spec.outcome != "hang"
     assert spec.matcher is None or compile_matcher(spec.matcher)("Bash")
     output = spec.output_json()
-    if spec.outcome in ("exit1", "exit2", "garbage", "crash"):
+    if spec.outcome in ("exit1", "exit2", "garbage", "plain_text", "crash"):
         assert output is None
     else:
         assert isinstance(output, dict)
@@ -391,7 +391,7 @@ def test_lifecycle_hook_specs_fit_their_event(spec: HookSpec) -> None:
     assert spec.matcher is None
     assert not (spec.event == "SessionStart" and spec.outcome == "stop")
     output = spec.output_json()
-    if spec.outcome in ("exit1", "exit2", "garbage", "crash"):
+    if spec.outcome in ("exit1", "exit2", "garbage", "plain_text", "crash"):
         assert output is None
     else:
         assert isinstance(output, dict)

@@ -85,12 +85,13 @@ OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
 
 LIFECYCLE_OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
     # block / exit 2 keep the prompt from the model; context goes with it; stop ends the loop.
-    "UserPromptSubmit": ("none", "context", "block", "exit2", *_SIGNALS, *BROKEN_OUTCOMES),
+    # Their plain stdout (exit 0, not JSON) is context too; a Stop hook's is for the user only.
+    "UserPromptSubmit": ("none", "context", "plain_text", "block", "exit2", *_SIGNALS, *BROKEN_OUTCOMES),
     # block_once refuses the stop until stop_hook_active says it already did (an unguarded block, or
     # exit 2, would refuse every stop up to the loop's cap); stop ends the loop even beside a block.
-    "Stop": ("none", "block_once", *_SIGNALS, *BROKEN_OUTCOMES),
+    "Stop": ("none", "block_once", "plain_text", *_SIGNALS, *BROKEN_OUTCOMES),
     # SessionStart can't block; Claude Code ignores its continue: false, so no "stop" is drawn.
-    "SessionStart": ("none", "context", "system_message", *BROKEN_OUTCOMES),
+    "SessionStart": ("none", "context", "plain_text", "system_message", *BROKEN_OUTCOMES),
 }
 """The outcomes that mean something for the lifecycle events an agent loop runs for every prompt."""
 
@@ -105,7 +106,7 @@ ALSO_BY_EVENT: Mapping[str, tuple[HookAlso, ...]] = {
 """The further output fields (:attr:`HookSpec.also`) a JSON answer to each event can carry beside its outcome."""
 
 # Outcomes answered by an exit code, a crash, a hang or non-JSON: nothing can go beside them.
-_NOT_JSON: frozenset[str] = frozenset({"exit2", *BROKEN_OUTCOMES, "hang", "deny_interrupt"})
+_NOT_JSON: frozenset[str] = frozenset({"exit2", *BROKEN_OUTCOMES, "plain_text", "hang", "deny_interrupt"})
 
 
 @cached_strategy
@@ -295,7 +296,8 @@ def lifecycle_hook_specs(
 
     UserPromptSubmit: block (``decision: "block"`` or exit 2), additional context, ``continue: false``,
     ``systemMessage``; Stop: a block guarded by ``stop_hook_active`` (``block_once``),
-    ``continue: false``, ``systemMessage``; SessionStart: context, ``systemMessage``; each also a
+    ``continue: false``, ``systemMessage``; SessionStart: context, ``systemMessage``; each also plain
+    text on stdout (``plain_text``: context for UserPromptSubmit and SessionStart), a
     hook that says nothing and the broken ones (:data:`BROKEN_OUTCOMES`). ``outcomes`` restricts them
     (see :data:`LIFECYCLE_OUTCOMES_BY_EVENT`); no matcher (these events have none, or match everything).
     """

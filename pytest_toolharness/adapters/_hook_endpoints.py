@@ -88,6 +88,8 @@ class HookEndpoint:
             return 500, spec.reason.encode()
         if spec.outcome == "garbage":
             return 200, b"}{ not json at all"
+        if spec.outcome == "plain_text":
+            return 200, spec.context.encode()
         if spec.outcome == "hang":
             time.sleep(spec.timeout + 5)
             return 200, b"{}"

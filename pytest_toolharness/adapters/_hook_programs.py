@@ -30,7 +30,7 @@ __all__ = [
     "runs_as_command",
 ]
 
-COMMAND_ONLY_OUTCOMES = frozenset({"exit2", "exit1", "garbage"})
+COMMAND_ONLY_OUTCOMES = frozenset({"exit2", "exit1", "garbage", "plain_text"})
 """Outcomes that only a command hook can produce (an exit status, output that is not JSON)."""
 
 
@@ -51,7 +51,7 @@ def hook_program(spec: HookSpec, *, log: Path | None = None) -> str:
 
     ``exit2`` / ``exit1`` write ``spec.reason`` to stderr (after the JSON of ``spec.stdout_outcome`` on stdout,
     if set) and exit with status 2 / ``spec.exit_code``; ``garbage`` prints
-    text that is not JSON; ``crash`` raises; ``hang`` sleeps for an hour; ``block_once`` blocks unless
+    text that is not JSON, ``plain_text`` its ``context`` as plain text; ``crash`` raises; ``hang`` sleeps for an hour; ``block_once`` blocks unless
     its input says ``stop_hook_active`` (:meth:`HookSpec.output_for`); every other outcome prints
     :meth:`HookSpec.output_json` and exits 0.
     """
@@ -74,6 +74,8 @@ def hook_program(spec: HookSpec, *, log: Path | None = None) -> str:
         lines += [f"sys.stderr.write({spec.reason!r})", f"sys.exit({spec.exit_code})"]
     elif spec.outcome == "garbage":
         lines += ["sys.stdout.write('}{ not json at all')"]
+    elif spec.outcome == "plain_text":
+        lines += [f"sys.stdout.write({spec.context!r})"]
     elif spec.outcome == "crash":
         lines += ["raise RuntimeError('scripted hook crash')"]
     elif spec.outcome == "hang":

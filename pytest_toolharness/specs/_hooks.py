@@ -24,6 +24,7 @@ HookOutcomeKind: TypeAlias = Literal[
     "exit2",
     "exit1",
     "garbage",
+    "plain_text",
     "crash",
     "hang",
     "legacy_approve",
@@ -56,7 +57,8 @@ class HookSpec:
         ``outcome``: ``allow`` / ``ask`` / ``deny`` (PreToolUse permission decisions), ``none`` (exit 0,
         no decision), ``update_input`` (allow with ``updated_input``), ``context`` (additional context),
         ``block`` (PostToolUse block), ``exit2`` (blocking error with ``reason`` on stderr), ``exit1``
-        (non-blocking error), ``garbage`` (non-JSON output), ``crash`` (the hook itself fails), ``hang``
+        (non-blocking error), ``garbage`` (non-JSON output), ``plain_text`` (``context`` as plain text on
+        stdout, exit 0: UserPromptSubmit and SessionStart add it as context, HOOK-7), ``crash`` (the hook itself fails), ``hang``
         (never answers within its timeout), ``legacy_approve`` / ``legacy_block`` (``decision`` field),
         ``update_output`` (PostToolUse ``updatedMCPToolOutput``), ``stop`` (``continue: false`` with
         ``stopReason`` = ``reason``), ``system_message`` (``systemMessage`` = ``context``), ``block_once``
