@@ -337,16 +337,26 @@ def test_path_deny_follows_symlinks_and_tilde(
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=10, deadline=None)
-@given(rule=st.sampled_from(["mcp__my__server", "mcp__my__server__*", "mcp__my__server__run"]))
+@given(
+    rule=st.sampled_from(["mcp__my__server", "mcp__my__server__*", "mcp__my__server__run"]),
+    by_name_only=st.booleans(),
+)
 def test_mcp_rule_for_a_server_whose_name_contains_double_underscore(
-    new_harness: Callable[[], Any], rule: str
+    new_harness: Callable[[], Any], rule: str, by_name_only: bool
 ) -> None:
-    """PERM-11: ``mcp__my__server`` denies the tools of server ``my__server`` (the name is not split at its first ``__``)."""
+    """PERM-11: ``mcp__my__server`` denies the tools of server ``my__server`` (the name is not split at its first ``__``).
+
+    Also a tool the harness knows only by its MCP-shaped name (registered as a tool of its own, not
+    through an MCP server): a deny is broad, so a rule naming the server its name reads as still catches it.
+    """
     tool = mcp_tool_spec("my__server", "run")
+    if by_name_only:
+        tool = plain_tool(tool.name)
     run = run_calls(
         new_harness(), [tool], [(tool.name, {})], rules=[RuleSpec(rule, "deny")], mode="bypassPermissions"
     )
-    assert run.ran() == 0, f"{rule} deny missed {tool.name}: {run.describe()}"
+    known = "by its name only" if by_name_only else "as an MCP tool"
+    assert run.ran() == 0, f"{rule} deny missed {tool.name} (known {known}): {run.describe()}"
 
 
 # A domain allow rule lets through only a URL whose host it reads with certainty as its own; whatever it
