@@ -7,13 +7,16 @@ observed from outside the harness, as in ``test_permissions.py``.
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import (
     BASH_CALL,
     COMMAND,
@@ -379,6 +382,88 @@ def test_protected_path_reached_after_a_change_of_directory_is_never_auto_allowe
     )
     assert (run.ran(), len(run.asked)) == (0, 1), (
         f"{command!r} must ask in bypassPermissions: {run.describe()}"
+    )
+
+
+# How a line names the program that changes bash's directory: spelled, wrapped, or computed (a value the
+# line sets first, a substitution, a function, eval). (what the line runs first, the program's word.)
+_DIRECTORY_CHANGERS: tuple[tuple[str, str], ...] = (
+    *(("", word) for word in ("cd", "'cd'", "\\cd", "c''d", '"c"d', "$'cd'", "builtin cd", "command cd")),
+    *(("", word) for word in ("pushd", "builtin pushd", "eval cd", "${u:-cd}", "$(echo cd)", "`printf cd`")),
+    ("c=cd; ", "$c"),
+    ("c=cd; ", "${c}"),
+    ("c=(cd); ", "${c[0]}"),
+    ("set -- cd; ", '"$1"'),
+    ('go() { cd "$@"; }; ', "go"),
+    ("p=$(printf cd); ", "$p"),
+)
+
+
+@st.composite
+def protected_writes_after_a_move(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(the line, the protected directory, the file): the line moves into the directory, then writes by a relative name.
+
+    Composed: the program that moves (:data:`_DIRECTORY_CHANGERS`), its options, the directory spelled
+    (relative, ``./``, a trailing ``/``, quoted, through ``$PWD``, ``~+`` or ``$(pwd)``, a glob), the
+    joiner, the redirection that writes, and the whole in a subshell or a group.
+    """
+    directory, name = draw(
+        st.sampled_from([(".git", "config"), (".git/hooks", "pre-commit"), (".claude", "settings.json")])
+    )
+    before, program = draw(st.sampled_from(_DIRECTORY_CHANGERS))
+    option = draw(st.sampled_from(["", "-P ", "-L ", "-- "]))
+    spelled = draw(
+        st.sampled_from(
+            [directory, f"./{directory}", f"{directory}/", f"'{directory}'", f'"$PWD/{directory}"',
+             f"~+/{directory}", f'"$(pwd)/{directory}"', f"{directory[:-1]}?"]
+        )
+    )  # fmt: skip
+    joiner = draw(st.sampled_from([" && ", "; ", "\n", " &&\n"]))
+    write = draw(st.sampled_from([">", ">>", ">|", "1>", "&>"]))
+    body = f"{program} {option}{spelled}{joiner}echo pwned {write} {name}"
+    line = draw(st.sampled_from(["{}", "( {} )", "{{ {}; }}"])).format(body)
+    return before + line, directory, name
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(case=protected_writes_after_a_move(), mode=st.sampled_from(["bypassPermissions", "acceptEdits"]))
+def test_protected_path_written_after_any_change_of_directory_is_never_auto_allowed(
+    new_harness: Callable[[], Any], case: tuple[str, str, str], mode: str
+) -> None:
+    """PERM-15: a line that moves into a protected directory and writes there by a relative name is never auto-allowed.
+
+    The move is composed (the program spelled, wrapped, or computed at run time; its options; the
+    directory's spelling; the joiner, the redirection, a subshell or a group). A real bash is the
+    judge: each line runs in a directory holding ``.git/hooks`` and ``.claude``, and one that does not
+    write the protected file is not an attempt (discarded). The harness must not run one that does
+    unasked, in bypassPermissions or acceptEdits.
+    """
+    line, directory, name = case
+    work = fresh_dir()
+    for protected in (".git/hooks", ".claude"):
+        (work / protected).mkdir(parents=True)
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": line})],
+        mode=mode,
+        host=host_answering("deny"),
+        cwd=work,
+    )
+    subprocess.run(
+        ["bash", "-c", line],
+        cwd=work,
+        env={**os.environ, "HOME": str(work)},
+        capture_output=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+    written = work / directory / name
+    assume(written.is_file() and "pwned" in written.read_text(errors="replace"))
+    assert run.ran() == 0, (
+        f"{line!r} writes {directory}/{name} (bash did), yet ran unasked in {mode}: {run.describe()}"
     )
 
 

@@ -118,6 +118,61 @@ def test_name_clash_keeps_one_tool(
     assert len(set(names_out)) == len(names_out), f"duplicate names in the pool: {names_out}"
 
 
+# Characters outside [A-Za-z0-9_-]: Claude Code turns each into "_" in an MCP name, so servers spelled
+# with different ones give their tools the same name.
+_NORMALISED_AWAY = ("_", ".", " ", "/", "@", ":", "é")
+
+
+@requires("pool")
+@pytest.mark.requirement("CACHE-2", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    builtins=builtins_lists,
+    servers_tools=mcp_lists,
+    twins=st.lists(
+        st.tuples(
+            server_names(),
+            mcp_tool_parts(),
+            st.lists(st.sampled_from(_NORMALISED_AWAY), min_size=2, unique=True),
+        ),
+        max_size=2,
+    ),
+    data=st.data(),
+)
+def test_name_clashes_leave_one_tool_per_name_and_every_other_tool(
+    new_harness: Callable[[], Any],
+    builtins: list[str],
+    servers_tools: list[tuple[str, str]],
+    twins: list[tuple[str, str, list[str]]],
+    data: st.DataObject,
+) -> None:
+    """CACHE-2: every clash leaves one tool of its name, and no other tool is lost.
+
+    Clashes drawn several at once: built-ins named as MCP tools are, and MCP servers whose names
+    differ only in characters an MCP name can't hold (``my.x``, ``my x``, ``my_x``: every one
+    ``mcp__my_x__...``). The pool holds each distinct name exactly once, and every name of the input,
+    whatever sorts after a clash.
+    """
+    mcp_tools = [mcp(s, t) for s, t in servers_tools]
+    for server, tool, joiners in twins:
+        mcp_tools += [mcp(f"{server}{joiner}x", tool) for joiner in joiners]
+    taken = (
+        data.draw(
+            st.lists(st.sampled_from([t.name for t in mcp_tools]), unique=True),
+            label="built-ins named as MCP tools",
+        )
+        if mcp_tools
+        else []
+    )
+    built = [builtin(n) for n in builtins if n not in taken] + [builtin(n) for n in taken]
+    names_out = new_harness().assemble_pool(built, mcp_tools)
+    wanted = {t.name for t in built} | {t.name for t in mcp_tools}
+    doubled = sorted({n for n in names_out if names_out.count(n) > 1})
+    assert not doubled, f"{doubled} appear more than once in the pool {names_out}"
+    missing = sorted(wanted - set(names_out))
+    assert not missing, f"a clash cost other tools: {missing} are missing from the pool {names_out}"
+
+
 @requires("schemas")
 @pytest.mark.requirement("CACHE-2", "MUST")
 @settings(max_examples=30, deadline=None)

@@ -15,6 +15,7 @@ from pathlib import Path
 from reference_impl.permissions._line_writes import program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._rules import Call
+from reference_impl.permissions._shell_parts import ShellPart
 
 __all__ = ["PROTECTED_DIRECTORIES", "PROTECTED_FILES", "protected_reason", "protected_write"]
 
@@ -54,6 +55,30 @@ def protected_reason(path: str, cwd: Path) -> str | None:
     return None
 
 
+# What changes the shell's own directory: its builtins, and what runs shell code in the shell itself.
+_DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd", "eval", "source", "."})
+# Words that run the builtin named after them (with their options): ``builtin cd``, ``command -- cd``.
+_BUILTIN_RUNNERS = frozenset({"builtin", "command"})
+
+
+def _may_change_directory(part: ShellPart) -> bool:
+    """Whether this command may change the directory the rest of the line runs in.
+
+    It may unless its program is known and is none of :data:`_DIRECTORY_CHANGERS`, however it is
+    reached through ``builtin`` and ``command``: a program only known at run time (``$c``, ``$(echo
+    cd)``, a glob) may be ``cd``.
+    """
+    if part.opaque:
+        return True
+    words = list(part.argv)
+    while words and words[0] in _BUILTIN_RUNNERS:
+        words.pop(0)
+        while words and words[0] is not None and words[0].startswith("-"):
+            if words.pop(0) == "--":
+                break
+    return bool(words) and (words[0] is None or words[0] in _DIRECTORY_CHANGERS)
+
+
 def protected_write(call: Call, cwd: Path) -> str | None:
     """Why this call writes a protected path (a file tool's edit or a shell redirection), if it does."""
     target = call.target
@@ -64,11 +89,7 @@ def protected_write(call: Call, cwd: Path) -> str | None:
     shell = call.shell
     if shell is None:
         return None
-    moves = any(
-        part.argv[:1] in (("cd",), ("pushd",), ("popd",))
-        or part.argv[:2] in (("builtin", "cd"), ("command", "cd"))
-        for part in shell.parts
-    )
+    moves = any(_may_change_directory(part) for part in shell.parts)
     targets = [t for part in shell.parts for t in program_targets(part.argv)]
     for written in (*shell.writes, *targets):
         if written is None:
