@@ -560,6 +560,63 @@ def test_a_denial_from_any_source_in_any_spelling_holds(
             assert "/reached" in hits, f"control: without the denial the allowed host was not reached: {how}"
 
 
+_ALLOWANCES = ("allowedDomains", "WebFetch rule")
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lock=st.sampled_from([None, "session", "managed"]),
+    allowance=st.sampled_from(_ALLOWANCES),
+    allowed_by_managed=st.booleans(),
+)
+@example(lock="session", allowance="allowedDomains", allowed_by_managed=False)
+@example(lock="managed", allowance="WebFetch rule", allowed_by_managed=False)
+@example(lock="managed", allowance="allowedDomains", allowed_by_managed=True)
+def test_only_managed_settings_can_limit_the_network_to_managed_domains(
+    new_harness: Callable[[], Any],
+    tmp_path_factory: pytest.TempPathFactory,
+    lock: str | None,
+    allowance: str,
+    allowed_by_managed: bool,
+) -> None:
+    """SBX-3 (PERM-4): ``allowManagedDomainsOnly`` counts only from managed settings.
+
+    The host is allowed by ``allowedDomains`` or a ``WebFetch(domain:...)`` allow rule, in the
+    session's or the managed settings; the lock is nowhere, in the session's settings (ignored: a
+    cloned repository's file can't throw the user's allowances away) or in the managed settings
+    (then only managed allowances count). The host is reached iff no managed lock stands or a managed
+    allowance names it.
+    """
+    allowing: dict[str, Any] = (
+        {"sandbox": {"network": {"allowedDomains": ["localhost"]}}}
+        if allowance == "allowedDomains"
+        else {"permissions": {"allow": ["WebFetch(domain:localhost)"]}}
+    )
+    session, managed = sandbox_settings(), {}
+    if allowed_by_managed:
+        managed = allowing
+    else:
+        session = {**session, **allowing, "sandbox": {**session["sandbox"], **allowing.get("sandbox", {})}}
+    if lock is not None:
+        holder = session if lock == "session" else managed
+        holder.setdefault("sandbox", {}).setdefault("network", {})["allowManagedDomainsOnly"] = True
+    place = layout(tmp_path_factory.mktemp("managed-domains"))
+    with http_server() as (port, hits):
+        outcome = run(
+            new_harness(),
+            _curl(f"http://localhost:{port}/reached"),
+            place.work,
+            session,
+            host=allowing_host(),
+            managed=managed or None,
+        )
+    assert outcome.ran, outcome.output
+    expected = lock != "managed" or allowed_by_managed
+    how = f"lock in {lock} settings, {allowance} in {'managed' if allowed_by_managed else 'session'} settings: session {session}, managed {managed}: {outcome.output}"
+    assert ("/reached" in hits) == expected, f"the host must {'' if expected else 'not '}be reached: {how}"
+
+
 def _spec_allows(host: str, pattern: str) -> bool:
     """The documented meaning of an ``allowedDomains`` entry, compared without case and a final dot.
 
