@@ -247,6 +247,33 @@ def test_a_child_reaped_and_its_requester_gone_in_one_batch_leave_the_server_ser
     assert outcome["children"] == []
 
 
+@pytest.mark.parametrize("ignored", [False, True], ids=["default", "ignored"])
+def test_a_child_takes_sigint_as_its_requester_had_it(server: Any, tmp_path: Path, ignored: bool) -> None:
+    """A forked child handles SIGINT as a fresh interpreter started by its requester would.
+
+    Ignored when the requester started with SIGINT ignored (a job in a shell's background), Python's
+    KeyboardInterrupt otherwise, whatever the server's own start left it as.
+    """
+    code = (
+        "import signal, sys; handler = signal.getsignal(signal.SIGINT); "
+        "print('colorsys' in sys.modules, handler == signal.SIG_IGN, handler == signal.default_int_handler)"
+    )
+    done = subprocess.run(
+        [*_python_command(server.socket_path), "-c", code],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignored else None,
+    )
+    assert done.returncode == 0, done.stderr
+    forked, *handled = done.stdout.split()
+    assert forked == "True", "the child was not forked by the server"
+    assert handled == (["True", "False"] if ignored else ["False", "True"])
+
+
 def test_python_module_command_is_plain_when_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(_launch.FORK_SERVER_ENV, "0")
     assert _launch.python_module_command("m", ["a"]) == [sys.executable, "-m", "m", "a"]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -146,6 +148,36 @@ def test_exit_status_and_stderr_are_kept(tmp_path: Path) -> None:
 def test_missing_program_is_a_start_error(tmp_path: Path) -> None:
     outcome = run_target(CommandTarget("/nonexistent/harness -p {prompt}"), invocation(tmp_path))
     assert outcome.exit_code is None
+    assert outcome.start_error is not None
+    assert "/nonexistent/harness" in outcome.start_error
+
+
+@pytest.fixture
+def sigint_ignored() -> Iterator[None]:
+    """The suite itself started with SIGINT ignored, as a job in a shell's background is."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+_SIGINT_OF_TARGET = "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"
+
+
+def test_a_target_starts_with_sigint_as_from_a_terminal(tmp_path: Path, sigint_ignored: None) -> None:
+    """A suite run with SIGINT ignored still starts its target with SIGINT's default action.
+
+    Otherwise the target inherits the ignored SIGINT and can't be interrupted, and the interrupt
+    scenarios (CONC-5) blame the harness for how the suite was started.
+    """
+    outcome = run_target(CommandTarget(python(_SIGINT_OF_TARGET)), invocation(tmp_path))
+    assert outcome.exit_code == 0, outcome.stderr
+    assert outcome.stdout.strip() == "False", "the target inherited the suite's ignored SIGINT"
+
+
+def test_a_missing_program_is_a_start_error_with_sigint_ignored(tmp_path: Path, sigint_ignored: None) -> None:
+    outcome = run_target(CommandTarget("/nonexistent/harness -p {prompt}"), invocation(tmp_path))
     assert outcome.start_error is not None
     assert "/nonexistent/harness" in outcome.start_error
 

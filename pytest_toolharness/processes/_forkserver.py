@@ -228,6 +228,10 @@ class _Server:
     def _become_child(self, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> _Launch:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        # SIGINT as the requester's own interpreter had it, not as the server's was started.
+        signal.signal(
+            signal.SIGINT, signal.SIG_IGN if request.get("sigint_ignored") else signal.default_int_handler
+        )
         self.selector.close()
         self.listener.close()
         os.close(self.wake_r)
@@ -448,6 +452,9 @@ def _request_and_wait(path: str, preload: str, launch: dict[str, Any], plain: li
             "cwd": os.getcwd(),
             "env": dict(os.environ),
             "preload": [name for name in preload.split(",") if name and name != "-"],
+            # A fresh interpreter keeps an ignored SIGINT ignored (a job in a shell's background);
+            # otherwise it raises KeyboardInterrupt: the child must start the same way.
+            "sigint_ignored": signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
         }
         body = json.dumps(request).encode()
         socket.send_fds(sock, [b"F"], [0, 1, 2])

@@ -20,8 +20,10 @@ import contextlib
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -262,6 +264,24 @@ def _read(path: Path) -> str:
         return ""
 
 
+# A process started while SIGINT is ignored (a job in a shell's background, nohup) inherits that, and a
+# harness that ignores SIGINT can't be interrupted: the interrupt scenarios would blame it for how the
+# suite was started. Then the target starts through this, with SIGINT's default action, as from a terminal.
+_DEFAULT_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
+def _with_default_sigint(argv: Sequence[str], env: Mapping[str, str]) -> list[str] | None:
+    """``argv``, started with SIGINT's default action; None when its program is not found."""
+    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+        return list(argv)
+    program = shutil.which(argv[0], path=env.get("PATH"))
+    if program is None:
+        return None
+    return [sys.executable, "-I", "-S", "-c", _DEFAULT_SIGINT, program, *argv[1:]]
+
+
 def run_target(target: Target, inv: TargetInvocation) -> TargetOutcome:
     """Run ``target`` once for ``inv`` and return how it ended; never raises for a broken harness.
 
@@ -279,10 +299,13 @@ def run_target(target: Target, inv: TargetInvocation) -> TargetOutcome:
     argv = target.command(inv)
     stdout_path, stderr_path = inv.workdir / "target.stdout", inv.workdir / "target.stderr"
     started = time.monotonic()
+    started_argv = _with_default_sigint(argv, env)
     with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
         try:
+            if started_argv is None:
+                raise FileNotFoundError(f"{argv[0]!r} is not on PATH")
             process = subprocess.Popen(
-                argv,
+                started_argv,
                 cwd=inv.workdir,
                 env=env,
                 stdin=subprocess.DEVNULL,
