@@ -267,9 +267,7 @@ def _read(path: Path) -> str:
 # A process started while SIGINT is ignored (a job in a shell's background, nohup) inherits that, and a
 # harness that ignores SIGINT can't be interrupted: the interrupt scenarios would blame it for how the
 # suite was started. Then the target starts through this, with SIGINT's default action, as from a terminal.
-_DEFAULT_SIGINT = (
-    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
-)
+_DEFAULT_SIGINT = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
 
 
 def _with_default_sigint(argv: Sequence[str], env: Mapping[str, str]) -> list[str] | None:
