@@ -14,6 +14,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -90,9 +91,28 @@ def _npm(inner: str, data: st.DataObject) -> ProjectCase:
     )
 
 
-def _make(inner: str, data: st.DataObject) -> ProjectCase:
+_MAKE_SHAPES = ("recipe", "variable", "shell function", "prerequisite", "included", "composed name",
+                "recipe prefix", "included by pattern", "target name")  # fmt: skip
+
+
+def _make(inner: str, data: st.DataObject, shapes: tuple[str, ...] = _MAKE_SHAPES) -> ProjectCase:
     recipe = inner.replace("$", "$$")  # make expands $ before the shell sees the recipe
-    shape = data.draw(st.sampled_from(["recipe", "variable", "shell function", "prerequisite", "included"]))
+    shape = data.draw(st.sampled_from(shapes), label="Makefile shape")
+    # The denied program's name put together by make itself: variables, functions, $@, the command line.
+    head, tail = _DENIED[:2], _DENIED[2:]
+    composed = data.draw(
+        st.sampled_from(
+            [
+                (f"P = {head}\n", f"$(P){tail}"),
+                (f"P := {head}\nQ = $(P){tail}\n", "$(Q)"),
+                (f"P = {head}\nP += x\n", f"$(firstword $(P)){tail}"),
+                ("", f"$(subst X,{tail},{head}X)"),
+                ("", f"$(patsubst %X,%{tail},{head}X)"),
+                (f"export P ?= {_DENIED}\n", "${P}"),
+            ]
+        ),
+        label="composed name",
+    )
     makefile = {
         "recipe": f"check:\n\t@{recipe}\n",
         "variable": f"RUN = {recipe}\ncheck:\n\t$(RUN)\n",
@@ -101,13 +121,17 @@ def _make(inner: str, data: st.DataObject) -> ProjectCase:
         "included": "-include rules.mk\n"
         if data.draw(st.booleans(), label="-include")
         else "include rules.mk\n",
+        "composed name": f"{composed[0]}check:\n\t@{composed[1]} --all\n",
+        "recipe prefix": f".RECIPEPREFIX = >\ncheck:\n> @{recipe}\n",
+        "included by pattern": "-include $(wildcard *.mk)\ncheck:\n\t@true\n",
+        "target name": f"check: {_DENIED}\n\t@true\n{_DENIED}:\n\t@$@ --all\n",
     }[shape]
     # Which file make reads: the default names, one given with -f, or one in a directory given with -C.
     where = data.draw(st.sampled_from(["Makefile", "makefile", "GNUmakefile", "-f build.mk", "-C sub"]))
     directory = "sub/" if where == "-C sub" else ""
     name = {"-f build.mk": "build.mk", "-C sub": "Makefile"}.get(where, where)
     files = {directory + name: makefile}
-    if shape == "included":
+    if shape in ("included", "included by pattern"):
         files[directory + "rules.mk"] = f"check:\n\t@{recipe}\n"
     option = where if where.startswith("-") else ""
     lines = [f"make {option} check", f"make -s {option} check", f"make {option} check -s"]
@@ -164,6 +188,65 @@ def _python(inner: str, data: st.DataObject) -> ProjectCase:
     return ProjectCase("python3", files, line, _allow(line, data), f"a {shape}")
 
 
+def _make_from_the_line(inner: str, data: st.DataObject) -> ProjectCase:
+    """A Makefile make reads from standard input or a pipe the line itself fills."""
+    recipe = inner.replace("$", "$$")
+    makefile = f"check:\n\t@{recipe}\n"
+    form = data.draw(st.sampled_from(["heredoc", "here-string", "process substitution", "descriptor"]))
+    quoted = shlex.quote(makefile)
+    line = {
+        "heredoc": f"make -f - check <<'EOF'\n{makefile}EOF",
+        "here-string": f"make --file=- check <<< {quoted}",
+        "process substitution": f"make -f <(printf %s {quoted}) check",
+        "descriptor": f"make -f /dev/fd/3 check 3<<'EOF'\n{makefile}EOF",
+    }[form]
+    return ProjectCase("make", {}, line, "Bash(make:*)", f"a Makefile from the line ({form})")
+
+
+def _pytest(inner: str, data: st.DataObject) -> ProjectCase:
+    """Python code pytest imports: a conftest, a test module, a plugin ``-p`` or an ini file names."""
+    code = f"import os\nos.system({inner!r})\n"
+    shape = data.draw(
+        st.sampled_from(
+            ["conftest", "test module", "plugin on the line", "plugin in the ini file", "subdirectory"]
+        )
+    )
+    files = {"conftest": {"conftest.py": code}, "test module": {"test_app.py": f"{code}def test_app():\n    pass\n"},
+             "plugin on the line": {"helper.py": code}, "plugin in the ini file": {"helper.py": code, "pytest.ini": "[pytest]\naddopts = -p helper\n"},
+             "subdirectory": {"tests/conftest.py": code}}[shape]  # fmt: skip
+    line = data.draw(
+        st.sampled_from(["python3 -m pytest -q", "python3 -m pytest -q -p no:cacheprovider", "pytest -q"])
+    )
+    if shape == "plugin on the line":
+        line += " -p helper"
+    return ProjectCase(line.split()[0], files, line, _allow(line, data), f"pytest's {shape}")
+
+
+def _npm_bin(inner: str, data: st.DataObject) -> ProjectCase:
+    """A program of the package's node_modules/.bin, which npm puts first on PATH for its scripts."""
+    name = data.draw(st.sampled_from(["lint", "ls", "jest"]))
+    package = json.dumps({"name": "x", "version": "1.0.0", "scripts": {"test": f"{name} --ci"}})
+    files = {"package.json": package, f"node_modules/.bin/{name}": f"#!/bin/sh\n{inner}\n"}
+    line = data.draw(st.sampled_from(["npm test", "npm run test"]))
+    return ProjectCase("npm", files, line, _allow(line, data), f"node_modules/.bin/{name}")
+
+
+def _moved(case: ProjectCase, data: st.DataObject) -> ProjectCase:
+    """The same project in a subdirectory, the line moving there first (or telling the tool to)."""
+    files = {f"sub/{relative}": text for relative, text in case.files.items()}
+    how = data.draw(
+        st.sampled_from(
+            ["cd sub && {}", "cd sub; {}", "(cd sub && {})", "pushd sub && {}", "cd ./sub/ && {}"]
+        )
+    )
+    line = how.format(case.line)
+    if case.program == "npm" and data.draw(st.booleans(), label="npm --prefix"):
+        line = case.line.replace("npm ", "npm --prefix sub ", 1)
+    return ProjectCase(
+        case.program, files, line, case.allow, f"{case.how}, in sub/ ({line.split(' ')[0]} ...)"
+    )
+
+
 def _allow(line: str, data: st.DataObject) -> str:
     """An allow rule for the line: its program, its first two words, or the line itself."""
     words = line.split()
@@ -175,12 +258,20 @@ def _allow(line: str, data: st.DataObject) -> str:
     )
 
 
-_CARRIERS = {"npm": _npm, "make": _make, "script": _script, "python": _python}
+_CARRIERS = {
+    "npm": _npm,
+    "make": _make,
+    "script": _script,
+    "python": _python,
+    "make from the line": _make_from_the_line,
+    "pytest": _pytest,
+    "npm bin": _npm_bin,
+}
 
 
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(data=st.data(), carrier=st.sampled_from(sorted(_CARRIERS)), mode=st.sampled_from(PERMISSION_MODES))
 def test_deny_rule_holds_against_what_the_project_files_name(
     new_harness: Callable[[], Any], data: st.DataObject, carrier: str, mode: str
@@ -196,12 +287,42 @@ def test_deny_rule_holds_against_what_the_project_files_name(
     ``bash`` and ``python3`` are the judge: each drawn case is run for real, and one that does not run
     the denied program is not an attempt (discarded); the harness must not have run one that does.
     """
+    _check_case(new_harness, data, mode, lambda inner: _CARRIERS[carrier](inner, data))
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_against_what_make_puts_together(
+    new_harness: Callable[[], Any], data: st.DataObject, mode: str
+) -> None:
+    """PERM-17: a denied program whose name make itself puts together never runs unasked.
+
+    The make carrier alone, with the shapes where the name exists only as make expands the Makefile:
+    variables (``=``, ``:=``, ``+=``, ``?=``, ``export``), functions (``subst``, ``patsubst``,
+    ``firstword``), ``$@`` of a target named after it, a recipe prefix of the Makefile's own, files
+    included by a pattern; real make is the judge.
+    """
+    shapes = ("composed name", "recipe prefix", "included by pattern", "target name")
+    _check_case(new_harness, data, mode, lambda inner: _make(inner, data, shapes))
+
+
+def _check_case(
+    new_harness: Callable[[], Any], data: st.DataObject, mode: str, build: Callable[[str], ProjectCase]
+) -> None:
+    """Draw the denied program's spelling, build the case, ask the harness, and let the real tools judge."""
     root = fresh_dir()
     work, bin_dir = root / "work", root / "bin"
     bin_dir.mkdir(parents=True)
     inner = data.draw(_shell_spellings(str(bin_dir)), label="denied program spelled")
-    case = _CARRIERS[carrier](inner, data)
-    if shutil.which(case.program) is None:
+    case = build(inner)
+    moved: bool = bool(case.files) and data.draw(st.booleans(), label="in a subdirectory")
+    if moved:
+        case = _moved(case, data)
+    # The tools as this interpreter's environment has them (pytest is installed beside it).
+    path = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    if shutil.which(case.program, path=path) is None:
         pytest.skip(f"{case.program} is not installed")
     marker = root / "ran"
     (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
@@ -215,7 +336,7 @@ def test_deny_rule_holds_against_what_the_project_files_name(
     run = run_calls(
         new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, mode=mode, cwd=work
     )
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}"}
+    env = {**os.environ, "PATH": path}
     subprocess.run(
         ["bash", "-c", case.line],
         cwd=work,

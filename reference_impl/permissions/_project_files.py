@@ -18,9 +18,21 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Sequence
+import stat
+from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["NOT_READ", "project_commands", "reads_project_files", "script_commands"]
+__all__ = [
+    "MAKE_SOURCE",
+    "NOT_READ",
+    "line_directories",
+    "project_commands",
+    "reads_project_files",
+    "script_commands",
+]
+
+MAKE_SOURCE = "recipe in "
+"""How the ``where`` of a Makefile's text as written begins: make syntax, judged by the names it holds only
+(the recipes as make runs them come expanded beside it)."""
 
 NOT_READ = "\0"
 """The text of a (where, text) pair standing for files past the reading limits: not read, so asked about."""
@@ -30,6 +42,14 @@ _NPM = frozenset({"npm", "pnpm", "yarn", "bun"})
 _NPM_SHORT = frozenset({"test", "start", "stop", "restart", "t", "tst"})
 _MAKE = frozenset({"make", "gmake"})
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+_PYTEST = frozenset({"pytest", "py.test"})
+# Directories pytest does not collect from by default (its ``norecursedirs``), nor the engine read.
+_NOT_COLLECTED = frozenset(
+    {"build", "dist", "node_modules", "venv", "CVS", "_darcs", "{arch}", "__pycache__"}
+)
+_MAX_TREE = 2_000
+_PYTEST_INI = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+_PYTEST_INI_NOTE = "(pytest may import it)"
 
 _CACHE: dict[str, tuple[tuple[int, int, int], str | None]] = {}
 
@@ -43,6 +63,7 @@ def reads_project_files(argv: Sequence[str | None]) -> bool:
         "/" in argv[0]
         or name in _NPM
         or name in _MAKE
+        or name in _PYTEST
         or (name.startswith("python") and any(w in ("-m", "-c") for w in argv[1:2]))
     )
 
@@ -59,22 +80,126 @@ def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, st
         return _npm_scripts(words, cwd)
     if name in _MAKE:
         return _makefiles(words, cwd)
+    if name in _PYTEST:
+        return _pytest_files(words, cwd)
+    if name.startswith("python") and words[:2] == ["-m", "pytest"]:
+        # Its tests' code, and a ``pytest`` package of the project's own, which ``-m`` finds first.
+        return _pytest_files(words[2:], cwd) + _shadowing_modules(["pytest"], cwd)
     if name.startswith("python") and words[:1] == ["-c"] and len(words) > 1:
         return _python_imports(words[1], cwd, set())
     if name.startswith("python") and words[:1] == ["-m"] and len(words) > 1:
-        found: list[tuple[str, str]] = []
-        parts = words[1].split(".")
-        seen: set[str] = set()
-        # ``-m a.b`` imports package ``a`` (its __init__), then runs ``a/b.py``: the project's, when it has them.
-        for depth in range(1, len(parts) + 1):
-            for path in _module_files(cwd, parts[:depth]):
-                text = _read(path)
-                if text is not None and path not in seen:
-                    seen.add(path)
-                    found.append((f"the project's {path} (it shadows any module named {parts[0]})", text))
-                    found += _python_imports(text, posixpath.dirname(path), seen, cwd)
-        return found
+        return _shadowing_modules(words[1].split("."), cwd)
     return []
+
+
+def _shadowing_modules(parts: list[str], cwd: str) -> list[tuple[str, str]]:
+    """``-m a.b`` imports package ``a`` (its __init__), then runs ``a/b.py``: the project's, when it has them."""
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for depth in range(1, len(parts) + 1):
+        for path in _module_files(cwd, parts[:depth]):
+            text = _read(path)
+            if text is not None and path not in seen:
+                seen.add(path)
+                found.append((f"the project's {path} (it shadows any module named {parts[0]})", text))
+                found += _python_imports(text, posixpath.dirname(path), seen, cwd)
+    return found
+
+
+def _pytest_files(words: list[str], cwd: str) -> list[tuple[str, str]]:
+    """The Python files pytest may import and run: every ``.py`` file of the trees it collects from, its ini files.
+
+    pytest imports each ``conftest.py`` and every test module (``python_files`` may name any file),
+    the plugins ``-p`` names (also through ``-o addopts=...`` or an ini file's ``addopts``), and what
+    they import: the project's code runs, so its text is read, in the working directory and in the
+    paths given on the line. Past the reading limits (files, or a tree too large to walk), not read.
+    """
+    roots = [
+        cwd,
+        *(
+            posixpath.join(cwd, w)
+            for w in words
+            if not w.startswith("-") and posixpath.exists(posixpath.join(cwd, w))
+        ),
+    ]
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    walked = 0
+    for root in dict.fromkeys(roots):
+        if not posixpath.isdir(root):
+            paths = [root]
+        else:
+            paths = []
+            for directory, subdirectories, files in os.walk(root):
+                walked += len(subdirectories) + len(files)
+                if walked > _MAX_TREE:
+                    return [*found, (f"a tree under {root} too large to read", NOT_READ)]
+                subdirectories[:] = [
+                    d
+                    for d in subdirectories
+                    if not d.startswith(".") and d not in _NOT_COLLECTED and not d.endswith(".egg")
+                ]
+                paths += [
+                    posixpath.join(directory, f) for f in files if f.endswith(".py") or f in _PYTEST_INI
+                ]
+        for path in sorted(paths):
+            if path in seen:
+                continue
+            if len(seen) >= _MAX_MODULES:
+                return [*found, ("more Python files than are read", NOT_READ)]
+            seen.add(path)
+            text = _read(path)
+            if text is not None:
+                found.append((f"{path} (pytest may import it)", text))
+    # ``-p NAME`` (on the line, in ``-o addopts=...`` or an ini file): the project's module of that name.
+    options = " ".join([*words, *(text for where, text in found if where.endswith(_PYTEST_INI_NOTE))])
+    for name in re.findall(r"(?:^|[\s=\'\"])-p\s*([\w.]+)", options):
+        for path in _module_files(cwd, name.split(".")):
+            text = _read(path)
+            if text is not None and path not in seen:
+                seen.add(path)
+                found.append((f"{path} (pytest -p {name})", text))
+    return found
+
+
+_DIRECTORY_BUILTINS = frozenset({"cd", "pushd"})
+
+
+def line_directories(commands: Iterable[Sequence[str | None]], cwd: str) -> list[str] | None:
+    """The directories a line's commands may run in: ``cwd`` and where its ``cd``/``pushd`` lead; None if unknown.
+
+    Read without order (a superset): each ``cd DIR`` with a literal DIR, from each directory found.
+    ``cd`` alone goes home; ``cd -``, ``pushd +N``, a DIR only known at run time, a relative DIR while
+    ``CDPATH`` is set, or a command whose program is only known at run time: unknown (None).
+    """
+    moves: list[str] = []
+    for argv in commands:
+        words = list(argv)
+        while words and words[0] in ("builtin", "command"):
+            words.pop(0)
+        if not words or words[0] is None:
+            return None
+        if words[0] not in _DIRECTORY_BUILTINS:
+            continue
+        operands = [w for w in words[1:] if w is None or w == "-" or not w.startswith("-")]
+        if not operands:
+            moves.append(os.path.expanduser("~"))
+            continue
+        target = operands[0]
+        if target is None or target == "-" or target[:1] in ("+",) or "$" in target or "`" in target:
+            return None
+        if (
+            not target.startswith(("/", "./", "../"))
+            and target not in (".", "..")
+            and os.environ.get("CDPATH")
+        ):
+            return None
+        moves.append(os.path.expanduser(target))
+    directories = [cwd]
+    for _ in range(len(moves)):
+        grown = [posixpath.normpath(posixpath.join(d, m)) for d in directories for m in moves]
+        directories = list(dict.fromkeys([*directories, *grown]))[:_MAX_MODULES]
+    return directories
 
 
 def script_commands(path: str, cwd: str) -> list[tuple[str, str]]:
@@ -89,6 +214,38 @@ def script_commands(path: str, cwd: str) -> list[tuple[str, str]]:
     found = [(f"the script {path}", text)]
     if path.endswith(".py") or "python" in text.partition("\n")[0]:
         found += _python_imports(text, posixpath.dirname(full) or cwd, {full})
+    elif path.endswith((".js", ".mjs", ".cjs")) or "node" in text.partition("\n")[0]:
+        found += _node_requires(text, posixpath.dirname(full) or cwd, {full})
+    return found
+
+
+_REQUIRE = re.compile(
+    r"""(?:require\s*\(\s*|import\s*\(\s*|\bfrom\s+|^\s*import\s+)['"](\.{1,2}/[^'"]+)['"]""", re.MULTILINE
+)
+
+
+def _node_requires(text: str, directory: str, seen: set[str]) -> list[tuple[str, str]]:
+    """The project's files that JavaScript code requires or imports by a relative path, followed in turn."""
+    found: list[tuple[str, str]] = []
+    pending = [(text, directory)]
+    while pending and len(seen) <= _MAX_MODULES:
+        code, here = pending.pop()
+        for relative in _REQUIRE.findall(code):
+            base = posixpath.normpath(posixpath.join(here, relative))
+            for path in (
+                base,
+                *(base + ext for ext in (".js", ".mjs", ".cjs", ".json")),
+                posixpath.join(base, "index.js"),
+            ):
+                module = _read(path)
+                if module is None or path in seen:
+                    continue
+                seen.add(path)
+                found.append((f"the project's module {path} (required)", module))
+                pending.append((module, posixpath.dirname(path)))
+                break
+    if pending:
+        found.append(("more project modules than are read", NOT_READ))
     return found
 
 
@@ -139,11 +296,23 @@ _INCLUDE = re.compile(r"^[ \t]*-?s?include[ \t]+(.+)$", re.MULTILINE)
 
 
 def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
-    """The recipes and variable values of the Makefiles ``make`` reads, the ones they include too."""
+    """The recipes and variable values of the Makefiles ``make`` reads, the ones they include too.
+
+    Each recipe also in the form make runs it, its variables expanded (:func:`_expanded_recipes`);
+    a Makefile make reads from elsewhere than a file (``-f -``, a process substitution) is not read.
+    """
     directory, chosen, index = cwd, [], 0
+    assigned = [w for w in words if _ASSIGNMENT.match(w)]
     while index < len(words):
         word = words[index]
         value = words[index + 1] if index + 1 < len(words) else ""
+        long_name = word.partition("=")[0]
+        if long_name.startswith("--") and len(long_name) > 3:
+            # GNU make takes any unambiguous prefix of a long option: --dir, --fi, --makef.
+            for full in ("--directory", "--file", "--makefile"):
+                if full.startswith(long_name):
+                    word = full + word[len(long_name) :]
+                    break
         if word in ("-C", "--directory", "-f", "--file", "--makefile"):
             index += 1
         elif word.startswith(("--directory=", "--file=", "--makefile=")):
@@ -162,22 +331,220 @@ def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
         posixpath.join(directory, m) for m in _MAKEFILES
     ]
     found: list[tuple[str, str]] = []
+    if chosen and any(not _regular(path) for path in names):
+        # Standard input, a pipe, a descriptor, or a file the line may write before make reads it.
+        found.append(
+            ("a Makefile that is no regular file yet (standard input, a pipe, written by the line)", NOT_READ)
+        )
     seen: set[str] = set()
+    texts: list[str] = []
     while names and len(seen) <= _MAX_MODULES:
         path = names.pop(0)
         text = _read(path)
         if text is None or path in seen:
             continue
         seen.add(path)
-        found.append((f"recipe in {path}", "\n".join(_recipe_lines(text))))
+        texts.append(text)
+        found.append((f"{MAKE_SOURCE}{path}", "\n".join(_recipe_lines(text))))
+        if _CHANGES_HOW_RECIPES_RUN.search(text):
+            found.append((f"{path} sets the shell, PATH or recipe prefix its recipes run with", NOT_READ))
         for match in _INCLUDE.finditer(text):
-            names += [posixpath.join(directory, name) for name in match.group(1).split()]
+            included = _expand(match.group(1), {}, {}, 0) if "$" in match.group(1) else match.group(1)
+            if included is None or "\x01" in included:
+                found.append((f"{path} includes files named only when make runs", NOT_READ))
+                continue
+            names += [posixpath.join(directory, name) for name in included.split()]
     if names:
         found.append(("more included Makefiles than are read", NOT_READ))
+    if texts:
+        expanded = _expanded_recipes(texts, assigned)
+        where = f"recipes of {posixpath.join(directory, 'Makefile') if not chosen else ', '.join(chosen)} as make expands them"
+        found.append((where, NOT_READ if expanded is None else "\n".join(expanded)))
     return found
 
 
+# SHELL, .SHELLFLAGS and PATH change what a recipe line runs; .RECIPEPREFIX which lines are recipes.
+_CHANGES_HOW_RECIPES_RUN = re.compile(
+    r"^[ \t]*(?:(?:export|override)[ \t]+)*(?:SHELL|\.SHELLFLAGS|PATH|\.RECIPEPREFIX)[ \t]*[:+?!]*=",
+    re.MULTILINE,
+)
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+_ASSIGNMENT = re.compile(r"^(?:(?:export|override)[ \t]+)*([A-Za-z_][\w.-]*)[ \t]*([:+?!]*=)[ \t]*(.*)$")
+_RULE = re.compile(r"^([^\t#=:][^=:]*?)[ \t]*::?(?!=)[ \t]*([^=;]*?)(?:;(.*))?$")
+_REFERENCE = re.compile(r"\$(?:\(([^()$]*)\)|\{([^{}$]*)\}|([^({]))")
+# What GNU make's built-in rules define (``make -p``), for recipes that use them without a definition.
+_BUILTIN_VARIABLES = {
+    "CC": "cc", "CXX": "g++", "CPP": "$(CC) -E", "FC": "f77", "AR": "ar", "AS": "as", "LD": "ld",
+    "RM": "rm -f", "MAKE": "make", "SHELL": "/bin/sh", "LEX": "lex", "YACC": "yacc", "M2C": "m2c",
+    "PC": "pc", "CO": "co", "GET": "get", "TEX": "tex", "MAKEINFO": "makeinfo", "CTANGLE": "ctangle",
+}  # fmt: skip
+_EXPANSION_DEPTH = 8
+_DOLLAR = "\x01"  # make's ``$$`` while the references around it are expanded
+
+
+def _pattern(pattern: str, word: str) -> str | None:
+    """The stem ``word`` gives the ``%`` of ``pattern`` (None: no match)."""
+    before, percent, after = pattern.partition("%")
+    if not percent:
+        return "" if word == pattern else None
+    if len(word) >= len(before) + len(after) and word.startswith(before) and word.endswith(after):
+        return word[len(before) : len(word) - len(after)]
+    return None
+
+
+def _patsubst(args: list[str]) -> str | None:
+    if len(args) != 3:
+        return None
+    pattern, replacement, words = args
+    out = []
+    for word in words.split():
+        stem = _pattern(pattern, word)
+        out.append(word if stem is None else replacement.replace("%", stem, 1))
+    return " ".join(out)
+
+
+# Make's functions that only compute text from their arguments (and ``wildcard``, from file names):
+# evaluated, so a recipe that uses them is read as make runs it. Any other function is not.
+_FUNCTIONS: dict[str, Callable[[list[str]], str | None]] = {
+    "subst": lambda a: a[2].replace(a[0], a[1]) if len(a) == 3 else None,
+    "patsubst": _patsubst,
+    "strip": lambda a: " ".join(",".join(a).split()),
+    "sort": lambda a: " ".join(sorted(set(",".join(a).split()))),
+    "words": lambda a: str(len(",".join(a).split())),
+    "firstword": lambda a: (",".join(a).split() or [""])[0],
+    "lastword": lambda a: (",".join(a).split() or [""])[-1],
+    "notdir": lambda a: " ".join(posixpath.basename(w) for w in ",".join(a).split()),
+    "dir": lambda a: " ".join(posixpath.dirname(w) + "/" if "/" in w else "./" for w in ",".join(a).split()),
+    "basename": lambda a: " ".join(posixpath.splitext(w)[0] for w in ",".join(a).split()),
+    "suffix": lambda a: " ".join(posixpath.splitext(w)[1] for w in ",".join(a).split() if posixpath.splitext(w)[1]),
+    "addprefix": lambda a: " ".join(a[0] + w for w in a[1].split()) if len(a) == 2 else None,
+    "addsuffix": lambda a: " ".join(w + a[0] for w in a[1].split()) if len(a) == 2 else None,
+    "filter": lambda a: " ".join(w for w in a[1].split() if any(_pattern(p, w) is not None for p in a[0].split())) if len(a) == 2 else None,
+    "filter-out": lambda a: " ".join(w for w in a[1].split() if all(_pattern(p, w) is None for p in a[0].split())) if len(a) == 2 else None,
+    "wildcard": lambda a: None,  # set per Makefile's directory: see _expanded_recipes
+}  # fmt: skip
+
+
+def _expanded_recipes(texts: Sequence[str], assigned: Sequence[str]) -> list[str] | None:
+    """The recipe lines of ``texts`` with make's variables expanded; None where one can't be.
+
+    Variables from the Makefiles (``=``, ``:=``, ``::=``, ``?=``, ``+=``; ``export``/``override``),
+    the command line's ``NAME=value`` (they win), the environment and make's built-in ones; ``$@``,
+    ``$<``, ``$^``... from the rule the recipe belongs to. A reference to anything else (a function
+    such as ``$(call)`` or ``$(eval)``, a ``!=`` shell assignment, a variable nobody defines) can
+    name any program: the recipes are then not read as make runs them (None: asked).
+    """
+    variables: dict[str, str] = {}
+    for text in texts:
+        for line in text.splitlines():
+            match = _ASSIGNMENT.match(line) if not line.startswith("\t") else None
+            if match is None:
+                continue
+            name, operator, value = match.groups()
+            if operator == "!=":
+                return None
+            if operator == "?=" and name in variables:
+                continue
+            variables[name] = (
+                f"{variables[name]} {value}" if operator == "+=" and name in variables else value
+            )
+    for word in assigned:
+        match = _ASSIGNMENT.match(word)
+        if match is not None:
+            variables[match.group(1)] = match.group(3)
+    recipes: list[str] = []
+    for text in texts:
+        automatic: dict[str, str] = {}
+        for line in text.splitlines():
+            if line.startswith("\t"):
+                expanded = _expand(line.lstrip("\t").lstrip("@-+ "), variables, automatic, 0)
+                if expanded is None:
+                    return None
+                recipes.append(expanded.replace(_DOLLAR, "$"))
+                continue
+            rule = _RULE.match(line) if not _ASSIGNMENT.match(line) else None
+            if rule is not None:
+                heads = [_expand(rule.group(i), variables, {}, 0) for i in (1, 2)]
+                if heads[0] is None or heads[1] is None:
+                    return None
+                targets, prerequisites = heads[0].split(), heads[1].split()
+                first = prerequisites[0] if prerequisites else ""
+                automatic = {
+                    "@": targets[0] if targets else "", "<": first, "^": " ".join(prerequisites),
+                    "+": " ".join(prerequisites), "?": " ".join(prerequisites), "*": "", "|": "", "%": "",
+                }  # fmt: skip
+                if rule.group(3):
+                    expanded = _expand(rule.group(3).strip(), variables, automatic, 0)
+                    if expanded is None:
+                        return None
+                    recipes.append(expanded.replace(_DOLLAR, "$"))
+    return recipes
+
+
+def _expand(text: str, variables: dict[str, str], automatic: dict[str, str], depth: int) -> str | None:
+    """``text`` with every reference expanded, innermost first (``$$`` kept as :data:`_DOLLAR`); None if one can't be."""
+    if depth > _EXPANSION_DEPTH:
+        return None
+    text = text.replace("$$", _DOLLAR)
+    failed = False
+
+    def value(match: re.Match[str]) -> str:
+        nonlocal failed
+        name = match.group(1) if match.group(1) is not None else match.group(2) or match.group(3)
+        if name in automatic or (name[:1] in automatic and name[1:] in ("D", "F")):
+            return automatic.get(name, automatic.get(name[:1], ""))
+        function, _, arguments = name.partition(" ")
+        if function in _FUNCTIONS and arguments:
+            result = _FUNCTIONS[function]([a.strip() for a in arguments.split(",")])
+            if result is not None:
+                return result
+        if name in variables or name in os.environ or name in _BUILTIN_VARIABLES:
+            raw = variables.get(name, os.environ.get(name, _BUILTIN_VARIABLES.get(name, "")))
+            inner = _expand(raw, variables, automatic, depth + 1)
+            if inner is not None:
+                return inner
+        failed = True
+        return ""
+
+    for _ in range(_EXPANSION_DEPTH):
+        expanded = _REFERENCE.sub(value, text)
+        if expanded == text:
+            break
+        text = expanded
+    return None if failed or "$" in text else text
+
+
 def _npm_scripts(words: list[str], cwd: str) -> list[tuple[str, str]]:
+    for index, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if option in ("--prefix", "-C"):
+            # The package of another directory: its package.json is the one read.
+            value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
+            cwd = posixpath.join(cwd, value)
+        elif option in (
+            "--workspaces",
+            "-ws",
+            "--workspace",
+            "-w",
+            "--include-workspace-root",
+            "--global",
+            "-g",
+        ):
+            return [(f"packages npm {word} chooses", NOT_READ)]
+    words = [
+        w
+        for i, w in enumerate(words)
+        if not (i > 0 and words[i - 1] in ("--prefix", "-C"))
+        and w.partition("=")[0] not in ("--prefix", "-C")
+    ]
     operands = [w for w in words if not w.startswith("-")]
     if not operands:
         return []
@@ -189,6 +556,9 @@ def _npm_scripts(words: list[str], cwd: str) -> list[tuple[str, str]]:
     if operands[0] not in ("run", "run-script", "rum", "urn") and operands[0] not in _NPM_SHORT:
         return []
     script = {"t": "test", "tst": "test"}.get(script, script)
+    # npm runs the scripts of the nearest package.json, here or in a directory above.
+    while _read(posixpath.join(cwd, "package.json")) is None and posixpath.dirname(cwd) not in (cwd, ""):
+        cwd = posixpath.dirname(cwd)
     text = _read(posixpath.join(cwd, "package.json"))
     if text is None:
         return []
@@ -198,11 +568,54 @@ def _npm_scripts(words: list[str], cwd: str) -> list[tuple[str, str]]:
         return [("package.json (unreadable)", text)]
     if not isinstance(scripts, dict):
         return []
-    return [
+    found = [
         (f"package.json script {key!r}", str(scripts[key]))
         for key in (f"pre{script}", script, f"post{script}")
         if key in scripts
     ]
+    if found and _npm_configured(cwd):
+        found.append(("npm's configuration (.npmrc, npm_config_*) sets how its scripts run", NOT_READ))
+    # npm puts the package's node_modules/.bin first on PATH: a program of that name is the project's.
+    bins = posixpath.join(cwd, "node_modules", ".bin")
+    shadowing = sorted(set(re.findall(r"[\w.+-]+", " ".join(t for _, t in found))) & set(_listing(bins)))
+    found += [item for name in shadowing for item in script_commands(posixpath.join(bins, name), cwd)]
+    found += [
+        (f"{bins}/{name} (not readable)", NOT_READ)
+        for name in shadowing
+        if _read(posixpath.join(bins, name)) is None
+    ]
+    return found
+
+
+# npm settings that change what a script runs: the shell it runs in, options every node gets.
+_NPM_RUNNERS = re.compile(
+    r"^[ \t]*(?:script-shell|shell|node-options|ignore-scripts|script_shell|node_options)[ \t]*=",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
+def _npm_configured(cwd: str) -> bool:
+    """Whether an ``.npmrc`` npm reads here (the project's, the user's) or the environment sets how scripts run."""
+    if any(
+        re.fullmatch(r"npm_config_(script_shell|shell|node_options)", k, re.IGNORECASE) for k in os.environ
+    ):
+        return True
+    for path in (
+        posixpath.join(cwd, ".npmrc"),
+        os.path.expanduser("~/.npmrc"),
+        os.environ.get("NPM_CONFIG_USERCONFIG", ""),
+    ):
+        text = _read(path) if path else None
+        if text is not None and _NPM_RUNNERS.search(text):
+            return True
+    return False
+
+
+def _listing(directory: str) -> list[str]:
+    try:
+        return os.listdir(directory)
+    except OSError:
+        return []
 
 
 def _recipe_lines(text: str) -> list[str]:
@@ -221,6 +634,8 @@ def _read(path: str) -> str | None:
         info = os.stat(path)
     except OSError:
         return None
+    if not stat.S_ISREG(info.st_mode):
+        return None  # a device or pipe (/dev/stdin) is never read: it may block, and it is no project file
     key = (info.st_ino, info.st_size, info.st_mtime_ns)
     cached = _CACHE.get(path)
     if cached is not None and cached[0] == key:

@@ -33,7 +33,9 @@ from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._program_model import running_form
 from reference_impl.permissions._project_files import (
+    MAKE_SOURCE,
     NOT_READ,
+    line_directories,
     project_commands,
     reads_project_files,
     script_commands,
@@ -334,16 +336,41 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
         return None
     # What a project file runs may read project files in turn (a script that runs another, a
     # script's ``npm run``): each text's own readers are read too, to a bounded depth.
-    pending, seen = [(command, 0)], set()
+    pending: list[tuple[str, int, list[str]]] = [(command, 0, [str(cwd)])]
+    seen: set[str] = set()
     while pending:
-        line, depth = pending.pop(0)
-        for argv, script in _project_readers(line):
-            found = project_commands(argv, str(cwd)) + (script_commands(script, str(cwd)) if script else [])
+        line, depth, starts = pending.pop(0)
+        readers = _project_readers(line)
+        if not readers:
+            continue
+        # Where the line's project tools run: its cwd, and where its cd/pushd lead (PERM-17).
+        directories: list[str] = []
+        for start in starts:
+            found_here = line_directories(deny_forms(line).commands, start)
+            if found_here is None:
+                first = index.content[0]
+                return RuleMatch(
+                    first,
+                    False,
+                    f"{readers[0][0][0]} may run where the line moved to, which is only known when it runs "
+                    f"(rule {first.text})",
+                )
+            directories += [d for d in found_here if d not in directories]
+        for argv, script in readers:
+            found = [
+                item
+                for here in directories
+                for item in project_commands(argv, here) + (script_commands(script, here) if script else [])
+            ]
             for where, text in found:
                 if where in seen:
                     continue
                 seen.add(where)
-                rule = _named_rule(index, text) if text != NOT_READ else index.content[0]
+                # Project code whose program is only known when it runs (``${t}ch``) may be any program.
+                unknown = text == NOT_READ or (
+                    not where.startswith(MAKE_SOURCE) and deny_forms(text).opaque is not None
+                )
+                rule = index.content[0] if unknown else _named_rule(index, text)
                 if rule is None and depth >= _PROJECT_DEPTH:
                     rule, text = index.content[0], f"{where}, nested deeper than {_PROJECT_DEPTH} files"
                 if rule is not None:
@@ -351,7 +378,7 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                     return RuleMatch(
                         rule, False, f"{argv[0]} may run {shown!r} ({where}), which rule {rule.text} covers"
                     )
-                pending.append((text, depth + 1))
+                pending.append((text, depth + 1, directories))
     return None
 
 
