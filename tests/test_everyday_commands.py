@@ -180,3 +180,46 @@ def test_what_the_new_models_do_not_read_still_asks(
     guards = [*_corpus_guards(shared_dir), ("Bash(sh:*)", "deny")]
     decision = _decide(command, allow, guards, mode="bypassPermissions")
     assert decision.behavior != "allow", command
+
+
+# An ordinary project on disk: what the project tools read names no guarded program.
+_PROJECT = {
+    "Makefile": "CC ?= cc\nSRC = main.c util.c\nOBJ = $(patsubst %.c,%.o,$(SRC))\napp: $(OBJ)\n\t$(CC) -o $@ $^\n"
+    "%.o: %.c\n\t$(CC) -c $< -o $@\nclean:\n\t@echo cleaning $(notdir $(OBJ))\n",
+    "package.json": '{"name": "app", "scripts": {"test": "jest --ci", "build": "tsc -p ."}}',
+    "tests/test_app.py": "import json\n\n\ndef test_app():\n    assert json.loads('1') == 1\n",
+    "conftest.py": "import pytest\n",
+    "sub/Makefile": "all:\n\t@echo sub\n",
+}
+ON_DISK = [
+    ("make >/dev/null", "Bash(make:*)"),
+    ("make 2>/dev/null", "Bash(make:*)"),
+    ("make clean", "Bash(make:*)"),
+    ("npm test > /dev/null 2>&1", "Bash(npm test:*)"),
+    ("python3 -m pytest -q 2>/dev/null", "Bash(python3 -m pytest:*)"),
+    ("pytest -q tests", "Bash(pytest:*)"),
+    ("cd sub && make", "Bash(make:*)"),
+    ("make -C sub", "Bash(make:*)"),
+    ("npm --prefix . run build", "Bash(npm --prefix . run build:*)"),
+]
+
+
+def test_project_tools_on_an_ordinary_project_are_allowed(shared_dir: Path, tmp_path: Path) -> None:
+    """Project tools read an ordinary project's files (PERM-17) and still run under the rules naming them.
+
+    Redirections to ``/dev/null`` write no file a tool could read; a Makefile of variables, functions
+    and automatic variables expands to programs no guard names; pytest's test files and conftest
+    import only what they import.
+    """
+    for relative, text in _PROJECT.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    guards = _corpus_guards(shared_dir)
+    refused = {}
+    for command, *allow in ON_DISK:
+        rules = tuple(parse_rule(text, behavior, "projectSettings") for text, behavior in guards)  # type: ignore[arg-type]
+        rules += tuple(parse_rule(text, "allow", "userSettings") for text in allow)
+        decision = decide_permission(BASH, {"command": command}, PermissionContext(rules=rules, cwd=tmp_path))
+        if decision.behavior != "allow":
+            refused[command] = f"{decision.behavior}: {decision.reason.detail}"
+    assert not refused, refused

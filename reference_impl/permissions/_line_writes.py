@@ -354,16 +354,22 @@ def _within(path: str, written: str) -> bool:
     return path == written or path.startswith(written.rstrip("/") + "/") or written in (".", "./")
 
 
+# Devices a line writes to that hold no file afterwards: nothing the line runs can be read from them.
+_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/full"})
+
+
 def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
     """Why the line may run or read what it writes itself (see the module's docstring), or None."""
-    known: set[str] = {posixpath.normpath(w) for w in command.writes if w and descriptor_of(w) is None}
+    known: set[str] = {
+        posixpath.normpath(w) for w in command.writes if w and descriptor_of(w) is None and w not in _DEVICES
+    }
     open_ended: list[tuple[int, str]] = []  # (part index, why) of writers of anything
     if any(w is None for w in command.writes):
         open_ended.append((-1, "a redirection writes a file only known when it runs"))
     path_set_at: int | None = None
     for run in runs:
         paths, why = program_writes(run.base, run.argv[1:])
-        known.update(posixpath.normpath(p) for p in paths)
+        known.update(posixpath.normpath(p) for p in paths if p not in _DEVICES)
         if why is not None:
             open_ended.append((run.index, why))
         if (

@@ -22,7 +22,6 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 
 __all__ = [
-    "MAKE_SOURCE",
     "NOT_READ",
     "line_directories",
     "project_commands",
@@ -30,9 +29,9 @@ __all__ = [
     "script_commands",
 ]
 
-MAKE_SOURCE = "recipe in "
-"""How the ``where`` of a Makefile's text as written begins: make syntax, judged by the names it holds only
-(the recipes as make runs them come expanded beside it)."""
+SHELL_TEXT = "shell: "
+"""How the ``where`` of a text that is shell, as it runs, begins (a script, an npm script, a recipe as make
+expands it): one whose program is only known when it runs may run anything."""
 
 NOT_READ = "\0"
 """The text of a (where, text) pair standing for files past the reading limits: not read, so asked about."""
@@ -211,12 +210,11 @@ def script_commands(path: str, cwd: str) -> list[tuple[str, str]]:
     text = _read(full)
     if text is None or "\0" in text[:4096]:
         return []
-    found = [(f"the script {path}", text)]
     if path.endswith(".py") or "python" in text.partition("\n")[0]:
-        found += _python_imports(text, posixpath.dirname(full) or cwd, {full})
-    elif path.endswith((".js", ".mjs", ".cjs")) or "node" in text.partition("\n")[0]:
-        found += _node_requires(text, posixpath.dirname(full) or cwd, {full})
-    return found
+        return [(f"the script {path}", text), *_python_imports(text, posixpath.dirname(full) or cwd, {full})]
+    if path.endswith((".js", ".mjs", ".cjs")) or "node" in text.partition("\n")[0]:
+        return [(f"the script {path}", text), *_node_requires(text, posixpath.dirname(full) or cwd, {full})]
+    return [(f"{SHELL_TEXT}the script {path}", text)]
 
 
 _REQUIRE = re.compile(
@@ -345,7 +343,7 @@ def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
             continue
         seen.add(path)
         texts.append(text)
-        found.append((f"{MAKE_SOURCE}{path}", "\n".join(_recipe_lines(text))))
+        found.append((f"recipe in {path}", "\n".join(_recipe_lines(text))))
         if _CHANGES_HOW_RECIPES_RUN.search(text):
             found.append((f"{path} sets the shell, PATH or recipe prefix its recipes run with", NOT_READ))
         for match in _INCLUDE.finditer(text):
@@ -358,7 +356,7 @@ def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
         found.append(("more included Makefiles than are read", NOT_READ))
     if texts:
         expanded = _expanded_recipes(texts, assigned)
-        where = f"recipes of {posixpath.join(directory, 'Makefile') if not chosen else ', '.join(chosen)} as make expands them"
+        where = f"{SHELL_TEXT}recipes of {posixpath.join(directory, 'Makefile') if not chosen else ', '.join(chosen)} as make expands them"
         found.append((where, NOT_READ if expanded is None else "\n".join(expanded)))
     return found
 
@@ -569,7 +567,7 @@ def _npm_scripts(words: list[str], cwd: str) -> list[tuple[str, str]]:
     if not isinstance(scripts, dict):
         return []
     found = [
-        (f"package.json script {key!r}", str(scripts[key]))
+        (f"{SHELL_TEXT}package.json script {key!r}", str(scripts[key]))
         for key in (f"pre{script}", script, f"post{script}")
         if key in scripts
     ]

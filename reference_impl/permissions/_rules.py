@@ -33,8 +33,8 @@ from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._program_model import running_form
 from reference_impl.permissions._project_files import (
-    MAKE_SOURCE,
     NOT_READ,
+    SHELL_TEXT,
     line_directories,
     project_commands,
     reads_project_files,
@@ -368,7 +368,7 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                 seen.add(where)
                 # Project code whose program is only known when it runs (``${t}ch``) may be any program.
                 unknown = text == NOT_READ or (
-                    not where.startswith(MAKE_SOURCE) and deny_forms(text).opaque is not None
+                    where.startswith(SHELL_TEXT) and _runs_what_only_bash_knows(text)
                 )
                 rule = index.content[0] if unknown else _named_rule(index, text)
                 if rule is None and depth >= _PROJECT_DEPTH:
@@ -380,6 +380,12 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                     )
                 pending.append((text, depth + 1, directories))
     return None
+
+
+def _runs_what_only_bash_knows(text: str) -> bool:
+    """Whether shell text runs a program (or script, or ``eval`` string) only known when bash runs it."""
+    opaque = deny_forms(text).opaque
+    return opaque is not None and opaque.endswith("only known when bash runs it")
 
 
 _PROJECT_DEPTH = 6
