@@ -62,6 +62,7 @@ def mechanisms(draw: st.DrawFn) -> Mechanism:
                 "editor",
                 "hook",
                 "hooks-path",
+                "submodule",
             ]
         )
     )
@@ -86,6 +87,23 @@ def mechanisms(draw: st.DrawFn) -> Mechanism:
     if kind == "alias-git":
         return Mechanism(
             kind, f"git config alias.st {_quoted('-c core.fsmonitor=' + _DENIED + ' status')}", "st"
+        )
+    if kind == "submodule":
+        # A submodule's own configuration (.git/modules/NAME/config): git status recurses into it.
+        nested = draw(st.sampled_from(["fsmonitor", "hook"]))
+        make = (
+            f"git -C sm config core.fsmonitor {_quoted(value)}"
+            if nested == "fsmonitor"
+            else f"printf '#!/bin/sh\\n%s\\n' {_quoted(value)} > .git/modules/sm/hooks/post-checkout; "
+            f"chmod +x .git/modules/sm/hooks/post-checkout; git -C sm config core.fsmonitor {_quoted(value)}"
+        )
+        setup = (
+            "git init -q ../inner && git -C ../inner commit -q --allow-empty -m s && "
+            "git -c protocol.file.allow=always submodule -q add ../inner sm && git commit -q -m sm && "
+            f"{make} && echo x > sm/new"
+        )
+        return Mechanism(
+            f"{kind}-{nested}", setup, draw(st.sampled_from(["status", "status --ignore-submodules=none"]))
         )
     if kind == "editor":
         return Mechanism(kind, f"git config core.editor {_quoted(value)}", "commit -q --allow-empty")

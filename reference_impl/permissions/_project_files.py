@@ -95,8 +95,9 @@ def _shadowing_modules(parts: list[str], cwd: str) -> list[tuple[str, str]]:
     """``-m a.b`` imports package ``a`` (its __init__), then runs ``a/b.py``: the project's, when it has them."""
     found: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for depth in range(1, len(parts) + 1):
-        for path in _module_files(cwd, parts[:depth]):
+    main = posixpath.join(cwd, *parts, "__main__.py")  # ``-m pkg`` runs the package's __main__
+    for depth in range(1, len(parts) + 2):
+        for path in _module_files(cwd, parts[:depth]) if depth <= len(parts) else (main, main):
             text = _read(path)
             if text is not None and path not in seen:
                 seen.add(path)
@@ -346,6 +347,10 @@ def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
         found.append((f"recipe in {path}", "\n".join(_recipe_lines(text))))
         if _CHANGES_HOW_RECIPES_RUN.search(text):
             found.append((f"{path} sets the shell, PATH or recipe prefix its recipes run with", NOT_READ))
+        if _UNEVALUATED.search(text):
+            found.append(
+                (f"{path} makes text or commands with $(eval), $(file) or a computed $(shell)", NOT_READ)
+            )
         for match in _INCLUDE.finditer(text):
             included = _expand(match.group(1), {}, {}, 0) if "$" in match.group(1) else match.group(1)
             if included is None or "\x01" in included:
@@ -354,6 +359,14 @@ def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
             names += [posixpath.join(directory, name) for name in included.split()]
     if names:
         found.append(("more included Makefiles than are read", NOT_READ))
+    if os.environ.get("MAKEFILES"):
+        found.append(("the Makefiles MAKEFILES names", NOT_READ))
+    # make's built-in rule ``%: %.sh`` makes a program of each shell script beside the Makefile.
+    found += [
+        (f"{SHELL_TEXT}{name} (make's built-in rule %: %.sh makes a program of it)", text)
+        for name in sorted(_listing(directory))
+        if name.endswith(".sh") and (text := _read(posixpath.join(directory, name))) is not None
+    ][:_MAX_MODULES]
     if texts:
         expanded = _expanded_recipes(texts, assigned)
         where = f"{SHELL_TEXT}recipes of {posixpath.join(directory, 'Makefile') if not chosen else ', '.join(chosen)} as make expands them"
@@ -363,9 +376,12 @@ def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
 
 # SHELL, .SHELLFLAGS and PATH change what a recipe line runs; .RECIPEPREFIX which lines are recipes.
 _CHANGES_HOW_RECIPES_RUN = re.compile(
-    r"^[ \t]*(?:(?:export|override)[ \t]+)*(?:SHELL|\.SHELLFLAGS|PATH|\.RECIPEPREFIX)[ \t]*[:+?!]*=",
+    r"^[ \t]*(?:(?:export|override)[ \t]+)*(?:SHELL|\.SHELLFLAGS|PATH|\.RECIPEPREFIX|BASH_ENV|ENV)[ \t]*[:+?!]*=",
     re.MULTILINE,
 )
+# Parse-time code the engine does not evaluate: $(eval) and $(file) make Makefile text of their own,
+# a $(shell) of a computed command runs what only make knows.
+_UNEVALUATED = re.compile(r"\$[({](?:eval|file)[ \t]|\$[({]shell[ \t][^\n]*\$[({]")
 
 
 def _regular(path: str) -> bool:

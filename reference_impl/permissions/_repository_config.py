@@ -142,7 +142,61 @@ def _read(directory: str, watched: list[str]) -> tuple[ConfiguredCommand, ...] |
     listed = _git(directory, "config", "--list", "-z", "--show-origin", "--show-scope", "--includes")
     if listed is None or listed.returncode not in (0, 1):  # 1: no configuration at all
         return None
-    fields = listed.stdout.decode("utf-8", "surrogateescape").split("\0")
+    found, hooks_path = _listed_commands(listed.stdout, directory, watched)
+    located = _git(directory, "rev-parse", "--absolute-git-dir", "--show-toplevel")
+    if located is not None and located.returncode == 0:
+        lines = located.stdout.decode("utf-8", "surrogateescape").splitlines()
+        git_dir = lines[0] if lines else ""
+        top = lines[1] if len(lines) > 1 else directory
+        hooks = (
+            posixpath.join(top, os.path.expanduser(hooks_path))
+            if hooks_path
+            else posixpath.join(git_dir, "hooks")
+        )
+        watched.extend((git_dir, posixpath.join(git_dir, "config"), hooks))
+        found.extend(_hooks(hooks, watched))
+        submodules = _submodule_commands(git_dir, directory, watched)
+        if submodules is None:
+            return None
+        found.extend(submodules)
+    return tuple(found)
+
+
+_MAX_SUBMODULES = 16
+
+
+def _submodule_commands(git_dir: str, directory: str, watched: list[str]) -> list[ConfiguredCommand] | None:
+    """What the submodules' own configurations and hooks name (``git status`` recurses into them)."""
+    found: list[ConfiguredCommand] = []
+    configs = []
+    for root, subdirectories, files in os.walk(posixpath.join(git_dir, "modules")):
+        if "config" in files and "HEAD" in files:
+            configs.append(root)
+            subdirectories[:] = [d for d in subdirectories if d == "modules"]  # nested submodules only
+        if len(configs) > _MAX_SUBMODULES:
+            return None
+    for module in configs:
+        config = posixpath.join(module, "config")
+        listed = _git(directory, "config", "--file", config, "--list", "-z", "--show-origin", "--show-scope")
+        if listed is None or listed.returncode not in (0, 1):
+            return None
+        commands, hooks_path = _listed_commands(listed.stdout, directory, watched, repository_file=True)
+        found.extend(commands)
+        watched.extend((module, config))
+        found.extend(
+            _hooks(os.path.expanduser(hooks_path) if hooks_path else posixpath.join(module, "hooks"), watched)
+        )
+    return found
+
+
+def _listed_commands(
+    stdout: bytes, directory: str, watched: list[str], *, repository_file: bool = False
+) -> tuple[list[ConfiguredCommand], str | None]:
+    """The commands a ``git config --list -z --show-origin --show-scope`` names, and its core.hooksPath.
+
+    ``repository_file``: the listing is of a file inside the repository (a submodule's config).
+    """
+    fields = stdout.decode("utf-8", "surrogateescape").split("\0")
     found: list[ConfiguredCommand] = []
     hooks_path: str | None = None
     for scope, origin, entry in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
@@ -160,7 +214,7 @@ def _read(directory: str, watched: list[str]) -> tuple[ConfiguredCommand, ...] |
         ):
             continue
         where = f"{key} ({scope}, {origin.removeprefix('file:')})"
-        workspace = scope in ("local", "worktree")
+        workspace = repository_file or scope in ("local", "worktree")
         if lowered.startswith("alias."):
             text = value[1:] if value.startswith("!") else "git " + value
             found.append(ConfiguredCommand(where, text, workspace))
@@ -169,19 +223,7 @@ def _read(directory: str, watched: list[str]) -> tuple[ConfiguredCommand, ...] |
             and not value.lstrip("-").isdigit()
         ):
             found.append(ConfiguredCommand(where, value, workspace))
-    located = _git(directory, "rev-parse", "--absolute-git-dir", "--show-toplevel")
-    if located is not None and located.returncode == 0:
-        lines = located.stdout.decode("utf-8", "surrogateescape").splitlines()
-        git_dir = lines[0] if lines else ""
-        top = lines[1] if len(lines) > 1 else directory
-        hooks = (
-            posixpath.join(top, os.path.expanduser(hooks_path))
-            if hooks_path
-            else posixpath.join(git_dir, "hooks")
-        )
-        watched.extend((git_dir, posixpath.join(git_dir, "config"), hooks))
-        found.extend(_hooks(hooks, watched))
-    return tuple(found)
+    return found, hooks_path
 
 
 def _hooks(hooks: str, watched: list[str]) -> list[ConfiguredCommand]:
