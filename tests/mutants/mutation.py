@@ -145,6 +145,7 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
         "CACHE-2",
         "PAIR-6",
         "PERM-10",
+        "PERM-11",
         "PERM-12",
         "HOOK-1",
     ),
