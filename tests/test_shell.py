@@ -52,7 +52,10 @@ SPLIT_CASES: list[tuple[str, list[list[str]], bool]] = [
     ("npm test <<EOF;rm\nbody\nEOF; rm${IFS}x", [["npm", "test"], ["?"]], False),
     ('cat <<"EOF"\nrm -rf x\nEOF', [["cat"]], True),
     ("echo x )", [["echo", "x"], ["?"]], False),
-    ("echo $((1+2))", [["echo", "$((1+2))"]], False),
+    ("echo $((1+2))", [["echo", "$((1+2))"]], True),
+    # A name in arithmetic is evaluated as arithmetic in turn (its value may hold a subscript).
+    ("echo $((x+2))", [["echo", "$((x+2))"], ["?"]], False),
+    ("echo $((a[$(rm y)]))", [["rm", "y"], ["echo", "$((a[$(rm y)]))"], ["?"], ["?"]], False),
     ("echo hi > ~/.bashrc", [["echo", "hi"]], False),
     ("echo hi>x", [["echo", "hi"]], False),
     ("echo hi >&x", [["echo", "hi"]], False),

@@ -95,6 +95,10 @@ _MODELLED_STATEMENTS = frozenset(
 _PASSIVE = frozenset({"comment", "heredoc_start", "heredoc_end", "heredoc_content", "file_descriptor"})
 
 
+# ``$(( ... ))`` of numbers and operators alone: no name bash could evaluate, nothing it could run.
+_CONSTANT_ARITHMETIC = re.compile(r"\$\(\([\d\s+\-*/%()<>=!&|^~?:,]*\)\)")
+
+
 @dataclass
 class _Walk:
     source: bytes
@@ -393,9 +397,11 @@ class _Walk:
             self.statement(node, depth + 1)
             return None
         if kind == "arithmetic_expansion":
-            self.problem(
-                "arithmetic expansion is not analysed (it can run commands through array subscripts)"
-            )
+            if not _CONSTANT_ARITHMETIC.fullmatch(self.text(node)):
+                # A name in it is evaluated as arithmetic in turn: ``x='a[$(rm y)]'; echo $((x))``.
+                self.problem(
+                    "arithmetic expansion is not analysed (it can run commands through array subscripts)"
+                )
             self.substitutions(node, depth)
             return None
         if kind == "ERROR" or node.is_missing:
