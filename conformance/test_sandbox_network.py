@@ -7,6 +7,7 @@ an allowed host; each blocked attempt also runs with the sandbox off, where it g
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._sandbox_runs import (
@@ -617,6 +618,14 @@ def test_only_managed_settings_can_limit_the_network_to_managed_domains(
     assert ("/reached" in hits) == expected, f"the host must {'' if expected else 'not '}be reached: {how}"
 
 
+def _resolves(host: str) -> bool:
+    """Whether this machine resolves ``host`` (as the harness's proxy must, to connect)."""
+    try:
+        return bool(socket.getaddrinfo(host, 80, proto=socket.IPPROTO_TCP))
+    except (OSError, UnicodeError):
+        return False
+
+
 def _spec_allows(host: str, pattern: str) -> bool:
     """The documented meaning of an ``allowedDomains`` entry, compared without case and a final dot.
 
@@ -672,6 +681,9 @@ def test_a_domain_pattern_allows_only_the_names_it_covers(
         )
     arrived = "/p" in hits
     expected = _spec_allows(request, pattern)
+    # A name this machine can't resolve (``localhost.`` on some) can't arrive however it is allowed:
+    # that is the machine's, not the harness's, so only the other direction is judged then.
+    assume(not expected or arrived or _resolves(request))
     assert arrived == expected, (
         f"allowedDomains {[pattern]!r}: a request to {request!r} {'arrived' if arrived else 'did not arrive'}"
         f" (it {'is' if expected else 'is not'} covered): {outcome.output}"
