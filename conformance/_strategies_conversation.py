@@ -167,9 +167,17 @@ class Conversation:
         return tool_use_id
 
     def call(
-        self, name: str, output: str | list[dict[str, Any]] = "done", tool_use_id: str | None = None
+        self,
+        name: str,
+        output: str | list[dict[str, Any]] = "done",
+        tool_use_id: str | None = None,
+        between: Callable[[], object] | None = None,
     ) -> str:
-        """An assistant tool_use of ``name`` and its tool_result (text, or a list of content blocks)."""
+        """An assistant tool_use of ``name`` and its tool_result (text, or a list of content blocks).
+
+        ``between`` runs after the tool_use is in the transcript and before its result (an entry the
+        harness stores while the tool runs).
+        """
         tool_use_id = tool_use_id if tool_use_id is not None else self.new_id()
         self._append(
             {
@@ -180,6 +188,8 @@ class Conversation:
                 ],
             }
         )
+        if between is not None:
+            between()
         self._append(
             {
                 "role": "user",

@@ -30,6 +30,7 @@ from pytest_toolharness.specs import HookSpec
 # harness that matches a name by its start (``$TOKEN`` read as ``$TOK``) shows it.
 _PREFIX = "THX_HDR_"
 _STEMS = ("TOK", "TOKEN", "TOKEN_2", "TOKENX", "A", "AB")
+_PREFIX_PAIRS = tuple((a, b) for a in _STEMS for b in _STEMS if a != b and b.startswith(a))
 # Text between references: none of it starts a name, so it never lengthens the reference before it;
 # ``$$``, ``$1``, ``$-`` and a lone ``$`` are not references.
 _TEXT = st.sampled_from(("", "Bearer ", "-", ":", "/", "$$", "$1", "$-", "$ ", "x=", ".", "$"))
@@ -57,16 +58,23 @@ class HeaderCase:
 def header_cases(draw: st.DrawFn) -> HeaderCase:
     """Variables (set or not, allowed or not) and 1-3 headers composed of text and references to them."""
     stems = draw(st.lists(st.sampled_from(_STEMS), min_size=1, max_size=4, unique=True))
-    variables = tuple(
-        Variable(_PREFIX + stem, draw(st.none() | _VALUE), draw(st.booleans())) for stem in stems
-    )
+    drawn = {stem: Variable(_PREFIX + stem, draw(st.none() | _VALUE), draw(st.booleans())) for stem in stems}
+    shadowed: Variable | None = None
+    if draw(st.booleans(), label="a listed name is the start of a set, unlisted one"):
+        # The corner a match by the name's start gets wrong, drawn on purpose: independent draws
+        # rarely list the short name, set the long one, leave it unlisted and reference it.
+        short, long = draw(st.sampled_from(_PREFIX_PAIRS))
+        drawn[short] = Variable(_PREFIX + short, draw(st.none() | _VALUE), True)
+        shadowed = drawn[long] = Variable(_PREFIX + long, draw(_VALUE.filter(bool)), False)
+    variables = tuple(drawn.values())
     headers: list[tuple[str, str, str]] = []
     for index in range(draw(st.integers(1, 3))):
         template, expected = "v=", "v="
-        for _ in range(draw(st.integers(1, 4))):
+        for piece in range(draw(st.integers(1, 4))):
             text = draw(_TEXT)
             template, expected = template + text, expected + text
-            variable = draw(st.sampled_from(variables))
+            first = index == piece == 0
+            variable = shadowed if first and shadowed else draw(st.sampled_from(variables))
             braced = draw(st.booleans())
             template += f"${{{variable.name}}}" if braced else f"${variable.name}"
             # After an unbraced reference the next piece must not continue the name: ``;`` ends it.

@@ -129,7 +129,15 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/request/_cache_keys.py": ("CACHE",),
     "reference_impl/request/_schemas.py": ("CACHE-3", "CACHE-4", "SNAP"),
     "reference_impl/request/_discovery.py": ("DEFER-7", "PAIR-1"),
-    "reference_impl/request/_transcript.py": ("PAIR-7", "DEFER-7", "RESULT-4"),
+    # Notices render here (DEFER-3, DELTA-2) and user turns merge with results first (PAIR-1).
+    "reference_impl/request/_transcript.py": (
+        "PAIR-1",
+        "PAIR-7",
+        "DEFER-3",
+        "DEFER-7",
+        "DELTA-2",
+        "RESULT-4",
+    ),
     "reference_impl/search/_toolsearch.py": ("DEFER-4", "DEFER-5", "DEFER-6"),
     "reference_impl/search/_index.py": ("DEFER-5",),
     "reference_impl/search/_postings.py": ("DEFER-5",),
