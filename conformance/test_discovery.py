@@ -27,18 +27,19 @@ def conversations(draw: st.DrawFn, least: int, most: int) -> Conversation:
 @requires("conversation")
 @pytest.mark.requirement("DEFER-7", "SHOULD")
 @settings(max_examples=30, deadline=None)
-@given(conversation=conversations(0, 3), data=st.data())
+@given(conversation=conversations(0, 3), json_messages=st.booleans(), data=st.data())
 def test_discovered_tools_survive_compaction(
-    new_harness: Callable[[], Any], conversation: Conversation, data: st.DataObject
+    new_harness: Callable[[], Any], conversation: Conversation, json_messages: bool, data: st.DataObject
 ) -> None:
     """DEFER-7 property.
 
     DEFER-7: every tool a ToolSearch result referenced is discovered, stays discovered through one or more
-    compactions, and is still in the tools array of the next request.
+    compactions, and is still in the tools array of the next request; also when the messages come
+    decoded from JSON (a resumed transcript: equal strings, not the suite's objects).
     """
     builtins, mcps, rounds = conversation
     harness = new_harness()
-    session = Session(harness, builtins, mcps)
+    session = Session(harness, builtins, mcps, json_messages=json_messages)
     for steps in rounds:
         for _ in range(steps):
             session.step(data, kinds=("search", "search", "call", "chat"))
@@ -65,23 +66,26 @@ def test_discovered_tools_survive_compaction(
 @requires("conversation")
 @pytest.mark.requirement("PAIR-1", "MUST")
 @settings(max_examples=30, deadline=None)
-@given(conversation=conversations(1, 4), data=st.data())
+@given(conversation=conversations(1, 4), json_messages=st.booleans(), data=st.data())
 def test_compaction_keeps_every_tool_result_with_its_tool_use(
-    new_harness: Callable[[], Any], conversation: Conversation, data: st.DataObject
+    new_harness: Callable[[], Any], conversation: Conversation, json_messages: bool, data: st.DataObject
 ) -> None:
     """PAIR-1: a request after a compaction is one the Messages API accepts: no tool_result lost its tool_use.
 
     Compaction keeps the end of the transcript; wherever the drawn conversation (searches, calls,
-    chat, MCP servers dropped and connected, whose notices are entries too) puts the cut, a kept tool_result must keep the assistant turn that asked for it (the API's
-    own validation, ``validate_messages_request``, judges the request), and the discovered tools
-    stay discovered (DEFER-7).
+    chat, MCP servers dropped and connected, requests whose notices are entries too, so the end may
+    be notices only) puts the cut, a kept tool_result must keep the assistant turn that asked for it
+    (the API's own validation, ``validate_messages_request``, judges the request), and the
+    discovered tools stay discovered (DEFER-7). The messages may come decoded from JSON.
     """
     builtins, mcps, rounds = conversation
     harness = new_harness()
-    session = Session(harness, builtins, mcps)
+    session = Session(harness, builtins, mcps, json_messages=json_messages)
     for steps in rounds:
         for _ in range(steps):
             session.step(data, kinds=("search", "call", "call", "chat", "drop", "connect"))
+            if data.draw(st.booleans(), label="a request after the step"):
+                session.render()  # a notice for a server dropped or connected
         if data.draw(st.booleans(), label="request before the compaction"):
             session.render()  # its notices (an MCP server connected or dropped) are entries too
         harness.compact("Summary of the conversation so far.")
