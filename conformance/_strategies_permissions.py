@@ -49,6 +49,8 @@ __all__ = [
     "host_answering",
     "input_run_as_program_lines",
     "mcp_tool_spec",
+    "other_descriptor_lines",
+    "other_descriptor_spellings",
     "plain_tool",
     "pre_hook",
     "read_tool",
@@ -382,6 +384,88 @@ def descriptor_spellings(draw: st.DrawFn) -> str:
             )
         )
     )
+
+
+@st.composite
+def other_descriptor_spellings(draw: st.DrawFn, fd: int) -> str:
+    """A name the kernel resolves to descriptor ``fd`` (1-9): ``/dev/fd/3``, ``/dev/stdout``, ``/proc/self/root/dev/fd/3``...
+
+    Spelled with doubled slashes, ``.`` components, a climb from a directory the engine does not
+    know, and through ``/proc/self/root``, which the engine can't tell from a device.
+    """
+    slashes = "/" * draw(st.integers(1, 2))
+    dots = "./" * draw(st.integers(0, 1))
+    # The standard name first, where there is one: Hypothesis leans to the first of a sampled list.
+    devices = [
+        *(f"dev/{dots}{name}" for name in {1: ["stdout"], 2: ["stderr"]}.get(fd, [])),
+        f"dev/{dots}fd/{fd}",
+    ]
+    device = draw(st.sampled_from(devices))
+    return draw(
+        st.sampled_from(
+            (
+                slashes + device,
+                "/proc/self/root/" + device,
+                "../" * 12 + device,
+                f"{slashes}proc/self/{dots}fd/{fd}",
+                f"/proc/thread-self/fd/{fd}",
+            )
+        )
+    )
+
+
+@st.composite
+def other_descriptor_lines(draw: st.DrawFn, command: str = "rm -rf x") -> str:
+    """A line that feeds ``command`` on a descriptor other than standard input, and harmless text on it.
+
+    A program that reads its program from a named file (a shell, ``source``, ``make -f``,
+    ``python3``) is given a name of that descriptor (or of a file the line wrote whose name sorts
+    before ``-``, such as ``,f``), while standard input holds ``echo hi``: what runs is ``command``,
+    which only a harness that reads standard input in place of the descriptor misses.
+    """
+    fd = draw(st.sampled_from((1, 2, 3, 9)))  # standard output and error, and two others
+    programs = {
+        "shell": (command, "echo hi"),
+        "make": (f"all:\n\t{command}", "all:\n\techo hi"),
+        "python": (f'import os; os.system("{command}")', 'print("hi")'),
+    }
+    reader, kind = draw(
+        st.sampled_from(
+            (("bash {f}", "shell"), ("sh {f}", "shell"), (". {f}", "shell"), ("source {f}", "shell"),
+             ("make -s -f {f}", "make"), ("python3 {f}", "python"))
+        )
+    )  # fmt: skip
+    code, harmless = programs[kind]
+    # Each feed: (a command before the reader, its redirection, a here-document's body after the line).
+    stdin_feeds = {
+        "here-string": ("", f"<<< $'{harmless}'", ""),
+        "here-document": ("", "<<'H'", f"{harmless}\nH\n"),
+        "pipe": (f"printf '%s\\n' $'{harmless}' | ", "", ""),
+        "file": (f"printf '%s\\n' $'{harmless}' > in.txt; ", "< in.txt", ""),
+    }
+    stdin_before, stdin_redirect, stdin_body = stdin_feeds[
+        draw(st.sampled_from(list(stdin_feeds)), label="input")
+    ]
+    if draw(st.integers(0, 3), label="a written file named before '-' (0)") == 0:
+        name = draw(st.sampled_from((",f", "+f", "%f", "*f")))
+        written = f"printf '%s\\n' $'{code}' > '{name}'; "
+        line = f"{written}{stdin_before}{reader.format(f=repr(name))} {stdin_redirect}"
+        return f"{line}\n{stdin_body}" if stdin_body else line
+    name = draw(other_descriptor_spellings(fd))
+    fd_feeds = {
+        "here-string": ("", f"{fd}<<< $'{code}'", ""),
+        "here-document": ("", f"{fd}<<'E'", f"{code}\nE\n"),
+        "file": (f"printf '%s\\n' $'{code}' > d.txt; ", f"{fd}< d.txt", ""),
+    }
+    fd_before, fd_redirect, fd_body = fd_feeds[
+        draw(st.sampled_from(sorted(fd_feeds)), label="descriptor fed by")
+    ]
+    feeds = [(stdin_redirect, stdin_body), (fd_redirect, fd_body)]
+    if draw(st.booleans(), label="descriptor fed first"):
+        feeds.reverse()
+    line = f"{fd_before}{stdin_before}{reader.format(f=name)} " + " ".join(r for r, _ in feeds if r)
+    bodies = "".join(body for _, body in feeds)
+    return f"{line}\n{bodies}" if bodies else line
 
 
 @st.composite

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
     input_run_as_program_lines,
+    other_descriptor_lines,
     run_calls,
     shell_tool,
     written_then_run_lines,
@@ -74,6 +75,51 @@ def test_a_file_the_line_makes_or_its_input_is_not_run_unasked(
         [shell_tool()],
         [("Bash", {"command": line})],
         rules=[RuleSpec(deny, behavior)],
+        mode=mode,
+    )
+    if run.ran() == 0:
+        return
+    executed = _judge(bash_oracle).executed(line)
+    hits = [record for record in executed if record[0].rsplit("/", 1)[-1] == "rm"]
+    assert not hits, f"{deny} {behavior} ({mode}) let {line!r} run, and bash ran {hits!r}"
+
+
+# Allowed, so that a harness that misreads the descriptor runs the line in every mode, not only in
+# bypassPermissions: the deny rule on rm is all that stands between the line and the shell.
+_READERS_ALLOWED = (
+    "Bash(bash:*)", "Bash(sh:*)", "Bash(source:*)", "Bash(.:*)", "Bash(make:*)", "Bash(python3:*)",
+    "Bash(printf:*)", "Bash(echo:*)",
+)  # fmt: skip
+
+
+@pytest.mark.toolharness_heavy
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=300, deadline=None)
+@given(line=other_descriptor_lines(), deny=_DENY, mode=_MODES, behavior=st.sampled_from(["deny", "ask"]))
+def test_a_program_read_from_another_descriptor_is_not_taken_for_standard_input(
+    new_harness: Callable[[], Any],
+    bash_oracle: ths.BashSandbox,
+    line: str,
+    deny: str,
+    mode: str,
+    behavior: Literal["deny", "ask"],
+) -> None:
+    """PERM-17 (and PERM-16: what it can't know, it asks): a descriptor other than standard input is not read as it.
+
+    The line feeds a denied program on descriptor 1-9 (``3<<<``, a here-document on ``5<<``, even
+    on ``1`` or ``2``) and ``echo hi`` on standard input, and a shell, ``source``, ``make -f`` or
+    ``python3`` reads its program from a name of that descriptor (``/dev/fd/3``, ``/dev/stdout``,
+    ``/proc/thread-self/fd/2``, ``/proc/self/root/dev/fd/5``, a climb to ``/dev``), or from a file
+    the line wrote whose name sorts before ``-`` (``,f``). A harness that reads the harmless input in
+    place of what the program reads lets the denied program run; bash judges what ran. The readers,
+    ``printf`` and ``echo`` are allowed, so every mode would run the line if it were harmless.
+    """
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": line})],
+        rules=[RuleSpec(deny, behavior), *(RuleSpec(rule, "allow") for rule in _READERS_ALLOWED)],
         mode=mode,
     )
     if run.ran() == 0:
