@@ -19,7 +19,7 @@ def _added_only(original: Any) -> Any:
     def render(self: Any) -> str:
         # The defect: the "no longer available" part is forgotten (the notice's fields are right).
         if not self.added_lines:
-            return original(self)
+            return str(original(self))
         return system_reminder(
             "The following deferred tools are now available via ToolSearch:\n" + "\n".join(self.added_lines)
         )
