@@ -327,6 +327,7 @@ def _padded(description: str, extra: int) -> str:
 @given(setting=st.sampled_from(["auto:1", "auto:2", "auto:3", "auto"]), offset=st.sampled_from([-1, 0, 1]))
 @example(setting="auto:1", offset=0)
 @example(setting="auto", offset=0)
+@example(setting="auto", offset=-1)  # auto's default is 10%, not 9%
 @example(setting="auto:2", offset=-1)
 def test_auto_threshold_at_exactly_n_percent(
     new_harness: Callable[[], Any], setting: str, offset: int
