@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
@@ -386,7 +386,7 @@ def test_protected_path_reached_after_a_change_of_directory_is_never_auto_allowe
 
 
 # How a line names the program that changes bash's directory: spelled, wrapped, or computed (a value the
-# line sets first, a substitution, a function, eval). (what the line runs first, the program's word.)
+# line sets first, a substitution, a function, eval, a glob). (what the line runs first, the program's word.)
 _DIRECTORY_CHANGERS: tuple[tuple[str, str], ...] = (
     *(("", word) for word in ("cd", "'cd'", "\\cd", "c''d", '"c"d', "$'cd'", "builtin cd", "command cd")),
     *(("", word) for word in ("pushd", "builtin pushd", "eval cd", "${u:-cd}", "$(echo cd)", "`printf cd`")),
@@ -396,6 +396,10 @@ _DIRECTORY_CHANGERS: tuple[tuple[str, str], ...] = (
     ("set -- cd; ", '"$1"'),
     ('go() { cd "$@"; }; ', "go"),
     ("p=$(printf cd); ", "$p"),
+    # A glob that names cd once the line made a file called cd for it to match.
+    ("touch cd; ", "c?"),
+    ("touch cd; ", "[c]d"),
+    ("> cd; ", "c*"),
 )
 
 
@@ -429,6 +433,8 @@ def protected_writes_after_a_move(draw: st.DrawFn) -> tuple[str, str, str]:
 @pytest.mark.requirement("PERM-15", "MUST")
 @settings(max_examples=60, deadline=None)
 @given(case=protected_writes_after_a_move(), mode=st.sampled_from(["bypassPermissions", "acceptEdits"]))
+# The glob corner in every run: the program's name as a pattern, read as a name, is "c?", not cd.
+@example(case=("touch cd; c? .git && echo pwned > config", ".git", "config"), mode="bypassPermissions")
 def test_protected_path_written_after_any_change_of_directory_is_never_auto_allowed(
     new_harness: Callable[[], Any], case: tuple[str, str, str], mode: str
 ) -> None:
