@@ -92,7 +92,8 @@ def _npm(inner: str, data: st.DataObject) -> ProjectCase:
 
 
 _MAKE_SHAPES = ("recipe", "variable", "shell function", "prerequisite", "included", "composed name",
-                "recipe prefix", "included by pattern", "target name")  # fmt: skip
+                "recipe prefix", "included by pattern", "target name", "named by MAKEFILES",
+                "make's variable from the line")  # fmt: skip
 
 
 def _make(inner: str, data: st.DataObject, shapes: tuple[str, ...] = _MAKE_SHAPES) -> ProjectCase:
@@ -125,6 +126,9 @@ def _make(inner: str, data: st.DataObject, shapes: tuple[str, ...] = _MAKE_SHAPE
         "recipe prefix": f".RECIPEPREFIX = >\ncheck:\n> @{recipe}\n",
         "included by pattern": "-include $(wildcard *.mk)\ncheck:\n\t@true\n",
         "target name": f"check: {_DENIED}\n\t@true\n{_DENIED}:\n\t@$@ --all\n",
+        "named by MAKEFILES": "check:\n\t@true\n",
+        # A variable of make's own (RM, CC) that the line sets for make alone, through its environment.
+        "make's variable from the line": "check:\n\t@$(RM) --all\n",
     }[shape]
     # Which file make reads: the default names, one given with -f, or one in a directory given with -C.
     where = data.draw(st.sampled_from(["Makefile", "makefile", "GNUmakefile", "-f build.mk", "-C sub"]))
@@ -133,11 +137,19 @@ def _make(inner: str, data: st.DataObject, shapes: tuple[str, ...] = _MAKE_SHAPE
     files = {directory + name: makefile}
     if shape in ("included", "included by pattern"):
         files[directory + "rules.mk"] = f"check:\n\t@{recipe}\n"
+    if shape == "named by MAKEFILES":
+        # Read before the Makefile (make's MAKEFILES variable, set on the line): its prerequisite of
+        # check joins the Makefile's rule.
+        files[directory + "extra.mk"] = f"check: prep\nprep:\n\t@{recipe}\n"
     option = where if where.startswith("-") else ""
     lines = [f"make {option} check", f"make -s {option} check", f"make {option} check -s"]
     if not option:
         lines.append("make")
     line = " ".join(data.draw(st.sampled_from(lines), label="line").split())
+    if shape == "named by MAKEFILES":
+        line = "MAKEFILES=extra.mk " + line
+    elif shape == "make's variable from the line":
+        line = f"RM={_DENIED} " + line
     return ProjectCase("make", files, line, _allow(line, data), f"{directory}{name}'s {shape}")
 
 

@@ -31,12 +31,12 @@ _UNSAFE_VARIABLES = re.compile(
 )
 # A value that starts an option (``-T``, ``--eval``) or holds shell syntax or a word after a blank.
 _OPTION_OR_COMMAND_VALUE = re.compile(r"^\s*[-+]|\s-|[;|`$<>]|&&")
-# Name parts that say a variable holds a command, a program, a path searched for one, or options
-# a program parses (``MANPAGER``, ``LESSOPEN``, ``SSH_ASKPASS``, ``CARGO_TARGET_X_RUNNER``).
+# Name parts that say a variable holds a command, a program, a path searched for one, options a
+# program parses or files it reads (``MANPAGER``, ``LESSOPEN``, ``SSH_ASKPASS``, ``MAKEFILES``).
 _COMMAND_NAME_PARTS = re.compile(
     r"PAGER|EDITOR|VISUAL|COMMAND|CMD|OPEN|PROG|HOOK|ASKPASS|SHELL|BROWSER|HELPER|OPTION|OPTS|FLAGS|"
     r"PATH|PRELOAD|EXEC|RUNNER|WRAPPER|LOADER|RC|PROFILE|STARTUP|INIT|CONFIG|HOME|DIR|PLUGIN|LIB|"
-    r"MODULE|PREFIX|TOOL|INTERP|LAUNCH|SCRIPT|FILTER|DRIVER|PROXY|HANDLER|EVAL|ARGS",
+    r"MODULE|PREFIX|TOOL|INTERP|LAUNCH|SCRIPT|FILTER|DRIVER|PROXY|HANDLER|EVAL|ARGS|FILES?",
     re.IGNORECASE,
 )
 _COMMAND_NAME_ENDS = re.compile(rf"(?:{_COMMAND_NAME_PARTS.pattern})(?=_|$)", re.IGNORECASE)

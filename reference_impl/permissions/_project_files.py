@@ -29,6 +29,7 @@ __all__ = [
     "line_directories",
     "project_commands",
     "reads_project_files",
+    "runs_make",
     "script_commands",
 ]
 
@@ -54,6 +55,11 @@ _PYTEST_INI = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.
 _PYTEST_INI_NOTE = "(pytest may import it)"
 
 _CACHE: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+
+
+def runs_make(program: str) -> bool:
+    """Whether ``program`` (a name or a path) is make."""
+    return posixpath.basename(program) in _MAKE
 
 
 def reads_project_files(argv: Sequence[str | None]) -> bool:

@@ -38,6 +38,7 @@ from reference_impl.permissions._project_files import (
     line_directories,
     project_commands,
     reads_project_files,
+    runs_make,
     script_commands,
 )
 from reference_impl.permissions._repository_config import configured_commands, git_directories
@@ -343,6 +344,20 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
         readers = _project_readers(line)
         if not readers:
             continue
+        # A variable set for the project tool alone that it reads files or code from (``MAKEFILES=x
+        # make``, ``NODE_OPTIONS=... npm test``): what the tool reads is then not what the engine reads.
+        steered = next(
+            (p for p in split_command(line).parts if not p.plain_assignments and reads_project_files(p.argv)),
+            None,
+        )
+        if steered is not None:
+            first = index.content[0]
+            return RuleMatch(
+                first,
+                False,
+                f"{steered.argv[0]} is given {', '.join(steered.assignments)}, which may change the files it "
+                f"reads and runs (rule {first.text})",
+            )
         # Where the line's project tools run: its cwd, and where its cd/pushd lead (PERM-17).
         directories: list[str] = []
         for start in starts:
@@ -394,8 +409,18 @@ _PROJECT_DEPTH = 6
 
 @functools.lru_cache(maxsize=4096)
 def _project_readers(command: str) -> tuple[tuple[tuple[str | None, ...], str | None], ...]:
-    """The commands of a line that read project files, each with the script file it is given (if any)."""
-    found = []
+    """The commands of a line that read project files, each with the script file it is given (if any).
+
+    make takes the variables set for it alone (``RM=nuke make clean``) from its environment, where
+    they stand in for make's own and undefined ones: it is read a second time with them as
+    command-line variables, which win even over the Makefile's (so never looser than make).
+    """
+    # First, so that what they find is what the walk records for the Makefiles (read once each).
+    found: list[tuple[tuple[str | None, ...], str | None]] = [
+        ((*part.argv, *part.assignments), None)
+        for part in split_command(command).parts
+        if part.assignments and part.argv and part.argv[0] is not None and runs_make(part.argv[0])
+    ]
     for argv in deny_forms(command).commands:
         script = script_operand(argv)
         if script is not None or reads_project_files(argv):
