@@ -198,7 +198,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_shell_forms.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_shell_rules.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_wrapped_commands.py": _PERMISSION_SHELL,
-    "reference_impl/permissions/_shell_parts.py": _PERMISSION_SHELL,
+    # ShellPart.opaque also tells PERM-15's walk that a program only known at run time may be cd.
+    "reference_impl/permissions/_shell_parts.py": (*_PERMISSION_SHELL, "PERM-15"),
     "reference_impl/permissions/_line_writes.py": (*_PERMISSION_SHELL, "PERM-15"),
     "reference_impl/permissions/_descriptors.py": _PERMISSION_SHELL,
     # Rules read by each program's grammar: the static reading and the sandbox's exec check.
