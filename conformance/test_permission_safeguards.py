@@ -435,6 +435,10 @@ def protected_writes_after_a_move(draw: st.DrawFn) -> tuple[str, str, str]:
 @given(case=protected_writes_after_a_move(), mode=st.sampled_from(["bypassPermissions", "acceptEdits"]))
 # The glob corner in every run: the program's name as a pattern, read as a name, is "c?", not cd.
 @example(case=("touch cd; c? .git && echo pwned > config", ".git", "config"), mode="bypassPermissions")
+# Found by a random draw: the group makes the grammar read ``[c]d`` as a syntax error, and the
+# write inside it was lost with it (so was a direct one after any such word).
+@example(case=("touch cd; { [c]d .git && echo pwned > config; }", ".git", "config"), mode="bypassPermissions")
+@example(case=("{ [x]y; echo pwned > .git/config; }", ".git", "config"), mode="bypassPermissions")
 def test_protected_path_written_after_any_change_of_directory_is_never_auto_allowed(
     new_harness: Callable[[], Any], case: tuple[str, str, str], mode: str
 ) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from reference_impl.permissions._line_writes import program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._rules import Call
-from reference_impl.permissions._shell_parts import ShellPart
+from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellPart
 
 __all__ = ["PROTECTED_DIRECTORIES", "PROTECTED_FILES", "protected_reason", "protected_write"]
 
@@ -89,6 +89,10 @@ def protected_write(call: Call, cwd: Path) -> str | None:
     shell = call.shell
     if shell is None:
         return None
+    if SYNTAX_ERROR in shell.problems:
+        # The grammar could not read all of it (``{ [x]y; echo x > .git/config; }``): a write in the
+        # part it could not read is not in ``writes``, so what the line writes is not known.
+        return "the command is not read with certainty (the grammar finds a syntax error), so what it writes is not known"
     moves = any(_may_change_directory(part) for part in shell.parts)
     targets = [t for part in shell.parts for t in program_targets(part.argv)]
     for written in (*shell.writes, *targets):
