@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,26 +24,38 @@ from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import RuleSpec
 
+# A protected file in a directory, which a rule may name by the directory's whole tree.
+_NESTED = "vault/key.env"
+_DENY_FORMS = {
+    ths.MAZE_TARGET: (f"./{ths.MAZE_TARGET}", f"**/{ths.MAZE_TARGET}", f"/{ths.MAZE_TARGET}"),
+    _NESTED: ("./vault/**", "vault/**", "/vault/**", "**/key.env", f"./{_NESTED}"),
+}
+
 
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=80, deadline=None)
 @given(
     data=st.data(),
-    rule_form=st.sampled_from([f"./{ths.MAZE_TARGET}", f"**/{ths.MAZE_TARGET}", f"/{ths.MAZE_TARGET}"]),
+    name=st.sampled_from([ths.MAZE_TARGET, _NESTED]),
     mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
 )
 def test_path_deny_holds_for_every_spelling_that_reaches_the_file(
-    new_harness: Callable[[], Any], data: st.DataObject, rule_form: str, mode: str
+    new_harness: Callable[[], Any], data: st.DataObject, name: str, mode: str
 ) -> None:
     """PERM-11: a ``Read`` deny rule stops every path that opens the protected file, however composed.
 
-    Relative and absolute, through symbolic and hard links, ``/proc/self/root``, ``..`` through a link
-    (physical, not lexical), doubled slashes and ``.``; the filesystem says which spellings reach the
+    Relative and absolute, through symbolic and hard links (also to the file's directory),
+    ``/proc/self/root``, ``..`` through a link (physical, not lexical), doubled slashes and ``.``; the
+    rule names the file, or (for a file in a directory) the directory's whole tree (``vault/**``) or a
+    pattern (``**/key.env``), then without a hard link; the filesystem says which spellings reach the
     file, and none of those may be read.
     """
-    maze = ths.build_path_maze(fresh_dir())
-    path = data.draw(ths.path_spellings(str(maze.root)), label="path")
+    rule_form = data.draw(st.sampled_from(_DENY_FORMS[name]), label="rule")
+    # A hard link is the file under a second name with no trace of the first: a rule naming the file
+    # meets it (the same file); a pattern would have to search every file it covers for it.
+    maze = ths.build_path_maze(fresh_dir(), name, hard_link="*" not in rule_form)
+    path = data.draw(ths.path_spellings(str(maze.root), name), label="path")
     rules = [RuleSpec(f"Read({rule_form})", "deny"), RuleSpec("Read", "allow")]
     run = run_calls(
         new_harness(), [read_tool()], [("Read", {"file_path": path})], rules=rules, mode=mode, cwd=maze.root
@@ -116,3 +129,55 @@ def test_protected_file_reached_by_any_spelling_is_never_written_unasked(
     if run.ran() == 0:
         return
     assert not ths.same_file(maze, path), f"{via} of {path!r} ran unasked in {mode}, and it is {maze.target}"
+
+
+# What an allow rule on src/** may be asked to read: src's own files, and links in src that lead out of
+# the project (reads inside the working directory need no rule).
+_THROUGH_SRC = ("src/readme.md", "src/inner", "src/alias", "src/out/x", "src/out/../src/readme.md")
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    path=st.sampled_from(_THROUGH_SRC),
+    spelled=st.sampled_from(["", "./", "root", "/proc/self/root"]),
+    rule=st.sampled_from(["Read(./src/**)", "Read(src/**)", "Read(/src/**)"]),
+    mode=st.sampled_from(["default", "acceptEdits"]),
+)
+def test_path_allow_covers_no_file_a_link_inside_it_leads_out_to(
+    new_harness: Callable[[], Any], path: str, spelled: str, rule: str, mode: str
+) -> None:
+    """PERM-11: an allow rule on a directory's tree never allows a file a link in it leads out to.
+
+    "A symlink is judged by its target too": ``src/alias`` -> a secret outside the project,
+    ``src/out`` -> a directory outside it; the host refuses every question, so a read that runs ran
+    on the rule (or on the working directory, which holds ``src``), and the filesystem says where it
+    landed: never outside the project.
+    """
+    root = fresh_dir().resolve()
+    outside = fresh_dir().resolve()
+    (root / "src").mkdir()
+    (root / "src" / "readme.md").write_text("inside\n", encoding="utf-8")
+    (outside / "secret.env").write_text("TOKEN=not-for-the-model\n", encoding="utf-8")
+    (outside / "x").write_text("outside\n", encoding="utf-8")
+    (root / "src" / "inner").symlink_to("readme.md")
+    (root / "src" / "alias").symlink_to(outside / "secret.env")
+    (root / "src" / "out").symlink_to(outside)
+    start = {"": "", "./": "./", "root": f"{root}/", "/proc/self/root": f"/proc/self/root{root}/"}[spelled]
+    full = start + path
+    run = run_calls(
+        new_harness(),
+        [read_tool()],
+        [("Read", {"file_path": full})],
+        rules=[RuleSpec(rule, "allow")],
+        mode=mode,
+        host=host_answering("deny"),
+        cwd=root,
+    )
+    if run.ran() == 0:
+        return
+    landed = Path(full).resolve() if full.startswith("/") else (root / full).resolve()
+    assert landed.is_relative_to(root), (
+        f"{rule} allowed reading {full!r} ({mode}) without asking, and it is {landed}, outside the project"
+    )
