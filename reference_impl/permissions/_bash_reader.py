@@ -19,6 +19,7 @@ This module only analyses strings; it calls no other part of the harness.
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from dataclasses import dataclass, field, replace
@@ -434,6 +435,16 @@ class _Walk:
     def redirect(self, node: tree_sitter.Node, depth: int) -> None:
         operator = next((c.type for c in node.children if not c.is_named), "")
         destinations = _destinations(node)
+        if any(a.end_byte == b.start_byte for a, b in itertools.pairwise(destinations)):
+            # ``> ''\sub/../.git/config``: bash reads one word where the grammar gives two pieces, so
+            # the target the grammar names is not the one bash writes: fail closed.
+            self.problem("the grammar and bash disagree on where a redirection's target ends")
+            self.opaque(node, "a redirection whose target the grammar splits")
+            if operator in _OUTPUT_REDIRECTS:
+                self.writes.append(None)
+            if operator in ("<", "<>", "<&") or node.type == "herestring_redirect":
+                self.stdin = None
+            return
         if node.type == "file_redirect":
             destinations = destinations[: _targets(node)]  # the rest are the command's words (see redirected)
         number = next((self.text(c) for c in node.children if c.type == "file_descriptor"), "0")
