@@ -338,7 +338,7 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
     # What a project file runs may read project files in turn (a script that runs another, a
     # script's ``npm run``): each text's own readers are read too, to a bounded depth.
     pending: list[tuple[str, int, list[str]]] = [(command, 0, [str(cwd)])]
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     while pending:
         line, depth, starts = pending.pop(0)
         readers = _project_readers(line)
@@ -373,14 +373,16 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
             directories += [d for d in found_here if d not in directories]
         for argv, script in readers:
             found = [
-                item
+                (here, *item)
                 for here in directories
                 for item in project_commands(argv, here) + (script_commands(script, here) if script else [])
             ]
-            for where, text in found:
-                if where in seen:
+            for here, where, text in found:
+                # Keyed by the directory too: ``package.json script 'test'`` of sub/ is another script
+                # than the project's own (``cd sub && npm test``, ``npm --prefix sub test``).
+                if (here, where) in seen:
                     continue
-                seen.add(where)
+                seen.add((here, where))
                 # Project code whose program is only known when it runs (``${t}ch``) may be any program.
                 unknown = text == NOT_READ or (
                     where.startswith(SHELL_TEXT) and _runs_what_only_bash_knows(text)
@@ -393,8 +395,27 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                     return RuleMatch(
                         rule, False, f"{argv[0]} may run {shown!r} ({where}), which rule {rule.text} covers"
                     )
-                pending.append((text, depth + 1, directories))
+                # What a project file runs, runs where the tool runs it: also the directory the tool
+                # was sent to (``npm --prefix sub test``'s script runs in sub/).
+                pending.append((text, depth + 1, [*directories, *_sent_to(argv, here)]))
     return None
+
+
+def _sent_to(argv: Sequence[str | None], here: str) -> list[str]:
+    """The directories a project tool's options send it to (npm ``--prefix``/``-C``, make ``-C``), from ``here``."""
+    found: list[str] = []
+    words = [w for w in argv[1:] if w is not None]
+    for index, word in enumerate(words):
+        value = None
+        if word in ("--prefix", "-C", "--directory") and index + 1 < len(words):
+            value = words[index + 1]
+        elif word.startswith(("--prefix=", "--directory=")):
+            value = word.partition("=")[2]
+        elif word.startswith("-C") and len(word) > 2:
+            value = word[2:]
+        if value:
+            found.append(posixpath.normpath(posixpath.join(here, value)))
+    return found
 
 
 def _runs_what_only_bash_knows(text: str) -> bool:
