@@ -545,3 +545,27 @@ def test_async_hooks_never_decide(new_harness: Callable[[], Any], outcome: str, 
     run = deploy(new_harness(), hooks, [RuleSpec("Deploy", "allow")])
     expected = 0 if beside == "deny" else 1
     assert run.ran() == expected, f"async {outcome} beside {beside}: {run.describe()}"
+
+
+@requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
+@pytest.mark.requirement("HOOK-3", "MUST")
+@settings(max_examples=8, deadline=None)
+@given(reason=st.sampled_from(["", "\n", "   ", "\t\n"]), ruled=st.booleans())
+def test_exit_2_blocks_even_with_nothing_on_stderr(
+    new_harness: Callable[[], Any], reason: str, ruled: bool
+) -> None:
+    """HOOK-3: a command hook exiting 2 blocks whatever its stderr holds: nothing, or blanks only.
+
+    The exit status decides, not the reason: the call does not run, though an allow rule or a host
+    that allows everything would let it (a hook read as a non-blocking error would).
+    """
+    hook = pre("exit2", as_command=True, reason=reason, timeout=ANSWER_TIMEOUT_S)
+    rules = [RuleSpec("Deploy", "allow")] if ruled else []
+    run = run_calls(
+        new_harness(), [plain_tool("Deploy")], [("Deploy", {"x": "1"})], rules=rules, hooks=[hook],
+        host=host_answering("allow"),
+    )  # fmt: skip
+    assert run.ran() == 0, (
+        f"a command hook exiting 2 with stderr {reason!r} must block ({'allow rule' if ruled else 'no rule'}): "
+        f"{run.describe()}"
+    )
