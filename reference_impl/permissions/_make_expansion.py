@@ -81,12 +81,17 @@ def expanded_recipes(texts: Sequence[str], assigned: Sequence[str]) -> list[str]
     name any program: the recipes are then not read as make runs them (None: asked).
     """
     variables: dict[str, str] = {}
+    overridden: set[str] = set()
     for text in texts:
         for line in text.splitlines():
             match = ASSIGNMENT.match(line) if not line.startswith("\t") else None
             if match is None:
                 continue
             name, operator, value = match.groups()
+            if re.match(r"(?:export[ \t]+)*override[ \t]", line):
+                overridden.add(name)
+            elif name in overridden:
+                continue  # a plain assignment can't change a variable set with ``override``
             if operator == "!=":
                 return None
             if operator == "?=" and name in variables:
@@ -97,6 +102,8 @@ def expanded_recipes(texts: Sequence[str], assigned: Sequence[str]) -> list[str]
     for word in assigned:
         match = ASSIGNMENT.match(word)
         if match is not None:
+            if match.group(1) in overridden:
+                return None  # ``override`` beats the command line, as it sets and appends in order: refused
             variables[match.group(1)] = match.group(3)
     recipes: list[str] = []
     for text in texts:
