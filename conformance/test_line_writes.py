@@ -47,6 +47,18 @@ _MODES = st.sampled_from(["default", "acceptEdits", "bypassPermissions"])
 _DENY = st.sampled_from(["Bash(rm:*)", "Bash(rm -rf:*)", "Bash(rm *)"])
 
 
+def _assert_denied_program_not_run_unasked(
+    harness: Any, oracle: ths.BashSandbox, line: str, rules: list[RuleSpec], mode: str, what: str
+) -> None:
+    """If the harness runs ``line`` unasked, bash running it for real must not run ``rm``."""
+    run = run_calls(harness, [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode)
+    if run.ran() == 0:
+        return
+    executed = _judge(oracle).executed(line)
+    hits = [record for record in executed if record[0].rsplit("/", 1)[-1] == "rm"]
+    assert not hits, f"{what} let {line!r} run, and bash ran {hits!r}"
+
+
 _LINES = st.one_of(written_then_run_lines(), input_run_as_program_lines())
 
 
@@ -70,18 +82,9 @@ def test_a_file_the_line_makes_or_its_input_is_not_run_unasked(
     program without asking; nor does a shell, ``source``, ``make -f`` or ``python3`` reading its
     program from standard input under any name the kernel gives it.
     """
-    run = run_calls(
-        new_harness(),
-        [shell_tool()],
-        [("Bash", {"command": line})],
-        rules=[RuleSpec(deny, behavior)],
-        mode=mode,
+    _assert_denied_program_not_run_unasked(
+        new_harness(), bash_oracle, line, [RuleSpec(deny, behavior)], mode, f"{deny} {behavior} ({mode})"
     )
-    if run.ran() == 0:
-        return
-    executed = _judge(bash_oracle).executed(line)
-    hits = [record for record in executed if record[0].rsplit("/", 1)[-1] == "rm"]
-    assert not hits, f"{deny} {behavior} ({mode}) let {line!r} run, and bash ran {hits!r}"
 
 
 # Allowed, so that a harness that misreads the descriptor runs the line in every mode, not only in
@@ -115,15 +118,7 @@ def test_a_program_read_from_another_descriptor_is_not_taken_for_standard_input(
     place of what the program reads lets the denied program run; bash judges what ran. The readers,
     ``printf`` and ``echo`` are allowed, so every mode would run the line if it were harmless.
     """
-    run = run_calls(
-        new_harness(),
-        [shell_tool()],
-        [("Bash", {"command": line})],
-        rules=[RuleSpec(deny, behavior), *(RuleSpec(rule, "allow") for rule in _READERS_ALLOWED)],
-        mode=mode,
+    rules = [RuleSpec(deny, behavior), *(RuleSpec(rule, "allow") for rule in _READERS_ALLOWED)]
+    _assert_denied_program_not_run_unasked(
+        new_harness(), bash_oracle, line, rules, mode, f"{deny} {behavior} ({mode})"
     )
-    if run.ran() == 0:
-        return
-    executed = _judge(bash_oracle).executed(line)
-    hits = [record for record in executed if record[0].rsplit("/", 1)[-1] == "rm"]
-    assert not hits, f"{deny} {behavior} ({mode}) let {line!r} run, and bash ran {hits!r}"
