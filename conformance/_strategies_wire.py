@@ -41,7 +41,8 @@ def _can(roles: frozenset[str] | None, role: str) -> bool:
 @st.composite
 def _shell_call(draw: st.DrawFn, marker: str) -> DrawnCall:
     line = draw(composed_commands(("touch",), arguments=(marker,), max_depth=2, allowed=_LEADING))
-    return DrawnCall("shell", line.command, marker, line.mechanism)
+    carried = line.carried if line.carried != line.command else ""  # "": the whole line
+    return DrawnCall("shell", line.command, marker, line.mechanism, carried)
 
 
 def _timed_out_call(marker: str) -> DrawnCall:

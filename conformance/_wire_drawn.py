@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_toolharness.wire.scenarios import CLAUDE_CODE_NAMES, DRAWN_FAULTS, DrawnFaults, DrawnScenario
+from pytest_toolharness.wire.targets import TargetCutOff
 
 __all__ = ["DrawnFailure", "faults_of", "read_replay", "run_drawn"]
 
@@ -118,7 +119,7 @@ def run_drawn(
     target = getattr(getattr(harness, "target", None), "name", "the target")
     verdicts: dict[str, tuple[list[str], list[str]]] = {}
     deadline = time.monotonic() + budget.seconds
-    counts = {"run": 0, "exercised": 0}
+    counts = {"run": 0, "exercised": 0, "cut_off": 0}
     reasons: dict[str, None] = {}  # why the runs that exercised nothing did not, in order
 
     def verdict(drawn: DrawnScenario, *, timed: bool) -> tuple[list[str], list[str]] | None:
@@ -134,7 +135,13 @@ def run_drawn(
                 (run.workdir / "drawn.json").write_text(drawn.to_json() + "\n", encoding="utf-8")
             problems, unproven = judge(run, drawn)
             failure = run.failure()
-            if failure is not None and not problems:
+            cut_off = run.cut_off()
+            if (
+                cut_off is not None
+            ):  # slow, not hung: what it would have done is unknown, so nothing is judged
+                problems, unproven = [], [cut_off]
+                counts["cut_off"] += 1
+            elif failure is not None and not problems:
                 # Ended abnormally (Claude Code refuses bypassPermissions as root, exits 1 when plan
                 # mode refused calls): what the checks judge was not shown, and is not blamed.
                 unproven = [f"the run did not end normally: {failure.splitlines()[0][:300]}"]
@@ -186,6 +193,8 @@ def run_drawn(
         if rest is not None or found is None:
             raise
         fail([e.drawn for e in _leaves(found)], "shrunk")
+    if not counts["exercised"] and counts["run"] and counts["cut_off"] == counts["run"]:
+        raise TargetCutOff(f"every drawn scenario run was cut off while still working: {next(iter(reasons))}")
     if not counts["exercised"]:
         why = "; ".join(list(reasons)[:2]) or "no scenario ran"
         pytest.skip(

@@ -113,8 +113,10 @@ def judge(run: Any, problems: list[str], unproven: Sequence[str] = ()) -> None:
     """Fail a failed run; else "not checked" unless the behaviour was proven; else fail on problems.
 
     A check's problems assume the behaviour happened (a result judged as oversized must come from
-    an oversized output), so without that proof they say nothing and are not reported.
+    an oversized output), so without that proof they say nothing and are not reported. A run cut off
+    while the harness was still working judges nothing: an error of the suite's budget, not a failure.
     """
+    run.require_conclusive()
     if run.failure() is not None:
         pytest.fail(run.verdict([]), pytrace=False)
     if unproven:

@@ -143,6 +143,24 @@ def _takes_config(factory: Callable[..., Any]) -> bool:
     )
 
 
+# A wire test waits for one scenario run at most (the module's runs start early): the run's hard
+# limit leaves this share of the test's budget for the test's own checks and report.
+_RUN_SHARE_OF_TEST = 0.75
+
+
+def run_limit(settings: Settings) -> float:
+    """The longest a progressing wire run may take: twice the target timeout, within the test's budget.
+
+    Never below the target timeout itself (a user who set a long timeout gets it whole).
+    """
+    from pytest_toolharness.wire.targets import LIMIT_FACTOR
+
+    limit = settings.target_timeout * LIMIT_FACTOR
+    if settings.test_timeout:
+        limit = min(limit, settings.test_timeout * _RUN_SHARE_OF_TEST)
+    return max(settings.target_timeout, limit)
+
+
 def _wire_adapter(target: str, settings: Settings, base: Path, config: pytest.Config) -> Any:
     """The wire adapter for ``--toolharness-target`` (imported only when a target is given).
 
@@ -160,6 +178,7 @@ def _wire_adapter(target: str, settings: Settings, base: Path, config: pytest.Co
             return WireAdapter(
                 profile.target(),
                 timeout=settings.target_timeout,
+                limit=run_limit(settings),
                 claims=frozenset(profile.claims),
                 roles=frozenset(profile.capabilities),
                 env=dict(settings.target_env),
@@ -168,6 +187,7 @@ def _wire_adapter(target: str, settings: Settings, base: Path, config: pytest.Co
         return WireAdapter(
             CommandTarget(target, base),
             timeout=settings.target_timeout,
+            limit=run_limit(settings),
             env=dict(settings.target_env),
             keep=keep,
         )

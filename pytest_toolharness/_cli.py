@@ -78,7 +78,9 @@ def _parser() -> argparse.ArgumentParser:
         "{mcp_config} {workdir} (only the wire tests run)",
     )
     check.add_argument(
-        "--target-timeout", metavar="SECONDS", help="seconds per wire scenario before the target is killed"
+        "--target-timeout",
+        metavar="SECONDS",
+        help="seconds a wire scenario may go without progress before the target is killed as hung",
     )
     check.add_argument(
         "--target-env",

@@ -154,10 +154,13 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         type=float,
         default=None,
-        help="Seconds one wire scenario may run before the target is killed as hung (default 60; "
+        help="Seconds a wire scenario may go without progress (a request, an MCP call, a hook) before "
+        "the target is killed as hung; a run still progressing may take twice that (default 60; "
         "ini: toolharness_target_timeout).",
     )
-    parser.addini("toolharness_target_timeout", "Seconds per wire scenario run.", default="60")
+    parser.addini(
+        "toolharness_target_timeout", "Seconds a wire scenario run may go without progress.", default="60"
+    )
     group.addoption(
         "--toolharness-target-env",
         metavar="NAME=VALUE",

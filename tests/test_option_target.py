@@ -31,7 +31,9 @@ if mode == "silent":
 url = os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages"
 tools = [{"name": "Echo", "description": "Echo.", "input_schema": {"type": "object", "properties": {}}}]
 messages = [{"role": "user", "content": prompt}]
-for _ in range(5):
+for _ in range(12):
+    if mode == "slow":  # still working, one request a second: slow, never idle for long
+        time.sleep(1.0)
     body = {"model": "fake", "max_tokens": 100, "messages": messages, "tools": tools}
     request = urllib.request.Request(url, json.dumps(body).encode(), {"content-type": "application/json"})
     try:
@@ -77,19 +79,27 @@ def test_needs_pool(harness):
     raise AssertionError("must not run against a wire target")
 """
 
+# Six tool turns: a harness that takes a second per request needs about seven.
+LONG_SUITE = SUITE.replace(
+    'steps=[AssistantTurn((ToolUseBlock("toolu_1", "Echo", {}), ToolUseBlock("toolu_2", "Echo", {})))],',
+    'steps=[AssistantTurn((ToolUseBlock(f"toolu_{i}", "Echo", {}),)) for i in range(1, 7)],',
+)
+
 
 @pytest.fixture(autouse=True)
 def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
-def run(pytester: pytest.Pytester, mode: str, *extra: str, timeout: float = 60) -> pytest.RunResult:
+def run(
+    pytester: pytest.Pytester, mode: str, *extra: str, timeout: float = 60, suite: str = SUITE
+) -> pytest.RunResult:
     harness = pytester.path / "fake_harness.py"
     harness.write_text(FAKE_HARNESS)
     template = f"{shlex.quote(sys.executable)} {shlex.quote(str(harness))} {mode} {{prompt}}"
     return run_suite(
         pytester,
-        SUITE,
+        suite,
         f"--toolharness-target={template}",
         f"--toolharness-target-timeout={timeout:g}",
         *extra,
@@ -132,7 +142,26 @@ def test_a_dropped_result_fails_pairing(pytester: pytest.Pytester) -> None:
 def test_a_hanging_harness_is_reported_as_hung(pytester: pytest.Pytester) -> None:
     result = run(pytester, "hang", timeout=3)
     result.assert_outcomes(failed=1, skipped=1)
-    result.stdout.fnmatch_lines(["*the harness hung: it did not finish within 3 s and was killed*"])
+    result.stdout.fnmatch_lines(
+        ["*the harness hung: it did nothing the suite could see (no request, tool call or hook) for 3 s*"]
+    )
+
+
+def test_a_harness_still_working_past_the_timeout_is_not_hung(pytester: pytest.Pytester) -> None:
+    # About 7 s of work, a request every second: progress keeps it going past its 4 s timeout.
+    result = run(pytester, "slow", timeout=4, suite=LONG_SUITE)
+    result.assert_outcomes(passed=1, skipped=1)
+    assert statuses(pytester)["PAIR-1"] == "passed"
+
+
+def test_a_run_cut_off_while_working_is_an_error_of_the_suite_not_a_failure(
+    pytester: pytest.Pytester,
+) -> None:
+    # Its hard limit (twice the 1.5 s timeout) ends the run mid-work: no verdict on the harness.
+    result = run(pytester, "slow", timeout=1.5, suite=LONG_SUITE)
+    result.stdout.fnmatch_lines(["*cut off after 3 s while the harness was still working*slow, not hung*"])
+    assert statuses(pytester)["PAIR-1"] == "error"
+    assert result.ret != 0
 
 
 def test_a_crashing_harness_is_reported_with_its_stderr(pytester: pytest.Pytester) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -119,6 +120,52 @@ def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
     assert outcome.exit_code is None
     grandchild = int(outcome.stdout.split()[0])
     assert _dies(grandchild), f"the grandchild {grandchild} outlived the group kill"
+
+
+def _file_size(path: Path) -> Callable[[], object]:
+    return lambda: path.stat().st_size if path.exists() else 0
+
+
+# Appends a line to beat.txt every 0.3 s for ``for`` seconds, then sleeps without progress.
+_BEATS = "import sys, time\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end:\n    open('beat.txt', 'a').write('.')\n    time.sleep(0.3)\ntime.sleep(60)\n"
+
+
+@pytest.mark.parametrize(
+    ("beats", "limit", "still_working"),
+    [
+        (1.5, 30.0, False),  # progress for 1.5 s, then idle: hung one timeout after the last beat
+        (60.0, 3.0, True),  # progress all along: cut off at the hard limit, still working
+    ],
+)
+def test_progress_moves_the_timeout_up_to_the_hard_limit(
+    tmp_path: Path, beats: float, limit: float, still_working: bool
+) -> None:
+    script = tmp_path / "beats.py"
+    script.write_text(_BEATS)
+    inv = dataclasses.replace(
+        invocation(tmp_path, timeout=1.0), progress=_file_size(tmp_path / "beat.txt"), limit=limit
+    )
+    outcome = run_target(CommandTarget(f"{shlex.quote(sys.executable)} {script} {beats}"), inv)
+    assert outcome.timed_out
+    assert outcome.still_working is still_working
+    # Past the 1 s timeout either way: the beats kept it alive.
+    assert outcome.duration > 1.4
+    if still_working:
+        assert outcome.duration < limit + 5.0  # cut off at the limit (generous for a loaded machine)
+        assert outcome.idle < 1.0
+    else:
+        assert outcome.duration < beats + 1.0 + 5.0
+        assert outcome.idle >= 1.0
+
+
+def test_a_harness_that_finishes_while_progressing_is_not_cut_off(tmp_path: Path) -> None:
+    code = "import time\nfor _ in range(8):\n    open('beat.txt', 'a').write('.'); time.sleep(0.3)\nprint('done')"
+    inv = dataclasses.replace(
+        invocation(tmp_path, timeout=1.0), progress=_file_size(tmp_path / "beat.txt"), limit=20.0
+    )
+    outcome = run_target(CommandTarget(python(code)), inv)
+    assert (outcome.exit_code, outcome.timed_out, outcome.still_working) == (0, False, False)
+    assert outcome.stdout.strip() == "done"
 
 
 def _gone(pid: int) -> bool:

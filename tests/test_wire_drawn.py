@@ -148,6 +148,37 @@ def test_the_rules_verdict() -> None:
     assert drawn(None, ("allow", "{shell}(mkdir:*)")).control_allowed() is True
 
 
+# A key git's manual documents among its configuration, which runs nothing: a carrier mined from the
+# page that the oracle never confirmed (found when such a line, allowed, was blamed on a harness).
+_RUNS_NOTHING = "git -c maintenance.strategy='.shell touch {m}' status"
+_RUNS_TOUCH = "bash -c 'touch {m}'"
+
+
+def test_an_allowed_line_is_a_finding_only_if_bash_can_run_touch_with_it(tmp_path: Path) -> None:
+    """PERM-17's drawn refusals: a harness that allowed a line is blamed only when the bash oracle shows
+    the line runs touch (after its harmless start); a line that can't run it is no finding."""
+    from pytest_toolharness._strategies.bash_oracle import bash_sandbox_problem
+    from pytest_toolharness.wire.checks import judge_drawn_rules
+    from pytest_toolharness.wire.targets import run_wire_scenario
+
+    if bash_sandbox_problem():
+        pytest.skip(f"the bash oracle can't run here: {bash_sandbox_problem()}")
+    calls = tuple(
+        DrawnCall("shell", f"ls || {line.format(m=marker)}", marker, "config", line.format(m=marker))
+        for line, marker in ((_RUNS_NOTHING, "m-nothing"), (_RUNS_TOUCH, "m-touch"))
+    )
+    drawn = DrawnScenario((DrawnRule("flagSettings", "deny", "{shell}(touch:*)"),), None, (calls,))
+    assert DrawnScenario.from_json(drawn.to_json()) == drawn
+    harness = tmp_path / "fake_harness.py"
+    harness.write_text(FAKE_HARNESS)  # answers every call "ok": allows both, runs neither
+    target = CommandTarget(f"{shlex.quote(sys.executable)} {shlex.quote(str(harness))} good {{prompt}}")
+    run = run_wire_scenario(target, drawn.scenario(), tmp_path / "run")
+    problems, unproven = judge_drawn_rules(run, drawn)
+    touch_id = [call_id for call_id, call in drawn.calls() if call.marker == "m-touch"]
+    assert [p.split(":")[0] for p in problems] == touch_id, problems
+    assert any("m-nothing" in u and "saw no touch run" in u for u in unproven), unproven
+
+
 @pytest.mark.parametrize(
     "text",
     ["{}", "[1]", '{"mode": "sideways", "rules": [], "turns": [[["control", "mkdir c", "c"]]]}', "nope"],

@@ -70,7 +70,8 @@ class ComposedCommand:
     """A drawn line: ``command`` runs ``target`` with ``arguments`` through ``carriers`` (outermost first).
 
     ``allowed`` is the harmless command the line starts with (an allow rule may cover it) or "".
-    ``mechanism`` is the family of the outermost carrier ("plain" when there is none).
+    ``mechanism`` is the family of the outermost carrier ("plain" when there is none). ``carried``
+    is the line without ``allowed`` and its joiner: what runs the target (the whole line when empty).
     """
 
     target: str
@@ -78,6 +79,7 @@ class ComposedCommand:
     command: str
     carriers: tuple[str, ...]
     allowed: str = ""
+    carried: str = ""
 
     @property
     def mechanism(self) -> str:
@@ -651,7 +653,7 @@ def _composed(
     if allowed and after_allowed:
         prefix = draw(st.sampled_from(allowed))
         line = f"{prefix}{draw(st.sampled_from(_JOINERS))}{line}"
-    return ComposedCommand(target, arguments, line, tuple(reversed(chain)), prefix)
+    return ComposedCommand(target, arguments, line, tuple(reversed(chain)), prefix, built.text)
 
 
 def composed_commands(

@@ -85,6 +85,7 @@ from pytest_toolharness.wire.scenarios import (
 from pytest_toolharness.wire.targets import (
     CommandTarget,
     Target,
+    TargetCutOff,
     TargetError,
     TargetInvocation,
     TargetOutcome,
@@ -111,6 +112,7 @@ __all__ = [
     "ScriptedEndpoint",
     "Step",
     "Target",
+    "TargetCutOff",
     "TargetError",
     "TargetInvocation",
     "TargetOutcome",

@@ -158,12 +158,15 @@ class DrawnCall:
 
     ``mechanism`` is how a shell line hides its command (the grammar's outermost carrier family,
     ``plain`` for none): a failure is told apart, and shrunk, by the mechanism that got through.
+    ``carried`` is the part of ``command`` that runs it, without a harmless command and joiner
+    before it ("": the whole command): what the bash oracle runs to prove the line can run it.
     """
 
     kind: str
     command: str = ""
     marker: str = ""
     mechanism: str = ""
+    carried: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in CALL_KINDS:
@@ -175,6 +178,12 @@ class DrawnCall:
     def fails(self) -> bool:
         """Whether the call's result must be an error whatever the rules say (a tool failure, an unknown name)."""
         return self.kind in _FAILING
+
+
+def _call_fields(call: DrawnCall) -> list[str]:
+    # ``carried`` only when it says something: the replay lines written before it still read alike.
+    fields = [call.kind, call.command, call.marker, call.mechanism]
+    return [*fields, call.carried] if call.carried and call.carried != call.command else fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +230,7 @@ class DrawnScenario:
         data: dict[str, Any] = {
             "mode": self.mode,
             "rules": [[r.source, r.action, r.rule] for r in self.rules],
-            "turns": [[[c.kind, c.command, c.marker, c.mechanism] for c in turn] for turn in self.turns],
+            "turns": [[_call_fields(c) for c in turn] for turn in self.turns],
         }
         if self.interrupt is not None:  # absent when none: the replay lines written before still read alike
             data["interrupt"] = [self.interrupt, self.interrupt_turn, self.interrupt_after]

@@ -53,8 +53,10 @@ from pytest_toolharness.wire.targets._roles import (
 )
 from pytest_toolharness.wire.targets._wire_adapter import (
     DEFAULT_TIMEOUT,
+    LIMIT_FACTOR,
     REQUESTS_DIR,
     RESERVED_ENV,
+    TargetCutOff,
     WireAdapter,
     WireHarness,
     WireRun,
@@ -74,6 +76,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "ENTRY_POINT_GROUP",
     "GEMINI_BIN_ENV",
+    "LIMIT_FACTOR",
     "OPENCODE_BIN_ENV",
     "PLACEHOLDERS",
     "REQUESTS_DIR",
@@ -94,6 +97,7 @@ __all__ = [
     "ReferenceTarget",
     "Rule",
     "Target",
+    "TargetCutOff",
     "TargetError",
     "TargetInvocation",
     "TargetOutcome",

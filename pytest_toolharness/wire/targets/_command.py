@@ -65,6 +65,8 @@ _REFERENCE_PRELOAD = (
 _GRACE_SECONDS = 2.0
 # How often the interrupt condition is polled while the harness runs.
 _POLL_SECONDS = 0.05
+# How often its progress is read (a request count and log files: cheap, but not free).
+_PROGRESS_POLL_SECONDS = 0.5
 
 
 class TargetError(ValueError):
@@ -75,9 +77,14 @@ class TargetError(ValueError):
 class TargetInvocation:
     """Everything one run of a harness under test needs.
 
-    ``env`` is the scenario's extra environment (``ENABLE_TOOL_SEARCH``, ...); ``timeout`` is in
-    seconds for the whole run; ``plugin_dirs`` are Claude Code plugin folders to load (also in
-    ``TOOLHARNESS_PLUGIN_DIRS``, joined with ``os.pathsep``).
+    ``env`` is the scenario's extra environment (``ENABLE_TOOL_SEARCH``, ...); ``plugin_dirs`` are
+    Claude Code plugin folders to load (also in ``TOOLHARNESS_PLUGIN_DIRS``, joined with ``os.pathsep``).
+
+    ``timeout`` is how long, in seconds, the harness may go without progress before it counts as hung.
+    Without ``progress`` that is the whole run. With it (a value polled while the harness runs, which
+    changes when the harness does something the suite sees: a request, a tool call, a hook), each
+    change gives the harness ``timeout`` seconds more, up to ``limit`` seconds in all: on a loaded
+    machine a harness that is still working is slow, not hung, and the suite must not blame it.
     """
 
     prompt: str
@@ -91,6 +98,14 @@ class TargetInvocation:
     #: When it first returns True (polled while the harness runs), the harness gets SIGINT once,
     #: as a user's Ctrl-C would send it (a scenario that interrupts a batch mid-way).
     interrupt: Callable[[], bool] | None = None
+    #: Polled while the harness runs; a new value is progress (see above). None: ``timeout`` is the limit.
+    progress: Callable[[], object] | None = None
+    #: The longest a run may take however it progresses (None: ``timeout``; never below it).
+    limit: float | None = None
+
+    def hard_limit(self) -> float:
+        """The seconds after which the run is cut off whatever it is doing."""
+        return self.timeout if self.progress is None or self.limit is None else max(self.timeout, self.limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +115,10 @@ class TargetOutcome:
     ``exit_code`` is None when it was killed (``timed_out``) or could not be started
     (``start_error`` says why). ``duration`` is wall time in seconds, for reports only.
     ``interrupted_at`` is when the suite sent SIGINT (``time.time()``, comparable with file
-    times), None when it did not.
+    times), None when it did not. ``still_working`` is True when the run was cut off at the
+    invocation's hard limit although it had progressed within its last ``timeout`` seconds: the
+    harness was slow (or the machine was), which is no verdict on it; ``idle`` is how long it had gone
+    without progress when it was killed.
     """
 
     exit_code: int | None
@@ -110,6 +128,8 @@ class TargetOutcome:
     duration: float
     start_error: str | None = None
     interrupted_at: float | None = None
+    still_working: bool = False
+    idle: float = 0.0
 
 
 class Target(Protocol):
@@ -320,7 +340,8 @@ def run_target(target: Target, inv: TargetInvocation) -> TargetOutcome:
                 duration=time.monotonic() - started,
                 start_error=f"can't start {argv[0]!r}: {exc}",
             )
-        exit_code, interrupted_at = _wait(process, inv, started)
+        waited = _wait(process, inv, started)
+        exit_code, interrupted_at = waited.exit_code, waited.interrupted_at
         timed_out = exit_code is None
         _kill_group(process)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -332,28 +353,46 @@ def run_target(target: Target, inv: TargetInvocation) -> TargetOutcome:
         timed_out=timed_out,
         duration=time.monotonic() - started,
         interrupted_at=interrupted_at,
+        still_working=timed_out and waited.idle < inv.timeout,
+        idle=waited.idle if timed_out else 0.0,
     )
 
 
-def _wait(
-    process: subprocess.Popen[bytes], inv: TargetInvocation, started: float
-) -> tuple[int | None, float | None]:
-    """The exit code (None: still running at the timeout) and when SIGINT was sent, if it was."""
-    if inv.interrupt is None:
+@dataclass(frozen=True, slots=True)
+class _Waited:
+    exit_code: int | None  # None: still running when it was cut off
+    interrupted_at: float | None
+    idle: float  # seconds since the last progress (or the start) when the wait ended
+
+
+def _wait(process: subprocess.Popen[bytes], inv: TargetInvocation, started: float) -> _Waited:
+    """Wait for the harness: until it exits, goes ``timeout`` s without progress, or reaches the hard limit."""
+    if inv.interrupt is None and inv.progress is None:
         try:
-            return process.wait(timeout=inv.timeout), None
+            return _Waited(process.wait(timeout=inv.timeout), None, 0.0)
         except subprocess.TimeoutExpired:
-            return None, None
+            return _Waited(None, None, inv.timeout)
     interrupted_at: float | None = None
+    end = started + inv.hard_limit()
+    last_value = inv.progress() if inv.progress is not None else None
+    last_progress = started
+    next_look = started
     while True:
-        left = started + inv.timeout - time.monotonic()
+        now = time.monotonic()
+        # Read progress on schedule, and always before calling the harness idle.
+        if inv.progress is not None and (now >= next_look or now >= last_progress + inv.timeout):
+            value = inv.progress()
+            if value != last_value:
+                last_value, last_progress = value, now
+            next_look = now + _PROGRESS_POLL_SECONDS
+        left = min(end, last_progress + inv.timeout) - now
         if left <= 0:
-            return None, interrupted_at
+            return _Waited(None, interrupted_at, now - last_progress)
         try:
-            return process.wait(timeout=min(left, _POLL_SECONDS)), interrupted_at
+            return _Waited(process.wait(timeout=min(left, _POLL_SECONDS)), interrupted_at, 0.0)
         except subprocess.TimeoutExpired:
             pass
-        if interrupted_at is None and inv.interrupt():
+        if interrupted_at is None and inv.interrupt is not None and inv.interrupt():
             interrupted_at = time.time()
             with contextlib.suppress(ProcessLookupError):
                 process.send_signal(signal.SIGINT)

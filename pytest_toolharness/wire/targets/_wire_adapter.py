@@ -9,7 +9,11 @@ working directory, runs the :class:`~pytest_toolharness.wire.targets._command.Ta
 :class:`WireAdapter` is the adapter ``--toolharness-target`` installs: its harnesses have only the
 ``wire`` capability (``run_wire``), so every other conformance test is reported as not checked.
 A harness that hangs, exits with an error or never calls the API becomes a test failure whose
-message says so (:meth:`WireRun.failure`), never an error of the run.
+message says so (:meth:`WireRun.failure`), never an error of the run. A harness is hung when it goes
+the target timeout without progress (no request, tool call or hook the suite sees); one still working
+when the run reaches its hard limit (:data:`LIMIT_FACTOR` times the timeout, or the test's budget) is
+slow, and that run concludes nothing: :meth:`WireRun.cut_off` says so and :class:`TargetCutOff` makes
+it an error of the suite, not a failure of the harness.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pytest_toolharness.processes import remove_at_exit
 from pytest_toolharness.specs import SETTINGS_FILES
 from pytest_toolharness.wire.model_api import RecordedRequest, ScriptedApiServer, wire_json
 from pytest_toolharness.wire.scenarios import (
+    CALLS_LOG_NAME,
     CLAUDE_CODE_NAMES,
     HOOK_LOG_NAME,
     INTERRUPT_DELAY,
@@ -40,8 +45,10 @@ __all__ = [
     "API_POINTERS",
     "API_TITLES",
     "DEFAULT_TIMEOUT",
+    "LIMIT_FACTOR",
     "REQUESTS_DIR",
     "RESERVED_ENV",
+    "TargetCutOff",
     "WireAdapter",
     "WireHarness",
     "WireRun",
@@ -54,8 +61,19 @@ __all__ = [
     "write_scenario_files",
 ]
 
-#: Seconds one scenario run may take before the harness is killed and reported as hung.
+#: Seconds a scenario run may go without progress before the harness is killed and reported as hung.
 DEFAULT_TIMEOUT = 60.0
+#: A run that keeps progressing may take this many times the timeout before it is cut off.
+LIMIT_FACTOR = 2.0
+
+
+class TargetCutOff(RuntimeError):
+    """A run was cut off at its hard limit while the harness was still working: no verdict on it.
+
+    Raised by the judging code, so the report gives the test the status "error" (a fault of the
+    suite's budget on this machine), never "failed".
+    """
+
 
 #: The folder of a run's working directory holding each recorded request's body, byte for byte.
 REQUESTS_DIR = "requests"
@@ -117,11 +135,14 @@ class WireRun:
         tails = f"{_tail(outcome.stderr, 'stderr')}\n  {_tail(outcome.stdout, 'stdout')}"
         if outcome.start_error is not None:
             return f"{where}: the harness could not be started: {outcome.start_error}"
-        if outcome.timed_out:
+        if outcome.timed_out and not outcome.still_working:
             return (
-                f"{where}: the harness hung: it did not finish within {self.timeout:g} s and was killed, "
-                f"after {count} {api} request(s)\n  {tails}"
+                f"{where}: the harness hung: it did nothing the suite could see (no request, tool call or "
+                f"hook) for {outcome.idle:.0f} s (the target timeout is {self.timeout:g} s) and was killed "
+                f"{outcome.duration:.0f} s after it started, after {count} {api} request(s)\n  {tails}"
             )
+        if outcome.timed_out:
+            return self.cut_off()
         if count == 0:
             return (
                 f"{where}: the harness never called the {api} at {self.base_url} "
@@ -136,8 +157,30 @@ class WireRun:
             return f"{where}: the scenario's script raised (a suite bug):\n{self.server_errors[0]}"
         return None
 
+    def cut_off(self) -> str | None:
+        """Why the run concludes nothing (cut off at its hard limit while still working), or None."""
+        outcome = self.outcome
+        if not (outcome.timed_out and outcome.still_working):
+            return None
+        return (
+            f"target {self.target!r}, scenario {self.scenario!r}: the run was cut off after "
+            f"{outcome.duration:.0f} s while the harness was still working ({len(self.message_requests)} "
+            f"request(s), the last progress {outcome.idle:.0f} s before): slow, not hung, so nothing is "
+            f"judged; on a loaded machine raise --toolharness-target-timeout (now {self.timeout:g} s)"
+        )
+
+    def require_conclusive(self) -> None:
+        """Raise :class:`TargetCutOff` when :meth:`cut_off` says the run concludes nothing."""
+        reason = self.cut_off()
+        if reason is not None:
+            raise TargetCutOff(reason)
+
     def verdict(self, problems: list[str]) -> str | None:
-        """The failure message for a check's ``problems`` plus :meth:`failure`, or None if all is well."""
+        """The failure message for a check's ``problems`` plus :meth:`failure`, or None if all is well.
+
+        Raises :class:`TargetCutOff` for a run that concludes nothing (:meth:`cut_off`).
+        """
+        self.require_conclusive()
         parts = list(problems)
         failure = self.failure()
         if failure is not None:
@@ -251,15 +294,41 @@ def _call_running(workdir: Path, tool: str) -> Callable[[], bool]:
     return running
 
 
+def _progress(server: ScriptedApiServer, workdir: Path) -> Callable[[], object]:
+    """What changes while the harness makes progress: its requests (until the script ran out), MCP calls, hooks.
+
+    Requests after the script ran out are no progress: a harness asking again and again for a turn
+    that says it is done is looping, not working. The logs are measured by size: read while being
+    written, a line may be half there.
+    """
+
+    def size(path: Path) -> int:
+        try:
+            return path.stat().st_size
+        except OSError:
+            return 0
+
+    def value() -> object:
+        requests = "done" if server.script_exhausted else len(server.requests)
+        return (requests, size(workdir / CALLS_LOG_NAME), size(workdir / HOOK_LOG_NAME))
+
+    return value
+
+
 def run_wire_scenario(
     target: Target,
     scenario: WireScenario,
     workdir: Path,
     *,
     timeout: float = DEFAULT_TIMEOUT,
+    limit: float | None = None,
     env: Mapping[str, str] | None = None,
 ) -> WireRun:
     """Run ``scenario`` once against ``target`` in ``workdir`` (created) and return what happened.
+
+    ``timeout`` is how long the harness may go without progress (a request to the scripted API
+    before its script ran out, an MCP call, a hook) before it counts as hung; ``limit`` the longest
+    the run may take while progressing (default :data:`LIMIT_FACTOR` times ``timeout``).
 
     ``env`` is the user's extra environment for the target (``--toolharness-target-env``); the
     scenario's own (``ENABLE_TOOL_SEARCH``, ...) wins over it. The recorded request bodies are
@@ -282,6 +351,8 @@ def run_wire_scenario(
             timeout=timeout,
             plugin_dirs=tuple(workdir / d for d in scenario.plugin_dirs),
             interrupt=_call_running(workdir, scenario.interrupt_on) if scenario.interrupt_on else None,
+            progress=_progress(server, workdir),
+            limit=timeout * LIMIT_FACTOR if limit is None else limit,
         )
         outcome = run_target(target, invocation)
         requests = server.requests
@@ -315,6 +386,7 @@ class WireHarness:
         root: Path,
         timeout: float,
         *,
+        limit: float | None = None,
         env: Mapping[str, str] | None = None,
         roles: frozenset[str] | None = None,
     ) -> None:
@@ -324,13 +396,16 @@ class WireHarness:
         self.roles = roles
         self._root = root
         self._timeout = timeout
+        self._limit = limit
         self._env = check_target_env(env or {})
         self._runs = itertools.count(1)
 
     def run_wire(self, scenario: WireScenario) -> WireRun:
         """Run ``scenario`` against the target in a fresh working directory."""
         workdir = self._root / f"{next(self._runs):03d}-{scenario.name}"
-        run = run_wire_scenario(self.target, scenario, workdir, timeout=self._timeout, env=self._env)
+        run = run_wire_scenario(
+            self.target, scenario, workdir, timeout=self._timeout, limit=self._limit, env=self._env
+        )
         return dataclasses.replace(run, roles=self.roles)
 
 
@@ -341,6 +416,8 @@ class WireAdapter:
     is taken to speak Claude Code's conventions, as the scenarios do by default). ``env`` is passed
     to every run (``--toolharness-target-env``). ``keep`` is a folder to keep the working
     directories in (``--toolharness-keep-workdirs``); without it they are deleted at exit.
+    ``timeout`` is how long a run may go without progress; ``limit`` how long it may take in all
+    while progressing (default :data:`LIMIT_FACTOR` times ``timeout``).
     """
 
     capabilities = frozenset({"wire"})
@@ -352,6 +429,7 @@ class WireAdapter:
         target: Target,
         *,
         timeout: float = DEFAULT_TIMEOUT,
+        limit: float | None = None,
         claims: frozenset[str] = frozenset({"core", "claude-code"}),
         roles: frozenset[str] | None = None,
         env: Mapping[str, str] | None = None,
@@ -361,6 +439,7 @@ class WireAdapter:
             raise ValueError(f"the target timeout must be > 0 seconds, got {timeout}")
         self.target = target
         self.timeout = timeout
+        self.limit = max(timeout, limit) if limit is not None else timeout * LIMIT_FACTOR
         self.profiles = claims
         self.roles = roles
         self.env = check_target_env(env or {})
@@ -379,4 +458,4 @@ class WireAdapter:
         """A fresh harness with its own working directories."""
         root = self._root / f"harness-{next(self._count)}"
         root.mkdir(parents=True)
-        return WireHarness(self.target, root, self.timeout, env=self.env, roles=self.roles)
+        return WireHarness(self.target, root, self.timeout, limit=self.limit, env=self.env, roles=self.roles)
