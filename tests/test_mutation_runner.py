@@ -435,3 +435,70 @@ def test_a_selection_runs_and_scores_only_its_part_of_a_real_session(tmp_path: P
             line_range(bad)
     args = _parser().parse_args(["m.py", "--lines", "3-4", "--function", "f", "--function", "g"])
     assert (args.lines, args.function) == ([range(3, 5)], ["f", "g"])
+
+
+SCRIPT_SOURCE = """\
+import os
+import sys
+
+SCRIPT = os.path.abspath(__file__)
+
+
+def main():
+    print(3)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+"""
+
+
+def test_a_module_run_as_a_script_is_served_mutated_to_its_process_too(tmp_path: Path) -> None:
+    """A module the code under test runs as ``python -I -S FILE`` (the sandbox's exec tracer and loader):
+    served as a script, the mutant is what that process runs (killed); served only by import, the
+    original file runs and the mutant survives. A mutant whose ``__main__`` test turns true exits while
+    imported: killed, never a runner fault."""
+    project = _project(tmp_path)
+    (project / "pkg" / "script.py").write_text(SCRIPT_SOURCE, encoding="utf-8")
+    (project / "test_script.py").write_text(
+        "import subprocess, sys\nfrom pkg.script import SCRIPT\n\n\n"
+        "def test_script_prints_three():\n"
+        "    out = subprocess.run([sys.executable, '-I', '-S', SCRIPT], capture_output=True, text=True).stdout\n"
+        "    assert out.strip() == '3'\n",
+        encoding="utf-8",
+    )
+    script = textwrap.dedent(
+        f"""\
+        import json
+        from pathlib import Path
+        from tests.mutants import _forked
+
+        _forked.preload()
+        root = Path({str(project)!r})
+        module = root / "pkg" / "script.py"
+        source = module.read_text()
+        tests = ["test_script.py::test_script_prints_three"]
+        verdicts = {{}}
+        for as_script in (True, False):
+            work = root / f"work-{{as_script}}"
+            work.mkdir()
+            jobs = [
+                _forked.MutantJob("printed", source.replace("print(3)", "print(4)"), tests),
+                _forked.MutantJob("main", source.replace('__name__ == "__main__"', '__name__ != "__main__"'), tests),
+            ]
+            _forked.run_mutants(
+                "pkg.script", module, iter(jobs), parallel=1, timeout=lambda job: 120.0, workdir=work,
+                project_root=root, on_outcome=lambda o, s=as_script: verdicts.__setitem__(f"{{o.job_id}}-{{s}}", o.verdict),
+                options=(), as_script=as_script,
+            )
+        print(json.dumps(verdicts))
+        """
+    )
+    verdicts = json.loads(_run_in_subprocess(project, script).strip().splitlines()[-1])
+    assert verdicts == {
+        "printed-True": "killed",
+        "main-True": "killed",
+        "printed-False": "survived",  # why scripts are served as scripts
+        "main-False": "killed",
+    }

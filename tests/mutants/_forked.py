@@ -122,7 +122,7 @@ class MutantOutcome:
 _SITECUSTOMIZE = """\
 import importlib.abc, importlib.util, sys
 
-_NAME, _PATH, _SOURCE = {name!r}, {path!r}, {source!r}
+_NAME, _PATH, _SOURCE, _SCRIPT = {name!r}, {path!r}, {source!r}, {script!r}
 
 
 class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -135,6 +135,8 @@ class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module):
+        if _SCRIPT:  # a module the harness also runs as a script names its file: the mutated copy
+            module.__file__ = _SCRIPT
         with open(_SOURCE, encoding="utf-8") as handle:
             exec(compile(handle.read(), _PATH, "exec", dont_inherit=True), module.__dict__)
 
@@ -226,12 +228,26 @@ def _subprocess_lines(module_file: Path, directory: Path, tests: Sequence[str]) 
     return lines
 
 
-def _install_mutant(module_name: str, module_file: Path, source: str, overlay: Path) -> None:
-    """Serve ``source`` as ``module_name`` here and in every Python subprocess started from now on."""
+def _install_mutant(
+    module_name: str, module_file: Path, source: str, overlay: Path, *, as_script: bool = False
+) -> None:
+    """Serve ``source`` as ``module_name`` here and in every Python subprocess started from now on.
+
+    ``as_script``: the harness also runs the module as a script (``python -I -S FILE``, which no
+    import hook reaches) from the path its ``__file__`` gives: that path is then a copy of ``source``.
+    """
     overlay.mkdir(parents=True, exist_ok=True)
     source_file = overlay / "mutant_source.py.txt"
     source_file.write_text(source, encoding="utf-8")
-    hook = _SITECUSTOMIZE.format(name=module_name, path=str(module_file), source=str(source_file))
+    script = ""
+    if as_script:
+        (overlay / "script").mkdir(exist_ok=True)
+        script_file = overlay / "script" / module_file.name
+        script_file.write_text(source, encoding="utf-8")
+        script = str(script_file)
+    hook = _SITECUSTOMIZE.format(
+        name=module_name, path=str(module_file), source=str(source_file), script=script
+    )
     (overlay / "sitecustomize.py").write_text(hook, encoding="utf-8")
     exec(compile(hook, str(overlay / "sitecustomize.py"), "exec"), {})
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(overlay), os.environ.get("PYTHONPATH")) if p)
@@ -529,8 +545,12 @@ def run_mutants(
     project_root: Path,
     on_outcome: Callable[[MutantOutcome], None],
     options: Sequence[str] = SUITE_OPTIONS,
+    as_script: bool = False,
 ) -> None:
-    """Run every job in a forked child, ``parallel`` at a time, and hand each outcome to ``on_outcome``."""
+    """Run every job in a forked child, ``parallel`` at a time, and hand each outcome to ``on_outcome``.
+
+    ``as_script``: the module is also run as a script by the harness (see :func:`_install_mutant`).
+    """
     running: dict[int, tuple[MutantJob, float, int]] = {}
     free_slots = list(range(parallel))
 
@@ -539,13 +559,15 @@ def run_mutants(
         basetemp = workdir / f"slot{slot}"
 
         def child() -> int:
-            _install_mutant(module_name, module_file, job.source, workdir / f"slot{slot}-overlay")
+            _install_mutant(
+                module_name, module_file, job.source, workdir / f"slot{slot}-overlay", as_script=as_script
+            )
             os.chdir(project_root)
 
             try:
                 # The mutated module is imported here, once, before the grandchildren fork.
                 importlib.import_module(module_name)
-            except Exception:
+            except (Exception, SystemExit):  # a script's ``if __name__ == "__main__"`` turned true exits
                 traceback.print_exc()
                 print(f"killed: the mutated {module_name} raises while it is imported")
                 return 2

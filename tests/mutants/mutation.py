@@ -68,6 +68,7 @@ __all__ = [
     "NOT_REACHED",
     "OUT_OF_SCOPE",
     "SCORED_MODULES",
+    "SCRIPT_MODULES",
     "main",
     "reach_lines",
     "suite_command",
@@ -245,6 +246,16 @@ OUT_OF_SCOPE: dict[str, str] = {
         "what those objects decide is scored in the modules they come from"
     ),
 }
+
+
+# Modules the harness also runs as scripts of their own (``python -I -S FILE``: no import hook, no
+# coverage reaches that process). A mutant is served as a copy of the script (the module's ``__file__``
+# names it), and a line the test process never runs is taken as reached by every test that imports
+# the module: the script's lines run only in the process the harness starts for it.
+SCRIPT_MODULES: tuple[str, ...] = (
+    "reference_impl/sandbox/_exec_tracer.py",
+    "reference_impl/sandbox/_exec_loader.py",
+)
 
 
 # Reference configurations beside the default that take a module's other code paths, each with the
@@ -432,6 +443,8 @@ def _jobs(
             )
             reach = reach_lines(tree, tuple(mutation.start_pos), tuple(mutation.end_pos))
             tests = coverage.tests_for(reach.start, reach.stop - 1)
+            if not tests and module in SCRIPT_MODULES:
+                tests = coverage.tests_for(1, len(original.splitlines()))
             if not tests:
                 lines = f"{reach.start}-{reach.stop - 1}"
                 db.set_result(
@@ -665,6 +678,7 @@ def _check_runner(module: str, coverage: CoverageMap, workdir: Path, options: Se
         project_root=PROJECT_ROOT,
         on_outcome=outcomes.append,
         options=options,
+        as_script=module in SCRIPT_MODULES,
     )
     (outcome,) = outcomes
     if outcome.verdict != "survived":
@@ -722,6 +736,7 @@ def _run_module(
         project_root=PROJECT_ROOT,
         on_outcome=_record(session, diffs),
         options=options,
+        as_script=module in SCRIPT_MODULES,
     )
     shutil.rmtree(workdir, ignore_errors=True)
     seconds = time.monotonic() - started
