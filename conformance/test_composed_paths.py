@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
@@ -180,4 +180,73 @@ def test_path_allow_covers_no_file_a_link_inside_it_leads_out_to(
     landed = Path(full).resolve() if full.startswith("/") else (root / full).resolve()
     assert landed.is_relative_to(root), (
         f"{rule} allowed reading {full!r} ({mode}) without asking, and it is {landed}, outside the project"
+    )
+
+
+# Shell forms that write the file a word names ({w}: the word as drawn, not requoted).
+_WORD_WRITES = (
+    "echo pwned >> {w}",
+    "echo pwned > {w}",
+    "echo pwned >| {w}",
+    "echo pwned 2>> {w} 1>&2",
+    "echo pwned &>> {w}",
+    "echo pwned | tee -a {w}",
+    "cp /etc/hostname {w}",
+)
+
+
+# How a word may start: relative, ``./``, or absolute through the process's working directory.
+_WORD_STARTS = ("", "./", "/proc/self/cwd/")
+
+
+def _protected_words(name: str, start: str) -> st.SearchStrategy[tuple[str, str]]:
+    return ths.expanded_spellings(start + name).map(lambda word: (name, word))
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(
+    spelled=st.tuples(st.sampled_from(_PROTECTED), st.sampled_from(_WORD_STARTS)).flatmap(
+        lambda t: _protected_words(*t)
+    ),
+    write=st.sampled_from(_WORD_WRITES),
+)
+# Found by this property: pieces the grammar splits, a program's operand bash expands or globs.
+@example(spelled=(".git/config", "''\\.git/config"), write="echo pwned >> {w}")
+@example(spelled=(".git/config", '"${TOOLHARNESS_UNSET:-.git/config}"'), write="echo pwned | tee -a {w}")
+@example(spelled=(".bashrc", ".bashr?"), write="echo pwned | tee -a {w}")
+@example(spelled=(".git/config", "''\".git\"$'\\x2f\\x63'\"\"\\o\\n\\fig"), write="cp /etc/hostname {w}")
+def test_protected_file_named_by_any_bash_word_is_never_written_unasked(
+    new_harness: Callable[[], Any], spelled: tuple[str, str], write: str
+) -> None:
+    r"""PERM-15: a shell write to a word that bash expands to a protected file asks in bypassPermissions.
+
+    The word (relative, ``./``, or through ``/proc/self/cwd``) is composed by ``ths.expanded_spellings``: the path cut into pieces, each quoted its own way
+    (plain, single, double, ANSI-C ``$'\xNN'``, a backslash before each character) with empty quotes
+    between or before them (``''\.git/config``: pieces a grammar may read as two words where bash reads
+    one), or behind ``"$PWD"``, a default value, a command substitution, a glob. Bash expands the word
+    (the judge); a write that lands on the protected file must not run unasked.
+    """
+    name, word = spelled
+    root = fresh_dir().resolve()
+    protected = root / name
+    protected.parent.mkdir(parents=True, exist_ok=True)
+    protected.write_text("original\n", encoding="utf-8")
+    values = ths.bash_word_values(word, root)
+    command = write.format(w=word)
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        mode="bypassPermissions",
+        host=host_answering("deny"),
+        cwd=root,
+    )
+    if run.ran() == 0 or len(values) != 1:
+        return
+    # /proc/self/cwd is the writer's directory (the run's), not this process's.
+    landed = root / values[0].removeprefix("/proc/self/cwd/")
+    assert not (landed.exists() and landed.samefile(protected)), (
+        f"{command!r} ran unasked in bypassPermissions, and bash writes {name} through it"
     )

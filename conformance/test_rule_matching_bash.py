@@ -358,6 +358,41 @@ def test_deny_catches_every_spelling_of_the_name(
     assert run.ran() == 0, f"Bash(rm:*) deny let {command!r} run ({mode}): {run.describe()}"
 
 
+def _known_before_it_runs(name: str) -> bool:
+    """Whether bash reads the name without expanding it (no glob, no brace expansion)."""
+    return not any(c in name for c in "?[{*")
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]))
+def test_deny_of_every_spelling_is_no_question_a_person_can_answer_yes(
+    new_harness: Callable[[], Any], data: st.DataObject, mode: str
+) -> None:
+    r"""PERM-17 (with PERM-1): however the name is spelled or wrapped, ``Bash(rm:*)`` deny refuses it outright.
+
+    A deny turned into a question is no deny (PERM-1: the host is never asked when a rule denies): the
+    host here answers every question "allow", so an engine that misreads a spelling bash reads without
+    running anything (``$'\162\155'``, ``\rm``, ``/bin/rm``, behind ``xargs``) and only asks would
+    run it. A name only known when bash expands it (a glob, a brace) may be asked about (PERM-16).
+    """
+    name = data.draw(ths.command_name_spellings("rm").filter(_known_before_it_runs), label="name")
+    command = data.draw(ths.wrapped_commands(f"{name} -rf x"), label="command")
+    rules = [RuleSpec("Bash(rm:*)", "deny"), RuleSpec("Bash", "allow")]
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        rules=rules,
+        mode=mode,
+        host=host_answering("allow"),
+    )
+    assert run.ran() == 0, (
+        f"Bash(rm:*) deny let {command!r} run ({mode}) once a person said yes: {run.describe()}"
+    )
+
+
 @functools.cache
 def _git_commands() -> frozenset[str]:
     """The command names git lists itself (``git --list-cmds``)."""

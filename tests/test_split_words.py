@@ -33,3 +33,42 @@ def test_a_protected_write_the_grammar_misreads_is_asked_in_bypass_mode(line: st
         BASH, {"command": line}, PermissionContext(mode="bypassPermissions", rules=(), cwd=tmp_path)
     )
     assert decision.behavior == "ask", (line, decision)
+
+
+# Command words the grammar gives as pieces (no blank between them): bash reads each as one word.
+_SPLIT_WORDS = {
+    r"''\rm -rf x": ("rm", "-rf", "x"),
+    r"cp a ''\.git/config": ("cp", "a", ".git/config"),
+    "cp /etc/hostname ''\".git\"$'\\x2f\\x63'\"\"\\o\\n\\fig": ("cp", "/etc/hostname", ".git/config"),
+    "tee -a ''$'\\x2e'bashrc": ("tee", "-a", ".bashrc"),
+    "echo $(ls)''x": ("echo", None),
+}
+
+
+@pytest.mark.parametrize(("line", "argv"), list(_SPLIT_WORDS.items()))
+def test_pieces_with_nothing_between_them_are_one_word(line: str, argv: tuple[str | None, ...]) -> None:
+    """The reader joins the pieces of a word as bash does (a piece only known at run time makes it so)."""
+    assert split_command(line).parts[-1].argv == argv
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cp /etc/hostname ''\".git\"$'\\x2f\\x63'\"\"\\o\\n\\fig",
+        'echo pwned | tee -a "${UNSET:-.git/config}"',
+        "echo pwned | tee -a .bashr?",
+        'sort -o "$F" /etc/hostname',
+        "sed 's/a/b/w .git/config' f",
+    ],
+)
+def test_a_program_writing_a_word_only_known_at_run_time_is_asked_in_bypass_mode(
+    line: str, tmp_path: Path
+) -> None:
+    """PERM-15: a program's output named by an expansion, a glob or its own script is no known safe path."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("", encoding="utf-8")
+    (tmp_path / ".bashrc").write_text("", encoding="utf-8")
+    decision = decide_permission(
+        BASH, {"command": line}, PermissionContext(mode="bypassPermissions", rules=(), cwd=tmp_path)
+    )
+    assert decision.behavior == "ask", (line, decision)

@@ -14,6 +14,7 @@ filesystem's own answer.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
 import subprocess
@@ -121,33 +122,62 @@ def path_spellings(root: str | None = None, name: str = MAZE_TARGET) -> st.Searc
 
 
 # Bash turns each of these into the path it wraps (or, for a glob, into whatever matches).
-_EXPANSIONS = ("plain", "$PWD", "split quotes", "backslash", "default value", "command substitution", "glob")
+_EXPANSIONS = ("pieces", "$PWD", "default value", "command substitution", "glob")
+# How one piece of a word is quoted; empty quotes may stand between pieces (or before the first).
+_QUOTINGS = ("plain", "single", "double", "ansi-c", "backslashes")
+_EMPTY_QUOTES = ("", "''", '""', "$''")
+
+
+def _quoted(draw: st.DrawFn, text: str) -> str:
+    quoting = draw(st.sampled_from(_QUOTINGS))
+    if quoting == "single":
+        return "'" + text.replace("'", "'\\''") + "'"
+    if quoting == "double":
+        return '"' + "".join("\\" + c if c in '\\"$`' else c for c in text) + '"'
+    if quoting == "ansi-c":
+        return "$'" + "".join(f"\\x{byte:02x}" for byte in text.encode()) + "'"
+    if quoting == "backslashes":
+        return "".join("\\" + c for c in text)
+    return shlex.quote(text)
+
+
+@st.composite
+def _pieces(draw: st.DrawFn, path: str) -> str:
+    """``path`` cut into pieces, each quoted its own way, with empty quotes between (one bash word).
+
+    The cuts are drawn as fractions of the length, and a cut may repeat (an empty piece): the draws
+    are the same whatever the path's length, so a path that changes between runs (a temporary
+    directory's) replays the same example.
+    """
+    cuts = sorted(round(f * len(path)) for f in draw(st.lists(st.floats(0, 1), max_size=3)))
+    bounds = [0, *cuts, len(path)]
+    word = ""
+    for start, end in itertools.pairwise(bounds):
+        word += draw(st.sampled_from(_EMPTY_QUOTES)) + _quoted(draw, path[start:end])
+    return word
 
 
 @st.composite
 def _expanded(draw: st.DrawFn, path: str) -> str:
     form = draw(st.sampled_from(_EXPANSIONS))
-    at = draw(st.integers(0, max(len(path) - 1, 0)))
     if form == "$PWD" and not path.startswith("/"):
-        return f'"$PWD"/{shlex.quote(path)}'
-    if form == "split quotes" and path:
-        return shlex.quote(path[:at]) + "''" + shlex.quote(path[at:])
-    if form == "backslash" and path and path[at].isalnum():
-        return shlex.quote(path[:at]) + "\\" + path[at] + shlex.quote(path[at + 1 :])
+        return f'"$PWD"/{draw(_pieces(path))}'
     if form == "default value":
         return f'"${{TOOLHARNESS_UNSET:-{path}}}"'
     if form == "command substitution":
         return f'"$(printf %s {shlex.quote(path)})"'
     if form == "glob" and path and path[-1] not in "/.":
-        return shlex.quote(path[:-1]) + "?"
-    return shlex.quote(path)
+        return draw(_pieces(path[:-1])) + "?" if len(path) > 1 else "?"
+    return draw(_pieces(path)) if path else "''"
 
 
 def expanded_spellings(path: str) -> st.SearchStrategy[str]:
-    """Bash words that expand to ``path`` (or, globbed, to what matches it), for a command line.
+    r"""Bash words that expand to ``path`` (or, globbed, to what matches it), for a command line.
 
-    Quoted as it is, prefixed with ``"$PWD"``, with an empty quote or a backslash inside a name, as a
-    ``${UNSET:-path}`` default, as ``"$(printf %s path)"``, or with its last character a ``?`` glob.
+    Cut into pieces, each quoted its own way (plain, ``'...'``, ``"..."``, ``$'\xNN'``, a backslash
+    before each character) with empty quotes between or before them (``''\s'ub'/...``: pieces a
+    grammar may read as separate words), prefixed with ``"$PWD"``, as a ``${UNSET:-path}`` default, as
+    ``"$(printf %s path)"``, or with its last character a ``?`` glob.
     Judge each with :func:`bash_word_values`: bash's own expansion.
     """
     return _expanded(path)

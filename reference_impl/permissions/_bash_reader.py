@@ -302,6 +302,20 @@ class _Walk:
         plain = True
         doubts: list[str] = []
         self.stdin = None
+        word_end = -1  # where the last word ended: a piece that starts there is the same word to bash
+
+        def add(word: tree_sitter.Node) -> None:
+            nonlocal word_end
+            value, text = self.word(word, depth), self.text(word)
+            if argv and word.start_byte == word_end:
+                # ``''\rm`` or ``''".git"$'\x2f'conf``: the grammar gives pieces, bash reads one word.
+                argv[-1] = None if argv[-1] is None or value is None else argv[-1] + value
+                raw[-1] += text
+            else:
+                argv.append(value)
+                raw.append(text)
+            word_end = word.end_byte
+
         for child in node.named_children:
             kind = child.type
             if kind == "variable_assignment" and not argv:
@@ -318,17 +332,13 @@ class _Walk:
                 self.heredoc(child, depth)
             elif kind == "command_name":
                 inner = child.named_children
-                word = inner[0] if inner else child
-                argv.append(self.word(word, depth))
-                raw.append(self.text(word))
+                add(inner[0] if inner else child)
             elif kind == "comment":
                 continue
             else:
-                argv.append(self.word(child, depth))
-                raw.append(self.text(child))
+                add(child)
         for word_node in trailing:
-            argv.append(self.word(word_node, depth))
-            raw.append(self.text(word_node))
+            add(word_node)
         if not argv or argv[0] is None or is_globby(raw[0]):
             doubts.append(f"the command name {raw[0] if raw else '?'!r} is only known when bash runs it")
         elif argv[0] == "coproc":

@@ -183,10 +183,15 @@ def _is_git_control(path: str) -> bool:
     )
 
 
-def _output_operands(base: str, args: Argv) -> list[str]:
-    """The paths ``base`` may write: its operands, ``--option=value`` values, ``dd``'s ``of=``."""
+def _output_operands(base: str, args: Argv) -> tuple[list[str], bool]:
+    """The paths ``base`` may write (its operands, ``--option=value`` values, ``dd``'s ``of=``).
+
+    The flag: a word only known at run time may name another (``tee "${F:-.git/config}"``).
+    """
     paths: list[str] = []
     for word in args:
+        if word is None:
+            return paths, True
         if not word:
             continue
         if base == "dd":
@@ -196,7 +201,7 @@ def _output_operands(base: str, args: Argv) -> list[str]:
             paths.append(word.partition("=")[2])
         elif not word.startswith("-"):
             paths.append(word)
-    return [path for path in paths if path]
+    return [path for path in paths if path], False
 
 
 def _git_subcommand(args: Argv) -> str | None:
@@ -219,7 +224,8 @@ def program_writes(base: str, args: Argv) -> tuple[list[str], str | None]:
         )
         return [], None if writing == "" else f"find {writing or 'with a run-time word'} may write files"
     if base in _OUTPUT_OPERANDS:
-        return _output_operands(base, args), None
+        paths, unknown = _output_operands(base, args)
+        return paths, f"{base} writes to a file only known when it runs" if unknown else None
     if base == "curl" and not any(
         a is None
         or a.startswith(("-o", "-O", "--output", "--remote-name"))
@@ -296,7 +302,9 @@ def program_targets(argv: Argv) -> list[str | None]:
                     targets.append(word[len(option) :].lstrip("="))
         return targets
     if base in ("tee", "dd", "sort", "shuf", "uniq", "sed"):
-        return list(program_writes(base, args)[0])
+        paths, why = program_writes(base, args)
+        # A reason means it may write where its line does not say (a word known at run time, sed's w).
+        return [*paths, None] if why is not None else list(paths)
     return []
 
 

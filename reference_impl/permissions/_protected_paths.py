@@ -12,6 +12,7 @@ import os
 import stat
 from pathlib import Path
 
+from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._line_writes import program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._rules import Call
@@ -79,6 +80,16 @@ def _may_change_directory(part: ShellPart) -> bool:
     return bool(words) and (words[0] is None or words[0] in _DIRECTORY_CHANGERS)
 
 
+def _as_known(part: ShellPart) -> tuple[str | None, ...]:
+    """The part's words, a glob (``tee -a .bashr?``) or brace as ``None``: what it names is known when it runs."""
+    if len(part.raw) != len(part.argv):
+        return part.argv
+    return tuple(
+        None if word is not None and is_globby(raw) else word
+        for word, raw in zip(part.argv, part.raw, strict=True)
+    )
+
+
 def protected_write(call: Call, cwd: Path) -> str | None:
     """Why this call writes a protected path (a file tool's edit or a shell redirection), if it does."""
     target = call.target
@@ -94,7 +105,7 @@ def protected_write(call: Call, cwd: Path) -> str | None:
         # part it could not read is not in ``writes``, so what the line writes is not known.
         return "the command is not read with certainty (the grammar finds a syntax error), so what it writes is not known"
     moves = any(_may_change_directory(part) for part in shell.parts)
-    targets = [t for part in shell.parts for t in program_targets(part.argv)]
+    targets = [t for part in shell.parts for t in program_targets(_as_known(part))]
     for written in (*shell.writes, *targets):
         if written is None:
             return "the command writes to a file only known when it runs"

@@ -357,7 +357,10 @@ def _deny_argv(
                     return f"xargs puts its input where a command's name is ({replace!r})"
             elif parsed[0] is not None and is_wrapper(_program_name(parsed[0])):
                 # ``echo nuke | xargs env``: xargs appends words read from its input, and the wrapper
-                # it runs runs them as a command: which program is only known when it runs.
+                # it runs runs them as a command: which program is only known when it runs. What the
+                # line itself shows runs for certain (``xargs nohup rm x``): its forms are read first,
+                # so a deny of it is a deny, not a question.
+                _deny_argv(parsed, _raw_of(parsed), forms, depth + 1, stdin, exact=exact)
                 return f"xargs gives {_program_name(parsed[0])} a command read from its input"
         if parsed is not None:
             before = len(forms.unread) if isinstance(forms, _Reading) else 0
