@@ -103,6 +103,11 @@ _BLOCKED: dict[str, tuple[str, Callable[[int], str], dict[str, Any]]] = {
         lambda port: _curl(f"http://localhost:{port}/x"),
         {**LOCALHOST, "permissions": {"deny": ["WebFetch(domain:localhost)"]}},
     ),
+    "an IPv4-mapped IPv6 spelling of an address no entry allows": (
+        "127.0.0.1",
+        lambda port: _curl(f"http://[::ffff:127.0.0.1]:{port}/x"),
+        LOCALHOST,
+    ),
     "an allowed domain in deniedDomains": (
         "127.0.0.1",
         lambda port: _curl(f"http://localhost:{port}/x"),
@@ -123,7 +128,8 @@ def test_connections_outside_the_policy_never_arrive(
     """SBX-3: a connection the policy doesn't allow never reaches the server; unsandboxed it does.
 
     Direct connections (another port than the proxy's, from the shell or a child), other loopback
-    addresses, the allowed host's IP, and allowed names that a deny rule or ``deniedDomains`` denies.
+    addresses, the allowed host's IP (also as an IPv6 literal, which a proxy must not let through
+    because it can't read it), and allowed names that a deny rule or ``deniedDomains`` denies.
     """
     address, command, with_settings = _BLOCKED[name]
     with http_server(address) as (port, hits):
@@ -659,6 +665,7 @@ def _domain_patterns(draw: st.DrawFn, host: str) -> str:
 )
 @example(pattern="*.localhost", request="localhost")
 @example(pattern="*.calhost", request="localhost")
+@example(pattern="ocalhost", request="localhost")
 def test_a_domain_pattern_allows_only_the_names_it_covers(
     new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, pattern: str, request: str
 ) -> None:
@@ -666,8 +673,9 @@ def test_a_domain_pattern_allows_only_the_names_it_covers(
 
     Patterns are drawn from the requested name's own letters: the name itself, ``*.`` over it (its
     subdomains, not the name), over a suffix cut mid-label (``*.calhost`` covers no ``localhost``),
-    over a parent or a child name, in mixed case, with a final dot. A covered name reaches the local
-    server through the proxy; any other never arrives.
+    over a parent or a child name, in mixed case, with a final dot; a name without ``*.`` cut
+    mid-label (``ocalhost``) covers no longer name. A covered name reaches the local server through
+    the proxy; any other never arrives.
     """
     place = layout(tmp_path_factory.mktemp("pattern"))
     with_settings = sandbox_settings(sandbox={"network": {"allowedDomains": [pattern]}})
@@ -687,4 +695,102 @@ def test_a_domain_pattern_allows_only_the_names_it_covers(
     assert arrived == expected, (
         f"allowedDomains {[pattern]!r}: a request to {request!r} {'arrived' if arrived else 'did not arrive'}"
         f" (it {'is' if expected else 'is not'} covered): {outcome.output}"
+    )
+
+
+_NOT_DOMAIN_ALLOWANCES = (
+    "Read(domain:localhost)",
+    "Grep(domain:localhost)",
+    "Bash(domain:localhost)",
+    "WebSearch(domain:localhost)",
+    "WebFetch",
+)
+"""Rules that name ``localhost`` after ``domain:`` but are not ``WebFetch(domain:...)`` rules (tools
+before and after ``WebFetch`` in any ordering), and the whole ``WebFetch`` tool without a domain."""
+
+_BEHAVIOURS = {"WebSearch(domain:localhost)": ("allow",), "WebFetch(domain:localhost)": ("ask",)}
+"""The behaviours drawn for a rule where not both of allow and ask fit: a ``WebSearch`` rule with
+content can never match, which a harness may refuse in a deny or ask list (fail closed); the
+``WebFetch(domain:...)`` rule asks (allowing, it would open the host)."""
+
+
+@st.composite
+def _other_rules(draw: st.DrawFn) -> tuple[tuple[str, str, str], ...]:
+    """(layer, behaviour, rule) triples: rules naming ``localhost`` that open no host.
+
+    Rules of :data:`_NOT_DOMAIN_ALLOWANCES` allowing or asking, and ``WebFetch(domain:localhost)``
+    asking, each in the session's or the managed settings.
+    """
+    rules = draw(
+        st.lists(
+            st.sampled_from([*_NOT_DOMAIN_ALLOWANCES, "WebFetch(domain:localhost)"]),
+            min_size=1,
+            max_size=3,
+            unique=True,
+        )
+    )
+    return tuple(
+        (
+            draw(st.sampled_from(["settings", "managed"])),
+            draw(st.sampled_from(_BEHAVIOURS.get(rule, ("allow", "ask")))),
+            rule,
+        )
+        for rule in rules
+    )
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rules=_other_rules(), allowed=st.booleans())
+@example(
+    rules=(
+        ("settings", "allow", "Read(domain:localhost)"),
+        ("managed", "allow", "WebSearch(domain:localhost)"),
+        ("settings", "allow", "WebFetch"),
+    ),
+    allowed=False,
+)
+@example(
+    rules=(
+        ("managed", "ask", "WebFetch(domain:localhost)"),
+        ("settings", "ask", "WebFetch"),
+        ("settings", "allow", "Bash(domain:localhost)"),
+    ),
+    allowed=True,
+)
+def test_only_webfetch_domain_allow_rules_open_a_host(
+    new_harness: Callable[[], Any],
+    tmp_path_factory: pytest.TempPathFactory,
+    rules: tuple[tuple[str, str, str], ...],
+    allowed: bool,
+) -> None:
+    """SBX-3 property: beside ``allowedDomains``, only a ``WebFetch(domain:...)`` allow rule lets a host through.
+
+    Composed: ``localhost`` in ``allowedDomains`` or not, x rules in the session's or the managed
+    settings that name it without being ``WebFetch(domain:...)`` allow rules: other tools' rules
+    with a ``domain:`` content (allowing or asking), the whole ``WebFetch`` tool, and an ask rule
+    ``WebFetch(domain:localhost)`` (an ask is no denial). The command runs, and the host is reached
+    exactly when ``allowedDomains`` names it.
+    """
+    layers: dict[str, dict[str, list[str]]] = {"settings": {}, "managed": {}}
+    for layer, behavior, rule in rules:
+        layers[layer].setdefault(behavior, []).append(rule)
+    network = {"network": {"allowedDomains": ["localhost"]}} if allowed else {}
+    with_settings = sandbox_settings(sandbox=network, **layers["settings"])
+    managed = {"permissions": layers["managed"]} if layers["managed"] else {}
+    place = layout(tmp_path_factory.mktemp("other-rules"))
+    with http_server() as (port, hits):
+        outcome = run(
+            new_harness(),
+            _curl(f"http://localhost:{port}/reached"),
+            place.work,
+            with_settings,
+            host=allowing_host(),
+            managed=managed,
+        )
+    how = f"settings {with_settings}, managed {managed}: {outcome.output}"
+    assert outcome.ran, f"the command did not run: {how}"
+    assert ("/reached" in hits) == allowed, (
+        f"localhost {'was' if '/reached' in hits else 'was not'} reached; allowedDomains"
+        f" {'names' if allowed else 'does not name'} it: {how}"
     )

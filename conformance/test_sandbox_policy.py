@@ -188,3 +188,115 @@ def test_every_source_of_the_policy_counts_beside_the_others(
             assert kept == "kept\n", f"the file was written to: {where}"
         elif denial is None:
             assert kept == "kept\nmore\n", f"a writable file was not written to: {where}"
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What a sandboxed command may do in one directory: add a new file, append to one, read one."""
+
+    new_file: bool = False
+    append: bool = False
+    read: bool = True
+    writes: bool = True
+    """Whether the command tries to write there at all (not where an ``Edit`` deny rule may make a
+    harness refuse the whole line before it runs)."""
+
+
+# kind -> (its list: a ``sandbox.filesystem`` key or a rule behaviour, the entry with "{p}" for the
+# directory's absolute path, what it lets a command do there)
+PATH_KINDS: dict[str, tuple[str, str, Reach]] = {
+    "allowWrite, //-absolute": ("allowWrite", "/{p}", Reach(new_file=True, append=True)),
+    "Edit allow, one file": ("allow", "Edit(/{p}/kept.txt)", Reach(append=True)),
+    "Edit allow, a glob of other files": ("allow", "Edit(/{p}/*.md)", Reach()),
+    "Write allow, a file named '&...'": ("allow", "Write(/{p}/&notes.md)", Reach()),
+    "Edit ask, the directory": ("ask", "Edit(/{p}/**)", Reach()),
+    "Edit deny, the directory": ("deny", "Edit(/{p}/**)", Reach(writes=False)),
+    "Read allow, the directory": ("allow", "Read(/{p}/**)", Reach()),
+    "Read ask, the directory": ("ask", "Read(/{p}/**)", Reach()),
+    "Read deny, a glob": ("deny", "Read(/{p}/*.txt)", Reach(read=False)),
+    "denyRead, a //-absolute glob": ("denyRead", "/{p}/*.txt", Reach(read=False)),
+}
+"""Path entries beside the directory grants and denials of :class:`Policy`: a file, not the
+directory, is granted; rules that grant or hide nothing (other behaviours, other files' globs); a
+glob, not a directory, is hidden; ``//`` spells an absolute path in sandbox keys as in rules."""
+
+
+@st.composite
+def path_kinds(draw: st.DrawFn) -> tuple[tuple[str, bool], ...]:
+    """Some of :data:`PATH_KINDS` in any order, each rule or ``denyRead`` in the project's or the managed settings."""
+    kinds = draw(st.lists(st.sampled_from(sorted(PATH_KINDS)), min_size=1, max_size=5, unique=True))
+    return tuple((kind, PATH_KINDS[kind][0] != "allowWrite" and draw(st.booleans())) for kind in kinds)
+
+
+@pytest.mark.requirement("SBX-1", "MUST")
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kinds=path_kinds())
+@example(
+    kinds=tuple(
+        (kind, index % 2 == 1 and kind != "allowWrite, //-absolute") for index, kind in enumerate(PATH_KINDS)
+    )
+)
+def test_path_rules_reach_exactly_what_they_name(
+    new_harness: Callable[[], Any],
+    tmp_path_factory: pytest.TempPathFactory,
+    kinds: tuple[tuple[str, bool], ...],
+) -> None:
+    """SBX-1 property: each path entry widens writes or hides reads exactly as far as it names, no further.
+
+    One directory outside the working directory per entry (:data:`PATH_KINDS`), in the project's or
+    the managed settings. A command adds a new file to each, appends to an existing one and reads a
+    third. The new file lands only under a directory grant (``allowWrite`` spelt ``//abs``); an
+    ``Edit`` allow rule for one file lets that file be appended to and nothing else; a rule whose
+    glob names other files (``*.md``, ``&notes.md``), an ask or deny ``Edit`` rule, and a ``Read``
+    allow or ask rule grant no write and hide nothing; a ``Read`` deny glob and a ``denyRead`` glob
+    hide the files they match.
+    """
+    place = layout(tmp_path_factory.mktemp("rules"))
+    own: dict[str, list[str]] = {}
+    managed: dict[str, list[str]] = {}
+    steps = []
+    for index, (kind, in_managed) in enumerate(kinds):
+        directory = place.outside / f"d{index}"
+        directory.mkdir()
+        (directory / "r.txt").write_text(f"content-of-d{index}\n")
+        (directory / "kept.txt").write_text("kept\n")
+        key, entry, reach = PATH_KINDS[kind]
+        (managed if in_managed else own).setdefault(key, []).append(entry.format(p=directory))
+        if reach.writes:
+            steps.append(
+                f"echo new > {directory}/w.txt 2>/dev/null; echo more >> {directory}/kept.txt 2>/dev/null"
+            )
+        steps.append(f"cat {directory}/r.txt 2>/dev/null")
+
+    def layer(lists: dict[str, list[str]]) -> dict[str, Any]:
+        filesystem = {k: v for k, v in lists.items() if k in ("allowWrite", "denyRead")}
+        rules = {k: v for k, v in lists.items() if k in ("allow", "deny", "ask")}
+        return sandbox_settings(sandbox={"filesystem": filesystem} if filesystem else {}, **rules)
+
+    with_settings = layer(own)
+    managed_settings = layer(managed) if managed else {}
+    outcome = run(
+        new_harness(),
+        "; ".join(steps) + "; true",
+        place.work,
+        with_settings,
+        host=allowing_host(),
+        managed=managed_settings,
+    )
+    assert outcome.ran, (
+        f"the command did not run under {with_settings}, managed {managed_settings}: {outcome.output}"
+    )
+    for index, (kind, in_managed) in enumerate(kinds):
+        directory = place.outside / f"d{index}"
+        reach = PATH_KINDS[kind][2]
+        where = f"d{index} ({kind}, {'managed' if in_managed else 'project'} settings): {outcome.output}"
+        read = f"content-of-d{index}" in outcome.output
+        assert read == reach.read, f"the read {'succeeded' if read else 'failed'}: {where}"
+        landed = (directory / "w.txt").exists()
+        assert landed == (reach.writes and reach.new_file), (
+            f"a new file {'landed' if landed else 'did not land'}: {where}"
+        )
+        appended = (directory / "kept.txt").read_text() != "kept\n"
+        assert appended == (reach.writes and reach.append), (
+            f"the existing file {'was' if appended else 'was not'} appended to: {where}"
+        )
