@@ -300,3 +300,92 @@ def test_path_rules_reach_exactly_what_they_name(
         assert appended == (reach.writes and reach.append), (
             f"the existing file {'was' if appended else 'was not'} appended to: {where}"
         )
+
+
+SANDBOX_KEY_TYPES: dict[str, str] = {
+    "enabled": "bool",
+    "autoAllowBashIfSandboxed": "bool",
+    "allowUnsandboxedCommands": "bool",
+    "excludedCommands": "list",
+    "filesystem.allowWrite": "list",
+    "filesystem.denyWrite": "list",
+    "filesystem.denyRead": "list",
+    "network.allowedDomains": "list",
+    "network.deniedDomains": "list",
+    "network.allowUnixSockets": "list",
+    "network.allowLocalBinding": "bool",
+    "network.httpProxyPort": "port",
+    "network.socksProxyPort": "port",
+    "network.allowAllUnixSockets": "bool",
+    "filesystem.allowRead": "list",
+    "ripgrep": "object",
+}
+"""Claude Code's documented ``sandbox`` keys (its settings reference) and the JSON type each takes."""
+
+# Values of the wrong type for each: a string where a list or a boolean belongs ("/" as a list is
+# every path; "false" as a boolean is true in a careless reading), a list holding a non-string, a
+# port out of range or given as a string or a boolean, an object where a list or a scalar belongs.
+WRONG_VALUES: dict[str, tuple[Any, ...]] = {
+    "bool": ("true", "false", 1, 0, [], {"on": True}),
+    "list": ("/", "//", "..", 1, True, [1], [["/"]], {"0": "/"}),
+    "port": ("8080", 0, 65536, -1, True, 1.5, [8080]),
+    "object": ("rg", 1, True, ["rg"]),
+}
+
+
+@st.composite
+def malformed_sandbox_settings(draw: st.DrawFn) -> tuple[str, Any]:
+    """(the dotted key, a value of the wrong type for it)."""
+    key = draw(st.sampled_from(sorted(SANDBOX_KEY_TYPES)))
+    return key, draw(st.sampled_from(WRONG_VALUES[SANDBOX_KEY_TYPES[key]]))
+
+
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(malformed=malformed_sandbox_settings(), in_managed=st.booleans())
+@example(malformed=("filesystem.allowWrite", "/"), in_managed=False)
+@example(malformed=("enabled", "true"), in_managed=False)
+def test_a_malformed_sandbox_setting_is_refused_by_name(
+    new_harness: Callable[[], Any],
+    tmp_path_factory: pytest.TempPathFactory,
+    malformed: tuple[str, Any],
+    in_managed: bool,
+) -> None:
+    """PERM-12: a ``sandbox`` key of the wrong type is refused with an error naming the key.
+
+    The key is drawn from Claude Code's documented ones and given a value of another JSON type, in
+    the project's settings (with the sandbox on) or the managed ones. A settings file read carelessly
+    would widen the sandbox (``"/"`` as ``allowWrite`` grants every path; ``"true"`` as ``enabled``,
+    unchecked, may leave it off), and one a harness quietly ignores is not what its user wrote: the
+    harness refuses it, naming the key. The command writes a file outside the working directory,
+    which also must not land.
+    """
+    key, value = malformed
+    place = layout(tmp_path_factory.mktemp("malformed"))
+    section, _, name = key.rpartition(".")
+    entry: dict[str, Any] = {section: {name: value}} if section else {name: value}
+    sandbox = {"sandbox": {"enabled": True, **entry}} if key != "enabled" else {"sandbox": entry}
+    with_settings, managed = (sandbox_settings(), sandbox) if in_managed else (sandbox, {})
+    if in_managed and key == "enabled":
+        with_settings = {"sandbox": {}}  # the managed file's alone decides whether it is on
+    target = place.outside / "written.txt"
+    try:
+        outcome = run(
+            new_harness(),
+            f"echo x > {target}",
+            place.work,
+            with_settings,
+            host=allowing_host(),
+            managed=managed,
+        )
+    except Exception as error:
+        message = str(error)
+        assert name in message, (
+            f"sandbox.{key} = {value!r} was refused, but the error does not name it: {message!r}"
+        )
+        return
+    where = "managed" if in_managed else "project"
+    wrote = " and the command wrote outside the working directory" if target.exists() else ""
+    raise AssertionError(
+        f"sandbox.{key} = {value!r} ({where} settings) was accepted{wrote}: {outcome.output}"
+    )
