@@ -24,10 +24,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_toolharness import strategies as ths
 from pytest_toolharness.wire.scenarios import CLAUDE_CODE_NAMES, DRAWN_FAULTS, DrawnFaults, DrawnScenario
 from pytest_toolharness.wire.targets import TargetCutOff
 
-__all__ = ["DrawnFailure", "faults_of", "read_replay", "run_drawn"]
+__all__ = ["DrawnFailure", "faults_of", "oracle_cannot_run_touch", "read_replay", "run_drawn"]
 
 Judge = Callable[[Any, DrawnScenario], tuple[list[str], list[str]]]
 
@@ -59,6 +60,23 @@ def _failure_kind(drawn: DrawnScenario, problems: list[str]) -> type[DrawnFailur
         name = "DrawnFailure_" + "".join(c if c.isalnum() else "_" for c in origin)
         _KINDS[origin] = type(name, (DrawnFailure,), {"mechanism": origin})
     return _KINDS[origin]
+
+
+def oracle_cannot_run_touch(line: str) -> str | None:
+    """Why ``line`` can't run ``touch`` (the bash oracle ran it and saw none), or None.
+
+    None too when the oracle can't run here: the line is then taken to run what it was composed to.
+    """
+    oracle = ths.bash_sandbox()
+    if oracle is None:
+        return None
+    try:
+        executed = oracle.running_for_real(ths.composed_real_programs()).executed(line)
+    except RuntimeError:
+        return None
+    if any(record and record[0].rsplit("/", 1)[-1] == "touch" for record in executed):
+        return None
+    return f"the bash oracle, running {line[:120]!r}, saw no touch run: the line can't run it"
 
 
 def faults_of(harness: Any) -> DrawnFaults:

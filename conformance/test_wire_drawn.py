@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conformance._strategies_wire import drawn_scenarios
-from conformance._wire_drawn import faults_of, run_drawn
+from conformance._wire_drawn import faults_of, oracle_cannot_run_touch, run_drawn
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.wire import checks
 
@@ -45,7 +45,7 @@ def test_drawn_refusals_hold_however_the_command_is_composed(
         "drawn-refusals",
         "PERM-17",
         drawn_scenarios(roles, refusing=True),
-        checks.judge_drawn_rules,
+        lambda run, drawn: checks.judge_drawn_rules(run, drawn, oracle_cannot_run_touch),
     )
 
 

@@ -157,6 +157,7 @@ _RUNS_TOUCH = "bash -c 'touch {m}'"
 def test_an_allowed_line_is_a_finding_only_if_bash_can_run_touch_with_it(tmp_path: Path) -> None:
     """PERM-17's drawn refusals: a harness that allowed a line is blamed only when the bash oracle shows
     the line runs touch (after its harmless start); a line that can't run it is no finding."""
+    from conformance._wire_drawn import oracle_cannot_run_touch
     from pytest_toolharness._strategies.bash_oracle import bash_sandbox_problem
     from pytest_toolharness.wire.checks import judge_drawn_rules
     from pytest_toolharness.wire.targets import run_wire_scenario
@@ -173,7 +174,7 @@ def test_an_allowed_line_is_a_finding_only_if_bash_can_run_touch_with_it(tmp_pat
     harness.write_text(FAKE_HARNESS)  # answers every call "ok": allows both, runs neither
     target = CommandTarget(f"{shlex.quote(sys.executable)} {shlex.quote(str(harness))} good {{prompt}}")
     run = run_wire_scenario(target, drawn.scenario(), tmp_path / "run")
-    problems, unproven = judge_drawn_rules(run, drawn)
+    problems, unproven = judge_drawn_rules(run, drawn, oracle_cannot_run_touch)
     touch_id = [call_id for call_id, call in drawn.calls() if call.marker == "m-touch"]
     assert [p.split(":")[0] for p in problems] == touch_id, problems
     assert any("m-nothing" in u and "saw no touch run" in u for u in unproven), unproven

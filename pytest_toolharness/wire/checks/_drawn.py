@@ -10,6 +10,7 @@ whether a refused command would have run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,11 +58,16 @@ def _exercised(run: WireRun, drawn: DrawnScenario) -> list[str]:
     return reasons
 
 
-def judge_drawn_rules(run: WireRun, drawn: DrawnScenario) -> Judgement:
+def judge_drawn_rules(
+    run: WireRun, drawn: DrawnScenario, cannot_run_touch: Callable[[str], str | None] | None = None
+) -> Judgement:
     """PERM-17 (and PERM-1, PERM-4): a command the drawn rules refuse never runs and its result is an error.
 
     Only when :meth:`DrawnScenario.catches_touch` says the rules refuse ``touch``; a run where no
-    shell command ran at all is not exercised.
+    shell command ran at all is not exercised. ``cannot_run_touch(line)`` says why a line can't run
+    ``touch`` at all (the bash oracle's word) or None: an allowed line it clears is no finding (a
+    carrier mined from a manual page may run nothing); without it every drawn line is taken to run
+    what it was composed to.
     """
     why = drawn.catches_touch()
     if why is None:
@@ -84,7 +90,7 @@ def judge_drawn_rules(run: WireRun, drawn: DrawnScenario) -> Judgement:
         if flagged and blocks and blocks[0].get("is_error") is not True:
             # Allowed, and touch did not run: a finding only if the line can run touch at all (a
             # carrier mined from a manual page may not run anything); bash, not the grammar, says so.
-            cannot = _cannot_run_touch(call)
+            cannot = cannot_run_touch(call.carried or call.command) if cannot_run_touch else None
             if cannot is not None:
                 unproven.append(f"{call_id}: allowed, but {cannot}")
                 continue
@@ -92,27 +98,6 @@ def judge_drawn_rules(run: WireRun, drawn: DrawnScenario) -> Judgement:
                 f"{call_id}: {call.command!r}: its result is not an error: {result_text(blocks[0])[:160]!r}"
             )
     return problems, unproven
-
-
-def _cannot_run_touch(call: DrawnCall) -> str | None:
-    """Why ``call``'s line is not shown to run ``touch`` (the bash oracle ran it and saw none), or None.
-
-    None too when the oracle can't run here: the line is then taken to run what it was composed to.
-    """
-    from pytest_toolharness._strategies.bash_oracle import bash_sandbox
-    from pytest_toolharness._strategies.shell_grammar import composed_real_programs
-
-    oracle = bash_sandbox()
-    if oracle is None:
-        return None
-    line = call.carried or call.command
-    try:
-        executed = oracle.running_for_real(composed_real_programs()).executed(line)
-    except RuntimeError:
-        return None
-    if any(record and record[0].rsplit("/", 1)[-1] == "touch" for record in executed):
-        return None
-    return f"the bash oracle, running {line[:120]!r}, saw no touch run: the line can't run it"
 
 
 def judge_drawn_pairing(run: WireRun, drawn: DrawnScenario) -> Judgement:
