@@ -212,7 +212,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/hooks/_lifecycle.py": ("HOOK-5", "HOOK-7"),
     "reference_impl/hooks/_tool_events.py": (*_HOOKS, "EXEC-5"),
     "reference_impl/sandbox/_policy.py": _SANDBOX,
-    "reference_impl/sandbox/_settings.py": _SANDBOX,
+    # A malformed sandbox key is refused by name (PERM-12's property draws them).
+    "reference_impl/sandbox/_settings.py": (*_SANDBOX, "PERM-12"),
     "reference_impl/sandbox/_runner.py": _SANDBOX,
     "reference_impl/sandbox/_shell.py": _SANDBOX,
     "reference_impl/sandbox/_proxy.py": ("SBX-3",),
