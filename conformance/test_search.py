@@ -22,7 +22,7 @@ from conformance._strategies_pool import (
     mcp_tool_parts,
     server_names,
 )
-from conformance.oracles.search import oracle_search_tools_with_keywords
+from conformance.oracles.search import oracle_parse_tool_name, oracle_search_tools_with_keywords
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import ToolSpec
 from pytest_toolharness.strategies import PERMISSION_MODES, cached_strategy
@@ -42,11 +42,34 @@ def _compound_terms() -> st.SearchStrategy[str]:
     )
 
 
+# The ends of linked words: vocabulary words, and short ends that put the punctuation a character or
+# two from a text's start or end (``1-web``, ``task.v2``).
+_LINK_ENDS = (*WORDS, "1", "v2", "x")
+
+
+@cached_strategy
+def _linked_texts() -> st.SearchStrategy[str]:
+    """Texts of words and linked words (``send-message web-page``, ``1/web``), anywhere in the text.
+
+    A query term of a link's punctuation (``-``), or of one end with it (``send-``, ``-message``),
+    matches there between word boundaries; two links in one text match such a term twice.
+    """
+    end = st.sampled_from(_LINK_ENDS)
+    items = st.lists(st.sampled_from(WORDS) | st.tuples(end, end), min_size=1, max_size=4)
+    return st.tuples(st.sampled_from(_JOINERS), items).map(_link_words)
+
+
+def _link_words(joiner_and_items: tuple[str, list[str | tuple[str, str]]]) -> str:
+    """The items as words, a pair linked by the joiner (one punctuation per text: it matches as often)."""
+    joiner, items = joiner_and_items
+    return " ".join(item if isinstance(item, str) else joiner.join(item) for item in items)
+
+
 @cached_strategy
 def _search_descriptions() -> st.SearchStrategy[str]:
     """Descriptions, some of which contain compound terms, so that a query's compound term can match."""
     with_compound = st.tuples(descriptions(), _compound_terms()).map(" ".join)
-    return st.one_of(descriptions(), with_compound)
+    return st.one_of(descriptions(), with_compound, _linked_texts())
 
 
 def deferred(spec: ToolSpec) -> bool:
@@ -337,6 +360,67 @@ def _pool_compounds(specs: list[ToolSpec]) -> tuple[str, ...]:
     return tuple(sorted({w for w in text.split() if not re.fullmatch(r"\w+", w)}))
 
 
+_LINK = re.compile(r"[A-Za-z0-9_]+(?:[^A-Za-z0-9_\s]+[A-Za-z0-9_]+)+")
+_JOINT = re.compile(r"[^A-Za-z0-9_]+")
+_WORD_CHARACTER = re.compile(r"[A-Za-z0-9_]")
+
+
+def _pool_link_terms(specs: list[ToolSpec]) -> tuple[str, ...]:
+    """Terms cut from the pool's linked words (``send-message``, JavaScript's ASCII word characters).
+
+    The whole link (several word runs), its punctuation alone (no word character: ``-``), and each
+    end with the punctuation next to it (one word run that is not the whole term: ``send-``,
+    ``-message``); each matches the text it was cut from between word boundaries.
+    """
+    text = " ".join(f"{s.description} {s.search_hint or ''}" for s in specs).lower()
+    terms: set[str] = set()
+    for link in _LINK.findall(text):
+        terms.add(link)
+        for joint in _JOINT.finditer(link):
+            terms.update((joint.group(), link[: joint.end()], link[joint.start() :]))
+    return tuple(sorted(t for t in terms if not any(c.isspace() for c in t)))
+
+
+def _repeated_joints(specs: list[ToolSpec]) -> tuple[str, ...]:
+    """Punctuation that links words twice in one description or hint: the text matches it once."""
+    repeated: set[str] = set()
+    for text in (t.lower() for s in specs for t in (s.description, s.search_hint or "")):
+        joints = [joint.group() for link in _LINK.findall(text) for joint in _JOINT.finditer(link)]
+        repeated.update(j for j in joints if joints.count(j) > 1)
+    return tuple(sorted(repeated))
+
+
+def _shared_pieces(specs: list[ToolSpec]) -> tuple[str, ...]:
+    """Pieces of 1-3 characters in two name parts of one tool, equal to none: a partial match, once."""
+    shared: set[str] = set()
+    for spec in specs:
+        parts = set(oracle_parse_tool_name(spec.name)[0])
+        seen: dict[str, int] = {}
+        for part in parts:
+            for piece in {part[a : a + n] for n in (1, 2, 3) for a in range(len(part) - n + 1)}:
+                seen[piece] = seen.get(piece, 0) + 1
+        shared.update(piece for piece, count in seen.items() if count > 1 and piece not in parts)
+    return tuple(sorted(shared))
+
+
+def _pool_parts(specs: list[ToolSpec]) -> tuple[str, ...]:
+    """The name parts of the pool's tools, as the seed cuts names (``send-message`` of an MCP server too)."""
+    return tuple(sorted({part for s in specs for part in oracle_parse_tool_name(s.name)[0]}))
+
+
+def _cut(piece: tuple[str, int, int]) -> str:
+    """``length`` characters of a part from about ``start``, fewer than the whole part when it has two or more."""
+    part, start, length = piece
+    length = min(length, max(1, len(part) - 1))
+    start %= len(part) - length + 1
+    return part[start : start + length]
+
+
+def _part_pieces(parts: tuple[str, ...], lengths: tuple[int, int]) -> st.SearchStrategy[str]:
+    """Pieces of ``lengths`` characters of the pool's name parts: partial name matches."""
+    return st.tuples(st.sampled_from(parts), st.integers(0, 15), st.integers(*lengths)).map(_cut)
+
+
 @pytest.mark.toolharness_heavy
 @requires("search", "pool")
 @pytest.mark.requirement("DEFER-5", "SHOULD")
@@ -348,7 +432,12 @@ def test_keyword_search_matches_the_oracle(
     data: st.DataObject,
     max_results: int,
 ) -> None:
-    """DEFER-5: keyword queries return the seed's ranking: fast paths, +required terms, scores, ties, limit."""
+    """DEFER-5: keyword queries return the seed's ranking: fast paths, +required terms, scores, ties, limit.
+
+    Query terms are the pool's words and prefixes of them, pieces of 1 to 11 characters of its name
+    parts (partial name matches), and pieces of the linked words of its descriptions and hints
+    (``send-message``, ``send-``, ``-message``, a lone ``-``), which match between word boundaries.
+    """
     builtins, mcps = pool
     specs = {s.name: s for s in builtins + mcps}
     harness = new_harness()
@@ -358,6 +447,26 @@ def test_keyword_search_matches_the_oracle(
     compounds = _pool_compounds(in_pool)
     if compounds:  # the pool's own compound terms, so that such a query term matches something
         term = st.one_of(term, st.sampled_from(compounds), st.sampled_from(compounds).map(lambda t: "+" + t))
+    # Each term is a word of the pool (above), or one of the pieces the index answers each its own way.
+    kinds = [term]
+    candidates = [s for s in in_pool if deferred(s)]  # the tools a term can score
+    links = _pool_link_terms(candidates)
+    if links:  # pieces of the pool's linked words: terms of several word runs, of one, of none
+        joints = st.sampled_from([t for t in links if not _WORD_CHARACTER.search(t)] or links)
+        repeated = _repeated_joints(candidates)
+        kinds += [
+            st.sampled_from(links) | st.sampled_from(links).map(lambda t: "+" + t),
+            joints | st.sampled_from(repeated) if repeated else joints,
+        ]
+    parts = _pool_parts(candidates)
+    if parts:
+        # Pieces of 1 to 4 characters, some in two parts of one tool (``re`` of ``ReadCreate``); and of
+        # 7 to 11 from the long parts (``notebook``, an MCP server's ``send-message``).
+        short, shared = _part_pieces(parts, (1, 4)), _shared_pieces(candidates)
+        kinds.append(short | st.sampled_from(shared) if shared else short)
+        long_parts = tuple(part for part in parts if len(part) >= 8)
+        if long_parts:
+            kinds.append(_part_pieces(long_parts, (7, 11)))
     terms = st.lists(term, min_size=1, max_size=3)
     query = data.draw(
         st.one_of(
@@ -368,9 +477,14 @@ def test_keyword_search_matches_the_oracle(
         ),
         label="query",
     )
-    want = _oracle(query, in_pool, max_results)
-    got = _names(harness.search(builtins, mcps, query, max_results=max_results))
-    assert got == want, f"query {query!r} (max_results={max_results}): expected {want}, got {got}"
+    queries = [query]
+    if len(kinds) > 1:  # and a query of the pieces, on the same pool
+        pieces = st.lists(st.sampled_from(kinds).flatmap(lambda kind: kind), min_size=1, max_size=3)
+        queries.append(data.draw(pieces.map(" ".join), label="query of pieces"))
+    for query in queries:
+        want = _oracle(query, in_pool, max_results)
+        got = _names(harness.search(builtins, mcps, query, max_results=max_results))
+        assert got == want, f"query {query!r} (max_results={max_results}): expected {want}, got {got}"
 
 
 # -- boundaries and alternate spellings -----------------------------------------------------------
