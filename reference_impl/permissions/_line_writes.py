@@ -301,11 +301,55 @@ def program_targets(argv: Argv) -> list[str | None]:
                 elif word is not None and word.startswith(option) and len(word) > len(option):
                     targets.append(word[len(option) :].lstrip("="))
         return targets
+    if base == "git":
+        return _git_config_targets(args)
     if base in ("tee", "dd", "sort", "shuf", "uniq", "sed"):
         paths, why = program_writes(base, args)
         # A reason means it may write where its line does not say (a word known at run time, sed's w).
         return [*paths, None] if why is not None else list(paths)
     return []
+
+
+# ``git config`` options that only read: with one of them (and no writing one) nothing is written.
+_GIT_CONFIG_READS = frozenset(
+    {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list"}
+    | {"--show-origin", "--show-scope", "get", "list"}
+)
+
+
+def _git_config_targets(args: Argv) -> list[str | None]:
+    """The configuration file ``git config`` writes (PERM-15: git's configuration is protected), if it writes.
+
+    ``git config core.hooksPath x`` writes ``.git/config`` (``--global``: ``~/.gitconfig``; ``--file F``:
+    F), in the repository ``-C DIR`` names; a word only known at run time may be any of them.
+    """
+    directory = ""
+    index = 0
+    while index < len(args) and args[index] is not None and str(args[index]).startswith("-"):
+        if args[index] == "-C" and index + 1 < len(args):
+            named = args[index + 1]
+            if named is None:
+                return [None]
+            directory = named.rstrip("/") + "/"
+        index += 2 if args[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    if index >= len(args) or args[index] != "config":
+        return []
+    words = args[index + 1 :]
+    if any(word is None for word in words):
+        return [None]
+    options = [w for w in words if w is not None and w.startswith("-")]
+    operands = [w for w in words if w is not None and not w.startswith("-")]
+    reads = any(w in _GIT_CONFIG_READS for w in (*options, *operands[:1]))
+    if reads or (len(operands) < 2 and not set(options) - {"--local", "--global", "--system", "--worktree"}):
+        return []  # ``git config user.name``: it prints the value
+    if "--global" in options:
+        return ["~/.gitconfig"]
+    for i, word in enumerate(words):
+        if word in ("-f", "--file") and i + 1 < len(words):
+            return [words[i + 1]]
+        if word is not None and word.startswith("--file="):
+            return [word.partition("=")[2]]
+    return [f"{directory}.git/config"]
 
 
 def _runs_files(run: Run) -> list[str | None]:
