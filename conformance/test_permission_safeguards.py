@@ -363,6 +363,33 @@ def test_protected_paths_are_never_auto_allowed(
 @pytest.mark.requirement("PERM-15", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(
+    key=st.sampled_from(["core.hooksPath", "core.fsmonitor", "core.pager", "alias.x", "core.sshCommand"]),
+    form=st.sampled_from(["", "--local ", "--add ", "--replace-all ", "--global "]),
+    where=st.sampled_from(["", "-C . ", "-C sub "]),
+)
+def test_git_writing_its_own_configuration_is_never_auto_allowed(
+    new_harness: Callable[[], Any], key: str, form: str, where: str
+) -> None:
+    """PERM-15: ``git config KEY VALUE`` writing git's configuration asks in bypassPermissions.
+
+    It writes a hook path, a pager or an alias that later runs code, without naming the file.
+    """
+    command = f"git {where}config {form}{key} 'touch pwned'"
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        mode="bypassPermissions",
+        host=host_answering("deny"),
+    )
+    assert run.ran() == 0, f"{command!r} ran unasked in bypassPermissions: {run.describe()}"
+    assert len(run.asked) == 1, f"{command!r} in bypassPermissions must ask: {run.describe()}"
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
     move=st.sampled_from(["cd", "pushd", "builtin cd", "command cd"]),
     target=st.sampled_from([(".git", "config"), (".git/hooks", "pre-commit"), (".claude", "settings.json")]),
     joiner=st.sampled_from([" && ", "; ", "\n"]),
