@@ -71,6 +71,15 @@ def test_tests_for_a_line_fastest_first_and_import_lines_reach_every_test() -> N
     assert coverage.tests_for(12, 13) == []
 
 
+def test_tests_that_killed_a_mutant_run_first_for_the_next() -> None:
+    """The latest killer first, then earlier killers, then the rest fastest first; a killer the
+    mutant's lines don't reach is not added."""
+    tests = ["t::fast", "t::mid", "t::slow"]
+    assert _forked.killers_first(tests, []) == tests
+    assert _forked.killers_first(tests, ["t::slow", "t::other", "t::mid"]) == ["t::slow", "t::mid", "t::fast"]
+    assert _forked.killers_first(tests, ["t::other"]) == tests
+
+
 def test_the_run_environment_keeps_the_callers_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tests under mutation run with PATH and HOME: a test starting ``bash`` or ``git`` must find it."""
     monkeypatch.setenv("TOOLHARNESS_TEST_MARKER", "kept")
@@ -207,12 +216,19 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
             ),
         ]
         outcomes = {{}}
+        killers = {{}}
+
+        def record(outcome):
+            outcomes[outcome.job_id] = outcome.verdict
+            killers[outcome.job_id] = outcome.killer
+
         _forked.run_mutants(
             "pkg.mod", module, iter(jobs), parallel=2, timeout=lambda job: 120.0, workdir=work,
-            project_root=root, on_outcome=lambda o: outcomes.__setitem__(o.job_id, o.verdict), options=(),
+            project_root=root, on_outcome=record, options=(),
         )
         print(json.dumps({{
             "verdicts": outcomes,
+            "killers": killers,
             "line7": coverage.tests_for(7, 7),
             "line12": coverage.tests_for(12, 12),
             "unchanged": module.read_text() == source,
@@ -230,6 +246,12 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
         "skipped": "survived",  # skipped unmutated too: nothing is lost
     }
     assert report["skipped"] == ["test_mod.py::test_always_skips"]
+    # The test that failed first is named (it runs first for the next mutant); an import error or a
+    # test that now skips names none.
+    assert report["killers"]["top"] == "test_mod.py::test_clamp_over"
+    assert report["killers"]["sub"] == "test_mod.py::test_in_a_subprocess"
+    assert report["killers"]["boom"] is None
+    assert report["killers"]["unexercised"] is None
     # test_in_a_subprocess runs line 7 only in its subprocess: a line a test file's subprocess runs
     # is reached by every test of that file (wire modules share one run among their tests).
     assert sorted(report["line7"]) == [

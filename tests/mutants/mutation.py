@@ -10,7 +10,8 @@ session database and its report; :mod:`tests.mutants._forked` runs them. For eac
 :data:`MODULE_REQUIREMENTS` names the requirement IDs whose tests exercise it. Their conformance tests
 run once unmutated under coverage (they must pass, or nothing is scored), then each mutant runs, in a
 forked child of one warm process, only the tests that execute its lines (strict level, ``--exitfirst``,
-the derandomised ``toolharness-mutants`` profile): a mutant is killed when one of them fails. A mutant
+the derandomised ``toolharness-mutants`` profile; the tests that killed earlier mutants first, the rest
+fastest first): a mutant is killed when one of them fails. A mutant
 on lines none of them executes is recorded as survived, ``not reached``, without a run. Mutants inside
 type annotations are skipped: with ``from __future__ import annotations`` they never run.
 
