@@ -359,6 +359,54 @@ def test_protected_paths_are_never_auto_allowed(
     assert len(run.asked) == 1, f"{via} of protected {path!r} in {mode} must ask: {run.describe()}"
 
 
+@st.composite
+def _program_allowed_write(draw: st.DrawFn) -> tuple[str, str]:
+    """A command writing a protected file by redirection, and an allow rule naming only its program.
+
+    Every operator that opens the file for writing (``2>`` truncates it too), the redirection before,
+    among or after the words, and a rule by prefix, wildcard or the exact words without the redirection.
+    """
+    path = draw(st.sampled_from(PROTECTED + STARTUP_FILES))
+    program, words = draw(st.sampled_from([("echo", "pwned"), ("printf", "x"), ("true", ""), ("ls", "-a")]))
+    operator = draw(st.sampled_from([">", ">>", ">|", "1>", "2>", "&>", "&>>", "1>>"]))
+    redirection = f"{operator} {path}" if draw(st.booleans()) else f"{operator}{path}"
+    parts = [program, *words.split()]
+    parts.insert(draw(st.integers(0, len(parts))), redirection)
+    rule = draw(
+        st.sampled_from(
+            [f"Bash({program}:*)", f"Bash({program} *)", f"Bash({' '.join([program, *words.split()])})"]
+        )
+    )
+    return " ".join(parts), rule
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(write=_program_allowed_write(), mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]))
+@example(write=("echo pwned >> ~/.bashrc", "Bash(echo:*)"), mode="default")
+@example(write=("ls 2> .git/config", "Bash(ls)"), mode="default")
+def test_an_allow_rule_naming_a_program_never_lets_it_write_a_protected_file(
+    new_harness: Callable[[], Any], write: tuple[str, str], mode: str
+) -> None:
+    """PERM-15: an allow rule naming a program grants running it, never writing a protected file.
+
+    ``Bash(echo:*)``, ``Bash(echo *)`` or the exact words: the program's redirection to a protected
+    file asks in every mode (a protected path needs a grant of its own, never a blanket one).
+    """
+    command, rule = write
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        rules=[RuleSpec(rule, "allow")],
+        mode=mode,
+        host=host_answering("deny"),
+    )
+    assert run.ran() == 0, f"{command!r} under {rule} ran unasked in {mode}: {run.describe()}"
+    assert len(run.asked) == 1, f"{command!r} under {rule} in {mode} must ask: {run.describe()}"
+
+
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-15", "MUST")
 @settings(max_examples=20, deadline=None)

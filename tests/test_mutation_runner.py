@@ -327,6 +327,9 @@ def test_triage_matches_line_operator_and_function(tmp_path: Path) -> None:
     tree = ast.parse(SOURCE)
     assert enclosing_function(tree, 12) == "unused"
     assert enclosing_function(tree, 1) == ""
+    # A decorator's line is its function's (RemoveDecorator mutants are placed there).
+    decorated = ast.parse("class C:\n    x = 1\n\n    @property\n    def f(self):\n        return 1\n")
+    assert [enclosing_function(decorated, n) for n in (2, 4, 5, 6)] == ["", "f", "f", "f"]
 
 
 @pytest.mark.parametrize(

@@ -110,15 +110,14 @@ def classify(
 
 
 def enclosing_function(tree: ast.Module, line: int) -> str:
-    """The name of the innermost ``def`` around ``line``, or ""."""
+    """The name of the innermost ``def`` around ``line`` (its decorators count as its lines), or ""."""
     best: tuple[int, str] | None = None
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        if node.lineno <= line <= (node.end_lineno or node.lineno) and (
-            best is None or node.lineno > best[0]
-        ):
-            best = (node.lineno, node.name)
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        if start <= line <= (node.end_lineno or node.lineno) and (best is None or start > best[0]):
+            best = (start, node.name)
     return best[1] if best else ""
 
 
