@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -77,8 +77,12 @@ def run(
     host: HostSpec | None = None,
     disable_sandbox: bool = False,
     managed: Mapping[str, Any] | None = None,
+    source: Literal["userSettings", "projectSettings", "localSettings"] = "localSettings",
 ) -> SandboxOutcome:
-    """One Bash call through the harness's ``sandbox`` capability (``managed``: managed settings)."""
+    """One Bash call through the harness's ``sandbox`` capability.
+
+    ``with_settings`` sit in the settings file of ``source``; ``managed`` are the managed settings.
+    """
     spec = SandboxRun(
         command,
         workdir,
@@ -86,6 +90,7 @@ def run(
         managed_settings=managed or {},
         disable_sandbox=disable_sandbox,
         host=host,
+        settings_source=source,
     )
     outcome: SandboxOutcome = asyncio.run(harness.run_sandboxed(spec))
     return outcome

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
@@ -576,24 +576,30 @@ _ALLOWANCES = ("allowedDomains", "WebFetch rule")
     lock=st.sampled_from([None, "session", "managed"]),
     allowance=st.sampled_from(_ALLOWANCES),
     allowed_by_managed=st.booleans(),
+    source=st.sampled_from(["userSettings", "projectSettings", "localSettings"]),
 )
-@example(lock="session", allowance="allowedDomains", allowed_by_managed=False)
-@example(lock="managed", allowance="WebFetch rule", allowed_by_managed=False)
-@example(lock="managed", allowance="allowedDomains", allowed_by_managed=True)
+@example(lock="session", allowance="allowedDomains", allowed_by_managed=False, source="localSettings")
+@example(lock="session", allowance="allowedDomains", allowed_by_managed=False, source="projectSettings")
+@example(lock="session", allowance="WebFetch rule", allowed_by_managed=False, source="userSettings")
+@example(lock="managed", allowance="WebFetch rule", allowed_by_managed=False, source="localSettings")
+@example(lock="managed", allowance="allowedDomains", allowed_by_managed=False, source="userSettings")
+@example(lock="managed", allowance="allowedDomains", allowed_by_managed=False, source="localSettings")
+@example(lock="managed", allowance="allowedDomains", allowed_by_managed=True, source="projectSettings")
 def test_only_managed_settings_can_limit_the_network_to_managed_domains(
     new_harness: Callable[[], Any],
     tmp_path_factory: pytest.TempPathFactory,
     lock: str | None,
     allowance: str,
     allowed_by_managed: bool,
+    source: Literal["userSettings", "projectSettings", "localSettings"],
 ) -> None:
     """SBX-3 (PERM-4): ``allowManagedDomainsOnly`` counts only from managed settings.
 
     The host is allowed by ``allowedDomains`` or a ``WebFetch(domain:...)`` allow rule, in the
     session's or the managed settings; the lock is nowhere, in the session's settings (ignored: a
     cloned repository's file can't throw the user's allowances away) or in the managed settings
-    (then only managed allowances count). The host is reached iff no managed lock stands or a managed
-    allowance names it.
+    (then only managed allowances count). The session's settings are the user's, the project's or the
+    local file. The host is reached iff no managed lock stands or a managed allowance names it.
     """
     allowing: dict[str, Any] = (
         {"sandbox": {"network": {"allowedDomains": ["localhost"]}}}
@@ -617,6 +623,7 @@ def test_only_managed_settings_can_limit_the_network_to_managed_domains(
             session,
             host=allowing_host(),
             managed=managed or None,
+            source=source,
         )
     assert outcome.ran, outcome.output
     expected = lock != "managed" or allowed_by_managed

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pytest_toolharness.specs._permissions import HostSpec
 
@@ -28,9 +28,11 @@ SETTINGS_FILE = ".claude/settings.local.json"
 class SandboxRun:
     """One Bash call: ``command`` in ``workdir`` under ``settings``.
 
-    ``managed_settings`` are the administrator's (Claude Code's managed settings; the only place its
-    ``sandbox.bwrapPath`` and ``socatPath`` count), put where the harness reads them, outside
-    ``workdir``. ``disable_sandbox`` sets the call's ``dangerouslyDisableSandbox``. ``host`` answers a
+    ``settings_source`` is the file that holds ``settings``: ``localSettings`` (:data:`SETTINGS_FILE`),
+    ``projectSettings`` (``.claude/settings.json``, the repository's) or ``userSettings`` (the user's
+    own, outside ``workdir``). ``managed_settings`` are the administrator's (Claude Code's managed
+    settings; the only place its ``sandbox.bwrapPath``, ``socatPath`` and ``allowManagedDomainsOnly``
+    count), put where the harness reads them, outside ``workdir``. ``disable_sandbox`` sets the call's ``dangerouslyDisableSandbox``. ``host`` answers a
     permission ask and records it; None means nobody can be asked (an ask is denied, PERM-8).
     """
 
@@ -39,6 +41,7 @@ class SandboxRun:
     settings: Mapping[str, Any] = field(default_factory=dict)
     managed_settings: Mapping[str, Any] = field(default_factory=dict)
     disable_sandbox: bool = False
+    settings_source: Literal["userSettings", "projectSettings", "localSettings"] = "localSettings"
     host: HostSpec | None = None
     timeout_ms: int = 60_000
 

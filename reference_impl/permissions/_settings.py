@@ -247,6 +247,7 @@ def load_settings(
     """
     if source not in SETTING_SOURCES:
         raise ValueError(f"unknown settings source {source!r} (expected one of {', '.join(SETTING_SOURCES)})")
+    source = SETTING_SOURCES[SETTING_SOURCES.index(source)]  # the constant itself, however it was built
     if isinstance(text_or_path, str):
         text = text_or_path
         label = name or "<settings>"

@@ -130,7 +130,7 @@ def _type_ok(value: Any, kind: str) -> bool:
     if kind == "int":
         return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536
     if kind == "list":
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+        return isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)
     return isinstance(value, dict)
 
 

@@ -43,6 +43,7 @@ from pytest_toolharness.adapters.reference._permission_context import (
 from pytest_toolharness.adapters.reference._permission_context import rules_of
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from pytest_toolharness.processes import remove_at_exit
+from pytest_toolharness.specs import SETTINGS_FILES
 from reference_impl import (
     AgentSession,
     CommandHook,
@@ -341,12 +342,16 @@ class ReferenceHarness:
         return await run_loop_scenario(scenario, self._workdir, _host_callback)
 
     async def run_sandboxed(self, run: SandboxRun) -> SandboxOutcome:
-        """One Bash call through the pipeline, with the settings in ``.claude/settings.local.json``."""
+        """One Bash call through the pipeline, with the settings in the file of ``run.settings_source``."""
         self._workdir.mkdir(parents=True, exist_ok=True)
-        path = run.workdir / SETTINGS_FILE
+        path = {
+            "localSettings": run.workdir / SETTINGS_FILE,
+            "projectSettings": run.workdir / SETTINGS_FILES["projectSettings"],
+            "userSettings": self._workdir / "home" / ".claude" / "settings.json",
+        }[run.settings_source]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(dict(run.settings)), encoding="utf-8")
-        files = [load_settings(path, "localSettings")]
+        files = [load_settings(path, run.settings_source)]
         if run.managed_settings:
             managed = self._workdir / "managed-settings.json"
             managed.write_text(json.dumps(dict(run.managed_settings)), encoding="utf-8")
