@@ -67,6 +67,20 @@ _LINES = st.one_of(written_then_run_lines(), input_run_as_program_lines())
 @pytest.mark.requirement("PERM-17", "MUST")
 @settings(max_examples=100, deadline=None)
 @given(line=_LINES, deny=_DENY, mode=_MODES, behavior=st.sampled_from(["deny", "ask"]))
+# Programs that find the file by convention (make's Makefile, a PATH the line sets): the derandomised
+# draw stopped reaching them when the shared strategies changed (m_perm_17_convention_unseen survived).
+@example(
+    line="printf 'all:\\n\\trm -rf x\\n' > d && cp d Makefile && make",
+    deny="Bash(rm:*)",
+    mode="bypassPermissions",
+    behavior="deny",
+)
+@example(
+    line="printf '#!/bin/sh\\nrm -rf x\\n' > t && chmod +x t && PATH=.:$PATH t",
+    deny="Bash(rm -rf:*)",
+    mode="bypassPermissions",
+    behavior="ask",
+)
 def test_a_file_the_line_makes_or_its_input_is_not_run_unasked(
     new_harness: Callable[[], Any],
     bash_oracle: ths.BashSandbox,
