@@ -309,15 +309,18 @@ def test_other_arguments_of_a_judged_program_still_run(
 
 
 @pytest.mark.requirement("SBX-7", "MUST")
-@pytest.mark.parametrize("program", ["sh", "grep", "sleep"])
+@pytest.mark.parametrize("program", ["sh", "grep", "sleep", "bash"])
 def test_a_rule_on_the_sandboxs_own_programs_judges_only_the_command(
     new_harness: Callable[[], Any], tmp_path: Path, program: str
 ) -> None:
     """SBX-7: a rule on a program the sandbox itself starts judges only the command's uses of it.
 
-    The sandbox's shell and its bridge's helpers (grep, sleep) start before the check: the command
-    runs, and its own start of the program is refused, naming the rule.
+    The sandbox's shell and its bridge's helpers (grep, sleep), and the shell the command runs in
+    (bash, where that is the harness's shell), start before the check: the command runs, and its own
+    start of the program is refused, naming the rule.
     """
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
     work = tmp_path / "work"
     work.mkdir()
     started = _py(f"import subprocess; subprocess.run([{program!r}, '--version'])")
@@ -330,9 +333,13 @@ def test_a_rule_on_the_sandboxs_own_programs_judges_only_the_command(
 RACE_TRIES = 200
 """Spawns per attack: a check the kernel re-reads after was beaten within 1-20 tries on 2 cores, seldom beyond 100."""
 
+FORKED_TRIES = 100
+"""Tries of a forked child (each a fork and a thread; an unwatched fork or thread lost within 7-40 tries)."""
+
 _RACER = r"""
 import ctypes, os, shutil, sys, threading
-mode, tries, allowed, denied = sys.argv[1], int(sys.argv[2]), shutil.which(sys.argv[3]), shutil.which(sys.argv[4])
+start, mode, tries = sys.argv[1], sys.argv[2], int(sys.argv[3])
+allowed, denied = shutil.which(sys.argv[4]), shutil.which(sys.argv[5])
 if mode == "memory":
     os.symlink(allowed, "a"); os.symlink(denied, "b")
 else:
@@ -349,51 +356,134 @@ def swap():
             ctypes.memmove(ctypes.addressof(path) + 2, b"a", 1)
         else:
             for source in ("denied", "allowed"):
-                os.link(source, "swap"); os.rename("swap", "a")
+                name = f"swap{os.getpid()}"  # a killed child's may be left: its pid comes again
+                if os.path.lexists(name):
+                    os.unlink(name)
+                os.link(source, name); os.rename(name, "a")
+def forked():
+    # The child swaps in its own memory (or the directory) while it, or a thread of it, calls execve.
+    threading.Thread(target=swap, daemon=True).start()
+    caller = threading.Thread(target=libc.execve, args=(path, argv, envp))
+    if start == "thread":
+        caller.start(); caller.join()
+    else:
+        libc.execve(path, argv, envp)
+    os._exit(1)
 swapper = threading.Thread(target=swap)
-swapper.start()
+if start == "posix_spawn":
+    swapper.start()
 spawned = 0
 for _ in range(tries):
-    pid = ctypes.c_int()
-    if libc.posix_spawn(ctypes.byref(pid), path, None, None, argv, envp) == 0:
+    if start == "posix_spawn":
+        pid = ctypes.c_int()
+        if libc.posix_spawn(ctypes.byref(pid), path, None, None, argv, envp) == 0:
+            spawned += 1
+            os.waitpid(pid.value, 0)
+    else:
+        child = os.fork()
+        if child == 0:
+            forked()
         spawned += 1
-        os.waitpid(pid.value, 0)
+        os.waitpid(child, 0)
     if os.path.exists("M"):
         break
 done = True
-swapper.join()
+if start == "posix_spawn":
+    swapper.join()
 print(f"spawned {spawned}")
 """
 
 
 @pytest.mark.requirement("SBX-7", "MUST")
-@pytest.mark.parametrize("mode", ["memory", "rename"])
+@pytest.mark.parametrize(
+    ("start", "mode"),
+    [("posix_spawn", "memory"), ("posix_spawn", "rename"), ("fork", "memory"), ("thread", "rename")],
+)
 def test_a_racing_thread_never_runs_the_denied_program(
-    new_harness: Callable[[], Any], tmp_path: Path, mode: str
+    new_harness: Callable[[], Any], tmp_path: Path, start: str, mode: str
 ) -> None:
     """SBX-7: what the check judged is what runs, whatever another thread does meanwhile.
 
-    A program spawns ``true`` (``posix_spawn``: a ``CLONE_VM`` child, so the parent's threads keep
-    running in its memory) up to ``RACE_TRIES`` times while its own thread swaps the path: flips
-    it in that shared memory to a symlink to ``touch``, or renames a copy of ``touch`` over it and
-    back. Under ``Bash(touch:*)`` (the engine bypassed) ``touch`` never creates its marker; the same
-    attack with ``touch`` as the "allowed" program does (the spawns are real).
+    A program starts ``true`` up to ``RACE_TRIES`` times (``FORKED_TRIES`` when it forks) while a
+    thread swaps the path: flips it in the caller's memory to a symlink to ``touch``, or renames a
+    copy of ``touch`` over it and back. It starts it with ``posix_spawn`` (a ``CLONE_VM`` child, so
+    the parent's swapping thread keeps running in its memory), or forks a child that swaps in its
+    own memory and calls ``execve`` itself, or does so from a second thread of that child (every way
+    a process comes to be must be watched). Under ``Bash(touch:*)`` (the engine bypassed) ``touch``
+    never creates its marker; the same attack with ``touch`` as the "allowed" program does (the
+    spawns are real).
     """
     for program in ("touch", "true"):
         if shutil.which(program) is None:
             pytest.skip(f"{program} is not installed")
+    tries = RACE_TRIES if start == "posix_spawn" else FORKED_TRIES
     free = tmp_path / "free"
     free.mkdir()
     control = run(
         new_harness(),
-        shlex.join([PY, "-c", _RACER, mode, str(RACE_TRIES), "touch", "touch"]),
+        shlex.join([PY, "-c", _RACER, start, mode, str(tries), "touch", "touch"]),
         free,
         _bypass([]),
     )
     assert (free / "M").exists(), f"suite error: the attack starts nothing: {control.output!r}"
     work = tmp_path / "ruled"
     work.mkdir()
-    attack = shlex.join([PY, "-c", _RACER, mode, str(RACE_TRIES), "true", "touch"])
+    attack = shlex.join([PY, "-c", _RACER, start, mode, str(tries), "true", "touch"])
     outcome = run(new_harness(), attack, work, _bypass(["Bash(touch:*)"]), host=allowing_host())
     assert "spawned" in outcome.output, f"suite error: the attack did not run: {outcome.output!r}"
-    assert not (work / "M").exists(), f"{mode}: touch ran under Bash(touch:*): {outcome.output!r}"
+    assert not (work / "M").exists(), f"{start}, {mode}: touch ran under Bash(touch:*): {outcome.output!r}"
+
+
+SELF_TRIES = 60
+"""Restarts of the racing program in one process: its own execs race, each allowed one starts it again."""
+
+_SELF_RACER = r"""
+import ctypes, os, sys, threading
+left = int(sys.argv[2])
+if left <= 0:
+    print("spawned", flush=True)
+    sys.exit(0)
+libc = ctypes.CDLL(None, use_errno=True)
+path = ctypes.create_string_buffer(b"./a")
+argv = (ctypes.c_char_p * 4)(b"t", b"M", str(left - 1).encode(), None)
+envp = (ctypes.c_char_p * 1)(None)
+def swap():
+    while True:
+        ctypes.memmove(ctypes.addressof(path) + 2, b"b", 1)
+        ctypes.memmove(ctypes.addressof(path) + 2, b"a", 1)
+threading.Thread(target=swap, daemon=True).start()
+while True:
+    libc.execve(path, argv, envp)  # back only when refused: try again
+"""
+
+
+@pytest.mark.requirement("SBX-7", "MUST")
+def test_the_commands_own_process_racing_its_execs_never_runs_the_denied_program(
+    new_harness: Callable[[], Any], tmp_path: Path
+) -> None:
+    """SBX-7: the command's own process (its shell's, not a child) is checked at every exec but the shell's.
+
+    ``exec ./racer.py M N`` replaces the command's shell with a program that calls ``execve("./a")``
+    in a loop while its thread flips the path in memory to ``./b``, a symlink to ``touch``; ``./a`` is
+    the racer itself, which starts over with one try less (up to ``SELF_TRIES``), all in the same
+    process. Under ``Bash(touch:*)`` (the engine bypassed) ``touch`` never creates its marker; with no
+    rule it does (the attack is real).
+    """
+    touch = shutil.which("touch")
+    if touch is None:
+        pytest.skip("touch is not installed")
+    outcomes = {}
+    for name, deny in (("free", []), ("ruled", ["Bash(touch:*)"])):
+        work = tmp_path / name
+        work.mkdir()
+        racer = work / "racer.py"
+        racer.write_text(f"#!{PY} -IS{_SELF_RACER}")
+        racer.chmod(0o755)
+        (work / "a").symlink_to("racer.py")
+        (work / "b").symlink_to(touch)
+        outcome = run(
+            new_harness(), f"exec ./racer.py M {SELF_TRIES}", work, _bypass(deny), host=allowing_host()
+        )
+        outcomes[name] = ((work / "M").exists(), outcome.output)
+    assert outcomes["free"][0], f"suite error: the attack starts nothing: {outcomes['free'][1]!r}"
+    assert not outcomes["ruled"][0], f"touch ran under Bash(touch:*): {outcomes['ruled'][1]!r}"
