@@ -190,6 +190,84 @@ def test_tool_declaring_nothing_is_not_concurrency_safe(
     )
 
 
+# MCP ToolAnnotations that don't say read-only: readOnlyHint absent or false (as a server may spell it
+# out), beside any of the spec's other hints, each absent, true or false, and an optional title.
+_OTHER_HINTS = ("destructiveHint", "idempotentHint", "openWorldHint")
+
+
+@st.composite
+def not_read_only_annotations(draw: st.DrawFn) -> dict[str, Any] | None:
+    """MCP annotations without ``readOnlyHint: true``: None, or any mix of the other hints."""
+    if draw(st.booleans()):
+        return None
+    notes: dict[str, Any] = {}
+    if draw(st.booleans()):
+        notes["readOnlyHint"] = False
+    for hint in _OTHER_HINTS:
+        value = draw(st.sampled_from([None, True, False]))
+        if value is not None:
+            notes[hint] = value
+    if draw(st.booleans()):
+        notes["title"] = draw(st.sampled_from(["Writes things", "Reads things only"]))
+    return notes
+
+
+def _mcp_sleeper(server: str, tool: str, **flags: Any) -> ToolSpec:
+    return mcp_spec(server, tool, behavior=ToolBehavior(kind="sleep", seconds=0.02), **flags)
+
+
+@requires("execution")
+@pytest.mark.requirement("CONC-3", "MUST")
+@settings(max_examples=15, deadline=None)
+@given(
+    server=server_names(),
+    tools=st.lists(mcp_tool_parts(), min_size=3, max_size=3, unique=True),
+    annotations=st.lists(not_read_only_annotations(), min_size=2, max_size=2),
+    pattern=st.lists(st.sampled_from([0, 1, 2]), min_size=2, max_size=5).filter(lambda p: 2 in p),
+)
+@example(
+    server="srv",
+    tools=["write", "post", "read"],
+    annotations=[{"readOnlyHint": False}, {"readOnlyHint": False, "destructiveHint": False}],
+    pattern=[2, 0, 2, 1, 2],
+)
+def test_mcp_tool_not_marked_read_only_is_not_concurrency_safe(
+    new_harness: Callable[[], Any],
+    toolharness_capabilities: frozenset[str],
+    server: str,
+    tools: list[str],
+    annotations: list[dict[str, Any] | None],
+    pattern: list[int],
+) -> None:
+    """CONC-3: an MCP tool is concurrency safe only when its server marks it ``readOnlyHint: true``.
+
+    Two MCP tools are listed with annotations that don't (none, ``readOnlyHint: false`` spelled out,
+    any of the other hints, a title) and declare nothing else; a third is marked read-only. Their calls,
+    in the drawn order, all run, and no call of the first two overlaps any other call.
+    """
+    specs = [
+        _mcp_sleeper(server, tools[0], declares_nothing=True, mcp_annotations=annotations[0]),
+        _mcp_sleeper(server, tools[1], declares_nothing=True, mcp_annotations=annotations[1]),
+        _mcp_sleeper(server, tools[2], declares_nothing=True, mcp_annotations={"readOnlyHint": True}),
+    ]
+    uses = [(f"toolu_{i:02d}", specs[which].name) for i, which in enumerate(pattern)]
+    rules = [RuleSpec(s.name, "allow") for s in specs] if "permissions" in toolharness_capabilities else []
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = _scenario(specs, uses, Path(tmp), rules=rules, host=_ALLOW_ALL)
+        _run(new_harness(), scenario)
+    recorder = scenario.recorder
+    assert sorted(recorder.started()) == sorted(i for i, _ in uses), (
+        f"not every call ran (allowed by rule): started {recorder.started()} of {[i for i, _ in uses]}"
+    )
+    unmarked = {specs[0].name: annotations[0], specs[1].name: annotations[1]}
+    unmarked_ids = {i for i, n in uses if n in unmarked}
+    bad = [pair for pair in recorder.overlapping_pairs() if unmarked_ids & set(pair)]
+    assert not bad, (
+        f"calls of MCP tools not marked read-only (annotations {unmarked}) overlapped other calls: {bad}; "
+        f"batch was {uses}"
+    )
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("CONC-3", "MUST")
 @settings(max_examples=8, deadline=None)

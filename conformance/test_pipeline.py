@@ -214,6 +214,39 @@ def test_host_not_asked_after_earlier_rejection(new_harness: Callable[[], Any], 
     assert run.recorder.started() == [], f"the call ran although {stage} rejected it"
 
 
+@requires("execution", "permissions")
+@pytest.mark.requirement("EXEC-1", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(command=st.one_of(allowed_commands, denied_commands))
+@example(command="echo hi")
+@example(command="rm -rf hi")
+def test_content_rule_judges_the_call_itself(new_harness: Callable[[], Any], command: str) -> None:
+    """The EXEC-1 property, stated below.
+
+    EXEC-1: the permission stage judges the call's own input, before the call: a command a content rule
+    denies (``Bash(rm:*)``) never runs and gets an error; one a content rule allows (``Bash(echo:*)``)
+    runs with that input, nobody asked.
+    """
+    rules = [RuleSpec("Bash(echo:*)", "allow"), RuleSpec("Bash(rm:*)", "deny")]
+    with scenario_root() as root:
+        run = execute(
+            new_harness(),
+            root,
+            [shell_tool()],
+            [tool_use("toolu_sh", "Bash", {"command": command})],
+            rules=rules,
+        )
+    result = run.results_by_id()["toolu_sh"]
+    if command.startswith("rm "):
+        assert run.recorder.started() == [], f"{command!r} ran although Bash(rm:*) denies it"
+        assert is_error(result), f"the denied call {command!r} got a result that is not an error: {result}"
+    else:
+        assert run.recorder.inputs("toolu_sh") == [{"command": command}], (
+            f"{command!r}, allowed by Bash(echo:*), did not run with its input: {run.recorder.inputs('toolu_sh')}; "
+            f"result {result}"
+        )
+
+
 @requires("execution", "permissions", "hooks")
 @pytest.mark.requirement("EXEC-2", "MUST")
 @settings(max_examples=30, deadline=None)

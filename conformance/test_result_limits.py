@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import execute, ok_tool, scenario_root, text_of, tool_use
 from pytest_toolharness.adapters import CAPABILITIES, requires
-from pytest_toolharness.specs import RuleSpec, ToolBehavior, ToolSpec
+from pytest_toolharness.specs import RuleSpec, ToolBehavior, ToolSpec, mcp_tool_name
 
 TAG = "<persisted-output>"
 
@@ -60,15 +61,21 @@ def _run_one(new_harness: Callable[[], Any], adapter: Any, tool: ToolSpec, root:
 @given(
     fill=fills,
     offset=st.sampled_from([-1, 0, 1]),
-    limit=st.sampled_from([None, 2_500, 3_000]),
+    limit=st.sampled_from([None, 1, 2_500, 3_000]),
     as_blocks=st.booleans(),
+    declared=st.sampled_from(["built-in", "nothing", "MCP"]),
 )
-@example(fill="a", offset=0, limit=3_000, as_blocks=False)
-@example(fill="日", offset=0, limit=None, as_blocks=False)
-@example(fill="a", offset=1, limit=3_000, as_blocks=False)
-@example(fill="🚀", offset=1, limit=None, as_blocks=False)
-@example(fill="a", offset=0, limit=3_000, as_blocks=True)
-@example(fill="日", offset=1, limit=3_000, as_blocks=True)
+@example(fill="a", offset=0, limit=3_000, as_blocks=False, declared="built-in")
+@example(fill="日", offset=0, limit=None, as_blocks=False, declared="built-in")
+@example(fill="a", offset=1, limit=3_000, as_blocks=False, declared="built-in")
+@example(fill="🚀", offset=1, limit=None, as_blocks=False, declared="built-in")
+@example(fill="a", offset=0, limit=3_000, as_blocks=True, declared="built-in")
+@example(fill="日", offset=1, limit=3_000, as_blocks=True, declared="built-in")
+@example(fill="a", offset=0, limit=None, as_blocks=False, declared="nothing")
+@example(fill="a", offset=1, limit=None, as_blocks=False, declared="nothing")
+@example(fill="a", offset=0, limit=1, as_blocks=False, declared="built-in")
+@example(fill="a", offset=1, limit=1, as_blocks=False, declared="MCP")
+@example(fill="é", offset=1, limit=2_500, as_blocks=False, declared="MCP")
 def test_result_at_the_limit_is_sent_one_over_is_persisted(
     new_harness: Callable[[], Any],
     toolharness_adapter: Any,
@@ -76,18 +83,28 @@ def test_result_at_the_limit_is_sent_one_over_is_persisted(
     offset: int,
     limit: int | None,
     as_blocks: bool,
+    declared: str,
 ) -> None:
     """The RESULT-1 property at its boundary, stated below.
 
     RESULT-1: "over the limit" is strict: a result of exactly the tool's limit in characters
     (default 50,000), or one under, is sent as it is and no file is written; one character more is
     saved to a file and replaced by a ``<persisted-output>`` block. Characters, not bytes, are counted,
-    whether the output is a string or text blocks (two here, the limit counts them together).
+    whether the output is a string or text blocks (two here, the limit counts them together). The
+    limit is the tool's own, down to one character, whether a built-in tool declares it or an MCP
+    server lists it (``_meta``); a tool that declares nothing (``declared="nothing"``, ``limit`` unused)
+    has the default.
     """
-    size_limit = 50_000 if limit is None else limit
+    size_limit = 50_000 if limit is None or declared == "nothing" else limit
     chars = size_limit + offset
+    # A one-character limit: no empty output (PAIR-4 replaces it) and no empty text block.
+    assume(chars >= (2 if as_blocks else 1))
     output = fill * chars
-    flags = {} if limit is None else {"max_result_size_chars": limit}
+    flags: dict[str, Any] = {} if limit is None else {"max_result_size_chars": limit}
+    if declared == "nothing":
+        flags = {"declares_nothing": True}
+    elif declared == "MCP":
+        flags |= {"name": mcp_tool_name("srv", "alpha"), "mcp_server": "srv", "mcp_tool": "alpha"}
     half = chars // 2
     behavior = (
         ToolBehavior(
@@ -96,7 +113,7 @@ def test_result_at_the_limit_is_sent_one_over_is_persisted(
         if as_blocks
         else ToolBehavior("text", text=output)
     )
-    tool = ok_tool("Alpha", behavior, **flags)
+    tool = replace(ok_tool("Alpha", behavior), **flags)
     with scenario_root() as root:
         text = text_of(_run_one(new_harness, toolharness_adapter, tool, root))
         written = [p for p in (root / "session").rglob("*") if p.is_file()]

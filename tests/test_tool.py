@@ -94,6 +94,30 @@ def test_mcp_tool_defaults() -> None:
     assert tool.max_result_size_chars == DEFAULT_MAX_RESULT_SIZE_CHARS
 
 
+@pytest.mark.parametrize(
+    ("listed", "limit"),
+    [
+        (1, 1.0),
+        (2_500, 2_500.0),
+        (0.5, 0.5),
+        (0, DEFAULT_MAX_RESULT_SIZE_CHARS),
+        (-3, DEFAULT_MAX_RESULT_SIZE_CHARS),
+        (math.nan, DEFAULT_MAX_RESULT_SIZE_CHARS),
+        (True, DEFAULT_MAX_RESULT_SIZE_CHARS),
+        (False, DEFAULT_MAX_RESULT_SIZE_CHARS),
+        ("1000", DEFAULT_MAX_RESULT_SIZE_CHARS),
+        (None, DEFAULT_MAX_RESULT_SIZE_CHARS),
+        (10**400, math.inf),
+        (math.inf, math.inf),
+    ],
+)
+def test_mcp_listed_result_limit(listed: object, limit: float) -> None:
+    """A listed maxResultSizeChars counts only as a positive number: true is no 1-character limit, and a
+    number past a float's range is unlimited, not an OverflowError that loses the server's tool."""
+    tool = mcp_tool("s", "t", "d", {"type": "object"}, echo, meta={"anthropic/maxResultSizeChars": listed})
+    assert tool.max_result_size_chars == limit
+
+
 def test_unlimited_size_and_call() -> None:
     tool = build_tool("Read", "reads", echo, input_model=EchoInput, max_result_size_chars=math.inf)
     context = ToolContext(tool_use_id="toolu_1", abort=asyncio.Event(), cwd=Path.cwd())

@@ -203,6 +203,11 @@ class ToolSpec:
     CONC-3; a harness without them ignores it). ``content_check`` is the tool's own permission
     opinion on every input; ``raises`` and ``invalid`` ask for a broken one, which raises or answers
     something that is not a permission behaviour (the harness must not let it allow the call, PERM-14).
+    ``mcp_annotations`` are an MCP tool's ``annotations`` exactly as its server lists them (any of the
+    MCP spec's ``title``, ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``, ``openWorldHint``;
+    ``readOnlyHint: false`` says so explicitly); None lists ``readOnlyHint: true`` when ``read_only``
+    and no annotations otherwise. An MCP tool that ``declares_nothing`` is listed without ``_meta``
+    and with only ``mcp_annotations``.
     """
 
     name: str
@@ -229,6 +234,7 @@ class ToolSpec:
     classification_raises: bool = False
     concurrency_safe_when: str | None = None
     behavior: ToolBehavior = field(default_factory=ToolBehavior)
+    mcp_annotations: Mapping[str, Any] | None = None
 
     @property
     def is_mcp(self) -> bool:

@@ -310,6 +310,21 @@ MCP_SEARCH_HINT_META = "anthropic/searchHint"
 MCP_MAX_RESULT_SIZE_META = "anthropic/maxResultSizeChars"
 
 
+def _listed_limit(size: Any) -> float:
+    """An MCP server's ``anthropic/maxResultSizeChars`` as a limit: a positive JSON number, else the default.
+
+    A boolean is no number (JSON ``true`` is not a limit of one character); a number beyond a float's
+    range is no limit at all (JavaScript, Claude Code's language, reads it as Infinity), where
+    ``float()`` would raise and cost the server its tool.
+    """
+    if isinstance(size, bool) or not isinstance(size, int | float) or not size > 0:
+        return DEFAULT_MAX_RESULT_SIZE_CHARS
+    try:
+        return float(size)
+    except OverflowError:
+        return UNLIMITED
+
+
 def mcp_tool(
     server: str,
     tool_name: str,
@@ -329,8 +344,7 @@ def mcp_tool(
     meta = meta or {}
     annotations = annotations or {}
     read_only = annotations.get("readOnlyHint") is True
-    size = meta.get(MCP_MAX_RESULT_SIZE_META)
-    max_size = float(size) if isinstance(size, int | float) and size > 0 else DEFAULT_MAX_RESULT_SIZE_CHARS
+    max_size = _listed_limit(meta.get(MCP_MAX_RESULT_SIZE_META))
     hint = meta.get(MCP_SEARCH_HINT_META)
 
     def read_only_predicate(_input: ToolInput) -> bool:

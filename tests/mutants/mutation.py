@@ -161,7 +161,9 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
         "PERM-12",
         "HOOK-1",
     ),
-    "reference_impl/tools/_tool.py": ("CONC-3", "DEFER-1", "EXEC-1"),
+    # The tool model: conservative defaults (CONC-3), MCP tools' `_meta` (alwaysLoad: DEFER-1; searchHint:
+    # DEFER-5; maxResultSizeChars and the default limit: RESULT-1), a validation's message (PAIR-3).
+    "reference_impl/tools/_tool.py": ("CONC-3", "DEFER-1", "DEFER-5", "EXEC-1", "PAIR-3", "RESULT-1"),
     "reference_impl/execution/_scheduler.py": ("CONC", "PAIR"),
     # The pipeline runs the permission check, the hooks and the scheduler for every call; it also
     # settles an ask (PermissionRequest hooks, the host, headless: PERM-8) and turns an engine

@@ -13,7 +13,7 @@ from pytest_toolharness.specs import (
     ToolSpec,
 )
 from reference_impl import Tool, ToolContext, ToolOutput, ToolState, build_tool, mcp_tool
-from reference_impl.tools import UNLIMITED, PermissionTarget, ToolPermissionCheck, ValidationResult
+from reference_impl.tools import UNLIMITED, PermissionTarget, ToolCall, ToolPermissionCheck, ValidationResult
 
 __all__ = ["spec_to_tool", "specs_to_tools"]
 
@@ -40,25 +40,7 @@ def spec_to_tool(spec: ToolSpec, recorder: CallRecorder | None = None) -> Tool:
         return ToolOutput(content=value)
 
     if spec.is_mcp:
-        meta: dict[str, Any] = {}
-        if spec.always_load:
-            meta["anthropic/alwaysLoad"] = True
-        if spec.search_hint is not None:
-            meta["anthropic/searchHint"] = spec.search_hint
-        if spec.max_result_size_chars is not None:
-            meta["anthropic/maxResultSizeChars"] = spec.max_result_size_chars
-        tool = mcp_tool(
-            spec.mcp_server or "",
-            spec.mcp_tool or spec.name,
-            spec.description,
-            spec.input_schema,
-            call,
-            meta=meta,
-            annotations={"readOnlyHint": True} if spec.read_only else None,
-        )
-        if spec.max_result_size_chars is None:
-            tool = tool.with_changes(max_result_size_chars=UNLIMITED)
-        return tool.with_changes(**_behaviour_options(spec))
+        return _mcp_spec_to_tool(spec, call)
     options: dict[str, Any] = (
         {}
         if spec.declares_nothing
@@ -76,6 +58,33 @@ def spec_to_tool(spec: ToolSpec, recorder: CallRecorder | None = None) -> Tool:
         }
     )
     return build_tool(spec.name, spec.description, call, input_json_schema=dict(spec.input_schema), **options)
+
+
+def _mcp_spec_to_tool(spec: ToolSpec, call: ToolCall) -> Tool:
+    """An MCP spec as the reference harness's MCP client wraps a listed tool (its ``_meta`` and annotations)."""
+    meta: dict[str, Any] = {}
+    if not spec.declares_nothing:
+        if spec.always_load:
+            meta["anthropic/alwaysLoad"] = True
+        if spec.search_hint is not None:
+            meta["anthropic/searchHint"] = spec.search_hint
+        if spec.max_result_size_chars is not None:
+            meta["anthropic/maxResultSizeChars"] = spec.max_result_size_chars
+    annotations = spec.mcp_annotations
+    if annotations is None and spec.read_only and not spec.declares_nothing:
+        annotations = {"readOnlyHint": True}
+    tool = mcp_tool(
+        spec.mcp_server or "",
+        spec.mcp_tool or spec.name,
+        spec.description,
+        spec.input_schema,
+        call,
+        meta=meta,
+        annotations=annotations,
+    )
+    if spec.max_result_size_chars is None and not spec.declares_nothing:
+        tool = tool.with_changes(max_result_size_chars=UNLIMITED)
+    return tool.with_changes(**_behaviour_options(spec))
 
 
 def specs_to_tools(specs: Sequence[ToolSpec], recorder: CallRecorder | None = None) -> list[Tool]:

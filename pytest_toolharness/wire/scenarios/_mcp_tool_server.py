@@ -284,14 +284,21 @@ def build_server(specs: Sequence[ToolSpec], log: _CallLog, served_log: _CallLog 
     by_name = {listed_name(spec): spec for spec in specs}
 
     def listed(spec: ToolSpec) -> types.Tool:
-        meta = mcp_tool_meta(spec)
-        read_only = spec.read_only or spec.concurrency_safe
+        meta = {} if spec.declares_nothing else mcp_tool_meta(spec)
+        read_only = (spec.read_only or spec.concurrency_safe) and not spec.declares_nothing
+        annotations = (
+            types.ToolAnnotations.model_validate(dict(spec.mcp_annotations))
+            if spec.mcp_annotations is not None
+            # Claude Code (and the reference harness) treat readOnlyHint as "concurrency safe".
+            else types.ToolAnnotations(read_only_hint=True)
+            if read_only
+            else None
+        )
         return types.Tool(
             name=listed_name(spec),
             description=spec.description,
             input_schema=dict(spec.input_schema),
-            # Claude Code (and the reference harness) treat readOnlyHint as "concurrency safe".
-            annotations=types.ToolAnnotations(read_only_hint=True) if read_only else None,
+            annotations=annotations,
             _meta=meta or None,
         )
 
