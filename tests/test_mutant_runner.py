@@ -131,6 +131,15 @@ def test_a_run_that_writes_no_report_is_broken() -> None:
     assert reason.startswith(f"the run wrote no report (exit code {run.returncode})")
 
 
+def test_a_run_that_times_out_is_broken_and_ends_nothing_else() -> None:
+    """A suite run cut off by its timeout (a loaded machine) judges nothing: broken, never killed, never a crash."""
+    run = run_suite(REAL["m_perm_1_bypass_skips_deny"].adapter_spec, requirements=("PERM-1",), timeout=0.5)
+    reason = run.broken_reason()
+    assert reason is not None
+    assert "timed out after" in reason, reason
+    assert "nothing was judged" in reason, reason
+
+
 def test_shards_cover_every_mutant_exactly_once() -> None:
     """CI runs one rotating shard of the targeted matrix: N shards must partition the mutants."""
     from tests.mutants.run import parse_shard, shard_of
