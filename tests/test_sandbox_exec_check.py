@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 from reference_impl import PermissionContext, SandboxedShell, parse_rule
 from reference_impl.sandbox import SandboxSettings, sandbox_problem
 from reference_impl.sandbox._exec_guard import ExecAttempt
-from reference_impl.sandbox._exec_loader import filter_program
+from reference_impl.sandbox._exec_loader import ARCHITECTURES, filter_program
 from reference_impl.sandbox._exec_rules import ExecJudge, build_id, exec_judge
 
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=sandbox_problem() or "")
@@ -155,6 +156,44 @@ def test_the_filter_notifies_execs_and_refuses_rewriting_them() -> None:
     assert returns == {0x7FC00000, 0x00050001, 0x7FFF0000}
     compared = {k for code, _, _, k in program if code == 0x15}
     assert {59, 322, 101, 311, 0xC000003E} <= compared
+
+
+_UAPI = Path("/usr/include")
+_UNISTD = {
+    "x86_64": _UAPI / "x86_64-linux-gnu" / "asm" / "unistd_64.h",
+    "aarch64": _UAPI / "asm-generic" / "unistd.h",  # aarch64 takes the generic table
+}
+_EM = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64"}
+
+
+def _defines(*headers: Path) -> dict[str, int]:
+    """The ``#define NAME NUMBER`` lines of C headers (decimal or hex)."""
+    found: dict[str, int] = {}
+    for header in headers:
+        for line in header.read_text().splitlines():
+            words = line.split()
+            if len(words) >= 3 and words[0] == "#define" and re.fullmatch(r"(0x[0-9a-fA-F]+|\d+)", words[2]):
+                found[words[1]] = int(words[2], 0)
+    return found
+
+
+@pytest.mark.parametrize("machine", sorted(ARCHITECTURES))
+def test_the_filters_numbers_are_the_kernels(machine: str) -> None:
+    """Each machine's audit architecture and syscall numbers are the kernel's UAPI headers' (the
+    aarch64 line can't run on an x86_64 host: this is its check, named by its mutants' triage)."""
+    headers = [_UNISTD[machine], _UAPI / "linux" / "audit.h", _UAPI / "linux" / "elf-em.h"]
+    if not all(header.is_file() for header in headers):
+        pytest.skip(f"the kernel's UAPI headers are not installed: {[str(h) for h in headers]}")
+    numbers = _defines(*headers)
+    arch = numbers[_EM[machine]] | numbers["__AUDIT_ARCH_64BIT"] | numbers["__AUDIT_ARCH_LE"]
+    names = ("__NR_seccomp", ("__NR_execve", "__NR_execveat"), ("__NR_ptrace", "__NR_process_vm_writev"))
+    expected = (
+        arch,
+        numbers[names[0]],
+        tuple(numbers[name] for name in names[1]),
+        tuple(numbers[name] for name in names[2]),
+    )
+    assert ARCHITECTURES[machine] == expected
 
 
 @needs_sandbox
