@@ -359,6 +359,22 @@ def test_protected_paths_are_never_auto_allowed(
     assert len(run.asked) == 1, f"{via} of protected {path!r} in {mode} must ask: {run.describe()}"
 
 
+def _assert_shell_command_asks(
+    harness: Any, command: str, mode: str, rules: list[RuleSpec] | None = None, what: str = ""
+) -> None:
+    """``command`` through the Bash tool in ``mode`` (under ``rules``) asks once, and runs nothing."""
+    run = run_calls(
+        harness,
+        [shell_tool()],
+        [("Bash", {"command": command})],
+        rules=rules or [],
+        mode=mode,
+        host=host_answering("deny"),
+    )
+    assert run.ran() == 0, f"{command!r} {what}ran unasked in {mode}: {run.describe()}"
+    assert len(run.asked) == 1, f"{command!r} {what}in {mode} must ask: {run.describe()}"
+
+
 @st.composite
 def _program_allowed_write(draw: st.DrawFn) -> tuple[str, str]:
     """A command writing a protected file by redirection, and an allow rule naming only its program.
@@ -395,16 +411,7 @@ def test_an_allow_rule_naming_a_program_never_lets_it_write_a_protected_file(
     file asks in every mode (a protected path needs a grant of its own, never a blanket one).
     """
     command, rule = write
-    run = run_calls(
-        new_harness(),
-        [shell_tool()],
-        [("Bash", {"command": command})],
-        rules=[RuleSpec(rule, "allow")],
-        mode=mode,
-        host=host_answering("deny"),
-    )
-    assert run.ran() == 0, f"{command!r} under {rule} ran unasked in {mode}: {run.describe()}"
-    assert len(run.asked) == 1, f"{command!r} under {rule} in {mode} must ask: {run.describe()}"
+    _assert_shell_command_asks(new_harness(), command, mode, [RuleSpec(rule, "allow")], f"under {rule} ")
 
 
 @requires("execution", "permissions", "host_callback")
@@ -423,15 +430,7 @@ def test_git_writing_its_own_configuration_is_never_auto_allowed(
     It writes a hook path, a pager or an alias that later runs code, without naming the file.
     """
     command = f"git {where}config {form}{key} 'touch pwned'"
-    run = run_calls(
-        new_harness(),
-        [shell_tool()],
-        [("Bash", {"command": command})],
-        mode="bypassPermissions",
-        host=host_answering("deny"),
-    )
-    assert run.ran() == 0, f"{command!r} ran unasked in bypassPermissions: {run.describe()}"
-    assert len(run.asked) == 1, f"{command!r} in bypassPermissions must ask: {run.describe()}"
+    _assert_shell_command_asks(new_harness(), command, "bypassPermissions")
 
 
 @requires("execution", "permissions", "host_callback")
