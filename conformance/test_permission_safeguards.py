@@ -35,7 +35,7 @@ from conformance._strategies_permissions import (
 )
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import RuleSpec, ToolSpec
+from pytest_toolharness.specs import CONTENTLESS_TOOLS, RuleSpec, ToolSpec
 
 MALFORMED_EXAMPLES = ("Bash(npm test", "(foo)", "Bash(:*)", "Bash)npm test(", "Ba sh(ls)", "Bash(ls) now", "")
 # Hosts no URL parser reads with certainty: an undecodable escape, a bracketed non-address, an empty
@@ -233,7 +233,7 @@ def test_rule_that_could_never_match_is_refused(new_harness: Callable[[], Any], 
 @pytest.mark.requirement("PERM-12", "MUST")
 @settings(max_examples=25, deadline=None)
 @given(
-    name=st.sampled_from(["Deploy", "TodoWrite", "WebSearch", "Task", "ExitPlanMode", "Notify"]),
+    name=st.sampled_from(["Deploy", "Notify", *CONTENTLESS_TOOLS]),
     content=st.sampled_from(["prod", "x", "*", "cats", "git push:*", "domain:example.com", "./file"]),
     behavior=st.sampled_from(["deny", "ask"]),
     mode=st.sampled_from(["default", "bypassPermissions", "acceptEdits"]),

@@ -29,6 +29,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from conformance._controls import require_control
 from conformance._sandbox_runs import allowing_host, layout, run, skip_without
 from conformance._sandbox_runs import settings as sandbox_settings
 from pytest_toolharness.adapters import requires
@@ -190,8 +191,8 @@ def _attempt(harness: Callable[[], Any], base: Path, program: Program, rule: str
         pytest.skip(f"{program.name} is not installed")
     free = _fresh(base / "free")
     control = run(harness(), command, free, sandbox_settings(sandbox=AUTO), host=allowing_host())
-    assert program.ran(free), (
-        f"suite error: with no rule, {command!r} did not run {program.name} (output {control.output!r})"
+    require_control(
+        program.ran(free), f"with no rule, {command!r} did not run {program.name} (output {control.output!r})"
     )
     work = _fresh(base / "ruled")
     outcome = run(harness(), command, work, sandbox_settings(sandbox=AUTO, deny=[rule]), host=allowing_host())
@@ -425,12 +426,12 @@ def test_a_racing_thread_never_runs_the_denied_program(
         free,
         _bypass([]),
     )
-    assert (free / "M").exists(), f"suite error: the attack starts nothing: {control.output!r}"
+    require_control((free / "M").exists(), f"the attack starts nothing: {control.output!r}")
     work = tmp_path / "ruled"
     work.mkdir()
     attack = shlex.join([PY, "-c", _RACER, start, mode, str(tries), "true", "touch"])
     outcome = run(new_harness(), attack, work, _bypass(["Bash(touch:*)"]), host=allowing_host())
-    assert "spawned" in outcome.output, f"suite error: the attack did not run: {outcome.output!r}"
+    require_control("spawned" in outcome.output, f"the attack did not run: {outcome.output!r}")
     assert not (work / "M").exists(), f"{start}, {mode}: touch ran under Bash(touch:*): {outcome.output!r}"
 
 
@@ -492,6 +493,6 @@ def test_the_commands_own_process_racing_its_execs_never_runs_the_denied_program
         if won:
             break
         tries *= 2
-    assert won, f"suite error: the attack starts nothing in 3 runs (last {tries // 2} tries): {output!r}"
+    require_control(won, f"the attack starts nothing in 3 runs (last {tries // 2} tries): {output!r}")
     ran, output = attack("ruled", ["Bash(touch:*)"], tries)
     assert not ran, f"touch ran under Bash(touch:*): {output!r}"

@@ -38,6 +38,10 @@ def _load(behavior: str, *rules: str) -> Any:
         ("Bash(ls &&)", "syntax error"),
         ("Bash(git push |)", "syntax error"),
         ("Bash(rm ')", "syntax error"),
+        # A reserved word where a command starts: the bash reader's grammar takes it, bash refuses it.
+        ("Bash(} git status)", "syntax error"),
+        ("Bash(fi rm -rf:*)", "syntax error"),
+        ("Bash(ls ;;)", "syntax error"),
         ("WebSearch(cats)", "no content"),
         ("TodoWrite(anything)", "no content"),
         ("KillShell(1)", "no content"),

@@ -86,6 +86,11 @@ def test_framework_glue_fault(toolharness_adapter, monkeypatch):
 def test_adapter_translation_fault(toolharness_adapter):
     toolharness_adapter.translate({"name": "Read"})
 
+@pytest.mark.requirement("PAIR-6", "MUST")
+def test_control_that_shows_nothing(toolharness_adapter):
+    from conformance._controls import require_control
+    require_control(False, "the attack starts nothing outside")
+
 @pytest.mark.requirement("EXEC-1", "MUST")
 def test_harness_crash(toolharness_adapter):
     toolharness_adapter.run("Read")
@@ -102,7 +107,7 @@ def test_a_fault_planted_in_each_layer_reads_error_and_a_harness_failure_reads_f
     suite = make_suite(pytester, SUITE)
     pytester.makepyfile(myadapter=ADAPTER, fakeharness=HARNESS)
     result = pytester.runpytest(*in_process_args(suite, "--toolharness-report=r.json"))
-    result.assert_outcomes(failed=7)
+    result.assert_outcomes(failed=8)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     rows = {r["id"]: r for r in json.loads((pytester.path / "r.json").read_text())["requirements"]}
     where = {
@@ -111,10 +116,12 @@ def test_a_fault_planted_in_each_layer_reads_error_and_a_harness_failure_reads_f
         "PAIR-3": "pytest_toolharness.wire.model_api._endpoint:planted",
         "PAIR-4": "pytest_toolharness.adapters.framework:planted",
         "PAIR-5": "myadapter:translate",
+        "PAIR-6": "conformance._controls:require_control",
     }
     for requirement_id, frame in where.items():
         assert rows[requirement_id]["status"] == "error", rows[requirement_id]
         assert f"suite/adapter fault in {frame}: " in rows[requirement_id]["reason"]
+    assert "ControlFailed: the test's control failed" in rows["PAIR-6"]["reason"]
     assert rows["EXEC-1"]["status"] == "failed"
     assert "the harness crashed on Read" in rows["EXEC-1"]["reason"]
     assert rows["EXEC-2"]["status"] == "failed"
@@ -122,7 +129,7 @@ def test_a_fault_planted_in_each_layer_reads_error_and_a_harness_failure_reads_f
         [
             "*not a failure of the harness under test: the suite or the adapter is at fault*",
             "*PAIR-5*error*myadapter:translate*KeyError*",
-            "*exit status 1: 5 test(s) hit a fault of the suite or the adapter, not of the harness*",
+            "*exit status 1: 6 test(s) hit a fault of the suite or the adapter, not of the harness*",
         ]
     )
 

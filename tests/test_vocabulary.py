@@ -25,7 +25,7 @@ from pytest_toolharness._strategies import rules as _rules
 from pytest_toolharness.specs import HookSpec
 from pytest_toolharness.specs import _vocabulary as vocabulary
 from reference_impl.hooks import _model as _hooks
-from reference_impl.permissions import _decisions, _settings
+from reference_impl.permissions import _decisions, _rule_syntax, _settings
 from reference_impl.tools import _names
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +92,12 @@ def test_permission_modes_match_the_reference() -> None:
     assert vocabulary.PERMISSION_MODES == _settings.PERMISSION_MODES
     assert get_args(vocabulary.PermissionMode) == get_args(_settings.PermissionMode)
     assert len(set(vocabulary.PERMISSION_MODES)) == len(vocabulary.PERMISSION_MODES)
+
+
+def test_the_contentless_tools_match_the_reference() -> None:
+    """The built-in tools no content rule can match are those the harness's rule syntax gives no target."""
+    no_target = sorted(name for name, kind in _rule_syntax.TOOL_TARGETS.items() if kind is None)
+    assert list(vocabulary.CONTENTLESS_TOOLS) == no_target
 
 
 # Hook events

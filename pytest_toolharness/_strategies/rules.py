@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Any, Literal, NamedTuple, TypeAlias, get_args
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -19,6 +19,7 @@ from pytest_toolharness._strategies.hooks import hook_settings
 from pytest_toolharness._strategies.schemas import WORDS, cached_strategy
 from pytest_toolharness._strategies.tools import mcp_server_names, tool_names
 from pytest_toolharness.specs import (
+    CONTENTLESS_TOOLS,
     MCP_PREFIX,
     PERMISSION_MODES,
     SETTING_SOURCES,
@@ -33,9 +34,11 @@ __all__ = [
     "MALFORMED_RULE_KINDS",
     "PERMISSION_MODES",
     "RULE_KINDS",
+    "DeadShellRule",
     "MalformedRuleKind",
     "RuleKind",
     "compound_commands",
+    "dead_shell_rules",
     "malformed_rules",
     "path_variants",
     "permission_modes",
@@ -323,7 +326,8 @@ _CONTENT_SYNTAX_TOOLS = frozenset(
 
 @cached_strategy
 def _plain_tool_names() -> st.SearchStrategy[str]:
-    return tool_names().filter(lambda n: n not in _CONTENT_SYNTAX_TOOLS)
+    # A built-in with no content (``WebSearch(x)``) takes no content rule: PERM-12 refuses one.
+    return tool_names().filter(lambda n: n not in _CONTENT_SYNTAX_TOOLS and n not in CONTENTLESS_TOOLS)
 
 
 def permission_rules(
@@ -375,6 +379,76 @@ def malformed_rules(*, kinds: Sequence[MalformedRuleKind] = MALFORMED_RULE_KINDS
         ),
     }
     return st.one_of([by_kind[k] for k in sorted(set(kinds), key=MALFORMED_RULE_KINDS.index)])
+
+
+# Pieces of shell syntax that make a line around a simple command a syntax error, whatever the
+# command: an operator or redirection with nothing after it, a quote or substitution left open, a
+# word only bash's grammar may start a line with. ``git push &&`` is no command bash runs.
+_STRAY_AFTER: tuple[str, ...] = (
+    "&&",
+    "||",
+    "|",
+    "|&",
+    ";;",
+    "&&&",
+    ">",
+    ">>",
+    "<",
+    "2>",
+    "<<<",
+    "(",
+    "'",
+    '"',
+    "`",
+    "$(",
+)
+_RESERVED_BEFORE: tuple[str, ...] = ("}", "fi", "done", "then", "esac")
+_UNREPAIRABLE_BEFORE: tuple[str, ...] = ("&&", "||", "|", ";", ";;", ")", *_RESERVED_BEFORE)
+_STRAY_BEFORE: tuple[str, ...] = (*_UNREPAIRABLE_BEFORE, "'", '"')
+
+
+class DeadShellRule(NamedTuple):
+    """A ``Bash(...)`` rule whose content bash can't run (``Bash(git push &&:*)``) and the command meant."""
+
+    text: str
+    content: str
+    meant: str
+
+
+def _rule_content(content: str) -> str:
+    return content.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+@st.composite
+def _dead_shell_rule(draw: st.DrawFn) -> DeadShellRule:
+    command = draw(shell_commands())
+    form = draw(st.sampled_from(["exact", "prefix", "wildcard"]))
+    # What a ``*`` may fill in after the command could close a quote or feed an operator
+    # (``Bash(rm -rf |:*)`` matches ``rm -rf | x``): a rule with a star gets a stray piece before
+    # the command that no continuation repairs (``; rm -rf:*``).
+    after = form == "exact" and draw(st.booleans())
+    strays = _STRAY_AFTER if after else _STRAY_BEFORE if form == "exact" else _UNREPAIRABLE_BEFORE
+    stray = draw(st.sampled_from(strays))
+    # A reserved word (and ``}``) is one only as a word of its own: glued, ``}make`` is a command name.
+    gap = " " if stray in _RESERVED_BEFORE else draw(st.sampled_from(["", " ", "  "]))
+    content = f"{command}{gap}{stray}" if after else f"{stray}{gap}{command}"
+    suffix = {"exact": "", "prefix": ":*", "wildcard": " *"}[form]
+    meant = command if form == "exact" else f"{command} {draw(st.sampled_from(WORDS))}"
+    return DeadShellRule(f"Bash({_rule_content(content)}{suffix})", content, meant)
+
+
+@cached_strategy
+def dead_shell_rules() -> st.SearchStrategy[DeadShellRule]:
+    """``Bash`` rules that could never match as written, each with the command its author meant (PERM-12).
+
+    A simple command from :func:`shell_commands` with a stray piece of shell syntax before or after
+    it, glued or spaced (an operator with nothing on one side, a redirection with no target, a quote
+    or substitution left open, a reserved word out of place), in the exact, ``:*`` and `` *`` forms:
+    ``Bash(git push &&)`` and ``Bash(; rm -rf:*)``, meant ``git push`` and ``rm -rf`` + a word. No
+    line bash runs is spelled so, whatever a ``*`` stands for, so the rule matches nothing as
+    written: a harness refuses it by name, or reads it as the command meant.
+    """
+    return _dead_shell_rule()
 
 
 @st.composite

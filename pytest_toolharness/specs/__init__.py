@@ -31,6 +31,7 @@ from pytest_toolharness.specs._tools import (
 )
 from pytest_toolharness.specs._vocabulary import (
     ALL_HOOK_EVENTS,
+    CONTENTLESS_TOOLS,
     LIFECYCLE_EVENTS,
     MCP_PREFIX,
     PERMISSION_MODES,
@@ -51,6 +52,7 @@ from pytest_toolharness.specs._vocabulary import (
 
 __all__ = [
     "ALL_HOOK_EVENTS",
+    "CONTENTLESS_TOOLS",
     "HOOK_ALSO_FIELDS",
     "LIFECYCLE_EVENTS",
     "MCP_PREFIX",

@@ -16,6 +16,7 @@ from typing import Literal, TypeAlias, get_args
 
 __all__ = [
     "ALL_HOOK_EVENTS",
+    "CONTENTLESS_TOOLS",
     "LIFECYCLE_EVENTS",
     "MCP_PREFIX",
     "PERMISSION_MODES",
@@ -68,6 +69,18 @@ rest is relative to the project (working) directory. ``flagSettings`` is ``--set
 PermissionMode: TypeAlias = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 """Every permission mode, as spelled in settings (``defaultMode``) and on the command line."""
+
+CONTENTLESS_TOOLS: tuple[str, ...] = (
+    "AskUserQuestion",
+    "BashOutput",
+    "ExitPlanMode",
+    "KillShell",
+    "TodoWrite",
+    "ToolSearch",
+    "WebSearch",
+)
+"""Claude Code's built-in tools that have no content a rule could match: ``WebSearch(cats)`` names
+nothing (a rule names the whole tool: ``WebSearch``), so a deny or ask rule written so guards nothing."""
 
 HookEvent: TypeAlias = Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]
 TOOL_HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)

@@ -16,8 +16,11 @@ earns a notice and is kept.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import string
+import subprocess
 from collections.abc import Iterator
 from functools import cache, lru_cache
 from pathlib import Path
@@ -53,6 +56,32 @@ def _witness_tool(name: str, kind: str | None) -> Tool:
         input_json_schema=schema,
         permission_target=lambda i: PermissionTarget(target_kind, str(i["v"])),
     )
+
+
+@lru_cache(maxsize=4096)
+def _bash_would_run(line: str) -> bool:
+    """Whether bash reads ``line`` without a syntax error: bash's own parser (``bash -n``) judges.
+
+    The bash reader follows a grammar that accepts lines bash refuses (``} git status``, ``fi ls``:
+    a reserved word where a command starts); a witness bash would refuse matches nothing bash runs.
+    Without bash on the machine, the reader judges.
+    """
+    if SYNTAX_ERROR in split_command(line).problems:
+        return False
+    bash = shutil.which("bash")
+    if bash is None:
+        return True
+    try:
+        checked = subprocess.run(
+            [bash, "--norc", "--noprofile", "-n", "-c", line],
+            capture_output=True,
+            timeout=10,
+            check=False,
+            env={"PATH": os.defpath},
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return True  # bash could not be asked (a NUL in the line, a timeout): the reader judged
+    return checked.returncode == 0
 
 
 def _fill_stars(pattern: str, fill: str) -> str:
@@ -139,9 +168,7 @@ def rule_witness(rule: PermissionRule) -> tuple[Tool, dict[str, Any]] | None:
             return None
         elif kind == "shell":
             # Only a line bash would run: a deny rule matching the text of a syntax error denies nothing.
-            candidates = tuple(
-                {"v": c} for c in _shell_witnesses(content) if SYNTAX_ERROR not in split_command(c).problems
-            )
+            candidates = tuple({"v": c} for c in _shell_witnesses(content) if _bash_would_run(c))
         elif kind in ("read", "edit"):
             candidates = tuple({"v": c} for c in _path_witnesses(content))
         elif kind == "web_fetch":
@@ -202,7 +229,7 @@ def dead_rule_reason(rule: PermissionRule) -> str | None:
     kind = _kind_of(rule)
     if kind == "shell" and rule.content is not None:
         tried = list(_shell_witnesses(rule.content))
-        if all(SYNTAX_ERROR in split_command(c).problems for c in tried):
+        if not any(_bash_would_run(c) for c in tried):
             return f"{tried[0]!r} is not a command bash would run (syntax error)"
         if rule.behavior == "allow":
             return (

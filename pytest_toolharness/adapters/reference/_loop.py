@@ -19,6 +19,7 @@ from typing import Any, cast
 
 from pytest_toolharness.adapters import hook_command, runs_as_command
 from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
+from pytest_toolharness.adapters.reference._permission_context import rules_of
 from pytest_toolharness.adapters.reference._tools import specs_to_tools
 from pytest_toolharness.specs import (
     HookSpec,
@@ -44,8 +45,6 @@ from reference_impl import (
     LoopResult,
     PermissionContext,
     RequestBuilder,
-    SettingSource,
-    parse_rule,
 )
 
 __all__ = ["SUMMARY", "run_loop_scenario"]
@@ -130,9 +129,7 @@ async def run_loop_scenario(
     turns = [_turn(blocks) for blocks in scenario.turns]
     builtin = [s for s in scenario.tools if not s.is_mcp]
     mcp = [s for s in scenario.tools if s.is_mcp]
-    rules = tuple(
-        parse_rule(spec.text, spec.behavior, cast(SettingSource, spec.source)) for spec in scenario.rules
-    )
+    rules = rules_of(scenario.rules)
     context = PermissionContext(
         mode=cast(Any, scenario.mode), rules=rules, cwd=scenario.cwd, can_prompt=scenario.host is not None
     )

@@ -13,15 +13,24 @@ from reference_impl import (
     SettingSource,
     context_from_settings,
     load_settings,
-    parse_rule,
 )
 
 __all__ = ["permission_context", "rules_of"]
 
 
 def rules_of(specs: Sequence[RuleSpec]) -> tuple[PermissionRule, ...]:
-    """The scenario's rule specs as the engine's rules, each with its settings source."""
-    return tuple(parse_rule(s.text, s.behavior, cast(SettingSource, s.source)) for s in specs)
+    """The scenario's rule specs as the engine's rules, each with its settings source.
+
+    Each rule is loaded as a one-rule settings file of its source, so it passes every check the
+    harness's own loader makes (syntax, and whether the rule can ever match: PERM-12); a rule the
+    loader refuses raises its ``SettingsError``, naming the rule, as the harness would at start.
+    """
+    rules: list[PermissionRule] = []
+    for index, spec in enumerate(specs, start=1):
+        text = json.dumps({"permissions": {spec.behavior: [spec.text]}})
+        loaded = load_settings(text, cast(SettingSource, spec.source), name=f"rule#{index} ({spec.source})")
+        rules.extend(loaded.rules)
+    return tuple(rules)
 
 
 def permission_context(scenario: ExecutionScenario) -> PermissionContext:
