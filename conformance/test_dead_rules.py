@@ -10,8 +10,10 @@ runs, in every rule form, as a deny or ask rule beside an allow rule for the who
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -19,10 +21,19 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._controls import require_control
-from conformance._strategies_permissions import host_answering, run_calls, shell_tool
+from conformance._strategies_execution import fresh_dir
+from conformance._strategies_permissions import (
+    edit_tool,
+    fetch_tool,
+    host_answering,
+    plain_tool,
+    read_tool,
+    run_calls,
+    shell_tool,
+)
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import RuleSpec
+from pytest_toolharness.specs import RuleSpec, ToolSpec
 from pytest_toolharness.strategies import DeadShellRule
 
 
@@ -70,4 +81,79 @@ def test_a_shell_rule_no_line_matches_is_refused_or_guards_what_it_meant(
     assert run.ran() == 0, (
         f"{behavior} rule {rule.text!r} loaded, matched nothing and let {rule.meant!r} run ({mode}): "
         f"{run.describe()}"
+    )
+
+
+# Each family's rule content, and the call (tool, input) it names; ``{work}`` is the working directory.
+_FAMILIES: dict[str, tuple[str, Callable[[], ToolSpec], str, str]] = {
+    "shell prefix": ("Bash", shell_tool, "git push:*", '{"command": "git push origin main"}'),
+    "shell exact": ("Bash", shell_tool, "npm publish", '{"command": "npm publish"}'),
+    "path": ("Read", read_tool, ".env", '{"file_path": "{work}/.env"}'),
+    "edit path": ("Edit", edit_tool, "src/**", '{"file_path": "{work}/src/app.py"}'),
+    "domain": ("WebFetch", fetch_tool, "domain:example.com", '{"url": "https://example.com/x"}'),
+    "subagent": ("Task", lambda: _content_tool("Task"), "Explore", '{"x": "Explore"}'),
+    "program's own": ("Deploy", lambda: _content_tool("Deploy"), "prod", '{"x": "prod"}'),
+}
+_BLANKS = (" ", "  ", "\t", "\n", " \t")
+
+
+def _content_tool(name: str) -> ToolSpec:
+    return replace(plain_tool(name), permission_kind="other", permission_field="x")
+
+
+@st.composite
+def _blank_rules(draw: st.DrawFn) -> tuple[str, str]:
+    """(family, rule text): the family's rule with blanks drawn into 1-3 of the places around its content."""
+    family = draw(st.sampled_from(sorted(_FAMILIES)))
+    name, _, content, _ = _FAMILIES[family]
+    places = ["before the content", "after the content", "around the rule", "after the name"]
+    if content.endswith(":*"):
+        places.append("before :*")
+    chosen = draw(st.lists(st.sampled_from(places), min_size=1, max_size=3, unique=True))
+
+    def blank(place: str) -> str:
+        return draw(st.sampled_from(_BLANKS)) if place in chosen else ""
+
+    if content.endswith(":*"):
+        content = f"{content[:-2]}{blank('before :*')}:*"
+    rule = (
+        f"{name}{blank('after the name')}({blank('before the content')}{content}{blank('after the content')})"
+    )
+    around = blank("around the rule")
+    return family, f"{around}{rule}{around}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=50, deadline=None)
+@given(drawn=_blank_rules(), mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]))
+@example(drawn=("subagent", "Task( Explore)"), mode="default")
+@example(drawn=("program's own", "Deploy(prod )"), mode="bypassPermissions")
+def test_a_deny_rule_with_stray_blanks_is_refused_or_denies_what_it_names(
+    new_harness: Callable[[], Any], drawn: tuple[str, str], mode: str
+) -> None:
+    """PERM-12: blanks around a deny rule's content never narrow it: it is refused by name, or denies what it names.
+
+    Every rule family (a shell prefix or exact command, a read or edit path, a domain, a subagent
+    type, a program's own tool's content) with spaces, tabs or newlines drawn before or after its
+    content, before ``:*``, between the tool name and ``(``, around the whole rule: beside the tool
+    allowed, in any mode, the call the rule names must not run, unless the harness refused the rule
+    naming it. ``Task( Explore)`` that loads and then lets ``Explore`` run is a deny silently narrowed.
+    """
+    family, text = drawn
+    name, make_tool, _, call_input = _FAMILIES[family]
+    work = fresh_dir() / "work"
+    work.mkdir()
+    tool_input = json.loads(call_input.replace("{work}", str(work)))
+    rules = [RuleSpec(text, "deny"), RuleSpec(name, "allow")]
+    try:
+        run = run_calls(new_harness(), [make_tool()], [(name, tool_input)], rules=rules, mode=mode, cwd=work)
+    except Exception as error:
+        message = str(error)
+        assert text in message or repr(text) in message or text.strip() in message, (
+            f"refused {text!r} without naming it: {message}"
+        )
+        return
+    assert run.ran() == 0, (
+        f"deny rule {text!r} loaded but let {name} {tool_input} run ({mode}): {run.describe()}"
     )

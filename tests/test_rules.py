@@ -219,10 +219,10 @@ CONTENT = st.text(st.sampled_from(list("abc -_:./()\\*")), min_size=1, max_size=
 
 @given(st.sampled_from(["Skill", "Task", "Glob"]), CONTENT)
 def test_format_rule_round_trips(tool_name: str, content: str) -> None:
-    """parse_rule(format_rule(r)) gives back the same tool and content."""
+    """parse_rule(format_rule(r)) gives back the same tool and content, without blanks around it (PERM-12)."""
     rule = PermissionRule(tool_name, content, "allow", "session", "x")
     again = parse_rule(format_rule(rule), "allow", "session")
-    assert (again.tool_name, again.content) == (tool_name, content.strip() and content)
+    assert (again.tool_name, again.content) == (tool_name, content.strip())
 
 
 # --- Bash: compound commands and bypass attempts (PERM-11) ----------------------------------------

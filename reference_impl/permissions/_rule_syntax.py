@@ -182,7 +182,9 @@ def parse_rule(text: str, behavior: PermissionBehavior, source: SettingSource) -
         content = _unescape(raw_content)
         if tool_name == "Bash":
             content = _normalise_shell_content(content)
-        elif tool_name in PATH_RULE_TOOLS or tool_name == "WebFetch":
+        else:
+            # Blanks around content are never part of what it names (PERM-12): ``Task( Explore)``
+            # kept as " Explore" would deny no subagent, a deny silently narrowed.
             content = content.strip()
         if not content.strip():
             raise RuleSyntaxError(text, "empty content '()'; write the tool name alone for the whole tool")
