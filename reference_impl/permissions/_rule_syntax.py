@@ -180,12 +180,9 @@ def parse_rule(text: str, behavior: PermissionBehavior, source: SettingSource) -
     content: str | None = None
     if raw_content is not None:
         content = _unescape(raw_content)
-        if tool_name == "Bash":
-            content = _normalise_shell_content(content)
-        else:
-            # Blanks around content are never part of what it names (PERM-12): ``Task( Explore)``
-            # kept as " Explore" would deny no subagent, a deny silently narrowed.
-            content = content.strip()
+        # Blanks around content are never part of what it names (PERM-12): ``Task( Explore)`` kept
+        # as " Explore" would deny no subagent, a deny silently narrowed.
+        content = _normalise_shell_content(content) if tool_name == "Bash" else content.strip()
         if not content.strip():
             raise RuleSyntaxError(text, "empty content '()'; write the tool name alone for the whole tool")
         if content.strip() == "*":
