@@ -123,23 +123,8 @@ def _blank_rules(draw: st.DrawFn) -> tuple[str, str]:
     return family, f"{around}{rule}{around}"
 
 
-@requires("execution", "permissions")
-@pytest.mark.requirement("PERM-12", "MUST")
-@settings(max_examples=50, deadline=None)
-@given(drawn=_blank_rules(), mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]))
-@example(drawn=("subagent", "Task( Explore)"), mode="default")
-@example(drawn=("program's own", "Deploy(prod )"), mode="bypassPermissions")
-def test_a_deny_rule_with_stray_blanks_is_refused_or_denies_what_it_names(
-    new_harness: Callable[[], Any], drawn: tuple[str, str], mode: str
-) -> None:
-    """PERM-12: blanks around a deny rule's content never narrow it: it is refused by name, or denies what it names.
-
-    Every rule family (a shell prefix or exact command, a read or edit path, a domain, a subagent
-    type, a program's own tool's content) with spaces, tabs or newlines drawn before or after its
-    content, before ``:*``, between the tool name and ``(``, around the whole rule: beside the tool
-    allowed, in any mode, the call the rule names must not run, unless the harness refused the rule
-    naming it. ``Task( Explore)`` that loads and then lets ``Explore`` run is a deny silently narrowed.
-    """
+def _assert_refused_or_denies(new_harness: Callable[[], Any], drawn: tuple[str, str], mode: str) -> None:
+    """The drawn deny rule, beside its tool allowed, is refused naming it, or the call it names does not run."""
     family, text = drawn
     name, make_tool, _, call_input = _FAMILIES[family]
     work = fresh_dir() / "work"
@@ -157,3 +142,64 @@ def test_a_deny_rule_with_stray_blanks_is_refused_or_denies_what_it_names(
     assert run.ran() == 0, (
         f"deny rule {text!r} loaded but let {name} {tool_input} run ({mode}): {run.describe()}"
     )
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=50, deadline=None)
+@given(drawn=_blank_rules(), mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]))
+@example(drawn=("subagent", "Task( Explore)"), mode="default")
+@example(drawn=("program's own", "Deploy(prod )"), mode="bypassPermissions")
+def test_a_deny_rule_with_stray_blanks_is_refused_or_denies_what_it_names(
+    new_harness: Callable[[], Any], drawn: tuple[str, str], mode: str
+) -> None:
+    """PERM-12: blanks around a deny rule's content never narrow it: it is refused by name, or denies what it names.
+
+    Every rule family (a shell prefix or exact command, a read or edit path, a domain, a subagent
+    type, a program's own tool's content) with spaces, tabs or newlines drawn before or after its
+    content, before ``:*``, between the tool name and ``(``, around the whole rule: beside the tool
+    allowed, in any mode, the call the rule names must not run, unless the harness refused the rule
+    naming it. ``Task( Explore)`` that loads and then lets ``Explore`` run is a deny silently narrowed.
+    """
+    _assert_refused_or_denies(new_harness, drawn, mode)
+
+
+@st.composite
+def _invisible_rules(draw: st.DrawFn) -> tuple[str, str]:
+    """(family, rule text): the family's rule with one invisible or odd blank character in its content.
+
+    The character is drawn from Unicode's format, separator and control categories (a zero-width
+    space, a no-break space, a line separator, a byte-order mark, a carriage return, ...; not the
+    visible tab and newline), put in place of a space or anywhere in the content, as a rule pasted
+    from a web page or a chat carries it.
+    """
+    family = draw(st.sampled_from(sorted(_FAMILIES)))
+    name, _, content, _ = _FAMILIES[family]
+    odd = draw(st.characters(categories=["Cf", "Zs", "Zl", "Zp", "Cc"], exclude_characters=" \t\n"))
+    spaces = [i for i, c in enumerate(content) if c == " "]
+    in_place_of_a_space: bool = draw(st.booleans())
+    if spaces and in_place_of_a_space:
+        at = draw(st.sampled_from(spaces))
+        content = content[:at] + odd + content[at + 1 :]
+    else:
+        at = draw(st.integers(0, len(content)))
+        content = content[:at] + odd + content[at:]
+    return family, f"{name}({content})"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=50, deadline=None)
+@given(drawn=_invisible_rules(), mode=st.sampled_from(["default", "bypassPermissions"]))
+@example(drawn=("shell prefix", "Bash(git\u00a0push:*)"), mode="default")
+@example(drawn=("path", "Read(\u200b.env)"), mode="default")
+def test_a_deny_rule_with_an_invisible_character_is_refused_or_denies_what_it_names(
+    new_harness: Callable[[], Any], drawn: tuple[str, str], mode: str
+) -> None:
+    """PERM-12: an invisible or odd blank character in a deny rule never narrows it: refused by name, or it holds.
+
+    ``Bash(git<no-break space>push:*)`` or ``Read(<zero-width space>.env)`` as pasted reads like the
+    rule its author meant, yet names a command or file nobody has. Beside the tool allowed, in any
+    mode, the call the visible rule names must not run, unless the harness refused the rule naming it.
+    """
+    _assert_refused_or_denies(new_harness, drawn, mode)

@@ -514,3 +514,19 @@ def test_normalise_host_refuses_what_it_cannot_read() -> None:
     assert normalise_host("%ff") is None
     assert normalise_host("a b") is None
     assert normalise_host("Example.COM.") == "example.com"
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Bash(git\u00a0push:*)", "U+00A0"),
+        ("Read(\u200b.env)", "U+200B"),
+        ("\ufeffBash(rm:*)", "U+FEFF"),
+        ("Edit(src/**\r)", "U+000D"),
+        ("Task(Explore\u2028)", "U+2028"),
+    ],
+)
+def test_a_rule_with_an_invisible_character_is_refused_naming_it(text: str, code: str) -> None:
+    """PERM-12: a pasted rule's invisible or odd blank character is refused by its code point, never kept."""
+    with pytest.raises(RuleSyntaxError, match=re.escape(code)):
+        parse_rule(text, "deny", "userSettings")

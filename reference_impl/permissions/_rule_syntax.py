@@ -13,6 +13,7 @@ rule that could never match as written.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,6 +149,27 @@ def _check_content(tool_name: str, content: str, text: str) -> None:
         raise RuleSyntaxError(text, "MCP rules have no content: write mcp__server or mcp__server__tool alone")
 
 
+# Blanks a rule may hold: around its content they are trimmed, inside a command bash reads them as blanks.
+_RULE_BLANKS = frozenset(" \t\n")
+
+
+def _invisible_character(text: str) -> str | None:
+    """Why ``text`` can't be read as written: a character that is invisible or not a blank to bash.
+
+    A rule pasted from a web page or a chat may carry a no-break or zero-width space, a byte-order
+    mark or a control character: it reads like the rule meant (``Bash(git push:*)``) yet names a
+    command or file nobody has, so a deny would guard nothing (PERM-12). Refused, never trimmed.
+    """
+    for index, char in enumerate(text):
+        if char in _RULE_BLANKS:
+            continue
+        category = unicodedata.category(char)
+        if category[0] in "CZ" and not (category == "Zs" and char == " "):
+            name = unicodedata.name(char, "a control character")
+            return f"an invisible or odd blank character U+{ord(char):04X} ({name}) at position {index}"
+    return None
+
+
 def parse_rule(text: str, behavior: PermissionBehavior, source: SettingSource) -> PermissionRule:
     """Parse a rule string as written in settings (``Bash(npm test:*)``, ``Read(//etc/**)``, ...).
 
@@ -161,6 +183,9 @@ def parse_rule(text: str, behavior: PermissionBehavior, source: SettingSource) -
         raise ValueError(f"unknown rule behavior {behavior!r} (expected allow, deny or ask)")
     if source not in SETTING_SOURCES:
         raise ValueError(f"unknown settings source {source!r}")
+    invisible = _invisible_character(text)
+    if invisible is not None:
+        raise RuleSyntaxError(text, invisible)
     stripped = text.strip()
     if not stripped:
         raise RuleSyntaxError(text, "empty rule")
