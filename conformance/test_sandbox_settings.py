@@ -87,15 +87,20 @@ VALID_VALUES: dict[str, tuple[Any, ...]] = {
 }
 
 
-def _placed(key: str, value: Any, in_managed: bool) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the session's settings, the managed ones) with ``sandbox.<key> = value`` in one of them."""
-    section, _, name = key.rpartition(".")
-    entry: dict[str, Any] = {section: {name: value}} if section else {name: value}
-    sandbox = {"sandbox": {"enabled": True, **entry}} if key != "enabled" else {"sandbox": entry}
-    if not in_managed:
-        return sandbox, {}
-    # The managed file's ``enabled`` alone then decides whether the sandbox is on.
-    return ({"sandbox": {}} if key == "enabled" else sandbox_settings()), sandbox
+Entry = tuple[str, Any, bool]
+"""A ``sandbox`` setting as placed: its dotted key, its value, and whether the managed file holds it."""
+
+
+def _files(entries: list[Entry]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the session's settings, the managed ones) holding every entry; the session's turn the sandbox on."""
+    session: dict[str, Any] = {"enabled": True}
+    managed: dict[str, Any] = {}
+    for key, value, in_managed in entries:
+        section, _, name = key.rpartition(".")
+        target = managed if in_managed else session
+        holder = target.setdefault(section, {}) if section else target
+        holder[name] = value
+    return {"sandbox": session}, ({"sandbox": managed} if managed else {})
 
 
 def sandbox_setting(values: dict[str, tuple[Any, ...]]) -> st.SearchStrategy[tuple[str, Any]]:
@@ -105,36 +110,74 @@ def sandbox_setting(values: dict[str, tuple[Any, ...]]) -> st.SearchStrategy[tup
     )
 
 
+@st.composite
+def sandbox_files(draw: st.DrawFn, marked_values: dict[str, tuple[Any, ...]]) -> tuple[Entry, list[Entry]]:
+    """(the marked entry, every entry): a setting of ``marked_values`` among 0-3 valid ones.
+
+    The others are other documented keys with values of their type, in the same file or the other
+    one, and sometimes the marked key itself with a valid value in the other file: a file holds
+    several keys, and one key is set by two files, as real settings are.
+    """
+    key, value = draw(sandbox_setting(marked_values))
+    marked = (key, value, draw(st.booleans()))
+    others = draw(
+        st.lists(
+            st.tuples(sandbox_setting(VALID_VALUES), st.booleans()).map(lambda p: (*p[0], p[1])),
+            max_size=3,
+            unique_by=lambda entry: (entry[0], entry[2]),
+        )
+    )
+    # Never the marked key in its own file again (the file would hold one of the two values).
+    others = [e for e in others if (e[0], e[2]) != (key, marked[2]) and e[0] != "enabled"]
+    entries = [*others, marked] if draw(st.booleans()) else [marked, *others]
+    return marked, entries
+
+
+def _alone(key: str, value: Any, in_managed: bool) -> tuple[Entry, list[Entry]]:
+    """A pinned example: the one setting, alone in its file."""
+    return (key, value, in_managed), [(key, value, in_managed)]
+
+
 @pytest.mark.requirement("PERM-12", "MUST")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(malformed=sandbox_setting(WRONG_VALUES), in_managed=st.booleans(), source=st.sampled_from(SOURCES))
-@example(malformed=("filesystem.allowWrite", "/"), in_managed=False, source="localSettings")
-@example(malformed=("enabled", "true"), in_managed=False, source="localSettings")
-@example(malformed=("network.httpProxyPort", 0), in_managed=False, source="projectSettings")
-@example(malformed=("network.socksProxyPort", 65536), in_managed=True, source="localSettings")
-@example(malformed=("filesystem.denyRead", [""]), in_managed=False, source="userSettings")
-@example(malformed=("network.allowedDomains", ["-x.example"]), in_managed=False, source="localSettings")
+@given(drawn=sandbox_files(WRONG_VALUES), source=st.sampled_from(SOURCES))
+@example(drawn=_alone("filesystem.allowWrite", "/", False), source="localSettings")
+@example(drawn=_alone("enabled", "true", False), source="localSettings")
+@example(drawn=_alone("network.httpProxyPort", 0, False), source="projectSettings")
+@example(drawn=_alone("network.socksProxyPort", 65536, True), source="localSettings")
+@example(drawn=_alone("filesystem.denyRead", [""], False), source="userSettings")
+@example(drawn=_alone("network.allowedDomains", ["-x.example"], False), source="localSettings")
+@example(
+    drawn=(
+        ("filesystem.allowWrite", "/", False),
+        [
+            ("filesystem.allowWrite", ["/tmp/sandbox-settings-valid"], True),
+            ("filesystem.allowWrite", "/", False),
+        ],
+    ),
+    source="projectSettings",
+)
 def test_a_malformed_sandbox_setting_is_refused_by_name(
     new_harness: Callable[[], Any],
     tmp_path_factory: pytest.TempPathFactory,
-    malformed: tuple[str, Any],
-    in_managed: bool,
+    drawn: tuple[Entry, list[Entry]],
     source: Source,
 ) -> None:
     """PERM-12: a ``sandbox`` key of the wrong type is refused with an error naming the key.
 
     The key is drawn from Claude Code's documented ones and given a value of another JSON type (or a
     port one past its range, a list with an empty string, a domain pattern that is no host), in the
-    user's, the project's or the local settings (with the sandbox on) or the managed ones. A settings
+    user's, the project's or the local settings (with the sandbox on) or the managed ones, among 0-3
+    valid keys in either file (the same key valid in the other file, too). A settings
     file read carelessly would widen the sandbox (``"/"`` as ``allowWrite`` grants every path;
     ``"true"`` as ``enabled``, unchecked, may leave it off), and one a harness quietly ignores is not
     what its user wrote: the harness refuses it, naming the key. The command writes a file outside
     the working directory, which also must not land.
     """
-    key, value = malformed
+    (key, value, in_managed), entries = drawn
     place = layout(tmp_path_factory.mktemp("malformed"))
     name = key.rpartition(".")[2]
-    with_settings, managed = _placed(key, value, in_managed)
+    with_settings, managed = _files(entries)
     target = place.outside / "written.txt"
     try:
         outcome = run(
@@ -155,40 +198,37 @@ def test_a_malformed_sandbox_setting_is_refused_by_name(
     where = "managed" if in_managed else source
     wrote = " and the command wrote outside the working directory" if target.exists() else ""
     raise AssertionError(
-        f"sandbox.{key} = {value!r} ({where} settings) was accepted{wrote}: {outcome.output}"
+        f"sandbox.{key} = {value!r} ({where} settings) was accepted{wrote}, beside {entries}: {outcome.output}"
     )
 
 
 @pytest.mark.requirement("PERM-12", "MUST")
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(valid=sandbox_setting(VALID_VALUES), in_managed=st.booleans(), source=st.sampled_from(SOURCES))
-@example(valid=("network.httpProxyPort", 1), in_managed=False, source="localSettings")
-@example(valid=("network.socksProxyPort", 65535), in_managed=True, source="localSettings")
+@given(drawn=sandbox_files(VALID_VALUES), source=st.sampled_from(SOURCES))
+@example(drawn=_alone("network.httpProxyPort", 1, False), source="localSettings")
+@example(drawn=_alone("network.socksProxyPort", 65535, True), source="localSettings")
 @example(
-    valid=("network.allowedDomains", ["*.example.com", "127.0.0.1", "[::1]"]),
-    in_managed=False,
+    drawn=_alone("network.allowedDomains", ["*.example.com", "127.0.0.1", "[::1]"], False),
     source="projectSettings",
 )
-@example(
-    valid=("filesystem.allowRead", ["/tmp/sandbox-settings-valid"]), in_managed=False, source="userSettings"
-)
-@example(valid=("ripgrep", {}), in_managed=True, source="localSettings")
+@example(drawn=_alone("filesystem.allowRead", ["/tmp/sandbox-settings-valid"], False), source="userSettings")
+@example(drawn=_alone("ripgrep", {}, True), source="localSettings")
 def test_every_documented_sandbox_setting_of_its_type_loads(
     new_harness: Callable[[], Any],
     tmp_path_factory: pytest.TempPathFactory,
-    valid: tuple[str, Any],
-    in_managed: bool,
+    drawn: tuple[Entry, list[Entry]],
     source: Source,
 ) -> None:
     """PERM-12 (the other side): a documented ``sandbox`` key with a value of its type is no error.
 
     Refusing is for what is malformed: a harness that refuses the smallest or the largest port, an
     empty list, a bracketed IPv6 literal or a key it should know (each in any settings file) refuses
-    a user's correct settings, and its user turns the sandbox off to get work done.
+    a user's correct settings, and its user turns the sandbox off to get work done. The key comes
+    among 0-3 other valid keys, in either file, and sometimes set by both files.
     """
-    key, value = valid
+    (key, value, in_managed), entries = drawn
     place = layout(tmp_path_factory.mktemp("valid"))
-    with_settings, managed = _placed(key, value, in_managed)
+    with_settings, managed = _files(entries)
     try:
         outcome = run(
             new_harness(),
@@ -201,7 +241,9 @@ def test_every_documented_sandbox_setting_of_its_type_loads(
         )
     except Exception as error:
         where = "managed" if in_managed else source
-        raise AssertionError(f"sandbox.{key} = {value!r} ({where} settings) was refused: {error}") from error
+        raise AssertionError(
+            f"sandbox.{key} = {value!r} ({where} settings) beside {entries} was refused: {error}"
+        ) from error
     assert outcome.ran, f"sandbox.{key} = {value!r}: the command did not run: {outcome.output}"
 
 
