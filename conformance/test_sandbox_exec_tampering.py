@@ -126,34 +126,37 @@ def write_mem(spelling, pid, address, data):
         os.close(fd)
 
 def stopped(pid):
-    # Stopped (by SIGSTOP, or a tracer's stop) with no SIGSTOP still pending: it runs nothing now.
-    status = open(f"/proc/{pid}/status").read()
+    # True: stopped (by SIGSTOP, or a tracer's stop) with no SIGSTOP still pending, so it runs nothing
+    # now; None: it has ended.
+    try:
+        status = open(f"/proc/{pid}/status").read()
+    except OSError:
+        return None
+    state = status.split("State:\t", 1)[1][0]
     pending = [int(line.split()[1], 16) for line in status.splitlines() if line.startswith(("SigPnd", "ShdPnd"))]
-    return status.split("State:\t", 1)[1][0] in "tT" and not any(p & (1 << 18) for p in pending)
+    return None if state in "ZX" else state in "tT" and not any(p & (1 << 18) for p in pending)
 
 def rewrite_judged_argv(n):
     # mkdir unmarked<n> starts (judged, allowed); stopped before it reads its argv, it is given marker<n>.
     pid = os.fork()
     if pid == 0:
         os.execve(MKDIR, ["mkdir", f"unmarked{n}"], {"LD_LIBRARY_PATH": SLOW_START})
-    result, error, end = "mkdir was not seen stopped", 0, time.monotonic() + 10
+    end = time.monotonic() + 10
     while time.monotonic() < end:
         try:
             if os.readlink(f"/proc/{pid}/exe") == MKDIR:
                 break
         except OSError:
             pass
+    os.kill(pid, 19)  # SIGSTOP (a zombie takes it too)
+    while stopped(pid) is False and time.monotonic() < end:
+        time.sleep(0.0005)
     try:
-        os.kill(pid, 19)  # SIGSTOP
-        while not stopped(pid) and time.monotonic() < end:
-            time.sleep(0.0005)
-        if stopped(pid):
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-            argv1 = int(fields[45]) + len(b"mkdir\0")
-            result, error = write_mem("/proc/PID/mem", pid, argv1, f"marker{n}\0\0".encode())
-        os.kill(pid, 18)  # SIGCONT
-    except OSError:
-        pass  # it ended first
+        argv1 = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[45]) + len(b"mkdir\0")
+    except (OSError, IndexError, ValueError):
+        argv1 = 0  # it has ended: the write is still tried, and says what it meets
+    result, error = write_mem("/proc/PID/mem", pid, argv1, f"marker{n}\0\0".encode())
+    os.kill(pid, 18)  # SIGCONT
     open(f"call{n}", "w").write(json.dumps([result, error]))
     os.waitpid(pid, 0)
 
