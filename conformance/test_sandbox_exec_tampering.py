@@ -1,16 +1,15 @@
 """Under the exec check (SBX-7) no process of the command rewrites another by syscall, nor execs around the check.
 
 A check of each exec only holds if what it judged is what runs: a process that could write into
-another's memory (``process_vm_writev``, ``ptrace``) could change an exec's path or argv after the
-judgement, or the program itself before it runs, and an exec through another door (``execveat`` on
-a descriptor, the i386 ``int 0x80`` entry of a 64-bit process) must meet the same check. Each test
-runs, with a deny rule in force (``touch``), attacks drawn from that catalogue, each from a process
-drawn from the ways programs run code (the command's own process, a forked child, a thread, a
-grandchild), and judges by what really happened: the victim's memory is as it was, the denied
-program left no marker, the attacking call did not report success, a thread that attacked still
-ends. Every attack is first run outside the sandbox, where it must succeed (the attack is real).
-(Writing ``/proc/PID/mem`` still rewrites a child inside the reference's sandbox: an open finding,
-docs/mutants.md session 24; the exec check itself still stops a denied program when it is exec'd.)
+another's memory (``process_vm_writev``, ``ptrace``, writing ``/proc/PID/mem`` however spelled) could
+change an exec's path or argv after the judgement, or the program itself before it runs, and an exec
+through another door (``execveat`` on a descriptor, the i386 ``int 0x80`` entry of a 64-bit process)
+must meet the same check. Each test runs, with deny rules in force (``touch``, and ``mkdir marker*``,
+which names a program by its arguments), attacks drawn from that catalogue, each from a process drawn
+from the ways programs run code (the command's own process, a forked child, a thread, a grandchild),
+and judges by what really happened: the victim's memory is as it was, the denied program left no
+marker, the attacking call did not report success, a thread that attacked still ends. Every attack is
+first run outside the sandbox, where it must succeed (the attack is real).
 """
 
 from __future__ import annotations
@@ -33,17 +32,38 @@ from conformance._sandbox_runs import allowing_host, run, skip_without
 from conformance._sandbox_runs import settings as sandbox_settings
 from pytest_toolharness.adapters import requires
 
-pytestmark = [requires("sandbox"), skip_without("bwrap", "socat", "touch")]
+pytestmark = [requires("sandbox"), skip_without("bwrap", "socat", "touch", "mkdir")]
 
 PY = sys.executable
 RULE = "Bash(touch:*)"
+ARGV_RULE = "Bash(mkdir marker*)"
+"""Denies ``mkdir marker0`` and allows ``mkdir unmarked0``: a rule the argv decides."""
 
 _WHERE = ("process", "child", "thread", "grandchild")
 """Who attacks: the command's own process, a forked child, a thread (which then ends), a grandchild."""
 
-_ATTACKS = ("process_vm_writev", "ptrace", "fexecve", "i386 process_vm_writev", "i386 execve")
-"""What it does: write into a child's memory, trace it, exec a denied program through a descriptor
-(``execveat``), or the first and the last through the i386 entry (``int 0x80``)."""
+_PROC_MEM = ("/proc/PID/mem", "/proc/PID/task/PID/mem", "/proc/self/../PID/mem")
+"""The spellings of a child's memory file that a writer opens (PID: the child's)."""
+
+_JUDGED_ARGV = "judged argv through /proc/PID/mem"
+"""Start ``mkdir unmarked<N>`` (allowed), stop it once it has become mkdir, and rewrite its argv to
+``mkdir marker<N>`` (denied) before it reads it: after the judgement, before the program's first use."""
+
+_ATTACKS = (
+    "process_vm_writev",
+    "ptrace",
+    "fexecve",
+    "i386 process_vm_writev",
+    "i386 execve",
+    *_PROC_MEM,
+    _JUDGED_ARGV,
+)
+"""What it does: write into a child's memory (a syscall, or its ``/proc`` memory file), trace it,
+exec a denied program through a descriptor (``execveat``), process_vm_writev and execve through the
+i386 entry (``int 0x80``), or rewrite the argv of a judged program to one a rule denies."""
+
+_RUNS_DENIED = ("fexecve", "i386 execve", _JUDGED_ARGV)
+"""The attacks that would run a denied program (the rest rewrite a victim's memory)."""
 
 Scenario = tuple[str, str]
 
@@ -58,6 +78,9 @@ libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
 ORIGINAL, NEW = b"judged-argv", b"REWRITTEN!!"
 TOUCH = b"/usr/bin/touch" if os.path.exists("/usr/bin/touch") else b"/bin/touch"
+MKDIR = os.path.realpath("/usr/bin/mkdir" if os.path.exists("/usr/bin/mkdir") else "/bin/mkdir")
+# A long library path the dynamic loader searches in vain: mkdir's start takes milliseconds.
+SLOW_START = ":".join(f"/nonexistent/{i}" for i in range(3000))
 # Below 4 GiB (MAP_32BIT), so the i386 entry can name it: data at +0, code at +2048.
 low = libc.mmap(None, 4096, 7, 0x22 | 0x40, -1, 0)
 I386 = low is not None and low not in (2**64 - 1, 2**32 - 1) and low < 2**32
@@ -89,12 +112,65 @@ def victim_of(n):
     victims[n] = [pid, go]
     return pid, go
 
+def write_mem(spelling, pid, address, data):
+    # Open the child's memory file as spelled and write data at address: [bytes written, 0] or [-1, errno].
+    try:
+        fd = os.open(spelling.replace("PID", str(pid)), os.O_RDWR)
+    except OSError as exc:
+        return -1, exc.errno
+    try:
+        return os.pwrite(fd, data, address), 0
+    except OSError as exc:
+        return -1, exc.errno
+    finally:
+        os.close(fd)
+
+def stopped(pid):
+    # True: stopped (by SIGSTOP, or a tracer's stop) with no SIGSTOP still pending, so it runs nothing
+    # now; None: it has ended.
+    try:
+        status = open(f"/proc/{pid}/status").read()
+    except OSError:
+        return None
+    state = status.split("State:\t", 1)[1][0]
+    pending = [int(line.split()[1], 16) for line in status.splitlines() if line.startswith(("SigPnd", "ShdPnd"))]
+    return None if state in "ZX" else state in "tT" and not any(p & (1 << 18) for p in pending)
+
+def rewrite_judged_argv(n):
+    # mkdir unmarked<n> starts (judged, allowed); stopped before it reads its argv, it is given marker<n>.
+    pid = os.fork()
+    if pid == 0:
+        os.execve(MKDIR, ["mkdir", f"unmarked{n}"], {"LD_LIBRARY_PATH": SLOW_START})
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        try:
+            if os.readlink(f"/proc/{pid}/exe") == MKDIR:
+                break
+        except OSError:
+            pass
+    os.kill(pid, 19)  # SIGSTOP (a zombie takes it too)
+    while stopped(pid) is False and time.monotonic() < end:
+        time.sleep(0.0005)
+    try:
+        argv1 = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[45]) + len(b"mkdir\0")
+    except (OSError, IndexError, ValueError):
+        argv1 = 0  # it has ended: the write is still tried, and says what it meets
+    result, error = write_mem("/proc/PID/mem", pid, argv1, f"marker{n}\0\0".encode())
+    os.kill(pid, 18)  # SIGCONT
+    open(f"call{n}", "w").write(json.dumps([result, error]))
+    os.waitpid(pid, 0)
+
 def attack(n, what):
     result, error = None, 0
-    if what.endswith("process_vm_writev") or what == "ptrace":
+    if what == JUDGED_ARGV:
+        rewrite_judged_argv(n)
+        return
+    if what.endswith(("process_vm_writev", "/mem")) or what == "ptrace":
         pid, go = victim_of(n)
         ctypes.memmove(low + 1536, NEW, len(NEW))
-        if what == "process_vm_writev":
+        if what.endswith("/mem"):
+            result, error = write_mem(what, pid, low + 1024, NEW)
+        elif what == "process_vm_writev":
             local = (ctypes.c_uint64 * 2)(low + 1536, len(NEW))
             remote = (ctypes.c_uint64 * 2)(low + 1024, len(NEW))
             result = libc.syscall(*map(ctypes.c_long, (311, pid, ctypes.addressof(local), 1, ctypes.addressof(remote), 1, 0)))
@@ -166,7 +242,7 @@ for n, (where, what) in enumerate(scenarios):
 # A victim whose attacker was killed checks on its own (its pipe closed): wait for its answer.
 for n, (where, what) in enumerate(scenarios):
     end = time.monotonic() + 5
-    while what.endswith(("process_vm_writev", "ptrace")) and not os.path.exists(f"victim{n}"):
+    while what.endswith(("process_vm_writev", "ptrace", "/mem")) and not os.path.exists(f"victim{n}"):
         if time.monotonic() > end:
             break
         time.sleep(0.01)
@@ -196,7 +272,8 @@ def _result(work: Path, name: str) -> Any:
 
 
 def _command(drawn: list[Scenario]) -> list[str]:
-    return [PY, "-I", "-S", "-c", _DRIVER, json.dumps(drawn)]
+    driver = _DRIVER.replace("JUDGED_ARGV", repr(_JUDGED_ARGV), 1)
+    return [PY, "-I", "-S", "-c", driver, json.dumps(drawn)]
 
 
 @st.composite
@@ -215,22 +292,32 @@ _EVERY_WAY: list[Scenario] = [
     ("process", "i386 execve"),
 ]
 
+_EVERY_SPELLING: list[Scenario] = [
+    ("process", "/proc/PID/mem"),
+    ("thread", "/proc/PID/task/PID/mem"),
+    ("grandchild", "/proc/self/../PID/mem"),
+    ("child", _JUDGED_ARGV),
+]
+
 
 @pytest.mark.requirement("SBX-7", "MUST")
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(drawn=scenarios())
 @example(drawn=_EVERY_WAY)
+@example(drawn=_EVERY_SPELLING)
 def test_no_process_rewrites_another_or_execs_around_the_check(
     new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, drawn: list[Scenario]
 ) -> None:
     """SBX-7: under a deny rule, no process of the command rewrites another's memory or runs it.
 
-    Property: for attacks (process_vm_writev and ptrace into a child, an exec of the denied program
-    through a descriptor, i386 process_vm_writev and execve through int 0x80) from the command's
-    process, a child, a thread or a grandchild, each of which succeeds outside the sandbox, in the
-    sandbox the victim's memory stays as it was, the denied program leaves no marker, no attacking
-    call reports success (it fails, or its caller is killed), a thread that attacked ends, and the
-    tool result names the rule when an exec through a descriptor was refused.
+    Property: for attacks (process_vm_writev, ptrace and writing /proc/PID/mem, /proc/PID/task/PID/mem
+    or /proc/self/../PID/mem into a child, an exec of the denied program through a descriptor, i386
+    process_vm_writev and execve through int 0x80, rewriting the argv of a judged, allowed mkdir to
+    a denied one) from the command's process, a child, a thread or a grandchild, each of which
+    succeeds outside the sandbox, in the sandbox the victim's memory stays as it was, the denied
+    program leaves no marker, no attacking call reports success (it fails, or its caller is killed),
+    a thread that attacked ends, and the tool result names the rule when an exec through a
+    descriptor was refused.
     """
     if any(what.startswith("i386") for _, what in drawn) and not _i386_entry():
         drawn = [(where, what) for where, what in drawn if not what.startswith("i386")]
@@ -239,14 +326,14 @@ def test_no_process_rewrites_another_or_execs_around_the_check(
     control = tmp_path_factory.mktemp("tamper-outside")
     subprocess.run(_command(drawn), cwd=control, capture_output=True, timeout=60, check=False)
     for n, (where, what) in enumerate(drawn):
-        if what in ("fexecve", "i386 execve"):
+        if what in _RUNS_DENIED:
             assert (control / f"marker{n}").exists(), f"suite error: {what} from {where} did not run outside"
         else:
             assert _result(control, f"victim{n}") == "changed", (
                 f"suite error: {what} from {where} did not rewrite its victim outside"
             )
     work = tmp_path_factory.mktemp("tamper")
-    with_settings = sandbox_settings(deny=[RULE])
+    with_settings = sandbox_settings(deny=[RULE, ARGV_RULE])
     with_settings["permissions"]["defaultMode"] = "bypassPermissions"
     outcome = run(new_harness(), shlex.join(_command(drawn)), work, with_settings, host=allowing_host())
     for n, (where, what) in enumerate(drawn):
@@ -255,7 +342,7 @@ def test_no_process_rewrites_another_or_execs_around_the_check(
         assert not (work / f"marker{n}").exists(), f"the denied program ran: {case}"
         if call is not None:
             assert call[0] == -1, f"the attacking call reported success {call}: {case}"
-        if what not in ("fexecve", "i386 execve"):
+        if what not in _RUNS_DENIED:
             victim = _result(work, f"victim{n}")
             assert victim == "same" or (victim is None and call is None), (
                 f"the victim's memory was rewritten ({victim}): {case}"

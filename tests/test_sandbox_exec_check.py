@@ -297,3 +297,27 @@ def test_a_program_run_through_proc_self_or_dev_fd_is_the_callers_file(tmp_path:
         (tmp_path / "link").unlink(missing_ok=True)
         assert not (tmp_path / f"M{index}").exists(), f"{spelled}: {result.output}"
         assert "Bash(touch:*)" in result.output, result.output
+
+
+@needs_sandbox
+def test_under_the_check_proc_is_read_only_and_descriptors_still_write(tmp_path: Path) -> None:
+    """Under the exec check the sandbox's ``/proc`` takes no write (no process rewrites another's memory
+    through ``/proc/PID/mem``), while writes through ``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``
+    and process substitutions reach their files as before; with no Bash rule ``/proc`` stays writable.
+    """
+    (tmp_path / "tmp").mkdir()
+    command = (
+        "echo a > /dev/stdout; echo b > /proc/self/fd/1; echo c > /dev/fd/1; cat <(echo d);"
+        " echo e | tee >(cat) > /dev/null; wait; echo renamed > /proc/self/comm && echo proc-writable"
+    )
+    outputs = []
+    for rules in ((parse_rule("Bash(touch:*)", "deny", "localSettings"),), ()):
+        context = PermissionContext(rules=rules, cwd=tmp_path)
+        shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=tmp_path / "tmp")
+        result = asyncio.run(shell.run({"command": command}, cwd=tmp_path, timeout=60, abort=asyncio.Event()))
+        assert all(f"{word}\n" in result.output for word in "abcde"), result.output
+        outputs.append(result.output)
+    checked, bare = outputs
+    assert "Read-only file system" in checked
+    assert "proc-writable" not in checked
+    assert "proc-writable" in bare

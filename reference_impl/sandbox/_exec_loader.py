@@ -8,7 +8,11 @@ supervisor), closes its own copy and executes the shell. A filter can't be remov
 under it; when the supervisor's copy is closed the watched calls fail (``ENOSYS``), so a dead
 supervisor fails closed. Syscalls of another ABI (i386, x32), ``ptrace`` and
 ``process_vm_writev`` are refused: they would let a process run or rewrite an ``execve`` the
-supervisor has already judged.
+supervisor has already judged. The filter can't refuse the third way into another process's
+memory, writing its ``/proc/PID/mem``: seccomp sees an ``open``'s path only as a pointer, and the
+file has many spellings (``/proc/PID/task/TID/mem``, ``/proc/self/../PID/mem``). That one is shut
+by the sandbox, which mounts ``/proc`` read-only whenever this loader runs
+(:func:`~reference_impl.sandbox._runner.bwrap_argv`'s ``exec_checked``).
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ Inside the sandbox the root is mounted read-only (``--ro-bind / /``), with fresh
 bound read-only over those, and the hidden ones are covered (an empty read-only tmpfs over a
 directory, ``/dev/null`` over a file). Network, PID, IPC and UTS namespaces are new, so the command
 sees only its own loopback and its own processes; when it ends, everything it started ends with it.
+Under the exec check (SBX-7) that ``/proc`` is mounted read-only: no process of the command opens
+another's memory (``/proc/PID/mem``, however spelled) for writing, to rewrite a program after it was
+judged.
 A protected path that does not exist can't be a mount point without creating it in the user's tree,
 so it is checked after the command instead: if the command created it, it is removed (Claude Code's
 "scrub" of planted bare-repository files). Glob patterns of ``denyRead`` / ``denyWrite`` are expanded
@@ -193,11 +196,21 @@ def mount_plan(policy: SandboxPolicy) -> MountPlan:
     )
 
 
-def bwrap_argv(bwrap: str, plan: MountPlan, cwd: Path, command: str) -> list[str]:
-    """The bubblewrap command line that runs ``command`` (through the bridge script) under ``plan``."""
+def bwrap_argv(
+    bwrap: str, plan: MountPlan, cwd: Path, command: str, *, exec_checked: bool = False
+) -> list[str]:
+    """The bubblewrap command line that runs ``command`` (through the bridge script) under ``plan``.
+
+    ``exec_checked``: the exec check watches the command (SBX-7), so its ``/proc`` is read-only.
+    """
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid"]
     argv += ["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if exec_checked:
+        # The one door to another process's memory the loader's filter can't shut: seccomp sees a
+        # path only as a pointer, and /proc/PID/mem has many spellings. A read-only mount refuses
+        # every one of them at open (EROFS), and a nested namespace inherits the mount locked so.
+        argv += ["--remount-ro", "/proc"]
     # Shallower first, so a deeper bind is not covered by its parent's.
     for path in sorted(plan.writable, key=lambda p: p.count("/")):
         argv += ["--bind", path, path]

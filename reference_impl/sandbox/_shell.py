@@ -236,7 +236,11 @@ class SandboxedShell:
                 env.update(SBX_EXEC_SOCKET=exec_socket, SBX_PYTHON=sys.executable, SBX_LOADER=LOADER_SCRIPT)
             try:
                 done = await run_command(
-                    bwrap_argv(bwrap, plan, cwd, command), cwd=cwd, env=env, timeout=timeout, abort=abort
+                    bwrap_argv(bwrap, plan, cwd, command, exec_checked=guard is not None),
+                    cwd=cwd,
+                    env=env,
+                    timeout=timeout,
+                    abort=abort,
                 )
             finally:
                 await proxy.close()
