@@ -28,6 +28,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from conformance._controls import require_control
 from conformance._sandbox_runs import allowing_host, run, skip_without
 from conformance._sandbox_runs import settings as sandbox_settings
 from pytest_toolharness.adapters import requires
@@ -327,10 +328,11 @@ def test_no_process_rewrites_another_or_execs_around_the_check(
     subprocess.run(_command(drawn), cwd=control, capture_output=True, timeout=60, check=False)
     for n, (where, what) in enumerate(drawn):
         if what in _RUNS_DENIED:
-            assert (control / f"marker{n}").exists(), f"suite error: {what} from {where} did not run outside"
+            require_control((control / f"marker{n}").exists(), f"{what} from {where} did not run outside")
         else:
-            assert _result(control, f"victim{n}") == "changed", (
-                f"suite error: {what} from {where} did not rewrite its victim outside"
+            require_control(
+                _result(control, f"victim{n}") == "changed",
+                f"{what} from {where} did not rewrite its victim outside",
             )
     work = tmp_path_factory.mktemp("tamper")
     with_settings = sandbox_settings(deny=[RULE, ARGV_RULE])
