@@ -127,11 +127,17 @@ def test_every_failure_path_answered(wire: WireRunner) -> None:
 @requires("wire")
 @pytest.mark.requirement("PAIR-3", "MUST")
 def test_failure_results_are_errors(wire: WireRunner) -> None:
-    """PAIR-3: each failure's tool_result has is_error true and non-empty text."""
+    """PAIR-3: each failure's tool_result has is_error true and non-empty text that says what went wrong.
+
+    The failing MCP tool reports its failure in words of its own (``isError`` with a text item):
+    its result must carry them, not a bare "error".
+    """
     run = wire("pairing")
+    failing = next(spec for spec in _scenario(run).mcp_tools if spec.behavior.kind == "raise")
+    reasons = {PairingIds.ERROR: failing.behavior.message}
     judge(
         run,
-        checks.check_error_results(run.requests, checks.applicable(run, PairingIds.FAILURES)),
+        checks.check_error_results(run.requests, checks.applicable(run, PairingIds.FAILURES), reasons),
         checks.pairing_unproven(run, checks.applicable(run, PairingIds.FAILURES)),
     )
 

@@ -17,6 +17,7 @@ from pytest_toolharness.wire.model_api._server import ScriptedApiServer
 from pytest_toolharness.wire.model_api._turns import AssistantTurn, ToolUseIds
 from pytest_toolharness.wire.scenarios._mcp_tool_server import read_call_log, write_server_config
 from reference_impl import McpConfigError, ToolContext, ToolOutput, connect_mcp_servers, load_mcp_config
+from reference_impl.agent import McpServerConfig
 
 SPECS = [
     ToolSpec(
@@ -95,19 +96,41 @@ def test_tools_are_wrapped_with_meta_and_called(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
+        (None, "can't be read as JSON"),  # no such file
         ("not json", "can't be read as JSON"),
         ('{"servers": {}}', '"mcpServers"'),
         ('{"mcpServers": {"a": {"type": "http", "url": "http://x"}}}', "type 'http' is not supported"),
+        # Another transport with a command beside it is still refused, whichever way its name sorts.
+        ('{"mcpServers": {"a": {"type": "http", "command": "x"}}}', "type 'http' is not supported"),
+        ('{"mcpServers": {"a": {"type": "ws", "command": "x"}}}', "type 'ws' is not supported"),
         ('{"mcpServers": {"a": {"command": ""}}}', "mcpServers.a: command must be a non-empty string"),
+        ('{"mcpServers": {"a": {"command": 5}}}', "mcpServers.a: command must be a non-empty string"),
         ('{"mcpServers": {"a": {"command": "x", "args": [1]}}}', "args must be a list of strings"),
+        ('{"mcpServers": {"a": {"command": "x", "args": "y"}}}', "args must be a list of strings"),
         ('{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}', "env must map strings to strings"),
+        ('{"mcpServers": {"a": {"command": "x", "env": {"K": "v", "N": 1}}}}', "env must map strings"),
+        ('{"mcpServers": {"a": {"command": "x", "env": ["K=v"]}}}', "env must map strings to strings"),
     ],
 )
-def test_bad_config_is_a_clear_error(tmp_path: Path, config: str, message: str) -> None:
+def test_bad_config_is_a_clear_error(tmp_path: Path, config: str | None, message: str) -> None:
     path = tmp_path / "mcp.json"
-    path.write_text(config)
-    with pytest.raises(McpConfigError, match=message.replace("(", r"\(")):
+    if config is not None:
+        path.write_text(config)
+    with pytest.raises(McpConfigError, match=message.replace("(", r"\(")) as raised:
         load_mcp_config(path)
+    assert str(path) in str(raised.value)
+
+
+def test_config_defaults_load(tmp_path: Path) -> None:
+    """A server with only a command is a stdio server with no arguments and no extra environment."""
+    path = tmp_path / "mcp.json"
+    path.write_text(
+        '{"mcpServers": {"b": {"command": "x"}, "a": {"type": "stdio", "command": "y", "env": {}}}}'
+    )
+    assert load_mcp_config(path) == [
+        McpServerConfig(name="b", command="x"),
+        McpServerConfig(name="a", command="y"),
+    ]
 
 
 def test_server_that_fails_to_start_is_named(tmp_path: Path) -> None:
@@ -122,6 +145,72 @@ def test_server_that_fails_to_start_is_named(tmp_path: Path) -> None:
 
     with pytest.raises(McpConfigError, match="'broken' failed to start"):
         asyncio.run(run())
+
+
+def test_config_env_reaches_the_server(tmp_path: Path) -> None:
+    """The config's ``env`` is in the server's environment: this server starts only when it is."""
+    config = write_server_config(tmp_path / "mcp.json", SPECS[:1])
+    data = json.loads(config.read_text())
+    server = data["mcpServers"]["suite"]
+    data["mcpServers"]["suite"] = {
+        "command": "sh",
+        "args": [
+            "-c",
+            'test "$TOOLHARNESS_ENV_CHECK" = passed && exec "$@"',
+            "sh",
+            server["command"],
+            *server["args"],
+        ],
+        "env": {**server["env"], "TOOLHARNESS_ENV_CHECK": "passed"},
+    }
+    config.write_text(json.dumps(data))
+
+    async def run() -> list[str]:
+        async with connect_mcp_servers(load_mcp_config(config)) as tools:
+            return [tool.name for tool in tools]
+
+    assert asyncio.run(run()) == ["mcp__suite__echo"]
+
+
+def test_structured_result_keeps_its_text(tmp_path: Path) -> None:
+    """An MCP result with structuredContent is sent as the text items the server sent beside it."""
+    value = {"city": "Zürich", "temperature": 21}
+    spec = ToolSpec(
+        name="mcp__suite__data",
+        mcp_server="suite",
+        mcp_tool="data",
+        behavior=ToolBehavior("json", value=value),
+    )
+    config = write_server_config(tmp_path / "mcp.json", [spec])
+
+    async def run() -> ToolOutput | str:
+        async with connect_mcp_servers(load_mcp_config(config)) as tools:
+            return await tools[0].call({}, _context())
+
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    assert asyncio.run(run()) == ToolOutput(content=[{"type": "text", "text": text}])
+
+
+class _StderrWithoutDescriptor:
+    """A stderr replacement with no ``fileno`` at all (not even one that raises)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_servers_start_when_stderr_has_no_descriptor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Servers' stderr goes to the real one when ours is an object without a file descriptor."""
+    config = write_server_config(tmp_path / "mcp.json", SPECS[:1])
+    monkeypatch.setattr(sys, "stderr", _StderrWithoutDescriptor())
+
+    async def run() -> list[str]:
+        async with connect_mcp_servers(load_mcp_config(config)) as tools:
+            return [tool.name for tool in tools]
+
+    assert asyncio.run(run()) == ["mcp__suite__echo"]
 
 
 def test_errors_inside_the_connection_come_out_unwrapped(tmp_path: Path) -> None:

@@ -164,6 +164,11 @@ def test_answered_and_error_results() -> None:
     assert "is_error=None" in problems[0]
     empty_error = conversation([result("toolu_a", "", is_error=True), result("toolu_b")])
     assert "no text" in checks.check_error_results(empty_error, ["toolu_a"])[0]
+    # A failure's own words must reach the model, not a bare "error".
+    assert checks.check_error_results(requests, ["toolu_a"], {"toolu_a": "boom"}) == []
+    bare = conversation([result("toolu_a", "MCP tool error", is_error=True)])
+    (problem,) = checks.check_error_results(bare, ["toolu_a"], {"toolu_a": "boom"})
+    assert "failed with 'boom' but its tool_result does not say so" in problem
 
 
 def test_nonempty_results() -> None:

@@ -115,8 +115,9 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/agent/_results.py": ("PAIR-7", "PAIR-8"),
     # MCP tools reach the pool (CACHE-2's MCP suffix) and results in MCP shapes (EXEC-5); every wire
     # test's tools are the suite's MCP server's, so its results (errors PAIR-3, drawn batches with
-    # errors, images and empty answers PAIR-2, image results RESULT-2) cross this client too.
-    "reference_impl/agent/_mcp_client.py": ("CACHE-2", "EXEC-5", "PAIR-2", "PAIR-3", "RESULT-2"),
+    # errors, images and empty answers PAIR-2, image results RESULT-2) cross this client too. Its
+    # reading of readOnlyHint is what lets two read-only MCP calls run together (CONC-2's wire test).
+    "reference_impl/agent/_mcp_client.py": ("CACHE-2", "EXEC-5", "PAIR-2", "PAIR-3", "RESULT-2", "CONC-2"),
     "reference_impl/request/_notices.py": ("DEFER-3", "DELTA"),
     # Every result goes through map_tool_output: errors (PAIR-3, EXEC-5) and ToolSearch's
     # tool_reference blocks (DEFER-4) too.

@@ -349,8 +349,14 @@ def check_answered(requests: Sequence[RecordedRequest], ids: Iterable[str]) -> l
     return problems
 
 
-def check_error_results(requests: Sequence[RecordedRequest], ids: Iterable[str]) -> list[str]:
-    """PAIR-3: the results of ``ids`` (failures) have ``is_error: true`` and non-empty text."""
+def check_error_results(
+    requests: Sequence[RecordedRequest], ids: Iterable[str], reasons: Mapping[str, str] | None = None
+) -> list[str]:
+    """PAIR-3: the results of ``ids`` (failures) have ``is_error: true`` and non-empty text.
+
+    ``reasons`` maps a failure's id to the words of what went wrong that its text must carry (a
+    failing tool's own message): text that only says "error" tells the model nothing.
+    """
     results = tool_results(requests)
     problems = []
     for tool_use_id in ids:
@@ -359,13 +365,19 @@ def check_error_results(requests: Sequence[RecordedRequest], ids: Iterable[str])
             problems.append(f"tool_use {tool_use_id} (a failure) got no tool_result")
             continue
         block = blocks[0]
+        text = result_text(block)
         if block.get("is_error") is not True:
             problems.append(
                 f"tool_use {tool_use_id} failed but its tool_result has is_error={block.get('is_error')!r}: "
-                f"{result_text(block)[:200]!r}"
+                f"{text[:200]!r}"
             )
-        if not result_text(block).strip():
+        if not text.strip():
             problems.append(f"tool_use {tool_use_id} failed but its tool_result has no text explaining why")
+        elif reasons and tool_use_id in reasons and reasons[tool_use_id] not in text:
+            problems.append(
+                f"tool_use {tool_use_id} failed with {reasons[tool_use_id]!r} but its tool_result does not "
+                f"say so: {text[:200]!r}"
+            )
     return problems
 
 
