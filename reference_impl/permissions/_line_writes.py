@@ -54,9 +54,9 @@ _CHANGES_FILES = _names("rm rmdir unlink chmod chown chgrp touch mkdir mktemp tr
 _MAKES_NO_CONTENT = (PLAIN_PROGRAMS - _PLAIN_WRITERS) | _CHANGES_FILES
 """Programs (and builtins) that make no new file content whatever their operands (unless redirected)."""
 
-_CHANGE_NO_NAMED_FILE = PLAIN_PROGRAMS - _PLAIN_WRITERS - _CHANGES_FILES - _names("tree")
+_CHANGE_NO_NAMED_FILE = PLAIN_PROGRAMS - _PLAIN_WRITERS - _CHANGES_FILES - _names("tree zstdcat")
 """Programs (and builtins) whose documentation gives them no way to change a file named on their line:
-they read, print or start nothing (``tree -o F`` writes F)."""
+they read, print or start nothing (``tree -o F`` and ``zstdcat -o F`` write F)."""
 
 _PROJECT_TOOLS = _names(
     "make gmake pytest py.test tox nox mypy ruff black flake8 eslint prettier tsc jest vitest npm npx "
