@@ -8,6 +8,7 @@ observed from outside the harness, as in ``test_permissions.py``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -412,6 +413,109 @@ def test_an_allow_rule_naming_a_program_never_lets_it_write_a_protected_file(
     """
     command, rule = write
     _assert_shell_command_asks(new_harness(), command, mode, [RuleSpec(rule, "allow")], f"under {rule} ")
+
+
+# Protected files a program may be told to write (relative to the working directory, which is HOME
+# to the judge too), and the directories the working directory holds before each line.
+_WRITER_TARGETS = (
+    ".git/hooks/pre-commit",
+    ".git/config",
+    ".claude/settings.json",
+    ".vscode/tasks.json",
+    ".husky/pre-push",
+    ".mcp.json",
+    ".gitmodules",
+    ".bashrc",
+    ".zshrc",
+    ".gitconfig",
+    ".profile",
+    ".config/fish/config.fish",
+)
+_WRITER_DIRECTORIES = (".git/hooks", ".claude", ".vscode", ".husky", ".config/fish", "sub")
+
+
+def _structural_spellings(target: str) -> list[str]:
+    """``target`` as written, ``./``, ``~/``, ``sub/..``, ``..`` out and back, through a link to its directory or to it."""
+    through_link = f"into/{target.partition('/')[2]}" if "/" in target else "alias"
+    return [target, f"./{target}", f"~/{target}", f"sub/../{target}", f"../{{work}}/{target}", through_link]
+
+
+@st.composite
+def program_writes_to_a_protected_file(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(a line, an allow rule naming only its program, the protected file it names): composed.
+
+    The writer and the form in which it writes a file it names come from the catalogue mined from the
+    installed manual pages (``ths.file_writers``); the option spelled every way getopt reads it
+    (``-o F``, ``-oF``, ``--out F``, ``--out=F``), an operand after ``--`` or not; the protected file
+    through a spelling (relative, ``./``, ``~``, ``..`` out and back, a link to it or its directory)
+    then quoted, escaped or expanded by bash (``ths.expanded_spellings``); the rule by prefix
+    (``Bash(tee:*)``), wildcard (``Bash(tee *)``) or the line's words before the file (``Bash(tee -a:*)``).
+    The line's ``{work}`` is the working directory's name.
+    """
+    entry = draw(ths.file_writers(), label="writer")
+    target = draw(st.sampled_from(_WRITER_TARGETS), label="target")
+    spelled = draw(st.sampled_from(_structural_spellings(target)))
+    if draw(st.booleans()) and "{work}" not in spelled and not spelled.startswith("~"):
+        spelled = draw(ths.expanded_spellings(spelled))
+    option, joiner = draw(st.sampled_from(entry.spellings()))
+    if entry.kind == "operand" and draw(st.booleans()):
+        spelled = f"-- {spelled}"
+    line = entry.command_line(spelled, option=option, joiner=joiner)
+    before = line[: line.index(spelled)].strip()
+    rules = [f"Bash({entry.program}:*)", f"Bash({entry.program} *)"]
+    if before != entry.program and not before.endswith("="):
+        rules.append(f"Bash({before}:*)")
+    return line, draw(st.sampled_from(rules), label="rule"), target
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=80, deadline=None)
+@given(
+    write=program_writes_to_a_protected_file(),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+@example(write=("tee -a ~/.bashrc", "Bash(tee:*)", ".bashrc"), mode="default")
+@example(write=("cp in.txt .git/hooks/pre-commit", "Bash(cp:*)", ".git/hooks/pre-commit"), mode="default")
+@example(write=("sort -o.gitconfig in.txt", "Bash(sort *)", ".gitconfig"), mode="bypassPermissions")
+def test_an_allow_rule_naming_a_program_never_lets_it_write_a_protected_file_it_names(
+    new_harness: Callable[[], Any], write: tuple[str, str, str], mode: str
+) -> None:
+    """PERM-15: an allow rule naming a program never lets it write a protected file named by its own operands or options.
+
+    ``Bash(tee:*)`` and ``tee -a ~/.bashrc``, ``Bash(cp *)`` and ``cp in.txt .git/hooks/pre-commit``,
+    ``Bash(sort -o:*)`` and ``sort -o .gitconfig``: composed (:func:`program_writes_to_a_protected_file`)
+    and judged by the filesystem: each line runs for real in a sandbox whose working directory (also
+    ``HOME``) holds ``.git/hooks``, ``.claude``, ``.vscode`` and the links ``into`` (to the target's
+    top directory) and ``alias`` (to the target); a line that does not change the protected file is
+    no attempt (discarded). One that does asks (or is denied) in default, acceptEdits and
+    bypassPermissions alike: it never runs unasked (a protected path needs a grant of its own).
+    """
+    if shutil.which("bwrap") is None:
+        pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
+    line, rule, target = write
+    work = fresh_dir()
+    for directory in _WRITER_DIRECTORIES:
+        (work / directory).mkdir(parents=True, exist_ok=True)
+    (work / "into").symlink_to(target.split("/")[0])
+    (work / "alias").symlink_to(target)
+    for name, text in (("in.txt", "b\na\n"), ("in.diff", "")):
+        (work / name).write_text(text, encoding="utf-8")
+    line = line.replace("{work}", work.name)
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": line})],
+        rules=[RuleSpec(rule, "allow")],
+        mode=mode,
+        host=host_answering("deny"),
+        cwd=work,
+    )
+    assume(target in ths.written_paths(line, work))
+    assert run.ran() == 0, (
+        f"{line!r} writes {target} (the filesystem says so), yet ran unasked under {rule} in {mode}: "
+        f"{run.describe()}"
+    )
 
 
 @requires("execution", "permissions", "host_callback")

@@ -46,6 +46,7 @@ from __future__ import annotations
 from pytest_toolharness._profiles import load_suite_profile, register_profiles, restore_profile
 from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
 from pytest_toolharness._strategies.code_reach import CodeReach, code_reach
+from pytest_toolharness._strategies.file_writers import WriterEntry, file_writers, written_paths
 from pytest_toolharness._strategies.hooks import (
     ALSO_BY_EVENT,
     BROKEN_OUTCOMES,
@@ -165,6 +166,7 @@ __all__ = [
     "PathMaze",
     "ShellAttempt",
     "ToolUseBatch",
+    "WriterEntry",
     "bash_sandbox",
     "bash_sandbox_problem",
     "bash_word_values",
@@ -181,6 +183,7 @@ __all__ = [
     "descriptions",
     "evaluated_code_attempts",
     "expanded_spellings",
+    "file_writers",
     "hook_matchers",
     "hook_settings",
     "hook_specs",
@@ -220,4 +223,5 @@ __all__ = [
     "tool_use_ids",
     "utf8_characters",
     "wrapped_commands",
+    "written_paths",
 ]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_toolharness._strategies.file_writers import load_writers
 from reference_impl.permissions._descriptors import STDIN, UNKNOWN_DESCRIPTOR, descriptor_of
+from reference_impl.permissions._line_writes import program_targets
 from reference_impl.permissions._shell_forms import deny_forms
 
 
@@ -74,3 +76,11 @@ def test_a_line_that_runs_only_what_was_on_disk_is_read(line: str) -> None:
 def test_make_of_its_input_is_read_as_its_recipes() -> None:
     forms = deny_forms("make -f /dev/./stdin <<'E'\nall:\n\trm -rf x\nE\n")
     assert "rm -rf x" in forms.forms
+
+
+def test_no_program_the_mined_catalogue_shows_writing_a_file_it_names_is_taken_to_change_none() -> None:
+    """PERM-15: the programs taken to change no file their line names include none that the filesystem
+    saw write a file named by its operands or options (the catalogue mined from the manual pages)."""
+    for entry in load_writers():
+        line = entry.command_line(".git/config").split()
+        assert ".git/config" in program_targets(tuple(line)), entry

@@ -53,6 +53,8 @@ __all__ = [
     "mine_catalogue",
     "mine_help_text",
     "mine_manual_page",
+    "option_blocks",
+    "troff_text",
 ]
 
 CATALOGUE_FILE = Path(__file__).with_name("program_catalogue.json")
@@ -139,7 +141,7 @@ _GLYPHS = {"\\-": "-", "\\(em": "-", "\\(en": "-", "\\(aq": "'", "\\[aq]": "'", 
 _DROPPED = ("\\&", "\\|", "\\,", "\\/", "\\^", "\\%")
 
 
-def _clean(line: str) -> str:
+def troff_text(line: str) -> str:
     """A troff line as text: fonts, glyphs and zero-width escapes gone, a macro's name dropped."""
     text = _FONT.sub("", line)
     for escape, glyph in _GLYPHS.items():
@@ -169,7 +171,7 @@ _READS_COMMANDS = re.compile(r"\b(read|execut|run|sourc|load)\w*\b[^.]{0,40}\bco
 _STARTS_BLOCK = (".TP", ".IP", ".SH", ".SS", ".PP", ".P", ".LP", ".HP")
 
 
-def _option_blocks(lines: Sequence[str]) -> Iterable[tuple[str, str]]:
+def option_blocks(lines: Sequence[str]) -> Iterable[tuple[str, str]]:
     """(option line, description) for every tagged paragraph of a page.
 
     man's ``.TP`` / ``.IP tag`` paragraphs, and asciidoc's ``.PP`` / tag / ``.RS`` ... ``.RE``.
@@ -187,8 +189,8 @@ def _option_blocks(lines: Sequence[str]) -> Iterable[tuple[str, str]]:
             for following in lines[i + 3 : i + 40]:
                 if following.startswith(".RE"):
                     break
-                paragraph.append(_clean(following))
-            yield _clean(lines[i + 1]), " ".join(part for part in paragraph if part)
+                paragraph.append(troff_text(following))
+            yield troff_text(lines[i + 1]), " ".join(part for part in paragraph if part)
             i += 3
             continue
         if line.startswith(".TP") or (line.startswith(".IP ") and len(line) > 4):
@@ -196,9 +198,9 @@ def _option_blocks(lines: Sequence[str]) -> Iterable[tuple[str, str]]:
             j = i + 1 if line.startswith(".IP") else i + 2
             body: list[str] = []
             while j < len(lines) and not lines[j].startswith(_STARTS_BLOCK):
-                body.append(_clean(lines[j]))
+                body.append(troff_text(lines[j]))
                 j += 1
-            yield _clean(head), " ".join(part for part in body if part)
+            yield troff_text(head), " ".join(part for part in body if part)
             i = j
         else:
             i += 1
@@ -265,14 +267,14 @@ def _config_entries(program: str, lines: Sequence[str], source: str) -> Iterable
     for i in range(len(lines) - 2):
         if lines[i] != ".PP" or not lines[i + 2].startswith(".RS"):
             continue
-        key = _clean(lines[i + 1])
+        key = troff_text(lines[i + 1])
         if not _CONFIG_KEY.match(key):
             continue
         body: list[str] = []
         for line in lines[i + 3 : i + 60]:
             if line.startswith(".RE"):
                 break
-            body.append(_clean(line))
+            body.append(troff_text(line))
         description = " ".join(part for part in body if part)
         if _RUNS.search(description[:400]) or _SHELL_COMMAND.search(description[:1500]):
             yield CatalogueEntry(
@@ -284,11 +286,11 @@ def mine_manual_page(program: str, troff: str, source: str = "") -> list[Catalog
     """The catalogue entries a manual page (troff source) documents for ``program``."""
     lines = troff.splitlines()
     entries: list[CatalogueEntry] = list(_config_entries(program, lines, source))
-    for head, description in _option_blocks(lines):
+    for head, description in option_blocks(lines):
         entries.extend(_entries_from_option(program, head, description, source))
     synopsis = re.search(r"^\.SH\s+\"?SYNOPSIS\"?\s*$(.*?)^\.SH", troff, re.MULTILINE | re.DOTALL)
     if synopsis is not None:
-        text = " ".join(_clean(line) for line in synopsis.group(1).splitlines() if not line.startswith(".br"))
+        text = " ".join(troff_text(line) for line in synopsis.group(1).splitlines() if not line.startswith(".br"))
         wrapper = _wrapper_entry(program, re.sub(r"\s+", " ", text), source)
         if wrapper is not None:
             entries.append(wrapper)

@@ -360,10 +360,9 @@ def _decide(
             reason=DecisionReason(stage="hook", detail=hook_verdict.reason, hook=hook_verdict.hook or None),
             updated_input=updated,
         )
-    # Only the modes that allow without asking need it (in the others an edit is asked about anyway).
-    protected = (
-        protected_write(call, context.cwd) if mode in ("bypassPermissions", "acceptEdits", "auto") else None
-    )
+    # Before the mode and the allow rules, in every mode: neither a mode nor a rule naming a program
+    # grants writing a protected path (PERM-15).
+    protected = protected_write(call, context.cwd)
     if protected is not None:
         return PermissionDecision(
             behavior="ask",

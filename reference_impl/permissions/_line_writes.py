@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import posixpath
 import re
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reference_impl.permissions._bash_reader import ShellCommand
 from reference_impl.permissions._descriptors import descriptor_of
 from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
-from reference_impl.permissions._wrapped_commands import is_wrapper
+from reference_impl.permissions._wrapped_commands import find_commands, is_wrapper, unwrap
 
 __all__ = ["Run", "program_targets", "program_writes", "unread_by_writes"]
 
@@ -48,11 +49,14 @@ _PLAIN_WRITERS = _names(
     "cp mv ln link tee dd csplit split uniq shuf sort gzip gunzip bzip2 bunzip2 xz unxz lzma zstd unzstd "
     "unzip curl xxd"
 )
-_MAKES_NO_CONTENT = (PLAIN_PROGRAMS - _PLAIN_WRITERS) | _names(
-    # They remove files or change modes and times: no new content.
-    "rm rmdir unlink chmod chown chgrp touch mkdir mktemp truncate shred sync"
-)
+# They remove files or change modes and times: no new content, yet they change the files they name.
+_CHANGES_FILES = _names("rm rmdir unlink chmod chown chgrp touch mkdir mktemp truncate shred sync")
+_MAKES_NO_CONTENT = (PLAIN_PROGRAMS - _PLAIN_WRITERS) | _CHANGES_FILES
 """Programs (and builtins) that make no new file content whatever their operands (unless redirected)."""
+
+_CHANGE_NO_NAMED_FILE = PLAIN_PROGRAMS - _PLAIN_WRITERS - _CHANGES_FILES - _names("tree zstdcat")
+"""Programs (and builtins) whose documentation gives them no way to change a file named on their line:
+they read, print or start nothing (``tree -o F`` and ``zstdcat -o F`` write F)."""
 
 _PROJECT_TOOLS = _names(
     "make gmake pytest py.test tox nox mypy ruff black flake8 eslint prettier tsc jest vitest npm npx "
@@ -266,48 +270,105 @@ def program_writes(base: str, args: Argv) -> tuple[list[str], str | None]:
     return [], f"{base} may write files the engine does not know"
 
 
-_DESTINATION_LAST = _names("cp mv ln link install ginstall rsync scp")
-_DIRECTORY_OPTIONS = {"tar": ("-C", "--directory"), "unzip": ("-d",), "bsdtar": ("-C",), "7z": ("-o",)}
+_FIND_OUTPUTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
+_LONGEST_OPTION_CLUSTER = 64
 
 
-def program_targets(argv: Argv) -> list[str | None]:
-    """Where a program puts what it writes, as named on its line (PERM-15); None when only known at run time.
+def _named_paths(args: Argv) -> list[str | None]:
+    """Every path a program's words may name: operands, option values, and None for a run-time word.
 
-    ``cp a .git/hooks/x``, ``tar xf t -C .git``, ``unzip -d``, ``tee F``, ``sort -o F``.
+    ``--out=F`` and ``key=F`` (dd's ``of=F``) name F; a short option may carry its value after any
+    bundle of flags (``-so~/.bashrc``, ``-O.git/config``), so each suffix after its leading letters
+    is a name too (a bundle longer than any program's options is taken as unknown).
     """
-    if not argv or argv[0] is None:
-        return []
-    base, args = posixpath.basename(argv[0]), argv[1:]
-    if base in _DESTINATION_LAST:
-        target = next(
-            (
-                a.partition("=")[2] or None
-                for a in args
-                if a is not None and a.startswith("--target-directory")
-            ),
-            "",
-        )
-        for i, word in enumerate(args):
-            if word == "-t" and i + 1 < len(args):
-                target = args[i + 1]
-        operands = [a for a in args if a is None or not a.startswith("-")]
-        return [target] if target != "" else operands[-1:] if len(operands) > 1 else []
-    if base in _DIRECTORY_OPTIONS:
-        targets: list[str | None] = []
-        for i, word in enumerate(args):
-            for option in _DIRECTORY_OPTIONS[base]:
-                if word == option and i + 1 < len(args):
-                    targets.append(args[i + 1])
-                elif word is not None and word.startswith(option) and len(word) > len(option):
-                    targets.append(word[len(option) :].lstrip("="))
+    named: list[str | None] = []
+    for word in args:
+        if word is None:
+            named.append(None)
+            continue
+        named.append(word)
+        if "=" in word:
+            named.append(word.partition("=")[2])
+        if word.startswith("-") and not word.startswith("--"):
+            letters = len(word) - len(word[1:].lstrip(string.ascii_letters + string.digits))
+            if letters > _LONGEST_OPTION_CLUSTER:
+                named.append(None)
+            named.extend(word[i:] for i in range(2, min(letters, _LONGEST_OPTION_CLUSTER) + 1))
+    return [name for name in named if name is None or name.strip("-")]
+
+
+def _find_targets(args: Argv, depth: int) -> list[str | None]:
+    """What ``find`` may change: its ``-fprint`` files and what its commands change.
+
+    Under ``-delete``, or an ``-exec`` command that may change files, whatever it finds (its start paths).
+    """
+    starts: list[str | None] = []
+    for word in args:
+        if word is not None and word.startswith(("-", "(", "!")):
+            break
+        starts.append(word)
+    targets: list[str | None] = []
+    for i, word in enumerate(args):
+        if word in _FIND_OUTPUTS:
+            targets.append(args[i + 1] if i + 1 < len(args) else None)
+    changing = "-delete" in args or any(program_targets(c, depth + 1) for c in find_commands(args))
+    for command in find_commands(args):
+        targets.extend(program_targets(command, depth + 1))
+    return [*targets, *((starts or ["."]) if changing else [])]
+
+
+def _git_targets(args: Argv) -> list[str | None]:
+    """What git may change as named on its line.
+
+    Its configuration (``git config``), ``--output`` files, and for a subcommand that writes the
+    working tree or a new repository (``checkout``, ``clone``, ``init``), any path named.
+    """
+    sub = _git_subcommand(args)
+    targets = _git_config_targets(args)
+    if sub in _GIT_STORE_ONLY:
+        outputs = [
+            a.partition("=")[2] if "=" in a else args[i + 1] if i + 1 < len(args) else None
+            for i, a in enumerate(args)
+            if a is not None and a.startswith("--output")
+        ]
+        return [*targets, *outputs]
+    if sub == "config" or sub is None:
         return targets
+    return [*targets, *_named_paths(args[args.index(sub) + 1 :])]
+
+
+def program_targets(argv: Argv, depth: int = 0) -> list[str | None]:
+    """Every path a program may change, as named on its line (PERM-15); None for one known only at run time.
+
+    A program the engine cannot prove changes no file its line names may change any of them
+    (:func:`_named_paths`: ``tee F``, ``cp a F``, ``curl -oF``, ``wget -O F``, ``tar -C F``,
+    ``chmod +x F``, ``patch F``, any program the engine does not know, or one only known at run
+    time). Proven: programs that only read or print; git, as modelled; a wrapper, by the command it
+    runs (``xargs`` gives it words known only when it runs); ``find``, by its outputs and commands.
+    """
+    if not argv or depth > 8:
+        return [None] if argv else []
+    if argv[0] is None:
+        return _named_paths(argv[1:])
+    base, args = posixpath.basename(argv[0]), argv[1:]
+    if base in _CHANGE_NO_NAMED_FILE:
+        return []
     if base == "git":
-        return _git_config_targets(args)
-    if base in ("tee", "dd", "sort", "shuf", "uniq", "sed"):
-        paths, why = program_writes(base, args)
-        # A reason means it may write where its line does not say (a word known at run time, sed's w).
-        return [*paths, None] if why is not None else list(paths)
-    return []
+        return _git_targets(args)
+    if base == "find":
+        return _find_targets(args, depth)
+    if is_wrapper(base):
+        inner = unwrap(base, args)
+        if not inner:
+            return _named_paths(args)
+        own = _named_paths(args[: len(args) - len(inner)])  # ``flock .git/x cmd`` makes its lock file
+        from_input = [None] if base == "xargs" else []
+        targets = program_targets(inner, depth + 1)
+        return [*own, *targets, *(from_input if targets or inner[0] is None else [])]
+    targets = _named_paths(args)
+    if base in ("tee", "dd", "sort", "shuf", "uniq", "sed") and program_writes(base, args)[1] is not None:
+        targets.append(None)  # it may write where its line does not say (sed's w command)
+    return targets
 
 
 # ``git config`` options that only read: with one of them (and no writing one) nothing is written.

@@ -2,21 +2,35 @@
 
 Files that make code run later or configure the harness, git or a shell (``.git``, ``.claude``,
 ``.bashrc``, ``.mcp.json``, ...), however the path is spelled; a shell command's output
-redirections and the targets programs name (``cp a .git/hooks/x``, ``tar xf t -C .git``, ``tee F``)
-count as writes.
+redirections and every path a program may change as named on its line count as writes: any
+program the engine can't prove changes no named file (``tee F``, ``cp a F``, ``curl -oF``,
+``chmod +x F``, one it does not know), through wrappers, ``find -exec``, ``sh -c`` and ``eval``,
+in every directory the line may have moved to. An allow rule naming the program grants running
+it, never writing a protected file (a blanket grant is no grant of a protected path).
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
 from pathlib import Path
 
+from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._line_writes import program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._rules import Call
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellPart
+from reference_impl.permissions._wrapped_commands import (
+    SCRIPT_BUILTINS,
+    SHELLS,
+    builtin_script,
+    find_commands,
+    is_wrapper,
+    shell_script,
+    unwrap,
+)
 
 __all__ = ["PROTECTED_DIRECTORIES", "PROTECTED_FILES", "protected_reason", "protected_write"]
 
@@ -90,8 +104,110 @@ def _as_known(part: ShellPart) -> tuple[str | None, ...]:
     )
 
 
+def _move_target(part: ShellPart) -> str | None:
+    """Where a change of directory leads, as written (``~`` for ``cd`` alone); None when not known."""
+    words = list(_as_known(part))
+    while words and words[0] in _BUILTIN_RUNNERS:
+        words.pop(0)
+        while words and words[0] is not None and words[0].startswith("-"):
+            if words.pop(0) == "--":
+                break
+    if not words or words[0] not in ("cd", "pushd"):
+        return None  # popd, eval, source, a program only known at run time
+    operands = words[1:]
+    while operands and operands[0] in ("-L", "-P", "-e", "-@", "-n", "--"):
+        if operands.pop(0) == "--":
+            break
+    if not operands:
+        return "~" if words[0] == "cd" else None
+    target = operands[0]
+    if target is None or target.startswith(("-", "+")):
+        return None  # ``cd -``, ``pushd +1``: a directory of the stack
+    return target
+
+
+_MOST_DIRECTORIES = 32
+
+
+def _directories(command: ShellCommand, directories: list[str] | None) -> list[str] | None:
+    """Every directory a part of the line may run in (absolute), or None when one is not known."""
+    if directories is None:
+        return None
+    found = list(directories)
+    for part in command.parts:
+        if not _may_change_directory(part):
+            continue
+        target = _move_target(part)
+        if target is None:
+            return None
+        if target.startswith(("/", "~")):
+            moved = [lexical_path(target, Path("/"))]
+        else:
+            moved = [posixpath.join(directory, target) for directory in found]
+        found = list(dict.fromkeys((*found, *moved)))
+        if len(found) > _MOST_DIRECTORIES:
+            return None
+    return found
+
+
+def _scripts(argv: tuple[str | None, ...]) -> list[str | None]:
+    """The shell code a command runs (``sh -c S``, ``eval S``), through wrappers and ``find -exec``."""
+    scripts: list[str | None] = []
+    for _ in range(8):
+        if not argv or argv[0] is None:
+            break
+        base, args = posixpath.basename(argv[0]), argv[1:]
+        if base in SHELLS:
+            script = shell_script(args)
+            scripts.append(None if script is None and None in args else script)
+        elif base in SCRIPT_BUILTINS:
+            script = builtin_script(base, args)
+            scripts.append(None if script is None and None in args else script)
+        elif base == "find":
+            for command in find_commands(args):
+                scripts.extend(_scripts(command))
+        inner = unwrap(base, args) if is_wrapper(base) else None
+        if not inner:
+            break
+        argv = inner
+    return [s for s in scripts if s != ""]
+
+
+def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path, depth: int) -> str | None:
+    """Why this line (run in any of ``directories``, None: not known) may write a protected path."""
+    if SYNTAX_ERROR in command.problems:
+        # The grammar could not read all of it (``{ [x]y; echo x > .git/config; }``): a write in the
+        # part it could not read is not in ``writes``, so what the line writes is not known.
+        return "the command is not read with certainty (the grammar finds a syntax error), so what it writes is not known"
+    places = _directories(command, directories)
+    targets = [t for part in command.parts for t in program_targets(_as_known(part))]
+    for written in (*command.writes, *targets):
+        if written is None:
+            return "the command writes to a file only known when it runs"
+        if written.startswith(("/", "~")):
+            reason = protected_reason(written, cwd)
+        elif places is None:
+            # ``cd .git && echo x > config``: a relative path written after the line changes
+            # directory to where the walk can't tell.
+            return f"the command changes directory before writing {written}, so where it lands is not known"
+        else:
+            reason = next((r for d in places if (r := protected_reason(written, Path(d))) is not None), None)
+        if reason is not None:
+            return reason
+    for part in command.parts:
+        for script in _scripts(part.argv):
+            if script is None:
+                return "the command runs shell code only known when it runs"
+            if depth >= 8:
+                return "the command nests shell code too deeply to tell what it writes"
+            reason = _line_reason(split_command(script), places, cwd, depth + 1)
+            if reason is not None:
+                return reason
+    return None
+
+
 def protected_write(call: Call, cwd: Path) -> str | None:
-    """Why this call writes a protected path (a file tool's edit or a shell redirection), if it does."""
+    """Why this call may write a protected path (a file tool's edit, or anything a shell line writes), if it may."""
     target = call.target
     if target is None:
         return None
@@ -100,20 +216,4 @@ def protected_write(call: Call, cwd: Path) -> str | None:
     shell = call.shell
     if shell is None:
         return None
-    if SYNTAX_ERROR in shell.problems:
-        # The grammar could not read all of it (``{ [x]y; echo x > .git/config; }``): a write in the
-        # part it could not read is not in ``writes``, so what the line writes is not known.
-        return "the command is not read with certainty (the grammar finds a syntax error), so what it writes is not known"
-    moves = any(_may_change_directory(part) for part in shell.parts)
-    targets = [t for part in shell.parts for t in program_targets(_as_known(part))]
-    for written in (*shell.writes, *targets):
-        if written is None:
-            return "the command writes to a file only known when it runs"
-        if moves and not written.startswith(("/", "~")):
-            # ``cd .git && echo x > config``: a relative path written after the line changes
-            # directory lands where the walk can't tell.
-            return f"the command changes directory before writing {written}, so where it lands is not known"
-        reason = protected_reason(written, cwd)
-        if reason is not None:
-            return reason
-    return None
+    return _line_reason(shell, [lexical_path(".", cwd)], cwd, 0)
