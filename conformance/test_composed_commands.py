@@ -61,9 +61,26 @@ _FINDINGS = (
     ),
 )
 
+# Substitutions in words where tree-sitter's grammar shows none, which a red team confirmed bash runs
+# (session 25): backquotes in ``${}``, ``$(...)`` in an operator's pattern, ``<(...)`` in ``${}``,
+# single quotes a double-quoted ``${}`` keeps, a here-document's body, escapes inside backquotes.
+_UNSEEN_SUBSTITUTIONS = tuple(
+    (line, "substitution", "Bash({}:*)")
+    for line in (
+        ": ${x:-${y:-`rm -rf x`}}",
+        "x=1; : ${x#$(rm -rf x)}",
+        ": ${x:-<(rm -rf x)}",
+        "x=1; : \"${x:+'$(rm -rf x)'}\"",
+        ': "${x-\'"`rm -rf x`"\'}"',
+        "cat <<-EOF >/dev/null\n`rm -rf x`\n\tEOF\n",
+        "echo `echo \\`rm -rf x\\``",
+        'echo `echo "\\$(rm -rf x)"`',
+    )
+)
+
 
 def _pinned(test: Callable[..., None]) -> Callable[..., None]:
-    for line, carrier, deny_form in _FINDINGS:
+    for line, carrier, deny_form in (*_FINDINGS, *_UNSEEN_SUBSTITUTIONS):
         composed = ths.ComposedCommand("rm", ("-rf", "x"), line, (carrier,) if carrier else ())
         test = example(composed=composed, deny_form=deny_form, mode="bypassPermissions", behavior="deny")(
             test

@@ -6,6 +6,9 @@ and words spelled every way bash reads them) is carried by a chain of production
 makes bash, or a program bash starts, run the command it is given:
 
 - **substitution**: ``$(C)``, backquotes, ``<(C)``, ``>(C)``, ``${x:-$(C)}``, an assignment's value;
+  backquotes and ``$(C)`` in every word bash expands: ``${x:-`C`}``, the pattern of ``${x#$(C)}``
+  and its kin, ``${x:-<(C)}``, ``"${x:+'$(C)'}"``, a here-document's body, escaped backquotes
+  inside backquotes (``echo `echo \`C\```);
 - **shell-string**: ``bash -c Q``, ``sh -ec Q``, ``eval Q``, where ``Q`` is ``C`` quoted in any of
   bash's forms: ``'...'``, ``"..."``, ``$'...'`` with octal, hex, ``\u`` escapes, pieces of each
   joined;
@@ -364,8 +367,37 @@ def _substitution(draw: _Draw, inner: _Built) -> str:
         f"x=$({text})",
         f"echo $(( 0 + $({text}) 0 ))",
     ]
+    # Words bash expands where a grammar may show no substitution (PERM-16): the pattern of a
+    # ``${x#...}`` operator, a ``${}`` inside double quotes whose single quotes bash keeps literal.
+    forms.extend(
+        f"x=1; : {word.format(c=f'$({text})')}"
+        for word in (
+            "${{x#{c}}}",
+            "${{x%%{c}}}",
+            "${{x/a/{c}}}",
+            "${{x//?/{c}}}",
+            "${{x^{c}}}",
+            "${{x,,{c}}}",
+        )
+    )
+    forms.extend((f": ${{x:-<({text})}}", f"x=1; : \"${{x:+'$({text})'}}\""))
     if "`" not in text and "\\" not in text:
-        forms.append(f"echo `{text}`")
+        tick = f"`{text}`"
+        forms.extend(
+            (
+                f"echo {tick}",
+                f": ${{x:-{tick}}}",
+                f": ${{x:={tick}}}",
+                f": ${{x:-${{y:-{tick}}}}}",
+                f"x=1; : ${{x#{tick}}}",
+                f': "${{x-\'"{tick}"\'}}"',
+                f"cat <<EOF >/dev/null\n{tick}\nEOF\n",
+                f"cat <<-EOF >/dev/null\n{tick}\n\tEOF\n",
+                # Inside backticks bash turns \` into ` and \$ into $ before it reads the text again.
+                f"echo `echo \\{tick[:-1]}\\``",
+                f'echo `echo "\\$({text})"`',
+            )
+        )
     return draw(st.sampled_from(forms))
 
 

@@ -40,6 +40,7 @@ from reference_impl.permissions._bash_words import (
 )
 from reference_impl.permissions._evaluated import MAY_HIDE_CODE, hidden_code, mark_evaluated_code
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellCommand, ShellPart
+from reference_impl.permissions._unread_substitutions import MAY_SUBSTITUTE, mark_unread_substitutions
 
 __all__ = [
     "SYNTAX_ERROR",
@@ -554,6 +555,8 @@ def _split(command: str, splice: bool) -> ShellCommand:
     walk.statement(root, 0)
     if MAY_HIDE_CODE.search(command):
         mark_evaluated_code(walk, root)
+    if MAY_SUBSTITUTE.search(command):
+        mark_unread_substitutions(walk, root, source)
     if root.has_error and not any(part.argv == (None,) for part in walk.parts):
         # The grammar failed somewhere the walk never reached as an ERROR (a ``;`` after an
         # unterminated here-document, seen): bash's reading is unknown, so fail closed.
