@@ -290,7 +290,9 @@ def mine_manual_page(program: str, troff: str, source: str = "") -> list[Catalog
         entries.extend(_entries_from_option(program, head, description, source))
     synopsis = re.search(r"^\.SH\s+\"?SYNOPSIS\"?\s*$(.*?)^\.SH", troff, re.MULTILINE | re.DOTALL)
     if synopsis is not None:
-        text = " ".join(troff_text(line) for line in synopsis.group(1).splitlines() if not line.startswith(".br"))
+        text = " ".join(
+            troff_text(line) for line in synopsis.group(1).splitlines() if not line.startswith(".br")
+        )
         wrapper = _wrapper_entry(program, re.sub(r"\s+", " ", text), source)
         if wrapper is not None:
             entries.append(wrapper)
