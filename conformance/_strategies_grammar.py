@@ -156,8 +156,8 @@ def _npm_aliases() -> dict[str, str]:
 
 
 @lru_cache(maxsize=1)
-def _npm_flags() -> tuple[str, ...]:
-    """The options of npm that take no word of their own, from its config definitions.
+def _npm_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The options of npm that take no word of their own, from its config definitions; and its shorthands.
 
     Its boolean options and the shorthands of one or carrying their value (``-s`` is ``--loglevel
     silent``, whole in itself), but not those that print and exit (``--usage``, ``--version``) or
@@ -175,7 +175,7 @@ def _npm_flags() -> tuple[str, ...]:
         try:
             data = json.loads(_live("node", "-e", script, table))
         except ValueError:
-            return ()
+            return (), ()
         quits = {"--usage", "--version", "--global"}
         whole = {f"--{k}" for k in data["flags"]}
         shorthands = [
@@ -183,8 +183,9 @@ def _npm_flags() -> tuple[str, ...]:
             for k, v in data["shorthands"].items()
             if v[0] not in quits and (len(v) > 1 or v[0] in whole)
         ]
-        return tuple(sorted({*(f"--{k}" for k in data["flags"] if f"--{k}" not in quits), *shorthands}))
-    return ()
+        longs = {f"--{k}" for k in data["flags"] if f"--{k}" not in quits}
+        return tuple(sorted(longs | set(shorthands))), tuple(sorted(shorthands))
+    return (), ()
 
 
 @st.composite
@@ -194,10 +195,21 @@ def _npm_case(draw: st.DrawFn) -> SameMeaning:
     command = draw(st.sampled_from(sorted({"run", "test", "uninstall", "ls"} & set(aliases.values()))))
     names = sorted({command, *(a for a, c in aliases.items() if c == command)})
     written, spelled = draw(st.sampled_from(names)), draw(st.sampled_from(names))
-    # npm's own options, before the command or between it and its operand (npm reads both alike).
-    flags = st.lists(st.sampled_from(_npm_flags()), max_size=2) if _npm_flags() else st.just([])
+    # npm's own options, before the command or between it and its operand (npm reads both alike):
+    # long ones or shorthands, single letters bundled as npm's option parser expands them (``-sd``).
+    every, shorthands = _npm_flags()
+    flags = (
+        st.lists(st.sampled_from(every) | st.sampled_from(shorthands), max_size=2)
+        if shorthands
+        else st.just([])
+    )
     before, between = draw(flags), draw(flags)
-    return SameMeaning(f"Bash(npm {written}:*)", " ".join(["npm", *before, spelled, *between, "x"]), "npm")
+    letters = [f for f in between if re.fullmatch(r"-\w", f)]
+    if len(letters) == 2 and draw(st.booleans()):
+        between = [f for f in between if f not in letters] + ["-" + "".join(f[1] for f in letters)]
+    # The rule names the command alone, or the command and its operand (``Bash(npm run deploy:*)``).
+    named = draw(st.sampled_from([written, f"{written} x"]))
+    return SameMeaning(f"Bash(npm {named}:*)", " ".join(["npm", *before, spelled, *between, "x"]), "npm")
 
 
 def same_meaning_commands() -> st.SearchStrategy[SameMeaning]:
