@@ -155,6 +155,39 @@ def _npm_aliases() -> dict[str, str]:
     return {}
 
 
+@lru_cache(maxsize=1)
+def _npm_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The options of npm that take no word of their own, from its config definitions; and its shorthands.
+
+    Its boolean options and the shorthands of one or carrying their value (``-s`` is ``--loglevel
+    silent``, whole in itself), but not those that print and exit (``--usage``, ``--version``) or
+    reach outside the working directory (``--global``).
+    """
+    for root in ("/usr/lib/node_modules/npm", "/usr/local/lib/node_modules/npm"):
+        table = f"{root}/node_modules/@npmcli/config/lib/definitions/index.js"
+        if not (os.path.exists(table) and shutil.which("node")):
+            continue
+        script = (
+            "const d = require(process.argv[1]); const flags = Object.entries(d.definitions)"
+            ".filter(([, v]) => [].concat(v.type).length === 1 && v.type === Boolean).map(([k]) => k);"
+            "console.log(JSON.stringify({flags, shorthands: d.shorthands}))"
+        )
+        try:
+            data = json.loads(_live("node", "-e", script, table))
+        except ValueError:
+            return (), ()
+        quits = {"--usage", "--version", "--global"}
+        whole = {f"--{k}" for k in data["flags"]}
+        shorthands = [
+            f"-{k}" if len(k) == 1 else f"--{k}"
+            for k, v in data["shorthands"].items()
+            if v[0] not in quits and (len(v) > 1 or v[0] in whole)
+        ]
+        longs = {f"--{k}" for k in data["flags"] if f"--{k}" not in quits}
+        return tuple(sorted(longs | set(shorthands))), tuple(sorted(shorthands))
+    return (), ()
+
+
 @st.composite
 def _npm_case(draw: st.DrawFn) -> SameMeaning:
     aliases = _npm_aliases()
@@ -162,7 +195,21 @@ def _npm_case(draw: st.DrawFn) -> SameMeaning:
     command = draw(st.sampled_from(sorted({"run", "test", "uninstall", "ls"} & set(aliases.values()))))
     names = sorted({command, *(a for a, c in aliases.items() if c == command)})
     written, spelled = draw(st.sampled_from(names)), draw(st.sampled_from(names))
-    return SameMeaning(f"Bash(npm {written}:*)", f"npm {spelled} x", "npm")
+    # npm's own options, before the command or between it and its operand (npm reads both alike):
+    # long ones or shorthands, single letters bundled as npm's option parser expands them (``-sd``).
+    every, shorthands = _npm_flags()
+    flags = (
+        st.lists(st.sampled_from(every) | st.sampled_from(shorthands), max_size=2)
+        if shorthands
+        else st.just([])
+    )
+    before, between = draw(flags), draw(flags)
+    letters = [f for f in between if re.fullmatch(r"-\w", f)]
+    if len(letters) == 2 and draw(st.booleans()):
+        between = [f for f in between if f not in letters] + ["-" + "".join(f[1] for f in letters)]
+    # The rule names the command alone, or the command and its operand (``Bash(npm run deploy:*)``).
+    named = draw(st.sampled_from([written, f"{written} x"]))
+    return SameMeaning(f"Bash(npm {named}:*)", " ".join(["npm", *before, spelled, *between, "x"]), "npm")
 
 
 def same_meaning_commands() -> st.SearchStrategy[SameMeaning]:

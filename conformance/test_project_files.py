@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import pytest
@@ -259,6 +261,114 @@ def _moved(case: ProjectCase, data: st.DataObject) -> ProjectCase:
     )
 
 
+@cache
+def _help_options(*argv: str) -> tuple[str, ...]:
+    """An interpreter's own option spellings, read live from its help: value-less ones as listed."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    text = done.stdout + done.stderr
+    if argv[0] == "bash":  # ``set -o`` lists the names ``bash -o NAME`` takes
+        return tuple(line.split()[0] for line in text.splitlines() if line.strip())
+    # ``-u     : ...`` (python), ``  -w    enable ...`` (perl), ``  --no-warnings  ...`` (node): a
+    # spelling followed by its description, with no value (``-W arg``, ``--title=...``) after it.
+    found = re.findall(r"^ {0,2}((?:-\w|--[\w-]+))(?: {2,}|\s*:)", text, re.MULTILINE)
+    return tuple(dict.fromkeys(found))
+
+
+# Options that stop the script running, print and exit, wait, or run other code instead: not drawn
+# (a drawn case that still does not run the script is discarded by the real run anyway).
+_NOT_DRAWN = re.compile(
+    r"help|version|check|watch|inspect|test|eval|print|interactive|snapshot|prof|completion|debug|trace|"
+    r"report|frozen-intrinsics|experimental|disallow|permission|policy|run$"
+)
+# Letters that run inline code or a module, read input, print, loop or check instead (``-c``, ``-e``).
+_NOT_DRAWN_LETTERS = {"python3": "chimV?", "perl": "ceEnpimMdDvVux"}
+
+
+def _drawn(program: str, options: tuple[str, ...]) -> list[str]:
+    letters = _NOT_DRAWN_LETTERS.get(program, "")
+    return [o for o in options if not _NOT_DRAWN.search(o) and not (len(o) == 2 and o[1] in letters)]
+
+
+def _interpreter_options(program: str) -> list[str]:
+    """Value-less options ``program``'s own help lists, and ones with a value in their own spelling."""
+    if program == "python3":
+        flags = _drawn(program, _help_options("python3", "--help"))
+        return [
+            *flags,
+            "-W ignore",
+            "-Wignore",
+            "-X dev",
+            "-X utf8",
+            "--check-hash-based-pycs default",
+            "-OO",
+            "-bb",
+        ]
+    if program == "node":
+        return _drawn(program, _help_options("node", "--help"))
+    if program == "perl":
+        return [*_drawn(program, _help_options("perl", "-h")), "-I.", "-I .", "-l"]
+    shopt = ["extglob", "nullglob", "dotglob"]
+    return [
+        *(f"{sign}o {name}" for sign in "-+" for name in _help_options("bash", "-c", "set -o")),
+        *(f"{sign}O {name}" for sign in "-+" for name in shopt),
+        *(
+            "-e",
+            "-u",
+            "-f",
+            "-a",
+            "-h",
+            "-B",
+            "-C",
+            "-E",
+            "-H",
+            "-P",
+            "-T",
+            "--norc",
+            "--noprofile",
+            "--posix",
+        ),
+    ]
+
+
+def _interpreter_script(inner: str, data: st.DataObject) -> ProjectCase:
+    """A script run by an interpreter given options first, or given a directory or a module name."""
+    program = data.draw(st.sampled_from(["python3", "node", "perl", "bash"]), label="interpreter")
+    code = {
+        "python3": f"import os\nos.system({inner!r})\n",
+        "node": f"require('child_process').execSync({json.dumps(inner)})\n",
+        "perl": f"system({json.dumps(inner).replace('$', chr(92) + '$')});\n",
+        "bash": f"{inner}\n",
+    }[program]
+    name = {"python3": "tool.py", "node": "tool.js", "perl": "tool.pl", "bash": "tool.sh"}[program]
+    # Where the code is and how the line names it: a file, a directory, a name the interpreter completes.
+    targets = {
+        "python3": [({name: code}, name), ({"app/__main__.py": code}, "app"), ({"__main__.py": code}, "."),
+                    ({name: code}, "-m tool"), ({"app/__init__.py": "", "app/__main__.py": code}, "-m app")],
+        "node": [({name: code}, name), ({name: code}, "tool"), ({"app/index.js": code}, "app"),
+                 ({"index.js": code}, "."),
+                 ({"app/package.json": '{"main": "lib/start.js"}', "app/lib/start.js": code}, "app")],
+        "perl": [({name: code}, name)],
+        "bash": [({name: code}, name)],
+    }[program]  # fmt: skip
+    files, target = data.draw(st.sampled_from(targets), label="script")
+    options = data.draw(st.lists(st.sampled_from(_interpreter_options(program)), max_size=3), label="options")
+    # Spelled as the interpreter reads alike: separate words, short flags bundled, ``--`` before the script.
+    singles = [o for o in options if re.fullmatch(r"-\w", o)]
+    if len(singles) > 1 and data.draw(st.booleans(), label="bundled"):
+        options = [o for o in options if o not in singles] + ["-" + "".join(o[1] for o in singles)]
+    if target.startswith("-m ") and data.draw(st.booleans(), label="-m bundled"):
+        target = "-B" + target[1:].replace(" ", " ", 1)  # ``-Bm tool``
+    elif not target.startswith("-m ") and data.draw(st.booleans(), label="--"):
+        target = f"-- {target}"
+    line = " ".join([program, *options, target])
+    return ProjectCase(
+        program, files, line, _allow(line, data), f"{program}'s script after its options ({target})"
+    )
+
+
 def _allow(line: str, data: st.DataObject) -> str:
     """An allow rule for the line: its program, its first two words, or the line itself."""
     words = line.split()
@@ -278,6 +388,7 @@ _CARRIERS = {
     "make from the line": _make_from_the_line,
     "pytest": _pytest,
     "npm bin": _npm_bin,
+    "interpreter options": _interpreter_script,
 }
 
 

@@ -206,7 +206,10 @@ def _mine_npm() -> dict[str, Any] | None:
     data = json.loads(_run(["node", "-e", _NPM_SCRIPT, root], sandboxed=False))
     names = {f"--{key}": f"--{key}" for key in (*data["flags"], *data["values"])}
     for short, expansion in data["shorthands"].items():
-        names.setdefault(f"-{short}" if len(short) == 1 else f"--{short}", expansion[0])
+        # A shorthand that carries its value (``-s``: ``--loglevel silent``) takes no word of its own:
+        # it is named with its value, as ``--loglevel=silent`` is read.
+        name = expansion[0] if len(expansion) == 1 else f"{expansion[0]}={expansion[1]}"
+        names.setdefault(f"-{short}" if len(short) == 1 else f"--{short}", name)
     return {
         "global": {
             "names": dict(sorted(names.items())),

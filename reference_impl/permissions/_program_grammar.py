@@ -36,6 +36,7 @@ __all__ = [
     "RuleShape",
     "Started",
     "grammar_match",
+    "option_grammar",
     "rule_shape",
     "started_by_options",
     "value_positions",
@@ -274,6 +275,17 @@ def rule_shape(content: str) -> RuleShape | None:
     reading = max(readings, key=lambda r: len(r.operands))
     operands = tuple(w for w in reading.operands if w is not None)
     return RuleShape(head, reading.options, operands, prefix)
+
+
+def option_grammar(program: str) -> tuple[Mapping[str, str], frozenset[str], frozenset[str]] | None:
+    """A catalogued program's own options (None when the program or its options are not mined).
+
+    Each spelling's name, those taking a value, those taking one only attached (``node --inspect[=port]``).
+    """
+    found = _catalogue().get(program)
+    if found is None or not found.options.known:
+        return None
+    return found.options.names, found.options.values, found.options.optional
 
 
 def _meets(shape: RuleShape, reading: _Reading) -> bool | None:

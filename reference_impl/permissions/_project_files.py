@@ -21,6 +21,7 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 
+from reference_impl.permissions._interpreter_options import interpreter_run, script_files
 from reference_impl.permissions._make_expansion import ASSIGNMENT, DOLLAR, expand
 from reference_impl.permissions._make_expansion import expanded_recipes as _expanded_recipes
 
@@ -73,7 +74,14 @@ def reads_project_files(argv: Sequence[str | None]) -> bool:
         or name in _MAKE
         or name in _PYTEST
         or (name.startswith("python") and any(w in ("-m", "-c") for w in argv[1:2]))
+        or _runs_unread_file(name, argv[1:])
     )
+
+
+def _runs_unread_file(name: str, args: Sequence[str | None]) -> bool:
+    """Whether an interpreter runs a module, or a file its options leave unknown (``python3 -Bm a``)."""
+    run = interpreter_run(name, args) if args else None
+    return run is not None and (run.kind == "unknown" or (run.kind == "module" and name.startswith("python")))
 
 
 def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, str]]:
@@ -97,6 +105,12 @@ def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, st
         return _python_imports(words[1], cwd, set())
     if name.startswith("python") and words[:1] == ["-m"] and len(words) > 1:
         return _shadowing_modules(words[1].split("."), cwd)
+    run = interpreter_run(name, argv[1:])
+    if run is not None and run.kind == "module" and run.module:
+        return _shadowing_modules(run.module.split("."), cwd)  # ``python3 -Bm a``, ``python3 -u -m a``
+    if run is not None and run.kind == "unknown":
+        # Its options are not all ones the engine reads: which file it runs is not known.
+        return [(f"the file {name} runs, after options the engine does not read", NOT_READ)]
     return []
 
 
@@ -211,11 +225,15 @@ def line_directories(commands: Iterable[Sequence[str | None]], cwd: str) -> list
     return directories
 
 
-def script_commands(path: str, cwd: str) -> list[tuple[str, str]]:
+def script_commands(path: str, cwd: str, runner: str | None = None) -> list[tuple[str, str]]:
     """A script file run by its path (``./scripts/test.sh``, or given to a shell): its text, when it is text.
 
     A Python script (``.py``, or a ``python`` first line) also brings the project modules it imports.
+    Given to an interpreter (``runner``), the path is the file that interpreter opens for it: a
+    directory's ``__main__.py`` or ``index.js``, node's name without its extension.
     """
+    if runner is not None:
+        return [item for file in script_files(runner, path, cwd) for item in script_commands(file, cwd)]
     full = posixpath.join(cwd, path)
     text = _read(full)
     if text is None or "\0" in text[:4096]:

@@ -375,7 +375,8 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
             found = [
                 (here, *item)
                 for here in directories
-                for item in project_commands(argv, here) + (script_commands(script, here) if script else [])
+                for item in project_commands(argv, here)
+                + (script_commands(script, here, _program_base(argv)) if script else [])
             ]
             for here, where, text in found:
                 # Keyed by the directory too: ``package.json script 'test'`` of sub/ is another script
@@ -429,6 +430,10 @@ _PROJECT_DEPTH = 6
 
 
 @functools.lru_cache(maxsize=4096)
+def _program_base(argv: Sequence[str | None]) -> str | None:
+    return posixpath.basename(argv[0]) if argv and argv[0] is not None else None
+
+
 def _project_readers(command: str) -> tuple[tuple[tuple[str | None, ...], str | None], ...]:
     """The commands of a line that read project files, each with the script file it is given (if any).
 

@@ -27,6 +27,7 @@ from reference_impl.permissions._bash_reader import ShellCommand, ShellPart, spl
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._evaluated import data_run_as_code
+from reference_impl.permissions._interpreter_options import interpreter_run
 from reference_impl.permissions._line_writes import Run, program_writes, unread_by_writes
 from reference_impl.permissions._program_model import (
     is_interpreter,
@@ -389,6 +390,10 @@ def _deny_argv(
         if script is None and any(a is None for a in args):
             return f"{base} runs a script only known when bash runs it"
         operands = [a for a in args if a is not None and not a.startswith(("-", "+"))]
+        run = interpreter_run(base, args)
+        if run is not None and run.kind != "unknown":
+            # The shell's own option grammar: ``bash -o errexit a.sh`` runs a.sh, not errexit.
+            operands = [str(a) for a in args[run.at :] if a is not None] if run.at is not None else []
         if script is None and operands and descriptor_of(operands[0]) not in (None, STDIN):
             return f"{base} runs what the descriptor {operands[0]!r} holds, which the engine does not know"
         if script is None and (reads_its_input(args) or not operands):
@@ -409,7 +414,10 @@ def _deny_argv(
         for inner in find_commands(args):
             reason = reason or _deny_argv(inner, _raw_of(inner), forms, depth + 1, exact=exact)
     else:
-        if base in (".", "source") or (
+        run = interpreter_run(base, args)
+        if run is not None and run.kind == "script" and run.at is not None and run.at < len(args):
+            reason = _script_as_program(args, args[run.at], forms, depth)  # ``python3 -u ./nuke``
+        elif base in (".", "source") or (
             is_interpreter(base) and args[:1] and not str(args[0]).startswith("-")
         ):
             reason = _script_as_program(args, args[0] if args else None, forms, depth)
@@ -437,7 +445,11 @@ def script_operand(argv: Argv) -> tuple[str, ...] | None:
     if not argv or argv[0] is None:
         return None
     base, args = _program_name(argv[0]), argv[1:]
-    if base in SHELLS:
+    run = interpreter_run(base, args)
+    if run is not None:
+        # Read by the interpreter's own option grammar (``python3 -W ignore a.py``, ``bash -o x a.sh``).
+        at = run.at if run.kind == "script" else None
+    elif base in SHELLS:
         if shell_script(args) is not None:
             return None
         at = next((i for i, a in enumerate(args) if a is None or not a.startswith(("-", "+"))), None)
