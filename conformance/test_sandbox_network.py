@@ -116,7 +116,16 @@ class SentRequest:
 
     def command(self, port: int, body_file: Path) -> str:
         """``curl`` sending the request to ``localhost:port`` through the proxy (the body from a file)."""
-        options = ["-X", self.request.method, "--data-binary", f"@{body_file}", "-H", "Expect:"]
+        # --path-as-is: curl would otherwise remove the dot segments of a path (``/.`` is ``/``).
+        options = [
+            "-X",
+            self.request.method,
+            "--path-as-is",
+            "--data-binary",
+            f"@{body_file}",
+            "-H",
+            "Expect:",
+        ]
         for name, value in self.request.headers:
             options += ["-H", f"{name}: {value}"]
         if self.tunnel:
