@@ -226,10 +226,11 @@ class _CountingServer6(_CountingServer):
 
 
 @contextmanager
-def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
+def http_server(address: str = "127.0.0.1", *, close_delimited: bool = False) -> Iterator[tuple[int, Hits]]:
     """A real HTTP server on ``address`` (IPv4 or IPv6): its port and what it was asked for.
 
-    It answers any method; ``hits`` holds the paths, and the whole requests.
+    It answers any method; ``hits`` holds the paths, and the whole requests. A ``close_delimited``
+    answer has no length: closing the connection ends it, as HTTP/1.0 allows.
     """
     if not _address_usable(address):
         pytest.skip(f"the loopback address {address} can't be bound here")
@@ -253,7 +254,8 @@ def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
                 hits.add(self.path, request)
             body = b"reached\n"
             self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
+            if not close_delimited:
+                self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(body)

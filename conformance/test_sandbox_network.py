@@ -113,6 +113,8 @@ class SentRequest:
 
     request: HttpRequest
     tunnel: bool
+    close_delimited: bool = False
+    """Whether the server's answer has no length, so that only the connection's end ends it."""
 
     def command(self, port: int, body_file: Path) -> str:
         """``curl`` sending the request to ``localhost:port`` through the proxy (the body from a file)."""
@@ -156,7 +158,7 @@ def sent_requests(draw: st.DrawFn) -> SentRequest:
         headers.append(("X-Long", "v" * draw(st.integers(1, 16 * 1024))))
     body = draw(st.sampled_from([b"", b"line\r\n\r\nafter a blank line\n", b"x" * 500]))
     request = HttpRequest(draw(st.sampled_from(_METHODS)), target, tuple(headers), body)
-    return SentRequest(request, draw(st.booleans()))
+    return SentRequest(request, tunnel=draw(st.booleans()), close_delimited=draw(st.booleans()))
 
 
 @pytest.mark.requirement("SBX-3", "MUST")
@@ -169,6 +171,7 @@ def sent_requests(draw: st.DrawFn) -> SentRequest:
     )
 )
 @example(sent=SentRequest(HttpRequest("POST", "/form?x=y", (("X-b", "2"),), b"a=1\r\n\r\nb=2"), tunnel=False))
+@example(sent=SentRequest(HttpRequest("GET", "/end", (), b""), tunnel=True, close_delimited=True))
 def test_a_request_to_an_allowed_host_arrives_as_sent(
     new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, sent: SentRequest
 ) -> None:
@@ -176,14 +179,15 @@ def test_a_request_to_an_allowed_host_arrives_as_sent(
 
     Composed: any method (extension methods sorting before ``CONNECT`` too) x a path with a query or
     none x headers, one up to 16 KiB long x a body with blank lines in it x plain HTTP or a CONNECT
-    tunnel. The server receives the same method, path and query, every header with its value, and
-    the body byte for byte: letting a host through means letting the request through whole.
+    tunnel x an answer with a length or ended by the server's close. The server receives the same
+    method, path and query, every header with its value, and the body byte for byte, and the command
+    gets the whole answer and ends: letting a host through means letting the exchange through whole.
     """
     place = layout(tmp_path_factory.mktemp("as-sent"))
     sent_request = sent.request
     body_file = place.work / "body"
     body_file.write_bytes(sent_request.body)
-    with http_server() as (port, hits):
+    with http_server(close_delimited=sent.close_delimited) as (port, hits):
         outcome = run(
             new_harness(), sent.command(port, body_file), place.work, LOCALHOST, host=allowing_host()
         )
@@ -198,6 +202,8 @@ def test_a_request_to_an_allowed_host_arrives_as_sent(
             f"header {name} arrived as {received.get(name.lower())!r}: {how}"
         )
     assert arrived[0].body == sent_request.body, f"the body arrived as {arrived[0].body!r}: {how}"
+    assert not outcome.is_error, f"the command failed: {how}"
+    assert "reached" in outcome.output, f"the answer did not come back: {how}"
 
 
 @pytest.mark.requirement("SBX-3", "MUST")

@@ -87,15 +87,14 @@ class DomainProxy:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
-        if task is not None:
+        if task is not None:  # close() ends what is still open
             self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         try:
             await self._handle(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass  # the client left: nobody to answer
         finally:
-            if task is not None:
-                self._tasks.discard(task)
             writer.close()
 
     async def _refuse(self, writer: asyncio.StreamWriter, status: str, text: str) -> None:
