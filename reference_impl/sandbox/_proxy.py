@@ -76,14 +76,11 @@ class DomainProxy:
         """Stop listening and end the open tunnels."""
         if self._server is not None:
             self._server.close()
-        for task in list(self._tasks):
+        tunnels = list(self._tasks)
+        for task in tunnels:
             task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if self._server is not None:
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
+        # Every handler ended (nothing left for the server's wait_closed); their errors are theirs.
+        await asyncio.gather(*tunnels, return_exceptions=True)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
