@@ -337,7 +337,7 @@ def test_a_tunnel_passes_bytes_and_the_half_close_both_ways() -> None:
 
 def test_closing_the_proxy_ends_the_tunnels_still_open() -> None:
     """A tunnel whose client and upstream both stay open is ended by ``close()``: the upstream
-    sees its connection end, and the client too."""
+    sees its connection end, and the client too; the socket listens no more."""
     upstream = Upstream()
     client_saw: list[bytes] = []
 
@@ -355,6 +355,8 @@ def test_closing_the_proxy_ends_the_tunnels_still_open() -> None:
                 established = await reader.readuntil(b"\r\n\r\n")
                 assert established == b"HTTP/1.1 200 Connection Established\r\n\r\n"
                 await asyncio.wait_for(proxy.close(), _LIMIT)
+                with pytest.raises(ConnectionRefusedError):  # nothing listens any more
+                    await asyncio.open_unix_connection(path)
                 await asyncio.wait_for(upstream.ended.wait(), _LIMIT)
                 client_saw.append(await asyncio.wait_for(reader.read(), _LIMIT))
                 writer.close()

@@ -79,8 +79,9 @@ class DomainProxy:
         tunnels = list(self._tasks)
         for task in tunnels:
             task.cancel()
-        # Every handler ended (nothing left for the server's wait_closed); their errors are theirs.
-        await asyncio.gather(*tunnels, return_exceptions=True)
+        await asyncio.gather(*tunnels, return_exceptions=True)  # their errors are theirs
+        if self._server:
+            await self._server.wait_closed()  # returns once closed: a server left listening holds here
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
