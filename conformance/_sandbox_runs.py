@@ -121,22 +121,41 @@ def layout(base: Path, *, git: bool = False) -> Layout:
     return Layout(base, work, outside)
 
 
+@dataclass(frozen=True)
+class HttpRequest:
+    """An HTTP request as sent or received: method, target (path and query), headers in order, body."""
+
+    method: str
+    target: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+
+
 @dataclass
 class Hits:
-    """What reached a server: one entry per request (the path) or datagram.
+    """What reached a server: one entry per request (the path) or datagram; HTTP requests whole.
 
     ``in`` settles first (``settle``): a request a command sent just before it ended may still be
     in the server's queue, and must count, or an escape goes unseen and a real attempt looks failed.
     """
 
     seen: list[str] = field(default_factory=list)
+    requests: list[HttpRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     settle: Callable[[], None] = lambda: None
 
-    def add(self, what: str) -> None:
-        """Record one arrival."""
+    def add(self, what: str, request: HttpRequest | None = None) -> None:
+        """Record one arrival (and the whole request, for an HTTP server)."""
         with self.lock:
             self.seen.append(what)
+            if request is not None:
+                self.requests.append(request)
+
+    def arrived(self) -> list[HttpRequest]:
+        """The whole HTTP requests that arrived so far, after settling."""
+        self.settle()
+        with self.lock:
+            return list(self.requests)
 
     def __contains__(self, what: object) -> bool:
         self.settle()
@@ -144,9 +163,13 @@ class Hits:
             return what in self.seen
 
 
+def _family(address: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in address else socket.AF_INET
+
+
 def _address_usable(address: str) -> bool:
     try:
-        with socket.socket() as probe:
+        with socket.socket(_family(address)) as probe:
             probe.bind((address, 0))
     except OSError:
         return False
@@ -198,9 +221,17 @@ class _CountingServer(ThreadingHTTPServer):
             self.counts.wait_for(lambda: self.ended >= self.accepted, _SETTLE_TIMEOUT_S)
 
 
+class _CountingServer6(_CountingServer):
+    address_family = socket.AF_INET6
+
+
 @contextmanager
-def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
-    """A real HTTP server on ``address``: its port and the paths it was asked for."""
+def http_server(address: str = "127.0.0.1", *, close_delimited: bool = False) -> Iterator[tuple[int, Hits]]:
+    """A real HTTP server on ``address`` (IPv4 or IPv6): its port and what it was asked for.
+
+    It answers any method; ``hits`` holds the paths, and the whole requests. A ``close_delimited``
+    answer has no length: closing the connection ends it, as HTTP/1.0 allows.
+    """
     if not _address_usable(address):
         pytest.skip(f"the loopback address {address} can't be bound here")
     hits = Hits()
@@ -208,19 +239,31 @@ def http_server(address: str = "127.0.0.1") -> Iterator[tuple[int, Hits]]:
     class Handler(BaseHTTPRequestHandler):
         timeout = _SETTLE_TIMEOUT_S  # a connection that never sends a request does not hold settling up
 
-        def do_GET(self) -> None:
+        def __getattr__(self, name: str) -> Callable[[], None]:
+            # ``do_<METHOD>`` for every method, extension methods (WebDAV's ``BIND``) included.
+            if name.startswith("do_"):
+                return self._answer
+            raise AttributeError(name)
+
+        def _answer(self) -> None:
             if self.path != _SETTLE_PATH:
-                hits.add(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                request = HttpRequest(
+                    self.command, self.path, tuple(self.headers.items()), self.rfile.read(length)
+                )
+                hits.add(self.path, request)
             body = b"reached\n"
             self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
+            if not close_delimited:
+                self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            if self.command != "HEAD":
+                self.wfile.write(body)
 
         def log_message(self, *_args: Any) -> None:
             pass
 
-    server = _CountingServer((address, 0), Handler)
+    server = (_CountingServer6 if ":" in address else _CountingServer)((address, 0), Handler)
     hits.settle = server.settle
     serving = ServingThread(server, "SandboxTestServer")
     serving.start()

@@ -7,6 +7,7 @@ an allowed host; each blocked attempt also runs with the sandbox off, where it g
 
 from __future__ import annotations
 
+import shlex
 import socket
 import sys
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from conformance._sandbox_runs import (
     ON,
+    HttpRequest,
     allowing_host,
     denying_host,
     dns_query,
@@ -66,6 +68,179 @@ def test_allowed_hosts_are_reached_through_the_proxy(
             host=allowing_host(),
         )
     assert "/allowed" in hits, f"{how}: the allowed host was not reached: {outcome.output}"
+
+
+# (the allowedDomains entry, the server's address, the URL's host): an IPv6 literal as URLs write it,
+# and an IPv4 address written as an IPv4-mapped IPv6 literal, which reaches that IPv4 address.
+_ADDRESS_SPELLINGS = [("[::1]", "::1", "[::1]"), ("127.0.0.1", "127.0.0.1", "[::ffff:127.0.0.1]")]
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+@pytest.mark.parametrize(("entry", "address", "url_host"), _ADDRESS_SPELLINGS)
+@pytest.mark.parametrize("tunnel", [False, True], ids=["http", "connect"])
+def test_an_allowed_address_is_reached_however_a_url_writes_it(
+    new_harness: Callable[[], Any], tmp_path: Path, entry: str, address: str, url_host: str, tunnel: bool
+) -> None:
+    """SBX-3: an address ``allowedDomains`` names is reached through the proxy in a URL's spellings.
+
+    An IPv6 literal in brackets (a URL's only way to write it, ``[::1]:PORT``), and an IPv4 address
+    as an IPv4-mapped IPv6 literal, by plain HTTP and by a CONNECT tunnel. Control: with another
+    entry in its place the same request never arrives.
+    """
+    for allowed in (True, False):
+        with_settings = sandbox_settings(
+            sandbox={"network": {"allowedDomains": [entry if allowed else "example.org"]}}
+        )
+        with http_server(address) as (port, hits):
+            outcome = run(
+                new_harness(),
+                _curl(f"http://{url_host}:{port}/allowed", *(["-p"] if tunnel else [])),
+                layout(tmp_path / str(allowed)).work,
+                with_settings,
+                host=allowing_host(),
+            )
+            arrived = "/allowed" in hits
+        assert outcome.ran, outcome.output
+        assert arrived == allowed, (
+            f"allowedDomains {[entry if allowed else 'example.org']}: {url_host} "
+            f"{'was not' if allowed else 'was'} reached: {outcome.output}"
+        )
+
+
+@dataclass(frozen=True)
+class SentRequest:
+    """A request a sandboxed ``curl`` sends to an allowed host, plain or through a CONNECT tunnel."""
+
+    request: HttpRequest
+    tunnel: bool
+    close_delimited: bool = False
+    """Whether the server's answer has no length, so that only the connection's end ends it."""
+
+    def command(self, port: int, body_file: Path) -> str:
+        """``curl`` sending the request to ``localhost:port`` through the proxy (the body from a file)."""
+        # --path-as-is: curl would otherwise remove the dot segments of a path (``/.`` is ``/``).
+        options = [
+            "-X",
+            self.request.method,
+            "--path-as-is",
+            "--data-binary",
+            f"@{body_file}",
+            "-H",
+            "Expect:",
+        ]
+        for name, value in self.request.headers:
+            options += ["-H", f"{name}: {value}"]
+        if self.tunnel:
+            options.append("-p")
+        url = f"http://localhost:{port}{self.request.target}"
+        return _curl(shlex.quote(url), *map(shlex.quote, options))
+
+
+# Methods of plain requests: the common ones and registered extension methods, some sorting before
+# CONNECT (WebDAV's ACL and BIND), which a proxy must forward like any other.
+_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "ACL", "BIND", "PROPFIND", "MKCOL")
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-._~", min_size=1, max_size=10)
+
+
+@st.composite
+def sent_requests(draw: st.DrawFn) -> SentRequest:
+    """A :class:`SentRequest` to an allowed host, plain or through a tunnel.
+
+    A path of words with a query or none, ``X-`` headers (one of them up to 16 KiB long, as cookies
+    and tokens are), a body with blank lines in it.
+    """
+    path = "/" + "/".join(draw(st.lists(_WORD, min_size=1, max_size=3)))
+    query = draw(st.lists(st.tuples(_WORD, _WORD), max_size=3))
+    target = path + ("?" + "&".join(f"{k}={v}" for k, v in query) if query else "")
+    names = draw(st.lists(_WORD, max_size=3, unique=True))
+    headers = [(f"X-{name}", draw(_WORD)) for name in names]
+    if draw(st.booleans()):
+        headers.append(("X-Long", "v" * draw(st.integers(1, 16 * 1024))))
+    body = draw(st.sampled_from([b"", b"line\r\n\r\nafter a blank line\n", b"x" * 500]))
+    request = HttpRequest(draw(st.sampled_from(_METHODS)), target, tuple(headers), body)
+    return SentRequest(request, tunnel=draw(st.booleans()), close_delimited=draw(st.booleans()))
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sent=sent_requests())
+@example(
+    sent=SentRequest(
+        HttpRequest("ACL", "/p?q=1&r=2", (("X-a", "1"), ("X-Long", "v" * 4000)), b"line\r\n\r\nafter\n"),
+        tunnel=False,
+    )
+)
+@example(sent=SentRequest(HttpRequest("POST", "/form?x=y", (("X-b", "2"),), b"a=1\r\n\r\nb=2"), tunnel=False))
+@example(sent=SentRequest(HttpRequest("GET", "/end", (), b""), tunnel=True, close_delimited=True))
+def test_a_request_to_an_allowed_host_arrives_as_sent(
+    new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, sent: SentRequest
+) -> None:
+    """SBX-3 property: a request to an allowed host arrives as the command sent it, through the proxy.
+
+    Composed: any method (extension methods sorting before ``CONNECT`` too) x a path with a query or
+    none x headers, one up to 16 KiB long x a body with blank lines in it x plain HTTP or a CONNECT
+    tunnel x an answer with a length or ended by the server's close. The server receives the same
+    method, path and query, every header with its value, and the body byte for byte, and the command
+    gets the whole answer and ends: letting a host through means letting the exchange through whole.
+    """
+    place = layout(tmp_path_factory.mktemp("as-sent"))
+    sent_request = sent.request
+    body_file = place.work / "body"
+    body_file.write_bytes(sent_request.body)
+    with http_server(close_delimited=sent.close_delimited) as (port, hits):
+        outcome = run(
+            new_harness(), sent.command(port, body_file), place.work, LOCALHOST, host=allowing_host()
+        )
+        arrived = hits.arrived()
+    how = f"{sent_request.method} {sent_request.target} ({'CONNECT' if sent.tunnel else 'plain'}): {outcome.output[-2000:]}"
+    assert [(r.method, r.target) for r in arrived] == [(sent_request.method, sent_request.target)], (
+        f"arrived {arrived}: {how}"
+    )
+    received = {name.lower(): value for name, value in arrived[0].headers}
+    for name, value in sent_request.headers:
+        assert received.get(name.lower()) == value, (
+            f"header {name} arrived as {received.get(name.lower())!r}: {how}"
+        )
+    assert arrived[0].body == sent_request.body, f"the body arrived as {arrived[0].body!r}: {how}"
+    assert not outcome.is_error, f"the command failed: {how}"
+    assert "reached" in outcome.output, f"the answer did not come back: {how}"
+
+
+@pytest.mark.requirement("SBX-3", "MUST")
+@pytest.mark.parametrize(
+    "refusing",
+    [
+        sandbox_settings(sandbox={"network": {"allowedDomains": ["example.org"]}}),
+        sandbox_settings(
+            sandbox={"network": {"allowedDomains": ["localhost"], "deniedDomains": ["localhost"]}}
+        ),
+    ],
+    ids=["not-allowed", "denied"],
+)
+@pytest.mark.parametrize("tunnel", [False, True], ids=["http", "connect"])
+def test_a_refused_host_is_answered_forbidden(
+    new_harness: Callable[[], Any], tmp_path: Path, refusing: dict[str, Any], tunnel: bool
+) -> None:
+    """SBX-3: the proxy refuses a host outside the policy with an answer, ``403 Forbidden``.
+
+    By plain HTTP and to a CONNECT, for a host no entry allows and for one ``deniedDomains`` denies:
+    never a dropped connection or a hang, so the command, and the model reading its output, learn
+    that the network policy stopped it.
+    """
+    write_out = "status=%{http_code} connect=%{http_connect}\\n"
+    with http_server() as (port, hits):
+        outcome = run(
+            new_harness(),
+            _curl(
+                f"http://localhost:{port}/x", "-o /dev/null", f"-w '{write_out}'", *(["-p"] if tunnel else [])
+            ),
+            layout(tmp_path).work,
+            refusing,
+            host=allowing_host(),
+        )
+        assert "/x" not in hits
+    expected = "connect=403" if tunnel else "status=403"
+    assert expected in outcome.output, f"the refusal was not a 403 answer: {outcome.output}"
 
 
 # name -> (server address, command for the port, settings); each must not reach the server sandboxed.

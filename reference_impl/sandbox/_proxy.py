@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 __all__ = ["DomainProxy", "ProxyDecision"]
 
 _HEAD_LIMIT = 64 * 1024
 _CONNECT_TIMEOUT = 10.0
+# A host (a bracketed IPv6 literal, or a name or IPv4 address without colons) and an optional port
+# of ASCII digits: ``int`` would also read other scripts' digits.
+_AUTHORITY = re.compile(r"(\[[^\]]*\]|[^\[\]:]*)(?::([0-9]{1,5}))?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,24 +35,28 @@ class ProxyDecision:
 
 
 def _split_authority(authority: str, default_port: int) -> tuple[str, int] | None:
-    host, port = authority, default_port
-    if authority.startswith("["):
-        end = authority.find("]")
-        if end < 0:
-            return None
-        host, rest = authority[1:end], authority[end + 1 :]
-        if rest:
-            if not rest.startswith(":") or not rest[1:].isdigit():
-                return None
-            port = int(rest[1:])
-    elif ":" in authority:
-        host, _, text = authority.rpartition(":")
-        if not text.isdigit():
-            return None
-        port = int(text)
-    if not host or not 0 < port < 65536:
+    """``host``, ``host:port`` or ``[address]:port`` as (host, port); None when it can't be read.
+
+    An IPv6 literal keeps its brackets, as a URL spells it and as the policy reads it (bare, its
+    colons would read as a port).
+    """
+    match = _AUTHORITY.fullmatch(authority)
+    if match is None:
+        return None
+    host, port_text = match.groups()
+    port = default_port if port_text is None else int(port_text)
+    if host in ("", "[]") or not 0 < port < 65536:
         return None
     return host, port
+
+
+def _absolute_url(target: str) -> SplitResult | None:
+    """``target`` as an absolute ``http://`` URL with a host; None when it is anything else."""
+    try:
+        url = urlsplit(target)
+    except ValueError:  # an unbalanced bracket in the host
+        return None
+    return url if url.scheme == "http" and url.netloc else None
 
 
 @dataclass
@@ -68,26 +76,23 @@ class DomainProxy:
         """Stop listening and end the open tunnels."""
         if self._server is not None:
             self._server.close()
-        for task in list(self._tasks):
+        tunnels = list(self._tasks)
+        for task in tunnels:
             task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if self._server is not None:
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
+        await asyncio.gather(*tunnels, return_exceptions=True)  # their errors are theirs
+        if self._server:
+            await self._server.wait_closed()  # returns once closed: a server left listening holds here
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
-        if task is not None:
+        if task is not None:  # close() ends what is still open
             self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         try:
             await self._handle(reader, writer)
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
-            pass
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass  # the client left: nobody to answer
         finally:
-            if task is not None:
-                self._tasks.discard(task)
             writer.close()
 
     async def _refuse(self, writer: asyncio.StreamWriter, status: str, text: str) -> None:
@@ -101,7 +106,15 @@ class DomainProxy:
             await writer.drain()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.LimitOverrunError:
+            await self._refuse(
+                writer,
+                "431 Request Header Fields Too Large",
+                f"the request's head is over {_HEAD_LIMIT} bytes",
+            )
+            return
         request_line, _, rest = head.decode("latin-1").partition("\r\n")
         parts = request_line.split(" ")
         if len(parts) != 3 or not parts[2].startswith("HTTP/"):
@@ -112,8 +125,8 @@ class DomainProxy:
             where = _split_authority(target, 443)
             forward = b""
         else:
-            url = urlsplit(target)
-            if url.scheme != "http" or not url.netloc:
+            url = _absolute_url(target)
+            if url is None:
                 await self._refuse(
                     writer, "400 Bad Request", "the proxy takes absolute http:// URLs or CONNECT"
                 )
@@ -136,7 +149,7 @@ class DomainProxy:
             return
         try:
             upstream_reader, upstream_writer = await asyncio.wait_for(
-                asyncio.open_connection(host, port), _CONNECT_TIMEOUT
+                asyncio.open_connection(host.strip("[]"), port), _CONNECT_TIMEOUT
             )
         except (OSError, TimeoutError) as error:
             await self._refuse(writer, "502 Bad Gateway", f"can't reach {host}:{port}: {error}")
