@@ -199,6 +199,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     # The shell reader and its helpers: what bash would run (PERM-11, -16, -17; the sandbox's exec check).
     "reference_impl/permissions/_bash_reader.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_bash_words.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_unread_substitutions.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_interpreter_options.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_evaluated.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_program_model.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_programs.py": _PERMISSION_SHELL,
