@@ -10,10 +10,11 @@
   and :data:`~reference_impl.permissions.PROTECTED_FILES`: ``.git``, ``.claude`` with the settings files
   and skills, ``.bashrc``, ...) at the top of every writable root, the harness's settings files, and
   ``sandbox.filesystem.denyWrite``; a bare repository planted at a writable root (``HEAD``, ``objects``,
-  ``refs``) is removed after the command too;
+  ``refs``) is removed after the command too; the paths of ``Edit(...)`` deny rules (any of the edit
+  tools: what the file tools may not edit, commands may not write);
 - hidden (reads fail): ``sandbox.filesystem.denyRead`` and the paths of ``Read(...)`` deny rules;
 - glob patterns among ``denyRead`` / ``denyWrite`` (``~/.ssh/**``, ``./*.key``, ``**/.env``) and the
-  ``Read(...)`` deny rules that can't be one mount (``Read(**/.env)``) are kept as patterns
+  ``Read(...)`` and ``Edit(...)`` deny rules that can't be one mount (``Read(**/.env)``) are kept as patterns
   (``hidden_globs``, ``protected_globs``), expanded against the filesystem before every command
   (:func:`~reference_impl.sandbox._runner.mount_plan`);
 - network: hosts of ``sandbox.network.allowedDomains`` and ``WebFetch(domain:...)`` allow rules, minus
@@ -116,7 +117,7 @@ def _absolute_glob(text: str, cwd: Path) -> str:
 
 
 def _rule_glob(rule: PermissionRule, context: PermissionContext) -> str | None:
-    """A ``Read(...)`` deny pattern that is not one path, as an absolute glob pattern."""
+    """A ``Read(...)`` or ``Edit(...)`` deny pattern that is not one path, as an absolute glob pattern."""
     if rule.content is None:
         return None
     try:
@@ -181,11 +182,20 @@ def derive_policy(
         settings.managed_domains if settings.allow_managed_domains_only else settings.allowed_domains
     )
     denied = list(settings.denied_domains)
+    denied_writes: list[str] = []
+    denied_write_globs: list[str] = []
     for rule in context.rules:
         if rule.tool_name in EDIT_TOOLS and rule.behavior == "allow":
             path = _rule_path(rule, context)
             if path is not None:
                 writable.append(path)
+        elif rule.tool_name in EDIT_TOOLS and rule.behavior == "deny":
+            # What the file tools may not edit, the sandboxed commands may not write either.
+            path = _rule_path(rule, context)
+            if path is not None:
+                denied_writes.append(path)
+            elif (pattern := _rule_glob(rule, context)) is not None:
+                denied_write_globs.append(pattern)
         elif rule.tool_name == "Read" and rule.behavior == "deny":
             path = _rule_path(rule, context)
             if path is not None:
@@ -203,6 +213,7 @@ def derive_policy(
     protected = [posixpath.join(root, name) for root in roots for name in protected_names()]
     protected.extend(os.path.realpath(p) for p in settings_paths)
     protected.extend(_absolute(p, cwd) for p in settings.deny_write if not is_glob(p))
+    protected.extend(denied_writes)
     return SandboxPolicy(
         writable=roots,
         protected=_unique(protected),
@@ -210,5 +221,7 @@ def derive_policy(
         allowed_domains=_unique(allowed),
         denied_domains=_unique(denied),
         hidden_globs=_unique(hidden_globs),
-        protected_globs=_unique(_absolute_glob(p, cwd) for p in settings.deny_write if is_glob(p)),
+        protected_globs=_unique(
+            [*(_absolute_glob(p, cwd) for p in settings.deny_write if is_glob(p)), *denied_write_globs]
+        ),
     )
