@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
 from reference_impl.permissions._decisions import SETTING_SOURCES, PermissionBehavior, SettingSource
 from reference_impl.permissions._rule_liveness import dead_rule_reason, unknown_tool_note
 from reference_impl.permissions._rule_syntax import PermissionRule, RuleSyntaxError, parse_rule
+from reference_impl.permissions._rule_words import RuleWordsError, bash_read_shell_rule
 from reference_impl.permissions._source_keys import SettingsNotice, restrict_to_source
 
 __all__ = [
@@ -121,6 +122,23 @@ class _DuplicateKeyError(ValueError):
         self.key = key
 
 
+def _load_rule(text: str, behavior: PermissionBehavior, source: SettingSource) -> PermissionRule:
+    """Parse one rule; a deny or ask shell rule's words are read as bash reads them (PERM-12, PERM-17).
+
+    Read as text, ``Bash("rm":*)`` or ``Bash(/bin/rm:*)`` would deny only lines spelled alike; read
+    as bash reads it, it denies ``rm`` however the line spells it. One naming no program bash runs
+    under that name (``Bash(рm:*)``, ``Bash(rm::*)``) raises :class:`RuleSyntaxError`.
+    """
+    rule = parse_rule(text, behavior, source)
+    if rule.tool_name != "Bash" or rule.content is None or behavior == "allow":
+        return rule
+    try:
+        content = bash_read_shell_rule(rule.content)
+    except RuleWordsError as error:
+        raise RuleSyntaxError(text, error.problem) from error
+    return replace(rule, content=content)
+
+
 def rules_from_strings(
     texts: Iterable[str], behavior: PermissionBehavior, source: SettingSource
 ) -> tuple[PermissionRule, ...]:
@@ -128,7 +146,7 @@ def rules_from_strings(
 
     A deny or ask rule that can never match (:func:`dead_rule_reason`) is refused like a malformed one.
     """
-    rules = tuple(parse_rule(text, behavior, source) for text in texts)
+    rules = tuple(_load_rule(text, behavior, source) for text in texts)
     for rule in rules:
         dead = dead_rule_reason(rule) if behavior != "allow" else None
         if dead is not None:
@@ -152,7 +170,7 @@ def _rule_list(
                 name, f"permissions.{key}[{index}] is {text!r}, not a rule string", key=f"{key}[{index}]"
             )
         try:
-            rule = parse_rule(text, behavior, source)
+            rule = _load_rule(text, behavior, source)
         except RuleSyntaxError as error:
             raise SettingsError(
                 name, f"permissions.{key}[{index}]: rule {text!r} is invalid: {error.problem}", rule=text

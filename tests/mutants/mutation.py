@@ -187,6 +187,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_rules.py": ("PERM",),
     "reference_impl/permissions/_rule_matches.py": ("PERM",),
     "reference_impl/permissions/_rule_liveness.py": ("PERM-12",),
+    # A shell deny rule's words read as bash reads them (PERM-17), or refused by name (PERM-12).
+    "reference_impl/permissions/_rule_words.py": ("PERM-12", "PERM-17"),
     # What git's configuration and hooks on disk make git run (PERM-17), and no new false ask (PERM-16).
     "reference_impl/permissions/_repository_config.py": ("PERM-16", "PERM-17"),
     "reference_impl/permissions/_project_files.py": ("PERM-17",),

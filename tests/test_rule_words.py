@@ -1,0 +1,85 @@
+r"""A shell deny or ask rule's words read as bash reads them, or refused by name (PERM-12, PERM-17).
+
+The composed property is ``conformance/test_rule_words.py`` (bash and the bash oracle judge); these
+are the red team's cases and the next ones, read through the loader, fast.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from reference_impl.permissions import SettingsError, load_settings
+
+
+def _loaded(behavior: str, rule: str) -> Any:
+    loaded = load_settings(json.dumps({"permissions": {behavior: [rule]}}), "userSettings", name="mine.json")
+    return loaded.rules[0]
+
+
+@pytest.mark.parametrize(
+    ("rule", "content"),
+    [
+        ('Bash("rm":*)', "rm:*"),
+        ("Bash('rm':*)", "rm:*"),
+        (r"Bash(\rm:*)", "rm:*"),
+        (r"Bash(r\m:*)", "rm:*"),
+        ('Bash(""rm:*)', "rm:*"),
+        ("Bash($'rm':*)", "rm:*"),
+        (r"Bash($'\x72\155':*)", "rm:*"),
+        ('Bash(r"m" -rf:*)', "rm -rf:*"),
+        ("Bash(rm\t-rf:*)", "rm -rf:*"),
+        ("Bash('rm'\t-rf:*)", "rm -rf:*"),
+        ("Bash(/bin/rm:*)", "rm:*"),
+        ("Bash(/usr/bin/rm *)", "rm *"),
+        ("Bash(command rm:*)", "rm:*"),
+        ("Bash(sudo -u root /bin/rm:*)", "rm:*"),
+        ("Bash(command rm *)", "rm *"),
+        ('Bash(git commit -m "a*b")', r"git commit -m a\*b"),
+        ('Bash(echo "$HOME":*)', 'echo "$HOME":*'),
+        ("Bash(xargs:*)", "xargs:*"),
+        ("Bash(r*)", "r*"),
+    ],
+)
+def test_a_deny_rule_is_read_as_bash_reads_its_words(rule: str, content: str) -> None:
+    """PERM-17: quotes, escapes, ``$'...'``, a path and a wrapper are read as bash reads them; ``text`` keeps the rule."""
+    for behavior in ("deny", "ask"):
+        loaded = _loaded(behavior, rule)
+        assert (loaded.content, loaded.text) == (content, rule)
+
+
+def test_an_allow_rule_keeps_its_words_as_written() -> None:
+    """PERM-12: an allow rule is not read more broadly than written (``/usr/bin/python3`` is not any ``python3``)."""
+    assert _loaded("allow", "Bash(/usr/bin/python3:*)").content == "/usr/bin/python3:*"
+
+
+@pytest.mark.parametrize(
+    ("rule", "why"),
+    [
+        ("Bash(rm:)", "'rm:*'"),
+        ("Bash(rm::*)", "'rm:*'"),
+        ("Bash(rm: *)", "'rm:*'"),
+        ("Bash(command rm: *)", "'rm:*'"),
+        ("Bash(*:*)", "literal text"),
+        ("Bash(r{m,}:*)", "expands"),
+        ("Bash($x:*)", "expands"),
+        ("Bash(${x}rm:*)", "expands"),
+        ("Bash(r?:*)", "pattern"),
+        ('Bash("" rm:*)', "empty"),
+        ("Bash(RM:*)", "case-sensitive"),
+        ("Bash(\u0440m:*)", "CYRILLIC"),
+        ("Bash(\uff52\uff4d:*)", "FULLWIDTH"),
+        ("Bash(sudo \uff52m:*)", "FULLWIDTH"),
+        ("Bash(git p\u057dsh:*)", "ARMENIAN"),
+        ("Bash(\u0455\u0443\u0434\u043e:*)", "finds no program"),
+    ],
+)
+def test_a_deny_rule_naming_no_program_bash_runs_is_refused(rule: str, why: str) -> None:
+    """PERM-12: a rule whose program bash could not run under the name it gives refuses its file, naming rule and why."""
+    for behavior in ("deny", "ask"):
+        with pytest.raises(SettingsError) as refused:
+            _loaded(behavior, rule)
+        assert rule in str(refused.value) or repr(rule) in str(refused.value)
+        assert why in str(refused.value)
