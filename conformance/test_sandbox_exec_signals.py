@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from conformance._controls import require_control
 from conformance._sandbox_runs import allowing_host, run, skip_without
 from conformance._sandbox_runs import settings as sandbox_settings
 from pytest_toolharness.adapters import requires
@@ -174,26 +176,47 @@ def test_signals_and_job_control_reach_the_commands_processes(
     (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) stops them until SIGCONT resumes them, and a signal they don't
     handle ends them.
     """
+    # The control: outside the harness the same processes must show it all (a suite started with a
+    # signal ignored, as under nohup, can show nothing here: an error of the suite, not the harness's).
+    control = tmp_path_factory.mktemp("signals-outside")
+    shown = subprocess.run(
+        _command(drawn), shell=True, cwd=control, capture_output=True, text=True, timeout=120, check=False
+    )
+    shown_reports = _reports(shown.stdout)
+    require_control(
+        len(shown_reports) == len(drawn), f"outside the sandbox: {shown.stdout!r} {shown.stderr!r}"
+    )
+    for scenario, report in zip(drawn, shown_reports, strict=True):
+        require_control(
+            report == _expected(scenario),
+            f"outside the sandbox {scenario} showed {report}: {shown.stdout!r} {shown.stderr!r}",
+        )
     work = tmp_path_factory.mktemp("signals")
     with_settings = sandbox_settings(deny=["Bash(touch:*)"])
     with_settings["permissions"]["defaultMode"] = "bypassPermissions"
     outcome = run(new_harness(), _command(drawn), work, with_settings, host=allowing_host())
-    seen = [
-        json.loads(line.split(" ", 1)[1])
-        for line in outcome.output.splitlines()
-        if line.startswith("SCENARIO ")
-    ]
+    seen = _reports(outcome.output)
     assert len(seen) == len(drawn), f"the command did not finish every scenario: {outcome.output!r}"
-    for (how, handled, stop, ending), report in zip(drawn, seen, strict=True):
-        expected = {
-            "how": how,
-            "handled": True,
-            "stop": stop,
-            "ending": ending,
-            "started": True,
-            "stopped": True,
-            "held": True,
-            "resumed": True,
-            "ended_by": ending,
-        }
-        assert report == expected, f"{how}, {handled}, {stop}, {ending}: {report} ({outcome.output!r})"
+    for scenario, report in zip(drawn, seen, strict=True):
+        assert report == _expected(scenario), f"{', '.join(scenario)}: {report} ({outcome.output!r})"
+
+
+def _reports(output: str) -> list[dict[str, Any]]:
+    """What the driver saw of each scenario, in order."""
+    return [json.loads(line.split(" ", 1)[1]) for line in output.splitlines() if line.startswith("SCENARIO ")]
+
+
+def _expected(scenario: Scenario) -> dict[str, Any]:
+    """What a scenario's process shows when its signals reach it as sent."""
+    how, _handled, stop, ending = scenario
+    return {
+        "how": how,
+        "handled": True,
+        "stop": stop,
+        "ending": ending,
+        "started": True,
+        "stopped": True,
+        "held": True,
+        "resumed": True,
+        "ended_by": ending,
+    }

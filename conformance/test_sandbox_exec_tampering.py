@@ -46,9 +46,10 @@ _WHERE = ("process", "child", "thread", "grandchild")
 _PROC_MEM = ("/proc/PID/mem", "/proc/PID/task/PID/mem", "/proc/self/../PID/mem")
 """The spellings of a child's memory file that a writer opens (PID: the child's)."""
 
-_JUDGED_ARGV = "judged argv through /proc/PID/mem"
+_JUDGED_ARGV = tuple(f"judged argv through {way}" for way in ("/proc/PID/mem", "process_vm_writev"))
 """Start ``mkdir unmarked<N>`` (allowed), stop it once it has become mkdir, and rewrite its argv to
-``mkdir marker<N>`` (denied) before it reads it: after the judgement, before the program's first use."""
+``mkdir marker<N>`` (denied) before it reads it: after the judgement, before the program's first use.
+Each way a process writes another's memory is a way to do it."""
 
 _ATTACKS = (
     "process_vm_writev",
@@ -57,13 +58,13 @@ _ATTACKS = (
     "i386 process_vm_writev",
     "i386 execve",
     *_PROC_MEM,
-    _JUDGED_ARGV,
+    *_JUDGED_ARGV,
 )
 """What it does: write into a child's memory (a syscall, or its ``/proc`` memory file), trace it,
 exec a denied program through a descriptor (``execveat``), process_vm_writev and execve through the
 i386 entry (``int 0x80``), or rewrite the argv of a judged program to one a rule denies."""
 
-_RUNS_DENIED = ("fexecve", "i386 execve", _JUDGED_ARGV)
+_RUNS_DENIED = ("fexecve", "i386 execve", *_JUDGED_ARGV)
 """The attacks that would run a denied program (the rest rewrite a victim's memory)."""
 
 Scenario = tuple[str, str]
@@ -137,7 +138,7 @@ def stopped(pid):
     pending = [int(line.split()[1], 16) for line in status.splitlines() if line.startswith(("SigPnd", "ShdPnd"))]
     return None if state in "ZX" else state in "tT" and not any(p & (1 << 18) for p in pending)
 
-def rewrite_judged_argv(n):
+def rewrite_judged_argv(n, way):
     # mkdir unmarked<n> starts (judged, allowed); stopped before it reads its argv, it is given marker<n>.
     pid = os.fork()
     if pid == 0:
@@ -156,15 +157,23 @@ def rewrite_judged_argv(n):
         argv1 = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[45]) + len(b"mkdir\0")
     except (OSError, IndexError, ValueError):
         argv1 = 0  # it has ended: the write is still tried, and says what it meets
-    result, error = write_mem("/proc/PID/mem", pid, argv1, f"marker{n}\0\0".encode())
+    data = f"marker{n}\0\0".encode()
+    if way == "process_vm_writev":
+        buffer = ctypes.create_string_buffer(data, len(data))
+        local = (ctypes.c_uint64 * 2)(ctypes.addressof(buffer), len(data))
+        remote = (ctypes.c_uint64 * 2)(argv1, len(data))
+        result = libc.syscall(*map(ctypes.c_long, (311, pid, ctypes.addressof(local), 1, ctypes.addressof(remote), 1, 0)))
+        error = ctypes.get_errno()
+    else:
+        result, error = write_mem(way, pid, argv1, data)
     os.kill(pid, 18)  # SIGCONT
     open(f"call{n}", "w").write(json.dumps([result, error]))
     os.waitpid(pid, 0)
 
 def attack(n, what):
     result, error = None, 0
-    if what == JUDGED_ARGV:
-        rewrite_judged_argv(n)
+    if what.startswith("judged argv through "):
+        rewrite_judged_argv(n, what.rsplit(" ", 1)[1])
         return
     if what.endswith(("process_vm_writev", "/mem")) or what == "ptrace":
         pid, go = victim_of(n)
@@ -243,7 +252,7 @@ for n, (where, what) in enumerate(scenarios):
 # A victim whose attacker was killed checks on its own (its pipe closed): wait for its answer.
 for n, (where, what) in enumerate(scenarios):
     end = time.monotonic() + 5
-    while what.endswith(("process_vm_writev", "ptrace", "/mem")) and not os.path.exists(f"victim{n}"):
+    while what.endswith(("process_vm_writev", "ptrace", "/mem")) and not what.startswith("judged") and not os.path.exists(f"victim{n}"):
         if time.monotonic() > end:
             break
         time.sleep(0.01)
@@ -273,8 +282,7 @@ def _result(work: Path, name: str) -> Any:
 
 
 def _command(drawn: list[Scenario]) -> list[str]:
-    driver = _DRIVER.replace("JUDGED_ARGV", repr(_JUDGED_ARGV), 1)
-    return [PY, "-I", "-S", "-c", driver, json.dumps(drawn)]
+    return [PY, "-I", "-S", "-c", _DRIVER, json.dumps(drawn)]
 
 
 @st.composite
@@ -297,7 +305,8 @@ _EVERY_SPELLING: list[Scenario] = [
     ("process", "/proc/PID/mem"),
     ("thread", "/proc/PID/task/PID/mem"),
     ("grandchild", "/proc/self/../PID/mem"),
-    ("child", _JUDGED_ARGV),
+    ("child", _JUDGED_ARGV[0]),
+    ("thread", _JUDGED_ARGV[1]),
 ]
 
 
@@ -313,7 +322,7 @@ def test_no_process_rewrites_another_or_execs_around_the_check(
 
     Property: for attacks (process_vm_writev, ptrace and writing /proc/PID/mem, /proc/PID/task/PID/mem
     or /proc/self/../PID/mem into a child, an exec of the denied program through a descriptor, i386
-    process_vm_writev and execve through int 0x80, rewriting the argv of a judged, allowed mkdir to
+    process_vm_writev and execve through int 0x80, rewriting the argv of a judged, allowed mkdir (through /proc/PID/mem or process_vm_writev) to
     a denied one) from the command's process, a child, a thread or a grandchild, each of which
     succeeds outside the sandbox, in the sandbox the victim's memory stays as it was, the denied
     program leaves no marker, no attacking call reports success (it fails, or its caller is killed),

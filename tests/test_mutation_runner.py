@@ -69,6 +69,7 @@ def test_tests_for_a_line_fastest_first_and_import_lines_reach_every_test() -> N
     assert coverage.tests_for(6, 6) == ["t::fast", "t::slow"]
     assert coverage.tests_for(1, 1) == ["t::fast", "t::other", "t::slow"]
     assert coverage.tests_for(12, 13) == []
+    assert coverage.every_test() == ["t::fast", "t::other", "t::slow"]
 
 
 def test_tests_that_killed_a_mutant_run_first_for_the_next() -> None:

@@ -261,8 +261,9 @@ OUT_OF_SCOPE: dict[str, str] = {
 
 # Modules the harness also runs as scripts of their own (``python -I -S FILE``: no import hook, no
 # coverage reaches that process). A mutant is served as a copy of the script (the module's ``__file__``
-# names it), and a line the test process never runs is taken as reached by every test that imports
-# the module: the script's lines run only in the process the harness starts for it.
+# names it), and each of its mutants runs every test of the module's requirements: the script's lines
+# run in the process the harness starts for it, which no coverage measures (an import-time constant
+# the in-process import reached only under some tests was judged by those alone).
 SCRIPT_MODULES: tuple[str, ...] = (
     "reference_impl/sandbox/_exec_tracer.py",
     "reference_impl/sandbox/_exec_loader.py",
@@ -453,9 +454,13 @@ def _jobs(
                 )
             )
             reach = reach_lines(tree, tuple(mutation.start_pos), tuple(mutation.end_pos))
-            tests = coverage.tests_for(reach.start, reach.stop - 1)
-            if not tests and module in SCRIPT_MODULES:
-                tests = coverage.tests_for(1, len(original.splitlines()))
+            # A script run as ``python -I -S FILE`` is measured by no coverage: any test of the
+            # requirements may run it, whatever lines the in-process import reached.
+            tests = (
+                coverage.every_test()
+                if module in SCRIPT_MODULES
+                else coverage.tests_for(reach.start, reach.stop - 1)
+            )
             if not tests:
                 lines = f"{reach.start}-{reach.stop - 1}"
                 db.set_result(
