@@ -11,10 +11,13 @@ runs, in every rule form, as a deny or ask rule beside an allow rule for the who
 from __future__ import annotations
 
 import json
+import re
+import string
 import subprocess
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from fnmatch import fnmatchcase
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import example, given, settings
@@ -33,7 +36,7 @@ from conformance._strategies_permissions import (
 )
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import RuleSpec, ToolSpec
+from pytest_toolharness.specs import CLAUDE_CODE_TOOLS, RuleSpec, ToolSpec
 from pytest_toolharness.strategies import DeadShellRule
 
 
@@ -203,3 +206,290 @@ def test_a_deny_rule_with_an_invisible_character_is_refused_or_denies_what_it_na
     mode, the call the visible rule names must not run, unless the harness refused the rule naming it.
     """
     _assert_refused_or_denies(new_harness, drawn, mode)
+
+
+# --------------------------------------------------------------------------------------------
+# Live path rules of every glob form: each loads and denies the real file it names.
+
+_NAME_CHARS = string.ascii_letters + string.digits + "._-"
+_SPECIAL = "*?["  # characters a file name may hold that a glob must escape or class
+
+
+def _segment_names() -> st.SearchStrategy[str]:
+    """A file or directory name: plain characters, now and then one a glob must escape."""
+    return st.text(st.sampled_from(_NAME_CHARS + _SPECIAL), min_size=1, max_size=4).filter(
+        lambda name: name not in (".", "..")
+    )
+
+
+@st.composite
+def _char_glob(draw: st.DrawFn, char: str) -> tuple[str, str]:
+    """(glob piece, fnmatch piece) naming ``char``: itself, escaped, ``?``, a class, a range, a negated class."""
+    plain = char not in _SPECIAL
+    forms = ["escaped", "any one", "negated class"] + (["literal"] if plain else [])
+    if char != "[":  # "[[" in a class is a nested set to some readers
+        forms.append("class")
+    if char in string.ascii_letters + string.digits:
+        forms.append("range")
+    form = draw(st.sampled_from(forms))
+    others = st.lists(st.sampled_from(string.ascii_letters + string.digits), max_size=3)
+    if form == "literal":
+        return char, char
+    if form == "escaped":
+        return "\\" + char, f"[{char}]"
+    if form == "any one":
+        return "?", "?"
+    if form == "class":
+        members = [*draw(others), char]
+        members = draw(st.permutations(members)) if char != "-" else members
+        body = "".join(dict.fromkeys(members))
+        return f"[{body}]", f"[{body}]"
+    if form == "negated class":
+        body = "".join(dict.fromkeys(c for c in draw(others) if c != char)) or ("b" if char != "b" else "c")
+        return f"[!{body}]", f"[!{body}]"
+    span = next(s for s in (string.ascii_lowercase, string.ascii_uppercase, string.digits) if char in s)
+    low = draw(st.sampled_from(span[: span.index(char) + 1]))
+    high = draw(st.sampled_from(span[span.index(char) :]))
+    return f"[{low}-{high}]", f"[{low}-{high}]"
+
+
+@st.composite
+def _segment_glob(draw: st.DrawFn, name: str) -> tuple[str, str]:
+    """(glob, fnmatch pattern) for one segment ``name``: a star for the whole or a tail, else char by char."""
+    star = draw(st.sampled_from(["none", "whole", "tail"]))
+    if star == "whole" and not name.startswith("."):
+        return "*", "*"
+    keep = draw(st.integers(1, len(name))) if star == "tail" else len(name)
+    pieces = [draw(_char_glob(c)) for c in name[:keep]]
+    tail = ("*", "*") if keep < len(name) or star == "tail" else ("", "")
+    return "".join(p[0] for p in pieces) + tail[0], "".join(p[1] for p in pieces) + tail[1]
+
+
+class LivePathRule(NamedTuple):
+    """A path rule's content, the file (relative to the working directory) it names, and how it was made."""
+
+    content: str
+    relative: str
+    oracle: tuple[str, ...]  # fnmatch patterns, one per segment; "**" for any number of segments
+
+
+@st.composite
+def live_path_rules(draw: st.DrawFn) -> LivePathRule:
+    r"""A path rule's content in a drawn glob form that names a drawn file below the working directory.
+
+    The file's path has 1-3 segments; each segment is a star, or its characters each drawn as
+    themselves, escaped (``\*``), ``?``, a class, a range or a negated class, with now and then a
+    star for its tail; leading segments may become ``**/``, the last ones ``/**``; and the whole is
+    anchored floating, ``./``, ``/`` (the project root) or ``//`` (an absolute path).
+    """
+    segments = draw(st.lists(_segment_names(), min_size=1, max_size=3))
+    globs = [draw(_segment_glob(s)) for s in segments]
+    lead = draw(st.integers(0, len(segments) - 1)) if draw(st.booleans()) else 0
+    trail = (
+        draw(st.integers(1, len(segments) - lead - 1))
+        if len(segments) - lead > 1 and draw(st.booleans())
+        else 0
+    )
+    kept = globs[lead : len(globs) - trail]
+    glob = "/".join(g for g, _ in kept)
+    oracle = tuple(o for _, o in kept)
+    if lead:
+        glob, oracle = f"**/{glob}", ("**", *oracle)
+    if trail:
+        glob, oracle = f"{glob}/**", (*oracle, "**")
+    anchor = draw(st.sampled_from(["floating", "./", "/", "//"]))
+    if anchor == "floating" and "/" not in glob.removeprefix("**/"):
+        oracle = ("**", *oracle) if oracle[0] != "**" else oracle
+    elif anchor != "floating" and anchor != "//":
+        glob = anchor + glob
+    if anchor == "//":
+        glob = "{work}/" + glob  # the absolute working directory, known only when the test runs
+    return LivePathRule(glob, "/".join(segments), oracle)
+
+
+def _oracle_names(oracle: tuple[str, ...], segments: list[str]) -> bool:
+    """Whether the file matches by gitignore's rules, segment by segment with :func:`fnmatch.fnmatchcase`: ``**`` is any number of segments."""
+    if not oracle:
+        return not segments
+    if oracle[0] == "**":
+        return any(_oracle_names(oracle[1:], segments[k:]) for k in range(len(segments) + 1))
+    return bool(segments) and fnmatchcase(segments[0], oracle[0]) and _oracle_names(oracle[1:], segments[1:])
+
+
+# The rule's tool, and the tool a call is made with.
+_PATH_TOOLS: dict[str, Callable[[], ToolSpec]] = {
+    "Read": read_tool,
+    "Edit": edit_tool,
+    "Write": lambda: edit_tool("Write"),
+}
+
+
+def _glob_escaped(path: str) -> str:
+    return re.sub(r"([*?\[\\])", r"\\\1", path)
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(drawn=live_path_rules(), name=st.sampled_from(sorted(_PATH_TOOLS)))
+@example(drawn=LivePathRule("[\\d]", "d", ("**", "[\\d]")), name="Read")
+@example(drawn=LivePathRule("./src/\\a/*.py", "src/a/x.py", ("src", "a", "*.py")), name="Edit")
+@example(drawn=LivePathRule("[!a-zA-Z0-9._-]", "@", ("**", "[!a-zA-Z0-9._-]")), name="Edit")
+@example(drawn=LivePathRule("a[.-]", "a-", ("**", "a[.-]")), name="Read")
+@example(drawn=LivePathRule("src/[!a]?/**", "src/bc/x", ("src", "[!a]?", "**")), name="Write")
+@example(drawn=LivePathRule("**/\\*[ab]", "k/*b", ("**", "[*][ab]")), name="Read")
+def test_a_live_path_rule_of_any_glob_form_loads_and_denies_the_file_it_names(
+    new_harness: Callable[[], Any], drawn: LivePathRule, name: str
+) -> None:
+    """PERM-12: a path deny rule whose glob names a real file loads (it is no dead rule) and denies that file.
+
+    The glob is drawn in every form gitignore gives (classes, negated classes, ranges, escapes,
+    ``?``, ``*``, ``**/``, ``/**``, floating, ``./``, ``/``, ``//``) to name a file the test makes
+    below the working directory; Python's ``fnmatch``, segment by segment, is the control that it
+    does. Beside the tool allowed, the rule must load and the call on that file must not run:
+    refusing it as a rule that can never match refuses what its author wrote and means.
+    """
+    work = fresh_dir() / "work"
+    work.mkdir()
+    content = drawn.content.replace("{work}", "/" + _glob_escaped(str(work)))
+    require_control(
+        _oracle_names(drawn.oracle, drawn.relative.split("/")),
+        f"fnmatch: {drawn.content!r} does not name {drawn.relative!r}",
+    )
+    target = work / drawn.relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("secret\n")
+    rule = f"{name}({content})"
+    rules = [RuleSpec(rule, "deny"), RuleSpec(name, "allow")]
+    call = (name, {"file_path": str(target)})
+    run = run_calls(new_harness(), [_PATH_TOOLS[name]()], [call], rules=rules, cwd=work)
+    assert run.ran() == 0, f"deny rule {rule!r} loaded but let {name} {target} run: {run.describe()}"
+
+
+# --------------------------------------------------------------------------------------------
+# Tool names a typing slip away from a built-in: dead as written; further away: a program's own tool.
+
+
+def _slips(a: str, b: str) -> int:
+    """Typing slips between ``a`` and ``b`` ignoring case (letters dropped, added, changed, or two swapped)."""
+    a, b = a.lower(), b.lower()
+    row = [[i + j if not i * j else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            row[i][j] = min(row[i - 1][j] + 1, row[i][j - 1] + 1, row[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[i][j] = min(row[i][j], row[i - 2][j - 2] + 1)
+    return row[len(a)][len(b)]
+
+
+@st.composite
+def _slipped(draw: st.DrawFn, name: str) -> str:
+    """``name`` with one typing slip drawn: a letter dropped, added or changed, or two neighbours swapped."""
+    kind = draw(st.sampled_from(["drop", "add", "change", "swap"]))
+    letter = draw(st.sampled_from(string.ascii_letters))
+    at = draw(st.integers(0, len(name) - (0 if kind == "add" else 1)))
+    if kind == "drop" and len(name) > 1:
+        return name[:at] + name[at + 1 :]
+    if kind == "swap" and at + 1 < len(name):
+        return name[:at] + name[at + 1] + name[at] + name[at + 2 :]
+    if kind == "change" and at < len(name):
+        return name[:at] + letter + name[at + 1 :]
+    return name[:at] + letter + name[at:]
+
+
+def _valid_name(name: str) -> bool:
+    return re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name) is not None
+
+
+@st.composite
+def near_miss_names(draw: st.DrawFn) -> tuple[str, str]:
+    """(built-in, a name one slip from it and no built-in itself), now and then in another case."""
+    builtin = draw(st.sampled_from([n for n in CLAUDE_CODE_TOOLS if len(n) > 3]))
+    name = draw(_slipped(builtin).filter(lambda n: _valid_name(n) and n.lower() not in _LOWER_BUILTINS))
+    cases: list[Callable[[str], str]] = [str, str.lower, str.upper, str.swapcase]
+    case = draw(st.sampled_from(cases))
+    return builtin, case(name)
+
+
+_LOWER_BUILTINS = frozenset(n.lower() for n in CLAUDE_CODE_TOOLS)
+
+
+def _far_from_every_builtin(name: str) -> bool:
+    return _valid_name(name) and min(_slips(name, known) for known in CLAUDE_CODE_TOOLS) >= 2
+
+
+_WORDS = ("Deploy", "Notify", "Ticket", "Query", "Page", "Build", "Release", "Backup", "Invoice")
+
+
+def own_tool_names() -> st.SearchStrategy[str]:
+    """A program's own tool name two or more slips from every built-in: a built-in slipped twice, or words."""
+    twice = st.sampled_from(CLAUDE_CODE_TOOLS).flatmap(_slipped).flatmap(_slipped)
+    words = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=2).map("".join)
+    return st.one_of(twice, words).filter(_far_from_every_builtin)
+
+
+def _builtin_tool(name: str) -> tuple[ToolSpec, dict[str, Any]]:
+    """The built-in ``name`` as the suite's tool of its kind, and an input it is called with."""
+    if name == "Bash":
+        return shell_tool(), {"command": "echo hi"}
+    if name in ("Read", "Glob", "Grep", "LS", "NotebookRead"):
+        return read_tool(name), {"file_path": "/tmp/x"}
+    if name in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
+        return edit_tool(name), {"file_path": "/tmp/x"}
+    if name == "WebFetch":
+        return fetch_tool(), {"url": "https://example.com/"}
+    return plain_tool(name), {"x": "y"}
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(drawn=near_miss_names(), behavior=st.sampled_from(["deny", "ask"]))
+@example(drawn=("WebFetch", "WebFecth"), behavior="deny")
+@example(drawn=("Bash", "Bahs"), behavior="deny")
+@example(drawn=("Write", "Writ"), behavior="ask")
+@example(drawn=("Edit", "Edits"), behavior="deny")
+@example(drawn=("Grep", "Grap"), behavior="deny")
+def test_a_deny_rule_naming_a_builtin_with_a_typing_slip_is_refused_or_guards_it(
+    new_harness: Callable[[], Any], drawn: tuple[str, str], behavior: str
+) -> None:
+    """PERM-12: ``WebFecth``, ``Bahs``, ``Writ`` as a deny or ask rule names no tool as written: refused by name, or it guards the built-in meant.
+
+    The name is a built-in of Claude Code's (``CLAUDE_CODE_TOOLS``) with one typing slip drawn (a
+    letter dropped, added or changed, two neighbours swapped), in any case. Beside the built-in
+    allowed, the call to it must not run unasked, unless the harness refused the rule naming it.
+    """
+    builtin, name = drawn
+    tool, tool_input = _builtin_tool(builtin)
+    rules = [RuleSpec(name, behavior), RuleSpec(builtin, "allow")]  # type: ignore[arg-type]
+    try:
+        run = run_calls(
+            new_harness(), [tool], [(builtin, tool_input)], rules=rules, host=host_answering("deny")
+        )
+    except Exception as error:
+        message = str(error)
+        assert name in message, f"refused {name!r} without naming it: {message}"
+        return
+    assert run.ran() == 0, f"{behavior} rule {name!r} loaded and let {builtin} run unasked: {run.describe()}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(name=own_tool_names())
+@example(name="WebFxcth")
+@example(name="Bxsj")
+@example(name="DeployRelease")
+def test_a_deny_rule_naming_a_programs_own_tool_loads_and_denies_it(
+    new_harness: Callable[[], Any], name: str
+) -> None:
+    """PERM-12 (the other side): a rule naming a tool two slips or more from every built-in may name the program's own tool: it loads and denies it.
+
+    Such a name (a built-in slipped twice, ``WebFxcth``; words, ``DeployRelease``) is no typing
+    slip of a built-in a harness could read it as; the program may add a tool of that name. Given
+    that tool allowed and the rule as a deny rule, the rule must load (it is not malformed) and the
+    call must not run (PERM-1: a deny rule wins).
+    """
+    rules = [RuleSpec(name, "deny"), RuleSpec(name, "allow")]
+    run = run_calls(new_harness(), [plain_tool(name)], [(name, {"x": "y"})], rules=rules)
+    assert run.ran() == 0, f"deny rule {name!r} loaded but let the program's {name} run: {run.describe()}"

@@ -94,6 +94,12 @@ def test_permission_modes_match_the_reference() -> None:
     assert len(set(vocabulary.PERMISSION_MODES)) == len(vocabulary.PERMISSION_MODES)
 
 
+def test_the_claude_code_tools_match_the_reference() -> None:
+    """The built-in tool names a rule may name are those the harness's rule syntax knows."""
+    assert sorted(vocabulary.CLAUDE_CODE_TOOLS) == sorted(_rule_syntax.TOOL_TARGETS)
+    assert len(set(vocabulary.CLAUDE_CODE_TOOLS)) == len(vocabulary.CLAUDE_CODE_TOOLS)
+
+
 def test_the_contentless_tools_match_the_reference() -> None:
     """The built-in tools no content rule can match are those the harness's rule syntax gives no target."""
     no_target = sorted(name for name, kind in _rule_syntax.TOOL_TARGETS.items() if kind is None)

@@ -31,6 +31,7 @@ from pytest_toolharness.specs._tools import (
 )
 from pytest_toolharness.specs._vocabulary import (
     ALL_HOOK_EVENTS,
+    CLAUDE_CODE_TOOLS,
     CONTENTLESS_TOOLS,
     LIFECYCLE_EVENTS,
     MCP_PREFIX,
@@ -52,6 +53,7 @@ from pytest_toolharness.specs._vocabulary import (
 
 __all__ = [
     "ALL_HOOK_EVENTS",
+    "CLAUDE_CODE_TOOLS",
     "CONTENTLESS_TOOLS",
     "HOOK_ALSO_FIELDS",
     "LIFECYCLE_EVENTS",

@@ -16,6 +16,7 @@ from typing import Literal, TypeAlias, get_args
 
 __all__ = [
     "ALL_HOOK_EVENTS",
+    "CLAUDE_CODE_TOOLS",
     "CONTENTLESS_TOOLS",
     "LIFECYCLE_EVENTS",
     "MCP_PREFIX",
@@ -69,6 +70,34 @@ rest is relative to the project (working) directory. ``flagSettings`` is ``--set
 PermissionMode: TypeAlias = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 """Every permission mode, as spelled in settings (``defaultMode``) and on the command line."""
+
+CLAUDE_CODE_TOOLS: tuple[str, ...] = (
+    "Agent",
+    "AskUserQuestion",
+    "Bash",
+    "BashOutput",
+    "Edit",
+    "ExitPlanMode",
+    "Glob",
+    "Grep",
+    "KillShell",
+    "LS",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "Read",
+    "SlashCommand",
+    "Skill",
+    "Task",
+    "TodoWrite",
+    "ToolSearch",
+    "WebFetch",
+    "WebSearch",
+    "Write",
+)
+"""Claude Code's built-in tool names a permission rule may name. A name one typing slip from one of them
+(``WebFecth``, ``Bahs``) names no tool as written: PERM-12 refuses such a deny rule or reads it as the
+built-in meant; a name further from all of them may be a tool the program adds."""
 
 CONTENTLESS_TOOLS: tuple[str, ...] = (
     "AskUserQuestion",

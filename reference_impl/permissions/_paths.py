@@ -26,6 +26,7 @@ from pathlib import Path
 __all__ = [
     "PathPattern",
     "PathPatternError",
+    "glob_class_regex",
     "is_within",
     "lexical_path",
     "parse_path_pattern",
@@ -82,6 +83,16 @@ def is_within(path: str, directories: Iterable[Path]) -> bool:
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
+def glob_class_regex(body: str) -> str:
+    r"""A gitignore character class (``body`` between ``[`` and ``]``) as a regex class.
+
+    ``!`` first negates it; a backslash in it is a character of the class (``[\d]`` is ``\`` or ``d``).
+    """
+    if body.startswith("!"):
+        body = "^" + body[1:]
+    return "[" + body.replace("\\", "\\\\") + "]"
+
+
 def _glob_to_regex(pattern: str) -> str:
     """A gitignore glob (already relative to its root) as a regex over a relative posix path."""
     out: list[str] = []
@@ -105,10 +116,7 @@ def _glob_to_regex(pattern: str) -> str:
             end = pattern.find("]", i + 2)
             if end < 0:
                 raise PathPatternError(f"unclosed '[' in {pattern!r}")
-            body = pattern[i + 1 : end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
+            out.append(glob_class_regex(pattern[i + 1 : end]))
             i = end + 1
         elif c == "\\" and i + 1 < n:
             out.append(re.escape(pattern[i + 1]))
@@ -168,7 +176,8 @@ def _anchor(root: str, glob: str, content: str) -> tuple[str, str]:
     for segment in segments:
         if _GLOB_CHARS.search(segment):
             break
-        literal.append(segment)
+        # gitignore: a backslash escapes the character after it, in a plain segment too (``\a`` is ``a``).
+        literal.append(re.sub(r"\\(.)", r"\1", segment))
     rest = segments[len(literal) :]
     if ".." in rest:
         raise PathPatternError(f"'..' after a wildcard is not supported in {content!r}")

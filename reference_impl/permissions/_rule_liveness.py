@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from reference_impl.permissions._bash_reader import SYNTAX_ERROR, split_command
-from reference_impl.permissions._paths import PathPatternError, parse_path_pattern
+from reference_impl.permissions._paths import PathPatternError, glob_class_regex, parse_path_pattern
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, TOOL_TARGETS, PermissionRule
 from reference_impl.permissions._rules import allow_match, describe_call, first_match
 from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, build_tool
@@ -99,9 +99,20 @@ def _shell_witnesses(content: str) -> Iterator[str]:
         yield _fill_stars(content, fill)
 
 
+# The characters a class's witness is chosen from, plain ones first: any but "/" (no class matches it
+# in a path segment); "." last, since a segment of only "." names no file.
+_CLASS_CANDIDATES = (
+    "".join(
+        c for c in string.ascii_letters + string.digits + "_-" + string.punctuation + " " if c not in "./"
+    )
+    + ".\u00e9\u4e00"
+)
+
+
 def _class_char(body: str) -> str:
-    pattern = re.compile("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-    return next((c for c in string.ascii_letters + string.digits + "._-" if pattern.fullmatch(c)), "a")
+    """A character the path matcher's class ``[body]`` takes (compiled as the matcher compiles it)."""
+    pattern = re.compile(glob_class_regex(body))
+    return next((c for c in _CLASS_CANDIDATES if pattern.fullmatch(c)), "a")
 
 
 def _glob_instance(glob: str) -> str:
