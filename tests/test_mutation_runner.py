@@ -159,6 +159,11 @@ def _project(tmp_path: Path) -> Path:
                 pytest.skip("never exercised here")
 
 
+            def test_uses_an_optional_module():
+                if clamp(9) != 3:
+                    import not_installed_anywhere  # noqa: F401
+
+
             def test_in_a_subprocess():
                 out = subprocess.run(
                     [sys.executable, "-c", "from pkg.mod import clamp; print(clamp(9))"],
@@ -185,7 +190,7 @@ def _run_in_subprocess(project: Path, script: str) -> str:
 def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
     """Each verdict from real forked pytest runs: a mutant a test catches is killed (also when only
     a subprocess sees it, or when a test it passed now skips), an equivalent one survives, one that
-    raises on import is killed, and the coverage map names the tests that reach each line, in the
+    raises on import is killed, one that meets a missing module is a runner fault, and the coverage map names the tests that reach each line, in the
     test process or in a Python subprocess it starts."""
     project = _project(tmp_path)
     script = textwrap.dedent(
@@ -214,6 +219,12 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
             _forked.MutantJob(
                 "skipped", source.replace("return top", "return top + 1"), ["test_mod.py::test_always_skips"],
                 skipped_before=coverage.skipped,
+            ),
+            # The environment, not the mutant: a module missing when the mutant is imported, or in a test.
+            _forked.MutantJob("gone", "import not_installed_anywhere\\n" + source, coverage.tests_for(1, 1)),
+            _forked.MutantJob(
+                "gone in a test", source.replace("return top", "return top + 1"),
+                ["test_mod.py::test_uses_an_optional_module"],
             ),
         ]
         outcomes = {{}}
@@ -245,6 +256,8 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
         "sub": "killed",
         "unexercised": "killed",  # passed unmutated, skipped mutated: the suite would report it not checked
         "skipped": "survived",  # skipped unmutated too: nothing is lost
+        "gone": "fault",  # no mutation operator renames an import: never a kill
+        "gone in a test": "fault",
     }
     assert report["skipped"] == ["test_mod.py::test_always_skips"]
     # The test that failed first is named (it runs first for the next mutant); an import error or a
@@ -261,6 +274,7 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
         "test_mod.py::test_clamp_under",
         "test_mod.py::test_in_a_subprocess",
         "test_mod.py::test_skips_unless_exercised",
+        "test_mod.py::test_uses_an_optional_module",
     ]
     assert report["line12"] == []
     assert report["unchanged"], "the runner wrote the mutant into the module's file"

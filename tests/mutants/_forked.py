@@ -19,7 +19,9 @@ requirements even when the mutated line is one that only a single test executes.
 
 The child's exit code is pytest's: 0 survived; 1 (tests failed) or 2 (a collection error, e.g. the
 mutated module does not import) killed; anything else (usage error, no tests collected, a crash) is a
-runner fault and never counts as a kill. A child over its timeout is killed with its process group and
+runner fault and never counts as a kill. So is a run that met a missing module
+(``ModuleNotFoundError``): no mutation operator renames an import, so the environment broke (a venv
+replaced mid-run turned a whole session's remaining mutants into "kills" in seconds). A child over its timeout is killed with its process group and
 counts as killed, as cosmic-ray counts a timeout.
 """
 
@@ -368,18 +370,34 @@ def _tail(path: Path, lines: int = 40) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+ENVIRONMENT_FAULT = 3
+"""A child's exit code when the run broke on the environment (a module missing), not on the mutant."""
+
+_MISSING_MODULE = "ModuleNotFoundError: No module named"
+
+
 class _Outcomes:
     """Each test's outcome (failed / skipped / passed) and whether collection failed, as pytest reports them."""
 
     def __init__(self) -> None:
         self.tests: dict[str, str] = {}
         self.collection_failed = False
+        self.missing_module = ""
+
+    def _note_missing_module(self, report: Any) -> None:
+        # No mutation operator renames an import: a module gone missing is the environment's fault.
+        if report.failed and not self.missing_module:
+            text = str(getattr(report, "longreprtext", ""))
+            if _MISSING_MODULE in text:
+                self.missing_module = text.split(_MISSING_MODULE, 1)[1].splitlines()[0].strip()
 
     def pytest_collectreport(self, report: Any) -> None:
+        self._note_missing_module(report)
         if report.failed:
             self.collection_failed = True
 
     def pytest_runtest_logreport(self, report: Any) -> None:
+        self._note_missing_module(report)
         previous = self.tests.get(report.nodeid, "passed")
         if report.failed or previous == "failed":
             self.tests[report.nodeid] = "failed"
@@ -397,6 +415,9 @@ def _verdict(exit_code: int, outcomes: _Outcomes, skipped_before: frozenset[str]
     """
     if exit_code not in (0, 1, 2):
         return exit_code
+    if outcomes.missing_module:
+        print(f"runner fault, not a kill: the environment lacks the module {outcomes.missing_module}")
+        return ENVIRONMENT_FAULT
     if outcomes.collection_failed or exit_code == 2:
         return 2
     if any(outcome == "failed" for outcome in outcomes.tests.values()):
@@ -603,6 +624,10 @@ def run_mutants(
             try:
                 # The mutated module is imported here, once, before the grandchildren fork.
                 importlib.import_module(module_name)
+            except ModuleNotFoundError as missing:  # no mutation operator renames an import
+                traceback.print_exc()
+                print(f"runner fault, not a kill: the environment lacks the module {missing.name}")
+                return ENVIRONMENT_FAULT
             except (Exception, SystemExit):  # a script's ``if __name__ == "__main__"`` turned true exits
                 traceback.print_exc()
                 print(f"killed: the mutated {module_name} raises while it is imported")
