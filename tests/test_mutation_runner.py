@@ -324,10 +324,12 @@ def test_unit_tests_run_beside_the_conformance_selection_and_their_kills_are_tol
         from tests.mutants._forked import UNIT_TESTS, keyed_test
 
         options, unit_options = ("--conformance-run",), ("--unit-run",)
-        coverage, why = _forked.coverage_map(
-            module, [("", ["test_mod.py"]), (UNIT_TESTS, ["unit"])], work, root, options, unit_options
-        )
-        assert coverage is not None, why
+        # Measured apart in one workdir, as mutation.py does, then merged.
+        conformance, why = _forked.coverage_map(module, [("", ["test_mod.py"])], work, root, options, unit_options)
+        assert conformance is not None, why
+        unit_map, why = _forked.coverage_map(module, [(UNIT_TESTS, ["unit"])], work, root, options, unit_options)
+        assert unit_map is not None, why
+        coverage = conformance.merged(unit_map)
         source = module.read_text()
         unit = lambda name: keyed_test(UNIT_TESTS, "unit/test_unit_mod.py::" + name)
         jobs = [
@@ -348,7 +350,8 @@ def test_unit_tests_run_beside_the_conformance_selection_and_their_kills_are_tol
             project_root=root, on_outcome=lambda o: outcomes.__setitem__(o.job_id, [o.verdict, o.by_unit_tests, o.killer]),
             options=options, unit_options=unit_options,
         )
-        print(json.dumps({"outcomes": outcomes, "line12": coverage.tests_for(12, 12), "line6": coverage.tests_for(6, 6)}))
+        lines = {n: coverage.tests_for(n, n) for n in (6, 7, 12)}
+        print(json.dumps({"outcomes": outcomes, "line12": lines[12], "line6": lines[6], "line7": lines[7]}))
         """,
     )
     report = json.loads(_run_in_subprocess(project, script).strip().splitlines()[-1])
@@ -356,6 +359,18 @@ def test_unit_tests_run_beside_the_conformance_selection_and_their_kills_are_tol
     assert report["line12"] == [unit]  # only a unit test runs ``unused``
     assert keyed_test(_forked.UNIT_TESTS, "unit/test_unit_mod.py::test_clamp_at_the_limit") in report["line6"]
     assert "test_mod.py::test_clamp_over" in report["line6"]
+    # The second measurement read only its own data: a conformance test's subprocess is not taken for
+    # a line every unit test reaches.
+    assert sorted(report["line7"]) == sorted(
+        [
+            "test_mod.py::test_always_skips",
+            "test_mod.py::test_clamp_over",
+            "test_mod.py::test_clamp_under",
+            "test_mod.py::test_in_a_subprocess",
+            "test_mod.py::test_skips_unless_exercised",
+            keyed_test(_forked.UNIT_TESTS, "unit/test_unit_mod.py::test_clamp_at_the_limit"),
+        ]
+    )
     outcomes = report["outcomes"]
     assert outcomes["unit-only"] == ["killed", True, unit]
     assert outcomes["past-conformance"][:2] == ["killed", True]

@@ -103,6 +103,14 @@ class CoverageMap:
     durations: dict[str, float]
     skipped: frozenset[str] = frozenset()
 
+    def merged(self, other: CoverageMap) -> CoverageMap:
+        """This map and ``other`` (of other runs' tests: their keys differ) as one."""
+        lines = {
+            n: self.lines.get(n, frozenset()) | other.lines.get(n, frozenset())
+            for n in self.lines | other.lines
+        }
+        return CoverageMap(lines, {**self.durations, **other.durations}, self.skipped | other.skipped)
+
     def tests_for(self, first_line: int, last_line: int) -> list[str]:
         """The tests that execute any of these lines, fastest first; every test for an import-time line."""
         reached: set[str] = set()
@@ -498,11 +506,13 @@ def coverage_map(
     lines: dict[int, set[str]] = {}
     durations: dict[str, float] = {}
     skipped: set[str] = set()
+    # A folder of this call's own: a second call in the same workdir must not read the first's data.
+    measured = Path(tempfile.mkdtemp(prefix="coverage-", dir=workdir))
     for index, (adapter, selection) in enumerate(selections):
-        data_file = workdir / f"coverage-{index}.json"
-        output = workdir / f"coverage-run-{index}.txt"
+        data_file = measured / f"coverage-{index}.json"
+        output = measured / f"coverage-run-{index}.txt"
 
-        subprocess_data = workdir / f"subprocess-coverage-{index}"
+        subprocess_data = measured / f"subprocess-coverage-{index}"
 
         def child(
             adapter: str = adapter,
