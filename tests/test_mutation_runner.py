@@ -605,7 +605,8 @@ def test_kills_by_unit_tests_only_are_scored_apart_from_the_conformance_suites(t
     write_survivors(score, survivors)
     text = survivors.read_text(encoding="utf-8")
     assert "## Killed by unit tests only" in text
-    assert "`unit/test_unit_mod.py::test_unused`" in text
+    assert "`unit/test_unit_mod.py::test_unused` (triaged unspecified)" in text
+    assert ": `timeout` (a gap of the conformance suite)" in text
     # A rerun with unit tests takes the unspecified survivors too (the gaps alone otherwise: above).
     assert unspecified > 0
     forgotten = _forget_survivors(session, "pkg/mod.py", project, unspecified=True, rules=[rule])

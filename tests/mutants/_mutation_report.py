@@ -53,8 +53,8 @@ class ModuleScore:
     gaps: list[tuple[int, str, str]] = field(default_factory=list)
     gap_jobs: list[str] = field(default_factory=list)
     unspecified_jobs: list[str] = field(default_factory=list)
-    unit_kills: list[tuple[int, str, str]] = field(default_factory=list)
-    """(line, operator, the unit test that killed it) of each kill by unit tests only."""
+    unit_kills: list[tuple[int, str, str, str]] = field(default_factory=list)
+    """(line, operator, the unit test that killed it, its triage verdict or "") of each kill by unit tests only."""
     triaged: list[tuple[int, str, TriageRule]] = field(default_factory=list)
 
     @property
@@ -155,8 +155,9 @@ def score_session(
                 line = source_lines[line_number - 1] if line_number <= len(source_lines) else ""
                 score.killed_by_unit_tests += 1
                 killer = output.splitlines()[0].removeprefix(UNIT_KILL).strip(": ").split("\x1f")[-1]
-                score.unit_kills.append((line_number, operator, killer))
-                if classify(rules, module, operator, line, enclosing_function(tree, line_number)):
+                rule = classify(rules, module, operator, line, enclosing_function(tree, line_number))
+                score.unit_kills.append((line_number, operator, killer, rule.verdict if rule else ""))
+                if rule is not None:
                     score.unit_kills_triaged += 1
         elif outcome == "survived":
             score.survived += 1
@@ -192,11 +193,13 @@ def write_survivors(score: ModuleScore, path: Path) -> None:
             "",
             "## Killed by unit tests only",
             "",
-            "Every conformance test of these mutants passed; the module's own unit tests killed them.",
+            "Every conformance test of these mutants passed; the module's own unit tests killed them. For",
+            "the conformance suite alone each is a gap, or triaged where a rule above covers its line.",
             "",
         ]
-        for line_number, operator, killer in sorted(score.unit_kills):
-            lines.append(f"- line {line_number}, {operator}: `{killer}`")
+        for line_number, operator, killer, verdict in sorted(score.unit_kills):
+            alone = f"triaged {verdict}" if verdict else "a gap of the conformance suite"
+            lines.append(f"- line {line_number}, {operator}: `{killer}` ({alone})")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
