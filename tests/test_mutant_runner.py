@@ -8,6 +8,7 @@ and ``tests/test_mutants.py``'s check), against a few requirements only, so this
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -87,10 +88,13 @@ def test_the_matrix_reports_broken_mutants_and_never_counts_them(
     """run.py marks a mutant that does not load, and one whose every test errors at setup, broken."""
     stem = tmp_path / "matrix"
     argv = ["--targeted", "--mutants-dir", str(BROKEN_DIR), "--matrix", str(stem)]
-    argv += ["--mutant", "m_missing_module", "--mutant", "m_not_a_harness"]
+    argv += ["--mutant", "m_missing_module", "--mutant", "m_not_a_harness", "--budget", "3600"]
     assert run_matrix(argv) == 1
     printed = capsys.readouterr().out
     assert printed.rstrip().splitlines()[-1] == "mutation score: 0/2 (2 broken)"
+    assert printed.rstrip().splitlines()[-2] == "judged 2 of 2 mutants"
+    # Each verdict is printed as it comes, before the table: a run cut short still shows them.
+    assert "broken: m_missing_module (PERM-1, " in printed
     assert "broken (not counted as killed): m_missing_module, m_not_a_harness" in printed
     document = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
     assert document["score"] == {"killed": 0, "broken": 2, "total": 2}
@@ -140,21 +144,47 @@ def test_a_run_that_times_out_is_broken_and_ends_nothing_else() -> None:
     assert "nothing was judged" in reason, reason
 
 
-def test_shards_cover_every_mutant_exactly_once() -> None:
-    """CI runs one rotating shard of the targeted matrix: N shards must partition the mutants."""
+def test_shards_cover_every_mutant_exactly_once_with_few_targets_each() -> None:
+    """CI runs one rotating shard of the targeted matrix: N shards must partition the mutants, each
+    about M/N of them, and keep a target's mutants together (its baseline runs every test of its
+    targets): a target is split only when it has more mutants than a shard holds."""
     from tests.mutants.run import parse_shard, shard_of
 
     mutants = discover(None, MUTANTS_DIR)
-    for n in (1, 3, 4, 7):
+    counts: dict[str, int] = {}
+    for mutant in mutants:
+        counts[mutant.target] = counts.get(mutant.target, 0) + 1
+    for n in (1, 3, 4, 7, 8):
+        cap = math.ceil(len(mutants) / n)
         shards = [shard_of(mutants, (k, n)) for k in range(n)]
         names = [m.name for shard in shards for m in shard]
         assert sorted(names) == sorted(m.name for m in mutants)
         assert len(names) == len(set(names))
-        assert max(map(len, shards)) - min(map(len, shards)) <= 1
+        assert max(map(len, shards)) - min(map(len, shards)) <= cap // 2, [len(s) for s in shards]
+        for target, count in counts.items():
+            holding = sum(1 for shard in shards if any(m.target == target for m in shard))
+            assert holding == math.ceil(count / cap), (n, target, count, holding)
+        assert shards == [shard_of(mutants, (k, n)) for k in range(n)]  # the same every run
     assert parse_shard("2/4") == (2, 4)
     for bad in ("4/4", "x/3", "1", "-1/3", "0/0"):
         with pytest.raises(ValueError, match="--shard"):
             parse_shard(bad)
+
+
+def test_a_budget_the_baseline_overruns_judges_nothing_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With ``--budget`` shorter than the baseline, the baseline is cut off at the budget: no mutant is
+    judged, none counts as killed, and the run says how many were left unjudged."""
+    argv = ["--targeted", "--mutants-dir", str(BROKEN_DIR), "--matrix", str(tmp_path / "matrix")]
+    argv += ["--mutant", "m_missing_module", "--mutant", "m_not_a_harness", "--budget", "0.5"]
+    assert run_matrix(argv) == 2
+    printed = capsys.readouterr().out
+    assert "timed out after" in printed
+    assert printed.rstrip().splitlines()[-1] == (
+        "judged 0 of 2 mutants: 2 not judged within the budget of 0 s"
+    )
+    assert not (tmp_path / "matrix.json").exists()
 
 
 def test_a_mutant_runs_the_reference_cli_with_its_defect(tmp_path: Path) -> None:

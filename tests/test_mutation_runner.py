@@ -20,6 +20,7 @@ from tests.mutants._forked import CoverageMap, keyed_test
 from tests.mutants._triage import TRIAGE_FILE, classify, enclosing_function, load_rules, stale_rules
 from tests.mutants.mutation import (
     MODULE_REQUIREMENTS,
+    MODULE_UNIT_TESTS,
     OUT_OF_SCOPE,
     SCORED_MODULES,
     reach_lines,
@@ -177,6 +178,25 @@ def _project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _forked_script(project: Path, body: str) -> str:
+    """A script that preloads the forked runner's parent, with ``root``, ``module`` (pkg/mod.py) and an
+    empty ``work`` folder, then runs ``body``."""
+    preamble = textwrap.dedent(
+        f"""\
+        import json
+        from pathlib import Path
+        from tests.mutants import _forked
+
+        _forked.preload()
+        root = Path({str(project)!r})
+        module = root / "pkg" / "mod.py"
+        work = root / "work"
+        work.mkdir()
+        """
+    )
+    return preamble + textwrap.dedent(body)
+
+
 def _run_in_subprocess(project: Path, script: str) -> str:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project), str(ROOT)])}
     env.pop("PYTEST_ADDOPTS", None)
@@ -193,17 +213,9 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
     raises on import is killed, one that meets a missing module is a runner fault, and the coverage map names the tests that reach each line, in the
     test process or in a Python subprocess it starts."""
     project = _project(tmp_path)
-    script = textwrap.dedent(
-        f"""\
-        import json, sys
-        from pathlib import Path
-        from tests.mutants import _forked
-
-        _forked.preload()
-        root = Path({str(project)!r})
-        module = root / "pkg" / "mod.py"
-        work = root / "work"
-        work.mkdir()
+    script = _forked_script(
+        project,
+        """\
         coverage, why = _forked.coverage_map(module, [("", ["test_mod.py"])], work, root, options=())
         assert coverage is not None, why
         source = module.read_text()
@@ -227,8 +239,8 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
                 ["test_mod.py::test_uses_an_optional_module"],
             ),
         ]
-        outcomes = {{}}
-        killers = {{}}
+        outcomes = {}
+        killers = {}
 
         def record(outcome):
             outcomes[outcome.job_id] = outcome.verdict
@@ -238,15 +250,15 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
             "pkg.mod", module, iter(jobs), parallel=2, timeout=lambda job: 120.0, workdir=work,
             project_root=root, on_outcome=record, options=(),
         )
-        print(json.dumps({{
+        print(json.dumps({
             "verdicts": outcomes,
             "killers": killers,
             "line7": coverage.tests_for(7, 7),
             "line12": coverage.tests_for(12, 12),
             "unchanged": module.read_text() == source,
             "skipped": sorted(coverage.skipped),
-        }}))
-        """
+        }))
+        """,
     )
     report = json.loads(_run_in_subprocess(project, script).strip().splitlines()[-1])
     assert report["verdicts"] == {
@@ -280,6 +292,108 @@ def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
     assert report["unchanged"], "the runner wrote the mutant into the module's file"
 
 
+UNIT_TESTS_SOURCE = textwrap.dedent(
+    """\
+    from pkg.mod import clamp, unused
+
+
+    def test_the_projects_own_options(request):
+        assert request.config.getoption("--from-ini"), "the project's addopts were dropped"
+        assert request.config.getoption("--unit-run"), "the unit tests' options were not given"
+        assert not request.config.getoption("--conformance-run"), "the conformance options reached the unit tests"
+
+
+    def test_unused():
+        assert unused(1) == 2
+
+
+    def test_clamp_at_the_limit():
+        assert clamp(3) == 3
+        assert clamp(4) == 3
+    """
+)
+
+
+def test_unit_tests_run_beside_the_conformance_selection_and_their_kills_are_told_apart(
+    tmp_path: Path,
+) -> None:
+    """A selection of the project's own unit tests (``UNIT_TESTS``) is measured under coverage and run per
+    mutant with the project's own options (its ini ``addopts`` and ``unit_options``, not the conformance
+    run's); it runs after every conformance test of a mutant, whatever the order of its tests, so a kill
+    is the unit tests' only when the conformance tests passed: a mutant on lines only unit tests reach,
+    or one the conformance tests run past, is theirs; one a conformance test catches is not, even when a
+    unit test would catch it too and is listed first."""
+    project = _project(tmp_path)
+    (project / "conftest.py").write_text(
+        "def pytest_addoption(parser):\n"
+        "    for name in ('--from-ini', '--unit-run', '--conformance-run'):\n"
+        "        parser.addoption(name, action='store_true')\n",
+        encoding="utf-8",
+    )
+    (project / "pytest.ini").write_text("[pytest]\naddopts = --from-ini\n", encoding="utf-8")
+    (project / "unit").mkdir()
+    (project / "unit" / "test_unit_mod.py").write_text(UNIT_TESTS_SOURCE, encoding="utf-8")
+    script = _forked_script(
+        project,
+        """\
+        from tests.mutants._forked import UNIT_TESTS, keyed_test
+
+        options, unit_options = ("--conformance-run",), ("--unit-run",)
+        # Measured apart in one workdir, as mutation.py does, then merged.
+        conformance, why = _forked.coverage_map(module, [("", ["test_mod.py"])], work, root, options, unit_options)
+        assert conformance is not None, why
+        unit_map, why = _forked.coverage_map(module, [(UNIT_TESTS, ["unit"])], work, root, options, unit_options)
+        assert unit_map is not None, why
+        coverage = conformance.merged(unit_map)
+        source = module.read_text()
+        unit = lambda name: keyed_test(UNIT_TESTS, "unit/test_unit_mod.py::" + name)
+        jobs = [
+            _forked.MutantJob("unit-only", source.replace("x + 1", "x + 2"), coverage.tests_for(12, 12)),
+            _forked.MutantJob(
+                "past-conformance", source.replace("value > top", "value > top + 1"), coverage.tests_for(6, 6),
+                skipped_before=coverage.skipped,
+            ),
+            _forked.MutantJob(
+                "conformance", source.replace("return top", "return top + 1"),
+                [unit("test_clamp_at_the_limit"), "test_mod.py::test_clamp_over"],
+            ),
+            _forked.MutantJob("options", source, [unit("test_the_projects_own_options"), "test_mod.py::test_clamp_under"]),
+        ]
+        outcomes = {}
+        _forked.run_mutants(
+            "pkg.mod", module, iter(jobs), parallel=1, timeout=lambda job: 120.0, workdir=work,
+            project_root=root, on_outcome=lambda o: outcomes.__setitem__(o.job_id, [o.verdict, o.by_unit_tests, o.killer]),
+            options=options, unit_options=unit_options,
+        )
+        lines = {n: coverage.tests_for(n, n) for n in (6, 7, 12)}
+        print(json.dumps({"outcomes": outcomes, "line12": lines[12], "line6": lines[6], "line7": lines[7]}))
+        """,
+    )
+    report = json.loads(_run_in_subprocess(project, script).strip().splitlines()[-1])
+    unit = keyed_test(_forked.UNIT_TESTS, "unit/test_unit_mod.py::test_unused")
+    assert report["line12"] == [unit]  # only a unit test runs ``unused``
+    assert keyed_test(_forked.UNIT_TESTS, "unit/test_unit_mod.py::test_clamp_at_the_limit") in report["line6"]
+    assert "test_mod.py::test_clamp_over" in report["line6"]
+    # The second measurement read only its own data: a conformance test's subprocess is not taken for
+    # a line every unit test reaches.
+    assert sorted(report["line7"]) == sorted(
+        [
+            "test_mod.py::test_always_skips",
+            "test_mod.py::test_clamp_over",
+            "test_mod.py::test_clamp_under",
+            "test_mod.py::test_in_a_subprocess",
+            "test_mod.py::test_skips_unless_exercised",
+            keyed_test(_forked.UNIT_TESTS, "unit/test_unit_mod.py::test_clamp_at_the_limit"),
+        ]
+    )
+    outcomes = report["outcomes"]
+    assert outcomes["unit-only"] == ["killed", True, unit]
+    assert outcomes["past-conformance"][:2] == ["killed", True]
+    assert outcomes["past-conformance"][2].startswith(_forked.UNIT_TESTS)
+    assert outcomes["conformance"] == ["killed", False, "test_mod.py::test_clamp_over"]
+    assert outcomes["options"] == ["survived", False, None]
+
+
 def test_a_failing_unmutated_run_scores_nothing(tmp_path: Path) -> None:
     project = _project(tmp_path)
     (project / "test_mod.py").write_text("def test_fails():\n    assert False\n", encoding="utf-8")
@@ -301,6 +415,25 @@ def test_a_failing_unmutated_run_scores_nothing(tmp_path: Path) -> None:
 def test_keyed_tests_keep_the_adapter() -> None:
     assert keyed_test("", "a.py::t") == "a.py::t"
     assert _forked._split_key(keyed_test("m:adapter", "a.py::t")) == ("m:adapter", "a.py::t")
+
+
+def test_every_module_unit_test_file_exists_and_drives_its_module() -> None:
+    """A unit-test file of MODULE_UNIT_TESTS must exist, be a test file of tests/, and name its module
+    (in its file name, or an import of it or of the package that re-exports it)."""
+    assert MODULE_UNIT_TESTS.keys() <= MODULE_REQUIREMENTS.keys()
+    for module, files in MODULE_UNIT_TESTS.items():
+        assert files, module
+        dotted = module.removesuffix(".py").replace("/", ".")
+        package = dotted.rpartition(".")[0]
+        stem = Path(module).stem.lstrip("_")
+        for name in files:
+            path = ROOT / name
+            assert path.is_file(), name
+            assert path.name.startswith("test_"), name
+            assert path.parent.name == "tests", name
+            text = path.read_text(encoding="utf-8")
+            named = stem in path.stem or dotted in text or module in text
+            assert named or f"from {package} import" in text, (module, name)
 
 
 def test_the_triage_file_loads_and_no_rule_is_stale() -> None:
@@ -413,6 +546,86 @@ def test_session_score_triage_and_rerun_on_a_real_cosmic_ray_session(tmp_path: P
     # Only the untriaged survivors run again: the triage file here has no rule for pkg/mod.py.
     assert _forget_survivors(session, "pkg/mod.py", project) == 2
     assert score_session(session, "pkg/mod.py", project, rules=[]).survived == 0
+
+
+def test_kills_by_unit_tests_only_are_scored_apart_from_the_conformance_suites(tmp_path: Path) -> None:
+    """A kill the runner marks as the unit tests' only counts as killed, and the score line, the table
+    and the survivors file also give the conformance suite's own score, where it is a survivor (triaged
+    when a rule covers its line). With unit tests, a rerun takes the unspecified survivors again too."""
+    from cosmic_ray.work_db import use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cosmic_ray.work_item import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        TestOutcome,
+        WorkerOutcome,
+        WorkResult,
+    )
+
+    from tests.mutants._mutation_report import UNIT_KILL, markdown_table, score_session, write_survivors
+    from tests.mutants._triage import TriageRule
+    from tests.mutants.mutation import _forget_survivors
+
+    project, session = _cosmic_ray_session(tmp_path)
+    with use_db(str(session)) as db:
+        items = list(db.pending_work_items)
+        in_unused = [
+            i for i in items if enclosing_function(ast.parse(SOURCE), i.mutations[0].start_pos[0]) == "unused"
+        ]
+        others = [i for i in items if i not in in_unused]
+        assert len(in_unused) >= 2
+        assert len(others) >= 4
+        unit_killer = keyed_test(_forked.UNIT_TESTS, "unit/test_unit_mod.py::test_unused")
+        for item in in_unused[:2]:  # killed by the unit tests only, in a function a rule calls unspecified
+            db.set_result(
+                item.job_id,
+                WorkResult(
+                    worker_outcome=WorkerOutcome.NORMAL,
+                    test_outcome=TestOutcome.KILLED,
+                    output=f"{UNIT_KILL}: {unit_killer}\n1 test(s), 0.1 s\n",
+                ),
+            )
+        db.set_result(  # killed by the unit tests only, on a line no rule covers
+            others[0].job_id,
+            WorkResult(
+                worker_outcome=WorkerOutcome.NORMAL,
+                test_outcome=TestOutcome.KILLED,
+                output=f"{UNIT_KILL}: timeout\n",
+            ),
+        )
+        db.set_result(  # killed by a conformance test
+            others[1].job_id, WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=TestOutcome.KILLED)
+        )
+        for item in in_unused[2:] + others[2:]:
+            db.set_result(
+                item.job_id,
+                WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=TestOutcome.SURVIVED),
+            )
+    rule = TriageRule("pkg/mod.py", "", "unspecified", "a reason long enough to count", function="unused")
+    score = score_session(session, "pkg/mod.py", project, rules=[rule])
+    counted = len(items)
+    unspecified = len(in_unused) - 2
+    assert (score.killed, score.killed_by_unit_tests, score.unit_kills_triaged) == (4, 3, 2)
+    assert (score.conformance_killed, score.unspecified) == (1, unspecified)
+    assert score.conformance_base == counted - unspecified - 2
+    line = score.line()
+    assert f"4/{counted} killed" in line
+    assert f"3 by unit tests only, the conformance suite alone 1/{counted}" in line
+    assert f"triaged 4/{counted - unspecified} " in line
+    assert f"the conformance suite alone 1/{counted - unspecified - 2} " in line
+    table = markdown_table([score], {"pkg/mod.py": ("PAIR-1",)})
+    header, _rule, row = table.splitlines()
+    cells = dict(zip(header.split(" | "), row.split(" | "), strict=True))
+    assert cells["of them by unit tests only"] == "3"
+    assert cells["killed"] == "4"
+    assert cells["triaged, conformance suite alone"] == f"{100 / (counted - unspecified - 2):.1f}%"
+    survivors = tmp_path / "survivors.md"
+    write_survivors(score, survivors)
+    text = survivors.read_text(encoding="utf-8")
+    assert "## Killed by unit tests only" in text
+    assert "`unit/test_unit_mod.py::test_unused` (triaged unspecified)" in text
+    assert ": `timeout` (a gap of the conformance suite)" in text
+    # A rerun with unit tests takes the unspecified survivors too (the gaps alone otherwise: above).
+    assert unspecified > 0
+    forgotten = _forget_survivors(session, "pkg/mod.py", project, unspecified=True, rules=[rule])
+    assert forgotten == len(score.gaps) + unspecified
 
 
 def test_a_selection_runs_and_scores_only_its_part_of_a_real_session(tmp_path: Path) -> None:

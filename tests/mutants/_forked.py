@@ -17,6 +17,11 @@ requirements even when the mutated line is one that only a single test executes.
    A mutant whose lines no test executes is *not reached*: it survives without a run. A line that runs
    only while modules are imported (a constant, a decorator, a default) is reached by every test.
 
+A selection labelled :data:`UNIT_TESTS` instead of an adapter spec is the project's own unit tests of
+the module: they run with the project's own pytest options (``unit_options`` and ``pyproject.toml``'s
+``addopts``), never ``--toolharness-conformance``, and after every conformance test of a mutant, so a
+kill by a unit test (``MutantOutcome.by_unit_tests``) means the conformance suite missed the mutant.
+
 The child's exit code is pytest's: 0 survived; 1 (tests failed) or 2 (a collection error, e.g. the
 mutated module does not import) killed; anything else (usage error, no tests collected, a crash) is a
 runner fault and never counts as a kill. So is a run that met a missing module
@@ -45,6 +50,8 @@ from typing import Any
 __all__ = [
     "PRELOADED",
     "SUITE_OPTIONS",
+    "UNIT_TESTS",
+    "UNIT_TEST_OPTIONS",
     "CoverageMap",
     "MutantJob",
     "MutantOutcome",
@@ -54,6 +61,7 @@ __all__ = [
     "killers_first",
     "preload",
     "run_mutants",
+    "run_of",
 ]
 
 # Imported by the parent before it forks; none imports the project.
@@ -63,6 +71,16 @@ PRELOADED = ("pytest", "hypothesis", "anthropic", "pydantic", "numpy", "httpx", 
 _IMPORT_CONTEXT = ""
 # Between an adapter spec and a node id in a test key (neither contains it).
 _ADAPTER_SEPARATOR = "\x1f"
+
+UNIT_TESTS = "unit-tests"
+"""The label, in an adapter's place, of a selection of the project's own tests (no ``module:factory``)."""
+
+# What the project's own tests get beside pyproject.toml's options: the derandomised profile, so a
+# unit test's kill does not depend on the day's draws.
+UNIT_TEST_OPTIONS: tuple[str, ...] = ("--hypothesis-profile=toolharness-mutants",)
+
+# Printed by a mutant's child when its unit tests start: every conformance test of the mutant passed.
+_UNIT_TESTS_STARTED = "unit tests started: "
 
 
 def preload() -> None:
@@ -90,6 +108,14 @@ class CoverageMap:
     def every_test(self) -> list[str]:
         """Every test of the map, fastest first: for a module whose lines run where no coverage reaches."""
         return sorted(self.durations, key=lambda nodeid: (self.durations[nodeid], nodeid))
+
+    def merged(self, other: CoverageMap) -> CoverageMap:
+        """This map and ``other`` (of other runs' tests: their keys differ) as one."""
+        lines = {
+            n: self.lines.get(n, frozenset()) | other.lines.get(n, frozenset())
+            for n in self.lines | other.lines
+        }
+        return CoverageMap(lines, {**self.durations, **other.durations}, self.skipped | other.skipped)
 
     def tests_for(self, first_line: int, last_line: int) -> list[str]:
         """The tests that execute any of these lines, fastest first; every test for an import-time line."""
@@ -124,6 +150,8 @@ class MutantOutcome:
     tests: list[str] = field(default_factory=list)
     killer: str | None = None
     """The test (:func:`keyed_test` name) that failed first, when one did."""
+    by_unit_tests: bool = False
+    """Killed, and only by the project's unit tests: every conformance test of the mutant passed."""
 
 
 _KILLED_BY = "killed by: "
@@ -139,6 +167,23 @@ def killers_first(tests: Sequence[str], killers: Sequence[str]) -> list[str]:
     first = [k for k in killers if k in wanted]
     chosen = set(first)
     return [*first, *(t for t in tests if t not in chosen)]
+
+
+def _unit_tests_killed(output: Path, tests: Sequence[str], killer: str | None) -> bool:
+    """Whether a killed mutant was killed by its unit tests only (read from its child's ``output``).
+
+    A unit test failed first; or the child got as far as its unit tests (every conformance test
+    passed) before it timed out or a test stopped being exercised; or no conformance test reaches it.
+    """
+    if killer is not None:
+        return _split_key(killer)[0] == UNIT_TESTS
+    if all(_split_key(test)[0] == UNIT_TESTS for test in tests):
+        return True
+    try:
+        text = output.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.startswith(_UNIT_TESTS_STARTED) for line in text.splitlines())
 
 
 def _killer_in(path: Path) -> str | None:
@@ -310,8 +355,14 @@ SUITE_OPTIONS: tuple[str, ...] = (
 
 
 def _pytest_args(
-    tests: Sequence[str], basetemp: Path, options: Sequence[str], extra: Sequence[str]
+    tests: Sequence[str],
+    basetemp: Path,
+    options: Sequence[str],
+    extra: Sequence[str],
+    *,
+    own_addopts: bool = False,
 ) -> list[str]:
+    """``own_addopts``: keep pyproject.toml's ``addopts`` (the project's own tests need its ``-p pytester``)."""
     return [
         *tests,
         *options,
@@ -324,8 +375,7 @@ def _pytest_args(
         f"--basetemp={basetemp}",
         "-q",
         "--no-header",
-        "-o",
-        "addopts=",
+        *(() if own_addopts else ("-o", "addopts=")),
         # anyio (imported with httpx) is a pytest plugin the parent imported: its asserts stay as they are.
         "-W",
         "ignore::pytest.PytestAssertRewriteWarning",
@@ -441,8 +491,27 @@ def _split_key(key: str) -> tuple[str, str]:
     return adapter, nodeid
 
 
+def run_of(key: str) -> str:
+    """The run a :func:`keyed_test` name belongs to: an adapter spec, ``""`` (the default) or :data:`UNIT_TESTS`."""
+    return _split_key(key)[0]
+
+
 def _adapter_args(adapter: str) -> list[str]:
-    return [f"--toolharness-adapter={adapter}"] if adapter else []
+    return [f"--toolharness-adapter={adapter}"] if adapter and adapter != UNIT_TESTS else []
+
+
+def _group_args(
+    group: str,
+    tests: Sequence[str],
+    basetemp: Path,
+    options: Sequence[str],
+    unit_options: Sequence[str],
+    extra: Sequence[str],
+) -> list[str]:
+    """pytest's arguments for ``tests`` of one group: an adapter's conformance run, or the unit tests."""
+    if group == UNIT_TESTS:
+        return _pytest_args(tests, basetemp, unit_options, extra, own_addopts=True)
+    return _pytest_args(tests, basetemp, options, [*extra, *_adapter_args(group)])
 
 
 def coverage_map(
@@ -451,8 +520,10 @@ def coverage_map(
     workdir: Path,
     project_root: Path,
     options: Sequence[str] = SUITE_OPTIONS,
+    unit_options: Sequence[str] = UNIT_TEST_OPTIONS,
 ) -> tuple[CoverageMap | None, str]:
-    """Run each (adapter, pytest arguments) unmutated under coverage (adapter ``""``: the default one).
+    """Run each (adapter, pytest arguments) unmutated under coverage (adapter ``""``: the default one;
+    :data:`UNIT_TESTS`: the project's own tests, with ``unit_options``).
 
     Each adapter's run is a forked child; the map's tests are :func:`keyed_test` names. None and why
     when a run does not pass or measures nothing.
@@ -460,11 +531,13 @@ def coverage_map(
     lines: dict[int, set[str]] = {}
     durations: dict[str, float] = {}
     skipped: set[str] = set()
+    # A folder of this call's own: a second call in the same workdir must not read the first's data.
+    measured = Path(tempfile.mkdtemp(prefix="coverage-", dir=workdir))
     for index, (adapter, selection) in enumerate(selections):
-        data_file = workdir / f"coverage-{index}.json"
-        output = workdir / f"coverage-run-{index}.txt"
+        data_file = measured / f"coverage-{index}.json"
+        output = measured / f"coverage-run-{index}.txt"
 
-        subprocess_data = workdir / f"subprocess-coverage-{index}"
+        subprocess_data = measured / f"subprocess-coverage-{index}"
 
         def child(
             adapter: str = adapter,
@@ -502,7 +575,7 @@ def coverage_map(
             outcomes = _Outcomes()
             cov.start()
             try:
-                args = _pytest_args(selection, workdir / "basetemp", options, _adapter_args(adapter))
+                args = _group_args(adapter, selection, workdir / "basetemp", options, unit_options, ())
                 code = int(pytest.main(args, plugins=[_Contexts(), outcomes]))
             finally:
                 cov.stop()
@@ -530,7 +603,7 @@ def coverage_map(
             return _verdict(code, outcomes, frozenset(outcomes.tests))
 
         code = _wait(_fork(child, output))
-        label = adapter or "the default adapter"
+        label = {"": "the default adapter", UNIT_TESTS: "the unit tests"}.get(adapter, adapter)
         if code != 0:
             return (
                 None,
@@ -555,14 +628,26 @@ def coverage_map(
 
 
 def _run_tests(
-    tests: Sequence[str], basetemp: Path, options: Sequence[str], skipped_before: frozenset[str]
+    tests: Sequence[str],
+    basetemp: Path,
+    options: Sequence[str],
+    skipped_before: frozenset[str],
+    unit_options: Sequence[str] = UNIT_TEST_OPTIONS,
 ) -> int:
-    """Run ``tests`` (:func:`keyed_test` names) adapter by adapter, each in a forked grandchild; stop at a failure."""
+    """Run ``tests`` (:func:`keyed_test` names) adapter by adapter, each in a forked grandchild; stop at a failure.
+
+    The unit tests run last, whatever their order in ``tests``: they run only when every conformance
+    test passed, so a kill of theirs is one the conformance suite missed.
+    """
     by_adapter: dict[str, list[str]] = {}
     for key in tests:
         adapter, nodeid = _split_key(key)
         by_adapter.setdefault(adapter, []).append(nodeid)
+    if UNIT_TESTS in by_adapter:
+        by_adapter[UNIT_TESTS] = by_adapter.pop(UNIT_TESTS)
     for adapter, nodeids in by_adapter.items():
+        if adapter == UNIT_TESTS:
+            print(f"{_UNIT_TESTS_STARTED}{len(nodeids)}", flush=True)
         pid = os.fork()
         if pid == 0:
             code = 70
@@ -570,7 +655,7 @@ def _run_tests(
                 import pytest
 
                 outcomes = _Outcomes()
-                args = _pytest_args(nodeids, basetemp, options, ["-x", *_adapter_args(adapter)])
+                args = _group_args(adapter, nodeids, basetemp, options, unit_options, ["-x"])
                 code = int(pytest.main(args, plugins=[outcomes]))
                 before = frozenset(_split_key(k)[1] for k in skipped_before if _split_key(k)[0] == adapter)
                 code = _verdict(code, outcomes, before)
@@ -600,6 +685,7 @@ def run_mutants(
     project_root: Path,
     on_outcome: Callable[[MutantOutcome], None],
     options: Sequence[str] = SUITE_OPTIONS,
+    unit_options: Sequence[str] = UNIT_TEST_OPTIONS,
     as_script: bool = False,
 ) -> None:
     """Run every job in a forked child, ``parallel`` at a time, and hand each outcome to ``on_outcome``.
@@ -632,7 +718,7 @@ def run_mutants(
                 traceback.print_exc()
                 print(f"killed: the mutated {module_name} raises while it is imported")
                 return 2
-            return _run_tests(tests, basetemp, options, job.skipped_before)
+            return _run_tests(tests, basetemp, options, job.skipped_before, unit_options)
 
         pid = _fork(child, workdir / f"slot{slot}.txt")
         running[pid] = (job, time.monotonic(), slot)
@@ -643,6 +729,9 @@ def run_mutants(
         if verdict is None:
             verdict = {0: "survived", 1: "killed", 2: "killed"}.get(code if code is not None else -1, "fault")
         killer = _killer_in(workdir / f"slot{slot}.txt") if verdict == "killed" else None
+        by_unit_tests = verdict in ("killed", "timeout") and _unit_tests_killed(
+            workdir / f"slot{slot}.txt", job.tests, killer
+        )
         if killer is not None:
             if killer in killers:
                 killers.remove(killer)
@@ -656,6 +745,7 @@ def run_mutants(
                 output=_tail(workdir / f"slot{slot}.txt", 25),
                 tests=job.tests,
                 killer=killer,
+                by_unit_tests=by_unit_tests,
             )
         )
 

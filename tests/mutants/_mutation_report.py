@@ -5,6 +5,11 @@ Counted: killed and survived mutants (a mutant no test reaches is a survivor). N
 in type annotations (skipped), mutants that do not compile (incompetent) and runner faults. The
 *raw* score is killed / counted; the *triaged* score leaves out the survivors triaged equivalent or
 unspecified (see :mod:`tests.mutants._triage`), and every other survivor is a gap in the suite.
+
+A kill by the module's unit tests only (every conformance test of the mutant passed: the runner writes
+:data:`UNIT_KILL` first in its output) is a kill of the project's tests, not of the conformance suite:
+each score is also given for the conformance suite alone, with those mutants as survivors (triaged
+when a triage rule covers them, a gap of the conformance suite otherwise).
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from typing import Any
 from tests.mutants._selection import Selection
 from tests.mutants._triage import TriageRule, classify, enclosing_function, load_rules
 
-__all__ = ["NOT_REACHED", "ModuleScore", "markdown_table", "score_session", "write_survivors"]
+__all__ = ["NOT_REACHED", "UNIT_KILL", "ModuleScore", "markdown_table", "score_session", "write_survivors"]
 
 NOT_REACHED = "not reached"
+UNIT_KILL = "killed by unit tests only"
 
 
 @dataclass
@@ -32,6 +38,10 @@ class ModuleScore:
     module: str
     selection: str = ""
     killed: int = 0
+    killed_by_unit_tests: int = 0
+    """Of ``killed``, those only the module's unit tests killed."""
+    unit_kills_triaged: int = 0
+    """Of ``killed_by_unit_tests``, those a triage rule covers (triaged for the conformance suite alone)."""
     survived: int = 0
     not_reached: int = 0
     equivalent: int = 0
@@ -42,6 +52,9 @@ class ModuleScore:
     pending: int = 0
     gaps: list[tuple[int, str, str]] = field(default_factory=list)
     gap_jobs: list[str] = field(default_factory=list)
+    unspecified_jobs: list[str] = field(default_factory=list)
+    unit_kills: list[tuple[int, str, str, str]] = field(default_factory=list)
+    """(line, operator, the unit test that killed it, its triage verdict or "") of each kill by unit tests only."""
     triaged: list[tuple[int, str, TriageRule]] = field(default_factory=list)
 
     @property
@@ -58,13 +71,36 @@ class ModuleScore:
         # Nothing left once the triaged survivors are out: every counted mutant is killed or triaged.
         return 100.0 * self.killed / base if base else 100.0
 
+    @property
+    def conformance_killed(self) -> int:
+        """The kills of the conformance suite: those of the unit tests only are not its."""
+        return self.killed - self.killed_by_unit_tests
+
+    @property
+    def conformance_raw_percent(self) -> float:
+        return 100.0 * self.conformance_killed / self.counted if self.counted else 0.0
+
+    @property
+    def conformance_base(self) -> int:
+        """The triaged score's base for the conformance suite alone (unit kills under a triage rule left out)."""
+        return self.counted - self.equivalent - self.unspecified - self.unit_kills_triaged
+
+    @property
+    def conformance_triaged_percent(self) -> float:
+        base = self.conformance_base
+        return 100.0 * self.conformance_killed / base if base else 100.0
+
     def line(self) -> str:
         """The one-line summary the runner prints."""
         base = self.counted - self.equivalent - self.unspecified
         part = f" ({self.selection} only)" if self.selection else ""
         return (
-            f"{self.module}{part}: {self.killed}/{self.counted} killed ({self.raw_percent:.1f}%); triaged "
-            f"{self.killed}/{base} ({self.triaged_percent:.1f}%): {self.equivalent} equivalent, "
+            f"{self.module}{part}: {self.killed}/{self.counted} killed ({self.raw_percent:.1f}%; "
+            f"{self.killed_by_unit_tests} by unit tests only, the conformance suite alone "
+            f"{self.conformance_killed}/{self.counted} ({self.conformance_raw_percent:.1f}%)); triaged "
+            f"{self.killed}/{base} ({self.triaged_percent:.1f}%; the conformance suite alone "
+            f"{self.conformance_killed}/{self.conformance_base} ({self.conformance_triaged_percent:.1f}%)): "
+            f"{self.equivalent} equivalent, "
             f"{self.unspecified} unspecified, {len(self.gaps)} gaps ({self.not_reached} of the survivors "
             f"not reached); {self.faults} runner faults, {self.incompetent} incompetent, "
             f"{self.skipped} in annotations, {self.pending} not run"
@@ -113,6 +149,16 @@ def score_session(
             score.incompetent += 1
         elif outcome == "killed":
             score.killed += 1
+            output = str(result.get("output", ""))
+            if output.startswith(UNIT_KILL):
+                line_number, operator = int(first["start_pos"][0]), str(first["operator_name"])
+                line = source_lines[line_number - 1] if line_number <= len(source_lines) else ""
+                score.killed_by_unit_tests += 1
+                killer = output.splitlines()[0].removeprefix(UNIT_KILL).strip(": ").split("\x1f")[-1]
+                rule = classify(rules, module, operator, line, enclosing_function(tree, line_number))
+                score.unit_kills.append((line_number, operator, killer, rule.verdict if rule else ""))
+                if rule is not None:
+                    score.unit_kills_triaged += 1
         elif outcome == "survived":
             score.survived += 1
             mutation = item["mutations"][0]
@@ -125,6 +171,7 @@ def score_session(
                     score.equivalent += 1
                 else:
                     score.unspecified += 1
+                    score.unspecified_jobs.append(str(item["job_id"]))
                 continue
             if str(result.get("output", "")).startswith(NOT_REACHED):
                 score.not_reached += 1
@@ -141,21 +188,34 @@ def write_survivors(score: ModuleScore, path: Path) -> None:
     lines += ["## Triaged", ""]
     for line_number, operator, rule in sorted(score.triaged, key=lambda t: (t[0], t[1])):
         lines.append(f"- line {line_number}, {operator}: **{rule.verdict}**: {rule.reason}")
+    if score.unit_kills:
+        lines += [
+            "",
+            "## Killed by unit tests only",
+            "",
+            "Every conformance test of these mutants passed; the module's own unit tests killed them. For",
+            "the conformance suite alone each is a gap, or triaged where a rule above covers its line.",
+            "",
+        ]
+        for line_number, operator, killer, verdict in sorted(score.unit_kills):
+            alone = f"triaged {verdict}" if verdict else "a gap of the conformance suite"
+            lines.append(f"- line {line_number}, {operator}: `{killer}` ({alone})")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def markdown_table(scores: list[ModuleScore], requirements: dict[str, tuple[str, ...]]) -> str:
     """The per-module score table of docs/mutants.md."""
     lines = [
-        "| module | requirements | counted | killed | raw | equivalent | unspecified | gaps (not reached) "
-        "| triaged | incompetent | not run |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| module | requirements | counted | killed | of them by unit tests only | raw | equivalent "
+        "| unspecified | gaps (not reached) | triaged | triaged, conformance suite alone | incompetent "
+        "| not run |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for score in scores:
         lines.append(
             f"| `{score.module}` | {', '.join(requirements.get(score.module, ()))} | {score.counted} | "
-            f"{score.killed} | {score.raw_percent:.1f}% | {score.equivalent} | {score.unspecified} | "
-            f"{len(score.gaps)} ({score.not_reached}) | **{score.triaged_percent:.1f}%** | "
-            f"{score.incompetent} | {score.pending + score.faults} |"
+            f"{score.killed} | {score.killed_by_unit_tests} | {score.raw_percent:.1f}% | {score.equivalent} | "
+            f"{score.unspecified} | {len(score.gaps)} ({score.not_reached}) | **{score.triaged_percent:.1f}%** | "
+            f"{score.conformance_triaged_percent:.1f}% | {score.incompetent} | {score.pending + score.faults} |"
         )
     return "\n".join(lines)

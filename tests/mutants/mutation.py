@@ -7,11 +7,15 @@
 
 cosmic-ray finds the mutants (``cosmic-ray init``: every operator at every place) and keeps the
 session database and its report; :mod:`tests.mutants._forked` runs them. For each module,
-:data:`MODULE_REQUIREMENTS` names the requirement IDs whose tests exercise it. Their conformance tests
-run once unmutated under coverage (they must pass, or nothing is scored), then each mutant runs, in a
+:data:`MODULE_REQUIREMENTS` names the requirement IDs whose tests exercise it, and
+:data:`MODULE_UNIT_TESTS` the project's own test files that drive it (``--no-unit-tests`` leaves them
+out). Those tests run once unmutated under coverage (they must pass, or nothing is scored), then each
+mutant runs, in a
 forked child of one warm process, only the tests that execute its lines (strict level, ``--exitfirst``,
 the derandomised ``toolharness-mutants`` profile; the tests that killed earlier mutants first, the rest
-fastest first): a mutant is killed when one of them fails. A mutant
+fastest first; the unit tests after every conformance test, with the project's own pytest options): a
+mutant is killed when one of them fails, and counted as killed *by unit tests only* when every
+conformance test of it passed (the score line gives the conformance suite's own count too). A mutant
 on lines none of them executes is recorded as survived, ``not reached``, without a run. Mutants inside
 type annotations are skipped: with ``from __future__ import annotations`` they never run.
 
@@ -43,6 +47,8 @@ if __package__ in (None, ""):  # run as a script: make ``tests.mutants`` importa
 
 from tests.mutants._forked import (  # noqa: E402 - after the path fix above
     SUITE_OPTIONS,
+    UNIT_TEST_OPTIONS,
+    UNIT_TESTS,
     CoverageMap,
     MutantJob,
     MutantOutcome,
@@ -51,21 +57,24 @@ from tests.mutants._forked import (  # noqa: E402 - after the path fix above
     new_workdir,
     preload,
     run_mutants,
+    run_of,
 )
 from tests.mutants._mutation_report import (  # noqa: E402
     NOT_REACHED,
+    UNIT_KILL,
     markdown_table,
     score_session,
     write_survivors,
 )
 from tests.mutants._selection import Selection, line_range  # noqa: E402
-from tests.mutants._triage import enclosing_function  # noqa: E402
+from tests.mutants._triage import TriageRule, enclosing_function  # noqa: E402
 
 INCOMPETENT = "incompetent"
 
 __all__ = [
     "INCOMPETENT",
     "MODULE_REQUIREMENTS",
+    "MODULE_UNIT_TESTS",
     "NOT_REACHED",
     "OUT_OF_SCOPE",
     "SCORED_MODULES",
@@ -233,6 +242,67 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/sandbox/_exec_tracer.py": ("SBX-7",),
 }
 
+# The project's own test files that drive each module directly (tests/test_mutation_runner.py checks
+# that each exists and imports its module). They run beside the conformance tests, and a mutant only
+# they kill is reported as theirs: a kill of the project's tests, not of the conformance suite.
+_EXEC_CHECK_TESTS = ("tests/test_sandbox_exec_check.py",)
+_RULE_TESTS = ("tests/test_rules.py",)
+_PIPELINE_TESTS = ("tests/test_execution.py",)
+_SEARCH_INDEX_TESTS = ("tests/test_search_index.py",)
+_LINE_WRITES_TESTS = ("tests/test_line_writes.py",)
+MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
+    "reference_impl/agent/_mcp_client.py": ("tests/test_mcp_client.py",),
+    "reference_impl/request/_notices.py": ("tests/test_notices.py",),
+    "reference_impl/request/_builder.py": ("tests/test_request.py",),
+    "reference_impl/request/_cache_keys.py": ("tests/test_cache.py",),
+    "reference_impl/request/_schemas.py": ("tests/test_schema_cache.py",),
+    "reference_impl/request/_discovery.py": ("tests/test_discovery.py",),
+    "reference_impl/execution/_results.py": ("tests/test_results.py",),
+    "reference_impl/execution/_scheduler.py": ("tests/test_executor.py",),
+    "reference_impl/execution/_pipeline.py": _PIPELINE_TESTS,
+    "reference_impl/execution/_context.py": _PIPELINE_TESTS,
+    "reference_impl/execution/_input_checks.py": _PIPELINE_TESTS,
+    "reference_impl/execution/_asks.py": _PIPELINE_TESTS,
+    "reference_impl/search/_toolsearch.py": ("tests/test_toolsearch.py",),
+    "reference_impl/search/_index.py": _SEARCH_INDEX_TESTS,
+    "reference_impl/search/_postings.py": _SEARCH_INDEX_TESTS,
+    "reference_impl/search/_terms.py": _SEARCH_INDEX_TESTS,
+    "reference_impl/search/_fielded.py": ("tests/test_ranking.py",),
+    "reference_impl/search/_hybrid.py": ("tests/test_embedding_ranking.py",),
+    "reference_impl/tools/_tool.py": ("tests/test_tool.py",),
+    "reference_impl/tools/_defer.py": ("tests/test_defer.py",),
+    "reference_impl/tools/_names.py": ("tests/test_names_and_pool.py",),
+    "reference_impl/tools/_pool.py": ("tests/test_names_and_pool.py",),
+    "reference_impl/permissions/_engine.py": ("tests/test_permissions.py",),
+    "reference_impl/permissions/_paths.py": ("tests/test_paths.py",),
+    "reference_impl/permissions/_rule_syntax.py": _RULE_TESTS,
+    "reference_impl/permissions/_rules.py": _RULE_TESTS,
+    "reference_impl/permissions/_rule_matches.py": _RULE_TESTS,
+    "reference_impl/permissions/_rule_liveness.py": ("tests/test_rule_liveness.py",),
+    "reference_impl/permissions/_settings.py": ("tests/test_settings.py",),
+    "reference_impl/permissions/_source_keys.py": ("tests/test_source_keys.py",),
+    "reference_impl/permissions/_repository_config.py": ("tests/test_repository_config.py",),
+    "reference_impl/permissions/_make_expansion.py": ("tests/test_make_expansion.py",),
+    "reference_impl/permissions/_unread_substitutions.py": ("tests/test_unread_substitutions.py",),
+    "reference_impl/permissions/_wrapped_commands.py": ("tests/test_env_split.py",),
+    "reference_impl/permissions/_bash_reader.py": ("tests/test_shell.py", "tests/test_split_words.py"),
+    "reference_impl/permissions/_program_grammar.py": ("tests/test_program_grammar.py",),
+    "reference_impl/permissions/_programs.py": ("tests/test_helper_commands.py",),
+    "reference_impl/permissions/_line_writes.py": _LINE_WRITES_TESTS,
+    "reference_impl/permissions/_descriptors.py": _LINE_WRITES_TESTS,
+    "reference_impl/hooks/_model.py": ("tests/test_hooks.py",),
+    "reference_impl/hooks/_runner.py": ("tests/test_hooks.py",),
+    "reference_impl/hooks/_command.py": ("tests/test_command_hooks.py",),
+    "reference_impl/hooks/_http.py": ("tests/test_command_hooks.py",),
+    "reference_impl/sandbox/_settings.py": ("tests/test_sandbox_settings.py",),
+    "reference_impl/sandbox/_policy.py": ("tests/test_sandbox_settings.py",),
+    "reference_impl/sandbox/_proxy.py": ("tests/test_sandbox_proxy.py",),
+    "reference_impl/sandbox/_exec_tracer.py": ("tests/test_exec_tracer.py",),
+    "reference_impl/sandbox/_exec_guard.py": _EXEC_CHECK_TESTS,
+    "reference_impl/sandbox/_exec_loader.py": _EXEC_CHECK_TESTS,
+    "reference_impl/sandbox/_exec_rules.py": _EXEC_CHECK_TESTS,
+}
+
 _RE_EXPORTS = "a package's public names re-exported, no statement but imports and __all__"
 # Modules no mutant of which can change what a requirement states, each with the reason.
 OUT_OF_SCOPE: dict[str, str] = {
@@ -294,14 +364,21 @@ def suite_command(requirements: tuple[str, ...]) -> str:
     )
 
 
-def _config(module: str, requirements: tuple[str, ...], timeout: float) -> str:
+def _config(
+    module: str, requirements: tuple[str, ...], timeout: float, unit_tests: tuple[str, ...] = ()
+) -> str:
     # The test command is cosmic-ray's record of what a mutant runs; the forked runner runs it in-process.
+    command = suite_command(requirements)
+    if unit_tests:
+        command += (
+            f" && {sys.executable} -m pytest {' '.join(UNIT_TEST_OPTIONS)} -x -q {' '.join(unit_tests)}"
+        )
     return (
         "[cosmic-ray]\n"
         f"module-path = {json.dumps(module)}\n"
         f"timeout = {timeout}\n"
         "excluded-modules = []\n"
-        f"test-command = {json.dumps(suite_command(requirements))}\n\n"
+        f"test-command = {json.dumps(command)}\n\n"
         '[cosmic-ray.distributor]\nname = "local"\n'
     )
 
@@ -395,10 +472,15 @@ def _skip_equivalent(session: Path, module_file: Path) -> int:
 
 
 def _init_session(
-    module: str, requirements: tuple[str, ...], session: Path, config: Path, timeout: float
+    module: str,
+    requirements: tuple[str, ...],
+    session: Path,
+    config: Path,
+    timeout: float,
+    unit_tests: tuple[str, ...] = (),
 ) -> str:
     """``cosmic-ray init``: every mutant of ``module`` as a pending work item in ``session``; "" or the error."""
-    config.write_text(_config(module, requirements, timeout), encoding="utf-8")
+    config.write_text(_config(module, requirements, timeout, unit_tests), encoding="utf-8")
     session.unlink(missing_ok=True)
     done = _cosmic_ray("init", str(config), str(session), cwd=PROJECT_ROOT, env=_environment())
     return "" if done.returncode == 0 else done.stdout + done.stderr
@@ -468,7 +550,7 @@ def _jobs(
                     WorkResult(
                         worker_outcome=WorkerOutcome.NORMAL,
                         test_outcome=TestOutcome.SURVIVED,
-                        output=f"{NOT_REACHED}: no test of the module's requirements executes line(s) {lines}",
+                        output=f"{NOT_REACHED}: no test of the module's requirements or unit tests executes line(s) {lines}",
                         diff=diff,
                     ),
                 )
@@ -523,7 +605,10 @@ def _record(session: Path, diffs: dict[str, str]) -> Callable[[MutantOutcome], N
             result = WorkResult(
                 worker_outcome=WorkerOutcome.NORMAL,
                 test_outcome=TestOutcome.SURVIVED if outcome.verdict == "survived" else TestOutcome.KILLED,
-                output=("timeout\n" if outcome.verdict == "timeout" else "")
+                output=(
+                    f"{UNIT_KILL}: {outcome.killer or outcome.verdict}\n" if outcome.by_unit_tests else ""
+                )
+                + ("timeout\n" if outcome.verdict == "timeout" else "")
                 + f"{len(outcome.tests)} test(s), {outcome.seconds:.1f} s\n{outcome.output}",
                 diff=diffs[outcome.job_id],
             )
@@ -565,7 +650,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rerun-survivors",
         action="store_true",
-        help="keep each module's session but run its untriaged survivors (and runner faults) again, after a test got stronger",
+        help=(
+            "keep each module's session but run its untriaged survivors (and runner faults) again, after a "
+            "test got stronger; a module with unit tests also its survivors triaged unspecified"
+        ),
+    )
+    parser.add_argument(
+        "--no-unit-tests",
+        action="store_true",
+        help="run the conformance tests of the module's requirements only, not MODULE_UNIT_TESTS",
     )
     parser.add_argument(
         "--lines",
@@ -635,12 +728,14 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     use_run_environment()
     preload()
-    options = (*SUITE_OPTIONS, *host_plugin_blocks(PROJECT_ROOT))
+    blocks = host_plugin_blocks(PROJECT_ROOT)
+    options = (*SUITE_OPTIONS, *blocks)
+    unit_options = (*UNIT_TEST_OPTIONS, *blocks)
     worst = 0
     scores: list[str] = []
     for module in args.modules:
         requirements = tuple(args.requirement or MODULE_REQUIREMENTS[module])
-        code, line = _run_module(module, requirements, args, out, options)
+        code, line = _run_module(module, requirements, args, out, options, unit_options)
         worst = max(worst, code)
         scores.append(line)
         print(line, flush=True)
@@ -650,13 +745,21 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _forget_survivors(
-    session: Path, module: str, root: Path = PROJECT_ROOT, selection: Selection | None = None
+    session: Path,
+    module: str,
+    root: Path = PROJECT_ROOT,
+    selection: Selection | None = None,
+    *,
+    unspecified: bool = False,
+    rules: list[TriageRule] | None = None,
 ) -> int:
     """Make the session's untriaged survivors (of ``selection``) and runner faults pending again; how many.
 
-    Triaged survivors (equivalent, unspecified) stay: a stronger test can't change their verdict.
+    Equivalent survivors stay: no test can change their verdict. Unspecified ones stay too, unless
+    ``unspecified`` (the module's unit tests run now: they may hold what no requirement states).
     """
-    jobs = score_session(session, module, root, selection=selection).gap_jobs
+    score = score_session(session, module, root, rules, selection=selection)
+    jobs = [*score.gap_jobs, *(score.unspecified_jobs if unspecified else ())]
     with sqlite3.connect(session) as db:
         removed = 0
         for job_id in jobs:
@@ -671,10 +774,16 @@ def _session_path(out: Path, module: str) -> Path:
     return out / (module.replace("/", ".").removesuffix(".py") + ".sqlite")
 
 
-def _check_runner(module: str, coverage: CoverageMap, workdir: Path, options: Sequence[str]) -> str:
-    """The unmutated source through the import hook must survive its fastest test: "" or what went wrong."""
+def _check_runner(
+    module: str, coverage: CoverageMap, workdir: Path, options: Sequence[str], unit_options: Sequence[str]
+) -> str:
+    """The unmutated source through the import hook must survive the fastest test of each run (each
+    adapter's, the unit tests'): "" or what went wrong."""
     outcomes: list[MutantOutcome] = []
-    fastest = min(coverage.durations, key=lambda key: coverage.durations[key])
+    fastest_of_run: dict[str, str] = {}
+    for key in sorted(coverage.durations, key=lambda key: coverage.durations[key]):
+        fastest_of_run.setdefault(run_of(key), key)
+    fastest = list(fastest_of_run.values())
     run_mutants(
         module.replace("/", ".").removesuffix(".py"),
         PROJECT_ROOT / module,
@@ -683,8 +792,8 @@ def _check_runner(module: str, coverage: CoverageMap, workdir: Path, options: Se
                 MutantJob(
                     "unmutated",
                     (PROJECT_ROOT / module).read_text(encoding="utf-8"),
-                    [fastest],
-                    skipped_before=coverage.skipped & {fastest},
+                    fastest,
+                    skipped_before=coverage.skipped & set(fastest),
                 )
             ]
         ),
@@ -694,6 +803,7 @@ def _check_runner(module: str, coverage: CoverageMap, workdir: Path, options: Se
         project_root=PROJECT_ROOT,
         on_outcome=outcomes.append,
         options=options,
+        unit_options=unit_options,
         as_script=module in SCRIPT_MODULES,
     )
     (outcome,) = outcomes
@@ -705,16 +815,22 @@ def _check_runner(module: str, coverage: CoverageMap, workdir: Path, options: Se
 
 
 def _run_module(
-    module: str, requirements: tuple[str, ...], args: argparse.Namespace, out: Path, options: Sequence[str]
+    module: str,
+    requirements: tuple[str, ...],
+    args: argparse.Namespace,
+    out: Path,
+    options: Sequence[str],
+    unit_options: Sequence[str],
 ) -> tuple[int, str]:
     """Score one module: (exit code, the score line)."""
     session = _session_path(out, module)
     stem = session.stem
     started = time.monotonic()
+    unit_tests = () if args.no_unit_tests else MODULE_UNIT_TESTS.get(module, ())
     if args.rerun_survivors and session.exists():
-        _forget_survivors(session, module, selection=args.selection)
+        _forget_survivors(session, module, selection=args.selection, unspecified=bool(unit_tests))
     elif not (args.resume and session.exists()):
-        error = _init_session(module, requirements, session, out / f"{stem}.toml", args.timeout)
+        error = _init_session(module, requirements, session, out / f"{stem}.toml", args.timeout, unit_tests)
         if error:
             return 2, f"{module}: cosmic-ray init failed:\n{error}"
         _skip_equivalent(session, PROJECT_ROOT / module)
@@ -727,12 +843,30 @@ def _run_module(
     coverage, why = coverage_map(PROJECT_ROOT / module, selections, workdir, PROJECT_ROOT, options)
     if coverage is None:
         return 2, f"{module}: nothing scored: {why}"
-    fault = _check_runner(module, coverage, workdir, options)
+    if unit_tests:
+        # Measured apart: unit tests that fail unmutated (a subprocess's timeout on a loaded machine)
+        # leave the conformance suite's score to be taken alone, said so, rather than nothing scored.
+        unit_coverage, why = coverage_map(
+            PROJECT_ROOT / module,
+            [(UNIT_TESTS, list(unit_tests))],
+            workdir,
+            PROJECT_ROOT,
+            options,
+            unit_options,
+        )
+        if unit_coverage is None:
+            print(f"{module}: its unit tests are not counted: {why}", flush=True)
+            unit_tests = ()
+        else:
+            coverage = coverage.merged(unit_coverage)
+    fault = _check_runner(module, coverage, workdir, options, unit_options)
     if fault:
         return 2, f"{module}: nothing scored: {fault}"
+    unit_count = sum(1 for key in coverage.durations if run_of(key) == UNIT_TESTS)
     print(
-        f"{module}: {len(coverage.durations)} tests of {' '.join(requirements)} "
-        f"(adapters: {', '.join(a or 'default' for a, _ids in runs)}) reach "
+        f"{module}: {len(coverage.durations) - unit_count} tests of {' '.join(requirements)} "
+        f"(adapters: {', '.join(a or 'default' for a, _ids in runs)}) and {unit_count} unit tests "
+        f"({' '.join(unit_tests) or 'none'}) reach "
         f"{len(coverage.lines)} lines ({sum(coverage.durations.values()):.0f} s unmutated)",
         flush=True,
     )
@@ -752,12 +886,14 @@ def _run_module(
         project_root=PROJECT_ROOT,
         on_outcome=_record(session, diffs),
         options=options,
+        unit_options=unit_options,
         as_script=module in SCRIPT_MODULES,
     )
     shutil.rmtree(workdir, ignore_errors=True)
     seconds = time.monotonic() - started
     return 0, (
-        f"{_score(session, module, out, args.selection)}; requirements {' '.join(requirements)}; {seconds:.0f} s with {args.jobs} job(s)"
+        f"{_score(session, module, out, args.selection)}; requirements {' '.join(requirements)}; "
+        f"unit tests {' '.join(unit_tests) or 'none'}; {seconds:.0f} s with {args.jobs} job(s)"
     )
 
 
