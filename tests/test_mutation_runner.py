@@ -383,6 +383,7 @@ def test_unit_tests_run_beside_the_conformance_selection_and_their_kills_are_tol
             "test_mod.py::test_clamp_under",
             "test_mod.py::test_in_a_subprocess",
             "test_mod.py::test_skips_unless_exercised",
+            "test_mod.py::test_uses_an_optional_module",
             keyed_test(_forked.UNIT_TESTS, "unit/test_unit_mod.py::test_clamp_at_the_limit"),
         ]
     )
