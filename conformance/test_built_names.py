@@ -242,8 +242,9 @@ def test_deny_rule_holds_against_names_code_builds(
     """PERM-17: interpreter code that runs the denied program by a name it builds never runs unasked.
 
     Drawn: interpreter x API that starts a program or evaluates code x how the name is built x inline
-    code or a script, under ``Bash(nuke:*)`` denied and an allow rule for the line (its code-running
-    form, its program, the line). Every drawn attempt that really runs nuke is denied or asked.
+    code or a script, under ``Bash(nuke:*)`` denied and an allow rule for the line (inline code: its
+    code-running form, ``Bash(python3 -c:*)``; a script: its program or the line). Every drawn attempt
+    that really runs nuke is denied or asked.
     """
     work, bin_dir, env = _prepare(language)
     marker = work.parent / "ran"
@@ -254,7 +255,9 @@ def test_deny_rule_holds_against_names_code_builds(
     name = data.draw(st.sampled_from(language.names), label="name built")(_DENIED)
     code = _code(language, template, name)
     line = _line(language, code, inline, work)
-    allow = _allow(language, line, inline, data)
+    # The strongest allow rule: for inline code its code-running form (``Bash(python3 -c:*)``), the one
+    # that vouches for code; the program's alone (``Bash(python3:*)``) asks about inline code anyway.
+    allow = _allow(language, line, inline, data, vouching=True)
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
     _real_run(line, work, env)

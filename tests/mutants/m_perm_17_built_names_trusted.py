@@ -16,11 +16,14 @@ DESCRIPTION = (
 
 
 def _literal_only(original):  # type: ignore[no-untyped-def]
-    def line_code(*args, **kwargs):  # type: ignore[no-untyped-def]
-        found = original(*args, **kwargs)
-        return None if found is None else dataclasses.replace(found, built=None)
+    def code_targets(language, code):  # type: ignore[no-untyped-def]
+        found = original(language, code)
+        # A built command or code also makes every write unknown (the same reason): both dropped,
+        # so only what the code names literally is judged; a built *write* is still seen (PERM-15's).
+        from_run = found.built is not None and found.writes_built == found.built
+        return dataclasses.replace(found, built=None, writes_built=None if from_run else found.writes_built)
 
-    return line_code
+    return code_targets
 
 
-adapter = make_factory(Patch("reference_impl.permissions._shell_forms", "line_code", _literal_only))
+adapter = make_factory(Patch("reference_impl.permissions._code_targets", "code_targets", _literal_only))
