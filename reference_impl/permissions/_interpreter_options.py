@@ -44,6 +44,8 @@ class InterpreterRun:
     kind: RunKind
     at: int | None = None
     module: str | None = None
+    code: tuple[str | None, ...] = ()
+    """Inline code (``-c CODE``, each ``-e`` of perl): None for a word only known when it runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +171,7 @@ def _short_grammar(grammar: _Grammar, args: Sequence[str | None]) -> Interpreter
         for at, letter in enumerate(word[1:], start=1):
             rest = word[at + 1 :]
             if letter in grammar.inline:
-                return InterpreterRun("inline")
+                return InterpreterRun("inline", code=_inline_codes(grammar, args, i, rest))
             if letter in grammar.input_letters:
                 return InterpreterRun("input")
             if letter in grammar.module:
@@ -184,6 +186,21 @@ def _short_grammar(grammar: _Grammar, args: Sequence[str | None]) -> Interpreter
                 return InterpreterRun("unknown")
         i += step
     return InterpreterRun("input")
+
+
+def _inline_codes(
+    grammar: _Grammar, args: Sequence[str | None], at: int, attached: str
+) -> tuple[str | None, ...]:
+    """The code of an inline option at ``args[at]`` and of any more that follow (perl's ``-e A -e B``)."""
+    codes: list[str | None] = [attached or (args[at + 1] if at + 1 < len(args) else "")]
+    at += 1 if attached else 2
+    while at < len(args):
+        word = args[at]
+        if word is None or len(word) < 2 or word[0] != "-" or word[1] not in grammar.inline:
+            break
+        codes.append(word[2:] or (args[at + 1] if at + 1 < len(args) else ""))
+        at += 1 if len(word) > 2 else 2
+    return tuple(codes)
 
 
 def _node(name: str, args: Sequence[str | None]) -> InterpreterRun:
@@ -206,7 +223,10 @@ def _node(name: str, args: Sequence[str | None]) -> InterpreterRun:
         option = names.get(given)
         if option is None:
             return InterpreterRun("unknown")
-        if option in ("--eval", "--print", "-e", "-p", "--help", "--version", "-h", "-v", "--test"):
+        if option in ("--eval", "--print", "-e", "-p"):
+            value = word.partition("=")[2] if eq else (args[i + 1] if i + 1 < len(args) else "")
+            return InterpreterRun("inline", code=(value,))
+        if option in ("--help", "--version", "-h", "-v", "--test"):
             return InterpreterRun("inline")
         i += 2 if option in values and not eq and option not in optional else 1
     return InterpreterRun("input")

@@ -29,6 +29,7 @@ from reference_impl.permissions._descriptors import descriptor_of
 from reference_impl.permissions._program_grammar import started_by_options, value_positions
 
 __all__ = [
+    "INLINE_CODE",
     "OPTION_STARTS_PROGRAM",
     "PLAIN_PROGRAMS",
     "is_interpreter",
@@ -203,6 +204,9 @@ def _option_hits(word: str, short: str, long: tuple[str, ...], single_dash: bool
     return False
 
 
+INLINE_CODE = "runs inline code"
+"""How an unread interpreter's reason names code given on its command line (``-c``, ``-e``)."""
+
 OPTION_STARTS_PROGRAM = "may start a program the engine does not read"
 """How an unread program's reason ends when one of its options starts a program (``zip -TT CMD``)."""
 
@@ -246,7 +250,7 @@ def _interpreter(name: str, args: Words, stdin: str | None) -> str | None:
         if any(word == o or word.startswith(o + "=") for o in long_inline) or any(
             re.fullmatch(rf"-[A-Za-z]*{re.escape(o[1])}.*", word, re.DOTALL) for o in inline if len(o) == 2
         ):
-            return f"{name} runs inline code ({word[:12]}...): code of another language is not read"
+            return f"{name} {INLINE_CODE} ({word[:12]}...): code of another language is not read"
         module = next((m for m in modules if word == m or (len(m) == 2 and word.startswith(m))), None)
         if module is not None:
             value = word[len(module) :].lstrip("=") or (args[i + 1] if i + 1 < len(args) else None)

@@ -242,6 +242,8 @@ def script_commands(path: str, cwd: str, runner: str | None = None) -> list[tupl
         return [(f"the script {path}", text), *_python_imports(text, posixpath.dirname(full) or cwd, {full})]
     if path.endswith((".js", ".mjs", ".cjs")) or "node" in text.partition("\n")[0]:
         return [(f"the script {path}", text), *_node_requires(text, posixpath.dirname(full) or cwd, {full})]
+    if path.endswith((".pl", ".pm")) or "perl" in text.partition("\n")[0]:
+        return [(f"the script {path}", text)]  # Perl, read as code (its ``require``s are not followed)
     return [(f"{SHELL_TEXT}the script {path}", text)]
 
 

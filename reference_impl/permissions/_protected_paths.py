@@ -18,8 +18,10 @@ from pathlib import Path
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._bash_words import is_globby
+from reference_impl.permissions._code_targets import CodeTargets, code_language, line_code
 from reference_impl.permissions._line_writes import program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
+from reference_impl.permissions._program_model import is_interpreter
 from reference_impl.permissions._rules import Call
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellPart
 from reference_impl.permissions._wrapped_commands import (
@@ -173,6 +175,22 @@ def _scripts(argv: tuple[str | None, ...]) -> list[str | None]:
     return [s for s in scripts if s != ""]
 
 
+def _interpreter_code(part: ShellPart) -> CodeTargets | None:
+    """What an interpreter's inline code (or here-document) in this command writes and runs, through wrappers."""
+    argv = part.argv
+    for _ in range(8):
+        if not argv or argv[0] is None:
+            return None
+        base, args = posixpath.basename(argv[0]), argv[1:]
+        if is_interpreter(base) or code_language(base) is not None:
+            return line_code(base, args, part.stdin)
+        inner = unwrap(base, args) if is_wrapper(base) else None
+        if not inner:
+            return None
+        argv = inner
+    return None
+
+
 def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path, depth: int) -> str | None:
     """Why this line (run in any of ``directories``, None: not known) may write a protected path."""
     if SYNTAX_ERROR in command.problems:
@@ -195,6 +213,24 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
         if reason is not None:
             return reason
     for part in command.parts:
+        code = _interpreter_code(part)
+        if code is not None:
+            # An interpreter's own code writes what it names (PERM-15): a literal path is judged like
+            # a redirection's, a path built when it runs may be any; what it runs is a line of its own.
+            if code.writes_built is not None:
+                return f"the command's code may write a protected file: {code.writes_built}"
+            for path in code.writes:
+                reason = (
+                    protected_reason(path, cwd)
+                    if path.startswith(("/", "~")) or places is None
+                    else next((r for d in places if (r := protected_reason(path, Path(d))) is not None), None)
+                )
+                if reason is not None:
+                    return reason
+            for run in code.runs:
+                reason = _line_reason(split_command(run), places, cwd, depth + 1) if depth < 8 else "nested"
+                if reason is not None:
+                    return reason
         for script in _scripts(part.argv):
             if script is None:
                 return "the command runs shell code only known when it runs"

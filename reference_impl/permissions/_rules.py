@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
+from reference_impl.permissions._code_targets import CodeTargets, code_targets, file_language
 from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._program_model import running_form
@@ -389,6 +390,12 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                     where.startswith(SHELL_TEXT) and _runs_what_only_bash_knows(text)
                 )
                 rule = index.content[0] if unknown else _named_rule(index, text)
+                code = None if unknown or rule is not None else _code_of(where, text)
+                if code is not None:
+                    # Project code is read as code (PERM-17): a program it names only when it runs
+                    # may be any; one it names literally is a command line of its own.
+                    rule, text = _by_code(index, code, text)
+                    pending.extend((run, depth + 1, directories) for run in code.runs)
                 if rule is None and depth >= _PROJECT_DEPTH:
                     rule, text = index.content[0], f"{where}, nested deeper than {_PROJECT_DEPTH} files"
                 if rule is not None:
@@ -400,6 +407,28 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                 # was sent to (``npm --prefix sub test``'s script runs in sub/).
                 pending.append((text, depth + 1, [*directories, *_sent_to(argv, here)]))
     return None
+
+
+_CODE_FILE = re.compile(r"the (?:script |project's (?:module )?)(\S+)")
+
+
+def _code_of(where: str, text: str) -> CodeTargets | None:
+    """What a project file of an interpreter's language runs, when ``where`` names one the engine reads."""
+    named = _CODE_FILE.match(where)
+    language = file_language(named.group(1), text) if named else None
+    return code_targets(language, text) if language is not None else None
+
+
+def _by_code(index: ShellRuleIndex, code: CodeTargets, text: str) -> tuple[PermissionRule | None, str]:
+    """The rule a project file's code meets: any, when it runs what it names only at run time."""
+    if code.built is not None:
+        return index.content[0], code.built
+    for run in code.runs:
+        forms = deny_forms(run)
+        rule = index.content[0] if forms.opaque is not None else _named_rule(index, run)
+        if rule is not None:
+            return rule, run
+    return None, text
 
 
 def _sent_to(argv: Sequence[str | None], here: str) -> list[str]:

@@ -25,6 +25,7 @@ from typing import TypeAlias
 
 from reference_impl.permissions._bash_reader import ShellCommand, ShellPart, split_command
 from reference_impl.permissions._bash_words import is_globby
+from reference_impl.permissions._code_targets import line_code
 from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._evaluated import data_run_as_code
 from reference_impl.permissions._interpreter_options import interpreter_run
@@ -433,6 +434,14 @@ def _deny_argv(
         unread = unread_program(base, args, stdin) if exact and isinstance(forms, _Reading) else None
         if unread is not None and isinstance(forms, _Reading):
             forms.note_unread(unread, argv, raw, written if written is not argv else ())
+        # An interpreter's own code: what it runs by a literal name is a command of the line; a
+        # program or code it names only when it runs may be anything (awk's is read with its options).
+        code = line_code(base, args, stdin) if is_interpreter(base) else None
+        if code is not None:
+            if code.built is not None:
+                return f"{base}'s code may run anything: {code.built}"
+            for command in code.runs:
+                reason = reason or _deny_command(split_command(command), forms, depth + 1)
     return reason
 
 

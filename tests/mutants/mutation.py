@@ -212,6 +212,9 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_bash_words.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_unread_substitutions.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_interpreter_options.py": _PERMISSION_SHELL,
+    # What interpreters' code runs and writes: literal targets, or built ones (PERM-17; PERM-15's writes).
+    "reference_impl/permissions/_code_targets.py": (*_PERMISSION_SHELL, "PERM-15"),
+    "reference_impl/permissions/_python_targets.py": (*_PERMISSION_SHELL, "PERM-15"),
     "reference_impl/permissions/_evaluated.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_program_model.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_programs.py": _PERMISSION_SHELL,

@@ -1,0 +1,325 @@
+"""Interpreter code that builds what it runs or writes when it runs: PERM-17, PERM-15.
+
+Reading code for a literal name is not knowing what it runs. Each case draws an interpreter (python3,
+node, perl, awk), one of its APIs that starts a program, evaluates code or writes a file, how the
+code builds the name (literal pieces joined, a variable, a character code, ``join``/``format``, read
+from a file), and whether the code is given inline or as a script. The real interpreter is the judge:
+a drawn case is run for real, and one that does not run the denied program (or write the protected
+file) is no attempt (discarded); the harness must not have run one that does. Harmless code (that
+spawns and writes nothing) stays allowed. Without an interpreter the case skips, naming it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import fresh_dir
+from conformance._strategies_permissions import run_calls, shell_tool
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec
+
+_DENIED = "nuke"
+
+
+@dataclass(frozen=True)
+class Language:
+    """An interpreter: how its code spells a name built from pieces, and how it calls its APIs."""
+
+    program: str
+    inline: str  # the option giving inline code
+    extension: str
+    names: tuple[Callable[[str], tuple[str, str]], ...]
+    """Ways to build a string: each gives (statements before, expression)."""
+    runs: tuple[str, ...]  # templates: {e} is the command's expression
+    writes: tuple[str, ...]  # templates: {e} is the written path's expression
+    harmless: tuple[str, ...]
+
+
+def _py_names() -> tuple[Callable[[str], tuple[str, str]], ...]:
+    return (
+        lambda s: ("", repr(s)),
+        lambda s: ("", f"{s[:2]!r} + {s[2:]!r}"),
+        lambda s: (f"n = {s[:2]!r}\n", f"n + {s[2:]!r}"),
+        lambda s: ("", f"chr({ord(s[0])}) + {s[1:]!r}"),
+        lambda s: ("", f"''.join([{s[:2]!r}, {s[2:]!r}])"),
+        lambda s: ("", f"'{{}}{s[2:]}'.format({s[:2]!r})"),
+        lambda s: ("", "open('name.txt').read().strip()"),
+    )
+
+
+_PYTHON = Language(
+    "python3",
+    "-c",
+    ".py",
+    _py_names(),
+    runs=(
+        "import os\nos.system({e})",
+        "import subprocess\nsubprocess.run({e}, shell=True)",
+        "import subprocess\nsubprocess.run([{e}])",
+        "import os\nos.popen({e}).read()",
+        "import os\ngetattr(os, 'sys' + 'tem')({e})",
+        "__import__('os').system({e})",
+        "import importlib\nimportlib.import_module('os').system({e})",
+        "exec('import os; os.system(' + repr({e}) + ')')",
+        "import os\nos.execvp({e}, [{e}])",
+        "from os import system as run_it\nrun_it({e})",
+        "import sys\nsys.modules['os'].system({e})",
+    ),
+    writes=(
+        "open({e}, 'w').write('x')",
+        "import pathlib\npathlib.Path({e}).write_text('x')",
+        "import shutil\nshutil.copy('src.txt', {e})",
+        "import os\nos.rename('src.txt', {e})",
+        "f = open\nf({e}, 'a').write('x')",
+    ),
+    harmless=(
+        "print(1 + 2)",
+        "import json\nprint(json.dumps({'a': [1, 2]}))",
+        "print(open('src.txt').read())",
+        "s = 'ab'\nprint(s.upper(), len(s))",
+        "import sys\nprint(sys.argv)",
+    ),
+)
+
+_NODE = Language(
+    "node",
+    "-e",
+    ".js",
+    (
+        lambda s: ("", f'"{s}"'),
+        lambda s: ("", f'"{s[:2]}" + "{s[2:]}"'),
+        lambda s: (f'const n = "{s[:2]}";\n', f'n + "{s[2:]}"'),
+        lambda s: ("", f'String.fromCharCode({ord(s[0])}) + "{s[1:]}"'),
+        lambda s: ("", f'["{s[:2]}", "{s[2:]}"].join("")'),
+        lambda s: ("", f'`{s[:2]}${{"{s[2:]}"}}`'),
+        lambda s: ("", 'require("fs").readFileSync("name.txt", "utf8").trim()'),
+    ),
+    runs=(
+        'require("child_process").execSync({e})',
+        'require("child_process").spawnSync({e})',
+        'require("child_process").execFileSync({e})',
+        'require("child_process")["exec" + "Sync"]({e})',
+        'const cp = require("child_process"); const f = cp.execSync; f({e})',
+        'eval("require(\\"child_process\\").execSync(" + JSON.stringify({e}) + ")")',
+    ),
+    writes=(
+        'require("fs").writeFileSync({e}, "x")',
+        'require("fs").appendFileSync({e}, "x")',
+        'require("fs").copyFileSync("src.txt", {e})',
+        'require("fs").renameSync("src.txt", {e})',
+    ),
+    harmless=(
+        "console.log(1 + 2)",
+        "console.log(JSON.stringify({a: [1, 2]}))",
+        'console.log(require("fs").readFileSync("src.txt", "utf8"))',
+        'const s = "ab"; console.log(s.toUpperCase())',
+    ),
+)
+
+_PERL = Language(
+    "perl",
+    "-e",
+    ".pl",
+    (
+        lambda s: ("", f'"{s}"'),
+        lambda s: ("", f'"{s[:2]}" . "{s[2:]}"'),
+        lambda s: (f'my $n = "{s[:2]}";\n', f'$n . "{s[2:]}"'),
+        lambda s: ("", f'chr({ord(s[0])}) . "{s[1:]}"'),
+        lambda s: ("", f'join("", "{s[:2]}", "{s[2:]}")'),
+        lambda s: ("", f'sprintf("%s{s[2:]}", "{s[:2]}")'),
+        lambda s: ("", 'do { open(my $h, "<", "name.txt"); my $s = <$h>; chomp $s; $s }'),
+    ),
+    runs=(
+        "system({e});",
+        "my $c = {e}; `$c`;",
+        "readpipe({e});",
+        'open(my $p, "-|", {e}); my @o = <$p>;',
+        'eval("system(\\"" . {e} . "\\")");',
+        "my $f = \\&CORE::system; $f->({e});",
+        "exec({e});",
+    ),
+    writes=(
+        'open(my $f, ">", {e}); print $f "x"; close $f;',
+        'open(F, ">" . {e}); print F "x"; close F;',
+        'rename("src.txt", {e});',
+    ),
+    harmless=(
+        'print 1 + 2, "\\n";',
+        'my @a = (1, 2); print join(",", map { $_ * 2 } @a), "\\n";',
+        'open(my $h, "<", "src.txt"); print <$h>;',
+    ),
+)
+
+_AWK = Language(
+    "awk",
+    "",
+    ".awk",
+    (
+        lambda s: ("", f'"{s}"'),
+        lambda s: ("", f'("{s[:2]}" "{s[2:]}")'),
+        lambda s: (f'n = "{s[:2]}"; ', f'(n "{s[2:]}")'),
+        lambda s: ("", f'(sprintf("%c", {ord(s[0])}) "{s[1:]}")'),
+        lambda s: ('getline line < "name.txt"; ', "line"),
+    ),
+    runs=("BEGIN {{ {p}system({e}) }}", 'BEGIN {{ {p}print "" | {e} }}', "BEGIN {{ {p}{e} | getline x }}"),
+    writes=('BEGIN {{ {p}print "x" > {e} }}', 'BEGIN {{ {p}print "x" >> {e} }}'),
+    harmless=("BEGIN { print 1 + 2 }", "{ n += length($0) } END { print n }", "$1 > 0 { print $1 }"),
+)
+
+_LANGUAGES = (_PYTHON, _NODE, _PERL, _AWK)
+
+
+def _code(language: Language, template: str, name: tuple[str, str]) -> str:
+    before, expression = name
+    if language is _AWK:
+        return template.format(p=before, e=expression)
+    return before + template.format(e=expression)
+
+
+def _line(language: Language, code: str, inline: bool, work: Path) -> str:
+    if inline:
+        option = f"{language.inline} " if language.inline else ""
+        return f"{language.program} {option}{shlex.quote(code)}"
+    script = f"prog{language.extension}"
+    (work / script).write_text(code + "\n")
+    option = "-f " if language is _AWK else ""
+    return f"{language.program} {option}{script}"
+
+
+def _allow(language: Language, line: str, inline: bool, data: st.DataObject, vouching: bool = False) -> str:
+    """An allow rule for the line: the form that runs code (``python3 -c``), the program, the line.
+
+    ``vouching``: only rules that trust the code the line gives (not ``Bash(python3:*)`` for inline code,
+    which asks under a deny rule whatever the code: an allow rule must name the code-running form).
+    """
+    words = line.split()
+    forms = [f"Bash({words[0]}:*)", f"Bash({line})"]
+    if inline and language.inline:
+        form = f"Bash({words[0]} {language.inline}:*)"
+        # A rule naming the line whole holds the code's own ``*`` as wildcards: only the form vouches.
+        forms = [form] if vouching else [form, *forms]
+    return data.draw(st.sampled_from(forms), label="allow rule")
+
+
+def _prepare(language: Language) -> tuple[Path, Path, dict[str, str]]:
+    if shutil.which(language.program) is None:
+        pytest.skip(f"{language.program} is not installed")
+    root = fresh_dir()
+    work, bin_dir = root / "work", root / "bin"
+    work.mkdir(parents=True)
+    bin_dir.mkdir()
+    for folder in (".git", ".claude", ".vscode"):
+        (work / folder).mkdir()
+    (work / "src.txt").write_text("data\n")
+    env = {**os.environ, "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])}
+    return work, bin_dir, env
+
+
+def _real_run(line: str, work: Path, env: dict[str, str]) -> None:
+    subprocess.run(
+        ["bash", "-c", line], cwd=work, env=env, capture_output=True, timeout=30, stdin=subprocess.DEVNULL
+    )
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), language=st.sampled_from(_LANGUAGES), inline=st.booleans())
+def test_deny_rule_holds_against_names_code_builds(
+    new_harness: Callable[[], Any], data: st.DataObject, language: Language, inline: bool
+) -> None:
+    """PERM-17: interpreter code that runs the denied program by a name it builds never runs unasked.
+
+    Drawn: interpreter x API that starts a program or evaluates code x how the name is built x inline
+    code or a script, under ``Bash(nuke:*)`` denied and an allow rule for the line (inline code: its
+    code-running form, ``Bash(python3 -c:*)``; a script: its program or the line). Every drawn attempt
+    that really runs nuke is denied or asked.
+    """
+    work, bin_dir, env = _prepare(language)
+    marker = work.parent / "ran"
+    (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
+    (bin_dir / _DENIED).chmod(0o755)
+    (work / "name.txt").write_text(_DENIED + "\n")
+    template = data.draw(st.sampled_from(language.runs), label="API")
+    name = data.draw(st.sampled_from(language.names), label="name built")(_DENIED)
+    code = _code(language, template, name)
+    line = _line(language, code, inline, work)
+    # The strongest allow rule: for inline code its code-running form (``Bash(python3 -c:*)``), the one
+    # that vouches for code; the program's alone (``Bash(python3:*)``) asks about inline code anyway.
+    allow = _allow(language, line, inline, data, vouching=True)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
+    _real_run(line, work, env)
+    assume(marker.exists())
+    assert run.ran() == 0, f"{line!r} under {allow} ran unasked; for real it runs {_DENIED}\ncode: {code}"
+
+
+_PROTECTED = (".git/config", ".bashrc", ".claude/settings.json", ".vscode/settings.json", ".mcp.json")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    data=st.data(),
+    language=st.sampled_from(_LANGUAGES),
+    mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
+)
+def test_protected_path_holds_against_code_that_writes_it(
+    new_harness: Callable[[], Any], data: st.DataObject, language: Language, mode: str
+) -> None:
+    """PERM-15: inline interpreter code that writes a protected file, named literally or built, is never auto-allowed.
+
+    Drawn: interpreter x API that writes a file x protected path x how its name is built, in
+    acceptEdits and bypassPermissions, with an allow rule for the line; the real run shows the file
+    written (else no attempt: discarded).
+    """
+    work, _, env = _prepare(language)
+    path = data.draw(st.sampled_from(_PROTECTED), label="protected path")
+    (work / "name.txt").write_text(path + "\n")
+    template = data.draw(st.sampled_from(language.writes), label="API")
+    name = data.draw(st.sampled_from(language.names), label="name built")(path)
+    code = _code(language, template, name)
+    line = _line(language, code, True, work)
+    allow = _allow(language, line, True, data)
+    run = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=[RuleSpec(allow, "allow")],
+        mode=mode, cwd=work,
+    )  # fmt: skip
+    _real_run(line, work, env)
+    assume((work / path).exists())
+    assert run.ran() == 0, f"{line!r} under {allow} ({mode}) ran unasked; for real it writes {path}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(data=st.data(), language=st.sampled_from(_LANGUAGES), inline=st.booleans())
+def test_code_that_runs_and_writes_nothing_stays_allowed(
+    new_harness: Callable[[], Any], data: st.DataObject, language: Language, inline: bool
+) -> None:
+    """PERM-17 (no false ask): code that starts no program and writes no file stays allowed under its allow rule.
+
+    Beside ``Bash(nuke:*)`` denied, harmless code (arithmetic, strings, reading a file) given inline or
+    as a script runs unasked under an allow rule for the line.
+    """
+    # ``awk -f FILE``: awk's program files are not read (asked about under a deny rule).
+    assume(inline or language is not _AWK)
+    work, _, _ = _prepare(language)
+    code = data.draw(st.sampled_from(language.harmless), label="code")
+    line = _line(language, code, inline, work)
+    allow = _allow(language, line, inline, data, vouching=True)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
+    assert run.ran() == 1, f"harmless {line!r} under {allow} was not allowed: {run.describe()}"

@@ -1,0 +1,370 @@
+"""What Python code runs, evaluates and writes, read from its syntax tree (PERM-15, PERM-17).
+
+Reading code for a literal name is not knowing what it runs: ``os.system("r" + "m x")`` names no
+program, yet runs one. Every call of an API that starts a program, evaluates code or opens a file for
+writing (the os, subprocess, pty, builtins, ... functions whose documentation says so, see
+:data:`RUNS`, :data:`EVALUATES`, :data:`WRITES`) must have its target given as a literal constant;
+any way of reaching such an API by a built name (``getattr``, ``__import__``, ``importlib``,
+``globals()``, a dunder attribute, a module passed around, a star import, an aliased import of one of
+its functions) makes the code's targets unknown. ``eval``/``exec`` of a literal string are read as
+the code they hold.
+"""
+
+from __future__ import annotations
+
+import ast
+import shlex
+from dataclasses import dataclass, field
+
+__all__ = ["EVALUATES", "RUNS", "WRITES", "PythonTargets", "python_targets"]
+
+# Functions that start a program: qualified name -> how their arguments name it ("shell": the first
+# argument is shell text; "argv": the literal words are the command, and each string is also read as
+# shell text, the stricter reading).
+RUNS: dict[str, str] = {
+    **dict.fromkeys(("os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput"), "shell"),
+    **dict.fromkeys(("asyncio.create_subprocess_shell", "platform.popen", "commands.getoutput"), "shell"),
+    **dict.fromkeys(
+        ("subprocess." + f for f in ("run", "call", "check_call", "check_output", "Popen")), "argv"
+    ),
+    **dict.fromkeys(
+        (
+            f"os.{f}"
+            for f in [
+                "execl",
+                "execle",
+                "execlp",
+                "execlpe",
+                "execv",
+                "execve",
+                "execvp",
+                "execvpe",
+                "spawnl",
+                "spawnle",
+                "spawnlp",
+                "spawnlpe",
+                "spawnv",
+                "spawnve",
+                "spawnvp",
+                "spawnvpe",
+                "posix_spawn",
+                "posix_spawnp",
+                "startfile",
+            ]
+        ),
+        "argv",
+    ),
+    **dict.fromkeys(("pty.spawn", "asyncio.create_subprocess_exec", "webbrowser.open"), "argv"),
+}
+"""Functions that start a program, mined from the documentation of os, subprocess, pty, asyncio."""
+
+EVALUATES = frozenset(
+    {"eval", "exec", "compile", "__import__", "breakpoint", "execfile"}
+    | {"importlib.import_module", "importlib.__import__", "importlib.reload", "runpy.run_path"}
+    | {"runpy.run_module", "code.interact", "code.InteractiveConsole", "code.InteractiveInterpreter"}
+    | {"codeop.compile_command", "timeit.timeit", "timeit.repeat", "timeit.Timer", "cProfile.run"}
+    | {"cProfile.runctx", "profile.run", "profile.runctx", "pdb.run", "pdb.runeval", "pdb.runcall"}
+    | {"pickle.loads", "pickle.load", "pickle.Unpickler", "marshal.loads", "marshal.load", "shelve.open"}
+    | {"types.FunctionType", "types.CodeType", "ctypes.CDLL", "ctypes.cdll", "ctypes.PyDLL"}
+    | {"ctypes.pythonapi", "ctypes.util", "os.fork", "os.forkpty", "builtins.eval", "builtins.exec"}
+    | {"sys.modules", "importlib.util", "zipimport.zipimporter", "site.addsitedir", "sys.path_hooks"}
+)
+"""Functions that run code given as data (a string, bytes, a file, a library), or a name built in it."""
+
+# Functions that write a file: qualified name -> index of the path argument they write.
+WRITES: dict[str, int] = {
+    **dict.fromkeys(("open", "io.open", "codecs.open", "os.open", "builtins.open", "gzip.open"), 0),
+    **dict.fromkeys(("bz2.open", "lzma.open", "tarfile.open", "zipfile.ZipFile", "sqlite3.connect"), 0),
+    **dict.fromkeys(("dbm.open", "fileinput.input", "logging.FileHandler", "os.mkfifo", "os.mknod"), 0),
+    **dict.fromkeys(("os.truncate", "os.chmod", "os.chown", "os.remove", "os.unlink", "os.utime"), 0),
+    **dict.fromkeys(("os.mkdir", "os.makedirs", "os.rmdir", "os.removedirs", "shutil.rmtree"), 0),
+    **dict.fromkeys(("os.rename", "os.renames", "os.replace", "os.link", "os.symlink"), 1),
+    **dict.fromkeys(("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree"), 1),
+    **dict.fromkeys(("shutil.move", "shutil.copymode", "shutil.copystat", "os.copy_file_range"), 1),
+}
+"""Functions that create or change the file their path argument names (documentation of os, io, shutil)."""
+
+# Methods of path objects that write the path they are called on (pathlib's documentation).
+_PATH_WRITES = frozenset(
+    {"write_text", "write_bytes", "touch", "mkdir", "symlink_to", "hardlink_to", "link_to", "chmod"}
+    | {"unlink", "rmdir", "rename", "replace", "open", "lchmod"}
+)
+_PATH_TYPES = frozenset({"Path", "PosixPath", "PurePath", "pathlib.Path", "pathlib.PosixPath"})
+# Modules whose functions run, evaluate or write (a reference to one not followed by an attribute is
+# the module passed around: anything may then be called on it).
+_CAPABLE_MODULES = frozenset(
+    {name.rsplit(".", 1)[0] for name in (*RUNS, *EVALUATES, *WRITES) if "." in name}
+    | {"builtins", "sys", "importlib", "pathlib", "ctypes", "operator", "inspect", "gc", "multiprocessing"}
+)
+# Built-ins that look a name up at run time, or hand out the tables of names.
+_BY_NAME = frozenset({"getattr", "vars", "globals", "locals", "dir", "setattr", "delattr"})
+_HARMLESS_DUNDERS = frozenset({"__name__", "__file__", "__doc__", "__version__", "__main__", "__init__"})
+
+
+@dataclass
+class PythonTargets:
+    """The literal commands and written paths found, and why some target is only known when it runs."""
+
+    runs: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    built: str | None = None
+    writes_built: str | None = None
+
+    def unknown(self, why: str, *, write: bool = False) -> None:
+        """Note why a target is built: a write's (``write``) or a program's or code's (also any write)."""
+        if self.writes_built is None:
+            self.writes_built = why
+        if self.built is None and not write:
+            self.built = why
+
+
+def _literal(node: ast.AST) -> str | bytes | int | float | bool | list[object] | None:
+    """``node``'s value when it is a literal constant (a string, a number, a list or tuple of them)."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, (str, bytes, int, float, bool)) or value is None:
+            return value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_literal(item) for item in node.elts]
+        if all(item is not _NOT_LITERAL for item in items):
+            return list(items)
+    return _NOT_LITERAL
+
+
+_NOT_LITERAL: list[object] = []  # a sentinel: identity-compared, never a literal's value
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, bytes):
+        return [value.decode("utf-8", "replace")]
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+class _Reader:
+    """One pass over a tree's nodes, imports first (a name is bound before the call using it runs)."""
+
+    def __init__(self, tree: ast.AST, found: PythonTargets, depth: int) -> None:
+        self.found, self.depth = found, depth
+        self.uses_paths = any(isinstance(n, ast.Name) and n.id in _PATH_TYPES for n in ast.walk(tree))
+        self.modules: dict[str, str] = {}  # local name -> module it is bound to
+        self.functions: dict[str, str] = {}  # local name -> qualified function imported as it
+        self.callees: set[int] = set()  # ids of nodes that are a call's function, checked there
+        self.receivers: set[int] = set()  # ids of module names used as an attribute's object
+
+    # Imports bind names: modules by their (alias) name, functions of capable modules by their own.
+    def import_(self, node: ast.Import) -> None:
+        for alias in node.names:
+            top = alias.name.split(".")[0]
+            self.modules[alias.asname or top] = alias.name if alias.asname else top
+
+    def import_from(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        for alias in node.names:
+            qualified = f"{module}.{alias.name}"
+            if alias.name == "*" and module.split(".")[0] in _CAPABLE_MODULES | {"os", "subprocess"}:
+                self.found.unknown(f"'from {module} import *' binds names the code may call by any spelling")
+            elif qualified in _CAPABLE_MODULES or alias.name in _CAPABLE_MODULES:
+                self.modules[alias.asname or alias.name] = qualified
+            elif _is_capability(qualified) and alias.asname not in (None, alias.name):
+                self.found.unknown(f"{qualified} is imported under another name ({alias.asname})")
+            else:
+                self.functions[alias.asname or alias.name] = qualified
+
+    def qualified(self, node: ast.AST) -> str | None:
+        """The qualified name ``node`` refers to (``sp.run`` -> ``subprocess.run``), when it is a name."""
+        if isinstance(node, ast.Name):
+            if node.id in self.functions:
+                return self.functions[node.id]
+            return self.modules.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.qualified(node.value)
+            return f"{base}.{node.attr}" if base is not None else None
+        return None
+
+    def call(self, node: ast.Call) -> None:
+        name = self.qualified(node.func)
+        if name is None and isinstance(node.func, ast.Attribute):
+            name = f"?.{node.func.attr}"  # a method of an object only known when it runs
+        if name is not None:
+            self._call(name, node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_WRITES:
+            self._path_method(node.func, node)
+
+    def _args(self, node: ast.Call) -> list[object] | None:
+        """The call's positional arguments as literals; None when one (or a ``*``/``**`` one) is not."""
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return None
+        values: list[object] = [_literal(a) for a in node.args]
+        return None if any(v is _NOT_LITERAL for v in values) else values
+
+    def _keyword(self, node: ast.Call, name: str) -> object:
+        found = next((k.value for k in node.keywords if k.arg == name), None)
+        return None if found is None else _literal(found)
+
+    def _call(self, name: str, node: ast.Call) -> None:
+        short = name.rsplit(".", 1)[-1]
+        if name in RUNS or short in _RUN_METHODS:
+            args = self._args(node)
+            extra = [self._keyword(node, k) for k in ("args", "executable")]
+            if args is None or any(v is _NOT_LITERAL for v in extra):
+                self.found.unknown(f"{name} is given a command built when the code runs")
+                return
+            words = [s for value in (*args, *extra) for s in _strings(value)]
+            if name.startswith(("os.exec", "os.posix_spawn")) and len(words) > 1:
+                words = [words[0], *words[2:]]  # the program's path, then its arguments after argv[0]
+            # One string is shell text (or a program's name); several are a program and its arguments.
+            self.found.runs.append(words[0] if len(words) == 1 else shlex.join(words))
+        elif name in EVALUATES or short in _EVALUATE_METHODS:
+            args = self._args(node)
+            code = args[0] if args else None
+            evaluated = name in ("eval", "exec", "compile", "builtins.eval", "builtins.exec")
+            if evaluated and isinstance(code, str) and self.depth < 4:
+                _read(code, self.found, self.depth + 1)  # a literal string of code: read as code
+                return
+            self.found.unknown(f"{name} runs code or loads a name only known when it runs")
+        elif name in WRITES:
+            self._write(name, node)
+        elif name in _BY_NAME:
+            args = self._args(node)
+            key = args[1] if args and len(args) > 1 else None
+            if (
+                name in ("getattr", "setattr", "delattr")
+                and isinstance(key, str)
+                and not _risky_attribute(key)
+            ):
+                return
+            self.found.unknown(f"{name}() looks a name up when the code runs")
+
+    def _write(self, name: str, node: ast.Call) -> None:
+        at = WRITES[name]
+        if name in ("open", "io.open", "codecs.open", "builtins.open", "os.fdopen"):
+            mode = (
+                node.args[1]
+                if len(node.args) > 1
+                else next((k.value for k in node.keywords if k.arg == "mode"), None)
+            )
+            literal_mode = _literal(mode) if mode is not None else "r"
+            if isinstance(literal_mode, str) and not set(literal_mode) & set("wax+"):
+                return  # opened for reading
+        target: ast.AST | None = node.args[at] if len(node.args) > at else None
+        if target is None:
+            target = next(
+                (k.value for k in node.keywords if k.arg in ("file", "dst", "path", "filename")), None
+            )
+        value = _literal(target) if target is not None else _NOT_LITERAL
+        if isinstance(value, (str, bytes)):
+            self.found.writes.extend(_strings(value))
+        else:
+            self.found.unknown(f"{name} writes a file whose name is built when the code runs", write=True)
+
+    def _path_method(self, func: ast.Attribute, node: ast.Call) -> None:
+        receiver = func.value
+        if (
+            isinstance(receiver, ast.Call)
+            and self.qualified(receiver.func) in _PATH_TYPES
+            and (args := self._args(receiver)) is not None
+            and args
+            and all(isinstance(a, str) for a in args)
+        ):
+            self.found.writes.append("/".join(str(a) for a in args))
+            if func.attr in ("rename", "replace", "symlink_to", "hardlink_to") and node.args:
+                value = _literal(node.args[0])
+                if isinstance(value, str):
+                    self.found.writes.append(value)
+                else:
+                    self.found.unknown(
+                        f"{func.attr} moves a file to a name built when the code runs", write=True
+                    )
+            return
+        if func.attr in ("open", "replace", "rename", "chmod", "unlink", "mkdir") and not self.uses_paths:
+            return  # no path type in the code: ``str.replace``, a file object's ``open``...
+        self.found.unknown(f".{func.attr}() writes a path only known when the code runs", write=True)
+
+    def attribute(self, node: ast.Attribute) -> None:
+        if node.attr.startswith("__") and node.attr not in _HARMLESS_DUNDERS:
+            self.found.unknown(f"the code reaches {node.attr}, which leads to any name")
+        name = self.qualified(node)
+        if name is not None and _is_capability(name) and id(node) not in self.callees:
+            self.found.unknown(
+                f"{name} is referred to without being called on literals", write=_writes_only(name)
+            )
+
+    def name(self, node: ast.Name) -> None:
+        name = self.qualified(node)
+        if node.id.startswith("__") and node.id not in _HARMLESS_DUNDERS:
+            self.found.unknown(f"the code reaches {node.id}, which leads to any name")
+        elif (
+            name is not None
+            and (_is_capability(name) or node.id in _BY_NAME)
+            and id(node) not in self.callees
+        ):
+            self.found.unknown(
+                f"{name} is referred to without being called on literals", write=_writes_only(name)
+            )
+        elif (
+            node.id in self.modules
+            and self.modules[node.id].split(".")[0] in _CAPABLE_MODULES | {"os", "subprocess"}
+            and id(node) not in self.receivers
+        ):
+            self.found.unknown(f"the module {self.modules[node.id]} is passed around")
+
+
+def _writes_only(name: str) -> bool:
+    return name in WRITES and name not in RUNS and name not in EVALUATES
+
+
+def _is_capability(name: str) -> bool:
+    return name in RUNS or name in EVALUATES or name in WRITES
+
+
+# Names of run/evaluate functions distinctive enough to be known on any object (``m.system(x)`` where
+# ``m`` came out of ``sys.modules``); ``run``, ``call``, ``open``, ``load`` are too common for that.
+_GENERIC = frozenset(
+    {"run", "call", "open", "load", "Timer", "util", "reload", "input", "interact", "compile"}
+)
+_RUN_METHODS = frozenset(n.rsplit(".", 1)[-1] for n in RUNS) - _GENERIC
+_EVALUATE_METHODS = frozenset(n.rsplit(".", 1)[-1] for n in EVALUATES) - _GENERIC
+_RISKY_ATTRIBUTES = _RUN_METHODS | _EVALUATE_METHODS | {"modules"}
+
+
+def _risky_attribute(name: str) -> bool:
+    return name in _RISKY_ATTRIBUTES or (name.startswith("__") and name not in _HARMLESS_DUNDERS)
+
+
+def _read(code: str, found: PythonTargets, depth: int) -> None:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        found.unknown("the code is not Python the engine parses")
+        return
+    reader = _Reader(tree, found, depth)
+    nodes = list(ast.walk(tree))
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            reader.import_(node)
+        elif isinstance(node, ast.ImportFrom):
+            reader.import_from(node)
+        elif isinstance(node, ast.Call):
+            reader.callees.add(id(node.func))
+            if isinstance(node.func, ast.Attribute):
+                reader.callees.add(id(node.func.value))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            reader.receivers.add(id(node.value))
+    for node in nodes:
+        if isinstance(node, ast.Call):
+            reader.call(node)
+        elif isinstance(node, ast.Attribute):
+            reader.attribute(node)
+        elif isinstance(node, ast.Name):
+            reader.name(node)
+
+
+def python_targets(code: str) -> PythonTargets:
+    """The literal commands ``code`` runs and paths it writes, and why some target is built at run time."""
+    found = PythonTargets()
+    _read(code, found, 0)
+    return found

@@ -1,0 +1,120 @@
+"""What interpreters' code runs and writes: built names found, APIs held to the machine's own docs (PERM-15, PERM-17)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from reference_impl.permissions._code_targets import _NODE, _PERL, code_targets
+from reference_impl.permissions._python_targets import RUNS
+
+# Each: language, code that runs a program (or evaluates code) by a name built when it runs.
+_BUILT = [
+    ("python", 'import os; os.system("r"+"m x")'),
+    ("python", 'exec(open("b.txt").read())'),
+    ("python", 'import os; getattr(os, "sys"+"tem")("x")'),
+    ("python", '__import__("os").system("x")'),
+    ("python", 'import importlib; importlib.import_module("os").system("x")'),
+    ("python", 'import pty; pty.spawn(["r"+"m"])'),
+    ("python", "import os; os.execvp(n, [n])"),
+    ("python", 'import sys; sys.modules["os"].system("x")'),
+    ("python", 'from os import system as s; s("x")'),
+    ("python", 'import os; f = os.system; f("x")'),
+    ("python", "import os; m = os; m.system(c)"),
+    ("javascript", 'require("child_process").execSync(["r","m"].join("")+" x")'),
+    ("javascript", 'const cp = require("child_process"); cp["exec"+"Sync"]("x")'),
+    ("javascript", 'require("vm").runInNewContext(code)'),
+    ("javascript", 'Function("return " + x)()'),
+    ("javascript", "[].constructor.constructor(x)()"),
+    ("javascript", "require(name)"),
+    ("perl", 'system(chr(114)."m x")'),
+    ("perl", 'my $c = "rm"; `$c x`'),
+    ("perl", "eval $code"),
+    ("perl", '&{"sys"."tem"}("x")'),
+    ("perl", 'my $f = \\&CORE::system; $f->("x")'),
+    ("perl", 'my $s = "a"; $s =~ s/a/b/e'),
+    ("perl", 'do "b.pl"'),
+    ("perl", 'open(my $p, "-|", $cmd)'),
+    ("awk", 'BEGIN { c = "r" "m"; system(c " x") }'),
+    ("awk", "{ print | cmd }"),
+    ("awk", "BEGIN { cmd | getline x }"),
+    ("ruby", "system('ls')"),  # a language the engine does not read
+]
+
+
+@pytest.mark.parametrize(("language", "code"), _BUILT)
+def test_a_name_built_when_the_code_runs_is_unknown(language: str, code: str) -> None:
+    """PERM-17: code that may run a program, or evaluate code, named only when it runs is built."""
+    assert code_targets(language, code).built is not None
+
+
+_LITERAL = [
+    ("python", 'import os; os.system("make test")', ("make test",), ()),
+    ("python", 'import subprocess as sp; sp.run(["ls", "-l"], check=True)', ("ls -l",), ()),
+    ("python", 'open(".bashrc", "w")', (), (".bashrc",)),
+    ("python", 'print(1); open("a.txt").read()', (), ()),
+    ("javascript", 'require("child_process").execSync("ls -l")', ("ls -l",), ()),
+    (
+        "javascript",
+        'require("fs").writeFileSync(".claude/settings.json", "")',
+        (),
+        (".claude/settings.json", ""),
+    ),
+    ("javascript", "console.log(JSON.stringify({a: 1}), [1, 2].map(x => x * 2))", (), ()),
+    ("perl", 'system("ls -l")', ("ls -l",), ()),
+    ("perl", 'open(F, ">", ".git/hooks/pre-commit")', (), (".git/hooks/pre-commit",)),
+    ("perl", 'print join(",", map { $_ * 2 } (1, 2)), "\\n"', (), ()),
+    ("awk", 'BEGIN { print > ".git/config" }', (), (".git/config",)),
+    ("awk", "$1 > 5 { print $2 }", (), ()),
+]
+
+
+@pytest.mark.parametrize(("language", "code", "runs", "writes"), _LITERAL)
+def test_literal_targets_are_read(
+    language: str, code: str, runs: tuple[str, ...], writes: tuple[str, ...]
+) -> None:
+    """PERM-17, PERM-15: code whose every target is a literal is read, and what it names is found."""
+    found = code_targets(language, code)
+    assert (found.built, found.writes_built, found.runs, found.writes) == (None, None, runs, writes)
+
+
+def test_python_apis_cover_what_its_documentation_says_starts_a_program() -> None:
+    """PERM-17: every os function that execs or spawns, and subprocess's runners, are read as running."""
+    documented = {
+        f"os.{n}" for n in dir(os) if n.startswith(("exec", "spawn", "posix_spawn")) and n[-1] != "_"
+    }
+    documented -= {"os.spawn" + "n"}  # not a function of os's
+    documented |= {f"subprocess.{n}" for n in subprocess.__all__ if n[0].islower() or n == "Popen"}
+    documented -= {"subprocess.list2cmdline"}
+    assert {n for n in documented if callable(eval(n, {"os": os, "subprocess": subprocess}))} <= set(RUNS)
+
+
+def test_node_apis_cover_child_process_exports() -> None:
+    """PERM-17: every function node's child_process module exports is read as running a program."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    listed = subprocess.run(
+        ["node", "-e", 'console.log(Object.keys(require("child_process")).join(" "))'],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    ).stdout.split()
+    assert set(listed) <= _NODE.runs
+
+
+def test_perl_apis_cover_its_process_functions() -> None:
+    """PERM-17: Pod::Functions' process functions that start a program are read as running (qx as backquotes)."""
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed")
+    listed = subprocess.run(
+        ["perl", "-MPod::Functions", "-e", 'print "@{$Kinds{Process}}"'],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    ).stdout.split()
+    starting = {"exec", "system", "readpipe"}
+    assert starting <= set(listed)
+    assert starting <= _PERL.runs
