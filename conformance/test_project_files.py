@@ -250,7 +250,15 @@ def _moved(case: ProjectCase, data: st.DataObject) -> ProjectCase:
     files = {f"sub/{relative}": text for relative, text in case.files.items()}
     how = data.draw(
         st.sampled_from(
-            ["cd sub && {}", "cd sub; {}", "(cd sub && {})", "pushd sub && {}", "cd ./sub/ && {}"]
+            [
+                "cd sub && {}",
+                "cd sub; {}",
+                "(cd sub && {})",
+                "pushd sub && {}",
+                "cd ./sub/ && {}",
+                "env -C sub {}",
+                "env --chdir=sub {}",
+            ]
         )
     )
     line = how.format(case.line)
@@ -380,7 +388,69 @@ def _allow(line: str, data: st.DataObject) -> str:
     )
 
 
+# npm's commands (with aliases) and the package.json scripts its documentation says each runs; a drawn
+# pair that does not run is discarded by the real run, so the table may be generous.
+_NPM_LIFECYCLE = {
+    "npm install": ("preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare",
+                    "dependencies"),
+    "npm i": ("preinstall", "postinstall", "prepare"),
+    "npm ci": ("preinstall", "install", "postinstall", "prepare"),
+    "npm pack --dry-run": ("prepack", "prepare", "postpack"),
+    "npm version patch --no-git-tag-version": ("preversion", "version", "postversion"),
+    "npm rebuild": ("preinstall", "install", "postinstall"),
+    "npm rb": ("install",),
+    "npm start": ("prestart", "start", "poststart"),
+    "npm stop": ("prestop", "stop", "poststop"),
+    "npm restart": ("prerestart", "restart", "postrestart", "prestop", "poststart"),
+    "npm run build": ("prebuild", "build", "postbuild"),
+    "npm run-script build": ("prebuild", "postbuild"),
+    "npm uninstall nothing": ("dependencies", "predependencies"),
+}  # fmt: skip
+_NPM_OFFLINE = "offline=true\naudit=false\nfund=false\nupdate-notifier=false\n"
+
+
+def _npm_lifecycle(inner: str, data: st.DataObject) -> ProjectCase:
+    """A package.json script an npm command's documented lifecycle runs, naming the denied program."""
+    line = data.draw(st.sampled_from(sorted(_NPM_LIFECYCLE)), label="npm command")
+    hook = data.draw(st.sampled_from(_NPM_LIFECYCLE[line]), label="script it runs")
+    nested = data.draw(st.booleans(), label="through another script")
+    scripts = {"build": "true", "start": "true", "stop": "true", "restart": "true"}
+    scripts.update({hook: "npm run inner --silent", "inner": inner} if nested else {hook: inner})
+    package = json.dumps({"name": "x", "version": "1.0.0", "scripts": scripts}, indent=2)
+    files = {"package.json": package, ".npmrc": _NPM_OFFLINE}
+    return ProjectCase("npm", files, line, _allow(line, data), f"package.json {hook!r} ({line})")
+
+
+def _project_build(inner: str, data: st.DataObject) -> ProjectCase:
+    """Build code a Python or Rust build runs: setup.py, a PEP 517 in-tree backend, build.rs."""
+    tool = data.draw(st.sampled_from(["pip", "cargo"]), label="build tool")
+    if tool == "cargo":
+        build_rs = f'fn main() {{ let _ = std::process::Command::new("sh").args(["-c", {json.dumps(inner)}]).status(); }}\n'
+        files = {"Cargo.toml": '[package]\nname = "x"\nversion = "0.1.0"\nedition = "2021"\n',
+                 "build.rs": build_rs, "src/main.rs": "fn main() {}\n"}  # fmt: skip
+        line = data.draw(st.sampled_from(["cargo build --offline", "cargo b --offline", "cargo check --offline",
+                                          "cargo run --offline -q", "cargo test --offline --no-run"]))  # fmt: skip
+        return ProjectCase("cargo", files, line, _allow(line, data), "build.rs")
+    code = f"import os\nos.system({inner!r})\n"
+    shape = data.draw(st.sampled_from(["setup.py", "in-tree backend"]), label="build code")
+    if shape == "setup.py":
+        files = {"setup.py": f"{code}from setuptools import setup\nsetup(name='x', version='1.0')\n"}
+    else:
+        files = {"pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n',
+                 "backend.py": code}  # fmt: skip
+    operand = data.draw(st.sampled_from([".", "./", "-e .", "-r requirements.txt"]), label="operand")
+    if operand.startswith("-r"):
+        files["requirements.txt"] = data.draw(st.sampled_from(["-e .\n", ".\n", "./\n"]))
+    sub = data.draw(st.sampled_from(["install", "wheel -w wheels"]), label="pip command")
+    prefix = data.draw(st.sampled_from(["pip", "python3 -m pip"]), label="pip")
+    line = f"{prefix} {sub} --no-build-isolation --no-deps --no-index --target t {operand}"
+    line = line.replace(" --target t", "") if sub.startswith("wheel") else line
+    return ProjectCase(prefix.split()[0], files, line, _allow(line, data), shape)
+
+
 _CARRIERS = {
+    "npm lifecycle": _npm_lifecycle,
+    "project build": _project_build,
     "npm": _npm,
     "make": _make,
     "script": _script,
@@ -406,8 +476,11 @@ def test_deny_rule_holds_against_what_the_project_files_name(
 
     Drawn: the project tool (``npm`` scripts with their ``pre``/``post`` scripts, a Makefile's recipe,
     variable, ``$(shell)``, prerequisite or included file, a script by its path or given to a shell, a
-    Python module the project shadows or a helper a script imports), one more level of indirection
-    (a script that runs another), the spelling of the denied program inside the project's code
+    Python module the project shadows or a helper a script imports, the lifecycle scripts an npm
+    command runs by npm's documentation (``npm install``'s ``preinstall``, ``npm pack``'s ``prepack``,
+    ``npm uninstall``'s ``dependencies``), a Python build's ``setup.py`` or in-tree backend, a Rust
+    package's ``build.rs``), one more level of indirection (a script that runs another), the
+    directory the line sends the tool to (``cd sub &&``, ``npm --prefix sub``, ``env -C sub``), the spelling of the denied program inside the project's code
     (quoted, escaped, by path, wrapped, through a variable or a substitution), the line's own spelling
     and an allow rule for it (its program, two words, the line), in every mode. Real ``npm``, ``make``,
     ``bash`` and ``python3`` are the judge: each drawn case is run for real, and one that does not run
@@ -476,6 +549,31 @@ def _check_case(
         f"{case.line!r} under {case.allow} ran unasked ({mode}); for real it runs {_DENIED} through "
         f"{case.how}: {inner!r}\nfiles: {json.dumps(case.files, indent=1)}"
     )
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(
+    line=st.sampled_from(sorted(_NPM_LIFECYCLE)),
+    hooks=st.lists(st.sampled_from(sorted({h for hs in _NPM_LIFECYCLE.values() for h in hs})), max_size=4),
+    run=st.sampled_from(["echo building", "true", "ls -a"]),
+)
+def test_lifecycle_scripts_that_run_nothing_denied_keep_npm_allowed(
+    new_harness: Callable[[], Any], line: str, hooks: list[str], run: str
+) -> None:
+    """PERM-17 (control): npm's lifecycle scripts that name no denied program leave the allow rule in force.
+
+    Drawn: the npm command and which of its documented scripts the package defines, each running an
+    ordinary command; under ``Bash(nuke:*)`` deny and an allow rule for the line, the harness runs it.
+    """
+    work = fresh_dir() / "work"
+    work.mkdir(parents=True)
+    scripts = dict.fromkeys(hooks, run)
+    (work / "package.json").write_text(json.dumps({"name": "x", "version": "1.0.0", "scripts": scripts}))
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(f"Bash({line})", "allow")]
+    done = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
+    assert done.ran() == 1, f"{line!r} with scripts {scripts} was not allowed: {done.describe()}"
 
 
 @requires("execution", "permissions")

@@ -11,6 +11,12 @@
 - npm: its commands and aliases from its own table (``lib/utils/cmd-list.js``) and its options'
   types from its configuration definitions.
 
+It also rewrites ``project_hooks.json`` (:mod:`~reference_impl.permissions._project_hooks`): which
+subcommands run code the project defines, from the tools' documentation on the machine: npm's
+``scripts`` page (its lifecycle operation order, the files that make a default script) and the
+command pages documenting ``ignore-scripts``; pip's usage lines taking a ``<local project path>``;
+cargo's manual pages with Compilation Options, and its aliases from ``cargo --list``.
+
 Nothing here runs when the harness does: the catalogue is committed, and
 ``tests/test_program_grammar.py`` checks it against the programs it names where they are installed.
 """
@@ -29,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from reference_impl.permissions._program_grammar import GRAMMAR_FILE
+from reference_impl.permissions._project_hooks import HOOKS_FILE
 
-__all__ = ["dumps", "help_options", "mine", "usage_options"]
+__all__ = ["dumps", "help_options", "mine", "mine_project_hooks", "npm_lifecycle", "usage_options"]
 
 _BIN_DIRS = ("/usr/bin", "/bin")
 _NPM_ROOTS = ("/usr/lib/node_modules/npm", "/usr/local/lib/node_modules/npm")
@@ -243,9 +250,120 @@ def dumps(catalogue: dict[str, Any]) -> str:
     return '{"mined_from": ' + head + ', "programs": {\n' + ",\n".join(lines) + "\n}}\n"
 
 
+_HEAD = re.compile(r"^#### \[`npm ([\w-]+)[^`]*`\]", re.MULTILINE)
+_BULLET = re.compile(r"^\* `([^`]+)`\s*$", re.MULTILINE)
+_DEFAULT = re.compile(
+    r"If there is a `([^`]+)` file in the root of your package.*?default the `([\w-]+)` command to[^`]*`([^`]+)`",
+    re.DOTALL,
+)
+
+
+def npm_lifecycle(scripts_page: str, command_pages: dict[str, str]) -> dict[str, Any]:
+    """The lifecycle catalogue of npm from its ``scripts`` page and its commands' pages (name -> markdown).
+
+    ``order``: each command's events as the "Life Cycle Operation Order" lists them, with the
+    events of other commands its text says it runs (``npm restart``: ``stop`` and ``start``);
+    ``runs_scripts``: the commands whose page documents ``ignore-scripts`` (``reifies`` is added
+    from npm's source: those that change node_modules); ``runs_named_script``:
+    those that option's text says run one particular script; ``defaults``: event -> (file, command)
+    npm runs when the package has that file and no script of its own.
+    """
+    section = scripts_page.partition("### Life Cycle Operation Order")[2].partition("\n### ")[0]
+    heads = list(_HEAD.finditer(section))
+    order: dict[str, list[str]] = {}
+    prose: dict[str, str] = {}
+    for index, head in enumerate(heads):
+        end = heads[index + 1].start() if index + 1 < len(heads) else len(section)
+        body = section[head.end() : end]
+        command = head.group(1)
+        order.setdefault(command, []).extend(_BULLET.findall(body))
+        prose[command] = _BULLET.sub("", body)
+    for command, text in prose.items():
+        for named in re.findall(r"`([\w-]+)`", text):
+            if named != command and named in order:
+                order[command] += [e for e in order[named] if e not in order[command]]
+    runs = sorted(name for name, page in command_pages.items() if "#### `ignore-scripts`" in page)
+    ignore_text = next(
+        (p.partition("#### `ignore-scripts`")[2].partition("\n####")[0] for p in command_pages.values()
+         if "#### `ignore-scripts`" in p), "",
+    )  # fmt: skip
+    named_script = sorted(set(re.findall(r"`npm ([\w-]+)`", ignore_text)))
+    defaults = {m.group(2): [m.group(1), m.group(3)] for m in _DEFAULT.finditer(scripts_page)}
+    return {"order": order, "runs_scripts": runs, "runs_named_script": named_script, "defaults": defaults}
+
+
+def _mine_npm_hooks() -> dict[str, Any] | None:
+    root = next((Path(r) for r in _NPM_ROOTS if Path(r, "docs/content/using-npm/scripts.md").exists()), None)
+    if root is None or shutil.which("node") is None:
+        return None
+    pages = {
+        page.stem.removeprefix("npm-"): page.read_text(encoding="utf-8")
+        for page in sorted((root / "docs/content/commands").glob("npm-*.md"))
+    }
+    found = npm_lifecycle((root / "docs/content/using-npm/scripts.md").read_text(encoding="utf-8"), pages)
+    table = json.loads(_run(["node", "-e", _NPM_SCRIPT, str(root)], sandboxed=False))
+    # The commands that change node_modules end in reify-finish, which runs the package's
+    # (pre|post)dependencies scripts: the scripts page says "after any operation that modifies it".
+    found["reifies"] = sorted(
+        source.stem
+        for source in (root / "lib/commands").glob("*.js")
+        if re.search(r"reify-finish|reifyFinish", source.read_text(encoding="utf-8"))
+    )
+    return {**found, "commands": sorted(table["commands"]), "aliases": dict(sorted(table["aliases"].items()))}
+
+
+def _mine_pip_hooks() -> dict[str, Any]:
+    listing = _run([sys.executable, "-m", "pip", "help"], sandboxed=False)
+    commands = re.findall(
+        r"^  ([a-z][\w-]*)\s{2,}", listing.partition("Commands:")[2].partition("\n\n")[0], re.M
+    )
+    builds = [
+        c
+        for c in commands
+        if "<local project path>" in _run([sys.executable, "-m", "pip", c, "--help"], sandboxed=False)
+    ]
+    return {"commands": sorted(commands), "builds_local": sorted(builds)}
+
+
+def _toolchain_output(argv: list[str]) -> str:
+    """A Rust toolchain program's output, run in this environment (rustup's proxies need its HOME)."""
+    if shutil.which(argv[0]) is None:
+        return ""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout
+
+
+def _mine_cargo_hooks() -> dict[str, Any]:
+    sysroot = _toolchain_output(["rustc", "--print", "sysroot"]).strip()
+    pages = sorted(Path(sysroot, "share/man/man1").glob("cargo-*.1")) if sysroot else []
+    documented = [p.stem.removeprefix("cargo-") for p in pages]
+    compiles = [
+        p.stem.removeprefix("cargo-")
+        for p in pages
+        if '.SS "Compilation Options"' in p.read_text(errors="replace")
+    ]
+    listing = _toolchain_output(["cargo", "--list"])
+    aliases = dict(re.findall(r"^    ([\w-]+)\s+alias: ([\w-]+)", listing, re.MULTILINE))
+    return {"documented": documented, "compiles": compiles, "aliases": dict(sorted(aliases.items()))}
+
+
+def mine_project_hooks() -> dict[str, Any]:
+    """Which subcommands run code the project defines, from the tools' own documentation on this machine."""
+    return {
+        "mined_from": "python -m reference_impl.permissions._grammar_mining",
+        "npm": _mine_npm_hooks(),
+        "pip": _mine_pip_hooks(),
+        "cargo": _mine_cargo_hooks(),
+    }
+
+
 def main() -> int:
     catalogue = mine()
     GRAMMAR_FILE.write_text(dumps(catalogue), encoding="utf-8")
+    HOOKS_FILE.write_text(json.dumps(mine_project_hooks(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(catalogue['programs'])} programs written to {GRAMMAR_FILE}", file=sys.stderr)
     return 0
 

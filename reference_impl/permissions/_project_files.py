@@ -24,6 +24,14 @@ from collections.abc import Iterable, Sequence
 from reference_impl.permissions._interpreter_options import interpreter_run, script_files
 from reference_impl.permissions._make_expansion import ASSIGNMENT, DOLLAR, expand
 from reference_impl.permissions._make_expansion import expanded_recipes as _expanded_recipes
+from reference_impl.permissions._project_hooks import (
+    cargo_runs_project_code,
+    npm_command,
+    npm_hooks,
+    pip_builds_local_project,
+    runs_unread_project_code,
+)
+from reference_impl.permissions._wrapped_commands import is_wrapper, wrapper_directories
 
 __all__ = [
     "NOT_READ",
@@ -43,7 +51,10 @@ NOT_READ = "\0"
 
 _MAX_BYTES = 262_144
 _NPM = frozenset({"npm", "pnpm", "yarn", "bun"})
-_NPM_SHORT = frozenset({"test", "start", "stop", "restart", "t", "tst"})
+_NPX = frozenset({"npx"})
+_PIP = frozenset({"pip", "pip3"})
+# Tools whose documented job is to build or run the project's own code (their hooks: _project_hooks).
+_BUILDERS = frozenset({"cargo", "tox", "nox", "poetry"})
 _MAKE = frozenset({"make", "gmake"})
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 _PYTEST = frozenset({"pytest", "py.test"})
@@ -71,6 +82,10 @@ def reads_project_files(argv: Sequence[str | None]) -> bool:
     return (
         "/" in argv[0]
         or name in _NPM
+        or name in _NPX
+        or name in _PIP
+        or re.sub(r"[0-9.]+$", "", name) in _PIP
+        or name in _BUILDERS
         or name in _MAKE
         or name in _PYTEST
         or (name.startswith("python") and any(w in ("-m", "-c") for w in argv[1:2]))
@@ -93,7 +108,20 @@ def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, st
     name = posixpath.basename(argv[0])
     words = [w for w in argv[1:] if w is not None]
     if name in _NPM:
-        return _npm_scripts(words, cwd)
+        return _npm_scripts(words, cwd, exact=name != "npm")
+    if name in _NPX:
+        return _npm_bins([w for w in words if not w.startswith("-")][:1], cwd)
+    if re.sub(r"[0-9.]+$", "", name) in _PIP:
+        return _pip(words, cwd)
+    if name == "cargo":
+        return _cargo(words, cwd)
+    if name in _BUILDERS:
+        why = runs_unread_project_code(name, words, cwd)
+        return [(why, NOT_READ)] if why is not None else []
+    if name.startswith("python") and words[:1] == ["-m"] and words[1:2] == ["pip"]:
+        return _pip(words[2:], cwd)
+    if name.startswith("python") and words[:1] == ["-m"] and words[1:2] == ["build"]:
+        return [(str(runs_unread_project_code("build", words[2:], cwd)), NOT_READ)]
     if name in _MAKE:
         return _makefiles(words, cwd)
     if name in _PYTEST:
@@ -193,7 +221,9 @@ def line_directories(commands: Iterable[Sequence[str | None]], cwd: str) -> list
 
     Read without order (a superset): each ``cd DIR`` with a literal DIR, from each directory found.
     ``cd`` alone goes home; ``cd -``, ``pushd +N``, a DIR only known at run time, a relative DIR while
-    ``CDPATH`` is set, or a command whose program is only known at run time: unknown (None).
+    ``CDPATH`` is set, or a command whose program is only known at run time: unknown (None). A wrapper
+    running its command elsewhere (``env -C DIR``, ``sudo -D DIR``) moves too; one choosing its own
+    directory (``chroot``, a login shell) is unknown.
     """
     moves: list[str] = []
     for argv in commands:
@@ -202,6 +232,13 @@ def line_directories(commands: Iterable[Sequence[str | None]], cwd: str) -> list
             words.pop(0)
         if not words or words[0] is None:
             return None
+        if is_wrapper(posixpath.basename(words[0])):
+            # ``env -C DIR cmd``, ``sudo -D DIR cmd``: the command, and the paths it is given, are in DIR.
+            chosen = wrapper_directories(posixpath.basename(words[0]), tuple(words[1:]))
+            if any(d is None or "$" in d or "`" in d for d in chosen):
+                return None
+            moves += [os.path.expanduser(d) for d in chosen if d is not None]
+            continue
         if words[0] not in _DIRECTORY_BUILTINS:
             continue
         operands = [w for w in words[1:] if w is None or w == "-" or not w.startswith("-")]
@@ -420,7 +457,14 @@ def _regular(path: str) -> bool:
         return False
 
 
-def _npm_scripts(words: list[str], cwd: str) -> list[tuple[str, str]]:
+def _npm_scripts(words: list[str], cwd: str, exact: bool = False) -> list[tuple[str, str]]:
+    """The package.json scripts (and defaults, and programs of node_modules/.bin) an npm command runs.
+
+    Which scripts each command runs is npm's own documentation's (:mod:`_project_hooks`): ``npm
+    install`` its install and prepare scripts, ``npm run x`` ``prex``, ``x`` and ``postx``. yarn, pnpm
+    and bun (``exact``) take no abbreviations, and a name that is not a command of theirs runs the
+    script of that name (both are read: a superset); alone, they install.
+    """
     for index, word in enumerate(words):
         option, equals, value = word.partition("=")
         if option in ("--prefix", "-C"):
@@ -443,17 +487,23 @@ def _npm_scripts(words: list[str], cwd: str) -> list[tuple[str, str]]:
         if not (i > 0 and words[i - 1] in ("--prefix", "-C"))
         and w.partition("=")[0] not in ("--prefix", "-C")
     ]
-    operands = [w for w in words if not w.startswith("-")]
-    if not operands:
+    operands = [w for w in words if not w.startswith("-")] or ["install"]
+    command = npm_command(operands[0]) if not exact or npm_command(operands[0]) == operands[0] else None
+    if command == "exec":
+        return _npm_bins(operands[1:2], cwd)
+    scripts_run: list[str] = []
+    defaults: tuple[tuple[str, str], ...] = ()
+    for hooks in (
+        npm_hooks(command, operands[1] if command == "run" and len(operands) > 1 else None)
+        if command is not None
+        else None,
+        npm_hooks("run", operands[0]) if exact and command != "run" else None,
+    ):
+        if hooks is not None:
+            scripts_run += hooks.scripts
+            defaults += hooks.defaults
+    if not scripts_run:
         return []
-    script = (
-        operands[1]
-        if operands[0] in ("run", "run-script", "rum", "urn") and len(operands) > 1
-        else operands[0]
-    )
-    if operands[0] not in ("run", "run-script", "rum", "urn") and operands[0] not in _NPM_SHORT:
-        return []
-    script = {"t": "test", "tst": "test"}.get(script, script)
     # npm runs the scripts of the nearest package.json, here or in a directory above.
     while _read(posixpath.join(cwd, "package.json")) is None and posixpath.dirname(cwd) not in (cwd, ""):
         cwd = posixpath.dirname(cwd)
@@ -461,28 +511,99 @@ def _npm_scripts(words: list[str], cwd: str) -> list[tuple[str, str]]:
     if text is None:
         return []
     try:
-        scripts = json.loads(text).get("scripts") or {}
+        package = json.loads(text)
+        scripts = package.get("scripts") or {}
     except (ValueError, AttributeError):
         return [("package.json (unreadable)", text)]
     if not isinstance(scripts, dict):
         return []
     found = [
         (f"{SHELL_TEXT}package.json script {key!r}", str(scripts[key]))
-        for key in (f"pre{script}", script, f"post{script}")
+        for key in dict.fromkeys(scripts_run)
         if key in scripts
     ]
+    # A file npm finds in the package makes a default script (server.js: ``node server.js``), its text too.
+    for file, run in defaults:
+        default = posixpath.join(cwd, file)
+        contents = _read(default)
+        if contents is not None:
+            found += [
+                (f"{SHELL_TEXT}npm's default script for {file}", run),
+                (f"{default} ({run} reads it)", contents),
+            ]
+    if any(e in scripts_run for e in ("install", "prepare", "dependencies")) and _local_dependencies(package):
+        found.append(
+            ("the scripts of dependencies on disk (file:, link:, git), which npm runs too", NOT_READ)
+        )
+    if (
+        "install" in scripts_run
+        and os.path.isdir(posixpath.join(cwd, "node_modules"))
+        and command == "rebuild"
+    ):
+        found.append(
+            ("the install scripts of every package in node_modules, which npm rebuild runs", NOT_READ)
+        )
     if found and _npm_configured(cwd):
         found.append(("npm's configuration (.npmrc, npm_config_*) sets how its scripts run", NOT_READ))
     # npm puts the package's node_modules/.bin first on PATH: a program of that name is the project's.
-    bins = posixpath.join(cwd, "node_modules", ".bin")
-    shadowing = sorted(set(re.findall(r"[\w.+-]+", " ".join(t for _, t in found))) & set(_listing(bins)))
-    found += [item for name in shadowing for item in script_commands(posixpath.join(bins, name), cwd)]
-    found += [
+    return found + _npm_bins(re.findall(r"[\w.+-]+", " ".join(t for _, t in found)), cwd)
+
+
+def _local_dependencies(package: object) -> bool:
+    """Whether package.json depends on a package on disk or in git, whose own scripts npm runs when installing."""
+    if not isinstance(package, dict):
+        return False
+    specs = [
+        str(spec)
+        for key in ("dependencies", "devDependencies", "optionalDependencies", "bundleDependencies")
+        if isinstance(package.get(key), dict)
+        for spec in package[key].values()
+    ]
+    return (
+        any(re.match(r"(?:file:|link:|git|github:|\.|/|~)", spec) for spec in specs)
+        or "workspaces" in package
+    )
+
+
+def _npm_bins(names: Iterable[str], cwd: str) -> list[tuple[str, str]]:
+    """The package's own programs (``node_modules/.bin``, here or above) among ``names``: what npm and npx run."""
+    directory = cwd
+    while not os.path.isdir(posixpath.join(directory, "node_modules")) and posixpath.dirname(
+        directory
+    ) not in (
+        directory,
+        "",
+    ):
+        directory = posixpath.dirname(directory)
+    bins = posixpath.join(directory, "node_modules", ".bin")
+    shadowing = sorted(set(names) & set(_listing(bins)))
+    found = [item for name in shadowing for item in script_commands(posixpath.join(bins, name), cwd)]
+    return found + [
         (f"{bins}/{name} (not readable)", NOT_READ)
         for name in shadowing
         if _read(posixpath.join(bins, name)) is None
     ]
-    return found
+
+
+def _pip(words: list[str], cwd: str) -> list[tuple[str, str]]:
+    """What pip building a project on disk runs: its build backend (``setup.py``, in-tree hooks) runs, not read."""
+    command = next((w for w in words if not w.startswith("-")), None)
+    why = pip_builds_local_project(command, words, cwd) if command is not None else None
+    return [(why, NOT_READ)] if why is not None else []
+
+
+def _cargo(words: list[str], cwd: str) -> list[tuple[str, str]]:
+    """What cargo compiling (or running) the package whose manifest it finds: its build code runs, not read."""
+    command = next((w for w in words if not w.startswith(("-", "+"))), None)
+    manifest = any(w.startswith(("--manifest-path", "--path")) for w in words)
+    directory = cwd
+    while not manifest:
+        manifest = os.path.isfile(posixpath.join(directory, "Cargo.toml"))
+        if posixpath.dirname(directory) in (directory, ""):
+            break
+        directory = posixpath.dirname(directory)
+    why = cargo_runs_project_code(command, cwd) if command is not None and manifest else None
+    return [(why, NOT_READ)] if why is not None else []
 
 
 # npm settings that change what a script runs: the shell it runs in, options every node gets.

@@ -400,8 +400,9 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                     rule, text = index.content[0], f"{where}, nested deeper than {_PROJECT_DEPTH} files"
                 if rule is not None:
                     shown = text if len(text) <= 80 else text[:77] + "..."
+                    what = "code the engine does not read" if text == NOT_READ else repr(shown)
                     return RuleMatch(
-                        rule, False, f"{argv[0]} may run {shown!r} ({where}), which rule {rule.text} covers"
+                        rule, False, f"{argv[0]} may run {what} ({where}), which rule {rule.text} covers"
                     )
                 # What a project file runs, runs where the tool runs it: also the directory the tool
                 # was sent to (``npm --prefix sub test``'s script runs in sub/).

@@ -31,6 +31,7 @@ __all__ = [
     "shell_script",
     "unwrap",
     "wrapped_candidates",
+    "wrapper_directories",
     "wrapper_scripts",
 ]
 
@@ -53,6 +54,9 @@ class _Wrapper:
     default: tuple[str, ...] = ()  # the command run when none is given (xargs: echo)
     script_option: str = ""  # short options whose argument is a shell script (``su -c``, ``flock -c``)
     script_words: bool = False  # the command's words are joined into a script (``watch``, ``ssh``)
+    chdir: str = ""  # short options whose argument is the directory the command runs in (``env -C``)
+    long_chdir: frozenset[str] = frozenset()
+    moves: bool = False  # runs the command in a directory of its own choosing (chroot, a login shell)
 
 
 HARMLESS_WRAPPERS = frozenset({"time", "nice", "timeout", "nohup", "stdbuf"})
@@ -82,6 +86,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
         long_with_argument=frozenset({"unset", "chdir", "split-string"}),
         long_flags=frozenset({"ignore-environment", "null", "debug"}),
         assignments=True,
+        chdir="C",
+        long_chdir=frozenset({"chdir"}),
     ),
     "sudo": _Wrapper(
         False,
@@ -92,6 +98,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
         ),
         long_flags=frozenset({"preserve-env", "login", "non-interactive", "shell", "background", "set-home"}),
         assignments=True,
+        chdir="D",
+        long_chdir=frozenset({"chdir"}),
     ),
     "doas": _Wrapper(False, flags="nSs", with_argument="uC"),
     "xargs": _Wrapper(
@@ -109,7 +117,9 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "builtin": _Wrapper(False),
     "setsid": _Wrapper(False, flags="cfw", long_flags=frozenset({"ctty", "fork", "wait"})),
     "ionice": _Wrapper(False, flags="t", with_argument="cnp"),
-    "chroot": _Wrapper(False, long_with_argument=frozenset({"userspec", "groups"}), positionals=1),
+    "chroot": _Wrapper(
+        False, long_with_argument=frozenset({"userspec", "groups"}), positionals=1, moves=True
+    ),
     "unbuffer": _Wrapper(False),
     "caffeinate": _Wrapper(False, flags="dimsu", with_argument="tw"),
     # Programs whose documented job is to run their arguments as a command (or a script).
@@ -117,7 +127,7 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "taskset": _Wrapper(False, flags="acp", positionals=1),
     "chrt": _Wrapper(False, flags="abdfiormpvRe", with_argument="TPD", positionals=1),
     "unshare": _Wrapper(False, flags="imnpuUCTrfc", with_argument="S G"),
-    "nsenter": _Wrapper(False, flags="aimnpuUCTFZ", with_argument="tSGrwe"),
+    "nsenter": _Wrapper(False, flags="aimnpuUCTFZ", with_argument="tSGrwe", chdir="w"),
     "su": _Wrapper(False, flags="lmpPfw", with_argument="cgGs", positionals=1, script_option="c"),
     "runuser": _Wrapper(False, flags="lmpPfw", with_argument="cgGsu", script_option="c"),
     "sg": _Wrapper(False, positionals=1, with_argument="c", script_option="c"),
@@ -125,9 +135,11 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "watch": _Wrapper(False, flags="bcdeghprtwx", with_argument="nq", script_words=True),
     "strace": _Wrapper(False, flags="cCdDfFhiqrtTvVwxXyYzZk", with_argument="abeEIoOpPsSuU"),
     "ltrace": _Wrapper(False, flags="bcCfhiLrStTV", with_argument="aAeFlnopsuwDx"),
-    "pkexec": _Wrapper(False, long_with_argument=frozenset({"user"}), long_flags=frozenset({"keep-cwd"})),
+    "pkexec": _Wrapper(
+        False, long_with_argument=frozenset({"user"}), long_flags=frozenset({"keep-cwd"}), moves=True
+    ),
     "firejail": _Wrapper(False),
-    "systemd-run": _Wrapper(False, flags="GPqrSt", with_argument="MpEuH"),
+    "systemd-run": _Wrapper(False, flags="GPqrSt", with_argument="MpEuH", moves=True),
     "valgrind": _Wrapper(False, flags="qv"),
     "parallel": _Wrapper(False, flags="0kqtuv", with_argument="jnNSdI"),
     "busybox": _Wrapper(False),  # ``busybox rm x`` runs the ``rm`` applet
@@ -289,6 +301,43 @@ def env_split(text: str) -> tuple[str, ...] | None:
     if word is not None:
         words.append("".join(word))
     return tuple(words)
+
+
+def wrapper_directories(name: str, args: Argv) -> list[str | None]:
+    """The directories a wrapper's options run its command in (``env -C d``, ``sudo --chdir=d``); None: unknown.
+
+    Paths on the wrapped command's line resolve there. A wrapper that picks a directory of its own
+    (``chroot``, ``pkexec``, ``systemd-run``, ``su -``/``sudo -i`` login shells) gives an unknown one.
+    """
+    spec = _WRAPPERS.get(name)
+    if spec is None:
+        return []
+    if spec.moves or (name in ("su", "runuser") and any(w in ("-", "-l", "--login") for w in args)):
+        return [None]
+    found: list[str | None] = []
+    skip = False
+    for index, word in enumerate(args):
+        following = args[index + 1] if index + 1 < len(args) else None
+        if skip:
+            skip = False
+            continue
+        if word is None or word == "--":
+            break
+        if word.startswith("--"):
+            option, equals, value = word[2:].partition("=")
+            skip = not equals and option in spec.long_with_argument
+            if option in spec.long_chdir:
+                found.append(value if equals else following)
+        elif word.startswith("-") and len(word) > 1:
+            at = next((i for i, letter in enumerate(word[1:], 1) if letter in spec.with_argument), None)
+            skip = at is not None and at == len(word) - 1
+            if at is not None and word[at] in spec.chdir:
+                found.append(word[at + 1 :] or following)
+            elif name == "sudo" and at is None and "i" in word[1:]:
+                return [None]  # a login shell starts in the target user's home
+        elif not (spec.assignments and _ASSIGNMENT.match(word)):
+            break  # the command itself
+    return found
 
 
 def unwrap(name: str, args: Argv) -> Argv | None:

@@ -201,6 +201,7 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     # What git's configuration and hooks on disk make git run (PERM-17), and no new false ask (PERM-16).
     "reference_impl/permissions/_repository_config.py": ("PERM-16", "PERM-17"),
     "reference_impl/permissions/_project_files.py": ("PERM-17",),
+    "reference_impl/permissions/_project_hooks.py": ("PERM-17",),
     "reference_impl/permissions/_make_expansion.py": ("PERM-17",),
     "reference_impl/permissions/_paths.py": ("PERM",),
     # Hosts of URLs and of domain rules (PERM-12 refuses one it can't read), also the sandbox's (SBX-3).

@@ -1,0 +1,246 @@
+"""The code a project defines that a tool's subcommand runs, as the tool's own documentation says (PERM-17).
+
+A program whose documented behaviour is to run code the project defines runs whatever that code
+runs: ``npm install`` its ``preinstall``/``install``/``postinstall``/``prepare`` scripts, ``npm pack``
+``prepack``/``prepare``/``postpack``, ``npm run x`` ``prex``/``x``/``postx``; ``pip install .`` (or
+``pip wheel ./d``, ``-e .``, a requirements file naming a local path) the project's build backend
+(``setup.py``, an in-tree PEP 517 backend); ``cargo build``/``check``/``run``/``test`` the package's
+build script, its proc macros, and the programs ``.cargo/config.toml`` names (``build.rustc-wrapper``,
+``[target.*].runner``). The engine reads what it can (npm's scripts: see the project files module);
+what it can't read fully (arbitrary Python or Rust build code) is *not read*, so asked about under a
+deny or ask rule, never allowed.
+
+Which subcommands run which hooks is not typed in here: ``project_hooks.json`` beside this module is
+mined from the tools' documentation on the machine (npm's ``scripts`` page and each command's page,
+pip's usage lines, cargo's manual pages: :mod:`~reference_impl.permissions._grammar_mining`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "HOOKS_FILE",
+    "NpmHooks",
+    "cargo_runs_project_code",
+    "npm_command",
+    "npm_hooks",
+    "pip_builds_local_project",
+    "runs_unread_project_code",
+]
+
+HOOKS_FILE = Path(__file__).with_name("project_hooks.json")
+USER_DEFINED = "<user-defined>"
+"""How npm's documentation names the script ``npm run`` is given, inside an event's name (``pre<user-defined>``)."""
+
+
+@lru_cache(maxsize=1)
+def _catalogue() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(HOOKS_FILE.read_text(encoding="utf-8"))
+    return data
+
+
+def npm_command(word: str) -> str | None:
+    """The npm command ``word`` as npm derefs it: camelCase, exact, alias, unique abbreviation, alias chain."""
+    npm = _catalogue()["npm"]
+    commands: list[str] = npm["commands"]
+    aliases: dict[str, str] = npm["aliases"]
+    if re.search(r"[A-Z]", word):
+        word = re.sub(r"[A-Z]", lambda m: "-" + m.group(0).lower(), word)
+    if word in commands:
+        return word
+    if word in aliases:
+        return aliases[word]
+    names = [*commands, *aliases]
+    matches = [n for n in names if n.startswith(word)]
+    found = matches[0] if len(matches) == 1 or word in matches else None
+    while found in aliases:
+        found = aliases[found]
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class NpmHooks:
+    """The package.json scripts an npm command runs, and the files whose presence makes it run a default."""
+
+    scripts: tuple[str, ...]
+    defaults: tuple[tuple[str, str], ...]
+    """(file in the package root, the command npm runs for it when the package defines no script of that event)."""
+
+
+def npm_hooks(command: str, script: str | None) -> NpmHooks | None:
+    """The scripts npm ``command`` (already dereffed) runs, ``script`` being ``npm run``'s; None if it runs none.
+
+    A command whose page documents ``ignore-scripts`` runs package scripts; one the ``scripts`` page's
+    operation order does not list may run any lifecycle script, so all of them are read. A command
+    that changes node_modules runs ``dependencies`` (and its ``pre``/``post``) after it.
+    """
+    npm = _catalogue()["npm"]
+    order: dict[str, list[str]] = npm["order"]
+    events = list(order.get(command, ()))
+    if command in npm["runs_scripts"] and command not in order:
+        events = sorted({e for names in order.values() for e in names if USER_DEFINED not in e})
+    if command in npm["reifies"]:
+        events += ["predependencies", "dependencies", "postdependencies"]  # after a change to node_modules
+    if not events:
+        return None
+    named = [
+        e if USER_DEFINED not in e else e.replace(USER_DEFINED, script or "")
+        for e in events
+        if script or USER_DEFINED not in e
+    ]
+    defaults = tuple((file, run) for event, (file, run) in npm["defaults"].items() if event in named and run)
+    return NpmHooks(tuple(dict.fromkeys(named)), defaults)
+
+
+def _operands(words: Sequence[str], with_value: frozenset[str]) -> list[str]:
+    found: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in with_value:
+            skip = True
+        elif not word.startswith("-"):
+            found.append(word)
+    return found
+
+
+# pip's options whose value is a requirement or a project: ``-e PATH``, ``-r FILE``, ``-c FILE``.
+_PIP_VALUES = frozenset(
+    {"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-t", "--target", "--prefix", "--root",
+     "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--src", "--upgrade-strategy",
+     "--python-version", "--platform", "--implementation", "--abi", "--no-binary", "--only-binary",
+     "-d", "--dest", "-w", "--wheel-dir", "--progress-bar", "--root-user-action", "--report",
+     "--log", "--cache-dir", "--proxy", "--timeout", "--retries", "--exists-action", "--trusted-host",
+     "--cert", "--client-cert", "--python", "--config-settings", "-C", "--global-option", "--build-option"}
+)  # fmt: skip
+_ARCHIVE = re.compile(r"\.(?:zip|tar|tar\.gz|tgz|tar\.bz2|tbz|tar\.xz|txz|tar\.lz|whl)$")
+
+
+def _local(requirement: str, cwd: str) -> bool:
+    """Whether pip reads ``requirement`` as a project on disk (a path, an archive, a file: URL)."""
+    if requirement.startswith(("file:", ".", "/", "~")) or "/" in requirement or _ARCHIVE.search(requirement):
+        return not requirement.endswith(".whl")  # a built wheel runs no build code
+    return os.path.isdir(posixpath.join(cwd, requirement))  # pip may take a bare directory name too
+
+
+def pip_builds_local_project(command: str, words: Sequence[str], cwd: str, depth: int = 0) -> str | None:
+    """Why pip ``command`` with ``words`` builds a project on disk (its build backend runs), or None.
+
+    The subcommands whose usage takes a ``<local project path>`` build one: a path operand, ``-e``,
+    or a requirements file (``-r``, nested) holding either.
+    """
+    pip = _catalogue()["pip"]
+    if command not in pip["builds_local"]:
+        return None
+    for index, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if option in ("-e", "--editable") or (word.startswith("-e") and not word.startswith("--")):
+            return f"pip {command} {word} builds a project on disk in place"
+        if option in ("-r", "--requirement", "-c", "--constraint") or re.fullmatch(r"-[rc]\S+", word):
+            path = value if equals else word[2:] if len(word) > 2 and not word.startswith("--") else None
+            path = path if path is not None else (words[index + 1] if index + 1 < len(words) else "")
+            why = _requirement_file(command, posixpath.join(cwd, path), cwd, depth)
+            if why is not None:
+                return why
+    for operand in _operands(list(words), _PIP_VALUES)[1:]:
+        if _local(operand, cwd):
+            return f"pip {command} {operand} runs {operand}'s build code (setup.py, its build backend)"
+    return None
+
+
+def _requirement_file(command: str, path: str, cwd: str, depth: int) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(262_144)
+    except OSError:
+        return f"pip {command} reads requirements from {path}, which the engine can't read"
+    if depth > 4:
+        return f"pip {command}'s requirement files nest deeper than the engine reads"
+    for line in text.splitlines():
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if words[0].startswith("-"):
+            why = pip_builds_local_project(command, [command, *words], posixpath.dirname(path), depth + 1)
+        else:
+            why = f"{path} names {words[0]}" if _local(words[0], posixpath.dirname(path)) else None
+        if why is not None:
+            return f"pip {command} builds a project on disk ({why})"
+    return None
+
+
+_CARGO_PROGRAM_KEYS = re.compile(
+    r"^[ \t]*(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc|runner|linker|ar|credential-provider|"
+    r"global-credential-providers|credential-process)[ \t]*=|^[ \t]*\[(?:alias|target\.|build)",
+    re.MULTILINE,
+)
+
+
+def _cargo_configs(cwd: str) -> list[str]:
+    """The cargo configuration files cargo reads in ``cwd``: each ancestor's ``.cargo/config(.toml)``, CARGO_HOME's."""
+    found: list[str] = []
+    directory = posixpath.abspath(cwd)
+    homes = [os.environ.get("CARGO_HOME") or os.path.expanduser("~/.cargo")]
+    while True:
+        homes.append(posixpath.join(directory, ".cargo"))
+        parent = posixpath.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    for home in dict.fromkeys(homes):
+        found += [
+            p
+            for p in (posixpath.join(home, "config.toml"), posixpath.join(home, "config"))
+            if os.path.isfile(p)
+        ]
+    return found
+
+
+def cargo_runs_project_code(command: str, cwd: str) -> str | None:
+    """Why cargo ``command`` runs code the project defines, which the engine does not read, or None.
+
+    A subcommand whose manual page has Compilation Options compiles the package: its build script,
+    its dependencies' build scripts and proc macros run (``run``, ``test`` and ``bench`` run the
+    package itself); a subcommand without a manual page is taken to compile. A configuration file
+    naming a program (``build.rustc-wrapper``, ``target.*.runner``, an alias) may run it for any.
+    """
+    cargo = _catalogue()["cargo"]
+    command = cargo["aliases"].get(command, command)
+    for path in _cargo_configs(cwd):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                if _CARGO_PROGRAM_KEYS.search(handle.read(262_144)):
+                    return f"{path} names programs cargo runs"
+        except OSError:
+            return f"{path} could not be read"
+    if command in cargo["documented"] and command not in cargo["compiles"]:
+        return None
+    return f"cargo {command} compiles the package: its build scripts and proc macros run"
+
+
+def runs_unread_project_code(program: str, words: Sequence[str], cwd: str) -> str | None:
+    """Why ``program`` with ``words`` (its options and operands) runs project code the engine can't read, or None.
+
+    Beside the documented builds above: ``python -m build`` (a PEP 517 frontend: the project's build
+    backend runs), ``tox`` and ``nox`` (they install the project and run the commands and Python
+    sessions its files define), ``poetry run``/``install``/``build`` (its build backend, its scripts).
+    """
+    if program in ("tox", "nox"):
+        return f"{program} installs the project and runs what its configuration defines"
+    if program == "build":
+        return "python -m build runs the project's build backend (setup.py, an in-tree backend)"
+    if program == "poetry":
+        sub = next((w for w in words if not w.startswith("-")), None)
+        if sub in ("run", "install", "build", "shell"):
+            return f"poetry {sub} runs the project's scripts or its build backend"
+    return None
