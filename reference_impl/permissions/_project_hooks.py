@@ -233,7 +233,9 @@ def runs_unread_project_code(program: str, words: Sequence[str], cwd: str) -> st
 
     Beside the documented builds above: ``python -m build`` (a PEP 517 frontend: the project's build
     backend runs), ``tox`` and ``nox`` (they install the project and run the commands and Python
-    sessions its files define), ``poetry run``/``install``/``build`` (its build backend, its scripts).
+    sessions its files define), ``poetry install``/``build``/``shell`` (its build backend). ``poetry run
+    CMD`` runs CMD in the project's environment: it is not a build, and is judged as poetry's
+    subcommand like any other the engine does not read (asked under a deny rule it could meet).
     """
     if program in ("tox", "nox"):
         return f"{program} installs the project and runs what its configuration defines"
@@ -241,6 +243,6 @@ def runs_unread_project_code(program: str, words: Sequence[str], cwd: str) -> st
         return "python -m build runs the project's build backend (setup.py, an in-tree backend)"
     if program == "poetry":
         sub = next((w for w in words if not w.startswith("-")), None)
-        if sub in ("run", "install", "build", "shell"):
+        if sub in ("install", "build", "shell"):
             return f"poetry {sub} runs the project's scripts or its build backend"
     return None
