@@ -135,7 +135,18 @@ def test_everyday_commands_named_by_an_allow_rule_are_allowed(shared_dir: Path) 
         if decision.behavior != "allow":
             refused[command] = f"{decision.behavior}: {decision.reason.detail}"
     assert len(refused) <= 2, refused
-    assert not refused, refused  # none today; a new one is a regression to explain or fix
+    # Each ask here is explained; a new one is a regression to explain or fix.
+    assert set(refused) <= set(EXPLAINED_ASKS), refused
+
+
+EXPLAINED_ASKS = {
+    # PERM-17 (session 26): tox runs the commands its configuration defines, which the engine does not
+    # read yet (as it reads npm's scripts): asked under any deny rule they could meet.
+    "tox -e py311": "tox's configuration is not read",
+    # The requirements file is not there (/proj) to read: it may name the project itself (`-e .`).
+    "pip install -r requirements.txt": "the requirements file can't be read",
+}
+"""Everyday commands asked under their allow rules beside the corpus's deny rules, and why."""
 
 
 @pytest.mark.parametrize(
