@@ -121,9 +121,9 @@ def test_wire_suite_matches_the_baseline(tmp_path: Path) -> None:
 def test_results_come_in_completion_order(tmp_path: Path) -> None:
     """Evidence for the PAIR-5 baseline entry: the wire suite's ``concurrent`` scenario.
 
-    A slow and a fast read-only MCP call, then an unknown tool: Claude Code answers the unknown tool
-    first (found before running), then the fast call, then the slow one, while the MCP server's log
-    shows both calls overlapped.
+    A slow and a fast read-only MCP call, then an unknown tool: Claude Code answers the slow call last,
+    after the unknown tool and the fast call (those two race: either may come first), while the MCP
+    server's log shows both calls overlapped.
     """
     target = ClaudeCodeTarget(_binary())
     run = run_wire_scenario(target, concurrent_scenario(), tmp_path / "run", timeout=120)
@@ -133,8 +133,9 @@ def test_results_come_in_completion_order(tmp_path: Path) -> None:
     assert all(len(results[i]) == 1 for i in ConcurrentIds.ALL), results
     problems = check_result_order(run.requests)
     assert problems, "Claude Code kept tool_use order: remove PAIR-5 from the baseline"
-    completion_order = [ConcurrentIds.UNKNOWN, ConcurrentIds.FAST, ConcurrentIds.SLOW]
-    assert str(completion_order) in problems[0], problems
+    answered = [tool_use_id for tool_use_id in results if tool_use_id in ConcurrentIds.ALL]
+    assert answered[-1] == ConcurrentIds.SLOW, answered
+    assert set(answered[:-1]) == {ConcurrentIds.UNKNOWN, ConcurrentIds.FAST}, answered
     kinds = [(e["event"], e["tool"]) for e in read_call_log(tmp_path / "run")]
     assert kinds[:2] == [("start", "slow"), ("start", "fast")], kinds
 
