@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import shlex
+import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -17,6 +20,7 @@ from pytest_toolharness.adapters import HookEndpoint, HookSpec, hook_command
 from reference_impl import CommandHook, HookConfigError, HookMatcher, Hooks, hooks_from_settings
 from reference_impl.hooks import (
     HookBaseInput,
+    HookRunResult,
     HttpHook,
     PreToolUseOutcome,
     collect_background,
@@ -512,3 +516,114 @@ def test_a_block_once_hook_program_honours_stop_hook_active(tmp_path: Path, acti
     assert (json.loads(res.stdout) if res.stdout.strip() else {}) == (
         {} if active else {"decision": "block", "reason": "KEEP GOING"}
     )
+
+
+# -- run_command_hook's own result: what the runner reads and no requirement pins ------------------
+# (tests/mutants/mutation-triage.toml: the `unspecified` survivors of reference_impl/hooks/_command.py)
+
+
+def run(hook: CommandHook, cwd: Path, input_json: Any = None, **options: Any) -> HookRunResult:
+    return asyncio.run(run_command_hook(hook, {} if input_json is None else input_json, cwd=cwd, **options))
+
+
+@pytest.mark.parametrize("number", [signal.SIGHUP, signal.SIGKILL, signal.SIGTERM])
+def test_a_hook_killed_by_a_signal_reports_the_signal_not_an_exit_code(tmp_path: Path, number: int) -> None:
+    res = run(CommandHook(f"kill -{int(number)} $$"), tmp_path)
+    assert (res.signal, res.exit_code, res.timed_out, res.spawn_error) == (number, None, False, None)
+
+
+def write_bytes(stream: str, count: int) -> str:
+    """A shell command writing ``count`` bytes ``x`` to ``stream`` (stdout or stderr) and nothing else."""
+    code = f"import sys; sys.{stream}.write('x' * {count})"
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+@pytest.mark.parametrize(
+    ("written", "limit", "kept"),
+    [
+        (2, 1, 1),  # the first read already passes the limit: its first byte is kept
+        (2, 2, 2),
+        (3, 2, 2),
+        # The reference's own limit, pinned here: a 1 MB output is whole, one byte more is cut.
+        (1_000_000, None, 1_000_000),
+        (1_000_001, None, 1_000_000),
+    ],
+)
+def test_each_stream_keeps_up_to_the_limit_and_says_when_it_cut(
+    tmp_path: Path, stream: str, written: int, limit: int | None, kept: int
+) -> None:
+    options = {} if limit is None else {"max_output_bytes": limit}
+    res = run(CommandHook(write_bytes(stream, written)), tmp_path, **options)
+    assert res.exit_code == 0
+    text, cut = (
+        (res.stdout, res.stdout_truncated) if stream == "stdout" else (res.stderr, res.stderr_truncated)
+    )
+    assert text == "x" * kept
+    assert cut is (written > kept)
+    other_cut = res.stderr_truncated if stream == "stdout" else res.stdout_truncated
+    assert other_cut is False
+
+
+def test_a_hook_runs_sixty_seconds_unless_its_call_or_itself_says_otherwise(tmp_path: Path) -> None:
+    assert run(CommandHook("true"), tmp_path).timeout == 60.0  # Claude Code's default
+    own = run(CommandHook("sleep 5", timeout=0.3), tmp_path)
+    passed = run(CommandHook("sleep 5"), tmp_path, timeout=0.3)
+    overridden = run(CommandHook("sleep 5", timeout=60), tmp_path, timeout=0.3)
+    for res in (own, passed, overridden):
+        assert (res.timed_out, res.timeout, res.exit_code, res.signal) == (True, 0.3, None, None)
+
+
+@pytest.mark.parametrize("value", [object(), float("nan")], ids=["object", "nan"])
+def test_input_that_is_not_json_is_reported_and_the_hook_never_starts(tmp_path: Path, value: object) -> None:
+    marker = tmp_path / "ran"
+    res = run(CommandHook(f"touch {shlex.quote(str(marker))}"), tmp_path, {"tool_input": {"x": value}})
+    assert res.spawn_error is not None
+    assert res.spawn_error.startswith("hook input is not JSON-serializable")
+    assert res.exit_code is None
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash: hooks run under /bin/sh")
+def test_hooks_run_under_bash(tmp_path: Path) -> None:
+    res = run(CommandHook("[[ a == a ]] && echo bash"), tmp_path)
+    assert (res.exit_code, res.stdout) == (0, "bash\n")
+
+
+@pytest.mark.parametrize(
+    ("command", "timeout"),
+    [
+        ("", None),
+        ("   ", None),
+        ("true", 0),
+        ("true", 0.0),
+        ("true", -1),
+        ("true", -0.5),
+        ("true", True),
+        ("true", "5"),
+    ],
+)
+def test_a_command_hook_needs_a_command_and_a_positive_timeout(command: str, timeout: Any) -> None:
+    with pytest.raises(ValueError, match="command hook"):
+        CommandHook(command, timeout)
+
+
+def test_a_command_hook_and_its_result_are_values_named_by_the_command(tmp_path: Path) -> None:
+    hook = CommandHook("echo hi", timeout=0.5)
+    assert hook.label == "echo hi"
+    assert hash(hook) == hash(CommandHook("echo hi", timeout=0.5))
+    res = run(hook, tmp_path)
+    assert hash(res) == hash(dataclasses.replace(res))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        hook.command = "rm -rf /"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.exit_code = 2  # type: ignore[misc]
+
+
+def test_output_that_arrives_in_pieces_is_cut_at_the_limit(tmp_path: Path) -> None:
+    # Two writes apart in time reach the reader as two pieces; however they arrive, the first 4 bytes are kept.
+    code = "import sys, time; sys.stdout.write('a'); sys.stdout.flush(); time.sleep(0.2); sys.stdout.write('bcde')"
+    res = run(
+        CommandHook(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"), tmp_path, max_output_bytes=4
+    )
+    assert (res.stdout, res.stdout_truncated) == ("abcd", True)
