@@ -7,6 +7,7 @@ subprocesses), and PostToolUse hooks after the call.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -326,6 +327,45 @@ def test_command_hook_protocol(new_harness: Callable[[], Any], outcome: str, rea
     assert_decided_like_a_command_hook(run, outcome, why)
     if outcome == "exit2":
         assert reason in run.result_text(), f"{why}: stderr must reach the model: {run.result_text()!r}"
+
+
+# Where readers of a pipe cut: the atomic write (PIPE_BUF), a pipe's buffer and asyncio's default stream
+# limit (64 KiB), and past them; a JSON decision is drawn at each, one byte either side.
+PIPE_BOUNDARIES = (4096, 65536, 131072, 262144)
+
+
+@requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
+@pytest.mark.requirement("HOOK-3", "MUST")
+@settings(max_examples=12, deadline=None)
+@given(
+    outcome=st.sampled_from(["allow", "ask", "deny"]),
+    boundary=st.sampled_from(PIPE_BOUNDARIES),
+    offset=st.integers(-1, 1),
+    reason=REASONS,
+)
+def test_a_large_json_decision_is_still_a_decision(
+    new_harness: Callable[[], Any], outcome: str, boundary: int, offset: int, reason: str
+) -> None:
+    """HOOK-3: exit 0 with JSON on stdout is a decision whatever its size.
+
+    A decision whose JSON is drawn at the sizes where pipe readers cut (4 KiB, 64 KiB, 128 KiB,
+    256 KiB, one byte either side; a long reason) applies exactly as a short one does.
+    """
+    short = pre(outcome, as_command=True, reason=reason, timeout=ANSWER_TIMEOUT_S)
+    size = len(json.dumps(short.output_json()).encode())
+    padded = f"{reason} {'x' * (boundary + offset - size - 1)}"
+    hook = dataclasses.replace(short, reason=padded)
+    assert len(json.dumps(hook.output_json()).encode()) == boundary + offset
+    run = run_calls(
+        new_harness(),
+        [plain_tool("Deploy")],
+        [("Deploy", {"x": "1"})],
+        hooks=[hook],
+        host=host_answering("deny"),
+    )
+    assert_decided_like_a_command_hook(
+        run, outcome, f"command hook {outcome} in {boundary + offset} bytes of JSON"
+    )
 
 
 @requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
