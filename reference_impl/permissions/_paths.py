@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from pathlib import Path
 __all__ = [
     "PathPattern",
     "PathPatternError",
-    "glob_class_regex",
+    "glob_class_at",
     "is_within",
     "lexical_path",
     "parse_path_pattern",
@@ -83,41 +84,129 @@ def is_within(path: str, directories: Iterable[Path]) -> bool:
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
-def glob_class_regex(body: str) -> str:
-    r"""A gitignore character class (``body`` between ``[`` and ``]``) as a regex class.
+# git's wildmatch classes, in the C locale it matches bytes in (``[[:alpha:]]`` is ASCII letters).
+_POSIX_CLASSES = {
+    "alnum": "a-zA-Z0-9",
+    "alpha": "a-zA-Z",
+    "blank": " \\t",
+    "cntrl": "\\x00-\\x1f\\x7f",
+    "digit": "0-9",
+    "graph": "\\x21-\\x7e",
+    "lower": "a-z",
+    "print": "\\x20-\\x7e",
+    "punct": "".join(re.escape(c) for c in string.punctuation),
+    "space": " \\t\\n\\r\\f\\v",
+    "upper": "A-Z",
+    "xdigit": "0-9A-Fa-f",
+}
+# A class git refuses (a bogus ``[:name:]``) or that names nothing: it matches no character.
+_NOTHING = "(?!)"
 
-    ``!`` first negates it; a backslash in it is a character of the class (``[\d]`` is ``\`` or ``d``).
+
+def glob_class_at(pattern: str, start: int) -> tuple[str, int]:
+    """The bracket class opening at ``pattern[start]`` as a regex, and the index just past its ``]``.
+
+    Read as git's wildmatch reads it: ``!`` or ``^`` first negates; a ``]`` first is a member; a
+    backslash escapes the next character; ``a-z`` is a range (a reversed one names nothing);
+    ``[:name:]`` is a POSIX class; no class ever matches ``/``. Raises :class:`PathPatternError` when
+    the class never closes (git matches nothing then: the rule could never match).
     """
-    if body.startswith("!"):
-        body = "^" + body[1:]
-    return "[" + body.replace("\\", "\\\\") + "]"
+    n = len(pattern)
+    i = start + 1
+    negated = i < n and pattern[i] in "!^"
+    i += negated
+    members: list[str] = []
+    previous = ""
+    first = True
+    while True:
+        if i >= n:
+            raise PathPatternError(f"unclosed '[' in {pattern!r}")
+        c = pattern[i]
+        if c == "]" and not first:
+            break
+        first = False
+        if c == "\\":
+            i += 1
+            if i >= n:
+                raise PathPatternError(f"unclosed '[' in {pattern!r}")
+            c = pattern[i]
+            members.append(re.escape(c))
+        elif c == "-" and previous and i + 1 < n and pattern[i + 1] != "]":
+            i += 1
+            high = pattern[i]
+            if high == "\\":
+                i += 1
+                if i >= n:
+                    raise PathPatternError(f"unclosed '[' in {pattern!r}")
+                high = pattern[i]
+            # git has matched ``previous`` alone already: a reversed range adds nothing more.
+            if previous <= high:
+                members.append(f"{re.escape(previous)}-{re.escape(high)}")
+            c = ""
+        elif c == "[" and pattern.startswith(":", i + 1):
+            close = pattern.find("]", i + 2)
+            if close < 0:
+                raise PathPatternError(f"unclosed '[' in {pattern!r}")
+            if close - (i + 2) >= 1 and pattern[close - 1] == ":":
+                name = pattern[i + 2 : close - 1]
+                if name not in _POSIX_CLASSES:
+                    return _NOTHING, _class_end(pattern, close + 1)
+                members.append(_POSIX_CLASSES[name])
+                i, c = close, ""  # a '-' after a POSIX class is a member, not a range
+            else:
+                members.append(re.escape(c))
+        else:
+            members.append(re.escape(c))
+        previous = c
+        i += 1
+    body = "".join(members)
+    if negated:
+        return f"[^/{body}]", i + 1
+    return (f"(?!/)[{body}]" if body else _NOTHING), i + 1
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The index past the ``]`` that closes a class whose rest git no longer reads."""
+    close = pattern.find("]", i)
+    if close < 0:
+        raise PathPatternError(f"unclosed '[' in {pattern!r}")
+    return close + 1
 
 
 def _glob_to_regex(pattern: str) -> str:
-    """A gitignore glob (already relative to its root) as a regex over a relative posix path."""
+    """A gitignore glob (already relative to its root) as a regex over a relative posix path.
+
+    ``**`` (or more stars) spans segments only as a whole segment (``**/x``, ``x/**``, ``x/**/y``) or
+    right after the glob's literal start (``a**/x``, as git reads it); elsewhere (``a*b**``) it is a
+    plain ``*``.
+    """
     out: list[str] = []
     i = 0
     n = len(pattern)
+    literal_start = next((k for k, c in enumerate(pattern) if c in "*?[\\"), n)
     while i < n:
         c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
+        if c == "*":
+            stars = i
+            while i < n and pattern[i] == "*":
+                i += 1
+            # Two or more stars span segments when they fill a whole segment (git reads "***" as "**"),
+            # or follow the glob's literal start: git matches that start first and the rest on its own.
+            starts_segment = stars == 0 or pattern[stars - 1] == "/" or stars == literal_start
+            whole_segment = i - stars >= 2 and starts_segment
+            if whole_segment and i < n and pattern[i] == "/":
+                out.append("(?:.*/)?")
+                i += 1
+            elif whole_segment and i == n:
+                out.append(".*")
+            else:
+                out.append("[^/]*")
         elif c == "?":
             out.append("[^/]")
             i += 1
         elif c == "[":
-            end = pattern.find("]", i + 2)
-            if end < 0:
-                raise PathPatternError(f"unclosed '[' in {pattern!r}")
-            out.append(glob_class_regex(pattern[i + 1 : end]))
-            i = end + 1
+            regex, i = glob_class_at(pattern, i)
+            out.append(regex)
         elif c == "\\" and i + 1 < n:
             out.append(re.escape(pattern[i + 1]))
             i += 2

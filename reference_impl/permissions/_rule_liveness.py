@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from reference_impl.permissions._bash_reader import SYNTAX_ERROR, split_command
-from reference_impl.permissions._paths import PathPatternError, glob_class_regex, parse_path_pattern
+from reference_impl.permissions._paths import PathPatternError, glob_class_at, parse_path_pattern
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, TOOL_TARGETS, PermissionRule
 from reference_impl.permissions._rules import allow_match, describe_call, first_match
 from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, build_tool
@@ -109,9 +109,9 @@ _CLASS_CANDIDATES = (
 )
 
 
-def _class_char(body: str) -> str:
-    """A character the path matcher's class ``[body]`` takes (compiled as the matcher compiles it)."""
-    pattern = re.compile(glob_class_regex(body))
+def _class_char(regex: str) -> str:
+    """A character the path matcher's class (its ``regex``, as the matcher compiles it) takes."""
+    pattern = re.compile(regex)
     return next((c for c in _CLASS_CANDIDATES if pattern.fullmatch(c)), "a")
 
 
@@ -120,14 +120,13 @@ def _glob_instance(glob: str) -> str:
     out: list[str] = []
     i = 0
     while i < len(glob):
-        if glob.startswith("**/", i):
-            i += 3
-        elif glob.startswith("**", i) or glob[i] in "*?":
+        if glob[i] in "*?":
+            # A run of stars, whatever it spans, and "?" each take one plain name character.
             out.append("a")
-            i += 2 if glob.startswith("**", i) else 1
-        elif glob[i] == "[" and (end := glob.find("]", i + 2)) > 0:
-            out.append(_class_char(glob[i + 1 : end]))
-            i = end + 1
+            i += len(glob[i:]) - len(glob[i:].lstrip("*")) if glob[i] == "*" else 1
+        elif glob[i] == "[":
+            regex, i = glob_class_at(glob, i)
+            out.append(_class_char(regex))
         elif glob[i] == "\\" and i + 1 < len(glob):
             out.append(glob[i + 1])
             i += 2
