@@ -9,15 +9,18 @@ nothing stops it.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from conformance._controls import require_control
+from conformance._path_globs import gitignore_matches, globs_and_paths
 from conformance._sandbox_runs import ON, allowing_host, layout, run, sandbox_off, skip_without
 from conformance._sandbox_runs import settings as sandbox_settings
 from pytest_toolharness.adapters import requires
@@ -150,3 +153,38 @@ def test_deny_write_globs_keep_what_they_match(
         _place(place.work, placement)
     run(new_harness(), command, place.work, dict(sandbox_off(ON)), host=allowing_host())
     assert changed(), f"control: unsandboxed, {how} of {name!r} did nothing"
+
+
+@pytest.mark.requirement("SBX-1", "MUST")
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=globs_and_paths())
+@example(case=("[[:digit:]]*", "0a"))
+@example(case=("a**/**", "a"))
+def test_read_deny_rule_globs_hide_what_git_matches(
+    new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, case: tuple[str, str]
+) -> None:
+    """SBX-1: a file a ``Read(//DIR/GLOB)`` deny rule matches, as git matches it, can't be read inside the sandbox.
+
+    The glob is composed of gitignore's pieces (:mod:`conformance._path_globs`) and the file is one git
+    says the glob matches; the command builds its path at run time, so only the sandbox can stop it.
+    Unsandboxed the same command prints the secret.
+    """
+    glob, path = case
+    place = layout(tmp_path_factory.mktemp("globs"))
+    data = place.outside / "data"
+    (data / path).parent.mkdir(parents=True, exist_ok=True)
+    (data / path).write_text(f"{SECRET}\n")
+    assume(gitignore_matches(data, glob, path))
+    command = f"cat \"$(printf '%s/%s' {shlex.quote(str(data))} {shlex.quote(path)})\""
+    denied = sandbox_settings(deny=[f"Read(/{data}/{glob})"])
+    try:
+        on = run(new_harness(), command, place.work, denied, host=allowing_host())
+    except Exception as error:  # a harness may refuse a rule it can't enforce, naming it
+        refused = str(error)
+        assert glob in refused, f"Read(/{data}/{glob}) refused without naming it: {refused}"
+        return
+    assert SECRET not in on.output, (
+        f"Read(/{data}/{glob}) deny let {path!r} be read in the sandbox: {on.output!r}"
+    )
+    off = run(new_harness(), command, place.work, dict(sandbox_off(denied)), host=allowing_host())
+    require_control(SECRET in off.output, f"unsandboxed, {path!r} was not read: {off.output!r}")

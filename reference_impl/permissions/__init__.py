@@ -42,6 +42,7 @@ from reference_impl.permissions._host import (
     ToolPermissionContext,
 )
 from reference_impl.permissions._paths import (
+    PathPattern,
     PathPatternError,
     parse_path_pattern,
 )
@@ -103,6 +104,7 @@ __all__ = [
     "DecisionStage",
     "DenyForms",
     "HookVerdict",
+    "PathPattern",
     "PathPatternError",
     "PermissionBehavior",
     "PermissionContext",

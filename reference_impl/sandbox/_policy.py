@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,7 +73,7 @@ class SandboxPolicy:
     allowed_domains: tuple[str, ...]
     denied_domains: tuple[str, ...]
     hidden_globs: tuple[str, ...] = ()
-    """Absolute glob patterns (``**`` spans directories) whose matches are hidden."""
+    """Absolute glob patterns (gitignore's globs, as path rules read them) whose matches are hidden."""
     protected_globs: tuple[str, ...] = ()
     """Absolute glob patterns whose matches are read-only, and removed when a command creates one."""
 
@@ -124,9 +125,8 @@ def _rule_glob(rule: PermissionRule, context: PermissionContext) -> str | None:
         pattern = parse_path_pattern(rule.content, cwd=context.cwd, project_root=context.project_root)
     except PathPatternError:
         return None
-    # An escaped wildcard is a literal character: glob spells that as a one-character class.
-    glob = pattern.glob.replace("\\[", "[[]").replace("\\*", "[*]").replace("\\?", "[?]")
-    return posixpath.join(pattern.root, glob)
+    # The root is literal: its own wildcard characters are escaped, so that only the glob is read as one.
+    return posixpath.join(re.sub(r"([*?\[\\])", r"\\\1", pattern.root), pattern.glob)
 
 
 def _rule_path(rule: PermissionRule, context: PermissionContext) -> str | None:

@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import glob
 import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from reference_impl.permissions import PathPattern, PathPatternError, parse_path_pattern
 from reference_impl.sandbox._policy import BARE_REPOSITORY_NAMES, SandboxPolicy
 
 __all__ = [
@@ -99,20 +99,44 @@ class SandboxPatternError(ValueError):
 
 
 def expand_globs(patterns: Sequence[str], *, limit: int | None = GLOB_MATCH_LIMIT) -> tuple[str, ...]:
-    """The paths that ``patterns`` match now (``**`` spans directories, dot files included), sorted.
+    """The paths that ``patterns`` match now, sorted: absolute globs read as path rules read them.
 
-    Raises :class:`SandboxPatternError` when one pattern matches more than ``limit`` paths.
+    One matcher for every glob (gitignore's, :func:`reference_impl.permissions.parse_path_pattern`):
+    a ``Read(...)`` deny rule hides in the sandbox exactly what it denies to the file tools. A
+    directory that matches is listed, not its contents (hiding or protecting it covers them). Raises
+    :class:`SandboxPatternError` when a pattern can't be read or matches more than ``limit`` paths.
     """
     found: set[str] = set()
     for pattern in patterns:
-        for count, match in enumerate(glob.iglob(pattern, recursive=True, include_hidden=True), 1):
+        try:
+            compiled = parse_path_pattern("/" + pattern, cwd=Path("/"))
+        except PathPatternError as error:
+            raise SandboxPatternError(f"the sandbox pattern {pattern!r} can't be read: {error}") from error
+        for count, match in enumerate(_matches_now(compiled), 1):
             if limit is not None and count > limit:
                 raise SandboxPatternError(
                     f"the sandbox pattern {pattern!r} matches more than {GLOB_MATCH_LIMIT} paths;"
                     " narrow it in sandbox.filesystem (or the Read deny rule) so that it can be enforced"
                 )
-            found.add(os.path.normpath(match))
+            found.add(match)
     return tuple(sorted(found))
+
+
+def _matches_now(pattern: PathPattern) -> Iterator[str]:
+    """The paths below ``pattern.root`` that it matches, walked without following symlinks."""
+    for directory, subdirectories, files in os.walk(pattern.root):
+        relative = os.path.relpath(directory, pattern.root)
+        prefix = "" if relative == "." else f"{relative}/"
+        unmatched = []
+        for name in sorted(subdirectories):
+            if pattern.regex.fullmatch(prefix + name):
+                yield os.path.join(directory, name)
+            else:
+                unmatched.append(name)
+        subdirectories[:] = unmatched
+        for name in sorted(files):
+            if pattern.regex.fullmatch(prefix + name):
+                yield os.path.join(directory, name)
 
 
 @dataclass(frozen=True, slots=True)
