@@ -7,6 +7,7 @@ the program's.
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import tarfile
 from pathlib import Path
@@ -37,6 +38,7 @@ def _project(work: Path) -> Path:
     for archive, member in (("bad.tar", "src/.bashrc"), ("ok.tar", "plain/a.txt")):
         with tarfile.open(work / archive, "w") as tar:
             tar.add(work / member, arcname=member.split("/", 1)[1])
+    (work / ".envrc.gz").write_bytes(gzip.compress(b"export X=1\n"))
     (work / "evil.diff").write_text("--- a/.envrc\n+++ b/.envrc\n@@ -0,0 +1 @@\n+x\n", encoding="utf-8")
     (work / "ok.diff").write_text("--- a/src/x.py\n+++ b/src/x.py\n@@ -0,0 +1 @@\n+x\n", encoding="utf-8")
     return work
@@ -78,12 +80,24 @@ ASKED = [
     ("rsync -a src/ .", ".bashrc" if shutil.which("rsync") else ""),
     ("mv src dst", "dst/src/.bashrc"),
     ("man-recode -t UTF-8 --suffix=rc .bash", ""),
+    ("gzip -d .envrc.gz", ".envrc"),
+    ("gunzip -f .envrc.gz", ".envrc"),
+    ("python3 -m gzip -d .envrc.gz", ".envrc" if Path("/usr/bin/python3").exists() else ""),
+    ("python3 -m tarfile -e bad.tar", ".bashrc" if Path("/usr/bin/python3").exists() else ""),
+    ("find . -maxdepth 0 -exec gzip -S rc .bash \\;", ".bashrc"),
+    ("bash -c 'cp -b -S rc in.txt .bash'", ".bashrc"),
+    ("wget -r http://example.invalid/", ""),
+    ("curl -OJ http://example.invalid/x", ""),
     ("cpio -id < x.cpio", ""),
     ("echo 'ProxyCommand sh -c x' >> ~/.ssh/config", ""),
 ]
 
 EVERYDAY = [
     "gzip in.txt",
+    "xz -T0 -9 in.txt",
+    "zstd -19 in.txt",
+    "python3 -m gzip in.txt",
+    "wget -q http://example.invalid/x.tgz",
     "gunzip -k x.txt.gz",
     "gzip -d x.tar.gz",
     "cp -r plain dst",

@@ -4,7 +4,7 @@ A program may write a file whose name is none of its words: a backup (``cp -b -S
 writes ``.bashrc``), a compressor's output (``gzip -S rc .bash``, ``gzip -d .envrc.gz``), a
 splitter's pieces (``csplit -f .bash -b 'rc%.0d'``), an in-place editor's backup (``sed -irc``),
 a typescript (``script .bashrc``), a copied tree's or an archive's contents (``cp -r src/. .``,
-``tar xf t.tar``), a patch's files. Each is read by the program's own rule for the name, with
+``tar xf t.tar``, ``python3 -m tarfile -e t.tar``), a patch's files, a server's names (``wget -r``). Each is read by the program's own rule for the name, with
 its options read by its grammar (mined from ``--help``, ``program_grammar.json``):
 
 * an exact name (a string) when the rule and every word it uses are known;
@@ -574,7 +574,25 @@ def derived_names(
         return _perl_backups(args)
     if program in _REMOTE_NAMES:
         return _remote_names(program, args)
+    if re.fullmatch(r"python[\d.]*", program) and "-m" in args:
+        return _python_module_cli(args[args.index("-m") + 1 :])
     return _unread_suffix(args, names)
+
+
+def _python_module_cli(words: Argv) -> list[Derived]:
+    """The standard library's command lines that derive names: ``-m gzip`` (as gzip), ``-m zipfile -e``, ``-m tarfile -e``."""
+    if not words or words[0] is None:
+        return [None]
+    module, rest = words[0], list(words[1:])
+    if module == "gzip":
+        return _compressed("gzip", [w for w in rest if w not in ("--fast", "--best")])
+    if module in ("zipfile", "tarfile") and any(w in ("-e", "--extract") for w in rest):
+        at = next(i for i, w in enumerate(rest) if w in ("-e", "--extract"))
+        operands = rest[at + 1 :]
+        if len(operands) < 1 or any(w is None for w in operands):
+            return [None]
+        return [ArchiveMembers(str(operands[0]), str(operands[1]) if len(operands) > 1 else ".")]
+    return []
 
 
 # Downloaders name a file by its URL (a named word), except where the server or the pages it
