@@ -46,6 +46,11 @@ from __future__ import annotations
 from pytest_toolharness._profiles import load_suite_profile, register_profiles, restore_profile
 from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
 from pytest_toolharness._strategies.code_reach import CodeReach, code_reach
+from pytest_toolharness._strategies.derived_names import (
+    DerivedNameOption,
+    derived_name_options,
+    prepare_derived_work,
+)
 from pytest_toolharness._strategies.file_writers import WriterEntry, file_writers, written_paths
 from pytest_toolharness._strategies.hooks import (
     ALSO_BY_EVENT,
@@ -162,6 +167,7 @@ __all__ = [
     "CodeReach",
     "ComposedCommand",
     "DeadShellRule",
+    "DerivedNameOption",
     "EvaluatedAttempt",
     "PathMaze",
     "ShellAttempt",
@@ -180,6 +186,7 @@ __all__ = [
     "composed_real_programs",
     "compound_commands",
     "dead_shell_rules",
+    "derived_name_options",
     "descriptions",
     "evaluated_code_attempts",
     "expanded_spellings",
@@ -204,6 +211,7 @@ __all__ = [
     "path_variants",
     "permission_modes",
     "permission_rules",
+    "prepare_derived_work",
     "register_profiles",
     "restore_profile",
     "rule_texts",

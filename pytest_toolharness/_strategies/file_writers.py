@@ -29,11 +29,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from hypothesis import strategies as st
 
@@ -42,9 +42,12 @@ from pytest_toolharness._strategies.program_catalogue import BIN_DIRS, option_bl
 __all__ = [
     "WRITERS_FILE",
     "WriterEntry",
+    "confirm_claims",
     "file_writers",
+    "installed_pages",
     "load_writers",
     "mine_writers",
+    "write_catalogue",
     "written_paths",
 ]
 
@@ -128,10 +131,11 @@ def _page_entries(program: str, troff: str, source: str) -> Iterable[WriterEntry
         yield WriterEntry(program, "operand", source=source, evidence=troff_text(summary.group(1))[:160])
 
 
-def mine_claims(man_dir: str = MAN_DIR, bin_dirs: Sequence[str] = BIN_DIRS) -> tuple[WriterEntry, ...]:
-    """Every claim the installed programs' manual pages make (unconfirmed)."""
+def installed_pages(
+    man_dir: str = MAN_DIR, bin_dirs: Sequence[str] = BIN_DIRS
+) -> Iterator[tuple[str, str, str]]:
+    """(program, troff source, page path) of every manual page of an installed program, in name order."""
     installed = {name for directory in bin_dirs if os.path.isdir(directory) for name in os.listdir(directory)}
-    claims: dict[tuple[str, str, str], WriterEntry] = {}
     for page in sorted(os.listdir(man_dir)):
         program = page.split(".")[0]
         if program not in installed:
@@ -139,10 +143,27 @@ def mine_claims(man_dir: str = MAN_DIR, bin_dirs: Sequence[str] = BIN_DIRS) -> t
         try:
             opener = gzip.open if page.endswith(".gz") else open
             with opener(os.path.join(man_dir, page), "rt", encoding="utf-8", errors="replace") as handle:
-                troff = handle.read()
+                yield program, handle.read(), os.path.join(man_dir, page)
         except OSError:
             continue
-        for entry in _page_entries(program, troff, os.path.join(man_dir, page)):
+
+
+def write_catalogue(target: Path, generated_by: str, entries: Sequence[Any]) -> int:
+    """Write the confirmed ``entries`` (dataclasses with ``confirmed``) to ``target``; report how many."""
+    document = {
+        "generated_by": generated_by,
+        "entries": [asdict(entry) for entry in sorted(entries) if entry.confirmed],
+    }
+    target.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"{len(document['entries'])} of {len(entries)} claims confirmed -> {target}")
+    return 0
+
+
+def mine_claims(man_dir: str = MAN_DIR, bin_dirs: Sequence[str] = BIN_DIRS) -> tuple[WriterEntry, ...]:
+    """Every claim the installed programs' manual pages make (unconfirmed)."""
+    claims: dict[tuple[str, str, str], WriterEntry] = {}
+    for program, troff, source in installed_pages(man_dir, bin_dirs):
+        for entry in _page_entries(program, troff, source):
             claims.setdefault((entry.program, entry.kind, entry.option), entry)
     return tuple(claims.values())
 
@@ -199,15 +220,25 @@ def confirm(entry: WriterEntry, root: Path) -> WriterEntry:
     return entry
 
 
-def mine_writers(man_dir: str = MAN_DIR) -> tuple[WriterEntry, ...]:
-    """The claims of the installed manual pages, each confirmed (or not) by the filesystem."""
-    root = Path(tempfile.mkdtemp(prefix="toolharness-writers-"))
+_Claim = TypeVar("_Claim")
+
+
+def confirm_claims(
+    claims: Sequence[_Claim], judge: Callable[[_Claim, Path], _Claim], *, workers: int = 8
+) -> tuple[_Claim, ...]:
+    """Each claim as ``judge`` returns it (confirmed or not), run beside the others under one scratch root."""
+    root = Path(tempfile.mkdtemp(prefix="toolharness-claims-"))
     try:
         # Most runs wait on a timeout, not the CPU: several at once.
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            return tuple(pool.map(lambda entry: confirm(entry, root), mine_claims(man_dir)))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return tuple(pool.map(lambda claim: judge(claim, root), claims))
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def mine_writers(man_dir: str = MAN_DIR) -> tuple[WriterEntry, ...]:
+    """The claims of the installed manual pages, each confirmed (or not) by the filesystem."""
+    return confirm_claims(mine_claims(man_dir), confirm)
 
 
 def load_writers(path: Path = WRITERS_FILE) -> tuple[WriterEntry, ...]:
@@ -224,14 +255,7 @@ def file_writers() -> st.SearchStrategy[WriterEntry]:
 def main(argv: Sequence[str] = ()) -> int:
     """Mine the catalogue and write it to ``file_writers.json`` (or the path given)."""
     target = Path(argv[0]) if argv else WRITERS_FILE
-    entries = mine_writers()
-    document = {
-        "generated_by": "python -m pytest_toolharness._strategies.file_writers",
-        "entries": [asdict(entry) for entry in sorted(entries) if entry.confirmed],
-    }
-    target.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{len(document['entries'])} of {len(entries)} claims confirmed -> {target}")
-    return 0
+    return write_catalogue(target, "python -m pytest_toolharness._strategies.file_writers", mine_writers())
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reference_impl.permissions._bash_reader import ShellCommand
+from reference_impl.permissions._derived_names import Derived, derived_names
 from reference_impl.permissions._descriptors import descriptor_of
 from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
 from reference_impl.permissions._wrapped_commands import find_commands, is_wrapper, unwrap
@@ -297,7 +298,7 @@ def _named_paths(args: Argv) -> list[str | None]:
     return [name for name in named if name is None or name.strip("-")]
 
 
-def _find_targets(args: Argv, depth: int) -> list[str | None]:
+def _find_targets(args: Argv, depth: int) -> list[Derived]:
     """What ``find`` may change: its ``-fprint`` files and what its commands change.
 
     Under ``-delete``, or an ``-exec`` command that may change files, whatever it finds (its start paths).
@@ -307,7 +308,7 @@ def _find_targets(args: Argv, depth: int) -> list[str | None]:
         if word is not None and word.startswith(("-", "(", "!")):
             break
         starts.append(word)
-    targets: list[str | None] = []
+    targets: list[Derived] = []
     for i, word in enumerate(args):
         if word in _FIND_OUTPUTS:
             targets.append(args[i + 1] if i + 1 < len(args) else None)
@@ -337,7 +338,13 @@ def _git_targets(args: Argv) -> list[str | None]:
     return [*targets, *_named_paths(args[args.index(sub) + 1 :])]
 
 
-def program_targets(argv: Argv, depth: int = 0) -> list[str | None]:
+def program_targets(
+    argv: Argv,
+    depth: int = 0,
+    line_source: str = "",
+    assignments: Sequence[str] = (),
+    stdin: str | None = None,
+) -> list[Derived]:
     """Every path a program may change, as named on its line (PERM-15); None for one known only at run time.
 
     A program the engine cannot prove changes no file its line names may change any of them
@@ -345,27 +352,32 @@ def program_targets(argv: Argv, depth: int = 0) -> list[str | None]:
     ``chmod +x F``, ``patch F``, any program the engine does not know, or one only known at run
     time). Proven: programs that only read or print; git, as modelled; a wrapper, by the command it
     runs (``xargs`` gives it words known only when it runs); ``find``, by its outputs and commands.
+    Beside them, the files it writes under names it derives (:func:`derived_names`: ``cp -b -S rc f
+    .bash`` writes ``.bashrc``); ``line_source`` is the whole line, which may set the variables naming
+    them, ``assignments`` the part's own (``SIMPLE_BACKUP_SUFFIX=rc cp -b``) and ``stdin`` its
+    here-document (a diff ``patch`` reads).
     """
     if not argv or depth > 8:
         return [None] if argv else []
     if argv[0] is None:
-        return _named_paths(argv[1:])
+        return [*_named_paths(argv[1:])]
     base, args = posixpath.basename(argv[0]), argv[1:]
     if base in _CHANGE_NO_NAMED_FILE:
         return []
+    derived = derived_names(base, args, assignments, line_source, stdin=stdin)
     if base == "git":
-        return _git_targets(args)
+        return [*_git_targets(args), *derived]
     if base == "find":
-        return _find_targets(args, depth)
+        return [*_find_targets(args, depth), *derived]
     if is_wrapper(base):
         inner = unwrap(base, args)
         if not inner:
-            return _named_paths(args)
+            return [*_named_paths(args), *derived]
         own = _named_paths(args[: len(args) - len(inner)])  # ``flock .git/x cmd`` makes its lock file
         from_input = [None] if base == "xargs" else []
-        targets = program_targets(inner, depth + 1)
-        return [*own, *targets, *(from_input if targets or inner[0] is None else [])]
-    targets = _named_paths(args)
+        inner_targets = program_targets(inner, depth + 1, line_source, stdin=stdin)
+        return [*own, *derived, *inner_targets, *(from_input if inner_targets or inner[0] is None else [])]
+    targets: list[Derived] = [*_named_paths(args), *derived]
     if base in ("tee", "dd", "sort", "shuf", "uniq", "sed") and program_writes(base, args)[1] is not None:
         targets.append(None)  # it may write where its line does not say (sed's w command)
     return targets

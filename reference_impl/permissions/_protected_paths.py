@@ -13,12 +13,22 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import stat
+import tarfile
+import zipfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._code_targets import CodeTargets, code_language, line_code
+from reference_impl.permissions._derived_names import (
+    CopiedTree,
+    Derived,
+    NameFamily,
+    PatchedFiles,
+)
 from reference_impl.permissions._line_writes import program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
@@ -36,15 +46,30 @@ from reference_impl.permissions._wrapped_commands import (
 
 __all__ = ["PROTECTED_DIRECTORIES", "PROTECTED_FILES", "protected_reason", "protected_write"]
 
-PROTECTED_DIRECTORIES = frozenset({".git", ".claude", ".vscode", ".idea", ".husky"})
-"""Directories whose files are never edited without asking, whatever the mode (PERM-15)."""
+PROTECTED_DIRECTORIES = frozenset({".git", ".claude", ".vscode", ".idea", ".husky", ".hg", ".gnupg"})
+"""Directories whose files are never edited without asking, whatever the mode (PERM-15).
+
+``.hg``: ``.hg/hgrc``'s ``[hooks]`` run on hg's commands; ``.gnupg``: ``gpg-agent.conf``'s
+``pinentry-program`` and ``gpg.conf``'s ``photo-viewer`` are programs gpg starts (gpg-agent(1), gpg(1)).
+"""
 
 PROTECTED_FILES = frozenset(
     {".mcp.json", ".gitmodules", ".gitconfig", ".gitattributes", ".bashrc", ".bash_profile", ".bash_login"}
     | {".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".envrc", ".npmrc"}
     | {".pypirc", ".netrc", ".inputrc", ".tcshrc", ".cshrc", ".kshrc", ".config/fish/config.fish"}
+    # Configuration whose content a program runs as a command, by its own documentation:
+    # git's XDG global configuration (like .gitconfig); wget(1) ``use_askpass``; ssh_config(5)
+    # ``ProxyCommand``, ``LocalCommand``, ``KnownHostsCommand``, ``Match exec`` and ssh(1) ``~/.ssh/rc``;
+    # hg's ``[hooks]``; lesskey(1) ``#env`` (``LESSOPEN``); psql(1) ``\!``; sqlite3(1) ``.shell``/
+    # ``.system``; tmux(1) ``run-shell``; vim(1) ``:!`` in its start-up files; pdb's ``!`` in .pdbrc;
+    # yarn's ``yarnPath``/``yarn-path``; cargo's ``rustc-wrapper`` and runners; the AWS CLI's
+    # ``credential_process``; kubectl's ``exec`` credential plugins; docker's ``credsStore``.
+    | {".config/git/config", ".wgetrc", ".ssh/config", ".ssh/rc", ".hgrc", ".lesskey", ".config/lesskey"}
+    | {".psqlrc", ".sqliterc", ".tmux.conf", ".config/tmux/tmux.conf", ".vimrc", ".gvimrc", ".exrc"}
+    | {".pdbrc", ".yarnrc", ".yarnrc.yml", ".cargo/config", ".cargo/config.toml", ".aws/config"}
+    | {".kube/config", ".docker/config.json"}
 )
-"""Files that make code run later, or configure the harness, git or a shell (PERM-15)."""
+"""Files that make code run later, or configure the harness, git, a shell, or a program that runs their commands (PERM-15)."""
 
 
 def protected_reason(path: str, cwd: Path) -> str | None:
@@ -60,7 +85,7 @@ def protected_reason(path: str, cwd: Path) -> str | None:
         )
         if hit:
             return f"{path} is inside the protected directory {sorted(hit)[0]}"
-        if segments[-1] in PROTECTED_FILES or "/".join(segments[-3:]) in PROTECTED_FILES:
+        if any("/".join(segments[-depth:]) in PROTECTED_FILES for depth in (1, 2, 3)):
             return f"{path} is a protected file ({segments[-1]})"
     try:
         status = os.stat(resolved_path(path, cwd))
@@ -191,6 +216,158 @@ def _interpreter_code(part: ShellPart) -> CodeTargets | None:
     return None
 
 
+# The last segment of every protected name: what a family of numbered names may land on.
+_PROTECTED_NAMES = frozenset(name.rsplit("/", 1)[-1] for name in PROTECTED_FILES) | PROTECTED_DIRECTORIES
+_MOST_LISTED = 20000  # a tree or archive with more entries is not listed: its names are not known
+
+
+def _tree_entries(root: str) -> Iterator[str | None]:
+    """The relative paths under the directory ``root`` as on disk; None past the limit or at a link to a directory.
+
+    A link to a directory may be followed (``cp -rL``): what is under it is not listed.
+    """
+    count = 0
+    for top, directories, files in os.walk(root, followlinks=False):
+        for name in (*directories, *files):
+            count += 1
+            full = os.path.join(top, name)
+            if count > _MOST_LISTED or (os.path.islink(full) and os.path.isdir(full)):
+                yield None
+                return
+            yield os.path.relpath(full, root)
+
+
+def _archive_entries(path: str) -> list[str | None]:
+    """An archive's member names (tar, compressed or not, or zip); None for one not read or holding links.
+
+    A link member may lead later members anywhere (``d -> .git``, then ``d/hooks/x``).
+    """
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                infos = archive.infolist()
+                if len(infos) > _MOST_LISTED or any(stat.S_ISLNK(i.external_attr >> 16) for i in infos):
+                    return [None]
+                return [i.filename for i in infos]
+        with tarfile.open(path) as archive:
+            members = archive.getmembers()
+    except (OSError, tarfile.TarError, zipfile.BadZipFile, EOFError, ValueError):
+        return [None]
+    if len(members) > _MOST_LISTED or any(m.issym() or m.islnk() for m in members):
+        return [None]
+    return [m.name.lstrip("/") for m in members]
+
+
+_DIFF_NAME = re.compile(
+    r"^(?:(?:---|\+\+\+|\*\*\*) (\S+)|Index: (\S+)|diff --git (\S+) (\S+)|(?:rename|copy) to (.+))", re.M
+)
+_MOST_DIFF_BYTES = 4 << 20
+
+
+def _diff_names(text: str) -> list[str]:
+    """Every name a diff's headers give (unquoted; a quoted name is kept whole, so it is judged as written)."""
+    return [name.strip('"') for match in _DIFF_NAME.finditer(text) for name in match.groups() if name]
+
+
+def _patched_reason(written: PatchedFiles, place: Path, written_elsewhere: Sequence[str]) -> str | None:
+    """Why a file a diff names, patched from ``place``, may be protected: each name under every strip level it may have."""
+    text = written.text
+    if written.diff is not None:
+        full = posixpath.join(str(place), written.diff)
+        if any(
+            posixpath.normpath(posixpath.join(str(place), w)) == posixpath.normpath(full)
+            for w in written_elsewhere
+        ):
+            return (
+                f"the line changes {written.diff} before it is applied, so the files it names are not known"
+            )
+        try:
+            with open(full, "rb") as handle:
+                text = handle.read(_MOST_DIFF_BYTES + 1).decode("utf-8", "replace")
+        except OSError:
+            return None  # no diff to apply
+        if len(text) > _MOST_DIFF_BYTES:
+            return f"the diff {written.diff} is too long to read the files it names"
+    for name in _diff_names(text or ""):
+        parts = [p for p in name.split("/") if p]
+        levels = range(len(parts)) if written.strip is None else [min(written.strip, max(len(parts) - 1, 0))]
+        for level in levels:
+            candidate = posixpath.join(written.directory, *parts[level:]) if parts else written.directory
+            reason = protected_reason(candidate, place)
+            if reason is not None:
+                return f"the diff names {name}, patched as {candidate}: {reason}"
+    return None
+
+
+def _derived_reason(written: Derived, place: Path, written_elsewhere: Sequence[str]) -> str | None:
+    """Why a file written under a derived name, from ``place``, may be a protected path (None: none is).
+
+    A family is judged by one member and by every protected name it holds; a tree or archive by
+    each entry on disk, unless the line itself may change it first (``written_elsewhere``).
+    """
+    if written is None:
+        return "the command writes files under names derived when it runs (a backup, an archive's, a copy's)"
+    if isinstance(written, str):
+        reason = protected_reason(written, place)
+        return None if reason is None else f"it writes {written} (a name it derives): {reason}"
+    if isinstance(written, NameFamily):
+        directory = posixpath.dirname(written.head)
+        for name in (written.example(), *(posixpath.join(directory, n) for n in sorted(_PROTECTED_NAMES))):
+            if written.holds(name) and (reason := protected_reason(name, place)) is not None:
+                return f"it writes files named {written.head}... such as {name}: {reason}"
+        return None
+    if isinstance(written, PatchedFiles):
+        return _patched_reason(written, place, written_elsewhere)
+    source = written.source if isinstance(written, CopiedTree) else written.archive
+    full = posixpath.join(str(place), source)
+    if any(
+        posixpath.normpath(posixpath.join(str(place), w)).startswith(posixpath.normpath(full))
+        for w in written_elsewhere
+    ):
+        return (
+            f"the line changes {source} before it is copied or extracted, so the names written are not known"
+        )
+    if isinstance(written, CopiedTree):
+        if not os.path.isdir(full):
+            return None  # a file is copied by the name the line shows; a missing source copies nothing
+        entries: list[str | None] = ["", *_tree_entries(full)]
+        under = posixpath.basename(posixpath.normpath(source))
+        bases = [written.destination, posixpath.join(written.destination, under)]
+    else:
+        if not os.path.isfile(full):
+            return None  # no archive to extract
+        entries, bases = _archive_entries(full), [written.destination]
+    for entry in entries:
+        if entry is None:
+            return f"the names written from {source} can't be listed"
+        for base in bases:
+            name = posixpath.normpath(posixpath.join(base, entry))
+            reason = protected_reason(name, place)
+            if reason is not None:
+                return f"it writes {name} from {source}: {reason}"
+    return None
+
+
+def _derived_line_reason(
+    targets: Sequence[Derived], elsewhere: Sequence[str], places: list[str] | None
+) -> str | None:
+    """Why a file one part writes under a name it derives (a family, tree or archive) may be protected.
+
+    Judged in each directory the line may run in; ``elsewhere`` is what the line's other parts write.
+    """
+    derived = [t for t in targets if not (t is None or isinstance(t, str))]
+    if not derived:
+        return None
+    if places is None:
+        return "the command changes directory before writing files under names it derives"
+    for written in derived:
+        for place in places:
+            reason = _derived_reason(written, Path(place), elsewhere)
+            if reason is not None:
+                return reason
+    return None
+
+
 def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path, depth: int) -> str | None:
     """Why this line (run in any of ``directories``, None: not known) may write a protected path."""
     if SYNTAX_ERROR in command.problems:
@@ -198,8 +375,13 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
         # part it could not read is not in ``writes``, so what the line writes is not known.
         return "the command is not read with certainty (the grammar finds a syntax error), so what it writes is not known"
     places = _directories(command, directories)
-    targets = [t for part in command.parts for t in program_targets(_as_known(part))]
-    for written in (*command.writes, *targets):
+    by_part = [
+        program_targets(_as_known(part), 0, command.source, part.assignments, part.stdin)
+        for part in command.parts
+    ]
+    targets = [t for part_targets in by_part for t in part_targets]
+    named = [t for t in (*command.writes, *targets) if t is None or isinstance(t, str)]
+    for written in named:
         if written is None:
             return "the command writes to a file only known when it runs"
         if written.startswith(("/", "~")):
@@ -210,6 +392,14 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
             return f"the command changes directory before writing {written}, so where it lands is not known"
         else:
             reason = next((r for d in places if (r := protected_reason(written, Path(d))) is not None), None)
+        if reason is not None:
+            return reason
+    for index, part_targets in enumerate(by_part):
+        # What the other parts write may change a tree or archive before this part reads it.
+        elsewhere = [
+            t for i, other in enumerate(by_part) if i != index for t in other if isinstance(t, str)
+        ] + [w for w in command.writes if w is not None]
+        reason = _derived_line_reason(part_targets, elsewhere, places)
         if reason is not None:
             return reason
     for part in command.parts:

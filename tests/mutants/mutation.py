@@ -225,6 +225,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     # ShellPart.opaque also tells PERM-15's walk that a program only known at run time may be cd.
     "reference_impl/permissions/_shell_parts.py": (*_PERMISSION_SHELL, "PERM-15"),
     "reference_impl/permissions/_line_writes.py": (*_PERMISSION_SHELL, "PERM-15"),
+    # The names a program derives for what it writes (backups, compressors, pieces, trees, archives).
+    "reference_impl/permissions/_derived_names.py": ("PERM-15",),
     "reference_impl/permissions/_descriptors.py": _PERMISSION_SHELL,
     # Rules read by each program's grammar: the static reading and the sandbox's exec check.
     "reference_impl/permissions/_program_grammar.py": _PERMISSION_SHELL,
@@ -293,6 +295,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_program_grammar.py": ("tests/test_program_grammar.py",),
     "reference_impl/permissions/_programs.py": ("tests/test_helper_commands.py",),
     "reference_impl/permissions/_line_writes.py": _LINE_WRITES_TESTS,
+    "reference_impl/permissions/_derived_names.py": ("tests/test_derived_names.py",),
     "reference_impl/permissions/_descriptors.py": _LINE_WRITES_TESTS,
     "reference_impl/hooks/_model.py": ("tests/test_hooks.py",),
     "reference_impl/hooks/_runner.py": ("tests/test_hooks.py",),

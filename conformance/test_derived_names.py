@@ -1,0 +1,198 @@
+"""Protected files written under names a program derives, not names its line shows (PERM-15).
+
+``cp -b -S rc f .bash`` backs ``.bash`` up as ``.bashrc``; ``gzip -S rc .bash`` compresses it to
+``.bashrc``; ``csplit -f .bash -b 'rc%.0d'`` numbers its first piece ``.bashrc``; ``cp -r src/. .``
+and ``tar xf t.tar`` write whatever names the tree or archive holds. None of those names is a word
+of the line, so a harness that judges only the words lets them run unasked. The programs and
+their name-deriving options are mined from the installed manual pages
+(``ths.derived_name_options``), and the filesystem judges what each line writes (bubblewrap).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tarfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import fresh_dir
+from conformance._strategies_permissions import host_answering, run_calls, shell_tool
+from pytest_toolharness import strategies as ths
+from pytest_toolharness.adapters import requires
+
+# Protected files split into a start the program is given (no protected name itself) and the end
+# it derives: ``.bash`` + ``rc``, ``.ssh/conf`` + ``ig``, ``.config/fish/config`` + ``.fish``.
+_SPLIT_TARGETS = (
+    (".bash", "rc"),
+    (".zsh", "rc"),
+    (".npm", "rc"),
+    (".env", "rc"),
+    (".wget", "rc"),
+    (".mcp", ".json"),
+    (".gitconfi", "g"),
+    (".profil", "e"),
+    (".bash_prof", "ile"),
+    (".ssh/conf", "ig"),
+    (".config/fish/config", ".fish"),
+)
+# What sets the backup suffix or method instead of the option: the environment, however given.
+_BACKUP_ENVIRONMENTS = (
+    "SIMPLE_BACKUP_SUFFIX={tail} {line}",
+    "export SIMPLE_BACKUP_SUFFIX={tail}; {line}",
+    "env SIMPLE_BACKUP_SUFFIX={tail} {line}",
+    "VERSION_CONTROL=simple SIMPLE_BACKUP_SUFFIX={tail} {line}",
+    "VERSION_CONTROL=existing SIMPLE_BACKUP_SUFFIX={tail} {line}",
+)
+
+
+@st.composite
+def derived_protected_writes(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(a line, the file it starts from, the protected file it may write under a derived name): composed.
+
+    The program and its option come from the catalogue mined from the manual pages; the option is
+    spelled every way getopt reads it (``-S rc``, ``-Src``, ``--suffix rc``, ``--suffix=rc``, a
+    long option's unambiguous prefix ``--suf=rc``, bundled after ``-b``: ``-bSrc``), or, for a
+    backup, replaced by ``SIMPLE_BACKUP_SUFFIX`` (an assignment, ``export``, ``env``) with or
+    without ``VERSION_CONTROL``; the protected file any of :data:`_SPLIT_TARGETS`.
+    """
+    entry = draw(ths.derived_name_options(), label="writer")
+    head, tail = draw(st.sampled_from(_SPLIT_TARGETS), label="target")
+    option, joiner = draw(st.sampled_from(entry.spellings()), label="spelling")
+    if option.startswith("--") and draw(st.booleans()):
+        option = option[: draw(st.integers(min_value=min(5, len(option)), max_value=len(option)))]
+    line = entry.command_line(head, tail, option=option, joiner=joiner)
+    backup = entry.form.startswith("{program} -b {option} in.txt")
+    if backup and not option.startswith("--") and draw(st.booleans()):
+        line = line.replace(f"-b {option}", f"-b{option[1:]}", 1)  # ``-bS rc``, ``-bSrc``
+    if backup and entry.program != "patch" and draw(st.booleans()):
+        plain = (
+            f"{entry.program} {draw(st.sampled_from(['-b', '--backup', '--backup=simple']))} in.txt {head}"
+        )
+        line = draw(st.sampled_from(_BACKUP_ENVIRONMENTS)).format(tail=tail, line=plain)
+    return line, head, head + tail
+
+
+def _run_in_bypass(harness: Any, line: str, work: Path) -> Any:
+    return run_calls(
+        harness,
+        [shell_tool()],
+        [("Bash", {"command": line})],
+        mode="bypassPermissions",
+        host=host_answering("deny"),
+        cwd=work,
+    )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(write=derived_protected_writes())
+@example(write=("mv -b -S rc in.txt .bash", ".bash", ".bashrc"))
+@example(write=("cp -bSrc in.txt .bash", ".bash", ".bashrc"))
+@example(write=("SIMPLE_BACKUP_SUFFIX=rc cp -b in.txt .bash", ".bash", ".bashrc"))
+@example(write=("gzip -S rc .bash", ".bash", ".bashrc"))
+@example(write=("csplit -f .bash -b 'rc%.0d' in.txt 2", ".bash", ".bashrc"))
+def test_a_protected_file_written_under_a_derived_name_is_never_written_unasked(
+    new_harness: Callable[[], Any], write: tuple[str, str, str]
+) -> None:
+    """PERM-15: a program writing a protected file under a name it derives (a backup suffix, a compressor's suffix, a prefix and number) asks in bypassPermissions.
+
+    Composed by :func:`derived_protected_writes` and judged by the filesystem: the line runs for real
+    in a sandbox whose working directory (also ``HOME``) holds the file it starts from; a line that
+    does not write the protected file is no attempt (discarded). One that does never runs unasked.
+    """
+    if shutil.which("bwrap") is None:
+        pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
+    line, head, target = write
+    work, judged = fresh_dir(), fresh_dir()
+    for directory in (work, judged):
+        ths.prepare_derived_work(directory, head)
+    run = _run_in_bypass(new_harness(), line, work)
+    assume(target in ths.written_paths(line, judged))
+    assert run.ran() == 0, (
+        f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"
+    )
+
+
+# Protected files a tree or an archive may hold, beside ordinary ones.
+_MEMBERS = (
+    ".bashrc",
+    ".git/hooks/pre-commit",
+    ".claude/settings.json",
+    ".envrc",
+    ".ssh/config",
+    "lib/.npmrc",
+)
+_COPIERS = (
+    "cp -r {source} {destination}",
+    "cp -a {source} {destination}",
+    "cp -R {source} {destination}",
+    "cp -rT {source} {destination}",
+    "mv {source} {destination}",
+    "rsync -a {source} {destination}",
+    "tar xf t.tar -C {destination}",
+    "tar -xzf t.tgz --directory={destination}",
+    "tar xvf t.tar",
+    "unzip -q t.zip -d {destination}",
+    "unzip -o t.zip",
+)
+
+
+def _fill(work: Path, member: str) -> None:
+    """``tpl`` holding ordinary files and ``member``; ``t.tar``, ``t.tgz``, ``t.zip`` of the same; an empty ``sub``."""
+    for name in ("README.md", "src/app.py", member):
+        (work / "tpl" / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / "tpl" / name).write_text("x\n", encoding="utf-8")
+    (work / "sub").mkdir()
+    names = ("README.md", "src/app.py", member)
+    for archive, compressed in (("t.tar", False), ("t.tgz", True)):
+        with tarfile.open(work / archive, "w:gz" if compressed else "w") as tar:
+            for name in names:
+                tar.add(work / "tpl" / name, arcname=name)
+    with zipfile.ZipFile(work / "t.zip", "w") as zipped:
+        for name in names:
+            zipped.write(work / "tpl" / name, arcname=name)
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    copier=st.sampled_from(_COPIERS),
+    member=st.sampled_from(_MEMBERS),
+    source=st.sampled_from(["tpl", "tpl/", "tpl/.", "./tpl/."]),
+    destination=st.sampled_from([".", "./", "sub", "sub/"]),
+)
+@example(copier="cp -r {source} {destination}", member=".bashrc", source="tpl/.", destination=".")
+@example(
+    copier="cp -a {source} {destination}", member=".git/hooks/pre-commit", source="tpl/.", destination="."
+)
+def test_a_protected_file_in_a_copied_tree_or_archive_is_never_written_unasked(
+    new_harness: Callable[[], Any], copier: str, member: str, source: str, destination: str
+) -> None:
+    """PERM-15: copying a tree (``cp -r``, ``cp -a``, ``mv``, ``rsync -a``) or extracting an archive (``tar x``, ``unzip``) that holds a protected file asks in bypassPermissions.
+
+    The names written are the tree's or archive's, none of them a word of the line; the filesystem
+    judges (a line that writes no protected file is discarded).
+    """
+    if shutil.which("bwrap") is None:
+        pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
+    line = copier.format(source=source, destination=destination)
+    work, judged = fresh_dir(), fresh_dir()
+    for directory in (work, judged):
+        _fill(directory, member)
+    run = _run_in_bypass(new_harness(), line, work)
+    written = ths.written_paths(line, judged)
+    landed = [
+        path for path in written if not path.startswith("tpl") and path.endswith(member.rsplit("/", 1)[-1])
+    ]
+    assume(landed)
+    assert run.ran() == 0, (
+        f"{line!r} writes {landed[0]} (the filesystem says so), yet ran unasked: {run.describe()}"
+    )
