@@ -417,7 +417,8 @@ def _code_of(where: str, text: str) -> CodeTargets | None:
     """What a project file of an interpreter's language runs, when ``where`` names one the engine reads."""
     named = _CODE_FILE.match(where)
     language = file_language(named.group(1), text) if named else None
-    return code_targets(language, text) if language is not None else None
+    # The modules a project file loads are read too, where its program finds them (_module_search).
+    return code_targets(language, text, loads_followed=True) if language is not None else None
 
 
 def _by_code(index: ShellRuleIndex, code: CodeTargets, text: str) -> tuple[PermissionRule | None, str]:
