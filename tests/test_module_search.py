@@ -111,6 +111,13 @@ UNREAD = [
     ("perl t.pl", {"t.pl": "BEGIN { unshift @INC, $ENV{X} }\nuse Evil;\n"}),
     # use lib of a directory only known when perl runs.
     ("perl t.pl", {"t.pl": "use lib $ENV{HOME};\nuse Evil;\n"}),
+    # A require function of the code's own making: what it loads is not followed.
+    (
+        "node t.mjs",
+        {
+            "t.mjs": "import {createRequire} from 'module';\nconst r = createRequire(import.meta.url);\nr('dep');\n"
+        },
+    ),
     # ruby (not read) with options before its script, and a ruby script run by its #! line.
     ("ruby -I. t.rb", {"t.rb": "require_relative 'x'\n", "x.rb": "system('nuke')\n"}),
     ("./t", {"t": "#!/usr/bin/env ruby\nrequire_relative 'x'\n"}),
@@ -161,6 +168,35 @@ def test_harmless_resolved_code_stays_allowed(tmp_path: Path, line: str, files: 
     _write(tmp_path, files)
     allow = "Bash(perl -e:*)" if " -e " in line else f"Bash({line.split()[0]}:*)"
     assert _decide(tmp_path, line, allow) == "allow"
+
+
+ENVIRONMENT = [
+    # Search paths the harness's environment gives the program: make's MAKEFLAGS, PERL5LIB, NODE_PATH.
+    ("MAKEFLAGS", "-Isub", "make -s", {"Makefile": "include x.mk\n", "sub/x.mk": "all:\n\t@nuke\n"}),
+    ("PERL5LIB", "{dir}/lib", "perl t.pl", {"t.pl": "use Evil;\n", "lib/Evil.pm": _PERL_RUNS}),
+    ("PERL5OPT", "-I{dir}/lib -MEvil", "perl t.pl", {"t.pl": "1;\n", "lib/Evil.pm": _PERL_RUNS}),
+    ("NODE_PATH", "{dir}/mods", "node t.js", {"t.js": "require('dep');\n", "mods/dep/index.js": _NODE_RUNS}),
+    # perl -d:NAME loads Devel::NAME from @INC.
+    ("PERL_UNUSED", "", "perl -Ilib -d:Evil t.pl", {"t.pl": "1;\n", "lib/Devel/Evil.pm": _PERL_RUNS}),
+]
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "line", "files"), ENVIRONMENT, ids=[f"{c[0]}-{c[2]}" for c in ENVIRONMENT]
+)
+def test_search_paths_from_the_environment_are_followed(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+    line: str,
+    files: dict[str, str],
+) -> None:
+    """PERM-17: the environment's search path (as the program reads it) leads to code that is read too."""
+    _write(tmp_path, files)
+    monkeypatch.setenv(variable, value.format(dir=tmp_path))
+    assert _really_loads(tmp_path, line), "the real program does not load it: no case"
+    assert _decide(tmp_path, line, f"Bash({line.split()[0]}:*)") != "allow"
 
 
 @pytest.mark.parametrize(

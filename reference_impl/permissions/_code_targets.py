@@ -546,6 +546,12 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_fol
         if (perl and text in ("&{", "*{", "${", "@{", "%{")) or (perl and text == "&" and following == "$"):
             note(f"{text} reaches a name only known when the code runs")
             continue
+        if not perl and text == "createRequire":
+            # A require function of its own (``const r = createRequire(...); r("m")``): its loads go unseen.
+            note(
+                "createRequire makes a require whose modules are loaded by a name the reader does not follow"
+            )
+            continue
         if perl and text == "->" and following == "$":
             note("a method called by a name only known when the code runs")
             continue
