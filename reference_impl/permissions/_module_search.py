@@ -253,7 +253,8 @@ def _node_resolved(specifier: str, here: str, seen: set[str], why: str) -> list[
     if files is None:
         return [("", f"{specifier!r}, which node finds only when it runs ({why})", NOT_READ)]
     found: list[tuple[str, str, str]] = []
-    for path in map(posixpath.normpath, files):
+    # node loads a module by its real path (a pnpm link to .pnpm/...): its own requires resolve from there.
+    for path in map(os.path.realpath, files):
         if path in seen or path.endswith(".json"):
             continue  # read already, or data
         seen.add(path)
