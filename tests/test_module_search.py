@@ -213,3 +213,18 @@ def test_search_paths_from_the_environment_are_followed(
 def test_make_include_dirs_in_every_spelling(words: list[str]) -> None:
     """make's include directory in each of its spellings, relative to make's directory."""
     assert make_include_dirs(words, "/p") == ["/p/d"]
+
+
+@pytest.mark.parametrize(
+    ("line", "files"),
+    [
+        ("env MAKEFILES=x.mk make -s", {"Makefile": "all:\n\t@true\n", "x.mk": "all: p\np:\n\t@nuke\n"}),
+        ("env PERL5LIB=lib perl t.pl", {"t.pl": "use Evil;\n", "lib/Evil.pm": _PERL_RUNS}),
+        ("env -C sub RM=nuke make -s", {"sub/Makefile": "all:\n\t@$(RM) --all\n"}),
+    ],
+)
+def test_what_env_sets_for_the_program_is_followed(tmp_path: Path, line: str, files: dict[str, str]) -> None:
+    """PERM-17: a search path or make variable given through ``env`` is the program's environment too."""
+    _write(tmp_path, files)
+    assert _really_loads(tmp_path, line), "the real program does not load it: no case"
+    assert _decide(tmp_path, line, "Bash(env:*)") != "allow"
