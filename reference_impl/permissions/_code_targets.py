@@ -56,7 +56,7 @@ def code_language(program: str) -> str | None:
 
 
 _EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript"}
-_EXTENSIONS |= {".pl": "perl", ".pm": "perl", ".awk": "awk"}
+_EXTENSIONS |= {".pl": "perl", ".pm": "perl", ".pmc": "perl", ".awk": "awk"}
 
 
 def file_language(path: str, text: str) -> str | None:
@@ -508,7 +508,7 @@ _PERL = _Language(
 )
 
 
-def _read_tokens(tokens: list[Token], language: _Language, perl: bool) -> CodeTargets:
+def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_followed: bool) -> CodeTargets:
     runs: list[str] = []
     writes: list[str] = []
     built: dict[bool, str] = {}  # why a target is built, for runs (False) and writes (True)
@@ -546,6 +546,12 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool) -> CodeTa
         if (perl and text in ("&{", "*{", "${", "@{", "%{")) or (perl and text == "&" and following == "$"):
             note(f"{text} reaches a name only known when the code runs")
             continue
+        if not perl and text == "createRequire":
+            # A require function of its own (``const r = createRequire(...); r("m")``): its loads go unseen.
+            note(
+                "createRequire makes a require whose modules are loaded by a name the reader does not follow"
+            )
+            continue
         if perl and text == "->" and following == "$":
             note("a method called by a name only known when the code runs")
             continue
@@ -578,6 +584,8 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool) -> CodeTa
         if perl and text in ("eval", "do", "require") and following in (";", "}", ""):
             note(f"{text} evaluates $_, code only known when it runs")
             continue
+        if loads_followed and not perl and text == "import" and following != "(":
+            continue  # ``import x from "m"``, ``import.meta``: the modules it loads are followed (_module_search)
         found = _call_arguments(tokens, index + 1, language.parens_optional)
         if found is None:
             note(f"{text} is referred to without being called on literals", text in language.writes)
@@ -591,6 +599,8 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool) -> CodeTa
             if names is None:
                 note(f"{text} loads a module named when the code runs")
                 continue
+            if loads_followed:
+                continue  # the file a literal name loads is read where the program finds it
             if any(name.startswith((".", "/")) or (perl and "." in name) for name in names):
                 note(f"{text} runs the code of a file ({names[0]}), which is not read here")
                 continue
@@ -716,16 +726,20 @@ def _awk_rest(why: str, tokens: list[Token]) -> CodeTargets:
     return CodeTargets(built=why if runs else None, writes_built=why)
 
 
-def code_targets(language: str | None, code: str) -> CodeTargets:
-    """What ``code`` in ``language`` (see :func:`code_language`) runs and writes, or why it is not known."""
+def code_targets(language: str | None, code: str, loads_followed: bool = False) -> CodeTargets:
+    """What ``code`` in ``language`` (see :func:`code_language`) runs and writes, or why it is not known.
+
+    ``loads_followed``: the modules and files the code loads by a literal name are read where its
+    program finds them (a project file's, by :mod:`_module_search`), so loading one is no unknown.
+    """
     try:
         if language == "python":
             found = python_targets(code)
             return CodeTargets(tuple(found.runs), tuple(found.writes), found.built, found.writes_built)
         if language == "javascript":
-            return _read_tokens(_js_tokens(code), _NODE, perl=False)
+            return _read_tokens(_js_tokens(code), _NODE, False, loads_followed)
         if language == "perl":
-            return _read_tokens(_perl_tokens(code), _PERL, perl=True)
+            return _read_tokens(_perl_tokens(code), _PERL, True, loads_followed)
         if language == "awk":
             return _awk_targets(code)
     except (ValueError, IndexError, RecursionError):

@@ -45,20 +45,22 @@ _CODE_VARIABLES = re.compile(
     r"GIT_PROXY_COMMAND|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_[0-9]+|GIT_CONFIG_VALUE_[0-9]+|"
     r"SSH_ASKPASS|SUDO_ASKPASS|PAGER|MANPAGER|SYSTEMD_PAGER|EDITOR|VISUAL|FCEDIT|BROWSER|LESSOPEN|"
     r"LESSCLOSE|TAR_OPTIONS|RSYNC_RSH|LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|PERL5OPT|NODE_OPTIONS|"
-    r"RUBYOPT)"
+    # Where programs search for the code they load: makefiles, @INC, node's and ruby's module paths.
+    r"RUBYOPT|MAKEFILES|MAKEFLAGS|PERL5LIB|PERLLIB|PERL5DB|PERL_USE_UNSAFE_INC|NODE_PATH|RUBYLIB)"
     r"(\[[^\]]*\])?\+?="
 )
 """Variables whose value bash itself runs or expands as code (start-up files, prompts, functions),
 or that change what a command name runs (``BASH_CMDS``, the hash table; ``BASH_ALIASES``); and the
 variables other programs take a command from (``GIT_SSH_COMMAND``, ``PAGER``, ``EDITOR``,
-``LESSOPEN``, ...) or code to load (``LD_PRELOAD``, ``NODE_OPTIONS``, ``PERL5OPT``, ...)."""
+``LESSOPEN``, ...) or code to load (``LD_PRELOAD``, ``NODE_OPTIONS``, ``PERL5OPT``, ...), or where they
+search for it (``MAKEFILES``, ``PERL5LIB``, ``NODE_PATH``: ``env MAKEFILES=x.mk make``)."""
 
 # What may hide code that only bash's own evaluation reveals; a cheap test before walking the tree.
 MAY_HIDE_CODE = re.compile(
     r"\$\{|\(\(|\$\[|\[\[|\[|declare|typeset|local|readonly|export|unset|"
     r"BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_|BASH_CMDS|BASH_ALIASES|"
     r"GIT_|ASKPASS|PAGER|EDITOR|VISUAL|FCEDIT|BROWSER|LESS|TAR_OPTIONS|RSYNC_RSH|LD_|DYLD_|PERL5OPT|"
-    r"NODE_OPTIONS|RUBYOPT"
+    r"NODE_OPTIONS|RUBYOPT|MAKEFILES|MAKEFLAGS|PERL5LIB|PERLLIB|PERL5DB|PERL_USE_UNSAFE_INC|NODE_PATH|RUBYLIB"
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_]")
 _SUBSTRING = re.compile(r"^\$\{#?[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?:[^-=?+]")

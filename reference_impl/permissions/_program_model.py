@@ -176,6 +176,9 @@ _INLINE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "lua": (("-e",), ("-l",)),
     "luajit": (("-e",), ("-l", "-j")),
 }
+# Options whose value is the rest of their word (perlrun, ``python3 --help``, ``ruby --help``): no letter
+# after one of them is an option of its own.
+_ATTACHED_VALUES = {"perl": "IMmx", "python": "WX", "pypy": "WX", "ruby": "Ir"}
 _PYTHON_MODULES = _names(
     "pytest pip venv json.tool http.server unittest mypy black ruff isort flake8 pylint coverage build "
     "twine tox nox doctest py_compile compileall ensurepip site sysconfig platform tabnanny pydoc"
@@ -241,14 +244,23 @@ def _interpreter(name: str, args: Words, stdin: str | None) -> str | None:
             continue
         if word is None:
             return f"{name} is given code or options only known when it runs"
-        if family in ("python", "pypy") and word in ("-W", "-X", "--check-hash-based-pycs"):
+        if (family in ("python", "pypy") and word in ("-W", "-X", "--check-hash-based-pycs")) or (
+            family in ("perl", "ruby") and word == "-I"
+        ):
             skip = True  # an option whose value is the next word
             continue
         if descriptor_of(word) is not None:
             break  # its program is read from a descriptor: the command line's data, or unknown
         long_inline = [o for o in inline if o.startswith("--")]
+        # A letter whose value is the rest of the word (``-Ivendor/lib``, ``-MHelper``) ends the cluster.
+        cut = (
+            re.match(rf"-[^{_ATTACHED_VALUES.get(family, '')}-]*.?", word)
+            if not word.startswith("--")
+            else None
+        )
+        cluster = cut.group() if cut is not None and family in _ATTACHED_VALUES else word
         if any(word == o or word.startswith(o + "=") for o in long_inline) or any(
-            re.fullmatch(rf"-[A-Za-z]*{re.escape(o[1])}.*", word, re.DOTALL) for o in inline if len(o) == 2
+            re.fullmatch(rf"-[A-Za-z]*{re.escape(o[1])}.*", cluster, re.DOTALL) for o in inline if len(o) == 2
         ):
             return f"{name} {INLINE_CODE} ({word[:12]}...): code of another language is not read"
         module = next((m for m in modules if word == m or (len(m) == 2 and word.startswith(m))), None)

@@ -22,8 +22,17 @@ import stat
 from collections.abc import Iterable, Sequence
 
 from reference_impl.permissions._interpreter_options import interpreter_run, script_files
-from reference_impl.permissions._make_expansion import ASSIGNMENT, DOLLAR, expand
+from reference_impl.permissions._make_expansion import ASSIGNMENT
 from reference_impl.permissions._make_expansion import expanded_recipes as _expanded_recipes
+from reference_impl.permissions._module_search import (
+    NOT_READ,
+    loads_modules,
+    make_include_dirs,
+    make_included,
+    program_loaded,
+    script_loaded,
+)
+from reference_impl.permissions._program_model import unread_program
 from reference_impl.permissions._project_hooks import (
     cargo_runs_project_code,
     npm_command,
@@ -45,9 +54,6 @@ __all__ = [
 SHELL_TEXT = "shell: "
 """How the ``where`` of a text that is shell, as it runs, begins (a script, an npm script, a recipe as make
 expands it): one whose program is only known when it runs may run anything."""
-
-NOT_READ = "\0"
-"""The text of a (where, text) pair standing for files past the reading limits: not read, so asked about."""
 
 _MAX_BYTES = 262_144
 _NPM = frozenset({"npm", "pnpm", "yarn", "bun"})
@@ -90,7 +96,21 @@ def reads_project_files(argv: Sequence[str | None]) -> bool:
         or name in _PYTEST
         or (name.startswith("python") and any(w in ("-m", "-c") for w in argv[1:2]))
         or _runs_unread_file(name, argv[1:])
+        or loads_modules(name)
+        or _unread_language(name)
     )
+
+
+# Interpreters of programming languages whose code (and the files it loads) the engine does not read.
+_UNREAD_LANGUAGES = frozenset(
+    {"ruby", "irb", "php", "lua", "luajit", "tclsh", "wish", "expect", "Rscript", "julia", "deno", "guile"}
+    | {"racket", "groovy", "scala", "pwsh"}
+)
+
+
+def _unread_language(program: str) -> bool:
+    """Whether ``program`` runs code of a language the engine does not read (``ruby``, ``php8.2``)."""
+    return re.sub(r"[0-9.]+$", "", posixpath.basename(program)) in _UNREAD_LANGUAGES
 
 
 def _runs_unread_file(name: str, args: Sequence[str | None]) -> bool:
@@ -133,13 +153,18 @@ def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, st
         return _python_imports(words[1], cwd, set())
     if name.startswith("python") and words[:1] == ["-m"] and len(words) > 1:
         return _shadowing_modules(words[1].split("."), cwd)
+    if _unread_language(name) and unread_program(name, words) is None and any(w[:1] != "-" for w in words):
+        # ``ruby -I. t.rb``: its script, and what it loads by its own search path, are not read (inline
+        # code, ``-r``, are the program model's: unread, vouched for only by a rule naming them).
+        return [(f"the code {name} runs, in a language the engine does not read", NOT_READ)]
     run = interpreter_run(name, argv[1:])
     if run is not None and run.kind == "module" and run.module:
         return _shadowing_modules(run.module.split("."), cwd)  # ``python3 -Bm a``, ``python3 -u -m a``
     if run is not None and run.kind == "unknown":
         # Its options are not all ones the engine reads: which file it runs is not known.
         return [(f"the file {name} runs, after options the engine does not read", NOT_READ)]
-    return []
+    # node and perl load modules as they find them (``-I``, ``use lib``, node_modules, ``NODE_OPTIONS``).
+    return program_loaded([name, *words], cwd) if loads_modules(name) else []
 
 
 def _shadowing_modules(parts: list[str], cwd: str) -> list[tuple[str, str]]:
@@ -269,6 +294,9 @@ def script_commands(path: str, cwd: str, runner: str | None = None) -> list[tupl
     Given to an interpreter (``runner``), the path is the file that interpreter opens for it: a
     directory's ``__main__.py`` or ``index.js``, node's name without its extension.
     """
+    if runner is not None and _unread_language(runner):
+        # ``ruby t.rb``: code whose loads (``require_relative``, ``-I``) the engine does not follow.
+        return [(f"the script {path}, in {runner}'s language, which the engine does not read", NOT_READ)]
     if runner is not None:
         return [item for file in script_files(runner, path, cwd) for item in script_commands(file, cwd)]
     full = posixpath.join(cwd, path)
@@ -277,41 +305,15 @@ def script_commands(path: str, cwd: str, runner: str | None = None) -> list[tupl
         return []
     if path.endswith(".py") or "python" in text.partition("\n")[0]:
         return [(f"the script {path}", text), *_python_imports(text, posixpath.dirname(full) or cwd, {full})]
-    if path.endswith((".js", ".mjs", ".cjs")) or "node" in text.partition("\n")[0]:
-        return [(f"the script {path}", text), *_node_requires(text, posixpath.dirname(full) or cwd, {full})]
-    if path.endswith((".pl", ".pm")) or "perl" in text.partition("\n")[0]:
-        return [(f"the script {path}", text)]  # Perl, read as code (its ``require``s are not followed)
+    first = text.partition("\n")[0]
+    if path.endswith((".js", ".mjs", ".cjs", ".pl", ".pm")) or any(p in first for p in ("node", "perl")):
+        # Read as code, with the modules it loads as its interpreter finds them.
+        return [(f"the script {path}", text), *script_loaded(path, text, cwd)]
+    names = [posixpath.basename(w) for w in first[2:].split() if not w.startswith("-")]
+    program = names[1:2] if names[:1] == ["env"] else names[:1]
+    if first.startswith("#!") and any(_unread_language(name) for name in program):
+        return [(f"the script {path}, in a language the engine does not read ({first})", NOT_READ)]
     return [(f"{SHELL_TEXT}the script {path}", text)]
-
-
-_REQUIRE = re.compile(
-    r"""(?:require\s*\(\s*|import\s*\(\s*|\bfrom\s+|^\s*import\s+)['"](\.{1,2}/[^'"]+)['"]""", re.MULTILINE
-)
-
-
-def _node_requires(text: str, directory: str, seen: set[str]) -> list[tuple[str, str]]:
-    """The project's files that JavaScript code requires or imports by a relative path, followed in turn."""
-    found: list[tuple[str, str]] = []
-    pending = [(text, directory)]
-    while pending and len(seen) <= _MAX_MODULES:
-        code, here = pending.pop()
-        for relative in _REQUIRE.findall(code):
-            base = posixpath.normpath(posixpath.join(here, relative))
-            for path in (
-                base,
-                *(base + ext for ext in (".js", ".mjs", ".cjs", ".json")),
-                posixpath.join(base, "index.js"),
-            ):
-                module = _read(path)
-                if module is None or path in seen:
-                    continue
-                seen.add(path)
-                found.append((f"the project's module {path} (required)", module))
-                pending.append((module, posixpath.dirname(path)))
-                break
-    if pending:
-        found.append(("more project modules than are read", NOT_READ))
-    return found
 
 
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.MULTILINE)
@@ -357,9 +359,6 @@ def _python_imports(
     return found
 
 
-_INCLUDE = re.compile(r"^[ \t]*-?s?include[ \t]+(.+)$", re.MULTILINE)
-
-
 def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
     """The recipes and variable values of the Makefiles ``make`` reads, the ones they include too.
 
@@ -395,6 +394,7 @@ def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
     names = [posixpath.join(directory, f) for f in chosen] or [
         posixpath.join(directory, m) for m in _MAKEFILES
     ]
+    include_dirs = make_include_dirs(words, directory)
     found: list[tuple[str, str]] = []
     if chosen and any(not _regular(path) for path in names):
         # Standard input, a pipe, a descriptor, or a file the line may write before make reads it.
@@ -417,12 +417,10 @@ def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
             found.append(
                 (f"{path} makes text or commands with $(eval), $(file) or a computed $(shell)", NOT_READ)
             )
-        for match in _INCLUDE.finditer(text):
-            included = expand(match.group(1), {}, {}, 0) if "$" in match.group(1) else match.group(1)
-            if included is None or DOLLAR in included:
-                found.append((f"{path} includes files named only when make runs", NOT_READ))
-                continue
-            names += [posixpath.join(directory, name) for name in included.split()]
+        # Each included makefile as make finds it: here, in the -I directories, in make's default ones.
+        included, unread = make_included(text, path, directory, include_dirs)
+        names += included
+        found += unread
     if names:
         found.append(("more included Makefiles than are read", NOT_READ))
     if os.environ.get("MAKEFILES"):

@@ -55,6 +55,7 @@ from reference_impl.permissions._shell_rules import (
     shell_rule_index,
 )
 from reference_impl.permissions._url_hosts import host_matches
+from reference_impl.permissions._wrapped_commands import unwrap
 from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, normalize_name_for_mcp, parse_mcp_name
 
 __all__ = [
@@ -417,7 +418,8 @@ def _code_of(where: str, text: str) -> CodeTargets | None:
     """What a project file of an interpreter's language runs, when ``where`` names one the engine reads."""
     named = _CODE_FILE.match(where)
     language = file_language(named.group(1), text) if named else None
-    return code_targets(language, text) if language is not None else None
+    # The modules a project file loads are read too, where its program finds them (_module_search).
+    return code_targets(language, text, loads_followed=True) if language is not None else None
 
 
 def _by_code(index: ShellRuleIndex, code: CodeTargets, text: str) -> tuple[PermissionRule | None, str]:
@@ -477,6 +479,16 @@ def _project_readers(command: str) -> tuple[tuple[tuple[str | None, ...], str | 
         for part in split_command(command).parts
         if part.assignments and part.argv and part.argv[0] is not None and runs_make(part.argv[0])
     ]
+    # ``env RM=nuke make``: the variables env sets are make's environment too.
+    for part in split_command(command).parts:
+        if not part.argv or part.argv[0] is None or posixpath.basename(part.argv[0]) != "env":
+            continue
+        inner = unwrap("env", part.argv[1:])
+        if inner and inner[0] is not None and runs_make(inner[0]):
+            given = part.argv[1 : len(part.argv) - len(inner)]
+            assigned = tuple(w for w in given if w is not None and re.match(r"[A-Za-z_]\w*=", w))
+            if assigned:
+                found.append(((*inner, *assigned), None))
     for argv in deny_forms(command).commands:
         script = script_operand(argv)
         if script is not None or reads_project_files(argv):

@@ -203,6 +203,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_project_files.py": ("PERM-17",),
     "reference_impl/permissions/_project_hooks.py": ("PERM-17",),
     "reference_impl/permissions/_make_expansion.py": ("PERM-17",),
+    # The files a program loads by its own search rules (node_modules, @INC, make's include path).
+    "reference_impl/permissions/_module_search.py": ("PERM-17",),
     "reference_impl/permissions/_paths.py": ("PERM",),
     # Hosts of URLs and of domain rules (PERM-12 refuses one it can't read), also the sandbox's (SBX-3).
     "reference_impl/permissions/_url_hosts.py": ("PERM-11", "PERM-12", "SBX-3"),
@@ -289,6 +291,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_source_keys.py": ("tests/test_source_keys.py",),
     "reference_impl/permissions/_repository_config.py": ("tests/test_repository_config.py",),
     "reference_impl/permissions/_make_expansion.py": ("tests/test_make_expansion.py",),
+    "reference_impl/permissions/_module_search.py": ("tests/test_module_search.py",),
     "reference_impl/permissions/_unread_substitutions.py": ("tests/test_unread_substitutions.py",),
     "reference_impl/permissions/_wrapped_commands.py": ("tests/test_env_split.py",),
     "reference_impl/permissions/_bash_reader.py": ("tests/test_shell.py", "tests/test_split_words.py"),

@@ -1,0 +1,299 @@
+"""Code a program finds by its own search rules, against a deny rule (PERM-17).
+
+A program's code is what the program resolves, not what the line names: ``node t.js`` runs the package
+``t.js`` requires from ``node_modules`` (here or any directory above, through its ``package.json``'s
+``main`` or ``exports``, or the project's ``imports``), ``perl -Ilib t.pl`` the module ``use`` finds
+first on ``@INC``, ``make -I mk`` the makefile ``include`` finds in an include directory. Each case
+composes the program, the mechanism that resolves the code, where the file sits (how many directories
+above the script ``node_modules`` is, how deep a Perl module's name is), the spelling of the option
+that widens the search path (``-I dir``, ``-Idir``, ``--include-dir=dir``) and how the line reaches
+the directory; the resolved file runs the denied program (a marker writer on ``PATH``). The real
+program is the judge: a drawn case that does not run the denied program is no attempt (discarded);
+the harness must not have run one that does. The same resolution of a harmless file stays allowed.
+Without the program installed the case skips, naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import fresh_dir
+from conformance._strategies_permissions import run_calls, shell_tool
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import PERMISSION_MODES, RuleSpec
+
+_DENIED = "nuke"
+
+
+@dataclass(frozen=True)
+class ResolvedCase:
+    """Files on disk, the line whose program resolves one of them as code, its allow rule, and how."""
+
+    program: str
+    files: dict[str, str]
+    line: str
+    allow: str
+    how: str
+
+
+def _js(command: str | None) -> str:
+    """A CommonJS module that runs ``command`` when loaded (None: one that runs nothing)."""
+    if command is None:
+        return "module.exports = { answer: 42 };\n"
+    return f"require('child_process').execSync({json.dumps(command)});\nmodule.exports = {{}};\n"
+
+
+def _perl(module: str, command: str | None) -> str:
+    """A Perl module whose BEGIN block runs ``command`` as perl compiles it (None: one that runs nothing)."""
+    body = f"BEGIN {{ system({json.dumps(command)}); }}\n" if command is not None else "sub answer { 42 }\n"
+    return f"package {module};\n{body}1;\n"
+
+
+def _node(command: str | None, data: st.DataObject) -> ResolvedCase:
+    """A module node resolves: a package in node_modules some directories up, a project import, a preload."""
+    mechanism = data.draw(
+        st.sampled_from(
+            [
+                "require",
+                "import",
+                "export from",
+                "dynamic import",
+                "inline require",
+                "imports field",
+                "env-file",
+            ]
+        ),
+        label="how node loads it",
+    )
+    shape = data.draw(
+        st.sampled_from(
+            ["index.js", "main", "exports string", "exports conditions", "exports subpath", "file"]
+        ),
+        label="package shape",
+    )
+    name = data.draw(st.sampled_from(["helper", "@team/helper"]), label="package name")
+    depth = data.draw(st.integers(0, 3), label="directories between the script and node_modules")
+    moved = data.draw(st.booleans(), label="the line cds to the script")
+    script_dir = "/".join(["src", "app", "lib"][:depth])
+    files: dict[str, str] = {}
+    package = f"node_modules/{name}"
+    specifier = name
+    if shape == "index.js":
+        files[f"{package}/index.js"] = _js(command)
+    elif shape == "main":
+        files[f"{package}/package.json"] = json.dumps({"name": name, "main": "dist/entry.js"})
+        files[f"{package}/dist/entry.js"] = _js(command)
+    elif shape == "exports string":
+        files[f"{package}/package.json"] = json.dumps({"name": name, "exports": "./lib/e.js"})
+        files[f"{package}/lib/e.js"] = _js(command)
+    elif shape == "exports conditions":
+        exports = {".": {"import": "./e.cjs", "require": "./e.cjs", "default": "./e.cjs"}}
+        files[f"{package}/package.json"] = json.dumps({"name": name, "exports": exports})
+        files[f"{package}/e.cjs"] = _js(command)
+    elif shape == "exports subpath":
+        files[f"{package}/package.json"] = json.dumps({"name": name, "exports": {"./tool": "./t/tool.js"}})
+        files[f"{package}/t/tool.js"] = _js(command)
+        specifier = f"{name}/tool"
+    else:
+        files[f"{package}.js" if "/" not in name else f"{package}/index.js"] = _js(command)
+    if mechanism == "imports field":
+        files["package.json"] = json.dumps({"name": "app", "imports": {"#helper": specifier}})
+        specifier = "#helper"
+    here = script_dir or "."
+    extension = ".mjs" if mechanism in ("import", "export from") else ".js"
+    code = {
+        "require": f"require({json.dumps(specifier)});\n",
+        "import": f"import {json.dumps(specifier)};\n",
+        "export from": f"export * from {json.dumps(specifier)};\n",
+        "dynamic import": f"import({json.dumps(specifier)}).catch(() => 0);\n",
+        "inline require": "",
+        "imports field": f"require({json.dumps(specifier)});\n",
+        "env-file": "console.log(1);\n",
+    }[mechanism]
+    script = f"{here}/main{extension}".removeprefix("./")
+    if mechanism == "env-file":
+        files[".env"] = f"NODE_OPTIONS=--require {specifier}\n"
+    if code:
+        files[script] = code
+    cd = f"cd {here} && " if moved and here != "." else ""
+    target = f"main{extension}" if cd else script
+    env_file = "--env-file=" + ("../" * depth if cd else "") + ".env " if mechanism == "env-file" else ""
+    if mechanism == "inline require":
+        line = f"{cd}node -e {shlex.quote(f'require({json.dumps(specifier)})')}"
+        allow = "Bash(node -e:*)"
+    else:
+        line = f"{cd}node {env_file}{target}"
+        allow = data.draw(st.sampled_from(["Bash(node:*)", f"Bash({line.split('&& ')[-1]})"]), label="allow")
+    return ResolvedCase("node", files, line, allow, f"{mechanism} of {specifier!r} ({shape}, {depth} up)")
+
+
+def _perl_case(command: str | None, data: st.DataObject) -> ResolvedCase:
+    """A module perl finds on @INC: widened by -I (spelled two ways), use lib, a #! switch, -M, a .pmc."""
+    mechanism = data.draw(
+        st.sampled_from(["-I", "use lib", "#! switch", "-M", "use parent", "require", "FindBin"]),
+        label="how perl finds it",
+    )
+    module = data.draw(st.sampled_from(["Helper", "Team::Helper", "A::B::Helper"]), label="module name")
+    directory = data.draw(st.sampled_from([".", "lib", "vendor/perl/lib"]), label="library directory")
+    compiled = data.draw(st.booleans(), label="a .pmc beside the .pm")
+    flag = data.draw(st.sampled_from(["-I{d}", "-I {d}"]), label="-I spelling").format(d=directory)
+    relative = module.replace("::", "/")
+    files = {
+        f"{directory}/{relative}.pm".removeprefix("./"): _perl(module, command if not compiled else None)
+    }
+    if compiled:
+        files[f"{directory}/{relative}.pmc".removeprefix("./")] = _perl(module, command)
+    loads = {
+        "use parent": f"use parent -norequire, 'Base';\nuse parent '{module}';\n",
+        "require": f"require {module};\n",
+    }
+    use = loads.get(mechanism, f"use {module};\n")
+    options = flag
+    if mechanism == "use lib":
+        script, options = f"use lib '{directory}';\n{use}", ""
+    elif mechanism == "FindBin":
+        script, options = f'use FindBin;\nuse lib "$FindBin::Bin/{directory}";\n{use}', ""
+    elif mechanism == "#! switch":
+        script, options = f"#!/usr/bin/perl {flag.replace(' ', '')}\n{use}", ""
+    elif mechanism == "-M":
+        script, options = "print 1;\n", f"{flag} -M{module}"
+    else:
+        script = use
+    files["run.pl"] = script
+    line = f"perl {options} run.pl".replace("  ", " ")
+    # ``-M`` loads a module the program model leaves unread: only a rule naming that form vouches for it.
+    broad = f"Bash(perl {options}:*)" if mechanism == "-M" else "Bash(perl:*)"
+    allow = data.draw(st.sampled_from([broad, f"Bash({line})"]), label="allow rule")
+    return ResolvedCase("perl", files, line, allow, f"{mechanism} {module} in {directory}")
+
+
+def _make_case(command: str | None, data: st.DataObject) -> ResolvedCase:
+    """A makefile make's include directive finds only in an include directory the line names."""
+    directory = data.draw(st.sampled_from(["mk", "build/mk", "../shared-mk"]), label="include directory")
+    spelling = data.draw(
+        st.sampled_from(["-I {d}", "-I{d}", "--include-dir={d}", "--include-dir {d}", "--include-d={d}"]),
+        label="include flag",
+    )
+    directive = data.draw(st.sampled_from(["include", "-include", "sinclude"]), label="directive")
+    name = data.draw(st.sampled_from(["rules.mk", "*.mk", "sub/rules.mk"]), label="included name")
+    recipe = command if command is not None else "echo checked"
+    included = "sub/rules.mk" if name == "sub/rules.mk" else "rules.mk"
+    files = {
+        "Makefile": f"{directive} {name}\n",
+        f"{directory}/{included}": f"check:\n\t@{recipe}\n",
+    }
+    line = f"make -s {spelling.format(d=directory)} check"
+    allow = data.draw(st.sampled_from(["Bash(make:*)", f"Bash({line})"]), label="allow rule")
+    return ResolvedCase("make", files, line, allow, f"{directive} {name} found through {spelling}")
+
+
+_PROGRAMS: dict[str, Callable[[str | None, st.DataObject], ResolvedCase]] = {
+    "node": _node,
+    "perl": _perl_case,
+    "make": _make_case,
+}
+
+
+def _write(case: ResolvedCase) -> tuple[Path, Path, dict[str, str]]:
+    if shutil.which(case.program) is None:
+        pytest.skip(f"{case.program} is not installed")
+    root = fresh_dir()
+    work, bin_dir = root / "work", root / "bin"
+    work.mkdir(parents=True)
+    bin_dir.mkdir()
+    for relative, text in case.files.items():
+        path = work / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    env = {**os.environ, "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])}
+    return work, bin_dir, env
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@pytest.mark.parametrize("program", sorted(_PROGRAMS))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_against_code_the_program_resolves(
+    new_harness: Callable[[], Any], data: st.DataObject, program: str, mode: str
+) -> None:
+    """PERM-17: code a program loads by its own search rules, running the denied program, never runs unasked.
+
+    Drawn: the program (node, perl, make) x the mechanism that resolves the code (a bare ``require``,
+    ``import``, ``export ... from``, dynamic ``import()``, inline ``-e`` code, ``package.json``
+    ``imports``, an ``--env-file``'s ``NODE_OPTIONS`` preload; ``-I``, ``use lib``, FindBin, a ``#!``
+    switch, ``-M``, ``use parent``, ``require``, a ``.pmc`` beside the ``.pm``; ``include``,
+    ``-include``, ``sinclude``, a glob) x where the file sits (``node_modules`` 0-3 directories above
+    the script, a package's ``main``/``exports``/subpath/``index.js``, a scoped name, a Perl module
+    one to three names deep, an include directory inside or outside the project) x the include flag's
+    spelling (``-I dir``, ``-Idir``, ``--include-dir=dir``, an abbreviation) x whether the line cds
+    first, under ``Bash(nuke:*)`` denied and an allow rule for the line, in every mode.
+    """
+    root_case = _PROGRAMS[program](_DENIED, data)
+    work, bin_dir, env = _write(root_case)
+    marker = work.parent / "ran"
+    (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
+    (bin_dir / _DENIED).chmod(0o755)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(root_case.allow, "allow")]
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": root_case.line})],
+        rules=rules,
+        mode=mode,
+        cwd=work,
+    )
+    subprocess.run(
+        ["bash", "-c", root_case.line],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assume(marker.exists())  # the program really resolved the drawn file and ran the denied program
+    assert run.ran() == 0, (
+        f"{root_case.line!r} under {root_case.allow} ran unasked ({mode}); for real {program} loads "
+        f"{root_case.how}, which runs {_DENIED}\nfiles: {json.dumps(root_case.files, indent=1)}"
+    )
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@pytest.mark.parametrize("program", sorted(_PROGRAMS))
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_harmless_code_the_program_resolves_stays_allowed(
+    new_harness: Callable[[], Any], data: st.DataObject, program: str
+) -> None:
+    """PERM-17 (no false ask): the same resolution of code that runs nothing keeps the line allowed.
+
+    The drawn program, mechanism, place and spelling of the property above, the resolved file running
+    no program: beside ``Bash(nuke:*)`` denied, the line runs under its allow rule.
+    """
+    case = _PROGRAMS[program](None, data)
+    work, _, env = _write(case)
+    done = subprocess.run(
+        ["bash", "-c", case.line],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assume(done.returncode == 0)  # the program resolved the file (a drawn name it can't find is no case)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
+    assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"
