@@ -17,9 +17,8 @@ import stat
 from pathlib import Path
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
-from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._code_targets import CodeTargets, code_language, line_code
-from reference_impl.permissions._line_writes import program_targets
+from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
 from reference_impl.permissions._rules import Call
@@ -96,19 +95,9 @@ def _may_change_directory(part: ShellPart) -> bool:
     return bool(words) and (words[0] is None or words[0] in _DIRECTORY_CHANGERS)
 
 
-def _as_known(part: ShellPart) -> tuple[str | None, ...]:
-    """The part's words, a glob (``tee -a .bashr?``) or brace as ``None``: what it names is known when it runs."""
-    if len(part.raw) != len(part.argv):
-        return part.argv
-    return tuple(
-        None if word is not None and is_globby(raw) else word
-        for word, raw in zip(part.argv, part.raw, strict=True)
-    )
-
-
 def _move_target(part: ShellPart) -> str | None:
     """Where a change of directory leads, as written (``~`` for ``cd`` alone); None when not known."""
-    words = list(_as_known(part))
+    words = list(known_words(part))
     while words and words[0] in _BUILTIN_RUNNERS:
         words.pop(0)
         while words and words[0] is not None and words[0].startswith("-"):
@@ -198,7 +187,7 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
         # part it could not read is not in ``writes``, so what the line writes is not known.
         return "the command is not read with certainty (the grammar finds a syntax error), so what it writes is not known"
     places = _directories(command, directories)
-    targets = [t for part in command.parts for t in program_targets(_as_known(part))]
+    targets = [t for part in command.parts for t in program_targets(known_words(part))]
     for written in (*command.writes, *targets):
         if written is None:
             return "the command writes to a file only known when it runs"
