@@ -196,6 +196,18 @@ def test_a_checkout_before_git_asks_when_an_included_file_is_tracked(repository:
     assert _decide("git fetch -q && git status", repository, mode="bypassPermissions").behavior == "allow"
 
 
+def test_a_checkout_before_git_asks_when_an_included_link_leads_into_the_work_tree(
+    repository: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """An include outside the work tree that is a link to a tracked file is rewritten by a checkout too."""
+    (repository / "team.cfg").write_text("[user]\n\tname = a\n")
+    link = tmp_path_factory.mktemp("links") / "team.cfg"
+    link.symlink_to(repository / "team.cfg")
+    _include(repository, "[include]", str(link))
+    assert _decide("git status", repository, mode="bypassPermissions").behavior == "allow"
+    assert _decide("git checkout -q o && git status", repository, mode="bypassPermissions").behavior == "ask"
+
+
 def test_a_submodules_conditional_include_is_judged(
     repository: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

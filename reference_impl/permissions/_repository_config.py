@@ -304,6 +304,9 @@ def _included_commands(
             continue
         targets.append(target)
         watched.append(target)
+        real = os.path.realpath(target)
+        if real != target:
+            targets.append(real)  # a link into the work tree is rewritten by a checkout there
         if target in listed_files or not os.path.lexists(target):
             continue  # already in git's own listing, or nothing there yet
         listed = _git(
