@@ -15,13 +15,15 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from hypothesis import strategies as st
 
-__all__ = ["SameMeaning", "flag_programs", "same_meaning_commands"]
+__all__ = ["SameMeaning", "flag_programs", "same_meaning_commands", "same_value_commands"]
 
 # Programs whose --help is GNU-style on a Debian-like machine; only those installed are drawn.
 _FLAG_CANDIDATES = ("rm", "cp", "mv", "ln", "chmod", "chown", "mkdir", "touch", "ls", "du", "sort", "uniq")
@@ -223,4 +225,111 @@ def same_meaning_commands() -> st.SearchStrategy[SameMeaning]:
         cases.append(_npm_case())
     if not cases:
         return st.nothing()
+    return st.one_of(cases)
+
+
+# chmod's modes, octal and symbolic, by the permission bits each leaves whatever the file had.
+_CHMOD_WHO = ("a", "ugo", "u", "g", "o", "ug", "go", "uo")
+
+
+@lru_cache(maxsize=512)
+def _chmod_result(mode: str) -> int | None:
+    """The permission bits real chmod leaves with ``mode``, the same from a file with none and one with all.
+
+    None when they differ (the mode keeps some of what was there) or chmod refuses the mode.
+    """
+    results = set()
+    with tempfile.TemporaryDirectory() as folder:
+        target = os.path.join(folder, "f")
+        for start in (0o000, 0o777):
+            with open(target, "w", encoding="utf-8"):
+                pass
+            os.chmod(target, start)
+            done = subprocess.run(["chmod", mode, target], capture_output=True, timeout=10, check=False)
+            if done.returncode != 0:
+                return None
+            results.add(stat.S_IMODE(os.stat(target).st_mode) & 0o777)
+    return results.pop() if len(results) == 1 else None
+
+
+@st.composite
+def _chmod_mode(draw: st.DrawFn, bits: int) -> str:
+    """A spelling of a chmod mode that leaves ``bits``: octal with leading zeros, or symbolic clauses."""
+    how = draw(st.sampled_from(["octal", "equals", "clauses", "plus"]))
+    if how == "octal":
+        return "0" * draw(st.integers(0, 2)) + format(bits, "o")
+    each = {c: (bits >> shift) & 7 for c, shift in (("u", 6), ("g", 3), ("o", 0))}
+
+    def perms(value: int) -> str:
+        return "".join(letter for letter, bit in (("r", 4), ("w", 2), ("x", 1)) if value & bit)
+
+    if how == "equals" and len(set(each.values())) == 1:
+        return f"{draw(st.sampled_from(['a', 'ugo']))}={perms(each['u'])}"
+    if how == "plus" and bits == 0o777:
+        return f"{draw(st.sampled_from(['a', 'ugo']))}+rwx"
+    clauses = [f"{who}={perms(value)}" for who, value in each.items()]
+    return ",".join(draw(st.permutations(clauses)))
+
+
+@st.composite
+def _chmod_case(draw: st.DrawFn) -> SameMeaning:
+    bits = draw(st.sampled_from([0o777, 0o666, 0o755, 0o700, 0o644]))
+    written, spelled = draw(_chmod_mode(bits)), draw(_chmod_mode(bits))
+    # The truth is real chmod: both spellings leave the same bits whatever the file had.
+    assert _chmod_result(written) == _chmod_result(spelled) == bits, (written, spelled)
+    recursive = draw(st.sampled_from(["", "-R ", "--recursive "]))
+    return SameMeaning(f"Bash(chmod {written}:*)", f"chmod {recursive}{spelled} victim-file", "chmod")
+
+
+@st.composite
+def _path_case(draw: st.DrawFn) -> SameMeaning:
+    """A path operand spelled with repeated slashes, ``.`` and ``..``: the same file (the kernel's lookup)."""
+    folder = tempfile.gettempdir()
+    program, options = draw(
+        st.sampled_from([("rm", "-rf"), ("rm", "-r -f"), ("chmod", "-R 700"), ("ls", "-l")])
+    )
+    name = f"{folder}/victim-dir"
+    spellings = [
+        f"{folder}//victim-dir",
+        f"{folder}/./victim-dir",
+        f"{folder}/victim-dir/",
+        f"{folder}/x/../victim-dir",
+    ]
+    spelled = draw(st.sampled_from(spellings))
+    assert os.path.normpath(spelled.replace("/x/../", "/")) == name
+    return SameMeaning(f"Bash({program} {options} {name}:*)", f"{program} {options} {spelled}", program)
+
+
+@st.composite
+def _force_push_case(draw: st.DrawFn) -> SameMeaning:
+    """``git push --force`` by git-push(1)'s own words: a ``+`` refspec forces that ref, ``--mirror`` force-updates."""
+    before = draw(st.sampled_from(["", "-c color.ui=never ", "--no-pager ", "-C . "]))
+    forced = draw(
+        st.sampled_from(
+            [
+                "-f origin main",
+                "origin +main",
+                "origin +HEAD:refs/heads/main",
+                "origin main +refs/tags/v1:refs/tags/v1",
+                "--mirror origin",
+                "origin main --force",
+            ]
+        )
+    )
+    rule = draw(st.sampled_from(["git push --force", "git push -f"]))
+    return SameMeaning(f"Bash({rule}:*)", f"git {before}push {forced}", "git")
+
+
+def same_value_commands() -> st.SearchStrategy[SameMeaning]:
+    """A rule naming a value or an effect, and a command whose words the program reads as that value or effect.
+
+    chmod's mode spelled otherwise (leading zeros, ``a=``, ``ugo=``, ``u=..,g=..,o=..``, ``a+rwx``),
+    each checked against real chmod; a path operand spelled otherwise; a force push by a ``+``
+    refspec or ``--mirror`` (git-push(1)).
+    """
+    cases: list[st.SearchStrategy[SameMeaning]] = [_path_case()]
+    if shutil.which("chmod"):
+        cases.append(_chmod_case())
+    if shutil.which("git"):
+        cases.append(_force_push_case())
     return st.one_of(cases)

@@ -141,15 +141,35 @@ def _environment(bin_dir: Path, home: Path) -> dict[str, str]:
     return keep
 
 
-def _build(mechanism: Mechanism, where: str) -> tuple[Path, Path, dict[str, str]]:
-    """A working directory with the repository, the denied program (a marker writer) and the environment."""
-    root = fresh_dir()
-    work, bin_dir, home = root / "work", root / "bin", root / "home"
-    for folder in (work, bin_dir, home):
-        folder.mkdir(parents=True)
+def _ran_unasked(
+    harness: Any, line: str, rules: list[RuleSpec], mode: str, work: Path, env: dict[str, str]
+) -> bool:
+    """Whether the harness ran ``line`` unasked and real git, running it, ran the denied program (its marker is there)."""
+    run = run_calls(harness, [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode, cwd=work)
+    if run.ran() == 0:
+        return False
+    subprocess.run(
+        ["bash", "-c", line], cwd=work, env=env, capture_output=True, timeout=30, stdin=subprocess.DEVNULL
+    )
+    return (work.parent / "ran").exists()
+
+
+def _denied_program(root: Path) -> Path:
+    """The folder of the denied program: a marker writer, which leaves ``root/ran`` when it runs."""
+    bin_dir = root / "bin"
+    bin_dir.mkdir(parents=True)
     program = bin_dir / _DENIED
     program.write_text(f"#!/bin/sh\ntouch {shlex.quote(str(root / 'ran'))}\ncat >/dev/null 2>&1 || true\n")
     program.chmod(0o755)
+    return bin_dir
+
+
+def _build(mechanism: Mechanism, where: str) -> tuple[Path, Path, dict[str, str]]:
+    """A working directory with the repository, the denied program (a marker writer) and the environment."""
+    root = fresh_dir()
+    work, bin_dir, home = root / "work", _denied_program(root), root / "home"
+    for folder in (work, home):
+        folder.mkdir(parents=True)
     repository = work / where if where else work
     repository.mkdir(parents=True, exist_ok=True)
     setup = mechanism.setup.replace("{bin}", str(bin_dir)).replace("{p}", _DENIED)
@@ -178,22 +198,14 @@ def test_deny_rule_holds_against_what_the_repository_makes_git_run(
     anyone asked is run by real git in that repository: the denied program must not have run.
     """
     where, spelling = placement
-    work, root, env = _build(mechanism, where)
+    work, _root, env = _build(mechanism, where)
     line = spelling.format(w=where, t=mechanism.trigger)
     rules = [
         RuleSpec(f"Bash({_DENIED}:*)", "deny"),
         RuleSpec("Bash(git:*)", "allow"),
         RuleSpec("Bash(cd:*)", "allow"),
     ]
-    run = run_calls(
-        new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode, cwd=work
-    )
-    if run.ran() == 0:
-        return
-    subprocess.run(
-        ["bash", "-c", line], cwd=work, env=env, capture_output=True, timeout=30, stdin=subprocess.DEVNULL
-    )
-    assert not (root / "ran").exists(), (
+    assert not _ran_unasked(new_harness(), line, rules, mode, work, env), (
         f"{line!r} ran unasked ({mode}) and git ran {_DENIED} through {mechanism.name} ({mechanism.setup})"
     )
 
@@ -217,3 +229,140 @@ def test_an_ordinary_repository_keeps_git_allowed(new_harness: Callable[[], Any]
         new_harness(), [shell_tool()], [("Bash", {"command": f"git {trigger}"})], rules=rules, cwd=work
     )
     assert run.ran() == 1, f"git {trigger} in an ordinary repository was not allowed: {run.describe()}"
+
+
+@dataclass(frozen=True)
+class SwitchedInclude:
+    """An include whose target names the denied program, and how the line itself makes git read it.
+
+    ``config`` is appended to ``.git/config`` (``{root}`` the example's root); ``setup`` runs in the
+    repository after it; ``switch`` is the line's part before git that meets the include's condition
+    or gives the target its content.
+    """
+
+    name: str
+    config: str
+    setup: str
+    switch: str
+
+
+# The setting that makes git run the program, as an included file holds it, and the git subcommand that reads it.
+_INCLUDED_SETTINGS = {
+    "fsmonitor": ("[core]\n\tfsmonitor = {v}\n", ("status", "diff")),
+    "external": ("[diff]\n\texternal = {v}\n", ("diff --ext-diff",)),
+    "alias": ("[alias]\n\tst = !{v}\n", ("st",)),
+    "hooks-path": ("[core]\n\thooksPath = {root}/hooks\n", ("commit -q --allow-empty -m x",)),
+}
+
+
+@st.composite
+def switched_includes(draw: st.DrawFn) -> tuple[SwitchedInclude, str, str]:
+    """(an include and how the line switches it on, the included file's text, the git subcommand that reads it).
+
+    The condition kind (``onbranch:``, ``hasconfig:remote.*.url:``, ``gitdir:``, ``gitdir/i:``, or
+    none), how the line meets it (a checkout or switch of the branch, a remote added, nothing: the
+    condition holds already; for a plain include, a write of the file it names, missing until then,
+    or a checkout bringing a tracked file's other content), reached directly or through another
+    include.
+    """
+    setting, triggers = _INCLUDED_SETTINGS[draw(st.sampled_from(sorted(_INCLUDED_SETTINGS)))]
+    text = setting.replace("{v}", draw(st.sampled_from(_VALUES)))
+    kind = draw(st.sampled_from(["onbranch", "hasconfig", "gitdir", "gitdir/i", "written", "tracked"]))
+    target = "{root}/included.cfg"
+    if kind == "onbranch":
+        header, setup = '[includeIf "onbranch:o"]', "git branch o"
+        switch = draw(st.sampled_from(["git checkout -q o && ", "git switch -q o; "]))
+    elif kind == "hasconfig":
+        header, setup = '[includeIf "hasconfig:remote.*.url:https://z.example/r"]', ""
+        switch = "git remote add z https://z.example/r && "
+    elif kind in ("gitdir", "gitdir/i"):
+        # The condition holds now (gitdir/i: whatever the case): git's own listing shows it too.
+        header, setup, switch = f'[includeIf "{kind}:{{work}}/"]', "", ""
+    elif kind == "written":
+        header, setup = "[include]", "mv {root}/included.cfg {root}/payload.cfg"
+        switch = draw(
+            st.sampled_from(
+                [
+                    "cp {root}/payload.cfg {root}/included.cfg && ",
+                    "cat {root}/payload.cfg > {root}/included.cfg; ",
+                ]
+            )
+        )
+    else:
+        # A tracked file in the work tree: benign on this branch, the setting on branch o.
+        header, target = "[include]", "../included.cfg"
+        setup = (
+            "git checkout -q -b o && cp {root}/included.cfg included.cfg && git add included.cfg && "
+            "git commit -q -m o && git checkout -q - && printf '[user]\\n\\tname = a\\n' > included.cfg && "
+            "git add included.cfg && git commit -q -m benign"
+        )
+        switch = "git checkout -q o && "
+    if draw(st.booleans()):
+        # Through a plain include of another file that holds the conditional one (a relative path
+        # is relative to the file that holds it: outer.cfg is not in .git/).
+        nested, target = "{root}/outer.cfg", target.replace("../", "{work}/")
+        setup = f"printf '%s\\n\\tpath = %s\\n' {_quoted(header)} {_quoted(target)} > {nested}" + (
+            f" && {setup}" if setup else ""
+        )
+        header, target = "[include]", nested
+    config = f"{header}\n\tpath = {target}\n"
+    return SwitchedInclude(kind, config, setup, switch), text, draw(st.sampled_from(triggers))
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(drawn=switched_includes(), mode=st.sampled_from(["default", "bypassPermissions"]))
+def test_deny_rule_holds_against_an_include_the_line_switches_on(
+    new_harness: Callable[[], Any], drawn: tuple[SwitchedInclude, str, str], mode: str
+) -> None:
+    """PERM-17: a deny rule's program never runs unasked through an include the same line switches on.
+
+    The repository's configuration includes a file (whatever the include's condition: ``onbranch:``,
+    ``hasconfig:remote.*.url:``, ``gitdir:``, ``gitdir/i:``, none; directly or through another
+    include) that sets what makes git run the denied program (``core.fsmonitor``, ``diff.external``,
+    an alias ``!cmd``, ``core.hooksPath``). The line first meets the condition or gives the file its
+    content (a checkout of the branch, a remote added, the file written, a checkout bringing a tracked
+    file's other content), then runs the git subcommand that reads the setting, allowed by a rule for
+    git. Whatever the harness runs unasked is run by real git: the denied program must not have run.
+    """
+    include, text, trigger = drawn
+    root = fresh_dir()
+    work, bin_dir, home = root / "work", _denied_program(root), root / "home"
+    for folder in (work, home, root / "hooks"):
+        folder.mkdir(parents=True)
+    (root / "hooks" / "pre-commit").symlink_to(bin_dir / _DENIED)
+
+    def filled(template: str) -> str:
+        return (
+            template.replace("{root}", str(root)).replace("{work}", str(work)).replace("{bin}", str(bin_dir))
+        )
+
+    (root / "included.cfg").write_text(filled(text).replace("{p}", _DENIED))
+    env = _environment(bin_dir, home)
+    subprocess.run(
+        ["bash", "-c", "git init -q . && echo a > f && git add f && git commit -q -m i"],
+        cwd=work,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )
+    with (work / ".git" / "config").open("a") as config:
+        config.write(filled(include.config))
+    if include.setup:
+        subprocess.run(
+            ["bash", "-c", filled(include.setup)],
+            cwd=work,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+    (work / "f").write_text("a\nb\n")  # a change for diff to show
+    line = filled(include.switch) + f"git {trigger}"
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec("Bash(*)", "allow")]
+    assert not _ran_unasked(new_harness(), line, rules, mode, work, env), (
+        f"{line!r} ran unasked ({mode}) and git ran {_DENIED} through an include ({include.name}: {include.config!r})"
+    )

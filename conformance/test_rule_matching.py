@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
-from conformance._strategies_grammar import SameMeaning, same_meaning_commands
+from conformance._strategies_grammar import SameMeaning, same_meaning_commands, same_value_commands
 from conformance._strategies_permissions import (
     allow_rule_for,
     edit_tool,
@@ -483,10 +483,32 @@ def test_deny_rule_meets_every_spelling_the_program_reads_alike(
     (npm's own table). The spellings are read live from each program's ``--help``, usage and command
     table. Beside an allow rule for the whole program, in any mode, the command must not run.
     """
+    _assert_refused_beside_allow(new_harness(), case, mode)
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(case=same_value_commands(), mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]))
+def test_deny_rule_meets_every_value_the_program_reads_alike(
+    new_harness: Callable[[], Any], case: SameMeaning, mode: str
+) -> None:
+    """PERM-17: a deny rule naming a value refuses the command spelling it otherwise, as the program reads it.
+
+    ``Bash(chmod 777:*)`` names a mode, which ``chmod 0777``, ``chmod a+rwx``, ``chmod ugo=rwx`` and
+    ``chmod u=rwx,g=rwx,o=rwx`` also leave (real chmod is the judge, from a file with no bits and one
+    with all); ``Bash(rm -rf /tmp/d:*)`` names a file, which ``/tmp//d``, ``/tmp/./d``, ``/tmp/x/../d``
+    also name; ``Bash(git push --force:*)`` names a forced push, which ``git push origin +main`` and
+    ``git push --mirror`` also are (git-push(1): a ``+`` refspec "is the same as --force" for it).
+    Beside an allow rule for the whole program, in any mode, the command must not run.
+    """
+    _assert_refused_beside_allow(new_harness(), case, mode)
+
+
+def _assert_refused_beside_allow(harness: Any, case: SameMeaning, mode: str) -> None:
+    """The case's command does not run under its deny rule beside an allow rule for the whole program."""
     rules = [RuleSpec(f"Bash({case.program}:*)", "allow"), RuleSpec(case.rule, "deny")]
-    run = run_calls(
-        new_harness(), [shell_tool()], [("Bash", {"command": case.command})], rules=rules, mode=mode
-    )
+    run = run_calls(harness, [shell_tool()], [("Bash", {"command": case.command})], rules=rules, mode=mode)
     assert run.ran() == 0, (
         f"{case.rule} ({mode}) let {case.command!r} run: the program reads it as what the rule names"
     )

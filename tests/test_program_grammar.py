@@ -96,6 +96,39 @@ def test_the_catalogue_bytes_are_stable() -> None:
         ("npm run deploy:*", "npm run build", None),
         ("npm run deploy", "npm run deploy --silent", "certain"),
         ("npm run deploy", "npm run deploy now", None),
+        # PERM-17: the values the program reads alike: a mode, a path, a forced refspec.
+        # git-push(1): a + refspec "is the same as --force" for that ref; --mirror force-updates.
+        ("git push --force:*", "git push o +main", "certain"),
+        ("git push --force:*", "git push o main +refs/tags/v1:refs/tags/v1", "certain"),
+        ("git push --force:*", "git -C . push --mirror o", "certain"),
+        ("git push o main:*", "git push o +main", "certain"),
+        ("git push --force:*", "git push o main:+main", None),  # a + only leads a refspec
+        (
+            "git push --force:*",
+            "git push --force-with-lease",
+            None,
+        ),  # another option: it refuses where --force wouldn't
+        ("git push --force:*", "git push --forc", None),  # ambiguous to git itself: it pushes nothing
+        # chmod's mode by the permission bits it leaves, whatever the file had.
+        ("chmod 777:*", "chmod 0777 f", "certain"),
+        ("chmod 777:*", "chmod 00777 f", "certain"),
+        ("chmod 777:*", "chmod a+rwx f", "certain"),
+        ("chmod 777:*", "chmod ugo=rwx f", "certain"),
+        ("chmod 777:*", "chmod -R o+rwx,ug=rwx d", "certain"),
+        ("chmod a=rwx:*", "chmod 777 f", "certain"),
+        ("chmod 644:*", "chmod u=rw,go=r f", "certain"),
+        ("chmod 777:*", "chmod +rwx f", "possible"),  # the umask decides: the line may have cleared it
+        ("chmod 777:*", "chmod a+rwX f", "possible"),  # X: x on a directory
+        ("chmod 777:*", "chmod 755 f", None),
+        ("chmod 777:*", "chmod a+rwx,o-w f", None),
+        ("chmod 777:*", "chmod u+x f", None),
+        # A path operand as the kernel looks it up; a glob may expand to the rule's word.
+        ("rm -rf /:*", "rm -rf //", "certain"),
+        ("rm -rf /:*", "rm -rf /.", "certain"),
+        ("rm -rf /:*", "rm -r --force /tmp/..", "certain"),
+        ("rm -rf /:*", "rm -rf /*", "possible"),
+        ("rm -rf /:*", "rm -rf /tmp", None),
+        ("cat /etc/shadow:*", "cat //etc/./shadow", "certain"),
     ],
 )
 def test_a_rule_is_met_by_every_spelling_the_program_reads_alike(

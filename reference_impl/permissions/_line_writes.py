@@ -31,12 +31,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reference_impl.permissions._bash_reader import ShellCommand
+from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._derived_names import Derived, derived_names
 from reference_impl.permissions._descriptors import descriptor_of
 from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
+from reference_impl.permissions._shell_parts import ShellPart
 from reference_impl.permissions._wrapped_commands import find_commands, is_wrapper, unwrap
 
-__all__ = ["Run", "program_targets", "program_writes", "unread_by_writes"]
+__all__ = ["Run", "known_words", "program_targets", "program_writes", "unread_by_writes"]
 
 Argv = tuple[str | None, ...]
 
@@ -168,6 +170,16 @@ class Run:
     base: str
     index: int
     assignments: tuple[str, ...] = ()
+
+
+def known_words(part: ShellPart) -> Argv:
+    """The part's words, a glob (``tee -a .bashr?``) or brace as ``None``: what it names is known when it runs."""
+    if len(part.raw) != len(part.argv):
+        return part.argv
+    return tuple(
+        None if word is not None and is_globby(raw) else word
+        for word, raw in zip(part.argv, part.raw, strict=True)
+    )
 
 
 def _is_code(path: str) -> bool:

@@ -12,7 +12,14 @@ therefore also read the way the program reads its command line (:func:`grammar_m
 - a program with subcommands has its global options skipped and its subcommand's aliases and
   abbreviations resolved (``git``, ``npm``);
 - the rule's options must all be among the command's, and its other words must begin the command's
-  other words (a ``:*`` or trailing `` *`` rule) or equal them.
+  other words (a ``:*`` or trailing `` *`` rule) or equal them;
+- a word the program reads as the same value is the same word (:func:`_same_operand`): a path
+  operand lexically normalised (``//``, ``/.``, ``/tmp/..`` are ``/``), chmod's mode by the
+  permission bits it leaves (``0777``, ``a+rwx``, ``ugo=rwx``, ``u=rwx,g=rwx,o=rwx`` are ``777``),
+  a ``git push`` refspec with or without its ``+``; a glob operand may expand to the rule's word
+  (a *possible* match);
+- what a program's documentation says an operand form or another option also does is that option too
+  (:data:`_IMPLIED`): ``git push origin +main`` and ``git push --mirror`` force, as ``--force`` does.
 
 The facts come from the programs themselves, not from a list typed in here: ``program_grammar.json``
 beside this module is mined from their ``--help`` output, git's usage and ``git help -a``, and npm's
@@ -24,7 +31,10 @@ tried: a rule met in all of them matches for certain, in some of them *possibly*
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import posixpath
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -288,18 +298,119 @@ def option_grammar(program: str) -> tuple[Mapping[str, str], frozenset[str], fro
     return found.options.names, found.options.values, found.options.optional
 
 
+# What a subcommand's documentation says an operand form or another option does too, as the option it
+# names: git-push(1), "+<src>:<dst>": "By having the optional leading +, you can tell Git to update the
+# <dst> ref even if it is not allowed by default ... This is the same as --force, but for that
+# refspec"; "--mirror": "locally updated refs will be force updated on the remote end".
+# (subcommand, option or "+operand") -> the option it implies.
+_IMPLIED: Mapping[str, Mapping[tuple[str, str], str]] = {
+    "git": {("push", "+operand"): "--force", ("push", "--mirror"): "--force"},
+}
+
+
+def _with_implied(head: str, reading: _Reading) -> _Reading:
+    """The reading with the options its operands' forms or its other options imply (:data:`_IMPLIED`)."""
+    implied = _IMPLIED.get(head)
+    if not implied or not reading.operands or reading.operands[0] is None:
+        return reading
+    sub = reading.operands[0]
+    opts = (_catalogue()[head].sub_options or {}).get(sub, _UNKNOWN)
+    added: set[str] = set()
+    for (command, form), option in implied.items():
+        if command != sub:
+            continue
+        name = opts.resolve(option) or option
+        if form == "+operand":
+            if any(w is not None and w.startswith("+") for w in reading.operands[1:]):
+                added.add(name)
+        elif (opts.resolve(form) or form) in reading.options:
+            added.add(name)
+    return reading if not added else _Reading(reading.options | added, reading.operands)
+
+
+_CHMOD_MODE = re.compile(r"[ugoa]*(?:[-+=](?:[rwxXst]*|[ugo]))+")
+_WHO_BITS = {"u": 0o700, "g": 0o070, "o": 0o007}
+_PERM_BITS = {"r": 0o444, "w": 0o222, "x": 0o111}
+
+
+def _chmod_bits(mode: str, *, umask: bool = True) -> tuple[int, int] | None:
+    """The permission bits (rwx for u, g, o) a chmod mode leaves whatever they were: (known mask, values).
+
+    Octal (any leading zeros) sets them all. A symbolic clause with no ``ugoa`` is filtered by the
+    umask, ``X`` depends on the file, copying (``g=u``) on what it had: those bits stay unknown.
+    Special bits (setuid, setgid, sticky) are not compared. ``umask=False``: the most the mode may
+    grant, as under ``umask 0`` (the line may set it; a clause with no ``ugoa`` is one for all) on a
+    directory (``X`` is ``x``).
+    """
+    if re.fullmatch(r"[0-7]{1,5}", mode):
+        return 0o777, int(mode, 8) & 0o777
+    known, value = 0, 0
+    for clause in mode.split(","):
+        if not _CHMOD_MODE.fullmatch(clause):
+            return None
+        who = re.match(r"[ugoa]*", clause)
+        letters = who.group(0) if who else ""
+        if not letters and umask:
+            return None  # the umask decides
+        mask = 0o777 if "a" in letters or not letters else sum(_WHO_BITS[c] for c in set(letters))
+        for op, perms in re.findall(r"([-+=])([rwxXst]*|[ugo])", clause[len(letters) :]):
+            perms = perms if umask else perms.replace("X", "x")
+            if perms in _WHO_BITS or "X" in perms:
+                known &= ~mask
+                continue
+            bits = sum(_PERM_BITS[c] for c in set(perms) if c in _PERM_BITS) & mask
+            if op == "=":
+                known, value = known | mask, (value & ~mask) | bits
+            elif op == "+":
+                known, value = known | bits, value | bits
+            else:
+                known, value = known | bits, value & ~bits
+    return known, value
+
+
+def _same_operand(head: str, position: int, want: str, got: str) -> bool | None:
+    """Whether the program reads ``got`` (the command's word) as the rule's ``want``; None: it may, as a glob.
+
+    ``position`` counts the operands, a subcommand first.
+    """
+    if got == want:
+        return True
+    if head == "chmod" and position == 0:
+        rule, command = _chmod_bits(want), _chmod_bits(got)
+        if rule is not None and command is not None and rule[0] == 0o777 and command[0] == 0o777:
+            return rule[1] == command[1]
+        unmasked = _chmod_bits(got, umask=False)
+        if rule is not None and rule[0] == 0o777 and unmasked is not None and unmasked == rule:
+            return None  # ``+rwx``: the rule's mode under a umask the line may have cleared
+    if head == "git" and position >= 2 and got.startswith("+") and got[1:] == want:
+        return True  # a refspec forced or not names the same refs (the force is read as --force)
+    if want.startswith("/") and got.startswith("/") and _lexical(got) == _lexical(want):
+        return True
+    if any(c in got for c in "*?[") and fnmatch.fnmatchcase(want, got):
+        return None  # bash may expand the glob to the rule's word
+    return False
+
+
+def _lexical(path: str) -> str:
+    """A path with ``.``, ``..`` and repeated slashes resolved as text (``//`` is ``/`` on Linux)."""
+    normal = posixpath.normpath(path)
+    return "/" + normal.lstrip("/")
+
+
 def _meets(shape: RuleShape, reading: _Reading) -> bool | None:
     """Whether a reading has the rule's effect; None when a run-time word decides."""
+    reading = _with_implied(shape.head, reading)
     if not shape.options <= reading.options:
         return False
     have = reading.operands
     if len(have) < len(shape.operands) or (not shape.prefix and len(have) != len(shape.operands)):
         return False
     unknown = False
-    for want, got in zip(shape.operands, have, strict=False):
-        if got is None:
+    for position, (want, got) in enumerate(zip(shape.operands, have, strict=False)):
+        same = None if got is None else _same_operand(shape.head, position, want, got)
+        if same is None:
             unknown = True
-        elif got != want:
+        elif not same:
             return False
     return None if unknown else True
 

@@ -21,7 +21,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
-from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._code_targets import CodeTargets, code_language, line_code
 from reference_impl.permissions._derived_names import (
     CopiedTree,
@@ -29,7 +28,7 @@ from reference_impl.permissions._derived_names import (
     NameFamily,
     PatchedFiles,
 )
-from reference_impl.permissions._line_writes import program_targets
+from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
 from reference_impl.permissions._rules import Call
@@ -121,19 +120,9 @@ def _may_change_directory(part: ShellPart) -> bool:
     return bool(words) and (words[0] is None or words[0] in _DIRECTORY_CHANGERS)
 
 
-def _as_known(part: ShellPart) -> tuple[str | None, ...]:
-    """The part's words, a glob (``tee -a .bashr?``) or brace as ``None``: what it names is known when it runs."""
-    if len(part.raw) != len(part.argv):
-        return part.argv
-    return tuple(
-        None if word is not None and is_globby(raw) else word
-        for word, raw in zip(part.argv, part.raw, strict=True)
-    )
-
-
 def _move_target(part: ShellPart) -> str | None:
     """Where a change of directory leads, as written (``~`` for ``cd`` alone); None when not known."""
-    words = list(_as_known(part))
+    words = list(known_words(part))
     while words and words[0] in _BUILTIN_RUNNERS:
         words.pop(0)
         while words and words[0] is not None and words[0].startswith("-"):
@@ -376,7 +365,7 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
         return "the command is not read with certainty (the grammar finds a syntax error), so what it writes is not known"
     places = _directories(command, directories)
     by_part = [
-        program_targets(_as_known(part), 0, command.source, part.assignments, part.stdin)
+        program_targets(known_words(part), 0, command.source, part.assignments, part.stdin)
         for part in command.parts
     ]
     targets = [t for part_targets in by_part for t in part_targets]

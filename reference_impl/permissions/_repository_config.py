@@ -11,6 +11,15 @@ not plain data (an alias's ``!`` command, or the git subcommand it renames), and
 hook, by its resolved path and, for a script, its text. The rules module matches deny and ask
 rules against them (a match *may* apply: git runs them only for some subcommands, so it asks).
 
+Conditional includes (``[includeIf "onbranch:o"]``, ``hasconfig:remote.*.url:U``, ``gitdir:``,
+``gitdir/i:``) are followed whatever their condition, recursively: the line itself may meet a
+condition before git reads it (``git checkout o && git status``, ``git remote add z U && git
+status``), and git's own answer only says what holds now. An include the engine cannot read (a
+path form it can't resolve, a file git can't parse) fails closed; one missing now is a file git
+reads as soon as something creates it, so it is one of the files :func:`configuration_rewritten`
+watches the line for, with ``core.hooksPath`` and included files in the work tree, which a
+``git checkout`` on the same line rewrites.
+
 Results are cached per directory, keyed by the identity (inode, size, modification time) of every
 configuration file git named and of the hooks directory's entries: a changed file is read again.
 A directory git can't read answers None, and the caller fails closed.
@@ -27,12 +36,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reference_impl.permissions._bash_reader import split_command
+from reference_impl.permissions._line_writes import known_words, program_targets, program_writes
 from reference_impl.permissions._program_model import is_plain_git_key
+from reference_impl.permissions._wrapped_commands import is_wrapper, unwrap
 
-__all__ = ["ConfiguredCommand", "configured_commands", "git_directories"]
+__all__ = ["ConfiguredCommand", "configuration_rewritten", "configured_commands", "git_directories"]
 
 _MAX_HOOK_BYTES = 65536
 _GIT_MOVING_OPTIONS = ("-C", "--git-dir", "--work-tree")
+_MAX_INCLUDED_FILES = 32
+_MAX_INCLUDE_DEPTH = 10  # git's own limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +61,29 @@ class ConfiguredCommand:
     workspace: bool = True
 
 
-# Keys whose value is a path git reads (includes are followed by ``--includes`` itself).
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What git's configuration in one directory names: the commands, and the files git reads beyond its directory.
+
+    ``read_paths``: files outside the git directory git reads as configuration or runs (included
+    files, present or not; ``core.hooksPath``); ``top``: the work tree they may lie in.
+    """
+
+    commands: tuple[ConfiguredCommand, ...]
+    read_paths: tuple[str, ...] = ()
+    top: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Include:
+    """An ``include.path`` or ``includeIf.<condition>.path`` entry: its value and the file that holds it."""
+
+    value: str
+    origin: str | None  # None: not a file (the command line, a blob)
+    workspace: bool
+
+
+# Keys whose value is a path git reads (includes are followed below, whatever their condition).
 _PATH_KEYS = frozenset(
     [
         "core.hookspath",
@@ -104,14 +139,19 @@ def git_directories(command: str, commands: Iterable[Sequence[str | None]], cwd:
     return sorted(places)
 
 
-_CACHE: dict[str, tuple[tuple[str, ...], tuple[object, ...], tuple[ConfiguredCommand, ...] | None]] = {}
+_CACHE: dict[str, tuple[tuple[str, ...], tuple[object, ...], _Reading | None]] = {}
 _ALWAYS_WATCHED = ("~/.gitconfig", "~/.config/git/config", "/etc/gitconfig")
 
 
 def configured_commands(directory: str) -> tuple[ConfiguredCommand, ...] | None:
     """Every command git's configuration and hooks name for a git run in ``directory`` (None: unreadable)."""
+    reading = _reading(directory)
+    return None if reading is None else reading.commands
+
+
+def _reading(directory: str) -> _Reading | None:
     if not os.path.isdir(directory):
-        return ()  # made by the line itself: what the line writes is read elsewhere (_line_writes)
+        return _Reading(())  # made by the line itself: what the line writes is read elsewhere (_line_writes)
     cached = _CACHE.get(directory)
     if cached is not None and cached[1] == _identity(cached[0]):
         return cached[2]
@@ -122,6 +162,55 @@ def configured_commands(directory: str) -> tuple[ConfiguredCommand, ...] | None:
     paths = tuple(dict.fromkeys(watched))
     _CACHE[directory] = (paths, _identity(paths), found)
     return found
+
+
+def configuration_rewritten(command: str, directory: str, places: Sequence[str]) -> str | None:
+    """Why a part of ``command`` may change what git in ``directory`` reads as configuration or runs as hooks.
+
+    The files git reads there beyond its own directory (``.git/``, ``~/.gitconfig`` are watched by
+    _line_writes): included files, whatever the include's condition and whether they exist yet, and
+    a ``core.hooksPath`` directory. A part before git that writes one (by a path it names, resolved
+    in each of ``places``; one only known when it runs may be any), or restores tracked content
+    (``git checkout o``) over one that lies in the work tree, makes the engine's reading stale.
+    """
+    reading = _reading(directory)
+    if reading is None or not reading.read_paths:
+        return None
+    line = split_command(command)
+    last_git = max(
+        (
+            i
+            for i, part in enumerate(line.parts)
+            if any(posixpath.basename(w or "") == "git" for w in part.argv)
+        ),
+        default=-1,
+    )
+    written: list[str | None] = list(line.writes)  # redirections: in any order, to fail closed
+    tracked = False
+    for part in line.parts[:last_git]:
+        written.extend(program_targets(known_words(part)))
+        argv: Sequence[str | None] | None = part.argv
+        while argv and argv[0] is not None:
+            base = posixpath.basename(argv[0])
+            why = program_writes(base, tuple(argv[1:]))[1] if base == "git" else None
+            tracked = tracked or (why is not None and why.startswith("git writes tracked"))
+            argv = unwrap(base, tuple(argv[1:])) if is_wrapper(base) else None
+    for path in reading.read_paths:
+        if tracked and reading.top is not None and _within(path, reading.top):
+            return f"a part restores tracked files in {reading.top}, where git reads {path}"
+        for word in written:
+            if word is None:
+                return f"a part writes a file only known when it runs, which may be {path}, read by git"
+            expanded = os.path.expanduser(word)
+            for place in (*places, directory):
+                target = posixpath.normpath(posixpath.join(place, expanded))
+                if _within(path, target) or _within(target, path):
+                    return f"a part writes {word}, and git reads {path}"
+    return None
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _git(directory: str, *args: str) -> subprocess.CompletedProcess[bytes] | None:
@@ -137,29 +226,110 @@ def _git(directory: str, *args: str) -> subprocess.CompletedProcess[bytes] | Non
         return None
 
 
-def _read(directory: str, watched: list[str]) -> tuple[ConfiguredCommand, ...] | None:
+def _read(directory: str, watched: list[str]) -> _Reading | None:
     """What git says there; ``watched`` gets every file and directory the answer rests on."""
     listed = _git(directory, "config", "--list", "-z", "--show-origin", "--show-scope", "--includes")
     if listed is None or listed.returncode not in (0, 1):  # 1: no configuration at all
         return None
-    found, hooks_path = _listed_commands(listed.stdout, directory, watched)
+    includes: list[_Include] = []
+    found, hooks_path = _listed_commands(listed.stdout, directory, watched, includes=includes)
+    included = _included_commands(includes, directory, watched)
+    if included is None:
+        return None
+    found.extend(included[0])
+    read_paths, other_hooks = included[1], included[2]
+    top: str | None = None
     located = _git(directory, "rev-parse", "--absolute-git-dir", "--show-toplevel")
     if located is not None and located.returncode == 0:
         lines = located.stdout.decode("utf-8", "surrogateescape").splitlines()
         git_dir = lines[0] if lines else ""
-        top = lines[1] if len(lines) > 1 else directory
-        hooks = (
-            posixpath.join(top, os.path.expanduser(hooks_path))
-            if hooks_path
-            else posixpath.join(git_dir, "hooks")
-        )
-        watched.extend((git_dir, posixpath.join(git_dir, "config"), hooks))
-        found.extend(_hooks(hooks, watched))
+        top = lines[1] if len(lines) > 1 else None
+        watched.extend((git_dir, posixpath.join(git_dir, "config")))
+        # The hooks git runs now, and those an include it may read later points it to.
+        for named in dict.fromkeys([hooks_path or "", *other_hooks]):
+            hooks = (
+                posixpath.normpath(posixpath.join(top or directory, os.path.expanduser(named)))
+                if named
+                else posixpath.join(git_dir, "hooks")
+            )
+            if named:
+                read_paths.append(hooks)
+            watched.append(hooks)
+            found.extend(_hooks(hooks, watched))
         submodules = _submodule_commands(git_dir, directory, watched)
         if submodules is None:
             return None
         found.extend(submodules)
-    return tuple(found)
+    return _Reading(tuple(found), tuple(dict.fromkeys(read_paths)), top)
+
+
+def _include_target(include: _Include) -> str | None:
+    """The file an include names, resolved as git resolves it (``~``, relative to the including file); None: not resolvable here."""
+    value = include.value
+    if value.startswith("~"):
+        expanded = os.path.expanduser(value)
+        if expanded.startswith("~"):
+            return None  # ``~user/`` of no user known here
+        value = expanded
+    elif value.startswith("%("):
+        return None  # ``%(prefix)/``: git's install prefix, known to git alone
+    if not posixpath.isabs(value):
+        if include.origin is None:
+            return None
+        value = posixpath.join(posixpath.dirname(include.origin), value)
+    return posixpath.normpath(value)
+
+
+def _included_commands(
+    includes: list[_Include], directory: str, watched: list[str]
+) -> tuple[list[ConfiguredCommand], list[str], list[str]] | None:
+    """What every included file names, whatever its include's condition, and every file included.
+
+    git's own listing follows only the includes whose condition holds now; the line may meet the
+    others before git reads them (``git checkout o``, ``git remote add``), so each is read too,
+    recursively. A file missing now is listed but names nothing yet; one the engine can't resolve
+    or git can't parse answers None (fail closed). Also the ``core.hooksPath`` values they set.
+    """
+    listed_files = {posixpath.normpath(w) for w in watched}
+    found: list[ConfiguredCommand] = []
+    targets: list[str] = []
+    hooks_paths: list[str] = []
+    pending = [(include, 1) for include in includes]
+    while pending:
+        include, depth = pending.pop(0)
+        target = _include_target(include)
+        if target is None or depth > _MAX_INCLUDE_DEPTH or len(targets) >= _MAX_INCLUDED_FILES:
+            return None
+        if target in targets:
+            continue
+        targets.append(target)
+        watched.append(target)
+        real = os.path.realpath(target)
+        if real != target:
+            targets.append(real)  # a link into the work tree is rewritten by a checkout there
+        if target in listed_files or not os.path.lexists(target):
+            continue  # already in git's own listing, or nothing there yet
+        listed = _git(
+            directory,
+            "config",
+            "--file",
+            target,
+            "--no-includes",
+            "--list",
+            "-z",
+            "--show-origin",
+            "--show-scope",
+        )
+        if listed is None or listed.returncode not in (0, 1):
+            return None
+        nested: list[_Include] = []
+        commands, hooks_path = _listed_commands(
+            listed.stdout, directory, watched, repository_file=include.workspace, includes=nested
+        )
+        found.extend(commands)
+        hooks_paths.extend([hooks_path] if hooks_path else [])
+        pending.extend((_Include(n.value, target, include.workspace), depth + 1) for n in nested)
+    return found, targets, hooks_paths
 
 
 _MAX_SUBMODULES = 16
@@ -180,8 +350,15 @@ def _submodule_commands(git_dir: str, directory: str, watched: list[str]) -> lis
         listed = _git(directory, "config", "--file", config, "--list", "-z", "--show-origin", "--show-scope")
         if listed is None or listed.returncode not in (0, 1):
             return None
-        commands, hooks_path = _listed_commands(listed.stdout, directory, watched, repository_file=True)
+        includes: list[_Include] = []
+        commands, hooks_path = _listed_commands(
+            listed.stdout, directory, watched, repository_file=True, includes=includes
+        )
         found.extend(commands)
+        included = _included_commands(includes, directory, watched)
+        if included is None:
+            return None
+        found.extend(included[0])
         watched.extend((module, config))
         found.extend(
             _hooks(os.path.expanduser(hooks_path) if hooks_path else posixpath.join(module, "hooks"), watched)
@@ -190,11 +367,17 @@ def _submodule_commands(git_dir: str, directory: str, watched: list[str]) -> lis
 
 
 def _listed_commands(
-    stdout: bytes, directory: str, watched: list[str], *, repository_file: bool = False
+    stdout: bytes,
+    directory: str,
+    watched: list[str],
+    *,
+    repository_file: bool = False,
+    includes: list[_Include] | None = None,
 ) -> tuple[list[ConfiguredCommand], str | None]:
     """The commands a ``git config --list -z --show-origin --show-scope`` names, and its core.hooksPath.
 
     ``repository_file``: the listing is of a file inside the repository (a submodule's config).
+    ``includes`` gets every include it lists, whatever its condition.
     """
     fields = stdout.decode("utf-8", "surrogateescape").split("\0")
     found: list[ConfiguredCommand] = []
@@ -206,6 +389,16 @@ def _listed_commands(
         lowered = key.lower()
         if lowered == "core.hookspath":
             hooks_path = value
+        workspace = repository_file or scope in ("local", "worktree")
+        if includes is not None and (
+            lowered == "include.path" or (lowered.startswith("includeif.") and lowered.endswith(".path"))
+        ):
+            path = (
+                posixpath.join(directory, origin.removeprefix("file:"))
+                if origin.startswith("file:")
+                else None
+            )
+            includes.append(_Include(value, path, workspace))
         if (
             is_plain_git_key(key)
             or lowered in _PATH_KEYS
@@ -214,7 +407,6 @@ def _listed_commands(
         ):
             continue
         where = f"{key} ({scope}, {origin.removeprefix('file:')})"
-        workspace = repository_file or scope in ("local", "worktree")
         if lowered.startswith("alias."):
             text = value[1:] if value.startswith("!") else "git " + value
             found.append(ConfiguredCommand(where, text, workspace))

@@ -42,7 +42,11 @@ from reference_impl.permissions._project_files import (
     runs_make,
     script_commands,
 )
-from reference_impl.permissions._repository_config import configured_commands, git_directories
+from reference_impl.permissions._repository_config import (
+    configuration_rewritten,
+    configured_commands,
+    git_directories,
+)
 from reference_impl.permissions._rule_matches import AllowMatch, RuleMatch
 from reference_impl.permissions._rule_syntax import PATH_RULE_TOOLS, PermissionRule
 from reference_impl.permissions._shell_forms import deny_forms, script_operand
@@ -314,6 +318,11 @@ def _by_repository(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMatch 
                 first,
                 False,
                 f"git's configuration in {directory} could not be read: it may run what rule {first.text} covers",
+            )
+        rewritten = configuration_rewritten(command, directory, [str(cwd), *directories])
+        if rewritten is not None:
+            return RuleMatch(
+                first, False, f"{rewritten}: it may run what rule {first.text} covers, unread by the engine"
             )
         for named in configured:
             forms = deny_forms(named.text)
