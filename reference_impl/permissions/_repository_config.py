@@ -188,7 +188,10 @@ def configuration_rewritten(command: str, directory: str, places: Sequence[str])
     written: list[str | None] = list(line.writes)  # redirections: in any order, to fail closed
     tracked = False
     for part in line.parts[:last_git]:
-        written.extend(program_targets(known_words(part)))
+        # A name the program derives (a backup, a copied tree, an archive's members) is taken as unknown.
+        written.extend(
+            t if t is None or isinstance(t, str) else None for t in program_targets(known_words(part))
+        )
         argv: Sequence[str | None] | None = part.argv
         while argv and argv[0] is not None:
             base = posixpath.basename(argv[0])
