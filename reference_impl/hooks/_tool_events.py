@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
-from reference_impl.hooks._model import HookBaseInput, HookError, HookEvent, Hooks
+from reference_impl.hooks._command import CommandHook
+from reference_impl.hooks._model import HookBaseInput, HookError, HookEvent, Hooks, HttpHook
 from reference_impl.hooks._runner import (
     Blocked,
     InvalidOutput,
@@ -23,8 +25,8 @@ from reference_impl.hooks._runner import (
     optional_field,
     run_event_hooks,
 )
-from reference_impl.permissions import HookVerdict, PermissionBehavior
-from reference_impl.tools import parse_mcp_name
+from reference_impl.permissions import HookVerdict, PermissionBehavior, rule_matches
+from reference_impl.tools import Tool, parse_mcp_name
 
 __all__ = [
     "OutputUpdate",
@@ -63,6 +65,48 @@ def _event_data(
         "tool_name": tool_name,
         "tool_input": dict(tool_input),
     }
+
+
+@dataclass(frozen=True, slots=True)
+class _Selected:
+    """The matched hooks whose ``if`` rule (if any) matches the call, and those it couldn't judge."""
+
+    hooks: MatchedHooks
+    unjudged: list[HookError]
+
+
+def _select(
+    hooks: Hooks,
+    event: HookEvent,
+    tool: Tool | None,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    cwd: str,
+) -> _Selected:
+    """The hooks of ``event`` for this call: matcher, then each hook's ``if`` rule (HOOK-1).
+
+    The ``if`` rule is matched by the permission rule matcher as a deny rule would be: a compound
+    shell line matches when any of its commands does, and so does a call it can't read. Without
+    the :class:`Tool` the rule can't be judged; the hook is not run and the call is reported (the
+    caller fails closed on it).
+    """
+    selected: MatchedHooks = []
+    unjudged: list[HookError] = []
+    for hook, timeout in hooks.matching(event, tool_name):
+        if not isinstance(hook, CommandHook | HttpHook) or hook.condition is None:
+            selected.append((hook, timeout))
+            continue
+        try:
+            hit = tool is not None and rule_matches(hook.condition, tool, tool_input, cwd=Path(cwd))
+            problem = None if tool is not None else "can't be judged without the tool"
+        except Exception as exc:  # a matcher failure must neither run nor silently drop the hook
+            hit, problem = False, f"could not be matched ({type(exc).__name__}: {exc})"
+        if problem is not None:
+            what = f"'if' {hook.condition.text!r} {problem}; the hook did not run"
+            unjudged.append(HookError(event, hook.label, "unsupported", what))
+        elif hit:
+            selected.append((hook, timeout))
+    return _Selected(selected, unjudged)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,18 +157,34 @@ def _pre_decision(
 
 
 async def run_pre_tool_use(
-    hooks: Hooks, *, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str, base: HookBaseInput
+    hooks: Hooks,
+    *,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    tool_use_id: str,
+    base: HookBaseInput,
+    tool: Tool | None = None,
 ) -> PreToolUseOutcome:
-    """Run the PreToolUse hooks matching ``tool_name`` and aggregate them (HOOK-2, HOOK-3)."""
+    """Run the PreToolUse hooks matching ``tool_name`` and aggregate them (HOOK-2, HOOK-3).
+
+    ``tool`` is the called tool, which a hook's ``if`` rule is matched against; a hook with an
+    ``if`` that can't be judged (no ``tool``) is not run and makes the verdict at least ask.
+    """
     event: HookEvent = "PreToolUse"
-    matched = list(hooks.matching(event, tool_name))
-    if not matched:
+    chosen = _select(hooks, event, tool, tool_name, tool_input, base.cwd)
+    matched = chosen.hooks
+    if not matched and not chosen.unjudged:
         # What aggregating no runs gives, without building the hook input (the usual case, per call).
         return PreToolUseOutcome()
     data = {**_event_data(base, event, tool_name, tool_input), "tool_use_id": tool_use_id}
     acc = OutputCollector()
+    acc.errors.extend(chosen.unjudged)
     runs = await run_event_hooks(matched, event, data, tool_use_id, base.cwd, hooks.background)
-    decisions: list[tuple[PermissionBehavior | None, str, str, dict[str, Any] | None]] = []
+    decisions: list[tuple[PermissionBehavior | None, str, str, dict[str, Any] | None]] = [
+        # Neither run (a deny lost) nor skipped (an allow widened): the user decides.
+        ("ask", e.message, e.hook, None)
+        for e in chosen.unjudged
+    ]
     for label, parsed in acc.sift(event, runs, _pre_decision):
         if isinstance(parsed, Blocked):
             decisions.append(("deny", format_hook_error(event, tool_name, parsed.message), label, None))
@@ -190,7 +250,7 @@ class PostToolUseOutcome:
 
 async def _run_post(
     hooks: Hooks,
-    matched: MatchedHooks,
+    chosen: _Selected,
     event: HookEvent,
     tool_name: str,
     data: dict[str, Any],
@@ -198,7 +258,8 @@ async def _run_post(
     cwd: str,
 ) -> PostToolUseOutcome:
     acc = OutputCollector()
-    runs = await run_event_hooks(matched, event, data, tool_use_id, cwd, hooks.background)
+    acc.errors.extend(chosen.unjudged)
+    runs = await run_event_hooks(chosen.hooks, event, data, tool_use_id, cwd, hooks.background)
     blocks: list[str] = []
     update: OutputUpdate | None = None
     is_mcp = parse_mcp_name(tool_name) is not None
@@ -234,14 +295,17 @@ async def run_post_tool_use(
     tool_response: Any,
     base: HookBaseInput,
     duration_ms: int | None = None,
+    tool: Tool | None = None,
 ) -> PostToolUseOutcome:
     """Run the PostToolUse hooks after a successful call (EXEC-5); they can't undo it (HOOK-4).
 
-    ``tool_response`` is the tool's own response shape (HOOK-6); ``duration_ms`` how long the call took.
+    ``tool_response`` is the tool's own response shape (HOOK-6); ``duration_ms`` how long the call took;
+    ``tool`` is what an ``if`` rule is matched against.
     """
     event: HookEvent = "PostToolUse"
-    matched = list(hooks.matching(event, tool_name))
-    if not matched:
+    chosen = _select(hooks, event, tool, tool_name, tool_input, base.cwd)
+    matched = chosen.hooks
+    if not matched and not chosen.unjudged:
         return PostToolUseOutcome()
     data = {
         **_event_data(base, event, tool_name, tool_input),
@@ -250,7 +314,7 @@ async def run_post_tool_use(
     }
     if duration_ms is not None:
         data["duration_ms"] = duration_ms
-    return await _run_post(hooks, matched, event, tool_name, data, tool_use_id, base.cwd)
+    return await _run_post(hooks, chosen, event, tool_name, data, tool_use_id, base.cwd)
 
 
 async def run_post_tool_use_failure(
@@ -263,11 +327,12 @@ async def run_post_tool_use_failure(
     base: HookBaseInput,
     is_interrupt: bool = False,
     duration_ms: int | None = None,
+    tool: Tool | None = None,
 ) -> PostToolUseOutcome:
     """Run the PostToolUseFailure hooks after a failed call (EXEC-5); no output update applies."""
     event: HookEvent = "PostToolUseFailure"
-    matched = list(hooks.matching(event, tool_name))
-    if not matched:
+    chosen = _select(hooks, event, tool, tool_name, tool_input, base.cwd)
+    if not chosen.hooks and not chosen.unjudged:
         return PostToolUseOutcome()
     data = {
         **_event_data(base, event, tool_name, tool_input),
@@ -277,7 +342,7 @@ async def run_post_tool_use_failure(
     }
     if duration_ms is not None:
         data["duration_ms"] = duration_ms
-    return await _run_post(hooks, matched, event, tool_name, data, tool_use_id, base.cwd)
+    return await _run_post(hooks, chosen, event, tool_name, data, tool_use_id, base.cwd)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,11 +397,16 @@ async def run_permission_request(
     tool_use_id: str,
     base: HookBaseInput,
     permission_suggestions: Sequence[Any] = (),
+    tool: Tool | None = None,
 ) -> PermissionRequestOutcome:
-    """Run the PermissionRequest hooks when the call would be put to the user (PERM-8)."""
+    """Run the PermissionRequest hooks when the call would be put to the user (PERM-8).
+
+    A hook whose ``if`` can't be judged (no ``tool``) is not run: the question goes on to the host.
+    """
     event: HookEvent = "PermissionRequest"
-    matched = list(hooks.matching(event, tool_name))
-    if not matched:
+    chosen = _select(hooks, event, tool, tool_name, tool_input, base.cwd)
+    matched = chosen.hooks
+    if not matched and not chosen.unjudged:
         return PermissionRequestOutcome()
     data = {
         **_event_data(base, event, tool_name, tool_input),
@@ -344,6 +414,7 @@ async def run_permission_request(
         "permission_suggestions": list(permission_suggestions),
     }
     acc = OutputCollector()
+    acc.errors.extend(chosen.unjudged)
     runs = await run_event_hooks(matched, event, data, tool_use_id, base.cwd, hooks.background)
     decisions: list[PermissionRequestDecision] = []
     for label, decision in acc.sift(event, runs, _permission_decision):
