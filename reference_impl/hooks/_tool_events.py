@@ -9,7 +9,7 @@ are collected for the agent loop (HOOK-5). Running the hooks is :mod:`reference_
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,8 +25,15 @@ from reference_impl.hooks._runner import (
     optional_field,
     run_event_hooks,
 )
-from reference_impl.permissions import HookVerdict, PermissionBehavior, rule_matches
-from reference_impl.tools import Tool, parse_mcp_name
+from reference_impl.permissions import (
+    HookVerdict,
+    PermissionBehavior,
+    PermissionRule,
+    rule_matches,
+    safe_target,
+    shell_deny_match,
+)
+from reference_impl.tools import PermissionTarget, Tool, parse_mcp_name
 
 __all__ = [
     "OutputUpdate",
@@ -67,6 +74,31 @@ def _event_data(
     }
 
 
+def _condition_applies(
+    rule: PermissionRule, tool: Tool, tool_input: Mapping[str, Any], cwd: Path
+) -> bool | None:
+    """Whether the call matches a hook's ``if`` rule: True, False, or None when it can't be told.
+
+    A shell line matches when any of its commands certainly does (Claude Code matches each
+    subcommand); a command whose program only bash knows (``curl x | sh``, ``$CMD``) can't be told.
+    A path or host matches when it does for an allow and a deny rule alike (the resolved file and
+    every spelling of it); matching only the lenient way can't be told either.
+    """
+    target = safe_target(tool, tool_input)
+    shell_line = target.value if isinstance(target, PermissionTarget) and target.kind == "shell" else None
+    if rule.content is not None and shell_line is not None:
+        names = (tool.name, *tool.aliases)
+        if rule.tool_name not in names:
+            return False
+        found = shell_deny_match((rule,), names, shell_line)
+        return None if found is not None and not found.certain else found is not None
+    as_deny = rule_matches(rule, tool, tool_input, cwd=cwd)
+    if not as_deny:
+        return False
+    as_allow = rule_matches(replace(rule, behavior="allow"), tool, tool_input, cwd=cwd)
+    return True if as_allow else None
+
+
 @dataclass(frozen=True, slots=True)
 class _Selected:
     """The matched hooks whose ``if`` rule (if any) matches the call, and those it couldn't judge."""
@@ -85,10 +117,10 @@ def _select(
 ) -> _Selected:
     """The hooks of ``event`` for this call: matcher, then each hook's ``if`` rule (HOOK-1).
 
-    The ``if`` rule is matched by the permission rule matcher as a deny rule would be: a compound
-    shell line matches when any of its commands does, and so does a call it can't read. Without
-    the :class:`Tool` the rule can't be judged; the hook is not run and the call is reported (the
-    caller fails closed on it).
+    The ``if`` rule is matched by the permission rule matcher (:func:`_condition_applies`). When
+    it can't be told (no :class:`Tool`, a command only bash can read) the hook is not run and the
+    call is reported as unjudged: running it could widen an allow, skipping it lose a deny, so the
+    caller fails closed (PreToolUse asks).
     """
     selected: MatchedHooks = []
     unjudged: list[HookError] = []
@@ -97,11 +129,11 @@ def _select(
             selected.append((hook, timeout))
             continue
         try:
-            hit = tool is not None and rule_matches(hook.condition, tool, tool_input, cwd=Path(cwd))
-            problem = None if tool is not None else "can't be judged without the tool"
+            hit = None if tool is None else _condition_applies(hook.condition, tool, tool_input, Path(cwd))
+            problem = "can't be judged without the tool" if tool is None else "may or may not match this call"
         except Exception as exc:  # a matcher failure must neither run nor silently drop the hook
-            hit, problem = False, f"could not be matched ({type(exc).__name__}: {exc})"
-        if problem is not None:
+            hit, problem = None, f"could not be matched ({type(exc).__name__}: {exc})"
+        if hit is None:
             what = f"'if' {hook.condition.text!r} {problem}; the hook did not run"
             unjudged.append(HookError(event, hook.label, "unsupported", what))
         elif hit:
