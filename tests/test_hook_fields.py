@@ -3,7 +3,8 @@
 ``if`` narrows which calls run the hook (judged by the permission rule matcher, any command of a
 compound line), ``args`` is the exec form (no shell), ``onFailure: "block"`` turns a failure into a
 block; unknown keys and event names, wrong types and ``if`` rules that don't parse are refused.
-Hook stdout is trimmed as JavaScript's ``trim()`` does (a BOM-led JSON line is still JSON).
+Hook stdout is trimmed as JavaScript's ``trim()`` does (a BOM-led JSON line is still JSON);
+``disableAllHooks`` in a settings file turns hooks off.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from reference_impl.hooks import (
     HookBaseInput,
     Hooks,
     PreToolUseOutcome,
+    hooks_from_settings_files,
     run_permission_request,
     run_post_tool_use,
     run_pre_tool_use,
 )
+from reference_impl.permissions import SettingsFile, SettingSource, load_settings
 from reference_impl.tools import Tool
 from tests.test_rules import BASH, EDIT, READ, WRITE
 
@@ -146,16 +149,25 @@ def test_if_applies_to_post_tool_use_and_permission_request_too(tmp_path: Path) 
     base = HookBaseInput("s", str(tmp_path / "t.jsonl"), str(tmp_path))
     for event in ("PostToolUse", "PermissionRequest"):
         hooks = load({"type": "command", "if": "Bash(git push:*)", "command": marking(marker)}, event=event)
-        call = {
-            "tool_name": "Bash",
-            "tool_input": {"command": "git status"},
-            "tool_use_id": "t",
-            "base": base,
-        }
+        status = {"command": "git status"}
         if event == "PostToolUse":
-            asyncio.run(run_post_tool_use(hooks, tool_response={}, tool=BASH, **call))
+            asyncio.run(
+                run_post_tool_use(
+                    hooks,
+                    tool_name="Bash",
+                    tool_input=status,
+                    tool_use_id="t",
+                    tool_response={},
+                    base=base,
+                    tool=BASH,
+                )
+            )
         else:
-            asyncio.run(run_permission_request(hooks, tool=BASH, **call))
+            asyncio.run(
+                run_permission_request(
+                    hooks, tool_name="Bash", tool_input=status, tool_use_id="t", base=base, tool=BASH
+                )
+            )
         assert not marker.exists(), event
 
 
@@ -312,3 +324,72 @@ def test_json_output_led_or_trailed_by_js_whitespace_is_still_json(tmp_path: Pat
     out = pre(hooks, BASH, "Bash", {"command": "ls"}, tmp_path)
     assert out.verdict is not None, out.errors
     assert out.verdict.behavior == "deny"
+
+
+# ---------------------------------------------------------------------------------------------
+# disableAllHooks
+
+
+def settings_file(tmp_path: Path, source: SettingSource, data: dict[str, Any]) -> SettingsFile:
+    path = tmp_path / f"{source}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return load_settings(path, source)
+
+
+def guard_settings(marker: Path) -> dict[str, Any]:
+    return settings_with({"type": "command", "command": marking(marker)})
+
+
+@pytest.mark.parametrize(
+    ("disabling", "expected"),
+    [
+        # (source, value) of each file that sets disableAllHooks -> which sources' hooks still run
+        ((), {"userSettings", "projectSettings", "localSettings", "policySettings"}),
+        ((("localSettings", True),), {"policySettings"}),
+        ((("userSettings", True),), {"policySettings"}),
+        (
+            (("userSettings", True), ("localSettings", False)),
+            {"userSettings", "projectSettings", "localSettings", "policySettings"},
+        ),
+        ((("localSettings", True), ("userSettings", False)), {"policySettings"}),
+        ((("policySettings", True),), set()),
+        ((("policySettings", False), ("projectSettings", True)), {"policySettings"}),
+    ],
+)
+def test_disable_all_hooks_turns_hooks_off_as_the_settings_hierarchy_says(
+    tmp_path: Path, disabling: tuple[tuple[SettingSource, bool], ...], expected: set[str]
+) -> None:
+    """``disableAllHooks: true`` turns hooks off: in managed settings every hook, elsewhere every
+    hook but the managed ones, the highest-precedence file that sets it deciding."""
+    flags = dict(disabling)
+    sources: tuple[SettingSource, ...] = (
+        "userSettings",
+        "projectSettings",
+        "localSettings",
+        "policySettings",
+    )
+    files = []
+    for source in sources:
+        data = guard_settings(tmp_path / f"ran-{source}")
+        if source in flags:
+            data["disableAllHooks"] = flags[source]
+        files.append(settings_file(tmp_path, source, data))
+    hooks = hooks_from_settings_files(files)
+    pre(hooks, BASH, "Bash", {"command": "ls"}, tmp_path)
+    assert {s for s in sources if (tmp_path / f"ran-{s}").exists()} == expected
+
+
+def test_disable_all_hooks_also_turns_plugin_hooks_off(tmp_path: Path) -> None:
+    plugin = tmp_path / "plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(guard_settings(tmp_path / "ran")), "utf-8")
+    on = hooks_from_settings_files([settings_file(tmp_path, "userSettings", {})], plugin_dirs=[plugin])
+    off = hooks_from_settings_files(
+        [settings_file(tmp_path, "localSettings", {"disableAllHooks": True})], plugin_dirs=[plugin]
+    )
+    assert (on.has("PreToolUse"), off.has("PreToolUse")) == (True, False)
+
+
+def test_a_disable_all_hooks_that_is_not_a_boolean_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(HookConfigError, match="disableAllHooks"):
+        hooks_from_settings_files([settings_file(tmp_path, "projectSettings", {"disableAllHooks": "yes"})])

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias, TypedDict, get_args
 
 from reference_impl.hooks._command import CommandHook, OnFailure
-from reference_impl.permissions import PermissionRule, RuleSyntaxError, parse_rule
+from reference_impl.permissions import (
+    SETTINGS_PRECEDENCE,
+    PermissionRule,
+    RuleSyntaxError,
+    SettingsFile,
+    managed_flag,
+    parse_rule,
+)
 
 __all__ = [
     "ALL_HOOK_EVENTS",
@@ -44,6 +51,7 @@ __all__ = [
     "compile_matcher",
     "hooks_from_plugin",
     "hooks_from_settings",
+    "hooks_from_settings_files",
 ]
 
 HookEvent: TypeAlias = Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]
@@ -514,6 +522,46 @@ def hooks_from_settings(settings: Mapping[str, Any], *, name: str, plugin_root: 
             matchers.append(HookMatcher(matcher=matcher, hooks=parsed, source=name))
         events[str(event)] = matchers
     return Hooks(events, source=name)
+
+
+def _hooks_disabled(files: Sequence[SettingsFile]) -> tuple[bool, bool]:
+    """``disableAllHooks`` as the settings say it: (every hook off, every non-managed hook off).
+
+    Set true in managed settings, no hook runs. Elsewhere the highest-precedence file that sets it
+    decides, and it can't turn managed hooks off (Claude Code's settings hierarchy).
+    """
+    for f in files:
+        value = f.data.get("disableAllHooks")
+        if value is not None and not isinstance(value, bool):
+            raise HookConfigError(f"{f.name}: 'disableAllHooks' must be true or false, got {value!r}")
+    rank = {source: i for i, source in enumerate(SETTINGS_PRECEDENCE)}
+    others = sorted(
+        (f for f in files if f.source != "policySettings" and "disableAllHooks" in f.data),
+        key=lambda f: rank.get(f.source, -1),
+    )
+    return managed_flag(files, "disableAllHooks"), bool(others) and others[-1].data["disableAllHooks"] is True
+
+
+def hooks_from_settings_files(
+    files: Sequence[SettingsFile], *, plugin_dirs: Sequence[str | Path] = ()
+) -> Hooks:
+    """The session's hooks: each settings file's ``hooks`` then each plugin's, as the settings allow.
+
+    ``disableAllHooks: true`` turns hooks off (:func:`_hooks_disabled`); ``allowManagedHooksOnly``
+    (honoured from managed settings only) keeps the managed files' hooks and no other file's or
+    plugin's. A malformed ``hooks`` key is refused even in a file whose hooks are off.
+    """
+    every_hook_off, others_off = _hooks_disabled(files)
+    managed_only = others_off or managed_flag(files, "allowManagedHooksOnly")
+    hooks = Hooks()
+    for f in files:
+        parsed = hooks_from_settings(f.data, name=f.name)
+        if not every_hook_off and (not managed_only or f.source == "policySettings"):
+            hooks = hooks.merged(parsed)
+    if not every_hook_off and not managed_only:
+        for plugin in plugin_dirs:
+            hooks = hooks.merged(hooks_from_plugin(plugin))
+    return hooks
 
 
 def hooks_from_plugin(plugin_root: str | Path) -> Hooks:
