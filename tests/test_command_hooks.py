@@ -565,8 +565,9 @@ def test_each_stream_keeps_up_to_the_limit_and_says_when_it_cut(
     assert other_cut is False
 
 
-def test_a_hook_runs_sixty_seconds_unless_its_call_or_itself_says_otherwise(tmp_path: Path) -> None:
-    assert run(CommandHook("true"), tmp_path).timeout == 60.0  # Claude Code's default
+def test_a_hook_runs_six_hundred_seconds_unless_its_call_or_itself_says_otherwise(tmp_path: Path) -> None:
+    # Claude Code's documented default for command hooks: 600 s (30 for prompt, 60 for agent hooks).
+    assert run(CommandHook("true"), tmp_path).timeout == 600.0
     own = run(CommandHook("sleep 5", timeout=0.3), tmp_path)
     passed = run(CommandHook("sleep 5"), tmp_path, timeout=0.3)
     overridden = run(CommandHook("sleep 5", timeout=60), tmp_path, timeout=0.3)

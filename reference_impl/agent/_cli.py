@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from reference_impl.agent._mcp_client import McpConfigError, connect_mcp_servers, load_mcp_config
-from reference_impl.hooks import HookConfigError, Hooks, hooks_from_plugin, hooks_from_settings
+from reference_impl.hooks import HookConfigError, hooks_from_settings_files
 from reference_impl.permissions import (
     PERMISSION_MODES,
     SETTINGS_FILES,
@@ -49,7 +49,6 @@ from reference_impl.permissions import (
     SettingSource,
     context_from_settings,
     load_settings,
-    managed_flag,
 )
 from reference_impl.sandbox import SandboxedShell, SandboxSettings, ShellRunError, sandbox_settings
 from reference_impl.tools import (
@@ -324,14 +323,8 @@ def _session(args: argparse.Namespace, session_id: str) -> AgentSession:
     for settings in files:
         for notice in settings.notices:
             print(f"python -m reference_impl: {notice}", file=sys.stderr)
-    # allowManagedHooksOnly (honoured from managed settings only): no other file's or plugin's hooks.
-    managed_hooks_only = managed_flag(files, "allowManagedHooksOnly")
-    hooks = Hooks()
-    for settings in files:
-        if not managed_hooks_only or settings.source == "policySettings":
-            hooks = hooks.merged(hooks_from_settings(settings.data, name=settings.name))
-    for plugin in () if managed_hooks_only else args.plugin_dir:
-        hooks = hooks.merged(hooks_from_plugin(plugin))
+    # disableAllHooks and allowManagedHooksOnly decide which files' and plugins' hooks run.
+    hooks = hooks_from_settings_files(files, plugin_dirs=args.plugin_dir)
     permission_context = context_from_settings(files, cwd=cwd, mode=args.permission_mode, can_prompt=False)
     shell = SandboxedShell(sandbox_settings(files), permission_context, settings_paths=settings_paths)
     if shell.settings.enabled and shell.problem is not None:

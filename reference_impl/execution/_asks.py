@@ -41,6 +41,7 @@ async def settle_ask_with_hooks_or_host(
         tool_input=tool_input,
         tool_use_id=tool_context.tool_use_id,
         base=ctx.hook_base(),
+        tool=tool,
     )
     ctx.hook_signals.take(request)
     if request.decision is not None:

@@ -90,7 +90,7 @@ async def run_tool_use(
     base = ctx.hook_base()
 
     pre = await run_pre_tool_use(
-        ctx.hooks, tool_name=tool.name, tool_input=tool_input, tool_use_id=tool_use_id, base=base
+        ctx.hooks, tool_name=tool.name, tool_input=tool_input, tool_use_id=tool_use_id, base=base, tool=tool
     )
     ctx.hook_signals.take(pre)
     if pre.additional_contexts:
@@ -155,6 +155,7 @@ async def run_tool_use(
             error=message,
             base=base,
             duration_ms=_elapsed_ms(started),
+            tool=tool,
         )
         ctx.hook_signals.take(post_fail)
         extra.extend(
@@ -177,6 +178,7 @@ async def run_tool_use(
             error=_plain_text(output.content),
             base=base,
             duration_ms=_elapsed_ms(started),
+            tool=tool,
         )
         ctx.hook_signals.take(post_fail)
         extra.extend(
@@ -193,6 +195,7 @@ async def run_tool_use(
             tool_response=_response_for_hooks(output),
             base=base,
             duration_ms=_elapsed_ms(started),
+            tool=tool,
         )
         ctx.hook_signals.take(post)
         if post.updated_mcp_tool_output is not None:

@@ -34,6 +34,7 @@ from reference_impl.hooks._model import (
     compile_matcher,
     hooks_from_plugin,
     hooks_from_settings,
+    hooks_from_settings_files,
 )
 from reference_impl.hooks._runner import BackgroundHookResult, collect_background
 from reference_impl.hooks._tool_events import (
@@ -79,6 +80,7 @@ __all__ = [
     "compile_matcher",
     "hooks_from_plugin",
     "hooks_from_settings",
+    "hooks_from_settings_files",
     "run_command_hook",
     "run_http_hook",
     "run_lifecycle",

@@ -13,26 +13,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import re
+import shlex
 import shutil
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from reference_impl._wire import wire_bytes
+from reference_impl.permissions import PermissionRule
 
 __all__ = [
     "DEFAULT_HOOK_TIMEOUT",
     "MAX_HOOK_OUTPUT_BYTES",
     "CommandHook",
     "HookRunResult",
+    "OnFailure",
     "run_command_hook",
 ]
 
-DEFAULT_HOOK_TIMEOUT = 60.0
-"""Seconds a hook may run when neither the hook nor its matcher sets ``timeout`` (Claude Code's default)."""
+DEFAULT_HOOK_TIMEOUT = 600.0
+"""Seconds a hook may run when neither the hook nor its matcher sets ``timeout``: Claude Code's
+documented default for command and http hooks (600; 30 for prompt and 60 for agent hooks)."""
+
+OnFailure: TypeAlias = Literal["continue", "block"]
+"""A hook's ``onFailure``: what a crash, timeout or non-blocking error means. ``continue`` (the
+default) records it and decides nothing; ``block`` blocks the call as an exit code 2 would."""
 
 MAX_HOOK_OUTPUT_BYTES = 1_000_000
 """Bytes kept from each of stdout and stderr; the rest is drained and dropped so the hook can't block."""
@@ -47,12 +57,19 @@ class CommandHook:
     ``timeout`` is in seconds; ``None`` means the matcher's timeout, else :data:`DEFAULT_HOOK_TIMEOUT`.
     ``run_async`` is Claude Code's ``"async": true`` (runs in the background, can't decide).
     ``plugin_root`` is the directory of the plugin the hook comes from (``CLAUDE_PLUGIN_ROOT``).
+    ``args`` is the exec form: ``command`` is the program, spawned directly with ``args`` as its
+    argument vector, no shell (``${tool_input.KEY}`` in an element is the call's input value).
+    ``condition`` is the ``if`` rule: the hook runs only for tool calls the rule matches.
+    ``on_failure`` is ``onFailure`` (:data:`OnFailure`).
     """
 
     command: str
     timeout: float | None = None
     run_async: bool = False
     plugin_root: str | None = None
+    args: tuple[str, ...] | None = None
+    condition: PermissionRule | None = None
+    on_failure: OnFailure = "continue"
 
     def __post_init__(self) -> None:
         if not isinstance(self.command, str) or not self.command.strip():
@@ -63,11 +80,19 @@ class CommandHook:
             raise ValueError(
                 f"a command hook's timeout must be a positive number of seconds, got {self.timeout!r}"
             )
+        if self.args is not None and (
+            not isinstance(self.args, tuple) or not all(isinstance(a, str) for a in self.args)
+        ):
+            raise ValueError(f"a command hook's args must be a tuple of strings, got {self.args!r}")
+        if self.on_failure not in ("continue", "block"):
+            raise ValueError(
+                f'a command hook\'s on_failure must be "continue" or "block", got {self.on_failure!r}'
+            )
 
     @property
     def label(self) -> str:
-        """How the hook is named in reasons and errors: its command."""
-        return self.command
+        """How the hook is named in reasons and errors: its command (with its arguments, exec form)."""
+        return self.command if self.args is None else shlex.join((self.command, *self.args))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +118,36 @@ class HookRunResult:
 def _shell() -> str:
     # Claude Code runs hook commands with bash; fall back to POSIX sh where bash is absent.
     return shutil.which("bash") or "/bin/sh"
+
+
+_TOOL_INPUT_PLACEHOLDER = re.compile(r"\$\{tool_input\.([A-Za-z0-9_]+)\}")
+
+
+def _exec_argument(arg: str, input_json: Mapping[str, Any]) -> str:
+    """An exec-form argument with each ``${tool_input.KEY}`` replaced by the call's input value.
+
+    A string value goes in as it is, any other value as JSON; an absent key is empty (as in a shell).
+    """
+    tool_input = input_json.get("tool_input")
+    values: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
+
+    def value(match: re.Match[str]) -> str:
+        found = values.get(match.group(1))
+        if found is None:
+            return ""
+        return found if isinstance(found, str) else json.dumps(found, ensure_ascii=False)
+
+    return _TOOL_INPUT_PLACEHOLDER.sub(value, arg)
+
+
+def _argv(hook: CommandHook, input_json: Mapping[str, Any], project_dir: str) -> tuple[str, ...]:
+    """What to spawn: ``bash -c COMMAND``, or the exec form's program and arguments with no shell."""
+    if hook.args is None:
+        return (_shell(), "-c", hook.command)
+    # No shell to expand them: the variables Claude Code substitutes in an exec-form hook.
+    program = hook.command.replace("${CLAUDE_PROJECT_DIR}", project_dir)
+    args = [_exec_argument(a, input_json).replace("${CLAUDE_PROJECT_DIR}", project_dir) for a in hook.args]
+    return (program, *args)
 
 
 async def _read_capped(stream: asyncio.StreamReader | None, limit: int) -> tuple[bytes, bool]:
@@ -140,7 +195,9 @@ async def run_command_hook(
     env: Mapping[str, str] | None = None,
     max_output_bytes: int = MAX_HOOK_OUTPUT_BYTES,
 ) -> HookRunResult:
-    """Run ``hook.command`` through the shell with ``input_json`` on stdin and capture the outcome.
+    """Run the hook with ``input_json`` on stdin and capture the outcome.
+
+    ``hook.command`` runs through bash; in the exec form, ``command`` is spawned with ``args``, no shell.
 
     ``timeout`` (seconds) overrides the hook's own; on expiry the whole process group is killed.
     ``env`` defaults to this process's environment plus ``CLAUDE_PROJECT_DIR=cwd``, as in Claude Code;
@@ -154,7 +211,7 @@ async def run_command_hook(
         data = wire_bytes(input_json) + b"\n"
     except (TypeError, ValueError) as exc:
         return HookRunResult(
-            hook.command,
+            hook.label,
             None,
             "",
             "",
@@ -168,9 +225,7 @@ async def run_command_hook(
         run_env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            _shell(),
-            "-c",
-            hook.command,
+            *_argv(hook, input_json, run_env["CLAUDE_PROJECT_DIR"]),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -185,7 +240,7 @@ async def run_command_hook(
         proc = await asyncio.shield(spawn)
     except OSError as exc:
         msg = f"could not start the hook: {exc}"
-        return HookRunResult(hook.command, None, "", "", spawn_error=msg, timeout=limit)
+        return HookRunResult(hook.label, None, "", "", spawn_error=msg, timeout=limit)
     except asyncio.CancelledError:
         with contextlib.suppress(OSError):
             started = await spawn
@@ -216,7 +271,7 @@ async def run_command_hook(
             await asyncio.shield(proc.wait())
     code = proc.returncode
     return HookRunResult(
-        command=hook.command,
+        command=hook.label,
         exit_code=None if timed_out or (code is not None and code < 0) else code,
         stdout=out[0].decode("utf-8", errors="replace"),
         stderr=err[0].decode("utf-8", errors="replace"),

@@ -17,10 +17,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, TypedDict, get_args
 
-from reference_impl.hooks._command import CommandHook
+from reference_impl.hooks._command import CommandHook, OnFailure
+from reference_impl.permissions import (
+    SETTINGS_PRECEDENCE,
+    PermissionRule,
+    RuleSyntaxError,
+    SettingsFile,
+    managed_flag,
+    parse_rule,
+)
 
 __all__ = [
     "ALL_HOOK_EVENTS",
+    "DOCUMENTED_HOOK_EVENTS",
     "LIFECYCLE_EVENTS",
     "PLUGIN_ROOT_VARIABLE",
     "TOOL_HOOK_EVENTS",
@@ -42,6 +51,7 @@ __all__ = [
     "compile_matcher",
     "hooks_from_plugin",
     "hooks_from_settings",
+    "hooks_from_settings_files",
 ]
 
 HookEvent: TypeAlias = Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]
@@ -62,6 +72,30 @@ ALL_HOOK_EVENTS: tuple[str, ...] = (
     "Notification",
 )
 """The Claude Code hook events known by name: the tool events, then the lifecycle ones (HOOK-7)."""
+
+DOCUMENTED_HOOK_EVENTS: frozenset[str] = frozenset(
+    {
+        *ALL_HOOK_EVENTS,
+        "Setup",
+        "InstructionsLoaded",
+        "SubagentStart",
+        "TaskCreated",
+        "TaskCompleted",
+        "StopFailure",
+        "TeammateIdle",
+        "PostCompact",
+        "Elicitation",
+        "ElicitationResult",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "ConfigChange",
+        "CwdChanged",
+        "FileChanged",
+    }
+)
+"""Every event name Claude Code documents (its hooks reference). The ones outside
+``ALL_HOOK_EVENTS`` are loaded and kept, never run here; any other name refuses the file: a
+misspelt ``PreToolUSE`` guard must not load and then never run."""
 
 LifecycleEvent: TypeAlias = Literal[
     "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "Notification"
@@ -120,6 +154,10 @@ class HttpHook:
     headers: Mapping[str, str] = field(default_factory=dict)
     allowed_env_vars: tuple[str, ...] = ()
     timeout: float | None = None
+    condition: PermissionRule | None = None
+    """The ``if`` rule: the hook runs only for tool calls it matches (as a command hook's)."""
+    on_failure: OnFailure = "continue"
+    """``onFailure``: ``block`` makes an error answer, refused connection or timeout block the call."""
 
     @property
     def label(self) -> str:
@@ -211,7 +249,7 @@ def compile_matcher(matcher: str | None) -> Callable[[str], bool]:
 class HookMatcher:
     """Hooks that run for tools the matcher selects (claude-agent-sdk's ``HookMatcher``).
 
-    ``timeout`` (seconds) applies to every hook here that doesn't set its own; default 60.
+    ``timeout`` (seconds) applies to every hook here that doesn't set its own; default 600.
     """
 
     matcher: str | None = None
@@ -278,15 +316,16 @@ class Hooks:
         identical http hooks of one source are run once (Claude Code deduplicates them); the same
         command line from two sources, or from two plugins (two plugin roots), is two hooks.
         """
-        seen: set[tuple[str, str | None, str]] = set()
+        seen: set[tuple[str, str | None, str, PermissionRule | None, str]] = set()
         for predicate, m in self._compiled.get(event, ()):
             if not predicate(tool_name):
                 continue
             for hook in m.hooks:
+                # Hooks that differ in arguments, condition or failure mode are different hooks.
                 key = (
-                    (m.source, hook.plugin_root, f"command:{hook.command}")
+                    (m.source, hook.plugin_root, f"command:{hook.label}", hook.condition, hook.on_failure)
                     if isinstance(hook, CommandHook)
-                    else (m.source, None, f"http:{hook.url}")
+                    else (m.source, None, f"http:{hook.url}", hook.condition, hook.on_failure)
                     if isinstance(hook, HttpHook)
                     else None
                 )
@@ -315,7 +354,71 @@ class Hooks:
 HookConfig = Hooks
 
 
-def _parse_http(raw: Mapping[str, Any], where: str, timeout: float | None) -> HttpHook:
+_SHARED_HANDLER_KEYS = frozenset({"type", "timeout", "if", "onFailure", "statusMessage", "once"})
+"""Handler keys every runnable type takes. ``statusMessage`` (a spinner text) and ``once`` (skills'
+frontmatter only) change no decision: checked for their type, otherwise ignored."""
+
+_HANDLER_KEYS: dict[str, frozenset[str]] = {
+    "command": _SHARED_HANDLER_KEYS | {"command", "args", "async", "asyncRewake", "shell"},
+    "http": _SHARED_HANDLER_KEYS | {"url", "headers", "allowedEnvVars"},
+}
+"""The documented keys of each hook type this harness runs; any other key refuses the file (a key
+that is dropped may be one that narrows the hook, and a narrowed hook silently widened fails open)."""
+
+_IF_EVENTS = frozenset(TOOL_MATCHER_EVENTS)
+"""Events whose hooks may carry ``if``: the tool events, where a call can match a permission rule."""
+
+
+def _check_handler_keys(raw: Mapping[str, Any], kind: str, where: str) -> None:
+    unknown = sorted(str(k) for k in raw if k not in _HANDLER_KEYS[kind])
+    if unknown:
+        known = ", ".join(sorted(_HANDLER_KEYS[kind]))
+        raise HookConfigError(
+            f"{where}: unknown {kind} hook key {unknown[0]!r} (known: {known}); "
+            "a hook key this harness can't honour refuses the hook"
+        )
+    for key, expected in (("statusMessage", str), ("once", bool), ("asyncRewake", bool)):
+        value = raw.get(key)
+        if value is not None and not isinstance(value, expected):
+            what = "a string" if expected is str else "true or false"
+            raise HookConfigError(f"{where}: {key!r} must be {what}, got {value!r}")
+    shell = raw.get("shell")
+    if shell is not None and shell != "bash":
+        # Hooks run under bash here; another shell would run the command as a different program.
+        raise HookConfigError(f"{where}: 'shell' {shell!r} is not supported (hooks run with bash)")
+
+
+def _parse_condition(raw: Mapping[str, Any], where: str, event: str) -> PermissionRule | None:
+    text = raw.get("if")
+    if text is None:
+        return None
+    if event not in _IF_EVENTS:
+        raise HookConfigError(f"{where}: 'if' applies to tool events only, not {event}")
+    if not isinstance(text, str):
+        raise HookConfigError(f"{where}: 'if' must be a permission rule string, got {text!r}")
+    try:
+        # As a deny rule: a compound command matches when any of its commands does (Claude Code).
+        return parse_rule(text, "deny", "session")
+    except RuleSyntaxError as exc:
+        raise HookConfigError(f"{where}: 'if' {text!r} is not a permission rule: {exc}") from None
+
+
+def _parse_on_failure(raw: Mapping[str, Any], where: str) -> OnFailure:
+    value = raw.get("onFailure", "continue")
+    if value == "continue":
+        return "continue"
+    if value == "block":
+        return "block"
+    raise HookConfigError(f'{where}: \'onFailure\' must be "continue" or "block", got {value!r}')
+
+
+def _parse_http(
+    raw: Mapping[str, Any],
+    where: str,
+    timeout: float | None,
+    condition: PermissionRule | None,
+    on_failure: OnFailure,
+) -> HttpHook:
     url, headers, allowed = raw.get("url"), raw.get("headers", {}), raw.get("allowedEnvVars", [])
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         raise HookConfigError(f"{where}: an http hook needs an http(s) 'url', got {url!r}")
@@ -325,10 +428,19 @@ def _parse_http(raw: Mapping[str, Any], where: str, timeout: float | None) -> Ht
         raise HookConfigError(f"{where}: 'headers' must map header names to strings, got {headers!r}")
     if not isinstance(allowed, list) or not all(isinstance(v, str) for v in allowed):
         raise HookConfigError(f"{where}: 'allowedEnvVars' must be a list of names, got {allowed!r}")
-    return HttpHook(url, dict(headers), tuple(allowed), timeout)
+    return HttpHook(url, dict(headers), tuple(allowed), timeout, condition, on_failure)
 
 
-def _parse_hook(raw: Any, where: str, plugin_root: str | None = None) -> HookEntry:
+def _parse_args(raw: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
+    args = raw.get("args")
+    if args is None:
+        return None
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise HookConfigError(f"{where}: 'args' must be a list of strings, got {args!r}")
+    return tuple(args)
+
+
+def _parse_hook(raw: Any, where: str, event: str, plugin_root: str | None = None) -> HookEntry:
     if not isinstance(raw, Mapping):
         raise HookConfigError(f"{where}: a hook must be an object with a 'type', got {type(raw).__name__}")
     kind = raw.get("type")
@@ -336,30 +448,42 @@ def _parse_hook(raw: Any, where: str, plugin_root: str | None = None) -> HookEnt
         raise HookConfigError(f"{where}: a hook needs a string 'type' (e.g. \"command\"), got {kind!r}")
     if kind not in ("command", "http"):
         return UnsupportedHook(kind, dict(raw))
+    _check_handler_keys(raw, kind, where)
     timeout = raw.get("timeout")
     if timeout is not None and (
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
     ):
         raise HookConfigError(f"{where}: 'timeout' must be a positive number of seconds, got {timeout!r}")
     seconds = float(timeout) if timeout is not None else None
+    condition = _parse_condition(raw, where, event)
+    on_failure = _parse_on_failure(raw, where)
     if kind == "http":
-        return _parse_http(raw, where, seconds)
+        return _parse_http(raw, where, seconds, condition, on_failure)
     command, run_async = raw.get("command"), raw.get("async", False)
     if not isinstance(command, str) or not command.strip():
         raise HookConfigError(f"{where}: a command hook needs a non-empty 'command' string, got {command!r}")
     if not isinstance(run_async, bool):
         raise HookConfigError(f"{where}: 'async' must be true or false, got {run_async!r}")
+    if run_async and on_failure == "block":
+        raise HookConfigError(
+            f"{where}: an async hook can't block, so 'onFailure': \"block\" can't be honoured"
+        )
+    args = _parse_args(raw, where)
     if plugin_root is not None:
-        command = command.replace("${" + PLUGIN_ROOT_VARIABLE + "}", plugin_root)
-    return CommandHook(command, seconds, run_async, plugin_root)
+        variable = "${" + PLUGIN_ROOT_VARIABLE + "}"
+        command = command.replace(variable, plugin_root)
+        args = None if args is None else tuple(a.replace(variable, plugin_root) for a in args)
+    return CommandHook(command, seconds, run_async, plugin_root, args, condition, on_failure)
 
 
 def hooks_from_settings(settings: Mapping[str, Any], *, name: str, plugin_root: str | None = None) -> Hooks:
     """Parse the ``hooks`` key of a Claude Code settings.json (``name`` is the file, for errors).
 
     Raises :class:`HookConfigError` naming the file and the entry when the shape is wrong: ``hooks``
-    not an object, an event not a list of ``{"matcher", "hooks": [...]}`` entries, a hook without a
-    type, a command hook without a command, a bad timeout, an invalid matcher regex.
+    not an object, an unknown event name, an event not a list of ``{"matcher", "hooks": [...]}``
+    entries, a hook without a type, a command hook without a command, a bad timeout, an invalid
+    matcher regex, a handler key that is unknown or of the wrong type, an ``if`` that is not a
+    permission rule, an ``onFailure`` other than ``continue`` / ``block``.
     """
     raw = settings.get("hooks")
     if raw is None:
@@ -371,6 +495,12 @@ def hooks_from_settings(settings: Mapping[str, Any], *, name: str, plugin_root: 
     events: dict[str, list[HookMatcher]] = {}
     for event, entries in raw.items():
         where = f"{name}: hooks.{event}"
+        if event not in DOCUMENTED_HOOK_EVENTS:
+            near = next((e for e in sorted(DOCUMENTED_HOOK_EVENTS) if e.lower() == str(event).lower()), None)
+            hint = f"; did you mean {near!r}?" if near else ""
+            raise HookConfigError(
+                f"{where}: unknown hook event {event!r}{hint} (event names are case-sensitive)"
+            )
         if not isinstance(entries, list):
             raise HookConfigError(
                 f'{where} must be a list of {{"matcher": ..., "hooks": [...]}} entries, got {type(entries).__name__}'
@@ -385,10 +515,53 @@ def hooks_from_settings(settings: Mapping[str, Any], *, name: str, plugin_root: 
             hooks = entry.get("hooks")
             if not isinstance(hooks, list):
                 raise HookConfigError(f"{where}[{i}].hooks must be a list of hooks, got {hooks!r}")
-            parsed = [_parse_hook(h, f"{where}[{i}].hooks[{j}]", plugin_root) for j, h in enumerate(hooks)]
+            parsed = [
+                _parse_hook(h, f"{where}[{i}].hooks[{j}]", str(event), plugin_root)
+                for j, h in enumerate(hooks)
+            ]
             matchers.append(HookMatcher(matcher=matcher, hooks=parsed, source=name))
         events[str(event)] = matchers
     return Hooks(events, source=name)
+
+
+def _hooks_disabled(files: Sequence[SettingsFile]) -> tuple[bool, bool]:
+    """``disableAllHooks`` as the settings say it: (every hook off, every non-managed hook off).
+
+    Set true in managed settings, no hook runs. Elsewhere the highest-precedence file that sets it
+    decides, and it can't turn managed hooks off (Claude Code's settings hierarchy).
+    """
+    for f in files:
+        value = f.data.get("disableAllHooks")
+        if value is not None and not isinstance(value, bool):
+            raise HookConfigError(f"{f.name}: 'disableAllHooks' must be true or false, got {value!r}")
+    rank = {source: i for i, source in enumerate(SETTINGS_PRECEDENCE)}
+    others = sorted(
+        (f for f in files if f.source != "policySettings" and "disableAllHooks" in f.data),
+        key=lambda f: rank.get(f.source, -1),
+    )
+    return managed_flag(files, "disableAllHooks"), bool(others) and others[-1].data["disableAllHooks"] is True
+
+
+def hooks_from_settings_files(
+    files: Sequence[SettingsFile], *, plugin_dirs: Sequence[str | Path] = ()
+) -> Hooks:
+    """The session's hooks: each settings file's ``hooks`` then each plugin's, as the settings allow.
+
+    ``disableAllHooks: true`` turns hooks off (:func:`_hooks_disabled`); ``allowManagedHooksOnly``
+    (honoured from managed settings only) keeps the managed files' hooks and no other file's or
+    plugin's. A malformed ``hooks`` key is refused even in a file whose hooks are off.
+    """
+    every_hook_off, others_off = _hooks_disabled(files)
+    managed_only = others_off or managed_flag(files, "allowManagedHooksOnly")
+    hooks = Hooks()
+    for f in files:
+        parsed = hooks_from_settings(f.data, name=f.name)
+        if not every_hook_off and (not managed_only or f.source == "policySettings"):
+            hooks = hooks.merged(parsed)
+    if not every_hook_off and not managed_only:
+        for plugin in plugin_dirs:
+            hooks = hooks.merged(hooks_from_plugin(plugin))
+    return hooks
 
 
 def hooks_from_plugin(plugin_root: str | Path) -> Hooks:

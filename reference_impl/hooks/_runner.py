@@ -38,6 +38,7 @@ __all__ = [
     "OutputCollector",
     "SharedFields",
     "collect_background",
+    "js_trim",
     "only_shared_fields",
     "optional_field",
     "run_event_hooks",
@@ -90,9 +91,23 @@ def _interpret_command(res: HookRunResult, event: str) -> _Run:
     return _parse_output(label, res.stdout, event)
 
 
+_JS_WHITESPACE = "".join(
+    ("\t", "\n", "\v", "\f", "\r", " ", "\u00a0", "\u1680", *map(chr, range(0x2000, 0x200B)),
+     "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff")
+)  # fmt: skip
+"""What ECMAScript's ``String.prototype.trim`` removes (WhiteSpace and LineTerminator): Claude Code
+trims hook output with it, so a BOM-led (U+FEFF) JSON line is still JSON. Python's ``strip()``
+keeps U+FEFF and removes U+001C..U+001F, which JS keeps."""
+
+
+def js_trim(text: str) -> str:
+    """``text`` trimmed as JavaScript's ``trim()`` does (not as ``str.strip()``)."""
+    return text.strip(_JS_WHITESPACE)
+
+
 def _parse_output(label: str, raw: str, event: str) -> _Run:
     """A successful hook's output (command stdout, http body): a JSON object, plain text, or nothing."""
-    text = raw.strip()
+    text = js_trim(raw)
     if not text.startswith("{"):
         return _Run(label, text=text or None)  # plain output: no decision (Claude Code logs it)
     try:
@@ -180,6 +195,14 @@ async def collect_background(hooks: Hooks, *, wait: bool = False) -> list[Backgr
     return done
 
 
+def _failure_blocks(run: _Run) -> _Run:
+    """An ``onFailure: "block"`` hook's run: a failure blocks like an exit code 2, naming what failed."""
+    if run.error is None:
+        return run
+    message = f'hook failed ({run.error.kind}) and its onFailure is "block": {run.error.message}'
+    return _Run(run.label, blocking=message)
+
+
 async def _run_one(
     hook: HookEntry,
     matcher_timeout: float | None,
@@ -195,7 +218,8 @@ async def _run_one(
         return _Run(label, error=HookError(event, label, "unsupported", what))
     if isinstance(hook, HttpHook):
         timeout = hook.timeout if hook.timeout is not None else matcher_timeout
-        return _interpret_http(await run_http_hook(hook, input_data, timeout=timeout), event)
+        run = _interpret_http(await run_http_hook(hook, input_data, timeout=timeout), event)
+        return _failure_blocks(run) if hook.on_failure == "block" else run
     if isinstance(hook, CommandHook):
         timeout = hook.timeout if hook.timeout is not None else matcher_timeout
         if hook.run_async and background is not None:
@@ -206,7 +230,8 @@ async def _run_one(
 
             background.append((event, asyncio.ensure_future(in_background())))
             return _Run(label)
-        return _interpret_command(await run_command_hook(hook, input_data, cwd=cwd, timeout=timeout), event)
+        run = _interpret_command(await run_command_hook(hook, input_data, cwd=cwd, timeout=timeout), event)
+        return _failure_blocks(run) if hook.on_failure == "block" else run
     timeout = matcher_timeout if matcher_timeout is not None else DEFAULT_HOOK_TIMEOUT
     context: HookContext = {"signal": None}
     try:

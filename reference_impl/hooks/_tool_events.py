@@ -9,10 +9,12 @@ are collected for the agent loop (HOOK-5). Running the hooks is :mod:`reference_
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 
-from reference_impl.hooks._model import HookBaseInput, HookError, HookEvent, Hooks
+from reference_impl.hooks._command import CommandHook
+from reference_impl.hooks._model import HookBaseInput, HookError, HookEvent, Hooks, HttpHook
 from reference_impl.hooks._runner import (
     Blocked,
     InvalidOutput,
@@ -23,8 +25,15 @@ from reference_impl.hooks._runner import (
     optional_field,
     run_event_hooks,
 )
-from reference_impl.permissions import HookVerdict, PermissionBehavior
-from reference_impl.tools import parse_mcp_name
+from reference_impl.permissions import (
+    HookVerdict,
+    PermissionBehavior,
+    PermissionRule,
+    rule_matches,
+    safe_target,
+    shell_deny_match,
+)
+from reference_impl.tools import PermissionTarget, Tool, parse_mcp_name
 
 __all__ = [
     "OutputUpdate",
@@ -63,6 +72,73 @@ def _event_data(
         "tool_name": tool_name,
         "tool_input": dict(tool_input),
     }
+
+
+def _condition_applies(
+    rule: PermissionRule, tool: Tool, tool_input: Mapping[str, Any], cwd: Path
+) -> bool | None:
+    """Whether the call matches a hook's ``if`` rule: True, False, or None when it can't be told.
+
+    A shell line matches when any of its commands certainly does (Claude Code matches each
+    subcommand); a command whose program only bash knows (``curl x | sh``, ``$CMD``) can't be told.
+    A path or host matches when it does for an allow and a deny rule alike (the resolved file and
+    every spelling of it); matching only the lenient way can't be told either.
+    """
+    target = safe_target(tool, tool_input)
+    shell_line = target.value if isinstance(target, PermissionTarget) and target.kind == "shell" else None
+    if rule.content is not None and shell_line is not None:
+        names = (tool.name, *tool.aliases)
+        if rule.tool_name not in names:
+            return False
+        found = shell_deny_match((rule,), names, shell_line)
+        return None if found is not None and not found.certain else found is not None
+    as_deny = rule_matches(rule, tool, tool_input, cwd=cwd)
+    if not as_deny:
+        return False
+    as_allow = rule_matches(replace(rule, behavior="allow"), tool, tool_input, cwd=cwd)
+    return True if as_allow else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Selected:
+    """The matched hooks whose ``if`` rule (if any) matches the call, and those it couldn't judge."""
+
+    hooks: MatchedHooks
+    unjudged: list[HookError]
+
+
+def _select(
+    hooks: Hooks,
+    event: HookEvent,
+    tool: Tool | None,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    cwd: str,
+) -> _Selected:
+    """The hooks of ``event`` for this call: matcher, then each hook's ``if`` rule (HOOK-1).
+
+    The ``if`` rule is matched by the permission rule matcher (:func:`_condition_applies`). When
+    it can't be told (no :class:`Tool`, a command only bash can read) the hook is not run and the
+    call is reported as unjudged: running it could widen an allow, skipping it lose a deny, so the
+    caller fails closed (PreToolUse asks).
+    """
+    selected: MatchedHooks = []
+    unjudged: list[HookError] = []
+    for hook, timeout in hooks.matching(event, tool_name):
+        if not isinstance(hook, CommandHook | HttpHook) or hook.condition is None:
+            selected.append((hook, timeout))
+            continue
+        try:
+            hit = None if tool is None else _condition_applies(hook.condition, tool, tool_input, Path(cwd))
+            problem = "can't be judged without the tool" if tool is None else "may or may not match this call"
+        except Exception as exc:  # a matcher failure must neither run nor silently drop the hook
+            hit, problem = None, f"could not be matched ({type(exc).__name__}: {exc})"
+        if hit is None:
+            what = f"'if' {hook.condition.text!r} {problem}; the hook did not run"
+            unjudged.append(HookError(event, hook.label, "unsupported", what))
+        elif hit:
+            selected.append((hook, timeout))
+    return _Selected(selected, unjudged)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,18 +189,34 @@ def _pre_decision(
 
 
 async def run_pre_tool_use(
-    hooks: Hooks, *, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str, base: HookBaseInput
+    hooks: Hooks,
+    *,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    tool_use_id: str,
+    base: HookBaseInput,
+    tool: Tool | None = None,
 ) -> PreToolUseOutcome:
-    """Run the PreToolUse hooks matching ``tool_name`` and aggregate them (HOOK-2, HOOK-3)."""
+    """Run the PreToolUse hooks matching ``tool_name`` and aggregate them (HOOK-2, HOOK-3).
+
+    ``tool`` is the called tool, which a hook's ``if`` rule is matched against; a hook with an
+    ``if`` that can't be judged (no ``tool``) is not run and makes the verdict at least ask.
+    """
     event: HookEvent = "PreToolUse"
-    matched = list(hooks.matching(event, tool_name))
-    if not matched:
+    chosen = _select(hooks, event, tool, tool_name, tool_input, base.cwd)
+    matched = chosen.hooks
+    if not matched and not chosen.unjudged:
         # What aggregating no runs gives, without building the hook input (the usual case, per call).
         return PreToolUseOutcome()
     data = {**_event_data(base, event, tool_name, tool_input), "tool_use_id": tool_use_id}
     acc = OutputCollector()
+    acc.errors.extend(chosen.unjudged)
     runs = await run_event_hooks(matched, event, data, tool_use_id, base.cwd, hooks.background)
-    decisions: list[tuple[PermissionBehavior | None, str, str, dict[str, Any] | None]] = []
+    decisions: list[tuple[PermissionBehavior | None, str, str, dict[str, Any] | None]] = [
+        # Neither run (a deny lost) nor skipped (an allow widened): the user decides.
+        ("ask", e.message, e.hook, None)
+        for e in chosen.unjudged
+    ]
     for label, parsed in acc.sift(event, runs, _pre_decision):
         if isinstance(parsed, Blocked):
             decisions.append(("deny", format_hook_error(event, tool_name, parsed.message), label, None))
@@ -190,7 +282,7 @@ class PostToolUseOutcome:
 
 async def _run_post(
     hooks: Hooks,
-    matched: MatchedHooks,
+    chosen: _Selected,
     event: HookEvent,
     tool_name: str,
     data: dict[str, Any],
@@ -198,7 +290,8 @@ async def _run_post(
     cwd: str,
 ) -> PostToolUseOutcome:
     acc = OutputCollector()
-    runs = await run_event_hooks(matched, event, data, tool_use_id, cwd, hooks.background)
+    acc.errors.extend(chosen.unjudged)
+    runs = await run_event_hooks(chosen.hooks, event, data, tool_use_id, cwd, hooks.background)
     blocks: list[str] = []
     update: OutputUpdate | None = None
     is_mcp = parse_mcp_name(tool_name) is not None
@@ -234,14 +327,17 @@ async def run_post_tool_use(
     tool_response: Any,
     base: HookBaseInput,
     duration_ms: int | None = None,
+    tool: Tool | None = None,
 ) -> PostToolUseOutcome:
     """Run the PostToolUse hooks after a successful call (EXEC-5); they can't undo it (HOOK-4).
 
-    ``tool_response`` is the tool's own response shape (HOOK-6); ``duration_ms`` how long the call took.
+    ``tool_response`` is the tool's own response shape (HOOK-6); ``duration_ms`` how long the call took;
+    ``tool`` is what an ``if`` rule is matched against.
     """
     event: HookEvent = "PostToolUse"
-    matched = list(hooks.matching(event, tool_name))
-    if not matched:
+    chosen = _select(hooks, event, tool, tool_name, tool_input, base.cwd)
+    matched = chosen.hooks
+    if not matched and not chosen.unjudged:
         return PostToolUseOutcome()
     data = {
         **_event_data(base, event, tool_name, tool_input),
@@ -250,7 +346,7 @@ async def run_post_tool_use(
     }
     if duration_ms is not None:
         data["duration_ms"] = duration_ms
-    return await _run_post(hooks, matched, event, tool_name, data, tool_use_id, base.cwd)
+    return await _run_post(hooks, chosen, event, tool_name, data, tool_use_id, base.cwd)
 
 
 async def run_post_tool_use_failure(
@@ -263,11 +359,12 @@ async def run_post_tool_use_failure(
     base: HookBaseInput,
     is_interrupt: bool = False,
     duration_ms: int | None = None,
+    tool: Tool | None = None,
 ) -> PostToolUseOutcome:
     """Run the PostToolUseFailure hooks after a failed call (EXEC-5); no output update applies."""
     event: HookEvent = "PostToolUseFailure"
-    matched = list(hooks.matching(event, tool_name))
-    if not matched:
+    chosen = _select(hooks, event, tool, tool_name, tool_input, base.cwd)
+    if not chosen.hooks and not chosen.unjudged:
         return PostToolUseOutcome()
     data = {
         **_event_data(base, event, tool_name, tool_input),
@@ -277,7 +374,7 @@ async def run_post_tool_use_failure(
     }
     if duration_ms is not None:
         data["duration_ms"] = duration_ms
-    return await _run_post(hooks, matched, event, tool_name, data, tool_use_id, base.cwd)
+    return await _run_post(hooks, chosen, event, tool_name, data, tool_use_id, base.cwd)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,11 +429,16 @@ async def run_permission_request(
     tool_use_id: str,
     base: HookBaseInput,
     permission_suggestions: Sequence[Any] = (),
+    tool: Tool | None = None,
 ) -> PermissionRequestOutcome:
-    """Run the PermissionRequest hooks when the call would be put to the user (PERM-8)."""
+    """Run the PermissionRequest hooks when the call would be put to the user (PERM-8).
+
+    A hook whose ``if`` can't be judged (no ``tool``) is not run: the question goes on to the host.
+    """
     event: HookEvent = "PermissionRequest"
-    matched = list(hooks.matching(event, tool_name))
-    if not matched:
+    chosen = _select(hooks, event, tool, tool_name, tool_input, base.cwd)
+    matched = chosen.hooks
+    if not matched and not chosen.unjudged:
         return PermissionRequestOutcome()
     data = {
         **_event_data(base, event, tool_name, tool_input),
@@ -344,6 +446,7 @@ async def run_permission_request(
         "permission_suggestions": list(permission_suggestions),
     }
     acc = OutputCollector()
+    acc.errors.extend(chosen.unjudged)
     runs = await run_event_hooks(matched, event, data, tool_use_id, base.cwd, hooks.background)
     decisions: list[PermissionRequestDecision] = []
     for label, decision in acc.sift(event, runs, _permission_decision):
