@@ -105,8 +105,8 @@ def gemini_hooks(settings: dict[str, Any], bridge: Path) -> dict[str, list[dict[
                 {
                     "type": "command",
                     "command": f"{shlex.quote(sys.executable)} {shlex.quote(str(bridge))} {shlex.quote(h['command'])}",
-                    # Gemini counts milliseconds, Claude Code seconds (default 60).
-                    "timeout": int(float(h.get("timeout", 60)) * 1000),
+                    # Gemini counts milliseconds, Claude Code seconds (default 600).
+                    "timeout": int(float(h.get("timeout", 600)) * 1000),
                 }
                 for h in group.get("hooks") or ()
                 if isinstance(h, dict) and h.get("type") == "command" and isinstance(h.get("command"), str)
