@@ -19,6 +19,7 @@ import os
 import posixpath
 import re
 import stat
+import zipfile
 from collections.abc import Iterable, Sequence
 
 from reference_impl.permissions._interpreter_options import interpreter_run, script_files
@@ -40,10 +41,21 @@ from reference_impl.permissions._project_hooks import (
     pip_builds_local_project,
     runs_unread_project_code,
 )
+from reference_impl.permissions._python_resolution import (
+    PYTHON_CODE,
+    doctest_code,
+    doctest_files,
+    imported_names,
+    loaded_modules,
+    path_entries,
+    startup_code,
+    unread_code,
+)
 from reference_impl.permissions._wrapped_commands import is_wrapper, wrapper_directories
 
 __all__ = [
     "NOT_READ",
+    "PYTHON_CODE",
     "line_directories",
     "project_commands",
     "reads_project_files",
@@ -69,6 +81,7 @@ _NOT_COLLECTED = frozenset(
     {"build", "dist", "node_modules", "venv", "CVS", "_darcs", "{arch}", "__pycache__"}
 )
 _MAX_TREE = 2_000
+_MAX_PYTEST_FILES = 400
 _PYTEST_INI = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 _PYTEST_INI_NOTE = "(pytest may import it)"
 
@@ -115,8 +128,13 @@ def _unread_language(program: str) -> bool:
 
 def _runs_unread_file(name: str, args: Sequence[str | None]) -> bool:
     """Whether an interpreter runs a module, or a file its options leave unknown (``python3 -Bm a``)."""
-    run = interpreter_run(name, args) if args else None
-    return run is not None and (run.kind == "unknown" or (run.kind == "module" and name.startswith("python")))
+    python = re.sub(r"[0-9.]+$", "", name) in ("python", "pypy")
+    run = interpreter_run(name, args) if args or python else None
+    # Python's module, inline code and standard input import from the working directory.
+    return run is not None and (
+        run.kind == "unknown"
+        or (python and (run.kind in ("module", "input") or (run.kind == "inline" and bool(run.code))))
+    )
 
 
 def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, str]]:
@@ -148,18 +166,34 @@ def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, st
         return _pytest_files(words, cwd)
     if name.startswith("python") and words[:2] == ["-m", "pytest"]:
         # Its tests' code, and a ``pytest`` package of the project's own, which ``-m`` finds first.
-        return _pytest_files(words[2:], cwd) + _shadowing_modules(["pytest"], cwd)
+        return (
+            _pytest_files(words[2:], cwd)
+            + _shadowing_modules(["pytest"], cwd)
+            + _python_program([cwd], ["import pytest"], set())
+        )
     if name.startswith("python") and words[:1] == ["-c"] and len(words) > 1:
-        return _python_imports(words[1], cwd, set())
+        return _python_imports(words[1], cwd, set()) + _python_program([cwd], [words[1]], set())
     if name.startswith("python") and words[:1] == ["-m"] and len(words) > 1:
-        return _shadowing_modules(words[1].split("."), cwd)
+        return _shadowing_modules(words[1].split("."), cwd) + _python_program(
+            [cwd], [f"import {words[1]}"], set()
+        )
     if _unread_language(name) and unread_program(name, words) is None and any(w[:1] != "-" for w in words):
         # ``ruby -I. t.rb``: its script, and what it loads by its own search path, are not read (inline
         # code, ``-r``, are the program model's: unread, vouched for only by a rule naming them).
         return [(f"the code {name} runs, in a language the engine does not read", NOT_READ)]
     run = interpreter_run(name, argv[1:])
     if run is not None and run.kind == "module" and run.module:
-        return _shadowing_modules(run.module.split("."), cwd)  # ``python3 -Bm a``, ``python3 -u -m a``
+        # ``python3 -Bm a``, ``python3 -u -m a``
+        return _shadowing_modules(run.module.split("."), cwd) + _python_program(
+            [cwd], [f"import {run.module}"], set()
+        )
+    if (
+        run is not None
+        and (run.kind == "input" or (run.kind == "inline" and run.code))
+        and name.startswith("python")
+    ):
+        # Code given on the line or read from standard input imports from the working directory.
+        return _python_program([cwd], [c or "" for c in run.code], set())
     if run is not None and run.kind == "unknown":
         # Its options are not all ones the engine reads: which file it runs is not known.
         return [(f"the file {name} runs, after options the engine does not read", NOT_READ)]
@@ -201,11 +235,15 @@ def _pytest_files(words: list[str], cwd: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     seen: set[str] = set()
     walked = 0
+    # What pytest is told on the line, in its ini files and in PYTEST_ADDOPTS: doctest options, plugins.
+    told = " ".join([*words, os.environ.get("PYTEST_ADDOPTS", "")])
+    texts: list[str] = [told]
+    listings: list[tuple[str, list[str]]]
     for root in dict.fromkeys(roots):
         if not posixpath.isdir(root):
-            paths = [root]
+            paths, listings = [root], []
         else:
-            paths = []
+            paths, listings = [], []
             for directory, subdirectories, files in os.walk(root):
                 walked += len(subdirectories) + len(files)
                 if walked > _MAX_TREE:
@@ -218,15 +256,47 @@ def _pytest_files(words: list[str], cwd: str) -> list[tuple[str, str]]:
                 paths += [
                     posixpath.join(directory, f) for f in files if f.endswith(".py") or f in _PYTEST_INI
                 ]
+                listings.append((directory, [*files, *(["__pycache__"] if posixpath.isdir(
+                    posixpath.join(directory, "__pycache__")) else [])]))  # fmt: skip
         for path in sorted(paths):
             if path in seen:
                 continue
-            if len(seen) >= _MAX_MODULES:
+            if len(seen) >= _MAX_PYTEST_FILES:
                 return [*found, ("more Python files than are read", NOT_READ)]
             seen.add(path)
             text = _read(path)
-            if text is not None:
-                found.append((f"{path} (pytest may import it)", text))
+            if text is None and posixpath.isfile(path):
+                found.append((f"{path} (too large to read) {_PYTEST_INI_NOTE}", NOT_READ))
+            elif text is None:
+                continue
+            elif path.endswith(".py"):
+                # Read as code: what a module pytest imports runs, it runs by any spelling.
+                found.append((f"the project's module {path} {_PYTEST_INI_NOTE}", text))
+            else:
+                texts.append(text)
+                found.append((f"{path} {_PYTEST_INI_NOTE}", text))
+        # What pytest's imports load beside the files it collects that is not their source, and the
+        # examples of the text files it collects as doctests.
+        options = " ".join(texts)
+        for directory, names in listings:
+            found += [(why, NOT_READ) for why in unread_code(directory, names)]
+            for path in doctest_files(directory, names, options):
+                text = _read(path)
+                found.append(
+                    (f"{PYTHON_CODE}the doctest examples of {path} (pytest runs them)",
+                     NOT_READ if text is None else doctest_code(text))
+                )  # fmt: skip
+    if "doctest-modules" in " ".join(texts):
+        # Each module's docstring examples run too: read wherever they stand in the module.
+        found += [
+            (
+                f"{PYTHON_CODE}the doctest examples of {where.split()[3]} (--doctest-modules)",
+                doctest_code(text),
+            )
+            for where, text in list(found)
+            if where.startswith("the project's module ") and text != NOT_READ and ">>>" in text
+        ]
+    found += [(where, NOT_READ if text is None else text) for where, text in startup_code()]
     # ``-p NAME`` (on the line, in ``-o addopts=...`` or an ini file): the project's module of that name.
     options = " ".join([*words, *(text for where, text in found if where.endswith(_PYTEST_INI_NOTE))])
     for name in re.findall(r"(?:^|[\s=\'\"])-p\s*([\w.]+)", options):
@@ -297,6 +367,15 @@ def script_commands(path: str, cwd: str, runner: str | None = None) -> list[tupl
     if runner is not None and _unread_language(runner):
         # ``ruby t.rb``: code whose loads (``require_relative``, ``-I``) the engine does not follow.
         return [(f"the script {path}, in {runner}'s language, which the engine does not read", NOT_READ)]
+    if runner is not None and re.sub(r"[0-9.]+$", "", runner) in ("python", "pypy"):
+        # Whatever its name or first line, the file is the program's Python (or bytecode, or a zip).
+        full = posixpath.join(cwd, path)
+        files = [posixpath.join(cwd, f) for f in script_files(runner, path, cwd)]
+        return [
+            item
+            for file in files
+            for item in _python_script(posixpath.relpath(file, cwd), file, _read(file), cwd, full)
+        ]
     if runner is not None:
         return [item for file in script_files(runner, path, cwd) for item in script_commands(file, cwd)]
     full = posixpath.join(cwd, path)
@@ -304,7 +383,7 @@ def script_commands(path: str, cwd: str, runner: str | None = None) -> list[tupl
     if text is None or "\0" in text[:4096]:
         return []
     if path.endswith(".py") or "python" in text.partition("\n")[0]:
-        return [(f"the script {path}", text), *_python_imports(text, posixpath.dirname(full) or cwd, {full})]
+        return _python_script(path, full, text, cwd)
     first = text.partition("\n")[0]
     if path.endswith((".js", ".mjs", ".cjs", ".pl", ".pm")) or any(p in first for p in ("node", "perl")):
         # Read as code, with the modules it loads as its interpreter finds them.
@@ -314,6 +393,79 @@ def script_commands(path: str, cwd: str, runner: str | None = None) -> list[tupl
     if first.startswith("#!") and any(_unread_language(name) for name in program):
         return [(f"the script {path}, in a language the engine does not read ({first})", NOT_READ)]
     return [(f"{SHELL_TEXT}the script {path}", text)]
+
+
+def _python_script(
+    path: str, full: str, text: str | None, cwd: str, given: str | None = None
+) -> list[tuple[str, str]]:
+    """A Python script's code: its text, the modules it imports, all Python may load beside it, startup code.
+
+    ``given``: the path the line gives the interpreter (a directory, a zip: its own ``sys.path[0]``).
+    Bytecode, a zip (Python runs any file that is a zip archive, text before it or not) or a file
+    that is not there to read is code the engine does not read.
+    """
+    entries = path_entries(posixpath.relpath(given or full, cwd), cwd)
+    if text is None and not posixpath.exists(full):
+        return []  # Python finds nothing to run (a file the line writes first is the line's to judge)
+    if text is None or "\0" in text[:4096] or zipfile.is_zipfile(full):
+        return [(f"the script {path}, which is not Python source (bytecode or a zip)", NOT_READ)]
+    return [
+        (f"the script {path}", text),
+        *_python_imports(text, posixpath.dirname(full) or cwd, {full}),
+        *_python_program(entries, [text], {full}),
+    ]
+
+
+def _python_program(entries: list[str], code: Iterable[str], seen: set[str]) -> list[tuple[str, str]]:
+    """What Python may load for a program whose ``sys.path[0]`` is one of ``entries``, beyond ``seen``.
+
+    Every module found there under a name Python may import, code found there it can't be read
+    (bytecode without source, stale caches, extension modules), and the user's startup code.
+    """
+    imported: set[str] = set()
+    for text in code:
+        imported |= imported_names(text)
+    sources, unread = loaded_modules(entries, imported)
+    found = [(why, NOT_READ) for why in unread]
+    for path in sources:
+        if path in seen:
+            continue
+        seen.add(path)
+        module = _read(path)
+        found.append(
+            (f"the project's module {path} (Python may load it)", NOT_READ if module is None else module)
+        )
+    return found + [(where, NOT_READ if text is None else text) for where, text in startup_code()]
+
+
+_REQUIRE = re.compile(
+    r"""(?:require\s*\(\s*|import\s*\(\s*|\bfrom\s+|^\s*import\s+)['"](\.{1,2}/[^'"]+)['"]""", re.MULTILINE
+)
+
+
+def _node_requires(text: str, directory: str, seen: set[str]) -> list[tuple[str, str]]:
+    """The project's files that JavaScript code requires or imports by a relative path, followed in turn."""
+    found: list[tuple[str, str]] = []
+    pending = [(text, directory)]
+    while pending and len(seen) <= _MAX_MODULES:
+        code, here = pending.pop()
+        for relative in _REQUIRE.findall(code):
+            base = posixpath.normpath(posixpath.join(here, relative))
+            for path in (
+                base,
+                *(base + ext for ext in (".js", ".mjs", ".cjs", ".json")),
+                posixpath.join(base, "index.js"),
+            ):
+                module = _read(path)
+                if module is None or path in seen:
+                    continue
+                seen.add(path)
+                found.append((f"the project's module {path} (required)", module))
+                pending.append((module, posixpath.dirname(path)))
+                break
+    if pending:
+        found.append(("more project modules than are read", NOT_READ))
+    return found
 
 
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.MULTILINE)

@@ -31,6 +31,7 @@ from reference_impl.permissions._derived_names import (
 from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
+from reference_impl.permissions._python_resolution import SITE_DIRECTORIES, STARTUP_MODULES
 from reference_impl.permissions._rules import Call
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellPart
 from reference_impl.permissions._wrapped_commands import (
@@ -86,6 +87,13 @@ def protected_reason(path: str, cwd: Path) -> str | None:
             return f"{path} is inside the protected directory {sorted(hit)[0]}"
         if any("/".join(segments[-depth:]) in PROTECTED_FILES for depth in (1, 2, 3)):
             return f"{path} is a protected file ({segments[-1]})"
+        # Python's startup code: a site directory's .pth files and modules (Python runs the one at every
+        # start and imports the others before the next directory's), sitecustomize and usercustomize.
+        site = SITE_DIRECTORIES.intersection(segments)
+        if site:
+            return f"{path} is in a Python site directory ({sorted(site)[0]}), whose code Python loads"
+        if segments[-1] in STARTUP_MODULES:
+            return f"{path} is a module Python imports at startup ({segments[-1]})"
     try:
         status = os.stat(resolved_path(path, cwd))
     except (OSError, ValueError):

@@ -206,6 +206,8 @@ class _Reader:
         return None if found is None else _literal(found)
 
     def _call(self, name: str, node: ast.Call) -> None:
+        if name in _DATA_ONLY:
+            return  # a standard-library parser of data that shares a name with one that runs code
         short = name.rsplit(".", 1)[-1]
         if name in RUNS or short in _RUN_METHODS:
             args = self._args(node)
@@ -326,6 +328,9 @@ def _is_capability(name: str) -> bool:
 _GENERIC = frozenset(
     {"run", "call", "open", "load", "Timer", "util", "reload", "input", "interact", "compile"}
 )
+# The standard library's parsers of data whose names a loader of code also has (``pickle.loads``):
+# only what they name exactly is theirs (``json`` itself, when the project shadows it, is read as code).
+_DATA_ONLY = frozenset({"json.loads", "json.load", "tomllib.loads", "tomllib.load", "plistlib.loads"})
 _RUN_METHODS = frozenset(n.rsplit(".", 1)[-1] for n in RUNS) - _GENERIC
 _EVALUATE_METHODS = frozenset(n.rsplit(".", 1)[-1] for n in EVALUATES) - _GENERIC
 _RISKY_ATTRIBUTES = _RUN_METHODS | _EVALUATE_METHODS | {"modules"}

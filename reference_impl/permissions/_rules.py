@@ -35,6 +35,7 @@ from reference_impl.permissions._paths import PathPatternError, parse_path_patte
 from reference_impl.permissions._program_model import running_form
 from reference_impl.permissions._project_files import (
     NOT_READ,
+    PYTHON_CODE,
     SHELL_TEXT,
     line_directories,
     project_commands,
@@ -425,6 +426,8 @@ _CODE_FILE = re.compile(r"the (?:script |project's (?:module )?)(\S+)")
 
 def _code_of(where: str, text: str) -> CodeTargets | None:
     """What a project file of an interpreter's language runs, when ``where`` names one the engine reads."""
+    if where.startswith(PYTHON_CODE):
+        return code_targets("python", text)  # a doctest's examples, a .pth file's import lines
     named = _CODE_FILE.match(where)
     language = file_language(named.group(1), text) if named else None
     # The modules a project file loads are read too, where its program finds them (_module_search).

@@ -202,6 +202,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_repository_config.py": ("PERM-16", "PERM-17"),
     "reference_impl/permissions/_project_files.py": ("PERM-17",),
     "reference_impl/permissions/_project_hooks.py": ("PERM-17",),
+    # The code a Python program resolves (PERM-17) and its startup files, guarded from writes (PERM-15).
+    "reference_impl/permissions/_python_resolution.py": ("PERM-17", "PERM-15"),
     "reference_impl/permissions/_make_expansion.py": ("PERM-17",),
     # The files a program loads by its own search rules (node_modules, @INC, make's include path).
     "reference_impl/permissions/_module_search.py": ("PERM-17",),

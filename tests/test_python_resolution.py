@@ -1,0 +1,171 @@
+"""The code a Python program resolves, read as the engine decides (PERM-17, PERM-15).
+
+The red team's cases (a sourceless ``.pyc``, a cached file compiled from other code, a standard
+library module shadowed through another's import, a doctest text file pytest collects) and fresh ones
+of the same principle (a namespace package's bytecode, ``-m`` of a package whose ``__main__`` is
+bytecode, a zip with text before it, a script named without ``.py``, standard input) ask under a deny
+rule; an everyday project whose caches Python wrote itself stays allowed.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import py_compile
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from reference_impl import PermissionContext, decide_permission, parse_rule
+from reference_impl.permissions._python_resolution import doctest_code, loaded_modules
+from tests.test_rules import BASH
+
+_RUNS_RM = 'import os\nos.system("rm x")\n'
+_TAG = sys.implementation.cache_tag
+
+
+def _decide(line: str, cwd: Path, allow: str | None = None) -> str:
+    rules = [parse_rule("Bash(rm:*)", "deny", "projectSettings")]
+    if allow is not None:
+        rules.append(parse_rule(allow, "allow", "userSettings"))
+    context = PermissionContext(mode="bypassPermissions", rules=tuple(rules), cwd=cwd)
+    return decide_permission(BASH, {"command": line}, context).behavior
+
+
+def _bytecode(tmp_path: Path, code: str, invalidation: str = "timestamp") -> bytes:
+    source = tmp_path / "staged_source.py"
+    source.write_text(code)
+    mode = py_compile.PycInvalidationMode[invalidation.upper()]
+    compiled = py_compile.compile(str(source), cfile=str(tmp_path / "staged.pyc"), invalidation_mode=mode)
+    source.unlink()
+    assert compiled is not None
+    return Path(compiled).read_bytes()
+
+
+def _project(root: Path, files: dict[str, str | bytes]) -> Path:
+    work = root / "work"
+    for relative, content in files.items():
+        path = work / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return work
+
+
+def _zip(code: str, prefix: bytes = b"") -> bytes:
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("__main__.py", code)
+    return prefix + archive.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("case", "line"),
+    [
+        ("sourceless module", "python3 t.py"),
+        ("stale unchecked cache", "python3 t.py"),
+        ("shadowed through the standard library", "python3 t.py"),
+        ("doctest text file", "pytest"),
+        ("doctest text file", "python3 -m pytest -q"),
+        ("namespace package bytecode", "python3 t.py"),
+        ("package main bytecode", "python3 -m pkg"),
+        ("zip after text", "python3 t.py"),
+        ("script without .py", "python3 tool"),
+        ("standard input", "python3 - < s.txt"),
+        ("built name in a conftest", "python3 -m pytest"),
+        ("docstring with --doctest-modules", "pytest -q"),
+    ],
+)
+def test_code_python_loads_that_the_engine_did_not_read_asks(tmp_path: Path, case: str, line: str) -> None:
+    """PERM-17: what Python loads for the program is its code: unread (or running rm), it asks."""
+    cases: dict[str, dict[str, str | bytes]] = {
+        "sourceless module": {"t.py": "import mod\n", "mod.pyc": _bytecode(tmp_path, _RUNS_RM)},
+        "stale unchecked cache": {
+            "t.py": "import mod\n",
+            "mod.py": "VALUE = 1\n",
+            f"__pycache__/mod.{_TAG}.pyc": _bytecode(tmp_path, _RUNS_RM, "unchecked_hash"),
+        },
+        "shadowed through the standard library": {"t.py": "import subprocess\n", "threading.py": _RUNS_RM},
+        "doctest text file": {"test_a.txt": '>>> import os; os.system("rm x")\n0\n'},
+        "namespace package bytecode": {
+            "t.py": "import pkg.mod\n",
+            "pkg/mod.pyc": _bytecode(tmp_path, _RUNS_RM),
+        },
+        "package main bytecode": {"pkg/__init__.py": "", "pkg/__main__.pyc": _bytecode(tmp_path, _RUNS_RM)},
+        "zip after text": {"t.py": _zip(_RUNS_RM, b"print('hello')\n")},
+        "script without .py": {"tool": 'import os\nos.system("r" + "m x")\n'},
+        "standard input": {"s.txt": "import subprocess\n", "threading.py": _RUNS_RM},
+        "built name in a conftest": {"conftest.py": 'import os\nos.system("r" + "m x")\n'},
+        "docstring with --doctest-modules": {
+            "pytest.ini": "[pytest]\naddopts = --doctest-modules\n",
+            "lib.py": '"""Lib.\n\n>>> import os; os.system("rm x")\n0\n"""\n',
+        },
+    }
+    work = _project(tmp_path, cases[case])
+    assert _decide(line, work, allow=f"Bash({line.split()[0]}:*)") != "allow", case
+
+
+def test_a_cache_whose_header_fits_the_source_but_holds_other_code_is_not_read(tmp_path: Path) -> None:
+    """PERM-17: a timestamp header forged to carry the source's time and size is no match: the code is compared."""
+    work = _project(tmp_path, {"t.py": "import mod\n", "mod.py": "VALUE = 1\n"})
+    data = bytearray(_bytecode(tmp_path, _RUNS_RM))
+    info = (work / "mod.py").stat()
+    data[8:12] = (int(info.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+    data[12:16] = (info.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    (work / "__pycache__").mkdir()
+    (work / "__pycache__" / f"mod.{_TAG}.pyc").write_bytes(bytes(data))
+    sources, unread = loaded_modules([str(work)], {"mod"})
+    assert unread, sources
+    assert "mod" in unread[0], unread
+    assert _decide("python3 t.py", work) == "ask"
+
+
+def test_an_everyday_project_with_the_caches_python_wrote_stays_allowed(tmp_path: Path) -> None:
+    """PERM-17 (control): caches Python compiled from these very sources are their code: no ask."""
+    work = _project(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/core.py": "import json\n\n\ndef load(text):\n    return json.loads(text)\n",
+            "script.py": "from app.core import load\n\nprint(load('1'))\n",
+            "tests/test_core.py": "from app.core import load\n\n\ndef test_load():\n    assert load('2') == 2\n",
+            "tests/test_notes.txt": "Notes\n\n>>> 1 + 1\n2\n",
+        },
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    subprocess.run([sys.executable, "script.py"], cwd=work, env=env, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-O", "script.py"], cwd=work, env=env, check=True, capture_output=True)
+    assert any((work / "app" / "__pycache__").iterdir())
+    for line in ("python3 script.py", "python3 -m pytest -q", "pytest -q tests"):
+        assert _decide(line, work, allow=f"Bash({line.split()[0]}:*)") == "allow", line
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "{home}/.local/lib/python3.11/site-packages/x.pth",
+        "~/.local/lib/python3.11/site-packages/x.pth",
+        "$HOME/.local/lib/python3.11/site-packages/usercustomize.py",
+        "{home}/../{base}/.local/lib/python3.11/site-packages/x.pth",
+        "/usr/lib/python3/dist-packages/evil.pth",
+        "./sitecustomize.py",
+        ".venv/lib/python3.12/site-packages/requests.py",
+    ],
+)
+def test_python_startup_code_is_a_protected_write(tmp_path: Path, path: str) -> None:
+    """PERM-15: a site directory's files and the customize modules are written only when asked."""
+    home = os.path.expanduser("~")
+    spelled = path.format(home=home, base=os.path.basename(home))
+    assert _decide(f"echo 'import os' > {spelled}", tmp_path) == "ask"
+    assert _decide(f"cp /etc/hostname {spelled}", tmp_path) == "ask"
+
+
+def test_doctest_code_is_the_examples_alone() -> None:
+    """The examples and their continuations are code; prose and expected output are not."""
+    text = "Prose.\n\n>>> for i in range(2):\n...     print(i)\n0\n1\n>>> import os\n"
+    assert doctest_code(text) == "for i in range(2):\n    print(i)\n\nimport os"
