@@ -29,6 +29,7 @@ from conformance._strategies_permissions import (
     edit_tool,
     fetch_tool,
     host_answering,
+    mcp_tool_spec,
     plain_tool,
     read_tool,
     run_calls,
@@ -493,3 +494,157 @@ def test_a_deny_rule_naming_a_programs_own_tool_loads_and_denies_it(
     rules = [RuleSpec(name, "deny"), RuleSpec(name, "allow")]
     run = run_calls(new_harness(), [plain_tool(name)], [(name, {"x": "y"})], rules=rules)
     assert run.ran() == 0, f"deny rule {name!r} loaded but let the program's {name} run: {run.describe()}"
+
+
+# --------------------------------------------------------------------------------------------
+# Live shell rules of every form: each loads and guards the command it names.
+
+
+class LiveShellRule(NamedTuple):
+    """A ``Bash(...)`` rule's content and a command it names (bash runs it; the rule matches it)."""
+
+    content: str
+    command: str
+
+
+_LIST_OPERATORS = ("&&", "||", ";", "|")
+
+
+@st.composite
+def live_shell_rules(draw: st.DrawFn, *, lists: bool) -> LiveShellRule:
+    r"""A shell rule in a drawn form and a command it names, made from the same simple command.
+
+    The command is drawn from :func:`~pytest_toolharness.strategies.shell_commands`; the rule is
+    the command itself, a prefix of its words with ``:*``, a prefix with `` *``, the command with a
+    ``*`` for one word or for a word's tail, or with one word holding a literal star written ``\*``
+    (the command then holds ``*`` there); with ``lists``, also two commands joined by ``&&``,
+    ``||``, ``;`` or ``|`` (a deny or ask rule may name a whole line).
+    """
+    words = draw(ths.shell_commands()).split()
+    forms = ["exact", "prefix", "star tail", "star word", "star in a word", "escaped star"]
+    form = draw(st.sampled_from([*forms, *(["list"] if lists else [])]))
+    if form == "exact":
+        return LiveShellRule(" ".join(words), " ".join(words))
+    if form == "list":
+        other = draw(ths.shell_commands())
+        line = f"{' '.join(words)} {draw(st.sampled_from(_LIST_OPERATORS))} {other}"
+        return LiveShellRule(line, line)
+    extra = draw(st.sampled_from(["x", "-v", "src/", "HEAD"]))
+    if form in ("prefix", "star tail"):
+        kept = draw(st.integers(1, len(words)))
+        marker = ":*" if form == "prefix" else " *"
+        return LiveShellRule(" ".join(words[:kept]) + marker, " ".join([*words, extra]))
+    at = draw(st.integers(0, len(words) - 1))
+    rule_words, command_words = list(words), list(words)
+    if form == "star word":
+        rule_words[at] = "*"
+    elif form == "star in a word":
+        rule_words[at] = rule_words[at][: draw(st.integers(0, len(words[at]) - 1))] + "*"
+    else:
+        rule_words[at] += "\\*"
+        command_words[at] += "*"
+    return LiveShellRule(" ".join(rule_words), " ".join(command_words))
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    drawn=live_shell_rules(lists=True),
+    behavior=st.sampled_from(["deny", "ask"]),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+@example(drawn=LiveShellRule("git push:*", "git push origin main"), behavior="deny", mode="default")
+@example(drawn=LiveShellRule("echo \\*", "echo *"), behavior="deny", mode="default")
+@example(drawn=LiveShellRule("make *", "make x"), behavior="ask", mode="bypassPermissions")
+@example(drawn=LiveShellRule("git status; make", "git status; make"), behavior="deny", mode="acceptEdits")
+def test_a_live_shell_rule_of_any_form_loads_and_guards_the_command_it_names(
+    new_harness: Callable[[], Any], drawn: LiveShellRule, behavior: str, mode: str
+) -> None:
+    r"""PERM-12: a shell deny or ask rule that names a command bash runs loads (it is no dead rule) and guards it.
+
+    The rule is drawn in every form Claude Code gives a ``Bash`` rule (exact, ``:*`` prefix, `` *``,
+    a ``*`` for a word or a word's tail, an escaped ``\*``, a whole list of commands) from the same
+    command the call runs; bash's own parser is the control that the command is one it runs.
+    Beside ``Bash`` allowed, in any mode, the rule must load and the command must not run unasked:
+    refusing it as a rule that can never match refuses what its author wrote and means.
+    """
+    require_control(not _bash_refuses(drawn.command), f"bash refuses {drawn.command!r}")
+    rule = f"Bash({drawn.content})"
+    rules = [RuleSpec(rule, behavior), RuleSpec("Bash", "allow")]  # type: ignore[arg-type]
+    call = ("Bash", {"command": drawn.command})
+    run = run_calls(
+        new_harness(), [shell_tool()], [call], rules=rules, mode=mode, host=host_answering("deny")
+    )
+    assert run.ran() == 0, (
+        f"{behavior} rule {rule!r} loaded but let {drawn.command!r} run ({mode}): {run.describe()}"
+    )
+
+
+_HOSTS = ("example.com", "api.github.com", "docs.python.org", "localhost", "127.0.0.1")
+_SERVERS = ("github", "my-server", "db")
+_MCP_TOOLS = ("get_issue", "run", "query")
+
+
+@st.composite
+def live_family_rules(draw: st.DrawFn) -> tuple[str, ToolSpec, dict[str, Any]]:
+    """(rule, tool, input): a live rule of a family other than shell and path, and a call it names.
+
+    A domain (``domain:HOST``) or a subdomain wildcard (``domain:*.HOST``) with a URL on it; an MCP
+    server, all its tools (``__*``) or one tool of it; a subagent type; a program's own tool's content.
+    """
+    family = draw(
+        st.sampled_from(["domain", "subdomain", "server", "server star", "mcp tool", "subagent", "own"])
+    )
+    if family in ("domain", "subdomain"):
+        host = draw(st.sampled_from(_HOSTS))
+        path = draw(st.sampled_from(["", "x", "a/b?q=1"]))
+        if family == "subdomain":
+            sub = draw(st.sampled_from(["www", "a.b", "x-1"]))
+            return f"WebFetch(domain:*.{host})", fetch_tool(), {"url": f"https://{sub}.{host}/{path}"}
+        return f"WebFetch(domain:{host})", fetch_tool(), {"url": f"https://{host}/{path}"}
+    if family in ("server", "server star", "mcp tool"):
+        server, name = draw(st.sampled_from(_SERVERS)), draw(st.sampled_from(_MCP_TOOLS))
+        rule = {
+            "server": f"mcp__{server}",
+            "server star": f"mcp__{server}__*",
+            "mcp tool": f"mcp__{server}__{name}",
+        }
+        tool = mcp_tool_spec(server, name)
+        return rule[family], tool, {"x": "1"}
+    value = draw(st.sampled_from(["Explore", "general-purpose", "prod", "v1.2"]))
+    name = "Task" if family == "subagent" else draw(st.sampled_from(["Deploy", "Release"]))
+    return f"{name}({value})", _content_tool(name), {"x": value}
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(drawn=live_family_rules(), behavior=st.sampled_from(["deny", "ask"]))
+@example(
+    drawn=("WebFetch(domain:example.com)", fetch_tool(), {"url": "https://example.com/"}), behavior="deny"
+)
+@example(
+    drawn=("WebFetch(domain:*.example.com)", fetch_tool(), {"url": "https://www.example.com/"}),
+    behavior="deny",
+)
+@example(drawn=("mcp__github", mcp_tool_spec("github", "run"), {"x": "1"}), behavior="deny")
+@example(drawn=("mcp__db__query", mcp_tool_spec("db", "query"), {"x": "1"}), behavior="ask")
+def test_a_live_rule_of_every_other_family_loads_and_guards_the_call_it_names(
+    new_harness: Callable[[], Any], drawn: tuple[str, ToolSpec, dict[str, Any]], behavior: str
+) -> None:
+    """PERM-12: a live domain, MCP, subagent or program-tool deny or ask rule loads and guards the call it names.
+
+    ``WebFetch(domain:*.example.com)`` and a URL on a subdomain, ``mcp__github`` and one of the
+    server's tools, ``Task(Explore)`` and that subagent: beside the tool allowed, the rule must load
+    and the call must not run unasked; refusing it as a rule that can never match refuses what its
+    author wrote and means.
+    """
+    rule, tool, tool_input = drawn
+    rules = [RuleSpec(rule, behavior), RuleSpec(tool.name, "allow")]  # type: ignore[arg-type]
+    run = run_calls(
+        new_harness(), [tool], [(tool.name, tool_input)], rules=rules, host=host_answering("deny")
+    )
+    assert run.ran() == 0, (
+        f"{behavior} rule {rule!r} loaded but let {tool.name} {tool_input} run: {run.describe()}"
+    )

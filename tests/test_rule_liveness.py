@@ -23,7 +23,16 @@ from reference_impl.permissions import (
     rule_matches,
     rule_witness,
 )
+from reference_impl.permissions._rule_liveness import _bash_would_run, dead_rule_reason
 from reference_impl.permissions._rule_syntax import TOOL_TARGETS
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> None:
+    """Each test judges its rules afresh: a verdict cached by an earlier test would hide which test
+    runs which line (the mutation runner picks a mutant's tests by that)."""
+    dead_rule_reason.cache_clear()
+    _bash_would_run.cache_clear()
 
 
 def _load(behavior: str, *rules: str) -> Any:
@@ -90,13 +99,25 @@ def test_a_rule_for_a_tool_the_harness_may_add_loads_with_a_notice() -> None:
         "Bash(git push --force*)",
         "Bash(curl * | bash)",
         "Bash(ls; rm x)",
+        "Bash(echo \\*)",
+        "Bash(echo a\\*b:*)",
+        "Bash(echo \\:*)",
         "Read(./.env)",
         "Read(~/.ssh/**)",
         "Read(//etc/**)",
+        # A glob longer than 256 characters (past CPython's cached small ints).
+        "Read(//*/" + "deep/" * 60 + "x\\[1].txt)",
+        "Read(a\\\\)",  # a floating glob that ends in a backslash
+        "Read(ab\\\\)",  # ... at an odd index too
+        "Read(" + "a" * 300 + "\\\\)",  # ... past 256 characters
+        "Write(src/*.py)",
         "Edit(src/[ab]*.py)",
         "WebFetch(domain:*.example.com)",
         "mcp__github",
         "mcp__github__*",
+        "mcp__github__get_issue",
+        "mcp__*",
+        "WebFetch(domain:example.com)",
         "Agent(Explore)",
         "Skill(review)",
     ],
@@ -105,6 +126,15 @@ def test_live_deny_rules_still_load(rule: str) -> None:
     loaded = _load("deny", rule)
     assert loaded.notices == ()
     assert rule_witness(loaded.permissions.deny[0]) is not None
+
+
+def test_without_bash_the_reader_judges_a_witness(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """With no bash on PATH, a line the bash reader reads is one bash would run (the reader's grammar
+    is all there is to judge by); a line it reads as a syntax error is not."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert _bash_would_run.__wrapped__("git push origin main") is True
+    assert _bash_would_run.__wrapped__("} git status") is True  # bash refuses it; the reader does not
+    assert _bash_would_run.__wrapped__("ls &&") is False
 
 
 # ---------------------------------------------------------------------------------------------
