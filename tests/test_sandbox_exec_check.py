@@ -306,9 +306,11 @@ def test_under_the_check_proc_is_read_only_and_descriptors_still_write(tmp_path:
     and process substitutions reach their files as before; with no Bash rule ``/proc`` stays writable.
     """
     (tmp_path / "tmp").mkdir()
+    # The output process substitution is the shell's own (a pipeline would start it in a subshell), so
+    # ``wait $!`` waits for its output: with ``echo e | tee >(cat)`` it could come after the command ended.
     command = (
         "echo a > /dev/stdout; echo b > /proc/self/fd/1; echo c > /dev/fd/1; cat <(echo d);"
-        " echo e | tee >(cat) > /dev/null; wait; echo renamed > /proc/self/comm && echo proc-writable"
+        " tee >(cat) > /dev/null <<< e; wait $!; echo renamed > /proc/self/comm && echo proc-writable"
     )
     outputs = []
     for rules in ((parse_rule("Bash(touch:*)", "deny", "localSettings"),), ()):
