@@ -10,7 +10,11 @@ other than an assertion, raised in the suite's own code), never as the harness f
 
 from __future__ import annotations
 
-__all__ = ["ControlFailed", "require_control"]
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["ControlFailed", "require_control", "run_for_real"]
 
 
 class ControlFailed(RuntimeError):
@@ -21,3 +25,16 @@ def require_control(shown: object, what_failed: str) -> None:
     """Raise :class:`ControlFailed` with ``what_failed`` unless the control ``shown`` it holds."""
     if not shown:
         raise ControlFailed(f"the test's control failed, so it can judge nothing: {what_failed}")
+
+
+def run_for_real(line: str, cwd: Path, env: Mapping[str, str], *, timeout: float = 60) -> int:
+    """Run ``line`` in bash as a user would, with no input; its exit status (the control's evidence)."""
+    done = subprocess.run(
+        ["bash", "-c", line],
+        cwd=cwd,
+        env=dict(env),
+        capture_output=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode

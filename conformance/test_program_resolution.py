@@ -19,7 +19,6 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from conformance._controls import run_for_real
 from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import run_calls, shell_tool
 from pytest_toolharness.adapters import requires
@@ -255,14 +255,7 @@ def test_deny_rule_holds_against_code_the_program_resolves(
         mode=mode,
         cwd=work,
     )
-    subprocess.run(
-        ["bash", "-c", root_case.line],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    run_for_real(root_case.line, work, env)
     assume(marker.exists())  # the program really resolved the drawn file and ran the denied program
     assert run.ran() == 0, (
         f"{root_case.line!r} under {root_case.allow} ran unasked ({mode}); for real {program} loads "
@@ -285,15 +278,8 @@ def test_harmless_code_the_program_resolves_stays_allowed(
     """
     case = _PROGRAMS[program](None, data)
     work, _, env = _write(case)
-    done = subprocess.run(
-        ["bash", "-c", case.line],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assume(done.returncode == 0)  # the program resolved the file (a drawn name it can't find is no case)
+    status = run_for_real(case.line, work, env)
+    assume(status == 0)  # the program resolved the file (a drawn name it can't find is no case)
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
     assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"

@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from conformance._controls import run_for_real
 from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import run_calls, shell_tool
 from pytest_toolharness.adapters import requires
@@ -536,14 +537,7 @@ def _check_case(
         new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, mode=mode, cwd=work
     )
     env = {**os.environ, "PATH": path}
-    subprocess.run(
-        ["bash", "-c", case.line],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    run_for_real(case.line, work, env)
     assume(marker.exists())  # the drawn files really run the denied program
     assert run.ran() == 0, (
         f"{case.line!r} under {case.allow} ran unasked ({mode}); for real it runs {_DENIED} through "

@@ -33,6 +33,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from conformance._controls import run_for_real
 from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import host_answering, run_calls, shell_tool
 from pytest_toolharness.adapters import requires
@@ -283,14 +284,7 @@ def test_deny_rule_holds_against_the_code_python_resolves(
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
-    subprocess.run(
-        ["bash", "-c", case.line],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    run_for_real(case.line, work, env)
     assume(marker.exists())  # the planted code really runs the denied program
     listing = {k: (v if isinstance(v, str) else f"<{len(v)} bytes>") for k, v in case.files.items()}
     assert run.ran() == 0, (
