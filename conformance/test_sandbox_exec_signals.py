@@ -44,10 +44,17 @@ Scenario = tuple[str, str, str, str]
 
 # The watched process: its own process group (in the command's session, so the terminal stop
 # signals stop it too), a handler that leaves a file, and a beat: a byte written every 2 ms.
-_CHILD = r"""
+# SIGSTOP can't be caught or ignored, so it needs no reset.
+_CHILD = (
+    f"DEFAULTED = {sorted({*_HANDLED, *_STOPS[1:], *_ENDING})!r}\n"
+    + r"""
 import os, signal, sys, threading, time
 handled, beat, how = sys.argv[1:4]
 os.setpgid(0, 0)
+# Every signal at its default first: an ignored one is inherited through exec (nohup ignores SIGHUP),
+# and the test's own process may have been started so.
+for name in DEFAULTED:
+    signal.signal(getattr(signal, name), signal.SIG_DFL)
 signal.signal(getattr(signal, handled), lambda number, frame: open(beat + ".handled", "w").close())
 def work():
     with open(beat, "ab", buffering=0) as out:
@@ -61,6 +68,7 @@ if how == "thread":
         time.sleep(1)
 work()
 """
+)
 
 # The command: starts each scenario's process, signals it and reports what it saw, one JSON line each.
 _DRIVER = r"""

@@ -696,6 +696,98 @@ def test_a_selection_runs_and_scores_only_its_part_of_a_real_session(tmp_path: P
     assert (args.lines, args.function) == ([range(3, 5)], ["f", "g"])
 
 
+def test_a_sample_is_stable_nested_and_blind_to_edits_elsewhere() -> None:
+    """--sample N: the N mutants with the smallest keys, whatever order they come in; a larger sample holds
+    the smaller; lines moved by an edit above keep their mutants' keys; equal lines' mutants differ."""
+    from tests.mutants._sample import SampleItem, sample_ids
+
+    lines = ["x = 1", "y = x + 1", "y = x + 1", "z = y - 1"]
+    items = [
+        SampleItem(f"{n}-{op}-{col}", op, (n, col), occurrence)
+        for occurrence, (n, op, col) in enumerate(
+            (n, op, col)
+            for n in range(1, 5)
+            for op in ("core/NumberReplacer", "core/ReplaceBinaryOperator")
+            for col in (0, 4)
+        )
+    ]
+    everything = sample_ids("m.py", lines, items, 100)
+    assert everything == {item.job_id for item in items}
+    small, large = sample_ids("m.py", lines, items, 3), sample_ids("m.py", lines, items, 6)
+    assert len(small) == 3
+    assert len(large) == 6
+    assert small < large
+    assert sample_ids("m.py", lines, list(reversed(items)), 3) == small
+    # An inserted first line moves every mutant down one line: the same mutants are drawn.
+    moved = [SampleItem(i.job_id, i.operator, (i.start[0] + 1, i.start[1]), i.occurrence) for i in items]
+    assert sample_ids("m.py", ["import os", *lines], moved, 3) == small
+    # Another module's mutants are drawn apart.
+    assert any(sample_ids(f"m{k}.py", lines, items, 3) != small for k in range(5))
+    with pytest.raises(ValueError, match="at least one"):
+        sample_ids("m.py", lines, items, 0)
+
+
+def test_wilson_interval_of_a_sampled_score() -> None:
+    """The 95% interval of a sample's score: 50 of 50 may still be 92.9%; nothing run says nothing."""
+    from tests.mutants._sample import wilson_interval
+
+    low, high = wilson_interval(50, 50)
+    assert round(low, 1) == 92.9
+    assert high == 100.0
+    low, high = wilson_interval(45, 50)
+    assert round(low, 1) == 78.6
+    assert round(high, 1) == 95.7
+    assert wilson_interval(0, 0) == (0.0, 100.0)
+
+
+def test_a_sample_runs_and_scores_only_its_mutants_of_a_real_session(tmp_path: Path) -> None:
+    """--sample: _jobs turns only the sampled pending mutants into work, the score counts only them and
+    says it is an estimate, with its interval, in the line and the table."""
+    from cosmic_ray.work_db import use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cosmic_ray.work_item import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        TestOutcome,
+        WorkerOutcome,
+        WorkResult,
+    )
+
+    from tests.mutants._mutation_report import markdown_table, score_session
+    from tests.mutants._selection import Selection
+    from tests.mutants.mutation import _jobs, _parser
+
+    project, session = _cosmic_ray_session(tmp_path)
+    coverage = CoverageMap(lines={n: frozenset({"t::a"}) for n in range(1, 20)}, durations={"t::a": 0.1})
+    sample = Selection(sample=3)
+    jobs, _diffs = _jobs(session, "pkg/mod.py", coverage, sample, project)
+    assert len(jobs) <= 3  # a sampled mutant may be no mutant at all (recorded, not a job)
+    score = score_session(session, "pkg/mod.py", project, rules=[], selection=sample)
+    # Nothing has run: the sample is pending (or no mutant at all), nothing else is counted.
+    assert score.counted == 0
+    assert score.pending + score.incompetent == 3
+    with use_db(str(session)) as db:
+        for item in list(db.pending_work_items):
+            db.set_result(
+                item.job_id, WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=TestOutcome.KILLED)
+            )
+    score = score_session(session, "pkg/mod.py", project, rules=[], selection=sample)
+    assert score.counted + score.incompetent + score.pending == 3
+    assert score.counted == score.killed
+    line = score.line()
+    assert line.startswith("pkg/mod.py (a random sample of 3 mutants only): ")
+    low, _high = score.interval()
+    assert f"estimate of every mutant's triaged score: {low:.1f}-100.0% (95% interval)" in line
+    whole = score_session(session, "pkg/mod.py", project, rules=[])
+    assert whole.counted > score.counted
+    assert "estimate" not in whole.line()
+    row = markdown_table([score], {"pkg/mod.py": ("PAIR-1",)}).splitlines()[-1]
+    assert "(a random sample of 3 mutants)" in row
+    assert f"(95%: {low:.1f}-100.0%)" in row
+    # A part of a module may be sampled; --sample takes a positive size only.
+    assert _parser().parse_args(["m.py", "--sample", "40"]).sample == 40
+    for bad in ("0", "-3", "x"):
+        with pytest.raises(SystemExit):
+            _parser().parse_args(["m.py", "--sample", bad])
+
+
 SCRIPT_SOURCE = """\
 import os
 import sys

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.mutants._sample import SampleItem, wilson_interval
 from tests.mutants._selection import Selection
 from tests.mutants._triage import TriageRule, classify, enclosing_function, load_rules
 
@@ -37,6 +38,8 @@ class ModuleScore:
 
     module: str
     selection: str = ""
+    sample: int = 0
+    """The size of the random sample scored (``--sample``); 0 for every mutant of the selection."""
     killed: int = 0
     killed_by_unit_tests: int = 0
     """Of ``killed``, those only the module's unit tests killed."""
@@ -71,6 +74,10 @@ class ModuleScore:
         # Nothing left once the triaged survivors are out: every counted mutant is killed or triaged.
         return 100.0 * self.killed / base if base else 100.0
 
+    def interval(self) -> tuple[float, float]:
+        """The triaged score's 95% interval for the whole module (or part) a sample estimates."""
+        return wilson_interval(self.killed, self.counted - self.equivalent - self.unspecified)
+
     @property
     def conformance_killed(self) -> int:
         """The kills of the conformance suite: those of the unit tests only are not its."""
@@ -104,13 +111,28 @@ class ModuleScore:
             f"{self.unspecified} unspecified, {len(self.gaps)} gaps ({self.not_reached} of the survivors "
             f"not reached); {self.faults} runner faults, {self.incompetent} incompetent, "
             f"{self.skipped} in annotations, {self.pending} not run"
+            + (self._estimate() if self.sample else "")
         )
+
+    def _estimate(self) -> str:
+        low, high = self.interval()
+        return f"; as an estimate of every mutant's triaged score: {low:.1f}-{high:.1f}% (95% interval)"
 
 
 def _rows(session: Path) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
     dump = Path(sys.executable).parent / "cosmic-ray"
     done = subprocess.run([str(dump), "dump", str(session)], capture_output=True, text=True, check=True)
     return [(row[0], row[1]) for row in (json.loads(line) for line in done.stdout.splitlines())]
+
+
+def _sample_item(item: dict[str, Any]) -> SampleItem:
+    mutation = item["mutations"][0]
+    return SampleItem(
+        str(item["job_id"]),
+        str(mutation["operator_name"]),
+        (int(mutation["start_pos"][0]), int(mutation["start_pos"][1])),
+        int(mutation.get("occurrence") or 0),
+    )
 
 
 def score_session(
@@ -128,13 +150,20 @@ def score_session(
     selection = selection or Selection()
     source = (root / module).read_text(encoding="utf-8")
     source_lines, tree = source.splitlines(), ast.parse(source)
-    score = ModuleScore(module, selection.describe())
-    for item, result in _rows(session):
-        first = item["mutations"][0]
-        if selection and not selection.selects(
-            int(first["start_pos"][0]), enclosing_function(tree, int(first["start_pos"][0]))
-        ):
+    score = ModuleScore(module, selection.describe(), sample=selection.sample)
+    rows = [
+        (item, result)
+        for item, result in _rows(session)
+        if selection.selects(
+            int(item["mutations"][0]["start_pos"][0]),
+            enclosing_function(tree, int(item["mutations"][0]["start_pos"][0])),
+        )
+    ]
+    sampled = selection.sampled(module, source_lines, (_sample_item(item) for item, _result in rows))
+    for item, result in rows:
+        if sampled is not None and str(item["job_id"]) not in sampled:
             continue
+        first = item["mutations"][0]
         if result is None:
             score.pending += 1
             continue
@@ -212,10 +241,14 @@ def markdown_table(scores: list[ModuleScore], requirements: dict[str, tuple[str,
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for score in scores:
+        part = f" ({score.selection})" if score.selection else ""
+        # A sample's score is an estimate: its 95% interval beside it.
+        interval = " (95%: {:.1f}-{:.1f}%)".format(*score.interval()) if score.sample else ""
         lines.append(
-            f"| `{score.module}` | {', '.join(requirements.get(score.module, ()))} | {score.counted} | "
+            f"| `{score.module}`{part} | {', '.join(requirements.get(score.module, ()))} | {score.counted} | "
             f"{score.killed} | {score.killed_by_unit_tests} | {score.raw_percent:.1f}% | {score.equivalent} | "
-            f"{score.unspecified} | {len(score.gaps)} ({score.not_reached}) | **{score.triaged_percent:.1f}%** | "
+            f"{score.unspecified} | {len(score.gaps)} ({score.not_reached}) | "
+            f"**{score.triaged_percent:.1f}%**{interval} | "
             f"{score.conformance_triaged_percent:.1f}% | {score.incompetent} | {score.pending + score.faults} |"
         )
     return "\n".join(lines)

@@ -66,6 +66,7 @@ from tests.mutants._mutation_report import (  # noqa: E402
     score_session,
     write_survivors,
 )
+from tests.mutants._sample import SampleItem  # noqa: E402
 from tests.mutants._selection import Selection, line_range  # noqa: E402
 from tests.mutants._triage import TriageRule, enclosing_function  # noqa: E402
 
@@ -522,12 +523,34 @@ def _jobs(
     tree = ast.parse(original)
     jobs: list[MutantJob] = []
     diffs: dict[str, str] = {}
+    selection = selection or Selection()
     with use_db(str(session)) as db:
+        # A sample is drawn from every mutant of the selection, run or not: the same on every run.
+        selected = [
+            item
+            for item in db.work_items
+            if selection.selects(
+                item.mutations[0].start_pos[0], enclosing_function(tree, item.mutations[0].start_pos[0])
+            )
+        ]
+        sampled = selection.sampled(
+            module,
+            original.splitlines(),
+            (
+                SampleItem(
+                    item.job_id,
+                    item.mutations[0].operator_name,
+                    tuple(item.mutations[0].start_pos),
+                    item.mutations[0].occurrence,
+                )
+                for item in selected
+            ),
+        )
+        chosen = {item.job_id for item in selected if sampled is None or item.job_id in sampled}
         for item in list(db.pending_work_items):
-            (mutation,) = item.mutations
-            line = mutation.start_pos[0]
-            if selection and not selection.selects(line, enclosing_function(tree, line)):
+            if item.job_id not in chosen:
                 continue
+            (mutation,) = item.mutations
             operator = get_operator(mutation.operator_name)(**(mutation.operator_args or {}))
             mutated, why = _mutant_source(original, operator, mutation.occurrence, module)
             if mutated is None:
@@ -636,6 +659,17 @@ def _record(session: Path, diffs: dict[str, str]) -> Callable[[MutantOutcome], N
     return record
 
 
+def _sample_size(text: str) -> int:
+    """argparse's type for ``--sample``: a positive number of mutants."""
+    try:
+        size = int(text)
+    except ValueError:
+        size = 0
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a sample size (a number of mutants, at least 1)")
+    return size
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -689,6 +723,16 @@ def _parser() -> argparse.ArgumentParser:
         help="only the mutants inside function NAME (its innermost def; repeatable); also for --report",
     )
     parser.add_argument(
+        "--sample",
+        type=_sample_size,
+        default=0,
+        metavar="N",
+        help=(
+            "only a random sample of N mutants of each module (of --lines/--function when given), the same "
+            "on every run; the score is an estimate, printed with its 95%% interval; also for --report"
+        ),
+    )
+    parser.add_argument(
         "--markdown", action="store_true", help="with --report: also print docs/mutants.md's score table"
     )
     parser.add_argument(
@@ -718,8 +762,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(
                 f"no requirements known for {module!r}: pass --requirement ID or add it to MODULE_REQUIREMENTS"
             )
-    selection = Selection(tuple(args.lines), tuple(args.function))
-    if selection and len(args.modules) != 1:
+    selection = Selection(tuple(args.lines), tuple(args.function), args.sample)
+    if (selection.lines or selection.functions) and len(args.modules) != 1:
         parser.error("--lines and --function select a part of one module: name exactly one")
     args.selection = selection
     if args.report:
