@@ -207,6 +207,47 @@ def _run_in_subprocess(project: Path, script: str) -> str:
     return done.stdout
 
 
+def test_modules_measured_together_get_the_maps_each_gets_alone(tmp_path: Path) -> None:
+    """coverage_maps: one run of the tests measures several modules (the modules of one requirement set
+    share it); each module's lines and their tests, in the test process and in subprocesses, are those
+    a run for it alone measures, and a module no test runs gets its own reason, not the others'."""
+    project = _project(tmp_path)
+    (project / "pkg" / "other.py").write_text("def twice(x):\n    return 2 * x\n", encoding="utf-8")
+    (project / "pkg" / "idle.py").write_text("def idle():\n    return 0\n", encoding="utf-8")
+    (project / "test_other.py").write_text(
+        "import subprocess, sys\n\n\ndef test_twice():\n"
+        "    out = subprocess.run([sys.executable, '-c', 'from pkg.other import twice; print(twice(2))'],\n"
+        "                         capture_output=True, text=True, check=True)\n"
+        "    assert out.stdout.strip() == '4'\n",
+        encoding="utf-8",
+    )
+    script = _forked_script(
+        project,
+        """\
+        other, idle = root / "pkg" / "other.py", root / "pkg" / "idle.py"
+        tests = [("", ["test_mod.py", "test_other.py"])]
+        maps, why = _forked.coverage_maps([module, other, idle], tests, work, root, options=())
+        assert maps is not None, why
+        found = {}
+        for path in (module, other):
+            together, why = maps[path]
+            assert together is not None, why
+            alone, why = _forked.coverage_map(path, tests, work, root, options=())
+            assert alone is not None, why
+            assert together.lines == alone.lines, (path, together.lines, alone.lines)
+            found[path.name] = sorted(set().union(*together.lines.values()))
+        missing, why = maps[idle]
+        assert missing is None and "coverage saw no line of" in why and "idle.py" in why, why
+        print(json.dumps(found))
+        """,
+    )
+    found = json.loads(_run_in_subprocess(project, script).splitlines()[-1])
+    assert "test_mod.py::test_clamp_over" in found["mod.py"]
+    # other.py runs only in test_twice's subprocess: its lines are that test's file's.
+    assert "test_other.py::test_twice" in found["other.py"]
+    assert not any(test.startswith("test_mod.py") for test in found["other.py"])
+
+
 def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
     """Each verdict from real forked pytest runs: a mutant a test catches is killed (also when only
     a subprocess sees it, or when a test it passed now skips), an equivalent one survives, one that
@@ -757,6 +798,14 @@ def test_a_sample_runs_and_scores_only_its_mutants_of_a_real_session(tmp_path: P
     project, session = _cosmic_ray_session(tmp_path)
     coverage = CoverageMap(lines={n: frozenset({"t::a"}) for n in range(1, 20)}, durations={"t::a": 0.1})
     sample = Selection(sample=3)
+    # A mutant in an annotation (skipped when the session is made) is never drawn: the sample is 3 others.
+    with use_db(str(session)) as db:
+        annotation = next(iter(db.pending_work_items)).job_id
+        db.set_result(annotation, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+    for size in range(1, 8):
+        drawn = score_session(session, "pkg/mod.py", project, rules=[], selection=Selection(sample=size))
+        assert drawn.skipped == 0
+        assert drawn.pending + drawn.incompetent == size
     jobs, _diffs = _jobs(session, "pkg/mod.py", coverage, sample, project)
     assert len(jobs) <= 3  # a sampled mutant may be no mutant at all (recorded, not a job)
     score = score_session(session, "pkg/mod.py", project, rules=[], selection=sample)

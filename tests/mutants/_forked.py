@@ -56,6 +56,7 @@ __all__ = [
     "MutantJob",
     "MutantOutcome",
     "coverage_map",
+    "coverage_maps",
     "host_plugin_blocks",
     "keyed_test",
     "killers_first",
@@ -259,16 +260,16 @@ sys.meta_path.insert(0, _StartCoverage())
 """
 
 
-def _measure_subprocesses(module_file: Path, package: str, directory: Path) -> None:
+def _measure_subprocesses(module_files: Sequence[Path], package: str, directory: Path) -> None:
     """Make the Python processes started from now on that import ``package`` record their coverage
-    of ``module_file`` in ``directory``."""
+    of ``module_files`` in ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "sitecustomize.py").write_text(
         _SUBPROCESS_COVERAGE.format(directory=str(directory), package=package), encoding="utf-8"
     )
     (directory / "coveragerc").write_text(
         f"[run]\ndata_file = {directory / 'data'}\nparallel = true\n"
-        f"include = {module_file.resolve()}\nsigterm = true\n",
+        "include =\n" + "".join(f"    {f.resolve()}\n" for f in module_files) + "sigterm = true\n",
         encoding="utf-8",
     )
     _set_current_test(directory, _IMPORT_CONTEXT)
@@ -528,7 +529,23 @@ def coverage_map(
     Each adapter's run is a forked child; the map's tests are :func:`keyed_test` names. None and why
     when a run does not pass or measures nothing.
     """
-    lines: dict[int, set[str]] = {}
+    maps, why = coverage_maps([module_file], selections, workdir, project_root, options, unit_options)
+    return (None, why) if maps is None else maps[module_file]
+
+
+def coverage_maps(
+    module_files: Sequence[Path],
+    selections: Sequence[tuple[str, Sequence[str]]],
+    workdir: Path,
+    project_root: Path,
+    options: Sequence[str] = SUITE_OPTIONS,
+    unit_options: Sequence[str] = UNIT_TEST_OPTIONS,
+) -> tuple[dict[Path, tuple[CoverageMap | None, str]] | None, str]:
+    """:func:`coverage_map` of several modules of one package from one run of the tests: the modules
+    scored against the same requirements share their slowest step. None and why when a run does not
+    pass; a module no test reaches gets its own None and why.
+    """
+    lines: dict[Path, dict[int, set[str]]] = {f: {} for f in module_files}
     durations: dict[str, float] = {}
     skipped: set[str] = set()
     # A folder of this call's own: a second call in the same workdir must not read the first's data.
@@ -550,10 +567,10 @@ def coverage_map(
 
             os.chdir(project_root)
             timings: dict[str, float] = {}
-            cov = coverage.Coverage(data_file=None, include=[str(module_file)], branch=False)
+            cov = coverage.Coverage(data_file=None, include=[str(f) for f in module_files], branch=False)
 
-            package = module_file.resolve().relative_to(project_root.resolve()).parts[0]
-            _measure_subprocesses(module_file, package, subprocess_data)
+            package = module_files[0].resolve().relative_to(project_root.resolve()).parts[0]
+            _measure_subprocesses(module_files, package, subprocess_data)
             # Each scenario's CLI as a fresh ``python -m``: a fork server's children would share the
             # coverage (and the test it was started under) of the server that imported the module.
             os.environ["TOOLHARNESS_FORK_SERVER"] = "0"
@@ -580,20 +597,25 @@ def coverage_map(
             finally:
                 cov.stop()
             data = cov.get_data()
-            measured = next(
-                (f for f in data.measured_files() if Path(f).resolve() == module_file.resolve()), None
-            )
-            by_line = {
-                line: set(contexts)
-                for line, contexts in (data.contexts_by_lineno(measured) if measured else {}).items()
-            }
-            for line, contexts in _subprocess_lines(module_file, subprocess_data, list(timings)).items():
-                by_line.setdefault(line, set()).update(contexts)
+            by_file: dict[str, dict[int, set[str]]] = {}
+            for module_file in module_files:
+                measured = next(
+                    (f for f in data.measured_files() if Path(f).resolve() == module_file.resolve()), None
+                )
+                by_line = {
+                    line: set(contexts)
+                    for line, contexts in (data.contexts_by_lineno(measured) if measured else {}).items()
+                }
+                for line, contexts in _subprocess_lines(module_file, subprocess_data, list(timings)).items():
+                    by_line.setdefault(line, set()).update(contexts)
+                by_file[str(module_file)] = by_line
             skipped = sorted(t for t, outcome in outcomes.tests.items() if outcome == "skipped")
             data_file.write_text(
                 json.dumps(
                     {
-                        "lines": {n: sorted(c) for n, c in by_line.items()},
+                        "lines": {
+                            f: {n: sorted(c) for n, c in by_line.items()} for f, by_line in by_file.items()
+                        },
                         "durations": timings,
                         "skipped": skipped,
                     }
@@ -615,16 +637,26 @@ def coverage_map(
         for nodeid, seconds in loaded["durations"].items():
             durations[keyed_test(adapter, nodeid)] = seconds
         skipped.update(keyed_test(adapter, nodeid) for nodeid in loaded["skipped"])
-        for line, contexts in loaded["lines"].items():
-            lines.setdefault(int(line), set()).update(
-                c if c == _IMPORT_CONTEXT else keyed_test(adapter, c) for c in contexts
+        for module_file in module_files:
+            for line, contexts in loaded["lines"][str(module_file)].items():
+                lines[module_file].setdefault(int(line), set()).update(
+                    c if c == _IMPORT_CONTEXT else keyed_test(adapter, c) for c in contexts
+                )
+    maps: dict[Path, tuple[CoverageMap | None, str]] = {}
+    for module_file, by_line in lines.items():
+        maps[module_file] = (
+            (
+                CoverageMap(
+                    lines={n: frozenset(c) for n, c in by_line.items()},
+                    durations=durations,
+                    skipped=frozenset(skipped),
+                ),
+                "",
             )
-    if not lines:
-        return None, f"coverage saw no line of {module_file} (is it the module the tests import?)"
-    coverage = CoverageMap(
-        lines={n: frozenset(c) for n, c in lines.items()}, durations=durations, skipped=frozenset(skipped)
-    )
-    return coverage, ""
+            if by_line
+            else (None, f"coverage saw no line of {module_file} (is it the module the tests import?)")
+        )
+    return maps, ""
 
 
 def _run_tests(

@@ -151,9 +151,15 @@ def score_session(
     source = (root / module).read_text(encoding="utf-8")
     source_lines, tree = source.splitlines(), ast.parse(source)
     score = ModuleScore(module, selection.describe(), sample=selection.sample)
+    # Mutants in annotations are never counted, nor drawn into a sample (as in mutation._jobs).
     rows = [
         (item, result)
         for item, result in _rows(session)
+        if (result or {}).get("worker_outcome") != "skipped" or not selection.sample
+    ]
+    rows = [
+        (item, result)
+        for item, result in rows
         if selection.selects(
             int(item["mutations"][0]["start_pos"][0]),
             enclosing_function(tree, int(item["mutations"][0]["start_pos"][0])),

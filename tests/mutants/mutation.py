@@ -53,6 +53,7 @@ from tests.mutants._forked import (  # noqa: E402 - after the path fix above
     MutantJob,
     MutantOutcome,
     coverage_map,
+    coverage_maps,
     host_plugin_blocks,
     new_workdir,
     preload,
@@ -525,11 +526,18 @@ def _jobs(
     diffs: dict[str, str] = {}
     selection = selection or Selection()
     with use_db(str(session)) as db:
-        # A sample is drawn from every mutant of the selection, run or not: the same on every run.
+        # A sample is drawn from every mutant of the selection, run or not: the same on every run; not from
+        # those in annotations, never run or counted.
+        annotations = {
+            item.job_id
+            for item, result in db.completed_work_items
+            if result.worker_outcome == WorkerOutcome.SKIPPED
+        }
         selected = [
             item
             for item in db.work_items
-            if selection.selects(
+            if item.job_id not in annotations
+            and selection.selects(
                 item.mutations[0].start_pos[0], enclosing_function(tree, item.mutations[0].start_pos[0])
             )
         ]
@@ -790,9 +798,10 @@ def main(argv: list[str] | None = None) -> int:
     unit_options = (*UNIT_TEST_OPTIONS, *blocks)
     worst = 0
     scores: list[str] = []
+    shared: dict[object, dict[Path, tuple[CoverageMap | None, str]]] = {}
     for module in args.modules:
         requirements = tuple(args.requirement or MODULE_REQUIREMENTS[module])
-        code, line = _run_module(module, requirements, args, out, options, unit_options)
+        code, line = _run_module(module, requirements, args, out, options, unit_options, shared)
         worst = max(worst, code)
         scores.append(line)
         print(line, flush=True)
@@ -878,8 +887,13 @@ def _run_module(
     out: Path,
     options: Sequence[str],
     unit_options: Sequence[str],
+    shared: dict[object, dict[Path, tuple[CoverageMap | None, str]]] | None = None,
 ) -> tuple[int, str]:
-    """Score one module: (exit code, the score line)."""
+    """Score one module: (exit code, the score line).
+
+    ``shared`` keeps the conformance tests' coverage across the modules of one run: the first module of
+    each set of requirements and adapters measures every module of ``args.modules`` that has the same.
+    """
     session = _session_path(out, module)
     stem = session.stem
     started = time.monotonic()
@@ -892,12 +906,12 @@ def _run_module(
             return 2, f"{module}: cosmic-ray init failed:\n{error}"
         _skip_equivalent(session, PROJECT_ROOT / module)
     workdir = new_workdir(out / "work", stem)
-    runs = [("", requirements), *MODULE_ADAPTERS.get(module, ())]
+    runs = _runs(module, requirements)
     selections = [
         (adapter, [*(f"--toolharness-requirement={rid}" for rid in ids), "conformance"])
         for adapter, ids in runs
     ]
-    coverage, why = coverage_map(PROJECT_ROOT / module, selections, workdir, PROJECT_ROOT, options)
+    coverage, why = _conformance_coverage(module, requirements, args, selections, workdir, options, shared)
     if coverage is None:
         return 2, f"{module}: nothing scored: {why}"
     if unit_tests:
@@ -952,6 +966,36 @@ def _run_module(
         f"{_score(session, module, out, args.selection)}; requirements {' '.join(requirements)}; "
         f"unit tests {' '.join(unit_tests) or 'none'}; {seconds:.0f} s with {args.jobs} job(s)"
     )
+
+
+def _runs(module: str, requirements: tuple[str, ...]) -> list[tuple[str, tuple[str, ...]]]:
+    """The module's conformance runs: (adapter, requirement IDs), the default adapter's first."""
+    return [("", requirements), *MODULE_ADAPTERS.get(module, ())]
+
+
+def _conformance_coverage(
+    module: str,
+    requirements: tuple[str, ...],
+    args: argparse.Namespace,
+    selections: list[tuple[str, list[str]]],
+    workdir: Path,
+    options: Sequence[str],
+    shared: dict[object, dict[Path, tuple[CoverageMap | None, str]]] | None,
+) -> tuple[CoverageMap | None, str]:
+    """The conformance tests' coverage of ``module``, measured with the run's other modules that share
+    its runs (one pass of the permission suite serves the twenty modules of the shell reader)."""
+    key = tuple(_runs(module, requirements))
+    if shared is None:
+        shared = {}
+    if key not in shared:
+        group = [
+            PROJECT_ROOT / other
+            for other in dict.fromkeys([module, *args.modules])
+            if tuple(_runs(other, tuple(args.requirement or MODULE_REQUIREMENTS[other]))) == key
+        ]
+        maps, why = coverage_maps(group, selections, workdir, PROJECT_ROOT, options)
+        shared[key] = maps if maps is not None else {f: (None, why) for f in group}
+    return shared[key][PROJECT_ROOT / module]
 
 
 def _score(session: Path, module: str, out: Path, selection: Selection | None = None) -> str:
