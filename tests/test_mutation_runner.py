@@ -248,6 +248,36 @@ def test_modules_measured_together_get_the_maps_each_gets_alone(tmp_path: Path) 
     assert not any(test.startswith("test_mod.py") for test in found["other.py"])
 
 
+def test_a_cached_functions_lines_are_reached_by_every_test_that_asks(tmp_path: Path) -> None:
+    """The coverage pass empties the module's functools caches before each test: a cached function's body
+    is measured in every test that calls it, not only the first (each could notice its mutant)."""
+    project = _project(tmp_path)
+    (project / "pkg" / "cached.py").write_text(
+        "import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef square(x):\n    return x * x\n\n\n"
+        "class Box:\n    @staticmethod\n    @functools.cache\n    def cube(x):\n        return x * x * x\n",
+        encoding="utf-8",
+    )
+    (project / "test_cached.py").write_text(
+        "from pkg.cached import Box, square\n\n\n"
+        "def test_first():\n    assert square(3) == 9 and Box.cube(2) == 8\n\n\n"
+        "def test_second():\n    assert square(3) == 9 and Box.cube(2) == 8\n",
+        encoding="utf-8",
+    )
+    script = _forked_script(
+        project,
+        """\
+        cached = root / "pkg" / "cached.py"
+        coverage, why = _forked.coverage_map(cached, [("", ["test_cached.py"])], work, root, options=())
+        assert coverage is not None, why
+        print(json.dumps({line: sorted(tests) for line, tests in coverage.lines.items()}))
+        """,
+    )
+    lines = json.loads(_run_in_subprocess(project, script).splitlines()[-1])
+    both = ["test_cached.py::test_first", "test_cached.py::test_second"]
+    assert lines["6"] == both, lines  # return x * x
+    assert lines["13"] == both, lines  # return x * x * x
+
+
 def test_forked_runner_verdicts_on_real_mutants(tmp_path: Path) -> None:
     """Each verdict from real forked pytest runs: a mutant a test catches is killed (also when only
     a subprocess sees it, or when a test it passed now skips), an equivalent one survives, one that

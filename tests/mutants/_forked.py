@@ -260,6 +260,30 @@ sys.meta_path.insert(0, _StartCoverage())
 """
 
 
+def _clear_caches(module_files: Sequence[Path]) -> None:
+    """Empty the ``functools`` caches of the measured modules (their functions' and classes' methods').
+
+    A cached function's lines run, and are measured, only in the first test that asks it something;
+    a mutant of them is then judged by that test alone, though every test that asks is one that can
+    notice it (a mutant's child starts with empty caches). Cleared before each test of the coverage
+    pass, each test is measured as it would run alone.
+    """
+    wanted = {str(f.resolve()) for f in module_files}
+    names = {f.name for f in module_files}
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if not file or Path(file).name not in names:
+            continue  # most modules are told apart by their file's name, without a resolve() each
+        if str(Path(file).resolve()) not in wanted:
+            continue
+        for value in list(vars(module).values()):
+            for candidate in (value, *(vars(value).values() if isinstance(value, type) else ())):
+                candidate = getattr(candidate, "__func__", candidate)  # a classmethod's or staticmethod's
+                clear = getattr(candidate, "cache_clear", None)
+                if callable(clear):
+                    clear()
+
+
 def _measure_subprocesses(module_files: Sequence[Path], package: str, directory: Path) -> None:
     """Make the Python processes started from now on that import ``package`` record their coverage
     of ``module_files`` in ``directory``."""
@@ -578,6 +602,7 @@ def coverage_maps(
             class _Contexts:
                 @pytest.hookimpl(wrapper=True)
                 def pytest_runtest_protocol(self, item: Any) -> Iterator[None]:
+                    _clear_caches(module_files)
                     cov.switch_context(item.nodeid)
                     _set_current_test(subprocess_data, item.nodeid)
                     try:
