@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import itertools
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -496,6 +497,39 @@ def test_with_equal_cosines_free_text_is_ordered_by_bm25f_as_fielded_ranker_orde
         return  # nothing scored: FieldedRanker falls back to the seed, HybridRanker to pool order
     fielded = FieldedRanker()(INDEX, query, limit)
     assert HybridRanker(embedder=_Blind())(INDEX, query, limit)[: len(fielded)] == fielded
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from(["github", "list", "recipe", "weather", "cells", "price", "new", "the"]),
+        min_size=1,
+        max_size=3,
+    ),
+    weight=st.sampled_from([0.5, 5.0, 20.0]),
+    limit=st.integers(1, len(POOL)),
+)
+def test_any_embedders_cosine_is_added_at_semantic_weight_to_bm25f_over_the_best(
+    words: list[str], weight: float, limit: int
+) -> None:
+    """Each tool's score is its BM25F score over the best one plus semantic_weight times its cosine
+    (toy vectors here): the ranking is ordered by that sum, best first, and no tool left out beats one kept."""
+    query = " ".join(words)
+    terms = parse_query_terms(query.lower())
+    normalised = [word for term in terms.scoring for word in normalize_words(term)]
+    ranker = HybridRanker(embedder=_Letters(), semantic_weight=weight)
+    if not normalised:
+        return  # only stop words: the seed's ranking
+    lexical = ranker.lexical.lexical_scores(INDEX, normalised)
+    best = max(lexical.values(), default=1.0)
+    steps = np.asarray(_Letters().embed(query_texts(query, terms)))
+    cosine = (ranker.tool_vectors(INDEX) @ steps.T).max(axis=1)
+    score = {t.name: lexical.get(p, 0.0) / best + weight * float(cosine[p]) for p, t in enumerate(POOL)}
+    got = ranker(INDEX, query, limit)
+    assert len(got) == limit
+    kept = [score[name] for name in got]
+    assert all(a >= b - 1e-9 for a, b in itertools.pairwise(kept)), (got, score)
+    assert all(score[name] <= kept[-1] + 1e-9 for name in score if name not in got), (got, score)
 
 
 @settings(max_examples=40, deadline=None)
