@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import itertools
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -36,6 +37,7 @@ from reference_impl import (  # noqa: E402  (after the skips, on purpose)
     tool_search_tool,
 )
 from reference_impl.search import (  # noqa: E402
+    FieldedRanker,
     HybridRanker,
     _hybrid,
     default_embedder,
@@ -45,6 +47,7 @@ from reference_impl.search import (  # noqa: E402
 from reference_impl.search._index import SearchIndex  # noqa: E402
 from reference_impl.search._terms import QueryTerms, parse_query_terms  # noqa: E402
 from reference_impl.tools import DescriptionContext  # noqa: E402
+from tests._ranker_syntax import assert_answered_as_the_seed, syntax_queries  # noqa: E402
 
 
 async def _noop(_input: ToolInput, _context: ToolContext) -> ToolOutput:
@@ -275,16 +278,7 @@ def test_missing_model_files_are_named() -> None:
 
 
 def test_any_embedder_can_be_plugged_in() -> None:
-    class Letters:
-        """A toy embedder: a unit vector of letter counts."""
-
-        def embed(self, texts: Sequence[str]) -> object:
-            rows = np.array(
-                [[t.lower().count(c) for c in "abcdefghijklmnopqrstuvwxyz"] for t in texts], float
-            )
-            return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-
-    ranker = HybridRanker(embedder=Letters())
+    ranker = HybridRanker(embedder=_Letters())
     assert ranker.tool_vectors(INDEX).shape == (len(POOL), 26)
     assert len(ranker(INDEX, "zzz qqq", 3)) == 3
     assert len(ranker(INDEX, "zzz, then qqq", 3)) == 3  # steps, without embed_together: embed
@@ -418,6 +412,135 @@ def test_a_querys_steps_are_embedded_together_padding_masked_out() -> None:
     # One text (or none) is no batch: the plain run.
     assert embedder.embed_together(texts[:1]).tobytes() == embedder.embed(texts[:1]).tobytes()
     assert embedder.embed_together([]).shape == (0, 384)
+
+
+def test_a_querys_steps_are_one_model_run_and_a_text_alone_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """embed_together pays onnxruntime's fixed cost once for all its texts; embed runs once per text."""
+    embedder = default_embedder()
+    runs: list[int] = []
+    session = embedder._session
+
+    class Counting:
+        def run(self, *args: object, **kwargs: object) -> object:
+            runs.append(1)
+            return session.run(*args, **kwargs)
+
+    monkeypatch.setattr(embedder, "_session", Counting())
+    texts = ["save the report", "find the paper", "x"]
+    embedder.embed_together(texts)
+    assert len(runs) == 1
+    runs.clear()
+    embedder.embed(texts)
+    assert len(runs) == 3
+    runs.clear()
+    embedder.embed_together(texts[:1])
+    assert len(runs) == 1
+
+
+class _Letters:
+    """A toy embedder: a unit vector of letter counts."""
+
+    def embed(self, texts: Sequence[str]) -> object:
+        rows = np.array([[t.lower().count(c) for c in "abcdefghijklmnopqrstuvwxyz"] for t in texts], float)
+        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+
+
+class _Blind:
+    """Every text the same unit vector: the cosines order nothing, so BM25F alone orders the tools."""
+
+    def embed(self, texts: Sequence[str]) -> object:
+        rows = np.zeros((len(texts), 4))
+        rows[:, 0] = 1.0
+        return rows
+
+
+def test_a_pool_larger_than_the_text_cache_is_embedded_whole_and_the_cache_keeps_the_newest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cache of tool vectors holds at most _TEXT_CACHE_SIZE texts, the latest used; a pool of more
+    texts than that still gets a vector for every tool (the evicted ones are embedded again later)."""
+    monkeypatch.setattr(_hybrid, "_TEXT_CACHE_SIZE", 3)
+    ranker = HybridRanker(embedder=_Letters())
+    vectors = ranker.tool_vectors(INDEX)
+    assert vectors.shape == (len(POOL), 26)
+    context = DescriptionContext()
+    assert list(ranker._texts) == [_hybrid.tool_text(t, context) for t in POOL[-3:]]
+    smaller = SearchIndex(POOL[:2], POOL[:2])
+    assert np.array_equal(ranker.tool_vectors(smaller), vectors[:2])
+    assert list(ranker._texts) == [_hybrid.tool_text(t, context) for t in (POOL[-1], *POOL[:2])]
+    assert ranker(INDEX, "weather forecast", 3)
+
+
+def test_a_pool_without_deferred_tools_has_no_tool_vectors() -> None:
+    """tool_vectors of an empty pool: no rows, before any text was ever embedded."""
+    assert HybridRanker(embedder=_Letters()).tool_vectors(SearchIndex((), ())).shape[0] == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from(
+            ["github", "list", "recipe", "weather", "the", "cells", "price", "new", "open", "zzz"]
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    limit=st.integers(1, len(POOL)),
+)
+def test_with_equal_cosines_free_text_is_ordered_by_bm25f_as_fielded_ranker_orders_it(
+    words: list[str], limit: int
+) -> None:
+    """The lexical part is each tool's BM25F score over the best one: with every cosine equal, the
+    tools BM25F scores come first, in FieldedRanker's order, whatever their scores' ratios."""
+    query = " ".join(words)
+    if not FieldedRanker().lexical_scores(INDEX, [w for word in words for w in normalize_words(word)]):
+        return  # nothing scored: FieldedRanker falls back to the seed, HybridRanker to pool order
+    fielded = FieldedRanker()(INDEX, query, limit)
+    assert HybridRanker(embedder=_Blind())(INDEX, query, limit)[: len(fielded)] == fielded
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from(["github", "list", "recipe", "weather", "cells", "price", "new", "the"]),
+        min_size=1,
+        max_size=3,
+    ),
+    weight=st.sampled_from([0.5, 5.0, 20.0]),
+    limit=st.integers(1, len(POOL)),
+)
+def test_any_embedders_cosine_is_added_at_semantic_weight_to_bm25f_over_the_best(
+    words: list[str], weight: float, limit: int
+) -> None:
+    """Each tool's score is its BM25F score over the best one plus semantic_weight times its cosine
+    (toy vectors here): the ranking is ordered by that sum, best first, and no tool left out beats one kept."""
+    query = " ".join(words)
+    terms = parse_query_terms(query.lower())
+    normalised = [word for term in terms.scoring for word in normalize_words(term)]
+    ranker = HybridRanker(embedder=_Letters(), semantic_weight=weight)
+    if not normalised:
+        return  # only stop words: the seed's ranking
+    lexical = ranker.lexical.lexical_scores(INDEX, normalised)
+    best = max(lexical.values(), default=1.0)
+    steps = np.asarray(_Letters().embed(query_texts(query, terms)))
+    cosine = (ranker.tool_vectors(INDEX) @ steps.T).max(axis=1)
+    score = {t.name: lexical.get(p, 0.0) / best + weight * float(cosine[p]) for p, t in enumerate(POOL)}
+    got = ranker(INDEX, query, limit)
+    assert len(got) == limit
+    kept = [score[name] for name in got]
+    assert all(a >= b - 1e-9 for a, b in itertools.pairwise(kept)), (got, score)
+    assert all(score[name] <= kept[-1] + 1e-9 for name in score if name not in got), (got, score)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    query=syntax_queries(POOL, ["github", "list", "recipe", "weather", "cells", "issue", "zzz", "the"]),
+    limit=st.sampled_from([1, 2, len(POOL)]),
+)
+def test_the_seeds_syntax_is_answered_as_the_seed_answers_it(query: str, limit: int) -> None:
+    """Property (DEFER-5 syntax): exact names and mcp__ prefixes as the seed answers them, +required
+    terms within the seed's answer for them (see tests/_ranker_syntax.py)."""
+    assert_answered_as_the_seed(HybridRanker(embedder=_Letters())(INDEX, query, limit), query, POOL, limit)
 
 
 def test_plugged_into_the_toolsearch_tool_select_is_untouched() -> None:

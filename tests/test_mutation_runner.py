@@ -489,6 +489,25 @@ def test_a_failing_unmutated_run_scores_nothing(tmp_path: Path) -> None:
     assert _run_in_subprocess(project, script).split()[-2:] == ["True", "True"]
 
 
+def test_a_test_module_the_mutant_breaks_at_import_is_a_kill_not_a_runner_fault(
+    pytester: pytest.Pytester,
+) -> None:
+    """A test file that builds the mutated class at import (HybridRanker's unit tests do) fails to
+    collect; run by node id, pytest then exits 4 ("found no collectors"): a collection failure, 2."""
+    test_file = pytester.makepyfile(
+        test_built="raise ValueError('the mutant refuses')\ndef test_one():\n    pass\n"
+    )
+    outcomes = _forked._Outcomes()
+    code = int(
+        pytester.inline_run(f"{test_file}::test_one", "-p", "no:cacheprovider", plugins=[outcomes]).ret
+    )
+    assert code == 4
+    assert _forked._verdict(code, outcomes, frozenset()) == 2
+    assert (
+        _forked._verdict(4, _forked._Outcomes(), frozenset()) == 4
+    )  # a usage error of its own stays a fault
+
+
 def test_keyed_tests_keep_the_adapter() -> None:
     assert keyed_test("", "a.py::t") == "a.py::t"
     assert _forked._split_key(keyed_test("m:adapter", "a.py::t")) == ("m:adapter", "a.py::t")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -20,8 +22,11 @@ from reference_impl import (
     tool_search_tool,
 )
 from reference_impl.search import FieldedRanker, FieldWeights, normalize_words
+from reference_impl.search._fielded import FieldedIndex
 from reference_impl.search._index import SearchIndex
 from reference_impl.search._terms import QueryTerms
+from reference_impl.tools import DescriptionContext
+from tests._ranker_syntax import assert_answered_as_the_seed, syntax_queries
 
 
 async def _noop(_input: ToolInput, _context: ToolContext) -> ToolOutput:
@@ -162,3 +167,179 @@ def test_results_are_distinct_pool_tools_within_limit_and_honour_required(
     if required:
         allowed = {INDEX.deferred_tools[i].name for i in INDEX.scores(QueryTerms((words[0],), ()))}
         assert set(results) <= allowed
+
+
+@pytest.mark.parametrize(
+    "forms",
+    [
+        ("create", "created", "creates", "creating"),
+        ("store", "stored", "stores", "storing"),
+        ("write", "writes", "writing"),
+        ("file", "files"),
+        ("user", "users"),
+        ("track", "tracks", "tracked", "tracking"),
+        ("run", "runs", "running"),
+        ("class", "classes"),
+        ("box", "boxes"),
+        ("query", "queries"),
+        ("copy", "copied"),
+    ],
+)
+def test_the_forms_of_a_word_meet(forms: tuple[str, ...]) -> None:
+    """Plurals, -ed, -ing and a final silent e are stripped so that a word's forms are one search word."""
+    assert len({tuple(normalize_words(form)) for form in forms}) == 1, [normalize_words(f) for f in forms]
+    assert len(normalize_words(forms[0])) == 1
+
+
+def test_status_and_analysis_keep_their_s() -> None:
+    assert normalize_words("status analysis class") == ["status", "analysis", "class"]
+
+
+def test_a_built_in_tools_name_parts_are_its_name_field() -> None:
+    """A built-in tool's name (camelCase split) is its name field; one named like an MCP tool is
+    fielded as that MCP tool, its server apart."""
+    fetch = build_tool(
+        "WebFetch", "Retrieves a page.", _noop, input_json_schema={"type": "object"}, should_defer=True
+    )
+    http = _mcp("http", "get", "Fetch a URL.")
+    index = FieldedIndex([fetch, http])
+    scores = index.scores(["fetch"])
+    assert scores.keys() == {0, 1}
+    assert scores[0] > scores[1]  # a name word (3) outweighs a description word (1)
+    legacy = build_tool(
+        "mcp__legacy__export_rows", "Rows.", _noop, input_json_schema={"type": "object"}, should_defer=True
+    )
+    real = _mcp("legacy", "export_rows", "Rows.")
+    named = FieldedIndex([legacy, real])
+    for word in ("legacy", "export", "row"):
+        by_position = named.scores([word])
+        assert by_position.keys() == {0, 1}
+        assert by_position[0] == pytest.approx(by_position[1]), word
+
+
+# --- BM25F and its feedback round, recomputed ---------------------------------------------------
+
+_VOCABULARY = (
+    "issue",
+    "issues",
+    "message",
+    "channel",
+    "file",
+    "files",
+    "read",
+    "weather",
+    "city",
+    "open",
+    "list",
+)
+
+
+def _fields(tool: Tool) -> list[tuple[str, float]]:
+    weights = FieldWeights()
+    server, _sep, name = tool.name.removeprefix("mcp__").partition("__")
+    schema = tool.input_json_schema or {}
+    properties = schema.get("properties", {})
+    schema_text = " ".join(f"{key} {spec['description']}" for key, spec in properties.items())
+    return [
+        (name.replace("_", " "), weights.name),
+        (server, weights.server),
+        (tool.render_description(DescriptionContext()), weights.description),
+        (schema_text, weights.schema),
+    ]
+
+
+def _bm25f_with_feedback(
+    tools: Sequence[Tool], words: list[str], *, k1: float, b: float, docs: int, count: int, weight: float
+) -> dict[int, float]:
+    """The module docstring's BM25F (one BM25 over field-weighted term frequencies, idf
+    ln(1 + (N - n + 0.5) / (n + 0.5))), then the query widened once: the ``count`` words of highest
+    summed tf * idf over the best ``docs`` tools, the best of them at ``weight``, the others in proportion."""
+    frequencies: list[dict[str, float]] = []
+    for tool in tools:
+        tf: dict[str, float] = {}
+        for text, field_weight in _fields(tool):
+            for word in normalize_words(text):
+                tf[word] = tf.get(word, 0.0) + field_weight
+        frequencies.append(tf)
+    lengths = [sum(tf.values()) for tf in frequencies]
+    average = sum(lengths) / len(tools)
+    documents = {word for tf in frequencies for word in tf}
+    held = {word: sum(word in tf for tf in frequencies) for word in documents}
+    idf = {word: math.log(1 + (len(tools) - n + 0.5) / (n + 0.5)) for word, n in held.items()}
+
+    def bm25(query: dict[str, float]) -> dict[int, float]:
+        scores: dict[int, float] = {}
+        for position, tf in enumerate(frequencies):
+            norm = k1 * (1 - b + b * lengths[position] / average)
+            matched = [word for word in query if word in tf]
+            if matched:
+                scores[position] = sum(query[w] * idf[w] * tf[w] * (k1 + 1) / (tf[w] + norm) for w in matched)
+        return scores
+
+    first = bm25(dict.fromkeys(words, 1.0))
+    if not first or not docs:
+        return first
+    best = sorted(first, key=lambda p: (-first[p], p))[:docs]
+    characteristic: dict[str, float] = {}
+    for position in best:
+        for word, tf_value in frequencies[position].items():
+            characteristic[word] = characteristic.get(word, 0.0) + tf_value * idf[word]
+    widening = sorted(characteristic.items(), key=lambda item: (-item[1], item[0]))[:count]
+    top = max((value for _word, value in widening), default=1.0)
+    query = dict.fromkeys(words, 1.0)
+    for word, value in widening:
+        query[word] = query.get(word, 0.0) + weight * value / top
+    return bm25(query)
+
+
+@st.composite
+def _fielded_pools(draw: st.DrawFn) -> list[Tool]:
+    words = st.sampled_from(_VOCABULARY)
+    tools: dict[str, Tool] = {}
+    for _ in range(draw(st.integers(1, 6))):
+        server = draw(st.sampled_from(["slack", "github", "files"]))
+        name = "_".join(draw(st.lists(words, min_size=1, max_size=2)))
+        description = " ".join(draw(st.lists(words, max_size=6)))
+        properties = {word: word + " " + draw(words) for word in draw(st.lists(words, max_size=1))}
+        tools.setdefault(f"{server}/{name}", _mcp(server, name, description, **properties))
+    return list(tools.values())
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    tools=_fielded_pools(),
+    query=st.lists(st.sampled_from(_VOCABULARY), min_size=1, max_size=3),
+    k1=st.sampled_from([0.5, 1.2, 2.0]),
+    b=st.sampled_from([0.0, 0.75, 1.0]),
+    docs=st.integers(0, 3),
+    count=st.integers(0, 6),
+    weight=st.sampled_from([0.0, 0.5, 1.5]),
+)
+def test_free_text_scores_are_bm25f_after_one_feedback_round(
+    tools: list[Tool], query: list[str], k1: float, b: float, docs: int, count: int, weight: float
+) -> None:
+    """FieldedRanker's free-text scores are BM25F (k1, b) with pseudo-relevance feedback: the best
+    ``feedback_words`` words of the first ``feedback_docs`` results added at ``feedback_weight``."""
+    words = [w for term in query for w in normalize_words(term)]
+    ranker = FieldedRanker(k1=k1, b=b, feedback_docs=docs, feedback_words=count, feedback_weight=weight)
+    got = ranker.lexical_scores(SearchIndex(tools, tools), words)
+    want = _bm25f_with_feedback(tools, words, k1=k1, b=b, docs=docs, count=count, weight=weight)
+    assert got.keys() == want.keys()
+    for position, score in want.items():
+        assert got[position] == pytest.approx(score, rel=1e-9, abs=1e-12), position
+
+
+# --- the seed's syntax, against the seed ---------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    query=syntax_queries(
+        POOL, ["slack", "github", "list", "message", "file", "read", "weather", "the", "cells", "zzz"]
+    ),
+    limit=st.sampled_from([1, 2, len(POOL)]),
+)
+def test_the_seeds_syntax_is_answered_as_the_seed_answers_it(query: str, limit: int) -> None:
+    """Property (DEFER-5 syntax): exact names and mcp__ prefixes as the seed answers them, +required
+    terms within the seed's answer for them (see tests/_ranker_syntax.py)."""
+    assert_answered_as_the_seed(rank(query, limit), query, POOL, limit)

@@ -360,6 +360,36 @@ def test_an_update_reuses_the_postings_and_a_large_change_rebuilds() -> None:
     assert rebuilt.search("channel", 1) == ["mcp__new__tool_0"]
 
 
+def test_removed_tools_are_masked_until_the_dead_outnumber_the_live_by_64() -> None:
+    """Removal masks: an index keeps its postings while its slots are at most twice the pool's tools
+    plus 64, so removing half of a pool is an update, and removing more rebuilds."""
+    base = tuple(mcp(f"s{i // 50}", f"tool_{i}", f"Does thing {i} with files.") for i in range(400))
+    first = SearchIndex(base, base)
+    half = first.updated(base[:200], base[:200])  # 400 slots, 200 alive: 400 <= 2 * 200 + 64
+    assert half._segments == first._segments
+    assert half.search("files", 2) == ["mcp__s0__tool_0", "mcp__s0__tool_1"]
+    assert half.search("mcp__s4") == []
+    fewer = half.updated(base[:150], base[:150])  # 400 slots, 150 alive: 400 > 2 * 150 + 64
+    assert fewer._segments[0] is not first._segments[0]
+    assert len(fewer._segments[0].tools) == 150
+
+
+@pytest.mark.parametrize("repeat", ["same-tool", "same-name"])
+def test_an_update_to_a_pool_with_a_tool_twice_ranks_as_a_rebuilt_one(repeat: str) -> None:
+    """A pool that holds one tool twice (the same object, or two tools of one name) is a full build:
+    the rankings are those of a fresh index (and of the oracle), the tool listed once per copy."""
+    tools = [mcp("github", f"tool_{i}", f"Does thing {i} with issues.") for i in range(6)]
+    twin = tools[2] if repeat == "same-tool" else mcp("github", "tool_2", "Another copy with issues.")
+    first = SearchIndex(tools, tools)
+    changed = (*tools[:4], twin, *tools[4:])
+    updated = first.updated(changed, changed)
+    for query, max_results in (("issues", 8), ("tool_2", 3), ("mcp__github", 8), ("+thing issues", 8)):
+        want = oracle_search_tools_with_keywords(query, changed, changed, max_results)
+        assert updated.search(query, max_results) == want, query
+        assert updated.search(query, max_results) == SearchIndex(changed, changed).search(query, max_results)
+    assert updated.search("issues", 8).count("mcp__github__tool_2") == 2
+
+
 @settings(max_examples=200, deadline=None)
 @given(name=names())
 def test_parse_tool_name_matches_the_oracle(name: str) -> None:

@@ -380,10 +380,12 @@ class HybridRanker:
                     self._texts[text] = vector
             for text in texts:
                 self._texts.move_to_end(text)
-            while len(self._texts) > _TEXT_CACHE_SIZE:
-                self._texts.popitem(last=False)
             dim = len(next(iter(self._texts.values()))) if self._texts else 0
             matrix = np.array([self._texts[t] for t in texts], dtype=np.float32).reshape(len(texts), dim)
+            # Evicted after the matrix is built: a pool of more texts than the cache holds loses its
+            # oldest ones from the cache, never from its own matrix.
+            while len(self._texts) > _TEXT_CACHE_SIZE:
+                self._texts.popitem(last=False)
             self._matrices[index] = matrix
             return matrix
 

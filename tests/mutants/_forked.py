@@ -449,6 +449,7 @@ ENVIRONMENT_FAULT = 3
 """A child's exit code when the run broke on the environment (a module missing), not on the mutant."""
 
 _MISSING_MODULE = "ModuleNotFoundError: No module named"
+_USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR, without importing pytest here
 
 
 class _Outcomes:
@@ -488,7 +489,9 @@ def _verdict(exit_code: int, outcomes: _Outcomes, skipped_before: frozenset[str]
     Judged from the tests, not from the exit code alone: the plugin's strict level also fails a run
     whose requirement is only partially checked, which the unmutated module may already be.
     """
-    if exit_code not in (0, 1, 2):
+    # Selected by node id, tests whose module fails to import make pytest exit 4 ("found no
+    # collectors"), not 2: a collection failure all the same, judged below.
+    if exit_code not in (0, 1, 2) and not (exit_code == _USAGE_ERROR and outcomes.collection_failed):
         return exit_code
     if outcomes.missing_module:
         print(f"runner fault, not a kill: the environment lacks the module {outcomes.missing_module}")
