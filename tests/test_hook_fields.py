@@ -84,6 +84,13 @@ def marking(marker: Path, output: str = "") -> str:
         ("Bash(npm test *)", BASH, {"command": "rm -rf ~/work"}, False),
         ("Bash(git push:*)", BASH, {"command": "ls && git push origin main"}, True),  # any part
         ("Bash(git push:*)", BASH, {"command": "git status; echo push"}, False),
+        # Only the deny reading (options as a set, global options, a wrapper) meets these: a scoped
+        # allow hook must not allow more than the rule says, a scoped deny must not vanish.
+        ("Bash(git push)", BASH, {"command": "git push --force"}, None),
+        ("Bash(git push)", BASH, {"command": "ls && git push"}, True),
+        ("Bash(git push:*)", BASH, {"command": "git -C . push"}, None),
+        ("Bash(git push:*)", BASH, {"command": "sudo git push"}, None),
+        ("Bash(git push:*)", BASH, {"command": "timeout 5 git push"}, True),  # a harmless wrapper
         ("Bash(rm *)", BASH, {"command": "ls -la"}, False),
         ("Bash(rm *)", BASH, {"command": "cd /tmp || rm -rf x"}, True),
         ("Bash(rm *)", BASH, {"command": "echo $(rm -rf x)"}, True),  # a substitution is a command too

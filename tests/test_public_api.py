@@ -155,6 +155,22 @@ def test_a_hook_program_starts_without_site_or_the_callers_python_variables(
     assert (done.returncode, done.stdout, done.stderr) == (0, "{}", "")
 
 
+def test_a_hook_spec_if_rule_is_a_tool_events_settings_handlers_and_reaches_the_plugin(
+    tmp_path: Path,
+) -> None:
+    """``if_rule`` is a settings handler's ``if``: refused on a callback or a non-tool event, written by write_plugin."""
+    with pytest.raises(ValueError, match="in-process callback"):
+        HookSpec("PreToolUse", "deny", if_rule="Bash(git push *)")
+    with pytest.raises(ValueError, match="tool events"):
+        HookSpec("Stop", "block", as_command=True, if_rule="Bash(git push *)")
+    with pytest.raises(ValueError, match="permission rule string"):
+        HookSpec("PreToolUse", "deny", as_command=True, if_rule=" ")
+    spec = HookSpec("PreToolUse", "deny", from_plugin=True, if_rule="Bash(git push *)")
+    root = adapters.write_plugin([spec], tmp_path / "plugin")
+    document = json.loads((root / "hooks" / "hooks.json").read_text(encoding="utf-8"))
+    assert [h["if"] for h in document["hooks"]["PreToolUse"][0]["hooks"]] == ["Bash(git push *)"]
+
+
 def test_crashing_hooks_fail_and_command_only_outcomes_need_a_command(tmp_path: Path) -> None:
     crash = _run(hook_command(HookSpec("PreToolUse", "crash"), tmp_path, 0))
     assert crash.returncode == 1

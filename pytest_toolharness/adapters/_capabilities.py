@@ -184,6 +184,12 @@ CAPABILITIES: Mapping[str, Capability] = _table(
         feature_of="execution",
     ),
     Capability(
+        "hook_if",
+        "a hook handler's `if` (HookSpec.if_rule, permission-rule syntax): the hook runs only for the calls "
+        "that rule matches",
+        feature_of="execution",
+    ),
+    Capability(
         "sandbox",
         "the shell sandbox: Bash in a session whose settings turn the sandbox on (bubblewrap on Linux)",
         SandboxCapability,

@@ -49,6 +49,9 @@ _JSON_OUTCOMES: frozenset[str] = frozenset(
      "legacy_block", "update_output", "stop", "system_message"}
 )  # fmt: skip
 
+_TOOL_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
+"""The events about one tool call: the ones whose hooks can carry ``if`` (:attr:`HookSpec.if_rule`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class HookSpec:
@@ -83,6 +86,12 @@ class HookSpec:
 
         ``stdout_outcome``: an ``exit2`` or ``exit1`` command hook also prints the JSON answer of that
         outcome on stdout (HOOK-3: stdout is read only on exit 0, so it must change nothing).
+
+        ``if_rule`` is the handler's ``if`` (Claude Code's permission-rule syntax, ``"Bash(git push *)"``):
+        the hook runs only for the calls that rule matches, judged by the harness's own rule matcher
+        (a compound shell line matches when any of its commands does). A tool event's command or http
+        hook takes it (``as_command``, ``hook_type="http"``, ``run_async`` or ``from_plugin``: an
+        in-process callback has no ``if``); capability ``hook_if``.
 
         ``also`` adds further output fields to the same JSON answer (one hook saying several things at
         once): ``context`` (``additionalContext`` = ``context``), ``system_message`` (``systemMessage`` =
@@ -123,6 +132,7 @@ class HookSpec:
     stdout_outcome: HookOutcomeKind | None = None
     headers: tuple[tuple[str, str], ...] = ()
     allowed_env_vars: tuple[str, ...] = ()
+    if_rule: str | None = None
 
     def __post_init__(self) -> None:
         if self.stdout_outcome is not None and (
@@ -142,6 +152,8 @@ class HookSpec:
             raise ValueError(
                 "HookSpec.headers, allowed_env_vars and echo_headers are an http hook's (hook_type='http')"
             )
+        if self.if_rule is not None:
+            self._check_if_rule()
         unknown = [f for f in self.also if f not in HOOK_ALSO_FIELDS]
         if unknown:
             raise ValueError(
@@ -157,6 +169,18 @@ class HookSpec:
             )
         if "context" in self.also and self.event == "PermissionRequest":
             raise ValueError("HookSpec.also: PermissionRequest answers have no additionalContext")
+
+    def _check_if_rule(self) -> None:
+        if not isinstance(self.if_rule, str) or not self.if_rule.strip():
+            raise ValueError(f"HookSpec.if_rule is a permission rule string, got {self.if_rule!r}")
+        if self.event not in _TOOL_EVENTS:
+            raise ValueError(f"HookSpec.if_rule is for the tool events {_TOOL_EVENTS}, not {self.event!r}")
+        # Only a settings handler has an ``if`` key; an in-process callback is a bare function.
+        if not (self.as_command or self.hook_type == "http" or self.run_async or self.from_plugin):
+            raise ValueError(
+                "HookSpec.if_rule is a settings handler's key: install the hook as a command "
+                "(as_command=True), an http, async or plugin hook, not an in-process callback"
+            )
 
     def says(self, field: HookAlso | HookOutcomeKind) -> bool:
         """Whether this hook's answer carries ``field``, as its outcome or among :attr:`also`."""

@@ -30,8 +30,10 @@ from reference_impl.permissions import (
     PermissionBehavior,
     PermissionRule,
     rule_matches,
+    rule_matches_shell_part,
     safe_target,
     shell_deny_match,
+    split_command,
 )
 from reference_impl.tools import PermissionTarget, Tool, parse_mcp_name
 
@@ -80,9 +82,13 @@ def _condition_applies(
     """Whether the call matches a hook's ``if`` rule: True, False, or None when it can't be told.
 
     A shell line matches when any of its commands certainly does (Claude Code matches each
-    subcommand); a command whose program only bash knows (``curl x | sh``, ``$CMD``) can't be told.
-    A path or host matches when it does for an allow and a deny rule alike (the resolved file and
-    every spelling of it); matching only the lenient way can't be told either.
+    subcommand): the rule as a deny rule reads it meets the line, and some command of the line is
+    the rule's as written (as an allow rule reads it). A command whose program only bash knows
+    (``curl x | sh``, ``$CMD``) can't be told, nor can one only the deny reading meets (``git push
+    --force`` for ``Bash(git push)``, ``git -C . push``, ``sudo git push``): running a scoped allow
+    hook there would allow more than the rule says. A path or host matches when it does for an
+    allow and a deny rule alike (the resolved file and every spelling of it); matching only the
+    lenient way can't be told either.
     """
     target = safe_target(tool, tool_input)
     shell_line = target.value if isinstance(target, PermissionTarget) and target.kind == "shell" else None
@@ -91,7 +97,11 @@ def _condition_applies(
         if rule.tool_name not in names:
             return False
         found = shell_deny_match((rule,), names, shell_line)
-        return None if found is not None and not found.certain else found is not None
+        if found is None:
+            return False
+        command = split_command(shell_line)
+        as_written = any(rule_matches_shell_part(rule, command, i) for i in range(len(command.parts)))
+        return True if found.certain and as_written else None
     as_deny = rule_matches(rule, tool, tool_input, cwd=cwd)
     if not as_deny:
         return False

@@ -36,7 +36,7 @@ from pytest_toolharness.adapters import (
     runs_as_command,
 )
 from pytest_toolharness.adapters.framework import DEFAULT_MODEL
-from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
+from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, hook_condition, is_sourced
 from pytest_toolharness.adapters.reference._permission_context import (
     permission_context as permission_context_of,
 )
@@ -504,7 +504,8 @@ def _hooks(specs: Sequence[HookSpec], workdir: Path) -> Hooks:
     for index, spec in enumerate(specs):
         entry: Any
         if runs_as_command(spec):
-            entry = CommandHook(command=hook_command(spec, workdir / "hooks", index), timeout=spec.timeout)
+            command = hook_command(spec, workdir / "hooks", index)
+            entry = CommandHook(command=command, timeout=spec.timeout, condition=hook_condition(spec))
         else:
             entry = _hook_callback(spec)
         events.setdefault(spec.event, []).append(
@@ -559,6 +560,7 @@ class ReferenceAdapter:
             "agent_loop",
             "reasoning",
             "hook_sources",
+            "hook_if",
             "sandbox",
             "non_object_input",
         }

@@ -4,6 +4,9 @@ A spec with ``hook_type="http"`` becomes an :class:`~reference_impl.hooks.HttpHo
 :class:`~pytest_toolharness.adapters.HookEndpoint` that lives as long as the scenario; one with
 ``from_plugin=True`` is written as a plugin (:func:`~pytest_toolharness.adapters.write_plugin`) and
 loaded the way the CLI's ``--plugin-dir`` loads it; ``run_async=True`` makes an async command hook.
+
+A spec's ``if_rule`` becomes the hook's ``if`` as the harness reads it from a settings file
+(:func:`hook_condition`), so the suite checks the harness's own parsing of it too.
 """
 
 from __future__ import annotations
@@ -15,12 +18,26 @@ from typing import Any
 
 from pytest_toolharness.adapters import HookEndpoint, hook_command, write_plugin
 from pytest_toolharness.specs import HookSpec
-from reference_impl import CommandHook, HookMatcher, Hooks
-from reference_impl.hooks import HttpHook, collect_background, hooks_from_plugin
+from reference_impl import CommandHook, HookMatcher, Hooks, PermissionRule
+from reference_impl.hooks import HttpHook, collect_background, hooks_from_plugin, hooks_from_settings
 
-__all__ = ["SourcedHooks", "is_sourced"]
+__all__ = ["SourcedHooks", "hook_condition", "is_sourced"]
 
 _PLUGINS = itertools.count()
+
+
+def hook_condition(spec: HookSpec) -> PermissionRule | None:
+    """The ``if`` rule of ``spec``'s hook, read by the harness from a settings handler that says ``spec.if_rule``.
+
+    Raises the harness's :class:`~reference_impl.hooks.HookConfigError` when it refuses the ``if``.
+    """
+    if spec.if_rule is None:
+        return None
+    handler = {"type": "command", "command": "true", "if": spec.if_rule}
+    settings = {"hooks": {spec.event: [{"hooks": [handler]}]}}
+    (hook,) = hooks_from_settings(settings, name="conformance scenario").events[spec.event][0].hooks
+    assert isinstance(hook, CommandHook)
+    return hook.condition
 
 
 def is_sourced(spec: HookSpec) -> bool:
@@ -48,11 +65,17 @@ class SourcedHooks:
                 endpoint = HookEndpoint(spec, log=log).start()
                 self.endpoints.append(endpoint)
                 entry = HttpHook(
-                    endpoint.url, dict(spec.headers), spec.allowed_env_vars, timeout=spec.timeout
+                    endpoint.url,
+                    dict(spec.headers),
+                    spec.allowed_env_vars,
+                    timeout=spec.timeout,
+                    condition=hook_condition(spec),
                 )
             else:
                 command = hook_command(spec, workdir / "async-hooks", index, log=log)
-                entry = CommandHook(command, timeout=spec.timeout, run_async=True)
+                entry = CommandHook(
+                    command, timeout=spec.timeout, run_async=True, condition=hook_condition(spec)
+                )
             events.setdefault(spec.event, []).append(
                 HookMatcher(matcher=spec.matcher, hooks=[entry], timeout=spec.timeout)
             )

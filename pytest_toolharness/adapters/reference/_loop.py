@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from pytest_toolharness.adapters import hook_command, runs_as_command
-from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, is_sourced
+from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, hook_condition, is_sourced
 from pytest_toolharness.adapters.reference._permission_context import rules_of
 from pytest_toolharness.adapters.reference._tools import specs_to_tools
 from pytest_toolharness.specs import (
@@ -102,7 +102,7 @@ def _loop_hooks(specs: Sequence[HookSpec], workdir: Path, log: Path) -> Hooks:
         entry: Any
         if runs_as_command(spec):
             command = hook_command(spec, workdir / "loop-hooks", index, log=log)
-            entry = CommandHook(command=command, timeout=spec.timeout)
+            entry = CommandHook(command=command, timeout=spec.timeout, condition=hook_condition(spec))
         else:
             entry = _callback(spec, log)
         events.setdefault(spec.event, []).append(
