@@ -238,6 +238,22 @@ def test_on_failure_block_turns_any_failure_into_a_block(
     assert [e.kind for e in lenient.errors] == [kind]
 
 
+@pytest.mark.parametrize("kind", ["command", "http"])
+@pytest.mark.parametrize("value", ["continue", "block"])
+def test_on_failure_read_from_a_settings_file_is_honoured(kind: str, value: str) -> None:
+    """Both ``onFailure`` values load from a settings file's JSON (whose strings are not Python's
+    interned literals), on either hook type; leaving it out means ``continue``."""
+    handler = (
+        {"type": kind, "command": "x"} if kind == "command" else {"type": kind, "url": "https://h.example/x"}
+    )
+    for given, expected in (({**handler, "onFailure": value}, value), (handler, "continue")):
+        text = json.dumps(settings_with(given))
+        ((entry, _),) = hooks_from_settings_files([load_settings(text, "projectSettings")]).matching(
+            "PreToolUse", "Bash"
+        )
+        assert getattr(entry, "on_failure", None) == expected
+
+
 def test_on_failure_block_leaves_a_working_hook_alone(tmp_path: Path) -> None:
     out = pre(load({"type": "command", "command": f"cat >/dev/null; echo '{ALLOW_JSON}'", "onFailure": "block"}),
               BASH, "Bash", {"command": "ls"}, tmp_path)  # fmt: skip
@@ -268,6 +284,12 @@ def test_on_failure_block_leaves_a_working_hook_alone(tmp_path: Path) -> None:
         ({"type": "command", "command": "x", "once": "yes"}, "'once'"),
         ({"type": "command", "command": "x", "shell": "powershell"}, "'shell'"),
         ({"type": "http", "url": "https://h.example/x", "onFailure": "stop"}, "'onFailure'"),
+        # A guard whose url can't be reached would load and never decide.
+        ({"type": "http", "url": "127.0.0.1:8080/hook"}, "'url'"),
+        ({"type": "http", "url": "ftp://h.example/x"}, "'url'"),
+        ({"type": "http", "url": 8080}, "'url'"),
+        ({"type": "http", "url": None}, "'url'"),
+        ({"type": "http"}, "'url'"),
     ],
 )
 def test_a_handler_that_cant_be_honoured_is_refused_naming_the_key_and_hook(
