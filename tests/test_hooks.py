@@ -423,6 +423,24 @@ def test_a_command_hooks_own_timeout_wins_over_its_matchers(
     out = run_pre([slow], timeout=matcher)
     assert out.verdict is None
     assert [e.kind for e in out.errors] == (["timeout"] if times_out else [])
+    with HookEndpoint(lambda _input: (200, b"{}"), delay=1.5) as endpoint:
+        out = run_pre([HttpHook(endpoint.url, timeout=own)], timeout=matcher)
+    assert [e.kind for e in out.errors] == (["timeout"] if times_out else []), "an http hook"
+
+
+@pytest.mark.parametrize("kind", ["command", "http"])
+def test_on_failure_block_given_by_a_caller_blocks_a_failing_hook(kind: str) -> None:
+    """``on_failure="block"`` built by a caller (a str read from JSON, not Python's interned literal)
+    turns a failing command or http hook into a block; ``continue`` keeps it a non-blocking error."""
+    for value, blocks in ((json.loads('"block"'), True), (json.loads('"continue"'), False)):
+        with HookEndpoint(lambda _input: (500, b"down")) as endpoint:
+            hook: Any = (
+                CommandHook("cat >/dev/null; exit 1", on_failure=value)
+                if kind == "command"
+                else HttpHook(endpoint.url, timeout=10, on_failure=value)
+            )
+            out = run_pre([hook])
+        assert (out.verdict.behavior if out.verdict else None) == ("deny" if blocks else None), value
 
 
 # -- http hooks: every 2xx answer is read (HOOK-8) -----------------------------------------------
