@@ -547,3 +547,52 @@ def test_http_and_plugin_hooks_fire_at_lifecycle_moments_too(
     assert only.stop_reason == "end_turn", where
     (request,) = loop.run.requests
     assert ("SRCCONTEXT" in json.dumps(request["messages"])) == (outcome == "context"), where
+
+
+# What an async hook's answer may carry: its systemMessage (``system_message`` as the outcome, or
+# beside another answer), or nothing it can show (an exit 2, an exit 1, garbage).
+ASYNC_SAYING = ("system_message", "none", "context", "decides")
+ASYNC_BROKEN = ("exit2", "exit1", "garbage")
+# The decision an async hook on each event tries (and can't) make: deny a call, block a prompt.
+ASYNC_DECISION = {"UserPromptSubmit": "block", "PreToolUse": "deny", "PostToolUse": "block"}
+
+
+@requires("agent_loop", "command_hooks", "hook_sources")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+@settings(max_examples=10, deadline=None)
+@given(
+    event=st.sampled_from(sorted(ASYNC_DECISION)),
+    outcome=st.sampled_from(ASYNC_SAYING + ASYNC_BROKEN),
+    word=WORDS,
+)
+def test_an_async_hooks_system_message_reaches_the_user_once_and_it_decides_nothing(
+    new_harness: Callable[[], Any], event: str, outcome: str, word: str
+) -> None:
+    """HOOK-8: an async command hook runs in the background: it decides nothing, and its ``systemMessage`` reaches the user.
+
+    A prompt whose model calls a tool, then answers. The async hook (on UserPromptSubmit, PreToolUse
+    or PostToolUse) fires once; whatever it answers (a deny or a block, an exit 2, garbage) the prompt
+    and the call go on. Its ``systemMessage`` (as its whole answer, or beside no decision, context or
+    a decision) is shown to the user exactly once, with the prompt's messages or when the session
+    ends, since an async hook may finish after the prompt's last turn, and never reaches the model; a
+    broken async hook's text reaches neither.
+    """
+    message = f"ASYNCSAYS{word}"
+    kind = ASYNC_DECISION[event] if outcome == "decides" else outcome
+    fields: dict[str, Any] = {"reason": message} if outcome in ASYNC_BROKEN else {}
+    if outcome == "system_message":
+        fields["context"] = message
+    elif outcome in ASYNC_SAYING:
+        fields.update(also=("system_message",), system_message=message)
+    spec = hook(event, kind, timeout=10.0, as_command=True, run_async=True, **fields)
+    loop = run_loop(new_harness(), ["the prompt"], [[tool_use(1)], [text("done")]], [spec])
+    (only,) = loop.run.prompts
+    where = f"async {event} hook answering {kind}: {loop.describe()}, at the end {loop.run.ended}"
+    assert len(loop.inputs_of(event)) == 1, f"the async hook did not fire once: {where}"
+    assert only.stop_reason == "end_turn", f"an async hook stopped the prompt: {where}"
+    assert loop.scenario.recorder.started() == ["toolu_loop_1"], f"the call did not run once: {where}"
+    assert len(loop.run.requests) == 2, f"the model did not get the call's result: {where}"
+    shown = [m for m in (*only.user_messages, *loop.run.ended) if message in m]
+    expected = 1 if outcome in ASYNC_SAYING else 0
+    assert len(shown) == expected, f"{message!r} shown {len(shown)} time(s), not {expected}: {where}"
+    assert message not in loop.model_saw(), f"{message!r} reached the model: {where}"

@@ -10,6 +10,7 @@ Hook stdout is trimmed as JavaScript's ``trim()`` does (a BOM-led JSON line is s
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import shlex
 import sys
@@ -245,6 +246,22 @@ def test_on_failure_block_turns_any_failure_into_a_block(
     assert [e.kind for e in lenient.errors] == [kind]
 
 
+@pytest.mark.parametrize("kind", ["command", "http"])
+@pytest.mark.parametrize("value", ["continue", "block"])
+def test_on_failure_read_from_a_settings_file_is_honoured(kind: str, value: str) -> None:
+    """Both ``onFailure`` values load from a settings file's JSON (whose strings are not Python's
+    interned literals), on either hook type; leaving it out means ``continue``."""
+    handler = (
+        {"type": kind, "command": "x"} if kind == "command" else {"type": kind, "url": "https://h.example/x"}
+    )
+    for given, expected in (({**handler, "onFailure": value}, value), (handler, "continue")):
+        text = json.dumps(settings_with(given))
+        ((entry, _),) = hooks_from_settings_files([load_settings(text, "projectSettings")]).matching(
+            "PreToolUse", "Bash"
+        )
+        assert getattr(entry, "on_failure", None) == expected
+
+
 def test_on_failure_block_leaves_a_working_hook_alone(tmp_path: Path) -> None:
     out = pre(load({"type": "command", "command": f"cat >/dev/null; echo '{ALLOW_JSON}'", "onFailure": "block"}),
               BASH, "Bash", {"command": "ls"}, tmp_path)  # fmt: skip
@@ -274,7 +291,16 @@ def test_on_failure_block_leaves_a_working_hook_alone(tmp_path: Path) -> None:
         ({"type": "command", "command": "x", "statusMessage": 3}, "'statusMessage'"),
         ({"type": "command", "command": "x", "once": "yes"}, "'once'"),
         ({"type": "command", "command": "x", "shell": "powershell"}, "'shell'"),
+        ({"type": "command", "command": "x", "shell": "/bin/sh"}, "'shell'"),  # sorts before "bash"
+        ({"type": "command", "command": "x", "shell": "PowerShell"}, "'shell'"),
+        ({"type": "command", "command": "x", "shell": 5}, "'shell'"),
         ({"type": "http", "url": "https://h.example/x", "onFailure": "stop"}, "'onFailure'"),
+        # A guard whose url can't be reached would load and never decide.
+        ({"type": "http", "url": "127.0.0.1:8080/hook"}, "'url'"),
+        ({"type": "http", "url": "ftp://h.example/x"}, "'url'"),
+        ({"type": "http", "url": 8080}, "'url'"),
+        ({"type": "http", "url": None}, "'url'"),
+        ({"type": "http"}, "'url'"),
     ],
 )
 def test_a_handler_that_cant_be_honoured_is_refused_naming_the_key_and_hook(
@@ -395,6 +421,20 @@ def test_disable_all_hooks_also_turns_plugin_hooks_off(tmp_path: Path) -> None:
         [settings_file(tmp_path, "localSettings", {"disableAllHooks": True})], plugin_dirs=[plugin]
     )
     assert (on.has("PreToolUse"), off.has("PreToolUse")) == (True, False)
+
+
+def test_the_managed_file_is_told_by_its_sources_value_not_its_identity(tmp_path: Path) -> None:
+    """A SettingsFile built by a caller (its source read from JSON, so not Python's interned literal)
+    ranks as a loaded one: under the managed ``allowManagedHooksOnly`` its hooks alone run."""
+    files = [
+        dataclasses.replace(
+            settings_file(tmp_path, source, {**guard_settings(tmp_path / f"ran-{source}"), **extra}),
+            source=json.loads(json.dumps(source)),
+        )
+        for source, extra in (("projectSettings", {}), ("policySettings", {"allowManagedHooksOnly": True}))
+    ]
+    pre(hooks_from_settings_files(files), BASH, "Bash", {"command": "ls"}, tmp_path)
+    assert [(tmp_path / f"ran-{s}").exists() for s in ("projectSettings", "policySettings")] == [False, True]
 
 
 def test_a_disable_all_hooks_that_is_not_a_boolean_is_refused(tmp_path: Path) -> None:

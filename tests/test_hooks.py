@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_toolharness.adapters import HookEndpoint
 from reference_impl import CommandHook, HookConfigError, HookContext, HookMatcher, Hooks, hooks_from_settings
 from reference_impl.hooks import (
+    BackgroundHookResult,
     HookBaseInput,
+    HttpHook,
     PreToolUseOutcome,
     UnsupportedHook,
+    collect_background,
     compile_matcher,
     run_permission_request,
     run_post_tool_use,
@@ -51,8 +56,10 @@ def decision(behavior: str, reason: str = "", **extra: Any) -> dict[str, Any]:
     }
 
 
-def run_pre(hooks: list[Any], tool: str = "Bash", matcher: str | None = None) -> PreToolUseOutcome:
-    registry = Hooks({"PreToolUse": [HookMatcher(matcher, hooks)]})
+def run_pre(
+    hooks: list[Any], tool: str = "Bash", matcher: str | None = None, timeout: float | None = None
+) -> PreToolUseOutcome:
+    registry = Hooks({"PreToolUse": [HookMatcher(matcher, hooks, timeout)]})
     return asyncio.run(
         run_pre_tool_use(
             registry, tool_name=tool, tool_input={"command": "ls"}, tool_use_id="toolu_1", base=BASE
@@ -383,3 +390,135 @@ def test_most_restrictive_valid_decision_wins(hook_kinds: list[str]) -> None:
     if expected == "deny":
         assert out.verdict is not None
         assert out.verdict.reason.startswith("Hook PreToolUse:Bash denied")
+
+
+# -- which hooks run, and for how long ---------------------------------------------------------
+
+
+def test_an_identical_hook_runs_once_and_the_hooks_after_it_still_run() -> None:
+    """HOOK-1, HOOK-2: a command or http hook repeated in one source is run once, and every other
+    hook the event matches still runs: the ones after the repeat in its matcher too."""
+    a, b = {"type": "command", "command": "./a"}, {"type": "command", "command": "./b"}
+    web = {"type": "http", "url": "http://127.0.0.1:1/h"}
+    text = json.dumps(
+        {"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [a, web]},
+            {"matcher": "*", "hooks": [a, b, web, a, {"type": "command", "command": "./c"}]},
+        ]}}
+    )  # fmt: skip
+    hooks = hooks_from_settings(json.loads(text), name="s.json")
+    labels = [getattr(h, "label", None) for h, _ in hooks.matching("PreToolUse", "Bash")]
+    assert labels == ["./a", "http://127.0.0.1:1/h", "./b", "./c"]
+
+
+@pytest.mark.parametrize(
+    ("own", "matcher", "times_out"),
+    [(0.3, 30.0, True), (None, 0.3, True), (30.0, 0.3, False)],
+)
+def test_a_command_hooks_own_timeout_wins_over_its_matchers(
+    own: float | None, matcher: float, times_out: bool
+) -> None:
+    """``HookMatcher.timeout`` applies to the command hooks of the matcher that set none of their own."""
+    slow = CommandHook("cat >/dev/null; sleep 1.5", timeout=own)
+    out = run_pre([slow], timeout=matcher)
+    assert out.verdict is None
+    assert [e.kind for e in out.errors] == (["timeout"] if times_out else [])
+    with HookEndpoint(lambda _input: (200, b"{}"), delay=1.5) as endpoint:
+        out = run_pre([HttpHook(endpoint.url, timeout=own)], timeout=matcher)
+    assert [e.kind for e in out.errors] == (["timeout"] if times_out else []), "an http hook"
+
+
+@pytest.mark.parametrize("kind", ["command", "http"])
+def test_on_failure_block_given_by_a_caller_blocks_a_failing_hook(kind: str) -> None:
+    """``on_failure="block"`` built by a caller (a str read from JSON, not Python's interned literal)
+    turns a failing command or http hook into a block; ``continue`` keeps it a non-blocking error."""
+    for value, blocks in ((json.loads('"block"'), True), (json.loads('"continue"'), False)):
+        with HookEndpoint(lambda _input: (500, b"down")) as endpoint:
+            hook: Any = (
+                CommandHook("cat >/dev/null; exit 1", on_failure=value)
+                if kind == "command"
+                else HttpHook(endpoint.url, timeout=10, on_failure=value)
+            )
+            out = run_pre([hook])
+        assert (out.verdict.behavior if out.verdict else None) == ("deny" if blocks else None), value
+
+
+# -- http hooks: every 2xx answer is read (HOOK-8) -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "read"), [(200, True), (201, True), (203, True), (299, True), (300, False), (418, False)]
+)
+def test_every_2xx_answer_of_an_http_hook_is_read_and_no_other(status: int, read: bool) -> None:
+    """HOOK-8: a 2xx body is read like a command's stdout (its deny denies); any other status is a
+    non-blocking error, whatever its body says."""
+    body = json.dumps(decision("deny", "HTTP-SAYS-NO")).encode()
+    with HookEndpoint(lambda _input: (status, body)) as endpoint:
+        out = run_pre([HttpHook(endpoint.url, timeout=10)])
+    assert (out.verdict.behavior if out.verdict else None) == ("deny" if read else None)
+    assert [e.kind for e in out.errors] == ([] if read else ["http"])
+
+
+# -- async command hooks: collected later, each field only when it is what it should be ----------
+
+
+def _async_hook(script: str, gate: Path | None = None) -> CommandHook:
+    wait = f"while [ ! -e {shlex.quote(str(gate))} ]; do sleep 0.05; done; " if gate else ""
+    return CommandHook(f"cat >/dev/null; {wait}{script}", timeout=5, run_async=True)
+
+
+def _run_async(
+    *hooks: CommandHook, gate: Path | None = None
+) -> tuple[list[BackgroundHookResult], int, list[BackgroundHookResult]]:
+    """Fire ``hooks`` on a PreToolUse, collect without waiting, open ``gate``, collect waiting."""
+    registry = Hooks({"PreToolUse": [HookMatcher("Bash", list(hooks))]})
+
+    async def main() -> tuple[list[BackgroundHookResult], int, list[BackgroundHookResult]]:
+        out = await run_pre_tool_use(
+            registry, tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="toolu_1", base=BASE
+        )
+        assert out.verdict is None
+        early = await collect_background(registry)
+        running = len(registry.background)
+        if gate is not None:
+            gate.touch()
+        return early, running, await collect_background(registry, wait=True)
+
+    return asyncio.run(main())
+
+
+def test_collecting_async_hooks_without_waiting_leaves_the_running_ones_running(tmp_path: Path) -> None:
+    """An async hook still running is not waited for (the loop's next turn goes on); it is collected
+    once it ends, and ``wait`` waits for it (``AgentSession.end()``)."""
+    gate = tmp_path / "gate"
+    said = json.dumps({"systemMessage": "LATE"})
+    early, running, late = _run_async(_async_hook(f"printf '%s' {shlex.quote(said)}", gate), gate=gate)
+    assert (early, running) == ([], 1)
+    assert [(d.system_message, d.error) for d in late] == [("LATE", None)]
+
+
+@pytest.mark.parametrize(
+    ("output", "message", "context"),
+    [
+        ({"systemMessage": "SAID"}, "SAID", None),
+        ({"systemMessage": "SAID", "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "CTX"}}, "SAID", "CTX"),
+        ({"systemMessage": "", "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": ""}}, None, None),
+        ({"systemMessage": 5, "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": ["x"]}}, None, None),
+        ({"systemMessage": ["SAID"], "hookSpecificOutput": "CTX"}, None, None),
+    ],
+)  # fmt: skip
+def test_an_async_hook_says_only_a_non_empty_string_message_and_context(
+    output: dict[str, Any], message: str | None, context: str | None
+) -> None:
+    """HOOK-8: an async hook's ``systemMessage`` and ``additionalContext`` are delivered when they are
+    non-empty strings; anything else in their place says nothing (and crashes nothing)."""
+    _, _, (done,) = _run_async(_async_hook(f"printf '%s' {shlex.quote(json.dumps(output))}"))
+    assert (done.system_message, done.additional_context, done.error) == (message, context, None)
+
+
+def test_an_async_hook_exiting_2_is_an_error_not_a_message() -> None:
+    """HOOK-8: an async hook can't block: its exit 2 is a non-blocking error naming its stderr."""
+    _, _, (done,) = _run_async(_async_hook("echo 'NO WAY' >&2; exit 2"))
+    assert done.system_message is None
+    assert done.error is not None
+    assert (done.error.kind, "NO WAY" in done.error.message) == ("exit_code", True)
