@@ -380,11 +380,18 @@ def _hook_for(kind: str) -> Any:
 @given(st.lists(kinds, max_size=6))
 def test_most_restrictive_valid_decision_wins(hook_kinds: list[str]) -> None:
     """HOOK-2, HOOK-3: the verdict is the most restrictive valid decision (deny > ask > allow);
-    garbage, crashes and invalid shapes are errors that never yield a decision, least of all allow."""
-    out = run_pre([_hook_for(k) for k in hook_kinds])
-    valid = [_LEGACY.get(k, k) for k in hook_kinds if k in _VALID or k in _LEGACY]
-    expected = next((b for b in ("deny", "ask", "allow") if b in valid), None)
+    garbage, crashes and invalid shapes are errors that never yield a decision, least of all allow.
+    The verdict names the first hook (declaration order) that decided so: the hook the recorded
+    decision names (PERM-13)."""
+    hooks = [_hook_for(k) for k in hook_kinds]
+    for i, hook in enumerate(hooks):
+        hook.__qualname__ = f"hook{i}"  # the label a callback is named by
+    out = run_pre(hooks)
+    decided = [_LEGACY.get(k, k) if k in _VALID or k in _LEGACY else None for k in hook_kinds]
+    expected = next((b for b in ("deny", "ask", "allow") if b in decided), None)
     assert (out.verdict.behavior if out.verdict else None) == expected
+    if out.verdict is not None:
+        assert out.verdict.hook == f"hook{decided.index(expected)}"
     broken = [k for k in hook_kinds if k in ("garbage", "crash", "bad_shape", "wrong_event")]
     assert len(out.errors) == len(broken)
     if expected == "deny":
