@@ -490,6 +490,170 @@ def test_broken_run_one_still_pairs(behaviour, expected):
     assert [o.result["tool_use_id"] for o in outcomes] == ["toolu_000", "toolu_001"]
 
 
+def _fresh(text: str) -> str:
+    # A copy that is equal but not the same object (interned literals would hide `is` for `==`).
+    return "".join([text[:1], text[1:]]) if len(text) > 1 else text
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    size=st.integers(min_value=1, max_value=4),
+    data=st.data(),
+    result_type=st.one_of(
+        st.just("tool_result"), st.sampled_from(("tool_use", "text", "image", "tool_results")), st.none()
+    ),
+)
+def test_run_one_result_for_another_id_or_of_another_type_is_replaced(size, data, result_type):
+    """PAIR-1, PAIR-2: run_one's result passes through only when it is a tool_result for its own call's
+    id; a result for any other id (before or after its own in order) or of any other type is replaced
+    by a synthetic error, so each id is still answered exactly once."""
+    own = data.draw(st.integers(min_value=0, max_value=size - 1), label="own")
+    answered = data.draw(st.integers(min_value=0, max_value=9), label="answered")
+    own_id = f"toolu_{own:03d}"
+
+    async def run_one(block: ToolUseBlockParam, control: CallControl) -> ToolRunOutcome:
+        if block["id"] != own_id:
+            return ok(block["id"])
+        result: Any = {
+            "type": None if result_type is None else _fresh(result_type),
+            "tool_use_id": _fresh(f"toolu_{answered:03d}"),
+            "content": "own",
+        }
+        return ToolRunOutcome(result)
+
+    outcomes = run(executor(run_one).run_batch([tool_use(i, safe=True) for i in range(size)]))
+    assert [o.result["tool_use_id"] for o in outcomes] == [f"toolu_{i:03d}" for i in range(size)]
+    if result_type == "tool_result" and answered == own:
+        assert text_of(outcomes[own]) == "own"
+        assert not outcomes[own].synthetic
+    else:
+        expected = f"run_one returned a result that is not a tool_result for {own_id}"
+        assert text_of(outcomes[own]) == f"<tool_use_error>{expected}</tool_use_error>"
+        assert outcomes[own].result.get("is_error") is True
+    assert all(text_of(o) == "ok" for i, o in enumerate(outcomes) if i != own)
+
+
+@pytest.mark.parametrize("broken", ["raises", "not a ToolState"])
+def test_a_context_modifier_that_fails_gives_its_call_an_error_and_the_batch_goes_on(broken):
+    """PAIR-2, EXEC-4: an unsafe call whose context modifier raises (or returns something that is not a
+    ToolState) gets an error result, the shared state is unchanged, and later calls still run and pair."""
+
+    def modifier(state: ToolState) -> Any:
+        if broken == "raises":
+            raise KeyError("no steps")
+        return {"steps": ["x"]}
+
+    async def run_one(block: ToolUseBlockParam, control: CallControl) -> ToolRunOutcome:
+        if block["id"] == "toolu_000":
+            return ok(block["id"], context_modifier=modifier)
+        return ok(block["id"], f"saw {control.state.values}")
+
+    async def scenario() -> tuple[list[ToolRunOutcome], StreamingToolExecutor]:
+        ex = executor(run_one, state=ToolState(values={"steps": []}))
+        return await ex.run_batch([tool_use(0), tool_use(1)]), ex
+
+    outcomes, ex = run(scenario())
+    assert [o.result["tool_use_id"] for o in outcomes] == ["toolu_000", "toolu_001"]
+    assert outcomes[0].result.get("is_error") is True
+    assert outcomes[0].synthetic
+    assert "Error applying the context change" in text_of(outcomes[0])
+    assert text_of(outcomes[1]) == "saw {'steps': []}"
+    assert ex.state.values == {"steps": []}
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    reason=st.one_of(
+        st.sampled_from(("The request failed", "  Stopped by the host \n")), st.text(max_size=20)
+    )
+)
+def test_abort_reason_is_the_interrupted_calls_message(reason):
+    """CONC-5, PAIR-3: abort(reason) gives every unfinished call an error carrying that reason (stripped),
+    and a blank reason the default "Interrupted by user"."""
+
+    async def run_one(block: ToolUseBlockParam, control: CallControl) -> ToolRunOutcome:
+        await control.abort.wait()
+        return ok(block["id"], "discarded")
+
+    async def scenario() -> list[ToolRunOutcome]:
+        ex = executor(run_one)
+        ex.add_tool_use(tool_use(0))
+        ex.add_tool_use(tool_use(1))
+        await asyncio.sleep(0)
+        ex.abort(reason)
+        ex.finish_stream()
+        return [o async for o in ex.results()]
+
+    outcomes = run(scenario())
+    message = reason.strip() or "Interrupted by user"
+    assert [text_of(o) for o in outcomes] == [f"<tool_use_error>{message}</tool_use_error>"] * 2
+    assert all(o.result.get("is_error") is True and o.synthetic for o in outcomes)
+
+
+def test_results_end_only_after_an_interrupted_call_has_finished_its_cleanup():
+    """CONC-1 (across turns): results() ends only after the task of an interrupted call has ended, so the
+    next turn's calls never overlap it. The call ignores its abort event, is cancelled after the grace
+    period and takes a while to clean up; results() waits for it (up to a second past the grace period)."""
+    cleaned: list[str] = []
+
+    async def run_one(block: ToolUseBlockParam, control: CallControl) -> ToolRunOutcome:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.3)  # cleanup after the cancellation, past the grace period
+            cleaned.append(block["id"])
+            raise
+        raise AssertionError("unreachable")
+
+    async def scenario() -> list[ToolRunOutcome]:
+        ex = executor(run_one, grace_period=0.1)
+        ex.add_tool_use(tool_use(0))
+        ex.finish_stream()
+        await asyncio.sleep(0)
+        ex.abort()
+        outcomes = [o async for o in ex.results()]
+        assert cleaned == ["toolu_000"], "results() ended while an interrupted call was still running"
+        return outcomes
+
+    outcomes = run(scenario())
+    assert text_of(outcomes[0]) == "<tool_use_error>Interrupted by user</tool_use_error>"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    tool_use_id=st.one_of(
+        st.sampled_from(("toolu_000", "", "x")), st.none(), st.integers(), st.text(max_size=8)
+    ),
+    name=st.one_of(st.sampled_from(("Bash", "")), st.none(), st.integers()),
+)
+def test_a_block_without_a_non_empty_string_id_and_a_string_name_is_refused(tool_use_id, name):
+    """PAIR-1: a tool_use block is accepted only with a non-empty string id and a string name; any
+    other block raises ValueError and nothing runs."""
+    ran: list[object] = []
+
+    async def run_one(block: ToolUseBlockParam, control: CallControl) -> ToolRunOutcome:
+        ran.append(block["id"])
+        return ok(block["id"])
+
+    valid = isinstance(tool_use_id, str) and tool_use_id != "" and isinstance(name, str)
+
+    async def scenario() -> None:
+        ex = executor(run_one)
+        block: Any = {"type": "tool_use", "id": tool_use_id, "name": name, "input": {}}
+        if valid:
+            ex.add_tool_use(block)
+        else:
+            with pytest.raises(ValueError, match="non-empty string 'id' and a string 'name'"):
+                ex.add_tool_use(block)
+        ex.finish_stream()
+        assert [o.result["tool_use_id"] for o in [o async for o in ex.results()]] == (
+            [tool_use_id] if valid else []
+        )
+
+    run(scenario())
+    assert ran == ([tool_use_id] if valid else [])
+
+
 def test_duplicate_ids_are_refused():
     """PAIR-1: a second block with an id already added is refused; the batch is otherwise unaffected."""
     ran: list[str] = []
