@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -83,7 +84,9 @@ def if_cases(draw: st.DrawFn) -> IfCase:
     program = prefix.split()[0]
     # Another program: one that does not name the rule's program anywhere (so no wrapper runs it).
     others = ths.shell_commands().filter(lambda c: program not in c.split())
-    glued = st.from_regex(r"[a-z]{1,3}", fullmatch=True).flatmap(lambda s: ths.shell_commands(prefix + s))
+    glued = st.text(alphabet=string.ascii_lowercase, min_size=1, max_size=3).flatmap(
+        lambda s: ths.shell_commands(prefix + s)
+    )
     # ``p`` with options only: the boundary of an exact rule (a deny reading takes options as a set).
     options = ths.shell_commands().map(lambda c: " ".join(w for w in c.split() if w.startswith("-")))
     with_options = options.filter(bool).map(lambda o: f"{prefix} {o}")
