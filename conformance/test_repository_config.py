@@ -46,26 +46,25 @@ class Mechanism:
 _VALUES = ("{p}", "{p} x", "{bin}/{p}", "sh -c '{p} y'", "{p} #")
 
 
+_KINDS = (
+    "fsmonitor",
+    "external",
+    "textconv",
+    "clean",
+    "alias",
+    "alias-git",
+    "editor",
+    "hook",
+    "hooks-path",
+    "submodule",
+)
+
+
 @st.composite
-def mechanisms(draw: st.DrawFn) -> Mechanism:
+def mechanisms(draw: st.DrawFn, kinds: tuple[str, ...] = _KINDS) -> Mechanism:
     """A way the repository makes git run the program, and a git command that triggers it."""
     value = draw(st.sampled_from(_VALUES))
-    kind = draw(
-        st.sampled_from(
-            [
-                "fsmonitor",
-                "external",
-                "textconv",
-                "clean",
-                "alias",
-                "alias-git",
-                "editor",
-                "hook",
-                "hooks-path",
-                "submodule",
-            ]
-        )
-    )
+    kind = draw(st.sampled_from(kinds))
     if kind == "fsmonitor":
         return Mechanism(
             kind, f"git config core.fsmonitor {_quoted(value)}", draw(st.sampled_from(["status", "diff"]))
@@ -123,13 +122,44 @@ def _quoted(text: str) -> str:
     return shlex.quote(text)
 
 
+# Git reads its global configuration from $HOME/.gitconfig: the line points HOME at a folder holding
+# one, by each of bash's ways of setting a variable (HOME is exported already, so any of them reaches git).
+_HOME_SETTINGS = (
+    "HOME=../cfg git {t}",
+    "HOME=../cfg; git {t}",
+    "export HOME=../cfg; git {t}",
+    "declare HOME=../cfg; git {t}",
+    "for HOME in ../cfg; do git {t}; done",
+    "read -r HOME <<< ../cfg; git {t}",
+    "printf -v HOME %s ../cfg; git {t}",
+    "mapfile -t HOME <<< ../cfg; git {t}",
+)
+_HOME = "~"
+"""The placement where the mechanism is in a global configuration ``../cfg/.gitconfig`` the line makes git read."""
+_GLOBAL_MECHANISMS = ("fsmonitor", "alias", "alias-git", "editor")
+"""The mechanisms that are configuration alone (no hook, attribute or submodule), which a global file can hold."""
+
+
 @st.composite
 def placements(draw: st.DrawFn) -> tuple[str, str]:
-    """(where the repository is, relative to the working directory; how the git command reaches it)."""
-    where = draw(st.sampled_from(["", "sub", "a/b"]))
+    """(where the repository is, relative to the working directory; how the git command reaches it).
+
+    ``where`` is ``~`` for a repository in the working directory whose configuration moved to a
+    folder the line then makes git's HOME.
+    """
+    where = draw(st.sampled_from(["", "sub", "a/b", _HOME]))
+    if where == _HOME:
+        return where, draw(st.sampled_from(_HOME_SETTINGS))
     if not where:
         return "", draw(st.sampled_from(["git {t}", "git -c color.ui=never {t}", "git --no-pager {t}"]))
     return where, draw(st.sampled_from(["git -C {w} {t}", "cd {w} && git {t}", "cd {w}; git --no-pager {t}"]))
+
+
+@st.composite
+def repositories(draw: st.DrawFn) -> tuple[Mechanism, tuple[str, str]]:
+    """A mechanism and a placement (one a global configuration can hold, for the ``~`` placement)."""
+    placement = draw(placements())
+    return draw(mechanisms(_GLOBAL_MECHANISMS if placement[0] == _HOME else _KINDS)), placement
 
 
 def _environment(bin_dir: Path, home: Path) -> dict[str, str]:
@@ -170,10 +200,14 @@ def _build(mechanism: Mechanism, where: str) -> tuple[Path, Path, dict[str, str]
     work, bin_dir, home = root / "work", _denied_program(root), root / "home"
     for folder in (work, home):
         folder.mkdir(parents=True)
-    repository = work / where if where else work
+    repository = work / where if where not in ("", _HOME) else work
     repository.mkdir(parents=True, exist_ok=True)
     setup = mechanism.setup.replace("{bin}", str(bin_dir)).replace("{p}", _DENIED)
     script = f"git init -q . && echo a > f && git add f && git commit -q -m i && {setup}"
+    if where == _HOME:
+        # The configuration goes to ../cfg/.gitconfig; the repository starts again with a plain one.
+        script += " && mkdir ../cfg && cp .git/config ../cfg/.gitconfig && rm -rf .git && git init -q ."
+        script += " && git add f && git commit -q -m i"
     env = _environment(bin_dir, home)
     subprocess.run(
         ["bash", "-c", script], cwd=repository, env=env, check=True, capture_output=True, timeout=30
@@ -184,20 +218,22 @@ def _build(mechanism: Mechanism, where: str) -> tuple[Path, Path, dict[str, str]
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
-@settings(max_examples=40, deadline=None)
-@given(mechanism=mechanisms(), placement=placements(), mode=st.sampled_from(["default", "bypassPermissions"]))
+@settings(max_examples=80, deadline=None)
+@given(case=repositories(), mode=st.sampled_from(["default", "bypassPermissions"]))
 def test_deny_rule_holds_against_what_the_repository_makes_git_run(
-    new_harness: Callable[[], Any], mechanism: Mechanism, placement: tuple[str, str], mode: str
+    new_harness: Callable[[], Any], case: tuple[Mechanism, tuple[str, str]], mode: str
 ) -> None:
     """PERM-17: a deny rule's program never runs unasked through a repository's git configuration or hooks.
 
     The configuration (``core.fsmonitor``, ``diff.external``, a textconv driver, a clean filter, an
     alias ``!cmd`` or one renaming a subcommand, ``core.editor``) or a hook (a link to the program, a
-    script, in ``.git/hooks`` or a ``core.hooksPath`` directory) names the denied program; the git
+    script, in ``.git/hooks`` or a ``core.hooksPath`` directory) names the denied program, or a
+    global configuration does, which the line makes git read by setting HOME any way bash can (an
+    assignment, ``export``, ``declare``, a ``for`` loop, ``read``, ``printf -v``, ``mapfile``); the git
     command that triggers it is allowed by a rule for git itself. Whatever the harness runs without
     anyone asked is run by real git in that repository: the denied program must not have run.
     """
-    where, spelling = placement
+    mechanism, (where, spelling) = case
     work, _root, env = _build(mechanism, where)
     line = spelling.format(w=where, t=mechanism.trigger)
     rules = [

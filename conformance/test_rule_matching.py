@@ -137,6 +137,70 @@ def test_prefix_allow_still_allows_the_plain_command(
     assert (run.ran(), run.asked) == (1, []), f"{rule!r} must allow {prefix + args!r}: {run.describe()}"
 
 
+# Arguments, and redirections that change nothing bash runs, an allowed command may carry; globs
+# only for ls (npm and make hand their arguments to project scripts, where a file name may be anything).
+_WORDS = ("-q", "src/", "--all", "-n", "10")
+_GLOBS = ("src/*", "*.md")
+_HARMLESS_REDIRECTIONS = (
+    ">/dev/null",
+    "2>/dev/null",
+    "2>&1",
+    "</dev/null",
+    "&>/dev/null",
+    ">&2",
+    ">>/dev/null",
+)
+
+
+def _in_pieces(draw: st.DrawFn, word: str) -> str:
+    r"""``word`` as a quoted piece and an escaped rest, one word to bash (``''\src/*``, ``'-'\q``)."""
+    cut = draw(st.integers(min_value=0, max_value=len(word) - 1))
+    quote = draw(st.sampled_from(("'", '"')))
+    return f"{quote}{word[:cut]}{quote}\\{word[cut:]}"
+
+
+@st.composite
+def _plainly_allowed(draw: st.DrawFn) -> tuple[str, str]:
+    """(prefix, line): the prefix's command, its arguments written any way bash reads alike, harmless redirections among them."""
+    words = [draw(st.sampled_from(PREFIXES))]
+    pool = _WORDS + _GLOBS + _GLOBS if words[0] == "ls" else _WORDS
+    for word in draw(st.lists(st.sampled_from(pool), max_size=3)):
+        if draw(st.booleans()):
+            words.append(draw(st.sampled_from(_HARMLESS_REDIRECTIONS)))  # the words after it are arguments
+        how = draw(st.integers(min_value=0, max_value=2))
+        words.append(
+            word if how == 0 else draw(ths.shell_quotings(word)) if how == 1 else _in_pieces(draw, word)
+        )
+    if draw(st.booleans()):
+        words.append(draw(st.sampled_from(_HARMLESS_REDIRECTIONS)))
+    return words[0], " ".join(words)
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-16", "MUST")
+@settings(max_examples=80, deadline=None)
+@given(case=_plainly_allowed(), form=st.sampled_from(["colon", "space"]))
+def test_prefix_allow_covers_its_command_however_its_words_are_written(
+    new_harness: Callable[[], Any], case: tuple[str, str], form: str
+) -> None:
+    r"""PERM-16 (no false ask): ``Bash(npm test:*)`` allows ``npm test`` with any arguments, however written.
+
+    Quoted, ANSI-C, in pieces (``''\src/*``), globbed (for ls), with redirections that change nothing bash runs
+    (``>/dev/null``, ``2>&1``, ``</dev/null``) between or after them: bash runs the one command the
+    rule covers, so nobody is asked.
+    """
+    prefix, line = case
+    rule = allow_rule_for(prefix, form)
+    run = run_calls(
+        new_harness(),
+        [shell_tool()],
+        [("Bash", {"command": line})],
+        rules=[RuleSpec(rule, "allow")],
+        host=host_answering("deny"),
+    )
+    assert (run.ran(), run.asked) == (1, []), f"{rule!r} must allow {line!r}: {run.describe()}"
+
+
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=30, deadline=None)

@@ -363,6 +363,20 @@ def _known_before_it_runs(name: str) -> bool:
     return not any(c in name for c in "?[{*")
 
 
+# A shell given the command as its script by a here-document of the line itself, in each statement
+# bash feeds its input to (a simple command, a group, a subshell, one with more redirections).
+_FED_TO_A_SHELL = (
+    "{c}",
+    "bash <<EOF\n{c}\nEOF",
+    "sh -s <<'EOF'\n{c}\nEOF",
+    "bash /dev/stdin <<-EOF\n\t{c}\n\tEOF",
+    "{{ bash; }} <<EOF\n{c}\nEOF",
+    "( sh -s ) <<'EOF'\n{c}\nEOF",
+    "{{ bash; }} 2>/dev/null <<EOF\n{c}\nEOF",
+    "( bash /dev/stdin ) >/dev/null <<-'EOF'\n\t{c}\n\tEOF",
+)
+
+
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-17", "MUST")
 @settings(max_examples=60, deadline=None)
@@ -372,13 +386,21 @@ def test_deny_of_every_spelling_is_no_question_a_person_can_answer_yes(
 ) -> None:
     r"""PERM-17 (with PERM-1): however the name is spelled or wrapped, ``Bash(rm:*)`` deny refuses it outright.
 
+    Also after a redirection, its target spelled in pieces (``>''\/dev/null rm -rf x``: a grammar may
+    end the target early and take the rest for the name), and when the line gives the command to a
+    shell as its script, by a here-document, in any statement bash feeds its input to
+    (``{ bash; } <<EOF``, ``( sh -s ) <<'EOF'``): the script is on the line, so the deny is certain.
+
     A deny turned into a question is no deny (PERM-1: the host is never asked when a rule denies): the
     host here answers every question "allow", so an engine that misreads a spelling bash reads without
     running anything (``$'\162\155'``, ``\rm``, ``/bin/rm``, behind ``xargs``) and only asks would
     run it. A name only known when bash expands it (a glob, a brace) may be asked about (PERM-16).
     """
     name = data.draw(ths.command_name_spellings("rm").filter(_known_before_it_runs), label="name")
-    command = data.draw(ths.wrapped_commands(f"{name} -rf x"), label="command")
+    wrapped = data.draw(ths.wrapped_commands(f"{name} -rf x"), label="wrapped")
+    if data.draw(st.booleans(), label="redirected first"):  # ``>''\/dev/null rm -rf x`` runs rm
+        wrapped = f"{data.draw(ths.shell_redirections(), label='redirection')} {wrapped}"
+    command = data.draw(st.sampled_from(_FED_TO_A_SHELL), label="fed").format(c=wrapped)
     rules = [RuleSpec("Bash(rm:*)", "deny"), RuleSpec("Bash", "allow")]
     run = run_calls(
         new_harness(),

@@ -128,6 +128,7 @@ from pytest_toolharness._strategies.shell_grammar import (
     composed_commands,
     composed_real_programs,
     shell_quotings,
+    shell_redirections,
 )
 from pytest_toolharness._strategies.text import utf8_characters
 from pytest_toolharness._strategies.tools import (
@@ -222,6 +223,7 @@ __all__ = [
     "shell_blanks",
     "shell_commands",
     "shell_quotings",
+    "shell_redirections",
     "tool_behaviors",
     "tool_names",
     "tool_pools",

@@ -108,6 +108,50 @@ def test_deeply_nested_substitution_does_not_raise() -> None:
     assert deny_forms(command).opaque is not None
 
 
+# What opens a level of nesting in a word, and what closes it.
+_NESTINGS = {"$(": ")", '"$(': ')"', "${x:-": "}", '"${x:-': '}"', "${x#": "}", "$((1+": "))", "<(": ")"}
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    cycle=st.lists(st.sampled_from(sorted(_NESTINGS)), min_size=1, max_size=3),
+    levels=st.integers(min_value=1000, max_value=4000),
+)
+def test_deep_nesting_of_any_expansion_does_not_raise(cycle: list[str], levels: int) -> None:
+    """PERM-14: substitutions, expansions and arithmetic nested in one another thousands deep are analysed without a RecursionError.
+
+    A command inside (a substitution) too deep to reach is never trusted: deny rules may apply.
+    """
+    opened = [cycle[i % len(cycle)] for i in range(levels)]
+    command = "echo " + "".join(opened) + "rm" + "".join(_NESTINGS[o] for o in reversed(opened))
+    result = split_command(command)
+    forms = deny_forms(command)
+    if any(o in ("$(", '"$(', "<(") for o in cycle):  # a substitution: rm runs
+        assert not result.confident
+        assert forms.opaque is not None or "rm" in forms.forms
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    operator=st.sampled_from([">", "2>", ">>", "&>", ">|", "<", "<>", "<<<"]),
+    target=st.sampled_from(["''\\/dev/null", '""\\sub', "$''\\sub", "'/d'\\ev/null", '"/dev"\\/null']),
+    before=st.sampled_from(["", "X=1 ", "X=$(true) ", "2>&1 "]),
+)
+def test_a_redirection_target_the_grammar_ends_early_is_read_as_bash_reads_it(
+    operator: str, target: str, before: str
+) -> None:
+    r"""PERM-17: ``>''\/dev/null rm -rf x`` runs ``rm`` (the target is one word to bash).
+
+    The grammar ends the target at the quoted piece and takes the rest for the command's name, an
+    assignment after it for an argument: the command bash runs is read, and the line is not trusted.
+    """
+    command = f"{operator}{target} {before}rm -rf x"
+    result = split_command(command)
+    assert ("rm", "-rf", "x") in [part.argv for part in result.parts], result.parts
+    assert not result.confident
+    assert "rm -rf x" in deny_forms(command).forms
+
+
 MATCH_CASES = [
     ("npm test:*", "npm test", True),
     ("npm test:*", "npm test --watch", True),
@@ -245,6 +289,10 @@ def test_clobber_redirection_is_not_a_pipe() -> None:
 # the command for what may run hidden code; none for the ordinary uses of the same builtins.
 EVALUATES_CODE = (
     "printf -v 'a[$(rm x)]' y",
+    # A loop sets its variable as an assignment does: a prompt bash expands, a start-up file.
+    "for PS1 in '$(rm x)'; do export PS1; bash -i <<< ''; done",
+    "for PS4 in '$(rm x)'; do set -x; :; done",
+    "for BASH_ENV in f; do export BASH_ENV; bash -c :; done",
     "read 'a[$(rm x)]' <<< y",
     'read -r "$name"',
     "mapfile 'a[x]' < f",

@@ -4,7 +4,8 @@ r"""Shell commands built from bash's grammar (PERM-16, PERM-17).
 *prefix*, e.g. ``npm test``) and hides a *payload* program (``rm``) in it the way bash would still
 run it, or the way a careless lexer would think it runs: every kind of blank (bash separates
 words only at space, tab and newline), quoting, escapes, comments, redirections (``>&word``,
-escaped ``\>``), here-documents and here-strings, command and process substitutions, subshells
+escaped ``\>``), here-documents (their delimiters in any quoting, lines in the body that only
+look like the end) and here-strings, command and process substitutions, subshells
 and groups, ``${...}`` with nested quotes, ANSI-C quoting, ``$IFS``, globbed and path-qualified
 names, wrappers with options (``sudo -u x``, ``env -u X``, ``timeout -s KILL 5``, ``nice -5``,
 ``xargs -n1``, ...), ``bash -c`` and ``eval``. Some draws do not run the payload at all (it sits
@@ -167,12 +168,25 @@ def _payload_command(draw: st.DrawFn, payload: str) -> str:
 
 
 _EMBED_BLANK = st.one_of(shell_blanks(), st.sampled_from(_NOT_BLANKS))
-# The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks)
-# are drawn as often as the plain joints.
-_EMBED_KIND = st.one_of(st.integers(min_value=0, max_value=51), st.integers(min_value=16, max_value=25))
+# The productions where lexers and bash disagree most (comments, quotes, escapes, odd blanks, where a
+# here-document ends) are drawn as often as the plain joints.
+_EMBED_KIND = st.one_of(
+    st.integers(min_value=0, max_value=52), st.integers(min_value=16, max_value=25), st.sampled_from((28, 52))
+)
 
 
 _TERMINATOR_TAIL = st.sampled_from(("{blank}x", "{joiner}{hidden}", "{blank}{hidden}", "{joiner}x"))
+# A here-document's delimiter in bash's quotings (each is ``EOF`` after quote removal), and lines of
+# its body that look like the delimiter but do not end it for bash: a grammar that ends the body on
+# one, or not on the real end, misplaces the commands after it.
+_HEREDOC_DELIMITER = st.one_of(
+    st.sampled_from(("EOF", "'EOF'", '"EOF"', "\\EOF", "E\\OF")),
+    st.sampled_from(("E''OF", 'E""OF', "$'EOF'", "'E'OF")),  # quoted in pieces: where grammars misread most
+)
+_HEREDOC_DECOYS = st.lists(
+    st.sampled_from(("E''OF", "'EOF'", "E$x", " EOF", "EOF ", "\\EOF", "$'EOF'", "EOFX", "\tEOF")), max_size=2
+)
+_HEREDOC_DASH = st.booleans()
 
 
 def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
@@ -184,6 +198,12 @@ def _embed(draw: st.DrawFn, allowed: str, hidden: str) -> str:
     if kind <= 5:
         left, right = (hidden, allowed) if draw(st.booleans()) else (allowed, hidden)
         return f"{left}{joiner}{right}"
+    if kind == 52:
+        # The payload runs after the here-document's real end, past lines that only look like it.
+        dash = draw(_HEREDOC_DASH)
+        body = "".join(f"{line}\n" for line in ("body", *draw(_HEREDOC_DECOYS)))
+        end = "\tEOF" if dash else "EOF"
+        return f"{allowed}{blank}<<{'-' if dash else ''}{draw(_HEREDOC_DELIMITER)}\n{body}{end}\n{hidden}"
     if kind == 28:
         # The terminator line carries more words (bash reads the here-document to the end, while
         # a grammar may end it there, or take ``EOF;cmd`` on the first line as the delimiter).

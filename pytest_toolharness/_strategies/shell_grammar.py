@@ -18,7 +18,7 @@ makes bash, or a program bash starts, run the command it is given:
   after ``chmod``, ``BASH_ENV=f``, ``--rcfile``), in the working directory or after ``cd``;
 - **function**: a function, an exported function (``export -f``), an alias, a trap;
 - **code-variable**: a variable bash runs (``PROMPT_COMMAND``, ``PS1``, ``PS4``, ``BASH_ENV``) set
-  by an assignment, ``declare``, ``export``, ``printf -v`` or ``read``;
+  by an assignment, ``declare``, ``export``, ``printf -v``, ``read`` or a ``for`` loop;
 - **exec**: ``exec``, ``exec -a``, ``command``, ``builtin``, ``coproc``, ``time``, ``!``;
 - **wrapper**: every wrapper of the mined catalogue
   (:mod:`~pytest_toolharness._strategies.program_catalogue`: ``timeout 1 C``, ``taskset 1 C``...);
@@ -33,7 +33,8 @@ makes bash, or a program bash starts, run the command it is given:
 
 The innermost command itself names the target directly, through a path or a glob, or through a
 variable set by ``declare``, ``printf -v``, ``read``, ``for``, ``set --``..., with redirections
-between its words (``rm >/dev/null -rf x``). The bash oracle, running the catalogued programs for
+before, between and after its words (``rm >/dev/null -rf x``), their targets spelled in pieces bash
+reads as one word (``>''\/dev/null rm -rf x``). The bash oracle, running the catalogued programs for
 real, judges what ran. Shrinks toward fewer carriers and plainer spellings.
 """
 
@@ -63,6 +64,7 @@ __all__ = [
     "composed_commands",
     "composed_real_programs",
     "shell_quotings",
+    "shell_redirections",
 ]
 
 _Draw = st.DrawFn
@@ -154,6 +156,14 @@ def _quote_as(text: str, form: str) -> str:
     return _ansi_c(text, form[5:])
 
 
+def shell_redirections() -> st.SearchStrategy[str]:
+    r"""A redirection that leaves what bash runs alone: to ``/dev/null``, or a descriptor duplication.
+
+    The target is spelled any way bash reads it, in pieces too (``>''\/dev/null``, ``2>"/dev"\/null``).
+    """
+    return _REDIRECTION
+
+
 def shell_quotings(text: str) -> st.SearchStrategy[str]:
     """``text`` as one bash word in any quoting form (single, double, ANSI-C escapes, pieces joined)."""
     return st.composite(lambda draw: _quote(draw, text))()
@@ -176,7 +186,33 @@ _NAME_SETTERS = (
     "IFS=: read -r c _ <<< {q}:x; ",
 )
 _NAME_USES = ("$c", "${c}", '"$c"', "${c[0]}", "${c@Q}", "$(echo $c)")
-_REDIRECTIONS = (">/dev/null", "2>&1", "</dev/null", "2>/dev/null", ">&2", "<&-")
+_DUPLICATIONS = ("2>&1", ">&2", "<&-")
+_REDIRECT_OPERATORS = (">", "2>", "<", ">>", "&>", "<>", ">|", "2>>")
+_PIECE_QUOTES = ("single", "double", "ansi-plain")
+
+
+def _redirection(draw: _Draw) -> str:
+    r"""A redirection to ``/dev/null`` (or a descriptor duplication), its target spelled any way bash reads it.
+
+    Bash reads a target written in pieces as one word; a grammar may end it early, at a quoted piece
+    before an escape (``>''\/dev/null``, ``2>"/dev"\/null``), and take the rest for a command's word.
+    """
+    how = draw(st.integers(min_value=0, max_value=4))
+    if how == 4:
+        return draw(st.sampled_from(_DUPLICATIONS))
+    operator = draw(st.sampled_from(_REDIRECT_OPERATORS))
+    path = "/dev/null"
+    if how == 0:
+        return operator + path
+    if how == 1:
+        return operator + _quote(draw, path)
+    # A quoted piece (possibly empty), then an escaped character, then the rest.
+    cut = draw(st.integers(min_value=0, max_value=len(path) - 1))
+    quoted = _quote_as(path[:cut], draw(st.sampled_from(_PIECE_QUOTES)))
+    return f"{operator}{quoted}\\{path[cut]}{path[cut + 1 :]}"
+
+
+_REDIRECTION = st.composite(_redirection)()
 
 
 def _leaf(draw: _Draw, target: str, arguments: tuple[str, ...]) -> _Built:
@@ -189,13 +225,15 @@ def _leaf(draw: _Draw, target: str, arguments: tuple[str, ...]) -> _Built:
     else:
         name = draw(command_name_spellings(target))
     words = [name]
+    # (Each choice shrinks toward its plain form: no redirection, no quoting.)
+    if draw(st.integers(min_value=0, max_value=3)) == 3:
+        words.insert(0, _redirection(draw))  # before the name: bash still runs the command
     for argument in arguments:
-        # (Each choice shrinks toward its plain form: no redirection, no quoting.)
         if draw(st.integers(min_value=0, max_value=4)) == 4:
-            words.append(draw(st.sampled_from(_REDIRECTIONS)))  # words after a redirection are arguments
+            words.append(_redirection(draw))  # words after a redirection are arguments
         words.append(draw(shell_quotings(argument)) if draw(st.booleans()) else argument)
     if draw(st.integers(min_value=0, max_value=5)) == 5:
-        words.append(draw(st.sampled_from(_REDIRECTIONS)))
+        words.append(_redirection(draw))
     return _Built(setter + " ".join(words), not setter)
 
 
@@ -336,6 +374,7 @@ _CODE_VARIABLES = (
     ("PROMPT_COMMAND", "{q}", "bash -i <<< ''"),
     ("PS1", "'$('{q}')'", "bash -i <<< ''"),
     ("PS4", "'$('{q}')'", "bash -xc :"),
+    ("PS4", "'$('{q}')'", "set -x; :"),  # the shell's own trace: no child, no export needed
     ("BASH_ENV", "<(echo {q})", "bash -c :"),
 )
 _VARIABLE_SETTERS = (
@@ -345,6 +384,8 @@ _VARIABLE_SETTERS = (
     "printf -v {v} %s {value}; export {v}; {run}",
     "read -r {v} <<< {value}; export {v}; {run}",
     "env {v}={value} {run}",
+    "for {v} in {value}; do export {v}; {run}; done",
+    "for {v} in {value}; do {run}; done",
 )
 
 

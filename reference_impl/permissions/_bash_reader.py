@@ -38,7 +38,12 @@ from reference_impl.permissions._bash_words import (
     unquote_word,
     variable_changes_programs,
 )
-from reference_impl.permissions._evaluated import MAY_HIDE_CODE, hidden_code, mark_evaluated_code
+from reference_impl.permissions._evaluated import (
+    MAY_HIDE_CODE,
+    hidden_code,
+    mark_evaluated_code,
+    names_set_by,
+)
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellCommand, ShellPart
 from reference_impl.permissions._unread_substitutions import MAY_SUBSTITUTE, mark_unread_substitutions
 
@@ -74,6 +79,10 @@ def _bash_parser() -> tree_sitter.Parser:
         parser = _LOCAL.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
     return parser
 
+
+_REDIRECTIONS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
+# A word bash takes for an assignment when it comes before the command name.
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 
 _UNESCAPED_BLANK = re.compile(r"(?<!\\)(?:\\\\)*[ \t\n]")
 
@@ -197,7 +206,7 @@ class _Walk:
         extra: list[tree_sitter.Node] = []
         for child in node.named_children:
             if child.type == "file_redirect":
-                extra.extend(_destinations(child)[_targets(child) :])
+                extra.extend(_destinations(child)[_target_pieces(child) :])
         last = body
         while last is not None and last.type in ("list", "pipeline") and last.named_children:
             last = last.named_children[-1]  # the grammar hangs ``a && b >f c`` on the list; bash on ``b``
@@ -304,6 +313,8 @@ class _Walk:
         doubts: list[str] = []
         self.stdin = None
         word_end = -1  # where the last word ended: a piece that starts there is the same word to bash
+        target_end = -1  # where the last redirection ended: a piece that starts there is its target's
+        target_written = target_read = glued = False
 
         def add(word: tree_sitter.Node) -> None:
             nonlocal word_end
@@ -319,6 +330,28 @@ class _Walk:
 
         for child in node.named_children:
             kind = child.type
+            if child.start_byte == target_end and kind not in _REDIRECTIONS:
+                # ``>''\sub rm``: the grammar ends the target at ``''`` and makes ``\sub`` the command
+                # name; bash reads ``''\sub`` as one word, the target, and runs ``rm``. Bash's reading
+                # is kept (deny rules match ``rm``); the target is unknown, so the line is not trusted.
+                self.problem("the grammar and bash disagree on where a redirection's target ends")
+                self.opaque(child, "a redirection whose target the grammar splits")
+                self.word(
+                    child.named_children[0] if kind == "command_name" and child.named_children else child,
+                    depth,
+                )
+                if target_written:
+                    self.writes.append(None)
+                if target_read:
+                    self.stdin = None
+                target_end, glued = child.end_byte, True
+                continue
+            if glued and not argv and _ASSIGNMENT.match(self.text(child)):
+                # After the glued piece the grammar reads assignments as words: bash, as assignments.
+                assignments.append(self.text(child))
+                plain = False
+                self.word(child, depth)
+                continue
             if kind == "variable_assignment" and not argv:
                 text = self.text(child)
                 assignments.append(text)
@@ -329,6 +362,9 @@ class _Walk:
                     plain = False
             elif kind in ("file_redirect", "herestring_redirect"):
                 self.redirect(child, depth)
+                target_end = child.end_byte
+                target_written = kind == "file_redirect" and _operator(child) in _OUTPUT_REDIRECTS
+                target_read = kind == "herestring_redirect" or _operator(child) in ("<", "<>", "<&")
             elif kind == "heredoc_redirect":
                 self.heredoc(child, depth)
             elif kind == "command_name":
@@ -361,6 +397,13 @@ class _Walk:
         )
         self.stdin = None
         hidden = hidden_code(tuple(argv), tuple(raw), tuple(assignments))
+        changing = [
+            n for n in names_set_by(argv) if n is not None and n != "PATH" and variable_changes_programs(n)
+        ]
+        if hidden is None and changing:
+            # ``read -r HOME <<< d; git status`` (git reads d/.gitconfig), as ``export HOME=d`` does: the
+            # known names only (``read -r file`` is common); PATH alone is data, as for ``export``.
+            hidden = f"{argv[0]} sets {changing[0]!r} for the rest of the line: it may change what runs"
         if hidden is not None:
             # The command itself stays (its deny rules still match it); beside it, code nobody can
             # name, so every deny rule may apply and no allow rule does.
@@ -432,21 +475,25 @@ class _Walk:
         for child in node.named_children:
             if child.type in ("command_substitution", "process_substitution"):
                 self.statement(child, depth + 1)
-            elif child.type == "subscript" or child.type == "arithmetic_expansion":
+                continue
+            if child.type == "subscript" or child.type == "arithmetic_expansion":
                 self.problem("an array subscript or arithmetic is not analysed")
-                self.substitutions(child, depth + 1)
             elif child.type == "ERROR":
                 self.problem(SYNTAX_ERROR)
-                self.substitutions(child, depth + 1)
-            else:
-                self.substitutions(child, depth + 1)
+            self.substitutions(child, depth + 1)
 
     # redirections ---------------------------------------------------------------------------
 
     def redirect(self, node: tree_sitter.Node, depth: int) -> None:
-        operator = next((c.type for c in node.children if not c.is_named), "")
+        operator = _operator(node)
         destinations = _destinations(node)
-        if any(a.end_byte == b.start_byte for a, b in itertools.pairwise(destinations)):
+        # Only pieces of the target count: pieces among the words after it are one argument to bash
+        # (``npm test >/dev/null ''\-q``: ``-q``), joined where the command reads them.
+        if (
+            _target_pieces(node) > _targets(node)
+            if node.type == "file_redirect"
+            else any(a.end_byte == b.start_byte for a, b in itertools.pairwise(destinations))
+        ):
             # ``> ''\sub/../.git/config``: bash reads one word where the grammar gives two pieces, so
             # the target the grammar names is not the one bash writes: fail closed.
             self.problem("the grammar and bash disagree on where a redirection's target ends")
@@ -502,6 +549,11 @@ class _Walk:
                 self.statement(child, depth + 1)
 
 
+def _operator(node: tree_sitter.Node) -> str:
+    """A redirection's operator (``>``, ``2>`` gives ``>``, ``<<<``)."""
+    return next((c.type for c in node.children if not c.is_named), "")
+
+
 def _destinations(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     """A redirection's destination words as the grammar gives them (bash's target is the first)."""
     return node.children_by_field_name("destination") or [
@@ -512,6 +564,17 @@ def _destinations(node: tree_sitter.Node) -> list[tree_sitter.Node]:
 def _targets(node: tree_sitter.Node) -> int:
     """How many of a file redirection's words are its target: none for ``<&-`` / ``>&-`` (close a descriptor)."""
     return 0 if any(c.type in ("<&-", ">&-") for c in node.children) else 1
+
+
+def _target_pieces(node: tree_sitter.Node) -> int:
+    r"""How many of a file redirection's destination words bash reads as its target (``''\sub`` is two)."""
+    destinations = _destinations(node)
+    count = _targets(node)
+    while (
+        0 < count < len(destinations) and destinations[count - 1].end_byte == destinations[count].start_byte
+    ):
+        count += 1
+    return count
 
 
 def _heredoc_delimited(walk: _Walk, node: tree_sitter.Node) -> bool:

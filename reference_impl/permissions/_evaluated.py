@@ -95,6 +95,17 @@ def hidden_code(
     return None
 
 
+def names_set_by(argv: Sequence[str | None]) -> list[str | None]:
+    """The variables a builtin sets (``read NAME``, ``printf -v NAME``, ``mapfile NAME``); none for other commands."""
+    names = list(argv)
+    while names and names[0] in ("builtin", "command"):
+        names.pop(0)
+    name = names[0] if names else None
+    if name not in _NAME_BUILTINS or name in ("let", "test", "["):
+        return []
+    return _variable_names(name, names[1:])
+
+
 # Per builtin: the options that take a value, and the options whose value is a variable name.
 _NAME_OPTIONS: dict[str, tuple[str, str]] = {
     "printf": ("", "v"),
@@ -199,7 +210,8 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
 
     Array subscripts and arithmetic on variables (``x='a[$(rm y)]'; echo $((x))``), indirect and
     prompt expansions (``${!x}``, ``${x@P}``), ``declare``/``export``/``unset`` of a subscripted
-    name, assignments to variables bash runs (``BASH_ENV``, ``PROMPT_COMMAND``, ``PS4``, ...).
+    name, assignments to variables bash runs (``BASH_ENV``, ``PROMPT_COMMAND``, ``PS4``, ...), a
+    ``for`` loop over one of them.
     """
     line = walk.text(root)
     stack = [root]
@@ -229,6 +241,11 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
             why = f"a [[ ]] test{_SUBSCRIPT_EVALUATION}"
         elif kind in ("declaration_command", "unset_command"):
             why = _declaration_evaluates(walk, node, line)
+        elif kind == "for_statement":
+            # A loop assigns its variable each word: ``for PS1 in '$(rm x)'; do export PS1; bash -i; done``.
+            variable = node.child_by_field_name("variable")
+            if variable is not None and _CODE_VARIABLES.match(walk.text(variable) + "="):
+                why = "a for loop sets a variable whose value bash runs as code"
         if kind in ("variable_assignment", "declaration_command") and why is None:
             for child in node.named_children if kind == "declaration_command" else (node,):
                 if child.type == "variable_assignment" and _CODE_VARIABLES.match(walk.text(child)):
