@@ -13,10 +13,27 @@ import pytest
 from hypothesis import given, settings
 
 from conformance._strategies_wire import drawn_scenarios
+from pytest_toolharness.wire.checks._drawn import judge_drawn_pairing
 from pytest_toolharness.wire.model_api import AssistantTurn, StreamFault, TextBlock, ToolUseBlock
+from pytest_toolharness.wire.model_api._encoding import wire_json
 from pytest_toolharness.wire.model_api._messages_sse import stream_events
-from pytest_toolharness.wire.scenarios import DRAWN_FAULTS, DrawnCall, DrawnFaults, DrawnRule, DrawnScenario
-from pytest_toolharness.wire.targets import CommandTarget, TargetInvocation, profile_named, run_target
+from pytest_toolharness.wire.model_api._recording import RecordedRequest
+from pytest_toolharness.wire.scenarios import (
+    DRAWN_FAULTS,
+    DrawnCall,
+    DrawnFaults,
+    DrawnRule,
+    DrawnScenario,
+    drawn_call_id,
+)
+from pytest_toolharness.wire.targets import (
+    CommandTarget,
+    TargetInvocation,
+    WireRun,
+    profile_named,
+    run_target,
+)
+from pytest_toolharness.wire.targets._command import TargetOutcome
 from tests.test_option_target import FAKE_HARNESS
 from tests.test_option_target_run import run_suite
 
@@ -251,3 +268,62 @@ def test_a_drawn_mcp_timeout_reaches_the_gemini_cli_config(tmp_path: Path) -> No
 
     assert timeout({SUITE_MCP_TIMEOUT_ENV: "3000"}) == 3000
     assert timeout({}) == 60_000  # the profile's own default otherwise
+
+
+def _drawn_run(workdir: Path, drawn: DrawnScenario, sent: list[list[dict[str, object]]]) -> WireRun:
+    """The run in which the harness sent one main request per ``sent`` message list; each was answered with
+    the drawn turn of its position (the suite's script), so the last answered turn's calls await a next request."""
+    tools = [{"name": "mcp__suite__d_ok", "description": "d", "input_schema": {"type": "object"}}]
+    requests = []
+    for index, messages in enumerate(sent):
+        calls = drawn.turns[index] if index < len(drawn.turns) else ()
+        uses = [ToolUseBlock(drawn_call_id(index, i), "mcp__suite__d_ok") for i in range(len(calls))]
+        raw = wire_json({"model": "m", "max_tokens": 10, "tools": tools, "messages": messages}).encode()
+        turn = AssistantTurn(uses) if uses else AssistantTurn([TextBlock("done")])
+        requests.append(
+            RecordedRequest(index, "POST", "/v1/messages", {}, {}, raw, json.loads(raw), 200, turn=turn)
+        )
+    return WireRun(
+        scenario="drawn",
+        target="made",
+        base_url="http://127.0.0.1:9",
+        timeout=1.0,
+        requests=requests,
+        outcome=TargetOutcome(0, "", "", False, 0.0),
+        server_errors=[],
+        workdir=workdir,
+    )
+
+
+def test_a_run_that_ends_after_a_turn_is_unproven_for_it_not_failed(tmp_path: Path) -> None:
+    """PAIR-2 on the wire: a harness that stops after a turn's calls (opencode at an auto-rejected line) sent
+    no request that could carry their results: that turn is "not observable", never a failure and never a
+    pass; a request that does follow and drops a result is still a failure."""
+    drawn = DrawnScenario((), None, ((DrawnCall("d_ok"),), (DrawnCall("d_ok"),)))
+    first, second = drawn_call_id(0, 0), drawn_call_id(1, 0)
+    go = {"role": "user", "content": "go"}
+
+    def use(i: str) -> dict[str, object]:
+        return {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": i, "name": "mcp__suite__d_ok", "input": {}}],
+        }
+
+    def result(i: str) -> dict[str, object]:
+        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": "ok"}]}
+
+    paired = [go, use(first), result(first)]
+    problems, unproven = judge_drawn_pairing(_drawn_run(tmp_path, drawn, [[go], paired]), drawn)
+    assert problems == []
+    assert [u for u in unproven if second in u and u.startswith("not observable")], unproven
+    # The same ending after a turn whose results were dropped is a failure: the next request was sent.
+    dropped = [go, use(first), {"role": "user", "content": "next"}]
+    problems, _ = judge_drawn_pairing(_drawn_run(tmp_path, drawn, [[go], dropped]), drawn)
+    assert any(first in p for p in problems), problems
+    # A third request that leaves the second turn unanswered is a failure, not "the run ended".
+    problems, unproven = judge_drawn_pairing(
+        _drawn_run(tmp_path, drawn, [[go], paired, [*paired, use(second), {"role": "user", "content": "x"}]]),
+        drawn,
+    )
+    assert any(second in p for p in problems), problems
+    assert not [u for u in unproven if second in u]

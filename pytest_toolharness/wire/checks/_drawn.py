@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_toolharness.wire.checks._evidence import offered
-from pytest_toolharness.wire.checks._requests import check_answered, check_pairing, result_text, tool_results
+from pytest_toolharness.wire.checks._requests import (
+    check_answered,
+    check_pairing,
+    is_unsent_at_end,
+    result_text,
+    tool_results,
+)
 from pytest_toolharness.wire.checks._runs import Judgement
 from pytest_toolharness.wire.scenarios import (
     DRAWN_MCP_KINDS,
@@ -115,7 +121,7 @@ def judge_drawn_pairing(run: WireRun, drawn: DrawnScenario) -> Judgement:
     # A run that ends after a turn's calls (a harness stops at a refusal) sends no request that could carry
     # their results: not observable on the wire, so not blamed (as for an exit on SIGINT), and not a pass.
     pairing = check_pairing(run.requests)
-    ended = [p for p in pairing if "the harness sent no further request" in p]
+    ended = [p for p in pairing if is_unsent_at_end(p)]
     pairing = [p for p in pairing if p not in ended]
     problems = pairing + check_answered(run.requests, asked) + _judge_timeouts(run, drawn)
     unproven = [*unproven, *(f"not observable: {p} (the run ended there)" for p in ended)]
@@ -198,7 +204,7 @@ def judge_drawn_interrupt(run: WireRun, drawn: DrawnScenario) -> Judgement:
     turn = drawn.interrupted_turn()
     answered_turn = turn is not None and any(i == drawn_call_id(turn, 0) for i in asked)
     # The request the harness never sent is not blamed on it: an exit on SIGINT may be how it stops.
-    pairing = [p for p in check_pairing(run.requests) if "the harness sent no further request" not in p]
+    pairing = [p for p in check_pairing(run.requests) if not is_unsent_at_end(p)]
     problems = _judge_interrupt(run, drawn, interrupted_at) + pairing + check_answered(run.requests, asked)
     if problems or answered_turn:
         return problems, []

@@ -38,6 +38,7 @@ __all__ = [
     "check_replayed",
     "check_result_order",
     "check_selected",
+    "is_unsent_at_end",
     "main_requests",
     "reasoning_replay_problem",
     "result_text",
@@ -164,6 +165,16 @@ def _assistant_with(messages: list[Mapping[str, Any]], tool_use_id: str) -> int 
     return None
 
 
+# The end of check_pairing's problem for a turn after which the harness sent nothing: a run may end there
+# (an exit on SIGINT, a stop at a refusal), so the drawn checks tell it apart from a pairing fault.
+_UNSENT_AT_END = "the harness sent no further request"
+
+
+def is_unsent_at_end(problem: str) -> bool:
+    """Whether a :func:`check_pairing` problem is a turn's results owed after the last request the harness sent."""
+    return problem.endswith(_UNSENT_AT_END)
+
+
 def check_pairing(requests: Sequence[RecordedRequest]) -> list[str]:
     """PAIR-1: each answered tool_use is followed, in the next main request, by exactly its results.
 
@@ -183,7 +194,7 @@ def check_pairing(requests: Sequence[RecordedRequest]) -> list[str]:
         if position + 1 >= len(mains):
             problems.append(
                 f"the tool_use ids {', '.join(asked)} answered to request #{request.index} never got "
-                "results: the harness sent no further request"
+                f"results: {_UNSENT_AT_END}"
             )
             continue
         following = mains[position + 1]
