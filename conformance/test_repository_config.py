@@ -122,18 +122,37 @@ def _quoted(text: str) -> str:
     return shlex.quote(text)
 
 
-# Git reads its global configuration from $HOME/.gitconfig: the line points HOME at a folder holding
-# one, by each of bash's ways of setting a variable (HOME is exported already, so any of them reaches git).
-_HOME_SETTINGS = (
-    "HOME=../cfg git {t}",
-    "HOME=../cfg; git {t}",
-    "export HOME=../cfg; git {t}",
-    "declare HOME=../cfg; git {t}",
-    "for HOME in ../cfg; do git {t}; done",
-    "read -r HOME <<< ../cfg; git {t}",
-    "printf -v HOME %s ../cfg; git {t}",
-    "mapfile -t HOME <<< ../cfg; git {t}",
+# Git reads its global configuration from $HOME/.gitconfig, or from $GIT_CONFIG_GLOBAL: the line points
+# one at ../cfg by any of bash's ways of setting a variable ({v}, to {x}), composed with a way of
+# exporting it (HOME is exported already; under ``set -a`` every assignment is). An expansion assigns
+# only an unset or empty variable: with HOME set it is a no-op, and real git says so.
+_ASSIGNMENTS = (
+    "{v}={x} git {t}",
+    "{v}={x}; git {t}",
+    "export {v}={x}; git {t}",
+    "declare {v}={x}; git {t}",
+    "for {v} in {x}; do git {t}; done",
+    "read -r {v} <<< {x}; git {t}",
+    "printf -v {v} %s {x}; git {t}",
+    "mapfile -t {v} <<< {x}; git {t}",
+    ": ${{v}={x}}; git {t}",
+    'echo "${{v}:={x}}" >/dev/null && git {t}',
+    "case ${{v}={x}} in *) git {t};; esac",
+    "[[ -n ${{v}:={x}} ]] && git {t}",
 )
+_GLOBAL_VARIABLES = {"HOME": "../cfg", "GIT_CONFIG_GLOBAL": "../cfg/.gitconfig"}
+_EXPORTS = ("", "set -a; ", "set -o allexport; ")
+
+
+@st.composite
+def global_config_settings(draw: st.DrawFn) -> str:
+    """A line (``{t}`` the git subcommand) that makes git read ../cfg/.gitconfig as its global configuration."""
+    variable = draw(st.sampled_from(sorted(_GLOBAL_VARIABLES)))
+    assignment = draw(st.sampled_from(_ASSIGNMENTS))
+    exporting = draw(st.sampled_from(_EXPORTS))
+    return exporting + assignment.replace("{v}", variable).replace("{x}", _GLOBAL_VARIABLES[variable])
+
+
 _HOME = "~"
 """The placement where the mechanism is in a global configuration ``../cfg/.gitconfig`` the line makes git read."""
 _GLOBAL_MECHANISMS = ("fsmonitor", "alias", "alias-git", "editor")
@@ -149,7 +168,7 @@ def placements(draw: st.DrawFn) -> tuple[str, str]:
     """
     where = draw(st.sampled_from(["", "sub", "a/b", _HOME]))
     if where == _HOME:
-        return where, draw(st.sampled_from(_HOME_SETTINGS))
+        return where, draw(global_config_settings())
     if not where:
         return "", draw(st.sampled_from(["git {t}", "git -c color.ui=never {t}", "git --no-pager {t}"]))
     return where, draw(st.sampled_from(["git -C {w} {t}", "cd {w} && git {t}", "cd {w}; git --no-pager {t}"]))
@@ -168,6 +187,9 @@ def _environment(bin_dir: Path, home: Path) -> dict[str, str]:
     keep.update(
         GIT_AUTHOR_NAME="a", GIT_AUTHOR_EMAIL="a@b", GIT_COMMITTER_NAME="a", GIT_COMMITTER_EMAIL="a@b"
     )
+    # A commit whose line did not reach the configuration's core.editor falls back to these (not vi,
+    # which would wait on its closed input until the timeout).
+    keep.update(VISUAL="true", EDITOR="true")
     return keep
 
 
@@ -228,20 +250,49 @@ def test_deny_rule_holds_against_what_the_repository_makes_git_run(
     The configuration (``core.fsmonitor``, ``diff.external``, a textconv driver, a clean filter, an
     alias ``!cmd`` or one renaming a subcommand, ``core.editor``) or a hook (a link to the program, a
     script, in ``.git/hooks`` or a ``core.hooksPath`` directory) names the denied program, or a
-    global configuration does, which the line makes git read by setting HOME any way bash can (an
-    assignment, ``export``, ``declare``, a ``for`` loop, ``read``, ``printf -v``, ``mapfile``); the git
+    global configuration does, which the line makes git read by setting HOME or GIT_CONFIG_GLOBAL any
+    way bash can (an assignment, ``export``, ``declare``, a ``for`` loop, ``read``, ``printf -v``,
+    ``mapfile``, an expansion ``${v=x}`` / ``${v:=x}`` in any word), exported under ``set -a``; the git
     command that triggers it is allowed by a rule for git itself. Whatever the harness runs without
     anyone asked is run by real git in that repository: the denied program must not have run.
     """
     mechanism, (where, spelling) = case
+    _assert_denied_program_never_ran(new_harness(), mechanism, where, spelling, mode)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    mechanism=mechanisms(_GLOBAL_MECHANISMS),
+    spelling=global_config_settings(),
+    mode=st.sampled_from(["default", "bypassPermissions"]),
+)
+def test_deny_rule_holds_when_the_line_moves_gits_global_configuration(
+    new_harness: Callable[[], Any], mechanism: Mechanism, spelling: str, mode: str
+) -> None:
+    """PERM-17: a line that points git's global configuration elsewhere never runs a denied program unasked.
+
+    The configuration in ``../cfg/.gitconfig`` names the denied program; the line makes git read it
+    by setting HOME or GIT_CONFIG_GLOBAL (an assignment, ``export``, ``declare``, a ``for`` loop,
+    ``read``, ``printf -v``, ``mapfile``, an expansion ``${v=x}`` or ``${v:=x}`` in any word), with
+    or without ``set -a``, which exports every later assignment. Real git judges what ran.
+    """
+    _assert_denied_program_never_ran(new_harness(), mechanism, _HOME, spelling, mode)
+
+
+def _assert_denied_program_never_ran(
+    harness: Any, mechanism: Mechanism, where: str, spelling: str, mode: str
+) -> None:
     work, _root, env = _build(mechanism, where)
-    line = spelling.format(w=where, t=mechanism.trigger)
+    line = spelling.replace("{w}", where).replace("{t}", mechanism.trigger)  # a spelling may hold ``${...}``
     rules = [
         RuleSpec(f"Bash({_DENIED}:*)", "deny"),
         RuleSpec("Bash(git:*)", "allow"),
         RuleSpec("Bash(cd:*)", "allow"),
     ]
-    assert not _ran_unasked(new_harness(), line, rules, mode, work, env), (
+    assert not _ran_unasked(harness, line, rules, mode, work, env), (
         f"{line!r} ran unasked ({mode}) and git ran {_DENIED} through {mechanism.name} ({mechanism.setup})"
     )
 

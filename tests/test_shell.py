@@ -379,3 +379,32 @@ def test_sourced_input_is_parsed_as_a_script() -> None:
 @pytest.mark.parametrize("command", ['bash /dev/stdin <<< "rm -rf x"', "bash -s -- a <<EOF\nrm -rf x\nEOF"])
 def test_a_shell_that_runs_its_input_is_judged_by_it(command: str) -> None:
     assert "rm -rf x" in deny_forms(command).forms
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["${NAME=v}", "${NAME:=v}", '"${NAME=v}"', "x${NAME:=v}y", "'q'\"${NAME=v}\""],
+)
+@pytest.mark.parametrize(
+    "line",
+    [
+        ": {w}; git status",
+        "git status {w}",
+        "case {w} in *) git status;; esac",
+        "[[ -n {w} ]] && git status",
+        "cat <<< {w}; git status",
+        "for f in {w}; do git status; done",
+    ],
+)
+def test_an_expansion_that_assigns_a_program_changing_variable_is_opaque(line: str, word: str) -> None:
+    """PERM-17: ``${GIT_DIR=x}`` assigns as bash expands it (exported under ``set -a``), in any word of any
+    construct, as ``GIT_DIR=x;`` does: every deny rule may apply and no allow rule; a plain name only
+    makes the line unconfident, and ``${NAME:-v}`` assigns nothing."""
+    changing = line.replace("{w}", word.replace("NAME", "GIT_DIR"))
+    assert deny_forms(changing).opaque is not None, changing
+    assert allow_units(split_command(changing)) is None, changing
+    plain = line.replace("{w}", word.replace("NAME", "COLOR"))
+    assert deny_forms(plain).opaque is None, plain
+    assert not split_command(plain).confident, plain
+    unassigned = line.replace("{w}", word.replace("NAME", "GIT_DIR").replace("=", "-"))
+    assert deny_forms(unassigned).opaque is None, unassigned

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -258,6 +259,8 @@ class _Walk:
                 self.heredoc(child, depth + 1)
             elif child.type == "ERROR" or child.is_missing:
                 self.syntax_error(child, depth + 1)
+            elif child.type == "expansion":
+                self.substitutions(child, depth + 1)  # ``case ${GIT_DIR=x} in``: it may assign
             elif depth <= MAX_DEPTH:
                 self.children(child, depth + 1)
             else:
@@ -472,6 +475,14 @@ class _Walk:
             self.problem(f"nesting deeper than {MAX_DEPTH} levels is not analysed")
             self.opaque(node, "nesting too deep to analyse")
             return
+        if node.type == "expansion" and (name := _assigned_name(node, self.text)) is not None:
+            # ``${GIT_DIR=x}``, ``${HOME:=d}``: bash assigns while it expands (exported under ``set -a``),
+            # as ``GIT_DIR=x;`` does; the same names make the line opaque.
+            self.problem("a shell variable is set for the rest of the command line")
+            if variable_changes_programs(name, rest_of_line=True):
+                self.opaque(
+                    node, f"an expansion sets {name!r} for the rest of the line: it may change what runs"
+                )
         for child in node.named_children:
             if child.type in ("command_substitution", "process_substitution"):
                 self.statement(child, depth + 1)
@@ -547,6 +558,14 @@ class _Walk:
                 continue
             else:
                 self.statement(child, depth + 1)
+
+
+def _assigned_name(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> str | None:
+    """The variable an ``expansion`` node assigns (``${NAME=word}``, ``${NAME:=word}``), or None."""
+    if not any(c.type in ("=", ":=") for c in node.children if not c.is_named):
+        return None
+    named = node.named_children
+    return text(named[0]) if named and named[0].type == "variable_name" else None
 
 
 def _operator(node: tree_sitter.Node) -> str:
