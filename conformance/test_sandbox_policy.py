@@ -4,8 +4,8 @@
 once over four directories outside the working directory: each gets a different write grant
 (``sandbox.filesystem.allowWrite``, absolute or relative; an ``Edit(//dir/**)`` allow rule;
 ``permissions.additionalDirectories``, absolute or relative; none), a read denial
-(``sandbox.filesystem.denyRead``, a ``Read(//dir/**)`` deny rule, none) and perhaps a ``denyWrite``,
-so every pair of sources meets in one policy. A harness that lets one source shadow another (an
+(``sandbox.filesystem.denyRead``, a ``Read(//dir/**)`` deny rule, none) and perhaps a ``denyWrite``
+of a file in it or of the directory itself, so every pair of sources meets in one policy. A harness that lets one source shadow another (an
 ``if``/``elif`` over the settings, a rule list replaced instead of merged) writes or reads where the
 combination says it must not, or fails to where it must.
 """
@@ -57,6 +57,8 @@ class Policy:
     read_denials: tuple[str | None, ...]
     deny_write: tuple[bool, ...]
     managed: tuple[bool, ...] = (False, False, False, False)
+    whole: tuple[bool, ...] = (False, False, False, False)
+    """Per directory, whether its ``denyWrite`` names the directory itself rather than a file in it."""
 
     def rows(self) -> list[tuple[str, str | None, str | None, bool]]:
         return list(zip(DIRECTORIES, self.grants, self.read_denials, self.deny_write, strict=True))
@@ -72,7 +74,9 @@ class Policy:
     def _settings(self, outside: Path, work: Path, *, managed: bool) -> dict[str, Any]:
         filesystem: dict[str, list[str]] = {"allowWrite": [], "denyRead": [], "denyWrite": []}
         permissions: dict[str, list[str]] = {"allow": [], "deny": [], "additionalDirectories": []}
-        for (name, grant, denial, deny_write), there in zip(self.rows(), self.managed, strict=True):
+        for (name, grant, denial, deny_write), there, whole in zip(
+            self.rows(), self.managed, self.whole, strict=True
+        ):
             path = outside / name
             relative = os.path.relpath(path, work)
             if not managed and grant == "allowWrite":
@@ -92,7 +96,7 @@ class Policy:
             elif denial == "Read rule":
                 permissions["deny"].append(f"Read(/{path}/**)")
             if deny_write:
-                filesystem["denyWrite"].append(str(path / "kept.txt"))
+                filesystem["denyWrite"].append(str(path if whole else path / "kept.txt"))
         return sandbox_settings(
             sandbox={"filesystem": {k: v for k, v in filesystem.items() if v}},
             **{k: v for k, v in permissions.items() if v},
@@ -111,7 +115,8 @@ def policies(draw: st.DrawFn) -> Policy:
     read_denials = tuple(denials[i % len(denials)] for i in range(len(DIRECTORIES)))
     deny_write = tuple(draw(st.lists(st.booleans(), min_size=len(DIRECTORIES), max_size=len(DIRECTORIES))))
     managed = tuple(draw(st.lists(st.booleans(), min_size=len(DIRECTORIES), max_size=len(DIRECTORIES))))
-    return Policy(grants, read_denials, deny_write, managed)
+    whole = tuple(draw(st.lists(st.booleans(), min_size=len(DIRECTORIES), max_size=len(DIRECTORIES))))
+    return Policy(grants, read_denials, deny_write, managed, whole)
 
 
 _MIXED = Policy(
@@ -127,12 +132,21 @@ _SPLIT = Policy(
     (True, False, True, False),
 )
 
+# A denyWrite of the granted directory itself, for each grant that makes it a writable root.
+_WHOLE = Policy(
+    ("allowWrite", "Edit rule", "additionalDirectories", "allowWrite relative"),
+    (None, None, None, None),
+    (True, True, True, False),
+    whole=(True, True, True, True),
+)
+
 
 @pytest.mark.requirement("SBX-1", "MUST")
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(policy=policies())
 @example(policy=_MIXED)
 @example(policy=_SPLIT)
+@example(policy=_WHOLE)
 def test_every_source_of_the_policy_counts_beside_the_others(
     new_harness: Callable[[], Any], tmp_path_factory: pytest.TempPathFactory, policy: Policy
 ) -> None:
@@ -143,8 +157,8 @@ def test_every_source_of_the_policy_counts_beside_the_others(
 
     A sandboxed command writes a new file into each directory, appends to a ``denyWrite`` file in it,
     and reads a file from it. A new file lands, and the file is appended to, exactly where a grant (any
-    source) reaches and no read denial hides the directory; a ``denyWrite`` file stays unchanged even
-    inside a granted directory; a file is read exactly where no read denial (any source) hides it.
+    source) reaches and no read denial hides the directory, unless ``denyWrite`` names the directory
+    itself; a ``denyWrite`` file (or directory) stays unchanged even inside a granted directory; a file is read exactly where no read denial (any source) hides it.
     """
     place = layout(tmp_path_factory.mktemp("policy"))
     steps = []
@@ -168,10 +182,11 @@ def test_every_source_of_the_policy_counts_beside_the_others(
         managed=managed,
     )
     assert outcome.ran, f"the command did not run under {with_settings}: {outcome.output}"
-    for name, grant, denial, deny_write in policy.rows():
+    for (name, grant, denial, deny_write), whole in zip(policy.rows(), policy.whole, strict=True):
         directory = place.outside / name
         where = (
-            f"directory {name} (grant {grant}, read denial {denial}, denyWrite {deny_write}), settings"
+            f"directory {name} (grant {grant}, read denial {denial}, denyWrite {deny_write},"
+            f" {'the directory' if whole else 'a file'}), settings"
             f" {with_settings}, managed {managed}"
         )
         read = f"content-of-{name}" in outcome.output
@@ -180,7 +195,7 @@ def test_every_source_of_the_policy_counts_beside_the_others(
         )
         if denial is None:
             landed = (directory / "w.txt").exists()
-            assert landed == (grant is not None), (
+            assert landed == (grant is not None and not (deny_write and whole)), (
                 f"a new file {'landed' if landed else 'did not land'}: {where}"
             )
         kept = (directory / "kept.txt").read_text()

@@ -10,7 +10,8 @@ another's memory (``/proc/PID/mem``, however spelled) for writing, to rewrite a 
 judged.
 A protected path that does not exist can't be a mount point without creating it in the user's tree,
 so it is checked after the command instead: if the command created it, it is removed (Claude Code's
-"scrub" of planted bare-repository files). Glob patterns of ``denyRead`` / ``denyWrite`` are expanded
+"scrub" of planted bare-repository files), whatever stood on its way (missing directories, a file, a
+symlink to a directory not made yet; a protected symlink that dangles: what it will point to). Glob patterns of ``denyRead`` / ``denyWrite`` are expanded
 just before each command: their matches are hidden or read-only like listed paths, and a path the
 command created that matches a ``denyWrite`` pattern is removed after it. A pattern matching more than
 :data:`GLOB_MATCH_LIMIT` paths refuses the command (:class:`SandboxPatternError`) rather than run it
@@ -163,6 +164,10 @@ def _is_git_dir(root: str) -> bool:
     return all(os.path.lexists(os.path.join(root, name)) for name in BARE_REPOSITORY_NAMES)
 
 
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
 def _first_missing(path: str) -> str | None:
     """The shallowest missing component of ``path`` (its parents exist), or None if it exists."""
     if os.path.lexists(path):
@@ -181,16 +186,24 @@ def mount_plan(policy: SandboxPolicy) -> MountPlan:
     links: list[tuple[str, str]] = []
     glob_matches = expand_globs(policy.protected_globs)
     for path in (*policy.protected, *glob_matches):
-        if not any(path == w or path.startswith(w.rstrip("/") + "/") for w in writable):
+        if not _inside(path, writable):
             continue  # outside the writable area it is read-only already
         if os.path.islink(path):
             # A mount point can't be a symlink: its target is bound, the link itself put back after.
             links.append((path, os.readlink(path)))
             if os.path.exists(path):
                 read_only.append(os.path.realpath(path))
+                continue
+            # Dangling: what the command makes at the target (a .git to plant hooks in) goes after it.
+            path = os.path.realpath(path)
+            if not _inside(path, writable):
+                continue  # there the command can make nothing
         elif os.path.lexists(path):
             read_only.append(path)
-        elif (missing := _first_missing(path)) is not None and os.path.isdir(os.path.dirname(missing)):
+            continue
+        # Absent: whatever is on the way (missing directories, a file the command may replace by a
+        # directory, a symlink to a directory not made yet), what the command creates goes after it.
+        if (missing := _first_missing(path)) is not None:
             scrub.setdefault(missing, os.path.realpath(os.path.dirname(missing)))
     bare = tuple(
         (

@@ -312,6 +312,9 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/sandbox/_settings.py": ("tests/test_sandbox_settings.py",),
     "reference_impl/sandbox/_policy.py": ("tests/test_sandbox_settings.py",),
     "reference_impl/sandbox/_proxy.py": ("tests/test_sandbox_proxy.py",),
+    "reference_impl/sandbox/_runner.py": ("tests/test_sandbox_runner.py",),
+    # The exec check's tests drive the shell's plan where seccomp is refused, and its record of guards.
+    "reference_impl/sandbox/_shell.py": ("tests/test_sandbox_runner.py", *_EXEC_CHECK_TESTS),
     "reference_impl/sandbox/_exec_tracer.py": ("tests/test_exec_tracer.py",),
     "reference_impl/sandbox/_exec_guard.py": _EXEC_CHECK_TESTS,
     "reference_impl/sandbox/_exec_loader.py": _EXEC_CHECK_TESTS,
