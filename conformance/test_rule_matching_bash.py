@@ -8,6 +8,8 @@ tests skip, naming what is missing.
 from __future__ import annotations
 
 import functools
+import re
+import shlex
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -466,6 +468,68 @@ def test_broad_allow_never_vouches_for_unread_part(
     rules = [RuleSpec(deny, "deny"), RuleSpec(allow, "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
     assert run.ran() == 0, f"{allow} vouched for {command!r} past {deny} ({mode}): {run.describe()}"
+
+
+# Programs the engine does not model that hand one word to a shell (tmux's and screen's command, entr -s,
+# dtach's sh -c): an allow rule naming the program trusts what it is given.
+_SHELL_STRING_CARRIERS = ("tmux new -d {}", "tmux new-window {}", "byobu new -d {}", "screen -dm sh -c {}",
+                          "entr -s {}", "dtach -n s sh -c {}")  # fmt: skip
+
+
+def _double_quoted(text: str) -> str:
+    return '"' + re.sub(r'([\\"$`])', r"\\\1", text) + '"'
+
+
+@st.composite
+def _quoted_inside_a_shell_string(draw: st.DrawFn) -> tuple[str, str]:
+    """(line, its program): ``rm`` spelled with quotes inside a shell string an unread program runs.
+
+    ``tmux new -d 'r""m -rf x'``: the shell tmux starts removes the quotes and runs ``rm``; the name is
+    a word only once that string is read as shell text (once more through an inner ``sh -c``).
+    """
+    name, quote = "rm", draw(st.sampled_from(["'", '"']), label="quote in the name")
+    cut = draw(st.integers(0, len(name)), label="cut at")
+    head, tail = name[:cut], name[cut:]
+    spelled = draw(
+        st.sampled_from(
+            [f"{head}{quote}{quote}{tail}", f"{quote}{head}{quote}{tail}", f"{head}{quote}{tail}{quote}"]
+        ),
+        label="spelled",
+    )
+    before = draw(st.sampled_from(["", "true; ", "cd /tmp && ", "echo a | "]), label="before")
+    text = f"{before}{spelled} {draw(st.sampled_from(['-rf x', '-f x', 'x']), label='operands')}"
+    if draw(st.booleans(), label="through sh -c"):  # one more shell reading
+        text = "sh -c " + draw(st.sampled_from([shlex.quote, _double_quoted]), label="inner quoting")(text)
+    outer = draw(st.sampled_from([shlex.quote, _double_quoted]), label="outer quoting")
+    carrier = draw(st.sampled_from(_SHELL_STRING_CARRIERS), label="carrier")
+    return carrier.format(outer(text)), carrier.split()[0]
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    case=_quoted_inside_a_shell_string(),
+    form=st.sampled_from(["Bash({}:*)", "Bash({} *)"]),
+    mode=st.sampled_from(["default", "dontAsk", "bypassPermissions"]),
+)
+def test_allow_on_unread_program_never_vouches_for_a_quoted_denied_name(
+    new_harness: Callable[[], Any], case: tuple[str, str], form: str, mode: str
+) -> None:
+    """PERM-17: a deny rule holds when the line names its program with quotes inside a string an unread program runs.
+
+    An allow rule naming a program the harness does not read (``Bash(tmux:*)``) trusts what that
+    program is given, not a way around ``Bash(rm:*)`` written on the same line: ``tmux new -d
+    'r""m -rf x'`` runs ``rm`` (the shell tmux starts removes the quotes). Drawn: the carrier, the
+    quoting splitting the name (an empty pair, a quoted part) and where, the text around it, an inner
+    ``sh -c``, the allow rule's form and the mode. The call must not run.
+    """
+    line, program = case
+    rules = [RuleSpec("Bash(rm:*)", "deny"), RuleSpec(form.format(program), "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode)
+    assert run.ran() == 0, (
+        f"{form.format(program)} vouched for {line!r} past Bash(rm:*) ({mode}): {run.describe()}"
+    )
 
 
 @st.composite
