@@ -481,8 +481,8 @@ def _double_quoted(text: str) -> str:
 
 
 @st.composite
-def _quoted_inside_a_shell_string(draw: st.DrawFn) -> tuple[str, str]:
-    """(line, its program): ``rm`` spelled with quotes inside a shell string an unread program runs.
+def _quoted_inside_a_shell_string(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(line, the same line running ``echo`` instead, its program): ``rm`` spelled with quotes inside a shell string an unread program runs.
 
     ``tmux new -d 'r""m -rf x'``: the shell tmux starts removes the quotes and runs ``rm``; the name is
     a word only once that string is read as shell text (once more through an inner ``sh -c``).
@@ -497,12 +497,16 @@ def _quoted_inside_a_shell_string(draw: st.DrawFn) -> tuple[str, str]:
         label="spelled",
     )
     before = draw(st.sampled_from(["", "true; ", "cd /tmp && ", "echo a | "]), label="before")
-    text = f"{before}{spelled} {draw(st.sampled_from(['-rf x', '-f x', 'x']), label='operands')}"
-    if draw(st.booleans(), label="through sh -c"):  # one more shell reading
-        text = "sh -c " + draw(st.sampled_from([shlex.quote, _double_quoted]), label="inner quoting")(text)
+    operands = draw(st.sampled_from(["-rf x", "-f x", "x"]), label="operands")
+    inner = draw(st.sampled_from([None, shlex.quote, _double_quoted]), label="through sh -c, quoted")
     outer = draw(st.sampled_from([shlex.quote, _double_quoted]), label="outer quoting")
     carrier = draw(st.sampled_from(_SHELL_STRING_CARRIERS), label="carrier")
-    return carrier.format(outer(text)), carrier.split()[0]
+
+    def line(program: str) -> str:
+        text = f"{before}{program} {operands}"
+        return carrier.format(outer(text if inner is None else "sh -c " + inner(text)))
+
+    return line(spelled), line("echo"), carrier.split()[0]
 
 
 @requires("execution", "permissions")
@@ -514,7 +518,7 @@ def _quoted_inside_a_shell_string(draw: st.DrawFn) -> tuple[str, str]:
     mode=st.sampled_from(["default", "dontAsk", "bypassPermissions"]),
 )
 def test_allow_on_unread_program_never_vouches_for_a_quoted_denied_name(
-    new_harness: Callable[[], Any], case: tuple[str, str], form: str, mode: str
+    new_harness: Callable[[], Any], case: tuple[str, str, str], form: str, mode: str
 ) -> None:
     """PERM-17: a deny rule holds when the line names its program with quotes inside a string an unread program runs.
 
@@ -522,10 +526,17 @@ def test_allow_on_unread_program_never_vouches_for_a_quoted_denied_name(
     program is given, not a way around ``Bash(rm:*)`` written on the same line: ``tmux new -d
     'r""m -rf x'`` runs ``rm`` (the shell tmux starts removes the quotes). Drawn: the carrier, the
     quoting splitting the name (an empty pair, a quoted part) and where, the text around it, an inner
-    ``sh -c``, the allow rule's form and the mode. The call must not run.
+    ``sh -c``, the allow rule's form and the mode. The call must not run. Control (PERM-16): the same
+    line running ``echo`` instead runs, the allow rule vouching for the program it names.
     """
-    line, program = case
+    line, control, program = case
     rules = [RuleSpec("Bash(rm:*)", "deny"), RuleSpec(form.format(program), "allow")]
+    ordinary = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": control})], rules=rules, mode=mode
+    )
+    assert ordinary.ran() == 1, (
+        f"{form.format(program)} must allow {control!r} ({mode}): {ordinary.describe()}"
+    )
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode)
     assert run.ran() == 0, (
         f"{form.format(program)} vouched for {line!r} past Bash(rm:*) ({mode}): {run.describe()}"
