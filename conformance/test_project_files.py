@@ -555,7 +555,13 @@ def _make_variable_from_the_line(inner: str, data: st.DataObject) -> ProjectCase
     definition = f"P = {head}\n{name} = $(P){tail}\n" if defined else ""
     value = "true" if defined else shlex.quote(inner)
     # How the value reaches make: set for the command (the wrappers before make pass it on), or by env.
-    setter = data.draw(st.sampled_from(["", "env ", "env -u HOME ", "env -- "]), label="set by")
+    unsets = data.draw(
+        st.lists(st.sampled_from(["-u HOME", "-u LANG", "--unset=TZ", "-uTERM"]), max_size=3),
+        label="env takes away",
+    )
+    setter = data.draw(st.sampled_from(["", "env ", "env -- "]), label="set by")
+    if setter and unsets:  # env's options first, variables it takes away (not the one the line sets)
+        setter = f"env {' '.join(unsets)} {setter[4:]}"
     outer = data.draw(
         st.sampled_from(["", "nice ", "timeout 5 ", "command ", "nohup "]), label="outer wrapper"
     )
