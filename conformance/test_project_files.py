@@ -246,6 +246,40 @@ def _npm_bin(inner: str, data: st.DataObject) -> ProjectCase:
     return ProjectCase("npm", files, line, _allow(line, data), f"node_modules/.bin/{name}")
 
 
+def _sent(inner: str, data: st.DataObject) -> ProjectCase:
+    """A project tool the line sends to sub/ by its own option, whose file there starts another one of sub/.
+
+    ``npm --prefix sub test`` runs sub/'s ``test`` script in sub/, so that script's ``npm run inner``,
+    ``make -s inner`` or ``sh inner.sh`` reads sub/'s files, not the working directory's.
+    """
+    tool = data.draw(st.sampled_from(["npm", "make"]), label="project tool")
+    runner = data.draw(
+        st.sampled_from(["npm run inner --silent", "make -s inner", "sh inner.sh", "./inner.sh"]),
+        label="what its file runs",
+    )
+    scripts = {"test": runner if tool == "npm" else "true", "inner": inner}
+    recipe = runner if tool == "make" else "true"
+    makefile = f"check:\n\t@{recipe}\ninner:\n\t@{inner.replace('$', '$$')}\n"
+    if tool == "npm":
+        option = data.draw(st.sampled_from(["--prefix sub", "--prefix=sub", "-C sub"]), label="option")
+        command = data.draw(st.sampled_from(["test", "run test", "run-script test"]), label="npm command")
+    else:
+        option = data.draw(
+            st.sampled_from(["-C sub", "-Csub", "--directory=sub", "--directory sub"]), label="option"
+        )
+        command = "check"
+    before = data.draw(st.booleans(), label="option first")
+    line = f"{tool} {option} {command}" if before else f"{tool} {command} {option}"
+    files = {
+        "sub/package.json": json.dumps({"name": "x", "version": "1.0.0", "scripts": scripts}, indent=2),
+        "sub/Makefile": makefile,
+        "sub/inner.sh": f"#!/bin/sh\n{inner}\n",
+    }
+    return ProjectCase(
+        tool, files, line, _allow(line, data), f"sub/'s files, {runner!r} run where {option} sent {tool}"
+    )
+
+
 def _moved(case: ProjectCase, data: st.DataObject) -> ProjectCase:
     """The same project in a subdirectory, the line moving there first (or telling the tool to)."""
     files = {f"sub/{relative}": text for relative, text in case.files.items()}
@@ -508,6 +542,70 @@ def test_deny_rule_holds_against_what_make_puts_together(
     _check_case(new_harness, data, mode, lambda inner: _make(inner, data, shapes))
 
 
+def _make_variable_from_the_line(inner: str, data: st.DataObject) -> ProjectCase:
+    """A Makefile recipe that runs one of make's own variables, which the line sets for make.
+
+    Either the line's value names the denied program (make's built-in value gives way to its
+    environment), or the Makefile defines the variable itself as the denied program, put together so
+    that no word of the file names it, and the line's value is harmless (the Makefile's wins).
+    """
+    name = data.draw(st.sampled_from(["RM", "CC", "AR", "CXX"]), label="make's variable")
+    defined = data.draw(st.booleans(), label="the Makefile defines it")
+    head, tail = _DENIED[:2], _DENIED[2:]
+    definition = f"P = {head}\n{name} = $(P){tail}\n" if defined else ""
+    value = "true" if defined else shlex.quote(inner)
+    # How the value reaches make: set for the command (the wrappers before make pass it on), or by env.
+    unsets = data.draw(
+        st.lists(st.sampled_from(["-u HOME", "-u LANG", "--unset=TZ", "-uTERM"]), max_size=3),
+        label="env takes away",
+    )
+    setter = data.draw(st.sampled_from(["", "env ", "env -- "]), label="set by")
+    if setter and unsets:  # env's options first, variables it takes away (not the one the line sets)
+        setter = f"env {' '.join(unsets)} {setter[4:]}"
+    outer = data.draw(
+        st.sampled_from(["", "nice ", "timeout 5 ", "command ", "nohup "]), label="outer wrapper"
+    )
+    between = data.draw(st.sampled_from(["", "nice ", "timeout 5 ", "env "]), label="wrapper before make")
+    words = data.draw(st.sampled_from(["", " check", " -s check", " check -s"]), label="make's words")
+    line = f"{outer if setter else ''}{setter}{name}={value} {between}make{words}"
+    files = {"Makefile": f"{definition}check:\n\t@$({name}) --all\n"}
+    how = f"make's {name} {'of the Makefile' if defined else 'set by the line'}"
+    return ProjectCase("make", files, line, _allow(line, data), how)
+
+
+# Carriers drawn apart, each with examples of its own: the dimension each adds is one a shared pool
+# of examples reaches too rarely.
+_WHERE_AND_HOW = {"sent to a directory": _sent, "make's variable from the line": _make_variable_from_the_line}
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@pytest.mark.parametrize("carrier", sorted(_WHERE_AND_HOW))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_where_the_line_sends_the_tool_and_what_it_sets(
+    new_harness: Callable[[], Any], data: st.DataObject, carrier: str, mode: str
+) -> None:
+    """PERM-17: a denied program a project tool runs where the line sent it, or through a variable the line sets, never runs unasked.
+
+    *Sent to a directory*: ``npm --prefix sub test`` runs sub/'s ``test`` script in sub/; when that
+    script runs ``npm run inner``, ``make -s inner`` or ``sh inner.sh``, those read sub/'s files.
+    Drawn: the tool (npm, make), its directory option's spelling (``--prefix sub``, ``--prefix=sub``,
+    ``-C sub``, ``-Csub``, ``--directory=sub``) before or after its command, what its file runs there.
+
+    *make's variable from the line*: ``RM=nuke make``, ``env RM=nuke make``, ``nice env RM=nuke
+    timeout 5 make`` put ``RM`` in make's environment, where it stands in for make's built-in
+    ``rm -f``; a variable the Makefile defines itself wins over the environment (``RM=true make``
+    still runs the Makefile's ``RM``). Drawn: the variable (``RM``, ``CC``, ``AR``, ``CXX``), whether
+    the Makefile defines it, how the line sets it (for the command, through ``env`` with or without
+    its options), the wrappers around ``env`` and before make, make's own words.
+
+    Both: the denied program's spelling, the line's allow rule and the mode; real npm and make are
+    the judge.
+    """
+    _check_case(new_harness, data, mode, lambda inner: _WHERE_AND_HOW[carrier](inner, data))
+
+
 def _check_case(
     new_harness: Callable[[], Any], data: st.DataObject, mode: str, build: Callable[[str], ProjectCase]
 ) -> None:
@@ -582,3 +680,37 @@ def test_ordinary_project_files_keep_their_tools_allowed(new_harness: Callable[[
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec("Bash(npm test:*)", "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": "npm test"})], rules=rules, cwd=work)
     assert run.ran() == 1, f"npm test with ordinary scripts was not allowed: {run.describe()}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-16", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    tool=st.sampled_from(["./scripts/test.sh", "npm test --", "npm run test --"]),
+    given_words=st.lists(
+        st.sampled_from(
+            ["-v", "--all", "x", "-C", "-C sub", "-Csub", "--prefix", "--prefix=sub", "--directory"]
+        ),
+        max_size=3,
+    ),
+    last=st.sampled_from(["-C", "--prefix", "--directory"]),
+    whole_line=st.booleans(),
+)
+def test_a_project_tool_given_options_keeps_its_allow_rule(
+    new_harness: Callable[[], Any], tool: str, given_words: list[str], last: str, whole_line: bool
+) -> None:
+    """PERM-16 (control): what the line gives a project tool, a directory option without its value too, never stops it being allowed.
+
+    A script run by its path or an ``npm`` script given words after ``--`` (options spelled like
+    ``npm --prefix`` or ``make -C``, one last with no value) whose files name no guarded program,
+    under ``Bash(nuke:*)`` deny and an allow rule for its program or the line: the harness runs it.
+    """
+    work = fresh_dir() / "work"
+    (work / "scripts").mkdir(parents=True)
+    (work / "scripts" / "test.sh").write_text("#!/bin/sh\necho testing\n")
+    (work / "package.json").write_text('{"name": "x", "scripts": {"test": "echo testing"}}')
+    line = " ".join([tool, *given_words, last])
+    allow = f"Bash({line})" if whole_line else f"Bash({line.split()[0]}:*)"
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
+    assert run.ran() == 1, f"{line!r} under {allow} was not allowed: {run.describe()}"

@@ -7,6 +7,7 @@ Bash as the oracle of what a command runs (PERM-16, PERM-17) is in ``test_rule_m
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import replace
@@ -359,14 +360,20 @@ def test_path_allow_matches_only_the_normalised_path(
         ]
     ),
     mode=st.sampled_from(["default", "bypassPermissions"]),
+    decoded=st.booleans(),
 )
 def test_domain_deny_matches_the_normalised_host(
-    new_harness: Callable[[], Any], host: tuple[str, str], mode: str
+    new_harness: Callable[[], Any], host: tuple[str, str], mode: str, decoded: bool
 ) -> None:
-    """PERM-11: ``WebFetch(domain:h)`` denies every spelling of ``h``: case, trailing dot, percent-encoding, IDNA (Unicode full stops too), numeric IPv4, IPv4-mapped IPv6."""
+    """PERM-11: ``WebFetch(domain:h)`` denies every spelling of ``h``: case, trailing dot, percent-encoding, IDNA (Unicode full stops too), numeric IPv4, IPv4-mapped IPv6.
+
+    Drawn too: the fetching tool's permission kind written in the code or decoded at run time (a tool
+    defined by configuration: an equal string, not the interned literal; a harness compares it by value).
+    """
     rule_host, url = host
+    tool = replace(fetch_tool(), permission_kind=json.loads('"web_fetch"')) if decoded else fetch_tool()
     rules = [RuleSpec(f"WebFetch(domain:{rule_host})", "deny"), RuleSpec("WebFetch", "allow")]
-    run = run_calls(new_harness(), [fetch_tool()], [("WebFetch", {"url": url})], rules=rules, mode=mode)
+    run = run_calls(new_harness(), [tool], [("WebFetch", {"url": url})], rules=rules, mode=mode)
     assert run.ran() == 0, f"WebFetch(domain:{rule_host}) deny missed {url!r} ({mode}): {run.describe()}"
 
 

@@ -8,6 +8,8 @@ tests skip, naming what is missing.
 from __future__ import annotations
 
 import functools
+import re
+import shlex
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -466,6 +468,79 @@ def test_broad_allow_never_vouches_for_unread_part(
     rules = [RuleSpec(deny, "deny"), RuleSpec(allow, "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
     assert run.ran() == 0, f"{allow} vouched for {command!r} past {deny} ({mode}): {run.describe()}"
+
+
+# Programs the engine does not model that hand one word to a shell (tmux's and screen's command, entr -s,
+# dtach's sh -c): an allow rule naming the program trusts what it is given.
+_SHELL_STRING_CARRIERS = ("tmux new -d {}", "tmux new-window {}", "byobu new -d {}", "screen -dm sh -c {}",
+                          "entr -s {}", "dtach -n s sh -c {}")  # fmt: skip
+
+
+def _double_quoted(text: str) -> str:
+    return '"' + re.sub(r'([\\"$`])', r"\\\1", text) + '"'
+
+
+@st.composite
+def _quoted_inside_a_shell_string(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(line, the same line running ``echo`` instead, its program): ``rm`` spelled with quotes inside a shell string an unread program runs.
+
+    ``tmux new -d 'r""m -rf x'``: the shell tmux starts removes the quotes and runs ``rm``; the name is
+    a word only once that string is read as shell text (once more through an inner ``sh -c``).
+    """
+    name, quote = "rm", draw(st.sampled_from(["'", '"']), label="quote in the name")
+    cut = draw(st.integers(0, len(name)), label="cut at")
+    head, tail = name[:cut], name[cut:]
+    spelled = draw(
+        st.sampled_from(
+            [f"{head}{quote}{quote}{tail}", f"{quote}{head}{quote}{tail}", f"{head}{quote}{tail}{quote}"]
+        ),
+        label="spelled",
+    )
+    before = draw(st.sampled_from(["", "true; ", "cd /tmp && ", "echo a | "]), label="before")
+    operands = draw(st.sampled_from(["-rf x", "-f x", "x"]), label="operands")
+    inner = draw(st.sampled_from([None, shlex.quote, _double_quoted]), label="through sh -c, quoted")
+    outer = draw(st.sampled_from([shlex.quote, _double_quoted]), label="outer quoting")
+    carrier = draw(st.sampled_from(_SHELL_STRING_CARRIERS), label="carrier")
+
+    def line(program: str) -> str:
+        text = f"{before}{program} {operands}"
+        return carrier.format(outer(text if inner is None else "sh -c " + inner(text)))
+
+    return line(spelled), line("echo"), carrier.split()[0]
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    case=_quoted_inside_a_shell_string(),
+    form=st.sampled_from(["Bash({}:*)", "Bash({} *)"]),
+    mode=st.sampled_from(["default", "dontAsk", "bypassPermissions"]),
+)
+def test_allow_on_unread_program_never_vouches_for_a_quoted_denied_name(
+    new_harness: Callable[[], Any], case: tuple[str, str, str], form: str, mode: str
+) -> None:
+    """PERM-17: a deny rule holds when the line names its program with quotes inside a string an unread program runs.
+
+    An allow rule naming a program the harness does not read (``Bash(tmux:*)``) trusts what that
+    program is given, not a way around ``Bash(rm:*)`` written on the same line: ``tmux new -d
+    'r""m -rf x'`` runs ``rm`` (the shell tmux starts removes the quotes). Drawn: the carrier, the
+    quoting splitting the name (an empty pair, a quoted part) and where, the text around it, an inner
+    ``sh -c``, the allow rule's form and the mode. The call must not run. Control (PERM-16): the same
+    line running ``echo`` instead runs, the allow rule vouching for the program it names.
+    """
+    line, control, program = case
+    rules = [RuleSpec("Bash(rm:*)", "deny"), RuleSpec(form.format(program), "allow")]
+    ordinary = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": control})], rules=rules, mode=mode
+    )
+    assert ordinary.ran() == 1, (
+        f"{form.format(program)} must allow {control!r} ({mode}): {ordinary.describe()}"
+    )
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode)
+    assert run.ran() == 0, (
+        f"{form.format(program)} vouched for {line!r} past Bash(rm:*) ({mode}): {run.describe()}"
+    )
 
 
 @st.composite

@@ -71,16 +71,24 @@ _FUNCTIONS: dict[str, Callable[[list[str]], str | None]] = {
 }  # fmt: skip
 
 
-def expanded_recipes(texts: Sequence[str], assigned: Sequence[str]) -> list[str] | None:
+def expanded_recipes(
+    texts: Sequence[str], assigned: Sequence[str], environment: Sequence[str] = ()
+) -> list[str] | None:
     """The recipe lines of ``texts`` with make's variables expanded; None where one can't be.
 
     Variables from the Makefiles (``=``, ``:=``, ``::=``, ``?=``, ``+=``; ``export``/``override``),
-    the command line's ``NAME=value`` (they win), the environment and make's built-in ones; ``$@``,
-    ``$<``, ``$^``... from the rule the recipe belongs to. A reference to anything else (a function
-    such as ``$(call)`` or ``$(eval)``, a ``!=`` shell assignment, a variable nobody defines) can
-    name any program: the recipes are then not read as make runs them (None: asked).
+    the command line's ``NAME=value`` (they win), the environment (``environment``'s ``NAME=value``
+    words, the line's: a Makefile's own assignment wins over them, ``?=`` does not, ``+=`` appends)
+    and make's built-in ones; ``$@``, ``$<``, ``$^``... from the rule the recipe belongs to. A
+    reference to anything else (a function such as ``$(call)`` or ``$(eval)``, a ``!=`` shell
+    assignment, a variable nobody defines) can name any program: the recipes are then not read as
+    make runs them (None: asked).
     """
     variables: dict[str, str] = {}
+    for word in environment:
+        match = ASSIGNMENT.match(word)
+        if match is not None:
+            variables[match.group(1)] = match.group(3)
     overridden: set[str] = set()
     for text in texts:
         for line in text.splitlines():

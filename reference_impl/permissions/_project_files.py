@@ -137,8 +137,14 @@ def _runs_unread_file(name: str, args: Sequence[str | None]) -> bool:
     )
 
 
-def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, str]]:
-    """(where, text) of what ``argv``'s program would run from the project's files in ``cwd``."""
+def project_commands(
+    argv: Sequence[str | None], cwd: str, environment: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """(where, text) of what ``argv``'s program would run from the project's files in ``cwd``.
+
+    ``environment``: the ``NAME=value`` words the line puts in the program's environment (make's
+    variables read them).
+    """
     if not argv or argv[0] is None:
         return []
     if "/" in argv[0]:
@@ -161,7 +167,7 @@ def project_commands(argv: Sequence[str | None], cwd: str) -> list[tuple[str, st
     if name.startswith("python") and words[:1] == ["-m"] and words[1:2] == ["build"]:
         return [(str(runs_unread_project_code("build", words[2:], cwd)), NOT_READ)]
     if name in _MAKE:
-        return _makefiles(words, cwd)
+        return _makefiles(words, cwd, environment)
     if name in _PYTEST:
         return _pytest_files(words, cwd)
     if name.startswith("python") and words[:2] == ["-m", "pytest"]:
@@ -511,11 +517,13 @@ def _python_imports(
     return found
 
 
-def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
+def _makefiles(words: list[str], cwd: str, environment: Sequence[str] = ()) -> list[tuple[str, str]]:
     """The recipes and variable values of the Makefiles ``make`` reads, the ones they include too.
 
     Each recipe also in the form make runs it, its variables expanded (:func:`_expanded_recipes`);
     a Makefile make reads from elsewhere than a file (``-f -``, a process substitution) is not read.
+    With an ``environment`` from the line, in both forms make may run them: the Makefile's own
+    variables winning over it, and it winning over them (``make -e``, ``e`` in ``MAKEFLAGS``).
     """
     directory, chosen, index = cwd, [], 0
     assigned = [w for w in words if ASSIGNMENT.match(w)]
@@ -584,9 +592,13 @@ def _makefiles(words: list[str], cwd: str) -> list[tuple[str, str]]:
         if name.endswith(".sh") and (text := _read(posixpath.join(directory, name))) is not None
     ][:_MAX_MODULES]
     if texts:
-        expanded = _expanded_recipes(texts, assigned)
         where = f"{SHELL_TEXT}recipes of {posixpath.join(directory, 'Makefile') if not chosen else ', '.join(chosen)} as make expands them"
-        found.append((where, NOT_READ if expanded is None else "\n".join(expanded)))
+        readings = (
+            [(assigned, environment), ([*environment, *assigned], ())] if environment else [(assigned, ())]
+        )
+        for command_line, below in readings:
+            expanded = _expanded_recipes(texts, command_line, below)
+            found.append((where, NOT_READ if expanded is None else "\n".join(expanded)))
     return found
 
 

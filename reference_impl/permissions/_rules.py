@@ -60,7 +60,7 @@ from reference_impl.permissions._shell_rules import (
     shell_rule_index,
 )
 from reference_impl.permissions._url_hosts import host_matches
-from reference_impl.permissions._wrapped_commands import unwrap
+from reference_impl.permissions._wrapped_commands import is_wrapper, unwrap
 from reference_impl.tools import MCP_PREFIX, PermissionTarget, Tool, normalize_name_for_mcp, parse_mcp_name
 
 __all__ = [
@@ -350,7 +350,7 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
     # What a project file runs may read project files in turn (a script that runs another, a
     # script's ``npm run``): each text's own readers are read too, to a bounded depth.
     pending: list[tuple[str, int, list[str]]] = [(command, 0, [str(cwd)])]
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, str]] = set()
     while pending:
         line, depth, starts = pending.pop(0)
         readers = _project_readers(line)
@@ -383,19 +383,20 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                     f"(rule {first.text})",
                 )
             directories += [d for d in found_here if d not in directories]
-        for argv, script in readers:
+        for argv, script, environment in readers:
             found = [
                 (here, *item)
                 for here in directories
-                for item in project_commands(argv, here)
+                for item in project_commands(argv, here, environment)
                 + (script_commands(script, here, _program_base(argv)) if script else [])
             ]
             for here, where, text in found:
                 # Keyed by the directory too: ``package.json script 'test'`` of sub/ is another script
-                # than the project's own (``cd sub && npm test``, ``npm --prefix sub test``).
-                if (here, where) in seen:
+                # than the project's own (``cd sub && npm test``, ``npm --prefix sub test``); and by
+                # the text, as make's recipes read with and without the line's environment differ.
+                if (here, where, text) in seen:
                     continue
-                seen.add((here, where))
+                seen.add((here, where, text))
                 # Project code whose program is only known when it runs (``${t}ch``) may be any program.
                 unknown = text == NOT_READ or (
                     where.startswith(SHELL_TEXT) and _runs_what_only_bash_knows(text)
@@ -478,34 +479,72 @@ def _program_base(argv: Sequence[str | None]) -> str | None:
     return posixpath.basename(argv[0]) if argv and argv[0] is not None else None
 
 
-def _project_readers(command: str) -> tuple[tuple[tuple[str | None, ...], str | None], ...]:
+_Reader = tuple[tuple[str | None, ...], str | None, tuple[str, ...]]
+"""A command that reads project files, the script file it is given (if any), the environment the line gives it."""
+
+
+def _project_readers(command: str) -> tuple[_Reader, ...]:
     """The commands of a line that read project files, each with the script file it is given (if any).
 
-    make takes the variables set for it alone (``RM=nuke make clean``) from its environment, where
-    they stand in for make's own and undefined ones: it is read a second time with them as
-    command-line variables, which win even over the Makefile's (so never looser than make).
+    make takes the variables set for it (``RM=nuke make clean``, ``nice env RM=nuke make``) from its
+    environment, where they stand in for make's own and undefined ones: it is read once more with
+    them (:func:`_make_environment`), beside its reading without them (a wrapper may clear them).
     """
-    # First, so that what they find is what the walk records for the Makefiles (read once each).
-    found: list[tuple[tuple[str | None, ...], str | None]] = [
-        ((*part.argv, *part.assignments), None)
-        for part in split_command(command).parts
-        if part.assignments and part.argv and part.argv[0] is not None and runs_make(part.argv[0])
-    ]
-    # ``env RM=nuke make``: the variables env sets are make's environment too.
+    found: list[_Reader] = []
     for part in split_command(command).parts:
-        if not part.argv or part.argv[0] is None or posixpath.basename(part.argv[0]) != "env":
-            continue
-        inner = unwrap("env", part.argv[1:])
-        if inner and inner[0] is not None and runs_make(inner[0]):
-            given = part.argv[1 : len(part.argv) - len(inner)]
-            assigned = tuple(w for w in given if w is not None and re.match(r"[A-Za-z_]\w*=", w))
-            if assigned:
-                found.append(((*inner, *assigned), None))
+        reached = _make_environment(part.argv, part.assignments)
+        if reached is not None:
+            found.append((reached[0], None, reached[1]))
     for argv in deny_forms(command).commands:
         script = script_operand(argv)
         if script is not None or reads_project_files(argv):
-            found.append((tuple(argv), script[0] if script else None))
+            found.append((tuple(argv), script[0] if script else None, ()))
     return tuple(found)
+
+
+def _make_environment(
+    argv: Sequence[str | None], assignments: Sequence[str]
+) -> tuple[tuple[str | None, ...], tuple[str, ...]] | None:
+    """The words of make and the ``NAME=value`` words in its environment, when a command runs make with some.
+
+    Set for the command (``RM=nuke make``) and by each ``env`` or ``sudo`` on the way to make,
+    through any wrapper (``nice env RM=nuke timeout 5 make``); ``env -u NAME`` takes one away.
+    """
+    environment = list(assignments)
+    for _ in range(16):  # wrappers nested deeper than that are not followed (the plain reading stays)
+        if not argv or argv[0] is None:
+            return None
+        name = posixpath.basename(argv[0])
+        if runs_make(argv[0]):
+            return (tuple(argv), tuple(environment)) if environment else None
+        inner = unwrap(name, tuple(argv[1:])) if is_wrapper(name) else None
+        if not inner:
+            return None
+        if name in ("env", "sudo"):
+            environment = _env_words(environment, name, argv[1 : len(argv) - len(inner)])
+        argv = inner
+    return None
+
+
+def _env_words(environment: list[str], wrapper: str, given: Sequence[str | None]) -> list[str]:
+    """``environment`` after ``wrapper``'s (env's, sudo's) options and ``NAME=value`` words ``given``."""
+    kept, index = list(environment), 0
+    while index < len(given):
+        word, index = given[index], index + 1
+        unset: str | None = None
+        if word is None:
+            continue
+        if wrapper == "env" and word in ("-u", "--unset"):
+            unset, index = (given[index] if index < len(given) else None), index + 1
+        elif wrapper == "env" and word.startswith("--unset="):
+            unset = word.partition("=")[2]
+        elif wrapper == "env" and re.fullmatch(r"-[i0v]*u.+", word):
+            unset = word.partition("u")[2]
+        elif re.match(r"[A-Za-z_]\w*=", word):
+            kept.append(word)
+        if unset is not None:
+            kept = [w for w in kept if w.partition("=")[0] != unset]
+    return kept
 
 
 def _named_rule(index: ShellRuleIndex, text: str) -> PermissionRule | None:

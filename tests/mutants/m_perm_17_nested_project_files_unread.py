@@ -23,8 +23,10 @@ def _mutate(original: Any) -> Any:
     def _by_project_files(index: Any, command: str, cwd: Any) -> Any:
         if not index.content:
             return None
-        for argv, script in _rules._project_readers(command):
-            found = project_commands(argv, str(cwd)) + (script_commands(script, str(cwd)) if script else [])
+        for argv, script, environment in _rules._project_readers(command):
+            found = project_commands(argv, str(cwd), environment) + (
+                script_commands(script, str(cwd)) if script else []
+            )
             for where, text in found:
                 rule = _rules._named_rule(index, text)
                 if rule is not None:
