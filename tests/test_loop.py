@@ -22,7 +22,13 @@ import pytest
 from pytest_toolharness.wire.model_api._api_error import ApiError
 from pytest_toolharness.wire.model_api._recording import RecordedRequest
 from pytest_toolharness.wire.model_api._server import ScriptedApiServer
-from pytest_toolharness.wire.model_api._turns import AssistantTurn, TextBlock, ToolUseBlock, tool_use_id
+from pytest_toolharness.wire.model_api._turns import (
+    AssistantTurn,
+    StreamFault,
+    TextBlock,
+    ToolUseBlock,
+    tool_use_id,
+)
 from reference_impl import (
     AgentSession,
     ApiRequestError,
@@ -668,6 +674,72 @@ def test_abort_while_waiting_for_the_model(tmp_path: Path) -> None:
     assert second.text == "fresh start"
     assert requests[-1].status == 200
     assert [b["text"] for b in user_blocks(requests[-1], 0)] == ["slow", "again"]
+
+
+def test_an_abort_set_before_the_run_sends_no_request(tmp_path: Path) -> None:
+    """An abort already set when run starts: no request, the prompt kept, stop reason aborted."""
+    with ScriptedApiServer([AssistantTurn.text("never")]) as server:
+
+        async def body(session: AgentSession) -> LoopResult:
+            abort = asyncio.Event()
+            abort.set()
+            return await session.run("hello", abort=abort)
+
+        result = in_session(server, tmp_path, body)
+        requests = server.message_requests
+    assert requests == []
+    assert (result.stop_reason, result.turns) == ("aborted", 0)
+    assert result.transcript == ({"role": "user", "content": [{"type": "text", "text": "hello"}]},)
+
+
+def test_a_stream_cut_mid_answer_stops_the_calls_it_started(tmp_path: Path) -> None:
+    """A request that fails mid-stream (no message_stop) raises ApiRequestError, and no call it
+    started is still running then: the batch is interrupted, not left behind the failed request."""
+    running: list[str] = []
+    ended: list[str] = []
+
+    async def wait_for_abort(tool_input: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        running.append(str(tool_input["text"]))
+        try:
+            await asyncio.wait_for(context.abort.wait(), 5)
+        finally:
+            ended.append(str(tool_input["text"]))
+        return ToolOutput(content="stopped")
+
+    waiter = build_tool(
+        "Wait", "Waits.", wait_for_abort, input_json_schema=TEXT_SCHEMA, check_permissions=allow
+    )
+    turn = AssistantTurn(
+        [ToolUseBlock(tool_use_id(1), "Wait", {"text": "a"}), TextBlock("and then")],
+        fault=StreamFault("cut", 1),
+    )
+    with ScriptedApiServer([turn]) as server:
+
+        async def body(session: AgentSession) -> tuple[list[str], list[str]]:
+            with pytest.raises(ApiRequestError, match="message_stop"):
+                await session.run("go")
+            return list(running), list(ended)
+
+        running_then, ended_then = in_session(
+            server, tmp_path, body, tools=[waiter], permission_context=rules(), grace_period=0.05
+        )
+    assert running_then == ended_then
+
+
+def test_a_prompt_of_content_blocks_is_sent_as_given(tmp_path: Path) -> None:
+    """run takes a prompt as content blocks (sent in order); an empty list of blocks is refused."""
+    prompt = [{"type": "text", "text": "first"}, {"type": "text", "text": "second"}]
+    with ScriptedApiServer([AssistantTurn.text("done")]) as server:
+
+        async def body(session: AgentSession) -> LoopResult:
+            with pytest.raises(ValueError, match="no content blocks"):
+                await session.run([])
+            return await session.run(prompt)
+
+        result = in_session(server, tmp_path, body)
+        requests = server.message_requests
+    assert result.text == "done"
+    assert [b["text"] for b in user_blocks(requests[0], 0)] == ["first", "second"]
 
 
 def test_api_errors_surface_with_the_api_message(tmp_path: Path) -> None:

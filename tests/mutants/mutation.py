@@ -263,6 +263,7 @@ _PIPELINE_TESTS = ("tests/test_execution.py",)
 _SEARCH_INDEX_TESTS = ("tests/test_search_index.py",)
 _LINE_WRITES_TESTS = ("tests/test_line_writes.py",)
 MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
+    "reference_impl/agent/_loop.py": ("tests/test_loop.py",),
     "reference_impl/agent/_mcp_client.py": ("tests/test_mcp_client.py",),
     "reference_impl/request/_notices.py": ("tests/test_notices.py",),
     "reference_impl/request/_builder.py": ("tests/test_request.py",),
