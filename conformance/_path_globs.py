@@ -16,6 +16,10 @@ __all__ = ["gitignore_matches", "globs_and_paths"]
 # Name characters: letters, the dot and dash gitignore treats as plain, a digit for the POSIX classes.
 # ``.`` and ``0`` sit either side of ``/`` in ASCII, so a range between them spans the separator.
 NAME_CHARACTERS = "ab.-_0"
+# Punctuation a file name may hold that means nothing to gitignore inside a name (``!`` and ``#`` only
+# lead a line, and the line is ``/GLOB``); each sorts below ``*``. The blank is left out: a gitignore
+# line and a rule's content both drop it at their end, where a rule ``Read(//d/ )`` then names ``d``.
+PUNCTUATION = "!\"#$%&'()"
 RANGE_ENDS = ".-0ab"
 POSIX_CLASSES = {"alpha": "ab", "digit": "0", "alnum": "ab0", "punct": ".-_"}
 
@@ -26,7 +30,7 @@ def bracket_classes(draw: st.DrawFn) -> tuple[str, str]:
     items: list[str] = []
     admitted: set[str] = set()
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["char", "range", "posix", "slash"]))
+        kind = draw(st.sampled_from(["char", "range", "posix", "colon", "slash"]))
         if kind == "char":
             c = draw(st.sampled_from("ab.0_"))
             items.append(c)
@@ -41,6 +45,9 @@ def bracket_classes(draw: st.DrawFn) -> tuple[str, str]:
             name = draw(st.sampled_from(sorted(POSIX_CLASSES)))
             items.append(f"[:{name}:]")
             admitted.update(POSIX_CLASSES[name])
+        elif kind == "colon":  # "[:" that opens no POSIX class: "[[:]" holds "[" and ":"; "[[::]" names none
+            items.append(draw(st.sampled_from(["[:", "[::"])))
+            admitted.update("[:")
         else:
             items.append("/")
     negation = draw(st.sampled_from(["", "", "!", "^"]))
@@ -59,9 +66,11 @@ def _glob_segments(draw: st.DrawFn) -> list[tuple[str, str]]:
     """(piece, kind) pairs: kind is literal, literal:<char> (escaped), star, any, class:<admitted>."""
     pieces: list[tuple[str, str]] = []
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["literal", "literal", "star", "any", "class", "escape"]))
+        kind = draw(st.sampled_from(["literal", "literal", "punctuation", "star", "any", "class", "escape"]))
         if kind == "literal":
             pieces.append((draw(st.sampled_from(NAME_CHARACTERS)), "literal"))
+        elif kind == "punctuation":
+            pieces.append((draw(st.sampled_from(PUNCTUATION)), "literal"))
         elif kind == "escape":
             c = draw(st.sampled_from("ab*?["))
             pieces.append((f"\\{c}", f"literal:{c}"))
@@ -126,7 +135,8 @@ def gitignore_matches(root: Path, glob: str, path: str) -> bool:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     (root / ".gitignore").write_text(f"/{glob}\n", encoding="utf-8")
     done = subprocess.run(
-        ["git", "-C", str(root), "check-ignore", "--no-index", "-q", "--", path],
+        # "./" first: a path that starts with ":" is a name, not pathspec magic.
+        ["git", "-C", str(root), "check-ignore", "--no-index", "-q", "--", f"./{path}"],
         capture_output=True,
         text=True,
         check=False,

@@ -1,9 +1,10 @@
 """A path rule's glob means what gitignore means by it (PERM-11, PERM-12).
 
 Claude Code's ``Read(...)`` and ``Edit(...)`` rules follow the gitignore specification, and git is the
-program that defines it: each draw composes a glob from gitignore's pieces (literal characters, ``*``,
-``?``, ``**`` segments, bracket classes with ``!`` or ``^`` negation, ranges that span ``/``, POSIX
-classes, escapes) and a path built from the glob with one piece changed or not, then asks git
+program that defines it: each draw composes a glob from gitignore's pieces (literal characters and
+punctuation, ``*``, ``?``, ``**`` segments, bracket classes with ``!`` or ``^`` negation, ranges that
+span ``/``, POSIX classes and ``[:`` that opens none, escapes) and a path built from the glob with
+one piece changed or not, then asks git
 (``git check-ignore --no-index``, the glob anchored in the ``.gitignore`` of DIR) whether the
 glob matches the path. A ``Read(//DIR/GLOB)`` deny rule must keep the tool from reading exactly what git
 says it matches, and an allow rule must allow exactly that: a glob read wider than git reads it is an
@@ -40,6 +41,9 @@ pytestmark = pytest.mark.skipif(
 @example(case=("a**b", "a/x/b"), effect="allow")
 @example(case=("[[:digit:]]*", "0a"), effect="deny")
 @example(case=("a[!]b]c", "a]c"), effect="allow")
+@example(case=("a[[:]b", "a[b"), effect="deny")
+@example(case=("a[[::]b", "a:b"), effect="allow")
+@example(case=("a$(b*", "a$(bc"), effect="deny")
 def test_a_path_rule_glob_matches_what_gitignore_matches(
     new_harness: Callable[[], Any], case: tuple[str, str], effect: str
 ) -> None:
@@ -49,8 +53,8 @@ def test_a_path_rule_glob_matches_what_gitignore_matches(
     ``git check-ignore``. A deny rule (beside ``Read`` allowed) stops exactly those reads; an allow rule (the
     host refusing the rest) lets exactly those run. Classes never match ``/`` (negated or spanning
     it), ``*``, ``?`` and ``a**b`` stay inside one segment, a whole-segment ``**`` spans any number,
-    POSIX classes and escapes mean what they do to git. A harness may refuse a rule git finds no
-    match for here, naming it.
+    POSIX classes and escapes mean what they do to git (``[[:]`` holds ``[`` and ``:``). A harness may
+    refuse a rule git finds no match for here, naming it.
     """
     glob, path = case
     # The files sit outside the working directory, where reading is not allowed by default.
