@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-__all__ = ["gitignore_matches", "globs_and_paths"]
+__all__ = ["gitignore_matches", "globs_and_paths", "rule_content"]
 
 # Name characters: letters, the dot and dash gitignore treats as plain, a digit for the POSIX classes.
 # ``.`` and ``0`` sit either side of ``/`` in ASCII, so a range between them spans the separator.
@@ -85,8 +85,12 @@ def _glob_segments(draw: st.DrawFn) -> list[tuple[str, str]]:
 
 
 @st.composite
-def globs_and_paths(draw: st.DrawFn) -> tuple[str, str]:
-    """A glob of 1-3 segments (some ``**``) and a path made from it, one piece perhaps changed."""
+def globs_and_paths(draw: st.DrawFn, *, dangling: bool = False) -> tuple[str, str]:
+    r"""A glob of 1-3 segments (some ``**``) and a path made from it, one piece perhaps changed.
+
+    With ``dangling`` the glob sometimes ends in what escapes or opens nothing: a lone ``\`` (git's
+    glob then matches nothing) or a class cut before its ``]`` (``[a-``, ``[!``, ``[[:alpha:]``).
+    """
     segments: list[list[tuple[str, str]] | None] = []
     for _ in range(draw(st.integers(1, 3))):
         segments.append(None if draw(st.integers(0, 4)) == 0 else draw(glob_segments()))
@@ -100,12 +104,32 @@ def globs_and_paths(draw: st.DrawFn) -> tuple[str, str]:
             continue
         name = "".join(draw(_instance(kind, piece)) for piece, kind in segment)
         path_parts.append(name)
+    if dangling and draw(st.integers(0, 4)) == 0:
+        if draw(st.booleans()):
+            end = instance = "\\"  # the name a literal reading of the backslash would match
+        else:
+            text, _ = draw(bracket_classes())
+            end, instance = (
+                text[: draw(st.integers(1, len(text) - 1))],
+                draw(st.sampled_from(NAME_CHARACTERS)),
+            )
+        glob += end
+        path_parts[-1:] = [(path_parts[-1] if path_parts else "") + instance]
     path = "/".join(part for part in path_parts if part)
     if path and draw(st.booleans()):  # change one character, perhaps into the separator
         i = draw(st.integers(0, len(path) - 1))
         path = path[:i] + draw(st.sampled_from(NAME_CHARACTERS + "/")) + path[i + 1 :]
     cleaned = "/".join(part for part in path.split("/") if part and part not in (".", ".."))
     return glob, cleaned or "a"
+
+
+def rule_content(glob: str) -> str:
+    r"""``glob`` written as a rule's content, as Claude Code's rule syntax escapes it.
+
+    ``\``, ``(`` and ``)`` take a backslash, so a glob ending in a backslash does not escape the rule's
+    closing ``)``: ``Read(//d/a*\\)`` holds ``a*\``.
+    """
+    return glob.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
 def _names() -> st.SearchStrategy[str]:
