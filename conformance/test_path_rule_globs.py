@@ -46,6 +46,7 @@ pytestmark = pytest.mark.skipif(
 @example(case=("a$(b*", "a$(bc"), effect="deny")
 @example(case=("a*\\", "ab\\"), effect="allow")
 @example(case=("a[b-", "ab"), effect="deny")
+@example(case=("a[b-]c", "a-c"), effect="allow")
 def test_a_path_rule_glob_matches_what_gitignore_matches(
     new_harness: Callable[[], Any], case: tuple[str, str], effect: str
 ) -> None:
