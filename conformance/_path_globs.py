@@ -11,11 +11,15 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-__all__ = ["gitignore_matches", "globs_and_paths"]
+__all__ = ["gitignore_matches", "globs_and_paths", "rule_content"]
 
 # Name characters: letters, the dot and dash gitignore treats as plain, a digit for the POSIX classes.
 # ``.`` and ``0`` sit either side of ``/`` in ASCII, so a range between them spans the separator.
 NAME_CHARACTERS = "ab.-_0"
+# Punctuation a file name may hold that means nothing to gitignore inside a name (``!`` and ``#`` only
+# lead a line, and the line is ``/GLOB``); each sorts below ``*``. The blank is left out: a gitignore
+# line and a rule's content both drop it at their end, where a rule ``Read(//d/ )`` then names ``d``.
+PUNCTUATION = "!\"#$%&'()"
 RANGE_ENDS = ".-0ab"
 POSIX_CLASSES = {"alpha": "ab", "digit": "0", "alnum": "ab0", "punct": ".-_"}
 
@@ -26,9 +30,9 @@ def bracket_classes(draw: st.DrawFn) -> tuple[str, str]:
     items: list[str] = []
     admitted: set[str] = set()
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["char", "range", "posix", "slash"]))
+        kind = draw(st.sampled_from(["char", "range", "posix", "colon", "slash"]))
         if kind == "char":
-            c = draw(st.sampled_from("ab.0_"))
+            c = draw(st.sampled_from("ab.0_-"))  # "-" first or last is a member
             items.append(c)
             admitted.add(c)
         elif kind == "range":
@@ -41,6 +45,9 @@ def bracket_classes(draw: st.DrawFn) -> tuple[str, str]:
             name = draw(st.sampled_from(sorted(POSIX_CLASSES)))
             items.append(f"[:{name}:]")
             admitted.update(POSIX_CLASSES[name])
+        elif kind == "colon":  # "[:" that opens no POSIX class: "[[:]" holds "[" and ":"; "[[::]" names none
+            items.append(draw(st.sampled_from(["[:", "[::"])))
+            admitted.update("[:")
         else:
             items.append("/")
     negation = draw(st.sampled_from(["", "", "!", "^"]))
@@ -59,9 +66,11 @@ def _glob_segments(draw: st.DrawFn) -> list[tuple[str, str]]:
     """(piece, kind) pairs: kind is literal, literal:<char> (escaped), star, any, class:<admitted>."""
     pieces: list[tuple[str, str]] = []
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["literal", "literal", "star", "any", "class", "escape"]))
+        kind = draw(st.sampled_from(["literal", "literal", "punctuation", "star", "any", "class", "escape"]))
         if kind == "literal":
             pieces.append((draw(st.sampled_from(NAME_CHARACTERS)), "literal"))
+        elif kind == "punctuation":
+            pieces.append((draw(st.sampled_from(PUNCTUATION)), "literal"))
         elif kind == "escape":
             c = draw(st.sampled_from("ab*?["))
             pieces.append((f"\\{c}", f"literal:{c}"))
@@ -76,8 +85,12 @@ def _glob_segments(draw: st.DrawFn) -> list[tuple[str, str]]:
 
 
 @st.composite
-def globs_and_paths(draw: st.DrawFn) -> tuple[str, str]:
-    """A glob of 1-3 segments (some ``**``) and a path made from it, one piece perhaps changed."""
+def globs_and_paths(draw: st.DrawFn, *, dangling: bool = False) -> tuple[str, str]:
+    r"""A glob of 1-3 segments (some ``**``) and a path made from it, one piece perhaps changed.
+
+    With ``dangling`` the glob sometimes ends in what escapes or opens nothing: a lone ``\`` (git's
+    glob then matches nothing) or a class cut before its ``]`` (``[a-``, ``[!``, ``[[:alpha:]``).
+    """
     segments: list[list[tuple[str, str]] | None] = []
     for _ in range(draw(st.integers(1, 3))):
         segments.append(None if draw(st.integers(0, 4)) == 0 else draw(glob_segments()))
@@ -91,12 +104,32 @@ def globs_and_paths(draw: st.DrawFn) -> tuple[str, str]:
             continue
         name = "".join(draw(_instance(kind, piece)) for piece, kind in segment)
         path_parts.append(name)
+    if dangling and draw(st.integers(0, 4)) == 0:
+        if draw(st.booleans()):
+            end = instance = "\\"  # the name a literal reading of the backslash would match
+        else:
+            text, _ = draw(bracket_classes())
+            end, instance = (
+                text[: draw(st.integers(1, len(text) - 1))],
+                draw(st.sampled_from(NAME_CHARACTERS)),
+            )
+        glob += end
+        path_parts[-1:] = [(path_parts[-1] if path_parts else "") + instance]
     path = "/".join(part for part in path_parts if part)
     if path and draw(st.booleans()):  # change one character, perhaps into the separator
         i = draw(st.integers(0, len(path) - 1))
         path = path[:i] + draw(st.sampled_from(NAME_CHARACTERS + "/")) + path[i + 1 :]
     cleaned = "/".join(part for part in path.split("/") if part and part not in (".", ".."))
     return glob, cleaned or "a"
+
+
+def rule_content(glob: str) -> str:
+    r"""``glob`` written as a rule's content, as Claude Code's rule syntax escapes it.
+
+    ``\``, ``(`` and ``)`` take a backslash, so a glob ending in a backslash does not escape the rule's
+    closing ``)``: ``Read(//d/a*\\)`` holds ``a*\``.
+    """
+    return glob.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
 def _names() -> st.SearchStrategy[str]:
@@ -126,7 +159,8 @@ def gitignore_matches(root: Path, glob: str, path: str) -> bool:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     (root / ".gitignore").write_text(f"/{glob}\n", encoding="utf-8")
     done = subprocess.run(
-        ["git", "-C", str(root), "check-ignore", "--no-index", "-q", "--", path],
+        # "./" first: a path that starts with ":" is a name, not pathspec magic.
+        ["git", "-C", str(root), "check-ignore", "--no-index", "-q", "--", f"./{path}"],
         capture_output=True,
         text=True,
         check=False,

@@ -1,9 +1,10 @@
 """A path rule's glob means what gitignore means by it (PERM-11, PERM-12).
 
 Claude Code's ``Read(...)`` and ``Edit(...)`` rules follow the gitignore specification, and git is the
-program that defines it: each draw composes a glob from gitignore's pieces (literal characters, ``*``,
-``?``, ``**`` segments, bracket classes with ``!`` or ``^`` negation, ranges that span ``/``, POSIX
-classes, escapes) and a path built from the glob with one piece changed or not, then asks git
+program that defines it: each draw composes a glob from gitignore's pieces (literal characters and
+punctuation, ``*``, ``?``, ``**`` segments, bracket classes with ``!`` or ``^`` negation, ranges that
+span ``/``, POSIX classes and ``[:`` that opens none, escapes, and sometimes an end that escapes or
+opens nothing) and a path built from the glob with one piece changed or not, then asks git
 (``git check-ignore --no-index``, the glob anchored in the ``.gitignore`` of DIR) whether the
 glob matches the path. A ``Read(//DIR/GLOB)`` deny rule must keep the tool from reading exactly what git
 says it matches, and an allow rule must allow exactly that: a glob read wider than git reads it is an
@@ -20,7 +21,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conformance._path_globs import gitignore_matches, globs_and_paths
+from conformance._path_globs import gitignore_matches, globs_and_paths, rule_content
 from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import host_answering, read_tool, run_calls
 from pytest_toolharness.adapters import requires
@@ -34,12 +35,18 @@ pytestmark = pytest.mark.skipif(
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=150, deadline=None)
-@given(case=globs_and_paths(), effect=st.sampled_from(["deny", "allow"]))
+@given(case=globs_and_paths(dangling=True), effect=st.sampled_from(["deny", "allow"]))
 @example(case=("a[!b]c", "a/c"), effect="allow")
 @example(case=("a[.-0]c", "a/c"), effect="allow")
 @example(case=("a**b", "a/x/b"), effect="allow")
 @example(case=("[[:digit:]]*", "0a"), effect="deny")
 @example(case=("a[!]b]c", "a]c"), effect="allow")
+@example(case=("a[[:]b", "a[b"), effect="deny")
+@example(case=("a[[::]b", "a:b"), effect="allow")
+@example(case=("a$(b*", "a$(bc"), effect="deny")
+@example(case=("a*\\", "ab\\"), effect="allow")
+@example(case=("a[b-", "ab"), effect="deny")
+@example(case=("a[b-]c", "a-c"), effect="allow")
 def test_a_path_rule_glob_matches_what_gitignore_matches(
     new_harness: Callable[[], Any], case: tuple[str, str], effect: str
 ) -> None:
@@ -49,8 +56,9 @@ def test_a_path_rule_glob_matches_what_gitignore_matches(
     ``git check-ignore``. A deny rule (beside ``Read`` allowed) stops exactly those reads; an allow rule (the
     host refusing the rest) lets exactly those run. Classes never match ``/`` (negated or spanning
     it), ``*``, ``?`` and ``a**b`` stay inside one segment, a whole-segment ``**`` spans any number,
-    POSIX classes and escapes mean what they do to git. A harness may refuse a rule git finds no
-    match for here, naming it.
+    POSIX classes and escapes mean what they do to git (``[[:]`` holds ``[`` and ``:``), a trailing lone
+    backslash or an unclosed class matches nothing. A harness may refuse a rule git finds no match for
+    here, naming it.
     """
     glob, path = case
     # The files sit outside the working directory, where reading is not allowed by default.
@@ -59,7 +67,7 @@ def test_a_path_rule_glob_matches_what_gitignore_matches(
     (data / path).parent.mkdir(parents=True, exist_ok=True)
     (data / path).write_text("guarded\n", encoding="utf-8")
     matched = gitignore_matches(data, glob, path)
-    rule = f"Read(/{data}/{glob})"
+    rule = f"Read(/{data}/{rule_content(glob)})"
     rules = (
         [RuleSpec(rule, "deny"), RuleSpec("Read", "allow")] if effect == "deny" else [RuleSpec(rule, "allow")]
     )

@@ -127,7 +127,17 @@ def test_pattern_through_symlinked_directory(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("pattern", "problem"),
-    [("", "empty"), ("   ", "empty"), ("!x", "negated"), ("./a/[bc", "unclosed"), ("./**/../x", "'..'")],
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("!x", "negated"),
+        ("./a/[bc", "unclosed"),
+        ("./**/../x", "'..'"),
+        # git's glob matches nothing when its last backslash escapes nothing, wildcard or not
+        ("./a*\\", "trailing"),
+        ("//d/a\\", "trailing"),
+        ("a\\\\\\/", "trailing"),
+    ],
 )
 def test_bad_patterns(pattern: str, problem: str) -> None:
     with pytest.raises(PathPatternError, match=problem):

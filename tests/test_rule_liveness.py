@@ -107,9 +107,9 @@ def test_a_rule_for_a_tool_the_harness_may_add_loads_with_a_notice() -> None:
         "Read(//etc/**)",
         # A glob longer than 256 characters (past CPython's cached small ints).
         "Read(//*/" + "deep/" * 60 + "x\\[1].txt)",
-        "Read(a\\\\)",  # a floating glob that ends in a backslash
-        "Read(ab\\\\)",  # ... at an odd index too
-        "Read(" + "a" * 300 + "\\\\)",  # ... past 256 characters
+        "Read(a\\\\\\\\)",  # a floating glob that ends in an escaped backslash
+        "Read(ab\\\\\\\\)",  # ... at an odd index too
+        "Read(" + "a" * 300 + "\\\\\\\\)",  # ... past 256 characters
         "Write(src/*.py)",
         "Edit(src/[ab]*.py)",
         "WebFetch(domain:*.example.com)",

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from reference_impl import SettingsError, load_settings
-from reference_impl.permissions import PERMISSION_MODES, rules_from_strings
+from reference_impl.permissions import PERMISSION_MODES, RuleSyntaxError, rules_from_strings
 
 
 def _corpus(shared_dir: Path) -> list[dict[str, Any]]:
@@ -176,3 +176,35 @@ def test_empty_and_null_sections() -> None:
 def test_rules_from_strings_for_cli_args() -> None:
     rules = rules_from_strings(["Bash(git:*)", "Edit"], "allow", "cliArg")
     assert [(r.tool_name, r.source) for r in rules] == [("Bash", "cliArg"), ("Edit", "cliArg")]
+
+
+@pytest.mark.parametrize("behavior", ["deny", "ask"])
+def test_rules_from_strings_refuses_a_dead_deny_or_ask_rule(behavior: str) -> None:
+    """PERM-12 for rules given as strings (``--disallowedTools``): one that can never match is refused
+    by name, like one in a settings file; the live rule beside it does not save it."""
+    with pytest.raises(RuleSyntaxError, match="can never match") as caught:
+        rules_from_strings(["Bash(git:*)", "WebSearch(cats)"], behavior, "cliArg")
+    assert caught.value.rule == "WebSearch(cats)"
+
+
+def test_rules_from_strings_reads_the_behavior_by_value() -> None:
+    """A behavior spelt by a string built at run time (read from JSON, argv) means what the literal does:
+    an allow shell rule is kept as written either way, a deny one read as bash reads it."""
+    texts = ['Bash("git" status:*)', "Bash(npm test:*)"]
+    for behavior in ("allow", "deny"):
+        built = json.loads(json.dumps(behavior))
+        assert built == behavior
+        assert built is not behavior  # what the test is about: an equal string, not the same object
+        assert rules_from_strings(texts, built, "cliArg") == rules_from_strings(texts, behavior, "cliArg")
+
+
+def test_only_a_dead_allow_rule_earns_a_notice() -> None:
+    """A file's notices name what the harness could not honour: the dead allow rule, no live rule."""
+    live = {"allow": ["Bash(npm test:*)", "Read(./src/**)"], "deny": ["Bash(rm:*)"], "ask": ["WebFetch"]}
+    loaded = load_settings(json.dumps({"permissions": live}), "userSettings", name="mine.json")
+    assert loaded.notices == ()
+    live["allow"].append("WebSearch(cats)")
+    loaded = load_settings(json.dumps({"permissions": live}), "userSettings", name="mine.json")
+    assert [(notice.key, "WebSearch(cats)" in str(notice)) for notice in loaded.notices] == [
+        ("permissions.allow[2]", True)
+    ]

@@ -286,7 +286,7 @@ def parse_path_pattern(content: str, *, cwd: Path, project_root: Path | None = N
     """Turn a path rule's content into a :class:`PathPattern` anchored at its root.
 
     Raises :class:`PathPatternError` for an empty pattern, a gitignore negation (``!x``, which
-    means nothing for a single rule) or a malformed class.
+    means nothing for a single rule), a malformed class or a trailing backslash that escapes nothing.
     """
     text = content.strip()
     if not text:
@@ -307,6 +307,10 @@ def parse_path_pattern(content: str, *, cwd: Path, project_root: Path | None = N
         root, glob, anchored = str(cwd), text, False
     # A trailing "/" (directory only) is dropped: a directory pattern covers its contents anyway.
     glob = glob.rstrip("/")
+    # A last backslash escapes nothing: git's glob then matches nothing (and Claude Code's ``ignore``
+    # drops the pattern). Refused like an unclosed class, rather than read as a literal "\".
+    if re.search(r"(?<!\\)(?:\\\\)*\\$", glob):
+        raise PathPatternError(f"a trailing '\\' escapes nothing in {content!r}")
     # gitignore: a pattern with an inner "/" is anchored at its root; one without floats.
     anchored = anchored or "/" in glob
     if not glob:
