@@ -96,7 +96,13 @@ def globs_and_paths(draw: st.DrawFn, *, dangling: bool = False) -> tuple[str, st
         segments.append(None if draw(st.integers(0, 4)) == 0 else draw(glob_segments()))
     if all(segment is None for segment in segments):
         segments.append(draw(glob_segments()))
-    glob = "/".join("**" if s is None else "".join(piece for piece, _ in s) for s in segments)
+    texts = ["**" if s is None else "".join(piece for piece, _ in s) for s in segments]
+    glob = texts[0]
+    for before, after, text in zip(segments, segments[1:], texts[1:], strict=False):
+        # An escaped separator still separates to git (``a\/b*`` meets ``a/bc``); beside ``**`` git reads
+        # it otherwise (``**\/x`` spans like ``*``, not as a whole segment), so only between names.
+        escaped = before is not None and after is not None and draw(st.integers(0, 3)) == 0
+        glob += ("\\/" if escaped else "/") + text
     path_parts: list[str] = []
     for segment in segments:
         if segment is None:

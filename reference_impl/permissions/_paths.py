@@ -282,6 +282,29 @@ def _anchor(root: str, glob: str, content: str) -> tuple[str, str]:
     return os.path.realpath(base), "/".join(rest)
 
 
+def _separators_unescaped(glob: str) -> str:
+    r"""The glob with ``\/`` as git reads it: an escaped ``/`` still separates segments.
+
+    ``a\/b*`` meets ``a/bc``; not at the start (``\/a`` meets nothing) nor in a class (which never
+    meets ``/``).
+    """
+    out: list[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "\\" and i + 1 < n:
+            out.append("/" if glob[i + 1] == "/" and i > 0 else glob[i : i + 2])
+            i += 2
+        elif c == "[":
+            end = glob_class_at(glob, i)[1]
+            out.append(glob[i:end])
+            i = end
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 def parse_path_pattern(content: str, *, cwd: Path, project_root: Path | None = None) -> PathPattern:
     """Turn a path rule's content into a :class:`PathPattern` anchored at its root.
 
@@ -311,6 +334,7 @@ def parse_path_pattern(content: str, *, cwd: Path, project_root: Path | None = N
     # drops the pattern). Refused like an unclosed class, rather than read as a literal "\".
     if re.search(r"(?<!\\)(?:\\\\)*\\$", glob):
         raise PathPatternError(f"a trailing '\\' escapes nothing in {content!r}")
+    glob = _separators_unescaped(glob)
     # gitignore: a pattern with an inner "/" is anchored at its root; one without floats.
     anchored = anchored or "/" in glob
     if not glob:
