@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_impl.permissions._bash_reader import split_command
+from reference_impl.permissions._evaluated import BASH_INTEGER_VARIABLES
 from reference_impl.permissions._shell_forms import allow_units, deny_candidates, deny_forms
 from reference_impl.permissions._shell_rules import match_shell_pattern
 
@@ -408,3 +412,44 @@ def test_an_expansion_that_assigns_a_program_changing_variable_is_opaque(line: s
     assert not split_command(plain).confident, plain
     unassigned = line.replace("{w}", word.replace("NAME", "GIT_DIR").replace("=", "-"))
     assert deny_forms(unassigned).opaque is None, unassigned
+
+
+def test_every_bash_variable_that_evaluates_what_is_written_to_it_is_known(tmp_path: Path) -> None:
+    """PERM-17, bash as the judge: each of bash's own variables that runs a subscript written to it by a
+    ``for`` loop (``for RANDOM in 'a[$(rm x)]'``) is in BASH_INTEGER_VARIABLES."""
+    names = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", "compgen -v"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    evaluating = set()
+    for name in names:
+        marker = tmp_path / name
+        subprocess.run(
+            ["bash", "--norc", "--noprofile", "-c", f"for {name} in 'a[$(touch {marker})]'; do :; done"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+        if marker.exists():
+            evaluating.add(name)
+    assert "RANDOM" in evaluating  # the probe works
+    assert evaluating <= BASH_INTEGER_VARIABLES, evaluating - BASH_INTEGER_VARIABLES
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "for OPTIND in 'a[$(rm x)]'; do echo; done",
+        "read SRANDOM <<< 'a[$(rm x)]'",
+        "set -- 'a[$(rm x)]'; RANDOM=$1",
+        "set -- 'a[$(rm x)]'; echo $(($1))",
+        "set -- 'a[$(rm x)]'; (( $1 ))",
+        "set -- 'a[$(rm x)]'; echo \"${b[$1]}\"",
+        "BASH_ARGV0='a[$(rm x)]'; echo $(($0))",
+        "i='a[$(rm x)]'; declare -i y=i",
+        "i='a[$(rm x)]'; typeset -i y=1 z=i+1",
+    ],
+)
+def test_a_value_bash_evaluates_as_arithmetic_is_opaque(command: str) -> None:
+    """PERM-17: a run-time value evaluated as arithmetic (positional parameters, bash's integer variables,
+    a name in an integer's value) may hold a subscript that runs commands."""
+    assert deny_forms(command).opaque is not None, command

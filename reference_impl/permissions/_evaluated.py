@@ -57,12 +57,25 @@ search for it (``MAKEFILES``, ``PERL5LIB``, ``NODE_PATH``: ``env MAKEFILES=x.mk 
 
 # What may hide code that only bash's own evaluation reveals; a cheap test before walking the tree.
 MAY_HIDE_CODE = re.compile(
-    r"\$\{|\(\(|\$\[|\[\[|\[|declare|typeset|local|readonly|export|unset|"
+    r"\$\{|\(\(|\$\[|\[\[|\[|declare|typeset|local|readonly|export|unset|HISTCMD|OPTIND|RANDOM|SECONDS|"
     r"BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_|BASH_CMDS|BASH_ALIASES|"
     r"GIT_|ASKPASS|PAGER|EDITOR|VISUAL|FCEDIT|BROWSER|LESS|TAR_OPTIONS|RSYNC_RSH|LD_|DYLD_|PERL5OPT|"
     r"NODE_OPTIONS|RUBYOPT|MAKEFILES|MAKEFLAGS|PERL5LIB|PERLLIB|PERL5DB|PERL_USE_UNSAFE_INC|NODE_PATH|RUBYLIB"
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_]")
+
+BASH_INTEGER_VARIABLES = frozenset({"HISTCMD", "OPTIND", "RANDOM", "SECONDS", "SRANDOM"})
+"""Bash's own variables that evaluate a value written to them as arithmetic (so an array subscript in
+it runs commands: ``for RANDOM in 'a[$(rm x)]'``): found by asking bash about each of its variables
+(``tests/test_shell.py`` asks it again)."""
+_INTEGER_WRITE = re.compile(r"(?<![\w${#!])(" + "|".join(sorted(BASH_INTEGER_VARIABLES)) + r")(?!\w)")
+
+
+def _evaluates_values(arithmetic: str) -> bool:
+    """Whether arithmetic text evaluates a value (a name, ``$1``, ``$0``, ``$x``): not only numbers."""
+    return _IDENTIFIER.search(arithmetic) is not None or "$" in arithmetic
+
+
 _SUBSTRING = re.compile(r"^\$\{#?[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?:[^-=?+]")
 _ARITHMETIC_TESTS = re.compile(r"\s-(v|R|eq|ne|lt|le|gt|ge)\s")
 _SUBSCRIPT_EVALUATION = ": bash evaluates names and arithmetic there, and an array subscript can run commands"
@@ -194,7 +207,9 @@ def _declaration_evaluates(walk: _WalkRecorder, node: tree_sitter.Node, line: st
         written = walk.text(child)
         if child.type == "variable_assignment":
             names.add(written.split("=", 1)[0].rstrip("+"))
-            if ("i" in flags or "n" in flags) and any(d in written for d in dynamic):
+            value = written.split("=", 1)[1] if "=" in written else ""
+            # ``declare -i y=i``: a name in an integer's value is evaluated in turn, as arithmetic.
+            if "i" in flags and (any(d in written for d in dynamic) or _IDENTIFIER.search(value)):
                 return f"{builtin} -{flags}{_SUBSCRIPT_EVALUATION}"
         elif not written.startswith("-") and any(d in written for d in dynamic):
             return f"{builtin} of a name only known at run time{_SUBSCRIPT_EVALUATION}"
@@ -214,6 +229,16 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
     ``for`` loop over one of them.
     """
     line = walk.text(root)
+    for written in _INTEGER_WRITE.finditer(line):
+        if re.match(r"\+?=[0-9]*(?=[\s;&|)]|$)", line[written.end() :]):
+            continue
+        # ``for OPTIND in 'a[$(rm x)]'``, ``read RANDOM``, ``SECONDS=$1``: only a number is data.
+        integer = (
+            f"{written.group(1)} is one of bash's integer variables: a value written to it is arithmetic"
+        )
+        walk.problem(integer)
+        walk.opaque(root, integer)
+        break
     stack = [root]
     while stack:
         node = stack.pop()
@@ -225,17 +250,17 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
                 why = "an indirect or prompt expansion (${!x}, ${x@P}) can run commands"
             elif kind == "c_style_for_statement":
                 header = text.split(")", 1)[0]
-                why = f"a C-style for loop{_SUBSCRIPT_EVALUATION}" if _IDENTIFIER.search(header[5:]) else None
+                why = f"a C-style for loop{_SUBSCRIPT_EVALUATION}" if _evaluates_values(header[5:]) else None
             elif kind == "subscript":
                 index = text.split("[", 1)[1] if "[" in text else ""
-                if index.rstrip("]") not in ("@", "*") and _IDENTIFIER.search(index):
+                if index.rstrip("]") not in ("@", "*") and _evaluates_values(index):
                     why = f"an array subscript{_SUBSCRIPT_EVALUATION}"
-            elif kind == "arithmetic_expansion" and _IDENTIFIER.search(text[2:]):
+            elif kind == "arithmetic_expansion" and _evaluates_values(text[2:]):
                 why = f"arithmetic expansion{_SUBSCRIPT_EVALUATION}"
-            elif kind == "expansion" and _SUBSTRING.match(text) and _IDENTIFIER.search(text.split(":", 1)[1]):
+            elif kind == "expansion" and _SUBSTRING.match(text) and _evaluates_values(text.split(":", 1)[1]):
                 why = f"a substring expansion{_SUBSCRIPT_EVALUATION}"
         elif kind == "compound_statement" and walk.text(node).startswith("(("):
-            if _IDENTIFIER.search(walk.text(node)):
+            if _evaluates_values(walk.text(node)):
                 why = f"an arithmetic command{_SUBSCRIPT_EVALUATION}"
         elif kind == "test_command" and _ARITHMETIC_TESTS.search(walk.text(node)):
             why = f"a [[ ]] test{_SUBSCRIPT_EVALUATION}"

@@ -147,6 +147,8 @@ def _move_target(part: ShellPart) -> str | None:
     target = operands[0]
     if target is None or target.startswith(("-", "+")):
         return None  # ``cd -``, ``pushd +1``: a directory of the stack
+    if target.startswith("~") and not (target == "~" or target.startswith("~/")):
+        return None  # ``~-``, ``~+``, ``~user``: $OLDPWD, $PWD (a loop may set them), another home
     return target
 
 
@@ -161,6 +163,8 @@ def _directories(command: ShellCommand, directories: list[str] | None) -> list[s
     for part in command.parts:
         if not _may_change_directory(part):
             continue
+        if "CDPATH" in command.source:
+            return None  # ``cd sub`` searches $CDPATH first, which the line sets
         target = _move_target(part)
         if target is None:
             return None

@@ -115,8 +115,12 @@ def git_directories(command: str, commands: Iterable[Sequence[str | None]], cwd:
             target = (
                 argv[-1] if len(argv) > (2 if argv[0] in ("builtin", "command") else 1) else str(Path.home())
             )
-            if target is None or target.startswith("-"):
-                return None
+            if target is None or target.startswith(("-", "+")) or "CDPATH" in command:
+                return None  # the stack; or ``cd sub`` searching a $CDPATH the line sets
+            if target == "~" or target.startswith("~/"):
+                target = str(Path.home()) + target[1:]
+            elif target.startswith("~"):
+                return None  # ``~-``, ``~+``, ``~user``: $OLDPWD, $PWD (a loop may set them), another home
             here |= {posixpath.normpath(posixpath.join(d, target)) for d in here}
             if len(here) > 16:
                 return None
