@@ -173,12 +173,21 @@ def placements(draw: st.DrawFn) -> tuple[str, str]:
     if where == _HOME:
         return where, draw(global_config_settings())
     if where == _IN_HOME:
-        return where, draw(st.sampled_from(["cd && git {t}", "cd; git --no-pager {t}"]))
+        return where, draw(
+            st.sampled_from(["cd && git {t}", "cd; git --no-pager {t}", "cd ~ && git {t}", "git -C ~ {t}"])
+        )
     if not where:
         return "", draw(st.sampled_from(["git {t}", "git -c color.ui=never {t}", "git --no-pager {t}"]))
     return where, draw(
         st.sampled_from(
-            ["git -C {w} {t}", "cd {w} && git {t}", "cd {w}; git --no-pager {t}", "git --no-pager -C {w} {t}"]
+            [
+                "git -C {w} {t}",
+                "cd {w} && git {t}",
+                "cd {w}; git --no-pager {t}",
+                "git --no-pager -C {w} {t}",
+                "git -c color.ui=never -C {w} {t}",
+                "git -C . -C {w} {t}",
+            ]
         )
     )
 
@@ -262,8 +271,8 @@ def test_deny_rule_holds_against_what_the_repository_makes_git_run(
     The configuration (``core.fsmonitor``, ``diff.external``, a textconv driver, a clean filter, an
     alias ``!cmd`` or one renaming a subcommand, ``core.editor``) or a hook (a link to the program, a
     script, in ``.git/hooks`` or a ``core.hooksPath`` directory) names the denied program, in a
-    repository the line reaches (``-C`` after other global options, ``cd DIR``, a bare ``cd`` to a
-    repository that is HOME), or a
+    repository the line reaches (``-C`` after other global options and their values, ``cd DIR``, a
+    bare ``cd``, ``cd ~`` or ``git -C ~`` to a repository that is HOME), or a
     global configuration does, which the line makes git read by setting HOME or GIT_CONFIG_GLOBAL any
     way bash can (an assignment, ``export``, ``declare``, a ``for`` loop, ``read``, ``printf -v``,
     ``mapfile``, an expansion ``${v=x}`` / ``${v:=x}`` in any word), exported under ``set -a``; the git
