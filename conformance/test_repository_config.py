@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -156,6 +157,8 @@ def global_config_settings(draw: st.DrawFn) -> str:
 _HOME = "~"
 """The placement where the mechanism is in a global configuration ``../cfg/.gitconfig`` the line makes git read."""
 _GLOBAL_MECHANISMS = ("fsmonitor", "alias", "alias-git", "editor")
+_IN_HOME = "$HOME"
+"""The placement where the repository is the HOME directory itself, which a bare ``cd`` reaches."""
 """The mechanisms that are configuration alone (no hook, attribute or submodule), which a global file can hold."""
 
 
@@ -164,14 +167,29 @@ def placements(draw: st.DrawFn) -> tuple[str, str]:
     """(where the repository is, relative to the working directory; how the git command reaches it).
 
     ``where`` is ``~`` for a repository in the working directory whose configuration moved to a
-    folder the line then makes git's HOME.
+    folder the line then makes git's HOME, ``$HOME`` for a repository that is HOME itself.
     """
-    where = draw(st.sampled_from(["", "sub", "a/b", _HOME]))
+    where = draw(st.sampled_from(["", "sub", "a/b", _HOME, _IN_HOME]))
     if where == _HOME:
         return where, draw(global_config_settings())
+    if where == _IN_HOME:
+        return where, draw(
+            st.sampled_from(["cd && git {t}", "cd; git --no-pager {t}", "cd ~ && git {t}", "git -C ~ {t}"])
+        )
     if not where:
         return "", draw(st.sampled_from(["git {t}", "git -c color.ui=never {t}", "git --no-pager {t}"]))
-    return where, draw(st.sampled_from(["git -C {w} {t}", "cd {w} && git {t}", "cd {w}; git --no-pager {t}"]))
+    return where, draw(
+        st.sampled_from(
+            [
+                "git -C {w} {t}",
+                "cd {w} && git {t}",
+                "cd {w}; git --no-pager {t}",
+                "git --no-pager -C {w} {t}",
+                "git -c color.ui=never -C {w} {t}",
+                "git -C . -C {w} {t}",
+            ]
+        )
+    )
 
 
 @st.composite
@@ -197,7 +215,10 @@ def _ran_unasked(
     harness: Any, line: str, rules: list[RuleSpec], mode: str, work: Path, env: dict[str, str]
 ) -> bool:
     """Whether the harness ran ``line`` unasked and real git, running it, ran the denied program (its marker is there)."""
-    run = run_calls(harness, [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode, cwd=work)
+    with mock.patch.dict(os.environ, {"HOME": env["HOME"]}):  # the harness's HOME is git's
+        run = run_calls(
+            harness, [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode, cwd=work
+        )
     if run.ran() == 0:
         return False
     subprocess.run(
@@ -222,7 +243,7 @@ def _build(mechanism: Mechanism, where: str) -> tuple[Path, Path, dict[str, str]
     work, bin_dir, home = root / "work", _denied_program(root), root / "home"
     for folder in (work, home):
         folder.mkdir(parents=True)
-    repository = work / where if where not in ("", _HOME) else work
+    repository = home if where == _IN_HOME else work / where if where not in ("", _HOME) else work
     repository.mkdir(parents=True, exist_ok=True)
     setup = mechanism.setup.replace("{bin}", str(bin_dir)).replace("{p}", _DENIED)
     script = f"git init -q . && echo a > f && git add f && git commit -q -m i && {setup}"
@@ -249,7 +270,9 @@ def test_deny_rule_holds_against_what_the_repository_makes_git_run(
 
     The configuration (``core.fsmonitor``, ``diff.external``, a textconv driver, a clean filter, an
     alias ``!cmd`` or one renaming a subcommand, ``core.editor``) or a hook (a link to the program, a
-    script, in ``.git/hooks`` or a ``core.hooksPath`` directory) names the denied program, or a
+    script, in ``.git/hooks`` or a ``core.hooksPath`` directory) names the denied program, in a
+    repository the line reaches (``-C`` after other global options and their values, ``cd DIR``, a
+    bare ``cd``, ``cd ~`` or ``git -C ~`` to a repository that is HOME), or a
     global configuration does, which the line makes git read by setting HOME or GIT_CONFIG_GLOBAL any
     way bash can (an assignment, ``export``, ``declare``, a ``for`` loop, ``read``, ``printf -v``,
     ``mapfile``, an expansion ``${v=x}`` / ``${v:=x}`` in any word), exported under ``set -a``; the git
@@ -297,25 +320,49 @@ def _assert_denied_program_never_ran(
     )
 
 
+# What an ordinary repository's configuration holds (a user, a remote, a branch, aliases renaming subcommands).
+_ORDINARY = (
+    "git config user.name x && git remote add origin https://example.com/r.git && "
+    "git config branch.main.remote origin && git config alias.co checkout && git config alias.last 'log -1 HEAD'"
+)
+
+
+@st.composite
+def ordinary_lines(draw: st.DrawFn) -> tuple[str, str]:
+    """(where an ordinary repository is; a line that reaches it with git, perhaps after an allowed part with a run-time word)."""
+    where, spelling = draw(placements().filter(lambda placed: placed[0] not in (_HOME, _IN_HOME)))
+    trigger = draw(
+        st.sampled_from(["status", "diff", "log --oneline -1", "add f", "commit -q --allow-empty -m x"])
+    )
+    before = draw(st.sampled_from(["", 'echo "$PWD" >/dev/null; ', "echo a && "]))
+    return where, before + spelling.replace("{w}", where).replace("{t}", trigger)
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-16", "MUST")
-@pytest.mark.parametrize(
-    "trigger", ["status", "diff", "log --oneline -1", "add f", "commit -q --allow-empty -m x"]
-)
-def test_an_ordinary_repository_keeps_git_allowed(new_harness: Callable[[], Any], trigger: str) -> None:
-    """PERM-16: a repository with an ordinary configuration (a user, a remote, a branch) keeps git allowed."""
-    mechanism = Mechanism(
-        "ordinary",
-        "git config user.name x && git remote add origin https://example.com/r.git && git config branch.main.remote origin",
-        trigger,
-    )
-    work, _root, _env = _build(mechanism, "")
-    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec("Bash(git:*)", "allow")]
-    run = run_calls(
-        new_harness(), [shell_tool()], [("Bash", {"command": f"git {trigger}"})], rules=rules, cwd=work
-    )
-    assert run.ran() == 1, f"git {trigger} in an ordinary repository was not allowed: {run.describe()}"
+@settings(max_examples=30, deadline=None)
+@given(drawn=ordinary_lines())
+def test_an_ordinary_repository_keeps_git_allowed(
+    new_harness: Callable[[], Any], drawn: tuple[str, str]
+) -> None:
+    """PERM-16: git in a repository with an ordinary configuration stays allowed by a rule for git.
+
+    The configuration holds a user, a remote, a branch and aliases renaming subcommands; the line
+    reaches the repository however it may (``-C``, ``cd``, git's global options), perhaps after an
+    allowed part with a word only known at run time. Nothing there runs a program.
+    """
+    where, line = drawn
+    work, _root, env = _build(Mechanism("ordinary", _ORDINARY, ""), where)
+    rules = [
+        RuleSpec(f"Bash({_DENIED}:*)", "deny"),
+        RuleSpec("Bash(git:*)", "allow"),
+        RuleSpec("Bash(cd:*)", "allow"),
+        RuleSpec("Bash(echo:*)", "allow"),
+    ]
+    with mock.patch.dict(os.environ, {"HOME": env["HOME"]}):
+        run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
+    assert run.ran() == 1, f"{line!r} in an ordinary repository was not allowed: {run.describe()}"
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ __all__ = ["ConfiguredCommand", "configuration_rewritten", "configured_commands"
 
 _MAX_HOOK_BYTES = 65536
 _GIT_MOVING_OPTIONS = ("-C", "--git-dir", "--work-tree")
+# git's global options whose value may be the next word (git.c): that word is no subcommand.
+_GIT_VALUE_OPTIONS = ("-c", "--config-env", "--namespace", "--super-prefix", "--attr-source")
 _MAX_INCLUDED_FILES = 32
 _MAX_INCLUDE_DEPTH = 10  # git's own limit
 
@@ -117,18 +119,20 @@ def git_directories(command: str, commands: Iterable[Sequence[str | None]], cwd:
             )
             if target is None or target.startswith(("-", "+")) or "CDPATH" in command:
                 return None  # the stack; or ``cd sub`` searching a $CDPATH the line sets
-            if target == "~" or target.startswith("~/"):
-                target = str(Path.home()) + target[1:]
-            elif target.startswith("~"):
-                return None  # ``~-``, ``~+``, ``~user``: $OLDPWD, $PWD (a loop may set them), another home
-            here |= {posixpath.normpath(posixpath.join(d, target)) for d in here}
+            if target.startswith(("~-", "~+")):
+                return None  # $OLDPWD, $PWD: a loop may set them
+            here |= {posixpath.normpath(posixpath.join(d, t)) for d in here for t in _tilde_forms(target)}
             if len(here) > 16:
                 return None
     places: set[str] = set()
     for git in gits:
         moved = sorted(here)
         words = list(git[1:])
+        skip = False
         for index, word in enumerate(words):
+            if skip:
+                skip = False  # an option's value, not the subcommand
+                continue
             if word is None:
                 return None  # a run-time word may be an option that moves git
             name, _, value = word.partition("=")
@@ -136,11 +140,21 @@ def git_directories(command: str, commands: Iterable[Sequence[str | None]], cwd:
                 target = value if value else (words[index + 1] if index + 1 < len(words) else None)
                 if target is None:
                     return None
-                moved = [posixpath.normpath(posixpath.join(d, target)) for d in moved]
+                moved = [
+                    posixpath.normpath(posixpath.join(d, t)) for d in moved for t in _tilde_forms(target)
+                ]
+                skip = not value
+            elif name in _GIT_VALUE_OPTIONS:
+                skip = not value
             elif not word.startswith("-"):
                 break  # the subcommand: its own options don't move git
         places.update(moved)
     return sorted(places)
+
+
+def _tilde_forms(word: str) -> set[str]:
+    """The directories a word may name: bash expands an unquoted leading ``~``, a quoted one is a name."""
+    return {word, os.path.expanduser(word)}
 
 
 _CACHE: dict[str, tuple[tuple[str, ...], tuple[object, ...], _Reading | None]] = {}
