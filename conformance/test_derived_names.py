@@ -10,6 +10,7 @@ their name-deriving options are mined from the installed manual pages
 
 from __future__ import annotations
 
+import posixpath
 import shutil
 import tarfile
 import zipfile
@@ -195,4 +196,112 @@ def test_a_protected_file_in_a_copied_tree_or_archive_is_never_written_unasked(
     assume(landed)
     assert run.ran() == 0, (
         f"{line!r} writes {landed[0]} (the filesystem says so), yet ran unasked: {run.describe()}"
+    )
+
+
+# Protected files two segments deep or more, none of whose segments is protected alone: a diff
+# naming only their last part writes them when it is applied from the directories above.
+_DEEP_TARGETS = (
+    ".ssh/config",
+    ".ssh/rc",
+    ".config/git/config",
+    ".config/fish/config.fish",
+    ".config/tmux/tmux.conf",
+    ".aws/config",
+    ".kube/config",
+    ".docker/config.json",
+    ".cargo/config.toml",
+)
+_GIT_GLOBALS = ("--no-pager", "-c core.quotepath=off", "--literal-pathspecs")
+
+
+@st.composite
+def diffs_applied_elsewhere(draw: st.DrawFn) -> tuple[str, dict[str, str], str]:
+    """(a line, the files it needs by path, the protected file its diff patches): composed.
+
+    The target's directories are split between those the line moves to (``git -C`` once or per
+    directory, ``patch -d``/``--directory=``), those ``git apply --directory=`` puts the diff's names
+    under, and the diff's own names, which lead with ``-pN``'s components to strip; the diff lies in
+    the directory moved to (named plainly) or above it (reached by ``..``).
+    """
+    target = draw(st.sampled_from(_DEEP_TARGETS), label="target")
+    parts = target.split("/")
+    cut = draw(st.integers(min_value=1, max_value=len(parts) - 1), label="named from")
+    directories, named = parts[:cut], parts[cut:]
+    program = draw(st.sampled_from(["git", "patch"]), label="program")
+    moved_to = draw(st.integers(min_value=0, max_value=len(directories)), label="moved through")
+    moved, rooted = directories[:moved_to], directories[moved_to:]
+    if program == "patch":  # patch has no root option: the other directories are the diff's names
+        named, rooted = [*rooted, *named], []
+    strip = draw(st.integers(min_value=1, max_value=3), label="strip")
+    name = "/".join([*(f"p{i}" for i in range(strip)), *named])
+    header = draw(st.sampled_from(["--- {n}\n+++ {n}\n", "diff --git {n} {n}\n--- {n}\n+++ {n}\n"]))
+    diff_text = header.format(n=name) + "@@ -0,0 +1 @@\n+x\n"
+    beside = not moved or draw(st.booleans(), label="diff beside the target")
+    diff = "x.diff" if beside else "../" * len(moved) + "x.diff"
+    files = {posixpath.join(*moved, diff) if beside else "x.diff": diff_text, target: ""}
+    if program == "git":
+        per_directory = draw(st.booleans(), label="one -C per directory")
+        movers = [f"-C {d}" for d in moved] if per_directory else [f"-C {'/'.join(moved)}"] * bool(moved)
+        words = ["git", *movers]
+        options = draw(st.lists(st.sampled_from(_GIT_GLOBALS), max_size=2, unique=True), label="globals")
+        for option in options:  # anywhere among the -C's, which keep their order
+            words.insert(draw(st.integers(min_value=1, max_value=len(words))), option)
+        words.append("apply")
+        if rooted:
+            words.append(f"--directory={'/'.join(rooted)}")
+        if strip != 1 or draw(st.booleans()):
+            words.append(f"-p{strip}")
+        words.append(diff)
+    else:
+        into = "/".join(moved)
+        spelled = draw(st.sampled_from(["-d {d}", "-d{d}", "--directory={d}"]), label="-d spelled")
+        words = ["patch", *([spelled.format(d=into)] if moved else [])]
+        words.append(draw(st.sampled_from(["-p{n}", "-p {n}", "--strip={n}"])).format(n=strip))
+        words.append(draw(st.sampled_from(["-i {f}", "--input={f}"])).format(f=diff))
+    return " ".join(words), files, target
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(applied=diffs_applied_elsewhere())
+@example(
+    applied=(
+        "patch -d .ssh -p1 -i x.diff",
+        {".ssh/x.diff": "--- a/config\n+++ b/config\n@@ -0,0 +1 @@\n+x\n", ".ssh/config": ""},
+        ".ssh/config",
+    )
+)
+@example(
+    applied=(
+        "git -C .config apply --directory=fish ../x.diff",
+        {
+            "x.diff": "--- a/config.fish\n+++ b/config.fish\n@@ -0,0 +1 @@\n+x\n",
+            ".config/fish/config.fish": "",
+        },
+        ".config/fish/config.fish",
+    )
+)
+def test_a_protected_file_a_diff_patches_from_another_directory_is_never_written_unasked(
+    new_harness: Callable[[], Any], applied: tuple[str, dict[str, str], str]
+) -> None:
+    """PERM-15: a diff applied from another directory (``patch -d``, ``git -C``, ``git apply --directory=``) that patches a protected file asks in bypassPermissions.
+
+    No word of the line is protected: the diff names the file's last part, the line the directories
+    above it. Composed by :func:`diffs_applied_elsewhere` and judged by the filesystem (a line that
+    does not change the protected file is discarded).
+    """
+    if shutil.which("bwrap") is None:
+        pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
+    line, files, target = applied
+    work, judged = fresh_dir(), fresh_dir()
+    for directory in (work, judged):
+        for path, text in files.items():
+            (directory / path).parent.mkdir(parents=True, exist_ok=True)
+            (directory / path).write_text(text, encoding="utf-8")
+    run = _run_in_bypass(new_harness(), line, work)
+    assume(target in ths.written_paths(line, judged))
+    assert run.ran() == 0, (
+        f"{line!r} patches {target} (the filesystem says so), yet ran unasked: {run.describe()}"
     )

@@ -455,7 +455,7 @@ _PATCH_OPTIONS = "p:i:o:r:d:D:F:bcelnuNREfstTZ"
 
 
 def _patch_files(args: Argv, stdin: str | None) -> list[Derived]:
-    """``patch [-pN] [-d DIR] [-i DIFF] [FILE [DIFF]]``: the files its diff names (backups by prefix unread)."""
+    """``patch [-pN] [-d DIR] [-i DIFF] [FILE [DIFF]]``: the files its diff names, DIFF and they under DIR (backups by prefix unread)."""
     line = _read(args, _grammar("patch", _PATCH_OPTIONS))
     if line is None:
         return [None]  # ``-z``, ``-B``, ``-Y``, ``-V`` name backups by rules of their own: unread
@@ -463,6 +463,8 @@ def _patch_files(args: Argv, stdin: str | None) -> list[Derived]:
     level = int(strip) if strip is not None and strip.isdigit() else None if strip is not None else 0
     directory = line.last("-d") or "."
     diff = line.last("-i") or (line.operands[1] if len(line.operands) > 1 else None)
+    if diff is not None:
+        diff = posixpath.join(directory, diff)  # patch moves to ``-d`` before it reads its input
     if diff is None and stdin is None:
         return [None]  # a diff on its standard input: not read
     # ``patch FILE``: the diff's changes go to FILE, a named word (the diff may name others: judged too).
