@@ -305,3 +305,66 @@ def test_a_protected_file_a_diff_patches_from_another_directory_is_never_written
     assert run.ran() == 0, (
         f"{line!r} patches {target} (the filesystem says so), yet ran unasked: {run.describe()}"
     )
+
+
+# Perl's switches that leave the names it writes alone, values attached or apart (``-I lib``).
+_PERL_SWITCHES = ("-w", "-l", "-0777", "-CSD", "-Ilib", "-I lib", "-Mstrict", "-M strict")
+
+
+@st.composite
+def perl_in_place_edits(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(a ``perl -i`` line, the file it edits in place, the protected backup it may write): composed.
+
+    The backup is the file + ``-i``'s suffix (any of :data:`_SPLIT_TARGETS`); the file may be in a
+    directory whose name starts with a dash (``-d/.bash``, a file only after the program or ``--``).
+    Other switches (:data:`_PERL_SWITCHES`) come before or after ``-i``, bundled with ``-p`` or not;
+    the program is ``-e`` code (attached or apart) or a script file; ``--`` may end the switches; the
+    file may follow another.
+    """
+    head, tail = draw(st.sampled_from(_SPLIT_TARGETS), label="target")
+    file = draw(st.sampled_from(["", "-d/", "--x/", "sub/"]), label="directory") + head
+    switches = draw(st.lists(st.sampled_from(_PERL_SWITCHES), max_size=3, unique=True), label="switches")
+    in_place = draw(st.sampled_from([[f"-pi{tail}"], ["-p", f"-i{tail}"], [f"-i{tail}", "-p"]]))
+    code = draw(st.sampled_from(["-e 's/a/b/'", "-e's/a/b/'", "-E 's/a/b/'", "fix.pl"]), label="program")
+    words = [*switches]
+    for word in in_place:
+        words.insert(draw(st.integers(min_value=0, max_value=len(words))), word)
+    if code.startswith("-"):
+        words.insert(draw(st.integers(min_value=0, max_value=len(words))), code)
+    if draw(st.booleans(), label="--"):
+        words.append("--")
+    if not code.startswith("-"):
+        words.append(code)
+    files = draw(st.permutations([file, "in.txt"])) if draw(st.booleans(), label="two files") else [file]
+    return " ".join(["perl", *words, *files]), file, file + tail
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(edit=perl_in_place_edits())
+@example(edit=("perl -pirc -e 's/a/b/' -- -d/.bash", "-d/.bash", "-d/.bashrc"))
+@example(edit=("perl -pirc -e 's/a/b/' in.txt -d/.bash", "-d/.bash", "-d/.bashrc"))
+@example(edit=("perl -Ilib -pirc -e 's/a/b/' .bash", ".bash", ".bashrc"))
+@example(edit=("perl -I lib -pirc -e 's/a/b/' .bash", ".bash", ".bashrc"))
+def test_a_protected_backup_of_a_perl_in_place_edit_is_never_written_unasked(
+    new_harness: Callable[[], Any], edit: tuple[str, str, str]
+) -> None:
+    """PERM-15: ``perl -i SUFFIX`` editing a file whose backup (file + suffix) is a protected file asks in bypassPermissions.
+
+    Composed by :func:`perl_in_place_edits`: the files are perl's arguments after its switches and
+    program, however the switches are spelled. Judged by the filesystem (a line that does not
+    write the protected backup is discarded).
+    """
+    if shutil.which("bwrap") is None or shutil.which("perl") is None:
+        pytest.skip("the filesystem judge needs bubblewrap and perl")
+    line, file, target = edit
+    work, judged = fresh_dir(), fresh_dir()
+    for directory in (work, judged):
+        ths.prepare_derived_work(directory, file)
+        (directory / "fix.pl").write_text("s/a/b/;\n", encoding="utf-8")
+    run = _run_in_bypass(new_harness(), line, work)
+    assume(target in ths.written_paths(line, judged))
+    assert run.ran() == 0, (
+        f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"
+    )

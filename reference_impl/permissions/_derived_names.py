@@ -367,6 +367,7 @@ def _perl_backups(args: Argv) -> list[Derived]:
     """``perl -i[EXT]``: its files are the operands after the program (``-e`` code, else the first operand)."""
     suffix: str | None = None
     coded = False
+    switches = True  # until the first operand or ``--``: later words are operands, dashed or not
     operands: list[str] = []
     words = list(args)
     index = 0
@@ -375,9 +376,10 @@ def _perl_backups(args: Argv) -> list[Derived]:
         index += 1
         if word is None:
             return [None] if suffix is not None else []
-        if operands or word == "--" or not word.startswith("-") or word == "-":
-            if word != "--" or operands:
+        if not switches or word == "--" or not word.startswith("-") or word == "-":
+            if not switches or word != "--":
                 operands.append(word)
+            switches = False
             continue
         for position, letter in enumerate(word[1:], start=1):
             rest = word[position + 1 :]
