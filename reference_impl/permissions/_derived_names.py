@@ -525,7 +525,10 @@ def derived_names(
         while index < len(args) and args[index] is not None and str(args[index]).startswith("-"):
             takes = args[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace")
             if args[index] == "-C" and index + 1 < len(args):
-                directory = posixpath.join(directory, args[index + 1] or "\0")
+                moved = args[index + 1]
+                if moved is None:
+                    return [None]  # a directory only known when the line runs
+                directory = posixpath.join(directory, moved)  # ``-C ""`` leaves it as it is (git(1))
             index += 2 if takes else 1
         if index >= len(args) or args[index] not in ("apply", "am"):
             return []
