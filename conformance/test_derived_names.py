@@ -60,7 +60,8 @@ def derived_protected_writes(draw: st.DrawFn) -> tuple[str, str, str]:
     spelled every way getopt reads it (``-S rc``, ``-Src``, ``--suffix rc``, ``--suffix=rc``, a
     long option's unambiguous prefix ``--suf=rc``, bundled after ``-b``: ``-bSrc``), or, for a
     backup, replaced by ``SIMPLE_BACKUP_SUFFIX`` (an assignment, ``export``, ``env``) with or
-    without ``VERSION_CONTROL``; the protected file any of :data:`_SPLIT_TARGETS`.
+    without ``VERSION_CONTROL``, and copying into the backed-up file's directory (``cp -b conf
+    .ssh``); the protected file any of :data:`_SPLIT_TARGETS`.
     """
     entry = draw(ths.derived_name_options(), label="writer")
     head, tail = draw(st.sampled_from(_SPLIT_TARGETS), label="target")
@@ -76,6 +77,10 @@ def derived_protected_writes(draw: st.DrawFn) -> tuple[str, str, str]:
             f"{entry.program} {draw(st.sampled_from(['-b', '--backup', '--backup=simple']))} in.txt {head}"
         )
         line = draw(st.sampled_from(_BACKUP_ENVIRONMENTS)).format(tail=tail, line=plain)
+    if backup and "/" in head and draw(st.booleans(), label="into its directory"):
+        # ``cp -b conf .ssh``: the destination is a directory, the file backed up the one in it
+        directory, name = head.rsplit("/", 1)
+        line = line.replace(f" in.txt {head}", f" {name} {directory}")
     return line, head, head + tail
 
 
@@ -97,6 +102,7 @@ def _run_in_bypass(harness: Any, line: str, work: Path) -> Any:
 @example(write=("mv -b -S rc in.txt .bash", ".bash", ".bashrc"))
 @example(write=("cp -bSrc in.txt .bash", ".bash", ".bashrc"))
 @example(write=("SIMPLE_BACKUP_SUFFIX=rc cp -b in.txt .bash", ".bash", ".bashrc"))
+@example(write=("cp -b -S ig conf .ssh", ".ssh/conf", ".ssh/config"))
 @example(write=("gzip -S rc .bash", ".bash", ".bashrc"))
 @example(write=("csplit -f .bash -b 'rc%.0d' in.txt 2", ".bash", ".bashrc"))
 def test_a_protected_file_written_under_a_derived_name_is_never_written_unasked(
@@ -114,6 +120,7 @@ def test_a_protected_file_written_under_a_derived_name_is_never_written_unasked(
     work, judged = fresh_dir(), fresh_dir()
     for directory in (work, judged):
         ths.prepare_derived_work(directory, head)
+        (directory / posixpath.basename(head)).touch(exist_ok=True)  # what ``cp -b conf .ssh`` copies
     run = _run_in_bypass(new_harness(), line, work)
     assume(target in ths.written_paths(line, judged))
     assert run.ran() == 0, (
