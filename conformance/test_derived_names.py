@@ -375,3 +375,40 @@ def test_a_protected_backup_of_a_perl_in_place_edit_is_never_written_unasked(
     assert run.ran() == 0, (
         f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"
     )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(
+    copier=st.sampled_from([c for c in _COPIERS if "{destination}" in c]),
+    target=st.sampled_from(_DEEP_TARGETS),
+    cut=st.integers(min_value=1, max_value=2),
+    source=st.sampled_from(["tpl", "tpl/", "tpl/.", "./tpl/."]),
+)
+@example(copier="unzip -q t.zip -d {destination}", target=".ssh/config", cut=1, source="tpl")
+@example(copier="tar xf t.tar -C {destination}", target=".ssh/config", cut=1, source="tpl")
+def test_a_member_copied_or_extracted_into_the_directory_that_protects_it_is_never_written_unasked(
+    new_harness: Callable[[], Any], copier: str, target: str, cut: int, source: str
+) -> None:
+    """PERM-15: a tree or archive whose member is protected only under the destination (``config`` extracted with ``-d .ssh``) asks in bypassPermissions.
+
+    The target (any of :data:`_DEEP_TARGETS`) is split into the destination the line names and the
+    member the tree or archive holds, so neither a word of the line nor a member is protected alone;
+    the filesystem judges (a line that does not write the target is discarded).
+    """
+    if shutil.which("bwrap") is None:
+        pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
+    parts = target.split("/")
+    cut = min(cut, len(parts) - 1)
+    destination, member = "/".join(parts[:cut]), "/".join(parts[cut:])
+    line = copier.format(source=source, destination=destination)
+    work, judged = fresh_dir(), fresh_dir()
+    for directory in (work, judged):
+        _fill(directory, member)
+        (directory / destination).mkdir(parents=True)
+    run = _run_in_bypass(new_harness(), line, work)
+    assume(target in ths.written_paths(line, judged))
+    assert run.ran() == 0, (
+        f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"
+    )
