@@ -75,6 +75,8 @@ ASKED = [
     ("patch -p1 -i evil.diff", ".envrc"),
     ("patch -p1 < evil.diff", ""),  # a diff on standard input is not read
     ("git apply evil.diff", ""),
+    ("git -C '' apply evil.diff", ".envrc"),  # ``-C ""`` leaves the directory as it is (git(1))
+    ("git -C dst apply ../evil.diff", "dst/.envrc"),
     ("tar xf bad.tar", ".bashrc"),
     ("tar -xf bad.tar -C dst", "dst/.bashrc"),
     ("rsync -a src/ .", ".bashrc" if shutil.which("rsync") else ""),
@@ -112,6 +114,8 @@ EVERYDAY = [
     "csplit lines 2",
     "patch -p1 -i ok.diff",
     "git apply ok.diff",
+    "git -C dst apply ../ok.diff",
+    "git -C '' apply ok.diff",
     "rsync -av plain/ dst",
     "basename --suffix=.txt in.txt",
     "script -q -c true session.log",

@@ -367,6 +367,7 @@ def _perl_backups(args: Argv) -> list[Derived]:
     """``perl -i[EXT]``: its files are the operands after the program (``-e`` code, else the first operand)."""
     suffix: str | None = None
     coded = False
+    switches = True  # until the first operand or ``--``: later words are operands, dashed or not
     operands: list[str] = []
     words = list(args)
     index = 0
@@ -375,9 +376,10 @@ def _perl_backups(args: Argv) -> list[Derived]:
         index += 1
         if word is None:
             return [None] if suffix is not None else []
-        if operands or word == "--" or not word.startswith("-") or word == "-":
-            if word != "--" or operands:
+        if not switches or word == "--" or not word.startswith("-") or word == "-":
+            if not switches or word != "--":
                 operands.append(word)
+            switches = False
             continue
         for position, letter in enumerate(word[1:], start=1):
             rest = word[position + 1 :]
@@ -455,7 +457,7 @@ _PATCH_OPTIONS = "p:i:o:r:d:D:F:bcelnuNREfstTZ"
 
 
 def _patch_files(args: Argv, stdin: str | None) -> list[Derived]:
-    """``patch [-pN] [-d DIR] [-i DIFF] [FILE [DIFF]]``: the files its diff names (backups by prefix unread)."""
+    """``patch [-pN] [-d DIR] [-i DIFF] [FILE [DIFF]]``: the files its diff names, DIFF and they under DIR (backups by prefix unread)."""
     line = _read(args, _grammar("patch", _PATCH_OPTIONS))
     if line is None:
         return [None]  # ``-z``, ``-B``, ``-Y``, ``-V`` name backups by rules of their own: unread
@@ -463,6 +465,8 @@ def _patch_files(args: Argv, stdin: str | None) -> list[Derived]:
     level = int(strip) if strip is not None and strip.isdigit() else None if strip is not None else 0
     directory = line.last("-d") or "."
     diff = line.last("-i") or (line.operands[1] if len(line.operands) > 1 else None)
+    if diff is not None:
+        diff = posixpath.join(directory, diff)  # patch moves to ``-d`` before it reads its input
     if diff is None and stdin is None:
         return [None]  # a diff on its standard input: not read
     # ``patch FILE``: the diff's changes go to FILE, a named word (the diff may name others: judged too).
@@ -521,7 +525,10 @@ def derived_names(
         while index < len(args) and args[index] is not None and str(args[index]).startswith("-"):
             takes = args[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace")
             if args[index] == "-C" and index + 1 < len(args):
-                directory = posixpath.join(directory, args[index + 1] or "\0")
+                moved = args[index + 1]
+                if moved is None:
+                    return [None]  # a directory only known when the line runs
+                directory = posixpath.join(directory, moved)  # ``-C ""`` leaves it as it is (git(1))
             index += 2 if takes else 1
         if index >= len(args) or args[index] not in ("apply", "am"):
             return []
