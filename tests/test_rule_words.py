@@ -83,3 +83,18 @@ def test_a_deny_rule_naming_no_program_bash_runs_is_refused(rule: str, why: str)
             _loaded(behavior, rule)
         assert rule in str(refused.value) or repr(rule) in str(refused.value)
         assert why in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "rule", [r"Bash(rm 'a\'*)", r"Bash(rm \\\\*)", r"Bash(rm x 'a\'* -f)", r"Bash(rm $'\x5c'*)"]
+)
+def test_a_deny_rule_with_a_backslash_before_its_wildcard_is_refused(rule: str) -> None:
+    r"""PERM-12, PERM-17: a literal backslash just before a ``*`` wildcard can't be spelled in a rule pattern.
+
+    The matcher reads ``\*`` as a literal star, so ``rm 'a\'*`` (``rm`` of any word starting ``a\``)
+    loaded as ``rm a\*`` would deny only ``rm 'a*'``: narrowed to nearly nothing. It is refused by name.
+    """
+    for behavior in ("deny", "ask"):
+        with pytest.raises(SettingsError) as refused:
+            _loaded(behavior, rule)
+        assert "backslash" in str(refused.value)

@@ -273,6 +273,11 @@ def _spelled(word: _Word, form: RuleForm) -> str:
     )
 
 
+def _backslash_before_wildcard(word: _Word) -> bool:
+    r"""Whether a literal backslash stands just before a ``*`` wildcard: the matcher reads ``\*`` as a literal star."""
+    return any(char == "\\" and wild for char, wild in zip(word.value, word.wildcard[1:], strict=False))
+
+
 def bash_read_shell_rule(content: str) -> str:
     r"""A deny or ask ``Bash`` rule's content with its words as bash reads them, or :class:`RuleWordsError`.
 
@@ -301,4 +306,8 @@ def bash_read_shell_rule(content: str) -> str:
         return read + ":*"
     if any("\\" in w.text and not w.expanded for w in words) and ("\\\\" in read or read.endswith("\\")):
         raise RuleWordsError(f"the words {read!r} hold a backslash a rule pattern can't spell")
+    if any(_backslash_before_wildcard(w) for w in words if not w.expanded):
+        raise RuleWordsError(
+            f"the words {read!r} hold a backslash before a '*' wildcard, which reads as a literal '*'"
+        )
     return read
