@@ -113,6 +113,7 @@ EVERYDAY = [
     "split -l 1000 lines part-",
     "csplit lines 2",
     "patch -p1 -i ok.diff",
+    "patch src/x.py ok.diff",
     "git apply ok.diff",
     "git -C dst apply ../ok.diff",
     "git -C '' apply ok.diff",
