@@ -179,6 +179,7 @@ def test_pairing_survives_command_hooks(
 @settings(max_examples=4, deadline=None)
 @given(kinds=batches(("ok", "raise", "timeout"), min_size=2, max_size=4).filter(lambda k: "timeout" in k))
 @example(kinds=["timeout", "ok", "timeout"])
+@example(kinds=["raise", "timeout"])  # a failure beside the hang, in every run (not only when drawn)
 def test_pairing_survives_timeouts(
     new_harness: Callable[[], Any], toolharness_capabilities: Capabilities, kinds: list[str]
 ) -> None:
