@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+import errno
+import json
 import os
+import platform
 import re
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from reference_impl import PermissionContext, SandboxedShell, parse_rule
 from reference_impl.sandbox import SandboxSettings, sandbox_problem
-from reference_impl.sandbox._exec_guard import ExecAttempt
-from reference_impl.sandbox._exec_loader import ARCHITECTURES, filter_program
+from reference_impl.sandbox._exec_guard import ExecAttempt, ExecGuard, exec_check_problem
+from reference_impl.sandbox._exec_loader import ARCHITECTURES, LOADER_SCRIPT, filter_program
 from reference_impl.sandbox._exec_rules import ExecJudge, build_id, exec_judge
 
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=sandbox_problem() or "")
@@ -323,3 +332,347 @@ def test_under_the_check_proc_is_read_only_and_descriptors_still_write(tmp_path:
     assert "Read-only file system" in checked
     assert "proc-writable" not in checked
     assert "proc-writable" in bare
+
+
+# --- The supervisor reads each exec call as the kernel does --------------------------------------
+
+needs_exec_check = pytest.mark.skipif(
+    exec_check_problem(sys.executable, LOADER_SCRIPT) is not None,
+    reason=exec_check_problem(sys.executable, LOADER_SCRIPT) or "",
+)
+
+_CALLER = r"""
+import ctypes, json, os, sys
+spec = json.loads(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+execve, execveat = spec["numbers"]
+statuses = []
+for call in spec["calls"]:
+    pid = os.fork()
+    if pid == 0:
+        words = [w.encode() for w in call["argv"]]
+        # An argv pointer into unmapped memory: the kernel would fail it (EFAULT), the supervisor can't read it.
+        argv = ctypes.c_void_p(16) if call["unreadable"] else (ctypes.c_char_p * (len(words) + 1))(*words, None)
+        envp = (ctypes.c_char_p * 1)(None)
+        if call["dir"] is None:
+            libc.syscall(execve, call["path"].encode(), argv, envp)
+        else:
+            dirfd = os.open(call["dir"], os.O_RDONLY)
+            libc.syscall(execveat, dirfd, call["path"].encode(), argv, envp, call["flags"])
+        os._exit(100 + ctypes.get_errno())
+    statuses.append(os.waitpid(pid, 0)[1])
+print(json.dumps(statuses))
+"""
+"""Makes each exec call in a child of its own and prints how each child ended."""
+
+_AT_EMPTY_PATH = 0x1000
+_SPELLINGS = (
+    "absolute",
+    "relative",
+    "detour",
+    "dirfd",
+    "empty path",
+    "empty path, no flag",
+    "unreadable argv",
+)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A program (a copy of ``true``) under ``dirs``, reached through ``links`` symlinks, and the calls made."""
+
+    dirs: tuple[str, ...]
+    links: int
+    absolute_link: bool
+    calls: tuple[tuple[str, tuple[str, ...], bool], ...]  # (spelling, argv words, refused)
+
+
+_DIR_NAME = st.text(alphabet="-+#,!~ab.", min_size=1, max_size=3).filter(lambda n: n not in (".", ".."))
+_WORD = st.text(alphabet="ab -", min_size=0, max_size=4)
+
+
+@st.composite
+def _plans(draw: st.DrawFn) -> _Plan:
+    calls = draw(
+        st.lists(
+            st.tuples(st.sampled_from(_SPELLINGS), st.lists(_WORD, max_size=3).map(tuple), st.booleans()),
+            min_size=1,
+            max_size=4,
+        )
+    )
+    return _Plan(
+        tuple(draw(st.lists(_DIR_NAME, min_size=1, max_size=3))),
+        draw(st.sampled_from([0, 1, 2, 39, 40, 41])),  # the kernel follows 40 symlinks in one lookup
+        draw(st.booleans()),
+        tuple(calls),
+    )
+
+
+def _identity(path: str | int) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
+def _prepare(
+    work: Path, plan: _Plan
+) -> tuple[list[dict[str, object]], list[tuple[int, tuple[int, int] | None]]]:
+    """The calls for the caller, and for each the errno the kernel gives it when allowed and the file it runs."""
+    program = work.joinpath(*plan.dirs, "prog")
+    program.parent.mkdir(parents=True)
+    shutil.copy("/bin/true", program)
+    named = os.path.join(*plan.dirs, "prog")
+    if plan.links:
+        (work / "chain").mkdir()
+        for index in range(plan.links):
+            last = index == plan.links - 1
+            target = (str(program) if plan.absolute_link else f"../{named}") if last else f"l{index + 1}"
+            (work / "chain" / f"l{index}").symlink_to(target)
+        named = "chain/l0"
+    looped = plan.links > 40
+    calls: list[dict[str, object]] = []
+    expected: list[tuple[int, tuple[int, int] | None]] = []
+    for spelling, words, refused in plan.calls:
+        argv = [*words, "refuse"] if refused else list(words)
+        call: dict[str, object] = {"path": named, "argv": argv, "dir": None, "flags": 0, "unreadable": False}
+        kernel = (errno.ELOOP, None) if looped else (0, _identity(program))
+        if spelling == "absolute":
+            call["path"] = str(work / named)
+        elif spelling == "detour":  # down every directory and back up, "." between
+            call["path"] = "/".join((*plan.dirs, ".", *[".."] * len(plan.dirs), ".", named))
+        elif spelling == "dirfd":
+            call.update(dir=plan.dirs[0], path=os.path.relpath(named, plan.dirs[0]))
+        elif spelling.startswith("empty path"):
+            flags = _AT_EMPTY_PATH if spelling == "empty path" else 0
+            call.update(dir=str(program), path="", flags=flags)
+            kernel = (0, _identity(program)) if flags else (errno.ENOENT, None)
+        elif spelling == "unreadable argv":
+            call["unreadable"] = True
+        calls.append(call)
+        expected.append((errno.EPERM, kernel[1]) if refused or call["unreadable"] else kernel)
+    return calls, expected
+
+
+@needs_exec_check
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=_plans())
+@example(plan=_Plan(("-x", "b"), 40, False, (("detour", ("p", "x"), False), ("relative", (), True))))
+@example(plan=_Plan(("a",), 0, True, (("dirfd", ("p",), True), ("empty path", ("p", "y"), False))))
+@example(
+    plan=_Plan(("a",), 41, True, (("empty path, no flag", ("p",), False), ("unreadable argv", (), False)))
+)
+def test_the_supervisor_judges_the_call_as_the_kernel_reads_it(plan: _Plan) -> None:
+    """The first check judges an exec call by its path and argv as given and the file the kernel would
+    run (through dirfds, ``..`` after names sorting before it, symlinks up to the kernel's 40, ``fexecve``);
+    a refused call fails with EPERM in the caller, which goes on (an argv it can't read is refused too),
+    and the supervisor ends by itself once the command's last process has, having spent CPU time it
+    can account for."""
+    seen: list[tuple[str, tuple[str, ...], tuple[int, int] | None]] = []
+
+    def judge(attempt: ExecAttempt) -> str | None:
+        seen.append((attempt.path, attempt.argv, None if attempt.fd is None else _identity(attempt.fd)))
+        return "refused by the test" if attempt.argv[-1:] == ("refuse",) else None
+
+    with tempfile.TemporaryDirectory(prefix="exec-guard-") as private:
+        work = Path(private, "work")
+        work.mkdir()
+        calls, expected = _prepare(work, plan)
+        guard = ExecGuard(judge)
+        guard.start(os.path.join(private, "exec.sock"))
+        started = time.process_time()
+        try:
+            spec = {"numbers": list(ARCHITECTURES[platform.machine()][2]), "calls": calls}
+            command = [sys.executable, "-I", "-S", "-c", _CALLER, json.dumps(spec)]
+            done = subprocess.run(
+                [sys.executable, "-I", "-S", LOADER_SCRIPT, os.path.join(private, "exec.sock"), *command],
+                cwd=work,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert guard._thread is not None
+            guard._thread.join(30)
+            assert not guard._thread.is_alive(), "the supervisor still serves a command that has ended"
+        finally:
+            guard.close()
+        spent = time.process_time() - started
+    assert done.returncode == 0, done.stderr
+    statuses = json.loads(done.stdout)
+    assert guard.cpu_seconds <= spent, (guard.cpu_seconds, spent)
+    at = 0
+    for call, (failure, identity), status in zip(calls, expected, statuses, strict=True):
+        assert os.WIFEXITED(status), f"{call}: the caller was killed ({status}), not refused its call"
+        assert os.WEXITSTATUS(status) == (100 + failure if failure else 0), (call, os.WEXITSTATUS(status))
+        if call["unreadable"]:
+            continue
+        argv = tuple(call["argv"])  # type: ignore[call-overload]
+        found = next((i for i in range(at, len(seen)) if seen[i][:2] == (call["path"], argv)), None)
+        assert found is not None, f"no exec of {call} was judged as given: {seen[at:]}"
+        assert seen[found][2] == identity, f"{call}: judged {seen[found][2]}, the kernel's file is {identity}"
+        at = found + 1
+    unreadable = [r for r in guard.refusals if not r.argv]
+    assert len(unreadable) == sum(1 for call in calls if call["unreadable"]), guard.refusals
+    assert all("could not read" in r.reason for r in unreadable), guard.refusals
+
+
+# --- The judge's reading of files ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Note:
+    name: bytes
+    kind: int
+    desc: bytes
+
+    def encoded(self) -> bytes:
+        """As the ELF gABI lays a note out: sizes and type, then name and descriptor, each padded to 4."""
+        name, desc = self.name + b"\0" * (-len(self.name) % 4), self.desc + b"\0" * (-len(self.desc) % 4)
+        return struct.pack("<III", len(self.name), len(self.desc), self.kind) + name + desc
+
+
+@dataclass(frozen=True)
+class _Elf:
+    """A 64-bit little-endian ELF file's program headers: loads (their size) and note segments (their notes,
+    then ``slack`` zero bytes the segment's size still covers)."""
+
+    ident: bytes
+    segments: tuple[int | tuple[tuple[_Note, ...], int], ...]
+
+    def encoded(self) -> bytes:
+        table_end = 64 + 56 * len(self.segments)
+        headers, data = b"", b""
+        for segment in self.segments:
+            if isinstance(segment, int):  # PT_LOAD
+                headers += struct.pack("<IIQQQQQQ", 1, 5, 0, 0, 0, segment, segment, 4096)
+                continue
+            notes, slack = segment
+            body = b"".join(note.encoded() for note in notes) + b"\0" * slack
+            headers += struct.pack("<IIQQQQQQ", 4, 4, table_end + len(data), 0, 0, len(body), len(body), 4)
+            data += body
+        header = (
+            b"\x7fELF\x02\x01\x01"
+            + b"\0" * 9
+            + struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 64, 0, 0, 64, 56, len(self.segments), 0, 0, 0)
+        )
+        return header + headers + data
+
+
+_OTHER_NOTES = st.builds(
+    _Note,
+    st.sampled_from([b"GNU\0", b"GNU", b"Go\0", b"stapsdt\0", b""]),
+    st.integers(0, 6),
+    st.binary(max_size=23),
+).filter(lambda note: (note.name, note.kind) != (b"GNU\0", 3))
+
+
+@st.composite
+def _elf_files(draw: st.DrawFn) -> _Elf:
+    """A GNU build ID note among other notes (of every name and descriptor length), in one of several note
+    segments, among loads, each note segment ending in 0-15 bytes of slack."""
+    ident = draw(st.binary(min_size=1, max_size=32))
+    notes = draw(
+        st.lists(st.tuples(st.lists(_OTHER_NOTES, max_size=3), st.integers(0, 15)), min_size=1, max_size=3)
+    )
+    where = draw(st.integers(0, len(notes) - 1))
+    others, slack = notes[where]
+    at = draw(st.integers(0, len(others)))
+    notes[where] = ([*others[:at], _Note(b"GNU\0", 3, ident), *others[at:]], slack)
+    segments: list[int | tuple[tuple[_Note, ...], int]] = [(tuple(n), s) for n, s in notes]
+    segments += draw(st.lists(st.integers(0, 1 << 20), max_size=2))
+    return _Elf(ident, tuple(draw(st.permutations(segments))))
+
+
+def _memory_file(content: bytes) -> int:
+    fd = os.memfd_create("elf", os.MFD_CLOEXEC)
+    os.write(fd, content)
+    return fd
+
+
+_ID = b"\x01" * 20
+_ABI_TAG = _Note(b"GNU\0", 1, b"\0" * 16)
+
+
+@settings(max_examples=60, deadline=None)
+@given(elf=_elf_files())
+@example(elf=_Elf(_ID, (((_Note(b"GNU\0", 3, _ID),), 0), 0)))  # the note's size, not the next entry's
+@example(
+    elf=_Elf(_ID, (((_ABI_TAG,), 11), ((_Note(b"GNU\0", 3, _ID),), 0)))
+)  # a first segment's 11 bytes of slack
+@example(elf=_Elf(_ID, (((_Note(b"stapsdt\0", 3, b"\7" * 5), _Note(b"GNU\0", 3, _ID)), 0),)))
+def test_a_build_id_is_the_one_the_elf_notes_carry(elf: _Elf) -> None:
+    """``build_id`` finds the GNU build ID note wherever the ELF layout puts it: after other notes of any
+    size (padded to 4 bytes), in a later note segment, whatever slack a segment ends with."""
+    fd = _memory_file(elf.encoded())
+    try:
+        assert build_id(fd) == elf.ident
+    finally:
+        os.close(fd)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    fields=st.tuples(
+        st.sampled_from([0, 8, 64, 1 << 40]),
+        st.sampled_from([0, 1, 8, 32, 55, 56, 57, 64, 65535]),
+        st.sampled_from([0, 1, 2, 64, 65535]),
+    ),
+    tail=st.binary(max_size=600),
+)
+def test_build_id_reads_any_file_without_raising(fields: tuple[int, int, int], tail: bytes) -> None:
+    """Any file, a malformed ELF header too (no program header table, entries of any size), gives a build ID
+    or None: the judge reads every file a command execs, and an exception there would end the supervisor."""
+    phoff, entsize, count = fields
+    header = (
+        b"\x7fELF\x02\x01\x01"
+        + b"\0" * 9
+        + struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, phoff, 0, 0, 64, entsize, count, 0, 0, 0)
+    )
+    fd = _memory_file(header + tail)
+    try:
+        found = build_id(fd)
+    finally:
+        os.close(fd)
+    assert found is None or (isinstance(found, bytes) and found)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    bodies=st.lists(st.text(alphabet="ab;$ ", min_size=1, max_size=30), min_size=2, max_size=2, unique=True)
+)
+def test_a_copy_of_a_denied_script_is_it_and_another_script_of_its_size_is_not(
+    opened: list[int], bodies: list[str]
+) -> None:
+    """A rule naming a script on ``PATH`` (no build ID to know it by) holds for a copy of it, known by its
+    bytes, and not for another script that is only as long as it (either way round)."""
+    size = max(len(body) for body in bodies) + 1
+    scripts = [f"#!/bin/sh\n: {body}\n".ljust(len("#!/bin/sh\n: ") + size + 1, "#") for body in bodies]
+    for denied, other in (scripts, scripts[::-1]):
+        with tempfile.TemporaryDirectory(prefix="exec-judge-") as private:
+            directory = Path(private)
+            for name, content in (("nuke", denied), ("copy", denied), ("other", other)):
+                (directory / name).write_text(content)
+                (directory / name).chmod(0o755)
+            judge = exec_judge([parse_rule("Bash(nuke:*)", "deny", "localSettings")], private)
+            copy = _attempt(opened, str(directory / "copy"), "./copy")
+            unlike = _attempt(opened, str(directory / "other"), "./other")
+            assert judge(copy) is not None, "a copy of the denied script was let run"
+            assert judge(unlike) is None, "a script as long as the denied one, with other bytes, was refused"
+
+
+def test_a_script_a_shell_is_given_that_is_not_there_is_judged_by_its_name(
+    tmp_path: Path, opened: list[int]
+) -> None:
+    """``sh missing/nuke``: a script that can't be opened is judged by its name alone (the shell will say
+    it is missing): refused under a rule naming it, let through under none."""
+    judge = _judge(("Bash(nuke:*)", "deny"))
+    sh = shutil.which("sh")
+    assert sh is not None
+    assert judge(_attempt(opened, sh, "sh", str(tmp_path / "missing" / "nuke"))) is not None
+    assert judge(_attempt(opened, sh, "sh", str(tmp_path / "missing" / "other"))) is None
+
+
+def test_a_rule_holds_whatever_string_spells_its_behavior(opened: list[int]) -> None:
+    """A rule's behavior read at run time (from JSON, not a literal in the code) is held as written."""
+    behavior = json.loads('"ask"')
+    judge = exec_judge([parse_rule("Bash(rm:*)", behavior, "localSettings")], os.environ["PATH"])
+    assert "nobody can be asked" in (judge(_attempt(opened, "/usr/bin/rm", "rm", "x")) or "")
