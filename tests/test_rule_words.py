@@ -10,6 +10,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reference_impl.permissions import SettingsError, load_settings
 
@@ -98,3 +100,43 @@ def test_a_deny_rule_with_a_backslash_before_its_wildcard_is_refused(rule: str) 
         with pytest.raises(SettingsError) as refused:
             _loaded(behavior, rule)
         assert "backslash" in str(refused.value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(words=st.lists(st.sampled_from(["a", "bb", "'c d'", '"$x"', "$'e'"]), max_size=120).map(" ".join))
+def test_a_rule_of_any_length_ending_in_a_backslash_loads_or_is_refused_by_name(words: str) -> None:
+    """PERM-12: a deny rule ending in a lone backslash (``Bash(echo a\\\\)``), however long, loads or is refused naming it."""
+    rule = f"Bash(echo {words} a\\\\)"
+    message = ""
+    try:
+        loaded = _loaded("deny", rule)
+    except SettingsError as refused:
+        message = str(refused)
+    else:
+        assert loaded.text == rule
+    assert not message or rule in message or repr(rule) in message, message
+
+
+@pytest.mark.xfail(strict=True, reason="the line reader splits a quoted piece and an escaped blank after it")
+@pytest.mark.parametrize("line", ["chmod 'a'\\ b", 'chmod "a"\\\tb', "chmod \\&\\\tb"])
+def test_a_quoted_piece_and_an_escaped_blank_after_it_are_one_word(line: str) -> None:
+    """PERM-16, PERM-17: bash reads ``'a'\\ b`` as the one word ``a b`` (found by the rule-words property)."""
+    from reference_impl.permissions._shell_forms import split_command
+
+    assert [part.argv for part in split_command(line).parts] == [
+        ("chmod", line[6:].replace("\\", "").replace("'", "").replace('"', ""))
+    ]
+
+
+@pytest.mark.xfail(strict=True, reason="the shell matcher strips a quoted blank ending the line")
+@pytest.mark.parametrize(
+    ("rule", "line"), [("Bash(rm '; ':*)", "rm '; '"), ("Bash(chmod $'b\\t')", "chmod b'\t'")]
+)
+def test_a_deny_rule_whose_last_word_ends_in_a_quoted_blank_denies_it(rule: str, line: str) -> None:
+    """PERM-17: bash passes ``rm '; '`` the word ``"; "``; the rule naming that word must match the line."""
+    from pathlib import Path
+
+    from reference_impl.permissions import rule_matches
+    from reference_impl.permissions._rule_liveness import _witness_tool
+
+    assert rule_matches(_loaded("deny", rule), _witness_tool("Bash", "shell"), {"v": line}, cwd=Path("/p"))

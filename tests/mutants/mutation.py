@@ -292,6 +292,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_rules.py": _RULE_TESTS,
     "reference_impl/permissions/_rule_matches.py": _RULE_TESTS,
     "reference_impl/permissions/_rule_liveness.py": ("tests/test_rule_liveness.py",),
+    "reference_impl/permissions/_rule_words.py": ("tests/test_rule_words.py",),
     "reference_impl/permissions/_settings.py": ("tests/test_settings.py",),
     "reference_impl/permissions/_source_keys.py": ("tests/test_source_keys.py",),
     "reference_impl/permissions/_repository_config.py": ("tests/test_repository_config.py",),
