@@ -19,7 +19,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_pool import (
@@ -73,6 +73,20 @@ def _copied(specs: list[ToolSpec]) -> list[ToolSpec]:
 @pytest.mark.requirement("SNAP-1", "MUST")
 @settings(max_examples=20, deadline=None)
 @given(pool=pools)
+# Two servers' tools of one name (a framework that names MCP tools by their own name alone clashes), in every run.
+@example(
+    pool=(
+        [builtin_spec("Slack", description="slack.", input_schema={"type": "object", "properties": {}})],
+        [
+            mcp_spec(
+                "slack", "slack", description="slack.", input_schema={"type": "object", "properties": {}}
+            ),
+            mcp_spec(
+                "send", "slack", description="slack.", input_schema={"type": "object", "properties": {}}
+            ),
+        ],
+    )
+)
 def test_same_definitions_same_bytes(
     new_harness: Callable[[], Any], pool: tuple[list[ToolSpec], list[ToolSpec]]
 ) -> None:
