@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from reference_impl import PermissionContext, SandboxedShell, parse_rule
+from reference_impl.permissions import rules_from_strings
 from reference_impl.sandbox import SandboxSettings, sandbox_problem
 from reference_impl.sandbox._exec_guard import ExecAttempt, ExecGuard, exec_check_problem
 from reference_impl.sandbox._exec_loader import ARCHITECTURES, LOADER_SCRIPT, filter_program
@@ -240,6 +241,7 @@ _WITHOUT_SECCOMP = """
 import asyncio, ctypes, platform, sys
 from pathlib import Path
 from reference_impl import PermissionContext, SandboxedShell, parse_rule
+from reference_impl.permissions import rules_from_strings
 from reference_impl.sandbox import SandboxSettings, ShellRunError
 from reference_impl.sandbox._exec_loader import ARCHITECTURES
 
@@ -676,3 +678,19 @@ def test_a_rule_holds_whatever_string_spells_its_behavior(opened: list[int]) -> 
     behavior = json.loads('"ask"')
     judge = exec_judge([parse_rule("Bash(rm:*)", behavior, "localSettings")], os.environ["PATH"])
     assert "nobody can be asked" in (judge(_attempt(opened, "/usr/bin/rm", "rm", "x")) or "")
+
+
+def test_a_copy_of_a_program_a_rule_names_by_its_path_is_it(tmp_path: Path, opened: list[int]) -> None:
+    """A deny rule naming a program by its path off ``PATH`` (``Bash(/opt/tool/bin/nuke:*)``, loaded as
+    ``nuke:*`` so that every spelling of ``nuke`` is denied) still knows that file: a copy of it, an ELF
+    program or a script, is refused under another name."""
+    for name, content in (("nuke", b"#!/bin/sh\necho nuked > M\n"), ("tool", Path("/bin/true").read_bytes())):
+        program = tmp_path / "opt" / "bin" / name
+        program.parent.mkdir(parents=True, exist_ok=True)
+        program.write_bytes(content)
+        program.chmod(0o755)
+        copy = tmp_path / f"copy-of-{name}"
+        shutil.copy(program, copy)
+        rules = rules_from_strings([f"Bash({program}:*)"], "deny", "localSettings")
+        judge = exec_judge(rules, os.environ["PATH"])
+        assert judge(_attempt(opened, str(copy), f"./copy-of-{name}")) is not None, name

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from reference_impl.permissions import (
     PermissionRule,
     ShellRuleIndex,
+    parse_rule,
     pattern_head,
     script_operand,
     shell_deny_match,
@@ -394,14 +395,16 @@ def exec_judge(rules: Iterable[PermissionRule], path_variable: str | None) -> Ex
     sizes: dict[tuple[int, int], tuple[int, str]] = {}
     for rule in (*deny, *ask):
         assert rule.content is not None
-        head = pattern_head(rule.content)
-        if head is None:
-            continue
-        for path in _program_files(head, search):
-            info = os.stat(path)
-            key = (info.st_dev, info.st_ino)
-            by_inode.setdefault(key, set()).add(posixpath.basename(head))
-            sizes[key] = (info.st_size, os.path.realpath(path))
+        # The loader keeps a rule written with a path as its program's name (``Bash(/opt/bin/nuke:*)``
+        # denies every spelling of ``nuke``); the path as written still names the file to know it by.
+        for head in dict.fromkeys((pattern_head(rule.content), _written_head(rule))):
+            if head is None:
+                continue
+            for path in _program_files(head, search):
+                info = os.stat(path)
+                key = (info.st_dev, info.st_ino)
+                by_inode.setdefault(key, set()).add(posixpath.basename(head))
+                sizes[key] = (info.st_size, os.path.realpath(path))
     programs = {key: _Program(frozenset(names), sizes[key][0]) for key, names in by_inode.items()}
     by_size: dict[int, list[tuple[str, frozenset[str]]]] = {}
     by_build_id: dict[bytes, set[str]] = {}
@@ -425,6 +428,15 @@ def exec_judge(rules: Iterable[PermissionRule], path_variable: str | None) -> Ex
         {key: frozenset(names) for key, names in by_build_id.items()},
         frozenset(loaders) if (deny or ask) else frozenset(),
     )
+
+
+def _written_head(rule: PermissionRule) -> str | None:
+    """The program a rule names as its text writes it (a path, before the loader reads it as a name)."""
+    try:
+        written = parse_rule(rule.text, rule.behavior, rule.source).content
+    except ValueError:  # a rule built in code, whose text is no rule (RuleSyntaxError is a ValueError)
+        return None
+    return None if written is None else pattern_head(written)
 
 
 def _build_id_of(path: str) -> bytes | None:
