@@ -103,7 +103,11 @@ def test_a_deny_rule_with_a_backslash_before_its_wildcard_is_refused(rule: str) 
 
 
 @settings(max_examples=40, deadline=None)
-@given(words=st.lists(st.sampled_from(["a", "bb", "'c d'", '"$x"', "$'e'"]), max_size=120).map(" ".join))
+@given(
+    words=st.lists(st.sampled_from(["a", "bb", "'c d'", '"$x"', "$'e'"]), min_size=60, max_size=120).map(
+        " ".join
+    )
+)
 def test_a_rule_of_any_length_ending_in_a_backslash_loads_or_is_refused_by_name(words: str) -> None:
     """PERM-12: a deny rule ending in a lone backslash (``Bash(echo a\\\\)``), however long, loads or is refused naming it."""
     rule = f"Bash(echo {words} a\\\\)"
