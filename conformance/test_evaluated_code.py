@@ -55,6 +55,19 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
 @example(
     attempt=ths.EvaluatedAttempt("ls", "rm", "BASH_CMDS=([ls]=/bin/rm); ls -rf x"), mode="bypassPermissions"
 )
+# Found by a red team (session 30): a positional or special parameter's substring offset, a declaration
+# behind a wrapper (the grammar reads it as a plain command), history expansion turned on by the line.
+@example(
+    attempt=ths.EvaluatedAttempt("echo", "rm", "for x in 'a[$(rm x)]'; do echo ${0:x}; done"),
+    mode="default",
+)
+@example(
+    attempt=ths.EvaluatedAttempt("declare", "rm", "builtin declare 'a[$(rm x)]=1'"), mode="bypassPermissions"
+)
+@example(
+    attempt=ths.EvaluatedAttempt("echo", "rm", "set -o history -H\necho '$(rm x)'\necho \"!!\""),
+    mode="bypassPermissions",
+)
 def test_deny_rule_catches_code_bash_evaluates(
     new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, attempt: ths.EvaluatedAttempt, mode: str
 ) -> None:

@@ -320,6 +320,26 @@ EVALUATES_CODE = (
     "PS4='$(rm x)' bash -xc true",
     "export PROMPT_COMMAND='rm x'",
     "BASH_CMDS=([ls]=/bin/rm); ls",
+    # Every parameter a substring expansion takes (session 30's red team: ``${0:x}``).
+    "echo ${0:x}",
+    "echo ${@:1:x}",
+    'echo "${10:x}"',
+    "echo ${$:x} ${?: x}",
+    # A declaration behind a wrapper is a plain command to the grammar.
+    "builtin declare 'a[$(rm x)]=1'",
+    "command -p typeset 'a[x]=1'",
+    "command -- local -n r",
+    # Options that change how bash reads the lines after them.
+    "set -o history -H",
+    "set -H",
+    "set -ek",
+    "set -P",
+    "set -o posix",
+    "set -eo keyword",
+    "shopt -s expand_aliases",
+    "shopt -u interactive_comments",
+    "shopt -s extglob",
+    'set "$flags"',
 )
 ORDINARY_BUILTINS = (
     'printf "%s\\n" "$x"',
@@ -340,6 +360,14 @@ ORDINARY_BUILTINS = (
     "local x=1",
     "unset FOO",
     "NODE_ENV=test npm test",
+    "echo ${@:-a} ${1:-b} ${0:-c} ${10:+d}",
+    "builtin declare x=1",
+    "set -euo pipefail",
+    "set -ex; set +x",
+    "set -- a b",
+    "set -o errexit -o nounset",
+    "shopt -s nullglob dotglob",
+    "shopt -q extglob",
 )
 
 

@@ -320,6 +320,9 @@ _EVALUATED: tuple[tuple[str, str], ...] = (
     ("echo", "x='a[$({cmd})]'; declare -i n=$x; echo"),
     ("bash", "BASH_ENV=<(echo '{cmd}') bash -c true"),
     ("bash", "PS4='$({cmd})' bash -xc true"),
+    # History expansion, once a line turns it on: ``!!`` brings back the earlier line's text unquoted.
+    ("echo", "set -o history -H\necho '$({cmd})'\necho \"!!\""),
+    ("echo", "set -H; set -o history\necho '`{cmd}`'\necho \"!-1\""),
     ("env", "env 'BASH_FUNC_ls%%=() {{ {cmd}; }}' bash -c ls"),
     # Data the line holds, run as a script: sourced input, callbacks, a file it writes and runs.
     ("source", "source <(echo '{cmd}')"),
@@ -381,12 +384,75 @@ def _quote_free_spellings(name: str) -> st.SearchStrategy[str]:
     return command_name_spellings(name).filter(lambda n: "'" not in n and "\n" not in n)
 
 
+# Composed: where bash evaluates a value as arithmetic (``@V@``: a name or parameter holding
+# ``a[$(cmd)]``), or takes a variable name (``@N@``: a subscripted name), x how the value got there,
+# x a wrapper before a builtin. ``@CMD@`` is the hidden command.
+_ARITHMETIC_CONTEXTS = (
+    ("echo", "echo $(( @V@ ))"),
+    ("echo", "echo $[@V@]"),
+    ("true", "(( @V@ )); true"),
+    ("echo", "echo ${b[@V@]}"),
+    ("echo", "echo ${#b[@V@]}"),
+    ("true", "[[ @V@ -@OP@ 0 ]]; true"),
+    ("true", "for (( i = @V@; 0; )); do :; done; true"),
+    ("let", "@W@let n=@V@"),
+    ("true", "b[@V@]=1; true"),
+    ("echo", "case 1 in $(( @V@ ))) ;; esac; echo"),
+    ("echo", "echo ${@P@:@V@}"),
+    ("echo", 'echo "${@P@:0:@V@}"'),
+)
+# Every kind of parameter a substring expansion takes: a variable, an element, positional, special.
+_SUBSTRING_PARAMETERS = ("y", "b[0]", "b[@]", "0", "1", "10", "@", "*", "$", "?", "-", "_")
+_NAME_CONTEXTS = (
+    ("printf", "@W@printf -v @N@ y"),
+    ("read", "@W@read @N@ <<< y"),
+    ("test", "@W@test -v @N@"),
+    ("[", "@W@[ -v @N@ ]"),
+    ("true", "[[ -v @N@ ]]; true"),
+    ("declare", "@W@declare @N@=1"),
+    ("typeset", "@W@typeset @N@=1"),
+    ("echo", "@W@declare -n r=@N@; echo $r"),
+)
+_BUILTIN_WRAPPERS = ("", "builtin ", "command ", "command -p ", "command -- ")
+# How a value reaches the name: (template with @BODY@, the name or parameter that holds it).
+_VALUE_SETTERS = (
+    ("x='a[$(@CMD@)]'; @BODY@", "x"),
+    ("for x in 'a[$(@CMD@)]'; do @BODY@; done", "x"),
+    ("read -r x <<< 'a[$(@CMD@)]'; @BODY@", "x"),
+    ("printf -v x %s 'a[$(@CMD@)]'; @BODY@", "x"),
+    ("set -- 'a[$(@CMD@)]'; @BODY@", "1"),
+)
+
+
+@st.composite
+def _composed_evaluation(draw: st.DrawFn) -> tuple[str, str]:
+    """(the visible program, a ``str.format`` template with ``{cmd}``) composed from the pieces above."""
+    setter, holder = draw(st.sampled_from(_VALUE_SETTERS))
+    if draw(st.booleans()):
+        visible, body = draw(st.sampled_from(_ARITHMETIC_CONTEXTS))
+        value = holder if holder != "1" else "$1"
+        if holder != "1" and draw(st.booleans()):
+            value = draw(st.sampled_from(["$x", "${x}"]))
+        body = body.replace("@V@", value)
+        body = body.replace("@OP@", draw(st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge"])))
+        body = body.replace("@P@", draw(st.sampled_from(_SUBSTRING_PARAMETERS)))
+        line = setter.replace("@BODY@", body)
+    else:
+        visible, body = draw(st.sampled_from(_NAME_CONTEXTS))
+        if draw(st.booleans()):
+            line = body.replace("@N@", "'a[$(@CMD@)]'")
+        else:
+            line = setter.replace("@BODY@", body.replace("@N@", '"$x"' if holder == "x" else '"$1"'))
+    line = line.replace("@W@", draw(st.sampled_from(_BUILTIN_WRAPPERS)))
+    return visible, line.replace("{", "{{").replace("}", "}}").replace("@CMD@", "{cmd}")
+
+
 @st.composite
 def _evaluated(draw: st.DrawFn, payloads: Sequence[str]) -> EvaluatedAttempt:
     payload = draw(st.sampled_from(payloads))
     name = draw(_quote_free_spellings(payload))
     args = draw(_EVALUATED_ARGS)
-    visible, template = draw(_EVALUATED_FORMS)
+    visible, template = draw(st.one_of(_EVALUATED_FORMS, _composed_evaluation()))
     command = template.format(cmd=name + args)
     prefix = draw(_EVALUATED_PREFIX)
     if prefix is not None:

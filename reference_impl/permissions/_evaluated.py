@@ -76,7 +76,9 @@ def _evaluates_values(arithmetic: str) -> bool:
     return _IDENTIFIER.search(arithmetic) is not None or "$" in arithmetic
 
 
-_SUBSTRING = re.compile(r"^\$\{#?[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?:[^-=?+]")
+# ``${NAME:offset:length}``: a variable, an array element, or a special or positional parameter
+# (``${0:x}``, ``${@:x}``, ``${10:1:x}``): bash evaluates offset and length as arithmetic.
+_SUBSTRING = re.compile(r"^\$\{#?([A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?|[0-9]+|[-@*#?$!]):[^-=?+]")
 _ARITHMETIC_TESTS = re.compile(r"\s-(v|R|eq|ne|lt|le|gt|ge)\s")
 _SUBSCRIPT_EVALUATION = ": bash evaluates names and arithmetic there, and an array subscript can run commands"
 
@@ -88,13 +90,20 @@ def hidden_code(
     words = [*assignments, *(w if w is not None else r for w, r in zip(argv, raw, strict=True))]
     if any(_CODE_VARIABLES.match(word) for word in words):
         return "a variable whose value bash runs as code is set"
-    names = list(argv)
-    while names and names[0] in ("builtin", "command"):
-        names.pop(0)
+    names = _unwrapped(argv)
     name = names[0] if names else None
+    args = names[1:]
+    if name in _DECLARATION_BUILTINS and len(names) < len(argv):
+        # ``builtin declare 'a[$(rm x)]=1'``: the grammar reads a declaration behind a wrapper as a
+        # plain command, so its names and values are not walked as a declaration's: any subscript,
+        # run-time word or attribute option may evaluate code.
+        if any(a is None or "[" in a or "$" in a or "`" in a or a.startswith(("-", "+")) for a in args):
+            return f"{name}{_SUBSCRIPT_EVALUATION}"
+        return None
+    if name in ("set", "shopt"):
+        return _reading_option(name, args)
     if name not in _NAME_BUILTINS:
         return None
-    args = names[1:]
     if name == "let":
         return (
             f"let{_SUBSCRIPT_EVALUATION}" if any(a is None or _IDENTIFIER.search(a) for a in args) else None
@@ -108,11 +117,76 @@ def hidden_code(
     return None
 
 
-def names_set_by(argv: Sequence[str | None]) -> list[str | None]:
-    """The variables a builtin sets (``read NAME``, ``printf -v NAME``, ``mapfile NAME``); none for other commands."""
+def _unwrapped(argv: Sequence[str | None]) -> list[str | None]:
+    """``argv`` without the ``builtin`` and ``command`` wrappers before it (and ``command``'s ``-p``, ``--``)."""
     names = list(argv)
     while names and names[0] in ("builtin", "command"):
-        names.pop(0)
+        wrapper = names.pop(0)
+        while names and (names[0] == "--" or (wrapper == "command" and names[0] == "-p")):
+            names.pop(0)
+    return names
+
+
+_DECLARATION_BUILTINS = frozenset({"declare", "typeset", "local", "export", "readonly", "unset"})
+
+# The options of ``set`` and ``shopt`` that leave how bash reads and runs the rest of the line as the
+# walk reads it. Anything else may change it, so it is unread: history expansion (``set -H`` with
+# ``set -o history``: ``!!`` brings back an earlier line's text unquoted), ``set -k`` (an assignment
+# anywhere among the words enters the environment), ``set -P`` (``cd`` through links), posix mode,
+# ``shopt -s expand_aliases``/``extglob``/``-u interactive_comments`` (the text parses otherwise).
+_SET_LETTERS = frozenset("abefhmnuvxBCET")
+_SET_NAMES = frozenset(
+    {
+        "allexport", "braceexpand", "errexit", "errtrace", "functrace", "hashall", "monitor",
+        "noclobber", "noexec", "noglob", "notify", "nounset", "pipefail", "verbose", "xtrace",
+    }
+)  # fmt: skip
+_SHOPT_NAMES = frozenset(
+    {"dotglob", "failglob", "globstar", "nocaseglob", "nocasematch", "nullglob", "inherit_errexit"}
+)
+
+
+def _reading_option(name: str, args: Sequence[str | None]) -> str | None:
+    """Why ``set args`` or ``shopt args`` may change how bash reads the rest of the line, or None."""
+    why = f"{name} sets an option that changes how bash reads or runs the lines after it"
+    if name == "shopt":
+        options = [a for a in args if a is None or a.startswith("-")]
+        named = [a for a in args if a is not None and not a.startswith("-")]
+        if any(a is None or a.strip("-") not in ("s", "u", "q", "p", "o") for a in options):
+            return why
+        if any(a == "-o" for a in options):
+            return None if all(n in _SET_NAMES for n in named) else why
+        changes = any(a in ("-s", "-u") for a in options)
+        return why if changes and any(n not in _SHOPT_NAMES for n in named) else None
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word is None:
+            return why
+        if word == "--" or word[:1] not in ("-", "+") or word in ("-", "+"):
+            return None  # the rest are positional parameters
+        if word in ("-o", "+o"):
+            value = args[i + 1] if i + 1 < len(args) else None
+            if value is not None and value not in _SET_NAMES and i + 1 < len(args):
+                return why
+            i += 2
+            continue
+        if any(letter not in _SET_LETTERS for letter in word[1:].replace("o", "")):
+            return why
+        if "o" in word[1:]:
+            # ``set -eo pipefail``: the option cluster's ``o`` takes the next word as a name.
+            value = args[i + 1] if i + 1 < len(args) else None
+            if value is None or value not in _SET_NAMES:
+                return why
+            i += 2
+            continue
+        i += 1
+    return None
+
+
+def names_set_by(argv: Sequence[str | None]) -> list[str | None]:
+    """The variables a builtin sets (``read NAME``, ``printf -v NAME``, ``mapfile NAME``); none for other commands."""
+    names = _unwrapped(argv)
     name = names[0] if names else None
     if name not in _NAME_BUILTINS or name in ("let", "test", "["):
         return []
