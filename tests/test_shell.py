@@ -325,6 +325,14 @@ EVALUATES_CODE = (
     "echo ${@:1:x}",
     'echo "${10:x}"',
     "echo ${$:x} ${?: x}",
+    # A name option inside a cluster, or with its value attached.
+    "sleep 0 & wait -np 'a[$(rm x)]'",
+    "read -ra 'a[x]' <<< y",
+    "printf -v'a[x]' y",
+    'printf -v"$x" y',
+    'printf "$format" y',
+    # ``pid='-pa[$(rm x)]'``: a run-time word where an option may come may be one.
+    "wait $pid",
     # A declaration behind a wrapper is a plain command to the grammar.
     "builtin declare 'a[$(rm x)]=1'",
     "command -p typeset 'a[x]=1'",
@@ -344,7 +352,8 @@ EVALUATES_CODE = (
 ORDINARY_BUILTINS = (
     'printf "%s\\n" "$x"',
     "printf -v y %s x",
-    "wait $pid",
+    "wait 123 %1",
+    'sleep 1 & wait $! "${!}" $$ $?',
     "read -r line",
     'read -p "Name: " n',
     "mapfile -t lines < f",

@@ -406,6 +406,9 @@ _SUBSTRING_PARAMETERS = ("y", "b[0]", "b[@]", "0", "1", "10", "@", "*", "$", "?"
 _NAME_CONTEXTS = (
     ("printf", "@W@printf -v @N@ y"),
     ("read", "@W@read @N@ <<< y"),
+    ("read", "@W@read -ra @N@ <<< y"),
+    ("printf", "@W@printf -v@N@ y"),
+    ("wait", "sleep 0 & @W@wait -np @N@"),
     ("test", "@W@test -v @N@"),
     ("[", "@W@[ -v @N@ ]"),
     ("true", "[[ -v @N@ ]]; true"),

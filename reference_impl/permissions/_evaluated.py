@@ -90,7 +90,12 @@ def hidden_code(
     words = [*assignments, *(w if w is not None else r for w, r in zip(argv, raw, strict=True))]
     if any(_CODE_VARIABLES.match(word) for word in words):
         return "a variable whose value bash runs as code is set"
-    names = _unwrapped(argv)
+    # ``$!``, ``$$``, ``$?``, ``$#`` are numbers whatever the line did: never an option or a name.
+    numeric = [
+        w if w is not None or not _NUMERIC_PARAMETER.fullmatch(r) else "0"
+        for w, r in zip(argv, raw, strict=True)
+    ]
+    names = _unwrapped(numeric)
     name = names[0] if names else None
     args = names[1:]
     if name in _DECLARATION_BUILTINS and len(names) < len(argv):
@@ -115,6 +120,9 @@ def hidden_code(
         # ``printf -v PROMPT_COMMAND %s 'rm x'``, ``read PS4``: a code variable set by an argument.
         return f"{name} sets a variable whose value bash runs as code"
     return None
+
+
+_NUMERIC_PARAMETER = re.compile(r'"?\$(\{[!$?#]\}|[!$?#])"?')
 
 
 def _unwrapped(argv: Sequence[str | None]) -> list[str | None]:
@@ -214,6 +222,12 @@ def _variable_names(name: str, args: Sequence[str | None]) -> list[str | None]:
     i = 0
     while i < len(args):
         word = args[i]
+        if word is None and naming and not operands and name not in ("test", "["):
+            # A word only known at run time where options may still come (``printf -v"$x"``,
+            # ``printf "$f" y``): it may be the naming option with its value attached.
+            found.append(None)
+            i += 1
+            continue
         if word is None or not word.startswith("-") or word == "-" or name in ("test", "["):
             if name in ("test", "[") and word is not None and len(word) == 2 and word[1:] in naming:
                 found.append(args[i + 1] if i + 1 < len(args) else "")
@@ -225,14 +239,17 @@ def _variable_names(name: str, args: Sequence[str | None]) -> list[str | None]:
         if word == "--":
             operands.extend(args[i + 1 :])
             break
-        letter = word[1:2]
-        if letter in naming:
-            found.append(word[2:] if len(word) > 2 else (args[i + 1] if i + 1 < len(args) else ""))
-            i += 1 if len(word) > 2 else 2
-        elif letter in valued:
-            i += 1 if len(word) > 2 else 2
-        else:
-            i += 1
+        # An option cluster as bash's getopt reads it (``wait -np NAME``, ``read -ra NAME``): letters
+        # until one that takes a value, which is the rest of the word or else the next word.
+        step = 1
+        for at, letter in enumerate(word[1:], start=2):
+            if letter in naming or letter in valued:
+                value = word[at:] if len(word) > at else (args[i + 1] if i + 1 < len(args) else "")
+                if letter in naming:
+                    found.append(value)
+                step = 1 if len(word) > at else 2
+                break
+        i += step
     if name in ("read", "mapfile", "readarray"):
         found.extend(operands)  # every operand is a variable name
     elif name == "getopts":
@@ -320,7 +337,8 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
         why: str | None = None
         if kind in ("expansion", "subscript", "arithmetic_expansion", "c_style_for_statement"):
             text = walk.text(node)
-            if kind == "expansion" and (text.startswith("${!") or "@P" in text):
+            # ``${!}`` is ``$!``, the last background job's process id; ``${!x}`` is indirection.
+            if kind == "expansion" and ((text.startswith("${!") and text != "${!}") or "@P" in text):
                 why = "an indirect or prompt expansion (${!x}, ${x@P}) can run commands"
             elif kind == "c_style_for_statement":
                 header = text.split(")", 1)[0]
