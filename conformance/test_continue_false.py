@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 from conformance._loop_runs import echo_tool, hook, run_loop, text, tool_use, user_content
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import HookSpec
+from pytest_toolharness.specs import HookSpec, StopReasonGiven
 
+# ``{"continue": false}`` stops with or without a reason: one, an empty one, or none.
+STOP_REASONS: tuple[StopReasonGiven, ...] = ("text", "text", "empty", "absent")
 # "allow" (PreToolUse) and "block" (PostToolUse) let the call run, so a stop may go beside a decision.
 SIGNAL_OUTCOMES = ("stop", "system_message", "context", "none", "allow", "block", *ths.BROKEN_OUTCOMES)
 
@@ -48,7 +50,12 @@ def stopping_turns(draw: st.DrawFn) -> tuple[int, str, list[HookSpec]]:
             event=event, outcomes=SIGNAL_OUTCOMES, tool_name="Echo", also=ths.ALSO_BY_EVENT[event]
         )
     )
-    return calls, event, with_a_stop(draw, stack)
+    given = draw(st.sampled_from(STOP_REASONS))
+    stops = [
+        dataclasses.replace(h, stop_reason_given=given) if h.says("stop") else h
+        for h in with_a_stop(draw, stack)
+    ]
+    return calls, event, stops
 
 
 def _stop(event: str, i: int, **fields: Any) -> HookSpec:
@@ -65,6 +72,8 @@ def _sys(event: str, i: int, **fields: Any) -> HookSpec:
 @settings(max_examples=12, deadline=None)
 @given(case=stopping_turns())
 @example(case=(2, "PreToolUse", [_stop("PreToolUse", 0, as_command=True), _sys("PreToolUse", 1)]))
+@example(case=(1, "PostToolUse", [_stop("PostToolUse", 0, stop_reason_given="absent", as_command=True)]))
+@example(case=(2, "PreToolUse", [_sys("PreToolUse", 0), _stop("PreToolUse", 1, stop_reason_given="empty")]))
 @example(case=(2, "PostToolUse", [_sys("PostToolUse", 0), _stop("PostToolUse", 1), _stop("PostToolUse", 2)]))
 @example(case=(1, "PreToolUse", [_sys("PreToolUse", 0), _stop("PreToolUse", 1), _sys("PreToolUse", 2)]))
 @example(
@@ -103,14 +112,16 @@ def test_continue_false_stops_after_the_turn_and_only_the_user_sees_why(
     every hook's ``systemMessage`` reach the user, never the model.
     """
     calls, event, hooks = case
-    reason = next(h.stop_text for h in hooks if h.says("stop"))
+    stopping = next(h for h in hooks if h.says("stop"))
+    reason = stopping.stop_text if stopping.stop_reason_given == "text" else None
     messages = [h.system_message_text for h in hooks if h.says("system_message")]
     turn = [text("calling"), *(tool_use(n) for n in range(1, calls + 1))]
     loop = run_loop(new_harness(), ["first", "second"], [turn, [text("second answer")]], hooks)
     first, second = loop.run.prompts
     where = f"{event} hooks {[(h.outcome, *h.also) for h in hooks]}: {loop.describe()}"
     assert first.stop_reason == "hook_stopped", where
-    assert reason in first.user_messages, f"the stopReason {reason!r} was not shown: {where}"
+    if reason is not None:
+        assert reason in first.user_messages, f"the stopReason {reason!r} was not shown: {where}"
     for message in messages:
         assert message in first.user_messages, f"systemMessage {message!r} not shown: {where}"
     assert len(loop.run.requests) == 2, f"a request followed continue: false: {where}"
@@ -125,7 +136,7 @@ def test_continue_false_stops_after_the_turn_and_only_the_user_sees_why(
         assert not block.get("is_error"), f"a call of the stopped turn failed: {block}; {where}"
         assert "echoed" in json.dumps(block.get("content")), f"not the tool's own output: {block}; {where}"
     seen = loop.model_saw()
-    for secret in (reason, *messages):
+    for secret in ([reason] if reason is not None else []) + messages:
         assert secret not in seen, f"{secret!r} is for the user but reached the model: {where}"
     assert second.stop_reason == "end_turn"
 
@@ -174,7 +185,9 @@ def test_post_tool_use_continue_false_from_a_command_hook_stops_the_loop_with_ev
 def lifecycle_stops(draw: st.DrawFn) -> tuple[str, list[HookSpec]]:
     """(UserPromptSubmit or Stop, a stack of 2-3 of its hooks with at least one ``continue: false``)."""
     event = draw(st.sampled_from(["UserPromptSubmit", "Stop"]))
-    return event, with_a_stop(draw, draw(ths.hook_stacks(event=event)))
+    given = draw(st.sampled_from(STOP_REASONS))
+    stack = with_a_stop(draw, draw(ths.hook_stacks(event=event)))
+    return event, [dataclasses.replace(h, stop_reason_given=given) if h.says("stop") else h for h in stack]
 
 
 @requires("agent_loop")
@@ -188,6 +201,9 @@ def lifecycle_stops(draw: st.DrawFn) -> tuple[str, list[HookSpec]]:
     )
 )
 @example(case=("Stop", [hook("Stop", "block_once", reason="R0KEEPON"), _stop("Stop", 1, as_command=True)]))
+@example(
+    case=("UserPromptSubmit", [_stop("UserPromptSubmit", 0, stop_reason_given="absent", as_command=True)])
+)
 def test_continue_false_from_a_lifecycle_hook_stops_too(
     new_harness: Callable[[], Any], case: tuple[str, list[HookSpec]]
 ) -> None:
@@ -199,12 +215,13 @@ def test_continue_false_from_a_lifecycle_hook_stops_too(
     hook's stopReason is shown, never sent; each hook of the stack ran (its log shows the event).
     """
     event, hooks = case
-    reason = next(h.reason for h in hooks if h.outcome == "stop")
+    stopping = next(h for h in hooks if h.outcome == "stop")
+    reason = stopping.reason if stopping.stop_reason_given == "text" else None
     loop = run_loop(new_harness(), ["hello"], [[text("answer")], [text("more")]], hooks)
     (only,) = loop.run.prompts
-    where = f"{event} hooks {[h.outcome for h in hooks]}: {loop.describe()}"
+    where = f"{event} hooks {[h.outcome for h in hooks]} (stopReason {stopping.stop_reason_given}): {loop.describe()}"
     assert only.stop_reason == "hook_stopped", where
-    assert reason in only.user_messages, where
+    assert reason is None or reason in only.user_messages, where
     assert len(loop.run.requests) == (0 if event == "UserPromptSubmit" else 1), where
     assert len(loop.inputs_of(event)) == len(hooks), f"not every {event} hook ran once: {where}"
-    assert reason not in loop.model_saw()
+    assert reason is None or reason not in loop.model_saw()

@@ -6,7 +6,13 @@ and the wire code serves them; nothing here imports anything of the plugin above
 
 from __future__ import annotations
 
-from pytest_toolharness.specs._hooks import HOOK_ALSO_FIELDS, HookAlso, HookOutcomeKind, HookSpec
+from pytest_toolharness.specs._hooks import (
+    HOOK_ALSO_FIELDS,
+    HookAlso,
+    HookOutcomeKind,
+    HookSpec,
+    StopReasonGiven,
+)
 from pytest_toolharness.specs._permissions import HostAnswer, HostSpec, RuleSpec, SettingsSpec
 from pytest_toolharness.specs._recorder import CallEvent, CallRecorder
 from pytest_toolharness.specs._sandbox import SETTINGS_FILE, SandboxOutcome, SandboxRun
@@ -93,6 +99,7 @@ __all__ = [
     "SettingSource",
     "SettingsSpec",
     "StateChange",
+    "StopReasonGiven",
     "ToolBehavior",
     "ToolSpec",
     "WireRequest",

@@ -38,6 +38,8 @@ HookOutcomeKind: TypeAlias = Literal[
 ]
 
 HookAlso: TypeAlias = Literal["context", "system_message", "stop", "suppress_output"]
+StopReasonGiven: TypeAlias = Literal["text", "empty", "absent"]
+"""How a ``continue: false`` answer gives its ``stopReason``: a text, ``""``, or not at all."""
 """An output field a hook's JSON answer can carry beside its outcome's own (:attr:`HookSpec.also`)."""
 
 HOOK_ALSO_FIELDS: tuple[HookAlso, ...] = get_args(HookAlso)
@@ -96,7 +98,8 @@ class HookSpec:
         ``also`` adds further output fields to the same JSON answer (one hook saying several things at
         once): ``context`` (``additionalContext`` = ``context``), ``system_message`` (``systemMessage`` =
         ``system_message`` or ``context``), ``stop`` (``continue: false``, ``stopReason`` = ``stop_reason``
-        or ``reason``), ``suppress_output`` (``suppressOutput: true``). Only outcomes answered in JSON
+        or ``reason``; with ``stop_reason_given`` ``"empty"`` it is ``""``, with ``"absent"`` the key is left
+        out: ``{"continue": false}`` alone still stops), ``suppress_output`` (``suppressOutput: true``). Only outcomes answered in JSON
         take them (not exit codes, garbage, crashes or hangs); ``PermissionRequest`` takes none but
         ``system_message``, ``stop`` and ``suppress_output``.
     """
@@ -128,6 +131,7 @@ class HookSpec:
     also: tuple[HookAlso, ...] = ()
     exit_code: int = 1
     stop_reason: str | None = None
+    stop_reason_given: StopReasonGiven = "text"
     system_message: str | None = None
     stdout_outcome: HookOutcomeKind | None = None
     headers: tuple[tuple[str, str], ...] = ()
@@ -221,11 +225,16 @@ class HookSpec:
             elif extra == "system_message":
                 output["systemMessage"] = self.system_message_text
             elif extra == "stop":
-                output["continue"] = False
-                output["stopReason"] = self.stop_text
+                output.update(self._stop_json())
             else:
                 output["suppressOutput"] = True
         return output
+
+    def _stop_json(self) -> dict[str, Any]:
+        """``continue: false`` and the ``stopReason`` as :attr:`stop_reason_given` says."""
+        if self.stop_reason_given == "absent":
+            return {"continue": False}
+        return {"continue": False, "stopReason": self.stop_text if self.stop_reason_given == "text" else ""}
 
     def _outcome_json(self) -> dict[str, Any] | None:
         if self.event == "PermissionRequest":
@@ -256,7 +265,7 @@ class HookSpec:
         if self.outcome in ("block", "block_once"):
             return {"decision": "block", "reason": self.reason}
         if self.outcome == "stop":
-            return {"continue": False, "stopReason": self.reason}
+            return self._stop_json()
         if self.outcome == "system_message":
             return {"systemMessage": self.context}
         if self.outcome == "update_output":
