@@ -34,6 +34,7 @@ __all__ = [
     "npm_command",
     "npm_hooks",
     "pip_builds_local_project",
+    "pip_command",
     "runs_unread_project_code",
 ]
 
@@ -121,7 +122,8 @@ _PIP_VALUES = frozenset(
      "--python-version", "--platform", "--implementation", "--abi", "--no-binary", "--only-binary",
      "-d", "--dest", "-w", "--wheel-dir", "--progress-bar", "--root-user-action", "--report",
      "--log", "--cache-dir", "--proxy", "--timeout", "--retries", "--exists-action", "--trusted-host",
-     "--cert", "--client-cert", "--python", "--config-settings", "-C", "--global-option", "--build-option"}
+     "--cert", "--client-cert", "--python", "--config-settings", "-C", "--global-option", "--build-option",
+     "--use-feature", "--use-deprecated", "--keyring-provider"}
 )  # fmt: skip
 _ARCHIVE = re.compile(r"\.(?:zip|tar|tar\.gz|tgz|tar\.bz2|tbz|tar\.xz|txz|tar\.lz|whl)$")
 
@@ -131,6 +133,15 @@ def _local(requirement: str, cwd: str) -> bool:
     if requirement.startswith(("file:", ".", "/", "~")) or "/" in requirement or _ARCHIVE.search(requirement):
         return not requirement.endswith(".whl")  # a built wheel runs no build code
     return os.path.isdir(posixpath.join(cwd, requirement))  # pip may take a bare directory name too
+
+
+def pip_command(words: Sequence[str]) -> str | None:
+    """The subcommand in pip's own ``words``: their first operand, past the values of pip's options.
+
+    ``pip --cache-dir c install .`` installs: ``c`` is ``--cache-dir``'s value, not the command.
+    """
+    operands = _operands(words, _PIP_VALUES)
+    return operands[0] if operands else None
 
 
 def pip_builds_local_project(command: str, words: Sequence[str], cwd: str, depth: int = 0) -> str | None:
