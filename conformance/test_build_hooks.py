@@ -313,3 +313,61 @@ def _judge(new_harness: Callable[[], Any], data: st.DataObject, mode: str, build
         f"{line!r} under {allow} ran unasked ({mode}); for real it runs {_DENIED} through {build.how}\n"
         f"files (their ends): {json.dumps(shown, indent=1)}"
     )
+
+
+def _padding(data: st.DataObject) -> str:
+    """Comment lines before the line that matters, past the first 256 KiB of the file."""
+    line = data.draw(
+        st.sampled_from(["# pinned for the release\n", "#\n", "# ünïcödé note\n", "\n"]), label="filler"
+    )
+    size = data.draw(st.integers(262_145, 600_000), label="characters before the line")
+    return line * (size // len(line) + 1)
+
+
+def _long_file(data: st.DataObject, tool: str) -> Build:
+    """A requirements file or a cargo configuration whose line naming the build comes after a long preamble."""
+    padding = _padding(data)
+    if tool == "pip":
+        project, hook = _pip_project(data)
+        name = data.draw(st.sampled_from(["requirements.txt", "reqs/dev.txt"]), label="requirements file")
+        requirement = data.draw(st.sampled_from(["{abs}", "-e {abs}", "file://{abs}"]), label="requirement")
+        files: dict[str, str | bytes] = {**project, name: f"{padding}{requirement}\n"}
+        spelled = data.draw(st.sampled_from([f"-r {name}", f"--requirement={name}"]), label="-r spelled")
+        line = f"pip install --target t --no-build-isolation --no-deps --no-index {spelled}"
+        return Build("pip", files, line, f"{hook}, named by {name} after {len(padding)} characters")
+    key = data.draw(st.sampled_from(["rustc", "rustc-wrapper"]), label="build key")
+    at = data.draw(st.sampled_from(["", "proj/"]), label="configuration beside")
+    files = {
+        "proj/Cargo.toml": _CARGO_TOML.format(name="x"),
+        "proj/src/main.rs": "fn main() {}\n",
+        f"{at}.cargo/config.toml": f'{padding}[build]\n{key} = "{_DENIED}"\n',
+    }
+    command = data.draw(
+        st.sampled_from(["metadata --format-version 1", "tree", "clean"]), label="cargo command"
+    )
+    return Build(
+        "cargo",
+        files,
+        f"cd proj && cargo {command} --offline",
+        f"build.{key} after {len(padding)} characters",
+    )
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@pytest.mark.parametrize("tool", ["cargo", "pip"])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_against_a_build_file_longer_than_the_engine_reads(
+    new_harness: Callable[[], Any], data: st.DataObject, tool: str, mode: str
+) -> None:
+    """PERM-17: a requirements file or cargo configuration longer than the engine reads is never taken as read.
+
+    pip reads a requirements file to its end, cargo its configuration: the line naming the project
+    on disk (``-e /abs/x``, ``file://...``) or the program cargo runs (``build.rustc``,
+    ``build.rustc-wrapper``) may come after 256 KiB of comments. Drawn: the tool, the filler (comment
+    lines, blank lines, non-ASCII text), how much of it, the build code, the file's place and how the
+    line names it, cargo's command (one that compiles nothing: ``metadata``, ``tree``, ``clean``), the
+    mode. The installed tool judges.
+    """
+    _judge(new_harness, data, mode, _long_file(data, tool))
