@@ -371,3 +371,74 @@ def test_deny_rule_holds_against_a_build_file_longer_than_the_engine_reads(
     mode. The installed tool judges.
     """
     _judge(new_harness, data, mode, _long_file(data, tool))
+
+
+def _index_requirements(data: st.DataObject) -> list[str]:
+    """Requirements pip takes from an index (or a built wheel, which runs no build code)."""
+    names = ["six", "requests==2.31.0", "'x>=1'", "w/x-1.0-py3-none-any.whl"]
+    return data.draw(st.lists(st.sampled_from(names), max_size=2, unique=True), label="requirements")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_a_pip_line_that_builds_nothing_on_disk_keeps_its_allow_rule(
+    new_harness: Callable[[], Any], data: st.DataObject
+) -> None:
+    """PERM-17 (no false ask): pip installing from its index leaves the allow rule in force, beside a setup.py.
+
+    The project's ``setup.py`` runs the denied program, and directories ``t``, ``d``, ``w``, ``c``,
+    ``src`` exist, but the line builds none of them: drawn, pip's subcommand with its directory option
+    (``--target t``, ``-t t``, ``-w w``, ``--wheel-dir=w``, ``-d d``, ``--dest d``), options whose
+    values name those directories (``--src src``, ``--cache-dir c``, ``-f w``), requirements from the
+    index or a built wheel, a requirements or constraints file of such names (``-r f``, ``-rf``,
+    ``--requirement f``, ``--requirement=f``, ``-c f``, one nested in another), ``pip``, ``pip3`` or
+    ``python3 -m pip``. The real run shows pip built nothing; under ``Bash(nuke:*)`` deny and an allow
+    rule for the line, the harness runs it.
+    """
+    work = fresh_dir() / "work"
+    files: dict[str, str | bytes] = {
+        "setup.py": f"import os\nos.system({_DENIED!r})\nfrom setuptools import setup\nsetup(name='x')\n"
+    }
+    files.update({f"{d}/.keep": "" for d in ("t", "d", "w", "c", "src")})
+    command = data.draw(
+        st.sampled_from(["install --target t", "install -t t", "wheel -w w", "wheel --wheel-dir=w", "download -d d",
+                         "download --dest d"]),
+        label="command",
+    )  # fmt: skip
+    options = data.draw(
+        st.lists(
+            st.sampled_from(["--src src", "--cache-dir c", "-f w", "--find-links w", "--no-deps"]),
+            unique=True,
+        ),
+        label="options",
+    )
+    words = [*options, "--no-index", *_index_requirements(data)]
+    if data.draw(st.booleans(), label="a requirements file"):
+        name = data.draw(st.sampled_from(["reqs.txt", "cons.txt"]), label="file")
+        spelled = data.draw(
+            st.sampled_from(
+                [f"-c {name}"]
+                if name == "cons.txt"
+                else [f"-r {name}", f"-r{name}", f"--requirement {name}", f"--requirement={name}"]
+            ),
+            label="spelled",
+        )
+        text = "".join(f"{r.strip(chr(39))}\n" for r in _index_requirements(data))
+        if data.draw(st.booleans(), label="nested"):
+            text, files["more.txt"] = "# more\n-r more.txt\n", text
+        files[name] = text
+        words.append(spelled)
+    prefix = data.draw(st.sampled_from(["pip", "pip3", "python3 -m pip"]), label="pip")
+    line = f"{prefix} {command} {' '.join(data.draw(st.permutations(words), label='order'))}"
+    build = Build(prefix.split()[0], files, line, "nothing")
+    allow = _allow(line, data)
+    marker, env = _project(build, work)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
+    run_for_real(line, work, env, timeout=120)
+    assume(not marker.exists())  # pip built nothing on disk
+    assert run.ran() == 1, (
+        f"{line!r} under {allow} builds nothing on disk, but was not allowed: {run.describe()}"
+    )
