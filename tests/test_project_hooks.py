@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
+from reference_impl.permissions import _project_hooks
 from reference_impl.permissions._grammar_mining import mine_project_hooks
-from reference_impl.permissions._project_hooks import HOOKS_FILE, npm_command, npm_hooks
+from reference_impl.permissions._project_hooks import (
+    HOOKS_FILE,
+    cargo_runs_project_code,
+    npm_command,
+    npm_hooks,
+)
 
 
 @pytest.mark.parametrize("tool", ["npm", "pip", "cargo"])
@@ -44,3 +51,25 @@ def test_an_npm_command_runs_the_scripts_its_documentation_lists(
     hooks = npm_hooks(command, script)
     assert hooks is not None, (word, command)
     assert runs in hooks.scripts, (word, command, hooks)
+
+
+def test_a_cargo_configuration_the_engine_cannot_open_is_a_reason_not_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A configuration cargo would read but the engine can't open names itself as the reason to ask.
+
+    As root every file opens, so the failure is the module's ``open`` refusing (a file whose
+    permissions change between the check and the read, a file on a failing disk).
+    """
+    (tmp_path / ".cargo").mkdir()
+    (tmp_path / ".cargo" / "config.toml").write_text("[term]\nverbose = true\n")
+    monkeypatch.setenv("CARGO_HOME", str(tmp_path / "home"))
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise PermissionError("permission denied")
+
+    monkeypatch.setattr(_project_hooks, "open", refuse, raising=False)
+    assert (
+        cargo_runs_project_code("metadata", str(tmp_path))
+        == f"{tmp_path}/.cargo/config.toml could not be read"
+    )

@@ -39,6 +39,7 @@ from reference_impl.permissions._project_hooks import (
     npm_command,
     npm_hooks,
     pip_builds_local_project,
+    pip_command,
     runs_unread_project_code,
 )
 from reference_impl.permissions._python_resolution import (
@@ -749,7 +750,7 @@ def _npm_bins(names: Iterable[str], cwd: str) -> list[tuple[str, str]]:
 
 def _pip(words: list[str], cwd: str) -> list[tuple[str, str]]:
     """What pip building a project on disk runs: its build backend (``setup.py``, in-tree hooks) runs, not read."""
-    command = next((w for w in words if not w.startswith("-")), None)
+    command = pip_command(words)  # past the values of pip's own options (``pip --log f install .``)
     why = pip_builds_local_project(command, words, cwd) if command is not None else None
     return [(why, NOT_READ)] if why is not None else []
 

@@ -34,6 +34,7 @@ __all__ = [
     "npm_command",
     "npm_hooks",
     "pip_builds_local_project",
+    "pip_command",
     "runs_unread_project_code",
 ]
 
@@ -121,7 +122,8 @@ _PIP_VALUES = frozenset(
      "--python-version", "--platform", "--implementation", "--abi", "--no-binary", "--only-binary",
      "-d", "--dest", "-w", "--wheel-dir", "--progress-bar", "--root-user-action", "--report",
      "--log", "--cache-dir", "--proxy", "--timeout", "--retries", "--exists-action", "--trusted-host",
-     "--cert", "--client-cert", "--python", "--config-settings", "-C", "--global-option", "--build-option"}
+     "--cert", "--client-cert", "--python", "--config-settings", "-C", "--global-option", "--build-option",
+     "--use-feature", "--use-deprecated", "--keyring-provider"}
 )  # fmt: skip
 _ARCHIVE = re.compile(r"\.(?:zip|tar|tar\.gz|tgz|tar\.bz2|tbz|tar\.xz|txz|tar\.lz|whl)$")
 
@@ -131,6 +133,15 @@ def _local(requirement: str, cwd: str) -> bool:
     if requirement.startswith(("file:", ".", "/", "~")) or "/" in requirement or _ARCHIVE.search(requirement):
         return not requirement.endswith(".whl")  # a built wheel runs no build code
     return os.path.isdir(posixpath.join(cwd, requirement))  # pip may take a bare directory name too
+
+
+def pip_command(words: Sequence[str]) -> str | None:
+    """The subcommand in pip's own ``words``: their first operand, past the values of pip's options.
+
+    ``pip --cache-dir c install .`` installs: ``c`` is ``--cache-dir``'s value, not the command.
+    """
+    operands = _operands(words, _PIP_VALUES)
+    return operands[0] if operands else None
 
 
 def pip_builds_local_project(command: str, words: Sequence[str], cwd: str, depth: int = 0) -> str | None:
@@ -158,12 +169,18 @@ def pip_builds_local_project(command: str, words: Sequence[str], cwd: str, depth
     return None
 
 
+_MAX_CHARS = 262_144
+"""How much of a requirements file or a cargo configuration the engine reads; a longer one is not read."""
+
+
 def _requirement_file(command: str, path: str, cwd: str, depth: int) -> str | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(262_144)
+            text = handle.read(_MAX_CHARS + 1)
     except OSError:
         return f"pip {command} reads requirements from {path}, which the engine can't read"
+    if len(text) > _MAX_CHARS:  # pip reads it to its end: what comes after may name a project on disk
+        return f"pip {command} reads requirements from {path}, longer than the engine reads"
     if depth > 4:
         return f"pip {command}'s requirement files nest deeper than the engine reads"
     for line in text.splitlines():
@@ -219,8 +236,11 @@ def cargo_runs_project_code(command: str, cwd: str) -> str | None:
     for path in _cargo_configs(cwd):
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                if _CARGO_PROGRAM_KEYS.search(handle.read(262_144)):
-                    return f"{path} names programs cargo runs"
+                text = handle.read(_MAX_CHARS + 1)
+            if len(text) > _MAX_CHARS:  # cargo reads it to its end
+                return f"{path} is longer than the engine reads"
+            if _CARGO_PROGRAM_KEYS.search(text):
+                return f"{path} names programs cargo runs"
         except OSError:
             return f"{path} could not be read"
     if command in cargo["documented"] and command not in cargo["compiles"]:
