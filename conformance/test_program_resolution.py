@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._controls import run_for_real
@@ -221,6 +221,24 @@ def _write(case: ResolvedCase) -> tuple[Path, Path, dict[str, str]]:
     return work, bin_dir, env
 
 
+def _denied_program_never_runs(new_harness: Callable[[], Any], case: ResolvedCase, mode: str) -> None:
+    """The line in the harness, then for real: if it ran the denied program, the harness must not have."""
+    work, bin_dir, env = _write(case)
+    marker = work.parent / "ran"
+    (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
+    (bin_dir / _DENIED).chmod(0o755)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
+    run = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, mode=mode, cwd=work
+    )
+    run_for_real(case.line, work, env)
+    assume(marker.exists())  # the program really resolved the drawn file and ran the denied program
+    assert run.ran() == 0, (
+        f"{case.line!r} under {case.allow} ran unasked ({mode}); for real {case.program} loads "
+        f"{case.how}, which runs {_DENIED}\nfiles: {json.dumps(case.files, indent=1)}"
+    )
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
 @pytest.mark.parametrize("program", sorted(_PROGRAMS))
@@ -241,26 +259,7 @@ def test_deny_rule_holds_against_code_the_program_resolves(
     spelling (``-I dir``, ``-Idir``, ``--include-dir=dir``, an abbreviation) x whether the line cds
     first, under ``Bash(nuke:*)`` denied and an allow rule for the line, in every mode.
     """
-    root_case = _PROGRAMS[program](_DENIED, data)
-    work, bin_dir, env = _write(root_case)
-    marker = work.parent / "ran"
-    (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
-    (bin_dir / _DENIED).chmod(0o755)
-    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(root_case.allow, "allow")]
-    run = run_calls(
-        new_harness(),
-        [shell_tool()],
-        [("Bash", {"command": root_case.line})],
-        rules=rules,
-        mode=mode,
-        cwd=work,
-    )
-    run_for_real(root_case.line, work, env)
-    assume(marker.exists())  # the program really resolved the drawn file and ran the denied program
-    assert run.ran() == 0, (
-        f"{root_case.line!r} under {root_case.allow} ran unasked ({mode}); for real {program} loads "
-        f"{root_case.how}, which runs {_DENIED}\nfiles: {json.dumps(root_case.files, indent=1)}"
-    )
+    _denied_program_never_runs(new_harness, _PROGRAMS[program](_DENIED, data), mode)
 
 
 @requires("execution", "permissions")
@@ -280,6 +279,141 @@ def test_harmless_code_the_program_resolves_stays_allowed(
     work, _, env = _write(case)
     status = run_for_real(case.line, work, env)
     assume(status == 0)  # the program resolved the file (a drawn name it can't find is no case)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
+    assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"
+
+
+@dataclass(frozen=True)
+class DirectoryModule:
+    """How a directory module is named and run: what ``_node_directory`` composes."""
+
+    way: str
+    reached: str
+    main: str
+    depth: int
+    exact: bool
+
+
+_WAYS = ("require", "import", "-e", "-p", "--eval", "--print", "env-file preload", "as the script")
+_INLINE_WAYS = ("-e", "-p", "--eval", "--print")
+_MAINS = ("none", "file", "no extension", "directory", "directory's own main", "missing")
+
+directory_modules = st.builds(
+    DirectoryModule,
+    way=st.sampled_from(_WAYS),
+    reached=st.sampled_from(["package", "relative", "imports field"]),
+    main=st.sampled_from(_MAINS),
+    depth=st.integers(0, 2),
+    exact=st.booleans(),
+)
+
+# Each property tries these too: the shapes a looser reading of node's rules lets through.
+_NESTED_MAIN_SCRIPT = DirectoryModule("as the script", "relative", "directory's own main", 0, False)
+_NESTED_MAIN_REQUIRED = DirectoryModule("require", "package", "directory's own main", 1, False)
+_INLINE_PACKAGE = DirectoryModule("-e", "package", "none", 0, False)
+_IMPORTS_ABOVE = DirectoryModule("require", "imports field", "file", 2, True)
+
+
+def _node_directory(command: str | None, drawn: DirectoryModule) -> ResolvedCase:
+    """A directory node loads as a module: the file its ``package.json``'s ``main`` names, else ``index.js``.
+
+    As node's ``LOAD_AS_DIRECTORY``: ``main`` is a file (its extension may be left out) or a directory's
+    ``index.js``, a ``package.json`` there not read; a ``main`` that is missing falls back to the
+    package's ``index.js``. Each shape holds a harmless decoy where a looser reading would look.
+    """
+    way, main, depth = drawn.way, drawn.main, drawn.depth
+    inline = way in _INLINE_WAYS
+    reached = drawn.reached
+    if inline and reached == "relative":
+        reached = (
+            "package"  # inline code requiring a relative path asks whatever it holds (the code reader's)
+        )
+    if way == "as the script" and reached == "imports field":
+        reached = "relative"  # node runs a path as its script, not an ``imports`` name
+    here = "/".join(["src", "app"][:depth]) or "."
+    base = "node_modules/helper" if reached != "relative" else f"{here}/mods/helper".removeprefix("./")
+    specifier = {"package": "helper", "relative": "./mods/helper", "imports field": "#helper"}[reached]
+    files: dict[str, str] = {}
+    if reached == "imports field":
+        files["package.json"] = json.dumps({"name": "app", "imports": {"#helper": "helper"}})
+    runs, decoy = _js(command), _js(None)
+    entry = {"file": "lib/entry.js", "no extension": "lib/entry", "missing": "gone.js"}.get(main, "lib")
+    if main != "none":
+        files[f"{base}/package.json"] = json.dumps({"name": "helper", "main": entry})
+    if main in ("none", "missing"):
+        files[f"{base}/index.js"] = runs
+    else:
+        files[f"{base}/index.js"] = decoy
+        files[f"{base}/lib/entry.js" if main in ("file", "no extension") else f"{base}/lib/index.js"] = runs
+    if main == "directory's own main":
+        files[f"{base}/lib/package.json"] = json.dumps({"main": "other.js"})  # node does not read it
+        files[f"{base}/lib/other.js"] = decoy
+    cd = f"cd {here} && " if here != "." else ""
+    loads = f"require({json.dumps(specifier)})"
+    broad = "Bash(node:*)"
+    if way == "as the script":
+        words = os.path.relpath(base, here)
+    elif inline:
+        words = f"{way} {shlex.quote(loads)}"
+        broad = f"Bash(node {way}:*)"  # inline code: only a rule naming the form vouches for it
+    else:
+        script = "main.mjs" if way == "import" else "main.js"
+        files[f"{here}/{script}".removeprefix("./")] = {
+            "require": f"{loads};\n",
+            "import": f"import {json.dumps(specifier)};\n",
+            "env-file preload": "console.log(1);\n",
+        }[way]
+        words = script
+        if way == "env-file preload":
+            files[f"{here}/.env".removeprefix("./")] = f"NODE_OPTIONS=--require {specifier}\n"
+            words = f"--env-file=.env {script}"
+    line = f"{cd}node {words}"
+    allow = f"Bash(node {words})" if drawn.exact else broad
+    return ResolvedCase("node", files, line, allow, f"{way} of {specifier!r} (main: {main}, {depth} down)")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@example(drawn=_NESTED_MAIN_SCRIPT, mode="default")
+@example(drawn=_NESTED_MAIN_REQUIRED, mode="acceptEdits")
+@example(drawn=_INLINE_PACKAGE, mode="bypassPermissions")
+@given(drawn=directory_modules, mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_against_the_file_node_loads_for_a_directory(
+    new_harness: Callable[[], Any], drawn: DirectoryModule, mode: str
+) -> None:
+    """PERM-17: the file node loads for a directory module, running the denied program, never runs unasked.
+
+    Drawn: how the directory is named (a package in ``node_modules``, a relative path, the project's
+    ``imports`` field found in a directory above) x its ``package.json`` ``main`` (none, a file, a file
+    without its extension, a directory's ``index.js`` beside a ``package.json`` node does not read, a
+    missing file: ``index.js`` then) x how node runs the code that loads it (a script's ``require`` or
+    ``import``, ``-e``/``-p``/``--eval``/``--print`` code, an ``--env-file``'s ``NODE_OPTIONS``
+    preload, the directory given to node as its script) x how deep the script sits below the project
+    root x the allow rule (the line's program or form, or the line), a harmless decoy where a looser
+    reading would look, under ``Bash(nuke:*)`` denied, in every mode. Real node is the judge of what runs.
+    """
+    _denied_program_never_runs(new_harness, _node_directory(_DENIED, drawn), mode)
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@example(drawn=_IMPORTS_ABOVE)
+@example(drawn=_INLINE_PACKAGE)
+@given(drawn=directory_modules)
+def test_harmless_directory_module_node_loads_stays_allowed(
+    new_harness: Callable[[], Any], drawn: DirectoryModule
+) -> None:
+    """PERM-17 (no false ask): the same directory modules, running nothing, keep the line allowed.
+
+    The drawn directory, ``main``, way, depth and allow rule of the property above, every file
+    harmless: beside ``Bash(nuke:*)`` denied, the line runs under its allow rule.
+    """
+    case = _node_directory(None, drawn)
+    work, _, env = _write(case)
+    assume(run_for_real(case.line, work, env) == 0)  # node resolved it (ESM imports no directory: no case)
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
     assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"
