@@ -239,6 +239,15 @@ def _denied_program_never_runs(new_harness: Callable[[], Any], case: ResolvedCas
     )
 
 
+def _harmless_line_stays_allowed(new_harness: Callable[[], Any], case: ResolvedCase) -> None:
+    """The line runs for real (a program that finds nothing to load is no case), then under its allow rule."""
+    work, _, env = _write(case)
+    assume(run_for_real(case.line, work, env) == 0)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
+    assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
 @pytest.mark.parametrize("program", sorted(_PROGRAMS))
@@ -275,13 +284,7 @@ def test_harmless_code_the_program_resolves_stays_allowed(
     The drawn program, mechanism, place and spelling of the property above, the resolved file running
     no program: beside ``Bash(nuke:*)`` denied, the line runs under its allow rule.
     """
-    case = _PROGRAMS[program](None, data)
-    work, _, env = _write(case)
-    status = run_for_real(case.line, work, env)
-    assume(status == 0)  # the program resolved the file (a drawn name it can't find is no case)
-    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
-    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
-    assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"
+    _harmless_line_stays_allowed(new_harness, _PROGRAMS[program](None, data))
 
 
 @dataclass(frozen=True)
@@ -411,9 +414,98 @@ def test_harmless_directory_module_node_loads_stays_allowed(
     The drawn directory, ``main``, way, depth and allow rule of the property above, every file
     harmless: beside ``Bash(nuke:*)`` denied, the line runs under its allow rule.
     """
-    case = _node_directory(None, drawn)
-    work, _, env = _write(case)
-    assume(run_for_real(case.line, work, env) == 0)  # node resolved it (ESM imports no directory: no case)
-    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
-    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
-    assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"
+    _harmless_line_stays_allowed(new_harness, _node_directory(None, drawn))
+
+
+@dataclass(frozen=True)
+class PerlSwitches:
+    """perl's switches before its script, which directories hold the module, and how it is loaded."""
+
+    switches: tuple[str, ...]
+    holders: tuple[tuple[str, str], ...]
+    load: str
+    exact: bool
+
+
+_PERL_DIRS = ("lib", "vendor", "local/lib", "-Ilib")  # the last a directory named like a switch
+
+
+@st.composite
+def perl_switches(draw: st.DrawFn) -> PerlSwitches:
+    """1-4 switches: ``-I`` of a directory (``-I dir`` or ``-Idir``), ``-w``, ``-l``, ``-Mstrict``, in any order."""
+    switch = st.one_of(
+        st.tuples(st.sampled_from(["-I ", "-I"]), st.sampled_from(_PERL_DIRS)).map("".join),
+        st.sampled_from(["-w", "-l", "-Mstrict"]),
+    )
+    switches = draw(st.lists(switch, min_size=1, max_size=4), label="switches")
+    listed = [s.removeprefix("-I").strip() for s in switches if s.startswith("-I")]
+    holders = draw(
+        st.lists(
+            st.tuples(st.sampled_from([*listed, *_PERL_DIRS]), st.sampled_from(["runs", "harmless"])),
+            min_size=1,
+            max_size=3,
+            unique_by=lambda h: h[0],
+        ),
+        label="directories holding the module",
+    )
+    load = draw(st.sampled_from(["use", "require", "-M first", "-M last"]), label="how perl loads it")
+    return PerlSwitches(tuple(switches), tuple(holders), load, draw(st.booleans(), label="exact rule"))
+
+
+# The spellings a looser reading of perl's switches lets through: two ``-I dir`` in a row, ``-I dir``
+# before ``-M``, a directory named like a switch.
+_TWO_SPACED_DIRS = PerlSwitches(("-I lib", "-I vendor"), (("vendor", "runs"),), "use", False)
+_SPACED_DIR_BEFORE_M = PerlSwitches(("-I vendor",), (("vendor", "runs"),), "-M last", True)
+_SWITCH_NAMED_DIR = PerlSwitches(
+    ("-I -Ilib", "-I vendor"), (("lib", "harmless"), ("vendor", "runs")), "use", False
+)
+
+
+def _perl_switches_case(command: str | None, drawn: PerlSwitches) -> ResolvedCase:
+    """``perl SWITCHES run.pl`` where the module perl finds first on ``@INC`` runs ``command`` (or not)."""
+    files = {
+        f"{directory}/Helper.pm": _perl("Helper", command if holds == "runs" else None)
+        for directory, holds in drawn.holders
+    }
+    switches = list(drawn.switches)
+    if drawn.load.startswith("-M"):
+        switches.insert(0 if drawn.load == "-M first" else len(switches), "-MHelper")
+    files["run.pl"] = {"use": "use Helper;\n", "require": "require Helper;\n"}.get(drawn.load, "print 1;\n")
+    options = " ".join(switches)
+    line = f"perl {options} run.pl"
+    # ``-M`` loads a module the program model leaves unread: only a rule naming that form vouches for it.
+    broad = f"Bash(perl {options}:*)" if "-M" in options else "Bash(perl:*)"
+    allow = f"Bash({line})" if drawn.exact else broad
+    return ResolvedCase("perl", files, line, allow, f"Helper ({drawn.load}) from {dict(drawn.holders)}")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@example(drawn=_TWO_SPACED_DIRS, mode="default")
+@example(drawn=_SPACED_DIR_BEFORE_M, mode="acceptEdits")
+@example(drawn=_SWITCH_NAMED_DIR, mode="bypassPermissions")
+@given(drawn=perl_switches(), mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_against_the_module_perl_switches_find(
+    new_harness: Callable[[], Any], drawn: PerlSwitches, mode: str
+) -> None:
+    """PERM-17: the module perl finds through its switches, running the denied program, never runs unasked.
+
+    Drawn: 1-4 switches in any order (``-I`` of a directory spelled ``-I dir`` or ``-Idir``, a
+    directory perhaps named like a switch, ``-w``, ``-l``, ``-Mstrict``) x which directories hold
+    the module, and whether that copy runs the denied program or nothing (perl loads the first on
+    ``@INC``) x how it is loaded (the script's ``use``/``require``, ``-M`` before or after the other
+    switches) x the allow rule, under ``Bash(nuke:*)`` denied, in every mode. Real perl is the judge.
+    """
+    _denied_program_never_runs(new_harness, _perl_switches_case(_DENIED, drawn), mode)
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(drawn=perl_switches())
+def test_harmless_module_perl_switches_find_stays_allowed(
+    new_harness: Callable[[], Any], drawn: PerlSwitches
+) -> None:
+    """PERM-17 (no false ask): the same switches and modules, running nothing, keep the line allowed."""
+    _harmless_line_stays_allowed(new_harness, _perl_switches_case(None, drawn))
