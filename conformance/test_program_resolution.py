@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._controls import run_for_real
@@ -221,6 +221,33 @@ def _write(case: ResolvedCase) -> tuple[Path, Path, dict[str, str]]:
     return work, bin_dir, env
 
 
+def _denied_program_never_runs(new_harness: Callable[[], Any], case: ResolvedCase, mode: str) -> None:
+    """The line in the harness, then for real: if it ran the denied program, the harness must not have."""
+    work, bin_dir, env = _write(case)
+    marker = work.parent / "ran"
+    (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
+    (bin_dir / _DENIED).chmod(0o755)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
+    run = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, mode=mode, cwd=work
+    )
+    run_for_real(case.line, work, env)
+    assume(marker.exists())  # the program really resolved the drawn file and ran the denied program
+    assert run.ran() == 0, (
+        f"{case.line!r} under {case.allow} ran unasked ({mode}); for real {case.program} loads "
+        f"{case.how}, which runs {_DENIED}\nfiles: {json.dumps(case.files, indent=1)}"
+    )
+
+
+def _harmless_line_stays_allowed(new_harness: Callable[[], Any], case: ResolvedCase) -> None:
+    """The line runs for real (a program that finds nothing to load is no case), then under its allow rule."""
+    work, _, env = _write(case)
+    assume(run_for_real(case.line, work, env) == 0)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
+    assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
 @pytest.mark.parametrize("program", sorted(_PROGRAMS))
@@ -241,26 +268,7 @@ def test_deny_rule_holds_against_code_the_program_resolves(
     spelling (``-I dir``, ``-Idir``, ``--include-dir=dir``, an abbreviation) x whether the line cds
     first, under ``Bash(nuke:*)`` denied and an allow rule for the line, in every mode.
     """
-    root_case = _PROGRAMS[program](_DENIED, data)
-    work, bin_dir, env = _write(root_case)
-    marker = work.parent / "ran"
-    (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
-    (bin_dir / _DENIED).chmod(0o755)
-    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(root_case.allow, "allow")]
-    run = run_calls(
-        new_harness(),
-        [shell_tool()],
-        [("Bash", {"command": root_case.line})],
-        rules=rules,
-        mode=mode,
-        cwd=work,
-    )
-    run_for_real(root_case.line, work, env)
-    assume(marker.exists())  # the program really resolved the drawn file and ran the denied program
-    assert run.ran() == 0, (
-        f"{root_case.line!r} under {root_case.allow} ran unasked ({mode}); for real {program} loads "
-        f"{root_case.how}, which runs {_DENIED}\nfiles: {json.dumps(root_case.files, indent=1)}"
-    )
+    _denied_program_never_runs(new_harness, _PROGRAMS[program](_DENIED, data), mode)
 
 
 @requires("execution", "permissions")
@@ -276,10 +284,228 @@ def test_harmless_code_the_program_resolves_stays_allowed(
     The drawn program, mechanism, place and spelling of the property above, the resolved file running
     no program: beside ``Bash(nuke:*)`` denied, the line runs under its allow rule.
     """
-    case = _PROGRAMS[program](None, data)
-    work, _, env = _write(case)
-    status = run_for_real(case.line, work, env)
-    assume(status == 0)  # the program resolved the file (a drawn name it can't find is no case)
-    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
-    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
-    assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"
+    _harmless_line_stays_allowed(new_harness, _PROGRAMS[program](None, data))
+
+
+@dataclass(frozen=True)
+class DirectoryModule:
+    """How a directory module is named and run: what ``_node_directory`` composes."""
+
+    way: str
+    reached: str
+    main: str
+    depth: int
+    exact: bool
+
+
+_WAYS = ("require", "import", "-e", "-p", "--eval", "--print", "env-file preload", "as the script")
+_INLINE_WAYS = ("-e", "-p", "--eval", "--print")
+_MAINS = ("none", "file", "no extension", "directory", "directory's own main", "missing")
+
+directory_modules = st.builds(
+    DirectoryModule,
+    way=st.sampled_from(_WAYS),
+    reached=st.sampled_from(["package", "relative", "imports field"]),
+    main=st.sampled_from(_MAINS),
+    depth=st.integers(0, 2),
+    exact=st.booleans(),
+)
+
+# Each property tries these too: the shapes a looser reading of node's rules lets through.
+_NESTED_MAIN_SCRIPT = DirectoryModule("as the script", "relative", "directory's own main", 0, False)
+_NESTED_MAIN_REQUIRED = DirectoryModule("require", "package", "directory's own main", 1, False)
+_INLINE_PACKAGE = DirectoryModule("-e", "package", "none", 0, False)
+_IMPORTS_ABOVE = DirectoryModule("require", "imports field", "file", 2, True)
+
+
+def _node_directory(command: str | None, drawn: DirectoryModule) -> ResolvedCase:
+    """A directory node loads as a module: the file its ``package.json``'s ``main`` names, else ``index.js``.
+
+    As node's ``LOAD_AS_DIRECTORY``: ``main`` is a file (its extension may be left out) or a directory's
+    ``index.js``, a ``package.json`` there not read; a ``main`` that is missing falls back to the
+    package's ``index.js``. Each shape holds a harmless decoy where a looser reading would look.
+    """
+    way, main, depth = drawn.way, drawn.main, drawn.depth
+    inline = way in _INLINE_WAYS
+    reached = drawn.reached
+    if inline and reached == "relative":
+        reached = (
+            "package"  # inline code requiring a relative path asks whatever it holds (the code reader's)
+        )
+    if way == "as the script" and reached == "imports field":
+        reached = "relative"  # node runs a path as its script, not an ``imports`` name
+    here = "/".join(["src", "app"][:depth]) or "."
+    base = "node_modules/helper" if reached != "relative" else f"{here}/mods/helper".removeprefix("./")
+    specifier = {"package": "helper", "relative": "./mods/helper", "imports field": "#helper"}[reached]
+    files: dict[str, str] = {}
+    if reached == "imports field":
+        files["package.json"] = json.dumps({"name": "app", "imports": {"#helper": "helper"}})
+    runs, decoy = _js(command), _js(None)
+    entry = {"file": "lib/entry.js", "no extension": "lib/entry", "missing": "gone.js"}.get(main, "lib")
+    if main != "none":
+        files[f"{base}/package.json"] = json.dumps({"name": "helper", "main": entry})
+    if main in ("none", "missing"):
+        files[f"{base}/index.js"] = runs
+    else:
+        files[f"{base}/index.js"] = decoy
+        files[f"{base}/lib/entry.js" if main in ("file", "no extension") else f"{base}/lib/index.js"] = runs
+    if main == "directory's own main":
+        files[f"{base}/lib/package.json"] = json.dumps({"main": "other.js"})  # node does not read it
+        files[f"{base}/lib/other.js"] = decoy
+    cd = f"cd {here} && " if here != "." else ""
+    loads = f"require({json.dumps(specifier)})"
+    broad = "Bash(node:*)"
+    if way == "as the script":
+        words = os.path.relpath(base, here)
+    elif inline:
+        words = f"{way} {shlex.quote(loads)}"
+        broad = f"Bash(node {way}:*)"  # inline code: only a rule naming the form vouches for it
+    else:
+        script = "main.mjs" if way == "import" else "main.js"
+        files[f"{here}/{script}".removeprefix("./")] = {
+            "require": f"{loads};\n",
+            "import": f"import {json.dumps(specifier)};\n",
+            "env-file preload": "console.log(1);\n",
+        }[way]
+        words = script
+        if way == "env-file preload":
+            files[f"{here}/.env".removeprefix("./")] = f"NODE_OPTIONS=--require {specifier}\n"
+            words = f"--env-file=.env {script}"
+    line = f"{cd}node {words}"
+    allow = f"Bash(node {words})" if drawn.exact else broad
+    return ResolvedCase("node", files, line, allow, f"{way} of {specifier!r} (main: {main}, {depth} down)")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@example(drawn=_NESTED_MAIN_SCRIPT, mode="default")
+@example(drawn=_NESTED_MAIN_REQUIRED, mode="acceptEdits")
+@example(drawn=_INLINE_PACKAGE, mode="bypassPermissions")
+@given(drawn=directory_modules, mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_against_the_file_node_loads_for_a_directory(
+    new_harness: Callable[[], Any], drawn: DirectoryModule, mode: str
+) -> None:
+    """PERM-17: the file node loads for a directory module, running the denied program, never runs unasked.
+
+    Drawn: how the directory is named (a package in ``node_modules``, a relative path, the project's
+    ``imports`` field found in a directory above) x its ``package.json`` ``main`` (none, a file, a file
+    without its extension, a directory's ``index.js`` beside a ``package.json`` node does not read, a
+    missing file: ``index.js`` then) x how node runs the code that loads it (a script's ``require`` or
+    ``import``, ``-e``/``-p``/``--eval``/``--print`` code, an ``--env-file``'s ``NODE_OPTIONS``
+    preload, the directory given to node as its script) x how deep the script sits below the project
+    root x the allow rule (the line's program or form, or the line), a harmless decoy where a looser
+    reading would look, under ``Bash(nuke:*)`` denied, in every mode. Real node is the judge of what runs.
+    """
+    _denied_program_never_runs(new_harness, _node_directory(_DENIED, drawn), mode)
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@example(drawn=_IMPORTS_ABOVE)
+@example(drawn=_INLINE_PACKAGE)
+@given(drawn=directory_modules)
+def test_harmless_directory_module_node_loads_stays_allowed(
+    new_harness: Callable[[], Any], drawn: DirectoryModule
+) -> None:
+    """PERM-17 (no false ask): the same directory modules, running nothing, keep the line allowed.
+
+    The drawn directory, ``main``, way, depth and allow rule of the property above, every file
+    harmless: beside ``Bash(nuke:*)`` denied, the line runs under its allow rule.
+    """
+    _harmless_line_stays_allowed(new_harness, _node_directory(None, drawn))
+
+
+@dataclass(frozen=True)
+class PerlSwitches:
+    """perl's switches before its script, which directories hold the module, and how it is loaded."""
+
+    switches: tuple[str, ...]
+    holders: tuple[tuple[str, str], ...]
+    load: str
+    exact: bool
+
+
+_PERL_DIRS = ("lib", "vendor", "local/lib", "-Ilib")  # the last a directory named like a switch
+
+
+@st.composite
+def perl_switches(draw: st.DrawFn) -> PerlSwitches:
+    """1-4 switches: ``-I`` of a directory (``-I dir`` or ``-Idir``), ``-w``, ``-l``, ``-Mstrict``, in any order."""
+    switch = st.one_of(
+        st.tuples(st.sampled_from(["-I ", "-I"]), st.sampled_from(_PERL_DIRS)).map("".join),
+        st.sampled_from(["-w", "-l", "-Mstrict"]),
+    )
+    switches = draw(st.lists(switch, min_size=1, max_size=4), label="switches")
+    listed = [s.removeprefix("-I").strip() for s in switches if s.startswith("-I")]
+    holders = draw(
+        st.lists(
+            st.tuples(st.sampled_from([*listed, *_PERL_DIRS]), st.sampled_from(["runs", "harmless"])),
+            min_size=1,
+            max_size=3,
+            unique_by=lambda h: h[0],
+        ),
+        label="directories holding the module",
+    )
+    load = draw(st.sampled_from(["use", "require", "-M first", "-M last"]), label="how perl loads it")
+    return PerlSwitches(tuple(switches), tuple(holders), load, draw(st.booleans(), label="exact rule"))
+
+
+# The spellings a looser reading of perl's switches lets through: two ``-I dir`` in a row, ``-I dir``
+# before ``-M``, a directory named like a switch.
+_TWO_SPACED_DIRS = PerlSwitches(("-I lib", "-I vendor"), (("vendor", "runs"),), "use", False)
+_SPACED_DIR_BEFORE_M = PerlSwitches(("-I vendor",), (("vendor", "runs"),), "-M last", True)
+_SWITCH_NAMED_DIR = PerlSwitches(
+    ("-I -Ilib", "-I vendor"), (("lib", "harmless"), ("vendor", "runs")), "use", False
+)
+
+
+def _perl_switches_case(command: str | None, drawn: PerlSwitches) -> ResolvedCase:
+    """``perl SWITCHES run.pl`` where the module perl finds first on ``@INC`` runs ``command`` (or not)."""
+    files = {
+        f"{directory}/Helper.pm": _perl("Helper", command if holds == "runs" else None)
+        for directory, holds in drawn.holders
+    }
+    switches = list(drawn.switches)
+    if drawn.load.startswith("-M"):
+        switches.insert(0 if drawn.load == "-M first" else len(switches), "-MHelper")
+    files["run.pl"] = {"use": "use Helper;\n", "require": "require Helper;\n"}.get(drawn.load, "print 1;\n")
+    options = " ".join(switches)
+    line = f"perl {options} run.pl"
+    # ``-M`` loads a module the program model leaves unread: only a rule naming that form vouches for it.
+    broad = f"Bash(perl {options}:*)" if "-M" in options else "Bash(perl:*)"
+    allow = f"Bash({line})" if drawn.exact else broad
+    return ResolvedCase("perl", files, line, allow, f"Helper ({drawn.load}) from {dict(drawn.holders)}")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@example(drawn=_TWO_SPACED_DIRS, mode="default")
+@example(drawn=_SPACED_DIR_BEFORE_M, mode="acceptEdits")
+@example(drawn=_SWITCH_NAMED_DIR, mode="bypassPermissions")
+@given(drawn=perl_switches(), mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_against_the_module_perl_switches_find(
+    new_harness: Callable[[], Any], drawn: PerlSwitches, mode: str
+) -> None:
+    """PERM-17: the module perl finds through its switches, running the denied program, never runs unasked.
+
+    Drawn: 1-4 switches in any order (``-I`` of a directory spelled ``-I dir`` or ``-Idir``, a
+    directory perhaps named like a switch, ``-w``, ``-l``, ``-Mstrict``) x which directories hold
+    the module, and whether that copy runs the denied program or nothing (perl loads the first on
+    ``@INC``) x how it is loaded (the script's ``use``/``require``, ``-M`` before or after the other
+    switches) x the allow rule, under ``Bash(nuke:*)`` denied, in every mode. Real perl is the judge.
+    """
+    _denied_program_never_runs(new_harness, _perl_switches_case(_DENIED, drawn), mode)
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=10, deadline=None)
+@given(drawn=perl_switches())
+def test_harmless_module_perl_switches_find_stays_allowed(
+    new_harness: Callable[[], Any], drawn: PerlSwitches
+) -> None:
+    """PERM-17 (no false ask): the same switches and modules, running nothing, keep the line allowed."""
+    _harmless_line_stays_allowed(new_harness, _perl_switches_case(None, drawn))

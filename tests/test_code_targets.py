@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from reference_impl.permissions._code_targets import _NODE, _PERL, code_targets
+from reference_impl.permissions._code_targets import _NODE, _PERL, code_targets, line_code
 from reference_impl.permissions._python_targets import RUNS
 
 # Each: language, code that runs a program (or evaluates code) by a name built when it runs.
@@ -33,6 +33,7 @@ _BUILT = [
     ("perl", 'system(chr(114)."m x")'),
     ("perl", 'my $c = "rm"; `$c x`'),
     ("perl", "eval $code"),
+    ("perl", 'system("$c x")'),  # a double-quoted string interpolates
     ("perl", '&{"sys"."tem"}("x")'),
     ("perl", 'my $f = \\&CORE::system; $f->("x")'),
     ("perl", 'my $s = "a"; $s =~ s/a/b/e'),
@@ -69,6 +70,18 @@ _LITERAL = [
     ("perl", 'print join(",", map { $_ * 2 } (1, 2)), "\\n"', (), ()),
     ("awk", 'BEGIN { print > ".git/config" }', (), (".git/config",)),
     ("awk", "$1 > 5 { print $2 }", (), ()),
+    # Brackets inside a string or q{} are text: the call between two such strings is still found.
+    ("perl", 'print "["; system("nuke"); print "]";', ("nuke",), ()),
+    ("perl", "print q{[}; system('nuke'); print q{]};", ("nuke",), ()),
+    # A quote-like operator after a word and a space, and one read as words only.
+    ("perl", "print qx{nuke}", ("nuke",), ()),
+    ("perl", "print qw(a b), q{c}", (), ()),
+    # open's piped command given as one string is that command line, not one quoted word.
+    ("perl", 'open(my $f, "|-", "nuke -x")', ("nuke -x",), ()),
+    # A template literal whose ${...} names no API runs nothing.
+    ("javascript", "console.log(`n=${n}`)", (), ()),
+    # A literal command read with getline is that command.
+    ("awk", 'BEGIN { "date" | getline d; print d }', ("date",), ()),
 ]
 
 
@@ -79,6 +92,21 @@ def test_literal_targets_are_read(
     """PERM-17, PERM-15: code whose every target is a literal is read, and what it names is found."""
     found = code_targets(language, code)
     assert (found.built, found.writes_built, found.runs, found.writes) == (None, None, runs, writes)
+
+
+@pytest.mark.parametrize("option", ["-e", "--source"])
+def test_an_awk_program_given_by_option_is_read(option: str) -> None:
+    """PERM-17: gawk's ``-e``/``--source`` program is the code read, not the option's own word."""
+    found = line_code("awk", [option, 'BEGIN { system("nuke") }', "x.txt"])
+    assert found is not None
+    assert found.runs == ("nuke",)
+
+
+def test_a_built_target_hides_none_of_the_literal_ones_after_it() -> None:
+    """PERM-17: code read on past a name built when it runs: the commands it names literally are found too."""
+    found = code_targets("perl", 'my $m = "x"; $o->$m(); system("nuke")')
+    assert found.built is not None
+    assert found.runs == ("nuke",)
 
 
 def test_python_apis_cover_what_its_documentation_says_starts_a_program() -> None:

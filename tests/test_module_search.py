@@ -215,6 +215,12 @@ def test_make_include_dirs_in_every_spelling(words: list[str]) -> None:
     assert make_include_dirs(words, "/p") == ["/p/d"]
 
 
+def test_make_include_dirs_of_a_long_line() -> None:
+    """A line of more words than CPython caches as small integers (256) is read to its end, not past it."""
+    words = [f"t{n}" for n in range(300)]
+    assert make_include_dirs([*words, "-I", "d", *words], "/p") == ["/p/d"]
+
+
 @pytest.mark.parametrize(
     ("line", "files"),
     [

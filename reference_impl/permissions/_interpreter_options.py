@@ -245,25 +245,43 @@ def script_files(runner: str, path: str, cwd: str) -> list[str]:
         return [posixpath.join(path, "__main__.py")] if posixpath.isdir(full) else [path]
     if family not in ("node", "nodejs"):
         return [path]
-    return _node_files(path, cwd, depth=0)
+    return _node_files(path, cwd)
 
 
 _NODE_EXTENSIONS = (".js", ".json", ".node", ".mjs", ".cjs")
 
 
-def _node_files(path: str, cwd: str, depth: int) -> list[str]:
+def _node_files(path: str, cwd: str) -> list[str]:
+    # As node's LOAD_AS_DIRECTORY: ``main`` is a file or a directory's index (whose own package.json node
+    # does not read); a ``main`` found nowhere falls back to the directory's index.
     full = posixpath.join(cwd, path)
-    if posixpath.isfile(full):
-        return [path]
-    found = [path + ext for ext in _NODE_EXTENSIONS if posixpath.isfile(full + ext)]
-    if found or not posixpath.isdir(full) or depth > 2:
-        return found[:1] or [path]
+    found = _node_file(path, cwd)
+    if found or not posixpath.isdir(full):
+        return found or [path]
     main = _package_main(posixpath.join(full, "package.json"))
     if main:
-        resolved = _node_files(posixpath.join(path, main), cwd, depth + 1)
-        if any(posixpath.isfile(posixpath.join(cwd, f)) for f in resolved):
-            return resolved
-    return [posixpath.join(path, "index" + ext) for ext in (".js", ".json", ".node")][:1]
+        target = posixpath.join(path, main)
+        found = _node_file(target, cwd) or _node_index(target, cwd)
+        if found:
+            return found
+    return _node_index(path, cwd) or [posixpath.join(path, "index.js")]
+
+
+def _node_file(path: str, cwd: str) -> list[str]:
+    """``path`` or the name with the first extension node tries that is a file there ([]: none)."""
+    return [
+        p
+        for p in (path, *(path + ext for ext in _NODE_EXTENSIONS))
+        if posixpath.isfile(posixpath.join(cwd, p))
+    ][:1]
+
+
+def _node_index(path: str, cwd: str) -> list[str]:
+    return [
+        p
+        for p in (posixpath.join(path, "index" + ext) for ext in (".js", ".json", ".node"))
+        if posixpath.isfile(posixpath.join(cwd, p))
+    ][:1]
 
 
 def _package_main(package: str) -> str | None:

@@ -274,7 +274,7 @@ def _node_files(specifier: str, here: str) -> list[str] | None:
     if specifier.startswith("file://"):
         specifier = specifier.removeprefix("file://")
     if specifier.startswith(("./", "../", "/")) or specifier in (".", ".."):
-        return _file_or_directory(posixpath.join(here, specifier), 0)
+        return _file_or_directory(posixpath.join(here, specifier))
     if specifier.startswith("#"):
         return _package_imports(specifier, here)
     if ":" in specifier.split("/")[0]:
@@ -319,22 +319,36 @@ def _json(text: str) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-def _file_or_directory(base: str, depth: int) -> list[str] | None:
-    """A file node loads for a path: the path, with an extension, or a directory's ``main`` or ``index``."""
+def _file_or_directory(base: str) -> list[str] | None:
+    """A file node loads for a path: the path, with an extension, or a directory's ``main`` or ``index``.
+
+    As node's ``LOAD_AS_DIRECTORY``: ``main`` is a file (an extension node tries) or the ``index`` of a
+    directory, whose own ``package.json`` node does not read; a ``main`` found nowhere falls back to
+    the directory's ``index``.
+    """
+    found = _node_as_file(base)
+    if found is not None or not posixpath.isdir(base):
+        return found
+    main = _json(_read(posixpath.join(base, "package.json")) or "").get("main")
+    if isinstance(main, str) and main:
+        target = posixpath.join(base, main)
+        found = _node_as_file(target) or _node_index(target)
+        if found:
+            return found
+    return _node_index(base)
+
+
+def _node_as_file(base: str) -> list[str] | None:
     for extension in _NODE_EXTENSIONS:
         if posixpath.isfile(base + extension):
             return [base + extension]
-    if not posixpath.isdir(base) or depth > 4:
-        return None
-    package = _json(_read(posixpath.join(base, "package.json")) or "")
-    main = package.get("main")
-    if isinstance(main, str) and main:
-        found = _file_or_directory(posixpath.join(base, main), depth + 1)
-        if found:
-            return found
+    return None
+
+
+def _node_index(directory: str) -> list[str] | None:
     for extension in (".js", ".json", ".node"):
-        if posixpath.isfile(posixpath.join(base, "index" + extension)):
-            return [posixpath.join(base, "index" + extension)]
+        if posixpath.isfile(posixpath.join(directory, "index" + extension)):
+            return [posixpath.join(directory, "index" + extension)]
     return None
 
 
@@ -383,10 +397,10 @@ def _package_files(package: str, subpath: str) -> list[str] | None:
             f
             for t in targets
             if t.startswith("./")
-            for f in _file_or_directory(posixpath.join(package, t), 0) or []
+            for f in _file_or_directory(posixpath.join(package, t)) or []
         ]
         return files if files or not targets else None
-    return _file_or_directory(posixpath.join(package, subpath) if subpath else package, 0)
+    return _file_or_directory(posixpath.join(package, subpath) if subpath else package)
 
 
 def _package_imports(specifier: str, here: str) -> list[str] | None:
