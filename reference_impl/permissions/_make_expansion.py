@@ -25,6 +25,7 @@ _BUILTIN_VARIABLES = {
     "PC": "pc", "CO": "co", "GET": "get", "TEX": "tex", "MAKEINFO": "makeinfo", "CTANGLE": "ctangle",
 }  # fmt: skip
 _EXPANSION_DEPTH = 8
+_IMMEDIATE = (":=", "::=")  # simply expanded: make expands the value where the assignment stands
 DOLLAR = "\x01"  # make's ``$$`` while the references around it are expanded
 
 
@@ -76,8 +77,9 @@ def expanded_recipes(
 ) -> list[str] | None:
     """The recipe lines of ``texts`` with make's variables expanded; None where one can't be.
 
-    Variables from the Makefiles (``=``, ``:=``, ``::=``, ``?=``, ``+=``; ``export``/``override``),
-    the command line's ``NAME=value`` (they win), the environment (``environment``'s ``NAME=value``
+    Variables from the Makefiles (``=``, ``:=``, ``::=``, ``?=``, ``+=``; ``export``/``override``;
+    a ``:=`` one holds its value as it was where it was defined), the command line's ``NAME=value``
+    (they win, while the Makefiles are read too), the environment (``environment``'s ``NAME=value``
     words, the line's: a Makefile's own assignment wins over them, ``?=`` does not, ``+=`` appends)
     and make's built-in ones; ``$@``, ``$<``, ``$^``... from the rule the recipe belongs to. A
     reference to anything else (a function such as ``$(call)`` or ``$(eval)``, a ``!=`` shell
@@ -89,30 +91,54 @@ def expanded_recipes(
         match = ASSIGNMENT.match(word)
         if match is not None:
             variables[match.group(1)] = match.group(3)
+    # The command line's ``NAME:=value`` is expanded before make reads a Makefile: with the environment only.
+    line_values: list[tuple[str, str]] = []
+    for word in assigned:
+        match = ASSIGNMENT.match(word)
+        if match is not None:
+            name, operator, value = match.groups()
+            if operator in _IMMEDIATE:
+                value = expand(value, dict(variables), {}, 0)
+                if value is None:
+                    return None
+            line_values.append((name, value))
+    # They are in force while make reads the Makefiles: an assignment there to one of them is ignored.
+    variables.update(line_values)
+    line_names = {name for name, _ in line_values}
     overridden: set[str] = set()
+    simple: set[str] = set()  # simply expanded (``:=``): their value is the text at their definition
     for text in texts:
         for line in text.splitlines():
             match = ASSIGNMENT.match(line) if not line.startswith("\t") else None
             if match is None:
                 continue
             name, operator, value = match.groups()
-            if re.match(r"(?:export[ \t]+)*override[ \t]", line):
-                overridden.add(name)
-            elif name in overridden:
-                continue  # a plain assignment can't change a variable set with ``override``
             if operator == "!=":
                 return None
+            if re.match(r"(?:export[ \t]+)*override[ \t]", line):
+                overridden.add(name)
+            elif name in overridden or name in line_names:
+                continue  # a plain assignment can't change a variable set with ``override`` or on the line
             if operator == "?=" and name in variables:
                 continue
+            if operator in _IMMEDIATE or (operator == "+=" and name in simple):
+                # Expanded where it stands, with the variables defined so far (``A := $(B)`` before a
+                # later ``B = ...`` keeps B's earlier value); ``+=`` to such a variable appends so too.
+                expanded = expand(value, variables, {}, 0)
+                if expanded is None:
+                    return None
+                value = expanded
+            if operator in _IMMEDIATE:
+                simple.add(name)
+            elif operator != "+=":
+                simple.discard(name)
             variables[name] = (
                 f"{variables[name]} {value}" if operator == "+=" and name in variables else value
             )
-    for word in assigned:
-        match = ASSIGNMENT.match(word)
-        if match is not None:
-            if match.group(1) in overridden:
-                return None  # ``override`` beats the command line, as it sets and appends in order: refused
-            variables[match.group(1)] = match.group(3)
+    for name, value in line_values:
+        if name in overridden:
+            return None  # ``override`` beats the command line, as it sets and appends in order: refused
+        variables[name] = value
     recipes: list[str] = []
     for text in texts:
         automatic: dict[str, str] = {}
