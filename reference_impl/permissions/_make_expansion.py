@@ -39,6 +39,12 @@ def _pattern(pattern: str, word: str) -> str | None:
     return None
 
 
+def _suffixed(word: str) -> tuple[str, str]:
+    """``word`` split before its last ``.`` as make splits it: ``.c`` is all suffix (not as posixpath's splitext)."""
+    dot = word.rfind(".")
+    return (word[:dot], word[dot:]) if dot >= 0 and "/" not in word[dot:] else (word, "")
+
+
 def _patsubst(args: list[str]) -> str | None:
     if len(args) != 3:
         return None
@@ -62,8 +68,8 @@ _FUNCTIONS: dict[str, Callable[[list[str]], str | None]] = {
     "lastword": lambda a: (",".join(a).split() or [""])[-1],
     "notdir": lambda a: " ".join(posixpath.basename(w) for w in ",".join(a).split()),
     "dir": lambda a: " ".join(posixpath.dirname(w) + "/" if "/" in w else "./" for w in ",".join(a).split()),
-    "basename": lambda a: " ".join(posixpath.splitext(w)[0] for w in ",".join(a).split()),
-    "suffix": lambda a: " ".join(posixpath.splitext(w)[1] for w in ",".join(a).split() if posixpath.splitext(w)[1]),
+    "basename": lambda a: " ".join(_suffixed(w)[0] for w in ",".join(a).split()),
+    "suffix": lambda a: " ".join(_suffixed(w)[1] for w in ",".join(a).split() if _suffixed(w)[1]),
     "addprefix": lambda a: " ".join(a[0] + w for w in a[1].split()) if len(a) == 2 else None,
     "addsuffix": lambda a: " ".join(w + a[0] for w in a[1].split()) if len(a) == 2 else None,
     "filter": lambda a: " ".join(w for w in a[1].split() if any(_pattern(p, w) is not None for p in a[0].split())) if len(a) == 2 else None,
@@ -180,8 +186,8 @@ def expand(text: str, variables: dict[str, str], automatic: dict[str, str], dept
         name = match.group(1) if match.group(1) is not None else match.group(2) or match.group(3)
         if name in automatic or (name[:1] in automatic and name[1:] in ("D", "F")):
             return automatic.get(name, automatic.get(name[:1], ""))
-        function, _, arguments = name.partition(" ")
-        if function in _FUNCTIONS and arguments:
+        function, space, arguments = name.partition(" ")
+        if function in _FUNCTIONS and space:  # ``$(basename )``: a call with an empty argument
             result = _FUNCTIONS[function]([a.strip() for a in arguments.split(",")])
             if result is not None:
                 return result
