@@ -154,9 +154,10 @@ def _function_makefiles(draw: st.DrawFn) -> tuple[str, list[str], bool]:
         operator = draw(st.sampled_from(["=", ":=", "::=", "?="]))
         value, whole = draw(_calls(tuple(names)))
         lines.append(f"{name} {operator} {value}")
-        if draw(st.booleans()):
+        change = draw(st.sampled_from(["", "+=", "=", ":="]))  # appended to, or defined again
+        if change:
             appended, more = draw(_calls(tuple(names)))
-            lines.append(f"{name} += {appended}")
+            lines.append(f"{name} {change} {appended}")
             whole = whole and more
         names.append(name)
         exact = exact and whole
@@ -177,7 +178,7 @@ def test_text_functions_evaluate_as_make_does(
     Drawn: each function (``subst``, ``patsubst``, ``filter``, ``filter-out`` with their patterns,
     ``addprefix``, ``addsuffix``, ``dir``, ``notdir``, ``basename``, ``suffix``, ``words``, ``sort``,
     ``strip``, ``firstword``, ``lastword``) nested in each other and in variables of each flavour
-    (appended to with ``+=``) that refer only to variables defined before them, sometimes with one
+    (appended to with ``+=`` or defined again) that refer only to variables defined before them, sometimes with one
     argument too few or too many; the command line setting one. Where every call has make's number
     of arguments and make runs the Makefile, the engine must evaluate it (refusing it would ask for an
     ordinary Makefile), and whatever it evaluates must be what make prints; it never raises.
