@@ -542,6 +542,120 @@ def test_deny_rule_holds_against_what_make_puts_together(
     _check_case(new_harness, data, mode, lambda inner: _make(inner, data, shapes))
 
 
+# How make puts a text together from parts (_make_text): its assignments and its text functions.
+_MAKE_STEPS = ("literal", "split", "variable", "chain", "chain", "appended", "subst", "patsubst", "addprefix", "addsuffix",
+               "firstword", "lastword", "filter", "filter-out", "notdir", "basename", "strip", "sort")  # fmt: skip
+_DECOY_WORDS = ("a.c", "x1", "dir/q.o")
+_DECOY_PATTERNS = ("%.c", "x%", "%.o", "q%e", "%x")
+
+
+def _make_text(text: str, data: st.DataObject, definitions: list[str], depth: int = 0) -> str:
+    """A make expression that expands to ``text``, put together by make's own language, drawn and nested.
+
+    Assignments of every flavour (``=``, ``:=``, ``::=``, ``?=``, ``export``, ``+=``) and the text
+    functions, each built around a part of ``text`` that is itself drawn the same way, to depth 3.
+    ``definitions`` receives the assignments, in the order make must read them.
+    """
+    step = "literal" if depth >= 3 else data.draw(st.sampled_from(_MAKE_STEPS), label=f"make step {depth}")
+    cut = data.draw(st.integers(0, len(text)), label="cut") if step != "literal" else 0
+    head, tail = text[:cut], text[cut:]
+
+    def part(piece: str) -> str:
+        return _make_text(piece, data, definitions, depth + 1) if piece else ""
+
+    decoy = data.draw(st.sampled_from(_DECOY_WORDS), label="decoy word")
+    if step == "split":
+        return part(head) + part(tail)
+    if step == "chain" and head and tail:
+        # One variable's value refers to another's: ``B := $(A)ke`` takes A's value where it stands.
+        first = _make_text(head, data, definitions, 3 if depth else 1)
+        name = f"V{len(definitions)}"
+        definitions.append(f"{name} = {first}")
+        operator = data.draw(st.sampled_from(["=", ":=", "::="]), label="chained assignment")
+        rest = part(tail)
+        definitions.append(f"V{len(definitions)} {operator} $({name}){rest}")
+        return f"$({definitions[-1].split()[0]})"
+    if step in ("variable", "appended"):
+        value = part(text)
+        name = f"V{len(definitions)}"
+        operator = data.draw(st.sampled_from(["=", ":=", "::=", "?=", "export ="]), label="assignment")
+        export, _, operator = operator.rpartition(" ")
+        definitions.append(f"{export + ' ' if export else ''}{name} {operator} {value}")
+        reference = data.draw(st.sampled_from([f"$({name})", f"${{{name}}}"]), label="reference")
+        if step == "appended":  # the value's first word, a word appended after it
+            definitions.append(f"{name} += {decoy}")
+            return f"$(firstword {reference})"
+        return reference
+    if step == "subst" and head:
+        return f"$(subst X,{part(head)},X{part(tail)})"
+    if step == "patsubst" and head:
+        before, after = data.draw(
+            st.sampled_from([("", "X"), ("q.", ""), ("q", "X"), ("", "")]), label="pattern"
+        )
+        return f"$(patsubst {before}%{after},%{part(tail)},{before}{part(head)}{after} {decoy})"
+    if step == "addprefix" and head and tail:
+        return f"$(addprefix {part(head)},{part(tail)})"
+    if step == "addsuffix" and head and tail:
+        return f"$(addsuffix {part(tail)},{part(head)})"
+    if step == "firstword":
+        return f"$(firstword {part(text)} {decoy})"
+    if step == "lastword":
+        return f"$(lastword {decoy} {part(text)})"
+    if step == "filter":
+        pattern = data.draw(st.sampled_from([f"{head}%", f"%{tail}", f"{head}%{tail}", "%"]), label="filter")
+        return f"$(filter {pattern},{part(text)} {decoy})"
+    if step == "filter-out":
+        patterns = data.draw(st.lists(st.sampled_from(_DECOY_PATTERNS), min_size=1, max_size=3), label="out")
+        return f"$(filter-out {' '.join(patterns)},{part(text)} {decoy})"
+    if step == "notdir":
+        return f"$(notdir {data.draw(st.sampled_from(['d', 'a/b']), label='directory')}/{part(text)})"
+    if step == "basename":
+        return f"$(basename {part(text)}.c)"
+    if step == "strip":
+        return f"$(strip  {part(text)} )"
+    if step == "sort":
+        return f"$(sort {part(text)})"
+    return text
+
+
+def _make_composed(inner: str, data: st.DataObject) -> ProjectCase:
+    """A Makefile whose recipe runs the denied program by a name only make's own language puts together."""
+    definitions: list[str] = []
+    name = _make_text(_DENIED, data, definitions)
+    # Variables the recipe's name was built from, defined again after they were used: a recursive
+    # variable then takes the new value, a simply expanded one (``:=``) keeps the one it had.
+    named = set(re.findall(r"\$[({](V\d+)", name))
+    defined = sorted(
+        {line.split()[1] if line.startswith("export ") else line.split()[0] for line in definitions} - named
+    )
+    if defined:
+        again = data.draw(st.lists(st.sampled_from(defined), max_size=3, unique=True), label="defined again")
+        definitions += [f"{v} = true" for v in again]
+    line = data.draw(st.sampled_from(["make", "make check", "make -s check"]), label="line")
+    makefile = "".join(f"{d}\n" for d in definitions) + f"check:\n\t@{name} --all\n"
+    return ProjectCase("make", {"Makefile": makefile}, line, _allow(line, data), "make's own language")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_against_the_name_make_composes_with_its_own_language(
+    new_harness: Callable[[], Any], data: st.DataObject, mode: str
+) -> None:
+    """PERM-17: a denied program whose name make's assignments and text functions compose never runs unasked.
+
+    Drawn and nested to depth 3: the name split into parts, each part put together by an assignment
+    of any flavour (``=``, ``:=``, ``::=``, ``?=``, ``export``, ``+=`` then ``firstword``) or a text
+    function around it (``subst``, ``patsubst`` with a pattern before and after the stem, ``addprefix``,
+    ``addsuffix``, ``firstword``, ``lastword``, ``filter`` and ``filter-out`` with decoy words and
+    patterns, ``notdir``, ``basename``, ``strip``, ``sort``); then variables defined again after they
+    were used (a ``:=`` variable keeps its earlier value); the line, its allow rule and the mode.
+    Real make is the judge: a drawn Makefile that does not run the denied program is discarded.
+    """
+    _check_case(new_harness, data, mode, lambda inner: _make_composed(inner, data))
+
+
 def _make_variable_from_the_line(inner: str, data: st.DataObject) -> ProjectCase:
     """A Makefile recipe that runs one of make's own variables, which the line sets for make.
 

@@ -105,3 +105,105 @@ def test_recipes_expand_as_make_prints_them(
     event("compared with make")
     made = [" ".join(line.split()) for line in done.stdout.splitlines() if line.strip()]
     assert [" ".join(line.split()) for line in ours] == made, f"{makefile}\nmake {assigned}: {done.stdout}"
+
+
+# Each text function the engine evaluates, with make's own number of arguments.
+_ARITY = {"subst": 3, "patsubst": 3, "addprefix": 2, "addsuffix": 2, "filter": 2, "filter-out": 2,
+          "strip": 1, "sort": 1, "words": 1, "firstword": 1, "lastword": 1, "notdir": 1, "dir": 1,
+          "basename": 1, "suffix": 1}  # fmt: skip
+_TEXT = ("a.c", "dir/b.o", "/abs/e.h", "noext", "x.y.z", "nu", "ke")
+_PATTERNS = ("%", "%.c", "a%", "dir/%.o", "%e", "x%z", "noext", "n%", "%.y.z")
+
+
+@st.composite
+def _calls(draw: st.DrawFn, variables: tuple[str, ...], depth: int = 0) -> tuple[str, bool]:
+    """Text made by make's functions (nested), and whether each call has make's number of arguments."""
+    kind = draw(st.sampled_from(["words", "variable", "call", "call"])) if depth < 2 else "words"
+    if kind == "variable" and variables:
+        return f"$({draw(st.sampled_from(variables))})", True
+    if kind != "call":
+        return " ".join(draw(st.lists(st.sampled_from(_TEXT), min_size=1, max_size=3))), True
+    function = draw(st.sampled_from(sorted(_ARITY)))
+    arity = _ARITY[function]
+    # One argument too few (make refuses it) or too many (make reads the last comma as text).
+    count = max(1, draw(st.sampled_from([arity, arity, arity, arity - 1, arity + 1])))
+    exact = count == arity
+    arguments = []
+    for index in range(count):
+        if function in ("patsubst", "filter", "filter-out") and index == 0:
+            argument = " ".join(draw(st.lists(st.sampled_from(_PATTERNS), min_size=1, max_size=2)))
+        elif function == "patsubst" and index == 1:
+            argument = draw(st.sampled_from(["%.o", "p/%", "%", "q", "nu%ke"]))
+        elif function == "subst" and index < 2:
+            argument = draw(st.sampled_from(["a", ".c", "dir", "e", "ke"]))
+        elif function in ("addprefix", "addsuffix") and index == 0:
+            argument = draw(st.sampled_from(["p/", ".x", "k"]))
+        else:
+            argument, whole = draw(_calls(variables, depth + 1))
+            exact = exact and whole
+        arguments.append(argument)
+    return f"$({function} {','.join(arguments)})", exact
+
+
+@st.composite
+def _function_makefiles(draw: st.DrawFn) -> tuple[str, list[str], bool]:
+    """A Makefile of variables (each flavour, referring to earlier ones) and text functions, its line's words."""
+    lines, names, exact = [], [], True
+    for index in range(draw(st.integers(0, 3))):
+        name = f"V{index}"
+        operator = draw(st.sampled_from(["=", ":=", "::=", "?="]))
+        value, whole = draw(_calls(tuple(names)))
+        lines.append(f"{name} {operator} {value}")
+        change = draw(st.sampled_from(["", "+=", "=", ":="]))  # appended to, or defined again
+        if change:
+            appended, more = draw(_calls(tuple(names)))
+            lines.append(f"{name} {change} {appended}")
+            whole = whole and more
+        names.append(name)
+        exact = exact and whole
+    recipe, whole = draw(_calls(tuple(names)))
+    lines += ["all:", f"\techo {recipe}"]
+    settable = [f"{n}{o}cli" for n in names for o in ("=", ":=")]
+    assigned = draw(st.lists(st.sampled_from(settable), max_size=1)) if settable else []
+    return "\n".join(lines) + "\n", assigned, exact and whole
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=_function_makefiles())
+def test_text_functions_evaluate_as_make_does(
+    tmp_path_factory: pytest.TempPathFactory, case: tuple[str, list[str], bool]
+) -> None:
+    """Every text function the engine claims, nested, with make's number of arguments: evaluated, as ``make -n`` prints.
+
+    Drawn: each function (``subst``, ``patsubst``, ``filter``, ``filter-out`` with their patterns,
+    ``addprefix``, ``addsuffix``, ``dir``, ``notdir``, ``basename``, ``suffix``, ``words``, ``sort``,
+    ``strip``, ``firstword``, ``lastword``) nested in each other and in variables of each flavour
+    (appended to with ``+=`` or defined again) that refer only to variables defined before them, sometimes with one
+    argument too few or too many; the command line setting one. Where every call has make's number
+    of arguments and make runs the Makefile, the engine must evaluate it (refusing it would ask for an
+    ordinary Makefile), and whatever it evaluates must be what make prints; it never raises.
+    """
+    makefile, assigned, exact = case
+    directory = tmp_path_factory.mktemp("make")
+    (directory / "Makefile").write_text(makefile)
+    done = subprocess.run(
+        ["make", "-n", "--no-print-directory", *assigned],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(directory)},
+        check=False,
+    )
+    ours = expanded_recipes([makefile], assigned)
+    if done.returncode != 0:
+        event("make refuses it")
+        return
+    made = [" ".join(line.split()) for line in done.stdout.splitlines() if line.strip()]
+    if exact:
+        assert ours is not None, f"an ordinary Makefile refused:\n{makefile}\nmake {assigned}: {done.stdout}"
+    if ours is not None:
+        event("compared with make")
+        assert [" ".join(line.split()) for line in ours] == made, (
+            f"{makefile}\nmake {assigned}: {done.stdout}"
+        )

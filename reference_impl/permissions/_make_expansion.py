@@ -25,6 +25,7 @@ _BUILTIN_VARIABLES = {
     "PC": "pc", "CO": "co", "GET": "get", "TEX": "tex", "MAKEINFO": "makeinfo", "CTANGLE": "ctangle",
 }  # fmt: skip
 _EXPANSION_DEPTH = 8
+_IMMEDIATE = (":=", "::=")  # simply expanded: make expands the value where the assignment stands
 DOLLAR = "\x01"  # make's ``$$`` while the references around it are expanded
 
 
@@ -36,6 +37,12 @@ def _pattern(pattern: str, word: str) -> str | None:
     if len(word) >= len(before) + len(after) and word.startswith(before) and word.endswith(after):
         return word[len(before) : len(word) - len(after)]
     return None
+
+
+def _suffixed(word: str) -> tuple[str, str]:
+    """``word`` split before its last ``.`` as make splits it: ``.c`` is all suffix (not as posixpath's splitext)."""
+    dot = word.rfind(".")
+    return (word[:dot], word[dot:]) if dot >= 0 and "/" not in word[dot:] else (word, "")
 
 
 def _patsubst(args: list[str]) -> str | None:
@@ -61,8 +68,8 @@ _FUNCTIONS: dict[str, Callable[[list[str]], str | None]] = {
     "lastword": lambda a: (",".join(a).split() or [""])[-1],
     "notdir": lambda a: " ".join(posixpath.basename(w) for w in ",".join(a).split()),
     "dir": lambda a: " ".join(posixpath.dirname(w) + "/" if "/" in w else "./" for w in ",".join(a).split()),
-    "basename": lambda a: " ".join(posixpath.splitext(w)[0] for w in ",".join(a).split()),
-    "suffix": lambda a: " ".join(posixpath.splitext(w)[1] for w in ",".join(a).split() if posixpath.splitext(w)[1]),
+    "basename": lambda a: " ".join(_suffixed(w)[0] for w in ",".join(a).split()),
+    "suffix": lambda a: " ".join(_suffixed(w)[1] for w in ",".join(a).split() if _suffixed(w)[1]),
     "addprefix": lambda a: " ".join(a[0] + w for w in a[1].split()) if len(a) == 2 else None,
     "addsuffix": lambda a: " ".join(w + a[0] for w in a[1].split()) if len(a) == 2 else None,
     "filter": lambda a: " ".join(w for w in a[1].split() if any(_pattern(p, w) is not None for p in a[0].split())) if len(a) == 2 else None,
@@ -76,8 +83,9 @@ def expanded_recipes(
 ) -> list[str] | None:
     """The recipe lines of ``texts`` with make's variables expanded; None where one can't be.
 
-    Variables from the Makefiles (``=``, ``:=``, ``::=``, ``?=``, ``+=``; ``export``/``override``),
-    the command line's ``NAME=value`` (they win), the environment (``environment``'s ``NAME=value``
+    Variables from the Makefiles (``=``, ``:=``, ``::=``, ``?=``, ``+=``; ``export``/``override``;
+    a ``:=`` one holds its value as it was where it was defined), the command line's ``NAME=value``
+    (they win, while the Makefiles are read too), the environment (``environment``'s ``NAME=value``
     words, the line's: a Makefile's own assignment wins over them, ``?=`` does not, ``+=`` appends)
     and make's built-in ones; ``$@``, ``$<``, ``$^``... from the rule the recipe belongs to. A
     reference to anything else (a function such as ``$(call)`` or ``$(eval)``, a ``!=`` shell
@@ -89,30 +97,54 @@ def expanded_recipes(
         match = ASSIGNMENT.match(word)
         if match is not None:
             variables[match.group(1)] = match.group(3)
+    # The command line's ``NAME:=value`` is expanded before make reads a Makefile: with the environment only.
+    line_values: list[tuple[str, str]] = []
+    for word in assigned:
+        match = ASSIGNMENT.match(word)
+        if match is not None:
+            name, operator, value = match.groups()
+            if operator in _IMMEDIATE:
+                value = expand(value, dict(variables), {}, 0)
+                if value is None:
+                    return None
+            line_values.append((name, value))
+    # They are in force while make reads the Makefiles: an assignment there to one of them is ignored.
+    variables.update(line_values)
+    line_names = {name for name, _ in line_values}
     overridden: set[str] = set()
+    simple: set[str] = set()  # simply expanded (``:=``): their value is the text at their definition
     for text in texts:
         for line in text.splitlines():
             match = ASSIGNMENT.match(line) if not line.startswith("\t") else None
             if match is None:
                 continue
             name, operator, value = match.groups()
-            if re.match(r"(?:export[ \t]+)*override[ \t]", line):
-                overridden.add(name)
-            elif name in overridden:
-                continue  # a plain assignment can't change a variable set with ``override``
             if operator == "!=":
                 return None
+            if re.match(r"(?:export[ \t]+)*override[ \t]", line):
+                overridden.add(name)
+            elif name in overridden or name in line_names:
+                continue  # a plain assignment can't change a variable set with ``override`` or on the line
             if operator == "?=" and name in variables:
                 continue
+            if operator in _IMMEDIATE or (operator == "+=" and name in simple):
+                # Expanded where it stands, with the variables defined so far (``A := $(B)`` before a
+                # later ``B = ...`` keeps B's earlier value); ``+=`` to such a variable appends so too.
+                expanded = expand(value, variables, {}, 0)
+                if expanded is None:
+                    return None
+                value = expanded
+            if operator in _IMMEDIATE:
+                simple.add(name)
+            elif operator != "+=":
+                simple.discard(name)
             variables[name] = (
                 f"{variables[name]} {value}" if operator == "+=" and name in variables else value
             )
-    for word in assigned:
-        match = ASSIGNMENT.match(word)
-        if match is not None:
-            if match.group(1) in overridden:
-                return None  # ``override`` beats the command line, as it sets and appends in order: refused
-            variables[match.group(1)] = match.group(3)
+    for name, value in line_values:
+        if name in overridden:
+            return None  # ``override`` beats the command line, as it sets and appends in order: refused
+        variables[name] = value
     recipes: list[str] = []
     for text in texts:
         automatic: dict[str, str] = {}
@@ -154,8 +186,8 @@ def expand(text: str, variables: dict[str, str], automatic: dict[str, str], dept
         name = match.group(1) if match.group(1) is not None else match.group(2) or match.group(3)
         if name in automatic or (name[:1] in automatic and name[1:] in ("D", "F")):
             return automatic.get(name, automatic.get(name[:1], ""))
-        function, _, arguments = name.partition(" ")
-        if function in _FUNCTIONS and arguments:
+        function, space, arguments = name.partition(" ")
+        if function in _FUNCTIONS and space:  # ``$(basename )``: a call with an empty argument
             result = _FUNCTIONS[function]([a.strip() for a in arguments.split(",")])
             if result is not None:
                 return result
