@@ -11,7 +11,7 @@ __all__ = ["DESCRIPTION", "TARGET", "adapter"]
 TARGET = "HOOK-5"
 DESCRIPTION = (
     "the collector records a stop only when stopReason is non-empty ('if out.get(\"stopReason\")'): "
-    "a bare {\"continue\": false} is ignored and the agent loop goes on"
+    'a bare {"continue": false} is ignored and the agent loop goes on'
 )
 
 
