@@ -187,6 +187,20 @@ def test_a_budget_the_baseline_overruns_judges_nothing_and_says_so(
     assert not (tmp_path / "matrix.json").exists()
 
 
+def test_a_suite_timeout_cuts_the_baseline_and_must_be_positive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--suite-timeout`` bounds each run of the suite (a loaded machine needs more than 600 s for the
+    whole suite): a baseline it cuts judges nothing; zero or less is a usage error naming the option."""
+    argv = ["--targeted", "--mutants-dir", str(BROKEN_DIR), "--matrix", str(tmp_path / "matrix")]
+    assert run_matrix([*argv, "--mutant", "m_missing_module", "--suite-timeout", "0.5"]) == 2
+    assert "timed out after" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exited:
+        run_matrix([*argv, "--suite-timeout", "0"])
+    assert exited.value.code == 2
+    assert "--suite-timeout" in capsys.readouterr().err
+
+
 def test_a_mutant_runs_the_reference_cli_with_its_defect(tmp_path: Path) -> None:
     """The wire checks run the reference CLI in a process of its own: a mutant's patches reach it too.
 

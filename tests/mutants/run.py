@@ -86,13 +86,15 @@ class MutantRow:
         return [rid for rid in requirement_ids() if rid in failed]
 
 
-def _run_mutant(mutant: Mutant, targeted: bool, seeds: int) -> MutantRow:
+def _run_mutant(mutant: Mutant, targeted: bool, seeds: int, timeout: float = 600.0) -> MutantRow:
     row = MutantRow(mutant)
     start = time.perf_counter()
     requirements = (mutant.target,) if targeted else ()
     for seed in range(seeds) if seeds else [None]:
         row.runs.append(
-            run_suite(mutant.adapter_spec, requirements=requirements, seed=seed, exitfirst=targeted)
+            run_suite(
+                mutant.adapter_spec, requirements=requirements, seed=seed, exitfirst=targeted, timeout=timeout
+            )
         )
     row.seconds = time.perf_counter() - start
     return row
@@ -288,7 +290,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="SECONDS",
         help="start no mutant after this much wall time (baseline included); the rest are reported not judged",
     )
+    parser.add_argument(
+        "--suite-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="the longest one run of the suite may take, the baseline's and each mutant's (default 600; "
+        "the whole suite on a loaded 2-core machine needs more)",
+    )
     args = parser.parse_args(argv)
+    if args.suite_timeout <= 0:
+        parser.error("--suite-timeout must be more than 0 seconds")
     if args.jobs < 1 or args.seeds < 0:
         parser.error("--jobs must be at least 1 and --seeds at least 0")
     if args.budget is not None and args.budget <= 0:
@@ -309,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     deadline = started + args.budget if args.budget is not None else math.inf
     targets = tuple(sorted({m.target for m in mutants})) if args.targeted else ()
-    if not _baseline_ok(targets, timeout=min(600.0, args.budget or 600.0)):
+    if not _baseline_ok(targets, timeout=min(args.suite_timeout, args.budget or args.suite_timeout)):
         if args.budget is not None:
             print(judged_line(0, len(mutants), args.budget))
         return 2
@@ -319,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def judge(mutant: Mutant) -> MutantRow | None:
         if time.perf_counter() >= deadline:
             return None
-        row = _run_mutant(mutant, args.targeted, args.seeds)
+        row = _run_mutant(mutant, args.targeted, args.seeds, args.suite_timeout)
         with printed:
             print(f"{row.status}: {mutant.name} ({mutant.target}, {row.seconds:.1f} s)", flush=True)
         return row
