@@ -57,8 +57,17 @@ _IMPORTS = (
     ("import json", "json"),
     ("import csv", "csv"),
     ("from urllib import parse", "urllib"),
-    ("import pkg.tool", "pkg"),
 )
+# Where the module is: a name of _IMPORTS beside the script, a module of a namespace directory (no
+# ``__init__``), or of a namespace directory inside a regular package.
+_LAYOUTS = {
+    "beside the script": None,
+    "in a namespace directory": ("import pkg.tool", "pkg"),
+    "in a namespace directory inside a package": ("import pkg.sub.tool", "pkg.sub"),
+}
+# How the script spells its import statement: alone on its line, after another statement, as a
+# one-line block's body, continued on the next line.
+_SPELLINGS = ("{}", "x = 1; {}", "if True: {}", "continued")
 
 
 @dataclass
@@ -93,10 +102,22 @@ def _evil(data: st.DataObject, bin_dir: str) -> str:
 
 
 def _module_files(name: str, code: str | bytes, package: bool) -> dict[str, str | bytes]:
-    """The module ``name`` as a file, or as a package (its ``__init__``; ``pkg`` with its ``tool``)."""
+    """The module ``name`` as a file, or as a package (its ``__init__``; ``pkg`` with its ``tool``).
+
+    ``pkg.sub``: a namespace directory inside the regular package ``pkg``, holding ``tool``.
+    """
     if name == "pkg":
         return {"pkg/__init__.py": code, "pkg/tool.py": ""} if package else {"pkg/tool.py": code}
+    if name == "pkg.sub":
+        return {"pkg/__init__.py": "", f"pkg/sub/tool{'/__init__' if package else ''}.py": code}
     return {f"{name}/__init__.py": code} if package else {f"{name}.py": code}
+
+
+def _module_path(name: str) -> tuple[str, dict[str, str | bytes]]:
+    """Where the module Python finds for ``name`` is, without its suffix, and the package files around it."""
+    if name == "pkg.sub":
+        return "pkg/sub/tool", {"pkg/__init__.py": ""}
+    return ("pkg/tool" if name == "pkg" else name), {}
 
 
 def _bytecode(source: str) -> bytes:
@@ -110,21 +131,28 @@ def _bytecode(source: str) -> bytes:
 
 def _resolved(data: st.DataObject, evil: str) -> PythonCase:
     """A script whose import Python resolves to code beside it: a module, bytecode, a stale cache."""
-    statement, name = data.draw(st.sampled_from(_IMPORTS), label="import, and the module Python finds")
+    layout = _LAYOUTS[data.draw(st.sampled_from(sorted(_LAYOUTS)), label="where the module is")]
+    statement, name = layout or data.draw(
+        st.sampled_from(_IMPORTS), label="import, and the module Python finds"
+    )
+    spelling = data.draw(st.sampled_from(_SPELLINGS), label="the import spelled")
+    statement = (
+        statement.replace(" ", " \\\n    ", 1) if spelling == "continued" else spelling.format(statement)
+    )
     how = data.draw(
         st.sampled_from(["module", "package", "bytecode without source", "stale cache"]),
         label="what Python loads",
     )
     files: dict[str, str | bytes] = {}
     compiled: list[tuple[str, str, str]] = []
+    module, around = _module_path(name)
     if how in ("module", "package"):
         files.update(_module_files(name, evil, how == "package" or name == "urllib"))
     elif how == "bytecode without source":
-        target = "pkg/tool.pyc" if name == "pkg" else f"{name}.pyc"
-        files[target] = _bytecode(evil)
+        files.update({**around, f"{module}.pyc": _bytecode(evil)})
     else:
-        source = "pkg/tool.py" if name == "pkg" else f"{name}.py"
-        files[source] = "VALUE = 1\n"
+        source = f"{module}.py"
+        files.update({**around, source: "VALUE = 1\n"})
         invalidation = data.draw(
             st.sampled_from(["unchecked hash", "checked hash of the source", "timestamp of the source"]),
             label="cache invalidation",
@@ -241,9 +269,11 @@ def test_deny_rule_holds_against_the_code_python_resolves(
 
     Drawn: the resolution mechanism (a module or package Python finds beside the script, under the
     name the script imports or one the standard library imports in turn, ``threading`` for ``import
-    subprocess``; bytecode without its source; a ``__pycache__`` file holding other code under a
-    header Python accepts: unchecked hash, the source's hash, the source's size and time; a script
-    that is a zip archive, text before it or not; pytest's doctest text files, ``--doctest-glob``,
+    subprocess``, or in a namespace directory, inside a regular package or not; the import statement
+    after ``;``, in a one-line block or continued; bytecode without its source; a ``__pycache__`` file
+    holding other code under a header Python accepts: unchecked hash, the source's hash, the source's
+    size and time; a script that is a zip archive, text before it or not; pytest's doctest text
+    files, ``--doctest-glob``,
     ``--doctest-modules`` on the line or in ``pytest.ini``), where the script is and how the line
     runs it (beside, by its path, through a symbolic link to it, after ``cd``, ``-m``, ``-c``,
     options first), how the code spells the denied program, the allow rule, the mode. Real

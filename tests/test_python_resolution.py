@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from reference_impl import PermissionContext, decide_permission, parse_rule
-from reference_impl.permissions._python_resolution import doctest_code, loaded_modules
+from reference_impl.permissions._python_resolution import doctest_code, imported_names, loaded_modules
 from tests.test_rules import BASH
 
 _RUNS_RM = 'import os\nos.system("rm x")\n'
@@ -169,3 +169,21 @@ def test_doctest_code_is_the_examples_alone() -> None:
     """The examples and their continuations are code; prose and expected output are not."""
     text = "Prose.\n\n>>> for i in range(2):\n...     print(i)\n0\n1\n>>> import os\n"
     assert doctest_code(text) == "for i in range(2):\n    print(i)\n\nimport os"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x = 1; import pkg.tool",
+        "if True: import pkg.tool",
+        "try: from pkg.tool import run\nexcept ImportError: pass",
+        "import \\\n    pkg.tool",
+        "import os, \\\n    pkg",
+    ],
+)
+def test_an_import_is_found_however_its_statement_is_spelled(code: str) -> None:
+    """PERM-17: after ``;``, as a one-line block's body, continued on the next line: still an import.
+
+    The names decide which namespace directories are read: one missed is code Python runs unread.
+    """
+    assert "pkg" in imported_names(code)
