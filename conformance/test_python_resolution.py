@@ -69,6 +69,10 @@ _LAYOUTS = {
 # one-line block's body, continued on the next line.
 _SPELLINGS = ("{}", "x = 1; {}", "if True: {}", "continued")
 
+# Files beside the program's modules that Python never loads: a dotfile, names no import can spell (sorted
+# before the modules), a stray file and the cache of a module since deleted in ``__pycache__``.
+_IGNORED = (".env", "0_notes.txt", "README-dev.md", "__pycache__/NOTES", f"__pycache__/gone.{_TAG}.pyc")
+
 
 @dataclass
 class PythonCase:
@@ -152,7 +156,10 @@ def _resolved(data: st.DataObject, evil: str) -> PythonCase:
         files.update({**around, f"{module}.pyc": _bytecode(evil)})
     else:
         source = f"{module}.py"
-        files.update({**around, source: "VALUE = 1\n"})
+        # Python runs a cache whose header fits without compiling its source: one that parses but does
+        # not compile (a ``return`` left outside its function mid-edit) does not stop it.
+        text = data.draw(st.sampled_from(["VALUE = 1\n", "VALUE = 1\nreturn VALUE\n"]), label="source")
+        files.update({**around, source: text})
         invalidation = data.draw(
             st.sampled_from(["unchecked hash", "checked hash of the source", "timestamp of the source"]),
             label="cache invalidation",
@@ -160,6 +167,10 @@ def _resolved(data: st.DataObject, evil: str) -> PythonCase:
         folder, _, stem = source.rpartition("/")
         cache = f"{folder + '/' if folder else ''}__pycache__/{stem[:-3]}.{_TAG}.pyc"
         compiled.append((source, cache, invalidation))  # its code: ``evil``
+    for ignored in data.draw(st.lists(st.sampled_from(_IGNORED), unique=True), label="files Python ignores"):
+        # Beside the module Python loads (a nested module's directory too), in the listing's order first.
+        folder = module.rpartition("/")[0]
+        files[f"{folder + '/' if folder else ''}{ignored}"] = b"\0" if ignored.endswith(".pyc") else "x\n"
     # Where the script is and how the line runs it: sys.path[0] is its real directory, or the cwd.
     where = data.draw(
         st.sampled_from(["beside", "by its path", "symlinked", "after cd", "-m", "-c", "options first"]),
@@ -260,7 +271,7 @@ def _compile_cache(work: Path, source: str, cache: str, invalidation: str, evil:
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
 @pytest.mark.parametrize("mechanism", sorted(_MECHANISMS))
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(data=st.data(), mode=st.sampled_from(PERMISSION_MODES))
 def test_deny_rule_holds_against_the_code_python_resolves(
     new_harness: Callable[[], Any], data: st.DataObject, mechanism: str, mode: str
@@ -272,7 +283,8 @@ def test_deny_rule_holds_against_the_code_python_resolves(
     subprocess``, or in a namespace directory, inside a regular package or not; the import statement
     after ``;``, in a one-line block or continued; bytecode without its source; a ``__pycache__`` file
     holding other code under a header Python accepts: unchecked hash, the source's hash, the source's
-    size and time; a script that is a zip archive, text before it or not; pytest's doctest text
+    size and time, its source one that parses but does not compile; files beside it Python ignores,
+    listed before it; a script that is a zip archive, text before it or not; pytest's doctest text
     files, ``--doctest-glob``,
     ``--doctest-modules`` on the line or in ``pytest.ini``), where the script is and how the line
     runs it (beside, by its path, through a symbolic link to it, after ``cd``, ``-m``, ``-c``,

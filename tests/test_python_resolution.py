@@ -20,7 +20,13 @@ from pathlib import Path
 import pytest
 
 from reference_impl import PermissionContext, decide_permission, parse_rule
-from reference_impl.permissions._python_resolution import doctest_code, imported_names, loaded_modules
+from reference_impl.permissions._python_resolution import (
+    PYTHON_CODE,
+    doctest_code,
+    imported_names,
+    loaded_modules,
+    startup_code,
+)
 from tests.test_rules import BASH
 
 _RUNS_RM = 'import os\nos.system("rm x")\n'
@@ -187,3 +193,31 @@ def test_an_import_is_found_however_its_statement_is_spelled(code: str) -> None:
     The names decide which namespace directories are read: one missed is code Python runs unread.
     """
     assert "pkg" in imported_names(code)
+
+
+def test_caches_python_never_loads_are_not_unread_code(tmp_path: Path) -> None:
+    """The cache of a module since deleted, or a stray file in ``__pycache__``: Python loads neither."""
+    work = _project(
+        tmp_path,
+        {
+            "t.py": "import json\n",
+            f"__pycache__/gone.{_TAG}.pyc": _bytecode(tmp_path, _RUNS_RM),
+            "__pycache__/NOTES": "x",
+        },
+    )
+    assert loaded_modules([str(work)], set()) == ([str(work / "t.py")], [])
+
+
+def test_the_users_startup_code_is_read_unless_too_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``.pth`` file's import lines are read; one past 256 KiB is not (None: code not read)."""
+    site = tmp_path / ".local/lib/python3.11/site-packages"
+    site.mkdir(parents=True)
+    (site / "a.pth").write_text("import os\n./vendored\n")
+    (site / "b.pth").write_text("import os\n" + "#" * 262_144)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert startup_code() == [
+        (f"{PYTHON_CODE}{site}/a.pth (Python runs its import lines at startup)", "import os"),
+        (f"{PYTHON_CODE}{site}/b.pth (Python runs its import lines at startup)", None),
+    ]
