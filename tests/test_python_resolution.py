@@ -86,6 +86,7 @@ def _zip(code: str, prefix: bytes = b"") -> bytes:
         ("built name in a conftest", "python3 -m pytest"),
         ("docstring with --doctest-modules", "pytest -q"),
         ("package named to unittest", "python3 -m unittest pkg"),
+        ("package a script imports from its arguments", "python3 t.py pkg"),
         ("namespace module named to unittest", "python3 -m unittest pkg.tool"),
         ("namespace module named to unittest", "python3 -Bm unittest pkg.tool"),
     ],
@@ -112,6 +113,11 @@ def test_code_python_loads_that_the_engine_did_not_read_asks(tmp_path: Path, cas
         "built name in a conftest": {"conftest.py": 'import os\nos.system("r" + "m x")\n'},
         # unittest imports the package the line names: its __init__ alone makes it a regular package.
         "package named to unittest": {"pkg/__init__.py": _RUNS_RM},
+        # unittest.main(module=None) imports the names of its argv: a regular package is read unnamed.
+        "package a script imports from its arguments": {
+            "t.py": "import unittest\nunittest.main(module=None)\n",
+            "pkg/__init__.py": _RUNS_RM,
+        },
         "namespace module named to unittest": {"pkg/tool.py": _RUNS_RM},
         "docstring with --doctest-modules": {
             "pytest.ini": "[pytest]\naddopts = --doctest-modules\n",
