@@ -57,8 +57,21 @@ _IMPORTS = (
     ("import json", "json"),
     ("import csv", "csv"),
     ("from urllib import parse", "urllib"),
-    ("import pkg.tool", "pkg"),
 )
+# Where the module is: a name of _IMPORTS beside the script, a module of a namespace directory (no
+# ``__init__``), or of a namespace directory inside a regular package.
+_LAYOUTS = {
+    "beside the script": None,
+    "in a namespace directory": ("import pkg.tool", "pkg"),
+    "in a namespace directory inside a package": ("import pkg.sub.tool", "pkg.sub"),
+}
+# How the script spells its import statement: alone on its line, after another statement, as a
+# one-line block's body, continued on the next line.
+_SPELLINGS = ("{}", "x = 1; {}", "if True: {}", "continued")
+
+# Files beside the program's modules that Python never loads: a dotfile, names no import can spell (sorted
+# before the modules), a stray file and the cache of a module since deleted in ``__pycache__``.
+_IGNORED = (".env", "0_notes.txt", "README-dev.md", "__pycache__/NOTES", f"__pycache__/gone.{_TAG}.pyc")
 
 
 @dataclass
@@ -93,10 +106,22 @@ def _evil(data: st.DataObject, bin_dir: str) -> str:
 
 
 def _module_files(name: str, code: str | bytes, package: bool) -> dict[str, str | bytes]:
-    """The module ``name`` as a file, or as a package (its ``__init__``; ``pkg`` with its ``tool``)."""
+    """The module ``name`` as a file, or as a package (its ``__init__``; ``pkg`` with its ``tool``).
+
+    ``pkg.sub``: a namespace directory inside the regular package ``pkg``, holding ``tool``.
+    """
     if name == "pkg":
         return {"pkg/__init__.py": code, "pkg/tool.py": ""} if package else {"pkg/tool.py": code}
+    if name == "pkg.sub":
+        return {"pkg/__init__.py": "", f"pkg/sub/tool{'/__init__' if package else ''}.py": code}
     return {f"{name}/__init__.py": code} if package else {f"{name}.py": code}
+
+
+def _module_path(name: str) -> tuple[str, dict[str, str | bytes]]:
+    """Where the module Python finds for ``name`` is, without its suffix, and the package files around it."""
+    if name == "pkg.sub":
+        return "pkg/sub/tool", {"pkg/__init__.py": ""}
+    return ("pkg/tool" if name == "pkg" else name), {}
 
 
 def _bytecode(source: str) -> bytes:
@@ -110,21 +135,31 @@ def _bytecode(source: str) -> bytes:
 
 def _resolved(data: st.DataObject, evil: str) -> PythonCase:
     """A script whose import Python resolves to code beside it: a module, bytecode, a stale cache."""
-    statement, name = data.draw(st.sampled_from(_IMPORTS), label="import, and the module Python finds")
+    layout = _LAYOUTS[data.draw(st.sampled_from(sorted(_LAYOUTS)), label="where the module is")]
+    statement, name = layout or data.draw(
+        st.sampled_from(_IMPORTS), label="import, and the module Python finds"
+    )
+    spelling = data.draw(st.sampled_from(_SPELLINGS), label="the import spelled")
+    statement = (
+        statement.replace(" ", " \\\n    ", 1) if spelling == "continued" else spelling.format(statement)
+    )
     how = data.draw(
         st.sampled_from(["module", "package", "bytecode without source", "stale cache"]),
         label="what Python loads",
     )
     files: dict[str, str | bytes] = {}
     compiled: list[tuple[str, str, str]] = []
+    module, around = _module_path(name)
     if how in ("module", "package"):
         files.update(_module_files(name, evil, how == "package" or name == "urllib"))
     elif how == "bytecode without source":
-        target = "pkg/tool.pyc" if name == "pkg" else f"{name}.pyc"
-        files[target] = _bytecode(evil)
+        files.update({**around, f"{module}.pyc": _bytecode(evil)})
     else:
-        source = "pkg/tool.py" if name == "pkg" else f"{name}.py"
-        files[source] = "VALUE = 1\n"
+        source = f"{module}.py"
+        # Python runs a cache whose header fits without compiling its source: one that parses but does
+        # not compile (a ``return`` left outside its function mid-edit) does not stop it.
+        text = data.draw(st.sampled_from(["VALUE = 1\n", "VALUE = 1\nreturn VALUE\n"]), label="source")
+        files.update({**around, source: text})
         invalidation = data.draw(
             st.sampled_from(["unchecked hash", "checked hash of the source", "timestamp of the source"]),
             label="cache invalidation",
@@ -132,6 +167,10 @@ def _resolved(data: st.DataObject, evil: str) -> PythonCase:
         folder, _, stem = source.rpartition("/")
         cache = f"{folder + '/' if folder else ''}__pycache__/{stem[:-3]}.{_TAG}.pyc"
         compiled.append((source, cache, invalidation))  # its code: ``evil``
+    for ignored in data.draw(st.lists(st.sampled_from(_IGNORED), unique=True), label="files Python ignores"):
+        # Beside the module Python loads (a nested module's directory too), in the listing's order first.
+        folder = module.rpartition("/")[0]
+        files[f"{folder + '/' if folder else ''}{ignored}"] = b"\0" if ignored.endswith(".pyc") else "x\n"
     # Where the script is and how the line runs it: sys.path[0] is its real directory, or the cwd.
     where = data.draw(
         st.sampled_from(["beside", "by its path", "symlinked", "after cd", "-m", "-c", "options first"]),
@@ -232,7 +271,7 @@ def _compile_cache(work: Path, source: str, cache: str, invalidation: str, evil:
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
 @pytest.mark.parametrize("mechanism", sorted(_MECHANISMS))
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(data=st.data(), mode=st.sampled_from(PERMISSION_MODES))
 def test_deny_rule_holds_against_the_code_python_resolves(
     new_harness: Callable[[], Any], data: st.DataObject, mechanism: str, mode: str
@@ -241,9 +280,12 @@ def test_deny_rule_holds_against_the_code_python_resolves(
 
     Drawn: the resolution mechanism (a module or package Python finds beside the script, under the
     name the script imports or one the standard library imports in turn, ``threading`` for ``import
-    subprocess``; bytecode without its source; a ``__pycache__`` file holding other code under a
-    header Python accepts: unchecked hash, the source's hash, the source's size and time; a script
-    that is a zip archive, text before it or not; pytest's doctest text files, ``--doctest-glob``,
+    subprocess``, or in a namespace directory, inside a regular package or not; the import statement
+    after ``;``, in a one-line block or continued; bytecode without its source; a ``__pycache__`` file
+    holding other code under a header Python accepts: unchecked hash, the source's hash, the source's
+    size and time, its source one that parses but does not compile; files beside it Python ignores,
+    listed before it; a script that is a zip archive, text before it or not; pytest's doctest text
+    files, ``--doctest-glob``,
     ``--doctest-modules`` on the line or in ``pytest.ini``), where the script is and how the line
     runs it (beside, by its path, through a symbolic link to it, after ``cd``, ``-m``, ``-c``,
     options first), how the code spells the denied program, the allow rule, the mode. Real

@@ -20,7 +20,13 @@ from pathlib import Path
 import pytest
 
 from reference_impl import PermissionContext, decide_permission, parse_rule
-from reference_impl.permissions._python_resolution import doctest_code, loaded_modules
+from reference_impl.permissions._python_resolution import (
+    PYTHON_CODE,
+    doctest_code,
+    imported_names,
+    loaded_modules,
+    startup_code,
+)
 from tests.test_rules import BASH
 
 _RUNS_RM = 'import os\nos.system("rm x")\n'
@@ -79,6 +85,10 @@ def _zip(code: str, prefix: bytes = b"") -> bytes:
         ("standard input", "python3 - < s.txt"),
         ("built name in a conftest", "python3 -m pytest"),
         ("docstring with --doctest-modules", "pytest -q"),
+        ("package named to unittest", "python3 -m unittest pkg"),
+        ("package a script imports from its arguments", "python3 t.py pkg"),
+        ("namespace module named to unittest", "python3 -m unittest pkg.tool"),
+        ("namespace module named to unittest", "python3 -Bm unittest pkg.tool"),
     ],
 )
 def test_code_python_loads_that_the_engine_did_not_read_asks(tmp_path: Path, case: str, line: str) -> None:
@@ -101,6 +111,14 @@ def test_code_python_loads_that_the_engine_did_not_read_asks(tmp_path: Path, cas
         "script without .py": {"tool": 'import os\nos.system("r" + "m x")\n'},
         "standard input": {"s.txt": "import subprocess\n", "threading.py": _RUNS_RM},
         "built name in a conftest": {"conftest.py": 'import os\nos.system("r" + "m x")\n'},
+        # unittest imports the package the line names: its __init__ alone makes it a regular package.
+        "package named to unittest": {"pkg/__init__.py": _RUNS_RM},
+        # unittest.main(module=None) imports the names of its argv: a regular package is read unnamed.
+        "package a script imports from its arguments": {
+            "t.py": "import unittest\nunittest.main(module=None)\n",
+            "pkg/__init__.py": _RUNS_RM,
+        },
+        "namespace module named to unittest": {"pkg/tool.py": _RUNS_RM},
         "docstring with --doctest-modules": {
             "pytest.ini": "[pytest]\naddopts = --doctest-modules\n",
             "lib.py": '"""Lib.\n\n>>> import os; os.system("rm x")\n0\n"""\n',
@@ -169,3 +187,49 @@ def test_doctest_code_is_the_examples_alone() -> None:
     """The examples and their continuations are code; prose and expected output are not."""
     text = "Prose.\n\n>>> for i in range(2):\n...     print(i)\n0\n1\n>>> import os\n"
     assert doctest_code(text) == "for i in range(2):\n    print(i)\n\nimport os"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x = 1; import pkg.tool",
+        "if True: import pkg.tool",
+        "try: from pkg.tool import run\nexcept ImportError: pass",
+        "import \\\n    pkg.tool",
+        "import os, \\\n    pkg",
+    ],
+)
+def test_an_import_is_found_however_its_statement_is_spelled(code: str) -> None:
+    """PERM-17: after ``;``, as a one-line block's body, continued on the next line: still an import.
+
+    The names decide which namespace directories are read: one missed is code Python runs unread.
+    """
+    assert "pkg" in imported_names(code)
+
+
+def test_caches_python_never_loads_are_not_unread_code(tmp_path: Path) -> None:
+    """The cache of a module since deleted, or a stray file in ``__pycache__``: Python loads neither."""
+    work = _project(
+        tmp_path,
+        {
+            "t.py": "import json\n",
+            f"__pycache__/gone.{_TAG}.pyc": _bytecode(tmp_path, _RUNS_RM),
+            "__pycache__/NOTES": "x",
+        },
+    )
+    assert loaded_modules([str(work)], set()) == ([str(work / "t.py")], [])
+
+
+def test_the_users_startup_code_is_read_unless_too_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``.pth`` file's import lines are read; one past 256 KiB is not (None: code not read)."""
+    site = tmp_path / ".local/lib/python3.11/site-packages"
+    site.mkdir(parents=True)
+    (site / "a.pth").write_text("import os\n./vendored\n")
+    (site / "b.pth").write_text("import os\n" + "#" * 262_144)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert startup_code() == [
+        (f"{PYTHON_CODE}{site}/a.pth (Python runs its import lines at startup)", "import os"),
+        (f"{PYTHON_CODE}{site}/b.pth (Python runs its import lines at startup)", None),
+    ]

@@ -182,7 +182,7 @@ def project_commands(
         return _python_imports(words[1], cwd, set()) + _python_program([cwd], [words[1]], set())
     if name.startswith("python") and words[:1] == ["-m"] and len(words) > 1:
         return _shadowing_modules(words[1].split("."), cwd) + _python_program(
-            [cwd], [f"import {words[1]}"], set()
+            [cwd], [f"import {words[1]}", *_named_imports(words[2:])], set()
         )
     if _unread_language(name) and unread_program(name, words) is None and any(w[:1] != "-" for w in words):
         # ``ruby -I. t.rb``: its script, and what it loads by its own search path, are not read (inline
@@ -192,7 +192,7 @@ def project_commands(
     if run is not None and run.kind == "module" and run.module:
         # ``python3 -Bm a``, ``python3 -u -m a``
         return _shadowing_modules(run.module.split("."), cwd) + _python_program(
-            [cwd], [f"import {run.module}"], set()
+            [cwd], [f"import {run.module}", *_named_imports(words)], set()
         )
     if (
         run is not None
@@ -206,6 +206,15 @@ def project_commands(
         return [(f"the file {name} runs, after options the engine does not read", NOT_READ)]
     # node and perl load modules as they find them (``-I``, ``use lib``, node_modules, ``NODE_OPTIONS``).
     return program_loaded([name, *words], cwd) if loads_modules(name) else []
+
+
+def _named_imports(words: Sequence[str]) -> list[str]:
+    """The modules a module run from the line may import by the names its words give (``-m unittest a.b``).
+
+    As ``import`` lines, every word taken for a name (``a.b``, ``a/b.py``: ``a``): which namespace
+    directories are read (an option or a value that names none follows nothing).
+    """
+    return [f"import {word}" for word in words]
 
 
 def _shadowing_modules(parts: list[str], cwd: str) -> list[tuple[str, str]]:

@@ -61,8 +61,8 @@ STARTUP_MODULES = frozenset({"sitecustomize.py", "usercustomize.py"})
 _MAX_ENTRIES = 4_000
 _MAX_MODULES = 400
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-# ``import a.b, c`` and ``from a.b import c``: the names a module imports (the top name decides a path).
-_IMPORTED = re.compile(r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.MULTILINE)
+# ``import a.b, c``, ``from a.b import c`` where a statement starts: a line, after ``;`` or a block's ``:``.
+_IMPORTED = re.compile(r"(?:^|[;:])[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.M)
 _PYC_NAME = re.compile(r"(?P<module>[A-Za-z_]\w*)\.(?P<tag>[\w.-]+?)(?:\.opt-(?P<opt>\d))?\.pyc")
 _BYTECODE_CACHE: dict[tuple[int, int, int, int, int, int], bool] = {}
 
@@ -236,9 +236,9 @@ def _imported_names(path: str) -> set[str]:
 
 
 def imported_names(text: str) -> set[str]:
-    """The top-level names Python code imports (``import a.b, c``, ``from a.b import c``)."""
+    """The top-level names Python code imports (``import a.b, c``, ``from a.b import c``), however spelled."""
     names: set[str] = set()
-    for match in _IMPORTED.finditer(text):
+    for match in _IMPORTED.finditer(re.sub(r"\\\r?\n", " ", text)):  # ``\\`` ending a line joins the next
         dotted = [match.group(1)] if match.group(1) else re.split(r"[ \t]*,[ \t]*", match.group(2))
         names |= {d.split()[0].split(".")[0] for d in dotted if d.split()}
     return names
