@@ -181,7 +181,7 @@ def troff_text(line: str) -> str:
 _OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z0-9][\w-]*)(?:(\[?=|\s)\s*[<\[]?([A-Za-z][\w|-]*))?")
 _COMMAND_NAMES = re.compile(
     r"^(command|cmd|command-string|commandline|cmdline|prog|program|shell|filter|pager|editor|hook|"
-    r"executable|exe|callback|function)s?$",
+    r"executable|exe|callback)s?$",
     re.IGNORECASE,
 )
 _FILE_NAMES = re.compile(r"^(file|filename|script|scriptname|script-file|rcfile|init-file)s?$", re.IGNORECASE)
@@ -195,8 +195,8 @@ _READS_COMMANDS = re.compile(r"\b(read|execut|run|sourc|load)\w*\b[^.]{0,40}\bco
 # of settings or start-up commands, which may hold options or commands that run a program (``wget
 # --config`` with ``use_askpass``, ``curl -K``, ``less --lesskey-src`` with ``LESSOPEN``).
 _LOADS_CODE = re.compile(
-    r"\b(crypto(graphic)? engine|openssl engine|plug-?ins?\b|shared (object|librar)|dynamic(ally)? load|dlopen|"
-    r"load\w* (an? |the )?(\w+ )?(module|library|extension|plug-?in|engine))",
+    r"\bcrypto(graphic)? engine\b|"
+    r"\b(load\w*|dlopen\w*)\b[^.]{0,30}\b(engine|plug-?in|module|shared object|shared librar\w*|extension)",
     re.IGNORECASE,
 )
 _NAMES_CONFIGURATION = re.compile(
@@ -424,7 +424,7 @@ def mine_builtin_help(name: str, text: str) -> list[CatalogueEntry]:
                 continue
             entries.extend(_entries_from_option(name, head, description, "help"))
     for option, argument in _BUILTIN_SYNOPSIS_OPTION.findall(synopsis):
-        if _COMMAND_NAMES.match(argument):
+        if _COMMAND_NAMES.match(argument) or argument == "function":  # ``compgen -F function``
             entries.append(CatalogueEntry(name, "option-command", option, " ", (), "help", synopsis[:160]))
     runs = re.search(rf"\b{re.escape(name)} (-\w) (?:command|COMMAND) \[(?:args|arg|ARG)", synopsis)
     if runs is not None:
