@@ -52,6 +52,12 @@ _FINDINGS = (
         "config-command",
         "Bash({}:*)",
     ),
+    # A red team's finds (session 30): a builtin's option in a cluster, a builtin running its
+    # operands, an expanded wordlist, a variable a program takes its grep from.
+    ("mapfile -tC 'rm -rf x' -c 1 </etc/hostname", "option-command", "Bash({}:*)"),
+    ("jobs -x rm -rf x", "wrapper", "Bash({}:*)"),
+    ("compgen -W '$(rm -rf x)' w", "option-command", "Bash({}:*)"),
+    ("GREP='rm -rf x' zgrep /etc/hostname", "environment-command", "Bash({}:*)"),
     ("awk 'BEGIN{system(\"\\162\\155\\040\\055\\162\\146\\040\\170\")}'", "interpreter-inline", "Bash({}:*)"),
     ("echo 'import os;os.system('\\''rm -rf x'\\'')' > f; python3 f", "interpreter-script", "Bash({}:*)"),
     (
