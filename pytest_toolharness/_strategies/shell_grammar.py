@@ -28,7 +28,8 @@ makes bash, or a program bash starts, run the command it is given:
   ``sqlite3 -init f``, ``git -c core.sshCommand=C``); bash's builtins are catalogued from its ``help``
   (``mapfile -C C -c 1``, ``compgen -C C``, ``jobs -x C`` as a wrapper);
 - **environment-command**: a variable a catalogued program takes a program or a command from, set
-  for it (``GREP=C zgrep``, ``LESSOPEN='|C' less``, ``MANPAGER=C man``);
+  for it (``GREP=C zgrep``, ``LESSOPEN='|C' less``, ``MANPAGER=C man``), or naming a program file
+  holding ``C`` that the line writes (``GREP=./c zgrep``);
 - **interpreter-inline**, **interpreter-script**, **interpreter-stdin**: ``python3``, ``perl``,
   ``node``, ``awk``, ``tclsh`` running ``C`` through their own ``system``, with ``C`` encoded in the
   interpreter's own way (hex, ``chr`` codes, base64, rot13, octal), given as inline code (``-c``,
@@ -528,7 +529,11 @@ def _config_command(draw: _Draw, inner: _Built) -> str:
 
 
 def _environment_command(draw: _Draw, inner: _Built) -> str:
-    return _catalogued(draw, inner, ("environment-command",))
+    if draw(st.booleans()):
+        return _catalogued(draw, inner, ("environment-command",))
+    # The variable names a program the line writes (``GREP=./c zgrep``): its value shows no command.
+    script = f"printf '#!/bin/sh\\n%s\\n' {_quote(draw, inner.text)} > c; chmod +x c; "
+    return script + _catalogued(draw, _Built("./c", simple=True), ("environment-command",))
 
 
 def _hexed(text: str) -> str:
