@@ -52,6 +52,17 @@ _FINDINGS = (
         "config-command",
         "Bash({}:*)",
     ),
+    # A red team's finds (session 30): a builtin's option in a cluster, a builtin running its
+    # operands, an expanded wordlist, a variable a program takes its grep from.
+    ("mapfile -tC 'rm -rf x' -c 1 </etc/hostname", "option-command", "Bash({}:*)"),
+    ("jobs -x rm -rf x", "wrapper", "Bash({}:*)"),
+    ("compgen -W '$(rm -rf x)' w", "option-command", "Bash({}:*)"),
+    ("GREP=rm zgrep x /etc/hostname", "environment-command", "Bash({}:*)"),
+    (
+        "printf '#!/bin/sh\\n%s\\n' 'rm -rf x' > c; chmod +x c; GREP=./c zgrep /etc/hostname",
+        "environment-command",
+        "Bash({}:*)",
+    ),
     ("awk 'BEGIN{system(\"\\162\\155\\040\\055\\162\\146\\040\\170\")}'", "interpreter-inline", "Bash({}:*)"),
     ("echo 'import os;os.system('\\''rm -rf x'\\'')' > f; python3 f", "interpreter-script", "Bash({}:*)"),
     (

@@ -50,6 +50,7 @@ __all__ = [
     "CatalogueEntry",
     "confirm_entries",
     "load_catalogue",
+    "mine_builtin_help",
     "mine_catalogue",
     "mine_help_text",
     "mine_manual_page",
@@ -65,7 +66,13 @@ BIN_DIRS = ("/usr/bin", "/usr/sbin", "/usr/local/bin", "/bin", "/sbin")
 # vi's and git's ``!``, gdb's ``shell``, sqlite3's ``.shell``.
 ESCAPES = ("", "!", "shell ", ".shell ")
 # Operands that bring a program to the point of running the option's command.
-TAILS = ("", " /etc/hostname", " /etc/hostname /etc/hostname /etc/hostname", " -cf /dev/null /etc/hostname")
+TAILS = (
+    "",
+    " /etc/hostname",
+    " /etc/hostname /etc/hostname /etc/hostname",
+    " -cf /dev/null /etc/hostname",
+    " -c 1 </etc/hostname",  # ``mapfile -C CMD``: a callback every line read
+)
 # Subcommands that bring git to the point of running a configured command.
 GIT_TRIGGERS = (
     "status",
@@ -75,7 +82,15 @@ GIT_TRIGGERS = (
     "log -1",
 )
 
-EntryKind = Literal["option-command", "option-script", "config-command", "wrapper"]
+EntryKind = Literal[
+    "option-command",
+    "option-script",
+    "config-command",
+    "wrapper",
+    "environment-command",
+    "option-load",
+    "option-config",
+]
 
 
 @dataclass(frozen=True, order=True)
@@ -118,6 +133,12 @@ class CatalogueEntry:
             return f"{self.program}{''.join(' ' + o for o in self.operands)} {command}"
         if self.kind == "option-script":
             return f"echo {quoted_value} > o; {self.program} {self.option}{self.joiner}o{tail}"
+        if self.kind == "environment-command":
+            return f"{self.option}={quoted_value} {self.program}{tail}"
+        if self.kind in ("option-load", "option-config"):
+            # What a loaded object or a configuration file holds is the program's own format: the
+            # line names the file (``o``); only the engine's refusal to read the option is checked.
+            return f"{self.program} {self.option}{self.joiner}o{tail}"
         if self.kind == "config-command":
             trigger = "z" if self.key.startswith("alias.") else tail.strip() or "status"
             if in_repository:
@@ -132,10 +153,12 @@ class CatalogueEntry:
             return (("", ""),)
         if self.kind == "config-command":
             return tuple((self.escape_for(""), f" {trigger}") for trigger in GIT_TRIGGERS)
+        if self.kind in ("option-load", "option-config"):
+            return ()  # no shell command to give it: see :meth:`command_line`
         return tuple((escape, tail) for escape in ESCAPES for tail in TAILS)
 
 
-_FONT = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)")
+_FONT = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)|\\s[-+]?\d")  # a font, or a size (pod's ``\s-1FILE\s0``)
 _STRING = re.compile(r"\\\*(?:\(..|\[[^\]]*\]|.)")
 _GLYPHS = {"\\-": "-", "\\(em": "-", "\\(en": "-", "\\(aq": "'", "\\[aq]": "'", "\\e": "\\", "\\ ": " "}
 _DROPPED = ("\\&", "\\|", "\\,", "\\/", "\\^", "\\%")
@@ -158,16 +181,29 @@ def troff_text(line: str) -> str:
 _OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z0-9][\w-]*)(?:(\[?=|\s)\s*[<\[]?([A-Za-z][\w|-]*))?")
 _COMMAND_NAMES = re.compile(
     r"^(command|cmd|command-string|commandline|cmdline|prog|program|shell|filter|pager|editor|hook|"
-    r"executable|exe)s?$",
+    r"executable|exe|callback)s?$",
     re.IGNORECASE,
 )
 _FILE_NAMES = re.compile(r"^(file|filename|script|scriptname|script-file|rcfile|init-file)s?$", re.IGNORECASE)
 _RUNS = re.compile(
-    r"\b(execut\w*|runs?|run\s+\w+|invok\w*|spawn\w*|pipe\w*\s+(?:through|to)|filter\w*\s+\w+\s+through)\b"
+    r"\b(execut\w*|evaluat\w*|runs?|run\s+\w+|invok\w*|spawn\w*|pipe\w*\s+(?:through|to)|filter\w*\s+\w+\s+through)\b"
     r"[^.]{0,60}?\b(command|shell|program|script)",
     re.IGNORECASE,
 )
 _READS_COMMANDS = re.compile(r"\b(read|execut|run|sourc|load)\w*\b[^.]{0,40}\bcommands?\b", re.IGNORECASE)
+# Options that load code into the program (``curl --engine``, ``gawk -l``), and options naming a file
+# of settings or start-up commands, which may hold options or commands that run a program (``wget
+# --config`` with ``use_askpass``, ``curl -K``, ``less --lesskey-src`` with ``LESSOPEN``).
+_LOADS_CODE = re.compile(
+    r"\bcrypto(graphic)? engine\b|"
+    r"\b(load\w*|dlopen\w*)\b[^.]{0,30}\b(engine|plug-?in|module|shared object|shared librar\w*|extension)",
+    re.IGNORECASE,
+)
+_NAMES_CONFIGURATION = re.compile(
+    r"\b(config(uration)?|startup|start-up|init(iali[sz]ation)?|rc|lesskey|batch|profile)\b[^.]{0,20}\bfile|"
+    r"\bread\b[^.]{0,20}\b(arguments|options|settings|commands)\s+from\b",
+    re.IGNORECASE,
+)
 _STARTS_BLOCK = (".TP", ".IP", ".SH", ".SS", ".PP", ".P", ".LP", ".HP")
 
 
@@ -218,6 +254,10 @@ def _entries_from_option(program: str, head: str, description: str, source: str)
             kind: EntryKind = "option-command"
         elif _FILE_NAMES.match(argument) and _READS_COMMANDS.search(description[:300]):
             kind = "option-script"
+        elif _LOADS_CODE.search(description[:300]):
+            kind = "option-load"
+        elif _NAMES_CONFIGURATION.search(description[:300]) and re.search(r"file|path|conf", argument, re.I):
+            kind = "option-config"
         else:
             continue
         yield CatalogueEntry(program, kind, option, spelled, (), source, evidence)
@@ -282,10 +322,50 @@ def _config_entries(program: str, lines: Sequence[str], source: str) -> Iterable
             )
 
 
+# A variable a program takes a program, a command or its own options from, as its page says.
+_NAMES_PROGRAM = re.compile(
+    r"\b(editor|pager|preprocessor|postprocessor|askpass|browser|(shell |the )?command (to|that is|is) (run|use|execut)\w*|"
+    r"(program|command) (to|that is|is) (run|use|invok|execut)\w*|uses it as the|options (which are )?passed)",
+    re.IGNORECASE,
+)
+_VARIABLE = re.compile(r"^[A-Z][A-Z0-9_]+$")
+_VARIABLE_IN_PROSE = re.compile(
+    r"\bthe\s+([A-Z][A-Z0-9_]{2,})\s+environment variable\b([^.]{0,120})", re.IGNORECASE | re.DOTALL
+)
+
+
+def _environment_entries(program: str, troff: str, source: str) -> Iterable[CatalogueEntry]:
+    """Variables a page says the program takes a program, a command or options from.
+
+    The tagged paragraphs of its ENVIRONMENT section (``.IP LESSOPEN``, ``.TP`` ``PAGER``), and prose
+    anywhere (zgrep(1): "If the GREP environment variable is set, zgrep uses it as the grep program").
+    """
+    section = re.search(r"^\.SH\s+\"?ENVIRONMENT[^\n]*$(.*?)(?=^\.SH|\Z)", troff, re.MULTILINE | re.DOTALL)
+    if section is not None:
+        for head, description in option_blocks(section.group(1).splitlines()):
+            for name in re.split(r"[\s,]+", head):
+                if _VARIABLE.match(name) and _NAMES_PROGRAM.search(description[:300]):
+                    yield CatalogueEntry(
+                        program,
+                        "environment-command",
+                        name,
+                        "=",
+                        (),
+                        source,
+                        f"{head} :: {description[:160]}",
+                    )
+    text = " ".join(troff_text(line) for line in troff.splitlines())
+    for match in _VARIABLE_IN_PROSE.finditer(text):
+        name, after = match.group(1), match.group(2)
+        if _VARIABLE.match(name) and _NAMES_PROGRAM.search(after):
+            yield CatalogueEntry(program, "environment-command", name, "=", (), source, match.group(0)[:160])
+
+
 def mine_manual_page(program: str, troff: str, source: str = "") -> list[CatalogueEntry]:
     """The catalogue entries a manual page (troff source) documents for ``program``."""
     lines = troff.splitlines()
     entries: list[CatalogueEntry] = list(_config_entries(program, lines, source))
+    entries.extend(_environment_entries(program, troff, source))
     for head, description in option_blocks(lines):
         entries.extend(_entries_from_option(program, head, description, source))
     synopsis = re.search(r"^\.SH\s+\"?SYNOPSIS\"?\s*$(.*?)^\.SH", troff, re.MULTILINE | re.DOTALL)
@@ -319,6 +399,62 @@ def mine_help_text(program: str, text: str) -> list[CatalogueEntry]:
             if wrapper is not None:
                 entries.append(wrapper)
     return entries
+
+
+_BUILTIN_OPTION_LINE = re.compile(r"^\s{4,}(-\w)(?: ([a-z][\w:-]*))?\t\s*(.+)$")
+_BUILTIN_SYNOPSIS_OPTION = re.compile(r"\[(-\w) ([a-z][\w:-]*)\]")
+
+
+def mine_builtin_help(name: str, text: str) -> list[CatalogueEntry]:
+    """The catalogue entries bash's ``help NAME`` documents for a builtin.
+
+    Its options (``-C callback  Evaluate CALLBACK...``, ``-f  Load builtin NAME from shared object``),
+    the options its synopsis names by what they take (``compgen [-F function] [-C command]``), and a
+    form that runs its operands (``jobs -x command [args]``: a wrapper, ``jobs -x``).
+    """
+    lines = text.splitlines()
+    synopsis = lines[0].partition(": ")[2] if lines else ""
+    entries: list[CatalogueEntry] = []
+    for line in lines[1:]:
+        match = _BUILTIN_OPTION_LINE.match(line)
+        if match is not None:
+            option, argument, description = match.groups()
+            head = f"{option} {argument}" if argument else f"{option} FILENAME"
+            if argument is None and not _LOADS_CODE.search(description):
+                continue
+            entries.extend(_entries_from_option(name, head, description, "help"))
+    for option, argument in _BUILTIN_SYNOPSIS_OPTION.findall(synopsis):
+        if _COMMAND_NAMES.match(argument) or argument == "function":  # ``compgen -F function``
+            entries.append(CatalogueEntry(name, "option-command", option, " ", (), "help", synopsis[:160]))
+    runs = re.search(rf"\b{re.escape(name)} (-\w) (?:command|COMMAND) \[(?:args|arg|ARG)", synopsis)
+    if runs is not None:
+        entries.append(
+            CatalogueEntry(f"{name} {runs.group(1)}", "wrapper", "", " ", (), "help", synopsis[:160])
+        )
+    return entries
+
+
+def _bash_builtins() -> dict[str, str]:
+    """Every builtin of the machine's bash and its ``help`` text ({} without bash)."""
+    bash = shutil.which("bash")
+    if bash is None:
+        return {}
+    run = [bash, "--norc", "--noprofile", "-c"]
+    try:
+        names = subprocess.run([*run, "compgen -b"], capture_output=True, text=True, timeout=10, check=False)
+        found = {}
+        for name in names.stdout.split():
+            done = subprocess.run(
+                [*run, f"help -- {shlex.quote(name)}"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
+            found[name] = done.stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    return found
 
 
 def _listing(directory: str) -> list[str]:
@@ -380,6 +516,8 @@ def mine_catalogue(
         for program, path in sorted(installed.items()):
             if program not in documented and os.access(path, os.X_OK):
                 entries.update(mine_help_text(program, _help_output(path)))
+    for name, text in _bash_builtins().items():
+        entries.update(mine_builtin_help(name, text))
     # One entry per (program, kind, option): the first page that documents it.
     unique: dict[tuple[str, str, str], CatalogueEntry] = {}
     for entry in sorted(entries):

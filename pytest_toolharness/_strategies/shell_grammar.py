@@ -25,7 +25,11 @@ makes bash, or a program bash starts, run the command it is given:
 - **finder**: ``find -exec``, ``-execdir``, ``xargs``;
 - **option-command**, **option-script**, **config-command**: an option or a configuration key of a
   catalogued program given ``C`` or a file holding it (``tar -I C``, ``split --filter=C``,
-  ``sqlite3 -init f``, ``git -c core.sshCommand=C``);
+  ``sqlite3 -init f``, ``git -c core.sshCommand=C``); bash's builtins are catalogued from its ``help``
+  (``mapfile -C C -c 1``, ``compgen -C C``, ``jobs -x C`` as a wrapper);
+- **environment-command**: a variable a catalogued program takes a program or a command from, set
+  for it (``GREP=C zgrep``, ``LESSOPEN='|C' less``, ``MANPAGER=C man``), or naming a program file
+  holding ``C`` that the line writes (``GREP=./c zgrep``);
 - **interpreter-inline**, **interpreter-script**, **interpreter-stdin**: ``python3``, ``perl``,
   ``node``, ``awk``, ``tclsh`` running ``C`` through their own ``system``, with ``C`` encoded in the
   interpreter's own way (hex, ``chr`` codes, base64, rot13, octal), given as inline code (``-c``,
@@ -524,6 +528,14 @@ def _config_command(draw: _Draw, inner: _Built) -> str:
     return _catalogued(draw, inner, ("config-command",))
 
 
+def _environment_command(draw: _Draw, inner: _Built) -> str:
+    if draw(st.booleans()):
+        return _catalogued(draw, inner, ("environment-command",))
+    # The variable names a program the line writes (``GREP=./c zgrep``): its value shows no command.
+    script = f"printf '#!/bin/sh\\n%s\\n' {_quote(draw, inner.text)} > c; chmod +x c; "
+    return script + _catalogued(draw, _Built("./c", simple=True), ("environment-command",))
+
+
 def _hexed(text: str) -> str:
     return text.encode().hex()
 
@@ -669,6 +681,7 @@ _CARRIERS: dict[str, Callable[[_Draw, _Built], str]] = {
     "option-command": _option_command,
     "option-script": _option_script,
     "config-command": _config_command,
+    "environment-command": _environment_command,
     "interpreter-inline": _interpreter_inline,
     "interpreter-script": _interpreter_script,
     "interpreter-stdin": _interpreter_stdin,

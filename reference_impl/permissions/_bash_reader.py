@@ -35,6 +35,7 @@ from reference_impl.permissions._bash_words import (
     continuation_joins,
     heredoc_delimiter,
     is_globby,
+    is_harmless_variable,
     unquote_double,
     unquote_word,
     variable_changes_programs,
@@ -361,7 +362,12 @@ class _Walk:
                 name = text.split("=", 1)[0].rstrip("+")
                 values = child.children_by_field_name("value")
                 value = self.word(values[0], depth) if values else ""
-                if value is None or "[" in name or variable_changes_programs(name, value=value):
+                if (
+                    value is None
+                    or "[" in name
+                    or not is_harmless_variable(name)  # ``GREP=nuke zgrep``: zgrep runs $GREP
+                    or variable_changes_programs(name, value=value)
+                ):
                     plain = False
             elif kind in ("file_redirect", "herestring_redirect"):
                 self.redirect(child, depth)

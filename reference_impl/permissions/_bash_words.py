@@ -17,6 +17,7 @@ __all__ = [
     "continuation_joins",
     "heredoc_delimiter",
     "is_globby",
+    "is_harmless_variable",
     "unquote_double",
     "unquote_word",
     "variable_changes_programs",
@@ -40,6 +41,24 @@ _COMMAND_NAME_PARTS = re.compile(
     re.IGNORECASE,
 )
 _COMMAND_NAME_ENDS = re.compile(rf"(?:{_COMMAND_NAME_PARTS.pattern})(?=_|$)", re.IGNORECASE)
+
+
+# Variables programs only read as data (locale, time zone, terminal and colours, a build's target,
+# a test run's switches): Claude Code's list of safe prefix variables, and ``CI``. Any other variable
+# set for a command may be one the program reads a command, a program or code from: zgrep runs
+# ``$GREP``, man ``$MANPAGER``, less ``$LESSOPEN``, git ``$GIT_SSH``; man pages' ENVIRONMENT sections
+# name more than any list holds.
+_HARMLESS_VARIABLES = re.compile(
+    r"^(LANG|LANGUAGE|LC_[A-Z]+|CHARSET|TZ|TERM|COLORTERM|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|"
+    r"COLUMNS|LINES|LS_COLORS|LSCOLORS|GREP_COLOR|GREP_COLORS|GCC_COLORS|TIME_STYLE|BLOCK_SIZE|BLOCKSIZE|"
+    r"CI|NODE_ENV|RUST_BACKTRACE|RUST_LOG|GOOS|GOARCH|CGO_ENABLED|GO111MODULE|GOEXPERIMENT|"
+    r"PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE|PYTEST_DISABLE_PLUGIN_AUTOLOAD|PYTEST_DEBUG|ANTHROPIC_API_KEY)$"
+)
+
+
+def is_harmless_variable(name: str) -> bool:
+    """Whether programs only read ``name`` as data (set for one command, it changes nothing that runs)."""
+    return _HARMLESS_VARIABLES.match(name) is not None
 
 
 def variable_changes_programs(name: str, *, rest_of_line: bool = False, value: str | None = None) -> bool:

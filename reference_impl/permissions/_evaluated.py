@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from reference_impl.permissions._builtin_options import builtin_commands
 from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._program_model import makefile_from_descriptor
 from reference_impl.permissions._programs import program_scripts
@@ -397,8 +398,8 @@ def data_run_as_code(
     """The script a builtin runs that the command line holds as data, or why it is only known at run time.
 
     ``source``/``.`` of its input (``/dev/stdin`` with a here-document or here-string) runs that
-    text; of a process substitution or a run-time name, something only known then. ``mapfile -C``
-    and ``readarray -C`` run their callback. Programs that run a command given in an option or in
+    text; of a process substitution or a run-time name, something only known then. ``mapfile -C``,
+    ``jobs -x``, ``compgen -C`` and the like run a command (:mod:`~reference_impl.permissions._builtin_options`). Programs that run a command given in an option or in
     their own code (:mod:`reference_impl.permissions._programs`) run those commands, or something
     only known then. ``(None, None)`` for anything else.
     """
@@ -416,15 +417,12 @@ def data_run_as_code(
         if descriptor is not None:
             return None, f"{name} runs what the descriptor {target!r} holds, which the engine does not know"
         return None, None
-    if name in ("mapfile", "readarray"):
-        for i, word in enumerate(args):
-            if word is None:
-                break
-            if word.startswith("-C"):
-                callback = word[2:] if len(word) > 2 else (args[i + 1] if i + 1 < len(args) else "")
-                if callback is None:
-                    return None, f"{name} -C runs a callback only known at run time"
-                return callback, None
+    # ``mapfile -tC CMD``, ``jobs -x CMD``, ``compgen -C CMD``: options read by bash's own getopt.
+    commands, why = builtin_commands(name, args)
+    if why is not None:
+        return None, why
+    if commands:
+        return "\n".join(commands), None
     scripts, why = program_scripts(name, args, stdin)
     if why is not None:
         return None, why

@@ -63,7 +63,7 @@ PLAIN_PROGRAMS = _names(
     "arch nproc uptime free ps pgrep pstree kill pkill killall tty stty locale getconf printenv "
     "which type help umask ulimit wait jobs shift exit return break continue set shopt "
     "unset export declare typeset local readonly read mapfile readarray getopts let "
-    "journalctl lsof netstat ss ping host dig nslookup curl lscpu lsblk lsusb lspci vmstat iostat "
+    "journalctl lsof netstat ss ping host dig nslookup lscpu lsblk lsusb lspci vmstat iostat "
     "bc expr factor"
 )
 """Programs (and builtins) that start no other program, whatever their options."""
@@ -72,12 +72,16 @@ PLAIN_PROGRAMS = _names(
 # unambiguous abbreviation of a long name is that option, as GNU getopt reads it).
 _SCREENED: dict[str, tuple[str, tuple[str, ...]]] = {
     "rg": ("", ("pre", "pre-glob", "search-zip")),
-    "wget": ("e", ("execute", "use-askpass")),
+    # Options naming a startup or configuration file, which holds such options or commands
+    # (``wget --config`` with ``use_askpass``, ``curl -K``, ``less --lesskey-src`` with ``LESSOPEN``),
+    # or loading code (``curl --engine`` dlopens a shared object).
+    "wget": ("e", ("execute", "use-askpass", "config")),
+    "curl": ("K", ("config", "engine")),
     "zip": ("T", ("unzip-command", "test")),
     "rsync": ("e", ("rsh", "rsync-path", "config")),
-    "scp": ("SFo", ()),
-    "sftp": ("SFoD", ()),
-    "man": ("PHpl", ("pager", "html", "preprocessor", "local-file", "config-file")),
+    "scp": ("SFoD", ()),
+    "sftp": ("SFoDb", ()),  # ``-b batchfile``: its ``!command`` lines run in a local shell
+    "man": ("PHplC", ("pager", "html", "preprocessor", "local-file", "config-file")),
     "sort": ("", ("compress-program",)),
     "split": ("", ("filter",)),
     "tar": (
@@ -101,7 +105,7 @@ _SCREENED: dict[str, tuple[str, tuple[str, ...]]] = {
     "make": ("E", ("eval",)),
     "install": ("", ("strip-program",)),
     "patch": ("", ()),
-    "less": ("", ()),
+    "less": ("k", ("lesskey-file", "lesskey-src", "lesskey-content")),
     "xdg-open": ("", ()),
 }
 
