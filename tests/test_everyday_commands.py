@@ -126,7 +126,7 @@ def _decide(
 
 
 def test_everyday_commands_named_by_an_allow_rule_are_allowed(shared_dir: Path) -> None:
-    """At most 2 of ~60 everyday commands are asked or denied under allow rules that name them."""
+    """At most 3 of ~60 everyday commands are asked or denied under allow rules that name them."""
     guards = _corpus_guards(shared_dir)
     assert len(EVERYDAY) >= 60
     refused = {}
@@ -134,7 +134,7 @@ def test_everyday_commands_named_by_an_allow_rule_are_allowed(shared_dir: Path) 
         decision = _decide(command, tuple(allow), guards)
         if decision.behavior != "allow":
             refused[command] = f"{decision.behavior}: {decision.reason.detail}"
-    assert len(refused) <= 2, refused
+    assert len(refused) <= 3, refused
     # Each ask here is explained; a new one is a regression to explain or fix.
     assert set(refused) <= set(EXPLAINED_ASKS), refused
 
@@ -145,6 +145,10 @@ EXPLAINED_ASKS = {
     "tox -e py311": "tox's configuration is not read",
     # The requirements file is not there (/proj) to read: it may name the project itself (`-e .`).
     "pip install -r requirements.txt": "the requirements file can't be read",
+    # PERM-17 (session 30, Claude Code's rule): a variable set before the program that is not known to be
+    # harmless keeps a rule naming only the program from covering the line (``GREP=nuke zgrep`` runs nuke;
+    # ``PYTEST_ADDOPTS`` loads plugins): which variables a program reads is the program's own.
+    "DATABASE_URL='postgres://u@h/db?a=1&b=2' pytest -q": "a variable not known harmless is set before it",
 }
 """Everyday commands asked under their allow rules beside the corpus's deny rules, and why."""
 
