@@ -331,8 +331,14 @@ class _Walk:
                 raw.append(text)
             word_end = word.end_byte
 
-        for child in node.named_children:
+        for child in node.children:
             kind = child.type
+            if not child.is_named:
+                if kind == "$":
+                    # ``'a'\$`` (a quoted piece, an escaped ``$`` ending the word): the grammar gives the
+                    # ``\$`` as an unnamed token beside the word's pieces; bash reads it as a literal ``$``.
+                    add(child)
+                continue
             if child.start_byte == target_end and kind not in _REDIRECTIONS:
                 # ``>''\sub rm``: the grammar ends the target at ``''`` and makes ``\sub`` the command
                 # name; bash reads ``''\sub`` as one word, the target, and runs ``rm``. Bash's reading
@@ -418,6 +424,12 @@ class _Walk:
     def word(self, node: tree_sitter.Node, depth: int) -> str | None:
         """The value bash gives ``node`` after quote removal, or None when only known at run time."""
         kind = node.type
+        if kind == "$" and not node.is_named:
+            # A lone ``$`` or ``\$`` the grammar left unnamed is literal; a ``$`` before a double-quoted
+            # string (``$""';'``) is its locale prefix (``$"..."``), which adds nothing.
+            if self.text(node) == "$" and self.source[node.end_byte : node.end_byte + 1] == b'"':
+                return ""
+            return unquote_word(self.text(node))
         if kind == "word" or kind == "number":
             raw = self.text(node)
             if _UNESCAPED_BLANK.search(raw):
