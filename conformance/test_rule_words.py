@@ -322,10 +322,6 @@ def argument_spellings(draw: st.DrawFn, word: str) -> str:
         piece = word[index : index + size]
         index += size
         hows = ["single", "double", "locale", "escaped", "ansi", "hex", "octal"]
-        if " " in piece or "\t" in piece:
-            # Not escaped: the reference reader splits a quoted piece and an escaped blank after it
-            # ('a'\ b) into two words (session 29, tests/test_rule_words.py's xfail); bash reads one.
-            hows.remove("escaped")
         if "\\" in piece:
             hows = ["single", "hex", "octal"]
         elif set(piece) <= _PLAIN:
