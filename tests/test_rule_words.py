@@ -203,15 +203,32 @@ def test_an_assignment_ending_in_an_escaped_blank_does_not_take_the_command_name
     assert "rm -f c" in deny_forms(line).forms
 
 
-@pytest.mark.xfail(strict=True, reason="the shell matcher strips a quoted blank ending the line")
 @pytest.mark.parametrize(
-    ("rule", "line"), [("Bash(rm '; ':*)", "rm '; '"), ("Bash(chmod $'b\\t')", "chmod b'\t'")]
+    ("rule", "line"),
+    [
+        ("Bash(rm '; ':*)", "rm '; '"),
+        ("Bash(chmod $'b\\t')", "chmod b'\t'"),
+        ("Bash(rm 'a ')", "rm a\\ "),
+        ("Bash(rm a\\ )", "rm 'a '"),
+        ("Bash(rm a\\\t)", "rm $'a\\t'"),
+        ("Bash(rm a\\ :*)", "rm 'a ' x"),
+        ("Bash(rm x a\\ *)", "rm x 'a b'"),
+        ("Bash(rm ' a':*)", "rm \\ a"),
+        ("Bash(rm '  ')", 'rm "  "'),
+        ("Bash(rm x ' ')", "rm x \\ "),
+    ],
 )
-def test_a_deny_rule_whose_last_word_ends_in_a_quoted_blank_denies_it(rule: str, line: str) -> None:
-    """PERM-17: bash passes ``rm '; '`` the word ``"; "``; the rule naming that word must match the line."""
+def test_a_deny_rule_whose_words_start_or_end_in_a_quoted_blank_denies_them(rule: str, line: str) -> None:
+    """PERM-17: bash passes ``rm '; '`` the word ``"; "``; the rule naming that word must match the line.
+
+    A blank quoted or escaped at a word's start or end, on the rule's side (``a\\ )`` ending the
+    rule too) and on the line's side (ending the line), is part of the word, never trimmed.
+    """
     from pathlib import Path
 
     from reference_impl.permissions import rule_matches
     from reference_impl.permissions._rule_liveness import _witness_tool
 
-    assert rule_matches(_loaded("deny", rule), _witness_tool("Bash", "shell"), {"v": line}, cwd=Path("/p"))
+    for behavior in ("deny", "ask"):
+        loaded = _loaded(behavior, rule)
+        assert rule_matches(loaded, _witness_tool("Bash", "shell"), {"v": line}, cwd=Path("/p")), loaded
