@@ -41,6 +41,13 @@ def _loaded(behavior: str, rule: str) -> Any:
         ("Bash(command rm *)", "rm *"),
         ('Bash(git commit -m "a*b")', r"git commit -m a\*b"),
         ('Bash(echo "$HOME":*)', 'echo "$HOME":*'),
+        # A run-time word is kept as written, each quoted piece of it whole wherever it stands.
+        ("Bash(echo 'a'\"$HOME\":*)", "echo 'a'\"$HOME\":*"),
+        ('Bash(echo "a"$HOME:*)', 'echo "a"$HOME:*'),
+        ("Bash(echo $'a'$HOME:*)", "echo $'a'$HOME:*"),
+        ("Bash(rm '-rf':*)", "rm -rf:*"),
+        ('Bash(rm $"-rf":*)', "rm -rf:*"),
+        ('Bash(r$"m":*)', "rm:*"),
         ("Bash(xargs:*)", "xargs:*"),
         ("Bash(r*)", "r*"),
     ],
@@ -66,6 +73,7 @@ def test_an_allow_rule_keeps_its_words_as_written() -> None:
         ("Bash(command rm: *)", "'rm:*'"),
         ("Bash(*:*)", "literal text"),
         ("Bash(r{m,}:*)", "expands"),
+        ("Bash({r..r}m:*)", "expands"),
         ("Bash($x:*)", "expands"),
         ("Bash(${x}rm:*)", "expands"),
         ("Bash(r?:*)", "pattern"),
@@ -88,7 +96,15 @@ def test_a_deny_rule_naming_no_program_bash_runs_is_refused(rule: str, why: str)
 
 
 @pytest.mark.parametrize(
-    "rule", [r"Bash(rm 'a\'*)", r"Bash(rm \\\\*)", r"Bash(rm x 'a\'* -f)", r"Bash(rm $'\x5c'*)"]
+    "rule",
+    [
+        r"Bash(rm 'a\'*)",
+        r"Bash(rm \\\\*)",
+        r"Bash(rm x 'a\'* -f)",
+        r"Bash(rm $'\x5c'*)",
+        # Two backslashes in a word, not at its end: the matcher reads ``\\`` as one.
+        r"Bash(rm 'a\\\\b' *)",
+    ],
 )
 def test_a_deny_rule_with_a_backslash_before_its_wildcard_is_refused(rule: str) -> None:
     r"""PERM-12, PERM-17: a literal backslash just before a ``*`` wildcard can't be spelled in a rule pattern.
