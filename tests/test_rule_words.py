@@ -248,3 +248,20 @@ def test_a_deny_rule_whose_words_start_or_end_in_a_quoted_blank_denies_them(rule
     for behavior in ("deny", "ask"):
         loaded = _loaded(behavior, rule)
         assert rule_matches(loaded, _witness_tool("Bash", "shell"), {"v": line}, cwd=Path("/p")), loaded
+
+
+def test_a_run_time_word_holding_backslashes_is_kept_as_written_and_denies_its_line() -> None:
+    r"""PERM-12: only a literal word's backslashes can't be spelled in a rule; a run-time word's are its text.
+
+    ``Bash(echo "\\"$x)`` keeps ``"\\"$x`` as written (the matcher compares a run-time word as
+    written), so it loads and denies ``echo "\\"$x``: the backslash check is about literal words only.
+    """
+    from pathlib import Path
+
+    from reference_impl.permissions import rule_matches
+    from reference_impl.permissions._rule_liveness import _witness_tool
+
+    for behavior in ("deny", "ask"):
+        loaded = _loaded(behavior, 'Bash(echo "\\\\\\\\"$x)')
+        assert loaded.content == 'echo "\\\\"$x'
+        assert rule_matches(loaded, _witness_tool("Bash", "shell"), {"v": 'echo "\\\\"$x'}, cwd=Path("/p"))
