@@ -68,6 +68,24 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
     attempt=ths.EvaluatedAttempt("echo", "rm", "set -o history -H\necho '$(rm x)'\necho \"!!\""),
     mode="bypassPermissions",
 )
+# Bash's own integer variables, positional parameters in arithmetic, an expansion that assigns (session 29).
+@example(
+    attempt=ths.EvaluatedAttempt("echo", "rm", "for OPTIND in 'a[$(rm -rf x)]'; do :; done; echo"),
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.EvaluatedAttempt("true", "rm", "set -- x 'a[$(rm x)]'; shift; (( $1 )); true"),
+    mode="bypassPermissions",
+)
+@example(
+    attempt=ths.EvaluatedAttempt(
+        "tar",
+        "rm",
+        "set -a; : \"${TAR_OPTIONS:=--checkpoint=1 --checkpoint-action='exec=rm x'}\"; "
+        "tar -cf /dev/null /etc/hostname",
+    ),
+    mode="bypassPermissions",
+)
 def test_deny_rule_catches_code_bash_evaluates(
     new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, attempt: ths.EvaluatedAttempt, mode: str
 ) -> None:

@@ -322,10 +322,6 @@ def argument_spellings(draw: st.DrawFn, word: str) -> str:
         piece = word[index : index + size]
         index += size
         hows = ["single", "double", "locale", "escaped", "ansi", "hex", "octal"]
-        if " " in piece or "\t" in piece:
-            # Not escaped: the reference reader splits a quoted piece and an escaped blank after it
-            # ('a'\ b) into two words (session 29, tests/test_rule_words.py's xfail); bash reads one.
-            hows.remove("escaped")
         if "\\" in piece:
             hows = ["single", "hex", "octal"]
         elif set(piece) <= _PLAIN:
@@ -357,11 +353,7 @@ def argument_rules(draw: st.DrawFn) -> ArgumentRule:
     program = draw(st.sampled_from(_installed()))
     arguments = draw(
         st.lists(
-            st.text(st.sampled_from(_ARG_CHARS), min_size=1, max_size=8).filter(
-                # No blank at an argument's end: the reference matcher strips one ending a line
-                # (session 29, tests/test_rule_words.py's xfail).
-                lambda a: "\\\\" not in a and not a.endswith((" ", "\t"))
-            ),
+            st.text(st.sampled_from(_ARG_CHARS), min_size=1, max_size=8).filter(lambda a: "\\\\" not in a),
             min_size=1,
             max_size=3,
         )

@@ -42,6 +42,11 @@ _SPLIT_WORDS = {
     "cp /etc/hostname ''\".git\"$'\\x2f\\x63'\"\"\\o\\n\\fig": ("cp", "/etc/hostname", ".git/config"),
     "tee -a ''$'\\x2e'bashrc": ("tee", "-a", ".bashrc"),
     "echo $(ls)''x": ("echo", None),
+    # After a quoted piece the grammar gives an escaped ``$`` as an unnamed token, not a piece.
+    "chmod ';;'\\$": ("chmod", ";;$"),
+    "echo 'a'\\$ x": ("echo", "a$", "x"),
+    'echo "a"\\$': ("echo", "a$"),
+    "rm $\"\"';'": ("rm", ";"),  # ``$""`` (a locale string) before the piece, not a ``$``
 }
 
 

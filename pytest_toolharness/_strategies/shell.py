@@ -335,6 +335,27 @@ _EVALUATED: tuple[tuple[str, str], ...] = (
     ("bash", "echo '{cmd}' > s.sh; bash s.sh"),
     ("bash", "echo '{cmd}' | tee s.sh >/dev/null; bash ./s.sh"),
     ("chmod", "printf '%s\\n' '{cmd}' > s; chmod +x s; ./s"),
+    # Bash's own integer variables evaluate whatever is written to them as arithmetic, however written.
+    ("echo", "for OPTIND in 'a[$({cmd})]'; do :; done; echo"),
+    ("echo", "read SRANDOM <<< 'a[$({cmd})]'; echo"),
+    ("echo", "printf -v RANDOM %s 'a[$({cmd})]'; echo"),
+    ("echo", "x='a[$({cmd})]'; OPTIND=$x; echo"),
+    # Positional parameters (and $0) the line sets are values arithmetic evaluates in turn.
+    ("echo", "set -- 'a[$({cmd})]'; echo $(( $1 ))"),
+    ("true", "set -- x 'a[$({cmd})]'; shift; (( $1 )); true"),
+    ("echo", "set -- 'a[$({cmd})]'; echo ${{b[$1]}}"),
+    ("echo", "BASH_ARGV0='a[$({cmd})]'; echo $(( $0 ))"),
+    # An expansion that assigns (exported under ``set -a``) as ``TAR_OPTIONS=...`` does: tar runs it.
+    (
+        "tar",
+        "set -a; : \"${{TAR_OPTIONS:=--checkpoint=1 --checkpoint-action='exec={cmd}'}}\"; "
+        "tar -cf /dev/null /etc/hostname",
+    ),
+    (
+        "tar",
+        "set -a; echo \"${{TAR_OPTIONS=--checkpoint=1 --checkpoint-action='exec={cmd}'}}\" >/dev/null; "
+        "tar -cf /dev/null /etc/hostname",
+    ),
 )
 # A variable with the integer attribute evaluates every value written to it as arithmetic, whoever
 # writes it: each declaring builtin and attribute bundle, with each way of writing a variable.
@@ -470,8 +491,11 @@ def evaluated_code_attempts(
 
     Bash evaluates array subscripts wherever it evaluates a variable name or arithmetic
     (``printf -v 'a[$(rm x)]' y``, ``read``, ``test -v``, ``let``, ``declare -n``, ``$((x))``,
-    ``${b[x]}``, ``${y:x}``, ``(( ))``, ``[[ x -eq 0 ]]``, C-style ``for``), expands ``${!x}``
-    and ``${x@P}`` again, and runs the values of ``BASH_ENV``, ``PS4`` and exported functions;
+    ``${b[x]}``, ``${y:x}``, ``(( ))``, ``[[ x -eq 0 ]]``, C-style ``for``, a value written to an
+    integer variable, bash's own ``OPTIND``/``RANDOM``/... included, a positional parameter or ``$0``
+    in arithmetic after ``set --``/``shift``/``BASH_ARGV0=``), expands ``${!x}``
+    and ``${x@P}`` again, and runs the values of ``BASH_ENV``, ``PS4`` and exported functions
+    (and what a variable set by ``${V:=...}`` under ``set -a`` gives a program: ``TAR_OPTIONS``);
     data the line holds run as a script (``source <(...)``, ``. /dev/stdin <<<``, ``mapfile -C``,
     a file it writes and then runs). ``visible`` is the program the line shows (an allow rule for
     it must not cover the payload).

@@ -19,6 +19,7 @@ This module only analyses strings; it calls no other part of the harness.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 import threading
@@ -319,6 +320,8 @@ class _Walk:
         word_end = -1  # where the last word ended: a piece that starts there is the same word to bash
         target_end = -1  # where the last redirection ended: a piece that starts there is its target's
         target_written = target_read = glued = False
+        assigned_end = -1  # where the last assignment ended: a piece that starts there is its value's
+        assigned: str | None = None  # that assignment's value so far (None: only known at run time)
 
         def add(word: tree_sitter.Node) -> None:
             nonlocal word_end
@@ -332,8 +335,14 @@ class _Walk:
                 raw.append(text)
             word_end = word.end_byte
 
-        for child in node.named_children:
+        for child in node.children:
             kind = child.type
+            if not child.is_named:
+                if kind == "$":
+                    # ``'a'\$`` (a quoted piece, an escaped ``$`` ending the word): the grammar gives the
+                    # ``\$`` as an unnamed token beside the word's pieces; bash reads it as a literal ``$``.
+                    add(child)
+                continue
             if child.start_byte == target_end and kind not in _REDIRECTIONS:
                 # ``>''\sub rm``: the grammar ends the target at ``''`` and makes ``\sub`` the command
                 # name; bash reads ``''\sub`` as one word, the target, and runs ``rm``. Bash's reading
@@ -350,11 +359,25 @@ class _Walk:
                     self.stdin = None
                 target_end, glued = child.end_byte, True
                 continue
+            if child.start_byte == assigned_end and not argv and kind not in _REDIRECTIONS:
+                # ``x='a'\ b rm``, ``x='a'\$b rm``: the grammar ends the value at the quoted piece and
+                # takes the rest for the command's name; bash reads one word, the value, and runs ``rm``.
+                value = self.word(
+                    child.named_children[0] if kind == "command_name" and child.named_children else child,
+                    depth,
+                )
+                assignments[-1] += self.text(child)
+                assigned = None if assigned is None or value is None else assigned + value
+                name = assignments[-1].split("=", 1)[0].rstrip("+")
+                if assigned is None or "[" in name or variable_changes_programs(name, value=assigned):
+                    plain = False
+                assigned_end, glued = child.end_byte, True
+                continue
             if glued and not argv and _ASSIGNMENT.match(self.text(child)):
                 # After the glued piece the grammar reads assignments as words: bash, as assignments.
                 assignments.append(self.text(child))
                 plain = False
-                self.word(child, depth)
+                assigned_end, assigned = child.end_byte, self.word(child, depth)
                 continue
             if kind == "variable_assignment" and not argv:
                 text = self.text(child)
@@ -369,6 +392,7 @@ class _Walk:
                     or variable_changes_programs(name, value=value)
                 ):
                     plain = False
+                assigned_end, assigned = child.end_byte, value
             elif kind in ("file_redirect", "herestring_redirect"):
                 self.redirect(child, depth)
                 target_end = child.end_byte
@@ -424,6 +448,12 @@ class _Walk:
     def word(self, node: tree_sitter.Node, depth: int) -> str | None:
         """The value bash gives ``node`` after quote removal, or None when only known at run time."""
         kind = node.type
+        if kind == "$" and not node.is_named:
+            # A lone ``$`` or ``\$`` the grammar left unnamed is literal; a ``$`` before a double-quoted
+            # string (``$""';'``) is its locale prefix (``$"..."``), which adds nothing.
+            if self.text(node) == "$" and self.source[node.end_byte : node.end_byte + 1] == b'"':
+                return ""
+            return unquote_word(self.text(node))
         if kind == "word" or kind == "number":
             raw = self.text(node)
             if _UNESCAPED_BLANK.search(raw):
@@ -627,6 +657,58 @@ def split_command(command: str) -> ShellCommand:
     return _split(command, True)
 
 
+_ESCAPED_BLANK = re.compile(rb"\\[ \t]")
+
+
+def _swallowed_blanks(root: tree_sitter.Node, source: bytes) -> list[int]:
+    r"""Where the grammar skipped an escaped blank as if it separated words: bash reads it in a word.
+
+    tree-sitter-bash takes ``\<space>`` and ``\<tab>`` outside a word token for blanks between
+    words (``'a'\ b``, ``\ 'a'``, ``x='a'\ b rm``, ``'a'\ `` at the end); bash reads each as a
+    blank inside the word, wherever it stands in it. An escaped blank is swallowed when no token
+    covers it (inside quotes, a word, a comment or a here-document body a token does).
+    """
+    found = [m.start() for m in _ESCAPED_BLANK.finditer(source)]
+    if not found:
+        return []
+    covered: list[tuple[int, int]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count:
+            stack.extend(node.children)
+        elif node.end_byte > node.start_byte:
+            covered.append((node.start_byte, node.end_byte))
+    covered.sort()
+    starts = [start for start, _ in covered]
+    swallowed = []
+    for at in found:
+        index = bisect.bisect_right(starts, at) - 1
+        if index < 0 or covered[index][1] <= at:
+            swallowed.append(at)
+    return swallowed
+
+
+def _parsed(source: bytes) -> tree_sitter.Node:
+    r"""The syntax tree of ``source`` with bash's reading of escaped blanks (see :func:`_swallowed_blanks`).
+
+    Each swallowed ``\<blank>`` is shown to the grammar as ``\_``, a word character of the same
+    length: the tree then joins it to the pieces beside it as bash does, and the walk, reading
+    the words from ``source`` itself, gives it its value (a blank).
+    """
+    parsed = source
+    for _ in range(4):  # a rewrite may uncover another (it converges in one in every case seen)
+        root = _bash_parser().parse(parsed).root_node
+        swallowed = _swallowed_blanks(root, parsed)
+        if not swallowed:
+            return root
+        shown = bytearray(parsed)
+        for at in swallowed:
+            shown[at + 1] = ord("_")
+        parsed = bytes(shown)
+    return _bash_parser().parse(parsed).root_node
+
+
 @lru_cache(maxsize=8192)
 def _split(command: str, splice: bool) -> ShellCommand:
     if len(command) > MAX_COMMAND_LENGTH:
@@ -637,7 +719,7 @@ def _split(command: str, splice: bool) -> ShellCommand:
     walk = _Walk(source)
     if _ODD_BLANKS.search(command):
         walk.problem("a character bash does not treat as a blank (\\r, \\v, \\f, NUL, a Unicode space)")
-    root = _bash_parser().parse(source).root_node
+    root = _parsed(source)
     if root.has_error:
         walk.problem(SYNTAX_ERROR)
     walk.statement(root, 0)

@@ -89,14 +89,32 @@ def _fill_stars(pattern: str, fill: str) -> str:
     return re.sub(r"\\\*|\*", lambda m: "*" if m.group() == "\\*" else fill, pattern)
 
 
+# Blanks a line written without quotes can't pass in its words: a run, a tab, one ending the words.
+_QUOTED_BLANKS = re.compile(r"[ \t]{2}|\t|[ \t]$")
+
+
 def _shell_witnesses(content: str) -> Iterator[str]:
     if content.endswith(":*") and not content.endswith("\\:*"):
         prefix = content[:-2]
         yield prefix
         yield prefix + " x"
+        yield from _quoted_witness(prefix)
         return
     for fill in _FILLS:
         yield _fill_stars(content, fill)
+        yield from _quoted_witness(_fill_stars(content, fill))
+
+
+def _quoted_witness(words: str) -> Iterator[str]:
+    r"""For words holding blanks only quoting passes (``rm '; '`` read as ``rm ; ``): a line passing them.
+
+    A deny rule's words are spelled as their values joined by spaces; a blank that was quoted in
+    them (``Bash(rm '  ')``) is lost when the text is read again as a line. The words after the
+    program, quoted as one word, give the line whose words read back as the rule's text.
+    """
+    head, blank, rest = words.partition(" ")
+    if blank and _QUOTED_BLANKS.search(rest) and "\t" not in head:
+        yield head + " '" + rest.replace("'", "'\"'\"'") + "'"
 
 
 # The characters a class's witness is chosen from, plain ones first: any but "/" (no class matches it

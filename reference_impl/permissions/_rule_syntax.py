@@ -116,11 +116,18 @@ def _split_rule(text: str) -> tuple[str, str | None]:
     return text[:open_at], text[open_at + 1 : -1]
 
 
+def _rstrip_blanks(text: str) -> str:
+    r"""``text`` without the blanks ending it, but an escaped one (``rm a\ ``): that is the last word's."""
+    stripped = text.rstrip()
+    backslashes = len(stripped) - len(stripped.rstrip("\\"))
+    return text[: len(stripped) + 1] if backslashes % 2 and len(stripped) < len(text) else stripped
+
+
 def _normalise_shell_content(content: str) -> str:
     """``Bash( git  push :* )`` means ``Bash(git push:*)``: blanks around the content and before ``:*``."""
-    content = content.strip()
+    content = _rstrip_blanks(content.lstrip())
     if content.endswith(":*") and not content.endswith("\\:*"):
-        content = content[:-2].rstrip() + ":*"
+        content = _rstrip_blanks(content[:-2]) + ":*"
     if not re.search(r"[\"'\\]", content):
         content = re.sub(r"[ \t]+", " ", content)
     return content

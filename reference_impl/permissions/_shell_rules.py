@@ -78,8 +78,9 @@ def match_shell_pattern(pattern: str, command: str) -> bool:
     ``prefix:*`` (legacy) matches ``prefix`` and ``prefix <anything>`` (a word boundary, so
     ``npm test:*`` does not match ``npm testing``); a pattern with ``*`` is a wildcard over the
     whole command (``\*`` is a literal star); anything else must equal the command exactly.
+    ``command`` is a form as the engine spells it, never trimmed: a blank ending it is a quoted
+    one, part of the last word (``rm '; '`` passes ``"; "``).
     """
-    command = command.strip()
     if pattern.endswith(":*") and not pattern.endswith("\\:*"):
         prefix = pattern[:-2]
         return command == prefix or (
