@@ -222,6 +222,7 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     # What interpreters' code runs and writes: literal targets, or built ones (PERM-17; PERM-15's writes).
     "reference_impl/permissions/_code_targets.py": (*_PERMISSION_SHELL, "PERM-15"),
     "reference_impl/permissions/_python_targets.py": (*_PERMISSION_SHELL, "PERM-15"),
+    "reference_impl/permissions/_builtin_options.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_evaluated.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_program_model.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_programs.py": _PERMISSION_SHELL,
@@ -309,6 +310,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_python_resolution.py": ("tests/test_python_resolution.py",),
     "reference_impl/permissions/_code_targets.py": ("tests/test_code_targets.py",),
     "reference_impl/permissions/_python_targets.py": ("tests/test_code_targets.py",),
+    "reference_impl/permissions/_builtin_options.py": ("tests/test_program_classes.py",),
     "reference_impl/permissions/_evaluated.py": ("tests/test_program_scripts.py", "tests/test_shell.py"),
     "reference_impl/permissions/_program_model.py": ("tests/test_program_scripts.py",),
     "reference_impl/permissions/_shell_forms.py": ("tests/test_shell.py", "tests/test_env_split.py"),
