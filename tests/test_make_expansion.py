@@ -61,6 +61,25 @@ def _values(draw: st.DrawFn, depth: int = 0) -> str:
     return draw(st.sampled_from(["", " "])).join(parts)
 
 
+def _make_dry_run(
+    tmp_path_factory: pytest.TempPathFactory, makefile: str, assigned: list[str], files: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``make -n`` (the judge) on ``makefile`` in a fresh directory holding empty ``files``."""
+    directory = tmp_path_factory.mktemp("make")
+    (directory / "Makefile").write_text(makefile)
+    for name in files:
+        (directory / name).write_text("")
+    return subprocess.run(
+        ["make", "-n", "--no-print-directory", *assigned],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(directory)},
+        check=False,
+    )
+
+
 @st.composite
 def _makefiles(draw: st.DrawFn) -> tuple[str, list[str]]:
     lines = []
@@ -82,19 +101,7 @@ def test_recipes_expand_as_make_prints_them(
 ) -> None:
     """Where the engine expands a Makefile's recipe, it gets what ``make -n`` prints (PERM-17)."""
     makefile, assigned = case
-    directory = tmp_path_factory.mktemp("make")
-    (directory / "Makefile").write_text(makefile)
-    for name in _FILES:
-        (directory / name).write_text("")
-    done = subprocess.run(
-        ["make", "-n", "--no-print-directory", *assigned],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(directory)},
-        check=False,
-    )
+    done = _make_dry_run(tmp_path_factory, makefile, assigned, _FILES)
     ours = expanded_recipes([makefile], assigned)
     if done.returncode != 0:
         event("make refuses it")
@@ -184,17 +191,7 @@ def test_text_functions_evaluate_as_make_does(
     ordinary Makefile), and whatever it evaluates must be what make prints; it never raises.
     """
     makefile, assigned, exact = case
-    directory = tmp_path_factory.mktemp("make")
-    (directory / "Makefile").write_text(makefile)
-    done = subprocess.run(
-        ["make", "-n", "--no-print-directory", *assigned],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(directory)},
-        check=False,
-    )
+    done = _make_dry_run(tmp_path_factory, makefile, assigned)
     ours = expanded_recipes([makefile], assigned)
     if done.returncode != 0:
         event("make refuses it")
