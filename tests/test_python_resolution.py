@@ -10,6 +10,7 @@ rule; an everyday project whose caches Python wrote itself stays allowed.
 from __future__ import annotations
 
 import io
+import marshal
 import os
 import py_compile
 import subprocess
@@ -233,3 +234,21 @@ def test_the_users_startup_code_is_read_unless_too_large(
         (f"{PYTHON_CODE}{site}/a.pth (Python runs its import lines at startup)", "import os"),
         (f"{PYTHON_CODE}{site}/b.pth (Python runs its import lines at startup)", None),
     ]
+
+
+def test_a_pytest_cache_is_compared_with_pytests_own_rewriting(tmp_path: Path) -> None:
+    """PERM-17: pytest loads its assertion-rewrite cache by its header alone; a forged body behind a true
+    header runs (found by a helper: ``pytest -q`` ran it past a deny rule). The cache pytest wrote itself
+    is read as the test's code; the same header before other code is unread, and the line is refused."""
+    (tmp_path / "test_a.py").write_text("def test_a():\n    x = 1\n    assert x == 1\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_a.py"]
+    subprocess.run(command, cwd=tmp_path, env=env, check=True, capture_output=True)
+    (cache,) = (tmp_path / "__pycache__").glob("test_a.*-pytest-*.pyc")
+    assert _decide("pytest -q", tmp_path, allow="Bash(pytest:*)") == "allow"
+    forged = compile('open("forged-ran", "w").close()\n', str(tmp_path / "test_a.py"), "exec")
+    cache.write_bytes(cache.read_bytes()[:16] + marshal.dumps(forged))
+    assert _decide("pytest -q", tmp_path, allow="Bash(pytest:*)") != "allow"
+    # The oracle of what runs: pytest itself loads the forged body (it checks the header only).
+    subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, check=False)
+    assert (tmp_path / "forged-ran").exists(), "pytest did not load the forged cache: the test proves nothing"

@@ -27,6 +27,7 @@ docstrings: :func:`doctest_code` is their code.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import glob
 import importlib.util
@@ -35,6 +36,7 @@ import os
 import posixpath
 import re
 import stat
+from types import CodeType
 
 __all__ = [
     "PYTHON_CODE",
@@ -170,14 +172,13 @@ def _stale_bytecode(directory: str, cache: str, present: set[str]) -> list[str]:
         source = posixpath.join(directory, match.group("module") + ".py")
         pyc = posixpath.join(cache, name)
         optimize = int(match.group("opt") or 0)
-        # pytest's own caches hold its rewritten assertions: only their header can be checked here.
-        plain = "-pytest-" not in match.group("tag")
-        if not _bytecode_matches(pyc, source, optimize, compare_code=plain):
+        # pytest's own caches hold its rewritten assertions: compared with pytest's own rewriting.
+        if not _bytecode_matches(pyc, source, optimize, tag=match.group("tag")):
             unread.append(f"{pyc} is cached bytecode that is not the code of {source}, and Python runs it")
     return unread
 
 
-def _bytecode_matches(pyc: str, source: str, optimize: int, *, compare_code: bool) -> bool:
+def _bytecode_matches(pyc: str, source: str, optimize: int, *, tag: str) -> bool:
     """Whether the cached ``pyc`` holds the code of ``source`` as Python would check it, or more strictly."""
     try:
         pyc_info, source_info = os.stat(pyc), os.stat(source)
@@ -191,11 +192,33 @@ def _bytecode_matches(pyc: str, source: str, optimize: int, *, compare_code: boo
         return _BYTECODE_CACHE[key]
     if len(_BYTECODE_CACHE) >= 1024:
         _BYTECODE_CACHE.clear()
-    _BYTECODE_CACHE[key] = matches = _matches(pyc, source, source_info, optimize, compare_code)
+    _BYTECODE_CACHE[key] = matches = _matches(pyc, source, source_info, optimize, tag)
     return matches
 
 
-def _matches(pyc: str, source: str, source_info: os.stat_result, optimize: int, compare_code: bool) -> bool:
+def _pytest_code(text: bytes, source: str, tag: str) -> CodeType | None:
+    """The code pytest's assertion rewriting makes of ``text``, when the pytest here is the one ``tag`` names.
+
+    pytest loads a cache of its own only when the tag names its version, and checks the header alone:
+    a forged body behind a true header runs. Its rewriting, not a copy of it, says what the body must
+    be; another version's rewriting (or none here) can't say, so the cache is not read (None).
+    """
+    try:
+        import _pytest
+        from _pytest.assertion.rewrite import rewrite_asserts
+    except ImportError:
+        return None
+    if not tag.endswith(f"-pytest-{_pytest.__version__}"):
+        return None
+    try:
+        tree = ast.parse(text, filename=source)
+        rewrite_asserts(tree, text, source, None)
+        return compile(tree, source, "exec", dont_inherit=True)
+    except Exception:  # pytest's rewriting is not ours to trust to succeed: unread, never allowed
+        return None
+
+
+def _matches(pyc: str, source: str, source_info: os.stat_result, optimize: int, tag: str) -> bool:
     try:
         with open(pyc, "rb") as handle:
             data = handle.read()
@@ -215,12 +238,14 @@ def _matches(pyc: str, source: str, source_info: os.stat_result, optimize: int, 
         header = data[8:16] == importlib.util.source_hash(text)
     else:
         return False  # another interpreter's hash, or flags Python does not write
-    if not header or not ours or not compare_code:
+    if not header or not ours:
         return header
     try:
         # Unmarshalling builds the objects without running any; code objects compare by their code,
         # constants and names, not their file name.
         cached = marshal.loads(data[16:])
+        if "-pytest-" in tag:
+            return bool(cached == _pytest_code(text, source, tag))
         return bool(cached == compile(text, source, "exec", dont_inherit=True, optimize=optimize))
     except (ValueError, EOFError, TypeError, SyntaxError, RecursionError, MemoryError):
         return False
