@@ -19,6 +19,7 @@ __all__ = [
     "RESERVED_NAMES",
     "WORDS",
     "HarnessFactory",
+    "bare_names_clash",
     "builtin_names",
     "builtin_spec",
     "descriptions",
@@ -167,3 +168,14 @@ class HarnessFactory:
         if cls.factory is None:
             raise RuntimeError("no harness factory bound: the TestCase needs its bind_factory fixture")
         return cls.factory()
+
+
+def bare_names_clash(specs: list[ToolSpec]) -> bool:
+    """Whether two of ``specs`` share a name once an MCP tool is named by its own part (``mcp__a__x``, ``mcp__b__x``).
+
+    A framework that names MCP tools so refuses the whole pool (smolagents: a baselined finding, pinned by
+    ``test_same_definitions_same_bytes``); properties about other things skip such a pool rather than
+    report that finding again, only when their draws happen to meet it.
+    """
+    names = [spec.name.rsplit("__", 1)[-1].casefold() for spec in specs]
+    return len(set(names)) < len(names)

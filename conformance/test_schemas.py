@@ -7,13 +7,14 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from conformance._strategies_execution import pick_sorted
 from conformance._strategies_pool import (
     HarnessFactory,
+    bare_names_clash,
     builtin_names,
     builtin_spec,
     descriptions,
@@ -271,6 +272,7 @@ def test_other_tools_never_alter_a_tools_bytes(
     later_mcps: list[ToolSpec],
 ) -> None:
     """CACHE-3: the loaded tools' bytes stay the same while MCP tools come and go in the session."""
+    assume(not bare_names_clash(builtins + first_mcps) and not bare_names_clash(builtins + later_mcps))
     harness = new_harness()
     first = {t["name"]: encode(t) for t in harness.render_tools(builtins, first_mcps)}
     later = {t["name"]: encode(t) for t in harness.render_tools(builtins, later_mcps)}
