@@ -5,11 +5,16 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.strategies import load_suite_profile, register_profiles, restore_profile
+from pytest_toolharness.strategies import (
+    drop_local_constants,
+    load_suite_profile,
+    register_profiles,
+    restore_profile,
+)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Run under the suite's Hypothesis profile unless the user chose one.
+    """Run under the suite's Hypothesis profile unless the user chose one, drawing no local constants.
 
     The plugin does this (and registers the profiles, in time for ``--hypothesis-profile``) whenever
     the suite is added with ``--toolharness-conformance``; this covers a run that names the suite's
@@ -18,6 +23,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     register_profiles()
     previous = load_suite_profile()
     session.config.add_cleanup(lambda: restore_profile(previous))
+    session.config.add_cleanup(drop_local_constants())
 
 
 @pytest.fixture(scope="session")

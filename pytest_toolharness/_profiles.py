@@ -14,17 +14,20 @@ so ``pytest --toolharness-conformance --hypothesis-profile=toolharness-ci`` work
 - ``toolharness-explore``: random (pair it with ``--hypothesis-seed=N``), no shrinking, to measure how
   reliably a defect is found.
 
-None changes ``max_examples``: each test's ``@settings`` decides how hard it looks.
+None changes ``max_examples``: each test's ``@settings`` decides how hard it looks. Whatever the
+profile, a suite run draws no constants from the project's own source (:func:`drop_local_constants`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 __all__ = [
     "DEFAULT_PROFILE",
     "PROFILES",
+    "drop_local_constants",
     "has_database",
     "load_suite_profile",
     "register_profiles",
@@ -110,3 +113,43 @@ def has_database() -> bool:
 
     current = settings.default
     return current is not None and current.database is not None
+
+
+def drop_local_constants() -> Callable[[], None]:
+    """Make the suite's draws independent of which local modules are imported; return the undo.
+
+    Hypothesis mixes literals it finds in "local" modules (anything imported from outside
+    site-packages, test files aside) into about one draw in twenty, and rescans whenever
+    ``sys.modules`` grows. A derandomised property then draws differently after an earlier test
+    imported a module lazily, in an editable install than in an installed one, and after an edit to
+    any literal of the project: a baselined finding, or a mutant's kill, came and went with the test
+    order. Only Hypothesis's fixed constants stay. Nothing happens on a Hypothesis without local
+    constants (checked by ``tests/test_draw_determinism.py``).
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - Hypothesis is a dependency
+        return _nothing_to_undo
+    scan: Callable[[], object] | None = getattr(providers, "_get_local_constants", None)
+    local = getattr(providers, "_local_constants", None)
+    if scan is None or local is None or getattr(scan, "_toolharness_dropped", False):
+        return _nothing_to_undo
+    none_found = type(local)()
+
+    def no_local_constants() -> object:
+        return none_found
+
+    no_local_constants._toolharness_dropped = True  # type: ignore[attr-defined]
+    providers._get_local_constants = no_local_constants  # type: ignore[assignment]
+    # The allowed constants of each kind are cached with the local ones mixed in.
+    providers.CONSTANTS_CACHE.cache.clear()
+
+    def undo() -> None:
+        providers._get_local_constants = scan  # type: ignore[assignment]
+        providers.CONSTANTS_CACHE.cache.clear()
+
+    return undo
+
+
+def _nothing_to_undo() -> None:
+    return None

@@ -170,11 +170,15 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """When the suite runs, load its Hypothesis profile unless the user chose one."""
+    """When the suite runs, load its Hypothesis profile unless the user chose one.
+
+    Under any profile, draw no constants from the project's source: a draw never depends on the test order.
+    """
     state = session.config.stash.get(RUN_STATE, None)
     if state is not None and state.suite_dir is not None:
         previous = _profiles.load_suite_profile()
         session.config.add_cleanup(lambda: _profiles.restore_profile(previous))
+        session.config.add_cleanup(_profiles.drop_local_constants())
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -10,7 +10,7 @@ import time, and every value depends only on Hypothesis's own choices (no ``rand
 so failures shrink and replay. Beside them: the vocabulary constants they draw from, the bash oracle
 that says what a command line really runs (``bash_sandbox``), ``cached_strategy`` for building a
 strategy once, and the suite's Hypothesis profiles (``register_profiles``, ``load_suite_profile``,
-``restore_profile``).
+``restore_profile``, ``drop_local_constants``).
 
 Fuzz a permission engine with rules, modes and bypass attempts::
 
@@ -43,7 +43,12 @@ See ``docs/strategies.md`` for every strategy.
 
 from __future__ import annotations
 
-from pytest_toolharness._profiles import load_suite_profile, register_profiles, restore_profile
+from pytest_toolharness._profiles import (
+    drop_local_constants,
+    load_suite_profile,
+    register_profiles,
+    restore_profile,
+)
 from pytest_toolharness._strategies.bash_oracle import BashSandbox, bash_sandbox, bash_sandbox_problem
 from pytest_toolharness._strategies.code_reach import CodeReach, code_reach
 from pytest_toolharness._strategies.derived_names import (
@@ -189,6 +194,7 @@ __all__ = [
     "dead_shell_rules",
     "derived_name_options",
     "descriptions",
+    "drop_local_constants",
     "evaluated_code_attempts",
     "expanded_spellings",
     "file_writers",
