@@ -55,6 +55,9 @@ def _py_names() -> tuple[Callable[[str], tuple[str, str]], ...]:
         lambda s: ("", f"''.join([{s[:2]!r}, {s[2:]!r}])"),
         lambda s: ("", f"'{{}}{s[2:]}'.format({s[:2]!r})"),
         lambda s: ("", "open('name.txt').read().strip()"),
+        # Literals to Python, not to a reader of the text: adjacent strings, escaped characters.
+        lambda s: ("", f"{s[:2]!r} {s[2:]!r}"),
+        lambda s: ("", "'" + "".join(f"\\x{ord(c):02x}" for c in s) + "'"),
     )
 
 
@@ -89,6 +92,7 @@ _PYTHON = Language(
         "print(open('src.txt').read())",
         "s = 'ab'\nprint(s.upper(), len(s))",
         "import sys\nprint(sys.argv)",
+        "print(getattr('ab', 'upper')(), getattr(2, 'real'))",
     ),
 )
 
@@ -232,6 +236,39 @@ def _real_run(line: str, work: Path, env: dict[str, str]) -> None:
     )
 
 
+def _plant_denied(language: Language) -> tuple[Path, dict[str, str]]:
+    """A work directory whose ``name.txt`` names the denied program, and an environment finding it.
+
+    The denied program on ``PATH`` is a marker writer: its marker is ``ran`` beside the work directory.
+    """
+    work, bin_dir, env = _prepare(language)
+    (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(work.parent / 'ran'))}\n")
+    (bin_dir / _DENIED).chmod(0o755)
+    (work / "name.txt").write_text(_DENIED + "\n")
+    return work, env
+
+
+def _assert_never_runs_unasked(
+    harness: Any,
+    data: st.DataObject,
+    language: Language,
+    code: str,
+    inline: bool,
+    work: Path,
+    env: dict[str, str],
+) -> None:
+    """Under ``Bash(nuke:*)`` denied, ``code`` run unasked never runs nuke; the real run is the judge."""
+    line = _line(language, code, inline, work)
+    # The strongest allow rule: for inline code its code-running form (``Bash(python3 -c:*)``), the one
+    # that vouches for code; the program's alone (``Bash(python3:*)``) asks about inline code anyway.
+    allow = _allow(language, line, inline, data, vouching=True)
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
+    run = run_calls(harness, [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
+    _real_run(line, work, env)
+    assume((work.parent / "ran").exists())
+    assert run.ran() == 0, f"{line!r} under {allow} ran unasked; for real it runs {_DENIED}\ncode: {code}"
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
@@ -246,23 +283,55 @@ def test_deny_rule_holds_against_names_code_builds(
     code-running form, ``Bash(python3 -c:*)``; a script: its program or the line). Every drawn attempt
     that really runs nuke is denied or asked.
     """
-    work, bin_dir, env = _prepare(language)
-    marker = work.parent / "ran"
-    (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
-    (bin_dir / _DENIED).chmod(0o755)
-    (work / "name.txt").write_text(_DENIED + "\n")
+    work, env = _plant_denied(language)
     template = data.draw(st.sampled_from(language.runs), label="API")
     name = data.draw(st.sampled_from(language.names), label="name built")(_DENIED)
-    code = _code(language, template, name)
-    line = _line(language, code, inline, work)
-    # The strongest allow rule: for inline code its code-running form (``Bash(python3 -c:*)``), the one
-    # that vouches for code; the program's alone (``Bash(python3:*)``) asks about inline code anyway.
-    allow = _allow(language, line, inline, data, vouching=True)
-    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
-    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
-    _real_run(line, work, env)
-    assume(marker.exists())
-    assert run.ran() == 0, f"{line!r} under {allow} ran unasked; for real it runs {_DENIED}\ncode: {code}"
+    _assert_never_runs_unasked(
+        new_harness(), data, language, _code(language, template, name), inline, work, env
+    )
+
+
+# Python's subprocess APIs, each as a statement that runs {c} (the command) and waits for it.
+_SUBPROCESS_CALLS = (
+    "subprocess.run({c})",
+    "subprocess.call({c})",
+    "subprocess.check_output({c})",
+    "subprocess.Popen({c}).wait()",
+)
+# Keyword arguments the APIs take beside the command, drawn in any order before or after it.
+_OTHER_KEYWORDS = ("cwd='.'", "env=None", "text=True", "stdin=subprocess.DEVNULL", "close_fds=True")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), inline=st.booleans())
+def test_deny_rule_holds_against_a_command_passed_by_keyword(
+    new_harness: Callable[[], Any], data: st.DataObject, inline: bool
+) -> None:
+    """PERM-17: a Python subprocess call that runs the denied program never runs unasked, however its command is passed.
+
+    Drawn: the subprocess API x the command as shell text (``shell=True``) or an argument list x given
+    positionally or by the ``args=`` keyword x other keywords (``cwd``, ``env``, ``text``, ...) in any
+    order around it x how the name is spelled or built (a literal, adjacent strings, escaped
+    characters, joined, read from a file, ...) x inline code or a script, under ``Bash(nuke:*)``
+    denied and the code-running form allowed. Real ``python3`` is the judge: a case that does not run
+    nuke is no attempt.
+    """
+    work, env = _plant_denied(_PYTHON)
+    before, expression = data.draw(st.sampled_from(_PYTHON.names), label="name built")(_DENIED)
+    shell = data.draw(st.booleans(), label="shell text")
+    command = expression if shell else f"[{expression}]"
+    by_keyword = data.draw(st.booleans(), label="by keyword")
+    others = data.draw(st.lists(st.sampled_from(_OTHER_KEYWORDS), unique=True, max_size=3), label="keywords")
+    arguments = data.draw(st.permutations([*others, *(["shell=True"] if shell else [])]), label="order")
+    if by_keyword:  # anywhere among the other keywords
+        arguments.insert(data.draw(st.integers(0, len(arguments)), label="where"), f"args={command}")
+    else:
+        arguments.insert(0, command)
+    call = data.draw(st.sampled_from(_SUBPROCESS_CALLS), label="API").format(c=", ".join(arguments))
+    code = f"{before}import subprocess\n{call}"
+    _assert_never_runs_unasked(new_harness(), data, _PYTHON, code, inline, work, env)
 
 
 _PROTECTED = (".git/config", ".bashrc", ".claude/settings.json", ".vscode/settings.json", ".mcp.json")
@@ -311,13 +380,16 @@ def test_code_that_runs_and_writes_nothing_stays_allowed(
 ) -> None:
     """PERM-17 (no false ask): code that starts no program and writes no file stays allowed under its allow rule.
 
-    Beside ``Bash(nuke:*)`` denied, harmless code (arithmetic, strings, reading a file) given inline or
-    as a script runs unasked under an allow rule for the line.
+    Beside ``Bash(nuke:*)`` denied, harmless code (arithmetic, strings, reading a file, an attribute
+    looked up by a literal name on a literal), one to three pieces of it in one program, given inline
+    or as a script runs unasked under an allow rule for the line.
     """
     # ``awk -f FILE``: awk's program files are not read (asked about under a deny rule).
     assume(inline or language is not _AWK)
     work, _, _ = _prepare(language)
-    code = data.draw(st.sampled_from(language.harmless), label="code")
+    # Composed: one to three harmless pieces, in any order, as one program.
+    pieces = st.lists(st.sampled_from(language.harmless), min_size=1, max_size=3, unique=True)
+    code = "\n".join(data.draw(pieces, label="code"))
     line = _line(language, code, inline, work)
     allow = _allow(language, line, inline, data, vouching=True)
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]

@@ -4,7 +4,8 @@ A Python program's code is not its script's text alone: Python finds every modul
 standard library's own imports too: ``import subprocess`` imports ``threading``) in the script's
 directory first, loads bytecode without its source, runs a cached ``__pycache__`` file whose header
 fits the source whatever code it holds, runs a zip whatever text comes before it; pytest runs the
-examples of its doctest files. Each case plants such code running a denied program (a marker writer
+examples of its doctest files, and loads its own assertion-rewrite cache of a test module or a conftest
+by the header alone. Each case plants such code running a denied program (a marker writer
 on ``PATH``), asks the harness to run an everyday Python line under an allow rule for it, and, when
 the harness runs it unasked, runs the line for real: the denied program must not have run. Real
 ``python3`` is the judge: a drawn case that does not run the denied program is no attempt.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import marshal
 import os
 import py_compile
 import shlex
@@ -85,6 +87,8 @@ class PythonCase:
     """(module source path, its cached bytecode's path, the invalidation) to compile after the files."""
     evil: str = ""
     """The code a cache holds instead of its source's."""
+    pytest_caches: list[tuple[str, str]] = field(default_factory=list)
+    """(module source path, what pytest's assertion-rewrite cache of it holds) to make after the files."""
 
 
 def _evil(data: st.DataObject, bin_dir: str) -> str:
@@ -237,10 +241,52 @@ def _doctests(data: st.DataObject, evil: str) -> PythonCase:
     return PythonCase(files, f"{base} {options}".strip(), f"pytest's {shape}")
 
 
+# What pytest's assertion-rewrite cache of a module (``__pycache__/<module>.<tag>-pytest-<version>.pyc``)
+# holds behind the header pytest wrote for its source: pytest's own rewriting of the source, or other
+# code; under the tag of the pytest that runs, or of another version (which that pytest does not load).
+_FORGED = ("other code", "the source's code, then other code")
+_PYTEST_CACHES = (
+    *_FORGED,
+    "pytest's own",
+    "pytest's own, another pytest's tag",
+    "other code, another pytest's tag",
+)
+
+
+def _pytest_cache(data: st.DataObject, evil: str) -> PythonCase:
+    """A test module and a conftest whose assertion-rewrite caches pytest wrote: one holds other code.
+
+    pytest loads its cache of a module it rewrites (a test module, a conftest) by the header alone. The
+    carrier's cache holds other code (alone, or after the source's) under this pytest's tag; the other
+    module's cache, when there is one, is drawn from every kind.
+    """
+    folder = data.draw(st.sampled_from(["", "tests/"]), label="where the tests are")
+    test = f"{folder}test_{data.draw(st.sampled_from(['a', 'core']), label='test module')}.py"
+    conftest = data.draw(st.sampled_from(["", "conftest.py", f"{folder}conftest.py"]), label="conftest")
+    files: dict[str, str | bytes] = {test: "def test_a():\n    x = 1\n    assert x == 1\n"}
+    modules = [test]
+    if conftest:
+        files[conftest] = "import sys\n\nassert sys.version_info >= (3,)\n"
+        modules.append(conftest)
+    carrier = data.draw(st.sampled_from(modules), label="the cache pytest runs")
+    forged = data.draw(st.sampled_from(_FORGED), label="what it holds")
+    caches = [(carrier, forged)]
+    caches += [
+        (m, data.draw(st.sampled_from(_PYTEST_CACHES), label=f"{m}'s cache")) for m in modules if m != carrier
+    ]
+    base = data.draw(
+        st.sampled_from(["pytest -q", "python3 -m pytest -q", "python3 -m pytest", f"pytest -q {test}"]),
+        label="line",
+    )
+    how = ", ".join(f"{module}'s cache: {held}" for module, held in caches)
+    return PythonCase(files, base, f"pytest's rewrite caches ({how})", evil=evil, pytest_caches=caches)
+
+
 _MECHANISMS: dict[str, Callable[[st.DataObject, str], PythonCase]] = {
     "resolved import": _resolved,
     "zip script": _zip_script,
     "doctest": _doctests,
+    "pytest cache": _pytest_cache,
 }
 
 
@@ -268,6 +314,27 @@ def _compile_cache(work: Path, source: str, cache: str, invalidation: str, evil:
     target.write_bytes(bytes(data))
 
 
+def _make_pytest_caches(work: Path, caches: list[tuple[str, str]], evil: str, env: dict[str, str]) -> None:
+    """Pytest writes its caches of the project's modules (run for real); then each is made what was drawn.
+
+    Only the header is kept from pytest's cache for "other code" (the body: ``evil`` as Python compiles
+    it); "another pytest's tag" renames the cache to a version that is not this pytest's.
+    """
+    writing = {k: v for k, v in env.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    warm = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    subprocess.run(warm, cwd=work, env=writing, capture_output=True, timeout=120, check=False)
+    for module, held in caches:
+        folder, _, name = module.rpartition("/")
+        (cache,) = (work / folder / "__pycache__").glob(f"{name[:-3]}.*-pytest-*.pyc")
+        if "other code" in held:
+            code = ((work / module).read_text() if held.startswith("the source") else "") + evil
+            forged = compile(code, str(work / module), "exec", dont_inherit=True)
+            cache.write_bytes(cache.read_bytes()[:16] + marshal.dumps(forged))
+        if held.endswith("another pytest's tag"):
+            tag, _, version = cache.name.rpartition("-pytest-")
+            cache.rename(cache.with_name(f"{tag}-pytest-{int(version.split('.')[0]) + 1}.0.0.pyc"))
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
 @pytest.mark.parametrize("mechanism", sorted(_MECHANISMS))
@@ -286,7 +353,10 @@ def test_deny_rule_holds_against_the_code_python_resolves(
     size and time, its source one that parses but does not compile; files beside it Python ignores,
     listed before it; a script that is a zip archive, text before it or not; pytest's doctest text
     files, ``--doctest-glob``,
-    ``--doctest-modules`` on the line or in ``pytest.ini``), where the script is and how the line
+    ``--doctest-modules`` on the line or in ``pytest.ini``; pytest's assertion-rewrite cache of a test
+    module or a conftest, written by pytest, then holding other code (alone or after the source's)
+    behind pytest's own header, beside the other module's cache as pytest wrote it, forged, or renamed
+    to another pytest version's tag), where the script is and how the line
     runs it (beside, by its path, through a symbolic link to it, after ``cd``, ``-m``, ``-c``,
     options first), how the code spells the denied program, the allow rule, the mode. Real
     ``python3`` is the judge.
@@ -309,6 +379,16 @@ def test_deny_rule_holds_against_the_code_python_resolves(
             path.write_text(content)
     for source, cache, invalidation in case.compiled:
         _compile_cache(work, source, cache, invalidation, case.evil)
+    search = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    # pytest's doctests are its own: the plugins installed beside it only slow the judge down.
+    env = {
+        **os.environ,
+        "PATH": search,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+    }
+    if case.pytest_caches:
+        _make_pytest_caches(work, case.pytest_caches, case.evil, env)
     words = case.line.split()
     allow = data.draw(
         st.sampled_from(list(dict.fromkeys([f"Bash({words[0]}:*)", f"Bash({' '.join(words[:2])}:*)"]))),
@@ -318,14 +398,6 @@ def test_deny_rule_holds_against_the_code_python_resolves(
     run = run_calls(
         new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, mode=mode, cwd=work
     )
-    search = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), os.environ.get("PATH", "")])
-    # pytest's doctests are its own: the plugins installed beside it only slow the judge down.
-    env = {
-        **os.environ,
-        "PATH": search,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-    }
     run_for_real(case.line, work, env)
     assume(marker.exists())  # the planted code really runs the denied program
     listing = {k: (v if isinstance(v, str) else f"<{len(v)} bytes>") for k, v in case.files.items()}
@@ -356,7 +428,8 @@ def test_everyday_python_with_its_own_caches_stays_allowed(new_harness: Callable
     """PERM-17 (control): a project whose ``__pycache__`` holds what Python compiled from its sources stays allowed.
 
     The project's modules, tests and a doctest file name no denied program; Python itself (and
-    pytest) wrote the caches beside them. Under ``Bash(nuke:*)`` deny and an allow rule for the line,
+    pytest: its assertion-rewrite caches of the test module and the conftest) wrote the caches beside
+    them. Under ``Bash(nuke:*)`` deny and an allow rule for the line,
     the harness runs it.
     """
     work = fresh_dir() / "work"
@@ -372,6 +445,8 @@ def test_everyday_python_with_its_own_caches_stays_allowed(new_harness: Callable
     ):
         subprocess.run(["bash", "-c", warm], cwd=work, env=env, capture_output=True, timeout=120)
     assert any((work / "app" / "__pycache__").iterdir()), "python3 wrote its caches"
+    # pytest's assertion-rewrite caches too: its own header before its own rewriting of the source.
+    assert list(work.glob("**/__pycache__/*-pytest-*.pyc")), "pytest wrote its rewrite caches"
     words = line.split()
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(f"Bash({words[0]}:*)", "allow")]
     done = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)

@@ -24,6 +24,10 @@ _BUILT = [
     ("python", 'from os import system as s; s("x")'),
     ("python", 'import os; f = os.system; f("x")'),
     ("python", "import os; m = os; m.system(c)"),
+    # A run method or a dunder looked up by name, even a literal one on a literal: unknown by rule
+    # (the module's, no requirement's: nothing such a lookup reaches is read).
+    ("python", 'getattr("", "system")("x")'),
+    ("python", 'getattr(0, "__class__")'),
     ("javascript", 'require("child_process").execSync(["r","m"].join("")+" x")'),
     ("javascript", 'const cp = require("child_process"); cp["exec"+"Sync"]("x")'),
     ("javascript", 'require("vm").runInNewContext(code)'),
@@ -57,6 +61,7 @@ _LITERAL = [
     ("python", 'import subprocess as sp; sp.run(["ls", "-l"], check=True)', ("ls -l",), ()),
     ("python", 'open(".bashrc", "w")', (), (".bashrc",)),
     ("python", 'print(1); open("a.txt").read()', (), ()),
+    ("python", 'print(getattr("ab", "upper")())', (), ()),
     ("javascript", 'require("child_process").execSync("ls -l")', ("ls -l",), ()),
     (
         "javascript",

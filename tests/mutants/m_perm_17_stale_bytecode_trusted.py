@@ -17,7 +17,7 @@ DESCRIPTION = (
 
 
 def _mutate(_original: Any) -> Any:
-    def _bytecode_matches(_pyc: str, _source: str, _optimize: int, *, compare_code: bool) -> bool:
+    def _bytecode_matches(_pyc: str, _source: str, _optimize: int, *, tag: str) -> bool:
         return True
 
     return _bytecode_matches
