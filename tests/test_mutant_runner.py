@@ -7,6 +7,7 @@ and ``tests/test_mutants.py``'s check), against a few requirements only, so this
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from pathlib import Path
@@ -43,6 +44,59 @@ def test_patch_names_the_missing_part_of_an_attribute() -> None:
         MutantLoadError, match=r"'[\w.]+\._adapter\.ReferenceHarness' has no attribute 'no_such'"
     ):
         patch.apply()
+
+
+def test_a_replacement_that_cant_take_the_originals_calls_is_a_load_error() -> None:
+    """A mutant written against an older signature is broken, not a kill (its calls raise TypeError,
+    which the harness turns into an internal-error deny that fails a requirement test)."""
+
+    def stale(original: object) -> object:
+        async def settle(
+            tool: object,
+            tool_input: object,
+            decision: object,
+            ctx: object,
+            tool_context: object,
+            control: object,
+        ) -> object:
+            raise AssertionError("never called")
+
+        return settle
+
+    patch = Patch("reference_impl.execution._pipeline", "settle_ask_with_hooks_or_host", stale)
+    with pytest.raises(MutantLoadError, match=r"can't take the calls of the original.*control"):
+        patch.apply()
+
+
+def test_a_sync_replacement_of_an_async_function_is_a_load_error() -> None:
+    def synchronous(original: object) -> object:
+        def settle(*args: object) -> object:
+            return original
+
+        return settle
+
+    patch = Patch("reference_impl.execution._pipeline", "settle_ask_with_hooks_or_host", synchronous)
+    with pytest.raises(MutantLoadError, match="differ in being async"):
+        patch.apply()
+
+
+def test_every_mutants_replacements_take_their_originals_calls() -> None:
+    """Each Patch of every mutant builds a replacement that binds the original's calls (checked
+    without installing it, so this process's reference stays unmutated)."""
+    from tests.mutants._base import _check_takes_the_same_calls
+
+    checked = 0
+    for mutant in REAL.values():
+        module = importlib.import_module(mutant.module)
+        for patch in module.adapter.patches:
+            if not isinstance(patch, Patch):
+                continue
+            original: object = importlib.import_module(patch.module)
+            for part in patch.attribute.split("."):
+                original = getattr(original, part)
+            _check_takes_the_same_calls(f"{mutant.name}: {patch.attribute}", original, patch.mutate(original))
+            checked += 1
+    assert checked > 100
 
 
 def test_broken_examples_are_not_real_mutants() -> None:

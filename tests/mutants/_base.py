@@ -12,6 +12,7 @@ into another run. Patch the module that *uses* a name: ``from x import f`` copie
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,12 +56,38 @@ class Patch:
         marker = f"__mutated_{name}"
         if getattr(owner, marker, False):
             return
-        setattr(owner, name, self.mutate(original))
+        replacement = self.mutate(original)
+        _check_takes_the_same_calls(where, original, replacement)
+        setattr(owner, name, replacement)
         setattr(owner, marker, True)
 
     def apply_in_cli(self) -> None:
         """In the reference CLI's own process (:mod:`tests.mutants._cli`): the same patch."""
         self.apply()
+
+
+def _check_takes_the_same_calls(where: str, original: Any, replacement: Any) -> None:
+    """Raise :class:`MutantLoadError` when a replacement function can't take the original's calls.
+
+    A mutant written against an older signature raises ``TypeError`` on every call; the harness
+    turns that into an internal-error deny, which fails a requirement test: a kill that proves nothing
+    about the defect the mutant models. Each required parameter of the original is passed as the
+    callers may pass it (positionally, keyword-only ones by name).
+    """
+    if not (inspect.isfunction(original) and inspect.isfunction(replacement)):
+        return
+    required = [p for p in inspect.signature(original).parameters.values() if p.default is p.empty]
+    positional = [p.name for p in required if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    by_name = {p.name: None for p in required if p.kind is p.KEYWORD_ONLY}
+    try:
+        inspect.signature(replacement).bind(*positional, **by_name)
+    except TypeError as exc:
+        raise MutantLoadError(
+            f"{where}: the replacement {inspect.signature(replacement)} can't take the calls of "
+            f"the original {inspect.signature(original)} ({exc}): update the mutant to the new signature"
+        ) from exc
+    if inspect.iscoroutinefunction(original) != inspect.iscoroutinefunction(replacement):
+        raise MutantLoadError(f"{where}: the replacement and the original differ in being async")
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,15 @@ DESCRIPTION = "a headless session (no host callback) proceeds when no Permission
 
 
 def _mutate(original: Any) -> Any:
-    async def resolve(
-        tool: Any, tool_input: Any, decision: Any, ctx: Any, tool_context: Any, control: Any
-    ) -> Any:
-        result, final_input = await original(tool, tool_input, decision, ctx, tool_context, control)
+    async def resolve(tool: Any, tool_input: Any, decision: Any, ctx: Any, tool_context: Any) -> Any:
+        result, final_input, interrupts = await original(tool, tool_input, decision, ctx, tool_context)
         if result.behavior == "deny" and result.reason.stage == "headless":
-            return PermissionDecision(
-                "allow", DecisionReason("headless", detail="nobody to ask")
-            ), final_input
-        return result, final_input
+            return (
+                PermissionDecision("allow", DecisionReason("headless", detail="nobody to ask")),
+                final_input,
+                interrupts,
+            )
+        return result, final_input, interrupts
 
     return resolve
 
