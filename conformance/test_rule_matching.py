@@ -377,6 +377,60 @@ def test_domain_deny_matches_the_normalised_host(
     assert run.ran() == 0, f"WebFetch(domain:{rule_host}) deny missed {url!r} ({mode}): {run.describe()}"
 
 
+@st.composite
+def local_machine_hosts(draw: st.DrawFn, *, url: bool) -> str:
+    """A spelling of the local machine.
+
+    Any ``127.0.0.0/8`` address in any IPv4 form, ``0.0.0.0``, ``localhost`` or a subdomain of it
+    (any case, maybe a trailing dot), IPv4-mapped IPv6, and in a URL ``[::1]``, ``[::]`` (a rule's
+    host syntax has no IPv6 literal).
+    """
+    quad = (127, draw(st.integers(0, 255)), draw(st.integers(0, 255)), draw(st.integers(1, 254)))
+    if draw(st.booleans()):
+        quad = (0, 0, 0, 0)
+    number = int.from_bytes(bytes(quad), "big")
+    forms = [
+        ".".join(map(str, quad)),
+        str(number),
+        hex(number),
+        ".".join(oct(part).replace("0o", "0") for part in quad),
+        f"{quad[0]}.{number & 0xFFFFFF}",
+        f"[::ffff:{'.'.join(map(str, quad))}]",
+    ]
+    label = draw(st.sampled_from(["", "a.", "app.", "x-1.b."]))
+    name = "".join(draw(st.sampled_from([c, c.upper()])) for c in f"{label}localhost")
+    forms.append(name + draw(st.sampled_from(["", "."])))
+    if url:
+        forms += ["[::1]", "[::]", "[0:0:0:0:0:0:0:1]"]
+    return draw(st.sampled_from(forms))
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    rule_host=local_machine_hosts(url=False),
+    url_host=local_machine_hosts(url=True),
+    wildcard=st.booleans(),
+    mode=st.sampled_from(["default", "bypassPermissions"]),
+)
+def test_domain_deny_of_the_local_machine_matches_every_spelling_of_it(
+    new_harness: Callable[[], Any], rule_host: str, url_host: str, wildcard: bool, mode: str
+) -> None:
+    """PERM-11: a ``WebFetch(domain:...)`` deny naming the local machine denies every other spelling of it.
+
+    ``http://0.0.0.0:8080/``, ``http://[::1]/``, ``http://127.9.9.9/`` and ``http://a.localhost/`` reach
+    the services on the local machine as ``127.0.0.1`` and ``localhost`` do (tests/test_rules.py shows
+    curl reaching one listener by each): composed, every rule spelling against every URL spelling.
+    """
+    if wildcard and rule_host.rstrip(".").lower().endswith("localhost"):
+        rule_host = "*." + rule_host
+    rules = [RuleSpec(f"WebFetch(domain:{rule_host})", "deny"), RuleSpec("WebFetch", "allow")]
+    url = f"http://{url_host}:8080/admin"
+    run = run_calls(new_harness(), [fetch_tool()], [("WebFetch", {"url": url})], rules=rules, mode=mode)
+    assert run.ran() == 0, f"WebFetch(domain:{rule_host}) deny missed {url!r} ({mode}): {run.describe()}"
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=16, deadline=None)
