@@ -459,6 +459,43 @@ def test_path_deny_follows_symlinks_and_tilde(
     assert run.ran() == 0, f"{rule} deny missed {path!r} ({mode}): {run.describe()}"
 
 
+# Deny patterns of every shape that cover ``secret/sub/key.pem`` (``{abs}`` is the project's absolute path).
+_SECRET_PATTERNS = (
+    "./secret/sub/key.pem", "secret/**", "./secret", "secret/", "secret/*/key.pem", "**/key.pem",
+    "key.pem", "*.pem", "secret/**/*.pem", "//{abs}/secret/**", "/secret/sub", "secret/su[b]/*",
+)  # fmt: skip
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    pattern=st.sampled_from(_SECRET_PATTERNS),
+    family=st.sampled_from(["Read", "Edit"]),
+    link=st.sampled_from(["notes.txt", "src/notes.md", "../beside.txt"]),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+def test_path_deny_of_any_shape_catches_a_hard_link_to_a_file_it_covers(
+    new_harness: Callable[[], Any], pattern: str, family: str, link: str, mode: str
+) -> None:
+    """PERM-11: a hard link is a file the deny covers under another name, whatever the pattern's shape.
+
+    ``ln secret/sub/key.pem notes.txt``: ``Read(secret/**)``, ``Read(*.pem)``, ``Read(key.pem)`` (at
+    any depth), ``Edit(./secret)``... deny reading or editing ``notes.txt``, in every mode, as they
+    deny ``secret/sub/key.pem`` itself: the same inode, not only a pattern naming one literal file.
+    """
+    cwd = _project()
+    secret = cwd / "secret" / "sub" / "key.pem"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("-----BEGIN KEY-----\n", encoding="utf-8")
+    os.link(secret, cwd / link)
+    rule = f"{family}({pattern.format(abs=str(cwd).lstrip('/'))})"
+    tool = read_tool() if family == "Read" else edit_tool()
+    rules = [RuleSpec(rule, "deny"), RuleSpec(family, "allow")]
+    run = run_calls(new_harness(), [tool], [(family, {"file_path": link})], rules=rules, mode=mode, cwd=cwd)
+    assert run.ran() == 0, f"{rule} deny missed {link!r}, a hard link to {secret} ({mode}): {run.describe()}"
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=10, deadline=None)
