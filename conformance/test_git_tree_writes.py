@@ -1,10 +1,14 @@
-"""Protected files git writes into the working tree from another commit (PERM-15).
+"""Protected files git writes with no path on its line: from another commit, or by convention (PERM-15).
 
 ``git checkout other``, ``git reset --hard other``, ``git merge other``, ``git stash pop``... name no
 file, yet write every file the commit they bring holds: ``.claude/settings.json`` or
 ``.husky/pre-commit`` among them. A harness that judges the line's words lets them run unasked in
 bypassPermissions. The repository is built twice, byte for byte (fixed dates, so the commits have
 the same names), and real git judges what each line writes (bubblewrap, ``ths.written_paths``).
+
+``git maintenance register`` adds the repository to ``maintenance.repo`` in ``~/.gitconfig``;
+``scalar register`` writes it and the repository's configuration; ``git config --global`` does by its
+option: none names the file it writes either (the judge's ``HOME`` is its working directory).
 """
 
 from __future__ import annotations
@@ -137,3 +141,59 @@ def test_a_protected_file_git_brings_from_another_commit_is_never_written_unaske
     assume(landed)
     run = _in_bypass(new_harness(), line, work)
     assert run.ran() == 0, f"{line!r} writes {landed[0]} (git says so), yet ran unasked: {run.describe()}"
+
+
+# What writes the user's git configuration: ``{g}`` is where git's own options go.
+_WRITERS = (
+    "git {g}maintenance register",
+    "git {g}maintenance start",
+    "git {g}maintenance unregister",
+    "git {g}config --global core.pager less",
+    "git {g}config --global --add include.path x",
+    "git {g}config --global --unset maintenance.repo",
+    "git {g}config --global -e",
+    "scalar register",
+    "scalar unregister",
+)
+_GIT_OPTIONS = ("", "--no-pager ", "-C . ", "-c core.quotepath=off ", "-P ")
+
+
+def _registered_repository(work: Path, registered: bool) -> None:
+    """A repository with one commit in ``work``, which is also ``HOME`` (registered for maintenance or not)."""
+    env = {**os.environ, "HOME": str(work), "GIT_CONFIG_NOSYSTEM": "1"}
+    for argv in (
+        ["init", "-q"],
+        ["config", "user.email", "a@b.c"],
+        ["config", "user.name", "a"],
+        ["commit", "-q", "--allow-empty", "-m", "x"],
+    ):
+        subprocess.run(["git", *argv], cwd=work, env=env, check=True, capture_output=True)
+    if registered:
+        (work / ".gitconfig").write_text(f"[maintenance]\n\trepo = {work}\n", encoding="utf-8")
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(writer=st.sampled_from(_WRITERS), options=st.sampled_from(_GIT_OPTIONS), registered=st.booleans())
+@example(writer="git {g}maintenance register", options="", registered=False)
+@example(writer="git {g}maintenance start", options="", registered=False)
+def test_a_protected_file_a_program_writes_by_convention_is_never_written_unasked(
+    new_harness: Callable[[], Any], writer: str, options: str, registered: bool
+) -> None:
+    """PERM-15: a program that writes the user's git configuration (``~/.gitconfig``) with no path on its line (git maintenance register/start/unregister, scalar register, git config --global) asks in bypassPermissions.
+
+    Composed: the writer x git's own options x whether the repository is registered already; real
+    git in a sandbox judges (a line that writes no protected file is discarded).
+    """
+    if shutil.which("bwrap") is None or shutil.which(writer.split()[0]) is None:
+        pytest.skip("the judge needs bubblewrap and the program")
+    line = writer.replace("{g}", options)
+    work, judged = fresh_dir(), fresh_dir()
+    for directory in (work, judged):
+        _registered_repository(directory, registered)
+    written = ths.written_paths(line, judged)
+    landed = [p for p in written if p in (".gitconfig", ".config/git/config", ".git/config")]
+    assume(landed)
+    run = _in_bypass(new_harness(), line, work)
+    assert run.ran() == 0, f"{line!r} writes ~/{landed[0]} (git says so), yet ran unasked: {run.describe()}"
