@@ -43,6 +43,8 @@ _MOVES = (
     "git checkout {ref}",
     "git checkout -q --detach {ref}",
     "git switch --detach {ref}",
+    "git switch -c new {ref}",
+    "git checkout -q -b new {ref}",
     "git checkout -f {ref}",
     "git reset --hard {ref}",
     "git reset --keep {ref}",

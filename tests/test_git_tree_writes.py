@@ -76,6 +76,8 @@ MOVES = [
     "git stash apply stash@{0}",
     "git -C . checkout refs/heads/evil",
     "env git checkout evil~0",
+    "git switch -c new evil",
+    "git checkout -b new --track evil",
 ]
 
 
@@ -106,6 +108,8 @@ def test_a_git_move_that_writes_no_protected_file_is_judged_as_before(
         "git --git-dir=.git checkout plain",
         "git bisect start",
         "git checkout $BRANCH",
+        "GIT_DIR=elsewhere/.git git checkout plain",
+        "export GIT_WORK_TREE=/; git reset --hard plain",
     ],
 )
 def test_a_git_move_whose_writes_git_cannot_tell_asks(command: str, repository: Path) -> None:
@@ -118,3 +122,23 @@ def test_without_a_repository_git_writes_nothing(tmp_path: Path) -> None:
     assert subprocess.run(["git", "checkout", "evil"], cwd=tmp_path, capture_output=True).returncode != 0
     assert _verdict("git checkout evil", tmp_path) == "allow"
     assert _verdict("git stash && git pull --rebase && git stash pop", tmp_path) == "allow"
+
+
+def test_what_writes_only_the_index_or_nothing_is_judged_as_before(repository: Path, tmp_path: Path) -> None:
+    """Precise: ``git rm --cached``, ``git clean -n`` and ``git checkout -b`` write no working-tree file;
+    ``git switch --orphan`` empties it (removing the tracked protected files): asked."""
+    evil = tmp_path / "evil"
+    shutil.copytree(repository, evil, symlinks=True)
+    _git(evil, "checkout", "-q", "evil")
+    (evil / ".vscode").mkdir()
+    (evil / ".vscode" / "settings.json").write_text("{}\n")  # untracked
+    for command in (
+        "git rm -r -q --cached .",
+        "git clean -n",
+        "git clean -ndx",
+        "git checkout -b x",
+        "git status",
+    ):
+        assert _verdict(command, evil) == "allow", command
+    for command in ("git switch --orphan x", "git clean -fd", "git rm -r -q ."):
+        assert _verdict(command, evil) == "ask", command

@@ -201,6 +201,9 @@ def _checkout(git: _Git, sub: str, options: list[str], operands: list[str], path
             return git.run("diff-index", "--name-only", "--no-renames", source, "--", *paths)
         return git.run("diff-files", "--name-only", "--", *paths)
     discard = any(_is_option(o, "-f", "--force", "--discard-changes") for o in options)
+    if any(_is_option(o, "--orphan") for o in options) and sub == "switch":
+        head = git.commit("HEAD")
+        return git.changed(None, head) if head else []  # it empties the working tree
     return _moved_to(git, commits, discard=discard)
 
 
@@ -357,12 +360,16 @@ def _tree_writes(git: _Git, sub: str, words: list[str]) -> list[str]:
             return []
         raise _Unknown("git bisect checks out commits it chooses as it goes")
     if sub == "clean":
+        if any(_is_option(o, "--dry-run") or (not o.startswith("--") and "n" in o) for o in options):
+            return []
         ignored = any(
             o.startswith("-") and not o.startswith("--") and ("x" in o or "X" in o) for o in options
         )
         standard = [] if ignored else ["--exclude-standard"]
         return git.run("ls-files", "--others", "--full-name", *standard, "--", *operands, *paths)
     if sub in ("rm", "mv"):
+        if any(_is_option(o, "--cached", "--dry-run") or o == "-n" for o in options):
+            return []  # the index only
         named = operands[:-1] if sub == "mv" else operands
         return git.run("ls-files", "--full-name", "--", *named, *paths) if named or paths else []
     if sub == "submodule":
@@ -375,13 +382,18 @@ def _tree_writes(git: _Git, sub: str, words: list[str]) -> list[str]:
     return []
 
 
-def git_tree_writes(args: Argv, place: Path, *, changed_first: bool = False) -> list[str] | str:
+def git_tree_writes(
+    args: Argv, place: Path, *, changed_first: bool = False, environment_moved: bool = False
+) -> list[str] | str:
     """The files (absolute) ``git args`` run in ``place`` may write from repository content; a str: why unknown.
 
     ``changed_first``: another git command of the line may change (or make: ``git init``, ``git
-    clone``) the repository before this one runs.
+    clone``) the repository before this one runs; ``environment_moved``: the line sets a variable that
+    moves git's repository, working tree or index (``GIT_DIR``...).
     """
     try:
+        if environment_moved:
+            raise _Unknown("the line moves git's repository by a GIT_ variable")
         directory, sub, words = _split(args)
         if sub not in GIT_TREE_MOVERS:
             return []

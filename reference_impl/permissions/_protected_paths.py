@@ -304,7 +304,9 @@ def _patched_reason(written: PatchedFiles, place: Path, written_elsewhere: Seque
 
 def _git_tree_reason(written: GitTreeMove, place: Path, repository_changed: bool) -> str | None:
     """Why a git command that moves the working tree, run in ``place``, may write a protected path."""
-    found = git_tree_writes(written.args, place, changed_first=repository_changed)
+    found = git_tree_writes(
+        written.args, place, changed_first=repository_changed, environment_moved=written.environment_moved
+    )
     if isinstance(found, str):
         return found
     for path in found:
