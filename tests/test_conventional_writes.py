@@ -34,6 +34,8 @@ def _verdict(command: str, cwd: Path) -> str:
         "npx husky",
         "pnpm exec husky init",
         "gh auth setup-git",
+        "git submodule add https://example.com/x.git vendor/x",
+        "git submodule init",
         "git maintenance $ACTION",
     ],
 )
@@ -47,7 +49,14 @@ def test_a_program_writing_git_configuration_or_hooks_by_convention_asks(
 
 @pytest.mark.parametrize(
     "command",
-    ["git maintenance run", "pre-commit run -a", "npx prettier --check .", "gh pr list", "git lfs ls-files"],
+    [
+        "git maintenance run",
+        "pre-commit run -a",
+        "npx prettier --check .",
+        "gh pr list",
+        "git lfs ls-files",
+        "git submodule status",
+    ],
 )
 def test_their_other_subcommands_are_judged_as_before(command: str, tmp_path: Path) -> None:
     assert _verdict(command, tmp_path) == "allow", command

@@ -337,7 +337,8 @@ def _find_targets(args: Argv, depth: int) -> list[Derived]:
 # .git/config with --local) and installs hooks; ``scalar register`` writes both configurations;
 # ``git flow init`` sets ``gitflow.path.hooks``; ``pre-commit install`` writes .git/hooks/pre-commit;
 # ``husky`` sets ``core.hooksPath``; ``gh auth setup-git`` (and ``login``) sets a credential helper,
-# a command git runs, in ~/.gitconfig.
+# a command git runs, in ~/.gitconfig; ``git submodule add`` writes .gitmodules (``update`` is judged
+# as a working-tree move: _git_tree_writes).
 _GLOBAL_CONFIG = "~/.gitconfig"
 _REPOSITORY_CONFIG = ".git/config"
 _CONVENTIONAL_WRITES: dict[tuple[str, ...], tuple[str, ...]] = {
@@ -363,6 +364,12 @@ _CONVENTIONAL_WRITES: dict[tuple[str, ...], tuple[str, ...]] = {
         for a in ("register", "unregister", "reconfigure", "clone")
     },
     ("git", "flow", "init"): (_REPOSITORY_CONFIG,),
+    # ``git submodule add`` records the submodule in .gitmodules; the others copy it into .git/config.
+    ("git", "submodule", "add"): (".gitmodules", _REPOSITORY_CONFIG),
+    **{
+        ("git", "submodule", a): (_REPOSITORY_CONFIG,)
+        for a in ("init", "deinit", "sync", "set-url", "set-branch", "absorbgitdirs")
+    },
     ("git-flow", "init"): (_REPOSITORY_CONFIG,),
     **{("pre-commit", a): (".git/hooks/pre-commit",) for a in ("install", "uninstall", "install-hooks")},
     ("husky",): (_REPOSITORY_CONFIG, ".husky/_/h"),
