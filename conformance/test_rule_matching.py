@@ -377,6 +377,60 @@ def test_domain_deny_matches_the_normalised_host(
     assert run.ran() == 0, f"WebFetch(domain:{rule_host}) deny missed {url!r} ({mode}): {run.describe()}"
 
 
+@st.composite
+def local_machine_hosts(draw: st.DrawFn, *, url: bool) -> str:
+    """A spelling of the local machine.
+
+    Any ``127.0.0.0/8`` address in any IPv4 form, ``0.0.0.0``, ``localhost`` or a subdomain of it
+    (any case, maybe a trailing dot), IPv4-mapped IPv6, and in a URL ``[::1]``, ``[::]`` (a rule's
+    host syntax has no IPv6 literal).
+    """
+    quad = (127, draw(st.integers(0, 255)), draw(st.integers(0, 255)), draw(st.integers(1, 254)))
+    if draw(st.booleans()):
+        quad = (0, 0, 0, 0)
+    number = int.from_bytes(bytes(quad), "big")
+    forms = [
+        ".".join(map(str, quad)),
+        str(number),
+        hex(number),
+        ".".join(oct(part).replace("0o", "0") for part in quad),
+        f"{quad[0]}.{number & 0xFFFFFF}",
+        f"[::ffff:{'.'.join(map(str, quad))}]",
+    ]
+    label = draw(st.sampled_from(["", "a.", "app.", "x-1.b."]))
+    name = "".join(draw(st.sampled_from([c, c.upper()])) for c in f"{label}localhost")
+    forms.append(name + draw(st.sampled_from(["", "."])))
+    if url:
+        forms += ["[::1]", "[::]", "[0:0:0:0:0:0:0:1]"]
+    return draw(st.sampled_from(forms))
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    rule_host=local_machine_hosts(url=False),
+    url_host=local_machine_hosts(url=True),
+    wildcard=st.booleans(),
+    mode=st.sampled_from(["default", "bypassPermissions"]),
+)
+def test_domain_deny_of_the_local_machine_matches_every_spelling_of_it(
+    new_harness: Callable[[], Any], rule_host: str, url_host: str, wildcard: bool, mode: str
+) -> None:
+    """PERM-11: a ``WebFetch(domain:...)`` deny naming the local machine denies every other spelling of it.
+
+    ``http://0.0.0.0:8080/``, ``http://[::1]/``, ``http://127.9.9.9/`` and ``http://a.localhost/`` reach
+    the services on the local machine as ``127.0.0.1`` and ``localhost`` do (tests/test_rules.py shows
+    curl reaching one listener by each): composed, every rule spelling against every URL spelling.
+    """
+    if wildcard and rule_host.rstrip(".").lower().endswith("localhost"):
+        rule_host = "*." + rule_host
+    rules = [RuleSpec(f"WebFetch(domain:{rule_host})", "deny"), RuleSpec("WebFetch", "allow")]
+    url = f"http://{url_host}:8080/admin"
+    run = run_calls(new_harness(), [fetch_tool()], [("WebFetch", {"url": url})], rules=rules, mode=mode)
+    assert run.ran() == 0, f"WebFetch(domain:{rule_host}) deny missed {url!r} ({mode}): {run.describe()}"
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-11", "MUST")
 @settings(max_examples=16, deadline=None)
@@ -403,6 +457,43 @@ def test_path_deny_follows_symlinks_and_tilde(
         new_harness(), [read_tool()], [("Read", {"file_path": path})], rules=rules, mode=mode, cwd=cwd
     )
     assert run.ran() == 0, f"{rule} deny missed {path!r} ({mode}): {run.describe()}"
+
+
+# Deny patterns of every shape that cover ``secret/sub/key.pem`` (``{abs}`` is the project's absolute path).
+_SECRET_PATTERNS = (
+    "./secret/sub/key.pem", "secret/**", "./secret", "secret/", "secret/*/key.pem", "**/key.pem",
+    "key.pem", "*.pem", "secret/**/*.pem", "//{abs}/secret/**", "/secret/sub", "secret/su[b]/*",
+)  # fmt: skip
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    pattern=st.sampled_from(_SECRET_PATTERNS),
+    family=st.sampled_from(["Read", "Edit"]),
+    link=st.sampled_from(["notes.txt", "src/notes.md", "../beside.txt"]),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+def test_path_deny_of_any_shape_catches_a_hard_link_to_a_file_it_covers(
+    new_harness: Callable[[], Any], pattern: str, family: str, link: str, mode: str
+) -> None:
+    """PERM-11: a hard link is a file the deny covers under another name, whatever the pattern's shape.
+
+    ``ln secret/sub/key.pem notes.txt``: ``Read(secret/**)``, ``Read(*.pem)``, ``Read(key.pem)`` (at
+    any depth), ``Edit(./secret)``... deny reading or editing ``notes.txt``, in every mode, as they
+    deny ``secret/sub/key.pem`` itself: the same inode, not only a pattern naming one literal file.
+    """
+    cwd = _project()
+    secret = cwd / "secret" / "sub" / "key.pem"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("-----BEGIN KEY-----\n", encoding="utf-8")
+    os.link(secret, cwd / link)
+    rule = f"{family}({pattern.format(abs=str(cwd).lstrip('/'))})"
+    tool = read_tool() if family == "Read" else edit_tool()
+    rules = [RuleSpec(rule, "deny"), RuleSpec(family, "allow")]
+    run = run_calls(new_harness(), [tool], [(family, {"file_path": link})], rules=rules, mode=mode, cwd=cwd)
+    assert run.ran() == 0, f"{rule} deny missed {link!r}, a hard link to {secret} ({mode}): {run.describe()}"
 
 
 @requires("execution", "permissions")

@@ -142,3 +142,55 @@ def test_pattern_through_symlinked_directory(tmp_path: Path) -> None:
 def test_bad_patterns(pattern: str, problem: str) -> None:
     with pytest.raises(PathPatternError, match=problem):
         parse_path_pattern(pattern, cwd=CWD)
+
+
+def _decide_read(path: str, deny: str, cwd: Path) -> str:
+    """The engine's verdict on reading ``path`` in bypassPermissions mode beside the deny rule ``deny``."""
+    from reference_impl.permissions import PermissionContext, decide_permission, rules_from_strings
+    from reference_impl.tools import PermissionTarget, build_tool
+
+    async def _run(_input: object, _context: object) -> None:
+        return None
+
+    tool = build_tool(
+        "Read",
+        "Read a file.",
+        _run,
+        input_json_schema={"type": "object"},
+        is_read_only=lambda _input: True,
+        permission_target=lambda tool_input: PermissionTarget("read", str(tool_input["file_path"])),
+    )
+    rules = rules_from_strings([deny], "deny", "userSettings")
+    context = PermissionContext(mode="bypassPermissions", rules=tuple(rules), cwd=cwd, project_root=cwd)
+    return decide_permission(tool, {"file_path": path}, context).behavior
+
+
+@pytest.mark.parametrize("deny", ["Read(secret/**)", "Read(*.pem)", "Read(key.pem)", "Read(./secret)"])
+def test_a_hard_link_to_a_file_any_deny_pattern_covers_is_denied(tmp_path: Path, deny: str) -> None:
+    """PERM-11: ``ln secret/sub/key.pem notes.txt``: a wildcard or directory deny covers the link too
+    (the same inode), and ``os.path.samefile`` agrees that reading one reads the other."""
+    secret = tmp_path / "secret" / "sub" / "key.pem"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("key\n")
+    os.link(secret, tmp_path / "notes.txt")
+    assert os.path.samefile(secret, tmp_path / "notes.txt")
+    assert _decide_read("notes.txt", deny, tmp_path) == "deny"
+
+
+def test_a_hard_link_the_engine_cannot_compare_within_its_bound_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERM-11, fail closed: when a deny pattern's files are too many to compare with a multiply-linked
+    file, the engine can't tell whether it is one of them: it asks, never allows. A file with one
+    name, or a multiply-linked one whose comparison finishes, is judged as before (allowed here)."""
+    from reference_impl.permissions import _paths
+
+    for index in range(5):
+        (tmp_path / "secret" / f"d{index}").mkdir(parents=True)
+    (tmp_path / "pkg.js").write_text("x\n")
+    os.link(tmp_path / "pkg.js", tmp_path / "store.js")  # pnpm's store: many names, none denied
+    (tmp_path / "single.txt").write_text("x\n")
+    assert _decide_read("pkg.js", "Read(secret/**)", tmp_path) == "allow"
+    monkeypatch.setattr(_paths, "LINK_WALK_LIMIT", 3)
+    assert _decide_read("pkg.js", "Read(secret/**)", tmp_path) == "ask"
+    assert _decide_read("single.txt", "Read(secret/**)", tmp_path) == "allow"

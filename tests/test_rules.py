@@ -510,6 +510,76 @@ def test_domain_deny_matches_every_spelling_of_the_host(rule_host: str, url: str
     assert not matches(allow("WebFetch(domain:other.example)"), WEBFETCH, {"url": url})
 
 
+# Spellings of the local machine; curl (the judge) reaches a dual-stack listener on ``[::]`` by each.
+_LOCAL_SPELLINGS = (
+    "127.0.0.1", "0.0.0.0", "0", "127.1", "2130706433", "0x7f.1", "0177.0.0.1", "127.3.4.5",
+    "[::]", "[::1]", "[0:0::1]", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "localhost", "LocalHost",
+    "a.localhost", "b.a.localhost",
+)  # fmt: skip
+
+
+_CURL_STATUS = ("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "--noproxy", "*")
+
+
+def test_every_spelling_of_the_local_machine_reaches_it_and_a_deny_of_any_other_catches_it() -> None:
+    """PERM-11: a deny naming the local machine one way catches every other spelling of it.
+
+    ``WebFetch(domain:127.0.0.1)`` (or ``localhost``, ``0.0.0.0``, ``*.localhost``) denies
+    ``http://0.0.0.0:PORT/``, ``http://[::1]/``, ``http://a.localhost/``...: curl shows each reaches the
+    same local service. An allow stays exact: ``domain:localhost`` does not allow ``127.0.0.1``.
+    """
+    import http.server
+    import shutil
+    import socket
+    import subprocess
+    import threading
+
+    if shutil.which("curl") is None or not socket.has_ipv6:
+        pytest.skip("needs curl and IPv6 to judge the spellings")
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+    class DualStack(http.server.HTTPServer):
+        address_family = socket.AF_INET6
+
+        def server_bind(self) -> None:
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            super().server_bind()
+
+    try:
+        server = DualStack(("::", 0), Handler)
+    except OSError:
+        pytest.skip("no dual-stack listener here")
+    port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        for host in _LOCAL_SPELLINGS:
+            url = f"http://{host}:{port}/admin"
+            reached = subprocess.run(
+                [*_CURL_STATUS, url],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
+            assert reached == "204", f"curl did not reach the local listener by {url!r}: {reached!r}"
+            for rule_host in ("127.0.0.1", "localhost", "0.0.0.0", "*.localhost", "127.9.9.9", "x.localhost"):
+                rule = f"WebFetch(domain:{rule_host})"
+                assert matches(deny(rule), WEBFETCH, {"url": url}), f"{rule} deny missed {url!r}"
+    finally:
+        server.shutdown()
+        server.server_close()
+    for url in ("http://127.0.0.1/", "http://0.0.0.0/", "http://a.localhost/", "http://[::1]/"):
+        assert not matches(allow("WebFetch(domain:localhost)"), WEBFETCH, {"url": url})
+    for url in ("http://10.0.0.1/", "http://localhost.example/", "http://128.0.0.1/", "http://[::2:1]/"):
+        assert not matches(deny("WebFetch(domain:127.0.0.1)"), WEBFETCH, {"url": url})
+
+
 def test_normalise_host_refuses_what_it_cannot_read() -> None:
     assert normalise_host("%ff") is None
     assert normalise_host("a b") is None

@@ -141,6 +141,18 @@ def test_host_patterns(host: str, allowed: bool) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "host", ["a.localhost", "localhost", "0.0.0.0", "[::1]", "127.0.0.2", "[::ffff:127.0.0.1]"]
+)
+@pytest.mark.parametrize("denied", ["localhost", "127.0.0.1", "*.localhost"])
+def test_a_denied_spelling_of_the_local_machine_denies_every_other(host: str, denied: str) -> None:
+    """SBX-3: ``deniedDomains: [localhost]`` beside ``allowedDomains: [*.localhost, 0.0.0.0...]`` still
+    keeps the proxy from the local machine by any other spelling (``a.localhost`` resolves to 127.0.0.1)."""
+    allowed = ("*.localhost", "localhost", "0.0.0.0", "[::1]", "127.0.0.2", "127.0.0.1", "example.com")
+    assert not host_allowed(host, allowed, (denied,))
+    assert host_allowed("example.com", allowed, (denied,))
+
+
 def test_rules_become_mounts_and_domains(tmp_path: Path) -> None:
     """Edit allow rules widen writes, Read deny rules hide paths, WebFetch rules allow and deny hosts."""
     rules = tuple(

@@ -88,7 +88,7 @@ from reference_impl.permissions._source_keys import (
     managed_flag,
     restrict_to_source,
 )
-from reference_impl.permissions._url_hosts import normalise_host
+from reference_impl.permissions._url_hosts import is_local_machine, normalise_host
 
 __all__ = [
     "PERMISSION_MODES",
@@ -130,6 +130,7 @@ __all__ = [
     "deny_forms",
     "format_rule",
     "internal_error_decision",
+    "is_local_machine",
     "is_tool_denied_as_whole",
     "load_settings",
     "managed_flag",

@@ -23,9 +23,18 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from reference_impl.permissions._git_tree_writes import GIT_TREE_MOVERS
 from reference_impl.permissions._program_grammar import option_grammar
 
-__all__ = ["ArchiveMembers", "CopiedTree", "Derived", "NameFamily", "PatchedFiles", "derived_names"]
+__all__ = [
+    "ArchiveMembers",
+    "CopiedTree",
+    "Derived",
+    "GitTreeMove",
+    "NameFamily",
+    "PatchedFiles",
+    "derived_names",
+]
 
 Argv = Sequence[str | None]
 
@@ -89,7 +98,20 @@ class PatchedFiles:
     directory: str
 
 
-Derived = str | NameFamily | CopiedTree | ArchiveMembers | PatchedFiles | None
+_GIT_PLACE = re.compile(
+    r"\bGIT_(?:DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT|CEILING)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GitTreeMove:
+    """The working-tree files ``git args`` writes from repository content (``git checkout b``), asked of git."""
+
+    args: tuple[str | None, ...]
+    environment_moved: bool = False
+
+
+Derived = str | NameFamily | CopiedTree | ArchiveMembers | PatchedFiles | GitTreeMove | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -530,6 +552,10 @@ def derived_names(
                     return [None]  # a directory only known when the line runs
                 directory = posixpath.join(directory, moved)  # ``-C ""`` leaves it as it is (git(1))
             index += 2 if takes else 1
+        if index < len(args) and args[index] in GIT_TREE_MOVERS:
+            # ``GIT_DIR=x git checkout b``, ``export GIT_WORK_TREE=..``: git works elsewhere.
+            environment_moved = any(_GIT_PLACE.search(text) for text in (*assignments, line_source))
+            return [GitTreeMove(tuple(args), environment_moved)]
         if index >= len(args) or args[index] not in ("apply", "am"):
             return []
         found = _git_apply_files(args[index + 1 :], stdin)

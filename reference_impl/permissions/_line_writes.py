@@ -330,6 +330,135 @@ def _find_targets(args: Argv, depth: int) -> list[Derived]:
     return [*targets, *((starts or ["."]) if changing else [])]
 
 
+# Subcommands that write git's configuration or hooks (the user's or the repository's) with no path on
+# their line, by their documentation: (program, its subcommand words) -> what they write. ``git
+# maintenance register`` adds the repository to ``maintenance.repo`` in ~/.gitconfig (``start`` registers
+# too, ``unregister``/``stop`` remove it); ``git lfs install`` sets its filters in ~/.gitconfig (or
+# .git/config with --local) and installs hooks; ``scalar register`` writes both configurations;
+# ``git flow init`` sets ``gitflow.path.hooks``; ``pre-commit install`` writes .git/hooks/pre-commit;
+# ``husky`` sets ``core.hooksPath``; ``gh auth setup-git`` (and ``login``) sets a credential helper,
+# a command git runs, in ~/.gitconfig; ``git submodule add`` writes .gitmodules (``update`` is judged
+# as a working-tree move: _git_tree_writes).
+_GLOBAL_CONFIG = "~/.gitconfig"
+_REPOSITORY_CONFIG = ".git/config"
+_CONVENTIONAL_WRITES: dict[tuple[str, ...], tuple[str, ...]] = {
+    **{("git", "maintenance", a): (_GLOBAL_CONFIG,) for a in ("register", "unregister", "start", "stop")},
+    **{
+        (git, "install" if git == "git-lfs" else "lfs", *(() if git == "git-lfs" else ("install",))): (
+            _GLOBAL_CONFIG,
+            _REPOSITORY_CONFIG,
+            ".git/hooks/pre-push",
+        )
+        for git in ("git", "git-lfs")
+    },
+    **{
+        ("git", "lfs", a): (_GLOBAL_CONFIG, _REPOSITORY_CONFIG, ".git/hooks/pre-push")
+        for a in ("uninstall", "update")
+    },
+    **{
+        ("git-lfs", a): (_GLOBAL_CONFIG, _REPOSITORY_CONFIG, ".git/hooks/pre-push")
+        for a in ("uninstall", "update")
+    },
+    **{
+        ("scalar", a): (_GLOBAL_CONFIG, _REPOSITORY_CONFIG)
+        for a in ("register", "unregister", "reconfigure", "clone")
+    },
+    ("git", "flow", "init"): (_REPOSITORY_CONFIG,),
+    # ``git submodule add`` records the submodule in .gitmodules; the others copy it into .git/config.
+    ("git", "submodule", "add"): (".gitmodules", _REPOSITORY_CONFIG),
+    **{
+        ("git", "submodule", a): (_REPOSITORY_CONFIG,)
+        for a in ("init", "deinit", "sync", "set-url", "set-branch", "absorbgitdirs")
+    },
+    ("git-flow", "init"): (_REPOSITORY_CONFIG,),
+    **{("pre-commit", a): (".git/hooks/pre-commit",) for a in ("install", "uninstall", "install-hooks")},
+    ("husky",): (_REPOSITORY_CONFIG, ".husky/_/h"),
+    ("gh", "auth", "setup-git"): (_GLOBAL_CONFIG,),
+    ("gh", "auth", "login"): (_GLOBAL_CONFIG,),
+}
+
+
+# Programs that run a package's program named by their first operand (after their subcommand words):
+# ``npx husky``, ``pnpm exec pre-commit install``, ``uvx pre-commit install``.
+_LAUNCHERS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "npx": ((),),
+    "pnpx": ((),),
+    "bunx": ((),),
+    "uvx": ((),),
+    "npm": (("exec",), ("x",)),
+    "pnpm": (("exec",), ("dlx",)),
+    "yarn": (("exec",), ("dlx",)),
+    "bun": (("x",),),
+    "pipx": (("run",),),
+    "uv": (("tool", "run"),),
+}
+
+
+def _launched(base: str, args: Argv) -> tuple[str | None, Argv] | None:
+    """(the program a launcher runs, its words) when ``base args`` launches one; None otherwise."""
+    for lead in _LAUNCHERS.get(base, ()):
+        rest = list(args)
+        for word in lead:
+            while rest and rest[0] is not None and str(rest[0]).startswith("-"):
+                rest = rest[1:]
+            if not rest or rest[0] != word:
+                break
+            rest = rest[1:]
+        else:
+            # The launcher's own options (``npx -y``, ``npx --package=p``) before the program.
+            while rest and rest[0] is not None and str(rest[0]).startswith("-"):
+                rest = rest[2:] if rest[0] in ("-p", "--package", "--spec", "--from") else rest[1:]
+            if rest:
+                return rest[0], tuple(rest[1:])
+    return None
+
+
+def conventional_writes(base: str, args: Argv) -> list[str | None]:
+    """Protected files a program writes by convention, with no path on its line (:data:`_CONVENTIONAL_WRITES`).
+
+    Matched on the program and its first operands (options skipped); a run-time word where a
+    subcommand may be is any of them. ``git -C d`` moves the repository's files under ``d``;
+    ``--config-file F`` (git maintenance) names the configuration it writes instead.
+    """
+    launched = _launched(base, args)
+    if launched is not None:
+        program, rest = launched
+        return [None] if program is None else conventional_writes(posixpath.basename(program), rest)
+    directory = ""
+    words = list(args)
+    if base == "git":
+        index = 0
+        while index < len(words) and words[index] is not None and str(words[index]).startswith("-"):
+            if words[index] == "-C" and index + 1 < len(words):
+                named = words[index + 1]
+                if named is None:
+                    return [None]
+                directory = named.rstrip("/") + "/"
+            index += 2 if words[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+        words = words[index:]
+    operands: list[str | None] = [w for w in words if w is None or not w.startswith("-")]
+    for key, written in _CONVENTIONAL_WRITES.items():
+        if key[0] != base:
+            continue
+        wanted = key[1:]
+        have = operands[: len(wanted)]
+        if len(have) < len(wanted):
+            continue
+        unknown = next((i for i, word in enumerate(have) if word is None), None)
+        if unknown is not None and tuple(have[:unknown]) == wanted[:unknown]:
+            return [None]  # ``git maintenance $X``: the subcommand is only known when it runs
+        if tuple(have) != wanted:
+            continue
+        files = [w for w in words if w is not None]
+        for i, word in enumerate(files):
+            if word == "--config-file" and i + 1 < len(files):
+                return [files[i + 1]]
+            if word.startswith("--config-file="):
+                return [word.partition("=")[2]]
+        return [f if f.startswith("~") else directory + f for f in written]
+    return []
+
+
 def _git_targets(args: Argv) -> list[str | None]:
     """What git may change as named on its line.
 
@@ -337,7 +466,7 @@ def _git_targets(args: Argv) -> list[str | None]:
     working tree or a new repository (``checkout``, ``clone``, ``init``), any path named.
     """
     sub = _git_subcommand(args)
-    targets = _git_config_targets(args)
+    targets = [*_git_config_targets(args), *conventional_writes("git", args)]
     if sub in _GIT_STORE_ONLY:
         outputs = [
             a.partition("=")[2] if "=" in a else args[i + 1] if i + 1 < len(args) else None
@@ -389,7 +518,7 @@ def program_targets(
         from_input = [None] if base == "xargs" else []
         inner_targets = program_targets(inner, depth + 1, line_source, stdin=stdin)
         return [*own, *derived, *inner_targets, *(from_input if inner_targets or inner[0] is None else [])]
-    targets: list[Derived] = [*_named_paths(args), *derived]
+    targets: list[Derived] = [*_named_paths(args), *derived, *conventional_writes(base, args)]
     if base in ("tee", "dd", "sort", "shuf", "uniq", "sed") and program_writes(base, args)[1] is not None:
         targets.append(None)  # it may write where its line does not say (sed's w command)
     return targets

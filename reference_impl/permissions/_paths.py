@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import stat
 import string
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -236,22 +237,77 @@ class PathPattern:
         # gitignore: a matching directory covers everything inside it.
         return any(self.regex.fullmatch("/".join(segments[:k])) for k in range(1, len(segments) + 1))
 
-    def same_file(self, resolved_path: str) -> bool:
-        """Whether ``resolved_path`` is, by inode, the file this pattern names literally.
+    def same_file(self, resolved_path: str) -> bool | None:
+        """Whether ``resolved_path`` is, by inode, a file this pattern covers; None when that can't be told.
 
-        A hard link is the same file under another name (``ln .env notes.txt``): a deny rule for
-        ``.env`` must catch it. Only a pattern whose name has no wildcard names one file (a
-        floating ``.env`` names the one at its root); a path that can't be stat'ed is not it.
+        A hard link is the same file under another name (``ln secret/key notes.txt``): a deny rule
+        for ``secret/**`` (or ``.env``, ``*.pem``) must catch it, whatever the pattern's shape. Only
+        a regular file with more than one name can be another file; then the pattern's existing
+        files are walked from its root (at most :data:`LINK_WALK_LIMIT` entries) and compared by
+        device and inode. A walk that can't finish (too many entries, an unreadable directory) can't
+        tell: None, which a deny or ask rule takes as a possible match. A path that can't be
+        stat'ed is not one of them (a new file has no other name).
         """
-        glob = self.glob.removeprefix("**/")
-        if re.search(r"(?<!\\)[*?\[]", glob):
-            return False
-        named = posixpath.join(self.root, re.sub(r"\\(.)", r"\1", glob))
         try:
-            want, have = os.stat(named), os.stat(resolved_path)
+            have = os.stat(resolved_path)
         except (OSError, ValueError):
             return False
-        return (want.st_dev, want.st_ino) == (have.st_dev, have.st_ino)
+        if not stat.S_ISREG(have.st_mode) or have.st_nlink < 2:
+            return False  # one name only: the path itself, which was compared by name
+        return _covers_inode(self, (have.st_dev, have.st_ino))
+
+
+LINK_WALK_LIMIT = 20000
+"""How many directory entries a hard link's comparison may visit below a pattern's root."""
+
+
+def _covers_inode(pattern: PathPattern, wanted: tuple[int, int]) -> bool | None:
+    """Whether a file the pattern covers has the device and inode ``wanted`` (None: can't tell)."""
+    root = pattern.root.rstrip("/") or "/"
+    covered = False
+    if pattern.glob == "**" or not re.search(r"(?<!\\)[*?\[]", pattern.glob):
+        # One file or directory named literally: that one, and all inside it when it is a directory.
+        if pattern.glob != "**":
+            root = posixpath.join(root, re.sub(r"\\(.)", r"\1", pattern.glob))
+        covered = True
+    try:
+        top = os.stat(root)
+    except (OSError, ValueError):
+        return False  # nothing under the root exists, so no file it covers is this one
+    if not stat.S_ISDIR(top.st_mode):
+        return covered and (top.st_dev, top.st_ino) == wanted
+    budget = LINK_WALK_LIMIT
+    # (directory, whether the pattern covers it whole): a matching directory covers all inside it.
+    stack: list[tuple[str, bool]] = [(root, covered)]
+    seen = {(top.st_dev, top.st_ino)}
+    while stack:
+        directory, covered = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            return None  # an unreadable directory may hold the file
+        budget -= len(entries)
+        if budget < 0:
+            return None
+        for entry in entries:
+            path = posixpath.join(directory, entry.name)
+            inside = covered or pattern.matches(path)
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    if (info.st_dev, info.st_ino) not in seen:
+                        seen.add((info.st_dev, info.st_ino))
+                        stack.append((path, inside))
+                    continue
+                if not inside:
+                    continue
+                # A covered name that is a symbolic link names its target too.
+                info = entry.stat(follow_symlinks=True)
+            except OSError:
+                continue  # a dangling link or a name gone meanwhile is no file
+            if (info.st_dev, info.st_ino) == wanted:
+                return True
+    return False
 
 
 def _anchor(root: str, glob: str, content: str) -> tuple[str, str]:

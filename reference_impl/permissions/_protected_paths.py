@@ -25,9 +25,11 @@ from reference_impl.permissions._code_targets import CodeTargets, code_language,
 from reference_impl.permissions._derived_names import (
     CopiedTree,
     Derived,
+    GitTreeMove,
     NameFamily,
     PatchedFiles,
 )
+from reference_impl.permissions._git_tree_writes import git_tree_writes, may_change_repository
 from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
@@ -300,7 +302,23 @@ def _patched_reason(written: PatchedFiles, place: Path, written_elsewhere: Seque
     return None
 
 
-def _derived_reason(written: Derived, place: Path, written_elsewhere: Sequence[str]) -> str | None:
+def _git_tree_reason(written: GitTreeMove, place: Path, repository_changed: bool) -> str | None:
+    """Why a git command that moves the working tree, run in ``place``, may write a protected path."""
+    found = git_tree_writes(
+        written.args, place, changed_first=repository_changed, environment_moved=written.environment_moved
+    )
+    if isinstance(found, str):
+        return found
+    for path in found:
+        reason = protected_reason(path, place)
+        if reason is not None:
+            return f"git writes or removes {path} as the repository holds it: {reason}"
+    return None
+
+
+def _derived_reason(
+    written: Derived, place: Path, written_elsewhere: Sequence[str], repository_changed: bool = False
+) -> str | None:
     """Why a file written under a derived name, from ``place``, may be a protected path (None: none is).
 
     A family is judged by one member and by every protected name it holds; a tree or archive by
@@ -319,6 +337,8 @@ def _derived_reason(written: Derived, place: Path, written_elsewhere: Sequence[s
         return None
     if isinstance(written, PatchedFiles):
         return _patched_reason(written, place, written_elsewhere)
+    if isinstance(written, GitTreeMove):
+        return _git_tree_reason(written, place, repository_changed)
     source = written.source if isinstance(written, CopiedTree) else written.archive
     full = posixpath.join(str(place), source)
     if any(
@@ -350,7 +370,7 @@ def _derived_reason(written: Derived, place: Path, written_elsewhere: Sequence[s
 
 
 def _derived_line_reason(
-    targets: Sequence[Derived], elsewhere: Sequence[str], places: list[str] | None
+    targets: Sequence[Derived], elsewhere: Sequence[str], places: list[str] | None, repository_changed: bool
 ) -> str | None:
     """Why a file one part writes under a name it derives (a family, tree or archive) may be protected.
 
@@ -363,7 +383,7 @@ def _derived_line_reason(
         return "the command changes directory before writing files under names it derives"
     for written in derived:
         for place in places:
-            reason = _derived_reason(written, Path(place), elsewhere)
+            reason = _derived_reason(written, Path(place), elsewhere, repository_changed)
             if reason is not None:
                 return reason
     return None
@@ -400,7 +420,10 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
         elsewhere = [
             t for i, other in enumerate(by_part) if i != index for t in other if isinstance(t, str)
         ] + [w for w in command.writes if w is not None]
-        reason = _derived_line_reason(part_targets, elsewhere, places)
+        # Another git command of the line (``git fetch o b && git checkout FETCH_HEAD``) may change the
+        # refs and objects this one's are read from.
+        moved = any(i != index and _runs_changing_git(part, places) for i, part in enumerate(command.parts))
+        reason = _derived_line_reason(part_targets, elsewhere, places, moved)
         if reason is not None:
             return reason
     for part in command.parts:
@@ -431,6 +454,14 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
             if reason is not None:
                 return reason
     return None
+
+
+def _runs_changing_git(part: ShellPart, places: list[str] | None) -> bool:
+    """Whether this part runs git with a subcommand that may change a repository (in one of ``places``)."""
+    argv = known_words(part)
+    if not argv or argv[0] is None or posixpath.basename(argv[0]) != "git":
+        return False
+    return places is None or any(may_change_repository(argv, Path(place)) for place in places)
 
 
 def protected_write(call: Call, cwd: Path) -> str | None:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reference_impl.permissions._bash_reader import split_command
+from reference_impl.permissions._derived_names import GitTreeMove
 from reference_impl.permissions._line_writes import known_words, program_targets, program_writes
 from reference_impl.permissions._program_model import is_plain_git_key
 from reference_impl.permissions._wrapped_commands import is_wrapper, unwrap
@@ -206,9 +207,12 @@ def configuration_rewritten(command: str, directory: str, places: Sequence[str])
     written: list[str | None] = list(line.writes)  # redirections: in any order, to fail closed
     tracked = False
     for part in line.parts[:last_git]:
-        # A name the program derives (a backup, a copied tree, an archive's members) is taken as unknown.
+        # A name the program derives (a backup, a copied tree, an archive's members) is taken as unknown;
+        # git moving the working tree restores tracked files (``tracked`` below).
         written.extend(
-            t if t is None or isinstance(t, str) else None for t in program_targets(known_words(part))
+            t if t is None or isinstance(t, str) else None
+            for t in program_targets(known_words(part))
+            if not isinstance(t, GitTreeMove)
         )
         argv: Sequence[str | None] | None = part.argv
         while argv and argv[0] is not None:

@@ -179,7 +179,8 @@ def describe_call(tool: Tool, tool_input: Mapping[str, Any]) -> Call:
 
 def _path_matches(
     rule: PermissionRule, path: str, behavior: PermissionBehavior, cwd: Path, project_root: Path | None
-) -> bool:
+) -> bool | None:
+    """Whether a path rule covers ``path``; None when a deny or ask can't tell (a hard link it can't compare)."""
     assert rule.content is not None
     try:
         pattern = parse_path_pattern(rule.content, cwd=cwd, project_root=project_root)
@@ -193,8 +194,10 @@ def _path_matches(
     return any(pattern.matches(form) for form in forms) or pattern.same_file(forms[-1])
 
 
-def _content_matches(rule: PermissionRule, call: Call, *, cwd: Path, project_root: Path | None) -> bool:
-    """Whether a content rule matches a non-shell call (paths, hosts, exact values)."""
+def _content_matches(
+    rule: PermissionRule, call: Call, *, cwd: Path, project_root: Path | None
+) -> bool | None:
+    """Whether a content rule matches a non-shell call (paths, hosts, exact values); None: it may."""
     assert rule.content is not None
     tool, target = call.tool, call.target
     lenient = rule.behavior != "allow"
@@ -263,8 +266,17 @@ def first_match(
             if rule_applies_to_tool(rule, call.tool):
                 return RuleMatch(rule, True, f"{call.tool.name} is covered by rule {rule.text}")
             continue
-        if _content_matches(rule, call, cwd=cwd, project_root=project_root):
+        matched = _content_matches(rule, call, cwd=cwd, project_root=project_root)
+        if matched:
             return RuleMatch(rule, True, f"matched rule {rule.text}")
+        if matched is None and uncertain is None:
+            uncertain = RuleMatch(
+                rule,
+                False,
+                f"the file has other names (hard links), and the files rule {rule.text} covers "
+                "could not all be compared with it",
+            )
+            continue
         if uncertain is None and call.target is None and rule_applies_to_tool(rule, call.tool):
             # ``Deploy(prod)`` on a tool with no permission content: the rule can't be matched
             # against the call, and its author believes it is about some of them (deny is broad).

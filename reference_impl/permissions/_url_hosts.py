@@ -3,6 +3,10 @@
 A host is normalised before it is compared (:func:`normalise_host`): percent-decoded, lower-cased,
 IDNA-encoded (where IDNA 2003 and UTS 46 agree), an IPv4 address in any numeric form as its dotted quad. A URL or a rule's host that
 can't be read with certainty is never allowed, and matched by every deny or ask rule.
+
+The local machine has many spellings that reach the same services (:func:`is_local_machine`):
+``127.0.0.0/8``, ``0.0.0.0`` (Linux connects it to the local host), ``[::]``, ``[::1]``, ``localhost``
+and its subdomains. A deny or ask rule naming one of them matches every other; an allow rule only its own.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import idna
 
 from reference_impl.permissions._decisions import PermissionBehavior
 
-__all__ = ["host_matches", "normalise_host"]
+__all__ = ["host_matches", "is_local_machine", "normalise_host"]
 
 _IPV4_PART = re.compile(r"^(0x[0-9a-f]*|0[0-7]*|[1-9][0-9]*)$")
 
@@ -67,6 +71,32 @@ def normalise_host(host: str) -> str | None:
     return host or None
 
 
+def is_local_machine(host: str) -> bool:
+    """Whether a normalised host names the local machine, however spelled.
+
+    ``127.0.0.0/8`` and ``0.0.0.0/8`` (a connection to ``0.0.0.0`` reaches the local host), the IPv6
+    unspecified and loopback addresses (also IPv4-compatible ``::127.0.0.1``), and ``localhost``
+    with its subdomains (RFC 6761: resolvers answer them with loopback addresses).
+    """
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.is_loopback or address.is_unspecified:
+            return True
+        if address.ipv4_mapped is not None:
+            return is_local_machine(str(address.ipv4_mapped))
+        # IPv4-compatible ``::127.0.0.1`` (deprecated; some stacks still route it to the IPv4 host).
+        return int(address) >> 32 == 0 and ipaddress.IPv4Address(int(address)).is_loopback
+    return address.is_loopback or address in _THIS_NETWORK
+
+
+_THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
+
+
 def host_matches(pattern: str, url: str, behavior: PermissionBehavior) -> bool:
     """Whether the host of ``url`` matches a ``domain:`` rule content (leniently for deny and ask)."""
     try:
@@ -91,6 +121,8 @@ def host_matches(pattern: str, url: str, behavior: PermissionBehavior) -> bool:
     want = normalise_host(raw_want[2:] if wildcard else raw_want)
     if want is None:
         return behavior != "allow"
+    if behavior != "allow" and is_local_machine(want) and is_local_machine(host):
+        return True  # every spelling of the local machine reaches the services a deny or ask names
     if wildcard:
         return host.endswith("." + want)
     return host == want

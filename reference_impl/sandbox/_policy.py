@@ -40,6 +40,7 @@ from reference_impl.permissions import (
     PathPatternError,
     PermissionContext,
     PermissionRule,
+    is_local_machine,
     normalise_host,
     parse_path_pattern,
 )
@@ -93,7 +94,9 @@ def host_allowed(host: str, allowed: Iterable[str], denied: Iterable[str]) -> bo
     normal = normalise_host(host)
     if normal is None:
         return False
-    if any(_matches(normal, pattern) for pattern in denied):
+    # A denied spelling of the local machine denies every other (``0.0.0.0``, ``[::1]``, ``a.localhost``).
+    local = is_local_machine(normal)
+    if any(_matches(normal, p) or (local and is_local_machine(p.removeprefix("*."))) for p in denied):
         return False
     return any(_matches(normal, pattern) for pattern in allowed)
 

@@ -1,0 +1,201 @@
+"""Protected files git writes with no path on its line: from another commit, or by convention (PERM-15).
+
+``git checkout other``, ``git reset --hard other``, ``git merge other``, ``git stash pop``... name no
+file, yet write every file the commit they bring holds: ``.claude/settings.json`` or
+``.husky/pre-commit`` among them. A harness that judges the line's words lets them run unasked in
+bypassPermissions. The repository is built twice, byte for byte (fixed dates, so the commits have
+the same names), and real git judges what each line writes (bubblewrap, ``ths.written_paths``).
+
+``git maintenance register`` adds the repository to ``maintenance.repo`` in ``~/.gitconfig``;
+``scalar register`` writes it and the repository's configuration; ``git config --global`` does by its
+option: none names the file it writes either (the judge's ``HOME`` is its working directory).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import fresh_dir
+from conformance._strategies_permissions import host_answering, run_calls, shell_tool
+from pytest_toolharness import strategies as ths
+from pytest_toolharness.adapters import requires
+
+# Protected files a commit may hold (each protected by its name alone).
+_MEMBERS = (
+    ".claude/settings.json",
+    ".husky/pre-commit",
+    ".vscode/tasks.json",
+    ".mcp.json",
+    ".gitattributes",
+    "sub/.claude/settings.local.json",
+)
+# Git commands that move the working tree to what ``{ref}`` holds, without naming a file of it.
+_MOVES = (
+    "git checkout {ref}",
+    "git checkout -q --detach {ref}",
+    "git switch --detach {ref}",
+    "git switch -c new {ref}",
+    "git checkout -q -b new {ref}",
+    "git checkout -f {ref}",
+    "git reset --hard {ref}",
+    "git reset --keep {ref}",
+    "git merge --no-edit {ref}",
+    "git merge --ff-only {ref}",
+    "git restore --source={ref} .",
+    "git restore -s {ref} -- .",
+    "git checkout {ref} -- .",
+    "git cherry-pick {ref}",
+    "git rebase {ref}",
+    "git read-tree -u -m {ref}",
+    "git worktree add w2 {ref}",
+    "git stash pop",
+    "git stash apply",
+)
+_REFS = ("other", "refs/heads/other", "other~0", "t-other", "@{-1}", "other^{commit}", "{sha}")
+_PREFIXES = ("", "git -C . ", "git --no-pager ")
+_FIXED = {
+    "GIT_AUTHOR_DATE": "2020-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def _in_bypass(harness: Any, line: str, work: Path) -> Any:
+    """``line`` called once in bypassPermissions from ``work``, a host refusing whatever it is asked."""
+    return run_calls(
+        harness,
+        [shell_tool()],
+        [("Bash", {"command": line})],
+        mode="bypassPermissions",
+        host=host_answering("deny"),
+        cwd=work,
+    )
+
+
+def _repository(work: Path, member: str) -> str:
+    """``main`` checked out; branch ``other`` (tag ``t-other``) adds ``member``; a stash changes it. Its commit."""
+    env = {**os.environ, **_FIXED, "HOME": str(work)}
+
+    def git(*argv: str) -> str:
+        done = subprocess.run(["git", *argv], cwd=work, env=env, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    for key, value in (("user.email", "a@b.c"), ("user.name", "a"), ("commit.gpgsign", "false")):
+        git("config", key, value)
+    (work / "f").write_text("f\n", encoding="utf-8")
+    git("add", "f")
+    git("commit", "-qm", "base")
+    git("checkout", "-qb", "other")
+    (work / member).parent.mkdir(parents=True, exist_ok=True)
+    (work / member).write_text("{}\n", encoding="utf-8")
+    git("add", "-f", member)
+    git("commit", "-qm", "brings a protected file")
+    git("tag", "t-other")
+    (work / member).write_text("{'changed': 1}\n", encoding="utf-8")
+    git("stash", "-q")
+    git("checkout", "-q", "main")
+    (work / "g").write_text("g\n", encoding="utf-8")
+    git("add", "g")
+    git("commit", "-qm", "main")
+    return git("rev-parse", "other")
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    move=st.sampled_from(_MOVES),
+    ref=st.sampled_from(_REFS),
+    prefix=st.sampled_from(_PREFIXES),
+    member=st.sampled_from(_MEMBERS),
+)
+@example(move="git checkout {ref}", ref="other", prefix="", member=".claude/settings.json")
+@example(move="git stash pop", ref="other", prefix="", member=".husky/pre-commit")
+@example(move="git merge --no-edit {ref}", ref="t-other", prefix="", member=".claude/settings.json")
+def test_a_protected_file_git_brings_from_another_commit_is_never_written_unasked(
+    new_harness: Callable[[], Any], move: str, ref: str, prefix: str, member: str
+) -> None:
+    """PERM-15: a git command that moves the working tree (checkout, switch, reset --hard, merge, restore --source, cherry-pick, rebase, read-tree -u, worktree add, stash pop) and so writes a protected file the other commit holds asks in bypassPermissions.
+
+    The line names no protected file: the commit does. Composed: the command x how the commit is
+    named (branch, full ref, ``~0``, tag, ``@{-1}``, ``^{commit}``, its hash) x git's own options x
+    the protected file; real git in a sandbox judges (a line that writes none is discarded).
+    """
+    if shutil.which("bwrap") is None or shutil.which("git") is None:
+        pytest.skip("the judge needs git and bubblewrap")
+    work, judged = fresh_dir(), fresh_dir()
+    sha = _repository(work, member)
+    assert _repository(judged, member) == sha, "the two repositories must be the same"
+    line = move.replace("{ref}", ref.replace("{sha}", sha))
+    line = prefix + line.removeprefix("git ") if prefix else line
+    written = ths.written_paths(line, judged)
+    landed = [p for p in written if p in (member, f"w2/{member}")]
+    assume(landed)
+    run = _in_bypass(new_harness(), line, work)
+    assert run.ran() == 0, f"{line!r} writes {landed[0]} (git says so), yet ran unasked: {run.describe()}"
+
+
+# What writes the user's git configuration: ``{g}`` is where git's own options go.
+_WRITERS = (
+    "git {g}maintenance register",
+    "git {g}maintenance start",
+    "git {g}maintenance unregister",
+    "git {g}config --global core.pager less",
+    "git {g}config --global --add include.path x",
+    "git {g}config --global --unset maintenance.repo",
+    "git {g}config --global -e",
+    "scalar register",
+    "scalar unregister",
+)
+_GIT_OPTIONS = ("", "--no-pager ", "-C . ", "-c core.quotepath=off ", "-P ")
+
+
+def _registered_repository(work: Path, registered: bool) -> None:
+    """A repository with one commit in ``work``, which is also ``HOME`` (registered for maintenance or not)."""
+    env = {**os.environ, "HOME": str(work), "GIT_CONFIG_NOSYSTEM": "1"}
+    for argv in (
+        ["init", "-q"],
+        ["config", "user.email", "a@b.c"],
+        ["config", "user.name", "a"],
+        ["commit", "-q", "--allow-empty", "-m", "x"],
+    ):
+        subprocess.run(["git", *argv], cwd=work, env=env, check=True, capture_output=True)
+    if registered:
+        (work / ".gitconfig").write_text(f"[maintenance]\n\trepo = {work}\n", encoding="utf-8")
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(writer=st.sampled_from(_WRITERS), options=st.sampled_from(_GIT_OPTIONS), registered=st.booleans())
+@example(writer="git {g}maintenance register", options="", registered=False)
+@example(writer="git {g}maintenance start", options="", registered=False)
+def test_a_protected_file_a_program_writes_by_convention_is_never_written_unasked(
+    new_harness: Callable[[], Any], writer: str, options: str, registered: bool
+) -> None:
+    """PERM-15: a program that writes the user's git configuration (``~/.gitconfig``) with no path on its line (git maintenance register/start/unregister, scalar register, git config --global) asks in bypassPermissions.
+
+    Composed: the writer x git's own options x whether the repository is registered already; real
+    git in a sandbox judges (a line that writes no protected file is discarded).
+    """
+    if shutil.which("bwrap") is None or shutil.which(writer.split()[0]) is None:
+        pytest.skip("the judge needs bubblewrap and the program")
+    line = writer.replace("{g}", options)
+    work, judged = fresh_dir(), fresh_dir()
+    for directory in (work, judged):
+        _registered_repository(directory, registered)
+    written = ths.written_paths(line, judged)
+    landed = [p for p in written if p in (".gitconfig", ".config/git/config", ".git/config")]
+    assume(landed)
+    run = _in_bypass(new_harness(), line, work)
+    assert run.ran() == 0, f"{line!r} writes ~/{landed[0]} (git says so), yet ran unasked: {run.describe()}"
