@@ -234,6 +234,7 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_line_writes.py": (*_PERMISSION_SHELL, "PERM-15"),
     # The names a program derives for what it writes (backups, compressors, pieces, trees, archives).
     "reference_impl/permissions/_derived_names.py": ("PERM-15",),
+    "reference_impl/permissions/_git_tree_writes.py": ("PERM-15",),
     "reference_impl/permissions/_descriptors.py": _PERMISSION_SHELL,
     # Rules read by each program's grammar: the static reading and the sandbox's exec check.
     "reference_impl/permissions/_program_grammar.py": _PERMISSION_SHELL,
@@ -306,6 +307,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_programs.py": ("tests/test_helper_commands.py",),
     "reference_impl/permissions/_line_writes.py": _LINE_WRITES_TESTS,
     "reference_impl/permissions/_derived_names.py": ("tests/test_derived_names.py",),
+    "reference_impl/permissions/_git_tree_writes.py": ("tests/test_git_tree_writes.py",),
     "reference_impl/permissions/_project_hooks.py": ("tests/test_project_hooks.py",),
     "reference_impl/permissions/_python_resolution.py": ("tests/test_python_resolution.py",),
     "reference_impl/permissions/_code_targets.py": ("tests/test_code_targets.py",),
