@@ -617,6 +617,9 @@ def protected_writes_after_a_move(draw: st.DrawFn) -> tuple[str, str, str]:
 # write inside it was lost with it (so was a direct one after any such word).
 @example(case=("touch cd; { [c]d .git && echo pwned > config; }", ".git", "config"), mode="bypassPermissions")
 @example(case=("{ [x]y; echo pwned > .git/config; }", ".git", "config"), mode="bypassPermissions")
+# The changer the first list of spellings missed: most drawn moves are also opaque to the engine for
+# another reason (a computed name, eval), so a draw that only this one catches is rare.
+@example(case=("builtin pushd .git && echo pwned > config", ".git", "config"), mode="bypassPermissions")
 def test_protected_path_written_after_any_change_of_directory_is_never_auto_allowed(
     new_harness: Callable[[], Any], case: tuple[str, str, str], mode: str
 ) -> None:
