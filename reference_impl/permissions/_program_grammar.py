@@ -48,6 +48,7 @@ __all__ = [
     "grammar_match",
     "option_grammar",
     "rule_shape",
+    "screened_alias",
     "started_by_options",
     "value_positions",
 ]
@@ -524,6 +525,45 @@ def _own_options(program: _Program, args: list[str | None]) -> tuple[_Options, i
         return None
     opts = (program.sub_options or {}).get(_deref(program, word) or word)
     return None if opts is None else (opts, at + 1)
+
+
+def screened_alias(argv: Words, letters: str, longs: Sequence[str]) -> str | None:
+    """The word of ``argv`` that spells a screened option another way, as the program's own help names it.
+
+    ``git clone -c`` is ``--config``, ``git difftool -t`` is ``--tool``, ``git rebase -x`` is ``--exec``:
+    the help's ``-c, --config`` says both spellings are one option. The screened options are given
+    as ``letters`` (short) and ``longs`` (long names, no dashes, an unambiguous prefix resolved); each
+    table of the program (its own, its global options, the subcommand's) maps them to its names,
+    and a word naming one of those names in any spelling (a bundle, ``--name=value``) is returned.
+    None when none does, or the program is not catalogued.
+    """
+    if not argv or argv[0] is None:
+        return None
+    program = _catalogue().get(argv[0])
+    if program is None:
+        return None
+    args = list(argv[1:])
+    spans: list[tuple[_Options, list[str | None]]] = [(program.options, args)]
+    if program.global_options is not None:
+        _, _, at = _scan(args, program.global_options, stop_at_operand=True)
+        spans = [(program.global_options, args[:at])]
+        word = args[at] if at < len(args) else None
+        opts = (program.sub_options or {}).get(_deref(program, word) or word) if word is not None else None
+        if opts is not None:
+            spans.append((opts, args[at + 1 :]))
+    for opts, words in spans:
+        screened = {opts.resolve(f"--{name}") for name in longs} | {opts.names.get(f"-{c}") for c in letters}
+        screened.discard(None)
+        i = 0
+        while screened and i < len(words):
+            word = words[i]
+            if word is None or word == "--":
+                break
+            parts = _option_words(word, opts) if word.startswith("-") and word != "-" else []
+            if any(name in screened for name, _, _ in parts):
+                return word
+            i += 2 if parts and parts[-1][1] else 1
+    return None
 
 
 def value_positions(argv: Words) -> frozenset[int]:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from reference_impl.permissions._descriptors import descriptor_of
-from reference_impl.permissions._program_grammar import started_by_options, value_positions
+from reference_impl.permissions._program_grammar import screened_alias, started_by_options, value_positions
 
 __all__ = [
     "INLINE_CODE",
@@ -158,7 +158,18 @@ _SUBCOMMAND_SCREENS: dict[str, tuple[str, tuple[str, ...]]] = {
     "go": ("", ("exec", "toolexec", "overlay", "modfile")),
     "git": (
         "",
-        ("upload-pack", "receive-pack", "exec", "extcmd", "exec-path", "template", "tool", "config-env"),
+        # ``clone --config``: a key set in the new repository before it fetches (core.sshCommand).
+        (
+            "upload-pack",
+            "receive-pack",
+            "exec",
+            "extcmd",
+            "exec-path",
+            "template",
+            "tool",
+            "config-env",
+            "config",
+        ),
     ),
     "docker": ("", ()),
 }
@@ -231,6 +242,10 @@ def _screened(name: str, args: Words, short: str, long: tuple[str, ...]) -> str 
             break
         if _option_hits(word, short, long, single_dash=name == "go"):
             return f"{name}'s option {word.split('=', 1)[0]} {OPTION_STARTS_PROGRAM}"
+    # Another spelling of a screened option, as the program's help pairs them (``-c, --config``).
+    alias = screened_alias((name, *args), short, long)
+    if alias is not None:
+        return f"{name}'s option {alias.split('=', 1)[0]} {OPTION_STARTS_PROGRAM}"
     return None
 
 
