@@ -47,6 +47,7 @@ __all__ = [
     "Started",
     "grammar_match",
     "option_grammar",
+    "options_given",
     "rule_shape",
     "screened_alias",
     "started_by_options",
@@ -489,27 +490,67 @@ def started_by_options(argv: Words) -> Started:
     program = _catalogue().get(argv[0])
     if program is None:
         return Started()
-    args = list(argv[1:])
-    if argv[0] in _DASHLESS_FIRST and args and args[0] is not None and args[0][:1].isalpha():
-        cluster, rest, values = args[0], args[1:], []
-        for letter in cluster:
-            name = program.options.names.get("-" + letter, "-" + letter)
-            if name in program.options.values and rest:
-                values.append(rest.pop(0))
-        # Put each value after its letter, as the dashed spelling would have it.
-        spelled: list[str | None] = []
-        for letter in cluster:
-            spelled.append("-" + letter)
-            name = program.options.names.get("-" + letter, "-" + letter)
-            if name in program.options.values and values:
-                spelled.append(values.pop(0))
-        args = [*spelled, *rest]
+    args = _dashed(argv[0], program, list(argv[1:]))
     found = _own_options(program, args)
     if found is None:
         return Started()
     opts, at = found
     commands, helpers, _ = _scan(args[at:], opts)
     return Started(tuple(commands), tuple(helpers))
+
+
+def _dashed(name: str, program: _Program, args: list[str | None]) -> list[str | None]:
+    """``args`` with tar's dashless first cluster spelled with dashes, each value after its letter."""
+    if name in _DASHLESS_FIRST and args and args[0] is not None and args[0][:1].isalpha():
+        cluster, rest, values = args[0], args[1:], []
+        for letter in cluster:
+            option = program.options.names.get("-" + letter, "-" + letter)
+            if option in program.options.values and rest:
+                values.append(rest.pop(0))
+        # Put each value after its letter, as the dashed spelling would have it.
+        spelled: list[str | None] = []
+        for letter in cluster:
+            spelled.append("-" + letter)
+            option = program.options.names.get("-" + letter, "-" + letter)
+            if option in program.options.values and values:
+                spelled.append(values.pop(0))
+        return [*spelled, *rest]
+    return args
+
+
+def options_given(argv: Words) -> dict[str, list[str | None]] | None:
+    """The options ``argv`` gives its program (or subcommand), each by its name, with the values given.
+
+    Read in the program's own grammar: ``tar caf a.tar.zst f`` gives ``-c``, ``-a`` and ``-f`` (value
+    ``a.tar.zst``); ``install --strip f d`` gives ``-s``. A value only known at run time is None.
+    None when the program or its subcommand is not catalogued.
+    """
+    if not argv or argv[0] is None:
+        return None
+    program = _catalogue().get(argv[0])
+    if program is None:
+        return None
+    args = _dashed(argv[0], program, list(argv[1:]))
+    found = _own_options(program, args)
+    if found is None:
+        return None
+    opts, at = found
+    given: dict[str, list[str | None]] = {}
+    words = args[at:]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None or word == "--":
+            break
+        if not word.startswith("-") or word == "-":
+            i += 1
+            continue
+        parts = _option_words(word, opts)
+        following = words[i + 1] if i + 1 < len(words) else None
+        for name, takes, value in parts:
+            given.setdefault(name, []).append(following if takes else value)
+        i += 2 if parts[-1][1] else 1
+    return given
 
 
 def _own_options(program: _Program, args: list[str | None]) -> tuple[_Options, int] | None:
