@@ -45,6 +45,9 @@ _FINDINGS = (
         "Bash({}:*)",
     ),
     ("debconf rm -rf x", "wrapper", "Bash({}:*)"),
+    # git-clone's ``-c`` is its ``--config`` (session 31's red team): set in the new repository first.
+    ("git clone -q -c core.sshCommand='rm -rf x' ssh://h/x r", "config-command", "Bash({}:*)"),
+    ("git clone -q --config=core.sshCommand='rm -rf x' ssh://h/x r", "config-command", "Bash({}:*)"),
     ("debugfs -R '!rm -rf x'", "option-command", "Bash({} *)"),
     ("echo '.shell rm -rf x' > o; sqlite3 -init o", "option-script", "Bash({}:*)"),
     (

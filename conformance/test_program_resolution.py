@@ -20,9 +20,11 @@ import os
 import shlex
 import shutil
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
@@ -199,10 +201,49 @@ def _make_case(command: str | None, data: st.DataObject) -> ResolvedCase:
     return ResolvedCase("make", files, line, allow, f"{directive} {name} found through {spelling}")
 
 
+_ON_PATH = "@PATH/"
+"""A file key of a case written to the directory put first on PATH (for the harness too), not the project."""
+
+
+def _path_script_case(command: str | None, data: st.DataObject) -> ResolvedCase:
+    """A script its interpreter looks up in PATH: ``source``/``.`` (bash's sourcepath), ``perl -S``.
+
+    The PATH directory's file of the name runs, whatever the working directory holds under that name.
+    """
+    way = data.draw(
+        st.sampled_from(
+            ["source", ".", "builtin source", "command .", "perl -S", "perl -wS", "perl -w -S", "perl -Sw"]
+        ),
+        label="how the script is looked up",
+    )
+    perl = way.startswith("perl")
+    name = data.draw(st.sampled_from(["setup", "env", "tool"]), label="script name")
+    name += data.draw(st.sampled_from([".pl" if perl else ".sh", ""]), label="extension")
+    here = data.draw(st.sampled_from(["nothing", "a harmless file", "a directory"]), label="./name holds")
+    if perl:
+        text = f"system({json.dumps(command)});\n" if command is not None else "print 1;\n"
+    else:
+        text = f"{command}\n" if command is not None else "echo checked\n"
+    files = {f"{_ON_PATH}{name}": text}
+    if here == "a harmless file":
+        files[name] = "print 1;\n" if perl else "true\n"
+    elif here == "a directory":
+        files[f"{name}/keep"] = ""
+    before = data.draw(st.sampled_from(["", "cd . && "]), label="before it")
+    line = f"{before}{way} {name}"
+    allow = data.draw(
+        st.sampled_from([f"Bash({way} {name})", f"Bash({way.split()[0]}:*)"]), label="allow rule"
+    )
+    return ResolvedCase(
+        "perl" if perl else "bash", files, line, allow, f"{way} {name} found in PATH ({here} here)"
+    )
+
+
 _PROGRAMS: dict[str, Callable[[str | None, st.DataObject], ResolvedCase]] = {
     "node": _node,
     "perl": _perl_case,
     "make": _make_case,
+    "path script": _path_script_case,
 }
 
 
@@ -214,11 +255,18 @@ def _write(case: ResolvedCase) -> tuple[Path, Path, dict[str, str]]:
     work.mkdir(parents=True)
     bin_dir.mkdir()
     for relative, text in case.files.items():
-        path = work / relative
+        path = bin_dir / relative.removeprefix(_ON_PATH) if relative.startswith(_ON_PATH) else work / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     env = {**os.environ, "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])}
     return work, bin_dir, env
+
+
+def _harness_path(case: ResolvedCase, env: dict[str, str]) -> AbstractContextManager[object]:
+    """The case's PATH for the harness too, when a file of the case is found in PATH (the harness's own)."""
+    if any(key.startswith(_ON_PATH) for key in case.files):
+        return mock.patch.dict(os.environ, {"PATH": env["PATH"]})
+    return nullcontext()
 
 
 def _denied_program_never_runs(new_harness: Callable[[], Any], case: ResolvedCase, mode: str) -> None:
@@ -228,9 +276,15 @@ def _denied_program_never_runs(new_harness: Callable[[], Any], case: ResolvedCas
     (bin_dir / _DENIED).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\n")
     (bin_dir / _DENIED).chmod(0o755)
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
-    run = run_calls(
-        new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, mode=mode, cwd=work
-    )
+    with _harness_path(case, env):
+        run = run_calls(
+            new_harness(),
+            [shell_tool()],
+            [("Bash", {"command": case.line})],
+            rules=rules,
+            mode=mode,
+            cwd=work,
+        )
     run_for_real(case.line, work, env)
     assume(marker.exists())  # the program really resolved the drawn file and ran the denied program
     assert run.ran() == 0, (
@@ -244,7 +298,10 @@ def _harmless_line_stays_allowed(new_harness: Callable[[], Any], case: ResolvedC
     work, _, env = _write(case)
     assume(run_for_real(case.line, work, env) == 0)
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
-    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work)
+    with _harness_path(case, env):
+        run = run_calls(
+            new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, cwd=work
+        )
     assert run.ran() == 1, f"{case.line!r} ({case.how}) under {case.allow} was not allowed: {run.describe()}"
 
 
@@ -258,7 +315,9 @@ def test_deny_rule_holds_against_code_the_program_resolves(
 ) -> None:
     """PERM-17: code a program loads by its own search rules, running the denied program, never runs unasked.
 
-    Drawn: the program (node, perl, make) x the mechanism that resolves the code (a bare ``require``,
+    Drawn: the program (node, perl, make, a script looked up in PATH: ``source``/``.`` through
+    ``builtin``/``command``, ``perl -S`` in a switch cluster, with ``./name`` absent, harmless or a
+    directory) x the mechanism that resolves the code (a bare ``require``,
     ``import``, ``export ... from``, dynamic ``import()``, inline ``-e`` code, ``package.json``
     ``imports``, an ``--env-file``'s ``NODE_OPTIONS`` preload; ``-I``, ``use lib``, FindBin, a ``#!``
     switch, ``-M``, ``use parent``, ``require``, a ``.pmc`` beside the ``.pm``; ``include``,

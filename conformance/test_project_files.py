@@ -483,8 +483,32 @@ def _project_build(inner: str, data: st.DataObject) -> ProjectCase:
     return ProjectCase(prefix.split()[0], files, line, _allow(line, data), shape)
 
 
+def _package_on_the_line(inner: str, data: st.DataObject) -> ProjectCase:
+    """A package the line names from a directory (by path, ``file:``, an alias of one): its scripts run.
+
+    Not the project's own package.json: npm installs the package named on the line and runs that
+    package's lifecycle scripts (session 31's red team: ``npm install ./x.tgz``, ``../dep``, ``x@file:``).
+    """
+    where = data.draw(st.sampled_from(["dep", "vendor/dep", "../dep"]), label="where the package is")
+    spec = data.draw(
+        st.sampled_from(["{d}", "./{d}", "file:{d}", "x@file:{d}", "x@file:./{d}"]), label="spec"
+    ).format(d=where)
+    spec = spec.replace("./../", "../")
+    if spec == "dep" or spec == "vendor/dep":
+        spec = f"./{spec}"  # a bare name is a registry package (vendor/dep: a GitHub repository)
+    hook = data.draw(st.sampled_from(["preinstall", "install", "postinstall", "prepare"]), label="its script")
+    package = json.dumps({"name": "x", "version": "1.0.0", "scripts": {hook: inner}})
+    command = data.draw(
+        st.sampled_from(["npm install", "npm i", "npm add", "npm install --no-save", "npm isntall"])
+    )
+    line = f"{command} {spec}"
+    files = {f"{where}/package.json": package, ".npmrc": _NPM_OFFLINE, "package.json": '{"name": "app"}'}
+    return ProjectCase("npm", files, line, _allow(line, data), f"{spec}'s {hook!r} script")
+
+
 _CARRIERS = {
     "npm lifecycle": _npm_lifecycle,
+    "package on the line": _package_on_the_line,
     "project build": _project_build,
     "npm": _npm,
     "make": _make,
@@ -513,7 +537,8 @@ def test_deny_rule_holds_against_what_the_project_files_name(
     variable, ``$(shell)``, prerequisite or included file, a script by its path or given to a shell, a
     Python module the project shadows or a helper a script imports, the lifecycle scripts an npm
     command runs by npm's documentation (``npm install``'s ``preinstall``, ``npm pack``'s ``prepack``,
-    ``npm uninstall``'s ``dependencies``), a Python build's ``setup.py`` or in-tree backend, a Rust
+    ``npm uninstall``'s ``dependencies``), a package the line names from a directory (``./dep``,
+    ``file:dep``, ``x@file:../dep``) whose own lifecycle scripts npm runs, a Python build's ``setup.py`` or in-tree backend, a Rust
     package's ``build.rs``), one more level of indirection (a script that runs another), the
     directory the line sends the tool to (``cd sub &&``, ``npm --prefix sub``, ``env -C sub``), the spelling of the denied program inside the project's code
     (quoted, escaped, by path, wrapped, through a variable or a substitution), the line's own spelling

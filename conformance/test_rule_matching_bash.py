@@ -546,7 +546,55 @@ def test_allow_on_unread_program_never_vouches_for_a_quoted_denied_name(
 @st.composite
 def _helper_starting_commands(draw: st.DrawFn) -> tuple[str, str]:
     """(command, helper): a command that starts ``helper`` with no option naming a program."""
-    kind = draw(st.sampled_from(["tar", "other-name", "git-ssh", "git-sign"]))
+    kind = draw(
+        st.sampled_from(["tar", "other-name", "git-ssh", "git-sign", "remote-copy", "tar-default", "default"])
+    )
+    if kind == "remote-copy":
+        # scp's and sftp's -S, rsync's -e name the program that reaches the host: without it, ssh.
+        program = draw(st.sampled_from(["scp", "scp -r", "scp -q -P 22", "rsync -a", "rsync -az --delete"]))
+        host = draw(st.sampled_from(["h", "user@h", "[::1]", "h.example.invalid"]))
+        local = draw(st.sampled_from(["f", "./d/", "/tmp/x"]))
+        if draw(st.booleans()):
+            return f"{program} {local} {host}:x", "ssh"
+        return f"{program} {host}:x {local}", "ssh"
+    if kind == "tar-default":
+        # tar's -I names the compressor: without it -a picks one by the suffix; --lzip, -Z... name one.
+        helper, suffix = draw(
+            st.sampled_from(
+                [("gzip", ".tgz"), ("bzip2", ".tar.bz2"), ("xz", ".txz"), ("zstd", ".tar.zst"),
+                 ("lzip", ".tar.lz"), ("lzop", ".tar.lzo"), ("compress", ".tar.Z"), ("lzma", ".tlz")]
+            )
+        )  # fmt: skip
+        spelled = draw(st.sampled_from(["old", "short", "long"]))
+        if spelled == "old":
+            return f"tar c{draw(st.sampled_from(['a', 'va', 'av']))}f out{suffix} f", helper
+        if spelled == "short":
+            return f"tar -c{draw(st.sampled_from(['a', 'va']))}f out{suffix} f", helper
+        named = {"lzip": "--lzip", "lzop": "--lzop", "compress": draw(st.sampled_from(["-Z", "--compress"]))}
+        option = named.get(helper, draw(st.sampled_from(["-a", "--auto-compress", "--auto-c"])))
+        return f"tar -c {option} -f out{suffix} f", helper
+    if kind == "default":
+        # An option naming a program is absent, and its default runs (install's --strip-program, git
+        # maintenance's --scheduler, the help viewer), or a subcommand starts one (npm version: git).
+        return draw(
+            st.sampled_from(
+                [
+                    (
+                        f"install {draw(st.sampled_from(['-s', '--strip', '-sm 755', '-m 755 -s']))} f f2",
+                        "strip",
+                    ),
+                    ("sftp h", "ssh"),
+                    ("sftp -b /dev/null user@h", "ssh"),
+                    (f"git maintenance {draw(st.sampled_from(['start', 'stop']))}", "crontab"),
+                    ("git maintenance start --scheduler=systemd-timer", "systemctl"),
+                    (f"npm version {draw(st.sampled_from(['patch', 'minor', '1.2.3']))}", "git"),
+                    (f"git {draw(st.sampled_from(['log', 'commit', 'status']))} --help", "man"),
+                    (f"git help {draw(st.sampled_from(['log', 'config']))}", "man"),
+                    (f"npm help {draw(st.sampled_from(['install', 'scripts']))}", "man"),
+                    ("man ls", "less"),
+                ]
+            )
+        )
     if kind == "tar":
         letter, helper, long = draw(
             st.sampled_from([("z", "gzip", "gzip"), ("j", "bzip2", "bzip2"), ("J", "xz", "xz")])
@@ -585,7 +633,11 @@ def test_deny_on_helper_catches_program_starting_it(
 
     ``tar czf`` (any bundle order, dashless or not, ``--gzip`` abbreviated) starts gzip, ``zcat`` is
     ``gzip -cd``, ``git ls-remote ssh://...`` starts ssh, ``commit.gpgsign`` starts gpg: "no option
-    names a program" is not "starts no program".
+    names a program" is not "starts no program". The option that would name a program has a default
+    that runs when it is absent: scp/sftp/rsync to another host start ssh (``-S``/``-e``), tar ``-a``
+    the compressor of the archive's suffix (``-I``), ``install -s`` strip (``--strip-program``), git
+    maintenance crontab (``--scheduler``), ``git X --help``/``git help``/``npm help`` man, which
+    starts a pager; ``npm version`` runs git.
     """
     command, helper = case
     program = command.split()[0]

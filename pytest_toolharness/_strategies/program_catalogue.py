@@ -121,12 +121,22 @@ class CatalogueEntry:
         """The prefix a command given to this entry takes (git's aliases always ``!``)."""
         return "!" if self.kind == "config-command" and self.key.startswith("alias.") else escape
 
-    def command_line(self, command: str, quoted_value: str, tail: str, *, in_repository: bool = False) -> str:
+    def command_line(
+        self,
+        command: str,
+        quoted_value: str,
+        tail: str,
+        *,
+        in_repository: bool = False,
+        clone_option: str = "",
+    ) -> str:
         """A line in which this entry is given a command.
 
         ``command`` for a wrapper (as words), ``quoted_value`` for an option or a key (one shell
         word); ``tail`` ends the line (for git, the subcommand that triggers the key). A key is set
-        with ``-c``, or ``in_repository`` written to a new repository's configuration first.
+        with ``-c``, or ``in_repository`` written to a new repository's configuration first, or with
+        ``clone_option`` (``-c``, ``-c `` ``--config ``, ``--config=``: git-clone's help pairs ``-c,
+        --config``) in the repository ``git clone`` makes before it fetches.
         """
         program = self.program.split(" ")[0]
         if self.kind == "wrapper":
@@ -144,6 +154,8 @@ class CatalogueEntry:
             if in_repository:
                 configure = f"{program} init -q r && cd r && {program} config {self.key} {quoted_value}"
                 return f"{configure} && {program} {trigger}"
+            if clone_option:
+                return f"{program} clone -q {clone_option}{self.key}={quoted_value} ssh://h/x r"
             return f"{program} -c {self.key}={quoted_value} {trigger}"
         return f"{self.program} {self.option}{self.joiner}{quoted_value}{tail}"
 

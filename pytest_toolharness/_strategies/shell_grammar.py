@@ -25,7 +25,7 @@ makes bash, or a program bash starts, run the command it is given:
 - **finder**: ``find -exec``, ``-execdir``, ``xargs``;
 - **option-command**, **option-script**, **config-command**: an option or a configuration key of a
   catalogued program given ``C`` or a file holding it (``tar -I C``, ``split --filter=C``,
-  ``sqlite3 -init f``, ``git -c core.sshCommand=C``); bash's builtins are catalogued from its ``help``
+  ``sqlite3 -init f``, ``git -c core.sshCommand=C``, ``git clone -c``/``--config`` KEY=C); bash's builtins are catalogued from its ``help``
   (``mapfile -C C -c 1``, ``compgen -C C``, ``jobs -x C`` as a wrapper);
 - **environment-command**: a variable a catalogued program takes a program or a command from, set
   for it (``GREP=C zgrep``, ``LESSOPEN='|C' less``, ``MANPAGER=C man``), or naming a program file
@@ -508,8 +508,23 @@ def _catalogued(draw: _Draw, inner: _Built, kinds: tuple[str, ...]) -> str:
         tails = tuple(f" {t}" for t in GIT_TRIGGERS) if entry.kind == "config-command" else TAILS
         tail = draw(st.sampled_from(tails))
     value = _quote(draw, entry.escape_for(escape) + inner.text)
-    in_repository = entry.kind == "config-command" and draw(st.booleans())
-    return entry.command_line(_as_simple(draw, inner), value, tail, in_repository=in_repository)
+    # A key is set for one run (``git -c``), in a repository's configuration, or in the repository
+    # ``git clone`` makes, by any spelling of clone's ``-c, --config`` (session 31's red team).
+    how = (
+        draw(st.sampled_from(("-c", "repository", *_CLONE_CONFIG)))
+        if entry.kind == "config-command"
+        else "-c"
+    )
+    return entry.command_line(
+        _as_simple(draw, inner),
+        value,
+        tail,
+        in_repository=how == "repository",
+        clone_option=how if how in _CLONE_CONFIG else "",
+    )
+
+
+_CLONE_CONFIG = ("-c ", "-c", "--config ", "--config=")
 
 
 def _wrapper(draw: _Draw, inner: _Built) -> str:

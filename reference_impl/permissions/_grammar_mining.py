@@ -91,7 +91,12 @@ def help_options(text: str) -> dict[str, Any]:
         ):
             commands.add(name)
         through = _THROUGH.search(described)
-        if through is not None and shutil.which(through.group(1)) is not None:
+        # ``filter the archive through lzip``: the helper runs whether or not it is installed here (a
+        # user's machine may have it, or a program of that name on PATH); another "through WORD" is
+        # a helper only when WORD is a program here.
+        if through is not None and (
+            re.search(r"\bfilter\b", described) or shutil.which(through.group(1)) is not None
+        ):
             helpers[name] = through.group(1)
     for noise in ("--help", "--version"):
         names.pop(noise, None)

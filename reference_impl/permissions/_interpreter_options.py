@@ -28,7 +28,7 @@ from typing import Literal
 
 from reference_impl.permissions._program_grammar import option_grammar
 
-__all__ = ["InterpreterRun", "interpreter_run", "script_files"]
+__all__ = ["InterpreterRun", "interpreter_run", "path_searched_script", "script_files"]
 
 RunKind = Literal["script", "module", "inline", "input", "unknown"]
 
@@ -186,6 +186,39 @@ def _short_grammar(grammar: _Grammar, args: Sequence[str | None]) -> Interpreter
                 return InterpreterRun("unknown")
         i += step
     return InterpreterRun("input")
+
+
+def path_searched_script(name: str, args: Sequence[str | None]) -> str | None:
+    """The script word ``name args`` may look up in PATH rather than the working directory, if any.
+
+    ``source name``/``. name`` (bash's ``sourcepath``: PATH first), a shell's script operand (bash
+    and ksh search PATH when the working directory has none), ``perl -S name``. A name with a slash
+    is never searched. The file then run may be any PATH directory's, not only ``./name``.
+    """
+    base = posixpath.basename(name)
+    if base in (".", "source"):
+        operands = [a for a in args if a != "--"]
+        word = operands[0] if operands else None
+    else:
+        run = interpreter_run(name, args)
+        if run is None or run.kind != "script" or run.at is None or run.at >= len(args):
+            return None
+        word = args[run.at]
+        if _family(name) == "perl" and not any(_perl_switch_s(a) for a in args[: run.at]):
+            return None
+    return word if word is not None and "/" not in word and not word.startswith("-") else None
+
+
+def _perl_switch_s(word: str | None) -> bool:
+    """Whether a perl switch cluster holds ``-S`` (before any letter whose value is the rest)."""
+    if word is None or not word.startswith("-") or word.startswith("--"):
+        return False
+    for letter in word[1:]:
+        if letter == "S":
+            return True
+        if letter in _PERL.attached or letter in _PERL.next_value:
+            return False
+    return False
 
 
 def _inline_codes(

@@ -34,6 +34,7 @@ from reference_impl.permissions._bash_reader import ShellCommand
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._derived_names import Derived, derived_names
 from reference_impl.permissions._descriptors import descriptor_of
+from reference_impl.permissions._interpreter_options import path_searched_script
 from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
 from reference_impl.permissions._shell_parts import ShellPart
 from reference_impl.permissions._wrapped_commands import find_commands, is_wrapper, unwrap
@@ -649,7 +650,11 @@ def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
             (
                 r
                 for r in runs
-                if r.index > path_set_at and r.base not in _BUILTINS and "/" not in str(r.argv[0])
+                if r.index > path_set_at
+                and (
+                    (r.base not in _BUILTINS and "/" not in str(r.argv[0]))
+                    or path_searched_script(str(r.argv[0]), r.argv[1:]) is not None  # ``source name``
+                )
             ),
             None,
         )
@@ -677,6 +682,10 @@ def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
             shadow = next((w for w in known if posixpath.basename(w) == run.base), None)
             if shadow is not None:
                 return f"{run.base} is looked up on PATH, and the line writes {shadow}"
+        searched = path_searched_script(name, run.argv[1:])  # ``cp x bin/s.sh; source s.sh``
+        shadow = next((w for w in known if searched and posixpath.basename(w) == searched), None)
+        if shadow is not None:
+            return f"{run.base} looks {searched} up on PATH, and the line writes {shadow}"
         reading = _reads_by_convention(run)
         if reading is None:
             continue

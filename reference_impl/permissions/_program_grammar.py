@@ -47,7 +47,9 @@ __all__ = [
     "Started",
     "grammar_match",
     "option_grammar",
+    "options_given",
     "rule_shape",
+    "screened_alias",
     "started_by_options",
     "value_positions",
 ]
@@ -488,27 +490,67 @@ def started_by_options(argv: Words) -> Started:
     program = _catalogue().get(argv[0])
     if program is None:
         return Started()
-    args = list(argv[1:])
-    if argv[0] in _DASHLESS_FIRST and args and args[0] is not None and args[0][:1].isalpha():
-        cluster, rest, values = args[0], args[1:], []
-        for letter in cluster:
-            name = program.options.names.get("-" + letter, "-" + letter)
-            if name in program.options.values and rest:
-                values.append(rest.pop(0))
-        # Put each value after its letter, as the dashed spelling would have it.
-        spelled: list[str | None] = []
-        for letter in cluster:
-            spelled.append("-" + letter)
-            name = program.options.names.get("-" + letter, "-" + letter)
-            if name in program.options.values and values:
-                spelled.append(values.pop(0))
-        args = [*spelled, *rest]
+    args = _dashed(argv[0], program, list(argv[1:]))
     found = _own_options(program, args)
     if found is None:
         return Started()
     opts, at = found
     commands, helpers, _ = _scan(args[at:], opts)
     return Started(tuple(commands), tuple(helpers))
+
+
+def _dashed(name: str, program: _Program, args: list[str | None]) -> list[str | None]:
+    """``args`` with tar's dashless first cluster spelled with dashes, each value after its letter."""
+    if name in _DASHLESS_FIRST and args and args[0] is not None and args[0][:1].isalpha():
+        cluster, rest, values = args[0], args[1:], []
+        for letter in cluster:
+            option = program.options.names.get("-" + letter, "-" + letter)
+            if option in program.options.values and rest:
+                values.append(rest.pop(0))
+        # Put each value after its letter, as the dashed spelling would have it.
+        spelled: list[str | None] = []
+        for letter in cluster:
+            spelled.append("-" + letter)
+            option = program.options.names.get("-" + letter, "-" + letter)
+            if option in program.options.values and values:
+                spelled.append(values.pop(0))
+        return [*spelled, *rest]
+    return args
+
+
+def options_given(argv: Words) -> dict[str, list[str | None]] | None:
+    """The options ``argv`` gives its program (or subcommand), each by its name, with the values given.
+
+    Read in the program's own grammar: ``tar caf a.tar.zst f`` gives ``-c``, ``-a`` and ``-f`` (value
+    ``a.tar.zst``); ``install --strip f d`` gives ``-s``. A value only known at run time is None.
+    None when the program or its subcommand is not catalogued.
+    """
+    if not argv or argv[0] is None:
+        return None
+    program = _catalogue().get(argv[0])
+    if program is None:
+        return None
+    args = _dashed(argv[0], program, list(argv[1:]))
+    found = _own_options(program, args)
+    if found is None:
+        return None
+    opts, at = found
+    given: dict[str, list[str | None]] = {}
+    words = args[at:]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None or word == "--":
+            break
+        if not word.startswith("-") or word == "-":
+            i += 1
+            continue
+        parts = _option_words(word, opts)
+        following = words[i + 1] if i + 1 < len(words) else None
+        for name, takes, value in parts:
+            given.setdefault(name, []).append(following if takes else value)
+        i += 2 if parts[-1][1] else 1
+    return given
 
 
 def _own_options(program: _Program, args: list[str | None]) -> tuple[_Options, int] | None:
@@ -524,6 +566,45 @@ def _own_options(program: _Program, args: list[str | None]) -> tuple[_Options, i
         return None
     opts = (program.sub_options or {}).get(_deref(program, word) or word)
     return None if opts is None else (opts, at + 1)
+
+
+def screened_alias(argv: Words, letters: str, longs: Sequence[str]) -> str | None:
+    """The word of ``argv`` that spells a screened option another way, as the program's own help names it.
+
+    ``git clone -c`` is ``--config``, ``git difftool -t`` is ``--tool``, ``git rebase -x`` is ``--exec``:
+    the help's ``-c, --config`` says both spellings are one option. The screened options are given
+    as ``letters`` (short) and ``longs`` (long names, no dashes, an unambiguous prefix resolved); each
+    table of the program (its own, its global options, the subcommand's) maps them to its names,
+    and a word naming one of those names in any spelling (a bundle, ``--name=value``) is returned.
+    None when none does, or the program is not catalogued.
+    """
+    if not argv or argv[0] is None:
+        return None
+    program = _catalogue().get(argv[0])
+    if program is None:
+        return None
+    args = list(argv[1:])
+    spans: list[tuple[_Options, list[str | None]]] = [(program.options, args)]
+    if program.global_options is not None:
+        _, _, at = _scan(args, program.global_options, stop_at_operand=True)
+        spans = [(program.global_options, args[:at])]
+        word = args[at] if at < len(args) else None
+        opts = (program.sub_options or {}).get(_deref(program, word) or word) if word is not None else None
+        if opts is not None:
+            spans.append((opts, args[at + 1 :]))
+    for opts, words in spans:
+        screened = {opts.resolve(f"--{name}") for name in longs} | {opts.names.get(f"-{c}") for c in letters}
+        screened.discard(None)
+        i = 0
+        while screened and i < len(words):
+            word = words[i]
+            if word is None or word == "--":
+                break
+            parts = _option_words(word, opts) if word.startswith("-") and word != "-" else []
+            if any(name in screened for name, _, _ in parts):
+                return word
+            i += 2 if parts and parts[-1][1] else 1
+    return None
 
 
 def value_positions(argv: Words) -> frozenset[int]:

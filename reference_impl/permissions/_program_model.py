@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from reference_impl.permissions._descriptors import descriptor_of
-from reference_impl.permissions._program_grammar import started_by_options, value_positions
+from reference_impl.permissions._program_grammar import screened_alias, started_by_options, value_positions
 
 __all__ = [
     "INLINE_CODE",
@@ -158,7 +158,18 @@ _SUBCOMMAND_SCREENS: dict[str, tuple[str, tuple[str, ...]]] = {
     "go": ("", ("exec", "toolexec", "overlay", "modfile")),
     "git": (
         "",
-        ("upload-pack", "receive-pack", "exec", "extcmd", "exec-path", "template", "tool", "config-env"),
+        # ``clone --config``: a key set in the new repository before it fetches (core.sshCommand).
+        (
+            "upload-pack",
+            "receive-pack",
+            "exec",
+            "extcmd",
+            "exec-path",
+            "template",
+            "tool",
+            "config-env",
+            "config",
+        ),
     ),
     "docker": ("", ()),
 }
@@ -218,7 +229,7 @@ OPTION_STARTS_PROGRAM = "may start a program the engine does not read"
 """How an unread program's reason ends when one of its options starts a program (``zip -TT CMD``)."""
 
 
-def _screened(name: str, args: Words, short: str, long: tuple[str, ...]) -> str | None:
+def _screened(name: str, args: Words, short: str, long: tuple[str, ...], aliases: bool = True) -> str | None:
     # A run-time word its program reads as an option's value (``git commit -m "$(cat <<EOF ...)"``)
     # is data; anywhere else it may be an option.
     values = value_positions((name, *args))
@@ -231,6 +242,14 @@ def _screened(name: str, args: Words, short: str, long: tuple[str, ...]) -> str 
             break
         if _option_hits(word, short, long, single_dash=name == "go"):
             return f"{name}'s option {word.split('=', 1)[0]} {OPTION_STARTS_PROGRAM}"
+    return _alias_screened(name, args, short, long) if aliases else None
+
+
+def _alias_screened(name: str, args: Words, short: str, long: tuple[str, ...]) -> str | None:
+    """Another spelling of a screened option, as the program's help pairs them (``-c, --config``)."""
+    alias = screened_alias((name, *args), short, long)
+    if alias is not None:
+        return f"{name}'s option {alias.split('=', 1)[0]} {OPTION_STARTS_PROGRAM}"
     return None
 
 
@@ -281,7 +300,7 @@ def _interpreter(name: str, args: Words, stdin: str | None) -> str | None:
 def _subcommand(name: str, args: Words) -> str | None:
     known = _SUBCOMMANDS[name]
     short, long = _SUBCOMMAND_SCREENS.get(name, ("", ()))
-    why = _screened(name, args, short, long)
+    why = _screened(name, args, short, long, aliases=False)  # the aliases last: a reason of its own first
     if why is not None:
         return why
     words = [w for w in args if w is not None]
@@ -297,17 +316,17 @@ def _subcommand(name: str, args: Words) -> str | None:
         index += 2 if takes else 1
     sub = words[index] if index < len(words) else None
     if sub is None:
-        return None
+        return _alias_screened(name, args, short, long)
     if name in _RUNS_ANYTHING:
         return (
             f"{name} {sub} runs a package or command the engine does not read"
             if sub in _RUNS_ANYTHING[name]
-            else None
+            else _alias_screened(name, args, short, long)
         )
     if sub not in known:
         return f"{name} {sub} is a subcommand the engine does not read (it may be an alias or a plug-in)"
     if name == "git" and sub == "config":
-        return _git_config(words[index + 1 :])
+        return _git_config(words[index + 1 :]) or _alias_screened(name, args, short, long)
     if name == "git" and sub in ("clone", "ls-remote", "archive"):
         # ``git clone -u CMD``: the upload-pack program (``archive --exec``) runs locally.
         rest = words[index + 1 :]
@@ -315,7 +334,7 @@ def _subcommand(name: str, args: Words) -> str | None:
             w.startswith("-") and not w.startswith("--") and "u" in w[1:] for w in rest if sub != "archive"
         ):
             return f"git {sub} -u runs an upload-pack command the engine does not read"
-    return None
+    return _alias_screened(name, args, short, long)
 
 
 # ``git -c KEY=...`` keys that run a command, rename a subcommand, load more settings or allow a

@@ -20,9 +20,9 @@ import re
 import shlex
 from collections.abc import Sequence
 
-from reference_impl.permissions._program_grammar import started_by_options
+from reference_impl.permissions._program_grammar import options_given, started_by_options
 
-__all__ = ["helper_commands", "program_scripts"]
+__all__ = ["default_programs", "helper_commands", "possible_helpers", "program_scripts"]
 
 Words = Sequence[str | None]
 
@@ -423,6 +423,103 @@ _GIT_SIGNING_BY_CONFIG = frozenset(
 )
 
 
+# An operand naming another host (``host:path``, ``user@host:path``, ``[::1]:path``; not rsync's
+# ``host::module``), or a URL of a transport ssh carries.
+_REMOTE = re.compile(r"(?:[^/:@\s]+@)?(?:\[[^\]/]+\]|[^/:\s]+):(?!:)|(?:scp|sftp|ssh)://", re.IGNORECASE)
+# GNU tar's ``-a``: the compressor each archive suffix selects (tar's suffixes.c).
+_TAR_SUFFIXES = {
+    "gzip": (".gz", ".tgz", ".taz"),
+    "compress": (".Z", ".taZ"),
+    "bzip2": (".bz2", ".tbz", ".tbz2", ".tz2"),
+    "lzip": (".lz",),
+    "lzma": (".lzma", ".tlz"),
+    "lzop": (".lzo",),
+    "xz": (".xz", ".txz"),
+    "zstd": (".zst", ".tzst"),
+}
+_MAINTENANCE_SCHEDULERS = {
+    "crontab": "crontab",
+    "systemd-timer": "systemctl",
+    "launchctl": "launchctl",
+    "schtasks": "schtasks",
+}
+# What ``man`` starts to show a page when ``-P`` names no pager (man(1): $MANPAGER, $PAGER, else pager).
+_MAN_SHOWS = ["man", "pager", "less"]
+
+
+def default_programs(name: str, args: Words) -> tuple[list[str], list[str]]:
+    """The programs ``name`` starts because an option that would name another is absent: (certain, possible).
+
+    Each option naming a program has a default its manual gives, started when the option is not
+    there: scp's and sftp's ``-S`` (ssh, for another host), rsync's ``-e`` (ssh), install's
+    ``--strip-program`` (strip, with ``-s``), tar's ``-I`` (the compressor ``-a`` picks by the
+    archive's suffix, any when the name is unknown) and ``--rsh-command`` (rsh, for a remote archive),
+    git maintenance's ``--scheduler`` (crontab, or systemd's systemctl), git's and npm's help viewer
+    (``help.format``, npm's ``viewer``: man, which starts a pager), ``npm version``'s git (unless
+    ``--no-git-tag-version``), man's ``-P`` (the pager). An option that names the program is read
+    elsewhere (screened or run as a command).
+    """
+    words = [w for w in args if w is not None]
+    operands = [w for w in words if not w.startswith("-")]
+    named = any(w.startswith(("-S", "-e", "--rsh")) for w in words)  # scp/sftp -S, rsync -e
+    if name in ("scp", "sftp") and not named and (name == "sftp" or any(_REMOTE.match(w) for w in operands)):
+        return ["ssh"], []
+    remote = any(_REMOTE.match(w) and not w.lower().startswith("rsync://") for w in operands)
+    if name == "rsync" and not named and remote:
+        return ["ssh"], []
+    if name in ("install", "ginstall"):
+        given = options_given(("install", *args)) or {}
+        return (["strip"] if "-s" in given and "--strip-program" not in given else []), []
+    if name == "tar":
+        return _tar_defaults(args)
+    if name == "git":
+        return _git_defaults(words)
+    if name == "npm":
+        sub = operands[0] if operands else None
+        if sub == "version" and not {"--no-git-tag-version", "--git-tag-version=false"} & set(words):
+            return [], ["git"]
+        if sub in ("help", "hlep") and len(operands) > 1:
+            return [], _MAN_SHOWS
+    if name == "man" and operands and not {"-P", "--pager", "-k", "-f", "-w", "-W"} & set(words):
+        return [], _MAN_SHOWS[1:]
+    return [], []
+
+
+def _tar_defaults(args: Words) -> tuple[list[str], list[str]]:
+    given = options_given(("tar", *args))
+    if given is None:
+        return [], []
+    certain: list[str] = []
+    possible: list[str] = []
+    archives = given.get("-f", [])
+    if "-a" in given and "-I" not in given and {"-c", "-r", "-u"} & set(given):
+        for archive in archives or [None]:
+            found = [p for p, suffixes in _TAR_SUFFIXES.items() if archive and archive.endswith(suffixes)]
+            if archive is None:
+                possible += list(_TAR_SUFFIXES)  # a name only known at run time: any compressor
+            certain += found
+    # ``-f host:archive``: a remote archive, reached through rsh (rmt on the other side).
+    remote = any(a is None or (_REMOTE.match(a) and not a.startswith("/")) for a in archives)
+    if remote and "--force-local" not in given and "--rsh-command" not in given:
+        possible += ["rsh", "ssh"]
+    return certain, possible
+
+
+def _git_defaults(words: list[str]) -> tuple[list[str], list[str]]:
+    operands = [w for w in words if not w.startswith("-")]
+    if "maintenance" in operands:
+        rest = operands[operands.index("maintenance") + 1 :]
+        if rest[:1] in (["start"], ["stop"]):
+            chosen = next((w.partition("=")[2] for w in words if w.startswith("--scheduler=")), "auto")
+            if chosen in _MAINTENANCE_SCHEDULERS:
+                return [_MAINTENANCE_SCHEDULERS[chosen]], []
+            return [], ["crontab", "systemctl"]
+    # ``git help log``, ``git log --help``: help.format (man by default) shows the page.
+    if ("help" in operands[:1] and len(operands) > 1) or (operands and "--help" in words):
+        return [], _MAN_SHOWS
+    return [], []
+
+
 def possible_helpers(name: str, args: Words) -> list[str]:
     """The programs ``name`` may start by default, depending on what the line does not show.
 
@@ -432,10 +529,11 @@ def possible_helpers(name: str, args: Words) -> list[str]:
     the helper is affected.
     """
     words = [w for w in args if w is not None]
+    defaults = default_programs(name, args)[1]
     if name == "git":
         found = set(words) & (_GIT_REMOTE_COMMANDS | _GIT_SIGNING_BY_CONFIG)
         helpers = ["ssh"] if found & _GIT_REMOTE_COMMANDS else []
-        return helpers + (["gpg"] if found & _GIT_SIGNING_BY_CONFIG else [])
+        return defaults + helpers + (["gpg"] if found & _GIT_SIGNING_BY_CONFIG else [])
     if name in ("tar", "bsdtar") and words:
         cluster = "" if words[0].startswith("--") else words[0].lstrip("-")
         if (
@@ -443,8 +541,8 @@ def possible_helpers(name: str, args: Words) -> list[str]:
             or "t" in cluster
             or {"--extract", "--list", "--get", "--diff", "--compare"} & set(words)
         ):
-            return ["gzip", "bzip2", "xz", "zstd", "lzip", "lzop", "compress"]
-    return []
+            return [*defaults, "gzip", "bzip2", "xz", "zstd", "lzip", "lzop", "compress", "lzma"]
+    return defaults
 
 
 def helper_commands(name: str, args: Words) -> list[str]:
@@ -458,8 +556,9 @@ def helper_commands(name: str, args: Words) -> list[str]:
     words = [w for w in args if w is not None]
     if name in _OTHER_NAMES:
         return [" ".join((*_OTHER_NAMES[name], *(shlex.quote(w) for w in words)))]
+    defaults = default_programs(name, args)[0]  # ``scp f h:x`` starts ssh, ``install -s`` strip
     if name == "git":
-        helpers = []
+        helpers = defaults
         if any(_GIT_URL_SSH.match(w) for w in words):
             helpers.append("ssh")
         signs = _GIT_SIGNING_COMMANDS.intersection(words) and (
@@ -470,4 +569,4 @@ def helper_commands(name: str, args: Words) -> list[str]:
         return helpers
     # Options the program's own help says filter through another program (``tar -z``: gzip), in
     # every spelling its grammar reads (``tar czf``, ``--gunzip``, ``--gz``).
-    return list(dict.fromkeys(started_by_options((name, *words)).helpers))
+    return list(dict.fromkeys([*defaults, *started_by_options((name, *words)).helpers]))

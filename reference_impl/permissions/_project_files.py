@@ -38,8 +38,10 @@ from reference_impl.permissions._project_hooks import (
     cargo_runs_project_code,
     npm_command,
     npm_hooks,
+    npm_spec_from_source,
     pip_builds_local_project,
     pip_command,
+    pip_spec_from_source,
     runs_unread_project_code,
 )
 from reference_impl.permissions._python_resolution import (
@@ -106,6 +108,7 @@ def reads_project_files(argv: Sequence[str | None]) -> bool:
         or name in _PIP
         or re.sub(r"[0-9.]+$", "", name) in _PIP
         or name in _BUILDERS
+        or name == "uv"
         or name in _MAKE
         or name in _PYTEST
         or (name.startswith("python") and any(w in ("-m", "-c") for w in argv[1:2]))
@@ -162,7 +165,12 @@ def project_commands(
         return _cargo(words, cwd)
     if name in _BUILDERS:
         why = runs_unread_project_code(name, words, cwd)
-        return [(why, NOT_READ)] if why is not None else []
+        return [(why, NOT_READ)] if why is not None else _package_specs(name, words, cwd)
+    if name == "uv":
+        operands = [w for w in words if not w.startswith("-")]
+        if operands[:1] == ["pip"]:
+            return _pip(words[words.index("pip") + 1 :], cwd)  # ``uv pip install ./x``: pip's own reading
+        return _package_specs(name, words, cwd)
     if name.startswith("python") and words[:1] == ["-m"] and words[1:2] == ["pip"]:
         return _pip(words[2:], cwd)
     if name.startswith("python") and words[:1] == ["-m"] and words[1:2] == ["build"]:
@@ -663,6 +671,14 @@ def _npm_scripts(words: list[str], cwd: str, exact: bool = False) -> list[tuple[
     command = npm_command(operands[0]) if not exact or npm_command(operands[0]) == operands[0] else None
     if command == "exec":
         return _npm_bins(operands[1:2], cwd)
+    # A package named on the line from a path, an archive, a URL or a repository: its own lifecycle
+    # scripts run (and git, ssh fetch a repository), none of which is in the project's files.
+    installing = (command or operands[0]) in _NPM_INSTALLING or operands[:2] == ["cache", "add"]
+    specs = _npm_specs(words)[2 if operands[:1] == ["cache"] else 1 :]
+    source = next((spec for spec in specs if npm_spec_from_source(spec, cwd)), None) if installing else None
+    if source is not None:
+        why = f"{operands[0]} {source} installs a package from a path, an archive or a repository: its scripts run"
+        return [(why, NOT_READ)]
     scripts_run: list[str] = []
     defaults: tuple[tuple[str, str], ...] = ()
     for hooks in (
@@ -721,6 +737,37 @@ def _npm_scripts(words: list[str], cwd: str, exact: bool = False) -> list[tuple[
     return found + _npm_bins(re.findall(r"[\w.+-]+", " ".join(t for _, t in found)), cwd)
 
 
+# The commands of npm (dereffed) and of yarn, pnpm and bun that install the packages they are given.
+_NPM_INSTALLING = frozenset(
+    {
+        "install",
+        "install-test",
+        "install-ci-test",
+        "update",
+        "link",
+        "pack",
+        "add",
+        "i",
+        "up",
+        "upgrade",
+        "global",
+    }
+)
+# npm options whose value is the next word (not a package spec).
+_NPM_VALUES = frozenset(
+    {"--registry", "--cache", "--tag", "--save-prefix", "--omit", "--include", "--loglevel"}
+)
+
+
+def _npm_specs(words: list[str]) -> list[str]:
+    """The operands of an npm command line: its command, then the packages it is given."""
+    return [
+        w
+        for i, w in enumerate(words)
+        if not w.startswith("-") and not (i > 0 and words[i - 1] in _NPM_VALUES)
+    ]
+
+
 def _local_dependencies(package: object) -> bool:
     """Whether package.json depends on a package on disk or in git, whose own scripts npm runs when installing."""
     if not isinstance(package, dict):
@@ -764,6 +811,29 @@ def _pip(words: list[str], cwd: str) -> list[tuple[str, str]]:
     return [(why, NOT_READ)] if why is not None else []
 
 
+def _package_specs(name: str, words: list[str], cwd: str) -> list[tuple[str, str]]:
+    """A package the line names from a path, an archive or a repository, whose build code runs.
+
+    ``uv add ./x``, ``uv tool install git+https://...``, ``poetry add ../lib``, ``uv run --with ./x``.
+    """
+    operands = [w for w in words if not w.startswith("-")]
+    if operands[:1] not in (["add"], ["tool"], ["run"], ["sync"], ["install"]):
+        return []
+    source = next((w for w in operands[1:] if w != "install" and pip_spec_from_source(w, cwd)), None)
+    if source is None and any(
+        w.startswith(("--with", "--from", "--path", "--git", "--editable")) for w in words
+    ):
+        source = next(w for w in words if w.startswith(("--with", "--from", "--path", "--git", "--editable")))
+    if source is None:
+        return []
+    return [
+        (
+            f"{name} {operands[0]} {source} installs a package from a path, an archive or a repository",
+            NOT_READ,
+        )
+    ]
+
+
 def _cargo(words: list[str], cwd: str) -> list[tuple[str, str]]:
     """What cargo compiling (or running) the package whose manifest it finds: its build code runs, not read."""
     command = next((w for w in words if not w.startswith(("-", "+"))), None)
@@ -774,7 +844,7 @@ def _cargo(words: list[str], cwd: str) -> list[tuple[str, str]]:
         if posixpath.dirname(directory) in (directory, ""):
             break
         directory = posixpath.dirname(directory)
-    why = cargo_runs_project_code(command, cwd) if command is not None and manifest else None
+    why = cargo_runs_project_code(command, cwd, words) if command is not None and manifest else None
     return [(why, NOT_READ)] if why is not None else []
 
 

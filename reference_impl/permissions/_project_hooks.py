@@ -33,8 +33,10 @@ __all__ = [
     "cargo_runs_project_code",
     "npm_command",
     "npm_hooks",
+    "npm_spec_from_source",
     "pip_builds_local_project",
     "pip_command",
+    "pip_spec_from_source",
     "runs_unread_project_code",
 ]
 
@@ -135,6 +137,30 @@ def _local(requirement: str, cwd: str) -> bool:
     return os.path.isdir(posixpath.join(cwd, requirement))  # pip may take a bare directory name too
 
 
+def pip_spec_from_source(requirement: str, cwd: str) -> bool:
+    """Whether a requirement installs from a path, an archive or a repository (its build code runs)."""
+    return _local(requirement, cwd)
+
+
+# npm-package-arg's registry specs: a name (scoped or not), with a version, range or tag, or an
+# ``npm:`` alias of one. Anything else is a path, an archive, a URL or a repository (``user/repo``
+# is GitHub's), whose package's own lifecycle scripts npm runs (git, ssh fetch a repository).
+_NPM_NAME = r"(?:@[A-Za-z0-9][\w.~-]*/)?[A-Za-z0-9][\w.~-]*"
+_NPM_REGISTRY_SPEC = re.compile(rf"{_NPM_NAME}(?:@(?:npm:{_NPM_NAME}(?:@[^/:]*)?|[^/:]*))?")
+_NPM_TARBALL = re.compile(r"\.(?:tgz|tar|tar\.gz)$", re.IGNORECASE)
+
+
+def npm_spec_from_source(spec: str, cwd: str) -> bool:
+    """Whether npm (yarn, pnpm, bun) installs ``spec`` from a path, an archive, a URL or a repository.
+
+    Only a registry spec (``lodash``, ``@types/node@^20``, ``x@npm:y@1``) is not; a registry-looking
+    name that is a directory here or a tarball's name (``x.tgz``) is one on disk (fail closed).
+    """
+    if not _NPM_REGISTRY_SPEC.fullmatch(spec) or _NPM_TARBALL.search(spec):
+        return True
+    return os.path.isdir(posixpath.join(cwd, spec))
+
+
 def pip_command(words: Sequence[str]) -> str | None:
     """The subcommand in pip's own ``words``: their first operand, past the values of pip's options.
 
@@ -223,7 +249,54 @@ def _cargo_configs(cwd: str) -> list[str]:
     return found
 
 
-def cargo_runs_project_code(command: str, cwd: str) -> str | None:
+# cargo subcommands that never resolve the dependency graph (so fetch no git dependency).
+_CARGO_NO_RESOLVE = frozenset(
+    {"help", "version", "new", "init", "search", "locate-project", "login", "logout", "owner", "yank"}
+)
+_CARGO_GIT_CLI = re.compile(r"git-fetch-with-cli[ \t]*=[ \t]*true", re.IGNORECASE)
+_CARGO_GIT_DEPENDENCY = re.compile(r"^[^#\n]*\bgit[ \t]*=|source[ \t]*=[ \t]*\"git\+", re.MULTILINE)
+
+
+def _cargo_fetches_with_git(
+    command: str, cwd: str, configs: list[str], words: Sequence[str] = ()
+) -> str | None:
+    """Why cargo ``command`` may start git (and ssh) to fetch a git dependency, or None.
+
+    With ``net.git-fetch-with-cli`` (a configuration file, ``CARGO_NET_GIT_FETCH_WITH_CLI``) cargo
+    fetches a git dependency (``git = ...`` in the manifest, ``git+`` in Cargo.lock, ``--git``) with
+    the git program, which starts ssh for an ssh URL; without it cargo's own library fetches.
+    """
+    if command in _CARGO_NO_RESOLVE:
+        return None
+    cli = os.environ.get("CARGO_NET_GIT_FETCH_WITH_CLI", "").lower() == "true" or "--config" in words
+    for path in configs:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                cli = cli or _CARGO_GIT_CLI.search(handle.read(_MAX_CHARS)) is not None
+        except OSError:
+            cli = True  # unread: it may say so
+    if not cli:
+        return None
+    if any(w == "--git" or w.startswith("--git=") for w in words):
+        return f"cargo {command} --git fetches with the git program (net.git-fetch-with-cli): git and ssh run"
+    directory = posixpath.abspath(cwd)
+    while True:
+        for name in ("Cargo.toml", "Cargo.lock"):
+            try:
+                with open(posixpath.join(directory, name), encoding="utf-8", errors="replace") as handle:
+                    if _CARGO_GIT_DEPENDENCY.search(handle.read(_MAX_CHARS)):
+                        return (
+                            f"cargo {command} fetches {posixpath.join(directory, name)}'s git dependencies "
+                            "with the git program (net.git-fetch-with-cli): git and ssh run"
+                        )
+            except OSError:
+                continue
+        if posixpath.dirname(directory) == directory:
+            return None
+        directory = posixpath.dirname(directory)
+
+
+def cargo_runs_project_code(command: str, cwd: str, words: Sequence[str] = ()) -> str | None:
     """Why cargo ``command`` runs code the project defines, which the engine does not read, or None.
 
     A subcommand whose manual page has Compilation Options compiles the package: its build script,
@@ -233,7 +306,11 @@ def cargo_runs_project_code(command: str, cwd: str) -> str | None:
     """
     cargo = _catalogue()["cargo"]
     command = cargo["aliases"].get(command, command)
-    for path in _cargo_configs(cwd):
+    configs = _cargo_configs(cwd)
+    fetching = _cargo_fetches_with_git(command, cwd, configs, words)
+    if fetching is not None:
+        return fetching
+    for path in configs:
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read(_MAX_CHARS + 1)

@@ -31,6 +31,7 @@ from typing import Any
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._code_targets import CodeTargets, code_targets, file_language
 from reference_impl.permissions._decisions import PermissionBehavior
+from reference_impl.permissions._interpreter_options import path_searched_script
 from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
 from reference_impl.permissions._program_model import running_form
 from reference_impl.permissions._project_files import (
@@ -400,7 +401,7 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                 (here, *item)
                 for here in directories
                 for item in project_commands(argv, here, environment)
-                + (script_commands(script, here, _program_base(argv)) if script else [])
+                + (_script_texts(argv, script, here) if script else [])
             ]
             for here, where, text in found:
                 # Keyed by the directory too: ``package.json script 'test'`` of sub/ is another script
@@ -566,6 +567,24 @@ def _named_rule(index: ShellRuleIndex, text: str) -> PermissionRule | None:
         words = _line_words(text)
         rule = next((r for r in index.content if _guarded_words_named(r, words)), None)
     return rule
+
+
+def _script_texts(argv: Sequence[str | None], script: str, here: str) -> list[tuple[str, str]]:
+    """The texts of the files a shell or interpreter may run as ``script``.
+
+    ``./script``, and when it may look the name up in PATH (``source name``, ``perl -S name``), every
+    PATH directory's file of that name too.
+    """
+    runner = _program_base(argv)
+    files = [script]
+    if runner is not None and path_searched_script(str(argv[0]), argv[1:]) == script:
+        # The PATH the engine sees is the one the line's commands inherit (one the line changes is
+        # judged as a changed PATH: _line_writes).
+        for directory in os.environ.get("PATH", "").split(os.pathsep):
+            candidate = posixpath.join(directory or ".", script)
+            if posixpath.isfile(posixpath.join(here, candidate)) and candidate not in files:
+                files.append(candidate)
+    return [item for file in files for item in script_commands(file, here, runner)]
 
 
 def _resolved(name: str, cwd: str) -> str | None:
