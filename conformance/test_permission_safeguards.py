@@ -529,34 +529,41 @@ def git_config_writes(draw: st.DrawFn) -> str:
     Where git runs (``-C DIR``) x which file (the repository's, ``--local``, ``--global``, or a
     protected file by ``-f F``, ``--file F``, ``--file=F``) x what it does (set, ``--add``,
     ``--replace-all`` a key; ``--unset``, ``--unset-all`` one; ``--remove-section``,
-    ``--rename-section`` its section; ``--edit``), the options in any order: a write with fewer than
-    two operands, or a file option anywhere among the options, is a write all the same.
+    ``--rename-section`` its section; ``--edit``) x how it says so (those options, or git 2.46's
+    subcommands ``set --append``, ``unset --all``, ``remove-section``, ``edit``...), the options in
+    any order: a write with fewer than two operands, or a file option anywhere among the options, is a
+    write all the same.
     """
     key = draw(
         st.sampled_from(["core.hooksPath", "core.fsmonitor", "core.pager", "alias.x", "core.sshCommand"])
     )
     section = key.partition(".")[0]
-    action, operands = draw(
+    # (the option, git 2.46's subcommand and its option, the operands)
+    legacy, subcommand, operands = draw(
         st.sampled_from(
             [
-                ("", f"{key} 'touch pwned'"),
-                ("--add", f"{key} 'touch pwned'"),
-                ("--replace-all", f"{key} 'touch pwned'"),
-                ("--unset", key),
-                ("--unset-all", key),
-                ("--remove-section", section),
-                ("--rename-section", f"{section} x"),
-                ("--edit", ""),
+                ("", "set", f"{key} 'touch pwned'"),
+                ("--add", "set --append", f"{key} 'touch pwned'"),
+                ("--replace-all", "set --all", f"{key} 'touch pwned'"),
+                ("--unset", "unset", key),
+                ("--unset-all", "unset --all", key),
+                ("--remove-section", "remove-section", section),
+                ("--rename-section", "rename-section", f"{section} x"),
+                ("--edit", "edit", ""),
             ]
         )
     )
+    name, _, flag = subcommand.partition(" ")
+    new = draw(st.booleans())
+    action = flag if new else legacy
     named = draw(st.sampled_from(_GIT_CONFIG_FILES))
     file = draw(
         st.sampled_from(["", "--local", "--global", f"-f {named}", f"--file {named}", f"--file={named}"])
     )
     options = draw(st.permutations([o for o in (action, file) if o]))
     where = draw(st.sampled_from(["", "-C . ", "-C sub "]))
-    return " ".join(w for w in (f"git {where}config", *options, operands) if w)
+    # A subcommand comes first; options after it, in any order.
+    return " ".join(w for w in (f"git {where}config", name if new else "", *options, operands) if w)
 
 
 @requires("execution", "permissions", "host_callback")
@@ -564,6 +571,7 @@ def git_config_writes(draw: st.DrawFn) -> str:
 @settings(max_examples=40, deadline=None)
 @given(command=git_config_writes())
 @example(command="git config --unset core.hooksPath")
+@example(command="git config edit")
 @example(command="git config -f .git/hooks/pre-commit alias.x 'touch pwned'")
 @example(command="git config --add --file .git/hooks/pre-commit alias.x 'touch pwned'")
 def test_git_writing_its_own_configuration_is_never_auto_allowed(

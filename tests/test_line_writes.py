@@ -93,6 +93,8 @@ def test_a_line_that_runs_only_what_was_on_disk_is_read(line: str) -> None:
             ["o.cfg"],
         ),
         (("git", "config", "user.name"), []),  # it prints the value
+        (("git", "config", "edit"), [".git/config"]),  # git 2.46's subcommand: an editor on the file
+        (("git", "config", "--global", "edit"), ["~/.gitconfig"]),
     ],
 )
 def test_what_a_program_changes_is_what_its_line_names(
