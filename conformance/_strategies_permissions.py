@@ -323,14 +323,16 @@ def assert_runs_unasked(
 # Lines that make a file and then run it (PERM-17): writers x runners, and descriptor spellings.
 
 # (how the line finds and runs the file F, F's name, F's text): a shell or exec runs F by name;
-# make and a PATH lookup find it by convention.
+# make and a PATH lookup find it by convention. A Makefile's recipe on a line of its own or after ``;``.
 _WRITTEN_RUNNERS: tuple[tuple[str, str, str], ...] = (
     ("sh {f}", "s.sh", "{c}\n"),
     ("bash {f}", "s.sh", "{c}\n"),
     (". ./{f}", "s.sh", "{c}\n"),
     ("chmod +x {f} && ./{f}", "t", "#!/bin/sh\n{c}\n"),
     ("make -s", "Makefile", "all:\n\t{c}\n"),
+    ("make -s", "Makefile", "all: ; {c}\n"),  # the recipe on the rule's line: one line, which sort keeps
     ("make -s -f {f}", "b.mk", "all:\n\t{c}\n"),
+    ("make -s -f {f}", "b.mk", "all: ; {c}\n"),
     ("chmod +x {f} && PATH=.:$PATH {f}", "lsx", "#!/bin/sh\n{c}\n"),
 )
 
@@ -340,21 +342,39 @@ def _printf_literal(text: str) -> str:
     return "'" + text.replace("%", "%%").replace("\n", "\\n").replace("\t", "\\t") + "'"
 
 
-def _writers(name: str, text: str) -> list[str]:
+@st.composite
+def _sorting_writer(draw: st.DrawFn, data: str, name: str, one_line: bool) -> str:
+    """``sort`` (or ``shuf``, for one line) making ``name`` through its output option: composed.
+
+    The option spelled every way getopt reads it (``-o F``, ``-oF``, ``--output=F``, ``--output F``),
+    before or after the input operand (GNU getopt permutes them).
+    """
+    program = draw(st.sampled_from(("sort", "shuf") if one_line else ("sort",)))
+    option = draw(st.sampled_from((f"-o {name}", f"-o{name}", f"--output={name}", f"--output {name}")))
+    words = (option, "d.dat") if draw(st.booleans()) else ("d.dat", option)
+    return f"{data} && {program} {' '.join(words)}"
+
+
+def _writers(name: str, text: str) -> list[st.SearchStrategy[str]]:
     """Lines that make file ``name`` with ``text`` from data written first under a name no runner uses."""
     data = f"printf {_printf_literal(text)} > d.dat"
     hexed = "".join(f"{byte:02x}" for byte in text.encode())
     writers = [
-        f"{data} && uniq d.dat {name}",
-        f"{data} && cp d.dat {name}",
-        f"{data} && sed -n 'w {name}' d.dat",
-        f"printf {hexed} > d.hex && xxd -r -p d.hex {name}",
-        f"{data} && awk '{{print > \"{name}\"}}' d.dat",
-        f"mkdir -p s && {data} && mv d.dat s/{name} && tar cf d.tar -C s {name} && tar xf d.tar",
-        f"{data} && gzip -c d.dat > d.gz && gzip -dc d.gz | tee {name} >/dev/null",
+        st.just(line)
+        for line in (
+            f"{data} && uniq d.dat {name}",
+            f"{data} && cp d.dat {name}",
+            f"{data} && sed -n 'w {name}' d.dat",
+            f"printf {hexed} > d.hex && xxd -r -p d.hex {name}",
+            f"{data} && awk '{{print > \"{name}\"}}' d.dat",
+            f"mkdir -p s && {data} && mv d.dat s/{name} && tar cf d.tar -C s {name} && tar xf d.tar",
+            f"{data} && gzip -c d.dat > d.gz && gzip -dc d.gz | tee {name} >/dev/null",
+        )
     ]
-    if "\n" not in text.rstrip("\n"):
-        writers.append(f"{data} && sort -o {name} d.dat")
+    lines = text.splitlines()
+    # Sorting keeps the text (``#!/bin/sh`` sorts first), not a recipe on a line of its own (its tab sorts first).
+    if lines == sorted(lines):
+        writers.append(_sorting_writer(data, name, len(lines) == 1))
     return writers
 
 
@@ -363,7 +383,7 @@ def written_then_run_lines(draw: st.DrawFn, command: str = "rm -rf x") -> str:
     """A line that makes a file holding ``command`` with some program, then runs it or lets a program find it."""
     runner, name, template = draw(st.sampled_from(_WRITTEN_RUNNERS))
     text = template.format(c=command)
-    write = draw(st.sampled_from(_writers(name, text)))
+    write = draw(st.one_of(_writers(name, text)))
     joiner = draw(st.sampled_from((" && ", "; ", "\n")))
     return f"{write}{joiner}{runner.format(f=name)}"
 

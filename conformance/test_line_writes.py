@@ -1,14 +1,14 @@
 """A line that makes a file and then runs it, or feeds a program its program on a descriptor (PERM-17).
 
 Composed from two independent halves, each a mechanism rather than a list of cases: *writers*
-(``uniq``, ``cp``, sed's ``w``, ``xxd -r``, awk's ``print >``, ``tar x``, ``sort -o``, a pipe
-into ``tee``) that make a file from data the line wrote under another name, and *runners* that run
-the file by name (``sh f``, ``. ./f``, ``./f``, ``make -f f``) or find it by convention (``make``
-its Makefile, a ``PATH`` the line sets); and standard input under the kernel's many names for it
-(``//dev/./stdin``, ``/proc/thread-self/fd/0``) given to programs that read their program from a
-file (shells, ``source``, ``make -f``, ``python3``). The bash oracle runs the writers, make and
-python3 for real and judges what ran: under a deny or ask rule on ``rm``, a line the harness runs
-unasked must not have run ``rm``.
+(``uniq``, ``cp``, sed's ``w``, ``xxd -r``, awk's ``print >``, ``tar x``, ``sort -o``, ``shuf
+--output``, a pipe into ``tee``) that make a file from data the line wrote under another name, and
+*runners* that run the file by name (``sh f``, ``. ./f``, ``./f``, ``make -f f``) or find it by
+convention (``make`` its Makefile, a ``PATH`` the line sets); and standard input under the kernel's
+many names for it (``//dev/./stdin``, ``/proc/thread-self/fd/0``) given to programs that read
+their program from a file (shells, ``source``, ``make -f``, ``python3``). The bash oracle runs the
+writers, make and python3 for real and judges what ran: under a deny or ask rule on ``rm``, a line
+the harness runs unasked must not have run ``rm``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import RuleSpec
 
 _REAL = (
-    "uniq", "cp", "mv", "sed", "xxd", "awk", "mawk", "gawk", "tar", "gzip", "tee", "sort",
+    "uniq", "cp", "mv", "sed", "xxd", "awk", "mawk", "gawk", "tar", "gzip", "tee", "sort", "shuf",
     "chmod", "mkdir", "make", "python3",
 )  # fmt: skip
 
@@ -80,6 +80,14 @@ _LINES = st.one_of(written_then_run_lines(), input_run_as_program_lines())
     deny="Bash(rm -rf:*)",
     mode="bypassPermissions",
     behavior="ask",
+)
+# sort's output option making the Makefile make finds (a mutant that forgot what ``sort -o`` writes
+# survived the mutation score: sort had only met runners of files not on disk, unread anyway).
+@example(
+    line="printf 'all: ; rm -rf x\\n' > d.dat && sort -o Makefile d.dat && make -s",
+    deny="Bash(rm:*)",
+    mode="bypassPermissions",
+    behavior="deny",
 )
 def test_a_file_the_line_makes_or_its_input_is_not_run_unasked(
     new_harness: Callable[[], Any],

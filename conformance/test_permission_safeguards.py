@@ -518,22 +518,70 @@ def test_an_allow_rule_naming_a_program_never_lets_it_write_a_protected_file_it_
     )
 
 
+# Files ``git config -f`` may be told to write, protected wherever ``-C`` moves git (home or ``.git``).
+_GIT_CONFIG_FILES = tuple(p for p in PROTECTED + STARTUP_FILES if p.startswith(("~/", ".git/")))
+
+
+@st.composite
+def git_config_writes(draw: st.DrawFn) -> str:
+    """A ``git config`` line that writes a configuration file: composed.
+
+    Where git runs (``-C DIR``) x which file (the repository's, ``--local``, ``--global``, or a
+    protected file by ``-f F``, ``--file F``, ``--file=F``) x what it does (set, ``--add``,
+    ``--replace-all`` a key; ``--unset``, ``--unset-all`` one; ``--remove-section``,
+    ``--rename-section`` its section; ``--edit``) x how it says so (those options, or git 2.46's
+    subcommands ``set --append``, ``unset --all``, ``remove-section``, ``edit``...), the options in
+    any order: a write with fewer than two operands, or a file option anywhere among the options, is a
+    write all the same.
+    """
+    key = draw(
+        st.sampled_from(["core.hooksPath", "core.fsmonitor", "core.pager", "alias.x", "core.sshCommand"])
+    )
+    section = key.partition(".")[0]
+    # (the option, git 2.46's subcommand and its option, the operands)
+    legacy, subcommand, operands = draw(
+        st.sampled_from(
+            [
+                ("", "set", f"{key} 'touch pwned'"),
+                ("--add", "set --append", f"{key} 'touch pwned'"),
+                ("--replace-all", "set --all", f"{key} 'touch pwned'"),
+                ("--unset", "unset", key),
+                ("--unset-all", "unset --all", key),
+                ("--remove-section", "remove-section", section),
+                ("--rename-section", "rename-section", f"{section} x"),
+                ("--edit", "edit", ""),
+            ]
+        )
+    )
+    name, _, flag = subcommand.partition(" ")
+    new = draw(st.booleans())
+    action = flag if new else legacy
+    named = draw(st.sampled_from(_GIT_CONFIG_FILES))
+    file = draw(
+        st.sampled_from(["", "--local", "--global", f"-f {named}", f"--file {named}", f"--file={named}"])
+    )
+    options = draw(st.permutations([o for o in (action, file) if o]))
+    where = draw(st.sampled_from(["", "-C . ", "-C sub "]))
+    # A subcommand comes first; options after it, in any order.
+    return " ".join(w for w in (f"git {where}config", name if new else "", *options, operands) if w)
+
+
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-15", "MUST")
-@settings(max_examples=20, deadline=None)
-@given(
-    key=st.sampled_from(["core.hooksPath", "core.fsmonitor", "core.pager", "alias.x", "core.sshCommand"]),
-    form=st.sampled_from(["", "--local ", "--add ", "--replace-all ", "--global "]),
-    where=st.sampled_from(["", "-C . ", "-C sub "]),
-)
+@settings(max_examples=40, deadline=None)
+@given(command=git_config_writes())
+@example(command="git config --unset core.hooksPath")
+@example(command="git config edit")
+@example(command="git config -f .git/hooks/pre-commit alias.x 'touch pwned'")
+@example(command="git config --add --file .git/hooks/pre-commit alias.x 'touch pwned'")
 def test_git_writing_its_own_configuration_is_never_auto_allowed(
-    new_harness: Callable[[], Any], key: str, form: str, where: str
+    new_harness: Callable[[], Any], command: str
 ) -> None:
-    """PERM-15: ``git config KEY VALUE`` writing git's configuration asks in bypassPermissions.
+    """PERM-15: ``git config`` writing git's configuration (or a protected file it names) asks in bypassPermissions.
 
-    It writes a hook path, a pager or an alias that later runs code, without naming the file.
+    It writes a hook path, a pager or an alias that later runs code, without naming the file; or
+    removes one; or writes the file ``-f`` names (:func:`git_config_writes`).
     """
-    command = f"git {where}config {form}{key} 'touch pwned'"
     _assert_shell_command_asks(new_harness(), command, "bypassPermissions")
 
 

@@ -50,6 +50,7 @@ def test_descriptor_paths_are_folded_as_the_kernel_does(path: str, descriptor: i
         "make -s -f //dev/stdin <<< '$(shell ls)'",
         "printf 'all:' | make -f -",
         "bash /dev/fd/3 3<<<'ls'",
+        "printf x | tee ~/.local/bin/ls && ls",  # a bare name found on PATH, where the line wrote it
     ],
 )
 def test_a_line_that_may_run_what_it_writes_is_opaque(line: str) -> None:
@@ -67,10 +68,39 @@ def test_a_line_that_may_run_what_it_writes_is_opaque(line: str) -> None:
         "sh build.sh && gzip dist/app",  # the writer comes after
         'for f in *.txt; do wc -l "$f"; done',
         'export PATH="$HOME/bin:$PATH"',
+        "sort -o out.txt data.txt && make",  # sort -o writes only out.txt, which make does not read
+        "shuf data.txt --output=out.txt && pytest",
+        "echo x > out.txt && git --exec-path",  # an option naming no place git is pointed to
     ],
 )
 def test_a_line_that_runs_only_what_was_on_disk_is_read(line: str) -> None:
     assert deny_forms(line).opaque is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "targets"),
+    [
+        # A word missing its value (the program refuses the line): unknown, never a crash.
+        (("find", ".", "-fprint"), [None]),
+        (("git", "diff", "--output"), [None]),
+        (("git", "-C"), []),
+        (("git", "--version"), []),
+        # git config writes one file: the repository's (where -C moves git), or the one -f names.
+        (("git", "config", "user.email", "a@b"), [".git/config"]),
+        (("git", "--no-pager", "-C", "sub", "config", "core.hooksPath", "x"), ["sub/.git/config"]),
+        (
+            ("git", "config", "--add", "--type=bool", "--null", "--includes", "--file", "o.cfg", "k.k", "1"),
+            ["o.cfg"],
+        ),
+        (("git", "config", "user.name"), []),  # it prints the value
+        (("git", "config", "edit"), [".git/config"]),  # git 2.46's subcommand: an editor on the file
+        (("git", "config", "--global", "edit"), ["~/.gitconfig"]),
+    ],
+)
+def test_what_a_program_changes_is_what_its_line_names(
+    argv: tuple[str, ...], targets: list[str | None]
+) -> None:
+    assert program_targets(argv) == targets
 
 
 def test_make_of_its_input_is_read_as_its_recipes() -> None:

@@ -555,7 +555,9 @@ def _git_config_targets(args: Argv) -> list[str | None]:
     options = [w for w in words if w is not None and w.startswith("-")]
     operands = [w for w in words if w is not None and not w.startswith("-")]
     reads = any(w in _GIT_CONFIG_READS for w in (*options, *operands[:1]))
-    if reads or (len(operands) < 2 and not set(options) - {"--local", "--global", "--system", "--worktree"}):
+    edits = operands[:1] == ["edit"]  # git 2.46's ``git config edit`` (``--edit``) writes with no key
+    scopes = {"--local", "--global", "--system", "--worktree"}
+    if reads or (len(operands) < 2 and not edits and not set(options) - scopes):
         return []  # ``git config user.name``: it prints the value
     if "--global" in options:
         return ["~/.gitconfig"]
