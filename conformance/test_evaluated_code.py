@@ -68,6 +68,11 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
     attempt=ths.EvaluatedAttempt("echo", "rm", "set -o history -H\necho '$(rm x)'\necho \"!!\""),
     mode="bypassPermissions",
 )
+# A builtin's name option inside a cluster (session 30's red team): the composed draws reached it only
+# while Hypothesis mixed the source's own literals into them (m_perm_17_name_option_clusters_unread).
+@example(
+    attempt=ths.EvaluatedAttempt("wait", "rm", "sleep 0 & wait -np 'a[$(rm x)]'"), mode="bypassPermissions"
+)
 # Bash's own integer variables, positional parameters in arithmetic, an expansion that assigns (session 29).
 @example(
     attempt=ths.EvaluatedAttempt("echo", "rm", "for OPTIND in 'a[$(rm -rf x)]'; do :; done; echo"),

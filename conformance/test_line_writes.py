@@ -136,6 +136,15 @@ _READERS_ALLOWED = (
     mode="default",
     behavior="deny",
 )
+# A descriptor's name the engine can't tell (through /proc/self/root), the denied program on descriptor
+# 3 by a here-document: m_perm_17_descriptor_taken_for_stdin survived once the draws stopped mixing in
+# the source's literals (and while a shell's literal input was unread by the protected-path check).
+@example(
+    line="bash /proc/self/root/dev/fd/3 3<<EOF <<< 'echo hi'\nrm -rf x\nEOF",
+    deny="Bash(rm:*)",
+    mode="default",
+    behavior="deny",
+)
 def test_a_program_read_from_another_descriptor_is_not_taken_for_standard_input(
     new_harness: Callable[[], Any],
     bash_oracle: ths.BashSandbox,

@@ -35,6 +35,7 @@ from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
 from reference_impl.permissions._python_resolution import SITE_DIRECTORIES, STARTUP_MODULES
 from reference_impl.permissions._rules import Call
+from reference_impl.permissions._shell_forms import shell_input
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellPart
 from reference_impl.permissions._wrapped_commands import (
     SCRIPT_BUILTINS,
@@ -42,7 +43,6 @@ from reference_impl.permissions._wrapped_commands import (
     builtin_script,
     find_commands,
     is_wrapper,
-    shell_script,
     unwrap,
 )
 
@@ -180,22 +180,24 @@ def _directories(command: ShellCommand, directories: list[str] | None) -> list[s
     return found
 
 
-def _scripts(argv: tuple[str | None, ...]) -> list[str | None]:
-    """The shell code a command runs (``sh -c S``, ``eval S``), through wrappers and ``find -exec``."""
+def _scripts(argv: tuple[str | None, ...], stdin: str | None = None) -> list[str | None]:
+    """The shell code a command runs (``sh -c S``, ``eval S``, a shell's literal input), through wrappers.
+
+    Also through ``find -exec``; None for code only known when it runs (a script file's among it).
+    """
     scripts: list[str | None] = []
     for _ in range(8):
         if not argv or argv[0] is None:
             break
         base, args = posixpath.basename(argv[0]), argv[1:]
         if base in SHELLS:
-            script = shell_script(args)
-            scripts.append(None if script is None and None in args else script)
+            scripts.append(shell_input(base, args, stdin)[0])
         elif base in SCRIPT_BUILTINS:
             script = builtin_script(base, args)
             scripts.append(None if script is None and None in args else script)
         elif base == "find":
             for command in find_commands(args):
-                scripts.extend(_scripts(command))
+                scripts.extend(_scripts(command, stdin))
         inner = unwrap(base, args) if is_wrapper(base) else None
         if not inner:
             break
@@ -445,7 +447,7 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
                 reason = _line_reason(split_command(run), places, cwd, depth + 1) if depth < 8 else "nested"
                 if reason is not None:
                     return reason
-        for script in _scripts(part.argv):
+        for script in _scripts(part.argv, part.stdin):
             if script is None:
                 return "the command runs shell code only known when it runs"
             if depth >= 8:

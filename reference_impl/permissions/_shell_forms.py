@@ -62,6 +62,7 @@ __all__ = [
     "deny_candidates",
     "deny_forms",
     "script_operand",
+    "shell_input",
 ]
 
 
@@ -387,23 +388,12 @@ def _deny_argv(
         for option_script in option_scripts:
             reason = reason or _deny_command(split_command(option_script), forms, depth + 1)
     elif base in SHELLS:
-        script = shell_script(args)
-        if script is None and any(a is None for a in args):
-            return f"{base} runs a script only known when bash runs it"
-        operands = [a for a in args if a is not None and not a.startswith(("-", "+"))]
-        run = interpreter_run(base, args)
-        if run is not None and run.kind != "unknown":
-            # The shell's own option grammar: ``bash -o errexit a.sh`` runs a.sh, not errexit.
-            operands = [str(a) for a in args[run.at :] if a is not None] if run.at is not None else []
-        if script is None and operands and descriptor_of(operands[0]) not in (None, STDIN):
-            return f"{base} runs what the descriptor {operands[0]!r} holds, which the engine does not know"
-        if script is None and (reads_its_input(args) or not operands):
-            script = stdin  # no script file (or ``-s``, ``/dev/stdin``): the shell runs its input
-            if script is None:
-                return f"{base} runs a script read from its input"
+        script, why = shell_input(base, args, stdin)
+        if why is not None:
+            return why
         if script is not None:
             reason = _deny_command(split_command(script), forms, depth + 1)
-        elif operands:
+        elif operands := _shell_operands(base, args):
             reason = _script_as_program(args, operands[0], forms, depth)
     elif base in SCRIPT_BUILTINS:
         script = builtin_script(base, args)
@@ -469,6 +459,37 @@ def script_operand(argv: Argv) -> tuple[str, ...] | None:
     if at is None or at >= len(args) or args[at] is None or descriptor_of(str(args[at])) is not None:
         return None
     return tuple(str(a) if a is not None else "?" for a in args[at:])
+
+
+def _shell_operands(base: str, args: Argv) -> list[str]:
+    """A shell's operands (its script file first), read by its own option grammar (``bash -o x a.sh``)."""
+    operands = [a for a in args if a is not None and not a.startswith(("-", "+"))]
+    run = interpreter_run(base, args)
+    if run is not None and run.kind != "unknown":
+        operands = [str(a) for a in args[run.at :] if a is not None] if run.at is not None else []
+    return operands
+
+
+def shell_input(base: str, args: Argv, stdin: str | None) -> tuple[str | None, str | None]:
+    """The code shell ``base`` runs from ``args`` or its input ``stdin`` (None: not known), or why it can't be known.
+
+    ``(code, None)`` for ``sh -c CODE`` and for a shell that runs its input (no script file, ``-s``,
+    ``/dev/stdin``) given a literal one; ``(None, None)`` when it runs a script file; ``(None, why)``
+    when what it runs is only known when it runs (a run-time word, another descriptor, an input the
+    line does not hold). One reading for the deny rules and the protected paths (PERM-15, PERM-17).
+    """
+    script = shell_script(args)
+    if script is None and any(a is None for a in args):
+        return None, f"{base} runs a script only known when bash runs it"
+    if script is not None:
+        return script, None
+    operands = _shell_operands(base, args)
+    if operands and descriptor_of(operands[0]) not in (None, STDIN):
+        return None, f"{base} runs what the descriptor {operands[0]!r} holds, which the engine does not know"
+    if reads_its_input(args) or not operands:
+        # No script file (or ``-s``, ``/dev/stdin``): the shell runs its input.
+        return (stdin, None) if stdin is not None else (None, f"{base} runs a script read from its input")
+    return None, None
 
 
 def _script_as_program(args: Argv, script: str | None, forms: set[str], depth: int) -> str | None:
