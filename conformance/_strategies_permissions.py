@@ -55,6 +55,7 @@ __all__ = [
     "pre_hook",
     "read_tool",
     "run_calls",
+    "run_line_in_bypass",
     "shell_tool",
     "sources",
     "tools",
@@ -309,6 +310,18 @@ def run_calls(
     )
     result = asyncio.run(harness.execute(scenario))
     return Run(result, recorder, host)
+
+
+def run_line_in_bypass(harness: Any, line: str, work: Path) -> Run:
+    """``line`` called once in bypassPermissions from ``work``, a host refusing whatever it is asked."""
+    return run_calls(
+        harness,
+        [shell_tool()],
+        [("Bash", {"command": line})],
+        mode="bypassPermissions",
+        host=host_answering("deny"),
+        cwd=work,
+    )
 
 
 def assert_runs_unasked(

@@ -23,7 +23,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
-from conformance._strategies_permissions import host_answering, run_calls, shell_tool
+from conformance._strategies_permissions import run_line_in_bypass
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 
@@ -84,17 +84,6 @@ def derived_protected_writes(draw: st.DrawFn) -> tuple[str, str, str]:
     return line, head, head + tail
 
 
-def _run_in_bypass(harness: Any, line: str, work: Path) -> Any:
-    return run_calls(
-        harness,
-        [shell_tool()],
-        [("Bash", {"command": line})],
-        mode="bypassPermissions",
-        host=host_answering("deny"),
-        cwd=work,
-    )
-
-
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-15", "MUST")
 @settings(max_examples=60, deadline=None)
@@ -121,7 +110,7 @@ def test_a_protected_file_written_under_a_derived_name_is_never_written_unasked(
     for directory in (work, judged):
         ths.prepare_derived_work(directory, head)
         (directory / posixpath.basename(head)).touch(exist_ok=True)  # what ``cp -b conf .ssh`` copies
-    run = _run_in_bypass(new_harness(), line, work)
+    run = run_line_in_bypass(new_harness(), line, work)
     assume(target in ths.written_paths(line, judged))
     assert run.ran() == 0, (
         f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"
@@ -195,7 +184,7 @@ def test_a_protected_file_in_a_copied_tree_or_archive_is_never_written_unasked(
     work, judged = fresh_dir(), fresh_dir()
     for directory in (work, judged):
         _fill(directory, member)
-    run = _run_in_bypass(new_harness(), line, work)
+    run = run_line_in_bypass(new_harness(), line, work)
     written = ths.written_paths(line, judged)
     landed = [
         path for path in written if not path.startswith("tpl") and path.endswith(member.rsplit("/", 1)[-1])
@@ -307,7 +296,7 @@ def test_a_protected_file_a_diff_patches_from_another_directory_is_never_written
         for path, text in files.items():
             (directory / path).parent.mkdir(parents=True, exist_ok=True)
             (directory / path).write_text(text, encoding="utf-8")
-    run = _run_in_bypass(new_harness(), line, work)
+    run = run_line_in_bypass(new_harness(), line, work)
     assume(target in ths.written_paths(line, judged))
     assert run.ran() == 0, (
         f"{line!r} patches {target} (the filesystem says so), yet ran unasked: {run.describe()}"
@@ -370,7 +359,7 @@ def test_a_protected_backup_of_a_perl_in_place_edit_is_never_written_unasked(
     for directory in (work, judged):
         ths.prepare_derived_work(directory, file)
         (directory / "fix.pl").write_text("s/a/b/;\n", encoding="utf-8")
-    run = _run_in_bypass(new_harness(), line, work)
+    run = run_line_in_bypass(new_harness(), line, work)
     assume(target in ths.written_paths(line, judged))
     assert run.ran() == 0, (
         f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"
@@ -407,7 +396,7 @@ def test_a_member_copied_or_extracted_into_the_directory_that_protects_it_is_nev
     for directory in (work, judged):
         _fill(directory, member)
         (directory / destination).mkdir(parents=True)
-    run = _run_in_bypass(new_harness(), line, work)
+    run = run_line_in_bypass(new_harness(), line, work)
     assume(target in ths.written_paths(line, judged))
     assert run.ran() == 0, (
         f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"

@@ -25,7 +25,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
-from conformance._strategies_permissions import host_answering, run_calls, shell_tool
+from conformance._strategies_permissions import run_line_in_bypass
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 
@@ -67,18 +67,6 @@ _FIXED = {
     "GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
-
-
-def _in_bypass(harness: Any, line: str, work: Path) -> Any:
-    """``line`` called once in bypassPermissions from ``work``, a host refusing whatever it is asked."""
-    return run_calls(
-        harness,
-        [shell_tool()],
-        [("Bash", {"command": line})],
-        mode="bypassPermissions",
-        host=host_answering("deny"),
-        cwd=work,
-    )
 
 
 def _repository(work: Path, member: str) -> str:
@@ -141,7 +129,7 @@ def test_a_protected_file_git_brings_from_another_commit_is_never_written_unaske
     written = ths.written_paths(line, judged)
     landed = [p for p in written if p in (member, f"w2/{member}")]
     assume(landed)
-    run = _in_bypass(new_harness(), line, work)
+    run = run_line_in_bypass(new_harness(), line, work)
     assert run.ran() == 0, f"{line!r} writes {landed[0]} (git says so), yet ran unasked: {run.describe()}"
 
 
@@ -197,5 +185,5 @@ def test_a_protected_file_a_program_writes_by_convention_is_never_written_unaske
     written = ths.written_paths(line, judged)
     landed = [p for p in written if p in (".gitconfig", ".config/git/config", ".git/config")]
     assume(landed)
-    run = _in_bypass(new_harness(), line, work)
+    run = run_line_in_bypass(new_harness(), line, work)
     assert run.ran() == 0, f"{line!r} writes ~/{landed[0]} (git says so), yet ran unasked: {run.describe()}"
