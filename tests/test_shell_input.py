@@ -18,7 +18,7 @@ from reference_impl.permissions import rules_from_strings
 from reference_impl.permissions._shell_forms import shell_input
 from tests.test_rules import BASH
 
-ALLOWED = ("Bash(bash:*)", "Bash(echo:*)")
+ALLOWED = ("Bash(bash:*)", "Bash(sh:*)", "Bash(echo:*)", "Bash(./f.sh:*)")
 
 
 def _decide(line: str, mode: str, cwd: Path) -> str:
@@ -44,7 +44,7 @@ def _decide(line: str, mode: str, cwd: Path) -> str:
         ("bash -s <<EOF\necho x > .claude/settings.json\nEOF", "ask"),
         ("echo 'echo hi' | bash", "ask"),  # the input is only known when it runs
         ("bash /dev/fd/3 3<<< 'echo hi' <<< 'echo hi'", "ask"),  # another descriptor
-        ("bash f.sh", "ask"),  # a script file: its code is not read by the protected-path check
+        ("bash f.sh", "allow"),  # a script file: a program of the project's, as ``./f.sh`` is
     ],
 )
 def test_a_shell_running_its_literal_input_is_judged_by_that_input(
@@ -52,6 +52,23 @@ def test_a_shell_running_its_literal_input_is_judged_by_that_input(
 ) -> None:
     (tmp_path / "f.sh").write_text("echo hi\n")
     assert _decide(line, mode, tmp_path) == behavior
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "bypassPermissions"])
+@pytest.mark.parametrize(
+    "script", ["echo hi\n", "echo x > .git/config\n", "rm -rf x\n", "bash <<< 'echo x >> ~/.bashrc'\n"]
+)
+def test_a_script_file_given_to_a_shell_is_judged_as_the_script_run_by_its_path(
+    script: str, mode: str, tmp_path: Path
+) -> None:
+    """``bash f.sh`` is ``./f.sh``: the protected-path check does not look into either (the project's code is
+    trusted as read, PERM-15 judges the line's own writes), and the deny rules read both (PERM-17)."""
+    (tmp_path / "f.sh").write_text(script)
+    (tmp_path / "f.sh").chmod(0o755)
+    by_path = _decide("./f.sh", mode, tmp_path)
+    for line in ("bash f.sh", "sh ./f.sh", "nice bash f.sh"):
+        assert _decide(line, mode, tmp_path) == by_path, line
+    assert by_path == ("allow" if "rm" not in script else "ask")
 
 
 def test_shell_input_names_the_code_or_why_it_is_unknown() -> None:

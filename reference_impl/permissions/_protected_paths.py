@@ -183,7 +183,7 @@ def _directories(command: ShellCommand, directories: list[str] | None) -> list[s
 def _scripts(argv: tuple[str | None, ...], stdin: str | None = None) -> list[str | None]:
     """The shell code a command runs (``sh -c S``, ``eval S``, a shell's literal input), through wrappers.
 
-    Also through ``find -exec``; None for code only known when it runs (a script file's among it).
+    Also through ``find -exec``; None for code only known when it runs.
     """
     scripts: list[str | None] = []
     for _ in range(8):
@@ -191,7 +191,11 @@ def _scripts(argv: tuple[str | None, ...], stdin: str | None = None) -> list[str
             break
         base, args = posixpath.basename(argv[0]), argv[1:]
         if base in SHELLS:
-            scripts.append(shell_input(base, args, stdin)[0])
+            code, unknown = shell_input(base, args, stdin)
+            # A script file (neither code nor a reason) is a program of the project's, as ``./f.sh`` is:
+            # trusted as read, its name matched by the rules (PERM-17), not looked into here.
+            if code is not None or unknown is not None:
+                scripts.append(code)
         elif base in SCRIPT_BUILTINS:
             script = builtin_script(base, args)
             scripts.append(None if script is None and None in args else script)
