@@ -48,6 +48,7 @@ __all__ = [
     "fetch_tool",
     "host_answering",
     "input_run_as_program_lines",
+    "installed_on_path_lines",
     "mcp_tool_spec",
     "other_descriptor_lines",
     "other_descriptor_spellings",
@@ -399,6 +400,39 @@ def written_then_run_lines(draw: st.DrawFn, command: str = "rm -rf x") -> str:
     write = draw(st.one_of(_writers(name, text)))
     joiner = draw(st.sampled_from((" && ", "; ", "\n")))
     return f"{write}{joiner}{runner.format(f=name)}"
+
+
+@st.composite
+def installed_on_path_lines(draw: st.DrawFn, directory: str, command: str = "rm -rf x") -> str:
+    """A line that puts a script running ``command`` in ``directory`` (on PATH) under a program's name, then runs that name.
+
+    Composed: how the file gets there (a redirection, ``install``, ``cp``, ``mv`` of a file made
+    under another name, ``tee``, a symbolic link), which common program it stands for, and how the
+    name is run (bare, through ``command``, ``env``, ``nice``, ``xargs``, with or without words).
+    """
+    name = draw(st.sampled_from(("ls", "cat", "git", "make", "grep", "sort", "head", "python3")))
+    target = f"{directory}/{name}"
+    data = "printf " + _printf_literal(f"#!/bin/sh\n{command}\n")
+    placed = draw(
+        st.sampled_from(
+            (
+                f"mkdir -p {directory} && {data} > {target} && chmod +x {target}",
+                f"{data} > t.dat && install -D t.dat {target}",
+                f"{data} > t.dat && install -D -m 755 t.dat {target}",
+                f"mkdir -p {directory} && {data} > t.dat && cp t.dat {target} && chmod 755 {target}",
+                f"mkdir -p {directory} && {data} > t && chmod +x t && mv t {target}",
+                f"mkdir -p {directory} && {data} | tee {target} >/dev/null && chmod +x {target}",
+                f'mkdir -p {directory} && {data} > t && chmod +x t && ln -s "$PWD/t" {target}',
+            )
+        )
+    )
+    runner = draw(
+        st.sampled_from(
+            ("{n}", "{n} --version", "command {n}", "env {n}", "nice {n} -q", "echo . | xargs {n}")
+        )
+    )
+    joiner = draw(st.sampled_from((" && ", "; ", "\n")))
+    return f"{placed}{joiner}{runner.format(n=name)}"
 
 
 @st.composite

@@ -14,8 +14,10 @@ the harness runs unasked must not have run ``rm``.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from typing import Any, Literal
+from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
     input_run_as_program_lines,
+    installed_on_path_lines,
     other_descriptor_lines,
     run_calls,
     shell_tool,
@@ -34,7 +37,7 @@ from pytest_toolharness.specs import RuleSpec
 
 _REAL = (
     "uniq", "cp", "mv", "sed", "xxd", "awk", "mawk", "gawk", "tar", "gzip", "tee", "sort", "shuf",
-    "chmod", "mkdir", "make", "python3",
+    "chmod", "mkdir", "install", "make", "python3",
 )  # fmt: skip
 
 
@@ -167,3 +170,43 @@ def test_a_program_read_from_another_descriptor_is_not_taken_for_standard_input(
     _assert_denied_program_not_run_unasked(
         new_harness(), bash_oracle, line, rules, mode, f"{deny} {behavior} ({mode})"
     )
+
+
+@pytest.mark.toolharness_heavy
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(
+    line=installed_on_path_lines(ths.BashSandbox.user_bin),
+    deny=_DENY,
+    mode=_MODES,
+    behavior=st.sampled_from(["deny", "ask"]),
+)
+@example(
+    line=f"printf '#!/bin/sh\\nrm -rf x\\n' > t.dat && install -D t.dat {ths.BashSandbox.user_bin}/cat\ncat",
+    deny="Bash(rm:*)",
+    mode="bypassPermissions",
+    behavior="deny",
+)
+def test_a_program_the_line_puts_on_path_is_what_its_name_runs(
+    new_harness: Callable[[], Any],
+    bash_oracle: ths.BashSandbox,
+    line: str,
+    deny: str,
+    mode: str,
+    behavior: Literal["deny", "ask"],
+) -> None:
+    """PERM-17: a program the line puts in a directory on PATH, then runs by name, does not run a denied program unasked.
+
+    The line writes a script under a common program's name (``ls``, ``cat``, ``git``) into a directory
+    that is first on PATH (the user's own ``~/.local/bin``, spelled as an absolute path), by a
+    redirection, ``install``, ``cp``, ``mv``, ``tee`` or a link, then runs that name (bare or through
+    ``command``, ``env``, ``nice``, ``xargs``): the name is the script, not the installed program.
+    The directory is on the harness's PATH too while it decides, so a harness that looks names up
+    as the shell would is judged fairly; bash judges what ran.
+    """
+    directory = ths.BashSandbox.user_bin
+    with mock.patch.dict(os.environ, {"PATH": f"{directory}{os.pathsep}{os.environ.get('PATH', '')}"}):
+        _assert_denied_program_not_run_unasked(
+            new_harness(), bash_oracle, line, [RuleSpec(deny, behavior)], mode, f"{deny} {behavior} ({mode})"
+        )

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import ClassVar
 
 __all__ = [
     "SHARED_ORACLE_VARIABLE",
@@ -150,6 +151,9 @@ class BashSandbox:
     bwrap: str
     root: Path
     real: tuple[tuple[str, str], ...] = ()  # (name, the installed program) run for real
+    user_bin: ClassVar[str] = "/tmp/work/.local/bin"
+    """A writable directory first on the sandbox's PATH (the user's own, as Debian's ``~/.profile`` puts it):
+    a line that puts a program there and runs it by name runs that program, as in a user's shell."""
 
     def executed(self, command: str, *, timeout: float = 10.0) -> list[tuple[str, ...]]:
         """The argv of every program bash executed for ``command``, in order (builtins excluded).
@@ -170,7 +174,8 @@ class BashSandbox:
                 if os.path.isdir(directory) and not os.path.islink(directory):
                     argv += ["--ro-bind", str(self.root / "shims"), directory]
             argv += ["--dir", "/tmp/work", "--chdir", "/tmp/work", "--clearenv"]
-            argv += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"]
+            path = f"{self.user_bin}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+            argv += ["--setenv", "PATH", path]
             argv += ["--setenv", "BASH_ENV", "/tmp/.oracle/env.sh", "--setenv", "HOME", "/tmp/work"]
             argv += ["/tmp/.oracle/bash", "-c", command]
             try:
