@@ -91,6 +91,11 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
     ),
     mode="bypassPermissions",
 )
+# Arithmetic inside another expansion's word, which the grammar shows as text (session 32's red team).
+@example(
+    attempt=ths.EvaluatedAttempt("echo", "rm", "for y in 'a[$(rm x)]'; do echo ${z:-$[y]}; done"),
+    mode="default",
+)
 def test_deny_rule_catches_code_bash_evaluates(
     new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, attempt: ths.EvaluatedAttempt, mode: str
 ) -> None:

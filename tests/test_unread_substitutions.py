@@ -35,6 +35,15 @@ _UNSEEN = [
     "echo `echo \\`rm x\\``",
     'echo `echo "\\$(rm x)"`',
 ]
+# Arithmetic bash evaluates inside another expansion's word (session 32): the grammar shows ``$[y]`` as
+# text and ``$((y))`` as a subshell running ``y``; a value of y holding ``a[$(rm x)]`` runs rm.
+_UNSEEN += [
+    "for y in 'a[$(rm x)]'; do echo ${a:-$[y]}; done",
+    "for y in 'a[$(rm x)]'; do echo \"${a:-$[ y ]}\"; done",
+    "read y <<< 'a[$(rm x)]'; echo ${a:-${b:-$[y]}}",
+    "for ls in 'a[$(rm x)]'; do ls ${a:-$((ls))}; done",
+    "echo ${a:=$[y]}",
+]
 
 # Substitution characters bash keeps literal, and substitutions the grammar shows: read as before.
 _READABLE = {
@@ -48,6 +57,7 @@ _READABLE = {
     "echo $(date) `whoami`": ("date", "whoami", "echo"),
     "diff <(ls a) <(ls b)": ("ls", "ls", "diff"),
     "echo $((1 + 2)) ${HOME:-/tmp}": ("echo",),
+    "echo $[1] \"$((2))\" '${a:-$[y]}' \\$[y]": ("echo",),
     "grep -n 'f(' src": ("grep",),
 }
 

@@ -438,6 +438,10 @@ _NAME_CONTEXTS = (
     ("echo", "@W@declare -n r=@N@; echo $r"),
 )
 _BUILTIN_WRAPPERS = ("", "builtin ", "command ", "command -p ", "command -- ")
+# Where an ``echo`` context's expansion stands (``@X@``): itself, or the word of another parameter
+# expansion, quoted or not, nested: tree-sitter-bash shows ``$[x]`` there as text and ``$((x))`` as
+# a subshell running ``x``, while bash evaluates them as it does on their own (session 32).
+_EMBEDDINGS = ("@X@", "${z:-@X@}", '"${z:-@X@}"', "${z-@X@}", "${z:=@X@}", "${z:-${w:-@X@}}", '"${z:-"@X@"}"')
 # How a value reaches the name: (template with @BODY@, the name or parameter that holds it).
 _VALUE_SETTERS = (
     ("x='a[$(@CMD@)]'; @BODY@", "x"),
@@ -460,6 +464,8 @@ def _composed_evaluation(draw: st.DrawFn) -> tuple[str, str]:
         body = body.replace("@V@", value)
         body = body.replace("@OP@", draw(st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge"])))
         body = body.replace("@P@", draw(st.sampled_from(_SUBSTRING_PARAMETERS)))
+        if body.startswith("echo "):
+            body = "echo " + draw(st.sampled_from(_EMBEDDINGS)).replace("@X@", body[len("echo ") :])
         line = setter.replace("@BODY@", body)
     else:
         visible, body = draw(st.sampled_from(_NAME_CONTEXTS))

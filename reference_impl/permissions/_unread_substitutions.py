@@ -27,15 +27,20 @@ if TYPE_CHECKING:
 
 __all__ = ["MAY_SUBSTITUTE", "mark_unread_substitutions"]
 
-MAY_SUBSTITUTE = re.compile(r"\$\(|`|[<>]\(")
-"""Where bash may start a command or process substitution; a cheap test before walking the tree."""
-_OPENERS = re.compile(MAY_SUBSTITUTE.pattern.encode())
+MAY_SUBSTITUTE = re.compile(r"\$[([]|`|[<>]\(")
+"""Where bash may start a command or process substitution or an arithmetic expansion; a cheap test first."""
+_OPENERS = re.compile(rb"\$\(|`|[<>]\(")
+_ARITHMETIC_OPENERS = re.compile(rb"\$\[|\$\(\(")
 
 _LITERAL_KINDS = frozenset({"raw_string", "ansi_c_string"})
 # Inside these, bash's quoting differs from the grammar's (``"${a:+'$(x)'}"`` keeps the quotes).
 _REQUOTING_ANCESTORS = frozenset({"expansion", "string", "heredoc_body"})
 _COMMENT_FOLLOWS = frozenset(" \t\n;&|()")
 UNREAD_SUBSTITUTION = "a substitution bash runs where the grammar shows none"
+UNREAD_ARITHMETIC = (
+    "an arithmetic expansion bash evaluates where the grammar shows none (its names' values are evaluated, "
+    "and an array subscript in them can run commands)"
+)
 REREAD_BACKTICKS = "a backtick substitution with backslashes, which bash reads again after removing them"
 
 
@@ -58,14 +63,17 @@ def _kept_literal(node: tree_sitter.Node, requoted: bool, source: bytes) -> bool
 
 def _accounted(
     walk: _WalkRecorder, root: tree_sitter.Node, source: bytes
-) -> tuple[set[int], list[tuple[int, int]]]:
-    """Opener offsets the tree's substitution nodes explain, and the byte ranges bash keeps literal."""
+) -> tuple[set[int], set[int], list[tuple[int, int]]]:
+    """Opener offsets the tree's substitution and arithmetic nodes explain, and the ranges bash keeps literal."""
     openers: set[int] = set()
+    arithmetic: set[int] = set()
     literal: list[tuple[int, int]] = []
     stack: list[tuple[tree_sitter.Node, bool]] = [(root, False)]
     while stack:
         node, requoted = stack.pop()
         kind = node.type
+        if kind == "arithmetic_expansion":
+            arithmetic.add(node.start_byte)
         if kind in ("command_substitution", "process_substitution", "arithmetic_expansion"):
             openers.add(node.start_byte)
             if walk.text(node).startswith("`"):
@@ -83,23 +91,32 @@ def _accounted(
                 )
         inner = requoted or kind in _REQUOTING_ANCESTORS
         stack.extend((child, inner) for child in node.children)
-    return openers, literal
+    return openers, arithmetic, literal
 
 
 def mark_unread_substitutions(walk: _WalkRecorder, root: tree_sitter.Node, source: bytes) -> None:
-    """Make opaque every place bash may start a substitution that no node the walk reads explains."""
-    openers, literal = _accounted(walk, root, source)
+    """Make opaque every place bash may start a substitution or an arithmetic expansion no node the walk reads explains.
+
+    An arithmetic expansion (``$[y]``, ``$((y))``) is explained only by an arithmetic node: inside
+    ``${x:-...}`` the grammar shows ``$[y]`` as text and ``$((y))`` as a command substitution of a
+    subshell running ``y``, while bash evaluates ``y``'s value (``a[$(cmd)]`` runs ``cmd``).
+    """
+    openers, arithmetic, literal = _accounted(walk, root, source)
     literal.sort()
     starts = [start for start, _ in literal]
-    for found in _OPENERS.finditer(source):
-        at = found.start()
-        # The literal range starting last before ``at`` (one nested in another only fails closed).
-        last = bisect.bisect_right(starts, at) - 1
-        if at in openers or _escaped(source, at) or (last >= 0 and at < literal[last][1]):
-            continue
-        node = root.descendant_for_byte_range(at, at + 1) or root
-        while node.parent is not None and node.type not in ("command", "redirected_statement", "program"):
-            node = node.parent
-        walk.problem(UNREAD_SUBSTITUTION)
-        walk.opaque(node, UNREAD_SUBSTITUTION)
-        return
+    for pattern, accounted, why in (
+        (_OPENERS, openers, UNREAD_SUBSTITUTION),
+        (_ARITHMETIC_OPENERS, arithmetic, UNREAD_ARITHMETIC),
+    ):
+        for found in pattern.finditer(source):
+            at = found.start()
+            # The literal range starting last before ``at`` (one nested in another only fails closed).
+            last = bisect.bisect_right(starts, at) - 1
+            if at in accounted or _escaped(source, at) or (last >= 0 and at < literal[last][1]):
+                continue
+            node = root.descendant_for_byte_range(at, at + 1) or root
+            while node.parent is not None and node.type not in ("command", "redirected_statement", "program"):
+                node = node.parent
+            walk.problem(why)
+            walk.opaque(node, why)
+            return
