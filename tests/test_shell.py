@@ -490,3 +490,20 @@ def test_a_value_bash_evaluates_as_arithmetic_is_opaque(command: str) -> None:
     """PERM-17: a run-time value evaluated as arithmetic (positional parameters, bash's integer variables,
     a name in an integer's value) may hold a subscript that runs commands."""
     assert deny_forms(command).opaque is not None, command
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "x=1 >f #c\nrm -rf y",
+        ">f x=1 #c\nrm -rf y",
+        "x=1 2>&1 #c\nrm -rf y",
+        "x=1 <<<s #c\nrm -rf y",
+    ],
+)
+def test_a_comment_the_grammar_puts_inside_a_command_hides_nothing_after_it(line: str) -> None:
+    """tree-sitter-bash reads an assignment-only command's trailing comment and the next line's command as one
+    command node (comment, then command name): the reader skips the comment and keeps reading, so the
+    next line's program is seen (PERM-17: a deny rule on it applies as written)."""
+    command = split_command(line)
+    assert any(part.argv[:1] == ("rm",) for part in command.parts), command.parts
