@@ -241,28 +241,35 @@ def _node(name: str, args: Sequence[str | None]) -> InterpreterRun:
     if grammar is None:
         return InterpreterRun("unknown")
     names, values, optional = grammar
+    # The last ``-e``/``-p`` given is the code node runs (each one replaces the one before); the words
+    # after the options are then its arguments, not a script.
+    inline: InterpreterRun | None = None
     i = 0
     while i < len(args):
         word = args[i]
         if word is None:
             return InterpreterRun("unknown")
         if word == "--":
+            if inline is not None:
+                return inline
             return InterpreterRun("script", i + 1) if i + 1 < len(args) else InterpreterRun("input")
         if word == "-":
-            return InterpreterRun("input")
+            return inline or InterpreterRun("input")
         if not word.startswith("-"):
-            return InterpreterRun("script", i)
+            return inline or InterpreterRun("script", i)
         given, eq, _ = word.partition("=")
         option = names.get(given)
         if option is None:
             return InterpreterRun("unknown")
         if option in ("--eval", "--print", "-e", "-p"):
             value = word.partition("=")[2] if eq else (args[i + 1] if i + 1 < len(args) else "")
-            return InterpreterRun("inline", code=(value,))
+            inline = InterpreterRun("inline", code=(value,))
+            i += 1 if eq else 2
+            continue
         if option in ("--help", "--version", "-h", "-v", "--test"):
             return InterpreterRun("inline")
         i += 2 if option in values and not eq and option not in optional else 1
-    return InterpreterRun("input")
+    return inline or InterpreterRun("input")
 
 
 def script_files(runner: str, path: str, cwd: str) -> list[str]:

@@ -304,6 +304,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_wrapped_commands.py": ("tests/test_env_split.py",),
     "reference_impl/permissions/_bash_reader.py": ("tests/test_shell.py", "tests/test_split_words.py"),
     "reference_impl/permissions/_bash_words.py": ("tests/test_bash_words.py",),
+    "reference_impl/permissions/_interpreter_options.py": ("tests/test_interpreter_options.py",),
     "reference_impl/permissions/_program_grammar.py": ("tests/test_program_grammar.py",),
     "reference_impl/permissions/_programs.py": ("tests/test_helper_commands.py",),
     "reference_impl/permissions/_line_writes.py": _LINE_WRITES_TESTS,
