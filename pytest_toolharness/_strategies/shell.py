@@ -320,9 +320,7 @@ _EVALUATED: tuple[tuple[str, str], ...] = (
     ("echo", "x='a[$({cmd})]'; declare -i n=$x; echo"),
     ("bash", "BASH_ENV=<(echo '{cmd}') bash -c true"),
     ("bash", "PS4='$({cmd})' bash -xc true"),
-    # History expansion, once a line turns it on: ``!!`` brings back the earlier line's text unquoted.
-    ("echo", "set -o history -H\necho '$({cmd})'\necho \"!!\""),
-    ("echo", "set -H; set -o history\necho '`{cmd}`'\necho \"!-1\""),
+    # History expansion (composed below): ``!!`` brings back the earlier line's text unquoted.
     ("env", "env 'BASH_FUNC_ls%%=() {{ {cmd}; }}' bash -c ls"),
     # Data the line holds, run as a script: sourced input, callbacks, a file it writes and runs.
     ("source", "source <(echo '{cmd}')"),
@@ -356,6 +354,24 @@ _EVALUATED: tuple[tuple[str, str], ...] = (
         "set -a; echo \"${{TAR_OPTIONS=--checkpoint=1 --checkpoint-action='exec={cmd}'}}\" >/dev/null; "
         "tar -cf /dev/null /etc/hostname",
     ),
+)
+# History expansion, once the line turns it on (each spelling of set's and shopt's options, which
+# a mutant of shopt -o's reading showed the list lacked), recalled by any event designator.
+_HISTORY_ON = (
+    "set -o history -H",
+    "set -H; set -o history",
+    "set -o history; set -o histexpand",
+    "shopt -o -s history histexpand",
+    "shopt -s -o histexpand history",
+    "set -Ho history",
+)
+_HISTORY_RECALLS = ('"!!"', '"!-1"', '"!echo"', '"!?$(?"', '"!$"')
+_EVALUATED += tuple(
+    ("echo", f"{on}\necho '{substitution}'\necho {recall}")
+    for on in _HISTORY_ON
+    for substitution, recall in zip(
+        ("$({cmd})", "`{cmd}`", "$({cmd})", "$({cmd})", "$({cmd})"), _HISTORY_RECALLS, strict=True
+    )
 )
 # A variable with the integer attribute evaluates every value written to it as arithmetic, whoever
 # writes it: each declaring builtin and attribute bundle, with each way of writing a variable.
