@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 from collections.abc import Callable
 from typing import Any, Literal
 from unittest import mock
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from conformance._controls import run_for_real
+from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import (
     input_run_as_program_lines,
     installed_on_path_lines,
@@ -210,3 +213,62 @@ def test_a_program_the_line_puts_on_path_is_what_its_name_runs(
         _assert_denied_program_not_run_unasked(
             new_harness(), bash_oracle, line, [RuleSpec(deny, behavior)], mode, f"{deny} {behavior} ({mode})"
         )
+
+
+# After a builtin sets PATH: a bare name, ``command``'s, ``exec``'s, and a script ``source`` and ``.``
+# look up on PATH before the working directory (bash's ``sourcepath``).
+_LOOKED_UP = ("ls", "ls -la", "command ls", "exec ls", "source s.sh", ". s.sh")
+_NAME_SETTERS_ALLOWED = (
+    "printf", "read", "mapfile", "readarray", "getopts", "wait", "sleep", "test", "[", "true", "declare",
+    "typeset", "export", "readonly", "echo", "builtin", "command", "exec", "ls", "source", ".",
+)  # fmt: skip
+
+
+@st.composite
+def _path_set_then_looked_up(draw: st.DrawFn) -> str:
+    """A builtin's name context with PATH as the name (``read PATH <<< y``), then a name looked up on PATH."""
+    _, setter = draw(ths.variable_name_contexts("PATH"))
+    joiner = draw(st.sampled_from(("; ", " && ", "\n")))
+    return f"{setter}{joiner}{draw(st.sampled_from(_LOOKED_UP))}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(line=_path_set_then_looked_up(), mode=_MODES)
+@example(line="read PATH <<< ''; ls", mode="bypassPermissions")  # an empty PATH: bash runs ./ls
+@example(line='read PATH <<< "y:$PATH"; source s.sh', mode="default")
+def test_a_name_looked_up_on_a_path_a_builtin_set_is_what_path_finds(
+    new_harness: Callable[[], Any], line: str, mode: str
+) -> None:
+    """PERM-17: a name looked up on a PATH the line set by any builtin does not run a denied program unasked.
+
+    Every builtin that takes a variable name (``read``, ``mapfile``, ``readarray``, ``printf -v``,
+    ``getopts``, ``wait -p``, ``declare``, ``export``..., behind ``builtin`` or ``command``) is given
+    ``PATH``; the project holds, where the new PATH finds them, ``ls`` (a link to the denied program)
+    and ``s.sh`` (running it), while ``./s.sh`` is harmless; then the line runs ``ls`` or sources
+    ``s.sh``. Every builtin of the line is allowed; real bash judges what ran.
+    """
+    root = fresh_dir()
+    work, bin_dir = root / "work", root / "bin"
+    bin_dir.mkdir(parents=True)
+    marker = root / "ran"
+    denied = bin_dir / "nuke"
+    # Builtins only: after the line PATH finds no ``touch``.
+    denied.write_text(f"#!/bin/sh\n: > {shlex.quote(str(marker))}\n")
+    denied.chmod(0o755)
+    for directory in (work / "y", work / "1", work):  # the values the name contexts assign, and empty PATH
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "ls").symlink_to(denied)
+        (directory / "s.sh").write_text(f"{shlex.quote(str(denied))}\n")
+    (work / "s.sh").write_text("echo benign\n")
+    rules = [
+        RuleSpec("Bash(nuke:*)", "deny"),
+        *(RuleSpec(f"Bash({p}:*)", "allow") for p in _NAME_SETTERS_ALLOWED),
+    ]
+    run = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode, cwd=work
+    )
+    run_for_real(line, work, {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"})
+    assume(marker.exists())  # the builtin set PATH, and the name found the denied program
+    assert run.ran() == 0, f"{line!r} ran unasked ({mode}), and for real it ran the denied program"

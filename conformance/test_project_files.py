@@ -43,6 +43,7 @@ class ProjectCase:
     line: str
     allow: str
     how: str  # what carries the denied program from the line to its run, for the failure message
+    links: tuple[tuple[str, str], ...] = ()  # (a symbolic link, what it points to), made after the files
 
 
 def _shell_spellings(bin_dir: str) -> st.SearchStrategy[str]:
@@ -280,8 +281,29 @@ def _sent(inner: str, data: st.DataObject) -> ProjectCase:
     )
 
 
+# The project in evil/, reached by ``..`` after ``l``, a link to evil/sub: the kernel climbs from the
+# link's target (a program's chdir, ``cd -P``, bash's ``cd ..`` after ``cd -P l``); the working
+# directory holds no project file.
+_THROUGH_LINK = (
+    "cd -P l/.. && {}",
+    "cd -LP l/..; {}",
+    "env -C l/.. {}",
+    "env --chdir=l/.. {}",
+    "cd l && env -C .. {}",
+    "cd -P l && cd .. && {}",
+)
+
+
 def _moved(case: ProjectCase, data: st.DataObject) -> ProjectCase:
     """The same project in a subdirectory, the line moving there first (or telling the tool to)."""
+    if data.draw(st.booleans(), label="through a link"):
+        files = {f"evil/{relative}": text for relative, text in case.files.items()} | {"evil/sub/.keep": ""}
+        line = data.draw(st.sampled_from(_THROUGH_LINK)).format(case.line)
+        if case.program in ("npm", "make") and data.draw(st.booleans(), label="the tool's own option"):
+            option = "--prefix" if case.program == "npm" else "-C"
+            line = case.line.replace(f"{case.program} ", f"{case.program} {option} l/.. ", 1)
+        how = f"{case.how}, in evil/ by l/.. with l a link to evil/sub ({line})"
+        return ProjectCase(case.program, files, line, case.allow, how, (("l", "evil/sub"),))
     files = {f"sub/{relative}": text for relative, text in case.files.items()}
     how = data.draw(
         st.sampled_from(
@@ -769,6 +791,8 @@ def _check_case(
         (work / relative).write_text(text)
         if text.startswith("#!"):
             (work / relative).chmod(0o755)
+    for link, target in case.links:
+        (work / link).symlink_to(target)
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(case.allow, "allow")]
     run = run_calls(
         new_harness(), [shell_tool()], [("Bash", {"command": case.line})], rules=rules, mode=mode, cwd=work

@@ -162,14 +162,35 @@ _IN_HOME = "$HOME"
 """The mechanisms that are configuration alone (no hook, attribute or submodule), which a global file can hold."""
 
 
+_LINKED = "evil"
+"""The placement where the repository is ``evil``, reached by climbing out of ``l``, a link to ``evil/sub``."""
+# ``..`` after the link climbs from its target wherever the kernel resolves it (a program's chdir,
+# ``cd -P``, and bash's ``cd ..`` after ``cd -P l`` put it in evil/sub); bash's plain ``cd l/..`` folds
+# the text and stays, so the working directory, no repository, is where git would run.
+_THROUGH_LINK = (
+    "git -C l/.. {t}",
+    "git -C l -C .. {t}",
+    "git --no-pager -C l/../ {t}",
+    "cd -P l/.. && git {t}",
+    "cd -LP l/..; git {t}",
+    "cd l && git -C .. {t}",
+    "cd -P l && cd .. && git {t}",
+    "env -C l/.. git {t}",
+    "env --chdir=l/.. git {t}",
+)
+
+
 @st.composite
 def placements(draw: st.DrawFn) -> tuple[str, str]:
     """(where the repository is, relative to the working directory; how the git command reaches it).
 
     ``where`` is ``~`` for a repository in the working directory whose configuration moved to a
-    folder the line then makes git's HOME, ``$HOME`` for a repository that is HOME itself.
+    folder the line then makes git's HOME, ``$HOME`` for a repository that is HOME itself, ``evil``
+    for one the line reaches by ``..`` after a link into it.
     """
-    where = draw(st.sampled_from(["", "sub", "a/b", _HOME, _IN_HOME]))
+    where = draw(st.sampled_from(["", "sub", "a/b", _HOME, _IN_HOME, _LINKED]))
+    if where == _LINKED:
+        return where, draw(st.sampled_from(_THROUGH_LINK))
     if where == _HOME:
         return where, draw(global_config_settings())
     if where == _IN_HOME:
@@ -245,6 +266,9 @@ def _build(mechanism: Mechanism, where: str) -> tuple[Path, Path, dict[str, str]
         folder.mkdir(parents=True)
     repository = home if where == _IN_HOME else work / where if where not in ("", _HOME) else work
     repository.mkdir(parents=True, exist_ok=True)
+    if where == _LINKED:
+        (repository / "sub").mkdir()
+        (work / "l").symlink_to(f"{_LINKED}/sub")
     setup = mechanism.setup.replace("{bin}", str(bin_dir)).replace("{p}", _DENIED)
     script = f"git init -q . && echo a > f && git add f && git commit -q -m i && {setup}"
     if where == _HOME:
@@ -272,7 +296,8 @@ def test_deny_rule_holds_against_what_the_repository_makes_git_run(
     alias ``!cmd`` or one renaming a subcommand, ``core.editor``) or a hook (a link to the program, a
     script, in ``.git/hooks`` or a ``core.hooksPath`` directory) names the denied program, in a
     repository the line reaches (``-C`` after other global options and their values, ``cd DIR``, a
-    bare ``cd``, ``cd ~`` or ``git -C ~`` to a repository that is HOME), or a
+    bare ``cd``, ``cd ~`` or ``git -C ~`` to a repository that is HOME, ``..`` after a link into it
+    as the kernel climbs: ``git -C l/..``, ``env -C l/..``, ``cd -P l/..``, ``cd l && git -C ..``), or a
     global configuration does, which the line makes git read by setting HOME or GIT_CONFIG_GLOBAL any
     way bash can (an assignment, ``export``, ``declare``, a ``for`` loop, ``read``, ``printf -v``,
     ``mapfile``, an expansion ``${v=x}`` / ``${v:=x}`` in any word), exported under ``set -a``; the git
@@ -314,6 +339,7 @@ def _assert_denied_program_never_ran(
         RuleSpec(f"Bash({_DENIED}:*)", "deny"),
         RuleSpec("Bash(git:*)", "allow"),
         RuleSpec("Bash(cd:*)", "allow"),
+        RuleSpec("Bash(env:*)", "allow"),
     ]
     assert not _ran_unasked(harness, line, rules, mode, work, env), (
         f"{line!r} ran unasked ({mode}) and git ran {_DENIED} through {mechanism.name} ({mechanism.setup})"
@@ -359,6 +385,7 @@ def test_an_ordinary_repository_keeps_git_allowed(
         RuleSpec("Bash(git:*)", "allow"),
         RuleSpec("Bash(cd:*)", "allow"),
         RuleSpec("Bash(echo:*)", "allow"),
+        RuleSpec("Bash(env:*)", "allow"),
     ]
     with mock.patch.dict(os.environ, {"HOME": env["HOME"]}):
         run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)

@@ -124,6 +124,7 @@ from pytest_toolharness._strategies.shell import (
     evaluated_code_attempts,
     shell_attempts,
     shell_blanks,
+    variable_name_contexts,
     wrapped_commands,
 )
 from pytest_toolharness._strategies.shell_grammar import (
@@ -238,6 +239,7 @@ __all__ = [
     "tool_use_blocks",
     "tool_use_ids",
     "utf8_characters",
+    "variable_name_contexts",
     "wrapped_commands",
     "written_paths",
 ]

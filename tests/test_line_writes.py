@@ -114,3 +114,35 @@ def test_no_program_the_mined_catalogue_shows_writing_a_file_it_names_is_taken_t
     for entry in load_writers():
         line = entry.command_line(".git/config").split()
         assert ".git/config" in program_targets(tuple(line)), entry
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Every builtin that assigns a variable, assigning PATH: the next bare name is looked up there.
+        'read PATH <<< "p:$PATH"; ls',
+        'read PATH <<< ""; ls',  # an empty PATH: bash runs ./ls
+        "read -r -a PATH <<< p; ls",
+        "mapfile -t PATH <<< p; ls",
+        "readarray PATH <<< p; ls",
+        "printf -v PATH p; ls",
+        "builtin printf -vPATH p; ls",
+        "getopts p: PATH -p x; ls",
+        "sleep 0 & wait -np PATH; ls",
+        "command read PATH <<< p; git status",
+        'read PATH <<< "p:$PATH"; source x.sh',  # source searches PATH first
+        "for i in 1 2; do ls; read PATH <<< p; done",  # a loop runs ls again after
+        "for i in 1 2; do ls; export PATH=p; done",
+    ],
+)
+def test_a_name_looked_up_after_any_builtin_assigned_path_is_opaque(line: str) -> None:
+    """PERM-17: ``read``, ``mapfile``, ``printf -v``, ``getopts`` and ``wait -p`` set PATH as ``export`` does."""
+    assert deny_forms(line).opaque is not None
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["read -r line <<< p; ls", "read -p PATH x; ls", "printf -v x %s PATH; ls", "ls; read PATH <<< p; echo"],
+)
+def test_a_builtin_assigning_another_variable_leaves_path_alone(line: str) -> None:
+    assert deny_forms(line).opaque is None

@@ -70,6 +70,30 @@ def test_git_in_a_directory_only_known_at_run_time_asks(repository: Path) -> Non
         assert _decide(command, repository).behavior != "allow", command
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "env -C sub git status",
+        "env --chdir=sub git status",
+        "sudo -D sub git status",
+        "sh -c 'nice env -C sub git status'",
+    ],
+)
+def test_git_a_wrapper_runs_in_another_directory_reads_that_repository(
+    repository: Path, command: str
+) -> None:
+    """``env -C sub git status`` runs git in sub/, whose own repository's configuration names nuke."""
+    (repository / "sub").mkdir()
+    _git(repository / "sub", "init", "-q", ".")
+    _git(repository / "sub", "config", "core.fsmonitor", "nuke")
+    rules = (
+        parse_rule("Bash(nuke:*)", "deny", "userSettings"),
+        *(parse_rule(f"Bash({p}:*)", "allow", "userSettings") for p in ("git", "env", "sudo", "sh", "nice")),
+    )
+    context = PermissionContext(mode="default", rules=rules, cwd=repository)  # type: ignore[arg-type]
+    assert decide_permission(BASH, {"command": command}, context).behavior != "allow", command
+
+
 def test_a_workspace_program_the_engine_does_not_read_asks_but_the_users_own_configuration_is_trusted(
     repository: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "evaluated_code_attempts",
     "shell_attempts",
     "shell_blanks",
+    "variable_name_contexts",
     "wrapped_commands",
 ]
 
@@ -440,6 +441,8 @@ _ARITHMETIC_CONTEXTS = (
 )
 # Every kind of parameter a substring expansion takes: a variable, an element, positional, special.
 _SUBSTRING_PARAMETERS = ("y", "b[0]", "b[@]", "0", "1", "10", "@", "*", "$", "?", "-", "_")
+# Every builtin that takes a variable name, as it takes it: where one assigns, it gives the name
+# the value ``y`` (``declare``, ``typeset``: ``1``; ``wait -p``: a process id).
 _NAME_CONTEXTS = (
     ("printf", "@W@printf -v @N@ y"),
     ("read", "@W@read @N@ <<< y"),
@@ -452,6 +455,11 @@ _NAME_CONTEXTS = (
     ("declare", "@W@declare @N@=1"),
     ("typeset", "@W@typeset @N@=1"),
     ("echo", "@W@declare -n r=@N@; echo $r"),
+    ("getopts", "@W@getopts y: @N@ -y z"),  # the option letter found: ``y``
+    ("mapfile", "@W@mapfile -t @N@ <<< y"),
+    ("readarray", "@W@readarray -t @N@ <<< y"),
+    ("export", "@W@export @N@=y"),
+    ("readonly", "@W@readonly @N@=y"),
 )
 _BUILTIN_WRAPPERS = ("", "builtin ", "command ", "command -p ", "command -- ")
 # Where an ``echo`` context's expansion stands (``@X@``): itself, or the word of another parameter
@@ -466,6 +474,22 @@ _VALUE_SETTERS = (
     ("printf -v x %s 'a[$(@CMD@)]'; @BODY@", "x"),
     ("set -- 'a[$(@CMD@)]'; @BODY@", "1"),
 )
+
+
+@st.composite
+def _name_context(draw: st.DrawFn, name: str) -> tuple[str, str]:
+    visible, body = draw(st.sampled_from(_NAME_CONTEXTS))
+    return visible, body.replace("@N@", name).replace("@W@", draw(st.sampled_from(_BUILTIN_WRAPPERS)))
+
+
+def variable_name_contexts(name: str) -> st.SearchStrategy[tuple[str, str]]:
+    """(the builtin, a line where it takes ``name`` as a variable's name): ``read name <<< y``, ``printf -v``...
+
+    Every builtin that takes a variable name, as the evaluated-code draws use them, behind
+    ``builtin``/``command`` or not. Most assign ``name`` the value ``y`` (``declare`` and ``typeset``
+    ``1``, ``wait -p`` a process id); ``test -v`` and ``declare -n`` only read it.
+    """
+    return _name_context(name)
 
 
 @st.composite

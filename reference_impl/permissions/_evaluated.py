@@ -202,6 +202,26 @@ def names_set_by(argv: Sequence[str | None]) -> list[str | None]:
     return _variable_names(name, names[1:])
 
 
+_ASSIGNING_DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
+
+
+def variables_assigned(argv: Sequence[str | None]) -> list[str | None]:
+    """Every variable a simple command assigns for the rest of the line (``None``: only known at run time).
+
+    Bash assigns a name alike whichever builtin sets it: ``read PATH``, ``mapfile PATH``, ``printf -v
+    PATH``, ``getopts o PATH``, ``wait -p PATH`` (:func:`names_set_by`) as ``export PATH=...`` and
+    the other declarations of ``NAME=value`` (a word only known at run time may be one).
+    """
+    names = _unwrapped(argv)
+    if names and names[0] in _ASSIGNING_DECLARATIONS:
+        return [
+            None if word is None else re.split(r"[+=\[]", word, maxsplit=1)[0]
+            for word in names[1:]
+            if word is None or ("=" in word and not word.startswith(("-", "+")))
+        ]
+    return names_set_by(argv)
+
+
 # Per builtin: the options that take a value, and the options whose value is a variable name.
 _NAME_OPTIONS: dict[str, tuple[str, str]] = {
     "printf": ("", "v"),

@@ -19,6 +19,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from reference_impl.permissions._paths import chdir_directory
 from reference_impl.permissions._program_grammar import value_positions
 
 __all__ = ["GIT_TREE_MOVERS", "git_tree_writes", "may_change_repository"]
@@ -397,7 +398,7 @@ def git_tree_writes(
         directory, sub, words = _split(args)
         if sub not in GIT_TREE_MOVERS:
             return []
-        git = _Git(posixpath.normpath(posixpath.join(str(place), directory)))
+        git = _Git(chdir_directory(str(place), directory))
         if changed_first:
             return "another git command of the line may change the repository first, so what git writes is not known"
         if not os.path.isdir(git.cwd) or git.top is None:
@@ -420,5 +421,5 @@ def may_change_repository(argv: Argv, place: Path) -> bool:
         return True
     if sub in _READS_ONLY or sub == "":
         return False
-    cwd = posixpath.normpath(posixpath.join(str(place), directory))
+    cwd = chdir_directory(str(place), directory)
     return _Git(cwd).top is not None if os.path.isdir(cwd) else False

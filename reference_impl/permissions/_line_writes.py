@@ -34,6 +34,7 @@ from reference_impl.permissions._bash_reader import ShellCommand
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._derived_names import Derived, derived_names
 from reference_impl.permissions._descriptors import descriptor_of
+from reference_impl.permissions._evaluated import variables_assigned
 from reference_impl.permissions._interpreter_options import path_searched_script
 from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
 from reference_impl.permissions._shell_parts import ShellPart
@@ -152,6 +153,7 @@ _CODE_NAMES = frozenset(
 )
 _GIT_OPTIONS_MOVING_CONFIG = ("--git-dir", "--work-tree", "-C", "--exec-path", "--config-env")
 
+_LOOPS = re.compile(r"\b(?:for|while|until|select)\b")
 _LOOPS_OR_CONCURRENCY = re.compile(r"(?<![|&])[|&](?![|&>])|\b(?:for|while|until|select)\b|\bcoproc\b")
 
 
@@ -641,18 +643,16 @@ def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
         known.update(posixpath.normpath(p) for p in paths if p not in _DEVICES)
         if why is not None:
             open_ended.append((run.index, why))
-        if (
-            path_set_at is None
-            and run.base in ("export", "declare", "typeset", "readonly", "local")
-            and any(w is None or w.startswith("PATH=") for w in run.argv[1:])
-        ):
-            path_set_at = run.index
+        if path_set_at is None and any(n is None or n == "PATH" for n in variables_assigned(run.argv)):
+            path_set_at = run.index  # ``export PATH=p``, ``read PATH``, ``printf -v PATH p``...
     if path_set_at is not None:
+        # In a loop a part before the assignment runs again after it.
+        looped = _LOOPS.search(command.source) is not None
         later = next(
             (
                 r
                 for r in runs
-                if r.index > path_set_at
+                if (r.index > path_set_at or (looped and r.index != path_set_at))
                 and (
                     (r.base not in _BUILTINS and "/" not in str(r.argv[0]))
                     or path_searched_script(str(r.argv[0]), r.argv[1:]) is not None  # ``source name``

@@ -28,6 +28,9 @@ from pathlib import Path
 __all__ = [
     "PathPattern",
     "PathPatternError",
+    "cd_directories",
+    "cd_is_physical",
+    "chdir_directory",
     "glob_class_at",
     "is_within",
     "lexical_path",
@@ -71,6 +74,47 @@ def path_forms(path: str, cwd: Path) -> tuple[str, ...]:
     lexical = lexical_path(path, cwd)
     resolved = resolved_path(path, cwd)
     return (lexical,) if lexical == resolved else (lexical, resolved)
+
+
+def chdir_directory(here: str, move: str) -> str:
+    """Where a program's ``chdir(move)`` from ``here`` (absolute) lands: ``git -C``, ``env -C``, ``make -C``.
+
+    The kernel follows a link before it climbs: with ``l -> evil/sub``, ``l/..`` is ``evil``, not
+    ``here``. The folded text (``..`` dropping the word before it) is kept where it names the same
+    directory (no link before a ``..``: the answer reads as the line wrote it), else the resolved path.
+    """
+    joined = posixpath.join(here, move)
+    normal = posixpath.normpath(joined)
+    if ".." not in joined.split("/"):
+        return normal
+    real = os.path.realpath(joined)
+    return normal if os.path.realpath(normal) == real else real
+
+
+def cd_directories(here: str, move: str, *, physical: bool) -> list[str]:
+    """Where bash's ``cd move`` (``-P``: ``physical``) from the shell's ``here`` may leave it (absolute).
+
+    ``cd -P`` is the kernel's, and bash then holds the resolved path (a later ``cd ..`` climbs from the
+    link's target). Plain ``cd`` folds the text first (``l/..`` is ``here``), and only when that names
+    no directory chdirs to the text as given, the kernel's way (a line may make it later: both).
+    """
+    joined = posixpath.join(here, move)
+    if physical:
+        return [os.path.realpath(joined)]
+    normal = posixpath.normpath(joined)
+    kernel = chdir_directory(here, move)
+    return [normal] if kernel == normal or os.path.isdir(normal) else [normal, kernel]
+
+
+def cd_is_physical(options: Iterable[str | None]) -> bool:
+    """Whether ``cd``'s option words make it physical: ``-P`` later than any ``-L`` (``-LP``, ``-P -e``)."""
+    physical = False
+    for word in options:
+        if word is None or not word.startswith("-") or word in ("-", "--"):
+            break
+        for letter in word[1:]:
+            physical = letter == "P" if letter in "LP" else physical
+    return physical
 
 
 def is_within(path: str, directories: Iterable[Path]) -> bool:

@@ -33,6 +33,7 @@ from reference_impl.permissions._module_search import (
     program_loaded,
     script_loaded,
 )
+from reference_impl.permissions._paths import cd_directories, cd_is_physical, chdir_directory
 from reference_impl.permissions._program_model import unread_program
 from reference_impl.permissions._project_hooks import (
     cargo_runs_project_code,
@@ -344,7 +345,7 @@ def line_directories(commands: Iterable[Sequence[str | None]], cwd: str) -> list
     running its command elsewhere (``env -C DIR``, ``sudo -D DIR``) moves too; one choosing its own
     directory (``chroot``, a login shell) is unknown.
     """
-    moves: list[str] = []
+    moves: list[tuple[str, bool | None]] = []  # (DIR, cd's -P; None: a program's own chdir)
     for argv in commands:
         words = list(argv)
         while words and words[0] in ("builtin", "command"):
@@ -356,13 +357,14 @@ def line_directories(commands: Iterable[Sequence[str | None]], cwd: str) -> list
             chosen = wrapper_directories(posixpath.basename(words[0]), tuple(words[1:]))
             if any(d is None or "$" in d or "`" in d for d in chosen):
                 return None
-            moves += [os.path.expanduser(d) for d in chosen if d is not None]
+            moves += [(os.path.expanduser(d), None) for d in chosen if d is not None]
             continue
         if words[0] not in _DIRECTORY_BUILTINS:
             continue
         operands = [w for w in words[1:] if w is None or w == "-" or not w.startswith("-")]
+        physical = words[0] == "cd" and cd_is_physical(words[1:])
         if not operands:
-            moves.append(os.path.expanduser("~"))
+            moves.append((os.path.expanduser("~"), physical))
             continue
         target = operands[0]
         if target is None or target == "-" or target[:1] in ("+",) or "$" in target or "`" in target:
@@ -373,10 +375,18 @@ def line_directories(commands: Iterable[Sequence[str | None]], cwd: str) -> list
             and os.environ.get("CDPATH")
         ):
             return None
-        moves.append(os.path.expanduser(target))
+        moves.append((os.path.expanduser(target), physical))
     directories = [cwd]
     for _ in range(len(moves)):
-        grown = [posixpath.normpath(posixpath.join(d, m)) for d in directories for m in moves]
+        # ``..`` after a link climbs from the link's target for the kernel, from the link for bash's cd.
+        grown = [
+            landed
+            for d in directories
+            for move, physical in moves
+            for landed in (
+                [chdir_directory(d, move)] if physical is None else cd_directories(d, move, physical=physical)
+            )
+        ]
         directories = list(dict.fromkeys([*directories, *grown]))[:_MAX_MODULES]
     return directories
 

@@ -38,8 +38,9 @@ from pathlib import Path
 from reference_impl.permissions._bash_reader import split_command
 from reference_impl.permissions._derived_names import GitTreeMove
 from reference_impl.permissions._line_writes import known_words, program_targets, program_writes
+from reference_impl.permissions._paths import cd_directories, cd_is_physical, chdir_directory
 from reference_impl.permissions._program_model import is_plain_git_key
-from reference_impl.permissions._wrapped_commands import is_wrapper, unwrap
+from reference_impl.permissions._wrapped_commands import is_wrapper, unwrap, wrapper_directories
 
 __all__ = ["ConfiguredCommand", "configuration_rewritten", "configured_commands", "git_directories"]
 
@@ -105,8 +106,10 @@ def git_directories(command: str, commands: Iterable[Sequence[str | None]], cwd:
     ``commands`` are every command ``command`` runs, nested ones too.
 
     Each ``cd``/``pushd`` on the line may or may not have happened (a subshell's does not last), so
-    every combination is a place; ``git -C DIR``, ``--git-dir``, ``--work-tree`` move git further.
+    every combination is a place; a wrapper's ``env -C DIR``, ``sudo -D DIR`` and ``git -C DIR``,
+    ``--git-dir``, ``--work-tree`` move git further.
     """
+    commands = list(commands)
     gits = [argv for argv in commands if argv and posixpath.basename(argv[0] or "") == "git"]
     if not gits:
         return []
@@ -122,7 +125,23 @@ def git_directories(command: str, commands: Iterable[Sequence[str | None]], cwd:
                 return None  # the stack; or ``cd sub`` searching a $CDPATH the line sets
             if target.startswith(("~-", "~+")):
                 return None  # $OLDPWD, $PWD: a loop may set them
-            here |= {posixpath.normpath(posixpath.join(d, t)) for d in here for t in _tilde_forms(target)}
+            physical = argv[0] == "cd" or argv[1:2] == ("cd",)
+            physical = physical and cd_is_physical(argv[argv.index("cd") + 1 :])
+            here |= {
+                landed
+                for d in here
+                for t in _tilde_forms(target)
+                for landed in cd_directories(d, t, physical=physical)
+            }
+            if len(here) > 16:
+                return None
+    for words in commands:
+        # ``env -C DIR git``, ``sudo -D DIR git``: a wrapper's own chdir moves the git it runs.
+        base = posixpath.basename(words[0] or "") if words else ""
+        for target in wrapper_directories(base, tuple(words[1:])) if is_wrapper(base) else ():
+            if target is None or "$" in target or "`" in target:
+                return None
+            here |= {chdir_directory(d, t) for d in here for t in _tilde_forms(target)}
             if len(here) > 16:
                 return None
     places: set[str] = set()
@@ -141,9 +160,7 @@ def git_directories(command: str, commands: Iterable[Sequence[str | None]], cwd:
                 target = value if value else (words[index + 1] if index + 1 < len(words) else None)
                 if target is None:
                     return None
-                moved = [
-                    posixpath.normpath(posixpath.join(d, t)) for d in moved for t in _tilde_forms(target)
-                ]
+                moved = [chdir_directory(d, t) for d in moved for t in _tilde_forms(target)]
                 skip = not value
             elif name in _GIT_VALUE_OPTIONS:
                 skip = not value

@@ -32,7 +32,12 @@ from reference_impl.permissions._bash_reader import ShellCommand, split_command
 from reference_impl.permissions._code_targets import CodeTargets, code_targets, file_language
 from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._interpreter_options import path_searched_script
-from reference_impl.permissions._paths import PathPatternError, parse_path_pattern, path_forms
+from reference_impl.permissions._paths import (
+    PathPatternError,
+    chdir_directory,
+    parse_path_pattern,
+    path_forms,
+)
 from reference_impl.permissions._program_model import running_form
 from reference_impl.permissions._project_files import (
     NOT_READ,
@@ -473,7 +478,7 @@ def _sent_to(argv: Sequence[str | None], here: str) -> list[str]:
         elif word.startswith("-C") and len(word) > 2:
             value = word[2:]
         if value:
-            found.append(posixpath.normpath(posixpath.join(here, value)))
+            found.append(chdir_directory(here, value))
     return found
 
 
