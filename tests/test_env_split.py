@@ -111,3 +111,12 @@ def test_a_program_the_line_makes_and_runs_is_unknown(command: str) -> None:
 )
 def test_ordinary_env_and_copies_stay_ordinary(command: str) -> None:
     assert not deny_forms(command).opaque, command
+
+
+@pytest.mark.parametrize("line", ["env -S 'rm \"x' y", "env -S 'ls \\' y", 'env -S"ls \'a"'])
+def test_a_split_string_env_itself_refuses_is_opaque_not_an_internal_error(line: str) -> None:
+    """``env -S`` with a string env can't split (an open quote, a trailing backslash) runs nothing the
+    engine can name: every deny rule may apply (PERM-16: it asks), and the reading does not fail."""
+    forms = deny_forms(line)
+    assert forms.opaque is not None
+    assert "only known when it runs" in forms.opaque
