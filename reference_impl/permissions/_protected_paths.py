@@ -311,14 +311,18 @@ def _patched_reason(written: PatchedFiles, place: Path, written_elsewhere: Seque
 def _git_tree_reason(written: GitTreeMove, place: Path, repository_changed: bool) -> str | None:
     """Why a git command that moves the working tree, run in ``place``, may write a protected path."""
     found = git_tree_writes(
-        written.args, place, changed_first=repository_changed, environment_moved=written.environment_moved
+        written.args,
+        place,
+        changed_first=repository_changed,
+        environment_moved=written.environment_moved,
+        tree=written.tree,
     )
     if isinstance(found, str):
         return found
     for path in found:
         reason = protected_reason(path, place)
         if reason is not None:
-            return f"git writes or removes {path} as the repository holds it: {reason}"
+            return f"git writes or removes {path}: {reason}"
     return None
 
 
