@@ -8,7 +8,12 @@ the same names), and real git judges what each line writes (bubblewrap, ``ths.wr
 
 ``git maintenance register`` adds the repository to ``maintenance.repo`` in ``~/.gitconfig``;
 ``scalar register`` writes it and the repository's configuration; ``git config --global`` does by its
-option: none names the file it writes either (the judge's ``HOME`` is its working directory).
+option: none names the file it writes either (the judge's ``HOME`` is its working directory); nor
+does ``npm config set`` (``.npmrc``).
+
+``git checkout-index --prefix=.`` joins its prefix to each index entry as text (``.git/hooks/...``);
+``git init --template=T`` copies T's hooks into ``.git/hooks``; ``git remote add``, ``git push -u``,
+an alias... write ``.git/config``: from data, or into git's own configuration.
 """
 
 from __future__ import annotations
@@ -144,6 +149,11 @@ _WRITERS = (
     "git {g}config --global -e",
     "scalar register",
     "scalar unregister",
+    # npm-config(1): the user's .npmrc, or the project's with --location=project (its script-shell runs).
+    "npm config set script-shell=nuke --location=project",
+    "npm config set script-shell nuke",
+    "npm --location project config set script-shell nuke",
+    "npm set script-shell=nuke",
 )
 _GIT_OPTIONS = ("", "--no-pager ", "-C . ", "-c core.quotepath=off ", "-P ")
 
@@ -171,7 +181,7 @@ def _registered_repository(work: Path, registered: bool) -> None:
 def test_a_protected_file_a_program_writes_by_convention_is_never_written_unasked(
     new_harness: Callable[[], Any], writer: str, options: str, registered: bool
 ) -> None:
-    """PERM-15: a program that writes the user's git configuration (``~/.gitconfig``) with no path on its line (git maintenance register/start/unregister, scalar register, git config --global) asks in bypassPermissions.
+    """PERM-15: a program that writes the user's git configuration (``~/.gitconfig``) or npm's (``.npmrc``) with no path on its line (git maintenance register/start/unregister, scalar register, git config --global, npm config set) asks in bypassPermissions.
 
     Composed: the writer x git's own options x whether the repository is registered already; real
     git in a sandbox judges (a line that writes no protected file is discarded).
@@ -183,7 +193,123 @@ def test_a_protected_file_a_program_writes_by_convention_is_never_written_unaske
     for directory in (work, judged):
         _registered_repository(directory, registered)
     written = ths.written_paths(line, judged)
-    landed = [p for p in written if p in (".gitconfig", ".config/git/config", ".git/config")]
+    landed = [p for p in written if p in (".gitconfig", ".config/git/config", ".git/config", ".npmrc")]
     assume(landed)
     run = run_line_in_bypass(new_harness(), line, work)
-    assert run.ran() == 0, f"{line!r} writes ~/{landed[0]} (git says so), yet ran unasked: {run.describe()}"
+    assert run.ran() == 0, (
+        f"{line!r} writes ~/{landed[0]} (its run says so), yet ran unasked: {run.describe()}"
+    )
+
+
+# What git writes from data no word of the line names (the index under ``--prefix``, a template), or
+# into its own configuration: ``{g}`` is where git's own options go.
+_DATA_WRITERS = (
+    "git {g}checkout-index -f --prefix=. -- git/hooks/pre-commit",
+    "git {g}checkout-index -a -f --prefix=.",
+    "git {g}checkout-index -fa --prefix .",
+    "git {g}read-tree -u --prefix=.claude/ HEAD",
+    "git {g}init -q --template=tpl",
+    "git {g}init -q --templ=tpl",
+    "git {g}-c init.templateDir=tpl init -q",
+    "GIT_TEMPLATE_DIR=tpl git {g}init -q",
+    "git {g}clone -q --template=tpl . copy",
+    "git {g}clone -q -c core.fsmonitor=nuke . copy",
+)
+_CONFIGURATION_WRITERS = (
+    "git {g}remote add o https://example.invalid/x",
+    "git {g}remote set-url origin /nowhere",
+    "git {g}remote rename origin o",
+    "git {g}remote remove origin",
+    "git {g}branch --set-upstream-to=origin/main",
+    "git {g}branch -m topic trunk",
+    "git {g}push -q -u origin main",
+    "git {g}fetch -q --set-upstream origin main",
+    "git {g}checkout -q -b new --track main",
+    "git {g}checkout -q -b new origin/main",
+    "git {g}switch -q feature",
+    "git {g}checkout -q feature",
+    "git {g}worktree add -q -b w2 w2 origin/main",
+    "git {g}sparse-checkout set src",
+    "git {g}init -q --shared=group",
+    "git {g}ra o https://example.invalid/x",
+)
+_DATA_OPTIONS = ("", "--no-pager ", "-C . ", "-P ", "--literal-pathspecs ")
+
+
+def _data_repository(work: Path) -> None:
+    """Index entries ``git/hooks/pre-commit`` and ``claude/settings.json`` (committed), a template ``tpl``.
+
+    Remote ``origin`` is the repository itself, fetched; its ``feature`` exists only as
+    ``origin/feature``; ``topic`` tracks ``origin/main``; the alias ``ra`` is ``remote add``.
+    """
+    env = {**os.environ, **_FIXED, "HOME": str(work)}
+
+    def git(*argv: str) -> None:
+        subprocess.run(["git", *argv], cwd=work, env=env, capture_output=True, text=True, check=True)
+
+    git("init", "-q", "-b", "main")
+    for key, value in (("user.email", "a@b.c"), ("user.name", "a"), ("commit.gpgsign", "false")):
+        git("config", key, value)
+    git("config", "alias.ra", "remote add")
+    for name in ("git/hooks/pre-commit", "claude/settings.json", "src/f"):
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text("#!/bin/sh\nnuke\n", encoding="utf-8")
+    git("add", ".")
+    git("commit", "-qm", "data")
+    git("branch", "feature")
+    git("remote", "add", "origin", ".")
+    git("fetch", "-q", "origin")
+    git("branch", "-q", "-D", "feature")
+    git("branch", "-q", "--track", "topic", "origin/main")
+    (work / "tpl" / "hooks").mkdir(parents=True)
+    (work / "tpl" / "hooks" / "pre-commit").write_text("#!/bin/sh\nnuke\n", encoding="utf-8")
+
+
+def _is_protected_landing(path: str, work: Path) -> bool:
+    """Whether ``path`` is under .claude/, or git's configuration or hooks, and from the data if in a new clone.
+
+    A new repository (``copy/``) always has its own: what counts there holds the data's ``nuke``.
+    """
+    parts = path.split("/")
+    protected = ".claude" in parts or any(
+        parts[i] == ".git" and (parts[i + 1 : i + 2] in (["config"], ["hooks"])) for i in range(len(parts))
+    )
+    if not protected or parts[0] != "copy":
+        return protected
+    return (work / path).is_file() and "nuke" in (work / path).read_text(encoding="utf-8", errors="replace")
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    writer=st.sampled_from(_DATA_WRITERS + _CONFIGURATION_WRITERS),
+    options=st.sampled_from(_DATA_OPTIONS),
+)
+@example(writer="git {g}checkout-index -f --prefix=. -- git/hooks/pre-commit", options="")
+@example(writer="git {g}init -q --template=tpl", options="")
+@example(writer="git {g}-c init.templateDir=tpl init -q", options="")
+@example(writer="git {g}remote add o https://example.invalid/x", options="")
+@example(writer="git {g}push -q -u origin main", options="")
+def test_a_protected_file_git_writes_from_its_data_or_configuration_is_never_written_unasked(
+    new_harness: Callable[[], Any], writer: str, options: str
+) -> None:
+    """PERM-15: git writing .git/hooks or .git/config from data no word names asks in bypassPermissions.
+
+    ``git checkout-index --prefix=.`` joins the prefix and each index entry as text (``.`` +
+    ``git/hooks/pre-commit``); ``git init --template`` (``-c init.templateDir``, ``GIT_TEMPLATE_DIR``)
+    copies the template's hooks into ``.git/hooks``, re-run or not; ``git remote add``, ``push -u``,
+    ``checkout`` of a remote-only branch, an alias... write ``.git/config``. Composed: the writer x
+    git's own options; real git in a sandbox judges (a line that writes no protected file is discarded).
+    """
+    if shutil.which("bwrap") is None or shutil.which("git") is None:
+        pytest.skip("the judge needs git and bubblewrap")
+    work, judged = fresh_dir(), fresh_dir()
+    for directory in (work, judged):
+        _data_repository(directory)
+    line = writer.replace("{g}", options)
+    written = ths.written_paths(line, judged)
+    landed = sorted(p for p in written if _is_protected_landing(p, judged))
+    assume(landed)
+    run = run_line_in_bypass(new_harness(), line, work)
+    assert run.ran() == 0, f"{line!r} writes {landed[0]} (git says so), yet ran unasked: {run.describe()}"

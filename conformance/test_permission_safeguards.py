@@ -360,6 +360,80 @@ def test_protected_paths_are_never_auto_allowed(
     assert len(run.asked) == 1, f"{via} of protected {path!r} in {mode} must ask: {run.describe()}"
 
 
+# Files that make code run later beyond the user's own: the system-wide copy of each protected user
+# file (git-config(1), bash(1), ssh_config(5), npm's $PREFIX/etc/npmrc...), what makes every program
+# or a scheduler run code (ld.so(8), crontab(5), systemd units), and program start-up files
+# (gdb(1), fish's conf.d, vim's plugins, pre-commit's hook list).
+SYSTEM_STARTUP_FILES = (
+    "/etc/gitconfig",
+    "/usr/local/etc/gitconfig",
+    "/etc/bash.bashrc",
+    "/etc/profile",
+    "/etc/profile.d/zz.sh",
+    "/etc/zsh/zshenv",
+    "/etc/ssh/ssh_config",
+    "/etc/ssh/ssh_config.d/zz.conf",
+    "/etc/npmrc",
+    "/etc/ld.so.preload",
+    "/etc/cron.d/zz",
+    "/etc/systemd/system/zz.service",
+    "/etc/environment",
+    "~/.gdbinit",
+    "~/.config/fish/conf.d/zz.fish",
+    "~/.vim/plugin/zz.vim",
+    "~/.config/nvim/init.lua",
+    "~/.config/systemd/user/zz.service",
+    ".pre-commit-config.yaml",
+)
+
+
+def _spellings(path: str) -> list[str]:
+    """Other spellings of ``path``: a doubled or ``.`` segment, ``$HOME`` for ``~``."""
+    head, _, tail = path.rpartition("/")
+    found = [path, f"{head}//{tail}" if head else f".//{tail}", f"{head}/./{tail}" if head else f"./{tail}"]
+    if path.startswith("~/"):
+        found.append("$HOME/" + path[2:])
+    return found
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(
+    path=st.sampled_from(SYSTEM_STARTUP_FILES),
+    spelling=st.integers(0, 3),
+    via=st.sampled_from(["edit", "redirection", "tee", "cp", "cd"]),
+)
+@example(path="/etc/gitconfig", spelling=0, via="edit")
+@example(path="/etc/profile.d/zz.sh", spelling=0, via="redirection")
+@example(path="~/.gdbinit", spelling=0, via="redirection")
+def test_system_and_program_start_up_files_are_never_auto_allowed(
+    new_harness: Callable[[], Any], path: str, spelling: int, via: str
+) -> None:
+    """PERM-15: a write to a file that makes code run later, system-wide (/etc/gitconfig, /etc/profile.d/*, /etc/ld.so.preload, /etc/npmrc...) or a program's (~/.gdbinit, fish conf.d, vim plugins, systemd user units, .pre-commit-config.yaml), asks in bypassPermissions.
+
+    Composed: the file x its spelling (``//``, ``/./``, ``$HOME``) x how it is written (a file
+    tool, ``>>``, ``tee -a``, ``cp``, ``cd`` to its directory first). Judged on the verdict: the
+    files are outside any temporary directory, so nothing is run.
+    """
+    spelled = _spellings(path)[spelling % len(_spellings(path))]
+    head, _, tail = spelled.rpartition("/")
+    command = {
+        "redirection": f"echo pwned >> {spelled}",
+        "tee": f"echo pwned | tee -a {spelled}",
+        "cp": f"cp /dev/null {spelled}",
+        "cd": f"cd {head or '.'} && echo pwned >> {tail}",
+    }.get(via)
+    tool, call = (
+        (edit_tool(), ("Edit", {"file_path": path}))
+        if command is None
+        else (shell_tool(), ("Bash", {"command": command}))
+    )
+    run = run_calls(new_harness(), [tool], [call], mode="bypassPermissions", host=host_answering("deny"))
+    assert run.ran() == 0, f"{via} of {spelled!r} ran unasked in bypassPermissions: {run.describe()}"
+    assert len(run.asked) == 1, f"{via} of {spelled!r} must ask: {run.describe()}"
+
+
 def _assert_shell_command_asks(
     harness: Any, command: str, mode: str, rules: list[RuleSpec] | None = None, what: str = ""
 ) -> None:

@@ -49,6 +49,7 @@ from reference_impl.permissions._paths import (
 from reference_impl.permissions._protected_paths import (
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
+    PROTECTED_TREES,
 )
 from reference_impl.permissions._rule_liveness import dead_rule_reason, rule_witness
 from reference_impl.permissions._rule_syntax import (
@@ -94,6 +95,7 @@ __all__ = [
     "PERMISSION_MODES",
     "PROTECTED_DIRECTORIES",
     "PROTECTED_FILES",
+    "PROTECTED_TREES",
     "SETTINGS_FILES",
     "SETTINGS_PRECEDENCE",
     "SETTING_SOURCES",

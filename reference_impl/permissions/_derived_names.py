@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from reference_impl.permissions._git_own_files import configuration_change, new_repository_writes
 from reference_impl.permissions._git_tree_writes import GIT_TREE_MOVERS
 from reference_impl.permissions._program_grammar import option_grammar
 
@@ -105,10 +106,12 @@ _GIT_PLACE = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class GitTreeMove:
-    """The working-tree files ``git args`` writes from repository content (``git checkout b``), asked of git."""
+    """The working-tree files ``git args`` writes from repository content (``git checkout b``), and its configuration, asked of git."""
 
     args: tuple[str | None, ...]
     environment_moved: bool = False
+    tree: bool = True
+    """False: only what git writes into its own configuration (``git remote add``), not the working tree."""
 
 
 Derived = str | NameFamily | CopiedTree | ArchiveMembers | PatchedFiles | GitTreeMove | None
@@ -552,10 +555,19 @@ def derived_names(
                     return [None]  # a directory only known when the line runs
                 directory = posixpath.join(directory, moved)  # ``-C ""`` leaves it as it is (git(1))
             index += 2 if takes else 1
+        # ``GIT_DIR=x git checkout b``, ``export GIT_WORK_TREE=..``: git works elsewhere.
+        environment_moved = any(_GIT_PLACE.search(text) for text in (*assignments, line_source))
+        # ``git init --template=T``: T's files copied into the git directory; ``git clone -c``: its configuration.
+        made: list[Derived] = [
+            None if template is None else CopiedTree(template, git_directory) if template else git_directory
+            for template, git_directory in new_repository_writes(args, assignments, line_source)
+        ]
         if index < len(args) and args[index] in GIT_TREE_MOVERS:
-            # ``GIT_DIR=x git checkout b``, ``export GIT_WORK_TREE=..``: git works elsewhere.
-            environment_moved = any(_GIT_PLACE.search(text) for text in (*assignments, line_source))
             return [GitTreeMove(tuple(args), environment_moved)]
+        if configuration_change(args) is not None:
+            return [*made, GitTreeMove(tuple(args), environment_moved, tree=False)]
+        if made:
+            return made
         if index >= len(args) or args[index] not in ("apply", "am"):
             return []
         found = _git_apply_files(args[index + 1 :], stdin)

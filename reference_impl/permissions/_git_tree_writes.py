@@ -19,6 +19,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from reference_impl.permissions._git_own_files import configuration_change, git_subcommand
 from reference_impl.permissions._paths import chdir_directory
 from reference_impl.permissions._program_grammar import value_positions
 
@@ -33,7 +34,7 @@ def _names(text: str) -> frozenset[str]:
 
 GIT_TREE_MOVERS = _names(
     "checkout switch restore reset merge pull rebase cherry-pick revert stash read-tree worktree "
-    "sparse-checkout bisect clean rm mv submodule"
+    "sparse-checkout bisect clean rm mv submodule checkout-index"
 )
 """Subcommands that may write working-tree files the repository's content names."""
 
@@ -271,6 +272,21 @@ def _stash(git: _Git, operands: list[str], options: list[str]) -> list[str]:
     return names
 
 
+def _checkout_index(git: _Git, options: list[str], named: list[str]) -> list[str]:
+    """The files ``git checkout-index`` writes: the index's entries it is given, each after ``--prefix`` as text.
+
+    ``--prefix=.`` and the entry ``git/hooks/pre-commit`` make ``.git/hooks/pre-commit``.
+    """
+    if any(_is_option(o, "--temp") or o.startswith("--stage=all") for o in options):
+        return []  # temporary files of git's own naming
+    if any(_is_option(o, "--stdin") for o in options):
+        raise _Unknown("git checkout-index --stdin reads the files it writes when it runs")
+    every = any(_is_option(o, "--all") or (o[:2] != "--" and "a" in o) for o in options)
+    prefixes = [o.partition("=")[2] for o in options if _is_option(o, "--prefix")]
+    names = git.run("ls-files", "--full-name", *([] if every else ["--", *named])) if every or named else []
+    return [(prefixes[-1] if prefixes else "") + name for name in names]
+
+
 def _in_progress(git: _Git, *names: str) -> bool:
     """Whether one of git's state files (``MERGE_HEAD``, ``rebase-merge``...) exists: an operation in progress."""
     found = git.run("rev-parse", *(word for name in names for word in ("--git-path", name)))
@@ -340,7 +356,16 @@ def _tree_writes(git: _Git, sub: str, words: list[str]) -> list[str]:
     if sub == "read-tree":
         if not any(o == "-u" or (o.startswith("-") and not o.startswith("--") and "u" in o) for o in options):
             return []
+        prefixes = [o.partition("=")[2] for o in options if _is_option(o, "--prefix")]
+        if prefixes:
+            # Every file of the tree, under the prefix (joined as text, as git does).
+            trees = [
+                t for o in operands for t in git.run("rev-parse", "--verify", "--quiet", f"{o}^{{tree}}")
+            ]
+            return [prefixes[-1] + n for tree in trees for n in git.run("ls-tree", "-r", "--name-only", tree)]
         return _moved_to(git, _revisions(git, operands)[0], discard=True)
+    if sub == "checkout-index":
+        return _checkout_index(git, options, [*operands, *paths])
     if sub == "worktree":
         if not operands or operands[0] != "add" or any(o in ("--no-checkout",) for o in options):
             return []
@@ -384,28 +409,85 @@ def _tree_writes(git: _Git, sub: str, words: list[str]) -> list[str]:
 
 
 def git_tree_writes(
-    args: Argv, place: Path, *, changed_first: bool = False, environment_moved: bool = False
+    args: Argv,
+    place: Path,
+    *,
+    changed_first: bool = False,
+    environment_moved: bool = False,
+    tree: bool = True,
 ) -> list[str] | str:
     """The files (absolute) ``git args`` run in ``place`` may write from repository content; a str: why unknown.
 
     ``changed_first``: another git command of the line may change (or make: ``git init``, ``git
     clone``) the repository before this one runs; ``environment_moved``: the line sets a variable that
-    moves git's repository, working tree or index (``GIT_DIR``...).
+    moves git's repository, working tree or index (``GIT_DIR``...); ``tree``: False to judge only what
+    it writes into its configuration (:func:`._git_own_files.configuration_change`).
     """
     try:
         if environment_moved:
             raise _Unknown("the line moves git's repository by a GIT_ variable")
-        directory, sub, words = _split(args)
-        if sub not in GIT_TREE_MOVERS:
+        change = configuration_change(args)
+        if (not tree or git_subcommand(args)[1] not in GIT_TREE_MOVERS) and change is None:
             return []
+        directory, sub, words = _split(args)
         git = _Git(chdir_directory(str(place), directory))
         if changed_first:
             return "another git command of the line may change the repository first, so what git writes is not known"
-        if not os.path.isdir(git.cwd) or git.top is None:
-            return []  # no repository: git refuses, writing nothing
-        return [posixpath.join(git.top, name) for name in _tree_writes(git, sub, words)]
+        if not os.path.isdir(git.cwd):
+            return []  # no such directory: git refuses, writing nothing
+        found: list[str] = []
+        if change is not None and (change == "writes" or _tracks(git, sub, words)):
+            # Inside the git directory too (``cd .git && git remote add``), where there is no work tree.
+            found += [
+                posixpath.join(git.cwd, p) for p in git.run("rev-parse", "--git-path", "config", check=False)
+            ]
+        if tree and sub in GIT_TREE_MOVERS and git.top is not None:
+            found += [posixpath.join(git.top, name) for name in _tree_writes(git, sub, words)]
+        return found
     except _Unknown as error:
         return str(error)
+
+
+def _tracks(git: _Git, sub: str, words: list[str]) -> bool:
+    """Whether the branch ``git sub words`` makes tracks another, which git records in the configuration.
+
+    git-branch(1): a branch started off a remote-tracking branch (``git checkout -b x o/x``, ``git
+    switch x`` when only ``o/x`` exists), or any with ``branch.autoSetupMerge`` ``always``/``inherit``.
+    """
+    if git.run("rev-parse", "--git-dir", check=False) == []:
+        return False  # no repository
+    options, operands, _paths = _operands(sub, words)
+    if any(_is_option(o, "--no-track") for o in options):
+        return False
+    made = [o.partition("=")[2] for o in options if o.partition("=")[0] in ("-b", "-B", "-c", "-C")]
+    if sub == "worktree":
+        # ``add [-b <new>] <path> [<commit-ish>]``: its options are not in the mined grammar.
+        rest, operands = list(words), []
+        while rest:
+            word = rest.pop(0)
+            if word in ("-b", "-B") and rest:
+                made.append(rest.pop(0))
+            elif not word.startswith("-"):
+                operands.append(word)
+        if operands[:1] != ["add"]:
+            return False
+        operands = operands[2:]
+    elif sub == "branch":
+        made, operands = operands[:1], operands[1:]
+    setting = git.run("config", "--get", "branch.autoSetupMerge", check=False)
+    if made and setting and setting[0].lower() in ("always", "inherit"):
+        return True
+    if made:
+        start = operands[0] if operands else "HEAD"
+        if start.startswith("-"):
+            return True  # not a name rev-parse reads as one (it has no --end-of-options before git 2.43)
+        full = git.run("rev-parse", "--symbolic-full-name", start, check=False)
+        return any(name.startswith("refs/remotes/") for name in full)
+    if not operands or any(_is_option(o, "--detach", "--no-guess") for o in options):
+        return False
+    # ``git checkout x`` with no local branch x makes one from the remote's x (git-checkout(1) --guess).
+    name = operands[0]
+    return git.commit(f"refs/heads/{name}") is None and bool(_remote_branches(git, name))
 
 
 def may_change_repository(argv: Argv, place: Path) -> bool:

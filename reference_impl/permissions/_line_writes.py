@@ -344,6 +344,12 @@ def _find_targets(args: Argv, depth: int) -> list[Derived]:
 # as a working-tree move: _git_tree_writes).
 _GLOBAL_CONFIG = "~/.gitconfig"
 _REPOSITORY_CONFIG = ".git/config"
+_NPM_CONFIGS = (".npmrc", "~/.npmrc", "/etc/npmrc")
+# Package managers whose options may come before their command and take the next word as a value
+# (``npm --location project config set``): an option's next word is taken as its value unless it is
+# one of the command words matched here.
+_VALUE_BEFORE_COMMAND = frozenset({"npm", "pnpm", "yarn"})
+_COMMAND_WORDS = frozenset({"config", "c", "set", "delete"})
 _CONVENTIONAL_WRITES: dict[tuple[str, ...], tuple[str, ...]] = {
     **{("git", "maintenance", a): (_GLOBAL_CONFIG,) for a in ("register", "unregister", "start", "stop")},
     **{
@@ -378,6 +384,20 @@ _CONVENTIONAL_WRITES: dict[tuple[str, ...], tuple[str, ...]] = {
     ("husky",): (_REPOSITORY_CONFIG, ".husky/_/h"),
     ("gh", "auth", "setup-git"): (_GLOBAL_CONFIG,),
     ("gh", "auth", "login"): (_GLOBAL_CONFIG,),
+    # npm-config(1): ``set``/``delete``/``edit``/``fix`` write the user's .npmrc, ``--location=project``
+    # the project's, ``global`` $PREFIX/etc/npmrc (npm's lib/commands/config.js names the actions;
+    # ``npm set`` is ``npm config set``); pnpm writes the same files, yarn its .yarnrc(.yml).
+    **{
+        (npm, config, action): _NPM_CONFIGS
+        for npm in ("npm", "pnpm")
+        for config in ("config", "c")
+        for action in ("set", "delete", "rm", "del", "edit", "fix")
+    },
+    **{(npm, action): _NPM_CONFIGS for npm in ("npm", "pnpm") for action in ("set", "delete")},
+    **{
+        ("yarn", "config", a): (".yarnrc", ".yarnrc.yml", "~/.yarnrc", "~/.yarnrc.yml")
+        for a in ("set", "unset", "delete")
+    },
 }
 
 
@@ -416,6 +436,11 @@ def _launched(base: str, args: Argv) -> tuple[str | None, Argv] | None:
     return None
 
 
+def _takes_next(word: str | None) -> bool:
+    """Whether ``word`` is an option that may take the next word as its value (``--location project``)."""
+    return word is not None and word.startswith("-") and "=" not in word
+
+
 def conventional_writes(base: str, args: Argv) -> list[str | None]:
     """Protected files a program writes by convention, with no path on its line (:data:`_CONVENTIONAL_WRITES`).
 
@@ -440,6 +465,13 @@ def conventional_writes(base: str, args: Argv) -> list[str | None]:
             index += 2 if words[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
         words = words[index:]
     operands: list[str | None] = [w for w in words if w is None or not w.startswith("-")]
+    if base in _VALUE_BEFORE_COMMAND:
+        operands = [
+            w
+            for i, w in enumerate(words)
+            if w is None
+            or (not w.startswith("-") and (i == 0 or w in _COMMAND_WORDS or not _takes_next(words[i - 1])))
+        ]
     for key, written in _CONVENTIONAL_WRITES.items():
         if key[0] != base:
             continue

@@ -33,6 +33,12 @@ from reference_impl.permissions._git_tree_writes import git_tree_writes, may_cha
 from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
+from reference_impl.permissions._protected_names import (
+    PROTECTED_DIRECTORIES,
+    PROTECTED_FILES,
+    PROTECTED_TREES,
+    TREE_SEGMENTS,
+)
 from reference_impl.permissions._python_resolution import SITE_DIRECTORIES, STARTUP_MODULES
 from reference_impl.permissions._rules import Call
 from reference_impl.permissions._shell_forms import shell_input
@@ -46,32 +52,19 @@ from reference_impl.permissions._wrapped_commands import (
     unwrap,
 )
 
-__all__ = ["PROTECTED_DIRECTORIES", "PROTECTED_FILES", "protected_reason", "protected_write"]
+__all__ = [
+    "PROTECTED_DIRECTORIES",
+    "PROTECTED_FILES",
+    "PROTECTED_TREES",
+    "protected_reason",
+    "protected_write",
+]
 
-PROTECTED_DIRECTORIES = frozenset({".git", ".claude", ".vscode", ".idea", ".husky", ".hg", ".gnupg"})
-"""Directories whose files are never edited without asking, whatever the mode (PERM-15).
 
-``.hg``: ``.hg/hgrc``'s ``[hooks]`` run on hg's commands; ``.gnupg``: ``gpg-agent.conf``'s
-``pinentry-program`` and ``gpg.conf``'s ``photo-viewer`` are programs gpg starts (gpg-agent(1), gpg(1)).
-"""
-
-PROTECTED_FILES = frozenset(
-    {".mcp.json", ".gitmodules", ".gitconfig", ".gitattributes", ".bashrc", ".bash_profile", ".bash_login"}
-    | {".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".envrc", ".npmrc"}
-    | {".pypirc", ".netrc", ".inputrc", ".tcshrc", ".cshrc", ".kshrc", ".config/fish/config.fish"}
-    # Configuration whose content a program runs as a command, by its own documentation:
-    # git's XDG global configuration (like .gitconfig); wget(1) ``use_askpass``; ssh_config(5)
-    # ``ProxyCommand``, ``LocalCommand``, ``KnownHostsCommand``, ``Match exec`` and ssh(1) ``~/.ssh/rc``;
-    # hg's ``[hooks]``; lesskey(1) ``#env`` (``LESSOPEN``); psql(1) ``\!``; sqlite3(1) ``.shell``/
-    # ``.system``; tmux(1) ``run-shell``; vim(1) ``:!`` in its start-up files; pdb's ``!`` in .pdbrc;
-    # yarn's ``yarnPath``/``yarn-path``; cargo's ``rustc-wrapper`` and runners; the AWS CLI's
-    # ``credential_process``; kubectl's ``exec`` credential plugins; docker's ``credsStore``.
-    | {".config/git/config", ".wgetrc", ".ssh/config", ".ssh/rc", ".hgrc", ".lesskey", ".config/lesskey"}
-    | {".psqlrc", ".sqliterc", ".tmux.conf", ".config/tmux/tmux.conf", ".vimrc", ".gvimrc", ".exrc"}
-    | {".pdbrc", ".yarnrc", ".yarnrc.yml", ".cargo/config", ".cargo/config.toml", ".aws/config"}
-    | {".kube/config", ".docker/config.json"}
-)
-"""Files that make code run later, or configure the harness, git, a shell, or a program that runs their commands (PERM-15)."""
+def _holds_run(segments: list[str], run: tuple[str, ...]) -> bool:
+    """Whether ``run`` occurs in ``segments`` as consecutive segments (the directory itself or a path under it)."""
+    width = len(run)
+    return any(tuple(segments[i : i + width]) == run for i in range(len(segments) - width + 1))
 
 
 def protected_reason(path: str, cwd: Path) -> str | None:
@@ -89,6 +82,9 @@ def protected_reason(path: str, cwd: Path) -> str | None:
             return f"{path} is inside the protected directory {sorted(hit)[0]}"
         if any("/".join(segments[-depth:]) in PROTECTED_FILES for depth in (1, 2, 3)):
             return f"{path} is a protected file ({segments[-1]})"
+        tree = next((t for t in TREE_SEGMENTS if _holds_run(segments, t)), None)
+        if tree is not None:
+            return f"{path} is in {'/'.join(tree)}, whose files make code run later"
         # Python's startup code: a site directory's .pth files and modules (Python runs the one at every
         # start and imports the others before the next directory's), sitecustomize and usercustomize.
         site = SITE_DIRECTORIES.intersection(segments)
@@ -311,14 +307,18 @@ def _patched_reason(written: PatchedFiles, place: Path, written_elsewhere: Seque
 def _git_tree_reason(written: GitTreeMove, place: Path, repository_changed: bool) -> str | None:
     """Why a git command that moves the working tree, run in ``place``, may write a protected path."""
     found = git_tree_writes(
-        written.args, place, changed_first=repository_changed, environment_moved=written.environment_moved
+        written.args,
+        place,
+        changed_first=repository_changed,
+        environment_moved=written.environment_moved,
+        tree=written.tree,
     )
     if isinstance(found, str):
         return found
     for path in found:
         reason = protected_reason(path, place)
         if reason is not None:
-            return f"git writes or removes {path} as the repository holds it: {reason}"
+            return f"git writes or removes {path}: {reason}"
     return None
 
 

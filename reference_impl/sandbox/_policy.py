@@ -37,6 +37,7 @@ from pathlib import Path
 from reference_impl.permissions import (
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
+    PROTECTED_TREES,
     PathPatternError,
     PermissionContext,
     PermissionRule,
@@ -165,7 +166,7 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
 
 def protected_names() -> tuple[str, ...]:
     """PERM-15's protected directories and files, as paths relative to a writable root (sorted)."""
-    return tuple(sorted(PROTECTED_DIRECTORIES | PROTECTED_FILES))
+    return tuple(sorted(PROTECTED_DIRECTORIES | PROTECTED_FILES | PROTECTED_TREES))
 
 
 def derive_policy(
