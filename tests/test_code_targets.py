@@ -126,17 +126,18 @@ def test_python_apis_cover_what_its_documentation_says_starts_a_program() -> Non
     assert {n for n in documented if callable(eval(n, {"os": os, "subprocess": subprocess}))} <= set(RUNS)
 
 
-def test_node_apis_cover_child_process_exports() -> None:
-    """PERM-17: every function node's child_process module exports is read as running a program."""
+def _node_lists(expression: str) -> list[str]:
+    """The names a JavaScript array expression holds, as the installed node evaluates it (skip: no node)."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
-    listed = subprocess.run(
-        ["node", "-e", 'console.log(Object.keys(require("child_process")).join(" "))'],
-        capture_output=True,
-        text=True,
-        timeout=30,
+    return subprocess.run(
+        ["node", "-e", f'console.log(({expression}).join(" "))'], capture_output=True, text=True, timeout=30
     ).stdout.split()
-    assert set(listed) <= _NODE.runs
+
+
+def test_node_apis_cover_child_process_exports() -> None:
+    """PERM-17: every function node's child_process module exports is read as running a program."""
+    assert set(_node_lists('Object.keys(require("child_process"))')) <= _NODE.runs
 
 
 def test_perl_apis_cover_its_process_functions() -> None:
@@ -204,14 +205,7 @@ def test_javascript_modules_the_reader_does_not_model_may_run_anything(
 
 def test_every_node_builtin_module_is_read_or_unknown() -> None:
     """PERM-17: each module node's ``builtinModules`` lists is one the reader models, or loading it asks."""
-    if shutil.which("node") is None:
-        pytest.skip("node is not installed")
-    listed = subprocess.run(
-        ["node", "-e", 'console.log(require("module").builtinModules.join(" "))'],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    ).stdout.split()
+    listed = _node_lists('require("module").builtinModules')
     assert listed
     for name in listed:
         found = code_targets("javascript", f"require({name!r})", loads_followed=True)
