@@ -441,6 +441,9 @@ _JS_GAPS: dict[str, Callable[[str, str, str], str]] = {
             f'data:text/javascript,import cp from "child_process"; {b}cp{_js_member("execSync", s)}({e})'
         )
     ),
+    "after an object divided": lambda b, e, s: (
+        f'const o = {{}} / 1; {b}require("child_process"){_js_member("execSync", s)}({e}); const p = 1 / 1;'
+    ),
     "inspector Runtime.evaluate": lambda b, e, s: (
         'const i = require("inspector"); const s = new i.Session(); s.connect(); '
         f's.post("Runtime.evaluate", {{expression: {json.dumps(_js_inner(b, e))}, includeCommandLineAPI: true}})'
@@ -451,6 +454,9 @@ _PERL_GAPS: dict[str, str] = {
     "IPC::Open2": "use IPC::Open2; my $pid = open2(my $o, my $i, {e}); waitpid($pid, 0);",
     "IPC::Cmd": "use IPC::Cmd qw(run); run(command => {e});",
     "POSIX::system": "use POSIX (); POSIX::system({e});",
+    "after a hash subscript divided": "my %h = (a => 1); my $x = $h{{a}} / 1; system({e}); my $y = 1 / 1;",
+    "after a comment holding a quote": "print 1,# it's\nsystem({e}); print 'x'; # it's\n",
+    "after q and a comment": "my $s = q #\n/x/; system({e}); # end\n",
     "(?{ }) in //": "'x' =~ /(?{{ system({e}) }})/;",
     "(?{ }) in m{}": "'x' =~ m{{(?{{ system({e}) }})}};",
     "(??{ }) in qr{}": "'x' =~ qr{{(??{{ system({e}); 'x' }})}};",
@@ -508,11 +514,13 @@ def test_deny_rule_holds_against_code_the_reader_must_decode_or_cannot_model(
 
     Drawn: node or perl x the way the code reaches a program (node: ``child_process``'s member spelled
     plainly, as an identifier with ``\uXXXX``/``\u{X}`` escapes, as a literal key escaped or not, or
-    through ``?.[]``; code in a ``data:`` URL given to ``import()``; inspector's ``Runtime.evaluate``;
-    perl: ``IPC::Open3``/``Open2``/``Cmd``, ``POSIX::system``, a ``(?{ })``/``(??{ })`` code block in a
-    pattern of each quoting) x how the name is built x inline code or a script, under ``Bash(nuke:*)``
-    denied and the code-running form (inline) or the program (script) allowed. Real node and perl are
-    the judge: a drawn case that does not run nuke is no attempt.
+    through ``?.[]``, after ``{} / 1``; code in a ``data:`` URL given to ``import()``; inspector's
+    ``Runtime.evaluate``; perl: ``IPC::Open3``/``Open2``/``Cmd``, ``POSIX::system``, a ``(?{ })``/``(??{ })``
+    code block in a pattern of each quoting, code after ``$h{a} / 1``, a ``#`` comment holding a quote
+    or ``q #`` and a comment: places a reader out of step with the language's tokens takes code for
+    text) x how the name is built x inline code or a script, under ``Bash(nuke:*)`` denied and the
+    code-running form (inline) or the program (script) allowed. Real node and perl are the judge: a
+    drawn case that does not run nuke is no attempt.
     """
     language = _NODE if gap.language == "node" else _PERL
     work, env = _plant_denied(language)

@@ -275,3 +275,20 @@ def test_everyday_code_stays_read(language: str, code: str) -> None:
     """PERM-17 (no false ask): escapes, literal members, modules that start nothing keep code read."""
     found = code_targets(language, code, loads_followed=True)
     assert (found.built, found.writes_built) == (None, None), found
+
+
+# Where the reader's tokens could fall out of step with the language's and take code for a pattern or a
+# string: ``/`` after a closing brace (an object literal, a hash subscript) divides; ``#`` after any
+# character but ``$`` starts a Perl comment; ``q #`` is ``q`` then a comment, its delimiter on the next line.
+_IN_STEP = [
+    ("javascript", 'const o = {} / 1; require("child_process").execSync("nuke"); const p = 1 / 1;'),
+    ("perl", 'my %h = (a => 1); my $x = $h{a} / 1; system("nuke"); my $y = 1 / 1;'),
+    ("perl", "print 1,# it's\nsystem('nuke'); print 'x'; # it's\n"),
+    ("perl", 'my $s = q #\n/x/; system("nuke"); # end\n'),
+]
+
+
+@pytest.mark.parametrize(("language", "code"), _IN_STEP)
+def test_the_reader_stays_in_step_with_the_languages_tokens(language: str, code: str) -> None:
+    """PERM-17: code after a division or a comment the language reads as such is read: its command is found."""
+    assert code_targets(language, code).runs == ("nuke",)

@@ -182,6 +182,15 @@ def _after_operand(tokens: list[Token]) -> bool:
     return kind in ("str", "num", "built") or (kind == "id" and text not in _KEYWORDS) or text in (")", "]")
 
 
+def _divides(tokens: list[Token]) -> bool:
+    """Whether ``/`` divides in JavaScript or Perl: after an operand, or after ``}``.
+
+    A ``}`` may close an object literal or a hash subscript (``{} / 2``, ``$h{a} / 2``: division) or a
+    block (a pattern may follow): the reader takes the reading under which it reads the most code.
+    """
+    return _after_operand(tokens) or (bool(tokens) and tokens[-1][1] == "}")
+
+
 _KEYWORDS = frozenset({"return", "typeof", "case", "in", "of", "and", "or", "not", "if", "unless", "split"})
 
 
@@ -215,7 +224,7 @@ def _js_tokens(code: str) -> list[Token]:
     tokens: list[Token] = []
     at = 0
     while at < len(code):
-        if code[at] == "/" and code[at + 1 : at + 2] not in ("/", "*") and not _after_operand(tokens):
+        if code[at] == "/" and code[at + 1 : at + 2] not in ("/", "*") and not _divides(tokens):
             end = _skip_pattern(code, at + 1, "/")
             tokens.append(("num", "regex"))  # a regular expression literal: a value, runs nothing
             at = end + len(re.match(r"[a-z]*", code[end:]).group())  # type: ignore[union-attr]
@@ -259,7 +268,7 @@ def _perl_tokens(code: str) -> list[Token]:
         if c.isspace():
             at += 1
             continue
-        if c == "#" and (at == 0 or code[at - 1] in " \t\n;{}("):
+        if c == "#" and (at == 0 or code[at - 1] != "$"):  # a comment, but for ``$#array``'s last index
             end = code.find("\n", at)
             at = len(code) if end < 0 else end
             continue
@@ -271,6 +280,8 @@ def _perl_tokens(code: str) -> list[Token]:
             start = quote.end()
             while start < len(code) and code[start].isspace():
                 start += 1
+                if code[start : start + 1] == "#":  # ``q #...``: a comment; the delimiter follows it
+                    start = code.find("\n", start) if "\n" in code[start:] else len(code)
             delimiter = code[start]
             end = _skip_pattern(code, start + 1, delimiter)
             body = code[start + 1 : end - 1]
@@ -299,7 +310,7 @@ def _perl_tokens(code: str) -> list[Token]:
             tokens.append(_perl_string(code[at + 1 : end - 1], c != "'", "run" if c == "`" else "str"))
             at = end
             continue
-        if c == "/" and not _after_operand(tokens):
+        if c == "/" and not _divides(tokens):
             end = _skip_pattern(code, at + 1, "/")
             tokens += _perl_pattern_code(code[at + 1 : end - 1])
             at = end + len(re.match(r"[a-z]*", code[end:]).group())  # type: ignore[union-attr]
