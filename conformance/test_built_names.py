@@ -457,6 +457,7 @@ _PERL_GAPS: dict[str, str] = {
     "after a hash subscript divided": "my %h = (a => 1); my $x = $h{{a}} / 1; system({e}); my $y = 1 / 1;",
     "after a comment holding a quote": "print 1,# it's\nsystem({e}); print 'x'; # it's\n",
     "after q and a comment": "my $s = q #\n/x/; system({e}); # end\n",
+    "after POD holding a quote": "print 1;\n\n=pod\n\nit's\n\n=cut\n\nsystem({e}); print 'x';\n\n__END__\n'\n",
     "(?{ }) in //": "'x' =~ /(?{{ system({e}) }})/;",
     "(?{ }) in m{}": "'x' =~ m{{(?{{ system({e}) }})}};",
     "(??{ }) in qr{}": "'x' =~ qr{{(??{{ system({e}); 'x' }})}};",
@@ -517,7 +518,7 @@ def test_deny_rule_holds_against_code_the_reader_must_decode_or_cannot_model(
     through ``?.[]``, after ``{} / 1``; code in a ``data:`` URL given to ``import()``; inspector's
     ``Runtime.evaluate``; perl: ``IPC::Open3``/``Open2``/``Cmd``, ``POSIX::system``, a ``(?{ })``/``(??{ })``
     code block in a pattern of each quoting, code after ``$h{a} / 1``, a ``#`` comment holding a quote
-    or ``q #`` and a comment: places a reader out of step with the language's tokens takes code for
+    or ``q #`` and a comment, a POD block: places a reader out of step with the language's tokens takes code for
     text) x how the name is built x inline code or a script, under ``Bash(nuke:*)`` denied and the
     code-running form (inline) or the program (script) allowed. Real node and perl are the judge: a
     drawn case that does not run nuke is no attempt.

@@ -279,12 +279,15 @@ def test_everyday_code_stays_read(language: str, code: str) -> None:
 
 # Where the reader's tokens could fall out of step with the language's and take code for a pattern or a
 # string: ``/`` after a closing brace (an object literal, a hash subscript) divides; ``#`` after any
-# character but ``$`` starts a Perl comment; ``q #`` is ``q`` then a comment, its delimiter on the next line.
+# character but ``$`` starts a Perl comment; ``q #`` is ``q`` then a comment, its delimiter on the next line;
+# a POD block is not code.
 _IN_STEP = [
     ("javascript", 'const o = {} / 1; require("child_process").execSync("nuke"); const p = 1 / 1;'),
     ("perl", 'my %h = (a => 1); my $x = $h{a} / 1; system("nuke"); my $y = 1 / 1;'),
     ("perl", "print 1,# it's\nsystem('nuke'); print 'x'; # it's\n"),
     ("perl", 'my $s = q #\n/x/; system("nuke"); # end\n'),
+    # A POD block where a statement may begin is documentation up to its ``=cut`` line, quotes and all.
+    ("perl", "print 1;\n\n=pod\n\nit's\n\n=cut\n\nsystem('nuke'); print 'x';\n\n__END__\n'\n"),
 ]
 
 

@@ -98,7 +98,7 @@ _PERL_UNREAD_MODULES = frozenset(
         *("IO::Pipe", "Git", "Dpkg::IPC", "Shell", "Expect", "Inline", "Net::OpenSSH", "Capture::Tiny"),
         *("TAP::Harness", "TAP::Parser", "Test::Harness", "App::Prove", "App::Cpan", "CPAN", "CPAN::Shell"),
         *("ExtUtils::CBuilder", "ExtUtils::Command::MM", "Benchmark", "Safe", "Module::Load"),
-        *("Module::Load::Conditional", "Module::Runtime", "DynaLoader", "XSLoader"),
+        *("Module::Load::Conditional", "Module::Runtime", "DynaLoader", "XSLoader", "SelfLoader"),
     }
 )
 

@@ -272,6 +272,12 @@ def _perl_tokens(code: str) -> list[Token]:
             end = code.find("\n", at)
             at = len(code) if end < 0 else end
             continue
+        if _PERL_END.match(code, at) and (at == 0 or code[at - 1] == "\n"):
+            break  # perl compiles no further (SelfLoader's evaluating the rest is a module not modelled)
+        if _perl_pod(code, at, tokens):
+            cut = re.compile(r"^=cut\b.*$", re.MULTILINE).search(code, at)
+            at = len(code) if cut is None else cut.end()  # documentation, up to its ``=cut`` line
+            continue
         if code.startswith("<<", at) and re.match(r"<<~?\s*['\"A-Za-z_]", code[at:]):
             raise ValueError("here-document")  # its body is text the tokens do not follow
         quote = _PERL_QUOTE.match(code, at) if not tokens or tokens[-1][1] not in ("->", "{", "$") else None
@@ -323,6 +329,22 @@ def _perl_tokens(code: str) -> list[Token]:
         kind = "id" if text[0].isalpha() or text[0] == "_" else "num" if text[0].isdigit() else "op"
         tokens.append((kind, text))
     return tokens
+
+
+_PERL_END = re.compile(r"__(?:END|DATA)__[ \t]*(?:\n|$)")
+
+
+def _perl_pod(code: str, at: int, tokens: list[Token]) -> bool:
+    r"""Whether a POD block starts at ``at``: ``=word`` opening a line where a statement may begin (perlpod).
+
+    Elsewhere (``my $x\n=f();``) a ``=`` opening a line is an assignment: code, read as code.
+    """
+    return (
+        code[at] == "="
+        and (at == 0 or code[at - 1] == "\n")
+        and code[at + 1 : at + 2].isalpha()
+        and (not tokens or tokens[-1][1] in (";", "{", "}"))
+    )
 
 
 # A regular expression's code: ``(?{ code })`` runs it as the pattern matches, ``(??{ code })`` runs it
