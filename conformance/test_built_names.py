@@ -11,6 +11,7 @@ spawns and writes nothing) stays allowed. Without an interpreter the case skips,
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
@@ -128,6 +129,9 @@ _NODE = Language(
         "console.log(JSON.stringify({a: [1, 2]}))",
         'console.log(require("fs").readFileSync("src.txt", "utf8"))',
         'const s = "ab"; console.log(s.toUpperCase())',
+        # Escapes, literal member keys, modules that start nothing: read as node reads them, no ask.
+        'const o = {"a\\u0062": 1}; console.log(o["ab"], o?.["ab"], "\\x41\\t", [1, 2][0])',
+        'const path = require("node:path"); console.log(path.join("a", "b"), require("os").EOL.length)',
     ),
 )
 
@@ -162,6 +166,8 @@ _PERL = Language(
         'print 1 + 2, "\\n";',
         'my @a = (1, 2); print join(",", map { $_ * 2 } @a), "\\n";',
         'open(my $h, "<", "src.txt"); print <$h>;',
+        'use Cwd; use File::Basename; print basename(getcwd()), "\\n";',
+        'print "$1\\n" if "abc" =~ /(b)(?:c)/;',
     ),
 )
 
@@ -395,3 +401,135 @@ def test_code_that_runs_and_writes_nothing_stays_allowed(
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
     assert run.ran() == 1, f"harmless {line!r} under {allow} was not allowed: {run.describe()}"
+
+
+# --- what the reader must decode, and what it does not model ----------------------------------------
+
+
+def _js_member(member: str, spelling: str) -> str:
+    """``.member`` as JavaScript may spell it: an escaped identifier, a literal key (escaped or not)."""
+    at = len(member) // 2
+    code = ord(member[at])
+    return {
+        "plain": f".{member}",
+        "identifier \\uXXXX": f".{member[:at]}\\u{code:04x}{member[at + 1 :]}",
+        "identifier \\u{X}": f".{member[:at]}\\u{{{code:x}}}{member[at + 1 :]}",
+        "string key \\xHH": f'["{member[:at]}\\x{code:02x}{member[at + 1 :]}"]',
+        "template key": f"[`{member}`]",
+        "optional string key": f'?.["{member}"]',
+    }[spelling]
+
+
+_JS_SPELLINGS = (
+    *("plain", "identifier \\uXXXX", "identifier \\u{X}", "string key \\xHH", "template key"),
+    "optional string key",
+)
+
+
+def _js_inner(before: str, expression: str) -> str:
+    return f'{before}require("child_process").execSync({expression})'
+
+
+# Each: (code before, the name's expression, how the member is spelled) -> code that runs the name.
+_JS_GAPS: dict[str, Callable[[str, str, str], str]] = {
+    "child_process member": lambda b, e, s: f'{b}require("child_process"){_js_member("execSync", s)}({e})',
+    "spawnSync of a module alias": lambda b, e, s: (
+        f'{b}const proc = require("child_process"); proc{_js_member("spawnSync", s)}({e})'
+    ),
+    "import() of a data: URL": lambda b, e, s: "import({})".format(
+        json.dumps(
+            f'data:text/javascript,import cp from "child_process"; {b}cp{_js_member("execSync", s)}({e})'
+        )
+    ),
+    "after an object divided": lambda b, e, s: (
+        f'const o = {{}} / 1; {b}require("child_process"){_js_member("execSync", s)}({e}); const p = 1 / 1;'
+    ),
+    "inspector Runtime.evaluate": lambda b, e, s: (
+        'const i = require("inspector"); const s = new i.Session(); s.connect(); '
+        f's.post("Runtime.evaluate", {{expression: {json.dumps(_js_inner(b, e))}, includeCommandLineAPI: true}})'
+    ),
+}
+_PERL_GAPS: dict[str, str] = {
+    "IPC::Open3": "use IPC::Open3; my $pid = open3(my $i, my $o, undef, {e}); waitpid($pid, 0);",
+    "IPC::Open2": "use IPC::Open2; my $pid = open2(my $o, my $i, {e}); waitpid($pid, 0);",
+    "IPC::Cmd": "use IPC::Cmd qw(run); run(command => {e});",
+    "POSIX::system": "use POSIX (); POSIX::system({e});",
+    "after a hash subscript divided": "my %h = (a => 1); my $x = $h{{a}} / 1; system({e}); my $y = 1 / 1;",
+    "after a comment holding a quote": "print 1,# it's\nsystem({e}); print 'x'; # it's\n",
+    "after q and a comment": "my $s = q #\n/x/; system({e}); # end\n",
+    "after POD holding a quote": "print 1;\n\n=pod\n\nit's\n\n=cut\n\nsystem({e}); print 'x';\n\n__END__\n'\n",
+    "(?{ }) in //": "'x' =~ /(?{{ system({e}) }})/;",
+    "(?{ }) in m{}": "'x' =~ m{{(?{{ system({e}) }})}};",
+    "(??{ }) in qr{}": "'x' =~ qr{{(??{{ system({e}); 'x' }})}};",
+    "(?{ }) in s{}{}": "$_ = 'x'; s{{(?{{ system({e}) }})x}}{{y}};",
+}
+
+
+@dataclass(frozen=True)
+class ReaderGap:
+    """Code that runs the denied program through a spelling or an API the reader must decode or not trust."""
+
+    language: str  # "node" or "perl"
+    api: str  # a key of _JS_GAPS or _PERL_GAPS
+    spelling: str  # how a JavaScript member is spelled (perl: "plain")
+    name: int  # which of the language's ways to build the name
+    inline: bool
+
+    def code(self) -> str:
+        if self.language == "node":
+            before, expression = _NODE.names[self.name](_DENIED)
+            return _JS_GAPS[self.api](before.replace("\n", " "), expression, self.spelling)
+        before, expression = _PERL.names[self.name](_DENIED)
+        return before + _PERL_GAPS[self.api].format(e=expression)
+
+
+@st.composite
+def reader_gaps(draw: st.DrawFn) -> ReaderGap:
+    """A drawn :class:`ReaderGap`: interpreter x API x member spelling x how the name is built x inline or not."""
+    language = draw(st.sampled_from(["node", "perl"]), label="interpreter")
+    apis = _JS_GAPS if language == "node" else _PERL_GAPS
+    spelling = draw(st.sampled_from(_JS_SPELLINGS), label="spelling") if language == "node" else "plain"
+    names = len((_NODE if language == "node" else _PERL).names)
+    return ReaderGap(
+        language,
+        draw(st.sampled_from(sorted(apis)), label="API"),
+        spelling,
+        draw(st.integers(0, names - 1), label="name built"),
+        draw(st.booleans(), label="inline"),
+    )
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@example(gap=ReaderGap("node", "child_process member", "identifier \\uXXXX", 1, False))  # bypass_15
+@example(gap=ReaderGap("node", "import() of a data: URL", "plain", 1, False))  # bypass_16
+@example(gap=ReaderGap("node", "inspector Runtime.evaluate", "plain", 1, False))  # bypass_17
+@example(gap=ReaderGap("perl", "IPC::Open3", "plain", 1, False))  # bypass_18
+@example(gap=ReaderGap("perl", "(?{ }) in //", "plain", 1, False))  # bypass_19
+@given(gap=reader_gaps())
+def test_deny_rule_holds_against_code_the_reader_must_decode_or_cannot_model(
+    new_harness: Callable[[], Any], gap: ReaderGap
+) -> None:
+    r"""PERM-17: code running the denied program through an escaped name or an unmodelled API never runs unasked.
+
+    Drawn: node or perl x the way the code reaches a program (node: ``child_process``'s member spelled
+    plainly, as an identifier with ``\uXXXX``/``\u{X}`` escapes, as a literal key escaped or not, or
+    through ``?.[]``, after ``{} / 1``; code in a ``data:`` URL given to ``import()``; inspector's
+    ``Runtime.evaluate``; perl: ``IPC::Open3``/``Open2``/``Cmd``, ``POSIX::system``, a ``(?{ })``/``(??{ })``
+    code block in a pattern of each quoting, code after ``$h{a} / 1``, a ``#`` comment holding a quote
+    or ``q #`` and a comment, a POD block: places a reader out of step with the language's tokens takes code for
+    text) x how the name is built x inline code or a script, under ``Bash(nuke:*)`` denied and the
+    code-running form (inline) or the program (script) allowed. Real node and perl are the judge: a
+    drawn case that does not run nuke is no attempt.
+    """
+    language = _NODE if gap.language == "node" else _PERL
+    work, env = _plant_denied(language)
+    code = gap.code()
+    line = _line(language, code, gap.inline, work)
+    allow = f"Bash({language.program} {language.inline}:*)" if gap.inline else f"Bash({language.program}:*)"
+    rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec(allow, "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, cwd=work)
+    _real_run(line, work, env)
+    assume((work.parent / "ran").exists())
+    assert run.ran() == 0, f"{line!r} under {allow} ran unasked; for real it runs {_DENIED}\ncode: {code}"

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from reference_impl.permissions import _code_modules
 from reference_impl.permissions._code_targets import _NODE, _PERL, code_targets, line_code
 from reference_impl.permissions._python_targets import RUNS
 
@@ -125,17 +126,18 @@ def test_python_apis_cover_what_its_documentation_says_starts_a_program() -> Non
     assert {n for n in documented if callable(eval(n, {"os": os, "subprocess": subprocess}))} <= set(RUNS)
 
 
-def test_node_apis_cover_child_process_exports() -> None:
-    """PERM-17: every function node's child_process module exports is read as running a program."""
+def _node_lists(expression: str) -> list[str]:
+    """The names a JavaScript array expression holds, as the installed node evaluates it (skip: no node)."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
-    listed = subprocess.run(
-        ["node", "-e", 'console.log(Object.keys(require("child_process")).join(" "))'],
-        capture_output=True,
-        text=True,
-        timeout=30,
+    return subprocess.run(
+        ["node", "-e", f'console.log(({expression}).join(" "))'], capture_output=True, text=True, timeout=30
     ).stdout.split()
-    assert set(listed) <= _NODE.runs
+
+
+def test_node_apis_cover_child_process_exports() -> None:
+    """PERM-17: every function node's child_process module exports is read as running a program."""
+    assert set(_node_lists('Object.keys(require("child_process"))')) <= _NODE.runs
 
 
 def test_perl_apis_cover_its_process_functions() -> None:
@@ -151,3 +153,145 @@ def test_perl_apis_cover_its_process_functions() -> None:
     starting = {"exec", "system", "readpipe"}
     assert starting <= set(listed)
     assert starting <= _PERL.runs
+
+
+# JavaScript's lexer decodes a name before it binds it: ``\uXXXX`` and ``\u{X}`` in an identifier, any
+# escape in a string literal, a member named by a literal (``a["b"]`` is ``a.b``). Each runs nuke.
+_JS_SPELLED = [
+    "const cp = require('child_process'); cp.exe\\u0063Sync('nuke')",
+    "const cp = require('child_process'); cp.exe\\u{63}Sync('nuke')",
+    "const cp = require('child_process'); cp.\\u{65}\\u0078ecSync('nuke')",
+    "require('child_process')['execSync']('nuke')",
+    "require('child_process')['exec\\x53ync']('nuke')",
+    "require('child_process')[`exec\\u0053ync`]('nuke')",
+    "require('child_process')?.['execSync']('nuke')",
+    "require('\\u0063hild_process').execSync('\\x6e\\u{75}\\153e')",
+    'eval(\'require("child_process").exe\\\\u0063Sync("nuke")\')',
+]
+
+
+@pytest.mark.parametrize("code", _JS_SPELLED)
+def test_javascript_names_are_read_as_its_lexer_decodes_them(code: str) -> None:
+    """PERM-17: an API named with escapes or by a literal member key is that API; its literal command is read."""
+    found = code_targets("javascript", code, loads_followed=True)
+    assert found.runs == ("nuke",), found
+
+
+# Code that may run anything through what the reader does not model: a built-in module whose functions
+# evaluate code or start programs beside the APIs it reads (inspector, repl, module, cluster, v8, wasi,
+# one only named ``node:``), code named by a URL, a module loader it reaches by another name.
+_JS_UNMODELLED = [
+    "const i = require('inspector'); new i.Session().post('Runtime.evaluate', {expression: 'x'})",
+    "import { Session } from 'node:inspector'; new Session()",
+    "import('data:text/javascript,console.log(1)')",
+    "import 'https://example.com/x.mjs'",
+    "require('repl').start()",
+    "require('module').register('./hooks.mjs')",
+    "require('cluster').fork()",
+    "require('v8').setFlagsFromString('--allow-natives-syntax')",
+    "import { run } from 'node:test'; run({files: ['x.js']})",
+    "process.getBuiltinModule(name)",
+]
+
+
+@pytest.mark.parametrize("loads_followed", [False, True])
+@pytest.mark.parametrize("code", _JS_UNMODELLED)
+def test_javascript_modules_the_reader_does_not_model_may_run_anything(
+    code: str, loads_followed: bool
+) -> None:
+    """PERM-17: loading a module the reader does not model, or code named by a URL, is unknown: built."""
+    assert code_targets("javascript", code, loads_followed=loads_followed).built is not None
+
+
+def test_every_node_builtin_module_is_read_or_unknown() -> None:
+    """PERM-17: each module node's ``builtinModules`` lists is one the reader models, or loading it asks."""
+    listed = _node_lists('require("module").builtinModules')
+    assert listed
+    for name in listed:
+        found = code_targets("javascript", f"require({name!r})", loads_followed=True)
+        assert (found.built is None) == (name in _code_modules._NODE_READ_MODULES), name
+
+
+# Perl: a pattern's code blocks are code, whatever the pattern's quoting; a module's function named
+# as a builtin is that builtin.
+_PERL_PATTERN_CODE = [
+    "'x' =~ /(?{ system('nuke') })/;",
+    "'x' =~ m{(??{ system('nuke'); 'x' })};",
+    "'x' =~ qr/(?{ system('nuke') })/;",
+    "$_ = 'x'; s/(?{ system('nuke') })x/y/;",
+    "split /(*{ system('nuke') })/, 'ab';",
+    "use POSIX (); POSIX::system('nuke');",
+]
+
+
+@pytest.mark.parametrize("code", _PERL_PATTERN_CODE)
+def test_perl_pattern_code_blocks_are_read_as_code(code: str) -> None:
+    """PERM-17: ``(?{ })``, ``(??{ })`` and ``(*{ })`` in a pattern run their code: its command is read."""
+    found = code_targets("perl", code)
+    assert (found.runs, found.built) == (("nuke",), None), found
+
+
+_PERL_UNMODELLED = [
+    "use IPC::Open3; open3(my $i, my $o, undef, 'nuke');",
+    "use IPC::Open2; open2(my $o, my $i, 'nuke');",
+    "use IPC::Cmd qw(run); run(command => 'nuke');",
+    "require IPC::Run; IPC::Run::run(['nuke']);",
+    "IPC::Open3::open3(my $i, my $o, undef, 'nuke');",
+    "use IO::Pipe; IO::Pipe->new->reader('nuke');",
+    "use Benchmark; timethis(1, 'system(1)');",
+    "use Module::Load; load 'Foo';",
+    "use re 'eval'; my $c = '(?{ 1 })'; 'x' =~ /$c/;",
+]
+
+
+@pytest.mark.parametrize("code", _PERL_UNMODELLED)
+def test_perl_modules_that_start_programs_may_run_anything(code: str) -> None:
+    """PERM-17: a module whose functions start programs or evaluate code, not modelled by the reader, is unknown."""
+    assert code_targets("perl", code).built is not None
+
+
+def test_perl_switches_loading_a_module_that_starts_programs_are_unknown() -> None:
+    """PERM-17: ``perl -MIPC::Open3 -e`` loads the module for the code: the code may run anything."""
+    found = line_code("perl", ["-MIPC::Open3", "-e", "open3(my $i, my $o, undef, 'nuke')"])
+    assert found is not None
+    assert found.built is not None
+
+
+_EVERYDAY = [
+    ("javascript", 'const s = "a\\tb\\u00e9"; console.log(s["length"], [1, 2][0], /\\d+/.test(s))'),
+    ("javascript", "import path from 'node:path'; import { readFileSync } from 'fs'; console.log(path.sep)"),
+    ("javascript", "const o = {a: 1}; console.log(o['a'], o?.['a'], JSON.stringify(o))"),
+    (
+        "perl",
+        "use strict; use warnings; use Cwd; use File::Basename; use Data::Dumper; print Dumper(getcwd());",
+    ),
+    ("perl", "use List::Util qw(sum); use Getopt::Long; my $s = 'ab'; $s =~ s/(a)/A/; print sum(1, 2);"),
+    ("perl", "my $s = 'abc'; print $1 if $s =~ /(b)(?:c)?/; print \"Git\";"),
+]
+
+
+@pytest.mark.parametrize(("language", "code"), _EVERYDAY)
+def test_everyday_code_stays_read(language: str, code: str) -> None:
+    """PERM-17 (no false ask): escapes, literal members, modules that start nothing keep code read."""
+    found = code_targets(language, code, loads_followed=True)
+    assert (found.built, found.writes_built) == (None, None), found
+
+
+# Where the reader's tokens could fall out of step with the language's and take code for a pattern or a
+# string: ``/`` after a closing brace (an object literal, a hash subscript) divides; ``#`` after any
+# character but ``$`` starts a Perl comment; ``q #`` is ``q`` then a comment, its delimiter on the next line;
+# a POD block is not code.
+_IN_STEP = [
+    ("javascript", 'const o = {} / 1; require("child_process").execSync("nuke"); const p = 1 / 1;'),
+    ("perl", 'my %h = (a => 1); my $x = $h{a} / 1; system("nuke"); my $y = 1 / 1;'),
+    ("perl", "print 1,# it's\nsystem('nuke'); print 'x'; # it's\n"),
+    ("perl", 'my $s = q #\n/x/; system("nuke"); # end\n'),
+    # A POD block where a statement may begin is documentation up to its ``=cut`` line, quotes and all.
+    ("perl", "print 1;\n\n=pod\n\nit's\n\n=cut\n\nsystem('nuke'); print 'x';\n\n__END__\n'\n"),
+]
+
+
+@pytest.mark.parametrize(("language", "code"), _IN_STEP)
+def test_the_reader_stays_in_step_with_the_languages_tokens(language: str, code: str) -> None:
+    """PERM-17: code after a division or a comment the language reads as such is read: its command is found."""
+    assert code_targets(language, code).runs == ("nuke",)

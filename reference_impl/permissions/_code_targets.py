@@ -18,6 +18,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reference_impl.permissions._code_modules import js_decoded, node_module_unread, perl_module_unread
 from reference_impl.permissions._interpreter_options import interpreter_run
 from reference_impl.permissions._program_model import INLINE_CODE, unread_program
 from reference_impl.permissions._python_targets import python_targets
@@ -131,6 +132,11 @@ def line_code(program: str, args: Sequence[str | None], stdin: str | None = None
         why = f"{program} runs code only known when it runs (from its input, or a word bash expands)"
         return CodeTargets(built=why, writes_built=why)
     found = [code_targets(language, str(text)) for text in texts]
+    if language == "perl":  # ``-MIPC::Open3``: a module the switches load for the code
+        modules = [
+            w[2:].lstrip("-").split("=")[0] for w in args if w is not None and w.startswith(("-M", "-m"))
+        ]
+        found += [CodeTargets(built=w, writes_built=w) for w in map(perl_module_unread, modules) if w]
     return CodeTargets(
         tuple(r for f in found for r in f.runs),
         tuple(w for f in found for w in f.writes),
@@ -146,9 +152,13 @@ def line_code(program: str, args: Sequence[str | None], stdin: str | None = None
 # such as a backquoted string), "id", "num", "op" (punctuation).
 Token = tuple[str, str]
 
+# An identifier as ECMAScript's IdentifierName: letters (any script's), ``$``, ``_``, and ``\uXXXX`` or
+# ``\u{X...}`` escapes of them, which name the same binding (``exe\u0063Sync`` is ``execSync``).
+_JS_ESCAPE = r"\\u(?:[0-9A-Fa-f]{4}|\{[0-9A-Fa-f]+\})"
 _JS_TOKEN = re.compile(
     r"""(?P<space>\s+)|(?P<comment>//[^\n]*|/\*.*?\*/)|(?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
-    r"""|(?P<tmpl>`(?:[^`\\]|\\.)*`)|(?P<id>[A-Za-z_$][\w$]*)|(?P<num>\d[\w.]*)|(?P<op>\?\.|=>|[^\s\w])""",
+    rf"""|(?P<tmpl>`(?:[^`\\]|\\.)*`)|(?P<id>(?:[^\W\d]|\$|{_JS_ESCAPE})(?:[\w$]|{_JS_ESCAPE})*)"""
+    r"""|(?P<num>\d[\w.]*)|(?P<op>\?\.|=>|[^\s\w])""",
     re.DOTALL,
 )
 _PERL_QUOTE = re.compile(r"(q|qq|qw|qx|m|qr|s|tr|y)(?=\s*[^\w\s,;=)}])")
@@ -170,6 +180,15 @@ def _after_operand(tokens: list[Token]) -> bool:
         return False
     kind, text = tokens[-1]
     return kind in ("str", "num", "built") or (kind == "id" and text not in _KEYWORDS) or text in (")", "]")
+
+
+def _divides(tokens: list[Token]) -> bool:
+    """Whether ``/`` divides in JavaScript or Perl: after an operand, or after ``}``.
+
+    A ``}`` may close an object literal or a hash subscript (``{} / 2``, ``$h{a} / 2``: division) or a
+    block (a pattern may follow): the reader takes the reading under which it reads the most code.
+    """
+    return _after_operand(tokens) or (bool(tokens) and tokens[-1][1] == "}")
 
 
 _KEYWORDS = frozenset({"return", "typeof", "case", "in", "of", "and", "or", "not", "if", "unless", "split"})
@@ -198,10 +217,14 @@ def _skip_pattern(code: str, at: int, delimiter: str) -> int:
 
 
 def _js_tokens(code: str) -> list[Token]:
+    """JavaScript's tokens, each literal and name as its value (escapes decoded), member access normalised.
+
+    ``a["b"]`` and ``a?.["b"]`` are ``a.b``: a member named by a literal is that member, however spelled.
+    """
     tokens: list[Token] = []
     at = 0
     while at < len(code):
-        if code[at] == "/" and code[at + 1 : at + 2] not in ("/", "*") and not _after_operand(tokens):
+        if code[at] == "/" and code[at + 1 : at + 2] not in ("/", "*") and not _divides(tokens):
             end = _skip_pattern(code, at + 1, "/")
             tokens.append(("num", "regex"))  # a regular expression literal: a value, runs nothing
             at = end + len(re.match(r"[a-z]*", code[end:]).group())  # type: ignore[union-attr]
@@ -215,14 +238,26 @@ def _js_tokens(code: str) -> list[Token]:
         if kind in ("space", "comment"):
             continue
         if kind == "str":
-            value = _unescape(text)
-            tokens.append(("str", value) if value is not None else ("built", text))
+            tokens.append(("str", js_decoded(text[1:-1])))
         elif kind == "tmpl":
-            value = _unescape(text)
-            tokens.append(("str", value) if value is not None and "${" not in value else ("built", text))
+            tokens.append(("str", js_decoded(text[1:-1])) if "${" not in text else ("built", text))
+        elif kind == "id":
+            tokens.append(("id", js_decoded(text)))
         else:
             tokens.append((kind, text))
+        _literal_member(tokens)
     return tokens
+
+
+def _literal_member(tokens: list[Token]) -> None:
+    """Rewrite a just-closed ``[ "name" ]`` member access (after an operand or ``?.``) as ``. name``."""
+    if len(tokens) < 4 or tokens[-1][1] != "]" or tokens[-2][0] != "str" or tokens[-3][1] != "[":
+        return
+    before = tokens[:-3]
+    if before and before[-1][1] == "?.":
+        tokens[-4:] = [("op", "."), ("id", tokens[-2][1])]
+    elif _after_operand(before):
+        tokens[-3:] = [("op", "."), ("id", tokens[-2][1])]
 
 
 def _perl_tokens(code: str) -> list[Token]:
@@ -233,9 +268,15 @@ def _perl_tokens(code: str) -> list[Token]:
         if c.isspace():
             at += 1
             continue
-        if c == "#" and (at == 0 or code[at - 1] in " \t\n;{}("):
+        if c == "#" and (at == 0 or code[at - 1] != "$"):  # a comment, but for ``$#array``'s last index
             end = code.find("\n", at)
             at = len(code) if end < 0 else end
+            continue
+        if _PERL_END.match(code, at) and (at == 0 or code[at - 1] == "\n"):
+            break  # perl compiles no further (SelfLoader's evaluating the rest is a module not modelled)
+        if _perl_pod(code, at, tokens):
+            cut = re.compile(r"^=cut\b.*$", re.MULTILINE).search(code, at)
+            at = len(code) if cut is None else cut.end()  # documentation, up to its ``=cut`` line
             continue
         if code.startswith("<<", at) and re.match(r"<<~?\s*['\"A-Za-z_]", code[at:]):
             raise ValueError("here-document")  # its body is text the tokens do not follow
@@ -245,9 +286,13 @@ def _perl_tokens(code: str) -> list[Token]:
             start = quote.end()
             while start < len(code) and code[start].isspace():
                 start += 1
+                if code[start : start + 1] == "#":  # ``q #...``: a comment; the delimiter follows it
+                    start = code.find("\n", start) if "\n" in code[start:] else len(code)
             delimiter = code[start]
             end = _skip_pattern(code, start + 1, delimiter)
             body = code[start + 1 : end - 1]
+            if op in ("m", "qr", "s"):
+                tokens += _perl_pattern_code(body)
             if op in ("s", "tr", "y"):
                 if delimiter in _PAIRS:  # ``s{a}{b}``: a second bracketed part
                     while end < len(code) and code[end].isspace():
@@ -271,9 +316,10 @@ def _perl_tokens(code: str) -> list[Token]:
             tokens.append(_perl_string(code[at + 1 : end - 1], c != "'", "run" if c == "`" else "str"))
             at = end
             continue
-        if c == "/" and not _after_operand(tokens):
-            at = _skip_pattern(code, at + 1, "/")
-            at += len(re.match(r"[a-z]*", code[at:]).group())  # type: ignore[union-attr]
+        if c == "/" and not _divides(tokens):
+            end = _skip_pattern(code, at + 1, "/")
+            tokens += _perl_pattern_code(code[at + 1 : end - 1])
+            at = end + len(re.match(r"[a-z]*", code[end:]).group())  # type: ignore[union-attr]
             tokens.append(("num", "pattern"))
             continue
         match = re.compile(r"[A-Za-z_][\w]*(?:::\w+)*|\d[\w.]*|->|=>|::|[$@%&*]\{|\S").match(code, at)
@@ -282,6 +328,36 @@ def _perl_tokens(code: str) -> list[Token]:
         at = match.end()
         kind = "id" if text[0].isalpha() or text[0] == "_" else "num" if text[0].isdigit() else "op"
         tokens.append((kind, text))
+    return tokens
+
+
+_PERL_END = re.compile(r"__(?:END|DATA)__[ \t]*(?:\n|$)")
+
+
+def _perl_pod(code: str, at: int, tokens: list[Token]) -> bool:
+    r"""Whether a POD block starts at ``at``: ``=word`` opening a line where a statement may begin (perlpod).
+
+    Elsewhere (``my $x\n=f();``) a ``=`` opening a line is an assignment: code, read as code.
+    """
+    return (
+        code[at] == "="
+        and (at == 0 or code[at - 1] == "\n")
+        and code[at + 1 : at + 2].isalpha()
+        and (not tokens or tokens[-1][1] in (";", "{", "}"))
+    )
+
+
+# A regular expression's code: ``(?{ code })`` runs it as the pattern matches, ``(??{ code })`` runs it
+# and matches its value as a pattern, ``(*{ code })`` (perl 5.37.8) runs it optimistically (perlre).
+_PERL_PATTERN_CODE = re.compile(r"\(\?\??\{|\(\*\{")
+
+
+def _perl_pattern_code(body: str) -> list[Token]:
+    """The tokens of the code blocks a pattern holds, each a statement of its own: code, not string data."""
+    tokens: list[Token] = []
+    for match in _PERL_PATTERN_CODE.finditer(body):
+        end = _skip_pattern(body, match.end(), "{")  # the block's braces nest as code's do
+        tokens += [("op", ";"), *_perl_tokens(body[match.end() : end - 1]), ("op", ";")]
     return tokens
 
 
@@ -396,6 +472,7 @@ _NODE = _Language(
             "SourceTextModule",
             "SyntheticModule",
             "Worker",
+            "getBuiltinModule",
             "setTimeout",
             "setInterval",
             "setImmediate",
@@ -560,10 +637,29 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_fol
             if not (len(key) == 2 and key[0][0] in ("str", "num") and key[1][1] == "]"):
                 note("a member looked up by a name only known when the code runs")
                 continue
+        named = (kind == "id" and previous not in ("->", "$", "@", "%")) or (kind == "str" and "::" in text)
+        if perl and (named or text.endswith(".pm")) and (unread := perl_module_unread(text)) is not None:
+            note(unread)
+            continue
+        if perl and text == "re" and previous in ("use", "no"):
+            # ``use re "eval"``: a pattern built when the code runs may hold code blocks that run.
+            pragma = _call_arguments(tokens, index + 1, True)
+            if previous == "use" and pragma and any("eval" in t for _, t in pragma[0]):
+                note("use re 'eval' runs code in patterns built when the code runs")
+            continue
         if kind != "id":
             continue
+        if not perl and text in ("import", "from") and previous != "." and tokens[index + 1 : index + 2]:
+            # ``import "m"``, ``import x from "m"``, ``export * from "m"``: the module a static import loads.
+            unread = node_module_unread(tokens[index + 1][1]) if tokens[index + 1][0] == "str" else None
+            if unread is not None:
+                note(unread)
+                continue
         if perl and text.startswith("CORE::"):
             text = text.removeprefix("CORE::")  # the builtin itself, by its full name
+        if perl and "::" in text and previous not in ("use", "no", "require"):
+            # ``POSIX::system``, ``File::Copy::copy``: a module's function of a builtin's name is read as it.
+            text = text.rsplit("::", 1)[-1] or text
         if text in language.reflects or text.rsplit("::", 1)[-1] in language.reflects:
             note(f"{text} reaches any function by a name made when the code runs")
             continue
@@ -594,10 +690,14 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_fol
         timer = not perl and text in ("setTimeout", "setInterval", "setImmediate")
         if timer and arguments and arguments[0][0] != "str":
             continue  # a function to call later, not code as a string
-        if text in ("require", "import", "do"):
+        if text in ("require", "import", "do", "getBuiltinModule"):
             names = _literal_strings(arguments)
             if names is None:
                 note(f"{text} loads a module named when the code runs")
+                continue
+            unread = next((w for w in map(node_module_unread, names) if w), None) if not perl else None
+            if unread is not None:
+                note(unread)
                 continue
             if loads_followed:
                 continue  # the file a literal name loads is read where the program finds it
