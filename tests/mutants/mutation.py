@@ -318,7 +318,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_evaluated.py": ("tests/test_program_scripts.py", "tests/test_shell.py"),
     "reference_impl/permissions/_program_model.py": ("tests/test_program_scripts.py",),
     "reference_impl/permissions/_shell_forms.py": ("tests/test_shell.py", "tests/test_env_split.py"),
-    "reference_impl/permissions/_shell_rules.py": ("tests/test_shell.py",),
+    "reference_impl/permissions/_shell_rules.py": ("tests/test_shell.py", "tests/test_program_grammar.py"),
     "reference_impl/permissions/_descriptors.py": _LINE_WRITES_TESTS,
     "reference_impl/hooks/_model.py": ("tests/test_hooks.py", "tests/test_hook_fields.py"),
     "reference_impl/hooks/_runner.py": ("tests/test_hooks.py", "tests/test_hook_fields.py"),
