@@ -14,7 +14,7 @@ import zipfile
 
 from hypothesis import strategies as st
 
-__all__ = ["pythonpath_zip", "standard_library_carrier"]
+__all__ = ["SET_UP", "pythonpath_zip", "standard_library_carrier"]
 
 # Each: the code of a test function's body running the program ``{cmd}`` (a Python expression).
 _CARRIERS = {
@@ -38,6 +38,15 @@ _CARRIERS = {
     "imaplib.IMAP4_stream": (
         "import imaplib\n    try:\n        imaplib.IMAP4_stream({cmd})\n    except Exception:\n        pass\n"
     ),
+    "a string annotation typing evaluates": (
+        "import typing\n    def f(x: {annotation}):\n        pass\n    typing.get_type_hints(f)\n"
+    ),
+    "sys.path then a zip the code wrote": (
+        "import sys, zipfile\n    with zipfile.ZipFile('deps.zip', 'w') as z:\n"
+        "        z.writestr('helper_z.py', 'import os; os.system(' + repr({cmd}) + ')')\n"
+        "    sys.path.insert(0, 'deps.zip')\n    import helper_z\n"
+    ),
+    "BROWSER set in another file": "import webbrowser\n    webbrowser.open('http://example.invalid/')\n",
     "trace.Trace().run": "import trace\n    t = trace.Trace(count=0, trace=0)\n    t.run({code})\n",
     "doctest.run_docstring_examples": (
         "import doctest\n    def f():\n        pass\n"
@@ -47,9 +56,24 @@ _CARRIERS = {
 }
 
 
-def standard_library_carrier(data: st.DataObject, program: str) -> tuple[dict[str, str], str, str]:
-    """A test module or script running ``program`` through a drawn standard-library API: (files, line, how)."""
-    carrier = data.draw(st.sampled_from(sorted(_CARRIERS)), label="standard-library carrier")
+# Carriers whose way in is what the program's code sets up, not the API it calls: the environment set
+# in another file, sys.path pointed at a zip, an annotation's string.
+SET_UP = (
+    "BROWSER set in another file",
+    "sys.path then a zip the code wrote",
+    "a string annotation typing evaluates",
+)
+
+
+def standard_library_carrier(
+    data: st.DataObject, program: str, *, set_up: bool = False
+) -> tuple[dict[str, str], str, str]:
+    """A test module or script running ``program`` through a drawn standard-library API: (files, line, how).
+
+    ``set_up``: one of :data:`SET_UP`; otherwise a carrier that calls the API itself.
+    """
+    carriers = SET_UP if set_up else sorted(set(_CARRIERS) - set(SET_UP))
+    carrier = data.draw(st.sampled_from(carriers), label="standard-library carrier")
     cmd = data.draw(
         st.sampled_from([repr(program), f"{program[:-2]!r} + {program[-2:]!r}", "NAME"]),
         label="how the code spells it",
@@ -61,16 +85,25 @@ def standard_library_carrier(data: st.DataObject, program: str) -> tuple[dict[st
         if cmd != "NAME"
         else "'import os; os.system(' + repr(NAME) + ')'"
     )
-    body = _CARRIERS[carrier].format(cmd=cmd, code=code)
+    annotation = repr(f"__import__('os').system({cmd})")
+    body = _CARRIERS[carrier].format(cmd=cmd, code=code, annotation=annotation)
+    # The environment another file of the program sets: a conftest, or a module the script imports.
+    other = (
+        f"{prelude}import os\nos.environ['BROWSER'] = {cmd}\n" if carrier.startswith("BROWSER set") else ""
+    )
+    extra = {"setup_env.py": other} if other else {}
     how = data.draw(st.sampled_from(["pytest test module", "script"]), label="how it runs")
     if how == "script":
-        return (
-            {"t.py": f"{prelude}def main():\n    {body}\n\nmain()\n"},
-            "python3 t.py",
-            f"{carrier}, {cmd}, script",
+        script = (
+            f"{'import setup_env' + chr(10) if other else ''}{prelude}def main():\n    {body}\n\nmain()\n"
         )
+        return {"t.py": script, **extra}, "python3 t.py", f"{carrier}, {cmd}, script"
     line = data.draw(st.sampled_from(["python3 -m pytest -q -p no:cacheprovider", "pytest -q"]), label="line")
-    return {"test_a.py": f"{prelude}def test_a():\n    {body}\n"}, line, f"{carrier}, {cmd}, under pytest"
+    files = {
+        "test_a.py": f"{prelude}def test_a():\n    {body}\n",
+        **({"conftest.py": other} if other else {}),
+    }
+    return files, line, f"{carrier}, {cmd}, under pytest"
 
 
 # pytest's ini files and how each spells its ``pythonpath`` setting for ``{entry}``.

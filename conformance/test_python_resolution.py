@@ -289,6 +289,12 @@ def _standard_library(data: st.DataObject, evil: str) -> PythonCase:
     return PythonCase(dict(files), line, how)
 
 
+def _set_up(data: st.DataObject, evil: str) -> PythonCase:
+    """Code that sets up what the standard library then runs: the environment, sys.path, an annotation."""
+    files, line, how = standard_library_carrier(data, _DENIED, set_up=True)
+    return PythonCase(dict(files), line, how)
+
+
 def _pythonpath_zip(data: st.DataObject, evil: str) -> PythonCase:
     """A zip or egg on pytest's ``pythonpath`` setting, holding the module a test imports."""
     files, line, how = pythonpath_zip(data, evil)
@@ -301,6 +307,7 @@ _MECHANISMS: dict[str, Callable[[st.DataObject, str], PythonCase]] = {
     "doctest": _doctests,
     "pytest cache": _pytest_cache,
     "standard library": _standard_library,
+    "standard library, set up": _set_up,
     "pytest pythonpath": _pythonpath_zip,
 }
 
@@ -377,7 +384,9 @@ def test_deny_rule_holds_against_the_code_python_resolves(
     executable, a ``logging.config`` factory, ``imaplib.IMAP4_stream``, ``trace.Trace().run`` of a
     string, ``doctest.run_docstring_examples``, the program named literally, split or reversed; a zip,
     egg or wheel on pytest's ``pythonpath`` in each ini file, continued or in ``addopts``, holding the
-    module or package a test imports), where the script is and how the line
+    module or package a test imports; what other code sets up: ``BROWSER`` put in the environment by
+    a conftest or a module the script imports, ``sys.path`` pointed at a zip the code wrote, a string
+    annotation ``typing.get_type_hints`` evaluates), where the script is and how the line
     runs it (beside, by its path, through a symbolic link to it, after ``cd``, ``-m``, ``-c``,
     options first), how the code spells the denied program, the allow rule, the mode. Real
     ``python3`` is the judge.

@@ -29,6 +29,13 @@ _STARTS_PROGRAMS = [
     "from antigravity import geohash",
     "import http.server\nh = http.server.CGIHTTPRequestHandler",
     "import os, pydoc\nos.environ['PAGER'] = 'nu' + 'ke'\npydoc.pager('x')",
+    # What another file of the program starts reads: a conftest setting BROWSER for a test's browser.
+    "import os\nos.environ['BROWSER'] = 'nu' + 'ke'",
+    "import os\nos.environ.update(BROWSER=c)",
+    # Modules then imported from where the engine does not look (a zip the code wrote, say).
+    "import sys\nsys.path.insert(0, 'deps.zip')\nimport helper",
+    "import sys\nsys.path[:0] = ['deps.zip']",
+    "import sys\nsys.meta_path.append(finder)",
 ]
 # Each: code that evaluates code it is given (a string, a docstring) through an API no list names.
 _EVALUATES = [
@@ -40,6 +47,8 @@ _EVALUATES = [
     "import pdb\nwith pdb.Pdb() as p:\n    p.run(s)",
     "import pickle\npickle.Unpickler(f).load()",
     "import unittest\nunittest.TestLoader().loadTestsFromName(n)",
+    # A string annotation is code typing.get_type_hints evaluates.
+    "import typing\ndef f(x: \"__import__('os').system('nu'+'ke')\"): pass\ntyping.get_type_hints(f)",
 ]
 
 
@@ -55,6 +64,8 @@ def test_a_standard_member_not_proven_pure_given_a_built_value_may_run_anything(
         ("import pydoc\npydoc.pipepager('x', 'nuke --all')", "nuke --all"),
         ("import trace\ntrace.Trace().run(\"import os; os.system('nuke')\")", "nuke"),
         ("import os, webbrowser\nos.environ['BROWSER'] = 'nuke'\nwebbrowser.open('http://x')", "nuke"),
+        ("import os\nos.environ['PAGER'] = 'nuke'", "nuke"),
+        ("def f(x: \"os.system('nuke')\"): pass", "nuke"),
     ],
 )
 def test_literal_values_of_a_capable_member_are_read_as_commands_and_code(code: str, command: str) -> None:

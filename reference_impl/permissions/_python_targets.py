@@ -163,7 +163,6 @@ class _Reader:
         self.receivers: set[int] = set()  # ids of module names used as an attribute's object
         self.derived: set[str] = set()  # local names bound to what a capable standard member made
         self.annotations: set[int] = set()  # ids of nodes in annotations: types, not values used
-        self.capable_called = False  # a capable standard-library member is called (it reads the environment)
         self.environment: list[str] = []  # literal values the code puts in the environment
         self.environment_built = False  # a value it puts there that is built when it runs
 
@@ -245,7 +244,6 @@ class _Reader:
             name = f"?.{node.func.attr}"  # a method of an object only known when it runs
         if name is not None:
             self._call(name, node)
-            self.capable_called |= name in RUNS or name in EVALUATES
         if name is None or not _listed(name):
             self._standard_call(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_WRITES:
@@ -260,7 +258,12 @@ class _Reader:
         why = self.capable(func)
         if why is None and isinstance(func, ast.Attribute) and method_capability(func.attr):
             why = f".{func.attr}() is a method by which the standard library starts a program or runs code"
-        environment = self.imported(func) in _ENVIRONMENT_WRITES
+        callee = self.imported(func) or ""
+        if callee.rpartition(".")[0] in _SEARCH_PATHS:
+            self.found.unknown(
+                f"{callee}: the modules the code then imports are found where the engine does not look"
+            )
+        environment = callee in _ENVIRONMENT_WRITES
         if why is None and not environment:
             return
         args = self._args(node)
@@ -271,7 +274,6 @@ class _Reader:
             self.environment += strings
             self.environment_built |= built
             return
-        self.capable_called = True
         if built:
             self.found.unknown(f"{why}, and is given a value built when the code runs")
             return
@@ -284,18 +286,24 @@ class _Reader:
         """``os.environ[k] = v``: what the code puts in the environment programs it starts read."""
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
+            if self.imported(target.value if isinstance(target, ast.Subscript) else target) in _SEARCH_PATHS:
+                self.found.unknown(
+                    "the code sets sys.path: the modules it imports are found where the engine does not look"
+                )
             if isinstance(target, ast.Subscript) and self.imported(target.value) == "os.environ":
                 value = _literal(node.value) if node.value is not None else _NOT_LITERAL
                 self.environment += _strings(value)
                 self.environment_built |= value is _NOT_LITERAL or isinstance(node, ast.AugAssign)
 
     def finish(self) -> None:
-        """The environment matters to the programs the code starts: read with them."""
-        if not self.capable_called:
-            return
+        """What the code puts in the environment: read as commands, or unknown when built.
+
+        It names programs the standard library starts (``BROWSER``, ``PAGER``), in this file's code or
+        any other the process runs.
+        """
         if self.environment_built:
             self.found.unknown(
-                "the code puts a value built when it runs in the environment of a program it starts"
+                "the code puts a value built when it runs in the environment of the programs it starts"
             )
         self.found.runs += self.environment
 
@@ -434,6 +442,8 @@ class _Reader:
 
 
 # How code puts values in the environment of the programs it starts (``os.environ[k] = v`` too).
+# The lists Python finds modules by: code changing them imports what the engine does not follow.
+_SEARCH_PATHS = frozenset({"sys.path", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache"})
 _ENVIRONMENT_WRITES = frozenset(
     {"os.putenv", "os.environ.update", "os.environ.setdefault", "os.environb.update"}
 )
@@ -519,6 +529,11 @@ def _read(code: str, found: PythonTargets, depth: int) -> None:
         )
         if annotation is not None:
             reader.annotations |= {id(n) for n in ast.walk(annotation)}
+            text = annotation.value if isinstance(annotation, ast.Constant) else None
+            if isinstance(text, str) and depth < 4 and _parses(text):
+                _read(
+                    text, found, depth + 1
+                )  # a string annotation is code ``typing.get_type_hints`` evaluates
     for _ in range(2):  # twice: an object made from one made before (``p = ctx.Process()``)
         for node in nodes:
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
