@@ -36,6 +36,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conformance._controls import run_for_real
+from conformance._python_carriers import pythonpath_zip, standard_library_carrier
 from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import host_answering, run_calls, shell_tool
 from pytest_toolharness.adapters import requires
@@ -282,11 +283,32 @@ def _pytest_cache(data: st.DataObject, evil: str) -> PythonCase:
     return PythonCase(files, base, f"pytest's rewrite caches ({how})", evil=evil, pytest_caches=caches)
 
 
+def _standard_library(data: st.DataObject, evil: str) -> PythonCase:
+    """Test code or a script running the denied program through a standard-library API no list names."""
+    files, line, how = standard_library_carrier(data, _DENIED)
+    return PythonCase(dict(files), line, how)
+
+
+def _set_up(data: st.DataObject, evil: str) -> PythonCase:
+    """Code that sets up what the standard library then runs: the environment, sys.path, an annotation."""
+    files, line, how = standard_library_carrier(data, _DENIED, set_up=True)
+    return PythonCase(dict(files), line, how)
+
+
+def _pythonpath_zip(data: st.DataObject, evil: str) -> PythonCase:
+    """A zip or egg on pytest's ``pythonpath`` setting, holding the module a test imports."""
+    files, line, how = pythonpath_zip(data, evil)
+    return PythonCase(files, line, how)
+
+
 _MECHANISMS: dict[str, Callable[[st.DataObject, str], PythonCase]] = {
     "resolved import": _resolved,
     "zip script": _zip_script,
     "doctest": _doctests,
     "pytest cache": _pytest_cache,
+    "standard library": _standard_library,
+    "standard library, set up": _set_up,
+    "pytest pythonpath": _pythonpath_zip,
 }
 
 
@@ -356,7 +378,15 @@ def test_deny_rule_holds_against_the_code_python_resolves(
     ``--doctest-modules`` on the line or in ``pytest.ini``; pytest's assertion-rewrite cache of a test
     module or a conftest, written by pytest, then holding other code (alone or after the source's)
     behind pytest's own header, beside the other module's cache as pytest wrote it, forged, or renamed
-    to another pytest version's tag), where the script is and how the line
+    to another pytest version's tag; a standard-library API that starts a program or evaluates code
+    no list names, in a test module or a script: ``pydoc.pipepager``, ``webbrowser.get``, ``BROWSER``
+    then ``import antigravity``, an event loop's ``subprocess_shell``, a multiprocessing context's
+    executable, a ``logging.config`` factory, ``imaplib.IMAP4_stream``, ``trace.Trace().run`` of a
+    string, ``doctest.run_docstring_examples``, the program named literally, split or reversed; a zip,
+    egg or wheel on pytest's ``pythonpath`` in each ini file, continued or in ``addopts``, holding the
+    module or package a test imports; what other code sets up: ``BROWSER`` put in the environment by
+    a conftest or a module the script imports, ``sys.path`` pointed at a zip the code wrote, a string
+    annotation ``typing.get_type_hints`` evaluates), where the script is and how the line
     runs it (beside, by its path, through a symbolic link to it, after ``cd``, ``-m``, ``-c``,
     options first), how the code spells the denied program, the allow rule, the mode. Real
     ``python3`` is the judge.

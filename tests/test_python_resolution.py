@@ -252,3 +252,45 @@ def test_a_pytest_cache_is_compared_with_pytests_own_rewriting(tmp_path: Path) -
     # The oracle of what runs: pytest itself loads the forged body (it checks the header only).
     subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, check=False)
     assert (tmp_path / "forged-ran").exists(), "pytest did not load the forged cache: the test proves nothing"
+
+
+def _zipped(name: str, code: str) -> bytes:
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr(name, code)
+    return archive.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("ini", "text"),
+    [
+        ("pytest.ini", "[pytest]\npythonpath = deps.zip\n"),
+        ("pytest.ini", "[pytest]\npythonpath =\n    src\n    deps.zip\n"),
+        ("tox.ini", "[pytest]\npythonpath = deps.zip\n"),
+        ("setup.cfg", "[tool:pytest]\npythonpath = deps.zip\n"),
+        ("pyproject.toml", '[tool.pytest.ini_options]\npythonpath = ["src", "deps.zip"]\n'),
+        ("pytest.ini", "[pytest]\naddopts = -o pythonpath=deps.zip\n"),
+    ],
+)
+def test_a_zip_on_pytests_pythonpath_is_code_not_read(tmp_path: Path, ini: str, text: str) -> None:
+    """PERM-17: a zip (or egg) pytest's ``pythonpath`` puts on ``sys.path``: the code it imports there is not read."""
+    work = _project(
+        tmp_path,
+        {
+            ini: text,
+            "src/__init__.py": "",
+            "deps.zip": _zipped("helper.py", _RUNS_RM),
+            "test_a.py": "import helper\n",
+        },
+    )
+    assert _decide("python3 -m pytest -q", work, "Bash(python3 -m pytest:*)") == "ask"
+
+
+def test_a_directory_on_pytests_pythonpath_is_read_as_the_projects_modules(tmp_path: Path) -> None:
+    """PERM-17: a directory on pytest's ``pythonpath`` (outside the tree it collects): its modules are read."""
+    for name, helper, decision in (("evil", _RUNS_RM, "ask"), ("clean", "VALUE = 1\n", "allow")):
+        files = {"pytest.ini": "[pytest]\npythonpath = ../shared\n", "test_a.py": "import helper\n"}
+        work = _project(tmp_path / name, files)
+        (tmp_path / name / "shared").mkdir()
+        (tmp_path / name / "shared" / "helper.py").write_text(helper)
+        assert _decide("python3 -m pytest -q", work, "Bash(python3 -m pytest:*)") == decision

@@ -52,6 +52,7 @@ from reference_impl.permissions._python_resolution import (
     imported_names,
     loaded_modules,
     path_entries,
+    pytest_pythonpath,
     startup_code,
     unread_code,
 )
@@ -263,6 +264,7 @@ def _pytest_files(words: list[str], cwd: str) -> list[tuple[str, str]]:
     # What pytest is told on the line, in its ini files and in PYTEST_ADDOPTS: doctest options, plugins.
     told = " ".join([*words, os.environ.get("PYTEST_ADDOPTS", "")])
     texts: list[str] = [told]
+    ini_files: list[tuple[str, str]] = []
     listings: list[tuple[str, list[str]]]
     for root in dict.fromkeys(roots):
         if not posixpath.isdir(root):
@@ -299,6 +301,7 @@ def _pytest_files(words: list[str], cwd: str) -> list[tuple[str, str]]:
                 found.append((f"the project's module {path} {_PYTEST_INI_NOTE}", text))
             else:
                 texts.append(text)
+                ini_files.append((path, text))
                 found.append((f"{path} {_PYTEST_INI_NOTE}", text))
         # What pytest's imports load beside the files it collects that is not their source, and the
         # examples of the text files it collects as doctests.
@@ -322,6 +325,7 @@ def _pytest_files(words: list[str], cwd: str) -> list[tuple[str, str]]:
             if where.startswith("the project's module ") and text != NOT_READ and ">>>" in text
         ]
     found += [(where, NOT_READ if text is None else text) for where, text in startup_code()]
+    found += _pytest_path_entries(ini_files, " ".join(texts), cwd, found)
     # ``-p NAME`` (on the line, in ``-o addopts=...`` or an ini file): the project's module of that name.
     options = " ".join([*words, *(text for where, text in found if where.endswith(_PYTEST_INI_NOTE))])
     for name in re.findall(r"(?:^|[\s=\'\"])-p\s*([\w.]+)", options):
@@ -331,6 +335,28 @@ def _pytest_files(words: list[str], cwd: str) -> list[tuple[str, str]]:
                 seen.add(path)
                 found.append((f"{path} (pytest -p {name})", text))
     return found
+
+
+def _pytest_path_entries(
+    ini_files: list[tuple[str, str]], options: str, cwd: str, found: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """What pytest may import from the paths its ``pythonpath`` setting puts first on ``sys.path``.
+
+    A directory's modules, as Python finds them there; anything else Python imports from (a zip, an
+    egg, a wheel: any file) holds code the engine does not read.
+    """
+    entries = pytest_pythonpath(ini_files, options, cwd)
+    code = [text for where, text in found if where.startswith("the project's module ") and text != NOT_READ]
+    directories = [e for e in entries if posixpath.isdir(e)]
+    unread = [
+        (
+            f"{e} on pytest's pythonpath is not a directory (a zip, an egg): Python imports its code, not read here",
+            NOT_READ,
+        )
+        for e in entries
+        if posixpath.exists(e) and not posixpath.isdir(e)
+    ]
+    return unread + (_python_program(directories, code, set()) if directories else [])
 
 
 _DIRECTORY_BUILTINS = frozenset({"cd", "pushd"})

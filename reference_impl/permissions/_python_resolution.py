@@ -36,6 +36,7 @@ import os
 import posixpath
 import re
 import stat
+import tomllib
 from types import CodeType
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "imported_names",
     "loaded_modules",
     "path_entries",
+    "pytest_pythonpath",
     "startup_code",
     "unread_code",
 ]
@@ -290,6 +292,55 @@ def startup_code() -> list[tuple[str, str | None]]:
                 text = _text(path) if name.endswith(".py") else None
                 found.append((f"{PYTHON_CODE}{path} (Python imports it at startup)", text))
     return found
+
+
+_PYTHONPATH_KEY = re.compile(r"^[ \t]*pythonpath[ \t]*[=:][ \t]*(.*)$", re.MULTILINE)
+_PYTHONPATH_OPTION = re.compile(r"(?:-o[ \t]*|--override-ini[= \t]+)['\"]?pythonpath=([^'\"\s]+)")
+
+
+def pytest_pythonpath(ini_files: list[tuple[str, str]], options: str, cwd: str) -> list[str]:
+    """The paths pytest puts first on ``sys.path`` (its ``pythonpath`` setting), each as a full path.
+
+    From every ini file read (``pytest.ini``, ``tox.ini``, ``setup.cfg``: the key and its indented
+    continuation lines; ``pyproject.toml``'s ``[tool.pytest.ini_options]``, a list or a string), relative
+    to that file's directory, and ``-o pythonpath=...`` in ``options``, relative to ``cwd``. Read in any
+    section: a superset.
+    """
+    found: list[str] = []
+    for path, text in ini_files:
+        base = posixpath.dirname(path)
+        values: list[str] = []
+        if path.endswith(".toml"):
+            try:
+                table = tomllib.loads(text).get("tool", {}).get("pytest", {}).get("ini_options", {})
+            except (tomllib.TOMLDecodeError, AttributeError):
+                table = {}
+            value = table.get("pythonpath", []) if isinstance(table, dict) else []
+            values = value.split() if isinstance(value, str) else [str(v) for v in value]
+        for match in _PYTHONPATH_KEY.finditer(text):
+            rest = text[match.end() :].split("\n")[1:]
+            continued = [line for line in _indented(rest)]
+            values += (
+                " ".join([match.group(1), *continued])
+                .replace("[", " ")
+                .replace("]", " ")
+                .replace(",", " ")
+                .replace('"', " ")
+                .split()
+            )
+        found += [posixpath.normpath(posixpath.join(base, v)) for v in values]
+    found += [posixpath.normpath(posixpath.join(cwd, v)) for v in _PYTHONPATH_OPTION.findall(options)]
+    return list(dict.fromkeys(found))
+
+
+def _indented(lines: list[str]) -> list[str]:
+    """The continuation lines of an ini value: the indented ones right after it."""
+    taken = []
+    for line in lines:
+        if not line[:1].isspace() or not line.strip():
+            break
+        taken.append(line.strip())
+    return taken
 
 
 def doctest_files(directory: str, names: list[str], options: str) -> list[str]:

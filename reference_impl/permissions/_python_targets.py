@@ -16,6 +16,8 @@ import ast
 import shlex
 from dataclasses import dataclass, field
 
+from reference_impl.permissions._stdlib_catalogue import at_import, member_capability, method_capability
+
 __all__ = ["EVALUATES", "RUNS", "WRITES", "PythonTargets", "python_targets"]
 
 # Functions that start a program: qualified name -> how their arguments name it ("shell": the first
@@ -124,7 +126,12 @@ def _literal(node: ast.AST) -> str | bytes | int | float | bool | list[object] |
         value = node.value
         if isinstance(value, (str, bytes, int, float, bool)) or value is None:
             return value
-    if isinstance(node, (ast.List, ast.Tuple)):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = _literal(node.operand)
+        return operand if isinstance(operand, (int, float)) else _NOT_LITERAL
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        node = ast.List(elts=[*(k for k in node.keys if k is not None), *node.values])
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         items = [_literal(item) for item in node.elts]
         if all(item is not _NOT_LITERAL for item in items):
             return list(items)
@@ -154,17 +161,24 @@ class _Reader:
         self.functions: dict[str, str] = {}  # local name -> qualified function imported as it
         self.callees: set[int] = set()  # ids of nodes that are a call's function, checked there
         self.receivers: set[int] = set()  # ids of module names used as an attribute's object
+        self.derived: set[str] = set()  # local names bound to what a capable standard member made
+        self.annotations: set[int] = set()  # ids of nodes in annotations: types, not values used
+        self.environment: list[str] = []  # literal values the code puts in the environment
+        self.environment_built = False  # a value it puts there that is built when it runs
 
     # Imports bind names: modules by their (alias) name, functions of capable modules by their own.
     def import_(self, node: ast.Import) -> None:
         for alias in node.names:
+            self._imported(alias.name)
             top = alias.name.split(".")[0]
             self.modules[alias.asname or top] = alias.name if alias.asname else top
 
     def import_from(self, node: ast.ImportFrom) -> None:
         module = node.module or ""
+        self._imported(module)
         for alias in node.names:
             qualified = f"{module}.{alias.name}"
+            self._imported(qualified)
             if alias.name == "*" and module.split(".")[0] in _CAPABLE_MODULES | {"os", "subprocess"}:
                 self.found.unknown(f"'from {module} import *' binds names the code may call by any spelling")
             elif qualified in _CAPABLE_MODULES or alias.name in _CAPABLE_MODULES:
@@ -173,6 +187,10 @@ class _Reader:
                 self.found.unknown(f"{qualified} is imported under another name ({alias.asname})")
             else:
                 self.functions[alias.asname or alias.name] = qualified
+
+    def _imported(self, module: str) -> None:
+        if at_import(module):
+            self.found.unknown(f"importing {module} runs a program or code (the standard library's own code)")
 
     def qualified(self, node: ast.AST) -> str | None:
         """The qualified name ``node`` refers to (``sp.run`` -> ``subprocess.run``), when it is a name."""
@@ -185,14 +203,109 @@ class _Reader:
             return f"{base}.{node.attr}" if base is not None else None
         return None
 
+    def imported(self, node: ast.AST) -> str | None:
+        """``node``'s qualified name when its root is a name an import binds (``pydoc.pipepager``)."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and (root.id in self.modules or root.id in self.functions):
+            return self.qualified(node)
+        return None
+
+    def capable(self, node: ast.AST) -> str | None:
+        """Why ``node`` is, or was made by, a standard-library member that may start a program or run code.
+
+        The standard library's own source says which (:mod:`_stdlib_catalogue`); an object one of
+        them made (``loop``, ``ctx``, ``t = trace.Trace()``) is of a class the reader does not know.
+        """
+        if isinstance(node, (ast.Await, ast.Starred)):
+            return self.capable(node.value)
+        if isinstance(node, (ast.Call, ast.Subscript)):
+            return self.capable(node.func if isinstance(node, ast.Call) else node.value)
+        if isinstance(node, (ast.Name, ast.Attribute)) and _dotted(node) in self.derived:
+            return f"{_dotted(node)} is an object a standard-library member that may start a program or run code made"
+        name = self.imported(node)
+        why = member_capability(name) if name is not None else None
+        if why is None and isinstance(node, ast.Attribute):
+            return self.capable(node.value)
+        return why
+
+    def derive(self, targets: list[ast.expr], value: ast.AST) -> None:
+        """Names bound to what a capable member made are such objects too (``ctx = mp.get_context()``)."""
+        if self.capable(value) is not None:
+            for target in targets:
+                for node in ast.walk(target):
+                    if isinstance(node, (ast.Name, ast.Attribute)):
+                        self.derived.add(_dotted(node))
+
     def call(self, node: ast.Call) -> None:
         name = self.qualified(node.func)
         if name is None and isinstance(node.func, ast.Attribute):
             name = f"?.{node.func.attr}"  # a method of an object only known when it runs
         if name is not None:
             self._call(name, node)
+        if name is None or not _listed(name):
+            self._standard_call(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_WRITES:
             self._path_method(node.func, node)
+
+    def _standard_call(self, node: ast.Call) -> None:
+        """A call the lists above do not name, of what may start a program or run code: its values must be literal.
+
+        Its literal strings are read as the stricter of what they may be: a command, and code.
+        """
+        func = node.func
+        why = self.capable(func)
+        if why is None and isinstance(func, ast.Attribute) and method_capability(func.attr):
+            why = f".{func.attr}() is a method by which the standard library starts a program or runs code"
+        callee = self.imported(func) or ""
+        if callee.rpartition(".")[0] in _SEARCH_PATHS:
+            self.found.unknown(
+                f"{callee}: the modules the code then imports are found where the engine does not look"
+            )
+        environment = callee in _ENVIRONMENT_WRITES
+        if why is None and not environment:
+            return
+        args = self._args(node)
+        keywords = [_literal(k.value) for k in node.keywords if k.arg is not None]
+        built = args is None or any(k is _NOT_LITERAL for k in keywords)
+        strings = [] if built else [t for v in (*(args or ()), *keywords) for t in _strings(v)]
+        if environment:
+            self.environment += strings
+            self.environment_built |= built
+            return
+        if built:
+            self.found.unknown(f"{why}, and is given a value built when the code runs")
+            return
+        for text in strings:
+            self.found.runs.append(text)
+            if self.depth < 4 and _parses(text):
+                _read(text, self.found, self.depth + 1)
+
+    def assigned(self, node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> None:
+        """``os.environ[k] = v``: what the code puts in the environment programs it starts read."""
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if self.imported(target.value if isinstance(target, ast.Subscript) else target) in _SEARCH_PATHS:
+                self.found.unknown(
+                    "the code sets sys.path: the modules it imports are found where the engine does not look"
+                )
+            if isinstance(target, ast.Subscript) and self.imported(target.value) == "os.environ":
+                value = _literal(node.value) if node.value is not None else _NOT_LITERAL
+                self.environment += _strings(value)
+                self.environment_built |= value is _NOT_LITERAL or isinstance(node, ast.AugAssign)
+
+    def finish(self) -> None:
+        """What the code puts in the environment: read as commands, or unknown when built.
+
+        It names programs the standard library starts (``BROWSER``, ``PAGER``), in this file's code or
+        any other the process runs.
+        """
+        if self.environment_built:
+            self.found.unknown(
+                "the code puts a value built when it runs in the environment of the programs it starts"
+            )
+        self.found.runs += self.environment
 
     def _args(self, node: ast.Call) -> list[object] | None:
         """The call's positional arguments as literals; None when one (or a ``*``/``**`` one) is not."""
@@ -294,6 +407,17 @@ class _Reader:
             self.found.unknown(
                 f"{name} is referred to without being called on literals", write=_writes_only(name)
             )
+        else:
+            self._passed(node)
+
+    def _passed(self, node: ast.Name | ast.Attribute) -> None:
+        """A capable standard member handed on (``handler=CGIHTTPRequestHandler``): called with anything."""
+        if id(node) in self.callees or id(node) in self.annotations or id(node) in self.receivers:
+            return
+        name = self.imported(node)
+        why = member_capability(name) if name is not None else None
+        if why is not None:
+            self.found.unknown(f"{why}, and is referred to without being called on literals")
 
     def name(self, node: ast.Name) -> None:
         name = self.qualified(node)
@@ -313,6 +437,43 @@ class _Reader:
             and id(node) not in self.receivers
         ):
             self.found.unknown(f"the module {self.modules[node.id]} is passed around")
+        elif node.id in self.functions:
+            self._passed(node)
+
+
+# How code puts values in the environment of the programs it starts (``os.environ[k] = v`` too).
+# The lists Python finds modules by: code changing them imports what the engine does not follow.
+_SEARCH_PATHS = frozenset({"sys.path", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache"})
+_ENVIRONMENT_WRITES = frozenset(
+    {"os.putenv", "os.environ.update", "os.environ.setdefault", "os.environb.update"}
+)
+
+
+def _listed(name: str) -> bool:
+    """Whether a call of ``name`` is judged by the lists above (its arguments read as their API says)."""
+    short = name.rsplit(".", 1)[-1]
+    return (
+        name in RUNS
+        or name in EVALUATES
+        or name in WRITES
+        or name in _BY_NAME
+        or name in _DATA_ONLY
+        or short in _RUN_METHODS
+        or short in _EVALUATE_METHODS
+    )
+
+
+def _dotted(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+def _parses(text: str) -> bool:
+    """Whether a literal string is Python code (one that is not can't be evaluated: it finds nothing)."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _writes_only(name: str) -> bool:
@@ -359,6 +520,28 @@ def _read(code: str, found: PythonTargets, depth: int) -> None:
                 reader.callees.add(id(node.func.value))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             reader.receivers.add(id(node.value))
+        annotation = (
+            node.annotation
+            if isinstance(node, (ast.arg, ast.AnnAssign))
+            else node.returns
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            else None
+        )
+        if annotation is not None:
+            reader.annotations |= {id(n) for n in ast.walk(annotation)}
+            text = annotation.value if isinstance(annotation, ast.Constant) else None
+            if isinstance(text, str) and depth < 4 and _parses(text):
+                _read(
+                    text, found, depth + 1
+                )  # a string annotation is code ``typing.get_type_hints`` evaluates
+    for _ in range(2):  # twice: an object made from one made before (``p = ctx.Process()``)
+        for node in nodes:
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+                reader.derive(node.targets if isinstance(node, ast.Assign) else [node.target], node.value)
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                reader.derive([node.optional_vars], node.context_expr)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                reader.derive([node.target], node.iter)
     for node in nodes:
         if isinstance(node, ast.Call):
             reader.call(node)
@@ -366,6 +549,9 @@ def _read(code: str, found: PythonTargets, depth: int) -> None:
             reader.attribute(node)
         elif isinstance(node, ast.Name):
             reader.name(node)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            reader.assigned(node)
+    reader.finish()
 
 
 def python_targets(code: str) -> PythonTargets:
