@@ -120,3 +120,44 @@ def test_a_split_string_env_itself_refuses_is_opaque_not_an_internal_error(line:
     forms = deny_forms(line)
     assert forms.opaque is not None
     assert "only known when it runs" in forms.opaque
+
+
+@pytest.mark.parametrize(
+    ("wrapper", "args"),
+    [("timeout", ("5", "!x", "ls")), ("nohup", ("+x", "ls")), ("env", ("#x", "ls")), ("nice", ("(", "ls"))],
+)
+def test_a_word_sorting_before_the_options_end_is_the_wrapped_program(
+    wrapper: str, args: tuple[str, ...]
+) -> None:
+    """Only ``--`` ends a wrapper's options: a program named ``!x``, ``+x`` or ``(`` is what it runs (PERM-16)."""
+    from reference_impl.permissions._wrapped_commands import unwrap
+
+    assert unwrap(wrapper, args) == args[-2:]
+
+
+@pytest.mark.skipif(
+    shutil.which("flock") is None or shutil.which("script") is None, reason="util-linux judges"
+)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("flock", "-w", "1", "{lock}", "-c", "echo RAN"),
+        ("flock", "{lock}", "-c", "echo RAN"),
+        ("flock", "-n", "{lock}", "-c", "echo RAN"),
+        ("script", "-q", "-c", "echo RAN", "/dev/null"),
+        ("script", "-qc", "echo RAN", "/dev/null"),
+        ("script", "-q", "-e", "-c", "echo RAN", "/dev/null"),
+    ],
+)
+def test_the_script_a_wrapper_runs_from_its_c_option_is_the_one_it_runs(
+    argv: tuple[str, ...], tmp_path: Path
+) -> None:
+    """``wrapper_scripts`` names the ``-c`` script wherever the option stands (PERM-17); the real program runs it."""
+    from reference_impl.permissions._wrapped_commands import wrapper_scripts
+
+    words = tuple(w.replace("{lock}", str(tmp_path / "l")) for w in argv)
+    assert list(wrapper_scripts(words[0], words[1:], None)) == ["echo RAN"]
+    done = subprocess.run(
+        list(words), capture_output=True, text=True, timeout=30, check=False, stdin=subprocess.DEVNULL
+    )
+    assert "RAN" in done.stdout, (words, done.stdout, done.stderr)
