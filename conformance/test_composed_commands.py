@@ -68,6 +68,8 @@ _FINDINGS = (
     ),
     ("awk 'BEGIN{system(\"\\162\\155\\040\\055\\162\\146\\040\\170\")}'", "interpreter-inline", "Bash({}:*)"),
     ("echo 'import os;os.system('\\''rm -rf x'\\'')' > f; python3 f", "interpreter-script", "Bash({}:*)"),
+    # mawk(1)'s ``-W exec file`` reads the program from the file (session 32's red team).
+    ("echo 'BEGIN{system(\"rm -rf x\")}' > f; awk -W exec f", "interpreter-script", "Bash({}:*)"),
     (
         "tclsh <<< 'exec sh -c \"\\x72\\x6d\\x20\\x2d\\x72\\x66\\x20\\x78\"'",
         "interpreter-stdin",

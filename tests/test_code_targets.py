@@ -295,3 +295,47 @@ _IN_STEP = [
 def test_the_reader_stays_in_step_with_the_languages_tokens(language: str, code: str) -> None:
     """PERM-17: code after a division or a comment the language reads as such is read: its command is found."""
     assert code_targets(language, code).runs == ("nuke",)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-W", "exec", "x.awk"],
+        ["-We", "x.awk"],
+        ["-Wexec", "x.awk"],
+        ["-W", "interactive,exec", "x.awk"],
+        ["-Wi,e", "x.awk"],
+        ["-W", "e", "x.awk"],
+        ["--exec=x.awk"],
+        ["--ex", "x.awk"],
+        ["-E", "x.awk"],
+        ["-bE", "x.awk"],
+        ["-ffoo.awk"],
+        ["--fi=x.awk"],
+        ["-W", "nonesuch", "x.awk"],
+        ["-v", "a=1", "-W", "exec", "x.awk"],
+    ],
+)
+def test_an_awk_program_read_from_a_file_is_not_its_name(args: list[str]) -> None:
+    """PERM-17: mawk(1)'s ``-W exec file`` (abbreviated, combined with commas) and gawk(1)'s ``-E``,
+    ``--exec``, ``-f`` read the program from the file: the file's name is not the program's text."""
+    found = line_code("awk", args)
+    assert found is not None
+    assert found.built is not None, args
+
+
+@pytest.mark.parametrize(
+    ("args", "runs"),
+    [
+        (["-W", "interactive", 'BEGIN { system("nuke") }'], ("nuke",)),
+        (["-Wv", 'BEGIN { system("nuke") }'], ("nuke",)),
+        (["-W", "sprintf=9000", "-F:", 'BEGIN { system("nuke") }'], ("nuke",)),
+        (["-bd", 'BEGIN { system("nuke") }'], ("nuke",)),
+    ],
+)
+def test_an_awk_program_after_harmless_options_is_read(args: list[str], runs: tuple[str, ...]) -> None:
+    """PERM-17: after options the manuals make harmless, the next word is the program read."""
+    found = line_code("awk", args)
+    assert found is not None
+    assert found.built is None
+    assert found.runs == runs

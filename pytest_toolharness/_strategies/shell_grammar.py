@@ -33,7 +33,8 @@ makes bash, or a program bash starts, run the command it is given:
 - **interpreter-inline**, **interpreter-script**, **interpreter-stdin**: ``python3``, ``perl``,
   ``node``, ``awk``, ``tclsh`` running ``C`` through their own ``system``, with ``C`` encoded in the
   interpreter's own way (hex, ``chr`` codes, base64, rot13, octal), given as inline code (``-c``,
-  ``-e``), as a script file the line writes, or on standard input.
+  ``-e``), as a script file the line writes (awk's in every spelling mawk(1) gives: ``-f``, ``-W exec``,
+  ``-We``, ``-Wi,e``), or on standard input.
 
 The innermost command itself names the target directly, through a path or a glob, or through a
 variable set by ``declare``, ``printf -v``, ``read``, ``for``, ``set --``..., with redirections
@@ -659,10 +660,15 @@ def _interpreter_inline(draw: _Draw, inner: _Built) -> str:
     return f"{program}{' ' + inline if inline else ''} {_quote(draw, code)}"
 
 
+# The spellings mawk(1) reads a program file with: ``-f file``, and ``-W exec file`` abbreviated,
+# attached and combined with another -W option by commas (PERM-17).
+_AWK_FILE_OPTIONS = ("-f", "-W exec", "-We", "-Wexe", "-W interactive,exec", "-Wi,e", "-v v=1 -W e")
+
+
 def _interpreter_script(draw: _Draw, inner: _Built) -> str:
     program, _, code = _interpreter_code(draw, inner)
     path = draw(st.sampled_from(("f", "f.py", "f.pl", "f.js", "s", "/tmp/f")))
-    flag = " -f" if program in ("awk", "mawk") else ""
+    flag = " " + draw(st.sampled_from(_AWK_FILE_OPTIONS)) if program in ("awk", "mawk") else ""
     return f"echo {_quote(draw, code)} > {path}; {program}{flag} {path}"
 
 

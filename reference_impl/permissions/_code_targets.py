@@ -18,6 +18,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reference_impl.permissions._awk_options import awk_program
 from reference_impl.permissions._code_modules import js_decoded, node_module_unread, perl_module_unread
 from reference_impl.permissions._interpreter_options import interpreter_run
 from reference_impl.permissions._program_model import INLINE_CODE, unread_program
@@ -73,33 +74,6 @@ def file_language(path: str, text: str) -> str | None:
     return None
 
 
-def _awk_program(args: Sequence[str | None]) -> tuple[str | None, ...] | None:
-    """The program text(s) of an awk command line; None when it reads its program from a file."""
-    programs: list[str | None] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        if word is None:
-            return (None,)
-        if word == "--":
-            i += 1
-            break
-        if word in ("-f", "--file") or word.startswith(("-f", "--file=", "--include", "-i")):
-            return None
-        if word in ("-e", "--source"):
-            programs.append(args[i + 1] if i + 1 < len(args) else "")
-            i += 2
-            continue
-        if word in ("-F", "-v", "-W"):
-            i += 1
-        elif not word.startswith("-") or word == "-":
-            break
-        i += 1
-    if not programs and i < len(args):
-        programs.append(args[i])
-    return tuple(programs)
-
-
 def line_code(program: str, args: Sequence[str | None], stdin: str | None = None) -> CodeTargets | None:
     """What the code a command line hands its interpreter runs and writes; None when it hands none.
 
@@ -110,7 +84,7 @@ def line_code(program: str, args: Sequence[str | None], stdin: str | None = None
     """
     language = code_language(program)
     if language == "awk":
-        programs = _awk_program(args)
+        programs = awk_program(args)
         if programs is None:
             why = "awk runs a program read from a file"
             return CodeTargets(built=why, writes_built=why)

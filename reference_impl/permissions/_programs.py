@@ -20,6 +20,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
+from reference_impl.permissions._awk_options import awk_program
 from reference_impl.permissions._program_grammar import options_given, started_by_options
 
 __all__ = ["default_programs", "helper_commands", "possible_helpers", "program_scripts"]
@@ -167,36 +168,12 @@ def _ssh(args: Words) -> tuple[list[str], str | None]:
 
 
 def _awk(args: Words) -> tuple[list[str], str | None]:
-    programs: list[str] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        if word is None:
-            return [], "awk's program is only known at run time"
-        if word == "--":
-            i += 1
-            break
-        if word in ("-f", "-i", "-l", "-E") or word.startswith(("--file", "--include", "--load", "--exec")):
-            return [], "awk runs a program read from a file"
-        if word in ("-e", "--source"):
-            source = args[i + 1] if i + 1 < len(args) else ""
-            if source is None:
-                return [], "awk's program is only known at run time"
-            programs.append(source)
-            i += 2
-            continue
-        if word.startswith("--source="):
-            programs.append(word.split("=", 1)[1])
-        elif word in ("-F", "-v", "-W"):
-            i += 1  # the option's argument
-        elif not word.startswith("-") or word == "-":
-            break
-        i += 1
-    if not programs:
-        program = args[i] if i < len(args) else ""
-        if program is None:
-            return [], "awk's program is only known at run time"
-        programs.append(program)
+    found = awk_program(args)  # as mawk(1) and gawk(1) read their options
+    if found is None:
+        return [], "awk runs a program read from a file"
+    if None in found:
+        return [], "awk's program is only known at run time"
+    programs = [program for program in found if program is not None]
     scripts: list[str] = []
     for program in programs:
         # awk has no eval: a command starts only through ``system``, a pipe or an indirect call
