@@ -97,7 +97,27 @@ def _npm(inner: str, data: st.DataObject) -> ProjectCase:
 
 _MAKE_SHAPES = ("recipe", "variable", "shell function", "prerequisite", "included", "composed name",
                 "recipe prefix", "included by pattern", "target name", "named by MAKEFILES",
-                "make's variable from the line")  # fmt: skip
+                "make's variable from the line", "remade include", "remade makefile")  # fmt: skip
+
+
+def _generated(text: str) -> str:
+    """A recipe line writing ``text`` to ``$@`` with every character an octal escape (no name in it)."""
+    escaped = "".join(f"\\0{ord(c):03o}" for c in text)
+    return f"\tprintf '%b' '{escaped}' > $@\n"
+
+
+def _remade(recipe: str, name: str, shape: str, data: st.DataObject) -> str:
+    """A makefile make remakes (an included one, or ``name`` itself) before reading what the recipe wrote.
+
+    GNU make's "How Makefiles Are Remade": an ``include``/``-include``/``sinclude`` file an explicit or
+    pattern rule makes, or the makefile itself, out of date against a prerequisite.
+    """
+    written = _generated(f"check:\n\t@{recipe}\n")
+    if shape == "remade makefile":
+        return f"check:\n\t@true\n{name}: FORCE\n{written}FORCE:\n"
+    include = data.draw(st.sampled_from(["include", "-include", "sinclude"]), label="include directive")
+    rule = data.draw(st.sampled_from(["gen.mk:", "%.mk:", f"gen.mk: {name}"]), label="rule making it")
+    return f"{include} gen.mk\n{rule}\n{written}"
 
 
 def _make(inner: str, data: st.DataObject, shapes: tuple[str, ...] = _MAKE_SHAPES) -> ProjectCase:
@@ -118,6 +138,10 @@ def _make(inner: str, data: st.DataObject, shapes: tuple[str, ...] = _MAKE_SHAPE
         ),
         label="composed name",
     )
+    # Which file make reads: the default names, one given with -f, or one in a directory given with -C.
+    where = data.draw(st.sampled_from(["Makefile", "makefile", "GNUmakefile", "-f build.mk", "-C sub"]))
+    directory = "sub/" if where == "-C sub" else ""
+    name = {"-f build.mk": "build.mk", "-C sub": "Makefile"}.get(where, where)
     makefile = {
         "recipe": f"check:\n\t@{recipe}\n",
         "variable": f"RUN = {recipe}\ncheck:\n\t$(RUN)\n",
@@ -133,11 +157,7 @@ def _make(inner: str, data: st.DataObject, shapes: tuple[str, ...] = _MAKE_SHAPE
         "named by MAKEFILES": "check:\n\t@true\n",
         # A variable of make's own (RM, CC) that the line sets for make alone, through its environment.
         "make's variable from the line": "check:\n\t@$(RM) --all\n",
-    }[shape]
-    # Which file make reads: the default names, one given with -f, or one in a directory given with -C.
-    where = data.draw(st.sampled_from(["Makefile", "makefile", "GNUmakefile", "-f build.mk", "-C sub"]))
-    directory = "sub/" if where == "-C sub" else ""
-    name = {"-f build.mk": "build.mk", "-C sub": "Makefile"}.get(where, where)
+    }.get(shape) or _remade(recipe, name, shape, data)
     files = {directory + name: makefile}
     if shape in ("included", "included by pattern"):
         files[directory + "rules.mk"] = f"check:\n\t@{recipe}\n"
@@ -583,9 +603,12 @@ def test_deny_rule_holds_against_what_make_puts_together(
     The make carrier alone, with the shapes where the name exists only as make expands the Makefile:
     variables (``=``, ``:=``, ``+=``, ``?=``, ``export``), functions (``subst``, ``patsubst``,
     ``firstword``), ``$@`` of a target named after it, a recipe prefix of the Makefile's own, files
-    included by a pattern; real make is the judge.
+    included by a pattern, and a makefile make remakes before reading it again (GNU make's "How
+    Makefiles Are Remade": an included file or the makefile itself, written by a recipe whose text
+    holds the name only as octal escapes); real make is the judge.
     """
-    shapes = ("composed name", "recipe prefix", "included by pattern", "target name")
+    shapes = ("composed name", "recipe prefix", "included by pattern", "target name", "remade include",
+              "remade makefile")  # fmt: skip
     _check_case(new_harness, data, mode, lambda inner: _make(inner, data, shapes))
 
 

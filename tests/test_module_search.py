@@ -234,3 +234,51 @@ def test_what_env_sets_for_the_program_is_followed(tmp_path: Path, line: str, fi
     _write(tmp_path, files)
     assert _really_loads(tmp_path, line), "the real program does not load it: no case"
     assert _decide(tmp_path, line, "Bash(env:*)") != "allow"
+
+
+_GENERATES = "\tprintf 'all: ; @nu%s\\n' ke > $@\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "files"),
+    [
+        # GNU make's "How Makefiles Are Remade": an included makefile a rule makes is made, then read.
+        ("make -s", {"Makefile": "include gen.mk\ngen.mk:\n" + _GENERATES}),
+        ("make -s", {"Makefile": "-include gen.mk\n%.mk:\n" + _GENERATES}),
+        ("make -s", {"Makefile": "sinclude gen.mk\ngen.mk: Makefile\n" + _GENERATES}),
+        ("make -s", {"Makefile": "include sub/gen.mk\nsub/%.mk:\n\tmkdir -p sub\n" + _GENERATES}),
+        # ... the makefile make is given, out of date against its prerequisite.
+        ("make -s -f b.mk", {"b.mk": "x:\n\t@true\nb.mk: FORCE\n" + _GENERATES + "FORCE:\n"}),
+        # ... and one a built-in rule makes (``%: %.sh`` copies gen.mk.sh to gen.mk).
+        ("make -s", {"Makefile": "include gen.mk\n", "gen.mk.sh": "all: ; @nu$(K)ke\n"}),
+    ],
+)
+def test_a_makefile_make_remakes_is_not_its_text_now(
+    tmp_path: Path, line: str, files: dict[str, str]
+) -> None:
+    """PERM-17: a makefile a rule can make is remade before make reads it again: its text is the recipe's."""
+    _write(tmp_path, files)
+    assert _really_loads(tmp_path, line), "the real make does not run it: no case"
+    for name in files:
+        if name not in ("Makefile", "gen.mk.sh"):
+            (tmp_path / name).unlink(missing_ok=True)  # remove what the real run made
+        _write(tmp_path, {name: files[name]})
+    (tmp_path / "gen.mk").unlink(missing_ok=True)
+    (tmp_path / "sub/gen.mk").unlink(missing_ok=True)
+    assert _decide(tmp_path, line, "Bash(make:*)") != "allow"
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"Makefile": "all:\n\t@true\nMakefile: ;\n"},  # the manual's way to keep make from remaking it
+        {"Makefile": "all:\n\t@true\n%:\n\t@true\n"},  # an existing file with no prerequisite is up to date
+        {"Makefile": "include common.mk\nall:\n\t@true\n", "common.mk": "X = 1\n"},
+        {"Makefile": "-include gen.mk\nall:\n\t@true\n", "gen.mk.sh": "X = 1\n"},
+    ],
+)
+def test_a_makefile_no_rule_remakes_stays_read(tmp_path: Path, files: dict[str, str]) -> None:
+    """PERM-17: a makefile no rule makes (or ``-r`` keeps built-in rules off) is read as it is."""
+    _write(tmp_path, files)
+    line = "make -s -r" if "gen.mk.sh" in files else "make -s"
+    assert _decide(tmp_path, line, "Bash(make:*)") == "allow"

@@ -13,7 +13,7 @@ import posixpath
 import re
 from collections.abc import Callable, Sequence
 
-__all__ = ["ASSIGNMENT", "DOLLAR", "expand", "expanded_recipes"]
+__all__ = ["ASSIGNMENT", "DOLLAR", "expand", "expanded_recipes", "expanded_targets"]
 
 ASSIGNMENT = re.compile(r"^(?:(?:export|override)[ \t]+)*([A-Za-z_][\w.-]*)[ \t]*([:+?!]*=)[ \t]*(.*)$")
 _RULE = re.compile(r"^([^\t#=:][^=:]*?)[ \t]*::?(?!=)[ \t]*([^=;]*?)(?:;(.*))?$")
@@ -78,20 +78,10 @@ _FUNCTIONS: dict[str, Callable[[list[str]], str | None]] = {
 }  # fmt: skip
 
 
-def expanded_recipes(
-    texts: Sequence[str], assigned: Sequence[str], environment: Sequence[str] = ()
-) -> list[str] | None:
-    """The recipe lines of ``texts`` with make's variables expanded; None where one can't be.
-
-    Variables from the Makefiles (``=``, ``:=``, ``::=``, ``?=``, ``+=``; ``export``/``override``;
-    a ``:=`` one holds its value as it was where it was defined), the command line's ``NAME=value``
-    (they win, while the Makefiles are read too), the environment (``environment``'s ``NAME=value``
-    words, the line's: a Makefile's own assignment wins over them, ``?=`` does not, ``+=`` appends)
-    and make's built-in ones; ``$@``, ``$<``, ``$^``... from the rule the recipe belongs to. A
-    reference to anything else (a function such as ``$(call)`` or ``$(eval)``, a ``!=`` shell
-    assignment, a variable nobody defines) can name any program: the recipes are then not read as
-    make runs them (None: asked).
-    """
+def _variables(
+    texts: Sequence[str], assigned: Sequence[str], environment: Sequence[str]
+) -> dict[str, str] | None:
+    """Make's variables once it has read ``texts`` (see :func:`expanded_recipes`); None where one can't be known."""
     variables: dict[str, str] = {}
     for word in environment:
         match = ASSIGNMENT.match(word)
@@ -145,6 +135,26 @@ def expanded_recipes(
         if name in overridden:
             return None  # ``override`` beats the command line, as it sets and appends in order: refused
         variables[name] = value
+    return variables
+
+
+def expanded_recipes(
+    texts: Sequence[str], assigned: Sequence[str], environment: Sequence[str] = ()
+) -> list[str] | None:
+    """The recipe lines of ``texts`` with make's variables expanded; None where one can't be.
+
+    Variables from the Makefiles (``=``, ``:=``, ``::=``, ``?=``, ``+=``; ``export``/``override``;
+    a ``:=`` one holds its value as it was where it was defined), the command line's ``NAME=value``
+    (they win, while the Makefiles are read too), the environment (``environment``'s ``NAME=value``
+    words, the line's: a Makefile's own assignment wins over them, ``?=`` does not, ``+=`` appends)
+    and make's built-in ones; ``$@``, ``$<``, ``$^``... from the rule the recipe belongs to. A
+    reference to anything else (a function such as ``$(call)`` or ``$(eval)``, a ``!=`` shell
+    assignment, a variable nobody defines) can name any program: the recipes are then not read as
+    make runs them (None: asked).
+    """
+    variables = _variables(texts, assigned, environment)
+    if variables is None:
+        return None
     recipes: list[str] = []
     for text in texts:
         automatic: dict[str, str] = {}
@@ -205,3 +215,26 @@ def expand(text: str, variables: dict[str, str], automatic: dict[str, str], dept
             break
         text = expanded
     return None if failed or "$" in text else text
+
+
+def expanded_targets(
+    texts: Sequence[str], assigned: Sequence[str], environment: Sequence[str] = ()
+) -> list[tuple[str, str]] | None:
+    """Every rule's targets in ``texts`` (explicit and ``%`` patterns), each with its prerequisites' text.
+
+    As make names them, its variables expanded; None when one can't be.
+    """
+    variables = _variables(texts, assigned, environment)
+    if variables is None:
+        return None
+    rules: list[tuple[str, str]] = []
+    for text in texts:
+        for line in text.splitlines():
+            rule = _RULE.match(line) if not line.startswith("\t") and not ASSIGNMENT.match(line) else None
+            if rule is None:
+                continue
+            targets, prerequisites = (expand(rule.group(i), variables, {}, 0) for i in (1, 2))
+            if targets is None or prerequisites is None:
+                return None
+            rules += [(target, prerequisites.strip()) for target in targets.split()]
+    return rules

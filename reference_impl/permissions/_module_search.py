@@ -608,8 +608,8 @@ def make_included(
     """The makefiles ``text`` includes, as make finds them, and what it loads that is not read.
 
     A relative name is looked for in make's directory, then each include directory, then make's
-    default ones; a glob is expanded there; a name found nowhere may be made by a rule (its recipe is
-    read with the others). ``load`` loads a shared object: not read.
+    default ones; a glob is expanded there; a name found nowhere is given in make's directory, where
+    a rule may make it (its recipe is read with the others; what it writes is the caller's to judge). ``load`` loads a shared object: not read.
     """
     unread: Found = []
     if _MAKE_LOAD.search(text):
@@ -621,7 +621,10 @@ def make_included(
             unread.append((f"{path} includes files named only when make runs", NOT_READ))
             continue
         for name in included.split("#", 1)[0].split():
-            names += _make_search(name, directory, include_dirs)
+            # A name found nowhere is one make may make (in its directory) and then read.
+            names += _make_search(name, directory, include_dirs) or (
+                [] if glob.has_magic(name) else [posixpath.join(directory, name)]
+            )
     return names, unread
 
 

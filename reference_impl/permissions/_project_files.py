@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from reference_impl.permissions._interpreter_options import interpreter_run, script_files
 from reference_impl.permissions._make_expansion import ASSIGNMENT
 from reference_impl.permissions._make_expansion import expanded_recipes as _expanded_recipes
+from reference_impl.permissions._make_remaking import remade_makefiles
 from reference_impl.permissions._module_search import (
     NOT_READ,
     loads_modules,
@@ -617,8 +618,14 @@ def _makefiles(words: list[str], cwd: str, environment: Sequence[str] = ()) -> l
         )
     seen: set[str] = set()
     texts: list[str] = []
+    # Every makefile make reads or includes, there or not: of the default names, the first there (or
+    # all of them, each of which make tries to make).
+    first = list(names) if chosen else [p for p in names if _regular(p)][:1]
+    makefiles, given = first or list(names), set(names)
     while names and len(seen) <= _MAX_MODULES:
         path = names.pop(0)
+        if path not in given:
+            makefiles.append(path)
         text = _read(path)
         if text is None or path in seen:
             continue
@@ -639,6 +646,8 @@ def _makefiles(words: list[str], cwd: str, environment: Sequence[str] = ()) -> l
         found.append(("more included Makefiles than are read", NOT_READ))
     if os.environ.get("MAKEFILES"):
         found.append(("the Makefiles MAKEFILES names", NOT_READ))
+    # A makefile a rule can make is remade, then read again: its text is what the recipe writes.
+    found += [(why, NOT_READ) for why in remade_makefiles(makefiles, texts, words, directory, environment)]
     # make's built-in rule ``%: %.sh`` makes a program of each shell script beside the Makefile.
     found += [
         (f"{SHELL_TEXT}{name} (make's built-in rule %: %.sh makes a program of it)", text)
