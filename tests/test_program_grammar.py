@@ -32,7 +32,7 @@ def _live(*argv: str) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("program", ["rm", "cp", "mv", "chmod", "ln", "head", "sort"])
+@pytest.mark.parametrize("program", ["rm", "cp", "mv", "chmod", "ln", "head", "sort", "diff"])
 def test_the_catalogue_says_what_the_programs_help_says(program: str) -> None:
     if shutil.which(program) is None:
         pytest.skip(f"{program} is not installed")
@@ -170,6 +170,10 @@ def test_a_deny_rule_refuses_and_names_how_it_read_the_command() -> None:
         ("sort --compress-program=P f", [("--compress-program", "P")], []),
         ("tar -cf out.tar f", [], []),
         ("git grep -n x", [], []),
+        # diff's help: "-l, --paginate  pass output through 'pr' to paginate it".
+        ("diff -l a b", [], ["pr"]),
+        ("diff --pag a b", [], ["pr"]),
+        ("diff -u a b", [], []),
     ],
 )
 def test_options_that_start_a_program_are_read_in_the_programs_grammar(

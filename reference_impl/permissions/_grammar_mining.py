@@ -11,7 +11,9 @@
 - npm: its commands and aliases from its own table (``lib/utils/cmd-list.js``) and its options'
   types from its configuration definitions.
 
-It also rewrites ``project_hooks.json`` (:mod:`~reference_impl.permissions._project_hooks`): which
+It also rewrites ``program_starts.json`` (:mod:`~reference_impl.permissions._helper_mining`: the
+programs each program may start with no option naming them, from its binary, its libraries, its
+manual page or its script text), and ``project_hooks.json`` (:mod:`~reference_impl.permissions._project_hooks`): which
 subcommands run code the project defines, from the tools' documentation on the machine: npm's
 ``scripts`` page (its lifecycle operation order, the files that make a default script) and the
 command pages documenting ``ignore-scripts``; pip's usage lines taking a ``<local project path>``;
@@ -31,10 +33,13 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from reference_impl.permissions._helper_mining import mine_starts
 from reference_impl.permissions._program_grammar import GRAMMAR_FILE
+from reference_impl.permissions._program_starts import STARTS_FILE
 from reference_impl.permissions._project_hooks import HOOKS_FILE
 
 __all__ = ["dumps", "help_options", "mine", "mine_project_hooks", "npm_lifecycle", "usage_options"]
@@ -49,7 +54,8 @@ _COMMAND_ARGUMENT = re.compile(r"(?i)(command|cmd|prog|program|pager|shell|helpe
 _RUNS = re.compile(
     r"(?i)\b(run|execute|invoke)s?\b[^.]{0,40}\b(script|command|program|shell)\b|module to preload"
 )
-_THROUGH = re.compile(r"\bthrough ([a-z][\w.-]*)")
+# "filter the archive through gzip", "pass output through 'pr' to paginate it" (diff -l).
+_THROUGH = re.compile(r"\bthrough [`'\"]?([a-z][\w.-]*)")
 _SPELLING = re.compile(r"^(--?[A-Za-z0-9?][\w-]*)(\[?=?)?(.*)$")
 
 
@@ -365,9 +371,21 @@ def mine_project_hooks() -> dict[str, Any]:
     }
 
 
+def _program_paths() -> dict[str, str]:
+    paths: dict[str, str] = {}
+    for folder in _BIN_DIRS:
+        for name in _programs():
+            path = os.path.join(folder, name)
+            if name not in paths and os.path.exists(path):
+                paths[name] = path
+    return paths
+
+
 def main() -> int:
     catalogue = mine()
     GRAMMAR_FILE.write_text(dumps(catalogue), encoding="utf-8")
+    starts = mine_starts(_program_paths(), lru_cache(maxsize=None)(lambda name: _run([name, "--help"])))
+    STARTS_FILE.write_text(dumps(starts), encoding="utf-8")
     HOOKS_FILE.write_text(json.dumps(mine_project_hooks(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(catalogue['programs'])} programs written to {GRAMMAR_FILE}", file=sys.stderr)
     return 0

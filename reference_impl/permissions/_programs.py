@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from reference_impl.permissions._awk_options import awk_program
 from reference_impl.permissions._program_grammar import options_given, started_by_options
+from reference_impl.permissions._program_starts import started_by_default
 
 __all__ = ["default_programs", "helper_commands", "possible_helpers", "program_scripts"]
 
@@ -501,12 +502,15 @@ def possible_helpers(name: str, args: Words) -> list[str]:
     """The programs ``name`` may start by default, depending on what the line does not show.
 
     git's transport (a remote's configured URL may be ``ssh://``) and signing (``commit.gpgsign``
-    in the user's configuration); tar reading an archive detects its compression itself. A deny or
+    in the user's configuration); tar reading an archive detects its compression itself; and what
+    the machine's own files show a program starts with no option naming it (``diff -l``'s ``pr``,
+    ``file -z``'s decompressors, ``man``'s pager and ``groff``: :mod:`._program_starts`). A deny or
     ask rule on such a program *may* apply: the engine asks (deny is broad), and only a rule naming
     the helper is affected.
     """
     words = [w for w in args if w is not None]
-    defaults = default_programs(name, args)[1]
+    # What the machine's files show the program starts whatever its options (diff: pr, file: zstd).
+    defaults = [*default_programs(name, args)[1], *started_by_default(name)]
     if name == "git":
         found = set(words) & (_GIT_REMOTE_COMMANDS | _GIT_SIGNING_BY_CONFIG)
         helpers = ["ssh"] if found & _GIT_REMOTE_COMMANDS else []

@@ -236,7 +236,7 @@ def shell_deny_match(
             found = RuleMatch(
                 helper,
                 False,
-                f"it may start a program rule {helper.text} covers: what the line doesn't show decides (a remote's URL, signing settings, an archive's compression)",
+                f"it may start a program rule {helper.text} covers: what the line doesn't show decides (a remote's URL, signing settings, an archive's compression, a helper its own files name)",
             )
         elif read is not None:
             found = RuleMatch(
