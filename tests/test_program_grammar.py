@@ -186,3 +186,24 @@ def test_options_that_start_a_program_are_read_in_the_programs_grammar(
     started = started_by_options(argv.split())
     assert list(started.commands) == commands
     assert list(started.helpers) == helpers
+
+
+def test_an_option_that_may_take_the_next_word_is_read_both_ways_once() -> None:
+    """``as -mtune x f.s``: the catalogue can't tell if ``-mtune`` takes ``x``, so both readings, and no more."""
+    from reference_impl.permissions._program_grammar import _catalogue, _readings
+
+    opts = _catalogue()["as"].options
+    found = list(_readings(("-mtune", "x", "f.s"), opts, stop_at_operand=False))
+    assert None not in found
+    assert sorted(r.operands for r in found if r is not None) == [("f.s",), ("x", "f.s")]
+
+
+def test_an_option_given_last_is_read_with_no_value() -> None:
+    """``tar -cf`` ends with an option that takes a value: given, its value missing (None), not a failure."""
+    from reference_impl.permissions._program_grammar import options_given
+
+    given = options_given(("tar", "-c", "-v"))
+    assert given is not None
+    assert "-c" in given
+    assert "-v" in given
+    assert options_given(("tar", "-cf")) == {"-c": [None], "-f": [None]}
