@@ -48,6 +48,8 @@ _FINDINGS = (
     # git-clone's ``-c`` is its ``--config`` (session 31's red team): set in the new repository first.
     ("git clone -q -c core.sshCommand='rm -rf x' ssh://h/x r", "config-command", "Bash({}:*)"),
     ("git clone -q --config=core.sshCommand='rm -rf x' ssh://h/x r", "config-command", "Bash({}:*)"),
+    # git's ext:: transport runs its URL's command once -c protocol.ext.allow lets it (session 32).
+    ("git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% x'", "config-command", "Bash({}:*)"),
     ("debugfs -R '!rm -rf x'", "option-command", "Bash({} *)"),
     ("echo '.shell rm -rf x' > o; sqlite3 -init o", "option-script", "Bash({}:*)"),
     (

@@ -25,7 +25,8 @@ makes bash, or a program bash starts, run the command it is given:
 - **finder**: ``find -exec``, ``-execdir``, ``xargs``;
 - **option-command**, **option-script**, **config-command**: an option or a configuration key of a
   catalogued program given ``C`` or a file holding it (``tar -I C``, ``split --filter=C``,
-  ``sqlite3 -init f``, ``git -c core.sshCommand=C``, ``git clone -c``/``--config`` KEY=C); bash's builtins are catalogued from its ``help``
+  ``sqlite3 -init f``, ``git -c core.sshCommand=C``, ``git clone -c``/``--config`` KEY=C, git's ``ext::sh -c C``
+  transport switched on by ``-c protocol.ext.allow``); bash's builtins are catalogued from its ``help``
   (``mapfile -C C -c 1``, ``compgen -C C``, ``jobs -x C`` as a wrapper);
 - **environment-command**: a variable a catalogued program takes a program or a command from, set
   for it (``GREP=C zgrep``, ``LESSOPEN='|C' less``, ``MANPAGER=C man``), or naming a program file
@@ -540,7 +541,26 @@ def _option_script(draw: _Draw, inner: _Built) -> str:
     return _catalogued(draw, inner, ("option-script",))
 
 
+# git's ``ext::`` transport runs its URL's command once a setting lets it (git-remote-ext(1)): ``%``
+# escapes a space inside the command's one argument, ``%%`` is ``%``.
+_EXT_ALLOWED = (
+    "git -c protocol.ext.allow=always",
+    "git -c protocol.ext.allow=user",
+    "git -c protocol.allow=always",
+    "GIT_ALLOW_PROTOCOL=ext git",
+    "git -C . -c protocol.ext.allow=always",
+)
+
+
+def _ext_transport(draw: _Draw, inner: _Built) -> str:
+    url = "ext::sh -c " + inner.text.replace("%", "%%").replace(" ", "% ")
+    trigger = draw(st.sampled_from(("ls-remote {}", "clone -q {} r")))
+    return f"{draw(st.sampled_from(_EXT_ALLOWED))} {trigger.format(_quote(draw, url))}"
+
+
 def _config_command(draw: _Draw, inner: _Built) -> str:
+    if draw(st.integers(min_value=0, max_value=4)) == 0:
+        return _ext_transport(draw, inner)
     return _catalogued(draw, inner, ("config-command",))
 
 

@@ -306,7 +306,10 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_bash_words.py": ("tests/test_bash_words.py",),
     "reference_impl/permissions/_interpreter_options.py": ("tests/test_interpreter_options.py",),
     "reference_impl/permissions/_program_grammar.py": ("tests/test_program_grammar.py",),
-    "reference_impl/permissions/_programs.py": ("tests/test_helper_commands.py",),
+    "reference_impl/permissions/_programs.py": (
+        "tests/test_helper_commands.py",
+        "tests/test_program_readings.py",
+    ),
     "reference_impl/permissions/_line_writes.py": _LINE_WRITES_TESTS,
     "reference_impl/permissions/_derived_names.py": ("tests/test_derived_names.py",),
     "reference_impl/permissions/_git_tree_writes.py": ("tests/test_git_tree_writes.py",),
@@ -316,7 +319,10 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_python_targets.py": ("tests/test_code_targets.py",),
     "reference_impl/permissions/_builtin_options.py": ("tests/test_program_classes.py",),
     "reference_impl/permissions/_evaluated.py": ("tests/test_program_scripts.py", "tests/test_shell.py"),
-    "reference_impl/permissions/_program_model.py": ("tests/test_program_scripts.py",),
+    "reference_impl/permissions/_program_model.py": (
+        "tests/test_program_scripts.py",
+        "tests/test_program_readings.py",
+    ),
     "reference_impl/permissions/_shell_forms.py": ("tests/test_shell.py", "tests/test_env_split.py"),
     "reference_impl/permissions/_shell_rules.py": ("tests/test_shell.py", "tests/test_program_grammar.py"),
     "reference_impl/permissions/_descriptors.py": _LINE_WRITES_TESTS,
