@@ -242,7 +242,8 @@ _GENERATES = "\tprintf 'all: ; @nu%s\\n' ke > $@\n"
 @pytest.mark.parametrize(
     ("line", "files"),
     [
-        # GNU make's "How Makefiles Are Remade": an included makefile a rule makes is made, then read.
+        # GNU make's "How Makefiles Are Remade": an included makefile a rule makes is made, then read
+        # (reference_impl.permissions._make_remaking decides which).
         ("make -s", {"Makefile": "include gen.mk\ngen.mk:\n" + _GENERATES}),
         ("make -s", {"Makefile": "-include gen.mk\n%.mk:\n" + _GENERATES}),
         ("make -s", {"Makefile": "sinclude gen.mk\ngen.mk: Makefile\n" + _GENERATES}),

@@ -140,3 +140,16 @@ def test_every_start_up_file_the_machine_s_pages_name_is_protected() -> None:
         p for p in mined if protected_reason(p.replace("bash.bash.logout", "bash.bash_logout"), CWD) is None
     )
     assert not unprotected, unprotected
+
+
+def test_the_protected_names_are_one_of_each_kind() -> None:
+    """A name is a directory, a file or a tree of start-up files, never two (the sandbox joins the three)."""
+    from reference_impl.permissions._protected_names import (
+        PROTECTED_DIRECTORIES,
+        PROTECTED_FILES,
+        PROTECTED_TREES,
+    )
+
+    assert not PROTECTED_DIRECTORIES & PROTECTED_FILES
+    assert not PROTECTED_DIRECTORIES & PROTECTED_TREES
+    assert not PROTECTED_FILES & PROTECTED_TREES

@@ -238,6 +238,16 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_descriptors.py": _PERMISSION_SHELL,
     # Rules read by each program's grammar: the static reading and the sandbox's exec check.
     "reference_impl/permissions/_program_grammar.py": _PERMISSION_SHELL,
+    # Session 32's readings: awk's options, node's and perl's modules, make's remade makefiles, the
+    # helpers programs start, the standard library's capabilities (PERM-17); git's own files and the
+    # protected names, which the sandbox's policy protects too (PERM-15, SBX).
+    "reference_impl/permissions/_awk_options.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_code_modules.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_make_remaking.py": ("PERM-17",),
+    "reference_impl/permissions/_program_starts.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_stdlib_catalogue.py": ("PERM-17",),
+    "reference_impl/permissions/_git_own_files.py": ("PERM-15",),
+    "reference_impl/permissions/_protected_names.py": ("PERM-15", "SBX"),
     "reference_impl/hooks/_model.py": _HOOKS,
     "reference_impl/hooks/_runner.py": _HOOKS,
     "reference_impl/hooks/_command.py": _HOOKS,
@@ -304,6 +314,13 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_wrapped_commands.py": ("tests/test_env_split.py",),
     "reference_impl/permissions/_bash_reader.py": ("tests/test_shell.py", "tests/test_split_words.py"),
     "reference_impl/permissions/_bash_words.py": ("tests/test_bash_words.py",),
+    "reference_impl/permissions/_awk_options.py": ("tests/test_code_targets.py",),
+    "reference_impl/permissions/_code_modules.py": ("tests/test_code_targets.py",),
+    "reference_impl/permissions/_make_remaking.py": ("tests/test_module_search.py",),
+    "reference_impl/permissions/_program_starts.py": ("tests/test_program_starts.py",),
+    "reference_impl/permissions/_stdlib_catalogue.py": ("tests/test_stdlib_catalogue.py",),
+    "reference_impl/permissions/_git_own_files.py": ("tests/test_git_own_writes.py",),
+    "reference_impl/permissions/_protected_names.py": ("tests/test_protected_system_files.py",),
     "reference_impl/permissions/_interpreter_options.py": ("tests/test_interpreter_options.py",),
     "reference_impl/permissions/_program_grammar.py": ("tests/test_program_grammar.py",),
     "reference_impl/permissions/_programs.py": (
@@ -346,6 +363,10 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
 _RE_EXPORTS = "a package's public names re-exported, no statement but imports and __all__"
 # Modules no mutant of which can change what a requirement states, each with the reason.
 OUT_OF_SCOPE: dict[str, str] = {
+    "reference_impl/permissions/_helper_mining.py": (
+        "mines program_starts.json offline (through _grammar_mining): never runs in the harness; "
+        "tests/test_program_starts.py checks its decisions and the committed catalogue"
+    ),
     "reference_impl/permissions/_grammar_mining.py": (
         "mines program_grammar.json offline (python -m ...): never runs in the harness; "
         "tests/test_program_grammar.py checks its output against the installed programs"
