@@ -425,6 +425,10 @@ _MAINTENANCE_SCHEDULERS = {
 _MAN_SHOWS = ["man", "pager", "less"]
 
 
+# The programs whose default helpers default_programs reads from their own options and operands.
+_HELPERS_READ_FROM_OPTIONS = frozenset({"scp", "sftp", "rsync", "install", "ginstall", "tar", "npm"})
+
+
 def default_programs(name: str, args: Words) -> tuple[list[str], list[str]]:
     """The programs ``name`` starts because an option that would name another is absent: (certain, possible).
 
@@ -509,8 +513,11 @@ def possible_helpers(name: str, args: Words) -> list[str]:
     the helper is affected.
     """
     words = [w for w in args if w is not None]
-    # What the machine's files show the program starts whatever its options (diff: pr, file: zstd).
-    defaults = [*default_programs(name, args)[1], *started_by_default(name)]
+    # What the machine's files show the program starts whatever its options (diff: pr, file: zstd),
+    # except where default_programs reads the program's own options for the same helpers (scp
+    # starts ssh only for a remote operand: ``scp a b`` copies locally).
+    mined = () if name in _HELPERS_READ_FROM_OPTIONS else started_by_default(name)
+    defaults = [*default_programs(name, args)[1], *mined]
     if name == "git":
         found = set(words) & (_GIT_REMOTE_COMMANDS | _GIT_SIGNING_BY_CONFIG)
         helpers = ["ssh"] if found & _GIT_REMOTE_COMMANDS else []
