@@ -161,7 +161,11 @@ def test_everyday_git_lines_stay_allowed(command: str, repository: Path) -> None
     assert _verdict(command, repository) == "allow", command
 
 
-def test_outside_a_repository_git_writes_no_configuration(tmp_path: Path) -> None:
+def test_outside_a_repository_git_writes_no_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The temporary directory may lie inside a checkout (the mutation runner's does): git looks no higher.
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     for command in ("git remote add o https://example.invalid/x", "git st", "git push -u origin main"):
         assert _verdict(command, tmp_path) == "allow", command
 
