@@ -245,3 +245,20 @@ def test_every_git_page_that_documents_a_configuration_write_is_modelled() -> No
             or configuration_change([sub, *words, "x"]) is not None
         )
         assert modelled, f"git-{sub}(1) documents a configuration write the model does not know"
+
+
+@pytest.mark.parametrize(
+    ("args", "written"),
+    [
+        (("clone", "-c", "a.b=c", "https://h/x.git", "dest"), [("", "./dest/.git/config")]),
+        (("clone", "-c", "a.b=c", "https://h/x.git"), [("", "./x/.git/config")]),
+        (("-C", "sub", "init", "--template=t", "r"), [("t", "./sub/r/.git")]),
+    ],
+)
+def test_a_new_repository_is_where_git_makes_it(
+    args: tuple[str, ...], written: list[tuple[str, str]]
+) -> None:
+    """``git clone URL [DIR]`` makes DIR (or the URL's last name), ``git -C D init R`` makes D/R (git-clone(1), git(1))."""
+    from reference_impl.permissions._git_own_files import new_repository_writes
+
+    assert new_repository_writes(args) == written
