@@ -18,7 +18,10 @@ an alias... write ``.git/config``: from data, or into git's own configuration.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+import shlex
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -313,3 +316,94 @@ def test_a_protected_file_git_writes_from_its_data_or_configuration_is_never_wri
     assume(landed)
     run = run_line_in_bypass(new_harness(), line, work)
     assert run.ran() == 0, f"{line!r} writes {landed[0]} (git says so), yet ran unasked: {run.describe()}"
+
+
+# An option line of ``git <sub> -h``: ``    -t, --track[=(direct|inherit)]``, ``    --sort <key>  ...``.
+_HELP_OPTION = re.compile(r"^ {2,}(?:(-\w)(?:, )?)?(--[\w-]+)?(\[=[^\]]*\]|\s<[^>]+>)?", re.M)
+# A value for an option's placeholder that git takes without complaint in the data repository.
+_PLACEHOLDER_VALUES = {
+    "<key>": "refname",
+    "<format>": "%(refname)",
+    "<upstream>": "origin/main",
+    "<style>": "merge",
+}
+
+
+@functools.cache
+def _git_options(sub: str) -> tuple[tuple[str, ...], ...]:
+    """Every option ``git sub -h`` lists on this machine, spelled each way git reads it.
+
+    Short and long; a long one also negated (``--no-``) and abbreviated to a unique prefix (parse-options);
+    each with a value where it takes one (attached or as the next word), or with none where it is optional.
+    """
+    shown = subprocess.run(["git", sub, "-h"], capture_output=True, text=True, check=False)
+    usage = shown.stdout + shown.stderr  # stderr inside a repository, stdout outside (git 2.39)
+    longs = [m.group(2) for m in _HELP_OPTION.finditer(usage) if m.group(2)]
+    found: list[tuple[str, ...]] = []
+    for match in _HELP_OPTION.finditer(usage):
+        short, long, value = match.groups()
+        placeholder = (value or "").strip()
+        needs = placeholder.startswith("<")
+        argument = _PLACEHOLDER_VALUES.get(placeholder, "HEAD")
+        for name in filter(None, (short, long)):
+            found.append((name, argument) if needs else (name,))
+        if long is None:
+            continue
+        if needs:
+            found.append((f"{long}={argument}",))
+        else:
+            found.append((f"--no-{long[2:]}",))
+        prefix = next(
+            (long[:n] for n in range(4, len(long)) if sum(o.startswith(long[:n]) for o in longs) == 1), None
+        )
+        if prefix is not None:
+            found.append((prefix, argument) if needs else (prefix,))
+    return tuple(found)
+
+
+# Lines that make a branch off the remote-tracking ``origin/main`` or guess one from ``origin/feature``.
+_BRANCH_MAKERS = (
+    ("branch", "{o} made origin/main"),
+    ("branch", "made origin/main {o}"),
+    ("checkout", "-q {o} -b made origin/main"),
+    ("checkout", "-q {o} feature"),
+    ("switch", "-q {o} -c made origin/main"),
+    ("switch", "-q feature {o}"),
+)
+
+
+@st.composite
+def _branch_maker_lines(draw: st.DrawFn) -> str:
+    sub, shape = draw(st.sampled_from(_BRANCH_MAKERS))
+    options = draw(st.lists(st.sampled_from(_git_options(sub)), min_size=1, max_size=2))
+    spelled = " ".join(shlex.join(option) for option in options)
+    git = draw(st.sampled_from(_DATA_OPTIONS))
+    return f"git {git}{sub} " + shape.replace("{o}", spelled)
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(line=_branch_maker_lines())
+@example(line="git branch -f made origin/main")
+@example(line="git branch -v made origin/main")
+def test_a_branch_git_makes_tracking_a_remote_one_is_never_written_unasked(
+    new_harness: Callable[[], Any], line: str
+) -> None:
+    """PERM-15: a branch made off a remote-tracking one, whatever option stands beside, asks in bypassPermissions.
+
+    git records its upstream in .git/config (git-branch(1): "set up upstream configuration").
+
+    Composed: git branch/checkout/switch x every option ``git <sub> -h`` lists on the machine (short, long,
+    negated, abbreviated; one or two) x where it stands x git's own options; real git judges (a line that
+    leaves .git/config alone, or that git refuses, is discarded).
+    """
+    if shutil.which("bwrap") is None or shutil.which("git") is None:
+        pytest.skip("the judge needs git and bubblewrap")
+    work, judged = fresh_dir(), fresh_dir()
+    for directory in (work, judged):
+        _data_repository(directory)
+    written = ths.written_paths(line, judged)
+    assume(".git/config" in written)
+    run = run_line_in_bypass(new_harness(), line, work)
+    assert run.ran() == 0, f"{line!r} writes .git/config (git says so), yet ran unasked: {run.describe()}"

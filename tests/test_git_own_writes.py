@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import json
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -262,3 +264,44 @@ def test_a_new_repository_is_where_git_makes_it(
     from reference_impl.permissions._git_own_files import new_repository_writes
 
     assert new_repository_writes(args) == written
+
+
+def _branch_option_words() -> list[list[str]]:
+    """Each option of ``git branch`` as the mined grammar names it, with a value where it takes one."""
+    from reference_impl.permissions._program_grammar import GRAMMAR_FILE
+
+    grammar = json.loads(GRAMMAR_FILE.read_text())["programs"]["git"]["sub_options"]["branch"]
+    values = {
+        "--sort": "refname",
+        "--format": "%(refname)",
+        "-u": "origin/main",
+        "--set-upstream-to": "origin/main",
+    }
+    found: list[list[str]] = []
+    for name in sorted(grammar["names"]):
+        if name in grammar["values"] or grammar["names"][name] in grammar["values"]:
+            found.append([name, values.get(name, "HEAD")])
+        else:
+            found.append([name])
+    return found
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["options-first", "options-last"])
+@pytest.mark.parametrize("option", _branch_option_words(), ids=" ".join)
+def test_git_branch_writing_tracking_configuration_asks_whatever_option_stands_beside(
+    option: list[str], after: bool, repository: Path
+) -> None:
+    """PERM-15, git as the judge: ``git branch OPTION new origin/main`` asks wherever git writes ``.git/config``.
+
+    Any option of git-branch(1), before or after the operands: a branch started off a remote-tracking
+    one tracks it, ``git branch -f x o/x`` and ``git branch -v x o/x`` too.
+    """
+    _git(repository, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "x")
+    _git(repository, "remote", "add", "origin", str(repository))
+    _git(repository, "fetch", "-q", "origin")
+    argv = ["git", "branch", *(["new", "origin/main", *option] if after else [*option, "new", "origin/main"])]
+    verdict = _verdict(shlex.join(argv), repository)
+    before = (repository / ".git" / "config").read_bytes()
+    subprocess.run(argv, cwd=repository, capture_output=True, check=False)
+    if (repository / ".git" / "config").read_bytes() != before:
+        assert verdict == "ask", f"{shlex.join(argv)} wrote .git/config, yet was {verdict}"

@@ -78,10 +78,11 @@ _READING_ACTIONS: dict[str, frozenset[str] | None] = {
     "sparse-checkout": _names("list check-rules"),
     "submodule": _names("status summary foreach absorbgitdirs update"),
 }
-# ``git branch``'s listing options: with them its operands are patterns, not branches made.
+# ``git branch``'s options that make it list, show or delete (builtin/branch.c): with them its operands
+# are patterns or branches deleted, not branches made. ``-v``, ``--format``, ``--sort`` and ``--column``
+# only shape a listing: ``git branch -v x o/x`` makes x, tracking o/x.
 _BRANCH_LISTING = _names("-l --list -a --all -r --remotes --contains --no-contains --merged --no-merged")
-_BRANCH_LISTING |= _names("--points-at --show-current -v -vv --verbose --format --sort --column -d -D")
-_BRANCH_LISTING |= _names("--delete")
+_BRANCH_LISTING |= _names("--points-at --show-current -d -D --delete")
 
 
 def git_subcommand(args: Argv) -> tuple[int, str | None]:
