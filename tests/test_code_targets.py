@@ -314,6 +314,9 @@ def test_the_reader_stays_in_step_with_the_languages_tokens(language: str, code:
         ["--fi=x.awk"],
         ["-W", "nonesuch", "x.awk"],
         ["-v", "a=1", "-W", "exec", "x.awk"],
+        # gawk takes the next word as ``-W assign``'s value, mawk as its program: unknown.
+        ["-W", "assign", "a=1", "x.awk"],
+        ["-Wfield-sep", ":", "x.awk"],
     ],
 )
 def test_an_awk_program_read_from_a_file_is_not_its_name(args: list[str]) -> None:
@@ -331,6 +334,11 @@ def test_an_awk_program_read_from_a_file_is_not_its_name(args: list[str]) -> Non
         (["-Wv", 'BEGIN { system("nuke") }'], ("nuke",)),
         (["-W", "sprintf=9000", "-F:", 'BEGIN { system("nuke") }'], ("nuke",)),
         (["-bd", 'BEGIN { system("nuke") }'], ("nuke",)),
+        # gawk(1): a long option's value attached by ``=`` or the next word, its name abbreviated.
+        (["--field-separator", ":", 'BEGIN { system("nuke") }'], ("nuke",)),
+        (["--field-sep", ":", 'BEGIN { system("nuke") }'], ("nuke",)),
+        (["--as", "a=1", 'BEGIN { system("nuke") }'], ("nuke",)),
+        (["--assign=a=1", 'BEGIN { system("nuke") }'], ("nuke",)),
     ],
 )
 def test_an_awk_program_after_harmless_options_is_read(args: list[str], runs: tuple[str, ...]) -> None:

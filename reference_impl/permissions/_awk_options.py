@@ -5,7 +5,8 @@ mawk(1): ``-f file`` (program text is read from the file), ``-F value``, ``-v va
 ... combined by separating the options with commas``: ``-W exec file`` (``-We``, ``-Wi,e``)
 reads the program from the file. gawk(1): ``-f``/``--file``, ``-E``/``--exec``, ``-i``/``--include``
 (program files), ``-l``/``--load`` (a shared library), ``-e``/``--source`` (program text), ``-W``
-naming any of its long options, long options abbreviated, and ``-d``, ``-D``, ``-L``, ``-o``, ``-p``
+naming any of its long options, long options abbreviated (a value attached by ``=`` or the next word,
+``--field-sep :``), and ``-d``, ``-D``, ``-L``, ``-o``, ``-p``
 taking an optional attached value.
 
 A program read from a file is not the command line's text: it is unknown to the caller, who fails
@@ -46,6 +47,11 @@ def _long_reads_file(name: str) -> bool | None:
     return not any(long.startswith(name) for long in _HARMLESS)
 
 
+def _takes_next(name: str) -> bool:
+    """Whether the long option ``name`` (abbreviated or not: gawk reads both) takes the next word as its value."""
+    return bool(name) and any(long.startswith(name) for long in _NEXT_VALUE_LONG)
+
+
 def awk_program(args: Sequence[str | None]) -> tuple[str | None, ...] | None:
     """The program text(s) of an awk command line (None for a word only known when it runs).
 
@@ -73,7 +79,7 @@ def awk_program(args: Sequence[str | None]) -> tuple[str | None, ...] | None:
                 programs.append(attached if eq else following)
                 i += 1 if eq else 2
                 continue
-            i += 2 if not eq and name in _NEXT_VALUE_LONG else 1
+            i += 2 if not eq and _takes_next(name) else 1
             continue
         step = 1
         for at, letter in enumerate(word[1:], start=2):
@@ -91,7 +97,11 @@ def awk_program(args: Sequence[str | None]) -> tuple[str | None, ...] | None:
                     if value is None:
                         return None
                     if any(
-                        _long_reads_file(item.partition("=")[0]) is not False for item in value.split(",")
+                        _long_reads_file(item.partition("=")[0]) is not False
+                        or (
+                            "=" not in item and _takes_next(item)
+                        )  # gawk: ``-W assign a=1`` takes the next word
+                        for item in value.split(",")
                     ):
                         return None
                 break
