@@ -454,6 +454,49 @@ def _interpreter_script(inner: str, data: st.DataObject) -> ProjectCase:
     )
 
 
+# Where node's test runner finds test files by its default patterns (node 20, doc/api/test.md
+# "Running tests from the command line"), and how a line starts it.
+_NODE_TEST_FILES = (
+    "test.js",
+    "x.test.js",
+    "x-test.mjs",
+    "x_test.cjs",
+    "test-x.js",
+    "test/x.js",
+    "sub/test/y.cjs",
+)
+_NODE_TEST_LINES = (
+    "node --test",
+    "node --test-reporter=tap --test",
+    "node --no-warnings --test",
+    "node --test {file}",
+)
+
+
+def _test_runner(inner: str, data: st.DataObject) -> ProjectCase:
+    """A test runner's test files, which the line does not name: node's, unittest's discovery, doctest's text."""
+    runner = data.draw(st.sampled_from(["node --test", "unittest", "doctest"]))
+    if runner == "node --test":
+        name = data.draw(st.sampled_from(_NODE_TEST_FILES))
+        line = data.draw(st.sampled_from(_NODE_TEST_LINES)).format(file=name)
+        code = f"require('child_process').execSync({json.dumps(inner)});\n"
+        files = {name: code, "package.json": json.dumps({"name": "x", "version": "1.0.0"})}
+        return ProjectCase("node", files, line, _allow(line, data), f"node --test's {name}")
+    code = f"import os\nos.system({inner!r})\n"
+    if runner == "unittest":
+        where = data.draw(st.sampled_from(["", "tests/"]))
+        files = {f"{where}test_x.py": code, **({"tests/__init__.py": ""} if where else {})}
+        line = data.draw(
+            st.sampled_from(["python3 -m unittest", "python3 -m unittest discover", "python3 -m unittest -q"])
+        )
+        if where and "discover" in line:
+            line += " -s tests"
+        return ProjectCase("python3", files, line, _allow(line, data), f"unittest's {where}test_x.py")
+    example = f">>> import os\n>>> _ = os.system({inner!r})\n"
+    line = data.draw(st.sampled_from(["python3 -m doctest x.txt", "python3 -m doctest -o ELLIPSIS x.txt"]))
+    return ProjectCase("python3", {"x.txt": example}, line, _allow(line, data), "doctest's x.txt")
+
+
 def _allow(line: str, data: st.DataObject) -> str:
     """An allow rule for the line: its program, its first two words, or the line itself."""
     words = line.split()
@@ -560,6 +603,7 @@ _CARRIERS = {
     "pytest": _pytest,
     "npm bin": _npm_bin,
     "interpreter options": _interpreter_script,
+    "test runner": _test_runner,
 }
 
 
@@ -581,7 +625,8 @@ def test_deny_rule_holds_against_what_the_project_files_name(
     command runs by npm's documentation (``npm install``'s ``preinstall``, ``npm pack``'s ``prepack``,
     ``npm uninstall``'s ``dependencies``), a package the line names from a directory (``./dep``,
     ``file:dep``, ``x@file:../dep``) whose own lifecycle scripts npm runs, a Python build's ``setup.py`` or in-tree backend, a Rust
-    package's ``build.rs``), one more level of indirection (a script that runs another), the
+    package's ``build.rs``, the test files a test runner finds: ``node --test``, unittest's discovery, doctest's text
+    files), one more level of indirection (a script that runs another), the
     directory the line sends the tool to (``cd sub &&``, ``npm --prefix sub``, ``env -C sub``), the spelling of the denied program inside the project's code
     (quoted, escaped, by path, wrapped, through a variable or a substitution), the line's own spelling
     and an allow rule for it (its program, two words, the line), in every mode. Real ``npm``, ``make``,

@@ -29,7 +29,7 @@ _LANGUAGES = {
     ),
     "perl": (("-w", "-l"), (("-I", "."),), ("-e", "-E"), 'print {!r}, "\\n";'),
     "node": (
-        ("--no-warnings", "--trace-warnings"),
+        ("--no-warnings", "--trace-warnings", "--test"),
         (("-r", "./req.js"),),
         ("-e", "--eval"),
         "console.log({!r})",
@@ -78,6 +78,9 @@ def _runs(name: str, args: list[str], cwd: Path) -> set[str]:
     real = [f"--eval={statement.format(a[7:])}" if a.startswith("--eval=CODE") else a for a in real]
     (cwd / "s.src").write_text(statement.format("SCRIPT") + "\n")
     (cwd / "req.js").write_text("")
+    # A file node's test runner finds by its default patterns (``node --test`` runs it unnamed).
+    (cwd / "test").mkdir(exist_ok=True)
+    (cwd / "test" / "t.test.js").write_text(_LANGUAGES["node"][3].format("TESTFILE") + "\n")
     done = subprocess.run(
         [name, *real],
         cwd=cwd,
@@ -87,7 +90,7 @@ def _runs(name: str, args: list[str], cwd: Path) -> set[str]:
         timeout=30,
         check=False,
     )
-    return {word for word in done.stdout.split() if word.startswith(("CODE", "SCRIPT", "INPUT"))}
+    return {word for word in done.stdout.split() if word.startswith(("CODE", "SCRIPT", "INPUT", "TESTFILE"))}
 
 
 @settings(max_examples=60, deadline=None)
@@ -96,6 +99,7 @@ def _runs(name: str, args: list[str], cwd: Path) -> set[str]:
 @example(line=("perl", ["-e", "CODE0", "-e", "CODE1"]))
 @example(line=("node", ["--eval=CODE0"]))
 @example(line=("node", ["-r", "./req.js", "s.src"]))
+@example(line=("node", ["--test"]))
 def test_what_the_reading_says_an_interpreter_runs_is_what_it_runs(
     line: tuple[str, list[str]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:

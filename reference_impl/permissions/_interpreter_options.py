@@ -266,8 +266,12 @@ def _node(name: str, args: Sequence[str | None]) -> InterpreterRun:
             inline = InterpreterRun("inline", code=(value,))
             i += 1 if eq else 2
             continue
-        if option in ("--help", "--version", "-h", "-v", "--test"):
+        if option in ("--help", "--version", "-h", "-v"):
             return InterpreterRun("inline")
+        if option == "--test":
+            # The test runner runs every test file it finds (its operands, or node's default patterns
+            # over the tree), each in its own process: files the line does not name.
+            return InterpreterRun("unknown")
         i += 2 if option in values and not eq and option not in optional else 1
     return inline or InterpreterRun("input")
 

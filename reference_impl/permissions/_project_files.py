@@ -191,6 +191,14 @@ def project_commands(
         )
     if name.startswith("python") and words[:1] == ["-c"] and len(words) > 1:
         return _python_imports(words[1], cwd, set()) + _python_program([cwd], [words[1]], set())
+    if name.startswith("python") and words[:2] == ["-m", "doctest"]:
+        return (
+            _doctest_files(words[2:], cwd)
+            + _shadowing_modules(["doctest"], cwd)
+            + _python_program(
+                [cwd], ["import doctest", *_named_imports(w for w in words[2:] if w.endswith(".py"))], set()
+            )
+        )
     if name.startswith("python") and words[:1] == ["-m"] and len(words) > 1:
         return _shadowing_modules(words[1].split("."), cwd) + _python_program(
             [cwd], [f"import {words[1]}", *_named_imports(words[2:])], set()
@@ -219,7 +227,35 @@ def project_commands(
     return program_loaded([name, *words], cwd) if loads_modules(name) else []
 
 
-def _named_imports(words: Sequence[str]) -> list[str]:
+def _doctest_files(words: Sequence[str], cwd: str) -> list[tuple[str, str]]:
+    """The examples ``python -m doctest FILE...`` runs from each file not named ``.py`` (a text file of examples).
+
+    doctest's own options (``python -m doctest -h``): ``-o``/``--option`` takes a value, ``-v``, ``-f`` none;
+    ``--`` ends them. An abbreviated ``--opt X`` reads X as a file: missing, it is not read (asked).
+    """
+    found: list[tuple[str, str]] = []
+    rest, options = list(words), True
+    while rest:
+        word = rest.pop(0)
+        if options and word == "--":
+            options = False
+        elif options and word in ("-o", "--option"):
+            rest[:1] = []
+        elif (options and word.startswith("-")) or word.endswith(".py"):
+            continue
+        else:
+            path = posixpath.join(cwd, word)
+            text = _read(path)
+            found.append(
+                (
+                    f"{PYTHON_CODE}the doctest examples of {path} (python -m doctest runs them)",
+                    NOT_READ if text is None else doctest_code(text),
+                )
+            )
+    return found
+
+
+def _named_imports(words: Iterable[str]) -> list[str]:
     """The modules a module run from the line may import by the names its words give (``-m unittest a.b``).
 
     As ``import`` lines, every word taken for a name (``a.b``, ``a/b.py``: ``a``): which namespace
