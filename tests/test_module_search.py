@@ -276,6 +276,11 @@ def test_a_makefile_make_remakes_is_not_its_text_now(
         {"Makefile": "all:\n\t@true\n%:\n\t@true\n"},  # an existing file with no prerequisite is up to date
         {"Makefile": "include common.mk\nall:\n\t@true\n", "common.mk": "X = 1\n"},
         {"Makefile": "-include gen.mk\nall:\n\t@true\n", "gen.mk.sh": "X = 1\n"},
+        # A pattern's ``%`` matches a nonempty stem only (GNU make, "How Patterns Match"): gen.%mk is not gen.mk.
+        {
+            "Makefile": "include gen.mk\nall:\n\t@true\ngen.%mk: FORCE\n\techo 'X = 2' > $@\nFORCE:\n",
+            "gen.mk": "X = 1\n",
+        },
     ],
 )
 def test_a_makefile_no_rule_remakes_stays_read(tmp_path: Path, files: dict[str, str]) -> None:
