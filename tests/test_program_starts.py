@@ -114,3 +114,23 @@ def test_the_committed_catalogue_holds_what_the_installed_programs_show(program:
     if shutil.which(program) is None or shutil.which(helper) is None:
         pytest.skip(f"{program} or {helper} is not installed")
     assert helper in started_by_default(program)
+
+
+@pytest.mark.parametrize("text", [None, "{not json", '{"programs": {"diff": ["pr"]'])
+def test_a_missing_or_broken_catalogue_fails_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str | None
+) -> None:
+    """PERM-17: without its catalogue the engine can't tell what a program starts: it never allows."""
+    from reference_impl.permissions import _program_starts
+
+    catalogue = tmp_path / "program_starts.json"
+    if text is not None:
+        catalogue.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(_program_starts, "STARTS_FILE", catalogue)
+    _program_starts._starts.cache_clear()
+    try:
+        # A line of its own: the engine caches what it reads of a line, keyed by its text.
+        line = f"file -z {tmp_path.name}.zst"
+        assert _decide(tmp_path, line, "Bash(zstd:*)", "Bash(file:*)") != "allow"
+    finally:
+        _program_starts._starts.cache_clear()

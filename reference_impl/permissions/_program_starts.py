@@ -21,10 +21,9 @@ STARTS_FILE = Path(__file__).with_name("program_starts.json")
 
 @lru_cache(maxsize=1)
 def _starts() -> dict[str, tuple[str, ...]]:
-    try:
-        data = json.loads(STARTS_FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    # The file ships with the package: one missing or broken is an error (the engine denies on it), never
+    # an empty catalogue, which would take every program to start nothing.
+    data = json.loads(STARTS_FILE.read_text(encoding="utf-8"))
     return {name: tuple(found) for name, found in data.get("programs", {}).items()}
 
 
