@@ -126,7 +126,7 @@ def _decide(
 
 
 def test_everyday_commands_named_by_an_allow_rule_are_allowed(shared_dir: Path) -> None:
-    """At most 10 of ~60 everyday commands are asked or denied under allow rules that name them (each explained)."""
+    """At most 11 of ~60 everyday commands are asked or denied under allow rules that name them (each explained)."""
     guards = _corpus_guards(shared_dir)
     assert len(EVERYDAY) >= 60
     refused = {}
@@ -134,7 +134,7 @@ def test_everyday_commands_named_by_an_allow_rule_are_allowed(shared_dir: Path) 
         decision = _decide(command, tuple(allow), guards)
         if decision.behavior != "allow":
             refused[command] = f"{decision.behavior}: {decision.reason.detail}"
-    assert len(refused) <= 10, refused
+    assert len(refused) <= 11, refused
     # Each ask here is explained; a new one is a regression to explain or fix.
     assert set(refused) <= set(EXPLAINED_ASKS), refused
 
@@ -158,6 +158,7 @@ EXPLAINED_ASKS = {
     "jest --coverage": "jest runs the test files it finds",
     "cmake -S . -B build": "cmake runs CMakeLists.txt (execute_process)",
     "mkdir -p build && cd build && cmake ..": "cmake runs CMakeLists.txt (execute_process)",
+    "pre-commit run --all-files": "pre-commit runs the hooks .pre-commit-config.yaml names",
 }
 """Everyday commands asked under their allow rules beside the corpus's deny rules, and why."""
 

@@ -76,6 +76,17 @@ _RUNS_RM = [
     ("composer test", "composer:*", {"composer.json": '{"scripts": {"test": "rm x"}}'}),
     ("deno task test", "deno task:*", {"deno.json": '{"tasks": {"test": "rm x"}}'}),
     ("bazel test //...", "bazel:*", {"BUILD": 'genrule(name="a", cmd="rm x")\n'}),
+    (
+        "pre-commit run --all-files",
+        "pre-commit run:*",
+        {
+            ".pre-commit-config.yaml": "repos:\n- repo: local\n  hooks:\n  - {id: a, name: a, entry: rm x, language: system}\n"
+        },
+    ),
+    ("eslint src", "eslint:*", {"eslint.config.js": "require('child_process').execSync('rm x')\n"}),
+    ("npx prettier --check .", "npx:*", {".prettierrc.cjs": "require('child_process').execSync('rm x')\n"}),
+    ("mypy src", "mypy:*", {"mypy.ini": "[mypy]\nplugins = plug\n", "plug.py": _RM}),
+    ("flake8", "flake8:*", {"setup.cfg": "[flake8:local-plugins]\npaths = .\n"}),
     ("nx run-many -t test", "nx:*", {"project.json": '{"targets": {"test": {"command": "rm x"}}}'}),
 ]
 
@@ -115,6 +126,18 @@ def test_with_no_deny_or_ask_rule_the_allow_rule_keeps_allowing(
 
 
 @pytest.mark.parametrize(
+    ("line", "files"),
+    [("eslint src", {".eslintrc.json": "{}"}), ("mypy src", {"mypy.ini": "[mypy]\nstrict = True\n"}),
+     ("flake8", {"setup.cfg": "[flake8]\nmax-line-length = 99\n"}), ("prettier --check .", {".prettierrc": "{}"})],
+)  # fmt: skip
+def test_a_linter_configured_with_data_alone_keeps_its_allow_rule(
+    line: str, files: dict[str, str], tmp_path: Path
+) -> None:
+    """A linter runs project code only from a configuration that is code or names plugins: JSON or INI alone runs none."""
+    assert _decide(line, f"{line.split()[0]}:*", "rm:*", files, tmp_path)[0] == "allow"
+
+
+@pytest.mark.parametrize(
     "line",
     ["go version", "go env GOPATH", "go fmt ./...", "poetry run ls", "uv run ls", "npx prettier --check ."],
 )
@@ -131,7 +154,8 @@ def test_the_catalogue_names_where_each_entry_comes_from() -> None:
     for name, entry in data["runners"].items():
         assert re.fullmatch(r"https://\S+", entry["source"]), name
         assert entry["runs"].strip(), name
-        assert set(entry) <= {"runs", "source", "only", "aliases", "wraps"}, name
+        assert set(entry) <= {"runs", "source", "only", "aliases", "wraps", "when", "when_text"}, name
+        assert "when_text" not in entry or ("when" in entry and re.compile(entry["when_text"])), name
         for spelled in (name, *entry.get("aliases", ())):
             assert spelled not in seen, spelled
             assert spelled not in PLAIN_PROGRAMS, spelled

@@ -176,7 +176,7 @@ def _runners(
     words = [w for w in argv[1:] if w is not None]
     if name.startswith("python") and words[:1] == ["-m"] and len(words) > 1:
         name, words = words[1], words[2:]  # ``python3 -m invoke test``: the module's program
-    why = runner_reason(name, words)
+    why = runner_reason(name, words, cwd)
     found = [(why, NOT_READ)] if why is not None else []
     if any(w is None for w in argv[1:]) and runner_name(name) is not None:
         found.append((f"{name} is given words only known when it runs", NOT_READ))

@@ -9,7 +9,8 @@ judged as ``X`` would be (and as a script the project installs under that name, 
 ``project_runners.json`` beside this module holds, for each program, what its own documentation says it
 runs and where it says so (``source``); ``only`` lists the subcommands that run project code (absent:
 every use but ``--help``/``--version``), ``wraps`` the subcommands that run the command after them
-(``""``: the program itself, ``npx X``). A versioned name (``gradle-8``, ``go1.22``) is its program.
+(``""``: the program itself, ``npx X``), ``when`` the configuration files (here or above) without which
+it runs none (``eslint.config.js``; ``when_text``: mypy's ``plugins =``). A versioned name (``gradle-8``, ``go1.22``) is its program.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ RUNNERS_FILE = Path(__file__).with_name("project_runners.json")
 # Only these print and exit for every runner: ``-v`` is ninja's verbose, ``help`` a task a Rakefile may define.
 _ONLY_PRINTS = frozenset({"--help", "--version"})
 _VERSION = re.compile(r"(?<=[A-Za-z])-?[0-9][0-9.]*$")
+_MAX_CHARS = 262_144
+"""How much of a configuration file the engine reads; a longer one is taken to name anything."""
 
 
 @lru_cache(maxsize=1)
@@ -56,12 +59,15 @@ def _operands(words: Sequence[str]) -> list[str]:
     return [w for w in words if not w.startswith("-")]
 
 
-def runner_reason(program: str, words: Sequence[str]) -> str | None:
+def runner_reason(program: str, words: Sequence[str], cwd: str) -> str | None:
     """Why ``program`` with ``words`` runs the project's own code, unread (its documentation's words), or None."""
     name = runner_name(program)
     if name is None:
         return None
     entry = _catalogue()[name]
+    if "when" in entry:
+        found = _configuration(entry["when"], entry.get("when_text"), cwd)
+        return None if found is None else f"{program} runs the project's own code: {entry['runs']} ({found})"
     operands = _operands(words)
     if "only" in entry:
         only: list[str] = entry["only"]
@@ -74,6 +80,28 @@ def runner_reason(program: str, words: Sequence[str]) -> str | None:
     elif words and all(w in _ONLY_PRINTS for w in words):
         return None  # it prints its usage or version and exits
     return f"{program} runs the project's own code: {entry['runs']}"
+
+
+def _configuration(names: Sequence[str], pattern: str | None, cwd: str) -> str | None:
+    """The first of ``names`` in ``cwd`` or above it (holding ``pattern``, when given), or why it can't be read."""
+    directory = posixpath.abspath(cwd)
+    while True:
+        for name in names:
+            path = posixpath.join(directory, name)
+            if not posixpath.isfile(path):
+                continue
+            if pattern is None:
+                return path
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(_MAX_CHARS + 1)
+            except OSError:
+                return f"{path} could not be read"
+            if len(text) > _MAX_CHARS or re.search(pattern, text, re.MULTILINE):
+                return path  # longer than the engine reads: what follows may name one
+        if posixpath.dirname(directory) == directory:
+            return None
+        directory = posixpath.dirname(directory)
 
 
 def wrapped_commands(program: str, words: Sequence[str]) -> Iterator[list[str]]:
@@ -97,7 +125,6 @@ def wrapped_commands(program: str, words: Sequence[str]) -> Iterator[list[str]]:
                 yield rest[index:]
 
 
-_MAX_CHARS = 262_144
 _SCRIPT_TABLES = re.compile(
     r"^\[(?:project\.scripts|project\.gui-scripts|tool\.poetry\.scripts)\]", re.MULTILINE
 )
