@@ -497,6 +497,47 @@ def _test_runner(inner: str, data: st.DataObject) -> ProjectCase:
     return ProjectCase("python3", {"x.txt": example}, line, _allow(line, data), "doctest's x.txt")
 
 
+# Runners of the project's own code installed here (mypy and coverage beside this interpreter), each with
+# the files its documentation says it runs (project_runners.json), how they run shell text, and the lines
+# that start it.
+_PLUGIN = "import os\nos.system({inner})\ndef plugin(version):\n    from mypy.plugin import Plugin\n    return Plugin\n"
+_RUNNER_FILES: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
+    "ctest": ({"CTestTestfile.cmake": "add_test(t sh -c [==[{inner}]==])\n"},
+              ("ctest", "ctest -Q", "ctest --output-on-failure", "ctest -R t")),
+    "cmake": ({"CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\n"
+                                 "execute_process(COMMAND sh -c [==[{inner}]==])\n"},
+              ("cmake -S . -B build", "cmake -B build", "cmake --log-level=ERROR -S . -B out")),
+    "cmake -P": ({"x.cmake": "execute_process(COMMAND sh -c [==[{inner}]==])\n"}, ("cmake -P x.cmake",)),
+    "ninja": ({"build.ninja": "rule r\n  command = {inner}\nbuild a: r\n"}, ("ninja", "ninja -v", "ninja a")),
+    "prove": ({"t/a.t": "system({inner});\nprint \"1..1\\nok 1\\n\";\n"}, ("prove", "prove -Q", "prove t", "prove -r")),
+    "mypy": ({"mypy.ini": "[mypy]\nplugins = plug.py\n", "plug.py": _PLUGIN, "x.py": "x = 1\n"},
+             ("mypy x.py", "mypy --no-incremental x.py")),
+    "mypy pyproject": ({"pyproject.toml": '[tool.mypy]\nplugins = ["plug.py"]\n', "plug.py": _PLUGIN, "x.py": "x = 1\n"},
+                       ("mypy x.py",)),
+    "coverage": ({"x.py": "import os\nos.system({inner})\n"}, ("coverage run x.py", "coverage run -m x")),
+}  # fmt: skip
+
+
+def _project_runner(inner: str, data: st.DataObject) -> ProjectCase:
+    """A runner of the project's own code (a test runner, a build tool, a linter's plugin) and the files it runs.
+
+    Read by nothing: the engine asks, whatever allow rule names the runner (its catalogue, project_runners.json).
+    """
+    runner = data.draw(st.sampled_from(sorted(_RUNNER_FILES)), label="runner")
+    templates, lines = _RUNNER_FILES[runner]
+    line = data.draw(st.sampled_from(lines), label="line")
+    wrapper = data.draw(st.sampled_from(["", "nice ", "timeout 60 "]), label="wrapper")
+    files = {}
+    for name, template in templates.items():
+        # Shell text as each file spells it: a bracket argument, a ninja command ($ doubled), a string.
+        spelled = {"ninja": inner.replace("$", "$$"), "t/a.t": json.dumps(inner).replace("$", chr(92) + "$")}
+        code = repr(inner) if name.endswith(".py") else spelled.get(name, spelled.get(runner, inner))
+        files[name] = template.format(inner=code)
+    return ProjectCase(
+        line.split()[0], files, wrapper + line, _allow(line, data), f"{runner}'s {', '.join(files)}"
+    )
+
+
 def _allow(line: str, data: st.DataObject) -> str:
     """An allow rule for the line: its program, its first two words, or the line itself."""
     words = line.split()
@@ -604,6 +645,7 @@ _CARRIERS = {
     "npm bin": _npm_bin,
     "interpreter options": _interpreter_script,
     "test runner": _test_runner,
+    "project runner": _project_runner,
 }
 
 
@@ -626,11 +668,12 @@ def test_deny_rule_holds_against_what_the_project_files_name(
     ``npm uninstall``'s ``dependencies``), a package the line names from a directory (``./dep``,
     ``file:dep``, ``x@file:../dep``) whose own lifecycle scripts npm runs, a Python build's ``setup.py`` or in-tree backend, a Rust
     package's ``build.rs``, the test files a test runner finds: ``node --test``, unittest's discovery, doctest's text
-    files), one more level of indirection (a script that runs another), the
+    files; a runner of the project's own code: ``ctest``'s CTestTestfile.cmake, ``cmake``'s CMakeLists.txt or
+    ``-P`` script, ``ninja``'s build.ninja, ``prove``'s t/*.t, ``mypy``'s plugin, ``coverage run``'s program), one more level of indirection (a script that runs another), the
     directory the line sends the tool to (``cd sub &&``, ``npm --prefix sub``, ``env -C sub``), the spelling of the denied program inside the project's code
     (quoted, escaped, by path, wrapped, through a variable or a substitution), the line's own spelling
     and an allow rule for it (its program, two words, the line), in every mode. Real ``npm``, ``make``,
-    ``bash`` and ``python3`` are the judge: each drawn case is run for real, and one that does not run
+    ``bash``, ``python3``, ``ctest``, ``cmake``, ``ninja``, ``prove``, ``mypy`` and ``coverage`` are the judge: each drawn case is run for real, and one that does not run
     the denied program is not an attempt (discarded); the harness must not have run one that does.
     """
     _check_case(new_harness, data, mode, lambda inner: _CARRIERS[carrier](inner, data))
@@ -906,7 +949,7 @@ def test_ordinary_project_files_keep_their_tools_allowed(new_harness: Callable[[
     work = fresh_dir() / "work"
     work.mkdir(parents=True)
     (work / "package.json").write_text(
-        '{"name": "x", "scripts": {"test": "jest --ci", "pretest": "eslint ."}}'
+        '{"name": "x", "scripts": {"test": "tsc --noEmit", "pretest": "eslint ."}}'
     )
     rules = [RuleSpec(f"Bash({_DENIED}:*)", "deny"), RuleSpec("Bash(npm test:*)", "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": "npm test"})], rules=rules, cwd=work)

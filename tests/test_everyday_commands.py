@@ -126,7 +126,7 @@ def _decide(
 
 
 def test_everyday_commands_named_by_an_allow_rule_are_allowed(shared_dir: Path) -> None:
-    """At most 3 of ~60 everyday commands are asked or denied under allow rules that name them."""
+    """At most 11 of ~60 everyday commands are asked or denied under allow rules that name them (each explained)."""
     guards = _corpus_guards(shared_dir)
     assert len(EVERYDAY) >= 60
     refused = {}
@@ -134,7 +134,7 @@ def test_everyday_commands_named_by_an_allow_rule_are_allowed(shared_dir: Path) 
         decision = _decide(command, tuple(allow), guards)
         if decision.behavior != "allow":
             refused[command] = f"{decision.behavior}: {decision.reason.detail}"
-    assert len(refused) <= 3, refused
+    assert len(refused) <= 11, refused
     # Each ask here is explained; a new one is a regression to explain or fix.
     assert set(refused) <= set(EXPLAINED_ASKS), refused
 
@@ -149,6 +149,16 @@ EXPLAINED_ASKS = {
     # harmless keeps a rule naming only the program from covering the line (``GREP=nuke zgrep`` runs nuke;
     # ``PYTEST_ADDOPTS`` loads plugins): which variables a program reads is the program's own.
     "DATABASE_URL='postgres://u@h/db?a=1&b=2' pytest -q": "a variable not known harmless is set before it",
+    # PERM-17 (session 33): a program whose documented job is to run the project's own code (a test
+    # runner, a build tool: project_runners.json) runs code the engine does not read, like tox and cargo.
+    "uv sync": "uv sync installs the project: its build backend runs",
+    "bundle exec rspec": "bundle evaluates the Gemfile (Ruby); rspec runs the spec files",
+    "mvn -q test": "maven runs pom.xml's plugins and the tests",
+    "./gradlew test": "gradle evaluates build.gradle (Groovy or Kotlin code)",
+    "jest --coverage": "jest runs the test files it finds",
+    "cmake -S . -B build": "cmake runs CMakeLists.txt (execute_process)",
+    "mkdir -p build && cd build && cmake ..": "cmake runs CMakeLists.txt (execute_process)",
+    "pre-commit run --all-files": "pre-commit runs the hooks .pre-commit-config.yaml names",
 }
 """Everyday commands asked under their allow rules beside the corpus's deny rules, and why."""
 
@@ -160,7 +170,7 @@ EXPLAINED_ASKS = {
         ("export NODE_ENV=test && npm test", ("Bash(export:*)", "Bash(npm test:*)")),
         ("git -c core.quotepath=off status", ("Bash(git status:*)",)),
         ("git --no-pager log -1", ("Bash(git log:*)",)),
-        ("./gradlew test", ("Bash(./gradlew test:*)",)),
+        # (``./gradlew test`` was here: gradle runs build.gradle, unread, so it asks under a deny rule.)
     ],
 )
 def test_the_everyday_forms_that_were_asked_are_allowed(
@@ -201,7 +211,7 @@ def test_what_the_new_models_do_not_read_still_asks(
 _PROJECT = {
     "Makefile": "CC ?= cc\nSRC = main.c util.c\nOBJ = $(patsubst %.c,%.o,$(SRC))\napp: $(OBJ)\n\t$(CC) -o $@ $^\n"
     "%.o: %.c\n\t$(CC) -c $< -o $@\nclean:\n\t@echo cleaning $(notdir $(OBJ))\n",
-    "package.json": '{"name": "app", "scripts": {"test": "jest --ci", "build": "tsc -p ."}}',
+    "package.json": '{"name": "app", "scripts": {"test": "tsc --noEmit", "build": "tsc -p ."}}',
     "tests/test_app.py": "import json\n\n\ndef test_app():\n    assert json.loads('1') == 1\n",
     "conftest.py": "import pytest\n",
     "sub/Makefile": "all:\n\t@echo sub\n",

@@ -154,8 +154,8 @@ EVERYDAY = [
     "python3 -m pytest -x",
     "python3 manage.py migrate",
     "make -j4",
-    "cargo test",
-    "go test ./...",
+    "cargo test",  # (no Cargo.toml in /proj: nothing compiles)
+    # (``go test ./...`` was here: it runs the package's tests, unread: tests/test_project_runners.py.)
     "find . -name '*.py' -exec wc -l {} +",
     "tar -xzf dist.tar.gz -C out",
     "curl -fsSL https://example.com/x.json | jq .name",

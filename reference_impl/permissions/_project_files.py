@@ -46,6 +46,12 @@ from reference_impl.permissions._project_hooks import (
     pip_spec_from_source,
     runs_unread_project_code,
 )
+from reference_impl.permissions._project_runners import (
+    installed_script,
+    runner_name,
+    runner_reason,
+    wrapped_commands,
+)
 from reference_impl.permissions._python_resolution import (
     PYTHON_CODE,
     doctest_code,
@@ -118,6 +124,7 @@ def reads_project_files(argv: Sequence[str | None]) -> bool:
         or _runs_unread_file(name, argv[1:])
         or loads_modules(name)
         or _unread_language(name)
+        or runner_name(name) is not None
     )
 
 
@@ -145,15 +152,50 @@ def _runs_unread_file(name: str, args: Sequence[str | None]) -> bool:
 
 
 def project_commands(
-    argv: Sequence[str | None], cwd: str, environment: Sequence[str] = ()
+    argv: Sequence[str | None], cwd: str, environment: Sequence[str] = (), depth: int = 0
 ) -> list[tuple[str, str]]:
     """(where, text) of what ``argv``'s program would run from the project's files in ``cwd``.
 
     ``environment``: the ``NAME=value`` words the line puts in the program's environment (make's
-    variables read them).
+    variables read them). A runner of the project's own code (``rspec``, ``gradle``, ``go test``,
+    ``python3 -m invoke``) runs it unread; a launcher (``poetry run X``, ``npx X``) runs ``X``, read as
+    ``X`` is (``depth``: launchers followed so far).
     """
     if not argv or argv[0] is None:
         return []
+    return _runners(argv, cwd, environment, depth) + _tool_commands(argv, cwd, environment)
+
+
+def _runners(
+    argv: Sequence[str | None], cwd: str, environment: Sequence[str], depth: int
+) -> list[tuple[str, str]]:
+    """What a runner of the project's own code runs (unread), and what the command a launcher starts reads."""
+    if argv[0] is None or "/" in argv[0]:
+        return []
+    name = posixpath.basename(argv[0])
+    words = [w for w in argv[1:] if w is not None]
+    if name.startswith("python") and words[:1] == ["-m"] and len(words) > 1:
+        name, words = words[1], words[2:]  # ``python3 -m invoke test``: the module's program
+    why = runner_reason(name, words, cwd)
+    found = [(why, NOT_READ)] if why is not None else []
+    if any(w is None for w in argv[1:]) and runner_name(name) is not None:
+        found.append((f"{name} is given words only known when it runs", NOT_READ))
+    for inner in wrapped_commands(name, words):
+        if depth >= 4:
+            return [*found, (f"{name} runs launchers nested deeper than the engine reads", NOT_READ)]
+        script = (
+            installed_script(inner[0], cwd) if name in ("poetry", "uv", "pdm", "pipenv", "hatch") else None
+        )
+        found += [(script, NOT_READ)] if script is not None else []
+        found += project_commands(inner, cwd, environment, depth + 1)
+    return found
+
+
+def _tool_commands(
+    argv: Sequence[str | None], cwd: str, environment: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """What a project tool the engine reads the files of runs from them (npm, make, pytest, pip, python)."""
+    assert argv[0] is not None
     if "/" in argv[0]:
         return script_commands(argv[0], cwd)
     name = posixpath.basename(argv[0])
