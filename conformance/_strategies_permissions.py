@@ -325,6 +325,18 @@ def run_line_in_bypass(harness: Any, line: str, work: Path) -> Run:
     )
 
 
+def assert_asked_not_run(run: Run, why: str) -> None:
+    """PERM-15: a protected write never runs unasked, and the user is asked (not refused without a question).
+
+    The requirement's own words: protected paths "ask" in acceptEdits and bypassPermissions. A harness that
+    refuses the call unasked (an error inside its reading of the line, say) fails it too.
+    """
+    assert run.ran() == 0, f"{why}, yet ran unasked: {run.describe()}"
+    assert run.asked, (
+        f"{why}: refused without asking the user (PERM-15: a protected path asks): {run.describe()}"
+    )
+
+
 def assert_runs_unasked(
     new_harness: Callable[[], Any], tool: ToolSpec, call: tuple[str, Mapping[str, Any]], mode: str, why: str
 ) -> None:

@@ -23,7 +23,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
-from conformance._strategies_permissions import run_line_in_bypass
+from conformance._strategies_permissions import assert_asked_not_run, run_line_in_bypass
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 
@@ -112,9 +112,7 @@ def test_a_protected_file_written_under_a_derived_name_is_never_written_unasked(
         (directory / posixpath.basename(head)).touch(exist_ok=True)  # what ``cp -b conf .ssh`` copies
     run = run_line_in_bypass(new_harness(), line, work)
     assume(target in ths.written_paths(line, judged))
-    assert run.ran() == 0, (
-        f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"
-    )
+    assert_asked_not_run(run, f"{line!r} writes {target} (the filesystem says so)")
 
 
 # Protected files a tree or an archive may hold, beside ordinary ones.
@@ -190,9 +188,7 @@ def test_a_protected_file_in_a_copied_tree_or_archive_is_never_written_unasked(
         path for path in written if not path.startswith("tpl") and path.endswith(member.rsplit("/", 1)[-1])
     ]
     assume(landed)
-    assert run.ran() == 0, (
-        f"{line!r} writes {landed[0]} (the filesystem says so), yet ran unasked: {run.describe()}"
-    )
+    assert_asked_not_run(run, f"{line!r} writes {landed[0]} (the filesystem says so)")
 
 
 # Protected files two segments deep or more, none of whose segments is protected alone: a diff
@@ -298,9 +294,7 @@ def test_a_protected_file_a_diff_patches_from_another_directory_is_never_written
             (directory / path).write_text(text, encoding="utf-8")
     run = run_line_in_bypass(new_harness(), line, work)
     assume(target in ths.written_paths(line, judged))
-    assert run.ran() == 0, (
-        f"{line!r} patches {target} (the filesystem says so), yet ran unasked: {run.describe()}"
-    )
+    assert_asked_not_run(run, f"{line!r} patches {target} (the filesystem says so)")
 
 
 # Perl's switches that leave the names it writes alone, values attached or apart (``-I lib``).
@@ -361,9 +355,7 @@ def test_a_protected_backup_of_a_perl_in_place_edit_is_never_written_unasked(
         (directory / "fix.pl").write_text("s/a/b/;\n", encoding="utf-8")
     run = run_line_in_bypass(new_harness(), line, work)
     assume(target in ths.written_paths(line, judged))
-    assert run.ran() == 0, (
-        f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"
-    )
+    assert_asked_not_run(run, f"{line!r} writes {target} (the filesystem says so)")
 
 
 @requires("execution", "permissions", "host_callback")
@@ -398,6 +390,4 @@ def test_a_member_copied_or_extracted_into_the_directory_that_protects_it_is_nev
         (directory / destination).mkdir(parents=True)
     run = run_line_in_bypass(new_harness(), line, work)
     assume(target in ths.written_paths(line, judged))
-    assert run.ran() == 0, (
-        f"{line!r} writes {target} (the filesystem says so), yet ran unasked: {run.describe()}"
-    )
+    assert_asked_not_run(run, f"{line!r} writes {target} (the filesystem says so)")

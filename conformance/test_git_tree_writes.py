@@ -33,7 +33,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
-from conformance._strategies_permissions import run_line_in_bypass
+from conformance._strategies_permissions import assert_asked_not_run, run_line_in_bypass
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 
@@ -138,7 +138,7 @@ def test_a_protected_file_git_brings_from_another_commit_is_never_written_unaske
     landed = [p for p in written if p in (member, f"w2/{member}")]
     assume(landed)
     run = run_line_in_bypass(new_harness(), line, work)
-    assert run.ran() == 0, f"{line!r} writes {landed[0]} (git says so), yet ran unasked: {run.describe()}"
+    assert_asked_not_run(run, f"{line!r} writes {landed[0]} (git says so)")
 
 
 # What writes the user's git configuration: ``{g}`` is where git's own options go.
@@ -199,9 +199,7 @@ def test_a_protected_file_a_program_writes_by_convention_is_never_written_unaske
     landed = [p for p in written if p in (".gitconfig", ".config/git/config", ".git/config", ".npmrc")]
     assume(landed)
     run = run_line_in_bypass(new_harness(), line, work)
-    assert run.ran() == 0, (
-        f"{line!r} writes ~/{landed[0]} (its run says so), yet ran unasked: {run.describe()}"
-    )
+    assert_asked_not_run(run, f"{line!r} writes ~/{landed[0]} (its run says so)")
 
 
 # What git writes from data no word of the line names (the index under ``--prefix``, a template), or
@@ -315,7 +313,7 @@ def test_a_protected_file_git_writes_from_its_data_or_configuration_is_never_wri
     landed = sorted(p for p in written if _is_protected_landing(p, judged))
     assume(landed)
     run = run_line_in_bypass(new_harness(), line, work)
-    assert run.ran() == 0, f"{line!r} writes {landed[0]} (git says so), yet ran unasked: {run.describe()}"
+    assert_asked_not_run(run, f"{line!r} writes {landed[0]} (git says so)")
 
 
 # An option line of ``git <sub> -h``: ``    -t, --track[=(direct|inherit)]``, ``    --sort <key>  ...``.
@@ -406,4 +404,4 @@ def test_a_branch_git_makes_tracking_a_remote_one_is_never_written_unasked(
     written = ths.written_paths(line, judged)
     assume(".git/config" in written)
     run = run_line_in_bypass(new_harness(), line, work)
-    assert run.ran() == 0, f"{line!r} writes .git/config (git says so), yet ran unasked: {run.describe()}"
+    assert_asked_not_run(run, f"{line!r} writes .git/config (git says so)")
