@@ -68,7 +68,8 @@ _MOVES = (
     "git stash pop",
     "git stash apply",
 )
-_REFS = ("other", "refs/heads/other", "other~0", "t-other", "@{-1}", "other^{commit}", "{sha}")
+# ``-`` is ``@{-1}`` to checkout, switch, merge, rebase and cherry-pick (the previous branch: ``other``).
+_REFS = ("other", "refs/heads/other", "other~0", "t-other", "@{-1}", "-", "other^{commit}", "{sha}")
 _PREFIXES = ("", "git -C . ", "git --no-pager ")
 _FIXED = {
     "GIT_AUTHOR_DATE": "2020-01-01T00:00:00Z",
@@ -118,13 +119,14 @@ def _repository(work: Path, member: str) -> str:
 @example(move="git checkout {ref}", ref="other", prefix="", member=".claude/settings.json")
 @example(move="git stash pop", ref="other", prefix="", member=".husky/pre-commit")
 @example(move="git merge --no-edit {ref}", ref="t-other", prefix="", member=".claude/settings.json")
+@example(move="git checkout {ref}", ref="-", prefix="", member=".claude/settings.json")
 def test_a_protected_file_git_brings_from_another_commit_is_never_written_unasked(
     new_harness: Callable[[], Any], move: str, ref: str, prefix: str, member: str
 ) -> None:
     """PERM-15: a git command that moves the working tree (checkout, switch, reset --hard, merge, restore --source, cherry-pick, rebase, read-tree -u, worktree add, stash pop) and so writes a protected file the other commit holds asks in bypassPermissions.
 
     The line names no protected file: the commit does. Composed: the command x how the commit is
-    named (branch, full ref, ``~0``, tag, ``@{-1}``, ``^{commit}``, its hash) x git's own options x
+    named (branch, full ref, ``~0``, tag, ``@{-1}``, ``-``, ``^{commit}``, its hash) x git's own options x
     the protected file; real git in a sandbox judges (a line that writes none is discarded).
     """
     if shutil.which("bwrap") is None or shutil.which("git") is None:
