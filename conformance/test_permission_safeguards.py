@@ -21,6 +21,7 @@ from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import (
     BASH_CALL,
     COMMAND,
+    assert_asked_not_run,
     assert_runs_unasked,
     edit_tool,
     fetch_tool,
@@ -30,6 +31,7 @@ from conformance._strategies_permissions import (
     pre_hook,
     read_tool,
     run_calls,
+    run_line_in_bypass,
     shell_tool,
     sources,
     tools,
@@ -810,3 +812,75 @@ def test_allow_rule_with_content_allows_no_other_command(new_harness: Callable[[
         new_harness(), tools(), [BASH_CALL], rules=[RuleSpec(rule, "allow")], host=host_answering("deny")
     )
     assert run.ran() == 0, f"allow rule {rule!r} let {COMMAND!r} run: {run.describe()}"
+
+
+# Shell code a line runs without showing it as its own command: ``{code}`` holds no single quote.
+_CODE_CARRIERS = (
+    "sh -c '{code}'",
+    'bash -c "{code}"',
+    "eval '{code}'",
+    "bash <<< '{code}'",
+    "sh -s <<'EOF'\n{code}\nEOF",
+    "echo '{code}' | bash",
+    ". /dev/stdin <<< '{code}'",
+    "source <(echo '{code}')",
+    "find . -maxdepth 0 -exec sh -c '{code}' \\;",
+    "xargs -0 sh -c '{code}' < /dev/null",
+    "env sh -c '{code}'",
+    "timeout 9 bash -c '{code}'",
+    "bash -c \"eval '{code}'\"",
+    "f() {{ {code}; }}; f",
+    "( {code} )",
+    "{{ {code}; }}",
+)
+# How the code writes the protected file ``{p}`` (in directory ``{d}``, name ``{n}``).
+_PROTECTED_WRITES = (
+    "echo pwned >> {p}",
+    "echo pwned > {p}",
+    "tee -a {p} <<< pwned",
+    "cp /dev/null {p}",
+    "cd {d} && echo pwned > {n}",
+    "printf x | dd of={p} status=none",
+)
+_PROTECTED_TARGETS = (
+    ".git/hooks/pre-commit",
+    ".claude/settings.json",
+    ".vscode/tasks.json",
+    ".husky/pre-commit",
+)
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    carrier=st.sampled_from(_CODE_CARRIERS),
+    write=st.sampled_from(_PROTECTED_WRITES),
+    target=st.sampled_from(_PROTECTED_TARGETS),
+)
+@example(carrier="sh -c '{code}'", write="echo pwned >> {p}", target=".git/hooks/pre-commit")
+@example(
+    carrier="find . -maxdepth 0 -exec sh -c '{code}' \\;",
+    write="echo pwned > {p}",
+    target=".claude/settings.json",
+)
+def test_a_protected_file_written_by_code_the_line_runs_asks(
+    new_harness: Callable[[], Any], carrier: str, write: str, target: str
+) -> None:
+    """PERM-15: a protected file written by shell code the line runs (``sh -c``, ``eval``, a here-string, ``find -exec sh -c``, a function, a group) asks in bypassPermissions.
+
+    Composed: the carrier x how the code writes x the protected file; bash in a sandbox judges (a
+    line that writes no protected file is discarded).
+    """
+    if shutil.which("bwrap") is None:
+        pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
+    directory, _, name = target.rpartition("/")
+    code = write.format(p=target, d=directory, n=name)
+    line = carrier.format(code=code)
+    work, judged = fresh_dir(), fresh_dir()
+    for place in (work, judged):
+        subprocess.run(["git", "init", "-q", "."], cwd=place, capture_output=True, check=False)
+        (place / directory).mkdir(parents=True, exist_ok=True)
+    assume(target in ths.written_paths(line, judged))
+    run = run_line_in_bypass(new_harness(), line, work)
+    assert_asked_not_run(run, f"{line!r} writes {target} (the filesystem says so)")

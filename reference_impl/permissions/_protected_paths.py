@@ -29,6 +29,7 @@ from reference_impl.permissions._derived_names import (
     NameFamily,
     PatchedFiles,
 )
+from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._git_tree_writes import git_tree_writes, may_change_repository
 from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._paths import lexical_path, resolved_path
@@ -195,6 +196,16 @@ def _scripts(argv: tuple[str | None, ...], stdin: str | None = None) -> list[str
         elif base in SCRIPT_BUILTINS:
             script = builtin_script(base, args)
             scripts.append(None if script is None and None in args else script)
+        elif base in (".", "source"):
+            # A file of the project's is its program, trusted as ``bash f.sh`` is; its input
+            # (``. /dev/stdin <<< CODE``) is the line's code; another descriptor or a run-time word
+            # (``source <(...)``, ``. $f``) is code only known when it runs.
+            sourced = args[1:2] if args[:1] == ["--"] else args[:1]
+            descriptor = descriptor_of(sourced[0]) if sourced and sourced[0] is not None else None
+            if not sourced or sourced[0] is None or (descriptor is not None and descriptor != STDIN):
+                scripts.append(None)
+            elif descriptor == STDIN:
+                scripts.append(stdin)
         elif base == "find":
             for command in find_commands(args):
                 scripts.extend(_scripts(command, stdin))
