@@ -200,7 +200,7 @@ def _scripts(argv: tuple[str | None, ...], stdin: str | None = None) -> list[str
             # A file of the project's is its program, trusted as ``bash f.sh`` is; its input
             # (``. /dev/stdin <<< CODE``) is the line's code; another descriptor or a run-time word
             # (``source <(...)``, ``. $f``) is code only known when it runs.
-            sourced = args[1:2] if args[:1] == ["--"] else args[:1]
+            sourced = args[1:2] if tuple(args[:1]) == ("--",) else args[:1]
             descriptor = descriptor_of(sourced[0]) if sourced and sourced[0] is not None else None
             if not sourced or sourced[0] is None or (descriptor is not None and descriptor != STDIN):
                 scripts.append(None)
