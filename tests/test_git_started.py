@@ -2,7 +2,8 @@
 
 git starts its editor (``git var GIT_EDITOR``: ``editor`` on Debian) for ``git commit`` with no
 message, ``tag -a``, ``rebase -i``, ``add -e``...; it starts gpg, gpgsm or ssh-keygen to verify a
-signature (``log --show-signature``, ``%G?``, ``verify-commit``, ``log.showSignature`` set).
+signature (``log --show-signature``, ``%G?``, ``verify-commit``, ``log.showSignature`` set). docker
+``--config DIR`` runs DIR's CLI plug-ins; ``kubectl --kubeconfig k`` its exec credential plugins.
 A deny rule on the started program asks; everyday lines stay allowed (red team, session 33).
 """
 
@@ -103,12 +104,39 @@ def test_log_show_signature_in_the_repository_configuration_makes_plain_log_ask(
         ("git show HEAD", "Bash(gpg:*)"),
         ("git log --show-signature --no-show-signature", "Bash(gpg:*)"),
         ("git status", "Bash(nuke:*)"),
+        ("docker ps", "Bash(nuke:*)"),
+        ("docker info", "Bash(nuke:*)"),
+        ("kubectl get configmaps", "Bash(nuke:*)"),
     ],
 )
 def test_everyday_lines_stay_allowed(line: str, deny: str, repository: Path) -> None:
     """PERM-17: a line with a message, a display without signatures: nothing the deny rule names starts."""
     program = line.split()[0]
     assert _decide(line, deny, f"Bash({program}:*)", repository) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("line", "allow"),
+    [
+        ("docker --config=d info", "Bash(docker:*)"),
+        ("docker --config d buildx ls", "Bash(docker:*)"),
+        ("docker --config=d --help", "Bash(docker:*)"),
+        ("docker --config=d version", "Bash(docker:*)"),
+        ("kubectl --kubeconfig=k get pods", "Bash(kubectl:*)"),
+        ("kubectl --kubeconfig k get pods", "Bash(kubectl:*)"),
+        ("helm --repository-config r.yaml list", "Bash(helm:*)"),
+        ("gh --config-dir d pr list", "Bash(gh:*)"),
+    ],
+)
+def test_an_option_moving_a_program_s_configuration_asks(line: str, allow: str, repository: Path) -> None:
+    """PERM-17: the plug-ins and helpers of a configuration the line names are code the engine does not read."""
+    assert _decide(line, "Bash(nuke:*)", allow, repository) == "ask"
+
+
+def test_an_allow_rule_naming_the_moved_configuration_vouches(repository: Path) -> None:
+    """PERM-17: the user's explicit trust of that configuration (the rule names the option)."""
+    line = "kubectl --kubeconfig=k get pods"
+    assert _decide(line, "Bash(nuke:*)", "Bash(kubectl --kubeconfig=k:*)", repository) == "allow"
 
 
 def test_the_editor_is_the_one_git_names_here() -> None:
