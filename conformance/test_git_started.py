@@ -43,6 +43,7 @@ _IDENTITY = "-c user.name=a -c user.email=a@b"
 # (subcommand, its operands): ``s`` is the signed commit, ``b`` a branch at the first commit.
 _SUBCOMMANDS = (
     ("commit", "--allow-empty"),
+    ("commit", "--allow-empty --fixup=amend:HEAD"),
     ("tag", "v9"),
     ("merge", "--allow-unrelated-histories s"),
     ("revert", "HEAD"),

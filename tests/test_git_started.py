@@ -55,6 +55,8 @@ _EDITOR = _git_started.git_editors()[0]
         "git -C . commit",
         "git -c core.quotepath=off revert HEAD",
         "git stash -p",
+        "git commit --fixup=amend:HEAD",
+        "git commit --fixup reword:HEAD",
     ],
 )
 def test_a_git_command_that_opens_the_editor_asks_under_a_deny_on_it(line: str, repository: Path) -> None:
@@ -96,6 +98,7 @@ def test_log_show_signature_in_the_repository_configuration_makes_plain_log_ask(
         ("git commit -m x", f"Bash({_EDITOR}:*)"),
         ("git commit -am x", f"Bash({_EDITOR}:*)"),
         ("git commit --amend --no-edit", f"Bash({_EDITOR}:*)"),
+        ("git commit --fixup=HEAD", f"Bash({_EDITOR}:*)"),
         ("git log --oneline", f"Bash({_EDITOR}:*)"),
         ("git tag v1", f"Bash({_EDITOR}:*)"),
         ("git notes list", f"Bash({_EDITOR}:*)"),

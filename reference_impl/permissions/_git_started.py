@@ -35,7 +35,11 @@ _BY_DEFAULT = frozenset({"commit", "merge", "pull", "revert"})
 # Options opening the editor whatever the message (``-e``/``--edit``, an interactive rebase or patch
 # selection, whose hunk ``e`` edits, ``--continue`` committing a resolved step).
 _OPENING: dict[str, tuple[str, tuple[str, ...]]] = {
-    "commit": ("ecp", ("--edit", "--reedit-message", "--interactive", "--patch")),
+    # ``--fixup=amend:C``, ``--fixup=reword:C``: a new message for C, written in the editor.
+    "commit": (
+        "ecp",
+        ("--edit", "--reedit-message", "--interactive", "--patch", "--fixup=amend", "--fixup=reword"),
+    ),
     "merge": ("e", ("--edit", "--continue")),
     "pull": ("e", ("--edit",)),
     "revert": ("e", ("--edit", "--continue")),
@@ -75,7 +79,7 @@ def _short_letters(word: str) -> str:
 
 def _has(words: Sequence[str], short: str, long: Sequence[str]) -> bool:
     return any(
-        any(w == o or w.startswith(o + "=") for o in long) or set(_short_letters(w)) & set(short)
+        any(w == o or w.startswith((o + "=", o + ":")) for o in long) or set(_short_letters(w)) & set(short)
         for w in words
     )
 
@@ -83,6 +87,8 @@ def _has(words: Sequence[str], short: str, long: Sequence[str]) -> bool:
 def _opens_editor(sub: str, rest: list[str]) -> bool:
     if sub not in _OPENING:
         return False
+    # ``--fixup VALUE`` as ``--fixup=VALUE``: its value says whether it edits (``amend:``, ``reword:``).
+    rest = [f"{w}={rest[i + 1]}" if w == "--fixup" and i + 1 < len(rest) else w for i, w in enumerate(rest)]
     short, long = _OPENING[sub]
     if _has(rest, short, long):
         return True
