@@ -26,6 +26,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import run_calls, shell_tool
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
@@ -155,6 +156,81 @@ def test_deny_on_a_program_an_everyday_program_starts_holds(
     helper = data.draw(st.sampled_from(started), label="helper") if data is not None else started[0]
     rules = [RuleSpec(f"Bash({helper}:*)", "deny"), RuleSpec(f"Bash({program}:*)", "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode)
+    assert run.ran() == 0, (
+        f"Bash({helper}:*) deny ({mode}) let {line!r} run, and for real {program} started {started!r}"
+    )
+
+
+# A configuration the line moves into the project, and what it makes the program start: docker's
+# ``--config DIR`` runs DIR/cli-plugins/docker-* (``info`` and ``--help`` ask each for its metadata);
+# ``kubectl --kubeconfig K`` runs K's exec credential plugin. Each file: (path, text, mode).
+_PLUGIN = '#!/bin/sh\nwhoami\necho \'{"SchemaVersion":"0.1.0","Vendor":"x"}\'\n'
+_KUBECONFIG = (
+    'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n'
+    "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: whoami,"
+    " interactiveMode: Never}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"
+)
+_RELOCATED = {
+    "docker": (
+        ("--config=d", "--config d"),
+        ("info", "--help", "version", "ps", "buildx ls", "images"),
+        ("d/cli-plugins/docker-foo", _PLUGIN),
+    ),
+    "kubectl": (
+        ("--kubeconfig=k", "--kubeconfig k"),
+        ("get pods", "version", "cluster-info", "config view --raw=false", "api-resources"),
+        ("k", _KUBECONFIG),
+    ),
+}
+
+
+def _file_line(path: str, text: str) -> str:
+    folder = os.path.dirname(path)
+    made = f"mkdir -p {folder} && " if folder else ""
+    data = "".join(f"\\x{byte:02x}" for byte in text.encode())
+    return f"{made}printf '{data}' > {path} && chmod +x {path}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    program=st.sampled_from(sorted(_RELOCATED)),
+    data=st.data(),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions"]),
+)
+def test_deny_on_a_program_a_relocated_configuration_starts_holds(
+    new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, program: str, data: st.DataObject, mode: str
+) -> None:
+    """PERM-17: a global option moving a program's configuration into the project is code the engine does not read.
+
+    ``docker --config d`` (d's CLI plug-ins), ``kubectl --kubeconfig k`` (k's exec plugin): the
+    option's spelling and a subcommand are drawn, the program is run for real by the bash oracle
+    on the project's files, and a deny rule on what it started (``whoami``, the plug-in's command),
+    with the program allowed, must hold: the harness must not run the line unasked.
+    """
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed: nothing to judge with")
+    spellings, subcommands, (path, text) = _RELOCATED[program]
+    option = data.draw(st.sampled_from(spellings), label="option")
+    sub = data.draw(st.sampled_from(subcommands), label="subcommand")
+    line = f"{program} {option} {sub}"
+    judge = bash_oracle.running_for_real([program, "mkdir", "chmod"])
+    executed = judge.executed(f"{_file_line(path, text)}; {line}", timeout=20)
+    started = sorted(
+        {os.path.basename(record[0]) for record in executed} - {program, "mkdir", "chmod"} - _SHELLS
+    )
+    if not started:
+        return  # this subcommand started nothing of the configuration's here
+    helper = data.draw(st.sampled_from(started), label="helper")
+    work = fresh_dir()
+    (work / path).parent.mkdir(parents=True, exist_ok=True)
+    (work / path).write_text(text, encoding="utf-8")
+    (work / path).chmod(0o755)
+    rules = [RuleSpec(f"Bash({helper}:*)", "deny"), RuleSpec(f"Bash({program}:*)", "allow")]
+    run = run_calls(
+        new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode, cwd=work
+    )
     assert run.ran() == 0, (
         f"Bash({helper}:*) deny ({mode}) let {line!r} run, and for real {program} started {started!r}"
     )

@@ -171,7 +171,10 @@ _SUBCOMMAND_SCREENS: dict[str, tuple[str, tuple[str, ...]]] = {
             "config",
         ),
     ),
-    "docker": ("", ()),
+    # ``--config DIR``: the CLI's configuration moved to DIR, with its plug-ins (DIR/cli-plugins, run
+    # by ``info`` and ``--help`` for their metadata), contexts (an ssh:// one starts ssh) and
+    # credential helpers: a directory of the project's, whose programs the engine does not read.
+    "docker": ("", ("config",)),
 }
 
 _INTERPRETER_NAMES = re.compile(
@@ -220,6 +223,11 @@ def _option_hits(word: str, short: str, long: tuple[str, ...], single_dash: bool
     if word.startswith("-") and len(word) > 1 and not word[1].isdigit():
         return any(letter in short for letter in word[1:])
     return False
+
+
+# An option of a program the engine does not model that moves where it reads its configuration or
+# plug-ins from (``--kubeconfig``, ``--config-dir``, ``--userconfig``, ``--plugin-dir``, ``--settings``).
+_RELOCATING = re.compile(r"--?[\w-]*(config|plugin|settings|rcfile)[\w-]*(=.*)?", re.IGNORECASE | re.DOTALL)
 
 
 INLINE_CODE = "runs inline code"
@@ -469,6 +477,12 @@ def unread_program(name: str, args: Words, stdin: str | None = None) -> str | No
             return f"run-parts runs every program in {folder!r}, which the engine does not read"
     if name in _PROJECT_RUNNERS:
         return None  # test runners and linters of the project: its own code
+    relocating = next((w for w in args if w is not None and _RELOCATING.match(w)), None)
+    if relocating is not None:
+        # ``kubectl --kubeconfig=k``: an exec credential plugin of k runs; an allow rule on the program
+        # trusts it with its own configuration, not with one the line names (it must name the option).
+        option = relocating.split("=", 1)[0]
+        return f"{name}'s option {option} takes its configuration (and the programs it names) from elsewhere"
     return f"{name} is not a program the permission engine models, so what it may run is not known"
 
 

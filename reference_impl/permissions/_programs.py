@@ -21,6 +21,7 @@ import shlex
 from collections.abc import Sequence
 
 from reference_impl.permissions._awk_options import awk_program
+from reference_impl.permissions._git_started import GIT_SIGNATURE_PROGRAMS, git_started
 from reference_impl.permissions._program_grammar import options_given, started_by_options
 from reference_impl.permissions._program_starts import started_by_default
 
@@ -521,7 +522,9 @@ def possible_helpers(name: str, args: Words) -> list[str]:
     if name == "git":
         found = set(words) & (_GIT_REMOTE_COMMANDS | _GIT_SIGNING_BY_CONFIG)
         helpers = ["ssh"] if found & _GIT_REMOTE_COMMANDS else []
-        return defaults + helpers + (["gpg"] if found & _GIT_SIGNING_BY_CONFIG else [])
+        # gpg.format (in configuration the line may not show) picks gpgsm or ssh-keygen instead of gpg.
+        helpers += list(GIT_SIGNATURE_PROGRAMS) if found & _GIT_SIGNING_BY_CONFIG else []
+        return defaults + helpers + git_started(*_git_line(words))
     if name in ("tar", "bsdtar") and words:
         cluster = "" if words[0].startswith("--") else words[0].lstrip("-")
         if (
@@ -531,6 +534,31 @@ def possible_helpers(name: str, args: Words) -> list[str]:
         ):
             return [*defaults, "gzip", "bzip2", "xz", "zstd", "lzip", "lzop", "compress", "lzma"]
     return defaults
+
+
+def _git_line(words: list[str]) -> tuple[str | None, list[str], list[str]]:
+    """The subcommand of a git line, the words after it and its ``-c`` settings (global options skipped)."""
+    settings: list[str] = []
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        word = words[index]
+        takes = word in (
+            "-c",
+            "-C",
+            "--git-dir",
+            "--work-tree",
+            "--namespace",
+            "--config-env",
+            "--super-prefix",
+        )
+        if word.startswith("-c") and word != "-c" and not word.startswith("--"):
+            settings.append(word[2:])
+        elif word == "-c" and index + 1 < len(words):
+            settings.append(words[index + 1])
+        index += 2 if takes else 1
+    if index >= len(words):
+        return None, [], settings
+    return words[index], words[index + 1 :], settings
 
 
 def helper_commands(name: str, args: Words) -> list[str]:

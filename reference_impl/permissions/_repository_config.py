@@ -37,6 +37,7 @@ from pathlib import Path
 
 from reference_impl.permissions._bash_reader import split_command
 from reference_impl.permissions._derived_names import GitTreeMove
+from reference_impl.permissions._git_started import GIT_SIGNATURE_PROGRAMS
 from reference_impl.permissions._line_writes import known_words, program_targets, program_writes
 from reference_impl.permissions._paths import cd_directories, cd_is_physical, chdir_directory
 from reference_impl.permissions._program_model import is_plain_git_key
@@ -441,6 +442,10 @@ def _listed_commands(
                 else None
             )
             includes.append(_Include(value, path, workspace))
+        if lowered == "log.showsignature" and value.strip().lower() in ("true", "yes", "on", "1"):
+            # Every log, show, whatchanged verifies signatures, starting the signature's program.
+            where = f"{key} ({scope}, {origin.removeprefix('file:')})"
+            found += [ConfiguredCommand(where, program, workspace) for program in GIT_SIGNATURE_PROGRAMS]
         if (
             is_plain_git_key(key)
             or lowered in _PATH_KEYS

@@ -245,6 +245,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_code_modules.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_make_remaking.py": ("PERM-17",),
     "reference_impl/permissions/_program_starts.py": _PERMISSION_SHELL,
+    # Session 33: git's editor, pager and signature programs, started by its defaults (PERM-17).
+    "reference_impl/permissions/_git_started.py": ("PERM-17",),
     "reference_impl/permissions/_project_runners.py": ("PERM-17",),
     "reference_impl/permissions/_stdlib_catalogue.py": ("PERM-17",),
     "reference_impl/permissions/_git_own_files.py": ("PERM-15",),
@@ -319,6 +321,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_code_modules.py": ("tests/test_code_targets.py",),
     "reference_impl/permissions/_make_remaking.py": ("tests/test_module_search.py",),
     "reference_impl/permissions/_program_starts.py": ("tests/test_program_starts.py",),
+    "reference_impl/permissions/_git_started.py": ("tests/test_git_started.py",),
     "reference_impl/permissions/_project_runners.py": ("tests/test_project_runners.py",),
     "reference_impl/permissions/_stdlib_catalogue.py": ("tests/test_stdlib_catalogue.py",),
     "reference_impl/permissions/_git_own_files.py": ("tests/test_git_own_writes.py",),
