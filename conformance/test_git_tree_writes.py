@@ -159,6 +159,9 @@ _WRITERS = (
     "npm config set script-shell nuke",
     "npm --location project config set script-shell nuke",
     "npm set script-shell=nuke",
+    # ``npm config edit`` writes the file (its defaults, commented) before it opens the editor.
+    "npm config edit --editor=true",
+    "npm config edit --location=project --editor true",
 )
 _GIT_OPTIONS = ("", "--no-pager ", "-C . ", "-c core.quotepath=off ", "-P ")
 
@@ -183,6 +186,7 @@ def _registered_repository(work: Path, registered: bool) -> None:
 @given(writer=st.sampled_from(_WRITERS), options=st.sampled_from(_GIT_OPTIONS), registered=st.booleans())
 @example(writer="git {g}maintenance register", options="", registered=False)
 @example(writer="git {g}maintenance start", options="", registered=False)
+@example(writer="npm config edit --editor=true", options="", registered=False)
 def test_a_protected_file_a_program_writes_by_convention_is_never_written_unasked(
     new_harness: Callable[[], Any], writer: str, options: str, registered: bool
 ) -> None:
