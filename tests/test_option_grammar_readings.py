@@ -110,6 +110,7 @@ def test_node_plain_options_stay_read(args: list[str]) -> None:
         ["--test-reporter", "./r.mjs", "t.test.js"],
         ["--snapshot-blob", "s.blob"],
         ["--snapshot-blob=s.blob", "x.js"],
+        ["--build-snapshot-config", "c.json"],  # runs the builder script c.json names
     ],
 )
 def test_node_reporters_and_snapshots_are_code(args: list[str]) -> None:
@@ -125,16 +126,18 @@ def test_node_own_reporters_load_no_module(reporter: str) -> None:
 
 
 def test_miner_reads_a_description_over_its_lines() -> None:
-    """node's help wraps a description onto the next lines: ``--loader`` is mined as loading code."""
+    """node's help wraps a description onto the next lines, and past its column leaves one space."""
     text = (
         "Options:\n"
         "  --loader, --experimental-loader=...\n"
         "                              use the specified module as a custom\n"
         "                              loader\n"
         "  --no-warnings               silence all process warnings\n"
+        "  --build-snapshot-config=... Generate a snapshot blob when the\n"
+        "                              process exits using aJSON configuration\n"
         "  -u USERNAME, --user=USERNAME\n"
         "                 run command as USERNAME handling setuid and/or setgid\n"
     )
     options = help_options(text)
-    assert options["commands"] == ["--loader"]
+    assert options["commands"] == ["--build-snapshot-config", "--loader"]
     assert options["names"]["--experimental-loader"] == "--loader"

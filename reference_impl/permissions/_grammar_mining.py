@@ -47,7 +47,10 @@ __all__ = ["dumps", "help_options", "mine", "mine_project_hooks", "npm_lifecycle
 _BIN_DIRS = ("/usr/bin", "/bin")
 _NPM_ROOTS = ("/usr/lib/node_modules/npm", "/usr/local/lib/node_modules/npm")
 # "  -r, -R, --recursive   text", "      --interactive[=WHEN]  text", "  -n, --lines=[-]NUM  text"
-_OPTION_LINE = re.compile(r"^ {1,10}(-[^\s,]+(?:[ =]\S+)?(?:,\s+-[^\s,]+(?:[ =]\S+)?)*)(?:\s{2,}|$)")
+# node pads its options to a column and, past it, leaves one space: ``--build-snapshot-config=... Generate``.
+_OPTION_LINE = re.compile(
+    r"^ {1,10}(-[^\s,]+(?:[ =]\S+)?(?:,\s+-[^\s,]+(?:[ =]\S+)?)*)(?:\s{2,}|$|(?<=\.\.\.) (?=[A-Z]))"
+)
 # An option argument named as something run: COMMAND, CMD, PROG, PROGRAM, <pager>, <command>, SHELL.
 _COMMAND_ARGUMENT = re.compile(r"(?i)(command|cmd|prog|program|pager|shell|helper)")
 # An argument named as a user or group is who runs a command, not the command (strace's ``-u USERNAME``:
@@ -56,7 +59,8 @@ _WHO_ARGUMENT = re.compile(r"(?i)(user(name)?|uid|gid|group)")
 # A description saying the option's argument is run or loaded as code: a command, a script, or a
 # module node loads (``-r``/``--import`` "module to preload", ``--loader`` "use the specified module
 # as a custom loader", ``--test-reporter`` "the given reporter": a module, doc/api/test.md), or a
-# V8 snapshot blob, whose main function node runs (``--snapshot-blob``, ``--build-snapshot-config``).
+# V8 snapshot blob, whose main function node runs (``--snapshot-blob``), or builds one by running the
+# builder script a configuration names (``--build-snapshot-config``: "Generate a snapshot blob").
 _RUNS = re.compile(
     r"(?i)\b(run|execute|invoke)s?\b[^.]{0,40}\b(script|command|program|shell)\b|module to preload"
     r"|\bmodule as a\b[^.]{0,20}\b(loader|hooks?)\b|\busing the given reporter\b|\bsnapshot blob\b"
