@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conformance._controls import run_for_real
+from conformance._option_carriers import node_loading_option, sed_script_options
 from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import run_calls, shell_tool
 from pytest_toolharness.adapters import requires
@@ -632,6 +633,19 @@ def _package_on_the_line(inner: str, data: st.DataObject) -> ProjectCase:
     return ProjectCase("npm", files, line, _allow(line, data), f"{spec}'s {hook!r} script")
 
 
+def _sed_script(inner: str, data: st.DataObject) -> ProjectCase:
+    """The sed script running the denied program, after sed's options spelled every way its grammar takes."""
+    files, line, how = sed_script_options(inner, data)
+    return ProjectCase("sed", files, line, _allow(line, data), how)
+
+
+def _node_loading(inner: str, data: st.DataObject) -> ProjectCase:
+    """A project module a node option its help says takes a module loads (``--experimental-loader``)."""
+    files, line, how = node_loading_option(inner, data)
+    # Not an allow rule naming the loading option: one that does vouches for what it loads, by design.
+    return ProjectCase("node", files, line, "Bash(node:*)", how)
+
+
 _CARRIERS = {
     "npm lifecycle": _npm_lifecycle,
     "package on the line": _package_on_the_line,
@@ -677,6 +691,29 @@ def test_deny_rule_holds_against_what_the_project_files_name(
     the denied program is not an attempt (discarded); the harness must not have run one that does.
     """
     _check_case(new_harness, data, mode, lambda inner: _CARRIERS[carrier](inner, data))
+
+
+_OPTION_CARRIERS = {"sed script after its options": _sed_script, "node loading options": _node_loading}
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-17", "MUST")
+@pytest.mark.parametrize("carrier", sorted(_OPTION_CARRIERS))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), mode=st.sampled_from(PERMISSION_MODES))
+def test_deny_rule_holds_against_code_an_option_grammar_gives(
+    new_harness: Callable[[], Any], data: st.DataObject, carrier: str, mode: str
+) -> None:
+    """PERM-17: a program's script or loaded module, found by the program's own option grammar, is read.
+
+    Drawn from the programs' help, read live (:mod:`conformance._option_carriers`): sed's script
+    running the denied program (``1e CMD``) as the operand after sed's options in every spelling
+    GNU getopt takes (``-l 5``, ``--line-len 5``, ``-nl 5``, ``-i.bak``, options after the operand),
+    or by ``-e``/``--expression``/``-f``; a project module a node option its help says takes a
+    module loads (``--loader``, ``--experimental-loader``, ``--import``, ``-r``), ``=`` or the next
+    word. Real sed and node are the judge (session 33's red team: ``sed -l 5 'e CMD' f``).
+    """
+    _check_case(new_harness, data, mode, lambda inner: _OPTION_CARRIERS[carrier](inner, data))
 
 
 @requires("execution", "permissions")

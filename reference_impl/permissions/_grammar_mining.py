@@ -31,7 +31,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
@@ -47,16 +47,37 @@ __all__ = ["dumps", "help_options", "mine", "mine_project_hooks", "npm_lifecycle
 _BIN_DIRS = ("/usr/bin", "/bin")
 _NPM_ROOTS = ("/usr/lib/node_modules/npm", "/usr/local/lib/node_modules/npm")
 # "  -r, -R, --recursive   text", "      --interactive[=WHEN]  text", "  -n, --lines=[-]NUM  text"
-_OPTION_LINE = re.compile(r"^ {1,10}(-[^\s,]+(?:[ =]\S+)?(?:,\s+-[^\s,]+(?:[ =]\S+)?)*)(?:\s{2,}|$)")
+# node pads its options to a column and, past it, leaves one space: ``--build-snapshot-config=... Generate``.
+_OPTION_LINE = re.compile(
+    r"^ {1,10}(-[^\s,]+(?:[ =]\S+)?(?:,\s+-[^\s,]+(?:[ =]\S+)?)*)(?:\s{2,}|$|(?<=\.\.\.) (?=[A-Z]))"
+)
 # An option argument named as something run: COMMAND, CMD, PROG, PROGRAM, <pager>, <command>, SHELL.
 _COMMAND_ARGUMENT = re.compile(r"(?i)(command|cmd|prog|program|pager|shell|helper)")
-# A description saying the option's argument is run or loaded as code.
+# An argument named as a user or group is who runs a command, not the command (strace's ``-u USERNAME``:
+# "run command as USERNAME").
+_WHO_ARGUMENT = re.compile(r"(?i)(user(name)?|uid|gid|group)")
+# A description saying the option's argument is run or loaded as code: a command, a script, or a
+# module node loads (``-r``/``--import`` "module to preload", ``--loader`` "use the specified module
+# as a custom loader", ``--test-reporter`` "the given reporter": a module, doc/api/test.md), or a
+# V8 snapshot blob, whose main function node runs (``--snapshot-blob``), or builds one by running the
+# builder script a configuration names (``--build-snapshot-config``: "Generate a snapshot blob").
 _RUNS = re.compile(
     r"(?i)\b(run|execute|invoke)s?\b[^.]{0,40}\b(script|command|program|shell)\b|module to preload"
+    r"|\bmodule as a\b[^.]{0,20}\b(loader|hooks?)\b|\busing the given reporter\b|\bsnapshot blob\b"
 )
 # "filter the archive through gzip", "pass output through 'pr' to paginate it" (diff -l).
 _THROUGH = re.compile(r"\bthrough [`'\"]?([a-z][\w.-]*)")
 _SPELLING = re.compile(r"^(--?[A-Za-z0-9?][\w-]*)(\[?=?)?(.*)$")
+
+
+def _continued(lines: Sequence[str]) -> list[str]:
+    """The lines that go on an option's description: indented deeper than an option line, no option."""
+    found: list[str] = []
+    for line in lines:
+        if not line.startswith(" " * 12) or _OPTION_LINE.match(line) is not None:
+            break
+        found.append(line.strip())
+    return found
 
 
 def help_options(text: str) -> dict[str, Any]:
@@ -71,7 +92,8 @@ def help_options(text: str) -> dict[str, Any]:
     optional: set[str] = set()
     commands: set[str] = set()
     helpers: dict[str, str] = {}
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
         found = _OPTION_LINE.match(line)
         if found is None:
             continue
@@ -91,9 +113,11 @@ def help_options(text: str) -> dict[str, Any]:
             optional.add(name)
         elif any(argument.strip("[]=") for _, _, argument in spellings):
             values.add(name)
-        described = line[found.end() :]
+        described = " ".join([line[found.end() :], *_continued(lines[at + 1 :])])
         if any(_COMMAND_ARGUMENT.fullmatch(argument.strip("[]=<> ")) for _, _, argument in spellings) or (
-            _RUNS.search(described) and (name in values or name in optional)
+            _RUNS.search(described)
+            and (name in values or name in optional)
+            and not any(_WHO_ARGUMENT.fullmatch(argument.strip("[]=<> ")) for _, _, argument in spellings)
         ):
             commands.add(name)
         through = _THROUGH.search(described)

@@ -182,6 +182,8 @@ _INTERPRETER_NAMES = re.compile(
     r"julia|osascript|pwsh|gnuplot|jshell|groovy|irb|scala|sqlite3|psql|mysql|gdb|lldb|vim|vi|nvim|emacs|ed|ex)"
     r"[0-9.]*"
 )
+# node's own test reporters (doc/api/test.md, "Test reporters"): a name among them loads no module.
+_NODE_OWN_REPORTERS = frozenset(("--test-reporter", r) for r in ("spec", "tap", "dot", "junit", "lcov"))
 # Per interpreter family: the options giving inline code, and those naming a module or library to run.
 _INLINE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "python": (("-c",), ("-m",)),
@@ -448,8 +450,9 @@ def unread_program(name: str, args: Words, stdin: str | None = None) -> str | No
     # An option the program's own help says takes a command (or code to load), in any spelling its
     # grammar reads: ``tar cIf CMD``, ``git grep -O'CMD'``, ``node --import=URL``.
     started = started_by_options((name, *args))
-    if started.commands:
-        return f"{name}'s option {started.commands[0][0]} {OPTION_STARTS_PROGRAM}"
+    loads = [c for c in started.commands if not (name in ("node", "nodejs") and c in _NODE_OWN_REPORTERS)]
+    if loads:
+        return f"{name}'s option {loads[0][0]} {OPTION_STARTS_PROGRAM}"
     if name in PLAIN_PROGRAMS:
         return None
     if name in _SUBCOMMANDS:

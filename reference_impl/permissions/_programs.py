@@ -24,6 +24,7 @@ from reference_impl.permissions._awk_options import awk_program
 from reference_impl.permissions._git_started import GIT_SIGNATURE_PROGRAMS, git_started
 from reference_impl.permissions._program_grammar import options_given, started_by_options
 from reference_impl.permissions._program_starts import started_by_default
+from reference_impl.permissions._sed_options import sed_line
 
 __all__ = ["default_programs", "helper_commands", "possible_helpers", "program_scripts"]
 
@@ -314,19 +315,14 @@ def _sed_runs(script: str) -> str | None:
 
 
 def _sed(args: Words) -> tuple[list[str], str | None]:
-    scripts, unknown = _option_values(args, "-e", "expression")
-    files, file_unknown = _option_values(args, "-f", "file")
-    if files or file_unknown:
+    line = sed_line(args)  # sed's script as sed's own option grammar finds it (``sed -l 5 SCRIPT``)
+    if line.exits:
+        return [], None
+    if line.unknown is not None:
+        return [], f"sed's script is not known here: {line.unknown}"
+    if line.from_file:
         return [], "sed runs a script read from a file"
-    if not scripts and not unknown:
-        operands = [a for a in args if a is None or not a.startswith("-")]
-        if operands and operands[0] is None:
-            unknown = True
-        elif operands:
-            scripts = [str(operands[0])]
-    if unknown:
-        return [], "sed's script is only known at run time"
-    for script in scripts:
+    for script in line.scripts:
         why = _sed_runs(script)
         if why is not None:
             return [], why
