@@ -37,6 +37,7 @@ from reference_impl.permissions._module_search import (
 from reference_impl.permissions._paths import cd_directories, cd_is_physical, chdir_directory
 from reference_impl.permissions._program_model import unread_program
 from reference_impl.permissions._project_hooks import (
+    RUSTUP_PROXIES,
     cargo_runs_project_code,
     npm_command,
     npm_hooks,
@@ -45,6 +46,7 @@ from reference_impl.permissions._project_hooks import (
     pip_command,
     pip_spec_from_source,
     runs_unread_project_code,
+    rustup_toolchain_from_project,
 )
 from reference_impl.permissions._project_runners import (
     installed_script,
@@ -118,6 +120,7 @@ def reads_project_files(argv: Sequence[str | None]) -> bool:
         or re.sub(r"[0-9.]+$", "", name) in _PIP
         or name in _BUILDERS
         or name == "uv"
+        or name in RUSTUP_PROXIES
         or name in _MAKE
         or name in _PYTEST
         or (name.startswith("python") and any(w in ("-m", "-c") for w in argv[1:2]))
@@ -206,6 +209,9 @@ def _tool_commands(
         return _npm_bins([w for w in words if not w.startswith("-")][:1], cwd)
     if re.sub(r"[0-9.]+$", "", name) in _PIP:
         return _pip(words, cwd)
+    toolchain = rustup_toolchain_from_project(words, cwd) if name in RUSTUP_PROXIES else None
+    if toolchain is not None:
+        return [(toolchain, NOT_READ)]
     if name == "cargo":
         return _cargo(words, cwd)
     if name in _BUILDERS:
