@@ -28,7 +28,7 @@ def _decide(line: str, files: dict[str, str], tmp_path: Path, mode: str = "defau
     if allow:
         rules += tuple(rules_from_strings([allow], "allow", "userSettings"))
     context = PermissionContext(mode=mode, rules=rules, cwd=tmp_path, project_root=tmp_path)
-    return decide_permission(BASH, {"command": line}, context).behavior
+    return decide_permission(BASH, {"command": line.replace("@P@", str(tmp_path))}, context).behavior
 
 
 @pytest.mark.parametrize(
@@ -69,6 +69,8 @@ def test_code_an_option_or_a_toolchain_file_names_is_not_read(
         ("pip install --pre requests", {}),
         ("pip install --python-version 3.11 --only-binary=:all: -d out x", {}),
         ("pip install -i https://pypi.org/simple requests", {}),
+        ("pip install --no-index -f w six", {"w/six-1.0-py3-none-any.whl": ""}),
+        ("pip wheel -w w --find-links w six", {"w/.keep": ""}),
         ("cargo --version", {"rust-toolchain.toml": '[toolchain]\nchannel = "1.80"\n'}),
         ("cargo --version", {"rust-toolchain": "stable\n"}),
         ("rustc --version", {}),
@@ -93,7 +95,8 @@ def _wheel(path: Path, member: str) -> None:
         ("python3 -m pip install -t. x-1.0-py3-none-any.whl", ".git/hooks/pre-commit", "ask"),
         ("pip install --targ=. x-1.0-py3-none-any.whl", ".bashrc", "ask"),
         ("pip install --prefix . x-1.0-py3-none-any.whl", "x/__init__.py", "ask"),
-        ("pip install --target . requests", "x/__init__.py", "ask"),
+        ("pip install --prefix=. -f . x", "x/__init__.py", "ask"),
+        ("pip install --target . requests", "x/__init__.py", "allow"),
         ("pip install --target build x-1.0-py3-none-any.whl", "x/__init__.py", "allow"),
         ("pip install x-1.0-py3-none-any.whl", ".claude/settings.json", "allow"),
     ],
@@ -101,6 +104,6 @@ def _wheel(path: Path, member: str) -> None:
 def test_a_wheel_installed_into_the_project_writes_its_members(
     tmp_path: Path, line: str, member: str, behavior: str
 ) -> None:
-    """PERM-15: ``--target``'s members are judged as an archive's; a prefix or a fetched package's are unknown."""
+    """PERM-15: ``--target``'s members are judged as an archive's; a prefix's local ones unknown; the index's not judged."""
     _wheel(tmp_path / "x-1.0-py3-none-any.whl", member)
     assert _decide(line, {}, tmp_path, mode="bypassPermissions") == behavior, line

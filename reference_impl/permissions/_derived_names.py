@@ -26,7 +26,12 @@ from dataclasses import dataclass, replace
 from reference_impl.permissions._git_own_files import configuration_change, new_repository_writes
 from reference_impl.permissions._git_tree_writes import GIT_TREE_MOVERS
 from reference_impl.permissions._program_grammar import option_grammar
-from reference_impl.permissions._project_hooks import PIP_DESTINATIONS, pip_command, pip_option_values
+from reference_impl.permissions._project_hooks import (
+    PIP_DESTINATIONS,
+    pip_command,
+    pip_local_finders,
+    pip_option_values,
+)
 
 __all__ = [
     "ArchiveMembers",
@@ -646,27 +651,23 @@ def _python_module_cli(words: Argv) -> list[Derived]:
 
 
 def _pip_installed(args: Argv) -> list[Derived]:
-    """``pip install --target T``: a local wheel's members under T; ``--prefix``/``--root``, or what pip fetches, unknown.
+    """``pip install --target T``: a local wheel's members under T; ``--prefix``/``--root``'s, or a local place's, unknown.
 
     A wheel runs no build code, but installing it writes its members (``.claude/settings.json``);
-    with ``--prefix``/``--root`` its ``.data`` files land under the prefix by the install scheme.
+    with ``--prefix``/``--root`` its ``.data`` files land under the prefix by the install scheme (and
+    a local ``-f`` place's wheels). A package from the index is not the project's: not judged.
     """
     if any(w is None for w in args):
         return [None]
     words = [str(w) for w in args]
-    if pip_command(words) != "install":
-        return []
     places = pip_option_values(words, PIP_DESTINATIONS)
-    if not places:
+    if pip_command(words) != "install" or not places:
         return []  # the interpreter's own site-packages
-    target = [value for option, value in places if option == "--target"]
-    if len(target) != len(places):
-        return [None]
-    operands = [w for w in words if not w.startswith("-") and w not in target][1:]
-    wheels = [w for w in operands if w.endswith(".whl") and "://" not in w]
-    if len(wheels) != len(operands) or any(w.startswith(("-r", "--req", "-e", "--edit")) for w in words):
-        return [None]  # a package fetched or built by name: its files are not on disk to list
-    return [ArchiveMembers(wheel, target[-1]) for wheel in wheels]
+    wheels = [w for w in words if w.endswith(".whl") and "://" not in w]
+    local: list[Derived] = [None] if pip_local_finders(words) else []
+    if any(option != "--target" for option, _ in places):
+        return [None] if wheels or local else []
+    return [ArchiveMembers(wheel, places[-1][1]) for wheel in wheels]
 
 
 # Downloaders name a file by its URL (a named word), except where the server or the pages it

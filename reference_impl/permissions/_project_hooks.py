@@ -39,6 +39,7 @@ __all__ = [
     "npm_spec_from_source",
     "pip_builds_local_project",
     "pip_command",
+    "pip_local_finders",
     "pip_option_values",
     "pip_spec_from_source",
     "runs_unread_project_code",
@@ -213,8 +214,30 @@ def pip_option_values(words: Sequence[str], wanted: Sequence[str]) -> list[tuple
     return found
 
 
-def _remote(location: str) -> bool:
-    return re.match(r"https?://", location, re.IGNORECASE) is not None
+def pip_local_finders(words: Sequence[str]) -> list[str]:
+    """The places on disk pip's ``words`` tell it to find distributions in (``-f d``, ``-i file:///x``)."""
+    return [
+        value
+        for _, value in pip_option_values(words, _PIP_NAMED_CODE[1:])
+        if re.match(r"https?://", value, re.IGNORECASE) is None
+    ]
+
+
+_SDIST = re.compile(r"\.(?:zip|tar|tar\.gz|tgz|tar\.bz2|tbz|tar\.xz|txz|tar\.lz)$", re.IGNORECASE)
+
+
+def _finds_sdists(location: str, cwd: str) -> bool:
+    """Whether pip may find an sdist at ``location``: a directory holding one, or a page or index it can't list."""
+    path = re.sub(r"^file:(?://[^/]*)?", "", location)
+    full = posixpath.join(cwd, os.path.expanduser(path))
+    if os.path.isdir(full):
+        try:
+            names = os.listdir(full)
+        except OSError:
+            return True
+        # A ``--find-links`` directory's archives are its candidates; an index's pages may link anywhere.
+        return any(_SDIST.search(n) or n.endswith((".html", ".htm")) or "." not in n for n in names)
+    return os.path.lexists(full)  # a page of links (or an index's): not read
 
 
 def pip_builds_local_project(command: str, words: Sequence[str], cwd: str, depth: int = 0) -> str | None:
@@ -224,13 +247,11 @@ def pip_builds_local_project(command: str, words: Sequence[str], cwd: str, depth
     ``<local project path>`` build one: a path operand, ``-e``, a requirements file (``-r``,
     nested) holding either, or a name found in a local ``--find-links``/``--index-url`` place.
     """
-    for option, value in pip_option_values(words, _PIP_NAMED_CODE):
-        if option == "--python":
-            return f"pip --python {value} runs pip again under {value}"
-        if command in _catalogue()["pip"]["builds_local"] and not _remote(value):
-            return (
-                f"pip {command} {option} {value} builds the sdists it finds there (their build backends run)"
-            )
+    for _, value in pip_option_values(words, _PIP_NAMED_CODE[:1]):
+        return f"pip --python {value} runs pip again under {value}"
+    for value in pip_local_finders(words) if command in _catalogue()["pip"]["builds_local"] else ():
+        if _finds_sdists(value, cwd):
+            return f"pip {command} builds the sdists it finds in {value} (their build backends run)"
     pip = _catalogue()["pip"]
     if command not in pip["builds_local"]:
         return None
