@@ -107,3 +107,27 @@ def test_a_wheel_installed_into_the_project_writes_its_members(
     """PERM-15: ``--target``'s members are judged as an archive's; a prefix's local ones unknown; the index's not judged."""
     _wheel(tmp_path / "x-1.0-py3-none-any.whl", member)
     assert _decide(line, {}, tmp_path, mode="bypassPermissions") == behavior, line
+
+
+@pytest.mark.parametrize(
+    ("shims", "files", "behavior"),
+    [
+        (".asdf/shims", {".tool-versions": "nodejs path:@P@/tc\n"}, "ask"),
+        (".asdf/shims", {".tool-versions": "nodejs 20.1.0\n"}, "allow"),
+        (".nodenv/shims", {".node-version": "../../tc\n"}, "ask"),
+        (".local/share/mise/shims", {"mise.toml": "[tools]\nnode = '20'\n"}, "ask"),
+        (".local/share/mise/shims", {}, "allow"),
+    ],
+)
+def test_a_version_managers_shim_runs_what_the_project_file_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shims: str, files: dict[str, str], behavior: str
+) -> None:
+    """PERM-17: ``node -v`` run by asdf's (mise's, nodenv's) shim: a version named by a path is the project's program."""
+    shim = tmp_path / "home" / shims / "node"
+    shim.parent.mkdir(parents=True)
+    shim.write_text("#!/bin/sh\n", encoding="utf-8")
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim.parent}:/usr/bin:/bin")
+    work = tmp_path / "work"
+    work.mkdir()
+    assert _decide("node -v", files, work, allow="Bash(node:*)") == behavior

@@ -47,6 +47,8 @@ from reference_impl.permissions._project_hooks import (
     pip_spec_from_source,
     runs_unread_project_code,
     rustup_toolchain_from_project,
+    shim_version_from_project,
+    version_manager_shim,
 )
 from reference_impl.permissions._project_runners import (
     installed_script,
@@ -121,6 +123,7 @@ def reads_project_files(argv: Sequence[str | None]) -> bool:
         or name in _BUILDERS
         or name == "uv"
         or name in RUSTUP_PROXIES
+        or version_manager_shim(name, os.environ.get("PATH", "")) is not None
         or name in _MAKE
         or name in _PYTEST
         or (name.startswith("python") and any(w in ("-m", "-c") for w in argv[1:2]))
@@ -203,15 +206,17 @@ def _tool_commands(
         return script_commands(argv[0], cwd)
     name = posixpath.basename(argv[0])
     words = [w for w in argv[1:] if w is not None]
+    # The program a toolchain or version manager's proxy runs may be one a project file names.
+    toolchain = rustup_toolchain_from_project(words, cwd) if name in RUSTUP_PROXIES else None
+    toolchain = toolchain or shim_version_from_project(name, cwd)
+    if toolchain is not None:
+        return [(toolchain, NOT_READ)]
     if name in _NPM:
         return _npm_scripts(words, cwd, exact=name != "npm")
     if name in _NPX:
         return _npm_bins([w for w in words if not w.startswith("-")][:1], cwd)
     if re.sub(r"[0-9.]+$", "", name) in _PIP:
         return _pip(words, cwd)
-    toolchain = rustup_toolchain_from_project(words, cwd) if name in RUSTUP_PROXIES else None
-    if toolchain is not None:
-        return [(toolchain, NOT_READ)]
     if name == "cargo":
         return _cargo(words, cwd)
     if name in _BUILDERS:

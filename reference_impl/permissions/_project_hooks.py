@@ -21,6 +21,7 @@ import json
 import os
 import posixpath
 import re
+import shutil
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ __all__ = [
     "pip_spec_from_source",
     "runs_unread_project_code",
     "rustup_toolchain_from_project",
+    "shim_version_from_project",
+    "version_manager_shim",
 ]
 
 HOOKS_FILE = Path(__file__).with_name("project_hooks.json")
@@ -466,6 +469,55 @@ def rustup_toolchain_from_project(words: Sequence[str], cwd: str) -> str | None:
             if toolchain is None or len(text) > _MAX_CHARS or _names_a_path(toolchain):
                 return f"rustup runs the toolchain {path} names, which may be the project's own programs"
             return None  # the first file found is the one rustup reads
+        if posixpath.dirname(directory) == directory:
+            return None
+        directory = posixpath.dirname(directory)
+
+
+# Version managers whose shims (the program found on PATH) run the version a project file picks, and
+# those files. asdf and mise take ``path:DIR`` (a directory's bin/ runs); rbenv, nodenv and goenv
+# versions are directory names; mise's own files also set the environment and run its hooks, so any
+# of them is not read. pyenv refuses a version outside its versions directory (pyenv-version-file-read).
+_SHIM_FILES: dict[str, tuple[str, ...] | None] = {
+    "/.asdf/shims/": (".tool-versions",),
+    "/mise/shims/": None,
+    "/.rbenv/shims/": (".ruby-version",),
+    "/.nodenv/shims/": (".node-version",),
+    "/.goenv/shims/": (".go-version",),
+}
+_MISE_FILES = (".tool-versions", "mise.toml", ".mise.toml", "mise.local.toml", ".config/mise.toml", ".mise")
+
+
+@lru_cache(maxsize=256)
+def version_manager_shim(name: str, path: str) -> str | None:
+    """The version manager whose shim ``name`` is on ``path`` (a PATH), or None."""
+    found = shutil.which(name, path=path)
+    resolved = os.path.realpath(found) if found is not None else ""
+    return next((m for m in _SHIM_FILES if m in (found or "") or m in resolved), None)
+
+
+def shim_version_from_project(name: str, cwd: str) -> str | None:
+    """Why the shim ``name`` run in ``cwd`` may run a program a project file names by path, or None."""
+    manager = version_manager_shim(name, os.environ.get("PATH", ""))
+    if manager is None:
+        return None
+    files = _SHIM_FILES[manager]
+    directory = posixpath.abspath(cwd)
+    while True:
+        for file in files or _MISE_FILES:
+            path = posixpath.join(directory, file)
+            if not os.path.lexists(path):
+                continue
+            if files is None:
+                return f"{name} is mise's shim, and mise reads {path} (versions, environment, hooks)"
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(_MAX_CHARS)
+            except OSError:
+                return f"{name} is a version manager's shim, and {path} can't be read"
+            if re.search(r"(?:^|\s)(?:path:|ref:)|[/\\]|\.\.", text):
+                return f"{name} is a version manager's shim, and {path} names a version by its path"
+            return None
         if posixpath.dirname(directory) == directory:
             return None
         directory = posixpath.dirname(directory)
