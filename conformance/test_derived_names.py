@@ -136,6 +136,8 @@ _COPIERS = (
     "tar xvf t.tar",
     "unzip -q t.zip -d {destination}",
     "unzip -o t.zip",
+    "pip install -q --no-deps --no-index --target {destination} x-1.0-py3-none-any.whl",
+    "python3 -m pip install -q --no-deps --no-index -t{destination} x-1.0-py3-none-any.whl",
 )
 
 
@@ -153,6 +155,17 @@ def _fill(work: Path, member: str) -> None:
     with zipfile.ZipFile(work / "t.zip", "w") as zipped:
         for name in names:
             zipped.write(work / "tpl" / name, arcname=name)
+    # The same as a wheel (pip installs its members under ``--target``: no build code, but the files).
+    metadata = {
+        "x-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: x\nVersion: 1.0\n",
+        "x-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        "x-1.0.dist-info/RECORD": "",
+    }
+    with zipfile.ZipFile(work / "x-1.0-py3-none-any.whl", "w") as wheel:
+        for name in names:
+            wheel.write(work / "tpl" / name, arcname=name)
+        for name, text in metadata.items():
+            wheel.writestr(name, text)
 
 
 @requires("execution", "permissions", "host_callback")
@@ -171,7 +184,7 @@ def _fill(work: Path, member: str) -> None:
 def test_a_protected_file_in_a_copied_tree_or_archive_is_never_written_unasked(
     new_harness: Callable[[], Any], copier: str, member: str, source: str, destination: str
 ) -> None:
-    """PERM-15: copying a tree (``cp -r``, ``cp -a``, ``mv``, ``rsync -a``) or extracting an archive (``tar x``, ``unzip``) that holds a protected file asks in bypassPermissions.
+    """PERM-15: copying a tree (``cp -r``, ``cp -a``, ``mv``, ``rsync -a``) or extracting an archive (``tar x``, ``unzip``, a wheel ``pip install --target``) that holds a protected file asks in bypassPermissions.
 
     The names written are the tree's or archive's, none of them a word of the line; the filesystem
     judges (a line that writes no protected file is discarded).

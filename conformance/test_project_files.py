@@ -9,6 +9,7 @@ the tool installed the case skips, naming it.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -16,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -646,7 +648,71 @@ def _node_loading(inner: str, data: st.DataObject) -> ProjectCase:
     return ProjectCase("node", files, line, "Bash(node:*)", how)
 
 
-_CARRIERS = {
+def _ascii_tar(members: dict[str, str]) -> str:
+    """An uncompressed tar of ASCII members, as text (its headers are ASCII and NULs): an sdist on disk."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        for name, text in members.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(text.encode()), 0o644
+            archive.addfile(info, io.BytesIO(text.encode()))
+    return buffer.getvalue().decode("ascii")
+
+
+def _named_by_option(inner: str, data: st.DataObject, shape: str) -> ProjectCase:
+    """Code a package or toolchain manager runs because an option or a project file names it.
+
+    ``pip --python X`` runs pip again under X; ``pip install -f d x`` (a requirements file's
+    ``--find-links``, a ``file:`` index) builds the sdist it finds in d; rustup's
+    ``rust-toolchain(.toml)`` naming a toolchain by its path makes ``cargo --version`` run its
+    ``bin/cargo`` (session 33's red team).
+    """
+    script = f"#!/bin/sh\n{inner}\n"
+    if shape == "pip --python":
+        files = data.draw(st.sampled_from([{"evil": script}, {"v/bin/python": script}]), label="interpreter")
+        at = "./evil" if "evil" in files else data.draw(st.sampled_from(["v", "./v", "v/bin/python"]))
+        option = data.draw(st.sampled_from(["--python={}", "--python {}", "--pyth={}", "--pytho {}"]))
+        prefix = data.draw(st.sampled_from(["pip", "python3 -m pip"]), label="pip")
+        line = f"{prefix} {option.format(at)} {data.draw(st.sampled_from(['list', 'freeze', 'check']))}"
+        return ProjectCase(prefix.split()[0], files, line, _allow(line, data), f"pip --python {at}")
+    if shape == "pip find-links":
+        backend = f"import os\nos.system({inner!r})\ndef get_requires_for_build_wheel(c=None): return []\n"
+        sdist = _ascii_tar({"x-1.0/pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "b"\n'
+                            'backend-path = ["."]\n', "x-1.0/b.py": backend,
+                            "x-1.0/PKG-INFO": "Metadata-Version: 2.1\nName: x\nVersion: 1.0\n"})  # fmt: skip
+        files = {"d/x-1.0.tar": sdist}
+        how = data.draw(st.sampled_from(["-f ./d", "--find-links d", "-fd", "--find-l=d", "-r req.txt"]))
+        if how.startswith("-r"):
+            files["req.txt"] = "--no-index\n--find-links ./d\nx\n"
+        sub = data.draw(st.sampled_from(["install --dry-run --no-deps", "download -d out", "wheel -w out"]))
+        prefix = data.draw(st.sampled_from(["pip", "python3 -m pip"]), label="pip")
+        line = f"{prefix} {sub} --no-index {how}" + ("" if how.startswith("-r") else " x")
+        return ProjectCase(prefix.split()[0], files, line, _allow(line, data), f"the sdist pip {how} finds")
+    toolchain = fresh_dir() / "tc"
+    for program in ("cargo", "rustc"):
+        (toolchain / "bin").mkdir(parents=True, exist_ok=True)
+        (toolchain / "bin" / program).write_text(script)
+        (toolchain / "bin" / program).chmod(0o755)
+    (toolchain / "lib").mkdir(exist_ok=True)
+    files = data.draw(
+        st.sampled_from(
+            [
+                {"rust-toolchain": f"{toolchain}\n"},
+                {"rust-toolchain.toml": f'[toolchain]\npath = "{toolchain}"\n'},
+            ]
+        ),
+        label="toolchain file",
+    )
+    line = data.draw(st.sampled_from(["cargo --version", "cargo version", "rustc --version", "cargo -V"]))
+    return ProjectCase(
+        line.split()[0], files, line, _allow(line, data), f"the toolchain {next(iter(files))} names"
+    )
+
+
+_CARRIERS: dict[str, Callable[[str, st.DataObject], ProjectCase]] = {
+    "pip --python": lambda inner, data: _named_by_option(inner, data, "pip --python"),
+    "pip find-links": lambda inner, data: _named_by_option(inner, data, "pip find-links"),
+    "rustup toolchain file": lambda inner, data: _named_by_option(inner, data, "rustup toolchain"),
     "npm lifecycle": _npm_lifecycle,
     "package on the line": _package_on_the_line,
     "project build": _project_build,

@@ -26,6 +26,12 @@ from dataclasses import dataclass, replace
 from reference_impl.permissions._git_own_files import configuration_change, new_repository_writes
 from reference_impl.permissions._git_tree_writes import GIT_TREE_MOVERS
 from reference_impl.permissions._program_grammar import option_grammar
+from reference_impl.permissions._project_hooks import (
+    PIP_DESTINATIONS,
+    pip_command,
+    pip_local_finders,
+    pip_option_values,
+)
 
 __all__ = [
     "ArchiveMembers",
@@ -619,6 +625,8 @@ def derived_names(
         return _perl_backups(args)
     if program in _REMOTE_NAMES:
         return _remote_names(program, args)
+    if re.fullmatch(r"pip[\d.]*", program):
+        return _pip_installed(args)
     if re.fullmatch(r"python[\d.]*", program) and "-m" in args:
         return _python_module_cli(args[args.index("-m") + 1 :])
     return _unread_suffix(args, names)
@@ -629,6 +637,8 @@ def _python_module_cli(words: Argv) -> list[Derived]:
     if not words or words[0] is None:
         return [None]
     module, rest = words[0], list(words[1:])
+    if module == "pip":
+        return _pip_installed(rest)
     if module == "gzip":
         return _compressed("gzip", [w for w in rest if w not in ("--fast", "--best")])
     if module in ("zipfile", "tarfile") and any(w in ("-e", "--extract") for w in rest):
@@ -638,6 +648,26 @@ def _python_module_cli(words: Argv) -> list[Derived]:
             return [None]
         return [ArchiveMembers(str(operands[0]), str(operands[1]) if len(operands) > 1 else ".")]
     return []
+
+
+def _pip_installed(args: Argv) -> list[Derived]:
+    """``pip install --target T``: a local wheel's members under T; ``--prefix``/``--root``'s, or a local place's, unknown.
+
+    A wheel runs no build code, but installing it writes its members (``.claude/settings.json``);
+    with ``--prefix``/``--root`` its ``.data`` files land under the prefix by the install scheme (and
+    a local ``-f`` place's wheels). A package from the index is not the project's: not judged.
+    """
+    if any(w is None for w in args):
+        return [None]
+    words = [str(w) for w in args]
+    places = pip_option_values(words, PIP_DESTINATIONS)
+    if pip_command(words) != "install" or not places:
+        return []  # the interpreter's own site-packages
+    wheels = [w for w in words if w.endswith(".whl") and "://" not in w]
+    local: list[Derived] = [None] if pip_local_finders(words) else []
+    if any(option != "--target" for option, _ in places):
+        return [None] if wheels or local else []
+    return [ArchiveMembers(wheel, places[-1][1]) for wheel in wheels]
 
 
 # Downloaders name a file by its URL (a named word), except where the server or the pages it

@@ -37,6 +37,7 @@ from reference_impl.permissions._module_search import (
 from reference_impl.permissions._paths import cd_directories, cd_is_physical, chdir_directory
 from reference_impl.permissions._program_model import unread_program
 from reference_impl.permissions._project_hooks import (
+    RUSTUP_PROXIES,
     cargo_runs_project_code,
     npm_command,
     npm_hooks,
@@ -45,6 +46,9 @@ from reference_impl.permissions._project_hooks import (
     pip_command,
     pip_spec_from_source,
     runs_unread_project_code,
+    rustup_toolchain_from_project,
+    shim_version_from_project,
+    version_manager_shim,
 )
 from reference_impl.permissions._project_runners import (
     installed_script,
@@ -118,6 +122,8 @@ def reads_project_files(argv: Sequence[str | None]) -> bool:
         or re.sub(r"[0-9.]+$", "", name) in _PIP
         or name in _BUILDERS
         or name == "uv"
+        or name in RUSTUP_PROXIES
+        or version_manager_shim(name, os.environ.get("PATH", "")) is not None
         or name in _MAKE
         or name in _PYTEST
         or (name.startswith("python") and any(w in ("-m", "-c") for w in argv[1:2]))
@@ -200,6 +206,11 @@ def _tool_commands(
         return script_commands(argv[0], cwd)
     name = posixpath.basename(argv[0])
     words = [w for w in argv[1:] if w is not None]
+    # The program a toolchain or version manager's proxy runs may be one a project file names.
+    toolchain = rustup_toolchain_from_project(words, cwd) if name in RUSTUP_PROXIES else None
+    toolchain = toolchain or shim_version_from_project(name, cwd)
+    if toolchain is not None:
+        return [(toolchain, NOT_READ)]
     if name in _NPM:
         return _npm_scripts(words, cwd, exact=name != "npm")
     if name in _NPX:

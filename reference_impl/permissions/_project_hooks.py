@@ -21,6 +21,8 @@ import json
 import os
 import posixpath
 import re
+import shutil
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +31,8 @@ from typing import Any
 
 __all__ = [
     "HOOKS_FILE",
+    "PIP_DESTINATIONS",
+    "RUSTUP_PROXIES",
     "NpmHooks",
     "cargo_runs_project_code",
     "npm_command",
@@ -36,8 +40,13 @@ __all__ = [
     "npm_spec_from_source",
     "pip_builds_local_project",
     "pip_command",
+    "pip_local_finders",
+    "pip_option_values",
     "pip_spec_from_source",
     "runs_unread_project_code",
+    "rustup_toolchain_from_project",
+    "shim_version_from_project",
+    "version_manager_shim",
 ]
 
 HOOKS_FILE = Path(__file__).with_name("project_hooks.json")
@@ -170,12 +179,82 @@ def pip_command(words: Sequence[str]) -> str | None:
     return operands[0] if operands else None
 
 
+# pip's options (optparse: a long one may be abbreviated, short ones clustered) whose value names
+# code pip runs: an interpreter it runs itself again under (any command), or a place it finds
+# distributions in, whose sdists' build backends run; and where ``install`` puts what it installs.
+_PIP_NAMED_CODE = ("--python", "--find-links", "--index-url", "--extra-index-url")
+PIP_DESTINATIONS = ("--target", "--prefix", "--root")
+_PIP_EXACT = frozenset({"--pre", "--python", "--root"})  # whole options that also begin a longer one
+_PIP_SHORT = {"f": "--find-links", "i": "--index-url", "t": "--target"}
+_PIP_SHORT_VALUES = "rcetdwCif"  # pip's short options that take a value (the rest of a cluster is it)
+
+
+def pip_option_values(words: Sequence[str], wanted: Sequence[str]) -> list[tuple[str, str]]:
+    """Each ``(option, value)`` among ``wanted`` long options in pip's ``words``, as pip's optparse reads them.
+
+    ``--find-links=d``, ``--find-l d`` (a unique abbreviation, or an ambiguous one: pip refuses it,
+    so taking it is failing closed), ``-f d``, ``-fd``, ``-qf d`` (a cluster of flags).
+    """
+    found: list[tuple[str, str]] = []
+    for index, word in enumerate(words):
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word.startswith("--") and word != "--":
+            option, equals, value = word.partition("=")
+            if option in wanted:
+                name: str | None = option
+            else:
+                prefixing = option not in _PIP_EXACT
+                name = next((w for w in wanted if prefixing and w.startswith(option)), None)
+            if name is not None:
+                found.append((name, value if equals else following))
+        elif word.startswith("-") and not word.startswith("--"):
+            for at, letter in enumerate(word[1:], start=1):
+                if letter in _PIP_SHORT_VALUES:
+                    short = _PIP_SHORT.get(letter, "")
+                    if short in wanted:
+                        found.append((short, word[at + 1 :] or following))
+                    break
+    return found
+
+
+def pip_local_finders(words: Sequence[str]) -> list[str]:
+    """The places on disk pip's ``words`` tell it to find distributions in (``-f d``, ``-i file:///x``)."""
+    return [
+        value
+        for _, value in pip_option_values(words, _PIP_NAMED_CODE[1:])
+        if re.match(r"https?://", value, re.IGNORECASE) is None
+    ]
+
+
+_SDIST = re.compile(r"\.(?:zip|tar|tar\.gz|tgz|tar\.bz2|tbz|tar\.xz|txz|tar\.lz)$", re.IGNORECASE)
+
+
+def _finds_sdists(location: str, cwd: str) -> bool:
+    """Whether pip may find an sdist at ``location``: a directory holding one, or a page or index it can't list."""
+    path = re.sub(r"^file:(?://[^/]*)?", "", location)
+    full = posixpath.join(cwd, os.path.expanduser(path))
+    if os.path.isdir(full):
+        try:
+            names = os.listdir(full)
+        except OSError:
+            return True
+        # A ``--find-links`` directory's archives are its candidates; an index's pages may link anywhere.
+        return any(_SDIST.search(n) or n.endswith((".html", ".htm")) or "." not in n for n in names)
+    return os.path.lexists(full)  # a page of links (or an index's): not read
+
+
 def pip_builds_local_project(command: str, words: Sequence[str], cwd: str, depth: int = 0) -> str | None:
     """Why pip ``command`` with ``words`` builds a project on disk (its build backend runs), or None.
 
-    The subcommands whose usage takes a ``<local project path>`` build one: a path operand, ``-e``,
-    or a requirements file (``-r``, nested) holding either.
+    ``--python X`` (any command) runs pip again under X. The subcommands whose usage takes a
+    ``<local project path>`` build one: a path operand, ``-e``, a requirements file (``-r``,
+    nested) holding either, or a name found in a local ``--find-links``/``--index-url`` place.
     """
+    for _, value in pip_option_values(words, _PIP_NAMED_CODE[:1]):
+        return f"pip --python {value} runs pip again under {value}"
+    for value in pip_local_finders(words) if command in _catalogue()["pip"]["builds_local"] else ():
+        if _finds_sdists(value, cwd):
+            return f"pip {command} builds the sdists it finds in {value} (their build backends run)"
     pip = _catalogue()["pip"]
     if command not in pip["builds_local"]:
         return None
@@ -343,3 +422,102 @@ def runs_unread_project_code(program: str, words: Sequence[str], cwd: str) -> st
         if sub in ("install", "build", "shell"):
             return f"poetry {sub} runs the project's scripts or its build backend"
     return None
+
+
+# The programs rustup installs as proxies (``~/.cargo/bin/cargo`` is rustup itself): each runs the
+# toolchain rustup picks for the directory, which a project's toolchain file may name by its path.
+RUSTUP_PROXIES = frozenset(
+    {"cargo", "rustc", "rustdoc", "rustfmt", "cargo-fmt", "cargo-clippy", "clippy-driver", "rust-gdb",
+     "rust-gdbgui", "rust-lldb", "rust-analyzer", "rls", "cargo-miri"}
+)  # fmt: skip
+_TOOLCHAIN_FILES = ("rust-toolchain", "rust-toolchain.toml")
+
+
+def _names_a_path(toolchain: object) -> bool:
+    return not isinstance(toolchain, str) or re.search(r"[/\\]|^[.~]", toolchain.strip()) is not None
+
+
+def rustup_toolchain_from_project(words: Sequence[str], cwd: str) -> str | None:
+    """Why a rustup proxy run in ``cwd`` may run a toolchain the project holds, or None.
+
+    rustup's overrides (its book, "Overrides"): ``+TOOLCHAIN`` on the line, else the first
+    ``rust-toolchain`` or ``rust-toolchain.toml`` from ``cwd`` up, whose ``[toolchain] path`` (or a
+    legacy file's one line) may be a directory: its ``bin/cargo`` is what runs. A toolchain named by
+    a path, or a file the engine can't read, is code the engine does not read.
+    """
+    plus = next((w for w in words[:1] if w.startswith("+")), None)
+    if plus is not None:
+        return f"{plus} names a toolchain by its path" if _names_a_path(plus[1:]) else None
+    directory = posixpath.abspath(cwd)
+    while True:
+        for name in _TOOLCHAIN_FILES:
+            path = posixpath.join(directory, name)
+            if not os.path.lexists(path):
+                continue
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    text = handle.read(_MAX_CHARS + 1)
+            except (OSError, UnicodeDecodeError):
+                return f"rustup reads the toolchain from {path}, which the engine can't read"
+            try:
+                table = tomllib.loads(text).get("toolchain")
+                toolchain = table.get("path", table.get("channel")) if isinstance(table, dict) else None
+            except tomllib.TOMLDecodeError:
+                toolchain = None
+            if toolchain is None and name == "rust-toolchain" and "[" not in text and len(text.split()) == 1:
+                toolchain = text.strip()  # the legacy form: one line, a channel or a path
+            if toolchain is None or len(text) > _MAX_CHARS or _names_a_path(toolchain):
+                return f"rustup runs the toolchain {path} names, which may be the project's own programs"
+            return None  # the first file found is the one rustup reads
+        if posixpath.dirname(directory) == directory:
+            return None
+        directory = posixpath.dirname(directory)
+
+
+# Version managers whose shims (the program found on PATH) run the version a project file picks, and
+# those files. asdf and mise take ``path:DIR`` (a directory's bin/ runs); rbenv, nodenv and goenv
+# versions are directory names; mise's own files also set the environment and run its hooks, so any
+# of them is not read. pyenv refuses a version outside its versions directory (pyenv-version-file-read).
+_SHIM_FILES: dict[str, tuple[str, ...] | None] = {
+    "/.asdf/shims/": (".tool-versions",),
+    "/mise/shims/": None,
+    "/.rbenv/shims/": (".ruby-version",),
+    "/.nodenv/shims/": (".node-version",),
+    "/.goenv/shims/": (".go-version",),
+}
+_MISE_FILES = (".tool-versions", "mise.toml", ".mise.toml", "mise.local.toml", ".config/mise.toml", ".mise")
+
+
+@lru_cache(maxsize=256)
+def version_manager_shim(name: str, path: str) -> str | None:
+    """The version manager whose shim ``name`` is on ``path`` (a PATH), or None."""
+    found = shutil.which(name, path=path)
+    resolved = os.path.realpath(found) if found is not None else ""
+    return next((m for m in _SHIM_FILES if m in (found or "") or m in resolved), None)
+
+
+def shim_version_from_project(name: str, cwd: str) -> str | None:
+    """Why the shim ``name`` run in ``cwd`` may run a program a project file names by path, or None."""
+    manager = version_manager_shim(name, os.environ.get("PATH", ""))
+    if manager is None:
+        return None
+    files = _SHIM_FILES[manager]
+    directory = posixpath.abspath(cwd)
+    while True:
+        for file in files or _MISE_FILES:
+            path = posixpath.join(directory, file)
+            if not os.path.lexists(path):
+                continue
+            if files is None:
+                return f"{name} is mise's shim, and mise reads {path} (versions, environment, hooks)"
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(_MAX_CHARS)
+            except OSError:
+                return f"{name} is a version manager's shim, and {path} can't be read"
+            if re.search(r"(?:^|\s)(?:path:|ref:)|[/\\]|\.\.", text):
+                return f"{name} is a version manager's shim, and {path} names a version by its path"
+            return None
+        if posixpath.dirname(directory) == directory:
+            return None
+        directory = posixpath.dirname(directory)

@@ -338,9 +338,15 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
         "tests/test_program_readings.py",
     ),
     "reference_impl/permissions/_line_writes.py": _LINE_WRITES_TESTS,
-    "reference_impl/permissions/_derived_names.py": ("tests/test_derived_names.py",),
+    "reference_impl/permissions/_derived_names.py": (
+        "tests/test_derived_names.py",
+        "tests/test_toolchain_named_code.py",
+    ),
     "reference_impl/permissions/_git_tree_writes.py": ("tests/test_git_tree_writes.py",),
-    "reference_impl/permissions/_project_hooks.py": ("tests/test_project_hooks.py",),
+    "reference_impl/permissions/_project_hooks.py": (
+        "tests/test_project_hooks.py",
+        "tests/test_toolchain_named_code.py",
+    ),
     "reference_impl/permissions/_python_resolution.py": ("tests/test_python_resolution.py",),
     "reference_impl/permissions/_code_targets.py": ("tests/test_code_targets.py",),
     "reference_impl/permissions/_python_targets.py": ("tests/test_code_targets.py",),
