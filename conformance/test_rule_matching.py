@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
@@ -402,6 +402,11 @@ def local_machine_hosts(draw: st.DrawFn, *, url: bool) -> str:
     forms.append(name + draw(st.sampled_from(["", "."])))
     if url:
         forms += ["[::1]", "[::]", "[0:0:0:0:0:0:0:1]"]
+        # The address in IPv6's other spellings: mapped with hex words or in full, and IPv4-compatible
+        # (RFC 4291 2.5.5.1, deprecated; some stacks route it to the IPv4 host).
+        dotted = ".".join(map(str, quad))
+        forms += [f"[::ffff:{number >> 16:x}:{number & 0xFFFF:x}]", f"[0:0:0:0:0:ffff:{dotted}]"]
+        forms += [f"[::{dotted}]", f"[::{number >> 16:x}:{number & 0xFFFF:x}]"]
     return draw(st.sampled_from(forms))
 
 
@@ -414,6 +419,7 @@ def local_machine_hosts(draw: st.DrawFn, *, url: bool) -> str:
     wildcard=st.booleans(),
     mode=st.sampled_from(["default", "bypassPermissions"]),
 )
+@example(rule_host="localhost", url_host="[::127.0.0.1]", wildcard=False, mode="default")
 def test_domain_deny_of_the_local_machine_matches_every_spelling_of_it(
     new_harness: Callable[[], Any], rule_host: str, url_host: str, wildcard: bool, mode: str
 ) -> None:
