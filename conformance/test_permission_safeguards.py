@@ -840,6 +840,9 @@ _PROTECTED_WRITES = (
     "tee -a {p} <<< pwned",
     "cp /dev/null {p}",
     "cd {d} && echo pwned > {n}",
+    "command -p cd {d} && echo pwned > {n}",
+    "builtin -- cd {d}; echo pwned > {n}",
+    "pushd {d} > /dev/null && echo pwned > {n}",
     "printf x | dd of={p} status=none",
 )
 _PROTECTED_TARGETS = (
@@ -859,6 +862,7 @@ _PROTECTED_TARGETS = (
     target=st.sampled_from(_PROTECTED_TARGETS),
 )
 @example(carrier="sh -c '{code}'", write="echo pwned >> {p}", target=".git/hooks/pre-commit")
+@example(carrier="( {code} )", write="command -p cd {d} && echo pwned > {n}", target=".claude/settings.json")
 @example(
     carrier="find . -maxdepth 0 -exec sh -c '{code}' \\;",
     write="echo pwned > {p}",
