@@ -141,3 +141,21 @@ def test_miner_reads_a_description_over_its_lines() -> None:
     options = help_options(text)
     assert options["commands"] == ["--build-snapshot-config", "--loader"]
     assert options["names"]["--experimental-loader"] == "--loader"
+
+
+@pytest.mark.parametrize(
+    ("args", "scripts"),
+    [
+        (["-l", "5", "p", "f"], ("p",)),
+        (["-n", "-e", "1p", "--expression=2p", "f"], ("1p", "2p")),
+        (["--line-len", "7", "s/a/b/", "f"], ("s/a/b/",)),
+        (["-nl", "5", "p", "f"], ("p",)),
+    ],
+)
+def test_sed_line_reads_the_scripts_sed_runs(args: list[str], scripts: tuple[str, ...]) -> None:
+    """PERM-17: sed_line names every script sed runs, past option values however spelled (GNU getopt's reading)."""
+    from reference_impl.permissions._sed_options import sed_line
+
+    line = sed_line(args)
+    assert (line.unknown, line.from_file, line.exits) == (None, False, False), line
+    assert set(scripts) <= set(line.scripts), line
