@@ -324,10 +324,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_program_starts.py": ("tests/test_program_starts.py",),
     "reference_impl/permissions/_git_started.py": ("tests/test_git_started.py",),
     "reference_impl/permissions/_project_runners.py": ("tests/test_project_runners.py",),
-    "reference_impl/permissions/_sed_options.py": (
-        "tests/test_option_grammar_readings.py",
-        "tests/test_program_readings.py",
-    ),
+    "reference_impl/permissions/_sed_options.py": ("tests/test_option_grammar_readings.py",),
     "reference_impl/permissions/_stdlib_catalogue.py": ("tests/test_stdlib_catalogue.py",),
     "reference_impl/permissions/_git_own_files.py": ("tests/test_git_own_writes.py",),
     "reference_impl/permissions/_protected_names.py": ("tests/test_protected_system_files.py",),
