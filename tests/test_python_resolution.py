@@ -144,6 +144,26 @@ def test_a_cache_whose_header_fits_the_source_but_holds_other_code_is_not_read(t
     assert _decide("python3 t.py", work) == "ask"
 
 
+@pytest.mark.parametrize("source", ["VALUE = (\n", "def f(:\n    pass\n", "\x00"])
+def test_a_cache_beside_a_source_that_does_not_compile_is_not_its_code(tmp_path: Path, source: str) -> None:
+    """PERM-17: a source Python can't compile has no code to compare a cache with: the cache (which Python
+    runs, its header matching) is not read, so the line asks. Judged by python3 itself: it runs the cache."""
+    work = _project(tmp_path, {"t.py": "import mod\n", "mod.py": source})
+    data = bytearray(_bytecode(tmp_path, "print('CACHED')\n"))
+    info = (work / "mod.py").stat()
+    data[8:12] = (int(info.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+    data[12:16] = (info.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    (work / "__pycache__").mkdir()
+    (work / "__pycache__" / f"mod.{_TAG}.pyc").write_bytes(bytes(data))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}  # the suite's own (conftest)
+    ran = subprocess.run(
+        [sys.executable, "t.py"], cwd=work, env=env, capture_output=True, text=True, timeout=30, check=False
+    )
+    assert "CACHED" in ran.stdout, ran  # Python runs the cache, not the broken source
+    sources, unread = loaded_modules([str(work)], {"mod"})
+    assert unread, sources
+
+
 def test_an_everyday_project_with_the_caches_python_wrote_stays_allowed(tmp_path: Path) -> None:
     """PERM-17 (control): caches Python compiled from these very sources are their code: no ask."""
     work = _project(
