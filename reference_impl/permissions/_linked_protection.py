@@ -76,7 +76,5 @@ def linked_reason(resolved: str, cwd: Path) -> str | None:
     """Why writing the resolved path ``resolved`` writes a protected file under another name; None if it does not."""
     for target in _protected_targets(str(cwd)):
         if resolved == target or resolved.startswith(target.rstrip("/") + "/"):
-            return (
-                f"{resolved} is {target}, a protected file under another name (a link or git's own directory)"
-            )
+            return f"{resolved} is (or is inside) {target}, which a protected name links to or git reads as its own"
     return None
