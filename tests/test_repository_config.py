@@ -192,7 +192,8 @@ def test_a_line_that_writes_an_included_file_before_git_asks(
 ) -> None:
     """The included file is missing now (or benign): git reads what the line puts there, which the engine can't read.
 
-    ``ordered``: a program's write after git is not asked about (a redirection's is, in any order:
+    ``ordered``: a program's write after git is asked about too, as a protected write (the included
+    file is git's configuration, PERM-15, s33); before git, each form asks (a redirection in any order:
     the reader does not place it; a run-time target may be any protected file; env's operand is
     read as a script of its own).
     """
@@ -205,10 +206,11 @@ def test_a_line_that_writes_an_included_file_before_git_asks(
     assert _decide(line, repository, mode="bypassPermissions").behavior == "ask", line
     if not ordered:
         return
-    # Written after git has read its configuration: nothing to ask.
+    # Written after git has read its configuration: still git's own configuration (PERM-15, s33), asked.
     after = "git status; " + write.format(evil=evil, target=target)
     decided = _decide(after, repository, mode="bypassPermissions")
-    assert decided.behavior == "allow", (after, decided.reason.detail)
+    assert decided.behavior == "ask", (after, decided.reason.detail)
+    assert "git reads as its own" in (decided.reason.detail or ""), decided
 
 
 def test_a_checkout_before_git_asks_when_an_included_file_is_tracked(repository: Path) -> None:

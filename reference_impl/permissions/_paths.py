@@ -282,31 +282,33 @@ class PathPattern:
         return any(self.regex.fullmatch("/".join(segments[:k])) for k in range(1, len(segments) + 1))
 
     def same_file(self, resolved_path: str) -> bool | None:
-        """Whether ``resolved_path`` is, by inode, a file this pattern covers; None when that can't be told.
+        """Whether ``resolved_path`` is, by inode or through a link, a file this pattern covers; None when that can't be told.
 
-        A hard link is the same file under another name (``ln secret/key notes.txt``): a deny rule
-        for ``secret/**`` (or ``.env``, ``*.pem``) must catch it, whatever the pattern's shape. Only
-        a regular file with more than one name can be another file; then the pattern's existing
-        files are walked from its root (at most :data:`LINK_WALK_LIMIT` entries) and compared by
-        device and inode. A walk that can't finish (too many entries, an unreadable directory) can't
-        tell: None, which a deny or ask rule takes as a possible match. A path that can't be
-        stat'ed is not one of them (a new file has no other name).
+        A file is not a spelling. A hard link is the same file under another name (``ln secret/key
+        notes.txt``), and a symbolic link inside the covered tree names its target (``secret/key ->
+        ../data/key.txt``; a link to a directory names all inside it): a deny rule for ``secret/**``
+        (or ``.env``, ``*.pem``) must catch both, whatever the pattern's shape. The pattern's existing
+        files are walked from its root (at most :data:`LINK_WALK_LIMIT` entries): covered links are
+        resolved and compared by path, and, for a regular file with more than one name, covered files
+        by device and inode. A walk that can't finish (too many entries, an unreadable directory)
+        can't tell: None, which a deny or ask rule takes as a possible match.
         """
         try:
             have = os.stat(resolved_path)
         except (OSError, ValueError):
-            return False
-        if not stat.S_ISREG(have.st_mode) or have.st_nlink < 2:
-            return False  # one name only: the path itself, which was compared by name
-        return _covers_inode(self, (have.st_dev, have.st_ino))
+            wanted = None  # a new file has no other name but a link's
+        else:
+            several = stat.S_ISREG(have.st_mode) and have.st_nlink >= 2
+            wanted = (have.st_dev, have.st_ino) if several else None
+        return _covers_inode(self, resolved_path, wanted)
 
 
 LINK_WALK_LIMIT = 20000
 """How many directory entries a hard link's comparison may visit below a pattern's root."""
 
 
-def _covers_inode(pattern: PathPattern, wanted: tuple[int, int]) -> bool | None:
-    """Whether a file the pattern covers has the device and inode ``wanted`` (None: can't tell)."""
+def _covers_inode(pattern: PathPattern, resolved: str, wanted: tuple[int, int] | None) -> bool | None:
+    """Whether a covered link leads to ``resolved`` (or a directory holding it), or a covered file has the inode ``wanted`` (None: can't tell)."""
     root = pattern.root.rstrip("/") or "/"
     covered = False
     if pattern.glob == "**" or not re.search(r"(?<!\\)[*?\[]", pattern.glob):
@@ -345,7 +347,13 @@ def _covers_inode(pattern: PathPattern, wanted: tuple[int, int]) -> bool | None:
                     continue
                 if not inside:
                     continue
-                # A covered name that is a symbolic link names its target too.
+                # A covered name that is a symbolic link names its target too (and all inside a directory).
+                if entry.is_symlink():
+                    target = os.path.realpath(path)
+                    if resolved == target or resolved.startswith(target.rstrip("/") + "/"):
+                        return True
+                if wanted is None:
+                    continue
                 info = entry.stat(follow_symlinks=True)
             except OSError:
                 continue  # a dangling link or a name gone meanwhile is no file

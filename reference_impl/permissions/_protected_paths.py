@@ -32,6 +32,7 @@ from reference_impl.permissions._derived_names import (
 from reference_impl.permissions._descriptors import STDIN, descriptor_of
 from reference_impl.permissions._git_tree_writes import git_tree_writes, may_change_repository
 from reference_impl.permissions._line_writes import known_words, program_targets
+from reference_impl.permissions._linked_protection import linked_reason
 from reference_impl.permissions._paths import lexical_path, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
 from reference_impl.permissions._protected_names import (
@@ -93,10 +94,13 @@ def protected_reason(path: str, cwd: Path) -> str | None:
             return f"{path} is in a Python site directory ({sorted(site)[0]}), whose code Python loads"
         if segments[-1] in STARTUP_MODULES:
             return f"{path} is a module Python imports at startup ({segments[-1]})"
+    reason = linked_reason(resolved_path(path, cwd), cwd)
+    if reason is not None:
+        return reason
     try:
         status = os.stat(resolved_path(path, cwd))
     except (OSError, ValueError):
-        return None  # a new file has no other name
+        return None  # a new file has no other name but a link's
     if stat.S_ISREG(status.st_mode) and status.st_nlink > 1:
         # A hard link has a name of its own: the file may be ``.git/config`` under another name.
         return f"{path} has {status.st_nlink} names (hard links), and another may be a protected file"

@@ -43,7 +43,13 @@ from reference_impl.permissions._paths import cd_directories, cd_is_physical, ch
 from reference_impl.permissions._program_model import is_plain_git_key
 from reference_impl.permissions._wrapped_commands import is_wrapper, unwrap, wrapper_directories
 
-__all__ = ["ConfiguredCommand", "configuration_rewritten", "configured_commands", "git_directories"]
+__all__ = [
+    "ConfiguredCommand",
+    "configuration_rewritten",
+    "configured_commands",
+    "git_directories",
+    "git_own_paths",
+]
 
 _MAX_HOOK_BYTES = 65536
 _GIT_MOVING_OPTIONS = ("-C", "--git-dir", "--work-tree")
@@ -77,6 +83,7 @@ class _Reading:
     commands: tuple[ConfiguredCommand, ...]
     read_paths: tuple[str, ...] = ()
     top: str | None = None
+    git_dirs: tuple[str, ...] = ()  # the git directory and the common one (a worktree's, a separate one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +208,15 @@ def _reading(directory: str) -> _Reading | None:
     return found
 
 
+def git_own_paths(directory: str) -> tuple[str, ...] | None:
+    """The places git in ``directory`` reads as its own (PERM-15) whatever their names: its directory, the common one, included files, ``core.hooksPath``.
+
+    None: git can't read its configuration there.
+    """
+    reading = _reading(directory)
+    return None if reading is None else (*reading.git_dirs, *reading.read_paths)
+
+
 def configuration_rewritten(command: str, directory: str, places: Sequence[str]) -> str | None:
     """Why a part of ``command`` may change what git in ``directory`` reads as configuration or runs as hooks.
 
@@ -282,12 +298,16 @@ def _read(directory: str, watched: list[str]) -> _Reading | None:
     found.extend(included[0])
     read_paths, other_hooks = included[1], included[2]
     top: str | None = None
+    git_dirs: list[str] = []
     located = _git(directory, "rev-parse", "--absolute-git-dir", "--show-toplevel")
     if located is not None and located.returncode == 0:
         lines = located.stdout.decode("utf-8", "surrogateescape").splitlines()
         git_dir = lines[0] if lines else ""
         top = lines[1] if len(lines) > 1 else None
         watched.extend((git_dir, posixpath.join(git_dir, "config")))
+        common = _git(directory, "rev-parse", "--path-format=absolute", "--git-common-dir")
+        common_dir = common.stdout.decode("utf-8", "surrogateescape").strip() if common is not None else ""
+        git_dirs.extend(d for d in (git_dir, common_dir) if d)
         # The hooks git runs now, and those an include it may read later points it to.
         for named in dict.fromkeys([hooks_path or "", *other_hooks]):
             hooks = (
@@ -303,7 +323,7 @@ def _read(directory: str, watched: list[str]) -> _Reading | None:
         if submodules is None:
             return None
         found.extend(submodules)
-    return _Reading(tuple(found), tuple(dict.fromkeys(read_paths)), top)
+    return _Reading(tuple(found), tuple(dict.fromkeys(read_paths)), top, tuple(dict.fromkeys(git_dirs)))
 
 
 def _include_target(include: _Include) -> str | None:

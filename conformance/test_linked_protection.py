@@ -1,0 +1,173 @@
+"""A protected or denied file is a file, not a spelling: every name that reaches it is held (PERM-15, PERM-11).
+
+Composed draws judged by the filesystem and git: each layout is made in a fresh directory, and a
+draw counts only when ``realpath`` (or git itself) says the name written or read is the protected
+or denied file.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import fresh_dir
+from conformance._strategies_permissions import (
+    assert_asked_not_run,
+    edit_tool,
+    host_answering,
+    read_tool,
+    run_calls,
+    shell_tool,
+)
+from pytest_toolharness.adapters import requires
+from pytest_toolharness.specs import RuleSpec
+
+# Protected names (one- and two-segment), each reached below through a link or git's own word.
+_PROTECTED = (
+    ".mcp.json",
+    ".bashrc",
+    ".gitmodules",
+    ".claude/settings.json",
+    ".vscode/tasks.json",
+    ".git/config",
+)
+_GIT_LAYOUTS = ("separate-git-dir", "hooks-path", "include")
+
+
+def _git(work: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=work, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@st.composite
+def linked_protected_writes(draw: st.DrawFn) -> tuple[str, str, str, bool]:
+    """(layout, protected name, the directory its link leads to, whether the target exists yet)."""
+    layout = draw(st.sampled_from(("link", *_GIT_LAYOUTS)))
+    return (
+        layout,
+        draw(st.sampled_from(_PROTECTED)),
+        draw(st.sampled_from(("conf", "dotfiles", "cfg/deep"))),
+        draw(st.booleans()),
+    )
+
+
+def _lay_out(work: Path, layout: str, name: str, into: str, exists: bool) -> str:
+    """Make the layout in ``work``; the path (relative) a write then reaches the protected file by."""
+    if layout == "separate-git-dir":
+        (work / into).parent.mkdir(parents=True, exist_ok=True)
+        _git(work, "init", "-q", f"--separate-git-dir={work / into}", ".")
+        return f"{into}/hooks/pre-commit"
+    if layout == "hooks-path":
+        _git(work, "init", "-q")
+        _git(work, "config", "core.hooksPath", into)
+        return f"{into}/pre-commit"
+    if layout == "include":
+        _git(work, "init", "-q")
+        _git(work, "config", "include.path", f"../{into}.inc")
+        (work / f"{into}.inc").parent.mkdir(parents=True, exist_ok=True)
+        (work / f"{into}.inc").write_text("[core]\n", encoding="utf-8")
+        return f"{into}.inc"
+    top, _, rest = name.partition("/")
+    (work / into).mkdir(parents=True)
+    written = f"{into}/{rest or 'file'}"
+    if exists:
+        (work / written).parent.mkdir(parents=True, exist_ok=True)
+        (work / written).write_text("x\n", encoding="utf-8")
+    # The protected top name is the link: to the directory (a two-segment name) or to the file.
+    (work / top).symlink_to(os.path.relpath(work / (into if rest else written), work))
+    return written
+
+
+def _reaches(work: Path, layout: str, name: str, written: str) -> bool:
+    """The judge: the written name is the protected file (realpath), or git says it reads or runs it."""
+    target = os.path.realpath(work / written)
+    if layout == "link":
+        return os.path.realpath(work / name) == target
+    if layout == "include":
+        return any(target in line for line in _git(work, "config", "--show-origin", "--list").splitlines())
+    hook = _git(work, "rev-parse", "--git-path", "hooks/pre-commit")
+    return os.path.realpath(work / hook) == target
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=60, deadline=None)
+@given(
+    drawn=linked_protected_writes(),
+    via=st.sampled_from(["edit", "redirection"]),
+    mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
+)
+@example(drawn=("link", ".mcp.json", "conf", True), via="edit", mode="acceptEdits")
+@example(drawn=("link", ".claude/settings.json", "conf", False), via="edit", mode="acceptEdits")
+@example(
+    drawn=("separate-git-dir", ".git/config", "meta", False), via="redirection", mode="bypassPermissions"
+)
+@example(drawn=("include", ".git/config", "gitcfg", True), via="edit", mode="acceptEdits")
+def test_a_protected_file_reached_by_another_name_asks(
+    new_harness: Callable[[], Any], drawn: tuple[str, str, str, bool], via: str, mode: str
+) -> None:
+    """PERM-15: a write reaching a protected file by a name without a protected segment still asks.
+
+    Composed: the protected name is a link to an ordinary directory or file (dangling or not), or
+    git's directory, hooks path or an included configuration file is not spelled ``.git``
+    (``--separate-git-dir``, ``core.hooksPath``, ``include.path``). Judged by the filesystem and
+    git (the draw counts only when ``realpath`` or git says the written name is the protected file).
+    """
+    if via == "redirection" and mode == "acceptEdits":
+        return  # acceptEdits never auto-allows shell commands anyway
+    layout, name, into, exists = drawn
+    work = fresh_dir()
+    written = _lay_out(work, layout, name, into, exists)
+    assume(_reaches(work, layout, name, written))
+    tool, call = (
+        (edit_tool(), ("Edit", {"file_path": str(work / written)}))
+        if via == "edit"
+        else (shell_tool(), ("Bash", {"command": f"echo pwned >> {written}"}))
+    )
+    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"), cwd=work)
+    assert_asked_not_run(run, f"{via} of {written} reaches the protected {name} ({layout})")
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-11", "MUST")
+@settings(max_examples=40, deadline=None)
+@given(
+    link=st.sampled_from(["key", "deep/key"]),
+    to_directory=st.booleans(),
+    read=st.sampled_from(["data/key.txt", "data/sub/key.txt"]),
+)
+@example(link="key", to_directory=False, read="data/key.txt")
+def test_a_link_inside_a_denied_tree_denies_the_file_it_names(
+    new_harness: Callable[[], Any], link: str, to_directory: bool, read: str
+) -> None:
+    """PERM-11: ``Read(./secret/**)`` with ``secret/key -> ../data/key.txt``: reading ``data/key.txt`` is denied.
+
+    Composed: the link sits at any depth of the denied tree and names the read file or a directory
+    above it; judged by the filesystem (``realpath`` of the link, or of the read file's name below
+    it, is the read file).
+    """
+    work = fresh_dir()
+    (work / read).parent.mkdir(parents=True)
+    (work / read).write_text("TOPSECRET\n", encoding="utf-8")
+    (work / "secret" / link).parent.mkdir(parents=True)
+    pointed = work / (os.path.dirname(read) if to_directory else read)
+    (work / "secret" / link).symlink_to(os.path.relpath(pointed, (work / "secret" / link).parent))
+    below = os.path.basename(read) if to_directory else ""
+    assert os.path.realpath(os.path.join(work / "secret" / link, below)) == os.path.realpath(work / read)
+    run = run_calls(
+        new_harness(),
+        [read_tool()],
+        [("Read", {"file_path": str(work / read)})],
+        rules=[RuleSpec("Read(./secret/**)", "deny")],
+        cwd=work,
+    )
+    assert run.ran() == 0, (
+        f"{read} is secret/{link}{'/' + below if below else ''}, yet was read: {run.describe()}"
+    )

@@ -1,0 +1,121 @@
+"""A protected or denied file is a file, not a spelling: names that reach it through symbolic links (PERM-15, PERM-11).
+
+Red-team round 2 (s33), mechanisms 3, 4 and 6: a protected name that is a link to an ordinary
+file, git's own directory, hooks and included configuration not spelled ``.git``, and a link
+inside a denied tree pointing out of it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from reference_impl import PermissionContext, decide_permission, parse_rule
+from tests.test_rules import BASH, EDIT, READ, WRITE
+
+
+def _decide(tool: object, inputs: dict[str, str], cwd: Path, mode: str = "acceptEdits", rules: tuple = ()):  # type: ignore[type-arg]
+    return decide_permission(tool, inputs, PermissionContext(mode=mode, rules=rules, cwd=cwd))  # type: ignore[arg-type]
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.mark.parametrize(
+    ("link", "target", "written"),
+    [
+        (".mcp.json", "conf/mcp.json", "conf/mcp.json"),
+        (".mcp.json", "conf/new.json", "conf/new.json"),  # dangling: the write creates the protected file
+        (".claude", "conf/claude", "conf/claude/settings.json"),
+        (".git", "repo", "repo/hooks/post-checkout"),
+    ],
+)
+def test_a_write_reaching_a_protected_name_through_a_link_asks(
+    tmp_path: Path, link: str, target: str, written: str
+) -> None:
+    """PERM-15: ``.mcp.json -> conf/mcp.json``: writing ``conf/mcp.json`` writes ``.mcp.json`` (acceptEdits asks)."""
+    (tmp_path / written).parent.mkdir(parents=True, exist_ok=True)
+    if target == "conf/mcp.json":
+        (tmp_path / target).write_text("{}\n")
+    os.symlink(target, tmp_path / link)
+    tool = EDIT if (tmp_path / written).exists() else WRITE
+    decision = _decide(
+        tool,
+        {"file_path": str(tmp_path / written), "content": "x", "old_string": "{}", "new_string": "x"},
+        tmp_path,
+    )
+    assert decision.behavior == "ask", decision
+    bash = _decide(BASH, {"command": f"echo x >> {written}"}, tmp_path, mode="bypassPermissions")
+    assert bash.behavior == "ask", bash
+
+
+def test_a_home_dotfile_linked_into_a_dotfiles_tree_is_protected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERM-15: ``~/.bashrc -> ../dotfiles/bashrc``: editing ``dotfiles/bashrc`` edits what bash sources."""
+    (tmp_path / "dotfiles").mkdir()
+    (tmp_path / "dotfiles" / "bashrc").write_text("# rc\n")
+    (tmp_path / "h").mkdir()
+    os.symlink("../dotfiles/bashrc", tmp_path / "h" / ".bashrc")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    decision = _decide(WRITE, {"file_path": str(tmp_path / "dotfiles" / "bashrc"), "content": "x"}, tmp_path)
+    assert decision.behavior == "ask", decision
+
+
+def test_an_ordinary_write_beside_links_is_not_asked(tmp_path: Path) -> None:
+    """Links to other files leave ordinary writes alone."""
+    (tmp_path / "conf").mkdir()
+    os.symlink("conf/mcp.json", tmp_path / ".mcp.json")
+    os.symlink("conf", tmp_path / "other")
+    decision = _decide(WRITE, {"file_path": str(tmp_path / "conf" / "plain.json"), "content": "x"}, tmp_path)
+    assert decision.behavior == "allow", decision
+
+
+def test_a_separate_git_directory_is_protected(tmp_path: Path) -> None:
+    """PERM-15: ``git init --separate-git-dir=meta``: ``meta/hooks/pre-commit`` is a hook."""
+    _git(tmp_path, "init", "-q", f"--separate-git-dir={tmp_path / 'meta'}", ".")
+    decision = _decide(
+        WRITE, {"file_path": str(tmp_path / "meta" / "hooks" / "pre-commit"), "content": "x"}, tmp_path
+    )
+    assert decision.behavior == "ask", decision
+    bash = _decide(
+        BASH, {"command": "printf 'nuke' > meta/hooks/pre-commit"}, tmp_path, mode="bypassPermissions"
+    )
+    assert bash.behavior == "ask", bash
+
+
+def test_a_configured_hooks_path_and_an_included_file_are_protected(tmp_path: Path) -> None:
+    """PERM-15: ``core.hooksPath=.githooks`` and ``include.path=../gitcfg.inc`` name files git runs or reads."""
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "config", "core.hooksPath", ".githooks")
+    _git(tmp_path, "config", "include.path", "../gitcfg.inc")
+    (tmp_path / "gitcfg.inc").write_text("[core]\n")
+    for written in (".githooks/pre-commit", "gitcfg.inc"):
+        decision = _decide(WRITE, {"file_path": str(tmp_path / written), "content": "x"}, tmp_path)
+        assert decision.behavior == "ask", (written, decision)
+    plain = _decide(WRITE, {"file_path": str(tmp_path / "src.py"), "content": "x"}, tmp_path)
+    assert plain.behavior == "allow", plain
+
+
+@pytest.mark.parametrize("linked", ["../data/key.txt", "../data"])
+def test_a_link_inside_a_denied_tree_denies_its_target(tmp_path: Path, linked: str) -> None:
+    """PERM-11: ``secret/key -> ../data/key.txt`` under ``Read(./secret/**)``: ``data/key.txt`` is the denied file."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "key.txt").write_text("TOPSECRET\n")
+    (tmp_path / "data" / "other.txt").write_text("x\n")
+    (tmp_path / "secret").mkdir()
+    os.symlink(linked, tmp_path / "secret" / "key")
+    rules = (parse_rule("Read(./secret/**)", "deny", "userSettings"),)
+    decision = _decide(
+        READ, {"file_path": str(tmp_path / "data" / "key.txt")}, tmp_path, mode="default", rules=rules
+    )
+    assert decision.behavior == "deny", decision
+    if linked == "../data/key.txt":
+        other = _decide(
+            READ, {"file_path": str(tmp_path / "data" / "other.txt")}, tmp_path, mode="default", rules=rules
+        )
+        assert other.behavior == "allow", other
