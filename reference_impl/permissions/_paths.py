@@ -306,6 +306,14 @@ class PathPattern:
 LINK_WALK_LIMIT = 20000
 """How many directory entries a hard link's comparison may visit below a pattern's root."""
 
+SYMLINK_WALK_LIMIT = 2000
+"""How many entries the search for a covered symbolic link to a file with one name may visit.
+
+Every read under a deny rule such as ``Read(**/.env)`` walks the pattern's tree: past this bound the
+links deeper in a large project are not looked at (a known gap, docs/fuzzing-findings.md), rather than
+every read of the project asking. A file with several names keeps :data:`LINK_WALK_LIMIT`, and can't-tell.
+"""
+
 
 def _covers_inode(pattern: PathPattern, resolved: str, wanted: tuple[int, int] | None) -> bool | None:
     """Whether a covered link leads to ``resolved`` (or a directory holding it), or a covered file has the inode ``wanted`` (None: can't tell)."""
@@ -322,7 +330,7 @@ def _covers_inode(pattern: PathPattern, resolved: str, wanted: tuple[int, int] |
         return False  # nothing under the root exists, so no file it covers is this one
     if not stat.S_ISDIR(top.st_mode):
         return covered and (top.st_dev, top.st_ino) == wanted
-    budget = LINK_WALK_LIMIT
+    budget = LINK_WALK_LIMIT if wanted is not None else SYMLINK_WALK_LIMIT
     # (directory, whether the pattern covers it whole): a matching directory covers all inside it.
     stack: list[tuple[str, bool]] = [(root, covered)]
     seen = {(top.st_dev, top.st_ino)}
@@ -334,7 +342,7 @@ def _covers_inode(pattern: PathPattern, resolved: str, wanted: tuple[int, int] |
             return None  # an unreadable directory may hold the file
         budget -= len(entries)
         if budget < 0:
-            return None
+            return None if wanted is not None else False
         for entry in entries:
             path = posixpath.join(directory, entry.name)
             inside = covered or pattern.matches(path)
