@@ -386,6 +386,14 @@ SYSTEM_STARTUP_FILES = (
     "~/.config/nvim/init.lua",
     "~/.config/systemd/user/zz.service",
     ".pre-commit-config.yaml",
+    # The harness's own configuration (mcpServers, managed settings) and programs' start-up code:
+    # mvn(1) sources ~/.mavenrc; IPython runs every profile's startup/*.py.
+    "~/.claude.json",
+    "/etc/claude-code/managed-settings.json",
+    "/etc/claude-code/managed-settings.d/zz.json",
+    "~/.mavenrc",
+    "~/.ipython/profile_default/startup/00-zz.py",
+    "~/.ipython/profile_zz/ipython_config.py",
 )
 
 
@@ -409,10 +417,12 @@ def _spellings(path: str) -> list[str]:
 @example(path="/etc/gitconfig", spelling=0, via="edit")
 @example(path="/etc/profile.d/zz.sh", spelling=0, via="redirection")
 @example(path="~/.gdbinit", spelling=0, via="redirection")
+@example(path="~/.claude.json", spelling=0, via="edit")
+@example(path="~/.ipython/profile_default/startup/00-zz.py", spelling=3, via="cd")
 def test_system_and_program_start_up_files_are_never_auto_allowed(
     new_harness: Callable[[], Any], path: str, spelling: int, via: str
 ) -> None:
-    """PERM-15: a write to a file that makes code run later, system-wide (/etc/gitconfig, /etc/profile.d/*, /etc/ld.so.preload, /etc/npmrc...) or a program's (~/.gdbinit, fish conf.d, vim plugins, systemd user units, .pre-commit-config.yaml), asks in bypassPermissions.
+    """PERM-15: a write to a file that makes code run later, system-wide (/etc/gitconfig, /etc/profile.d/*, /etc/ld.so.preload, /etc/npmrc...), a program's (~/.gdbinit, fish conf.d, vim plugins, systemd user units, .pre-commit-config.yaml, ~/.mavenrc, IPython's startup/) or the harness's own (~/.claude.json, managed settings), asks in bypassPermissions.
 
     Composed: the file x its spelling (``//``, ``/./``, ``$HOME``) x how it is written (a file
     tool, ``>>``, ``tee -a``, ``cp``, ``cd`` to its directory first). Judged on the verdict: the

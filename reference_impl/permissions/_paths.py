@@ -36,6 +36,7 @@ __all__ = [
     "lexical_path",
     "parse_path_pattern",
     "path_forms",
+    "reaches_beneath",
     "resolved_path",
 ]
 
@@ -367,6 +368,49 @@ def _covers_inode(pattern: PathPattern, resolved: str, wanted: tuple[int, int] |
                 continue  # a dangling link or a name gone meanwhile is no file
             if (info.st_dev, info.st_ino) == wanted:
                 return True
+    return False
+
+
+def reaches_beneath(pattern: PathPattern, directory: str) -> bool | None:
+    """Whether reading the tree of ``directory`` (a search, a listing) reads what the pattern covers.
+
+    True when all of it is covered (``secret/**`` and a search of ``secret``); None when some file
+    beneath it is, or may be (a walk past :data:`LINK_WALK_LIMIT` entries or an unreadable directory):
+    a deny or ask rule then asks, since the call also reads what no rule covers. False when nothing
+    beneath is covered. Only the part of the tree the pattern's root holds is walked.
+    """
+    root = pattern.root.rstrip("/") or "/"
+    top = directory.rstrip("/") or "/"
+    if pattern.glob == "**" and (top == root or top.startswith(root.rstrip("/") + "/")):
+        return True
+    if root == top or root.startswith(top.rstrip("/") + "/"):
+        start = root  # the pattern's root is inside the tree: only what it holds can be covered
+    elif top.startswith(root.rstrip("/") + "/"):
+        start = top
+    else:
+        return False
+    budget = LINK_WALK_LIMIT
+    stack = [start]
+    if not os.path.isdir(start):
+        return None if os.path.lexists(start) and pattern.matches(start) else False
+    while stack:
+        here = stack.pop()
+        try:
+            entries = list(os.scandir(here))
+        except OSError:
+            return None
+        budget -= len(entries)
+        if budget < 0:
+            return None
+        for entry in entries:
+            path = posixpath.join(here, entry.name)
+            if pattern.matches(path):
+                return None
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(path)
+            except OSError:
+                return None
     return False
 
 

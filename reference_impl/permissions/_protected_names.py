@@ -11,10 +11,13 @@ from __future__ import annotations
 __all__ = ["PROTECTED_DIRECTORIES", "PROTECTED_FILES", "PROTECTED_TREES", "TREE_SEGMENTS"]
 
 PROTECTED_DIRECTORIES = frozenset({".git", ".claude", ".vscode", ".idea", ".husky", ".hg", ".gnupg"})
+PROTECTED_DIRECTORIES |= {".ipython", ".jupyter"}
 """Directories whose files are never edited without asking, whatever the mode (PERM-15).
 
 ``.hg``: ``.hg/hgrc``'s ``[hooks]`` run on hg's commands; ``.gnupg``: ``gpg-agent.conf``'s
 ``pinentry-program`` and ``gpg.conf``'s ``photo-viewer`` are programs gpg starts (gpg-agent(1), gpg(1)).
+``.ipython``: every profile's ``startup/*.py`` and ``ipython_config.py`` are Python IPython runs at start
+(``ipython --help-all``: "startup files"); ``.jupyter``: its ``jupyter_*_config.py`` likewise.
 """
 
 PROTECTED_FILES = frozenset(
@@ -53,6 +56,9 @@ PROTECTED_FILES = frozenset(
     | {"etc/tmux.conf", "etc/hgrc", "postgresql-common/psqlrc", "etc/psqlrc", "etc/sysless", "etc/gdbinit"}
     | {"etc/environment", "ld.so.preload", "etc/ld.so.conf", "etc/crontab", "etc/rc.local", "apt/apt.conf"}
     | {"dpkg/dpkg.cfg", "etc/sysctl.conf", "security/namespace.init"}
+    # The harness's own user configuration (``mcpServers`` start programs); mvn(1)'s script sources
+    # ``~/.mavenrc`` and ``/etc/mavenrc`` (``$MAVEN_SKIP_RC`` unset).
+    | {".claude.json", ".mavenrc", "etc/mavenrc"}
 )
 """Files that make code run later, or configure the harness, git, a shell, or a program that runs their commands (PERM-15)."""
 
@@ -71,6 +77,9 @@ PROTECTED_TREES = frozenset(
     | {"etc/systemd/user", "etc/init.d", "etc/apt/apt.conf.d", "etc/dpkg/dpkg.cfg.d", "etc/sysctl.d"}
     | {"etc/update-motd.d", "etc/xdg/autostart", "etc/X11/Xsession.d", "etc/kernel/install.d"}
     | {"etc/kernel/postinst.d", "etc/shadow-maint", "etc/bash_completion.d", "etc/environment.d"}
+    # Claude Code's managed settings (managed-settings.json, managed-settings.d/, managed-mcp.json),
+    # on Linux and on macOS.
+    | {"etc/claude-code", "Library/Application Support/ClaudeCode"}
 )
 """Directories (as runs of path segments, anywhere in a path) every file of which makes code run later (PERM-15)."""
 TREE_SEGMENTS = tuple(tuple(tree.split("/")) for tree in sorted(PROTECTED_TREES))

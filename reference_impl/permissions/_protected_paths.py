@@ -45,6 +45,7 @@ from reference_impl.permissions._python_resolution import SITE_DIRECTORIES, STAR
 from reference_impl.permissions._rules import Call
 from reference_impl.permissions._shell_forms import shell_input
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellPart
+from reference_impl.permissions._startup_sources import startup_reason
 from reference_impl.permissions._wrapped_commands import (
     SCRIPT_BUILTINS,
     SHELLS,
@@ -94,6 +95,9 @@ def protected_reason(path: str, cwd: Path) -> str | None:
             return f"{path} is in a Python site directory ({sorted(site)[0]}), whose code Python loads"
         if segments[-1] in STARTUP_MODULES:
             return f"{path} is a module Python imports at startup ({segments[-1]})"
+        started = startup_reason(form)
+        if started is not None:
+            return started
     reason = linked_reason(resolved_path(path, cwd), cwd)
     if reason is not None:
         return reason

@@ -37,6 +37,7 @@ from reference_impl.permissions._paths import (
     chdir_directory,
     parse_path_pattern,
     path_forms,
+    reaches_beneath,
 )
 from reference_impl.permissions._program_model import running_form
 from reference_impl.permissions._project_files import (
@@ -184,9 +185,18 @@ def describe_call(tool: Tool, tool_input: Mapping[str, Any]) -> Call:
 
 
 def _path_matches(
-    rule: PermissionRule, path: str, behavior: PermissionBehavior, cwd: Path, project_root: Path | None
+    rule: PermissionRule,
+    path: str,
+    behavior: PermissionBehavior,
+    cwd: Path,
+    project_root: Path | None,
+    *,
+    reads_tree: bool = False,
 ) -> bool | None:
-    """Whether a path rule covers ``path``; None when a deny or ask can't tell (a hard link it can't compare)."""
+    """Whether a path rule covers ``path``; None when a deny or ask can't tell.
+
+    It can't tell for a hard link it can't compare, or a read of a directory some of whose files it covers.
+    """
     assert rule.content is not None
     try:
         pattern = parse_path_pattern(rule.content, cwd=cwd, project_root=project_root)
@@ -197,7 +207,11 @@ def _path_matches(
         return behavior != "allow"
     if behavior == "allow":
         return pattern.matches(forms[-1])  # the resolved file, the one really touched
-    return any(pattern.matches(form) for form in forms) or pattern.same_file(forms[-1])
+    found = any(pattern.matches(form) for form in forms) or pattern.same_file(forms[-1])
+    if found is not False or not reads_tree or not os.path.isdir(forms[-1]):
+        return found
+    # A read of a directory (Grep, Glob, a listing) reads everything beneath it.
+    return reaches_beneath(pattern, forms[-1])
 
 
 def _content_matches(
@@ -228,7 +242,9 @@ def _content_matches(
         found = shell_deny_match((rule,), _tool_names(tool), target.value)
         return found is not None
     if target.kind in ("read", "edit"):
-        return _path_matches(rule, target.value, rule.behavior, cwd, project_root)
+        return _path_matches(
+            rule, target.value, rule.behavior, cwd, project_root, reads_tree=target.kind == "read"
+        )
     if target.kind == "web_fetch":
         if not rule.content.startswith("domain:"):
             return lenient
@@ -279,8 +295,8 @@ def first_match(
             uncertain = RuleMatch(
                 rule,
                 False,
-                f"the file has other names (hard links), and the files rule {rule.text} covers "
-                "could not all be compared with it",
+                f"rule {rule.text} may cover what the call reads (a file with other names, "
+                "or files beneath the directory it reads)",
             )
             continue
         if uncertain is None and call.target is None and rule_applies_to_tool(rule, call.tool):
