@@ -248,6 +248,8 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     # Session 33: git's editor, pager and signature programs, started by its defaults (PERM-17).
     "reference_impl/permissions/_git_started.py": ("PERM-17",),
     "reference_impl/permissions/_project_runners.py": ("PERM-17",),
+    "reference_impl/permissions/_linked_protection.py": ("PERM-15",),
+    "reference_impl/permissions/_startup_sources.py": ("PERM-15",),
     "reference_impl/permissions/_sed_options.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_stdlib_catalogue.py": ("PERM-17",),
     "reference_impl/permissions/_git_own_files.py": ("PERM-15",),
@@ -324,6 +326,8 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_program_starts.py": ("tests/test_program_starts.py",),
     "reference_impl/permissions/_git_started.py": ("tests/test_git_started.py",),
     "reference_impl/permissions/_project_runners.py": ("tests/test_project_runners.py",),
+    "reference_impl/permissions/_linked_protection.py": ("tests/test_linked_protection.py",),
+    "reference_impl/permissions/_startup_sources.py": ("tests/test_startup_sources.py",),
     "reference_impl/permissions/_sed_options.py": ("tests/test_option_grammar_readings.py",),
     "reference_impl/permissions/_stdlib_catalogue.py": ("tests/test_stdlib_catalogue.py",),
     "reference_impl/permissions/_git_own_files.py": ("tests/test_git_own_writes.py",),
