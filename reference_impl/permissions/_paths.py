@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from reference_impl.permissions._descriptors import shell_state
+
 __all__ = [
     "PathPattern",
     "PathPatternError",
@@ -34,6 +36,7 @@ __all__ = [
     "glob_class_at",
     "is_within",
     "lexical_path",
+    "opaque_state",
     "parse_path_pattern",
     "path_forms",
     "resolved_path",
@@ -59,14 +62,48 @@ def _absolute_path(path: str, cwd: Path) -> str:
     return expanded if expanded.startswith("/") else posixpath.join(str(cwd), expanded)
 
 
+def _in_process(path: str, cwd: str) -> str:
+    """``path`` (absolute) as the process running in ``cwd`` reads its own state: ``/proc/self/cwd/x`` is ``cwd/x``.
+
+    The kernel resolves ``/proc/self`` (``thread-self``, ``/dev/fd``) in the process that opens the
+    path, never in the engine's: its working directory is ``cwd``, its root ``/`` (PERM-15, PERM-11).
+    A descriptor, or another process's state, is left as written (the callers can't tell it).
+    """
+    for _ in range(40):  # as many links as the kernel follows
+        state = shell_state(path)
+        if state is None or not state[1] or state[0] == "descriptor":
+            return path
+        path = posixpath.join(cwd if state[0] == "cwd" else "/", state[2])
+    return path
+
+
+def opaque_state(path: str, cwd: Path) -> str | None:
+    """What ``path`` (from ``cwd``) leads through that the engine can't read, or None.
+
+    A descriptor the process holds (``/dev/fd/3/x``: one open on a directory) or another process's
+    directory (``/proc/1/cwd/x``): its files may be any, a protected or denied one too.
+    """
+    expanded = os.path.expanduser(path) if path.startswith("~") else path
+    state = shell_state(posixpath.join(str(cwd), expanded))
+    if state is None or not state[2]:
+        return None
+    if state[0] == "descriptor":
+        return "an open descriptor"
+    return None if state[1] else f"another process's {state[0]}"
+
+
 def lexical_path(path: str, cwd: Path) -> str:
-    """``path`` made absolute against ``cwd`` with ``.``, ``..`` and ``//`` folded, symlinks untouched."""
-    return _fold(_absolute_path(path, cwd))
+    """``path`` made absolute against ``cwd`` with ``.``, ``..`` and ``//`` folded, symlinks untouched.
+
+    The process's own ``/proc/self/cwd`` and ``/proc/self/root`` are ``cwd`` and ``/``.
+    """
+    return _fold(_in_process(_absolute_path(path, cwd), str(cwd)))
 
 
 def resolved_path(path: str, cwd: Path) -> str:
-    """``path`` made absolute against the resolved ``cwd``, with every symlink followed."""
-    return os.path.realpath(_absolute_path(path, Path(os.path.realpath(cwd))))
+    """``path`` made absolute against the resolved ``cwd``, with every symlink followed (``/proc/self`` as ``cwd``'s)."""
+    real = os.path.realpath(cwd)
+    return os.path.realpath(_in_process(_absolute_path(path, Path(real)), real))
 
 
 def path_forms(path: str, cwd: Path) -> tuple[str, ...]:
