@@ -851,6 +851,7 @@ _PROTECTED_WRITES = (
     "exec 3<{d}; echo pwned > /dev/fd/3/{n}",
     "exec 4<{d} && tee /proc/self/fd/4/{n} <<< pwned",
     "exec 3<{d}; cd /dev/fd/3 && echo pwned > {n}",
+    "ln -s /proc/self/fd f && exec 3<{d} && echo pwned > f/3/{n}",
 )
 _PROTECTED_TARGETS = (
     ".git/hooks/pre-commit",

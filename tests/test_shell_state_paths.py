@@ -62,11 +62,36 @@ def test_a_write_through_the_shell_s_own_state_into_a_protected_directory_asks(
         "echo x >> /proc/self/cwd/notes.txt",
         "cd sub && echo x > /proc/self/cwd/out.txt",
         "echo x 2>/dev/null >/dev/fd/1",
+        "echo 1 > /proc/self/oom_score_adj",
+        "ln -sf /etc/hosts hosts.txt",
     ],
 )
 def test_everyday_writes_through_the_shell_s_state_stay_allowed(command: str, tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     assert _bash(command, tmp_path) == "allow", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd .git && echo pwn >> ../here/config",
+        "cd .git && echo pwn >> {root}/here/config",
+        "exec 3<.git; echo pwn > fds/3/config",
+        "ln -s /proc/self/fd f; exec 3<.git; echo pwn > f/3/config",
+        "ln -s /dev/fd f; exec 3<.git; echo pwn > f/3/config",
+        "ln -s /proc f; exec 3<.git; echo pwn > f/self/fd/3/config",
+        "ln -s /proc/self/cwd h; cd .git; echo pwn > $OLDPWD/h/config",
+    ],
+)
+def test_a_link_made_beforehand_into_the_process_s_state_is_read_in_the_shell(
+    command: str, tmp_path: Path
+) -> None:
+    """``here -> /proc/self/cwd``, ``fds -> /proc/self/fd``: the kernel follows them in the writer too."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "here").symlink_to("/proc/self/cwd")
+    (tmp_path / "fds").symlink_to("/proc/self/fd")
+    assert _bash(command.format(root=tmp_path), tmp_path) == "ask", command
+    assert _bash("echo x >> here/notes.txt", tmp_path) == "allow"
 
 
 def test_a_file_tool_writes_the_cwd_of_its_own_process(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-__all__ = ["STDIN", "UNKNOWN_DESCRIPTOR", "descriptor_of", "shell_state"]
+__all__ = ["STDIN", "UNKNOWN_DESCRIPTOR", "descriptor_of", "process_directory", "shell_state"]
 
 STDIN = 0
 """The descriptor a here-document or here-string feeds (without a number before ``<<``)."""
@@ -89,6 +89,27 @@ def _state_kind(stack: list[str]) -> tuple[str, bool] | None:
     return None
 
 
+def _walked(path: str) -> tuple[list[str], tuple[str, bool] | None, int]:
+    """The absolute ``path`` folded as the kernel walks it, up to the first link into a process's state.
+
+    Returns the folded segments, the state they reach (as :func:`_state_kind`, None: none) and the
+    index in ``path``'s segments where the rest after it begins.
+    """
+    segments = [s for s in path.split("/") if s not in ("", ".")]
+    stack: list[str] = []
+    for index, segment in enumerate(segments):
+        if segment == "..":
+            if stack:
+                stack.pop()
+            continue
+        stack.append(segment)
+        stack = list(_FIXED_LINKS.get(tuple(stack), stack))
+        found = _state_kind(stack)
+        if found is not None:
+            return segments, found, index + 1
+    return stack, None, len(segments)
+
+
 def shell_state(path: str) -> tuple[str, bool, str] | None:
     """What the absolute ``path`` names of the process that opens it: its working directory, root or a descriptor.
 
@@ -101,16 +122,28 @@ def shell_state(path: str) -> tuple[str, bool, str] | None:
     """
     if not path.startswith("/"):
         return None
-    segments = [s for s in path.split("/") if s not in ("", ".")]
-    stack: list[str] = []
-    for index, segment in enumerate(segments):
-        if segment == "..":
-            if stack:
-                stack.pop()
-            continue
-        stack.append(segment)
-        stack = list(_FIXED_LINKS.get(tuple(stack), stack))
-        found = _state_kind(stack)
-        if found is not None:
-            return found[0], found[1], "/".join(segments[index + 1 :])
-    return None
+    segments, found, rest = _walked(path)
+    return None if found is None else (found[0], found[1], "/".join(segments[rest:]))
+
+
+def process_directory(path: str) -> bool:
+    """Whether the absolute ``path`` names a directory of process state itself, not a file in it.
+
+    ``/proc``, ``/proc/self``, ``/proc/self/fd``, ``/dev/fd``, ``/proc/self/cwd``: a link made to
+    it (``ln -s /proc/self/fd f``), or a file copied into it, lands where the writing process's
+    state says, which no name on the line shows.
+    """
+    if not path.startswith("/"):
+        return False
+    stack, found, rest = _walked(path)
+    if found is not None:
+        return found[0] != "descriptor" and rest == len(stack)
+    return (
+        bool(stack)
+        and stack[0] == "proc"
+        and (
+            len(stack) <= 2
+            or stack[2:] in (["fd"], ["task"])
+            or (len(stack) in (4, 5) and stack[2] == "task" and stack[4:] in ([], ["fd"]))
+        )
+    )

@@ -33,6 +33,7 @@ __all__ = [
     "cd_directories",
     "cd_is_physical",
     "chdir_directory",
+    "depends_on_directory",
     "glob_class_at",
     "is_within",
     "lexical_path",
@@ -84,12 +85,15 @@ def opaque_state(path: str, cwd: Path) -> str | None:
     directory (``/proc/1/cwd/x``): its files may be any, a protected or denied one too.
     """
     expanded = os.path.expanduser(path) if path.startswith("~") else path
-    state = shell_state(posixpath.join(str(cwd), expanded))
-    if state is None or not state[2]:
-        return None
-    if state[0] == "descriptor":
-        return "an open descriptor"
-    return None if state[1] else f"another process's {state[0]}"
+    for form in (posixpath.join(str(cwd), expanded), resolved_path(path, cwd)):
+        state = shell_state(form)
+        if state is None or not state[2]:
+            continue
+        if state[0] == "descriptor":
+            return "an open descriptor"
+        if not state[1]:
+            return f"another process's {state[0]}"
+    return None
 
 
 def lexical_path(path: str, cwd: Path) -> str:
@@ -100,10 +104,56 @@ def lexical_path(path: str, cwd: Path) -> str:
     return _fold(_in_process(_absolute_path(path, cwd), str(cwd)))
 
 
+_OWN_PROCESS_LINKS = frozenset({"/proc/self", "/proc/thread-self"})
+_MOST_LINKS = 40  # as many as the kernel follows
+
+
+def _walk(path: str, real_cwd: str) -> tuple[str, bool]:
+    """``path`` (absolute) with every link followed as the process in ``real_cwd`` follows it.
+
+    ``os.path.realpath``'s walk, but a link into the process's own state (``here -> /proc/self/cwd``,
+    ``fds -> /proc/self/fd``) is read in that process, not the engine's: its directory is
+    ``real_cwd``; a descriptor or another process's state is left as named. Also returns whether
+    the walk went through the process's own directory (then the path depends on where it runs).
+    """
+    done, todo, links, through = "/", path.split("/")[::-1], 0, False
+    while todo:
+        segment = todo.pop()
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            done = posixpath.dirname(done)
+            continue
+        here = posixpath.join(done, segment)
+        state = shell_state(here)
+        if here in _OWN_PROCESS_LINKS:
+            done = here  # resolved in the process that opens it: kept by its name
+        elif state is not None and state[1] and state[0] != "descriptor":
+            done, through = (real_cwd, True) if state[0] == "cwd" else ("/", through)
+        elif state is not None or links > _MOST_LINKS:
+            return posixpath.join(here, *todo[::-1]), through
+        else:
+            try:
+                target = os.readlink(here)
+            except (OSError, ValueError):
+                done = here  # not a link, or not there yet
+                continue
+            links += 1
+            todo.extend(target.split("/")[::-1])
+            done = "/" if target.startswith("/") else done
+    return done, through
+
+
 def resolved_path(path: str, cwd: Path) -> str:
     """``path`` made absolute against the resolved ``cwd``, with every symlink followed (``/proc/self`` as ``cwd``'s)."""
     real = os.path.realpath(cwd)
-    return os.path.realpath(_in_process(_absolute_path(path, Path(real)), real))
+    return _walk(_absolute_path(path, Path(real)), real)[0]
+
+
+def depends_on_directory(path: str, cwd: Path) -> bool:
+    """Whether ``path`` reaches the writing process's own directory (``/proc/self/cwd``), spelled or through a link."""
+    real = os.path.realpath(cwd)
+    return _walk(_absolute_path(path, Path(real)), real)[1]
 
 
 def path_forms(path: str, cwd: Path) -> tuple[str, ...]:

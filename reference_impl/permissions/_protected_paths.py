@@ -29,10 +29,10 @@ from reference_impl.permissions._derived_names import (
     NameFamily,
     PatchedFiles,
 )
-from reference_impl.permissions._descriptors import STDIN, descriptor_of, shell_state
+from reference_impl.permissions._descriptors import STDIN, descriptor_of, process_directory, shell_state
 from reference_impl.permissions._git_tree_writes import git_tree_writes, may_change_repository
 from reference_impl.permissions._line_writes import known_words, program_targets
-from reference_impl.permissions._paths import lexical_path, opaque_state, resolved_path
+from reference_impl.permissions._paths import depends_on_directory, lexical_path, opaque_state, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
 from reference_impl.permissions._protected_names import (
     PROTECTED_DIRECTORIES,
@@ -78,6 +78,13 @@ def protected_reason(path: str, cwd: Path) -> str | None:
     if opaque is not None:
         return f"{path} leads through {opaque}, which may be a protected directory"
     try:
+        spelled = posixpath.join(str(cwd), os.path.expanduser(path) if path.startswith("~") else path)
+        if process_directory(spelled) or process_directory(resolved_path(path, cwd)):
+            # ``ln -s /proc/self/fd f``: a later ``f/3/config`` is written where the writer's state says.
+            return f"{path} is a directory of a process's own state, whose files are where that process says"
+    except (OSError, ValueError):
+        return f"the path {path!r} can't be resolved"
+    try:
         forms = {lexical_path(path, cwd), resolved_path(path, cwd)}
     except (OSError, ValueError):
         return f"the path {path!r} can't be resolved"
@@ -116,8 +123,7 @@ def _reason_in(path: str, places: list[str] | None, cwd: Path) -> str | None:
     An absolute path is judged once, unless it names the writing process's own directory
     (``/proc/self/cwd/x``): that is wherever the line has moved to, like a relative path.
     """
-    state = shell_state(path) if path.startswith("/") else None
-    if path.startswith(("/", "~")) and (state is None or state[0] != "cwd" or not state[1]):
+    if path.startswith(("/", "~")) and not depends_on_directory(path, cwd):
         return protected_reason(path, cwd)
     if places is None:
         # ``cd .git && echo x > config``: a relative path written after the line changes
