@@ -852,6 +852,9 @@ _PROTECTED_WRITES = (
     "exec 4<{d} && tee /proc/self/fd/4/{n} <<< pwned",
     "exec 3<{d}; cd /dev/fd/3 && echo pwned > {n}",
     "ln -s /proc/self/fd f && exec 3<{d} && echo pwned > f/3/{n}",
+    # A program's own change of directory: git(1) -C moves first, then opens --file where it is.
+    "git -C {d} config --file {n} core.x pwned",
+    "git -C {d} config -f /proc/self/cwd/{n} core.x pwned",
 )
 _PROTECTED_TARGETS = (
     ".git/hooks/pre-commit",

@@ -122,3 +122,19 @@ def test_shell_state_folds_as_the_kernel_walks() -> None:
     assert shell_state("/procx/self/cwd") is None
     assert lexical_path("/proc/self/root/etc/x", Path("/w")) == "/etc/x"
     assert lexical_path("/proc/self/cwd/../y", Path("/w/d")) == "/w/y"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git -C .git config --file config core.fsmonitor nuke",
+        "git -C .git config -f /proc/self/cwd/config core.fsmonitor nuke",
+        "git -C sub -C ../.git config --file=config core.fsmonitor nuke",
+    ],
+)
+def test_git_config_file_is_opened_in_the_directory_git_moved_to(command: str, tmp_path: Path) -> None:
+    """git(1) ``-C``: git changes directory first, so ``--file F`` (and its own ``/proc/self/cwd``) is under it."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "sub").mkdir()
+    assert _bash(command, tmp_path) == "ask", command
+    assert _bash("git -C sub config --file x.cfg a.b c", tmp_path) == "allow"
