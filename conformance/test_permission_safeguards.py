@@ -854,6 +854,17 @@ _PROTECTED_WRITES = (
     "builtin -- cd {d}; echo pwned > {n}",
     "pushd {d} > /dev/null && echo pwned > {n}",
     "printf x | dd of={p} status=none",
+    # The shell's own state, which the kernel reads in the shell, not in the engine: its directory
+    # after the move (``/proc/self/cwd``), a descriptor the line opened on the directory (``/dev/fd/N``).
+    "cd {d} && echo pwned > /proc/self/cwd/{n}",
+    "cd {d}; cp /dev/null /proc/thread-self/cwd/{n}",
+    "exec 3<{d}; echo pwned > /dev/fd/3/{n}",
+    "exec 4<{d} && tee /proc/self/fd/4/{n} <<< pwned",
+    "exec 3<{d}; cd /dev/fd/3 && echo pwned > {n}",
+    "ln -s /proc/self/fd f && exec 3<{d} && echo pwned > f/3/{n}",
+    # A program's own change of directory: git(1) -C moves first, then opens --file where it is.
+    "git -C {d} config --file {n} core.x pwned",
+    "git -C {d} config -f /proc/self/cwd/{n} core.x pwned",
 )
 _PROTECTED_TARGETS = (
     ".git/hooks/pre-commit",
@@ -874,6 +885,12 @@ _PROTECTED_TARGETS = (
 @example(carrier="sh -c '{code}'", write="echo pwned >> {p}", target=".git/hooks/pre-commit")
 @example(carrier="( {code} )", write="command -p cd {d} && echo pwned > {n}", target=".claude/settings.json")
 @example(
+    carrier="( {code} )", write="cd {d} && echo pwned > /proc/self/cwd/{n}", target=".git/hooks/pre-commit"
+)
+@example(
+    carrier="{{ {code}; }}", write="exec 3<{d}; echo pwned > /dev/fd/3/{n}", target=".claude/settings.json"
+)
+@example(
     carrier="find . -maxdepth 0 -exec sh -c '{code}' \\;",
     write="echo pwned > {p}",
     target=".claude/settings.json",
@@ -883,8 +900,9 @@ def test_a_protected_file_written_by_code_the_line_runs_asks(
 ) -> None:
     """PERM-15: a protected file written by shell code the line runs (``sh -c``, ``eval``, a here-string, ``find -exec sh -c``, a function, a group) asks in bypassPermissions.
 
-    Composed: the carrier x how the code writes x the protected file; bash in a sandbox judges (a
-    line that writes no protected file is discarded).
+    Composed: the carrier x how the code writes (named, after a move, through the shell's own
+    ``/proc/self/cwd`` or a descriptor ``/dev/fd/N`` it opened on the directory) x the protected
+    file; bash in a sandbox judges (a line that writes no protected file is discarded).
     """
     if shutil.which("bwrap") is None:
         pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")

@@ -5,7 +5,7 @@ many ways (it may be nested: ``.git/config``): a symbolic link to it (``alias``)
 none), a link to each directory it is in (``into0``), a link to the directory itself
 (``here``), a subdirectory with a link back up (``sub/back``), a link out of the tree
 (``elsewhere``). :func:`path_spellings` composes a path from a start (nothing, the maze's absolute
-path, ``/proc/self/root`` before it, ``..`` out and back in) and segments (``./``, ``//``,
+path, ``/proc/self/root`` or the opener's own ``/proc/self/cwd`` before it, ``..`` out and back in) and segments (``./``, ``//``,
 ``sub/../``, ``here/``, ``sub/back/``, ``elsewhere/../``), ending in one of the names of the file.
 Some spellings reach the file, some reach another one or nothing (``elsewhere/..`` is ``/`` to the
 kernel, the maze's directory to a lexical normaliser): :func:`same_file` is the judge, the
@@ -76,6 +76,10 @@ def build_path_maze(directory: Path, name: str = MAZE_TARGET, *, hard_link: bool
 def same_file(maze: PathMaze, spelled: str) -> bool:
     """Whether ``spelled`` (relative to the maze's root, or absolute) opens the maze's protected file."""
     path = Path(spelled) if spelled.startswith("/") else maze.root / spelled
+    if spelled.startswith("/proc/"):
+        # /proc/self is the opening process: ask one that runs in the maze's root, as the call does.
+        compared = ["test", spelled, "-ef", str(maze.target)]
+        return subprocess.run(compared, cwd=maze.root, check=False).returncode == 0
     try:
         return os.path.samefile(path, maze.target)
     except OSError:
@@ -92,6 +96,10 @@ def _spelling(draw: st.DrawFn, root: str | None, name: str) -> str:
                     "",
                     f"{root}/",
                     f"/proc/self/root{root}/",
+                    # The opening process's own directory (the call's, the maze's root): the kernel
+                    # reads /proc/self in that process, never in the checker's.
+                    "/proc/self/cwd/",
+                    "/proc/thread-self/cwd/",
                     f"{root}/../{os.path.basename(root)}/",
                     f"{root}//",
                 )

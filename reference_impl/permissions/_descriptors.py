@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-__all__ = ["STDIN", "UNKNOWN_DESCRIPTOR", "descriptor_of"]
+__all__ = ["STDIN", "UNKNOWN_DESCRIPTOR", "descriptor_of", "process_directory", "shell_state"]
 
 STDIN = 0
 """The descriptor a here-document or here-string feeds (without a number before ``<<``)."""
@@ -62,3 +62,88 @@ def descriptor_of(path: str) -> int | None:
     if folded.startswith(("/dev/", "/proc/")) and folded not in _PLAIN_DEVICES:
         return UNKNOWN_DESCRIPTOR
     return None
+
+
+# Links the kernel resolves to a fixed place before any process state: ``/dev/fd`` is ``/proc/self/fd``.
+_FIXED_LINKS: dict[tuple[str, ...], list[str]] = {
+    ("dev", "fd"): ["proc", "self", "fd"],
+    ("dev", "stdin"): ["proc", "self", "fd", "0"],
+    ("dev", "stdout"): ["proc", "self", "fd", "1"],
+    ("dev", "stderr"): ["proc", "self", "fd", "2"],
+}
+_OWN_PROCESS = frozenset({"self", "thread-self"})
+
+
+def _state_kind(stack: list[str]) -> tuple[str, bool] | None:
+    """What the folded ``stack`` names in ``/proc``: (``cwd``/``root``/``descriptor``, whether the process is its own)."""
+    if len(stack) < 3 or stack[0] != "proc":
+        return None
+    own = stack[1] in _OWN_PROCESS
+    rest = stack[2:]
+    if len(rest) >= 3 and rest[0] == "task":
+        rest = rest[2:]  # /proc/<pid>/task/<tid>/...: one thread, the same directory and descriptors
+    if len(rest) == 1 and rest[0] in ("cwd", "root"):
+        return rest[0], own
+    if len(rest) == 2 and rest[0] == "fd":
+        return "descriptor", own
+    return None
+
+
+def _walked(path: str) -> tuple[list[str], tuple[str, bool] | None, int]:
+    """The absolute ``path`` folded as the kernel walks it, up to the first link into a process's state.
+
+    Returns the folded segments, the state they reach (as :func:`_state_kind`, None: none) and the
+    index in ``path``'s segments where the rest after it begins.
+    """
+    segments = [s for s in path.split("/") if s not in ("", ".")]
+    stack: list[str] = []
+    for index, segment in enumerate(segments):
+        if segment == "..":
+            if stack:
+                stack.pop()
+            continue
+        stack.append(segment)
+        stack = list(_FIXED_LINKS.get(tuple(stack), stack))
+        found = _state_kind(stack)
+        if found is not None:
+            return segments, found, index + 1
+    return stack, None, len(segments)
+
+
+def shell_state(path: str) -> tuple[str, bool, str] | None:
+    """What the absolute ``path`` names of the process that opens it: its working directory, root or a descriptor.
+
+    ``/proc/self/cwd/x``, ``/proc/thread-self/root/x``, ``/proc/<pid>/fd/3/x``, ``/dev/fd/3/x``:
+    the kernel resolves them in the process that opens the path (the shell, or a program it runs),
+    never in the engine's. Returns (``cwd``, ``root`` or ``descriptor``; whether the process is
+    its own, ``self``/``thread-self``; the rest of the path after the link, ``""`` for none), or
+    None for any other path. Folded as the kernel walks it: ``.`` and ``//`` dropped, ``..`` climbing
+    from where the walk is (``/dev/fd/../cwd`` is ``/proc/self/cwd``), never past a magic link.
+    """
+    if not path.startswith("/"):
+        return None
+    segments, found, rest = _walked(path)
+    return None if found is None else (found[0], found[1], "/".join(segments[rest:]))
+
+
+def process_directory(path: str) -> bool:
+    """Whether the absolute ``path`` names a directory of process state itself, not a file in it.
+
+    ``/proc``, ``/proc/self``, ``/proc/self/fd``, ``/dev/fd``, ``/proc/self/cwd``: a link made to
+    it (``ln -s /proc/self/fd f``), or a file copied into it, lands where the writing process's
+    state says, which no name on the line shows.
+    """
+    if not path.startswith("/"):
+        return False
+    stack, found, rest = _walked(path)
+    if found is not None:
+        return found[0] != "descriptor" and rest == len(stack)
+    return (
+        bool(stack)
+        and stack[0] == "proc"
+        and (
+            len(stack) <= 2
+            or stack[2:] in (["fd"], ["task"])
+            or (len(stack) in (4, 5) and stack[2] == "task" and stack[4:] in ([], ["fd"]))
+        )
+    )

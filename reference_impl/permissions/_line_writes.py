@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from reference_impl.permissions._bash_reader import ShellCommand
 from reference_impl.permissions._bash_words import is_globby
 from reference_impl.permissions._derived_names import Derived, derived_names
-from reference_impl.permissions._descriptors import descriptor_of
+from reference_impl.permissions._descriptors import descriptor_of, shell_state
 from reference_impl.permissions._evaluated import variables_assigned
 from reference_impl.permissions._interpreter_options import path_searched_script
 from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
@@ -579,7 +579,8 @@ def _git_config_targets(args: Argv) -> list[str | None]:
             named = args[index + 1]
             if named is None:
                 return [None]
-            directory = named.rstrip("/") + "/"
+            # git(1): each -C is taken relative to the one before it.
+            directory = _in_directory(directory, named).rstrip("/") + "/"
         index += 2 if args[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
     if index >= len(args) or args[index] != "config":
         return []
@@ -597,10 +598,23 @@ def _git_config_targets(args: Argv) -> list[str | None]:
         return ["~/.gitconfig"]
     for i, word in enumerate(words):
         if word in ("-f", "--file") and i + 1 < len(words):
-            return [words[i + 1]]
+            return [_in_directory(directory, str(words[i + 1]))]
         if word is not None and word.startswith("--file="):
-            return [word.partition("=")[2]]
+            return [_in_directory(directory, word.partition("=")[2])]
     return [f"{directory}.git/config"]
+
+
+def _in_directory(directory: str, path: str) -> str:
+    """``path`` as a program that moved to ``directory`` (relative to the line's, ``""``: none) opens it.
+
+    A relative path, and the program's own ``/proc/self/cwd/...``, are under ``directory``.
+    """
+    if not directory:
+        return path
+    state = shell_state(path)
+    if state is not None and state[0] == "cwd" and state[1]:
+        return posixpath.join(directory, state[2])
+    return path if path.startswith(("/", "~")) else posixpath.join(directory, path)
 
 
 def _runs_files(run: Run) -> list[str | None]:

@@ -25,15 +25,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from reference_impl.permissions._descriptors import shell_state
+
 __all__ = [
     "PathPattern",
     "PathPatternError",
     "cd_directories",
     "cd_is_physical",
     "chdir_directory",
+    "depends_on_directory",
     "glob_class_at",
     "is_within",
     "lexical_path",
+    "opaque_state",
     "parse_path_pattern",
     "path_forms",
     "reaches_beneath",
@@ -60,14 +64,97 @@ def _absolute_path(path: str, cwd: Path) -> str:
     return expanded if expanded.startswith("/") else posixpath.join(str(cwd), expanded)
 
 
+def _in_process(path: str, cwd: str) -> str:
+    """``path`` (absolute) as the process running in ``cwd`` reads its own state: ``/proc/self/cwd/x`` is ``cwd/x``.
+
+    The kernel resolves ``/proc/self`` (``thread-self``, ``/dev/fd``) in the process that opens the
+    path, never in the engine's: its working directory is ``cwd``, its root ``/`` (PERM-15, PERM-11).
+    A descriptor, or another process's state, is left as written (the callers can't tell it).
+    """
+    for _ in range(40):  # as many links as the kernel follows
+        state = shell_state(path)
+        if state is None or not state[1] or state[0] == "descriptor":
+            return path
+        path = posixpath.join(cwd if state[0] == "cwd" else "/", state[2])
+    return path
+
+
+def opaque_state(path: str, cwd: Path) -> str | None:
+    """What ``path`` (from ``cwd``) leads through that the engine can't read, or None.
+
+    A descriptor the process holds (``/dev/fd/3/x``: one open on a directory) or another process's
+    directory (``/proc/1/cwd/x``): its files may be any, a protected or denied one too.
+    """
+    expanded = os.path.expanduser(path) if path.startswith("~") else path
+    for form in (posixpath.join(str(cwd), expanded), resolved_path(path, cwd)):
+        state = shell_state(form)
+        if state is None or not state[2]:
+            continue
+        if state[0] == "descriptor":
+            return "an open descriptor"
+        if not state[1]:
+            return f"another process's {state[0]}"
+    return None
+
+
 def lexical_path(path: str, cwd: Path) -> str:
-    """``path`` made absolute against ``cwd`` with ``.``, ``..`` and ``//`` folded, symlinks untouched."""
-    return _fold(_absolute_path(path, cwd))
+    """``path`` made absolute against ``cwd`` with ``.``, ``..`` and ``//`` folded, symlinks untouched.
+
+    The process's own ``/proc/self/cwd`` and ``/proc/self/root`` are ``cwd`` and ``/``.
+    """
+    return _fold(_in_process(_absolute_path(path, cwd), str(cwd)))
+
+
+_OWN_PROCESS_LINKS = frozenset({"/proc/self", "/proc/thread-self"})
+_MOST_LINKS = 40  # as many as the kernel follows
+
+
+def _walk(path: str, real_cwd: str) -> tuple[str, bool]:
+    """``path`` (absolute) with every link followed as the process in ``real_cwd`` follows it.
+
+    ``os.path.realpath``'s walk, but a link into the process's own state (``here -> /proc/self/cwd``,
+    ``fds -> /proc/self/fd``) is read in that process, not the engine's: its directory is
+    ``real_cwd``; a descriptor or another process's state is left as named. Also returns whether
+    the walk went through the process's own directory (then the path depends on where it runs).
+    """
+    done, todo, links, through = "/", path.split("/")[::-1], 0, False
+    while todo:
+        segment = todo.pop()
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            done = posixpath.dirname(done)
+            continue
+        here = posixpath.join(done, segment)
+        state = shell_state(here)
+        if here in _OWN_PROCESS_LINKS:
+            done = here  # resolved in the process that opens it: kept by its name
+        elif state is not None and state[1] and state[0] != "descriptor":
+            done, through = (real_cwd, True) if state[0] == "cwd" else ("/", through)
+        elif state is not None or links > _MOST_LINKS:
+            return posixpath.join(here, *todo[::-1]), through
+        else:
+            try:
+                target = os.readlink(here)
+            except (OSError, ValueError):
+                done = here  # not a link, or not there yet
+                continue
+            links += 1
+            todo.extend(target.split("/")[::-1])
+            done = "/" if target.startswith("/") else done
+    return done, through
 
 
 def resolved_path(path: str, cwd: Path) -> str:
-    """``path`` made absolute against the resolved ``cwd``, with every symlink followed."""
-    return os.path.realpath(_absolute_path(path, Path(os.path.realpath(cwd))))
+    """``path`` made absolute against the resolved ``cwd``, with every symlink followed (``/proc/self`` as ``cwd``'s)."""
+    real = os.path.realpath(cwd)
+    return _walk(_absolute_path(path, Path(real)), real)[0]
+
+
+def depends_on_directory(path: str, cwd: Path) -> bool:
+    """Whether ``path`` reaches the writing process's own directory (``/proc/self/cwd``), spelled or through a link."""
+    real = os.path.realpath(cwd)
+    return _walk(_absolute_path(path, Path(real)), real)[1]
 
 
 def path_forms(path: str, cwd: Path) -> tuple[str, ...]:

@@ -29,11 +29,11 @@ from reference_impl.permissions._derived_names import (
     NameFamily,
     PatchedFiles,
 )
-from reference_impl.permissions._descriptors import STDIN, descriptor_of
+from reference_impl.permissions._descriptors import STDIN, descriptor_of, process_directory, shell_state
 from reference_impl.permissions._git_tree_writes import git_tree_writes, may_change_repository
 from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._linked_protection import linked_reason
-from reference_impl.permissions._paths import lexical_path, resolved_path
+from reference_impl.permissions._paths import depends_on_directory, lexical_path, opaque_state, resolved_path
 from reference_impl.permissions._program_model import is_interpreter
 from reference_impl.permissions._protected_names import (
     PROTECTED_DIRECTORIES,
@@ -71,7 +71,21 @@ def _holds_run(segments: list[str], run: tuple[str, ...]) -> bool:
 
 
 def protected_reason(path: str, cwd: Path) -> str | None:
-    """Why writing ``path`` (any spelling; both its lexical and resolved forms) must be asked about."""
+    """Why writing ``path`` (any spelling; both its lexical and resolved forms) must be asked about.
+
+    ``/proc/self/cwd/x`` is ``x`` in ``cwd``, the writing process's own directory; a path through one
+    of its descriptors (``/dev/fd/3/x``, open on a directory) or another process's state can't be told.
+    """
+    opaque = opaque_state(path, cwd)
+    if opaque is not None:
+        return f"{path} leads through {opaque}, which may be a protected directory"
+    try:
+        spelled = posixpath.join(str(cwd), os.path.expanduser(path) if path.startswith("~") else path)
+        if process_directory(spelled) or process_directory(resolved_path(path, cwd)):
+            # ``ln -s /proc/self/fd f``: a later ``f/3/config`` is written where the writer's state says.
+            return f"{path} is a directory of a process's own state, whose files are where that process says"
+    except (OSError, ValueError):
+        return f"the path {path!r} can't be resolved"
     try:
         forms = {lexical_path(path, cwd), resolved_path(path, cwd)}
     except (OSError, ValueError):
@@ -109,6 +123,21 @@ def protected_reason(path: str, cwd: Path) -> str | None:
         # A hard link has a name of its own: the file may be ``.git/config`` under another name.
         return f"{path} has {status.st_nlink} names (hard links), and another may be a protected file"
     return None
+
+
+def _reason_in(path: str, places: list[str] | None, cwd: Path) -> str | None:
+    """Why writing ``path`` from any of ``places`` (the line's directories; None: not known) must be asked about.
+
+    An absolute path is judged once, unless it names the writing process's own directory
+    (``/proc/self/cwd/x``): that is wherever the line has moved to, like a relative path.
+    """
+    if path.startswith(("/", "~")) and not depends_on_directory(path, cwd):
+        return protected_reason(path, cwd)
+    if places is None:
+        # ``cd .git && echo x > config``: a relative path written after the line changes
+        # directory to where the walk can't tell.
+        return f"the command changes directory before writing {path}, so where it lands is not known"
+    return next((r for d in places if (r := protected_reason(path, Path(d))) is not None), None)
 
 
 # What changes the shell's own directory: its builtins, and what runs shell code in the shell itself.
@@ -175,10 +204,20 @@ def _directories(command: ShellCommand, directories: list[str] | None) -> list[s
         target = _move_target(part)
         if target is None:
             return None
-        if target.startswith(("/", "~")):
-            moved = [lexical_path(target, Path("/"))]
-        else:
-            moved = [posixpath.join(directory, target) for directory in found]
+        moved = []
+        for directory in found:
+            joined = posixpath.join(
+                directory, os.path.expanduser(target) if target.startswith("~") else target
+            )
+            state = shell_state(joined)
+            if state is not None and (state[0] == "descriptor" or not state[1]):
+                return None  # ``cd /dev/fd/3``: a descriptor's directory, not known
+            if state is not None:
+                moved.append(lexical_path(joined, Path(directory)))  # ``cd /proc/self/cwd/x``: from here
+            elif target.startswith(("/", "~")):
+                moved.append(lexical_path(target, Path("/")))
+            else:
+                moved.append(joined)
         found = list(dict.fromkeys((*found, *moved)))
         if len(found) > _MOST_DIRECTORIES:
             return None
@@ -430,14 +469,7 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
     for written in named:
         if written is None:
             return "the command writes to a file only known when it runs"
-        if written.startswith(("/", "~")):
-            reason = protected_reason(written, cwd)
-        elif places is None:
-            # ``cd .git && echo x > config``: a relative path written after the line changes
-            # directory to where the walk can't tell.
-            return f"the command changes directory before writing {written}, so where it lands is not known"
-        else:
-            reason = next((r for d in places if (r := protected_reason(written, Path(d))) is not None), None)
+        reason = _reason_in(written, places, cwd)
         if reason is not None:
             return reason
     for index, part_targets in enumerate(by_part):
@@ -459,11 +491,8 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
             if code.writes_built is not None:
                 return f"the command's code may write a protected file: {code.writes_built}"
             for path in code.writes:
-                reason = (
-                    protected_reason(path, cwd)
-                    if path.startswith(("/", "~")) or places is None
-                    else next((r for d in places if (r := protected_reason(path, Path(d))) is not None), None)
-                )
+                relative = places is None and not path.startswith(("/", "~"))
+                reason = protected_reason(path, cwd) if relative else _reason_in(path, places, cwd)
                 if reason is not None:
                     return reason
             for run in code.runs:

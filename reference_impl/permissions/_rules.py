@@ -35,6 +35,7 @@ from reference_impl.permissions._interpreter_options import path_searched_script
 from reference_impl.permissions._paths import (
     PathPatternError,
     chdir_directory,
+    opaque_state,
     parse_path_pattern,
     path_forms,
     reaches_beneath,
@@ -203,7 +204,8 @@ def _path_matches(
         forms = path_forms(path, cwd) if path.strip() else ()
     except (PathPatternError, OSError, ValueError):
         return behavior != "allow"
-    if not forms:
+    if not forms or opaque_state(path, cwd):
+        # No path, or one through a descriptor (``/dev/fd/3/x``) or another process's directory.
         return behavior != "allow"
     if behavior == "allow":
         return pattern.matches(forms[-1])  # the resolved file, the one really touched
