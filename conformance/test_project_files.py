@@ -805,7 +805,7 @@ def test_deny_rule_holds_against_what_make_puts_together(
 
 # How make puts a text together from parts (_make_text): its assignments and its text functions.
 _MAKE_STEPS = ("literal", "split", "variable", "chain", "chain", "appended", "subst", "patsubst", "addprefix", "addsuffix",
-               "firstword", "lastword", "filter", "filter-out", "notdir", "basename", "strip", "sort")  # fmt: skip
+               "firstword", "lastword", "filter", "filter-out", "notdir", "basename", "suffix", "strip", "sort")  # fmt: skip
 _DECOY_WORDS = ("a.c", "x1", "dir/q.o")
 _DECOY_PATTERNS = ("%.c", "x%", "%.o", "q%e", "%x")
 
@@ -872,6 +872,9 @@ def _make_text(text: str, data: st.DataObject, definitions: list[str], depth: in
         return f"$(notdir {data.draw(st.sampled_from(['d', 'a/b']), label='directory')}/{part(text)})"
     if step == "basename":
         return f"$(basename {part(text)}.c)"
+    if step == "suffix" and tail and "." not in tail:
+        # ``$(suffix x1 q.ke)`` is ``.ke``: a word with no period gives nothing, not an empty word.
+        return f"{part(head)}$(subst .,,$(suffix x1 q.{tail}))"
     if step == "strip":
         return f"$(strip  {part(text)} )"
     if step == "sort":
