@@ -47,6 +47,9 @@ _SUBCOMMANDS = (
     ("tag", "v9"),
     ("merge", "--allow-unrelated-histories s"),
     ("revert", "HEAD"),
+    ("pull", "--allow-unrelated-histories . s"),
+    ("pull", "--rebase=i . s"),
+    ("pull", "-ri . s"),
     ("cherry-pick", "s"),
     ("rebase", "b"),
     ("notes", "add"),
@@ -57,7 +60,19 @@ _SUBCOMMANDS = (
     ("show", "s"),
     ("verify-commit", "s"),
 )
-_MESSAGES = ("", "-m x", "-F /dev/null", "--no-edit")
+# A message in git's spellings, or none; ``-Sm`` signs with the key ``m`` and gives no message.
+_MESSAGES = (
+    "",
+    "-m x",
+    "-mx",
+    "--message=x",
+    "--mess x",
+    "-F /dev/null",
+    "--file=/dev/null",
+    "--no-edit",
+    "--no-ed",
+    "-Sm",
+)
 _DISPLAYS = ("", "--show-signature", "--format=%G?", "--pretty=format:%GK", "--no-show-signature")
 _GLOBALS = ("", "-c log.showSignature=true ", "--no-pager ", "-C . ")
 _FLAG = re.compile(r"^ {1,8}(-\w)?(?:, )?(--[a-z][\w-]*)?(?=\s{2,}|$)")
@@ -99,7 +114,17 @@ def _git_lines(draw: st.DrawFn) -> str:
     """``git [global] SUB [flags] [message] [display] operands``: what may open the editor or verify."""
     sub, operands = draw(st.sampled_from(_SUBCOMMANDS), label="subcommand")
     flags = draw(st.lists(st.sampled_from(_flags(sub) or ("--",)), max_size=2, unique=True), label="flags")
+    # A long option abbreviated as git allows (an ambiguous prefix makes git refuse: git judges).
+    flags = [
+        f[: draw(st.integers(3, len(f)), label="prefix")] if f.startswith("--") and f != "--" else f
+        for f in flags
+    ]
     message = draw(st.sampled_from(_MESSAGES), label="message") if sub not in ("log", "show") else ""
+    shorts = [f for f in flags if len(f) == 2 and f != "--"]
+    if shorts and message[:2] in ("-m", "-F") and draw(st.booleans(), label="bundled"):
+        # ``-aem x``: the short flags and the message's letter in one word, the value-taker last.
+        flags = [f for f in flags if f not in shorts]
+        message = "-" + "".join(f[1] for f in shorts) + message[1:]
     display = draw(st.sampled_from(_DISPLAYS), label="display") if sub in ("log", "show") else ""
     glob = draw(st.sampled_from(_GLOBALS), label="global")
     words = [w for w in (*flags, message, display, operands) if w and w != "--"]
@@ -115,6 +140,13 @@ def _git_lines(draw: st.DrawFn) -> str:
 # The red team's (session 33): the default editor, and gpg checking a signature git displays.
 @example(line=f"git {_IDENTITY} commit --allow-empty", data=None, mode="bypassPermissions")
 @example(line=f"git {_IDENTITY} tag -a v9", data=None, mode="default")
+# CI's draw (stop 52): for tag, --no-edit only undoes -e; the annotation is still asked for.
+@example(line=f"git {_IDENTITY} tag -a --no-edit v9", data=None, mode="default")
+@example(line=f"git {_IDENTITY} commit --allow-empty -Sm", data=None, mode="default")
+# git resolves an unambiguous prefix: ``--edi`` is ``--edit``, and opens the editor despite the message.
+@example(line=f"git {_IDENTITY} commit --allow-empty --edi -mx", data=None, mode="acceptEdits")
+# An interactive rebase's todo list is edited whatever the merge message.
+@example(line=f"git {_IDENTITY} pull --no-edit -ri . s", data=None, mode="default")
 @example(line=f"git {_IDENTITY} log --show-signature s", data=None, mode="default")
 @example(line=f"git -c log.showSignature=true {_IDENTITY} log s", data=None, mode="default")
 def test_deny_on_a_program_git_starts_by_default_holds(

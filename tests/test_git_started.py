@@ -57,6 +57,12 @@ _EDITOR = _git_started.git_editors()[0]
         "git stash -p",
         "git commit --fixup=amend:HEAD",
         "git commit --fixup reword:HEAD",
+        # Read as git reads its options: tag's --no-edit only undoes -e, -Sm is a key id, --edi is --edit.
+        "git tag -a --no-edit v1",
+        "git tag --ann v1",
+        "git commit -Sm",
+        "git commit --edi -m x",
+        "git commit -m x --reedit HEAD",
     ],
 )
 def test_a_git_command_that_opens_the_editor_asks_under_a_deny_on_it(line: str, repository: Path) -> None:
@@ -101,6 +107,10 @@ def test_log_show_signature_in_the_repository_configuration_makes_plain_log_ask(
         ("git commit --fixup=HEAD", f"Bash({_EDITOR}:*)"),
         ("git log --oneline", f"Bash({_EDITOR}:*)"),
         ("git tag v1", f"Bash({_EDITOR}:*)"),
+        ("git tag -am m v1", f"Bash({_EDITOR}:*)"),
+        ("git tag -a --mess=m v1", f"Bash({_EDITOR}:*)"),
+        ("git merge --no-edit b", f"Bash({_EDITOR}:*)"),
+        ("git commit -qam x", f"Bash({_EDITOR}:*)"),
         ("git notes list", f"Bash({_EDITOR}:*)"),
         ("git config --get user.name", f"Bash({_EDITOR}:*)"),
         ("git log --oneline", "Bash(gpg:*)"),
@@ -140,6 +150,31 @@ def test_an_allow_rule_naming_the_moved_configuration_vouches(repository: Path) 
     """PERM-17: the user's explicit trust of that configuration (the rule names the option)."""
     line = "kubectl --kubeconfig=k get pods"
     assert _decide(line, "Bash(nuke:*)", "Bash(kubectl --kubeconfig=k:*)", repository) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("line", "opens"),
+    [
+        ("pull --no-edit -ri . main", True),
+        ("pull --no-edit --rebase=interactive . main", True),
+        ("pull --no-edit --reb=i . main", True),
+        ("pull --no-edit --rebase . main", False),
+        ("pull --no-edit --rebase=merges . main", False),
+        ("config edit", True),
+        ("config --get user.name", False),
+        ("commit --fixup", True),
+        ("commit --fix=reword:HEAD", True),
+        ("commit --fixup HEAD", False),
+    ],
+)
+def test_what_a_value_or_an_operand_says_about_the_editor(line: str, opens: bool) -> None:
+    """PERM-17: ``pull --rebase=i`` edits a todo list, ``config edit`` (git 2.46) the file, ``--fixup=reword:`` a message.
+
+    Read from the words alone (the engine asks on any ``git pull`` for what it fetches, so only
+    :func:`git_started` shows it); a bare ``--rebase`` is ``true``, no editor.
+    """
+    sub, *rest = line.split()
+    assert (_EDITOR in _git_started.git_started(sub, rest, [])) is opens
 
 
 def test_the_editor_is_the_one_git_names_here() -> None:

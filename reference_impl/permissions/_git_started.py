@@ -17,7 +17,9 @@ import os
 import re
 import shlex
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+
+from reference_impl.permissions._program_grammar import options_given
 
 __all__ = ["GIT_SIGNATURE_PROGRAMS", "git_editors", "git_pagers", "git_started"]
 
@@ -27,18 +29,27 @@ GIT_SIGNATURE_PROGRAMS = ("gpg", "gpgsm", "ssh-keygen")
 # git's compiled defaults where it can't be asked (upstream's; Debian builds with ``editor``/``pager``).
 _FALLBACK_EDITORS = ("editor", "vi")
 _FALLBACK_PAGERS = ("pager", "less")
-_MESSAGE_SHORT = "mFC"  # -m msg, -F file, -C commit: a message given, no editor unless -e
-_MESSAGE_LONG = ("--message", "--file", "--reuse-message", "--no-edit", "--fixup")
+# What gives a subcommand its message, so that it opens no editor unless told to (-e). ``--no-edit``
+# does for commit, merge, pull and revert; for tag it only undoes ``-e``: ``git tag -a --no-edit v9``
+# still asks for the annotation in the editor.
+_MESSAGE: dict[str, tuple[str, tuple[str, ...]]] = {
+    "commit": ("mFC", ("--message", "--file", "--reuse-message", "--no-edit", "--fixup")),
+    "merge": ("mF", ("--message", "--file", "--no-edit")),
+    "pull": ("", ("--no-edit",)),
+    "revert": ("", ("--no-edit",)),
+    "tag": ("mF", ("--message", "--file")),
+    "notes": ("mFC", ("--message", "--file", "--reuse-message")),
+}
+_VALUED_SHORT = "mFCcSu"  # short options whose value may follow in the same word (``-Sm``: key id m)
 # Subcommands that open the editor unless a message is given (git-commit(1), git-merge(1): "--edit
 # ... the default for a merge", git-revert(1), git-pull(1), git-notes(1)'s add/edit/append).
 _BY_DEFAULT = frozenset({"commit", "merge", "pull", "revert"})
 # Options opening the editor whatever the message (``-e``/``--edit``, an interactive rebase or patch
 # selection, whose hunk ``e`` edits, ``--continue`` committing a resolved step).
 _OPENING: dict[str, tuple[str, tuple[str, ...]]] = {
-    # ``--fixup=amend:C``, ``--fixup=reword:C``: a new message for C, written in the editor.
     "commit": (
         "ecp",
-        ("--edit", "--reedit-message", "--interactive", "--patch", "--fixup=amend", "--fixup=reword"),
+        ("--edit", "--reedit-message", "--interactive", "--patch"),
     ),
     "merge": ("e", ("--edit", "--continue")),
     "pull": ("e", ("--edit",)),
@@ -60,7 +71,6 @@ _OPENING: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 # ``git tag -a`` (or -s, -u) makes an annotated tag, whose message the editor asks for.
 _ANNOTATING = ("as", ("--annotate", "--sign", "--local-user"))
-_NOTES_EDITING = frozenset({"add", "edit", "append"})
 _SIGNATURE_FORMAT = re.compile(r"%G[?GSKFPTU]|%\(signature")
 _LOG_FAMILY = frozenset({"log", "show", "whatchanged", "reflog"})
 
@@ -72,32 +82,82 @@ def _short_letters(word: str) -> str:
     letters = ""
     for letter in word[1:]:
         letters += letter
-        if letter in _MESSAGE_SHORT:
+        if letter in _VALUED_SHORT:
             break
     return letters
 
 
 def _has(words: Sequence[str], short: str, long: Sequence[str]) -> bool:
+    """Whether ``words`` spell one of the options, by their spellings alone (git's grammar unknown)."""
     return any(
         any(w == o or w.startswith((o + "=", o + ":")) for o in long) or set(_short_letters(w)) & set(short)
         for w in words
     )
 
 
+def _names(sub: str, short: str, long: Sequence[str]) -> set[str]:
+    """The names git's grammar gives these spellings in ``sub`` (``--edit`` is ``-e``)."""
+    found: set[str] = set()
+    for spelling in [f"-{letter}" for letter in short] + [o.split("=")[0] for o in long]:
+        found |= set(options_given(["git", sub, spelling]) or {spelling: []})
+    return found
+
+
+def _read(
+    sub: str,
+    rest: list[str],
+    options: tuple[str, tuple[str, ...]],
+    given: Mapping[str, list[str | None]] | None,
+    *,
+    begun: bool = True,
+) -> bool:
+    """Whether the words give one of these options: read as git reads them where its grammar is known.
+
+    In git's grammar a bundle's value is not an option (``-Sm`` is a key id ``m``) and an abbreviation
+    is its option (``--edi`` is ``--edit``). With ``begun``, a long word the grammar gives no other
+    name is also taken for any of these options it begins (git reads it so, or refuses the line):
+    never for options whose absence is what opens the editor (a message).
+    """
+    short, long = options
+    if given is None:
+        return _has(rest, short, long)
+    if set(given) & _names(sub, short, long):
+        return True
+    bare = [n for n in given if begun and n.startswith("--") and len(n) > 2]
+    return any(o.split("=")[0].startswith(n) for n in bare for o in long)
+
+
+# Options whose value opens the editor: ``--fixup=amend:C`` (a new message for C), ``pull
+# --rebase=interactive`` (git reads ``i`` as it). A fixup's missing value (a word known only at run
+# time) may be one; a bare ``--rebase`` is ``true``, no editor.
+_OPENING_VALUES = {"commit": ("--fixup", ("amend:", "reword:"), True), "pull": ("--rebase", ("i",), False)}
+# Subcommands whose operand opens the editor: ``git config edit`` (git 2.46), ``git notes add``.
+_OPENING_OPERANDS = {"config": frozenset({"edit"}), "notes": frozenset({"add", "edit", "append"})}
+
+
 def _opens_editor(sub: str, rest: list[str]) -> bool:
     if sub not in _OPENING:
         return False
-    # ``--fixup VALUE`` as ``--fixup=VALUE``: its value says whether it edits (``amend:``, ``reword:``).
-    rest = [f"{w}={rest[i + 1]}" if w == "--fixup" and i + 1 < len(rest) else w for i, w in enumerate(rest)]
-    short, long = _OPENING[sub]
-    if _has(rest, short, long):
+    opening = _OPENING[sub]
+    valued = _OPENING_VALUES.get(sub)
+    if valued is not None:
+        # ``--fixup VALUE`` as ``--fixup=VALUE``: the value says whether it edits.
+        name, starts, unknown_opens = valued
+        rest = [f"{w}={rest[i + 1]}" if w == name and i + 1 < len(rest) else w for i, w in enumerate(rest)]
+        given = options_given(["git", sub, *rest])
+        values = [v for n in _names(sub, "", (name,)) for v in (given or {}).get(n, [])]
+        values += [w.split("=", 1)[1] for w in rest if given is None and w.startswith(name + "=")]
+        if any(unknown_opens if v is None else v.startswith(starts) for v in values):
+            return True
+    given = options_given(["git", sub, *rest])
+    if _read(sub, rest, opening, given):
         return True
-    message = _has(rest, _MESSAGE_SHORT, _MESSAGE_LONG)
+    message = sub in _MESSAGE and _read(sub, rest, _MESSAGE[sub], given, begun=False)
+    operands = [w for w in rest if not w.startswith("-")]
+    if operands[:1] and operands[0] in _OPENING_OPERANDS.get(sub, ()):
+        return sub != "notes" or not message
     if sub == "tag":
-        return _has(rest, *_ANNOTATING) and not message
-    if sub == "notes":
-        operands = [w for w in rest if not w.startswith("-")]
-        return operands[:1] != [] and operands[0] in _NOTES_EDITING and not message
+        return _read(sub, rest, _ANNOTATING, given) and not message
     return sub in _BY_DEFAULT and not message
 
 
