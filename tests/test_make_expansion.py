@@ -14,7 +14,7 @@ import shutil
 import subprocess
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from reference_impl.permissions._make_expansion import expanded_recipes
@@ -118,7 +118,9 @@ def test_recipes_expand_as_make_prints_them(
 _ARITY = {"subst": 3, "patsubst": 3, "addprefix": 2, "addsuffix": 2, "filter": 2, "filter-out": 2,
           "strip": 1, "sort": 1, "words": 1, "firstword": 1, "lastword": 1, "notdir": 1, "dir": 1,
           "basename": 1, "suffix": 1}  # fmt: skip
-_TEXT = ("a.c", "dir/b.o", "/abs/e.h", "noext", "x.y.z", "nu", "ke")
+# Words make splits at a period as it does: all suffix (``.c``), an empty suffix (``a.``), a period
+# only in a directory's name (``dir.d/f``: no suffix).
+_TEXT = ("a.c", "dir/b.o", "/abs/e.h", "noext", "x.y.z", "nu", "ke", ".c", "a.", "dir.d/f")
 _PATTERNS = ("%", "%.c", "a%", "dir/%.o", "%e", "x%z", "noext", "n%", "%.y.z")
 
 
@@ -177,6 +179,9 @@ def _function_makefiles(draw: st.DrawFn) -> tuple[str, list[str], bool]:
 
 @settings(max_examples=150, deadline=None)
 @given(case=_function_makefiles())
+# One argument too many: make reads the last comma as text (``a.c,noext`` is one word).
+@example(case=("all:\n\techo $(filter %,a.c,noext)\n", [], False))
+@example(case=("all:\n\techo $(suffix .c a. dir.d/f a.c) $(basename .c a. dir.d/f)\n", [], True))
 def test_text_functions_evaluate_as_make_does(
     tmp_path_factory: pytest.TempPathFactory, case: tuple[str, list[str], bool]
 ) -> None:
