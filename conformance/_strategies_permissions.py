@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import pytest
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
@@ -31,7 +35,7 @@ from pytest_toolharness.specs import (
     ToolSpec,
     mcp_tool_name,
 )
-from pytest_toolharness.strategies import PERMISSION_MODES, cached_strategy
+from pytest_toolharness.strategies import PERMISSION_MODES, cached_strategy, written_paths
 
 __all__ = [
     "BASH_CALL",
@@ -335,6 +339,25 @@ def assert_asked_not_run(run: Run, why: str) -> None:
     assert run.asked, (
         f"{why}: refused without asking the user (PERM-15: a protected path asks): {run.describe()}"
     )
+
+
+def assert_protected_write_asks(harness: Any, line: str, target: str, how: str) -> None:
+    """PERM-15: where ``line``, run for real, writes the protected ``target``, the harness asks in bypassPermissions.
+
+    Two fresh repositories holding ``target``'s directory: bash runs the line in a bubblewrap sandbox
+    in one (the judge; a line that writes no ``target`` is discarded), the harness gets it in the other.
+    Skips without bubblewrap, naming it.
+    """
+    if shutil.which("bwrap") is None:
+        pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
+    directory = target.rpartition("/")[0]
+    work, judged = fresh_dir(), fresh_dir()
+    for place in (work, judged):
+        subprocess.run(["git", "init", "-q", "."], cwd=place, capture_output=True, check=False)
+        (place / directory).mkdir(parents=True, exist_ok=True)
+    assume(target in written_paths(line, judged))
+    run = run_line_in_bypass(harness, line, work)
+    assert_asked_not_run(run, f"{line!r} writes {target}{how} (the filesystem says so)")
 
 
 def assert_runs_unasked(

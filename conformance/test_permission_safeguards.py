@@ -21,7 +21,7 @@ from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import (
     BASH_CALL,
     COMMAND,
-    assert_asked_not_run,
+    assert_protected_write_asks,
     assert_runs_unasked,
     edit_tool,
     fetch_tool,
@@ -31,7 +31,6 @@ from conformance._strategies_permissions import (
     pre_hook,
     read_tool,
     run_calls,
-    run_line_in_bypass,
     shell_tool,
     sources,
     tools,
@@ -904,15 +903,6 @@ def test_a_protected_file_written_by_code_the_line_runs_asks(
     ``/proc/self/cwd`` or a descriptor ``/dev/fd/N`` it opened on the directory) x the protected
     file; bash in a sandbox judges (a line that writes no protected file is discarded).
     """
-    if shutil.which("bwrap") is None:
-        pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
     directory, _, name = target.rpartition("/")
-    code = write.format(p=target, d=directory, n=name)
-    line = carrier.format(code=code)
-    work, judged = fresh_dir(), fresh_dir()
-    for place in (work, judged):
-        subprocess.run(["git", "init", "-q", "."], cwd=place, capture_output=True, check=False)
-        (place / directory).mkdir(parents=True, exist_ok=True)
-    assume(target in ths.written_paths(line, judged))
-    run = run_line_in_bypass(new_harness(), line, work)
-    assert_asked_not_run(run, f"{line!r} writes {target} (the filesystem says so)")
+    line = carrier.format(code=write.format(p=target, d=directory, n=name))
+    assert_protected_write_asks(new_harness(), line, target, "")

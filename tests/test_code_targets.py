@@ -347,3 +347,45 @@ def test_an_awk_program_after_harmless_options_is_read(args: list[str], runs: tu
     assert found is not None
     assert found.built is None
     assert found.runs == runs
+
+
+@pytest.mark.parametrize(
+    ("language", "code", "moves"),
+    [
+        ("python", 'import os; os.chdir(".git"); open("config", "a")', (".git",)),
+        ("python", 'from os import chdir as cd; cd(".git/hooks")', (".git/hooks",)),
+        ("python", 'import contextlib\nwith contextlib.chdir("d"):\n    pass', ("d",)),
+        ("python", 'import subprocess; subprocess.run("make", shell=True, cwd="build")', ("build",)),
+        ("python", 'import os; os.chdir(b".git")', (".git",)),
+        ("python", "import os; os.chdir(d)", (None,)),
+        ("python", "import os; os.chdir()", (None,)),
+        ("python", "import os; os.fchdir(3)", (None,)),
+        ("python", 'import os; move = os.chdir; move(".git")', (None,)),
+        ("python", 'import subprocess; subprocess.run("make", shell=True, **options)', (None,)),
+        ("python", 'exec("import os; os.chdir(\\".git\\")")', (".git",)),
+        ("python", "import os; print(os.getcwd())", ()),
+        ("javascript", 'process.chdir(".git")', (None,)),
+        ("javascript", 'require("child_process").execSync("x", {"cwd": "d"})', (None,)),
+        ("javascript", 'const cwd = "d"; require("child_process").execSync("x", {cwd})', (None,)),
+        ("javascript", 'eval("process.chdir(\\".git\\")")', (None,)),
+        ("javascript", "console.log(process.cwd())", ()),
+        ("perl", "chdir q(.git)", (None,)),
+        ("perl", 'CORE::chdir(".git")', (None,)),
+        ("perl", 'use File::chdir; $CWD = ".git"', (None,)),
+        ("perl", "use Cwd; print cwd", ()),
+    ],
+)
+def test_where_the_code_moves_is_read(language: str, code: str, moves: tuple[str | None, ...]) -> None:
+    """PERM-15: the directories code changes to (or starts a program in) are read; a built one, or any in tokens, is None.
+
+    Its relative writes and the commands it runs land there (``os.chdir(".git"); open("config")``).
+    Reading the directory (``os.getcwd()``, ``process.cwd()``, Perl's ``cwd``) moves nowhere.
+    """
+    assert code_targets(language, code).moves == moves
+
+
+def test_the_moves_of_each_inline_program_add_up() -> None:
+    """PERM-15: ``perl -e A -e B``: each piece's moves are the line's."""
+    found = line_code("perl", ["-e", "chdir q(a);", "-e", "print 1"])
+    assert found is not None
+    assert found.moves == (None,)

@@ -543,6 +543,36 @@ def test_protected_paths_through_a_redirection_ask_in_bypass(command: str) -> No
     assert decision.behavior == "ask", decision
 
 
+@pytest.mark.parametrize(
+    ("command", "behavior"),
+    [
+        ("""python3 -c 'import os; os.chdir(".git"); open("config", "a")'""", "ask"),
+        ("""python3 -c 'import os; os.chdir(".git"); os.system("echo x > config")'""", "ask"),
+        ("""python3 -c 'import os; os.chdir(".git"); os.chdir("hooks"); open("pre-commit", "w")'""", "ask"),
+        (
+            """python3 -c 'import subprocess; subprocess.run("echo > settings.json", shell=True, cwd=".claude")'""",
+            "ask",
+        ),
+        ("""python3 -c 'import os; os.chdir("/proc/self/cwd/.git"); open("config", "a")'""", "ask"),
+        ("""cd "$D" && python3 -c 'import os; os.chdir("x"); open("y", "w")'""", "ask"),
+        ("""node -e 'process.chdir("build"); require("fs").writeFileSync("out", "x")'""", "ask"),
+        ("""python3 -c 'import os; os.chdir("build"); open("out.txt", "w")'""", "allow"),
+        ("""python3 -c 'import subprocess; subprocess.run(["make"], cwd="build")'""", "allow"),
+        ("""python3 -c 'import os; print(os.getcwd())'""", "allow"),
+        ("""node -e 'console.log(process.cwd())'""", "allow"),
+    ],
+)
+def test_code_that_moves_writes_where_it_moved(command: str, behavior: str) -> None:
+    """PERM-15: interpreter code's relative writes and runs land in the directories it changes to, followed by name.
+
+    A directory the engine can't follow (built, the process's own ``/proc/self/cwd``, under a line
+    whose own directory is not known, or any JavaScript or Perl move: tokens do not say which
+    directory) asks; a move to an ordinary directory stays allowed.
+    """
+    decision = decide(BASH, sh(command), ctx(mode="bypassPermissions"))
+    assert decision.behavior == behavior, decision
+
+
 def test_ordinary_edit_still_allowed_in_accept_edits() -> None:
     assert decide(EDIT, {"file_path": "src/app.py"}, ctx(mode="acceptEdits")).behavior == "allow"
 

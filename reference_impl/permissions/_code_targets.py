@@ -37,6 +37,9 @@ class CodeTargets:
     """Why the code may run a program or evaluate code named only when it runs."""
     writes_built: str | None = None
     """Why the code may write a file named only when it runs."""
+    moves: tuple[str | None, ...] = ()
+    """The directories the code changes to or starts programs in (None: one only known when it runs):
+    its relative writes and the commands it runs may be there."""
 
 
 _LANGUAGES = {
@@ -116,6 +119,7 @@ def line_code(program: str, args: Sequence[str | None], stdin: str | None = None
         tuple(w for f in found for w in f.writes),
         next((f.built for f in found if f.built), None),
         next((f.writes_built for f in found if f.writes_built), None),
+        tuple(m for f in found for m in f.moves),
     )
 
 
@@ -562,6 +566,7 @@ _PERL = _Language(
 def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_followed: bool) -> CodeTargets:
     runs: list[str] = []
     writes: list[str] = []
+    nested_moves: list[str | None] = []
     built: dict[bool, str] = {}  # why a target is built, for runs (False) and writes (True)
 
     def note(why: str, write: bool = False) -> None:
@@ -699,11 +704,24 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_fol
                     note(why, write)
             runs.extend(nested.runs)
             writes.extend(nested.writes)
+            nested_moves.extend(nested.moves)
         elif perl and text == "open":
             _perl_open(strings, runs, writes)
         else:
             writes.extend(strings)
-    return CodeTargets(tuple(runs), tuple(writes), built.get(False), built.get(True))
+    # ``process.chdir``, Perl's ``chdir`` (File::chdir's ``$CWD``), a ``cwd`` option of child_process
+    # (a key, not ``process.cwd()`` reading it): read as a move to a directory not known (tokens do
+    # not say which call a literal belongs to).
+    moving = any(
+        _MOVING.fullmatch(text) or (not perl and text == "cwd" and (i == 0 or tokens[i - 1][1] != "."))
+        for i, (kind, text) in enumerate(tokens)
+        if kind in ("id", "str")
+    )
+    moves = (None,) if moving else tuple(nested_moves)
+    return CodeTargets(tuple(runs), tuple(writes), built.get(False), built.get(True), moves)
+
+
+_MOVING = re.compile(r"(?:.*::)?f?chdir|\$CWD|@CWD")
 
 
 def _perl_open(strings: list[str], runs: list[str], writes: list[str]) -> None:
@@ -809,7 +827,9 @@ def code_targets(language: str | None, code: str, loads_followed: bool = False) 
     try:
         if language == "python":
             found = python_targets(code)
-            return CodeTargets(tuple(found.runs), tuple(found.writes), found.built, found.writes_built)
+            return CodeTargets(
+                tuple(found.runs), tuple(found.writes), found.built, found.writes_built, tuple(found.moves)
+            )
         if language == "javascript":
             return _read_tokens(_js_tokens(code), _NODE, False, loads_followed)
         if language == "perl":

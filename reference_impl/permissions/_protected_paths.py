@@ -490,13 +490,21 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
             # a redirection's, a path built when it runs may be any; what it runs is a line of its own.
             if code.writes_built is not None:
                 return f"the command's code may write a protected file: {code.writes_built}"
+            code_places = _code_directories(places, code.moves)
+            if code.moves and code_places is None:
+                return (
+                    "the command's code changes its working directory to one the engine can't follow, "
+                    "so where what it writes or runs lands is not known"
+                )
             for path in code.writes:
-                relative = places is None and not path.startswith(("/", "~"))
-                reason = protected_reason(path, cwd) if relative else _reason_in(path, places, cwd)
+                relative = code_places is None and not path.startswith(("/", "~"))
+                reason = protected_reason(path, cwd) if relative else _reason_in(path, code_places, cwd)
                 if reason is not None:
                     return reason
             for run in code.runs:
-                reason = _line_reason(split_command(run), places, cwd, depth + 1) if depth < 8 else "nested"
+                reason = (
+                    _line_reason(split_command(run), code_places, cwd, depth + 1) if depth < 8 else "nested"
+                )
                 if reason is not None:
                     return reason
         for script in _scripts(part.argv, part.stdin):
@@ -508,6 +516,32 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
             if reason is not None:
                 return reason
     return None
+
+
+_MOST_MOVES = 6  # directory changes in one piece of code followed (each may come before any other)
+
+
+def _code_directories(places: list[str] | None, moves: Sequence[str | None]) -> list[str] | None:
+    """The directories an interpreter's code may write or run in: the line's, and those it changes to.
+
+    ``os.chdir(".git"); open("config", "a")`` writes ``.git/config``. Code is not followed in order, so
+    each change may apply after any other. None when one is not known (built, a descriptor's, under a
+    line whose own directory is not known, or too many).
+    """
+    if not moves:
+        return places
+    if places is None or None in moves or len(moves) > _MOST_MOVES:
+        return None
+    found = list(places)
+    for move in moves:
+        assert move is not None
+        target = os.path.expanduser(move) if move.startswith("~") else move
+        for directory in list(found):
+            joined = posixpath.join(directory, target)
+            if shell_state(joined) is not None:
+                return None  # ``os.chdir("/proc/self/cwd/..")``, ``/dev/fd/3``: the process's own state
+            found.append(lexical_path(joined, Path(directory)))
+    return list(dict.fromkeys(found))
 
 
 def _runs_changing_git(part: ShellPart, places: list[str] | None) -> bool:

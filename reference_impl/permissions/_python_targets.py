@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from reference_impl.permissions._stdlib_catalogue import at_import, member_capability, method_capability
 
-__all__ = ["EVALUATES", "RUNS", "WRITES", "PythonTargets", "python_targets"]
+__all__ = ["EVALUATES", "MOVES", "RUNS", "WRITES", "PythonTargets", "python_targets"]
 
 # Functions that start a program: qualified name -> how their arguments name it ("shell": the first
 # argument is shell text; "argv": the literal words are the command, and each string is also read as
@@ -92,6 +92,9 @@ _PATH_WRITES = frozenset(
     | {"unlink", "rmdir", "rename", "replace", "open", "lchmod"}
 )
 _PATH_TYPES = frozenset({"Path", "PosixPath", "PurePath", "pathlib.Path", "pathlib.PosixPath"})
+# Functions that change the process's working directory (os, contextlib): a relative path the code
+# writes, or a command it runs, is then relative to the directory they name.
+MOVES = frozenset({"os.chdir", "os.fchdir", "contextlib.chdir"})
 # Modules whose functions run, evaluate or write (a reference to one not followed by an attribute is
 # the module passed around: anything may then be called on it).
 _CAPABLE_MODULES = frozenset(
@@ -111,6 +114,8 @@ class PythonTargets:
     writes: list[str] = field(default_factory=list)
     built: str | None = None
     writes_built: str | None = None
+    moves: list[str | None] = field(default_factory=list)
+    """The directories the code changes to, or starts programs in (``cwd=``); None: one built when it runs."""
 
     def unknown(self, why: str, *, write: bool = False) -> None:
         """Note why a target is built: a write's (``write``) or a program's or code's (also any write)."""
@@ -240,6 +245,7 @@ class _Reader:
 
     def call(self, node: ast.Call) -> None:
         name = self.qualified(node.func)
+        self._moves(name, node)
         if name is None and isinstance(node.func, ast.Attribute):
             name = f"?.{node.func.attr}"  # a method of an object only known when it runs
         if name is not None:
@@ -248,6 +254,17 @@ class _Reader:
             self._standard_call(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_WRITES:
             self._path_method(node.func, node)
+
+    def _moves(self, name: str | None, node: ast.Call) -> None:
+        """``os.chdir(D)``, ``subprocess.run(..., cwd=D)``: where the code's relative paths then lead."""
+        given = [k.value for k in node.keywords if k.arg == "cwd"]
+        if name in MOVES:
+            given += node.args[:1] or [ast.Name(id="?")]
+        if any(k.arg is None for k in node.keywords):
+            given.append(ast.Name(id="?"))  # ``**options`` may hold a cwd
+        for value in given:
+            literal = _literal(value)
+            self.found.moves += _strings(literal)[:1] if isinstance(literal, (str, bytes)) else [None]
 
     def _standard_call(self, node: ast.Call) -> None:
         """A call the lists above do not name, of what may start a program or run code: its values must be literal.
@@ -403,6 +420,8 @@ class _Reader:
         if node.attr.startswith("__") and node.attr not in _HARMLESS_DUNDERS:
             self.found.unknown(f"the code reaches {node.attr}, which leads to any name")
         name = self.qualified(node)
+        if name in MOVES and id(node) not in self.callees:
+            self.found.moves.append(None)  # ``cd = os.chdir``: called with anything
         if name is not None and _is_capability(name) and id(node) not in self.callees:
             self.found.unknown(
                 f"{name} is referred to without being called on literals", write=_writes_only(name)
@@ -494,7 +513,7 @@ _GENERIC = frozenset(
 _DATA_ONLY = frozenset({"json.loads", "json.load", "tomllib.loads", "tomllib.load", "plistlib.loads"})
 _RUN_METHODS = frozenset(n.rsplit(".", 1)[-1] for n in RUNS) - _GENERIC
 _EVALUATE_METHODS = frozenset(n.rsplit(".", 1)[-1] for n in EVALUATES) - _GENERIC
-_RISKY_ATTRIBUTES = _RUN_METHODS | _EVALUATE_METHODS | {"modules"}
+_RISKY_ATTRIBUTES = _RUN_METHODS | _EVALUATE_METHODS | {"modules", "chdir", "fchdir"}
 
 
 def _risky_attribute(name: str) -> bool:
