@@ -389,3 +389,25 @@ def test_the_moves_of_each_inline_program_add_up() -> None:
     found = line_code("perl", ["-e", "chdir q(a);", "-e", "print 1"])
     assert found is not None
     assert found.moves == (None,)
+
+
+@pytest.mark.parametrize(
+    ("code", "handed"),
+    [
+        ('import tarfile; tarfile.open("a.tar").extractall(".git")', (".git",)),
+        ('import logging; logging.basicConfig(filename=".git/config")', (".git/config",)),
+        ('import readline; readline.write_history_file(".git/x")', (".git/x",)),
+        ('import configparser as c; p = c.ConfigParser(); p.read(".git/config")', ()),
+        ('import os; print(os.path.isdir(".git"), os.listdir("."))', ()),
+        ('import pathlib; print(pathlib.Path(".git").exists())', ()),
+        ('print(open(".git/config").read())', ()),
+        ('import subprocess; subprocess.run(["git", "status"], cwd="sub")', ()),
+    ],
+)
+def test_literals_given_to_a_function_that_may_write_are_read(code: str, handed: tuple[str, ...]) -> None:
+    """PERM-15: a literal given to a function not known to only read may be a path it writes.
+
+    Functions the lists judge (``open`` by its mode, ``subprocess.run`` as a command) and those that
+    only compute or read (``os.path``, ``print``, a method such as ``read`` or ``exists``) hand nothing.
+    """
+    assert code_targets("python", code).handed == handed

@@ -40,6 +40,8 @@ class CodeTargets:
     moves: tuple[str | None, ...] = ()
     """The directories the code changes to or starts programs in (None: one only known when it runs):
     its relative writes and the commands it runs may be there."""
+    handed: tuple[str, ...] = ()
+    """Literal strings given to functions not known to only read: each may name a path written."""
 
 
 _LANGUAGES = {
@@ -120,6 +122,7 @@ def line_code(program: str, args: Sequence[str | None], stdin: str | None = None
         next((f.built for f in found if f.built), None),
         next((f.writes_built for f in found if f.writes_built), None),
         tuple(m for f in found for m in f.moves),
+        tuple(h for f in found for h in f.handed),
     )
 
 
@@ -828,7 +831,12 @@ def code_targets(language: str | None, code: str, loads_followed: bool = False) 
         if language == "python":
             found = python_targets(code)
             return CodeTargets(
-                tuple(found.runs), tuple(found.writes), found.built, found.writes_built, tuple(found.moves)
+                tuple(found.runs),
+                tuple(found.writes),
+                found.built,
+                found.writes_built,
+                tuple(found.moves),
+                tuple(found.handed),
             )
         if language == "javascript":
             return _read_tokens(_js_tokens(code), _NODE, False, loads_followed)

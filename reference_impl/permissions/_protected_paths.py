@@ -496,7 +496,7 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
                     "the command's code changes its working directory to one the engine can't follow, "
                     "so where what it writes or runs lands is not known"
                 )
-            for path in code.writes:
+            for path in (*code.writes, *code.handed):
                 relative = code_places is None and not path.startswith(("/", "~"))
                 reason = protected_reason(path, cwd) if relative else _reason_in(path, code_places, cwd)
                 if reason is not None:

@@ -116,6 +116,9 @@ class PythonTargets:
     writes_built: str | None = None
     moves: list[str | None] = field(default_factory=list)
     """The directories the code changes to, or starts programs in (``cwd=``); None: one built when it runs."""
+    handed: list[str] = field(default_factory=list)
+    """Literal strings given to a function the lists do not know as only reading (``extractall(".git")``):
+    each may be a path it writes."""
 
     def unknown(self, why: str, *, write: bool = False) -> None:
         """Note why a target is built: a write's (``write``) or a program's or code's (also any write)."""
@@ -169,6 +172,7 @@ class _Reader:
         self.derived: set[str] = set()  # local names bound to what a capable standard member made
         self.annotations: set[int] = set()  # ids of nodes in annotations: types, not values used
         self.environment: list[str] = []  # literal values the code puts in the environment
+        self.handed: list[str] = []  # literal strings given to functions that may write what they name
         self.environment_built = False  # a value it puts there that is built when it runs
 
     # Imports bind names: modules by their (alias) name, functions of capable modules by their own.
@@ -246,6 +250,7 @@ class _Reader:
     def call(self, node: ast.Call) -> None:
         name = self.qualified(node.func)
         self._moves(name, node)
+        self._handed(node)
         if name is None and isinstance(node.func, ast.Attribute):
             name = f"?.{node.func.attr}"  # a method of an object only known when it runs
         if name is not None:
@@ -265,6 +270,26 @@ class _Reader:
         for value in given:
             literal = _literal(value)
             self.found.moves += _strings(literal)[:1] if isinstance(literal, (str, bytes)) else [None]
+
+    def _handed(self, node: ast.Call) -> None:
+        """The literal strings a call gives a function that may write what they name (unknown: it may)."""
+        func = node.func
+        # A module's function by its qualified name, a built-in by its own, a method of any other
+        # object (``c.read``, ``f(x).extractall``) by its name alone.
+        name = self.imported(func) or (
+            func.id
+            if isinstance(func, ast.Name)
+            else f"?.{func.attr}"
+            if isinstance(func, ast.Attribute)
+            else None
+        )
+        if name is not None and (_listed(name) or _only_reads(name)):
+            return  # judged as its API says (a write's path, a command), or a function that only reads
+        values = [*node.args, *(k.value for k in node.keywords if k.arg != "cwd")]
+        for value in values:
+            literal = _literal(value)
+            if literal is not _NOT_LITERAL:
+                self.handed += _strings(literal)
 
     def _standard_call(self, node: ast.Call) -> None:
         """A call the lists above do not name, of what may start a program or run code: its values must be literal.
@@ -318,6 +343,7 @@ class _Reader:
         It names programs the standard library starts (``BROWSER``, ``PAGER``), in this file's code or
         any other the process runs.
         """
+        self.found.handed += self.handed
         if self.environment_built:
             self.found.unknown(
                 "the code puts a value built when it runs in the environment of the programs it starts"
@@ -493,6 +519,43 @@ def _parses(text: str) -> bool:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
+
+
+# Functions (and methods of objects the reader does not know) that only compute or read: a path
+# literal given to one names nothing it writes. Any other function may write what a literal names
+# (``tarfile.open(a).extractall(".git")``, ``logging.basicConfig(filename=...)``): judged as a write.
+_READS_ONLY = frozenset(
+    {"print", "len", "str", "repr", "int", "float", "bool", "bytes", "list", "dict", "set", "tuple"}
+    | {"frozenset", "sorted", "min", "max", "sum", "any", "all", "isinstance", "format", "hash", "ord"}
+    | {"chr", "range", "enumerate", "zip", "map", "filter", "reversed", "iter", "next", "abs", "round"}
+    | {"os.getenv", "os.environ.get", "os.stat", "os.lstat", "os.listdir", "os.scandir", "os.access"}
+    | {"os.walk", "os.getcwd", "os.fspath", "os.fsencode", "os.fsdecode", "shutil.which", "sys.exit"}
+    | {"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "Path", "PurePath", "PosixPath"}
+    | {"sys.stdout.write", "sys.stderr.write", "shlex.split", "shlex.quote", "shlex.join"}
+)
+_READS_ONLY_MODULES = frozenset(
+    {"os.path", "posixpath", "re", "json", "fnmatch", "glob", "string", "textwrap", "math", "time"}
+    | {"datetime", "hashlib", "base64", "urllib.parse", "collections", "itertools", "functools"}
+)
+_READS_ONLY_METHODS = frozenset(
+    {"join", "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "replace", "startswith"}
+    | {"endswith", "format", "format_map", "encode", "decode", "lower", "upper", "title", "count"}
+    | {"index", "find", "rfind", "partition", "rpartition", "get", "setdefault", "pop", "items", "keys"}
+    | {"values", "append", "extend", "insert", "remove", "add", "update", "exists", "is_dir", "is_file"}
+    | {"is_symlink", "stat", "lstat", "resolve", "absolute", "relative_to", "with_suffix", "with_name"}
+    | {"with_stem", "joinpath", "match", "glob", "rglob", "iterdir", "read", "readline", "readlines"}
+    | {"read_text", "read_bytes", "search", "fullmatch", "sub", "findall", "finditer", "group", "loads"}
+    | {"dumps", "write", "writelines", "flush", "close", "sort", "info", "debug", "warning", "error"}
+    | {"critical", "exception", "getLogger", "isoformat", "strftime", "hexdigest", "digest"}
+)
+
+
+def _only_reads(name: str) -> bool:
+    """Whether a function (a qualified name, or ``?.method``) only computes or reads, as far as the reader knows."""
+    if name.startswith("?."):
+        return name[2:] in _READS_ONLY_METHODS
+    module = name.rpartition(".")[0]
+    return name in _READS_ONLY or module in _READS_ONLY_MODULES
 
 
 def _writes_only(name: str) -> bool:

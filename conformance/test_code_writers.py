@@ -1,0 +1,171 @@
+"""Protected files written by any standard-library function the code calls, not only those a list names (PERM-15).
+
+``python3 -c 'import logging; logging.basicConfig(filename=".git/config")'`` and
+``readline.write_history_file(".git/hooks/pre-commit")`` write protected files through functions
+that no list of file-writing APIs typed in by hand holds. The writers are mined from the standard
+library itself: every public function of a standard module whose signature takes one path-like
+parameter and nothing else required, and a few composed idioms (an archive the code makes, then
+extracts; a ``file://`` download), each kept only where Python, run in a bubblewrap sandbox,
+actually writes the path given. The property draws a writer, how the code names it (imported, aliased,
+from-imported) and how it passes the path (by keyword, by position), and the protected file; the
+harness must ask in bypassPermissions. Without bubblewrap these tests skip.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from conformance._strategies_execution import fresh_dir
+from conformance._strategies_permissions import assert_protected_write_asks
+from pytest_toolharness import strategies as ths
+from pytest_toolharness.adapters import requires
+
+# Modules that open windows, browsers or start servers when imported or called.
+_UNSAFE = frozenset(
+    {"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "webbrowser", "pydoc"}
+)
+_PATH_PARAMETERS = frozenset(
+    {
+        "path",
+        "file",
+        "filename",
+        "dst",
+        "dest",
+        "target",
+        "outfile",
+        "fname",
+        "logfile",
+        "filepath",
+        "file_name",
+    }
+)
+# Composed idioms ``{p}``: the protected file; ``{d}``, ``{n}``: its directory and name. The code
+# makes what the call needs first (an archive holding ``{n}``, a file to download).
+_IDIOMS = (
+    'import tarfile, io; t = tarfile.open("a.tar", "w"); i = tarfile.TarInfo("{n}"); i.size = 1; '
+    't.addfile(i, io.BytesIO(b"x")); t.close(); tarfile.open("a.tar").extractall("{d}")',
+    'import zipfile; z = zipfile.ZipFile("a.zip", "w"); z.writestr("{n}", "x"); z.close(); '
+    'zipfile.ZipFile("a.zip").extractall("{d}")',
+    'import zipfile, shutil; z = zipfile.ZipFile("a.zip", "w"); z.writestr("{n}", "x"); z.close(); '
+    'shutil.unpack_archive("a.zip", "{d}")',
+    'import urllib.request; open("a", "w").write("x"); '
+    'urllib.request.urlretrieve("file://" + __import__("os").path.abspath("a"), "{p}")',
+)
+_TARGETS = (".git/hooks/pre-commit", ".git/config", ".claude/settings.json", ".vscode/tasks.json")
+
+
+def _candidates() -> list[tuple[str, str, str]]:
+    """``(module, function, parameter)``: public standard functions taking one path and nothing else required.
+
+    ``parameter`` is the path's keyword ("" when it is positional-only).
+    """
+    found = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for module_name in sorted(sys.stdlib_module_names):
+            if module_name.startswith("_") or module_name in _UNSAFE:
+                continue
+            try:
+                module = importlib.import_module(module_name)
+            except Exception:  # a module this platform lacks, or one failing to import here
+                continue
+            for name in sorted(getattr(module, "__all__", None) or dir(module)):
+                function = getattr(module, name, None)
+                if name.startswith("_") or not (inspect.isfunction(function) or inspect.isbuiltin(function)):
+                    continue
+                try:
+                    parameters = list(inspect.signature(function).parameters.values())
+                except (TypeError, ValueError):
+                    continue
+                paths = [p for p in parameters if p.name in _PATH_PARAMETERS]
+                required = [
+                    p
+                    for p in parameters
+                    if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                ]
+                if len(paths) == 1 and all(p is paths[0] for p in required):
+                    # A positional-only parameter has no keyword: it is given by position ("").
+                    found.append(
+                        (
+                            module_name,
+                            name,
+                            "" if paths[0].kind == paths[0].POSITIONAL_ONLY else paths[0].name,
+                        )
+                    )
+    return found
+
+
+@functools.cache
+def _writers() -> tuple[tuple[str, str, str], ...]:
+    """The candidates that Python, run for real, makes write the file given; the idioms as ``("", idiom, "")``."""
+    kept = []
+    probe = ".git/hooks/pre-commit"
+    for module, function, parameter in _candidates():
+        given = f'{parameter}="{probe}"' if parameter else f'"{probe}"'
+        line = f"python3 -c 'import {module}; {module}.{function}({given})'"
+        work = fresh_dir()
+        (work / ".git" / "hooks").mkdir(parents=True)
+        if probe in ths.written_paths(line, work, timeout=5.0):
+            kept.append((module, function, parameter))
+    kept += [("", idiom, "") for idiom in _IDIOMS]
+    return tuple(kept)
+
+
+@st.composite
+def _writing_lines(draw: st.DrawFn) -> tuple[str, str]:
+    """``(line, target)``: Python code calling a mined writer, named and given the path in a drawn spelling."""
+    target = draw(st.sampled_from(_TARGETS), label="target")
+    directory, _, name = target.rpartition("/")
+    module, function, parameter = draw(st.sampled_from(_writers()), label="writer")
+    if not module:
+        code = function.format(p=target, d=directory, n=name)
+    else:
+        keyword = [f'{parameter}="{target}"'] if parameter else []
+        argument = draw(st.sampled_from([*keyword, f'"{target}"']), label="argument")
+        code = draw(
+            st.sampled_from(
+                [
+                    f"import {module}; {module}.{function}({argument})",
+                    f"import {module} as m; m.{function}({argument})",
+                    f"from {module} import {function}; {function}({argument})",
+                    f"from {module} import {function} as w; w({argument})",
+                    f'import os; os.chdir("{directory}"); import {module}; {module}.{function}("{name}")',
+                ]
+            ),
+            label="spelling",
+        )
+    return f"python3 -c '{code}'", target
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=30, deadline=None)
+@given(case=_writing_lines())
+@example(
+    case=(
+        """python3 -c 'import logging; logging.basicConfig(filename=".git/config"); logging.error(1)'""",
+        ".git/config",
+    )
+)
+def test_a_protected_file_written_by_any_standard_function_asks(
+    new_harness: Callable[[], Any], case: tuple[str, str]
+) -> None:
+    """PERM-15: code that writes a protected file through a standard-library function no list names asks in bypassPermissions.
+
+    Drawn: a writer mined from the standard library (a function taking one path, kept where Python
+    writes it for real; an archive extracted, a ``file://`` download) x how the code names it x how
+    it passes the path (keyword, position, relative after ``os.chdir``) x the protected file; Python
+    in a sandbox judges (a line that writes no protected file is discarded).
+    """
+    line, target = case
+    assert_protected_write_asks(new_harness(), line, target, " through a standard function")
