@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import shutil
 import sys
 import warnings
 from collections.abc import Callable
@@ -61,6 +62,8 @@ _IDIOMS = (
     'import urllib.request; open("a", "w").write("x"); '
     'urllib.request.urlretrieve("file://" + __import__("os").path.abspath("a"), "{p}")',
 )
+# node's functions outside its fs module that write a file named to them.
+_NODE_IDIOMS = ('process.report.writeReport("{p}")', 'require("v8").writeHeapSnapshot("{p}")')
 _TARGETS = (".git/hooks/pre-commit", ".git/config", ".claude/settings.json", ".vscode/tasks.json")
 
 
@@ -107,7 +110,7 @@ def _candidates() -> list[tuple[str, str, str]]:
 
 @functools.cache
 def _writers() -> tuple[tuple[str, str, str], ...]:
-    """The candidates that Python, run for real, makes write the file given; the idioms as ``("", idiom, "")``."""
+    """The candidates that Python, run for real, makes write the file given; idioms as ``("", idiom, interpreter)``."""
     kept = []
     probe = ".git/hooks/pre-commit"
     for module, function, parameter in _candidates():
@@ -117,7 +120,9 @@ def _writers() -> tuple[tuple[str, str, str], ...]:
         (work / ".git" / "hooks").mkdir(parents=True)
         if probe in ths.written_paths(line, work, timeout=5.0):
             kept.append((module, function, parameter))
-    kept += [("", idiom, "") for idiom in _IDIOMS]
+    kept += [("", idiom, "python3") for idiom in _IDIOMS]
+    if shutil.which("node"):
+        kept += [("", idiom, "node") for idiom in _NODE_IDIOMS]
     return tuple(kept)
 
 
@@ -129,6 +134,8 @@ def _writing_lines(draw: st.DrawFn) -> tuple[str, str]:
     module, function, parameter = draw(st.sampled_from(_writers()), label="writer")
     if not module:
         code = function.format(p=target, d=directory, n=name)
+        if parameter == "node":
+            return f"node -e '{code}'", target
     else:
         keyword = [f'{parameter}="{target}"'] if parameter else []
         argument = draw(st.sampled_from([*keyword, f'"{target}"']), label="argument")

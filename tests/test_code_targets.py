@@ -411,3 +411,19 @@ def test_literals_given_to_a_function_that_may_write_are_read(code: str, handed:
     only compute or read (``os.path``, ``print``, a method such as ``read`` or ``exists``) hand nothing.
     """
     assert code_targets("python", code).handed == handed
+
+
+@pytest.mark.parametrize(
+    ("code", "handed"),
+    [
+        ('process.report.writeReport(".git/config")', (".git/config",)),
+        ('require("fs").existsSync(".git")', ()),
+        ('console.log(require("path").join(".git", "config"))', ()),
+        ('eval("process.report.writeReport(\\".git/x\\")")', (".git/x",)),
+    ],
+)
+def test_literals_given_to_a_javascript_function_that_may_write_are_read(
+    code: str, handed: tuple[str, ...]
+) -> None:
+    """PERM-15: a literal given to a JavaScript function node's lists do not hold (and not one that only reads) may be written."""
+    assert code_targets("javascript", code).handed == handed

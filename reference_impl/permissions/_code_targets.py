@@ -570,6 +570,7 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_fol
     runs: list[str] = []
     writes: list[str] = []
     nested_moves: list[str | None] = []
+    handed: list[str] = []
     built: dict[bool, str] = {}  # why a target is built, for runs (False) and writes (True)
 
     def note(why: str, write: bool = False) -> None:
@@ -651,6 +652,11 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_fol
             continue  # a method of an object: not a builtin
         known = text in language.runs or text in language.evaluates or text in language.writes
         if not known:
+            if not perl and following == "(" and text not in _JS_READS_ONLY:
+                # A function node's lists do not hold (``process.report.writeReport(".git/config")``):
+                # a literal it is given may be a path it writes.
+                called = _call_arguments(tokens, index + 1, False)
+                handed.extend(t for k, t in (called[0] if called else []) if k == "str")
             continue
         if perl and previous in ("&", "\\"):
             note(f"{text} is referred to as a function, not called on literals")
@@ -708,6 +714,7 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_fol
             runs.extend(nested.runs)
             writes.extend(nested.writes)
             nested_moves.extend(nested.moves)
+            handed.extend(nested.handed)
         elif perl and text == "open":
             _perl_open(strings, runs, writes)
         else:
@@ -721,9 +728,22 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_fol
         if kind in ("id", "str")
     )
     moves = (None,) if moving else tuple(nested_moves)
-    return CodeTargets(tuple(runs), tuple(writes), built.get(False), built.get(True), moves)
+    return CodeTargets(tuple(runs), tuple(writes), built.get(False), built.get(True), moves, tuple(handed))
 
 
+# JavaScript functions (and methods) that only compute or read: a literal given to one names nothing
+# written. Any other function node's lists do not hold may write what a literal names.
+_JS_READS_ONLY = frozenset(
+    {"log", "error", "warn", "info", "debug", "dir", "table", "existsSync", "exists", "readFileSync"}
+    | {"readFile", "statSync", "lstatSync", "stat", "lstat", "readdirSync", "readdir", "access", "accessSync"}
+    | {"realpathSync", "realpath", "readlinkSync", "readlink", "join", "resolve", "dirname", "basename"}
+    | {"extname", "relative", "normalize", "parse", "stringify", "split", "replace", "replaceAll"}
+    | {"startsWith", "endsWith", "includes", "indexOf", "trim", "slice", "substring", "toString"}
+    | {"toUpperCase", "toLowerCase", "match", "matchAll", "test", "push", "map", "filter", "forEach"}
+    | {"keys", "values", "entries", "cwd", "String", "Number", "Boolean", "Array", "Object", "Symbol"}
+    | {"concat", "padStart", "padEnd", "repeat", "at", "get", "has", "set", "add", "then", "catch"}
+    | {"RegExp", "Date", "Error", "TypeError", "URL", "encodeURIComponent", "decodeURIComponent", "write"}
+)
 _MOVING = re.compile(r"(?:.*::)?f?chdir|\$CWD|@CWD")
 
 
