@@ -38,7 +38,9 @@ _PROTECTED = (
     ".vscode/tasks.json",
     ".git/config",
 )
-_GIT_LAYOUTS = ("separate-git-dir", "hooks-path", "include")
+# git's directory by another name: its own word for it (--separate-git-dir), its hooks path or an
+# included file, a link named .git in a subdirectory to a repository kept elsewhere, a bare repository.
+_GIT_LAYOUTS = ("separate-git-dir", "hooks-path", "include", "linked-git-dir", "bare")
 
 
 def _git(work: Path, *args: str) -> str:
@@ -63,6 +65,12 @@ def _lay_out(work: Path, layout: str, name: str, into: str, exists: bool) -> str
     if layout == "separate-git-dir":
         (work / into).parent.mkdir(parents=True, exist_ok=True)
         _git(work, "init", "-q", f"--separate-git-dir={work / into}", ".")
+        return f"{into}/hooks/pre-commit"
+    if layout in ("linked-git-dir", "bare"):
+        _git(work, "init", "-q", "--bare", into)
+        if layout == "linked-git-dir":
+            (work / "sub").mkdir()
+            (work / "sub" / ".git").symlink_to(os.path.relpath(work / into, work / "sub"))
         return f"{into}/hooks/pre-commit"
     if layout == "hooks-path":
         _git(work, "init", "-q")
@@ -92,8 +100,11 @@ def _reaches(work: Path, layout: str, name: str, written: str) -> bool:
         return os.path.realpath(work / name) == target
     if layout == "include":
         return any(target in line for line in _git(work, "config", "--show-origin", "--list").splitlines())
-    hook = _git(work, "rev-parse", "--git-path", "hooks/pre-commit")
-    return os.path.realpath(work / hook) == target
+    # Where git, run where the layout puts it to use (the project, the linked subdirectory, the bare
+    # repository itself), runs its pre-commit hook from.
+    where = {"linked-git-dir": work / "sub", "bare": work / written.split("/hooks/")[0]}.get(layout, work)
+    hook = _git(where, "rev-parse", "--git-path", "hooks/pre-commit")
+    return os.path.realpath(where / hook) == target
 
 
 @requires("execution", "permissions", "host_callback")
@@ -110,6 +121,8 @@ def _reaches(work: Path, layout: str, name: str, written: str) -> bool:
     drawn=("separate-git-dir", ".git/config", "meta", False), via="redirection", mode="bypassPermissions"
 )
 @example(drawn=("include", ".git/config", "gitcfg", True), via="edit", mode="acceptEdits")
+# The red team's (session 33): ``sub/.git -> ../meta``, meta a repository kept outside any .git.
+@example(drawn=("linked-git-dir", ".git/config", "meta", False), via="redirection", mode="bypassPermissions")
 def test_a_protected_file_reached_by_another_name_asks(
     new_harness: Callable[[], Any], drawn: tuple[str, str, str, bool], via: str, mode: str
 ) -> None:
@@ -117,7 +130,8 @@ def test_a_protected_file_reached_by_another_name_asks(
 
     Composed: the protected name is a link to an ordinary directory or file (dangling or not), or
     git's directory, hooks path or an included configuration file is not spelled ``.git``
-    (``--separate-git-dir``, ``core.hooksPath``, ``include.path``). Judged by the filesystem and
+    (``--separate-git-dir``, ``core.hooksPath``, ``include.path``, a link named ``.git`` in a
+    subdirectory to a repository elsewhere, a bare repository). Judged by the filesystem and
     git (the draw counts only when ``realpath`` or git says the written name is the protected file).
     """
     if via == "redirection" and mode == "acceptEdits":

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from reference_impl import PermissionContext, decide_permission, parse_rule
+from reference_impl.permissions._linked_protection import is_git_directory
 from tests.test_rules import BASH, EDIT, READ, WRITE
 
 
@@ -119,3 +120,22 @@ def test_a_link_inside_a_denied_tree_denies_its_target(tmp_path: Path, linked: s
             READ, {"file_path": str(tmp_path / "data" / "other.txt")}, tmp_path, mode="default", rules=rules
         )
         assert other.behavior == "allow", other
+
+
+def test_a_git_directory_is_what_git_takes_for_one(tmp_path: Path) -> None:
+    """PERM-15: objects/, refs/ and a HEAD naming a ref or an object make a git directory, whatever its name."""
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "meta")], check=True)
+    assert is_git_directory(str(tmp_path / "meta"))
+    plain = tmp_path / "plain"
+    (plain / "objects").mkdir(parents=True)
+    (plain / "refs").mkdir()
+    assert not is_git_directory(str(plain))  # no HEAD
+    (plain / "HEAD").write_text("0123456789abcdef0123456789abcdef01234567\n")
+    assert is_git_directory(str(plain))  # a detached HEAD
+    (plain / "HEAD").write_text("not a ref\n")
+    assert not is_git_directory(str(plain))
+    (plain / "HEAD").unlink()
+    (plain / "HEAD").symlink_to("refs/heads/main")
+    assert is_git_directory(str(plain))
+    (plain / "refs").rmdir()
+    assert not is_git_directory(str(plain))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +28,7 @@ from reference_impl.permissions._protected_names import (
 )
 from reference_impl.permissions._repository_config import git_own_paths
 
-__all__ = ["linked_reason"]
+__all__ = ["is_git_directory", "linked_reason"]
 
 # Each protected name as its segments, grouped by the first one: one directory listing per root finds them.
 _NAMES: dict[str, list[tuple[str, ...]]] = {}
@@ -77,4 +78,34 @@ def linked_reason(resolved: str, cwd: Path) -> str | None:
     for target in _protected_targets(str(cwd)):
         if resolved == target or resolved.startswith(target.rstrip("/") + "/"):
             return f"{resolved} is (or is inside) {target}, which a protected name links to or git reads as its own"
+    directory = posixpath.dirname(resolved)
+    while directory not in ("", "/"):
+        if is_git_directory(directory):
+            return (
+                f"{resolved} is inside {directory}, a git directory whatever its name (a link named .git, "
+                "--git-dir or GIT_DIR makes git run its hooks and read its configuration)"
+            )
+        directory = posixpath.dirname(directory)
     return None
+
+
+def is_git_directory(directory: str) -> bool:
+    """Whether git would take ``directory`` for a repository's own directory, as its setup code tests it.
+
+    ``objects/`` and ``refs/`` directories, and a ``HEAD`` that is a symbolic ref (``ref: refs/...``,
+    or a link into ``refs/``) or an object name: ``sub/.git -> ../meta`` makes ``meta`` one, and so
+    does ``git init --bare``.
+    """
+    try:
+        if not (os.path.isdir(f"{directory}/objects") and os.path.isdir(f"{directory}/refs")):
+            return False
+        head = f"{directory}/HEAD"
+        if os.path.islink(head):
+            return os.readlink(head).startswith("refs/")
+        with open(head, "rb") as file:
+            text = file.read(256)
+    except (OSError, ValueError):
+        return False
+    return (
+        text.startswith(b"ref: refs/") or re.fullmatch(rb"[0-9a-f]{40}([0-9a-f]{24})?\s*", text) is not None
+    )
