@@ -573,6 +573,34 @@ def test_code_that_moves_writes_where_it_moved(command: str, behavior: str) -> N
     assert decision.behavior == behavior, decision
 
 
+@pytest.mark.parametrize(
+    ("command", "behavior"),
+    [
+        ("vim -es '+w .git/hooks/pre-commit' '+q' a.txt", "ask"),
+        ("sqlite3 :memory: '.output .mcp.json' 'select 1;'", "ask"),
+        ("echo 'set f [open .git/hooks/pre-commit w]; close $f' | tclsh", "ask"),
+        ("printf 'w .git/hooks/pre-commit\\nq\\n' | ed -s a.txt", "ask"),
+        ("echo x | socat -u - OPEN:.git/config,creat", "ask"),
+        ("GIT_TRACE=$PWD/.git/hooks/pre-commit git status", "ask"),
+        ("TMPDIR=.git/hooks mktemp", "ask"),
+        ("echo .git/hooks/pre-commit | xargs touch", "ask"),
+        ("sqlite3 db.sqlite 'select 1;'", "allow"),
+        ("vim -es '+w out.txt' '+q' a.txt", "allow"),
+        ("find . -name '*.pyc' | xargs rm", "allow"),
+        ("PYTHONPATH=src python3 -m pytest", "allow"),
+        ("git status", "allow"),
+    ],
+)
+def test_paths_named_to_a_program_the_engine_does_not_read_are_written(command: str, behavior: str) -> None:
+    """PERM-15: a protected path among the words of a line running a program the engine does not read, or an assigned value, asks.
+
+    The program decides what its words mean (an editor's ``w``, sqlite3's ``.output``, socat's
+    ``OPEN:``, xargs's input); an environment value tells a program where to write (``GIT_TRACE``).
+    """
+    decision = decide(BASH, sh(command), ctx(mode="bypassPermissions"))
+    assert decision.behavior == behavior, decision
+
+
 def test_ordinary_edit_still_allowed_in_accept_edits() -> None:
     assert decide(EDIT, {"file_path": "src/app.py"}, ctx(mode="acceptEdits")).behavior == "allow"
 

@@ -34,7 +34,7 @@ from reference_impl.permissions._git_tree_writes import git_tree_writes, may_cha
 from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._linked_protection import linked_reason
 from reference_impl.permissions._paths import depends_on_directory, lexical_path, opaque_state, resolved_path
-from reference_impl.permissions._program_model import is_interpreter
+from reference_impl.permissions._program_model import is_interpreter, unread_program
 from reference_impl.permissions._protected_names import (
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
@@ -483,6 +483,9 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
         reason = _derived_line_reason(part_targets, elsewhere, places, moved)
         if reason is not None:
             return reason
+    reason = _unread_words_reason(command, places, cwd)
+    if reason is not None:
+        return reason
     for part in command.parts:
         code = _interpreter_code(part)
         if code is not None:
@@ -515,6 +518,71 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
             reason = _line_reason(split_command(script), places, cwd, depth + 1)
             if reason is not None:
                 return reason
+    return None
+
+
+# A word's pieces that may name a path: between blanks, quotes and the separators of option and
+# address syntaxes and escapes (``+w .git/x``, ``OPEN:.git/x,creat``, ``into '.git/x'``, ``.git/x\\nq``).
+_PIECES = re.compile(r"[^\s'\"`:,;=()\[\]{}<>|&\\]+")
+_MOST_READ = 65536  # bytes of a file an unread program is given that are read for the paths it names
+
+
+def _pieces(texts: Sequence[str]) -> Iterator[str]:
+    """The pieces of ``texts`` shaped like a path (``a/b``, ``.name``, ``~/x``, ``$PWD/x`` as ``x``)."""
+    for text in texts:
+        for piece in _PIECES.findall(text.replace("$PWD/", "").replace("${PWD}/", "")):
+            if "/" in piece or piece.startswith((".", "~")):
+                yield piece
+
+
+def _file_text(word: str, cwd: Path, places: list[str] | None) -> str:
+    """The text of the small file ``word`` names, if it names one (a program's script or input list)."""
+    for place in places or [str(cwd)]:
+        try:
+            with open(posixpath.join(place, os.path.expanduser(word)), "rb") as file:
+                data = file.read(_MOST_READ)
+            return data.decode("utf-8") if b"\0" not in data else ""
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+    return ""
+
+
+def _unread_words_reason(command: ShellCommand, places: list[str] | None, cwd: Path) -> str | None:
+    """Why a path the line's words name may be written by a program whose use of them the engine does not read.
+
+    ``vim -es '+w .git/hooks/x'``, ``sqlite3 db '.output .mcp.json'``, ``echo 'open .git/x w' | tclsh``,
+    ``socat - OPEN:.git/x``, ``cmake -P w.cmake`` (the script names it): a program the engine does not
+    read may do anything with any word of the line, any file it is given, or its input. The values of
+    the line's assignments name where programs write (``GIT_TRACE=$PWD/.git/x git status``,
+    ``TMPDIR=.git/hooks mktemp``); ``xargs`` gives its command the words of its input (the line's, a file's).
+    """
+    texts = [value.partition("=")[2] for part in command.parts for value in part.assignments]
+    texts += [
+        w.partition("=")[2]
+        for part in command.parts
+        for w in known_words(part)[1:2]
+        if w
+        and "=" in w
+        and posixpath.basename(known_words(part)[0] or "") in ("export", "declare", "typeset", "env", "local")
+    ]
+    unread = None
+    for part in command.parts:
+        argv = known_words(part)
+        if not argv or argv[0] is None:
+            continue
+        base = posixpath.basename(argv[0])
+        # xargs too: it gives its command the words of its input, which are the line's (or a file's).
+        if unread_program(base, argv[1:], part.stdin) is not None and code_language(base) is None:
+            unread = unread or f"the engine does not read what {base} does with its words"
+    if unread is not None:
+        words = [w for part in command.parts for w in known_words(part) if w is not None]
+        texts += words + [part.stdin for part in command.parts if part.stdin]
+        texts += [_file_text(w, cwd, places) for w in words if not w.startswith("-")]
+    for piece in _pieces(texts):
+        relative = places is None and not piece.startswith(("/", "~"))
+        reason = protected_reason(piece, cwd) if relative else _reason_in(piece, places, cwd)
+        if reason is not None:
+            return f"{reason} ({unread or 'a value the line assigns names it'})"
     return None
 
 
