@@ -39,12 +39,18 @@ _SIGNED = (
     "gpgsig -----BEGIN PGP SIGNATURE-----\n \n x\n -----END PGP SIGNATURE-----\n\nsigned\n"
 )
 _SIGNED_SHA = hashlib.sha1(f"commit {len(_SIGNED)}\0{_SIGNED}".encode()).hexdigest()
+_SIGNED_TAG = (
+    f"object {_SIGNED_SHA}\\ntype commit\\ntag t9\\ntagger a <a@b> 0 +0000\\n\\nsigned\\n"
+    "-----BEGIN PGP SIGNATURE-----\\n\\nx\\n-----END PGP SIGNATURE-----\\n"
+)
 _IDENTITY = "-c user.name=a -c user.email=a@b"
 # (subcommand, its operands): ``s`` is the signed commit, ``b`` a branch at the first commit.
 _SUBCOMMANDS = (
     ("commit", "--allow-empty"),
     ("commit", "--allow-empty --fixup=amend:HEAD"),
+    ("commit", "--allow-empty --fixup reword:HEAD"),
     ("tag", "v9"),
+    ("tag", "-v t9"),
     ("merge", "--allow-unrelated-histories s"),
     ("revert", "HEAD"),
     ("pull", "--allow-unrelated-histories . s"),
@@ -100,7 +106,9 @@ def _setup() -> str:
     return (
         f"git init -q && git {_IDENTITY} commit -q --allow-empty -m i && git branch b && "
         f"printf '{data}' > .c && git hash-object -t commit -w .c >/dev/null && "
-        f"git update-ref refs/heads/s {_SIGNED_SHA} && rm -f .c"
+        f"git update-ref refs/heads/s {_SIGNED_SHA} && rm -f .c && "
+        # A tag t9 carrying an OpenPGP signature on the signed commit: ``tag -v`` starts gpg to check it.
+        f"git update-ref refs/tags/t9 $(printf '{_SIGNED_TAG}' | git mktag)"
     )
 
 
@@ -145,6 +153,8 @@ def _git_lines(draw: st.DrawFn) -> str:
 @example(line=f"git {_IDENTITY} commit --allow-empty -Sm", data=None, mode="default")
 # git resolves an unambiguous prefix: ``--edi`` is ``--edit``, and opens the editor despite the message.
 @example(line=f"git {_IDENTITY} commit --allow-empty --edi -mx", data=None, mode="acceptEdits")
+# A fixup's value as the next word: ``reword:`` asks for a new message in the editor.
+@example(line=f"git {_IDENTITY} commit --allow-empty --fixup reword:HEAD", data=None, mode="default")
 # An interactive rebase's todo list is edited whatever the merge message.
 @example(line=f"git {_IDENTITY} pull --no-edit -ri . s", data=None, mode="default")
 @example(line=f"git {_IDENTITY} log --show-signature s", data=None, mode="default")

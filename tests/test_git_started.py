@@ -114,6 +114,7 @@ def test_log_show_signature_in_the_repository_configuration_makes_plain_log_ask(
         ("git notes list", f"Bash({_EDITOR}:*)"),
         ("git config --get user.name", f"Bash({_EDITOR}:*)"),
         ("git log --oneline", "Bash(gpg:*)"),
+        ("git branch -v", "Bash(gpg:*)"),
         ("git show HEAD", "Bash(gpg:*)"),
         ("git log --show-signature --no-show-signature", "Bash(gpg:*)"),
         ("git status", "Bash(nuke:*)"),

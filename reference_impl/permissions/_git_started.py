@@ -123,7 +123,7 @@ def _read(
         return _has(rest, short, long)
     if set(given) & _names(sub, short, long):
         return True
-    bare = [n for n in given if begun and n.startswith("--") and len(n) > 2]
+    bare = [n for n in given if begun and n.startswith("--")]  # the grammar stops at ``--`` itself
     return any(o.split("=")[0].startswith(n) for n in bare for o in long)
 
 
