@@ -150,6 +150,9 @@ def test_miner_reads_a_description_over_its_lines() -> None:
         (["-n", "-e", "1p", "--expression=2p", "f"], ("1p", "2p")),
         (["--line-len", "7", "s/a/b/", "f"], ("s/a/b/",)),
         (["-nl", "5", "p", "f"], ("p",)),
+        # ``--`` ends the options: the next word is the script, read as one (not an unknown option).
+        (["--", "s/a/b/", "f"], ("s/a/b/",)),
+        (["-n", "--", "p", "f"], ("p",)),
     ],
 )
 def test_sed_line_reads_the_scripts_sed_runs(args: list[str], scripts: tuple[str, ...]) -> None:
