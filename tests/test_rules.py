@@ -13,12 +13,14 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from reference_impl import (
+    PermissionContext,
     PermissionRule,
     RuleSyntaxError,
     Tool,
     ToolContext,
     ToolOutput,
     build_tool,
+    decide_permission,
     mcp_tool,
     parse_rule,
 )
@@ -600,3 +602,31 @@ def test_a_rule_with_an_invisible_character_is_refused_naming_it(text: str, code
     """PERM-12: a pasted rule's invisible or odd blank character is refused by its code point, never kept."""
     with pytest.raises(RuleSyntaxError, match=re.escape(code)):
         parse_rule(text, "deny", "userSettings")
+
+
+@pytest.mark.parametrize(
+    ("line", "files", "behavior"),
+    [
+        ("sqlite3 -init i.sql :memory: 'select 1;'", {"i.sql": ".system nuke\n"}, "ask"),
+        ("sqlite3 :memory: '.read s.sql'", {"s.sql": ".shell nuke\n"}, "ask"),
+        ("gdb -batch -x ./g.gdb", {"g.gdb": "shell nuke\n"}, "ask"),
+        ("ssh -F sc x true", {"sc": "Host x\n  ProxyCommand nuke\n"}, "ask"),
+        ("gcc @opts -c m.c", {"opts": "-wrapper nuke\n"}, "ask"),
+        ("gcc -specs=s.specs m.c", {"s.specs": "*linker:\nnuke\n"}, "ask"),
+        ("sqlite3 -init i.sql :memory: 'select 1;'", {"i.sql": "create table t(x);\n"}, "allow"),
+        ("gcc -c m.c", {"m.c": "int x;\n"}, "allow"),
+    ],
+)
+def test_a_file_given_to_an_unread_program_is_read_for_what_it_runs(
+    tmp_path: Path, line: str, files: dict[str, str], behavior: str
+) -> None:
+    """PERM-17: the files an allowed program the engine does not read is given are read for the commands they name.
+
+    ``Bash(sqlite3:*)`` trusts sqlite3, not an init script that runs a denied program.
+    """
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    program = line.split()[0]
+    rules = (deny("Bash(nuke:*)"), allow(f"Bash({program}:*)"))
+    context = PermissionContext(mode="default", rules=rules, cwd=tmp_path, project_root=tmp_path)
+    assert decide_permission(BASH, {"command": line}, context).behavior == behavior

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
-from reference_impl.permissions._code_targets import CodeTargets, code_targets, file_language
+from reference_impl.permissions._code_targets import CodeTargets, code_language, code_targets, file_language
 from reference_impl.permissions._decisions import PermissionBehavior
 from reference_impl.permissions._interpreter_options import path_searched_script
 from reference_impl.permissions._paths import (
@@ -40,7 +40,7 @@ from reference_impl.permissions._paths import (
     path_forms,
     reaches_beneath,
 )
-from reference_impl.permissions._program_model import running_form
+from reference_impl.permissions._program_model import running_form, unread_program
 from reference_impl.permissions._project_files import (
     NOT_READ,
     PYTHON_CODE,
@@ -535,7 +535,28 @@ def _project_readers(command: str) -> tuple[_Reader, ...]:
         script = script_operand(argv)
         if script is not None or reads_project_files(argv):
             found.append((tuple(argv), script[0] if script else None, ()))
+        else:
+            # A program the engine does not read may take any file it is given for code or
+            # configuration (``sqlite3 -init i.sql``, ``gdb -x g``, ``ssh -F cfg``, ``gcc @opts``,
+            # ``-specs=s``): each file its words name is read for the commands it names.
+            found += [(tuple(argv), name, ()) for name in _unread_files(argv)]
     return tuple(found)
+
+
+# A word's pieces that may name a file: between quotes, blanks and the separators of option syntax.
+_FILE_PIECES = re.compile(r"[^\s'\"`:,;=()\[\]{}<>|&@]+")
+
+
+def _unread_files(argv: Sequence[str | None]) -> list[str]:
+    """The names of files among the words of a command the engine does not read (its own language's aside)."""
+    if not argv or argv[0] is None:
+        return []
+    name = posixpath.basename(argv[0])
+    args = list(argv[1:])
+    if code_language(name) is not None or unread_program(name, args) is None:
+        return []
+    pieces = (p for w in args if w is not None for p in _FILE_PIECES.findall(w))
+    return list(dict.fromkeys(p for p in pieces if not p.startswith("-") and p not in (".", "..")))
 
 
 def _make_environment(
