@@ -64,6 +64,13 @@ _IDIOMS = (
 )
 # node's functions outside its fs module that write a file named to them.
 _NODE_IDIOMS = ('process.report.writeReport("{p}")', 'require("v8").writeHeapSnapshot("{p}")')
+# A tree the project holds (``tmpl/`` with the protected file in it) copied into the project's root:
+# no word of the code names the protected file.
+_TREE_COPIES = (
+    ("python3", 'import shutil; shutil.copytree("tmpl", ".", dirs_exist_ok=True)'),
+    ("python3", 'import shutil; shutil.copytree("tmpl/", "./", dirs_exist_ok=True)'),
+    ("node", 'require("fs").cpSync("tmpl", ".", {{recursive: true}})'),
+)
 _TARGETS = (".git/hooks/pre-commit", ".git/config", ".claude/settings.json", ".vscode/tasks.json")
 
 
@@ -176,3 +183,31 @@ def test_a_protected_file_written_by_any_standard_function_asks(
     """
     line, target = case
     assert_protected_write_asks(new_harness(), line, target, " through a standard function")
+
+
+@st.composite
+def _tree_copies(draw: st.DrawFn) -> tuple[str, str]:
+    """``(line, target)``: code copying the project's ``tmpl/`` tree, which holds the protected file, into its root."""
+    installed = [(program, code) for program, code in _TREE_COPIES if shutil.which(program)]
+    program, code = draw(st.sampled_from(installed), label="copy")
+    target = draw(st.sampled_from(_TARGETS), label="target")
+    flag = "-c" if program == "python3" else "-e"
+    return f"{program} {flag} '{code.format()}'", target
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=12, deadline=None)
+@given(case=_tree_copies())
+def test_a_protected_file_copied_in_with_a_tree_asks(
+    new_harness: Callable[[], Any], case: tuple[str, str]
+) -> None:
+    """PERM-15: code copying a tree that holds a protected file into the project's root asks in bypassPermissions.
+
+    No word of the code names the file: the project's ``tmpl/`` holds it, and ``shutil.copytree`` or
+    node's ``cpSync`` copies it over the root's (which holds ``.git``). Python or node in a sandbox
+    judges (a line that writes no protected file is discarded).
+    """
+    line, target = case
+    files = {f"tmpl/{target}": "planted\n"}
+    assert_protected_write_asks(new_harness(), line, target, " by copying a tree into the root", files)

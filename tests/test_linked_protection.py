@@ -139,3 +139,14 @@ def test_a_git_directory_is_what_git_takes_for_one(tmp_path: Path) -> None:
     assert is_git_directory(str(plain))
     (plain / "refs").rmdir()
     assert not is_git_directory(str(plain))
+
+
+def test_code_copying_a_tree_into_a_directory_holding_a_protected_name_asks(tmp_path: Path) -> None:
+    """PERM-15: ``copytree("tmpl", ".")`` writes into the root, which holds .git; into ``out`` it does not."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "tmpl").mkdir()
+    (tmp_path / "out").mkdir()
+    into_root = """python3 -c 'import shutil; shutil.copytree("tmpl", ".", dirs_exist_ok=True)'"""
+    into_out = """python3 -c 'import shutil; shutil.copytree("tmpl", "out", dirs_exist_ok=True)'"""
+    assert _decide(BASH, {"command": into_root}, tmp_path, mode="bypassPermissions").behavior == "ask"
+    assert _decide(BASH, {"command": into_out}, tmp_path, mode="bypassPermissions").behavior == "allow"

@@ -502,6 +502,7 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
             for path in (*code.writes, *code.handed):
                 relative = code_places is None and not path.startswith(("/", "~"))
                 reason = protected_reason(path, cwd) if relative else _reason_in(path, code_places, cwd)
+                reason = reason or _holding_reason(path, code_places or [str(cwd)])
                 if reason is not None:
                     return reason
             for run in code.runs:
@@ -583,6 +584,33 @@ def _unread_words_reason(command: ShellCommand, places: list[str] | None, cwd: P
         reason = protected_reason(piece, cwd) if relative else _reason_in(piece, places, cwd)
         if reason is not None:
             return f"{reason} ({unread or 'a value the line assigns names it'})"
+    return None
+
+
+# The first segment of every protected name: what a directory written into may come to hold.
+_PROTECTED_TOPS = frozenset(
+    n.split("/")[0] for n in PROTECTED_DIRECTORIES | PROTECTED_FILES | PROTECTED_TREES
+)
+
+
+def _holding_reason(path: str, places: Sequence[str]) -> str | None:
+    """Why code writing into the directory ``path`` (a copy of a tree, an archive extracted) may write a protected file.
+
+    ``cpSync("tmpl", ".", {recursive: true})``, ``extractall(".")``: what lands in a directory holding
+    a protected name (the project's ``.git``, ``.vscode``) may be that name's files.
+    """
+    for place in places:
+        directory = posixpath.join(place, os.path.expanduser(path))
+        if not os.path.isdir(directory):
+            continue
+        try:
+            held = sorted(_PROTECTED_TOPS.intersection(os.listdir(directory)))
+        except OSError:
+            return f"the code writes into {path}, a directory the engine can't list"
+        if held:
+            return (
+                f"the code writes into {path}, which holds {held[0]}: what it copies there may be its files"
+            )
     return None
 
 
