@@ -114,24 +114,36 @@ def _reaches(work: Path, layout: str, name: str, written: str) -> bool:
     drawn=linked_protected_writes(),
     via=st.sampled_from(["edit", "redirection"]),
     mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
+    below=st.booleans(),
 )
-@example(drawn=("link", ".mcp.json", "conf", True), via="edit", mode="acceptEdits")
-@example(drawn=("link", ".claude/settings.json", "conf", False), via="edit", mode="acceptEdits")
+@example(drawn=("link", ".mcp.json", "conf", True), via="edit", mode="acceptEdits", below=False)
+@example(drawn=("link", ".claude/settings.json", "conf", False), via="edit", mode="acceptEdits", below=False)
+# The link in a parent of the harness's directory (session 34's survivors of _linked_protection).
+@example(drawn=("link", ".claude/settings.json", "conf", True), via="edit", mode="acceptEdits", below=True)
 @example(
-    drawn=("separate-git-dir", ".git/config", "meta", False), via="redirection", mode="bypassPermissions"
+    drawn=("separate-git-dir", ".git/config", "meta", False),
+    via="redirection",
+    mode="bypassPermissions",
+    below=False,
 )
-@example(drawn=("include", ".git/config", "gitcfg", True), via="edit", mode="acceptEdits")
+@example(drawn=("include", ".git/config", "gitcfg", True), via="edit", mode="acceptEdits", below=False)
 # The red team's (session 33): ``sub/.git -> ../meta``, meta a repository kept outside any .git.
-@example(drawn=("linked-git-dir", ".git/config", "meta", False), via="redirection", mode="bypassPermissions")
+@example(
+    drawn=("linked-git-dir", ".git/config", "meta", False),
+    via="redirection",
+    mode="bypassPermissions",
+    below=False,
+)
 def test_a_protected_file_reached_by_another_name_asks(
-    new_harness: Callable[[], Any], drawn: tuple[str, str, str, bool], via: str, mode: str
+    new_harness: Callable[[], Any], drawn: tuple[str, str, str, bool], via: str, mode: str, below: bool
 ) -> None:
     """PERM-15: a write reaching a protected file by a name without a protected segment still asks.
 
     Composed: the protected name is a link to an ordinary directory or file (dangling or not), or
     git's directory, hooks path or an included configuration file is not spelled ``.git``
     (``--separate-git-dir``, ``core.hooksPath``, ``include.path``, a link named ``.git`` in a
-    subdirectory to a repository elsewhere, a bare repository). Judged by the filesystem and
+    subdirectory to a repository elsewhere, a bare repository); the harness works in the project or
+    in a directory below it (the link is then in a parent). Judged by the filesystem and
     git (the draw counts only when ``realpath`` or git says the written name is the protected file).
     """
     if via == "redirection" and mode == "acceptEdits":
@@ -140,12 +152,14 @@ def test_a_protected_file_reached_by_another_name_asks(
     work = fresh_dir()
     written = _lay_out(work, layout, name, into, exists)
     assume(_reaches(work, layout, name, written))
+    here = work / "below" if below else work
+    here.mkdir(exist_ok=True)
     tool, call = (
         (edit_tool(), ("Edit", {"file_path": str(work / written)}))
         if via == "edit"
-        else (shell_tool(), ("Bash", {"command": f"echo pwned >> {written}"}))
+        else (shell_tool(), ("Bash", {"command": f"echo pwned >> {work / written}"}))
     )
-    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"), cwd=work)
+    run = run_calls(new_harness(), [tool], [call], mode=mode, host=host_answering("deny"), cwd=here)
     assert_asked_not_run(run, f"{via} of {written} reaches the protected {name} ({layout})")
 
 
