@@ -83,12 +83,16 @@ _LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
 }
+_EXTENSIONS = {"python": "py", "node": "js", "perl": "pl"}
 _TARGETS = (".git/hooks/pre-commit", ".git/config", ".claude/settings.json", ".vscode/tasks.json")
 
 
 @st.composite
-def _moving_lines(draw: st.DrawFn) -> tuple[str, str]:
-    """``(line, target)``: code of a drawn language that moves into the target's directory, then writes it."""
+def _moving_lines(draw: st.DrawFn) -> tuple[str, str] | tuple[str, str, dict[str, str]]:
+    """``(line, target[, files])``: code of a drawn language that moves into the target's directory, then writes it.
+
+    Inline, or as the project's script file the interpreter is given (``files``).
+    """
     # Only the interpreters installed here can judge (a skip would leave the others unchecked).
     installed = [name for name in sorted(_LANGUAGES) if shutil.which(_LANGUAGES[name][0].split()[0])]
     language = draw(st.sampled_from(installed), label="language")
@@ -99,6 +103,10 @@ def _moving_lines(draw: st.DrawFn) -> tuple[str, str]:
     move = draw(st.sampled_from(moves), label="move")
     write = draw(st.sampled_from(writes), label="write")
     code = move.format(d=directory, w=write.format(n=name, shell=shell), shell=shell)
+    if draw(st.booleans(), label="script file"):
+        # The same code as the project's script file the interpreter is given.
+        name = f"w.{_EXTENSIONS[language]}"
+        return f"{line.split()[0]} {name}", target, {name: code + "\n"}
     return line.format(code=code), target
 
 
@@ -114,17 +122,19 @@ def _moving_lines(draw: st.DrawFn) -> tuple[str, str]:
     )
 )
 @example(case=("""perl -e 'chdir q(.claude); open(F, ">>", "settings.json")'""", ".claude/settings.json"))
+# A script file of the project does the same.
+@example(case=("python3 w.py", ".git/config", {"w.py": 'import os\nos.chdir(".git")\nopen("config", "a")\n'}))
 def test_a_protected_file_written_after_the_code_moves_asks(
-    new_harness: Callable[[], Any], case: tuple[str, str]
+    new_harness: Callable[[], Any], case: tuple[str, str] | tuple[str, str, dict[str, str]]
 ) -> None:
     """PERM-15: interpreter code that changes its directory (or starts a program elsewhere) and then writes a protected file asks in bypassPermissions.
 
-    Composed: python, node or perl x a move (``chdir`` by each spelling, aliased, looked up by
+    Composed: python, node or perl, inline or as the project's script file x a move (``chdir`` by each spelling, aliased, looked up by
     name, through a descriptor, built, evaluated; a ``cwd`` given to the program it starts) x a
     write (a file API, a shell command it runs) x the protected file; the interpreter, run in a
     sandbox, judges (a line that writes no protected file is discarded).
     """
     if shutil.which("bwrap") is None:
         pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
-    line, target = case
-    assert_protected_write_asks(new_harness(), line, target, " after its code moved")
+    line, target, *files = case
+    assert_protected_write_asks(new_harness(), line, target, " after its code moved", *files)

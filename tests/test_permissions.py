@@ -625,3 +625,20 @@ def test_opaque_command_with_a_deny_rule_asks_even_in_bypass() -> None:
     decision = decide(BASH, sh("$X -rf x"), ctx(rule("Bash(rm:*)", "deny"), mode="bypassPermissions"))
     assert decision.behavior == "ask"
     assert decision.reason.rule == "Bash(rm:*)"
+
+
+@pytest.mark.parametrize(
+    ("script", "behavior"),
+    [
+        ("open('.git/hooks/pre-commit', 'w')\n", "ask"),
+        ("import os\nos.chdir('.git')\nopen('config', 'a')\n", "ask"),
+        ("import sys\nopen(sys.argv[0] + '.out', 'w')\nopen('dist/a.txt', 'w')\n", "allow"),
+    ],
+)
+def test_a_script_file_is_read_for_the_protected_paths_it_writes(
+    tmp_path: Path, script: str, behavior: str
+) -> None:
+    """PERM-15: ``python3 w.py`` writes what w.py's code names literally; a name it builds is left to the sandbox."""
+    (tmp_path / "w.py").write_text(script)
+    context = PermissionContext(mode="bypassPermissions", rules=(), cwd=tmp_path, project_root=tmp_path)
+    assert decide(BASH, sh("python3 w.py"), context).behavior == behavior

@@ -21,7 +21,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
-from reference_impl.permissions._code_targets import CodeTargets, code_language, line_code
+from reference_impl.permissions._code_targets import (
+    CodeTargets,
+    code_language,
+    code_targets,
+    file_language,
+    line_code,
+)
 from reference_impl.permissions._derived_names import (
     CopiedTree,
     Derived,
@@ -43,7 +49,7 @@ from reference_impl.permissions._protected_names import (
 )
 from reference_impl.permissions._python_resolution import SITE_DIRECTORIES, STARTUP_MODULES
 from reference_impl.permissions._rules import Call
-from reference_impl.permissions._shell_forms import shell_input
+from reference_impl.permissions._shell_forms import script_operand, shell_input
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellPart
 from reference_impl.permissions._startup_sources import startup_reason
 from reference_impl.permissions._wrapped_commands import (
@@ -261,6 +267,31 @@ def _scripts(argv: tuple[str | None, ...], stdin: str | None = None) -> list[str
             break
         argv = inner
     return [s for s in scripts if s != ""]
+
+
+_MOST_SCRIPT = 262144  # bytes of a script file read for the paths it writes
+
+
+def _script_code(part: ShellPart, places: Sequence[str]) -> CodeTargets | None:
+    """What the script file an interpreter of a language the engine reads is given writes (``python3 w.py``).
+
+    Its literal targets only: a target it builds when it runs is not taken for any write (every
+    script that names its output files by a variable would ask); the sandbox holds those.
+    """
+    found = script_operand(known_words(part))
+    argv = known_words(part)
+    if found is None or not argv or argv[0] is None or code_language(posixpath.basename(argv[0])) is None:
+        return None
+    for place in places:
+        try:
+            with open(posixpath.join(place, found[0]), "rb") as file:
+                text = file.read(_MOST_SCRIPT).decode("utf-8")
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        language = file_language(found[0], text) or code_language(posixpath.basename(argv[0]))
+        code = code_targets(language, text)
+        return CodeTargets(code.runs, code.writes, None, None, code.moves, code.handed)
+    return None
 
 
 def _interpreter_code(part: ShellPart) -> CodeTargets | None:
@@ -487,7 +518,7 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
     if reason is not None:
         return reason
     for part in command.parts:
-        code = _interpreter_code(part)
+        code = _interpreter_code(part) or _script_code(part, places or [str(cwd)])
         if code is not None:
             # An interpreter's own code writes what it names (PERM-15): a literal path is judged like
             # a redirection's, a path built when it runs may be any; what it runs is a line of its own.
