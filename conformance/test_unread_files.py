@@ -1,7 +1,7 @@
 """Deny rules on what a program runs from a file it is given, where the harness does not read the program (PERM-17).
 
 ``sqlite3 -init i.sql`` runs i.sql's ``.system nuke``; ``gdb -x g`` its ``shell nuke``; ``ssh -F cfg``
-its ``ProxyCommand nuke``; ``gcc @opts`` a ``-wrapper nuke`` in the options file, ``gcc -specs=s`` a
+its ``ProxyCommand nuke``; ``sqlite3 db < s.sql`` its input; ``gcc @opts`` a ``-wrapper nuke`` in the options file, ``gcc -specs=s`` a
 linker the specs name. An allow rule on the program is trust in the program, not in every file it
 may be handed: a deny rule on what the file runs must still be asked about. The line is composed
 (an installed program x the way it is given the file x the file's spelling), run for real with a
@@ -30,6 +30,7 @@ from pytest_toolharness.specs import RuleSpec
 _LOADS = (
     ("sqlite3", "i.sql", ".system nuke\n", "sqlite3 -init {f} :memory: 'select 1;'"),
     ("sqlite3", "s.sql", ".shell nuke\n", "sqlite3 :memory: '.read {f}'"),
+    ("sqlite3", "s.sql", ".system nuke\n", "sqlite3 :memory: < {f}"),
     ("gdb", "g.gdb", "shell nuke\n", "gdb -batch -nx -x {f}"),
     ("gdb", "g.gdb", "shell nuke\n", "gdb -batch -nx --command={f}"),
     ("ssh", "sc", "Host x\n  ProxyCommand nuke\n", "ssh -F {f} -o BatchMode=yes x true"),
@@ -67,7 +68,7 @@ def test_a_deny_on_what_a_file_given_to_an_unread_program_runs_holds(
 ) -> None:
     """PERM-17: a program the harness does not read, allowed by a rule naming it, is not trusted with a file it is given that runs a denied program.
 
-    Composed: sqlite3 (``-init``, ``.read``), gdb (``-x``, ``--command=``), ssh (``-F``), gcc
+    Composed: sqlite3 (``-init``, ``.read``, ``< file``), gdb (``-x``, ``--command=``), ssh (``-F``), gcc
     (``@file``, ``-specs=``) x the file's spelling; the real program judges (it runs ``nuke``, which
     leaves a mark; a line where it does not is discarded). ``Bash(nuke:*)`` denied, the program allowed.
     """

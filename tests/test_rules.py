@@ -609,6 +609,8 @@ def test_a_rule_with_an_invisible_character_is_refused_naming_it(text: str, code
     [
         ("sqlite3 -init i.sql :memory: 'select 1;'", {"i.sql": ".system nuke\n"}, "ask"),
         ("sqlite3 :memory: '.read s.sql'", {"s.sql": ".shell nuke\n"}, "ask"),
+        ("sqlite3 :memory: < s.sql", {"s.sql": ".system nuke\n"}, "ask"),
+        ("sort < list.txt", {"list.txt": "nuke\n"}, "allow"),
         ("gdb -batch -x ./g.gdb", {"g.gdb": "shell nuke\n"}, "ask"),
         ("ssh -F sc x true", {"sc": "Host x\n  ProxyCommand nuke\n"}, "ask"),
         ("gcc @opts -c m.c", {"opts": "-wrapper nuke\n"}, "ask"),

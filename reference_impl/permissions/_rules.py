@@ -531,6 +531,10 @@ def _project_readers(command: str) -> tuple[_Reader, ...]:
         reached = _make_environment(part.argv, part.assignments)
         if reached is not None:
             found.append((reached[0], None, reached[1]))
+        if _unread_files((*part.argv, "x")):
+            # Its input redirected from a file (``sqlite3 db < s.sql``) is code it may run too (the
+            # part's text leaves its redirections out: any of the line's is taken for its own).
+            found += [(part.argv, name, ()) for name in _INPUT_FILE.findall(command)]
     for argv in deny_forms(command).commands:
         script = script_operand(argv)
         if script is not None or reads_project_files(argv):
@@ -543,6 +547,8 @@ def _project_readers(command: str) -> tuple[_Reader, ...]:
     return tuple(found)
 
 
+# ``< file`` (not ``<<``, ``<<<``, ``<(``, ``<&``): a command's input read from a file.
+_INPUT_FILE = re.compile(r"(?<![<>&0-9])[0-9]?<(?![<(&])\s*([^\s<>|&;()]+)")
 # A word's pieces that may name a file: between quotes, blanks and the separators of option syntax.
 _FILE_PIECES = re.compile(r"[^\s'\"`:,;=()\[\]{}<>|&@]+")
 
