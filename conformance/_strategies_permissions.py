@@ -342,13 +342,13 @@ def assert_asked_not_run(run: Run, why: str) -> None:
 
 
 def assert_protected_write_asks(
-    harness: Any, line: str, target: str, how: str, files: Mapping[str, str] | None = None
+    harness: Any, line: str, target: str, how: str, files: Mapping[str, str | bytes] | None = None
 ) -> None:
     """PERM-15: where ``line``, run for real, writes the protected ``target``, the harness asks in bypassPermissions.
 
     Two fresh repositories holding ``target``'s directory: bash runs the line in a bubblewrap sandbox
     in one (the judge; a line that writes no ``target`` is discarded), the harness gets it in the other.
-    ``files`` (relative path -> text) are made in both first. Skips without bubblewrap, naming it.
+    ``files`` (relative path -> text or bytes) are made in both first. Skips without bubblewrap, naming it.
     """
     if shutil.which("bwrap") is None:
         pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
@@ -359,7 +359,10 @@ def assert_protected_write_asks(
         (place / directory).mkdir(parents=True, exist_ok=True)
         for name, text in (files or {}).items():
             (place / name).parent.mkdir(parents=True, exist_ok=True)
-            (place / name).write_text(text, encoding="utf-8")
+            if isinstance(text, bytes):
+                (place / name).write_bytes(text)
+            else:
+                (place / name).write_text(text, encoding="utf-8")
     assume(target in written_paths(line, judged))
     run = run_line_in_bypass(harness, line, work)
     assert_asked_not_run(run, f"{line!r} writes {target}{how} (the filesystem says so)")

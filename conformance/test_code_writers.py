@@ -16,9 +16,11 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import io
 import shutil
 import sys
 import warnings
+import zipfile
 from collections.abc import Callable
 from typing import Any
 
@@ -70,6 +72,10 @@ _TREE_COPIES = (
     ("python3", 'import shutil; shutil.copytree("tmpl", ".", dirs_exist_ok=True)'),
     ("python3", 'import shutil; shutil.copytree("tmpl/", "./", dirs_exist_ok=True)'),
     ("node", 'require("fs").cpSync("tmpl", ".", {{recursive: true}})'),
+    # The project's archive holding the protected file, extracted where no word says: the working directory.
+    ("python3", 'import zipfile; zipfile.ZipFile("a.zip").extractall()'),
+    ("python3", 'import shutil; shutil.unpack_archive("a.zip")'),
+    ("python3", 'import zipfile; z = zipfile.ZipFile("a.zip"); [z.extract(m) for m in z.namelist()]'),
 )
 _TARGETS = (".git/hooks/pre-commit", ".git/config", ".claude/settings.json", ".vscode/tasks.json")
 
@@ -187,7 +193,7 @@ def test_a_protected_file_written_by_any_standard_function_asks(
 
 @st.composite
 def _tree_copies(draw: st.DrawFn) -> tuple[str, str]:
-    """``(line, target)``: code copying the project's ``tmpl/`` tree, which holds the protected file, into its root."""
+    """``(line, target)``: code copying the project's ``tmpl/`` tree (or extracting its ``a.zip``), which holds the protected file, into its root."""
     installed = [(program, code) for program, code in _TREE_COPIES if shutil.which(program)]
     program, code = draw(st.sampled_from(installed), label="copy")
     target = draw(st.sampled_from(_TARGETS), label="target")
@@ -204,10 +210,14 @@ def test_a_protected_file_copied_in_with_a_tree_asks(
 ) -> None:
     """PERM-15: code copying a tree that holds a protected file into the project's root asks in bypassPermissions.
 
-    No word of the code names the file: the project's ``tmpl/`` holds it, and ``shutil.copytree`` or
-    node's ``cpSync`` copies it over the root's (which holds ``.git``). Python or node in a sandbox
+    No word of the code names the file: the project's ``tmpl/`` (or ``a.zip``) holds it, and
+    ``shutil.copytree`` or node's ``cpSync`` copies it over the root's (which holds ``.git``), or an
+    extraction given no destination writes it into the working directory. Python or node in a sandbox
     judges (a line that writes no protected file is discarded).
     """
     line, target = case
-    files = {f"tmpl/{target}": "planted\n"}
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as made:
+        made.writestr(target, "planted\n")
+    files: dict[str, str | bytes] = {f"tmpl/{target}": "planted\n", "a.zip": archive.getvalue()}
     assert_protected_write_asks(new_harness(), line, target, " by copying a tree into the root", files)

@@ -427,3 +427,19 @@ def test_literals_given_to_a_javascript_function_that_may_write_are_read(
 ) -> None:
     """PERM-15: a literal given to a JavaScript function node's lists do not hold (and not one that only reads) may be written."""
     assert code_targets("javascript", code).handed == handed
+
+
+@pytest.mark.parametrize(
+    ("code", "handed"),
+    [
+        ('import tarfile; tarfile.open("a.tar").extractall()', (".",)),
+        ('import shutil; shutil.unpack_archive("a.zip")', ("a.zip", ".")),
+        ('import zipfile; zipfile.ZipFile("a").extractall(path="out")', ("out",)),
+        ('import tarfile; tarfile.open("a.tar").extractall("out")', ("out",)),
+    ],
+)
+def test_an_extraction_given_no_destination_writes_into_the_working_directory(
+    code: str, handed: tuple[str, ...]
+) -> None:
+    """PERM-15: ``extractall()``, ``unpack_archive(f)``: the standard library's default destination is ``.``."""
+    assert code_targets("python", code).handed == handed

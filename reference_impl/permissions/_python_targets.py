@@ -290,6 +290,9 @@ class _Reader:
             literal = _literal(value)
             if literal is not _NOT_LITERAL:
                 self.handed += _strings(literal)
+        at = _INTO_WORKING_DIRECTORY.get(name.rpartition(".")[2] if name else "")
+        if at is not None and len(node.args) <= at and not {k.arg for k in node.keywords} & _DESTINATIONS:
+            self.handed.append(".")  # ``extractall()``: into the working directory, by default
 
     def _standard_call(self, node: ast.Call) -> None:
         """A call the lists above do not name, of what may start a program or run code: its values must be literal.
@@ -548,6 +551,13 @@ _READS_ONLY_METHODS = frozenset(
     | {"dumps", "write", "writelines", "flush", "close", "sort", "info", "debug", "warning", "error"}
     | {"critical", "exception", "getLogger", "isoformat", "strftime", "hexdigest", "digest"}
 )
+
+
+# What writes into the working directory when not told where (the standard library's signatures:
+# ``TarFile.extractall(path=".")``, ``ZipFile.extractall(path=None)``, ``shutil.unpack_archive(
+# filename, extract_dir=None)``): the name -> the position of the destination argument.
+_INTO_WORKING_DIRECTORY = {"extractall": 0, "extract": 1, "unpack_archive": 1}
+_DESTINATIONS = frozenset({"path", "extract_dir"})
 
 
 def _only_reads(name: str) -> bool:
