@@ -60,3 +60,34 @@ def test_a_directory_on_the_startup_path_is_protected(home: Path) -> None:
         assert protected_reason(str(home / name), home) is not None, name
     assert protected_reason(str(home / "bin" / "sub" / "notes.txt"), home) is None
     assert protected_reason(str(home / "project" / "main.py"), home) is None
+
+
+def test_a_file_sourced_three_files_deep_is_protected(home: Path) -> None:
+    """PERM-15: ~/.bashrc sources a, a sources b, b sources c: c is start-up code (the reading's whole depth)."""
+    (home / ".bashrc").write_text(". ~/a.sh\n")
+    (home / "a.sh").write_text(". ~/b.sh\n")
+    (home / "b.sh").write_text("source ~/c.sh\n")
+    assert protected_reason(str(home / "c.sh"), home) is not None
+    assert protected_reason(str(home / "d.sh"), home) is None
+
+
+def test_the_harness_configuration_directory_is_protected(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERM-15: ``$CLAUDE_CONFIG_DIR`` moves the harness's configuration: what is in it is protected, its siblings not."""
+    configured = tmp_path / "conf"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(configured))
+    reason = protected_reason(str(configured / "settings.json"), home)
+    assert reason is not None
+    assert "CLAUDE_CONFIG_DIR" in reason
+    assert protected_reason(str(tmp_path / "confx" / "settings.json"), home) is None
+
+
+def test_a_home_directory_on_path_is_protected(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PERM-15: a program written into a directory of the home on PATH shadows another; one off PATH does not."""
+    (home / "opt-tools").mkdir()
+    monkeypatch.setenv("PATH", f"{home / 'opt-tools'}:/usr/bin:/bin")
+    reason = protected_reason(str(home / "opt-tools" / "ls"), home)
+    assert reason is not None
+    assert "a directory of the home on PATH" in reason
+    assert protected_reason(str(home / "tools" / "ls"), home) is None
