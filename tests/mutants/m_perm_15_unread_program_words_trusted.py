@@ -15,8 +15,8 @@ adapter = make_factory(
         "reference_impl.permissions._protected_paths",
         "_unread_words_reason",
         rewrite(
-            "        elif unread_program(base, argv[1:], part.stdin) is not None and code_language(base) is None:\n",
-            "        elif False:\n",
+            "        if unread_program(base, argv[1:], part.stdin) is not None and code_language(base) is None:\n",
+            "        if False:\n",
         ),
     )
 )
