@@ -162,3 +162,36 @@ def test_the_catalogue_names_where_each_entry_comes_from() -> None:
             seen.add(spelled)
             assert runner_name(spelled) == name
             assert reads_project_files([spelled, "x"])
+
+
+@pytest.mark.parametrize(
+    ("program", "words", "commands"),
+    [
+        ("uv", ["--quiet", "run", "pytest", "-x"], [["pytest", "-x"]]),
+        ("uv", ["run", "pytest"], [["pytest"]]),
+        ("poetry", ["-q", "run", "pytest"], [["pytest"]]),
+    ],
+)
+def test_a_launcher_runs_the_command_after_its_subcommand(
+    program: str, words: list[str], commands: list[list[str]]
+) -> None:
+    """PERM-17: ``uv --quiet run pytest -x`` runs ``pytest -x``: what follows the subcommand, wherever it stands."""
+    from reference_impl.permissions._project_runners import wrapped_commands
+
+    assert list(wrapped_commands(program, words)) == commands
+
+
+def test_a_configuration_file_that_can_not_be_read_fails_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERM-17: a runner's configuration the engine can't read is named as unreadable (the engine asks), not skipped."""
+    from reference_impl.permissions import _project_runners
+
+    (tmp_path / "conf.cfg").write_text("x\n")
+
+    def unreadable(*_args: object, **_kwargs: object) -> object:
+        raise PermissionError("denied")
+
+    monkeypatch.setattr(_project_runners, "open", unreadable, raising=False)
+    found = _project_runners._configuration(["conf.cfg"], "pattern", str(tmp_path))
+    assert found == f"{tmp_path}/conf.cfg could not be read"
