@@ -61,14 +61,15 @@ def test_a_shell_running_its_literal_input_is_judged_by_that_input(
 def test_a_script_file_given_to_a_shell_is_judged_as_the_script_run_by_its_path(
     script: str, mode: str, tmp_path: Path
 ) -> None:
-    """``bash f.sh`` is ``./f.sh``: the protected-path check does not look into either (the project's code is
-    trusted as read, PERM-15 judges the line's own writes), and the deny rules read both (PERM-17)."""
+    """``bash f.sh`` is ``./f.sh``: both are judged alike. The deny rules read the script (PERM-17), and so
+    does the protected-path check, for the protected paths it names literally (PERM-15, session 34: a
+    script the model just wrote may plant a hook; one that builds the name is left to the sandbox)."""
     (tmp_path / "f.sh").write_text(script)
     (tmp_path / "f.sh").chmod(0o755)
     by_path = _decide("./f.sh", mode, tmp_path)
     for line in ("bash f.sh", "sh ./f.sh", "nice bash f.sh"):
         assert _decide(line, mode, tmp_path) == by_path, line
-    assert by_path == ("allow" if "rm" not in script else "ask")
+    assert by_path == ("allow" if script == "echo hi\n" else "ask")
 
 
 def test_shell_input_names_the_code_or_why_it_is_unknown() -> None:
