@@ -326,6 +326,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_program_starts.py": ("tests/test_program_starts.py",),
     "reference_impl/permissions/_git_started.py": ("tests/test_git_started.py",),
     "reference_impl/permissions/_project_runners.py": ("tests/test_project_runners.py",),
+    "reference_impl/permissions/_project_files.py": ("tests/test_project_file_readings.py",),
     "reference_impl/permissions/_linked_protection.py": ("tests/test_linked_protection.py",),
     "reference_impl/permissions/_startup_sources.py": ("tests/test_startup_sources.py",),
     "reference_impl/permissions/_sed_options.py": ("tests/test_option_grammar_readings.py",),
