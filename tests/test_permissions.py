@@ -642,3 +642,24 @@ def test_a_script_file_is_read_for_the_protected_paths_it_writes(
     (tmp_path / "w.py").write_text(script)
     context = PermissionContext(mode="bypassPermissions", rules=(), cwd=tmp_path, project_root=tmp_path)
     assert decide(BASH, sh("python3 w.py"), context).behavior == behavior
+
+
+def test_a_pipe_named_on_the_line_is_never_opened(tmp_path: Path) -> None:
+    """PERM-15: files the engine reads for what a line may write are regular files only: a FIFO would block the decision."""
+    import os
+    import threading
+
+    os.mkfifo(tmp_path / "p.py")
+    os.mkfifo(tmp_path / "list")
+    context = PermissionContext(mode="bypassPermissions", rules=(), cwd=tmp_path, project_root=tmp_path)
+    decided: list[str] = []
+
+    def decide_all() -> None:
+        for line in ("python3 p.py", "xargs -a list touch", "tclsh < list", "sqlite3 :memory: '.read list'"):
+            decided.append(decide(BASH, sh(line), context).behavior)
+
+    worker = threading.Thread(target=decide_all, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), "a decision blocked opening a pipe"
+    assert len(decided) == 4

@@ -283,10 +283,8 @@ def _script_code(part: ShellPart, places: Sequence[str]) -> CodeTargets | None:
     if found is None or not argv or argv[0] is None or code_language(posixpath.basename(argv[0])) is None:
         return None
     for place in places:
-        try:
-            with open(posixpath.join(place, found[0]), "rb") as file:
-                text = file.read(_MOST_SCRIPT).decode("utf-8")
-        except (OSError, ValueError, UnicodeDecodeError):
+        text = _regular_text(posixpath.join(place, found[0]), _MOST_SCRIPT)
+        if text is None:
             continue
         language = file_language(found[0], text) or code_language(posixpath.basename(argv[0]))
         code = code_targets(language, text)
@@ -567,15 +565,24 @@ def _pieces(texts: Sequence[str]) -> Iterator[str]:
                 yield piece
 
 
+def _regular_text(path: str, limit: int) -> str | None:
+    """The text of ``path`` when it is a regular file (never a device or a pipe: those may block), to ``limit`` bytes."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, "rb") as file:
+            data = file.read(limit)
+        return data.decode("utf-8") if b"\0" not in data else None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
 def _file_text(word: str, cwd: Path, places: list[str] | None) -> str:
     """The text of the small file ``word`` names, if it names one (a program's script or input list)."""
     for place in places or [str(cwd)]:
-        try:
-            with open(posixpath.join(place, os.path.expanduser(word)), "rb") as file:
-                data = file.read(_MOST_READ)
-            return data.decode("utf-8") if b"\0" not in data else ""
-        except (OSError, ValueError, UnicodeDecodeError):
-            continue
+        text = _regular_text(posixpath.join(place, os.path.expanduser(word)), _MOST_READ)
+        if text is not None:
+            return text
     return ""
 
 
