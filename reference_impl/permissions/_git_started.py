@@ -142,14 +142,15 @@ def _opens_editor(sub: str, rest: list[str]) -> bool:
     valued = _OPENING_VALUES.get(sub)
     if valued is not None:
         # ``--fixup VALUE`` as ``--fixup=VALUE``: the value says whether it edits.
-        name, starts, unknown_opens = valued
+        name = valued[0]
         rest = [f"{w}={rest[i + 1]}" if w == name and i + 1 < len(rest) else w for i, w in enumerate(rest)]
-        given = options_given(["git", sub, *rest])
+    given = options_given(["git", sub, *rest])
+    if valued is not None:
+        name, starts, unknown_opens = valued
         values = [v for n in _names(sub, "", (name,)) for v in (given or {}).get(n, [])]
         values += [w.split("=", 1)[1] for w in rest if given is None and w.startswith(name + "=")]
         if any(unknown_opens if v is None else v.startswith(starts) for v in values):
             return True
-    given = options_given(["git", sub, *rest])
     if _read(sub, rest, opening, given):
         return True
     message = sub in _MESSAGE and _read(sub, rest, _MESSAGE[sub], given, begun=False)
