@@ -178,7 +178,7 @@ def _state(path: Path) -> tuple[int, int, bytes] | None:
 
 
 def written_paths(line: str, work: Path, *, timeout: float = 10.0) -> set[str]:
-    """The paths under ``work`` (relative) that ``line`` created or changed, run for real in a sandbox.
+    """The paths under ``work`` (relative) that ``line`` created, changed or removed, run for real in a sandbox.
 
     Bubblewrap: a read-only root, no network, a fresh ``/tmp``, ``work`` the only writable
     directory, bash's working directory and ``HOME``. Empty when bubblewrap can't run.
@@ -194,7 +194,8 @@ def written_paths(line: str, work: Path, *, timeout: float = 10.0) -> set[str]:
     with contextlib.suppress(subprocess.TimeoutExpired):
         subprocess.run(argv, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
     after = {p: _state(p) for p in work.rglob("*")}
-    return {str(p.relative_to(work)) for p, state in after.items() if before.get(p) != state}
+    changed = {p for p, state in after.items() if before.get(p) != state} | (before.keys() - after.keys())
+    return {str(p.relative_to(work)) for p in changed}
 
 
 def _fresh_work(root: Path) -> Path:

@@ -38,7 +38,7 @@ from reference_impl.permissions._derived_names import (
 from reference_impl.permissions._descriptors import STDIN, descriptor_of, process_directory, shell_state
 from reference_impl.permissions._git_tree_writes import git_tree_writes, may_change_repository
 from reference_impl.permissions._line_writes import known_words, program_targets
-from reference_impl.permissions._linked_protection import linked_reason
+from reference_impl.permissions._linked_protection import is_git_directory, linked_reason
 from reference_impl.permissions._paths import depends_on_directory, lexical_path, opaque_state, resolved_path
 from reference_impl.permissions._program_model import is_interpreter, unread_program
 from reference_impl.permissions._protected_names import (
@@ -52,6 +52,7 @@ from reference_impl.permissions._rules import Call
 from reference_impl.permissions._shell_forms import script_operand, shell_input
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellPart
 from reference_impl.permissions._startup_sources import startup_reason
+from reference_impl.permissions._tree_operands import tree_operands
 from reference_impl.permissions._wrapped_commands import (
     SCRIPT_BUILTINS,
     SHELLS,
@@ -76,6 +77,29 @@ def _holds_run(segments: list[str], run: tuple[str, ...]) -> bool:
     return any(tuple(segments[i : i + width]) == run for i in range(len(segments) - width + 1))
 
 
+def _form_reason(path: str, form: str) -> str | None:
+    """Why writing the absolute path ``form`` (a spelling of ``path``) must be asked about, by its names alone."""
+    segments = form.split("/")
+    hit = PROTECTED_DIRECTORIES.intersection(segments[:-1]) or PROTECTED_DIRECTORIES.intersection(
+        segments[-1:]
+    )
+    if hit:
+        return f"{path} is inside the protected directory {sorted(hit)[0]}"
+    if any("/".join(segments[-depth:]) in PROTECTED_FILES for depth in (1, 2, 3)):
+        return f"{path} is a protected file ({segments[-1]})"
+    tree = next((t for t in TREE_SEGMENTS if _holds_run(segments, t)), None)
+    if tree is not None:
+        return f"{path} is in {'/'.join(tree)}, whose files make code run later"
+    # Python's startup code: a site directory's .pth files and modules (Python runs the one at every
+    # start and imports the others before the next directory's), sitecustomize and usercustomize.
+    site = SITE_DIRECTORIES.intersection(segments)
+    if site:
+        return f"{path} is in a Python site directory ({sorted(site)[0]}), whose code Python loads"
+    if segments[-1] in STARTUP_MODULES:
+        return f"{path} is a module Python imports at startup ({segments[-1]})"
+    return startup_reason(form)
+
+
 def protected_reason(path: str, cwd: Path) -> str | None:
     """Why writing ``path`` (any spelling; both its lexical and resolved forms) must be asked about.
 
@@ -97,27 +121,9 @@ def protected_reason(path: str, cwd: Path) -> str | None:
     except (OSError, ValueError):
         return f"the path {path!r} can't be resolved"
     for form in forms:
-        segments = form.split("/")
-        hit = PROTECTED_DIRECTORIES.intersection(segments[:-1]) or PROTECTED_DIRECTORIES.intersection(
-            segments[-1:]
-        )
-        if hit:
-            return f"{path} is inside the protected directory {sorted(hit)[0]}"
-        if any("/".join(segments[-depth:]) in PROTECTED_FILES for depth in (1, 2, 3)):
-            return f"{path} is a protected file ({segments[-1]})"
-        tree = next((t for t in TREE_SEGMENTS if _holds_run(segments, t)), None)
-        if tree is not None:
-            return f"{path} is in {'/'.join(tree)}, whose files make code run later"
-        # Python's startup code: a site directory's .pth files and modules (Python runs the one at every
-        # start and imports the others before the next directory's), sitecustomize and usercustomize.
-        site = SITE_DIRECTORIES.intersection(segments)
-        if site:
-            return f"{path} is in a Python site directory ({sorted(site)[0]}), whose code Python loads"
-        if segments[-1] in STARTUP_MODULES:
-            return f"{path} is a module Python imports at startup ({segments[-1]})"
-        started = startup_reason(form)
-        if started is not None:
-            return started
+        reason = _form_reason(path, form)
+        if reason is not None:
+            return reason
     reason = linked_reason(resolved_path(path, cwd), cwd)
     if reason is not None:
         return reason
@@ -501,6 +507,13 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
         reason = _reason_in(written, places, cwd)
         if reason is not None:
             return reason
+    for part in command.parts:
+        # A directory given to a program that may change what it holds (``rm -rf .``, ``find . -delete``).
+        for word in tree_operands(known_words(part)):
+            for place in places or [str(cwd)]:
+                reason = _tree_reason(word, Path(place))
+                if reason is not None:
+                    return reason
     for index, part_targets in enumerate(by_part):
         # What the other parts write may change a tree or archive before this part reads it.
         elsewhere = [
@@ -548,6 +561,54 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
             reason = _line_reason(split_command(script), places, cwd, depth + 1)
             if reason is not None:
                 return reason
+    return None
+
+
+_MOST_WALKED = 100_000  # entries under a directory a command may change that are judged one by one
+
+
+def _tree_reason(word: str, place: Path) -> str | None:
+    """Why a command that may change what the directory ``word`` holds (run in ``place``) may change a protected path.
+
+    ``rm -rf .``, ``chmod -R a+w ~``: every entry under it is judged by its names (``.git/config``,
+    ``site-packages/x``), a directory git takes for its own whatever its name, a link by where it
+    leads, and a file with other names (hard links) as maybe one of them. None when ``word`` names
+    no directory.
+    """
+    spelled = posixpath.join(str(place), os.path.expanduser(word))
+    if not os.path.isdir(spelled):
+        return None
+    try:
+        root = resolved_path(word, place)
+    except (OSError, ValueError):
+        return f"the command may change what {word} holds, a directory that can't be resolved"
+    count = 0
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        shown = posixpath.normpath(posixpath.join(word, posixpath.relpath(directory, root)))
+        if is_git_directory(directory):
+            return (
+                f"the command may change what {word} holds: {shown} is a git directory, whose hooks git runs"
+            )
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return f"the command may change what {word} holds, and {shown} can't be listed"
+        for entry in entries:
+            count += 1
+            if count > _MOST_WALKED:
+                return f"the command may change what {word} holds: too many files to tell none is protected"
+            name = posixpath.join(shown, entry.name)
+            reason = _form_reason(name, entry.path)
+            if entry.is_symlink():
+                reason = reason or protected_reason(entry.path, place)  # where the link leads
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            elif entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink > 1:
+                reason = reason or f"{name} has other names (hard links), and one may be a protected file"
+            if reason is not None:
+                return f"the command may change what {word} holds: {reason}"
     return None
 
 

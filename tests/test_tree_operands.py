@@ -1,0 +1,158 @@
+"""Which directories a command may change beneath (reference_impl/permissions/_tree_operands.py), judged by the programs.
+
+The property: whenever the real program, run on a directory ``d`` holding a file, changes or removes
+that file, :func:`tree_operands` names ``d`` (never a miss; saying so of a program that does not is
+only stricter). Programs and their options are drawn from the installed programs' own grammar
+(every option the catalogue mined from their ``--help``), the directory in several spellings.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from reference_impl.permissions._program_grammar import option_grammar
+from reference_impl.permissions._tree_operands import ENTRY_PROGRAMS, tree_operands
+
+# Programs whose line names files (no code of their own): the ones that descend and those that never do.
+_PROGRAMS = (
+    "chmod",
+    "rm",
+    "gzip",
+    "cp",
+    "mv",
+    "touch",
+    "mkdir",
+    "ln",
+    "truncate",
+    "shred",
+    "rmdir",
+    "install",
+)
+_OPERANDS = {"chmod": ("a+w", "u-w", "g+x"), "truncate": ("-s0",), "cp": ("x",), "mv": ("x",), "ln": ("x",)}
+_SPELLINGS = ("d", "d/", "./d", "d/.", "$D")
+
+
+def _state(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    found = {}
+    for path in sorted(root.rglob("*")):
+        status = path.lstat()
+        content = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
+        found[str(path.relative_to(root))] = (status.st_mode, status.st_size, content)
+    return found
+
+
+@st.composite
+def _commands(draw: st.DrawFn) -> tuple[str, ...]:
+    """A program with options its grammar lists (flags only: a value could name another file) and the directory."""
+    installed = [p for p in _PROGRAMS if shutil.which(p)]
+    program = draw(st.sampled_from(installed), label="program")
+    grammar = option_grammar(program)
+    flags = (
+        sorted(s for s, n in (grammar[0].items() if grammar else ()) if n not in grammar[1])
+        if grammar
+        else []
+    )
+    flags = [
+        f for f in flags if not f.startswith("--no-preserve") and f not in ("--help", "--version", "-i", "-I")
+    ]
+    options = (
+        draw(st.lists(st.sampled_from(flags), max_size=3, unique=True), label="options") if flags else []
+    )
+    extra = draw(st.sampled_from(_OPERANDS.get(program, ("",))), label="operand")
+    words = [*options, *([extra] if extra and not extra.startswith("-") else []), "d"]
+    if extra.startswith("-"):
+        words.insert(0, extra)
+    if program in ("cp", "mv", "ln"):
+        # The directory given as what they read or move (``cp -r d x``) or as the destination (``cp x d``).
+        return (program, *draw(st.sampled_from(([*options, "d", "x"], [*options, "x", "d"])), label="order"))
+    return (program, *draw(st.permutations(words), label="order"))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(argv=_commands(), spelling=st.sampled_from(_SPELLINGS))
+@example(argv=("chmod", "-vR", "a+w", "d"), spelling="d")
+@example(argv=("chmod", "--recur", "a+w", "d"), spelling="d/")
+@example(argv=("rm", "-rf", "d"), spelling="./d")
+@example(argv=("mv", "d", "x"), spelling="d")
+@example(argv=("tar", "-cfz.tar", "--remove-files", "d"), spelling="d")
+def test_a_directory_whose_contents_the_program_changes_is_named(
+    argv: tuple[str, ...], spelling: str
+) -> None:
+    """PERM-15: if the program, run for real, changes or removes what ``d`` held, ``d`` is among its tree operands."""
+    with tempfile.TemporaryDirectory() as scratch:
+        _judge(Path(scratch), argv, spelling)
+
+
+def _judge(work: Path, argv: tuple[str, ...], spelling: str) -> None:
+    (work / "d" / "sub").mkdir(parents=True)
+    (work / "d" / "sub" / "f").write_text("x\n")
+    (work / "x").write_text("y\n")
+    before = {k: v for k, v in _state(work).items() if k.startswith("d/")}
+    spelled = tuple(spelling.replace("$D", str(work / "d")) if w == "d" else w for w in argv)
+    subprocess.run(spelled, cwd=work, capture_output=True, timeout=10, check=False, stdin=subprocess.DEVNULL)
+    after = {k: v for k, v in _state(work).items() if k.startswith("d/")}
+    # What was there before, changed or removed (a new name ``cp x d`` makes is judged by the name it derives).
+    changed = {k for k in before if k != "d" and before[k] != after.get(k)}
+    if changed:
+        word = spelled[argv.index("d")]
+        assert word in tree_operands(spelled), f"{spelled} changed {sorted(changed)}, yet {word} is not named"
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (("chmod", "755", "."), []),
+        (("chmod", "-R", "755", "."), ["."]),
+        (("touch", "."), []),
+        (("tar", "-cf", "x.tar", "."), []),
+        (("tar", "--remove-files", "-cf", "x.tar", "."), ["."]),
+        (("tar", "cf", "x.tar", "--remove-f", "."), ["."]),
+        (("cp", "-r", "src", "."), []),
+        (("mv", "a", "b", "."), ["a", "b"]),
+        (("mv", "-t", ".", "a"), ["a"]),
+        (("find", ".", "-name", "x"), []),
+        (("find", ".", "-delete"), ["."]),
+        (("find", "a", "b", "-delete"), ["a", "b"]),
+        (("timeout", "5", "rm", "-r", "."), ["."]),
+        (("perl", "-I.", "run.pl"), []),
+        (("perl", "run.pl", "."), ["."]),
+        (("python3", "-m", "pytest", "."), ["."]),
+        (("python3", "-c", "code", "."), ["."]),
+        (("git", "rm", "-r", "."), []),
+        (("unknown-tool", "."), ["."]),
+        ((None, "."), ["."]),
+        (("rm", None, "."), ["."]),
+    ],
+)
+def test_tree_operands_read_each_program_as_it_reads_its_line(
+    argv: tuple[str | None, ...], expected: list[str]
+) -> None:
+    """Pinned readings: recursion as the grammar reads it, copies and git judged elsewhere, interpreters' own options, run-time words."""
+    assert [w for w in tree_operands(argv) if w in {".", "a", "b", "src"}] == expected
+
+
+def test_every_entry_program_is_one_whose_help_documents_no_recursion() -> None:
+    """ENTRY_PROGRAMS never descend: none documents a recursive option (which would make it descend when given)."""
+    for program in sorted(ENTRY_PROGRAMS):
+        grammar = option_grammar(program)
+        if grammar is not None:
+            assert not [s for s in grammar[0] if "recurs" in s], program
+
+
+def test_a_word_only_known_at_run_time_may_be_the_recursive_option() -> None:
+    """``chmod $F a+w .``: the run-time word may be ``-R``, so ``.`` may be descended into."""
+    assert "." in tree_operands(("chmod", None, "a+w", "."))
+
+
+def test_an_abbreviated_or_bundled_recursive_option_is_read_as_the_program_reads_it() -> None:
+    """``chmod --rec`` and ``rm -fR`` descend: getopt's unambiguous prefix, a bundle of flags."""
+    assert "." in tree_operands(("chmod", "--rec", "a+w", "."))
+    assert "." in tree_operands(("rm", "-fR", "."))
+    assert "." not in tree_operands(("chmod", "--reference=x", "."))
