@@ -341,6 +341,16 @@ def assert_asked_not_run(run: Run, why: str) -> None:
     )
 
 
+PROTECTED_TARGETS = (
+    ".git/hooks/pre-commit",
+    ".git/config",
+    ".claude/settings.json",
+    ".vscode/tasks.json",
+    ".mcp.json",
+)
+"""Protected files the write properties draw (PERM-15): git's hook and configuration, the harness's, an editor's, MCP's."""
+
+
 def assert_protected_write_asks(
     harness: Any, line: str, target: str, how: str, files: Mapping[str, str | bytes] | None = None
 ) -> None:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conformance._strategies_permissions import assert_protected_write_asks
+from conformance._strategies_permissions import PROTECTED_TARGETS, assert_protected_write_asks
 from pytest_toolharness.adapters import requires
 
 # Per language: the line (``{code}`` holds no single quote), how the code moves to ``{d}`` before
@@ -84,7 +84,6 @@ _LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 _EXTENSIONS = {"python": "py", "node": "js", "perl": "pl"}
-_TARGETS = (".git/hooks/pre-commit", ".git/config", ".claude/settings.json", ".vscode/tasks.json")
 
 
 @st.composite
@@ -97,7 +96,7 @@ def _moving_lines(draw: st.DrawFn) -> tuple[str, str] | tuple[str, str, dict[str
     installed = [name for name in sorted(_LANGUAGES) if shutil.which(_LANGUAGES[name][0].split()[0])]
     language = draw(st.sampled_from(installed), label="language")
     line, moves, writes = _LANGUAGES[language]
-    target = draw(st.sampled_from(_TARGETS), label="target")
+    target = draw(st.sampled_from(PROTECTED_TARGETS), label="target")
     directory, _, name = target.rpartition("/")
     shell = f"echo x >> {name}"
     move = draw(st.sampled_from(moves), label="move")

@@ -29,7 +29,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
-from conformance._strategies_permissions import assert_protected_write_asks
+from conformance._strategies_permissions import PROTECTED_TARGETS, assert_protected_write_asks
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 
@@ -77,7 +77,6 @@ _TREE_COPIES = (
     ("python3", 'import shutil; shutil.unpack_archive("a.zip")'),
     ("python3", 'import zipfile; z = zipfile.ZipFile("a.zip"); [z.extract(m) for m in z.namelist()]'),
 )
-_TARGETS = (".git/hooks/pre-commit", ".git/config", ".claude/settings.json", ".vscode/tasks.json")
 
 
 def _candidates() -> list[tuple[str, str, str]]:
@@ -142,7 +141,7 @@ def _writers() -> tuple[tuple[str, str, str], ...]:
 @st.composite
 def _writing_lines(draw: st.DrawFn) -> tuple[str, str]:
     """``(line, target)``: Python code calling a mined writer, named and given the path in a drawn spelling."""
-    target = draw(st.sampled_from(_TARGETS), label="target")
+    target = draw(st.sampled_from(PROTECTED_TARGETS), label="target")
     directory, _, name = target.rpartition("/")
     module, function, parameter = draw(st.sampled_from(_writers()), label="writer")
     if not module:
@@ -196,7 +195,7 @@ def _tree_copies(draw: st.DrawFn) -> tuple[str, str]:
     """``(line, target)``: code copying the project's ``tmpl/`` tree (or extracting its ``a.zip``), which holds the protected file, into its root."""
     installed = [(program, code) for program, code in _TREE_COPIES if shutil.which(program)]
     program, code = draw(st.sampled_from(installed), label="copy")
-    target = draw(st.sampled_from(_TARGETS), label="target")
+    target = draw(st.sampled_from(PROTECTED_TARGETS), label="target")
     flag = "-c" if program == "python3" else "-e"
     return f"{program} {flag} '{code.format()}'", target
 

@@ -57,6 +57,9 @@ def _bash_refuses(line: str) -> bool:
 )
 @example(rule=DeadShellRule("Bash(git push &&)", "git push &&", "git push"), behavior="deny", mode="default")
 @example(rule=DeadShellRule("Bash(; rm -rf:*)", "; rm -rf", "rm -rf build"), behavior="ask", mode="default")
+@example(
+    rule=DeadShellRule("Bash(git status  ')", "git status  '", "git status"), behavior="deny", mode="default"
+)
 def test_a_shell_rule_no_line_matches_is_refused_or_guards_what_it_meant(
     new_harness: Callable[[], Any], rule: DeadShellRule, behavior: str, mode: str
 ) -> None:

@@ -41,6 +41,14 @@ _PROTECTED = (
 # git's directory by another name: its own word for it (--separate-git-dir), its hooks path or an
 # included file, a link named .git in a subdirectory to a repository kept elsewhere, a bare repository.
 _GIT_LAYOUTS = ("separate-git-dir", "hooks-path", "include", "linked-git-dir", "bare")
+# A repository's HEAD as git's own setup reads it (validate_headref): a symbolic ref with any blanks
+# after ``ref:``, or an object name's digits whatever follows them.
+_HEADS = (
+    "ref: refs/heads/main\n",
+    "ref:refs/heads/main",
+    "ref:\t refs/heads/main\n",
+    "0" * 40 + " detached\n",
+)
 
 
 def _git(work: Path, *args: str) -> str:
@@ -60,14 +68,15 @@ def linked_protected_writes(draw: st.DrawFn) -> tuple[str, str, str, bool]:
     )
 
 
-def _lay_out(work: Path, layout: str, name: str, into: str, exists: bool) -> str:
-    """Make the layout in ``work``; the path (relative) a write then reaches the protected file by."""
+def _lay_out(work: Path, layout: str, name: str, into: str, exists: bool, head: str = _HEADS[0]) -> str:
+    """Make the layout in ``work`` (a bare repository's HEAD spelled ``head``); the path (relative) a write then reaches the protected file by."""
     if layout == "separate-git-dir":
         (work / into).parent.mkdir(parents=True, exist_ok=True)
         _git(work, "init", "-q", f"--separate-git-dir={work / into}", ".")
         return f"{into}/hooks/pre-commit"
     if layout in ("linked-git-dir", "bare"):
         _git(work, "init", "-q", "--bare", into)
+        (work / into / "HEAD").write_text(head, encoding="utf-8")
         if layout == "linked-git-dir":
             (work / "sub").mkdir()
             (work / "sub" / ".git").symlink_to(os.path.relpath(work / into, work / "sub"))
@@ -115,34 +124,70 @@ def _reaches(work: Path, layout: str, name: str, written: str) -> bool:
     via=st.sampled_from(["edit", "redirection"]),
     mode=st.sampled_from(["acceptEdits", "bypassPermissions"]),
     below=st.booleans(),
+    head=st.sampled_from(_HEADS),
 )
-@example(drawn=("link", ".mcp.json", "conf", True), via="edit", mode="acceptEdits", below=False)
-@example(drawn=("link", ".claude/settings.json", "conf", False), via="edit", mode="acceptEdits", below=False)
+@example(
+    drawn=("link", ".mcp.json", "conf", True), via="edit", mode="acceptEdits", below=False, head=_HEADS[0]
+)
+@example(
+    drawn=("link", ".claude/settings.json", "conf", False),
+    via="edit",
+    mode="acceptEdits",
+    below=False,
+    head=_HEADS[0],
+)
 # The link in a parent of the harness's directory (session 34's survivors of _linked_protection).
-@example(drawn=("link", ".claude/settings.json", "conf", True), via="edit", mode="acceptEdits", below=True)
+@example(
+    drawn=("link", ".claude/settings.json", "conf", True),
+    via="edit",
+    mode="acceptEdits",
+    below=True,
+    head=_HEADS[0],
+)
 @example(
     drawn=("separate-git-dir", ".git/config", "meta", False),
     via="redirection",
     mode="bypassPermissions",
     below=False,
+    head=_HEADS[0],
 )
-@example(drawn=("include", ".git/config", "gitcfg", True), via="edit", mode="acceptEdits", below=False)
+@example(
+    drawn=("include", ".git/config", "gitcfg", True),
+    via="edit",
+    mode="acceptEdits",
+    below=False,
+    head=_HEADS[0],
+)
 # The red team's (session 33): ``sub/.git -> ../meta``, meta a repository kept outside any .git.
 @example(
     drawn=("linked-git-dir", ".git/config", "meta", False),
     via="redirection",
     mode="bypassPermissions",
     below=False,
+    head=_HEADS[0],
+)
+# A bare repository whose HEAD git reads though it is not spelled ``ref: refs/`` (session 35).
+@example(
+    drawn=("bare", ".git/config", "meta", False),
+    via="redirection",
+    mode="bypassPermissions",
+    below=False,
+    head=_HEADS[3],
 )
 def test_a_protected_file_reached_by_another_name_asks(
-    new_harness: Callable[[], Any], drawn: tuple[str, str, str, bool], via: str, mode: str, below: bool
+    new_harness: Callable[[], Any],
+    drawn: tuple[str, str, str, bool],
+    via: str,
+    mode: str,
+    below: bool,
+    head: str,
 ) -> None:
     """PERM-15: a write reaching a protected file by a name without a protected segment still asks.
 
     Composed: the protected name is a link to an ordinary directory or file (dangling or not), or
     git's directory, hooks path or an included configuration file is not spelled ``.git``
     (``--separate-git-dir``, ``core.hooksPath``, ``include.path``, a link named ``.git`` in a
-    subdirectory to a repository elsewhere, a bare repository); the harness works in the project or
+    subdirectory to a repository elsewhere, a bare repository, its HEAD in each spelling git reads); the harness works in the project or
     in a directory below it (the link is then in a parent). Judged by the filesystem and
     git (the draw counts only when ``realpath`` or git says the written name is the protected file).
     """
@@ -150,7 +195,7 @@ def test_a_protected_file_reached_by_another_name_asks(
         return  # acceptEdits never auto-allows shell commands anyway
     layout, name, into, exists = drawn
     work = fresh_dir()
-    written = _lay_out(work, layout, name, into, exists)
+    written = _lay_out(work, layout, name, into, exists, head)
     assume(_reaches(work, layout, name, written))
     here = work / "below" if below else work
     here.mkdir(exist_ok=True)

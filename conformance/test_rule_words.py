@@ -410,6 +410,16 @@ _BACKSLASH_STAR = ArgumentRule(
     "Bash(rm 'a\\'*)", "rm", "rm 'a\\'", ("rm", "a\\"), (("rm 'a\\y'", ("rm", "a\\y")),)
 )
 
+# Found by a random draw (session 35): a locale string glued after a plain piece (``-$";;"``) read
+# as ``-$;;``, an option, so the deny rule on its value did not match.
+_LOCALE_AFTER_PLAIN = ArgumentRule(
+    "Bash(rm ';;' '-;;' ' ')",
+    "rm",
+    "rm ';;' '-;;' ' '",
+    ("rm", ";;", "-;;", " "),
+    (("rm \\;\\; -$\";;\" ' '", ("rm", ";;", "-;;", " ")),),
+)
+
 
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-17", "MUST")
@@ -421,6 +431,7 @@ _BACKSLASH_STAR = ArgumentRule(
     mode=st.sampled_from(["default", "bypassPermissions"]),
 )
 @example(rule=_BACKSLASH_STAR, behavior="deny", mode="default")
+@example(rule=_LOCALE_AFTER_PLAIN, behavior="deny", mode="default")
 def test_a_shell_rules_arguments_are_read_as_bash_reads_them(
     new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, rule: ArgumentRule, behavior: str, mode: str
 ) -> None:

@@ -76,7 +76,14 @@ def _find_filters(target: str) -> tuple[str, ...]:
     name = target.rpartition("/")[2]
     suffix = name.rpartition(".")[2]
     segment = target.split("/")[-2] if "/" in target else name
-    return ("", f"-name {name}", f"-name '*.{suffix}'", f"-path '*{segment}*'", "-type f")
+    return (
+        "",
+        f"-name {name}",
+        f"-name '*.{suffix}'",
+        f"-path '*{segment}*'",
+        "-type f",
+        "-name '*.none' -o -type f",
+    )
 
 
 _FIND_ACTIONS = ("-delete", "-exec rm -f {} +", "-exec chmod a+w {} +", "-execdir rm -f {} \\;")
@@ -163,6 +170,7 @@ def _tree_lines(draw: st.DrawFn) -> tuple[str, str, dict[str, str]]:
 @given(case=_tree_lines())
 @example(case=("chmod -R a+w .", ".git/config", {".git/config": "x\n"}))
 @example(case=("find . -name '*.json' -delete", ".claude/settings.json", {".claude/settings.json": "x\n"}))
+@example(case=("find . -name '*.none' -o -type f -delete", ".mcp.json", {".mcp.json": "x\n"}))
 @example(case=('rm -rf "$PWD"', ".mcp.json", {".mcp.json": "x\n"}))
 @example(case=("chmod -vR o+w sub", "sub/.git/config", {"sub/.git/config": "x\n"}))
 @example(case=("tar --remove-f -cf /tmp/t.tar .", ".claude/settings.json", {".claude/settings.json": "x\n"}))

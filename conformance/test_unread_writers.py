@@ -20,7 +20,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conformance._strategies_permissions import assert_protected_write_asks
+from conformance._strategies_permissions import PROTECTED_TARGETS, assert_protected_write_asks
 from pytest_toolharness.adapters import requires
 
 # (program that must be installed, line writing ``{p}``; ``{d}``/``{n}``: its directory and name).
@@ -46,13 +46,6 @@ _WRITERS = (
     ("xargs", "printf '%s\\n' {p} > list && xargs -a list touch"),
     ("xargs", "echo {p} | xargs -I % sh -c 'echo x > %'"),
 )
-_TARGETS = (
-    ".git/hooks/pre-commit",
-    ".git/config",
-    ".claude/settings.json",
-    ".vscode/tasks.json",
-    ".mcp.json",
-)
 
 
 @st.composite
@@ -60,7 +53,7 @@ def _unread_writes(draw: st.DrawFn) -> tuple[str, str]:
     """``(line, target)``: an installed writer of the kinds above, given the protected file."""
     installed = [line for program, line in _WRITERS if shutil.which(program)]
     line = draw(st.sampled_from(installed), label="writer")
-    target = draw(st.sampled_from(_TARGETS), label="target")
+    target = draw(st.sampled_from(PROTECTED_TARGETS), label="target")
     directory = target.rpartition("/")[0] or "."
     return line.format(p=target, d=directory), target
 

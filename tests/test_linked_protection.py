@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from reference_impl import PermissionContext, decide_permission, parse_rule
 from reference_impl.permissions._linked_protection import is_git_directory
@@ -150,3 +153,78 @@ def test_code_copying_a_tree_into_a_directory_holding_a_protected_name_asks(tmp_
     into_out = """python3 -c 'import shutil; shutil.copytree("tmpl", "out", dirs_exist_ok=True)'"""
     assert _decide(BASH, {"command": into_root}, tmp_path, mode="bypassPermissions").behavior == "ask"
     assert _decide(BASH, {"command": into_out}, tmp_path, mode="bypassPermissions").behavior == "allow"
+
+
+_HEAD_STARTS = (
+    b"ref:",
+    b"ref: ",
+    b"ref:\t",
+    b"ref:\n",
+    b"ref:\r\n ",
+    b"ref:\v",
+    b"ref:\f",
+    b"REF: ",
+    b"ref",
+    b"",
+)
+_HEAD_NAMES = (
+    b"refs/heads/main",
+    b"refs/",
+    b"heads/main",
+    b"refs",
+    b"0" * 40,
+    b"a1B2" * 10,
+    b"f" * 64,
+    b"e" * 39,
+)
+_HEAD_ENDS = (b"", b"\n", b" junk", b"junk", b"\n\n", b"g")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    start=st.sampled_from(_HEAD_STARTS),
+    name=st.sampled_from(_HEAD_NAMES),
+    end=st.sampled_from(_HEAD_ENDS),
+    padding=st.sampled_from((0, 1, 200, 245, 246, 247, 248, 251)),
+)
+@example(start=b"", name=b"0" * 40, end=b"junk", padding=0)  # git reads the object name's digits only
+@example(start=b"ref:\t", name=b"refs/heads/x", end=b"", padding=0)  # any blanks after ``ref:``
+@example(start=b"ref:", name=b"refs/heads/x", end=b"", padding=251)  # past the 255 bytes git reads
+def test_a_git_directory_is_what_git_itself_takes_for_one(
+    tmp_path: Path, start: bytes, name: bytes, end: bytes, padding: int
+) -> None:
+    """PERM-15: a HEAD, after objects/ and refs/, makes a git directory exactly when git's own discovery takes it for one.
+
+    Composed: ``ref:`` with blanks of each kind (or none, or another case) x a ref or an object name of
+    each length and case x what follows, the blanks padded towards the 255 bytes git reads.
+    """
+    directory = Path(tempfile.mkdtemp(dir=tmp_path))
+    (directory / "objects").mkdir(parents=True)
+    (directory / "refs").mkdir()
+    blanks = start[len(start.rstrip()) :] if start.startswith(b"ref:") else b""
+    (directory / "HEAD").write_bytes(start + blanks[:1] * padding + name + end)
+    found = subprocess.run(
+        ["git", "rev-parse", "--git-dir"],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+            "GIT_CEILING_DIRECTORIES": str(tmp_path),
+            "HOME": str(tmp_path),
+        },
+        check=False,
+    )
+    gits = found.returncode == 0 and found.stdout.strip() == "."
+    assert is_git_directory(str(directory)) == gits, (start + name + end, padding, found.stderr)
+
+
+@pytest.mark.parametrize(("blanks", "git_reads_it"), [(246, True), (247, False)])
+def test_a_symbolic_head_is_read_to_the_255_bytes_git_reads(
+    tmp_path: Path, blanks: int, git_reads_it: bool
+) -> None:
+    """``ref:`` and blanks then ``refs/`` ending at byte 255 is a ref to git; one byte later it is not (git reads 255)."""
+    (tmp_path / "objects").mkdir()
+    (tmp_path / "refs").mkdir()
+    (tmp_path / "HEAD").write_bytes(b"ref:" + b" " * blanks + b"refs/")
+    assert is_git_directory(str(tmp_path)) is git_reads_it

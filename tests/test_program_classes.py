@@ -155,6 +155,12 @@ def test_a_builtin_running_a_command_is_not_allowed_by_its_rule(
         ("less --lesskey-src=keys.txt f.txt", "less"),
         ("less -kkeys f.txt", "less"),
         ("man -C man.conf ls", "man"),
+        # Text it hands to a shell may make the denied name when it runs: no reading rules it out.
+        ("sqlite3 :memory: '.shell $(printf nu)ke'", "sqlite3"),
+        ("sqlite3 :memory: <<< '.system `printf nu`ke'", "sqlite3"),
+        ("gdb -batch -ex 'shell ${x:-nuke}'", "gdb"),
+        ('sqlite3 "$DB" .dump', "sqlite3"),
+        ('tmux new -d "n${x}uke"', "tmux"),
     ],
 )
 def test_what_a_program_takes_a_program_from_is_not_vouched_for(
@@ -244,3 +250,18 @@ def test_the_classes_found_stay_found() -> None:
     }
     if builtins:
         assert {("mapfile", "option-command", "-C"), ("jobs -x", "wrapper", "")} <= builtins
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("sqlite3 :memory: 'select * from t'", "sqlite3"),
+        ("tmux new -d make", "tmux"),
+        ("sqlite3 db .dump", "sqlite3"),
+    ],
+)
+def test_an_unread_programs_line_with_no_word_made_at_run_time_is_vouched_for(
+    command: str, program: str, tmp_path: Path
+) -> None:
+    """(control) Its words name no denied program and bash makes none of them: the program's rule vouches."""
+    assert _verdict(command, program, tmp_path) == "allow"

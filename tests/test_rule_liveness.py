@@ -47,6 +47,9 @@ def _load(behavior: str, *rules: str) -> Any:
         ("Bash(ls &&)", "syntax error"),
         ("Bash(git push |)", "syntax error"),
         ("Bash(rm ')", "syntax error"),
+        # A stray quote after a run of blanks is not a value with blanks whose quotes were lost.
+        ("Bash(git status  ')", "syntax error"),
+        ('Bash(rm -f  ")', "syntax error"),
         # A reserved word where a command starts: the bash reader's grammar takes it, bash refuses it.
         ("Bash(} git status)", "syntax error"),
         ("Bash(fi rm -rf:*)", "syntax error"),
@@ -102,6 +105,9 @@ def test_a_rule_for_a_tool_the_harness_may_add_loads_with_a_notice() -> None:
         "Bash(echo \\*)",
         "Bash(echo a\\*b:*)",
         "Bash(echo \\:*)",
+        # Values with blanks in their quotes: the rule's text is words bash reads.
+        "Bash(rm '  ')",
+        "Bash(rm ''';'''';'';;'''';-;;' ''';' ''' ')",
         "Read(./.env)",
         "Read(~/.ssh/**)",
         "Read(//etc/**)",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from reference_impl import PermissionContext, decide_permission
 from reference_impl.permissions._bash_reader import split_command
@@ -77,3 +80,50 @@ def test_a_program_writing_a_word_only_known_at_run_time_is_asked_in_bypass_mode
         BASH, {"command": line}, PermissionContext(mode="bypassPermissions", rules=(), cwd=tmp_path)
     )
     assert decision.behavior == "ask", (line, decision)
+
+
+# A word's pieces in each of bash's quotings (the texts hold no quote of their own kind).
+_PIECE_TEXTS = st.text(alphabet="ab-.;$ x", max_size=3)
+
+
+def _piece(text: str, how: str) -> str:
+    if how == "plain":
+        return "".join(c if c in "ab-.x" else f"\\{c}" for c in text)
+    if how == "single":
+        return f"'{text}'"
+    if how == "double":
+        return '"' + text.replace("$", "\\$") + '"'
+    if how == "locale":
+        return '$"' + text.replace("$", "\\$") + '"'
+    return "$'" + text + "'"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    words=st.lists(
+        st.lists(
+            st.tuples(_PIECE_TEXTS, st.sampled_from(["plain", "single", "double", "locale", "ansi"])),
+            min_size=1,
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+@example(words=[[("-", "plain"), ("ab", "locale")]])
+@example(words=[[("-", "plain"), ("", "locale")], [("x", "single")]])
+def test_a_word_of_quoted_pieces_is_read_as_bash_reads_it(words: list[list[tuple[str, str]]]) -> None:
+    """PERM-16: each word the reader gives (None: known only at run time) is the word bash passes, judged by bash.
+
+    Pieces in every quoting glued together, a locale string (``$"..."``) after a plain piece among them.
+    """
+    spelled = [("".join(_piece(text, how) for text, how in word)) or "''" for word in words]
+    line = "printf '%s\\0' " + " ".join(spelled)
+    done = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", line], capture_output=True, timeout=10, check=True
+    )
+    passed = done.stdout.decode().split("\0")[:-1]
+    read = split_command(line).parts[-1].argv[2:]
+    assert len(read) == len(passed), (line, read, passed)
+    for mine, bashs in zip(read, passed, strict=True):
+        assert mine is None or mine == bashs, (line, read, passed)

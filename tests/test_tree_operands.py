@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from reference_impl.permissions._program_grammar import option_grammar
-from reference_impl.permissions._tree_operands import ENTRY_PROGRAMS, tree_operands
+from reference_impl.permissions._tree_operands import ENTRY_PROGRAMS, find_names, tree_operands
 
 # Programs whose line names files (no code of their own): the ones that descend and those that never do.
 _PROGRAMS = (
@@ -156,3 +157,51 @@ def test_an_abbreviated_or_bundled_recursive_option_is_read_as_the_program_reads
     assert "." in tree_operands(("chmod", "--rec", "a+w", "."))
     assert "." in tree_operands(("rm", "-fR", "."))
     assert "." not in tree_operands(("chmod", "--reference=x", "."))
+
+
+_FIND_TESTS = (
+    ("-name", "*.py"),
+    ("-name", "a*"),
+    ("-iname", "*.PY"),
+    ("-name", "[ab]*"),
+    ("-type", "f"),
+    ("-type", "d"),
+    ("-maxdepth", "1"),
+    ("-path", "*sub*"),
+    ("-o",),
+    ("!",),
+    ("-newer", "x"),
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(tests=st.lists(st.sampled_from(_FIND_TESTS), min_size=1, max_size=4))
+@example(tests=[("-name", "*.py")])
+@example(tests=[("-name", "a*"), ("-o",), ("-name", "*.py")])
+def test_find_acts_only_on_what_its_name_patterns_match(tests: list[tuple[str, ...]]) -> None:
+    """PERM-15: where find_names gives patterns, every path find selects has a name one of them matches, judged by find.
+
+    Composed: find's tests, operators and options in a conjunction or not; find lists what it would act on.
+    """
+    argv = ("find", "d", *[w for test in tests for w in test], "-print")
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        for name in ("d/a.py", "d/B.PY", "d/sub/x.txt", "d/sub/ab", "d/.git/config", "x"):
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text("x\n")
+        done = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=10, check=False)
+    names = find_names(argv)
+    if names is None or done.returncode != 0:
+        return
+    for path in done.stdout.split():
+        base = path.rsplit("/", 1)[-1]
+        assert any(fnmatchcase(base, n) or fnmatchcase(base.lower(), n) for n in names), (argv, path)
+
+
+def test_find_names_reads_only_a_plain_conjunction() -> None:
+    assert find_names(("find", ".", "-name", "*.pyc", "-delete")) == ("*.pyc",)
+    assert find_names(("find", ".", "-iname", "*.PYC", "-type", "f", "-delete")) == ("*.pyc",)
+    assert find_names(("find", ".", "-name", "x", "-o", "-name", "y", "-delete")) is None
+    assert find_names(("find", ".", "-type", "f", "-delete")) is None
+    assert find_names(("find", ".", "-name", None, "-delete")) is None
+    assert find_names(("rm", "-r", ".")) is None

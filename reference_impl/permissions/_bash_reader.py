@@ -88,6 +88,8 @@ _REDIRECTIONS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redi
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 
 _UNESCAPED_BLANK = re.compile(r"(?<!\\)(?:\\\\)*[ \t\n]")
+# A word ending in a ``$`` no backslash escapes: before a double quote, the locale string's prefix.
+_LOCALE_PREFIX = re.compile(r"(?<!\\)(?:\\\\)*\$\Z")
 
 
 _MODELLED_STATEMENTS = frozenset(
@@ -451,9 +453,12 @@ class _Walk:
         if kind == "$" and not node.is_named:
             # A lone ``$`` or ``\$`` the grammar left unnamed is literal; a ``$`` before a double-quoted
             # string (``$""';'``) is its locale prefix (``$"..."``), which adds nothing.
-            if self.text(node) == "$" and self.source[node.end_byte : node.end_byte + 1] == b'"':
-                return ""
-            return unquote_word(self.text(node))
+            text = self.text(node)
+            if _LOCALE_PREFIX.search(text) and self.source[node.end_byte : node.end_byte + 1] == b'"':
+                # So is the ``$`` ending ``-$`` before ``"ab"`` (the grammar's one unnamed piece): bash
+                # reads ``-$"ab"`` as ``-ab``.
+                return unquote_word(text[:-1])
+            return unquote_word(text)
         if kind == "word" or kind == "number":
             raw = self.text(node)
             if _UNESCAPED_BLANK.search(raw):

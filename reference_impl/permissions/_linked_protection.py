@@ -97,15 +97,17 @@ def is_git_directory(directory: str) -> bool:
     does ``git init --bare``.
     """
     try:
-        if not (os.path.isdir(f"{directory}/objects") and os.path.isdir(f"{directory}/refs")):
+        # git's setup.c: objects/ and refs/ it may enter (access X_OK), and a valid HEAD.
+        if not (os.access(f"{directory}/objects", os.X_OK) and os.access(f"{directory}/refs", os.X_OK)):
             return False
         head = f"{directory}/HEAD"
         if os.path.islink(head):
             return os.readlink(head).startswith("refs/")
         with open(head, "rb") as file:
-            text = file.read(256)
+            text = file.read(255)  # git reads 255 bytes of it
     except (OSError, ValueError):
         return False
-    return (
-        text.startswith(b"ref: refs/") or re.fullmatch(rb"[0-9a-f]{40}([0-9a-f]{24})?\s*", text) is not None
-    )
+    # validate_headref(): ``ref:``, git's blanks (space, tab, CR, LF), ``refs/``; or an object name's digits first.
+    if text.startswith(b"ref:") and text[4:].lstrip(b" \t\n\r").startswith(b"refs/"):
+        return True
+    return re.match(rb"[0-9a-fA-F]{40}", text) is not None

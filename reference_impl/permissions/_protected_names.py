@@ -59,6 +59,24 @@ PROTECTED_FILES = frozenset(
     # The harness's own user configuration (``mcpServers`` start programs); mvn(1)'s script sources
     # ``~/.mavenrc`` and ``/etc/mavenrc`` (``$MAVEN_SKIP_RC`` unset).
     | {".claude.json", ".mavenrc", "etc/mavenrc"}
+    # Session 35's red team, each shown running code or documented to: rustup's ``rust-toolchain(.toml)``
+    # ``path`` (cargo then runs that toolchain's programs); gdb's early init file (``shell``); Emacs's
+    # init files (Lisp); bash-completion's ``~/.bash_completion`` (sourced); screen's ``exec``; mailcap's
+    # viewer commands; tclsh's ``.tclshrc`` (Tcl at interactive start); the dev container's lifecycle
+    # commands (``postCreateCommand``); other agents' MCP server lists (``command`` started), as .mcp.json.
+    | {"rust-toolchain", "rust-toolchain.toml", ".gdbearlyinit", ".config/gdb/gdbearlyinit", ".emacs"}
+    | {".emacs.el", ".emacs.d/init.el", ".emacs.d/early-init.el", ".config/emacs/init.el", ".bash_completion"}
+    | {
+        ".screenrc",
+        ".mailcap",
+        ".tclshrc",
+        ".wishrc",
+        ".devcontainer/devcontainer.json",
+        ".devcontainer.json",
+    }
+    | {".codex/config.toml", ".gemini/settings.json", ".cursor/mcp.json"}
+    # sshd(8) AUTHORIZED_KEYS ``command=``: what a key's login runs (and who may log in).
+    | {".ssh/authorized_keys", ".ssh/authorized_keys2"}
 )
 """Files that make code run later, or configure the harness, git, a shell, or a program that runs their commands (PERM-15)."""
 
@@ -77,6 +95,12 @@ PROTECTED_TREES = frozenset(
     | {"etc/systemd/user", "etc/init.d", "etc/apt/apt.conf.d", "etc/dpkg/dpkg.cfg.d", "etc/sysctl.d"}
     | {"etc/update-motd.d", "etc/xdg/autostart", "etc/X11/Xsession.d", "etc/kernel/install.d"}
     | {"etc/kernel/postinst.d", "etc/shadow-maint", "etc/bash_completion.d", "etc/environment.d"}
+    # Vim sources every runtime directory's scripts: packages (``pack/*/start/*/plugin`` at start, ``opt``
+    # on ``:packadd``), filetype detection at start, syntax, indent, colour schemes, compilers, keymaps.
+    | {".vim/pack", ".vim/ftdetect", ".vim/syntax", ".vim/indent", ".vim/colors", ".vim/compiler"}
+    | {".vim/keymap", ".local/share/nvim/site"}
+    # VS Code's user settings and tasks (as the project's .vscode/: tasks and terminal profiles run commands).
+    | {".config/Code/User", "Library/Application Support/Code/User"}
     # Claude Code's managed settings (managed-settings.json, managed-settings.d/, managed-mcp.json),
     # on Linux and on macOS.
     | {"etc/claude-code", "Library/Application Support/ClaudeCode"}

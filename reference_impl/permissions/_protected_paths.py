@@ -11,6 +11,7 @@ it, never writing a protected file (a blanket grant is no grant of a protected p
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
@@ -41,6 +42,7 @@ from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._linked_protection import is_git_directory, linked_reason
 from reference_impl.permissions._paths import depends_on_directory, lexical_path, opaque_state, resolved_path
 from reference_impl.permissions._program_model import is_interpreter, unread_program
+from reference_impl.permissions._project_files import NOT_READ, SHELL_TEXT
 from reference_impl.permissions._protected_names import (
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
@@ -48,11 +50,11 @@ from reference_impl.permissions._protected_names import (
     TREE_SEGMENTS,
 )
 from reference_impl.permissions._python_resolution import SITE_DIRECTORIES, STARTUP_MODULES
-from reference_impl.permissions._rules import Call
-from reference_impl.permissions._shell_forms import script_operand, shell_input
+from reference_impl.permissions._rules import Call, project_code, project_texts
+from reference_impl.permissions._shell_forms import deny_forms, script_operand, shell_input
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellPart
 from reference_impl.permissions._startup_sources import startup_reason
-from reference_impl.permissions._tree_operands import tree_operands
+from reference_impl.permissions._tree_operands import find_names, tree_operands
 from reference_impl.permissions._wrapped_commands import (
     SCRIPT_BUILTINS,
     SHELLS,
@@ -488,13 +490,25 @@ def _derived_line_reason(
     return None
 
 
-def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path, depth: int) -> str | None:
-    """Why this line (run in any of ``directories``, None: not known) may write a protected path."""
+def _line_reason(
+    command: ShellCommand, directories: list[str] | None, cwd: Path, depth: int, project: bool = False
+) -> str | None:
+    """Why this line (run in any of ``directories``, None: not known) may write a protected path.
+
+    A line of the call also for what its project tools run from project files (:func:`_project_reason`);
+    a ``project`` file's line (a recipe, a script) for its literal writes only: what it names only
+    when it runs, or a text that is not shell at all (an SQL script), is left to the sandbox, as a
+    script's built names are.
+    """
     if SYNTAX_ERROR in command.problems:
+        if project:
+            return None
         # The grammar could not read all of it (``{ [x]y; echo x > .git/config; }``): a write in the
         # part it could not read is not in ``writes``, so what the line writes is not known.
         return "the command is not read with certainty (the grammar finds a syntax error), so what it writes is not known"
     places = _directories(command, directories)
+    if places is None and project:
+        places = directories
     by_part = [
         program_targets(known_words(part), 0, command.source, part.assignments, part.stdin)
         for part in command.parts
@@ -503,17 +517,23 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
     named = [t for t in (*command.writes, *targets) if t is None or isinstance(t, str)]
     for written in named:
         if written is None:
+            if project:
+                continue
             return "the command writes to a file only known when it runs"
         reason = _reason_in(written, places, cwd)
         if reason is not None:
             return reason
     for part in command.parts:
         # A directory given to a program that may change what it holds (``rm -rf .``, ``find . -delete``).
+        names = find_names(known_words(part))
         for word in tree_operands(known_words(part)):
             for place in places or [str(cwd)]:
-                reason = _tree_reason(word, Path(place))
+                reason = _tree_reason(word, Path(place), names)
                 if reason is not None:
                     return reason
+    reason = _run_commands_reason(command, places, cwd, project)
+    if reason is not None:
+        return reason
     for index, part_targets in enumerate(by_part):
         # What the other parts write may change a tree or archive before this part reads it.
         elsewhere = [
@@ -522,7 +542,8 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
         # Another git command of the line (``git fetch o b && git checkout FETCH_HEAD``) may change the
         # refs and objects this one's are read from.
         moved = any(i != index and _runs_changing_git(part, places) for i, part in enumerate(command.parts))
-        reason = _derived_line_reason(part_targets, elsewhere, places, moved)
+        derived = [t for t in part_targets if t is not None] if project else part_targets
+        reason = _derived_line_reason(derived, elsewhere, places, moved)
         if reason is not None:
             return reason
     reason = _unread_words_reason(command, places, cwd)
@@ -531,49 +552,125 @@ def _line_reason(command: ShellCommand, directories: list[str] | None, cwd: Path
     for part in command.parts:
         code = _interpreter_code(part) or _script_code(part, places or [str(cwd)])
         if code is not None:
-            # An interpreter's own code writes what it names (PERM-15): a literal path is judged like
-            # a redirection's, a path built when it runs may be any; what it runs is a line of its own.
-            if code.writes_built is not None:
-                return f"the command's code may write a protected file: {code.writes_built}"
-            code_places = _code_directories(places, code.moves)
-            if code.moves and code_places is None:
-                return (
-                    "the command's code changes its working directory to one the engine can't follow, "
-                    "so where what it writes or runs lands is not known"
-                )
-            for path in (*code.writes, *code.handed):
-                relative = code_places is None and not path.startswith(("/", "~"))
-                reason = protected_reason(path, cwd) if relative else _reason_in(path, code_places, cwd)
-                reason = reason or _holding_reason(path, code_places or [str(cwd)])
-                if reason is not None:
-                    return reason
-            for run in code.runs:
-                reason = (
-                    _line_reason(split_command(run), code_places, cwd, depth + 1) if depth < 8 else "nested"
-                )
-                if reason is not None:
-                    return reason
-        for script in _scripts(part.argv, part.stdin):
-            if script is None:
-                return "the command runs shell code only known when it runs"
-            if depth >= 8:
-                return "the command nests shell code too deeply to tell what it writes"
-            reason = _line_reason(split_command(script), places, cwd, depth + 1)
+            reason = _code_reason(code, places, cwd, depth, project)
             if reason is not None:
                 return reason
+        for script in _scripts(part.argv, part.stdin):
+            if script is None or depth >= 8:
+                if project:
+                    continue
+                if script is None:
+                    return "the command runs shell code only known when it runs"
+                return "the command nests shell code too deeply to tell what it writes"
+            reason = _line_reason(split_command(script), places, cwd, depth + 1, project)
+            if reason is not None:
+                return reason
+    return None if project else _project_reason(command, places or [str(cwd)], cwd)
+
+
+def _code_reason(
+    code: CodeTargets, places: list[str] | None, cwd: Path, depth: int, project: bool = False
+) -> str | None:
+    """Why code an interpreter runs (inline, a script, a project file) may write a protected path.
+
+    A literal path is judged like a redirection's, a path built when it runs may be any (where the
+    reading keeps it); what the code runs is a line of its own, in the directories it moved to.
+    """
+    if code.writes_built is not None:
+        return f"the command's code may write a protected file: {code.writes_built}"
+    code_places = _code_directories(places, code.moves)
+    if code.moves and code_places is None:
+        if project:
+            return None
+        return (
+            "the command's code changes its working directory to one the engine can't follow, "
+            "so where what it writes or runs lands is not known"
+        )
+    for path in (*code.writes, *code.handed):
+        relative = code_places is None and not path.startswith(("/", "~"))
+        reason = protected_reason(path, cwd) if relative else _reason_in(path, code_places, cwd)
+        reason = reason or _holding_reason(path, code_places or [str(cwd)])
+        if reason is not None:
+            return reason
+    for run in code.runs:
+        reason = (
+            _line_reason(split_command(run), code_places, cwd, depth + 1, project)
+            if depth < 8
+            else (None if project else "nested")
+        )
+        if reason is not None:
+            return reason
+    return None
+
+
+def _run_commands_reason(
+    command: ShellCommand, places: list[str] | None, cwd: Path, project: bool = False
+) -> str | None:
+    """Why a command the line's programs run from their own script languages may write a protected path.
+
+    ``awk 'BEGIN{system("touch .git/hooks/x")}'``, ``find -exec``: the commands the rule check finds
+    run (PERM-17) write what they name; one it can't read (``sed 'e'``'s command, a name made when it
+    runs) may write anything.
+    """
+    forms = deny_forms(command.source)
+    if forms.opaque is not None and not project:
+        return f"{forms.opaque}: what it runs, and so what it writes, is not known"
+    own = {known_words(part) for part in command.parts}
+    for argv in sorted(forms.commands - own, key=repr):
+        for written in program_targets(argv):
+            if written is None and not project:
+                return f"{argv[0]}, which the line runs, writes a file only known when it runs"
+            if isinstance(written, str) and (reason := _reason_in(written, places, cwd)) is not None:
+                return reason
+    return None
+
+
+_PROJECT_DEPTH = 6  # project files followed from a line (a script running a script, a recipe's make)
+
+
+def _project_reason(command: ShellCommand, places: list[str], cwd: Path) -> str | None:
+    """Why what the line's project tools run from project files may write a protected path (PERM-15).
+
+    ``make`` (a recipe ``touch .git/hooks/pre-commit``), ``npm test``, ``python3 main.py`` (a module it
+    imports), ``bash run.sh`` (a script it sources): the files the rule check reads for what they run
+    (PERM-17) are read for what they write, each layer in turn. Their literal writes only: code the
+    engine does not read, and names built when it runs, are left to the sandbox, as a script's are.
+    """
+    pending: list[tuple[str, list[str], int]] = [(command.source, places, 0)]
+    seen: set[tuple[str, str, str]] = set()
+    while pending:
+        line, directories, depth = pending.pop(0)
+        for here, where, text in project_texts(line, directories):
+            if (here, where, text) in seen or text == NOT_READ:
+                continue
+            seen.add((here, where, text))
+            if depth >= _PROJECT_DEPTH:
+                return f"{where} runs project files nested deeper than the engine reads for what they write"
+            code = None if where.startswith(SHELL_TEXT) else project_code(where, text)
+            if code is not None:
+                code = CodeTargets(code.runs, code.writes, None, None, code.moves, code.handed)
+                reason = _code_reason(code, [here], cwd, 0, project=True)
+                pending += [(run, [here], depth + 1) for run in code.runs]
+            else:
+                # A recipe, a package script, a shell script: a line of its own (as the rule check reads it).
+                reason = _line_reason(split_command(text), [here], cwd, 0, project=True)
+                pending.append((text, [here], depth + 1))
+            if reason is not None:
+                return f"it runs {where}, which may write a protected file: {reason}"
     return None
 
 
 _MOST_WALKED = 100_000  # entries under a directory a command may change that are judged one by one
 
 
-def _tree_reason(word: str, place: Path) -> str | None:
+def _tree_reason(word: str, place: Path, names: tuple[str, ...] | None = None) -> str | None:
     """Why a command that may change what the directory ``word`` holds (run in ``place``) may change a protected path.
 
     ``rm -rf .``, ``chmod -R a+w ~``: every entry under it is judged by its names (``.git/config``,
     ``site-packages/x``), a directory git takes for its own whatever its name, a link by where it
-    leads, and a file with other names (hard links) as maybe one of them. None when ``word`` names
-    no directory.
+    leads, and a file with other names (hard links) as maybe one of them; with ``names`` (find's
+    ``-name`` patterns), only the entries they match, each as any written path is. None when
+    ``word`` names no directory.
     """
     spelled = posixpath.join(str(place), os.path.expanduser(word))
     if not os.path.isdir(spelled):
@@ -587,7 +684,7 @@ def _tree_reason(word: str, place: Path) -> str | None:
     while stack:
         directory = stack.pop()
         shown = posixpath.normpath(posixpath.join(word, posixpath.relpath(directory, root)))
-        if is_git_directory(directory):
+        if names is None and is_git_directory(directory):
             return (
                 f"the command may change what {word} holds: {shown} is a git directory, whose hooks git runs"
             )
@@ -600,7 +697,16 @@ def _tree_reason(word: str, place: Path) -> str | None:
             if count > _MOST_WALKED:
                 return f"the command may change what {word} holds: too many files to tell none is protected"
             name = posixpath.join(shown, entry.name)
+            if names is not None and not any(
+                fnmatch.fnmatchcase(entry.name, n) or fnmatch.fnmatchcase(entry.name.lower(), n)
+                for n in names
+            ):
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                continue
             reason = _form_reason(name, entry.path)
+            if names is not None:
+                reason = reason or protected_reason(entry.path, place)
             if entry.is_symlink():
                 reason = reason or protected_reason(entry.path, place)  # where the link leads
             elif entry.is_dir(follow_symlinks=False):

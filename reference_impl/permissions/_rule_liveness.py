@@ -93,16 +93,29 @@ def _fill_stars(pattern: str, fill: str) -> str:
 _QUOTED_BLANKS = re.compile(r"[ \t]{2}|\t|[ \t]$")
 
 
-def _shell_witnesses(content: str) -> Iterator[str]:
+def _shell_witnesses(content: str, quoted: bool = True) -> Iterator[str]:
+    """Lines the shell rule ``content`` may match; with ``quoted``, also its words quoted as one (:func:`_quoted_witness`)."""
     if content.endswith(":*") and not content.endswith("\\:*"):
         prefix = content[:-2]
         yield prefix
         yield prefix + " x"
-        yield from _quoted_witness(prefix)
+        if quoted:
+            yield from _quoted_witness(prefix)
         return
     for fill in _FILLS:
         yield _fill_stars(content, fill)
-        yield from _quoted_witness(_fill_stars(content, fill))
+        if quoted:
+            yield from _quoted_witness(_fill_stars(content, fill))
+
+
+def _written_as_words(rule: PermissionRule) -> bool:
+    """Whether the rule's own text, between its parentheses, is words bash reads (quotes closed).
+
+    Only then were blanks in its values quoted (``Bash(rm '  ')``); ``Bash(git status  ')`` is a
+    stray quote, not a value with blanks, and no line bash runs is what it says.
+    """
+    inner = rule.text.partition("(")[2][:-1] if rule.text.endswith(")") else ""
+    return _bash_would_run(inner)
 
 
 def _quoted_witness(words: str) -> Iterator[str]:
@@ -196,7 +209,8 @@ def rule_witness(rule: PermissionRule) -> tuple[Tool, dict[str, Any]] | None:
             return None
         elif kind == "shell":
             # Only a line bash would run: a deny rule matching the text of a syntax error denies nothing.
-            candidates = tuple({"v": c} for c in _shell_witnesses(content) if _bash_would_run(c))
+            quoted = _written_as_words(rule)
+            candidates = tuple({"v": c} for c in _shell_witnesses(content, quoted) if _bash_would_run(c))
         elif kind in ("read", "edit"):
             candidates = tuple({"v": c} for c in _path_witnesses(content))
         elif kind == "web_fetch":
@@ -256,7 +270,7 @@ def dead_rule_reason(rule: PermissionRule) -> str | None:
         )
     kind = _kind_of(rule)
     if kind == "shell" and rule.content is not None:
-        tried = list(_shell_witnesses(rule.content))
+        tried = list(_shell_witnesses(rule.content, _written_as_words(rule)))
         if not any(_bash_would_run(c) for c in tried):
             return f"{tried[0]!r} is not a command bash would run (syntax error)"
         if rule.behavior == "allow":

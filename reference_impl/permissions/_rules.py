@@ -78,6 +78,8 @@ __all__ = [
     "describe_call",
     "first_match",
     "mcp_server_of",
+    "project_code",
+    "project_texts",
     "rule_applies_to_tool",
     "rule_keys",
     "rule_matches",
@@ -420,6 +422,9 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                 )
             directories += [d for d in found_here if d not in directories]
         for argv, script, environment in readers:
+            # A program the engine does not read may hand any word of a file it is given to a shell
+            # (sqlite3's ``.shell``, gdb's ``shell``): a word bash makes when it runs may be any name.
+            unread_reader = script is not None and bool(_unread_files((*argv, "x")))
             found = [
                 (here, *item)
                 for here in directories
@@ -434,11 +439,13 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
                     continue
                 seen.add((here, where, text))
                 # Project code whose program is only known when it runs (``${t}ch``) may be any program.
-                unknown = text == NOT_READ or (
-                    where.startswith(SHELL_TEXT) and _runs_what_only_bash_knows(text)
+                unknown = (
+                    text == NOT_READ
+                    or (where.startswith(SHELL_TEXT) and _runs_what_only_bash_knows(text))
+                    or (unread_reader and _built_at_run_time(text))
                 )
                 rule = index.content[0] if unknown else _named_rule(index, text)
-                code = None if unknown or rule is not None else _code_of(where, text)
+                code = None if unknown or rule is not None else project_code(where, text)
                 if code is not None:
                     # Project code is read as code (PERM-17): a program it names only when it runs
                     # may be any; one it names literally is a command line of its own.
@@ -458,10 +465,28 @@ def _by_project_files(index: ShellRuleIndex, command: str, cwd: Path) -> RuleMat
     return None
 
 
+def project_texts(line: str, directories: Sequence[str]) -> list[tuple[str, str, str]]:
+    """What the line's project tools run from project files: (directory, where, text), one layer deep.
+
+    The files the rule check reads (PERM-17: a recipe, a package script, a script and the modules it
+    loads, a hook), for the write check to read too (PERM-15); a text of code the engine does not
+    read is ``NOT_READ``.
+    """
+    found: list[tuple[str, str, str]] = []
+    for argv, script, environment in _project_readers(line):
+        for start in directories:
+            places = line_directories(deny_forms(line).commands, start) or [start]
+            for here in places:
+                texts = project_commands(argv, here, environment)
+                texts += _script_texts(argv, script, here) if script else []
+                found += [(here, where, text) for where, text in texts]
+    return list(dict.fromkeys(found))
+
+
 _CODE_FILE = re.compile(r"the (?:script |project's (?:module )?)(\S+)")
 
 
-def _code_of(where: str, text: str) -> CodeTargets | None:
+def project_code(where: str, text: str) -> CodeTargets | None:
     """What a project file of an interpreter's language runs, when ``where`` names one the engine reads."""
     if where.startswith(PYTHON_CODE):
         return code_targets("python", text)  # a doctest's examples, a .pth file's import lines
@@ -666,6 +691,10 @@ def vouched(
     """
     if found.certain or found.unread is None or call.shell is None or call.target is None:
         return False
+    if _built_at_run_time(call.target.value):
+        # ``sqlite3 db '.shell $(printf nu)ke'``: a word bash makes when it runs may be the name a deny
+        # rule is about, and no reading of the line can rule that out.
+        return False
     words = _line_words(call.target.value)
     named = _by_named_head(shell_rule_index(guards, _tool_names(call.tool))) if guards else {}
     candidates = (found.rule, *(rule for word in words & named.keys() for rule in named[word]))
@@ -684,6 +713,34 @@ def _by_named_head(index: ShellRuleIndex) -> dict[str, tuple[PermissionRule, ...
     for head, rules in index.by_head.items():
         found.setdefault(posixpath.basename(head), []).extend(rules)
     return {name: tuple(rules) for name, rules in found.items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def _built_at_run_time(command: str) -> bool:
+    """Whether the line, or text it hands a program the engine does not read (two levels deep), has a word bash makes by expanding.
+
+    Only such a program may hand its words to a shell unread; the code of a language the engine
+    reads (``perl -e '... $_ ...'``) is read as that language, not as shell.
+    """
+    texts = [command]
+    for _ in range(3):
+        found: list[str] = []
+        for text in texts:
+            expands = _EXPANDS.search(text) is not None
+            for part in split_command(text).parts:
+                if expands and None in part.argv:
+                    return True
+                if not _unread_files((*part.argv, "x")):
+                    continue
+                handed = [*part.argv, part.stdin]  # its input too (``sqlite3 db <<< '.shell ...'``)
+                found += [v for v in handed if v is not None and v != text and _SHELL_TEXT.search(v)]
+        texts = [t for t in found if len(t) < 4096]
+    return False
+
+
+_SHELL_TEXT = re.compile(r"[ \t'\"\\;|&$`]")
+# Where bash makes a word when it runs: a parameter, a substitution (a glob in SQL is not one).
+_EXPANDS = re.compile(r"[$`]")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -28,7 +28,7 @@ from reference_impl.permissions._program_grammar import option_grammar, options_
 from reference_impl.permissions._program_model import is_interpreter
 from reference_impl.permissions._wrapped_commands import is_wrapper, unwrap
 
-__all__ = ["ENTRY_PROGRAMS", "tree_operands"]
+__all__ = ["ENTRY_PROGRAMS", "find_names", "tree_operands"]
 
 Argv = Sequence[str | None]
 
@@ -156,3 +156,36 @@ def tree_operands(argv: Argv, depth: int = 0) -> list[str]:
         if read is not None and None not in args and not descending.intersection(read):
             return []
     return named
+
+
+# find's primaries that only narrow what it acts on, or act, in a plain conjunction of tests.
+_FIND_PLAIN = frozenset(
+    {"-type", "-maxdepth", "-mindepth", "-delete", "-print", "-print0", "-depth", "-xdev", "-mount"}
+)
+
+
+def find_names(argv: Argv) -> tuple[str, ...] | None:
+    """The ``-name``/``-iname`` patterns ``find`` acts only on (lower-cased for ``-iname``), or None.
+
+    ``find . -name '*.pyc' -delete`` removes only what the pattern matches; any other test, an
+    operator (``-o``, ``!``, parentheses) or a run-time word and it may act on anything: None.
+    """
+    if not argv or argv[0] is None or posixpath.basename(argv[0]) != "find":
+        return None
+    words = list(argv[1:])
+    at = next((i for i, w in enumerate(words) if w is None or w.startswith(("-", "(", "!"))), len(words))
+    names: list[str] = []
+    index = at
+    while index < len(words):
+        word = words[index]
+        value = words[index + 1] if index + 1 < len(words) else None
+        if word in ("-name", "-iname") and value is not None:
+            names.append(value.lower() if word == "-iname" else value)
+            index += 2
+        elif word in ("-type", "-maxdepth", "-mindepth") and value is not None:
+            index += 2
+        elif word in _FIND_PLAIN:
+            index += 1
+        else:
+            return None
+    return tuple(names) or None

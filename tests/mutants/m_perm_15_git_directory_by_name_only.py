@@ -17,6 +17,6 @@ adapter = make_factory(
     Patch(
         "reference_impl.permissions._linked_protection",
         "is_git_directory",
-        rewrite("    try:\n        if not (", "    return False\n    try:\n        if not ("),
+        rewrite("    try:\n        # git's setup.c", "    return False\n    try:\n        # git's setup.c"),
     )
 )

@@ -13,5 +13,5 @@ DESCRIPTION = (
 )
 
 adapter = make_factory(
-    Patch("reference_impl.permissions._rules", "_code_of", lambda _original: lambda where, text: None)
+    Patch("reference_impl.permissions._rules", "project_code", lambda _original: lambda where, text: None)
 )
