@@ -700,7 +700,11 @@ def test_protected_path_reached_after_a_change_of_directory_is_never_auto_allowe
 # line sets first, a substitution, a function, eval, a glob). (what the line runs first, the program's word.)
 _DIRECTORY_CHANGERS: tuple[tuple[str, str], ...] = (
     *(("", word) for word in ("cd", "'cd'", "\\cd", "c''d", '"c"d', "$'cd'", "builtin cd", "command cd")),
-    *(("", word) for word in ("pushd", "builtin pushd", "eval cd", "${u:-cd}", "$(echo cd)", "`printf cd`")),
+    *(
+        ("", word)
+        for word in ("pushd", "builtin pushd", "command pushd", "eval cd", "${u:-cd}", "$(echo cd)")
+    ),
+    ("", "`printf cd`"),
     ("c=cd; ", "$c"),
     ("c=cd; ", "${c}"),
     ("c=(cd); ", "${c[0]}"),
@@ -751,8 +755,10 @@ def protected_writes_after_a_move(draw: st.DrawFn) -> tuple[str, str, str]:
 @example(case=("touch cd; { [c]d .git && echo pwned > config; }", ".git", "config"), mode="bypassPermissions")
 @example(case=("{ [x]y; echo pwned > .git/config; }", ".git", "config"), mode="bypassPermissions")
 # The changer the first list of spellings missed: most drawn moves are also opaque to the engine for
-# another reason (a computed name, eval), so a draw that only this one catches is rare.
+# another reason (a computed name, eval, ``builtin``'s unread words), so a draw that only this one
+# catches is rare.
 @example(case=("builtin pushd .git && echo pwned > config", ".git", "config"), mode="bypassPermissions")
+@example(case=("command pushd .git && echo pwned > config", ".git", "config"), mode="bypassPermissions")
 def test_protected_path_written_after_any_change_of_directory_is_never_auto_allowed(
     new_harness: Callable[[], Any], case: tuple[str, str, str], mode: str
 ) -> None:
