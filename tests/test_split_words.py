@@ -127,3 +127,20 @@ def test_a_word_of_quoted_pieces_is_read_as_bash_reads_it(words: list[list[tuple
     assert len(read) == len(passed), (line, read, passed)
     for mine, bashs in zip(read, passed, strict=True):
         assert mine is None or mine == bashs, (line, read, passed)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cat <<EOF\n\\rm -rf x\nEOF",
+        "cat <<'EOF'\n\\rm -rf x\nEOF",
+        'cat <<"E"\n\\a $b\nE',
+        "cat <<EOF\n\\q y\nz\nEOF",
+    ],
+)
+def test_a_body_the_grammar_takes_for_words_is_read_as_bash_reads_it(line: str) -> None:
+    """A here-document whose body starts with a backslash: its input is what bash gives ``cat`` (bash judges)."""
+    done = subprocess.run(
+        ["bash", "--norc", "-c", line], capture_output=True, text=True, timeout=10, check=True
+    )
+    assert split_command(line).parts[0].stdin == done.stdout

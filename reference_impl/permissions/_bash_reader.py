@@ -581,6 +581,12 @@ class _Walk:
                 )
 
     def heredoc(self, node: tree_sitter.Node, depth: int) -> None:
+        recovered = _misread_body(self, node)
+        if recovered is not None:
+            # The grammar took the body for words (a body that starts with a backslash); bash's body
+            # is the source between the line holding ``<<EOF`` and the delimiter's line.
+            self.stdin = recovered
+            return
         if any(child.type == "word" for child in node.named_children) or not _heredoc_delimited(self, node):
             # The grammar took the body for a word (seen: a body that starts with a backslash), or
             # its delimiter is not the word bash reads (seen: ``<<EOF;rm`` taken as one word, and a
@@ -635,6 +641,33 @@ def _target_pieces(node: tree_sitter.Node) -> int:
     ):
         count += 1
     return count
+
+
+def _misread_body(walk: _Walk, node: tree_sitter.Node) -> str | None:
+    """A here-document's body the grammar took for words, read from the source as bash reads it; None otherwise.
+
+    Only where nothing follows the delimiter word on its line, the delimiter ends it, and the body
+    needs no expansion: a quoted delimiter's body is literal; an unquoted one's too when it holds no
+    ``$``, backquote or backslash before ``$``, a backquote, a backslash or a newline.
+    """
+    if not any(child.type == "word" for child in node.named_children) or not _heredoc_delimited(walk, node):
+        return None
+    starts = [c for c in node.named_children if c.type == "heredoc_start"]
+    ends = [c for c in node.named_children if c.type == "heredoc_end"]
+    if (
+        not ends
+        or any(c.type == "file_descriptor" for c in node.children)
+        or b"<<-" in walk.source[node.start_byte : starts[0].start_byte]
+    ):
+        return None
+    newline = walk.source.find(b"\n", starts[0].end_byte)
+    if newline < 0 or walk.source[starts[0].end_byte : newline].strip() or newline >= ends[0].start_byte:
+        return None
+    body = walk.source[newline + 1 : ends[0].start_byte].decode("utf-8", "replace")
+    quoted = any(c in walk.text(starts[0]) for c in "'\"\\")
+    if not quoted and re.search(r"[$`]|\\[$`\\\n]", body):
+        return None
+    return body
 
 
 def _heredoc_delimited(walk: _Walk, node: tree_sitter.Node) -> bool:
