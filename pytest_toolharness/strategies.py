@@ -57,6 +57,7 @@ from pytest_toolharness._strategies.derived_names import (
     prepare_derived_work,
 )
 from pytest_toolharness._strategies.file_writers import WriterEntry, file_writers, written_paths
+from pytest_toolharness._strategies.here_documents import HereDocument, here_documents
 from pytest_toolharness._strategies.hooks import (
     ALSO_BY_EVENT,
     BROKEN_OUTCOMES,
@@ -76,6 +77,7 @@ from pytest_toolharness._strategies.instances import (
     instances_of,
     invalid_instances_of,
 )
+from pytest_toolharness._strategies.line_joints import line_joints
 from pytest_toolharness._strategies.messages import (
     ToolUseBatch,
     is_compact_boundary,
@@ -176,6 +178,7 @@ __all__ = [
     "DeadShellRule",
     "DerivedNameOption",
     "EvaluatedAttempt",
+    "HereDocument",
     "PathMaze",
     "ShellAttempt",
     "ToolUseBatch",
@@ -199,6 +202,7 @@ __all__ = [
     "evaluated_code_attempts",
     "expanded_spellings",
     "file_writers",
+    "here_documents",
     "hook_matchers",
     "hook_settings",
     "hook_specs",
@@ -210,6 +214,7 @@ __all__ = [
     "json_schemas",
     "json_values",
     "lifecycle_hook_specs",
+    "line_joints",
     "load_suite_profile",
     "malformed_rules",
     "mcp_server_names",

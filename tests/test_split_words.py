@@ -112,6 +112,7 @@ def _piece(text: str, how: str) -> str:
 )
 @example(words=[[("-", "plain"), ("ab", "locale")]])
 @example(words=[[("-", "plain"), ("", "locale")], [("x", "single")]])
+@example(words=[[("-", "plain")], [("", "locale")]])
 def test_a_word_of_quoted_pieces_is_read_as_bash_reads_it(words: list[list[tuple[str, str]]]) -> None:
     """PERM-16: each word the reader gives (None: known only at run time) is the word bash passes, judged by bash.
 
@@ -123,24 +124,12 @@ def test_a_word_of_quoted_pieces_is_read_as_bash_reads_it(words: list[list[tuple
         ["bash", "--norc", "--noprofile", "-c", line], capture_output=True, timeout=10, check=True
     )
     passed = done.stdout.decode().split("\0")[:-1]
-    read = split_command(line).parts[-1].argv[2:]
+    command = split_command(line)
+    if any(part.argv == (None,) for part in command.parts):
+        # A word the grammar skips (``- $""``: no token holds the ``-``): the line is declared unread.
+        assert not command.confident, (line, command)
+        return
+    read = command.parts[-1].argv[2:]
     assert len(read) == len(passed), (line, read, passed)
     for mine, bashs in zip(read, passed, strict=True):
         assert mine is None or mine == bashs, (line, read, passed)
-
-
-@pytest.mark.parametrize(
-    "line",
-    [
-        "cat <<EOF\n\\rm -rf x\nEOF",
-        "cat <<'EOF'\n\\rm -rf x\nEOF",
-        'cat <<"E"\n\\a $b\nE',
-        "cat <<EOF\n\\q y\nz\nEOF",
-    ],
-)
-def test_a_body_the_grammar_takes_for_words_is_read_as_bash_reads_it(line: str) -> None:
-    """A here-document whose body starts with a backslash: its input is what bash gives ``cat`` (bash judges)."""
-    done = subprocess.run(
-        ["bash", "--norc", "-c", line], capture_output=True, text=True, timeout=10, check=True
-    )
-    assert split_command(line).parts[0].stdin == done.stdout

@@ -205,3 +205,122 @@ def test_find_names_reads_only_a_plain_conjunction() -> None:
     assert find_names(("find", ".", "-type", "f", "-delete")) is None
     assert find_names(("find", ".", "-name", None, "-delete")) is None
     assert find_names(("rm", "-r", ".")) is None
+
+
+def _changed_beneath(work: Path, argv: tuple[str, ...], name: str) -> bool:
+    """Run ``argv`` in ``work``, where the directory ``name`` holds ``sub/f``: did anything ``name`` held change or go?"""
+    (work / name / "sub").mkdir(parents=True)
+    (work / name / "sub" / "f").write_text("x\n")
+    (work / "x").mkdir()
+    prefix = f"{name}/"
+    before = {k: v for k, v in _state(work).items() if k.startswith(prefix)}
+    subprocess.run(argv, cwd=work, capture_output=True, timeout=10, check=False, stdin=subprocess.DEVNULL)
+    after = _state(work)
+    return any(after.get(k) != v for k, v in before.items())
+
+
+@st.composite
+def _mv_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], tuple[str | None, ...], str]:
+    """``mv`` with flags of its grammar, then ``--`` and a directory named like an option (or not).
+
+    Into an existing directory (``-t x``, or ``x`` last) or onto a new name; in the ``--`` form one
+    flag may be a word only known at run time (read as None, run as the flag).
+    """
+    grammar = option_grammar("mv")
+    flags = sorted(s for s, n in grammar[0].items() if n not in grammar[1]) if grammar else []
+    flags = [f for f in flags if f not in ("-i", "--interactive", "--help", "--version")]
+    options = draw(st.lists(st.sampled_from(flags), max_size=2, unique=True), label="options")
+    name = draw(st.sampled_from(("-d", "--d", "-rf", "d")), label="name")
+    if draw(st.booleans(), label="-t"):
+        return ("mv", *options, "-t", "x", "--", name), ("mv", *options, "-t", "x", "--", name), name
+    argv = ("mv", *options, "--", name, draw(st.sampled_from(("x", "new")), label="destination"))
+    read: list[str | None] = list(argv)
+    if len(options) > 0 and draw(st.booleans(), label="run-time"):
+        read[draw(st.integers(1, len(options)), label="at")] = None
+    return argv, tuple(read), name
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(line=_mv_lines())
+@example(line=(("mv", "--", "-d", "x"), ("mv", "--", "-d", "x"), "-d"))
+@example(line=(("mv", "-t", "x", "--", "-rf"), ("mv", "-t", "x", "--", "-rf"), "-rf"))
+@example(line=(("mv", "-v", "--", "-d", "new"), ("mv", None, "--", "-d", "new"), "-d"))
+def test_mv_names_every_tree_it_moves_however_the_name_is_spelled(
+    line: tuple[tuple[str, ...], tuple[str | None, ...], str],
+) -> None:
+    """PERM-15: a directory ``mv`` really moves is among its tree operands, an option-like name after ``--`` too.
+
+    Composed: mv's flags from its grammar x the name (``-d``, ``--d``, ``-rf``, ``d``) x ``-t x`` or a last
+    destination x a run-time word among the flags (which must not break the reading: PERM-14); mv judges.
+    """
+    argv, read, name = line
+    with tempfile.TemporaryDirectory() as scratch:
+        if _changed_beneath(Path(scratch), argv, name):
+            assert name in tree_operands(read), f"{argv} moved {name}, yet {read} names {tree_operands(read)}"
+
+
+# Wrappers whose options :func:`unwrap` reads exactly, each option's value (by its grammar's name).
+_WRAPPER_VALUES = {
+    "timeout": {"-k": "9", "-s": "TERM"},
+    "nice": {"-n": "1"},
+    "stdbuf": {"-o": "L", "-e": "0", "-i": "0"},
+    "env": {"-u": "NOPE", "-C": "."},
+}
+_WRAPPED = (("rm", "-r", "d"), ("rm", "-rf", "d"), ("chmod", "-R", "a+w", "d"), ("find", "d", "-delete"))
+
+
+@st.composite
+def _wrapped_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
+    """A wrapper with options as it reads them (getopt: a long name abbreviated to any unambiguous prefix,
+    ``=value`` or the next word, a short one's value attached or not) running a command that descends
+    into ``d``; one of the wrapper's own words may be known only at run time (read as None)."""
+    program = draw(st.sampled_from(sorted(_WRAPPER_VALUES)), label="wrapper")
+    grammar = option_grammar(program)
+    assert grammar is not None
+    values = _WRAPPER_VALUES[program]
+    spellings = sorted(s for s, n in grammar[0].items() if n != "-S" and (n in values or n not in grammar[1]))
+    longs = [s for s in grammar[0] if s.startswith("--")] + ["--help", "--version"]
+    words: list[str] = []
+    for spelling in draw(st.lists(st.sampled_from(spellings), max_size=2, unique=True), label="options"):
+        value = values.get(grammar[0][spelling])
+        if spelling.startswith("--"):
+            prefixes = [
+                spelling[:k]
+                for k in range(3, len(spelling) + 1)
+                if k == len(spelling) or sum(other.startswith(spelling[:k]) for other in longs) == 1
+            ]
+            spelling = draw(st.sampled_from(prefixes), label="spelled")
+        if value is None:
+            words.append(spelling)
+        elif draw(st.booleans(), label="attached"):
+            words.append(f"{spelling}={value}" if spelling.startswith("--") else spelling + value)
+        else:
+            words += [spelling, value]
+    if program == "timeout":
+        words.append("5")
+    argv = (program, *words, *draw(st.sampled_from(_WRAPPED), label="command"))
+    read: list[str | None] = list(argv)
+    if len(words) > 0 and draw(st.booleans(), label="run-time"):
+        read[draw(st.integers(1, len(words)), label="at")] = None
+    return argv, tuple(read)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(line=_wrapped_lines())
+@example(line=(("timeout", "--preserve", "5", "rm", "-r", "d"),) * 2)
+@example(line=(("nice", "--adj=1", "chmod", "-R", "a+w", "d"),) * 2)
+@example(line=(("stdbuf", "--out", "L", "find", "d", "-delete"),) * 2)
+@example(line=(("timeout", "5", "rm", "-r", "d"), ("timeout", None, "rm", "-r", "d")))
+def test_a_wrapper_read_with_doubt_still_names_the_tree_its_command_changes(
+    line: tuple[tuple[str, ...], tuple[str | None, ...]],
+) -> None:
+    """PERM-15: whether or not the wrapper's options are read with certainty, ``d`` is named if the line changes it.
+
+    Composed: timeout, nice, stdbuf, env x their options as getopt reads them (``--preserve`` for
+    ``--preserve-status``, ``--adj=1``, ``-n1``) x a run-time word among them x a command descending into
+    ``d``. A wrapper line not read for sure is every word's to change (fail closed); the wrapper judges.
+    """
+    argv, read = line
+    with tempfile.TemporaryDirectory() as scratch:
+        if _changed_beneath(Path(scratch), argv, "d"):
+            assert "d" in tree_operands(read), f"{argv} changed d, yet {read} names {tree_operands(read)}"

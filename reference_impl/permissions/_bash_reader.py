@@ -48,7 +48,11 @@ from reference_impl.permissions._evaluated import (
     names_set_by,
 )
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellCommand, ShellPart
-from reference_impl.permissions._unread_substitutions import MAY_SUBSTITUTE, mark_unread_substitutions
+from reference_impl.permissions._unread_substitutions import (
+    MAY_SUBSTITUTE,
+    escaped_at,
+    mark_unread_substitutions,
+)
 
 __all__ = [
     "SYNTAX_ERROR",
@@ -124,6 +128,8 @@ class _Walk:
     stdin: str | None = None
     last_command: int = 0
     trailing: dict[int, tuple[list[tree_sitter.Node], int]] = field(default_factory=dict)
+    read_backquotes: set[int] = field(default_factory=set)
+    """Offsets of backquotes in here-document bodies whose substitution the walk read (the grammar shows none)."""
     """Words after a redirection's target, by the id of the command bash gives them to (and its end)."""
 
     def problem(self, message: str) -> None:
@@ -581,30 +587,59 @@ class _Walk:
                 )
 
     def heredoc(self, node: tree_sitter.Node, depth: int) -> None:
-        recovered = _misread_body(self, node)
-        if recovered is not None:
-            # The grammar took the body for words (a body that starts with a backslash); bash's body
-            # is the source between the line holding ``<<EOF`` and the delimiter's line.
-            self.stdin = recovered
-            return
-        if any(child.type == "word" for child in node.named_children) or not _heredoc_delimited(self, node):
-            # The grammar took the body for a word (seen: a body that starts with a backslash), or
+        if (
+            _body_misread(self, node)
+            or _ARGUMENT_KINDS.intersection(c.type for c in node.named_children)
+            or not _heredoc_delimited(self, node)
+        ):
+            # The grammar took the body for words (seen: a body that starts with a backslash, where
+            # the line holding ``<<EOF`` opens quotes, so :func:`_body_misreadings` leaves it), or
+            # the command's words after ``<<EOF`` for the redirection's (``rm <<EOF -rf x``), or
             # its delimiter is not the word bash reads (seen: ``<<EOF;rm`` taken as one word, and a
             # later line taken as the end), so neither the body nor what follows is known: fail closed.
             self.problem("the grammar misreads this here-document")
             self.opaque(node, "a here-document the grammar misreads")
             self.stdin = None
             return
+        literal = _delimiter_quoted(self, node)
         for child in node.named_children:
             if child.type == "heredoc_body":
-                self.substitutions(child, depth)
+                if not literal:  # a quoted delimiter's body is never expanded, whatever the grammar shows
+                    self.substitutions(child, depth)
+                    self.body_backquotes(child, depth)
                 fd = next((self.text(c) for c in node.children if c.type == "file_descriptor"), "0")
-                if fd == "0" and all(c.type == "heredoc_content" for c in child.named_children):
-                    self.stdin = self.text(child)
+                if fd == "0" and (literal or all(c.type == "heredoc_content" for c in child.named_children)):
+                    self.stdin = _body_input(self, node, self.text(child))
             elif child.type in _PASSIVE:
                 continue
             else:
                 self.statement(child, depth + 1)
+
+    def body_backquotes(self, body: tree_sitter.Node, depth: int) -> None:
+        """Read the backquote substitutions of an unquoted here-document body, which the grammar shows as text.
+
+        Only those without a backslash (bash reads one's text again after removing escapes) and
+        outside every node the grammar made of the body (an expansion, a substitution).
+        """
+        if depth > MAX_DEPTH:
+            return
+        shown = [(c.start_byte, c.end_byte) for c in body.named_children if c.type != "heredoc_content"]
+        ticks = [
+            at
+            for at in range(body.start_byte, body.end_byte)
+            if self.source[at] == ord("`")
+            and not escaped_at(self.source, at)
+            and not any(a <= at < b for a, b in shown)
+        ]
+        for opened, closed in zip(ticks[::2], ticks[1::2], strict=False):
+            text = self.source[opened + 1 : closed]
+            if b"\\" in text:
+                continue  # left unread: the reader of unread substitutions fails closed on it
+            self.read_backquotes.update((opened, closed))
+            inner = _split(text.decode("utf-8", "surrogateescape"), True)
+            self.parts.extend(inner.parts)
+            for problem in inner.problems:
+                self.problem(problem)
 
 
 def _assigned_name(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> str | None:
@@ -643,31 +678,69 @@ def _target_pieces(node: tree_sitter.Node) -> int:
     return count
 
 
-def _misread_body(walk: _Walk, node: tree_sitter.Node) -> str | None:
-    """A here-document's body the grammar took for words, read from the source as bash reads it; None otherwise.
+_ARGUMENT_KINDS = frozenset(
+    {
+        "word",
+        "concatenation",
+        "string",
+        "raw_string",
+        "ansi_c_string",
+        "simple_expansion",
+        "expansion",
+        "number",
+    }
+)
+"""Nodes of a command's words: under a here-document's redirection, the grammar misplaced them."""
 
-    Only where nothing follows the delimiter word on its line, the delimiter ends it, and the body
-    needs no expansion: a quoted delimiter's body is literal; an unquoted one's too when it holds no
-    ``$``, backquote or backslash before ``$``, a backquote, a backslash or a newline.
+
+def _body_misread(walk: _Walk, node: tree_sitter.Node) -> bool:
+    """Whether the grammar took lines of a here-document's body for the command's words (seen: a body that starts with a backslash).
+
+    Anything of the redirection but its body and end that reaches past the line holding ``<<EOF``
+    is such a misreading, whatever node the grammar made of it (a word, a concatenation, a pipeline).
     """
-    if not any(child.type == "word" for child in node.named_children) or not _heredoc_delimited(walk, node):
-        return None
     starts = [c for c in node.named_children if c.type == "heredoc_start"]
-    ends = [c for c in node.named_children if c.type == "heredoc_end"]
-    if (
-        not ends
-        or any(c.type == "file_descriptor" for c in node.children)
-        or b"<<-" in walk.source[node.start_byte : starts[0].start_byte]
-    ):
+    newline = walk.source.find(b"\n", starts[0].end_byte) if len(starts) == 1 else -1
+    return newline >= 0 and any(
+        child.type not in ("heredoc_body", "heredoc_end") and child.end_byte > newline
+        for child in node.named_children
+    )
+
+
+_BODY_EXPANSION = re.compile(r"\$[\w{(\[@*#?$!-]|`")
+"""Where bash expands a here-document's body: a ``$`` before a name, a digit, ``{``, ``(``, ``[`` or a
+special parameter, or a backquote (any other ``$`` is literal: ``$'b'``, ``$"a"``, ``x$``, ``$/``)."""
+
+_BODY_ESCAPE = re.compile(r"\\[$`\\]")
+"""A backslash that quotes the next character in a here-document's body (its delimiter unquoted)."""
+
+
+def _body_input(walk: _Walk, node: tree_sitter.Node, body: str) -> str | None:
+    r"""What bash gives the command from a here-document's ``body`` as written, or None where that is not known.
+
+    ``<<-`` strips each line's leading tabs. A quoted delimiter's body is literal; an unquoted
+    one's is known when every ``$`` and backquote in it is escaped and no line is continued
+    (``\<newline>`` joins it to the next before bash looks for the delimiter): bash then only
+    removes the backslash before ``$``, a backquote or a backslash (``x\\b`` gives ``x\b``, and
+    ``\`cmd\``` a backquote a shell fed the body runs).
+    """
+    starts = [c for c in node.named_children if c.type == "heredoc_start"]
+    if len(starts) != 1:
         return None
-    newline = walk.source.find(b"\n", starts[0].end_byte)
-    if newline < 0 or walk.source[starts[0].end_byte : newline].strip() or newline >= ends[0].start_byte:
+    if b"<<-" in walk.source[node.start_byte : starts[0].start_byte]:
+        body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
+    if _delimiter_quoted(walk, node):
+        return body
+    unescaped = _BODY_ESCAPE.sub("", body)
+    if "\\\n" in unescaped or _BODY_EXPANSION.search(unescaped):
         return None
-    body = walk.source[newline + 1 : ends[0].start_byte].decode("utf-8", "replace")
-    quoted = any(c in walk.text(starts[0]) for c in "'\"\\")
-    if not quoted and re.search(r"[$`]|\\[$`\\\n]", body):
-        return None
-    return body
+    return _BODY_ESCAPE.sub(lambda escaped: escaped[0][1], body)
+
+
+def _delimiter_quoted(walk: _Walk, node: tree_sitter.Node) -> bool:
+    """Whether any of a here-document's delimiter is quoted (bash then leaves the body literal)."""
+    starts = [c for c in node.named_children if c.type == "heredoc_start"]
+    return len(starts) == 1 and any(c in walk.text(starts[0]) for c in "'\"\\")
 
 
 def _heredoc_delimited(walk: _Walk, node: tree_sitter.Node) -> bool:
@@ -698,6 +771,40 @@ def split_command(command: str) -> ShellCommand:
 _ESCAPED_BLANK = re.compile(rb"\\[ \t]")
 
 
+def _skipped_text(root: tree_sitter.Node, source: bytes) -> int | None:
+    """Where the grammar's tokens leave out text bash reads (other than blanks and line continuations), or None.
+
+    Seen: ``- $""`` gives a ``$`` token and a string, and no token for the ``-``: the word is gone.
+    """
+    end = 0
+    for start, stop in sorted(_token_ranges(root, _TEXT_HOLDERS)):
+        if start > end and _SKIPPABLE.sub(b"", source[end:start]):
+            return end
+        end = max(end, stop)
+    return end if _SKIPPABLE.sub(b"", source[end:]) else None
+
+
+_SKIPPABLE = re.compile(rb"[ \t\n]|\\\n")
+"""What no token of the grammar needs to cover: blanks, newlines, line continuations."""
+
+
+_TEXT_HOLDERS = frozenset({"heredoc_body", "string", "translated_string"})
+"""Nodes whose own text lies between their children (a body's text before its first expansion)."""
+
+
+def _token_ranges(root: tree_sitter.Node, whole: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+    """The byte ranges of the tree's tokens (its leaves, named or not, and the nodes of ``whole``)."""
+    covered: list[tuple[int, int]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count and node.type not in whole:
+            stack.extend(node.children)
+        elif node.end_byte > node.start_byte:
+            covered.append((node.start_byte, node.end_byte))
+    return covered
+
+
 def _swallowed_blanks(root: tree_sitter.Node, source: bytes) -> list[int]:
     r"""Where the grammar skipped an escaped blank as if it separated words: bash reads it in a word.
 
@@ -709,15 +816,7 @@ def _swallowed_blanks(root: tree_sitter.Node, source: bytes) -> list[int]:
     found = [m.start() for m in _ESCAPED_BLANK.finditer(source)]
     if not found:
         return []
-    covered: list[tuple[int, int]] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.child_count:
-            stack.extend(node.children)
-        elif node.end_byte > node.start_byte:
-            covered.append((node.start_byte, node.end_byte))
-    covered.sort()
+    covered = sorted(_token_ranges(root))
     starts = [start for start, _ in covered]
     swallowed = []
     for at in found:
@@ -727,24 +826,265 @@ def _swallowed_blanks(root: tree_sitter.Node, source: bytes) -> list[int]:
     return swallowed
 
 
-def _parsed(source: bytes) -> tree_sitter.Node:
-    r"""The syntax tree of ``source`` with bash's reading of escaped blanks (see :func:`_swallowed_blanks`).
+def _body_misreadings(root: tree_sitter.Node, source: bytes) -> list[tuple[int, bytes]]:
+    r"""Lines of here-document bodies tree-sitter-bash misreads, each respelled in the same length.
 
-    Each swallowed ``\<blank>`` is shown to the grammar as ``\_``, a word character of the same
-    length: the tree then joins it to the pieces beside it as bash does, and the walk, reading
-    the words from ``source`` itself, gives it its value (a blank).
+    Given as (where, what to show there); in a body each spelling is plain text, as the original is:
+
+    - a body that starts with a backslash and another character is taken for words of the command
+      (``cat <<EOF\n\\: $(nuke)\nEOF``): the two are shown as ``__``;
+    - a ``$`` before a quote (``$'s'``, literal in a body) is shown as ``_``: the grammar reads a quoting;
+    - a line whose leading blanks come before ``$`` or a backslash is misread by one character
+      (``\t$(nuke)`` shown as text, ``\t\\$(nuke)`` as a substitution): its last blank is shown as ``_``.
+
+    Only lines before the body's first ``$(``, ``${``, ``$[`` or backquote (none can be inside a
+    substitution), never the delimiter's line, and only in a body whose ``<<EOF`` line opens no
+    quotes or parentheses, holds no other here-document and is not continued.
+    """
+    found: list[tuple[int, bytes]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if not _holds_heredoc(node):
+            continue
+        starts = [c for c in node.named_children if c.type == "heredoc_start"]
+        ends = [c for c in node.named_children if c.type == "heredoc_end"]
+        newline = source.find(b"\n", starts[0].end_byte) if len(starts) == 1 else -1
+        rest = source[starts[0].end_byte : newline] if newline >= 0 else b""
+        delimiter = (
+            heredoc_delimiter(source[starts[0].start_byte : starts[0].end_byte].decode()) if starts else None
+        )
+        if newline < 0 or delimiter is None or b"<<" in rest or any(c in rest for c in b"'\"`(\\"):
+            continue
+        end = ends[0].start_byte if ends else node.end_byte
+        at = newline + 1
+        while at < end:
+            stop = source.find(b"\n", at, end)
+            line = source[at : stop if stop >= 0 else end]
+            if line.lstrip(b"\t") == delimiter.encode():
+                break
+            blanks = len(line) - len(line.lstrip(b" \t"))
+            if blanks and line[blanks : blanks + 1] in (b"$", b"\\"):
+                found.append((at + blanks - 1, b"_"))
+            elif at == newline + 1 and line[:1] == b"\\" and line[1:2]:
+                found.append((at, b"__"))
+            opener = _BODY_OPENER.search(line)
+            cut = opener.start() if opener else len(line)
+            found.extend((at + m.start(), b"_") for m in _QUOTED_DOLLAR.finditer(line, 0, cut))
+            if stop < 0 or opener:
+                break
+            at = stop + 1
+    return found
+
+
+_QUOTED_DOLLAR = re.compile(rb"(?<![\\$])\$(?=['\"])")
+"""A ``$`` before a quote, literal in a body (``$'s'``, ``$"t"``), which the grammar reads as a word's quoting."""
+
+_LITERAL_DOLLAR = re.compile(rb"(?<![\\$])\$(?![\w{(\[@*#?$!'\"-])")
+"""A ``$`` bash keeps literal anywhere (before a blank, ``/``, ``.``, ``=``, ``%``...): the grammar finds a
+syntax error in some (``echo $/``)."""
+
+
+def _literal_dollars(source: bytes) -> list[tuple[int, bytes]]:
+    """Each ``$`` bash keeps literal wherever it stands (see :data:`_LITERAL_DOLLAR`), shown as ``_``."""
+    return [(found.start(), b"_") for found in _LITERAL_DOLLAR.finditer(source)]
+
+
+def _holds_heredoc(node: tree_sitter.Node) -> bool:
+    """Whether ``node`` is a here-document's redirection, or a syntax error the grammar made of one."""
+    return node.type == "heredoc_redirect" or (
+        node.type == "ERROR" and any(c.type == "heredoc_start" for c in node.named_children)
+    )
+
+
+_BODY_OPENER = re.compile(rb"(?<!\\)(?:\\\\)*(?:\$[({[]|`)")
+"""An expansion a body's line may leave open past its end."""
+
+
+def _newlines_in_words(root: tree_sitter.Node, source: bytes) -> list[tuple[int, bytes]]:
+    r"""Newlines tree-sitter-bash keeps inside a word token or a simple command, and comments it reads on past, shown as ``;``.
+
+    Seen: ``a\n\\rm x`` read as one command whose words are ``a\n\\rm`` and ``x``. An unquoted
+    newline no backslash escapes ends a word in bash: between commands it ends the command, as
+    ``;`` does; where it is only a blank (``a=(x\ny)``), the ``;`` is a syntax error and the line
+    fails closed.
+    """
+    found: list[tuple[int, bytes]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if _holds_heredoc(node):
+            continue  # a body the grammar takes for words is read by the heredoc walk
+        if node.type == "command":
+            found.extend(_words_read_on(node, source))
+        if node.child_count:
+            stack.extend(node.children)
+        elif node.type == "word":
+            for at in range(node.start_byte, node.end_byte):
+                if source[at] == ord("\n") and not escaped_at(source, at):
+                    found.append((at, b";"))
+    return found
+
+
+def _words_read_on(command: tree_sitter.Node, source: bytes) -> list[tuple[int, bytes]]:
+    r"""Where the grammar reads a simple command's words on past a line's end, respelled to end it there.
+
+    After the command's name, an unescaped newline between two of its words is shown as ``;``
+    (``echo a\n\\\n\\rm``: the grammar takes the continued line for more words), and a comment
+    bash starts as a newline and blanks (``echo a # c\n\\\nrm``). Before the name the grammar's
+    joining of an assignment-only line with the next is read by the walk (and ``x=1 >f;`` is a
+    syntax error to the grammar).
+    """
+    found: list[tuple[int, bytes]] = []
+    named = False
+    for before, after in itertools.pairwise(command.children):
+        named = named or before.type == "command_name"
+        if not named:
+            continue
+        if before.type == "comment":
+            if before.start_byte == 0 or source[before.start_byte - 1 : before.start_byte] in b" \t\n;&|()":
+                found.append((before.start_byte, b"\n" + b" " * (before.end_byte - before.start_byte - 1)))
+            continue
+        found.extend(
+            (at, b";")
+            for at in range(before.end_byte, after.start_byte)
+            if source[at] == ord("\n") and not escaped_at(source, at)
+        )
+    return found
+
+
+def _continued_words(root: tree_sitter.Node, source: bytes) -> list[tuple[int, bytes]]:
+    r"""Each line continuation between two word characters, shown as ``__`` (outside comments).
+
+    bash removes ``\\<newline>`` before it splits words: ``r\\\nm -rf x`` runs ``rm``, where
+    tree-sitter-bash reads two words. ``__`` keeps them one word; the walk reads its value from
+    the source (the continuation removed). A comment ends at the newline: its backslash joins nothing.
+    """
+    comments = [(c.start_byte, c.end_byte) for c in _nodes_of(root, "comment")]
+    return [
+        (found.start(), b"__")
+        for found in _CONTINUED_WORD.finditer(source)
+        if not escaped_at(source, found.start()) and not any(a <= found.start() < b for a, b in comments)
+    ]
+
+
+_CONTINUED_WORD = re.compile(rb"(?<=[\w./-])\\\n(?=[\w./-])")
+
+
+def _nodes_of(root: tree_sitter.Node, kind: str) -> list[tree_sitter.Node]:
+    """The nodes of the tree of type ``kind``."""
+    found = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == kind:
+            found.append(node)
+        stack.extend(node.children)
+    return found
+
+
+def _escaped_backquotes(source: bytes) -> list[tuple[int, bytes]]:
+    r"""Each backquote a backslash escapes, with its backslash, shown as ``__``.
+
+    tree-sitter-bash pairs backquotes without regard to escapes (``echo `a`\n\\```: it reads
+    the second line's into the substitution). Outside a backquote substitution an escaped one is
+    plain text, in a word, any quotes or a body; inside one (a nested substitution) the walk reads
+    the substitution's text, backslash and all, and fails closed on it.
+    """
+    return [
+        (at - 1, b"__") for at in range(1, len(source)) if source[at] == ord("`") and escaped_at(source, at)
+    ]
+
+
+def _partly_quoted_delimiters(root: tree_sitter.Node, source: bytes) -> list[tuple[int, bytes]]:
+    r"""Here-document delimiters quoted in part (``E'O'F``, ``"E"OF``), which tree-sitter-bash can't read, respelled.
+
+    Each is given back (where it starts, and a spelling of the same length the grammar reads):
+    its letters with backslashes before enough of them (``\E\OF``), which bash reads as the same
+    quoted delimiter. One the grammar reads (wholly quoted, or escaped) is left as it is.
+    """
+    found = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type != "heredoc_start":
+            continue
+        end = _word_end(source, node.start_byte)
+        written = source[node.start_byte : end].decode("utf-8", "surrogateescape")
+        delimiter = heredoc_delimiter(written)
+        wholly = len(written) > 1 and written[0] in "'\"" and written.index(written[0], 1) == len(written) - 1
+        if delimiter is None or wholly or not any(c in written for c in "'\""):
+            continue
+        escapes = len(written.encode()) - len(delimiter.encode())
+        if 0 < escapes <= len(delimiter) and "\n" not in delimiter:
+            shown = "".join("\\" + c if i < escapes else c for i, c in enumerate(delimiter))
+            found.append((node.start_byte, shown.encode()))
+    return found
+
+
+def _word_end(source: bytes, at: int) -> int:
+    """Where the shell word starting at ``at`` ends (quotes and escapes read, not expansions)."""
+    while at < len(source):
+        char = source[at : at + 1]
+        if char in (b"'", b'"'):
+            close = source.find(char, at + 1)
+            if close < 0:
+                return len(source)
+            at = close + 1
+        elif char == b"\\":
+            at += 2
+        elif char in b" \t\n;&|<>()":
+            return at
+        else:
+            at += 1
+    return len(source)
+
+
+def _parsed(source: bytes) -> tuple[tree_sitter.Node, bytes]:
+    r"""The syntax tree of ``source`` with bash's reading of what the grammar misreads, shown in the same length, and what was shown.
+
+    Each swallowed ``\<blank>`` (see :func:`_swallowed_blanks`) is shown to the grammar as ``\_``,
+    a word character: the tree then joins it to the pieces beside it as bash does. Lines of
+    here-document bodies the grammar misreads are shown as other plain text (see
+    :func:`_body_misreadings`), so it reads the body and its expansions as bash does; a delimiter
+    quoted in part is shown escaped (see :func:`_partly_quoted_delimiters`), an escaped backquote and a
+    ``$`` bash keeps literal as plain text (:func:`_escaped_backquotes`, :func:`_literal_dollars`), a newline inside a word
+    token or among a command's words as ``;`` (see :func:`_newlines_in_words`). The walk reads the words
+    from ``source`` itself, so each keeps its value.
     """
     parsed = source
     for _ in range(4):  # a rewrite may uncover another (it converges in one in every case seen)
         root = _bash_parser().parse(parsed).root_node
         swallowed = _swallowed_blanks(root, parsed)
-        if not swallowed:
-            return root
+        # Here-documents first: a body the grammar misreads holds words with newlines in them.
+        respelled = [
+            *_body_misreadings(root, parsed),
+            *_partly_quoted_delimiters(root, parsed),
+            *_escaped_backquotes(parsed),
+            *_literal_dollars(parsed),
+        ]
+        respelled = respelled or [*_newlines_in_words(root, parsed), *_continued_words(root, parsed)]
+        if not swallowed and not respelled:
+            return root, parsed
         shown = bytearray(parsed)
         for at in swallowed:
             shown[at + 1] = ord("_")
+        for at, spelled in respelled:
+            shown[at : at + len(spelled)] = spelled
         parsed = bytes(shown)
-    return _bash_parser().parse(parsed).root_node
+    return _bash_parser().parse(parsed).root_node, parsed
+
+
+def _before_the_error(command: str) -> tuple[ShellPart, ...]:
+    """The commands of the longest run of whole lines of ``command`` the grammar reads without an error (up to 16 tried)."""
+    ends = [at for at, char in enumerate(command) if char == "\n"][-16:]
+    for end in reversed(ends):
+        lines = _split(command[:end], False)
+        if SYNTAX_ERROR not in lines.problems:
+            return lines.parts
+    return ()
 
 
 @lru_cache(maxsize=8192)
@@ -757,18 +1097,29 @@ def _split(command: str, splice: bool) -> ShellCommand:
     walk = _Walk(source)
     if _ODD_BLANKS.search(command):
         walk.problem("a character bash does not treat as a blank (\\r, \\v, \\f, NUL, a Unicode space)")
-    root = _parsed(source)
+    root, shown = _parsed(source)
     if root.has_error:
         walk.problem(SYNTAX_ERROR)
     walk.statement(root, 0)
     if MAY_HIDE_CODE.search(command):
         mark_evaluated_code(walk, root)
     if MAY_SUBSTITUTE.search(command):
-        mark_unread_substitutions(walk, root, source)
+        mark_unread_substitutions(walk, root, source, walk.read_backquotes)
+    # (odd blanks are read above; a line already opaque says enough)
+    skipped = None if _ODD_BLANKS.search(command) else _skipped_text(root, shown)
+    if skipped is not None and not any(part.argv == (None,) for part in walk.parts):
+        node = root.descendant_for_byte_range(skipped, skipped + 1) or root
+        walk.problem("the grammar skips text bash reads")
+        walk.opaque(node, "text the grammar skips (a word bash reads may be missing)")
     if root.has_error and not any(part.argv == (None,) for part in walk.parts):
         # The grammar failed somewhere the walk never reached as an ERROR (a ``;`` after an
         # unterminated here-document, seen): bash's reading is unknown, so fail closed.
         walk.opaque(root, "a syntax error: what bash runs of it is not known")
+    if root.has_error:
+        # bash runs each command as it completes it: the lines before the error run (deny rules
+        # apply to them as written; allow rules never trust a line with an error).
+        for part in _before_the_error(command):
+            walk.parts.append(replace(part, doubts=(*part.doubts, "read before a syntax error")))
     if splice:
         # Where the grammar and bash read the text differently, keep bash's reading too (for
         # deny rules; allow rules never trust such a command): bash joins ``a\<newline>b`` into

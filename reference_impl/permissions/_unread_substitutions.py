@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from reference_impl.permissions._evaluated import _WalkRecorder
 
-__all__ = ["MAY_SUBSTITUTE", "mark_unread_substitutions"]
+__all__ = ["MAY_SUBSTITUTE", "escaped_at", "mark_unread_substitutions"]
 
 MAY_SUBSTITUTE = re.compile(r"\$[([]|`|[<>]\(")
 """Where bash may start a command or process substitution or an arithmetic expansion; a cheap test first."""
@@ -44,7 +44,7 @@ UNREAD_ARITHMETIC = (
 REREAD_BACKTICKS = "a backtick substitution with backslashes, which bash reads again after removing them"
 
 
-def _escaped(source: bytes, at: int) -> bool:
+def escaped_at(source: bytes, at: int) -> bool:
     """Whether an odd run of backslashes ends just before ``at`` (the character there is quoted)."""
     count = 0
     while at - count - 1 >= 0 and source[at - count - 1] == ord("\\"):
@@ -94,14 +94,18 @@ def _accounted(
     return openers, arithmetic, literal
 
 
-def mark_unread_substitutions(walk: _WalkRecorder, root: tree_sitter.Node, source: bytes) -> None:
+def mark_unread_substitutions(
+    walk: _WalkRecorder, root: tree_sitter.Node, source: bytes, read: set[int] | None = None
+) -> None:
     """Make opaque every place bash may start a substitution or an arithmetic expansion no node the walk reads explains.
 
     An arithmetic expansion (``$[y]``, ``$((y))``) is explained only by an arithmetic node: inside
     ``${x:-...}`` the grammar shows ``$[y]`` as text and ``$((y))`` as a command substitution of a
-    subshell running ``y``, while bash evaluates ``y``'s value (``a[$(cmd)]`` runs ``cmd``).
+    subshell running ``y``, while bash evaluates ``y``'s value (``a[$(cmd)]`` runs ``cmd``). ``read``
+    holds the openers the walk read where the grammar shows none (a here-document body's backquotes).
     """
     openers, arithmetic, literal = _accounted(walk, root, source)
+    openers |= read or set()
     literal.sort()
     starts = [start for start, _ in literal]
     for pattern, accounted, why in (
@@ -112,7 +116,7 @@ def mark_unread_substitutions(walk: _WalkRecorder, root: tree_sitter.Node, sourc
             at = found.start()
             # The literal range starting last before ``at`` (one nested in another only fails closed).
             last = bisect.bisect_right(starts, at) - 1
-            if at in accounted or _escaped(source, at) or (last >= 0 and at < literal[last][1]):
+            if at in accounted or escaped_at(source, at) or (last >= 0 and at < literal[last][1]):
                 continue
             node = root.descendant_for_byte_range(at, at + 1) or root
             while node.parent is not None and node.type not in ("command", "redirected_statement", "program"):

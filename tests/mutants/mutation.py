@@ -319,7 +319,12 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_module_search.py": ("tests/test_module_search.py",),
     "reference_impl/permissions/_unread_substitutions.py": ("tests/test_unread_substitutions.py",),
     "reference_impl/permissions/_wrapped_commands.py": ("tests/test_env_split.py",),
-    "reference_impl/permissions/_bash_reader.py": ("tests/test_shell.py", "tests/test_split_words.py"),
+    "reference_impl/permissions/_bash_reader.py": (
+        "tests/test_shell.py",
+        "tests/test_split_words.py",
+        "tests/test_here_documents.py",
+        "tests/test_line_readings.py",
+    ),
     "reference_impl/permissions/_bash_words.py": ("tests/test_bash_words.py",),
     "reference_impl/permissions/_awk_options.py": ("tests/test_code_targets.py",),
     "reference_impl/permissions/_code_modules.py": ("tests/test_code_targets.py",),
