@@ -139,6 +139,7 @@ from pytest_toolharness._strategies.shell_grammar import (
     shell_redirections,
 )
 from pytest_toolharness._strategies.text import utf8_characters
+from pytest_toolharness._strategies.token_ends import token_ends
 from pytest_toolharness._strategies.tools import (
     BEHAVIOR_KINDS,
     BUILTIN_TOOL_NAMES,
@@ -236,6 +237,7 @@ __all__ = [
     "shell_commands",
     "shell_quotings",
     "shell_redirections",
+    "token_ends",
     "tool_behaviors",
     "tool_names",
     "tool_pools",

@@ -3,7 +3,8 @@
 Scripts of lines tree-sitter-bash misreads: line continuations inside words (``ec\\<newline>ho``),
 escaped backquotes beside real ones, comments ending a command's line, continued empty lines,
 and a syntax error at the end (bash runs each command as it completes it, so the lines before run).
-Each command is ``echo N`` with a number of its own: bash prints what it ran.
+Each command is ``echo N`` with a number of its own: bash prints what it ran. The last property
+drives ``reference_impl.permissions._token_extents`` (tokens bash ends elsewhere than the grammar).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_toolharness import strategies as ths
 from reference_impl.permissions._bash_reader import split_command
 
 # A command line with ``{n}`` its number, in a form the grammar misreads or reads.
@@ -40,20 +42,38 @@ def _scripts(draw: st.DrawFn) -> str:
     return "\n".join([*lines, draw(st.sampled_from(_ERRORS))])
 
 
-@settings(max_examples=200, deadline=None)
-@given(script=_scripts())
-def test_every_command_bash_runs_is_listed(script: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """PERM-17: each ``echo N`` bash runs (N printed) is a command the reader lists with N among its words."""
+def _printed(line: str, tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    """The numbers bash prints running ``line`` (in a scratch directory)."""
     done = subprocess.run(
-        ["bash", "--norc", "--noprofile", "-c", script],
+        ["bash", "--norc", "--noprofile", "-c", line],
         capture_output=True,
         text=True,
         timeout=10,
         cwd=tmp_path_factory.getbasetemp(),
         check=False,
     )
-    printed = {word for word in done.stdout.split() if word.isdigit()}
+    return {word for word in done.stdout.split() if word.isdigit()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(script=_scripts())
+def test_every_command_bash_runs_is_listed(script: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """PERM-17: each ``echo N`` bash runs (N printed) is a command the reader lists with N among its words."""
+    printed = _printed(script, tmp_path_factory)
     listed = {
         word for part in split_command(script).parts if part.argv[:1] == ("echo",) for word in part.argv[1:]
     }
     assert printed <= listed, (script, sorted(printed - listed), split_command(script).parts)
+
+
+@settings(max_examples=100, deadline=None)
+@given(line=ths.token_ends(st.just("echo 777"), "echo"))
+def test_a_command_past_bashs_end_of_a_token_is_listed_or_the_line_is_unread(
+    line: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """PERM-16, PERM-17: where bash runs ``echo 777`` after a token the grammar ends elsewhere, the reader lists it or declares a command it can't name."""
+    printed = _printed(line, tmp_path_factory)
+    command = split_command(line)
+    listed = any(part.argv[:1] == ("echo",) and "777" in part.argv for part in command.parts)
+    unread = any(part.argv == (None,) for part in command.parts)
+    assert "777" not in printed or listed or unread, (line, command.parts)

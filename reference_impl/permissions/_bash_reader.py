@@ -48,6 +48,7 @@ from reference_impl.permissions._evaluated import (
     names_set_by,
 )
 from reference_impl.permissions._shell_parts import SYNTAX_ERROR, ShellCommand, ShellPart
+from reference_impl.permissions._token_extents import misread_extents
 from reference_impl.permissions._unread_substitutions import (
     MAY_SUBSTITUTE,
     escaped_at,
@@ -1105,6 +1106,12 @@ def _split(command: str, splice: bool) -> ShellCommand:
         mark_evaluated_code(walk, root)
     if MAY_SUBSTITUTE.search(command):
         mark_unread_substitutions(walk, root, source, walk.read_backquotes)
+    for node, why in misread_extents(root, source):
+        # bash ends a token elsewhere than the grammar: what lies between is misread either way.
+        while node.parent is not None and node.type not in ("command", "redirected_statement", "program"):
+            node = node.parent
+        walk.problem(why)
+        walk.opaque(node, why)
     # (odd blanks are read above; a line already opaque says enough)
     skipped = None if _ODD_BLANKS.search(command) else _skipped_text(root, shown)
     if skipped is not None and not any(part.argv == (None,) for part in walk.parts):
