@@ -994,8 +994,13 @@ def _escaped_backquotes(source: bytes) -> list[tuple[int, bytes]]:
     the substitution's text, backslash and all, and fails closed on it.
     """
     return [
-        (at - 1, b"__") for at in range(1, len(source)) if source[at] == ord("`") and escaped_at(source, at)
+        (found.start() - 1, b"__")
+        for found in _BACKQUOTE.finditer(source, 1)
+        if escaped_at(source, found.start())
     ]
+
+
+_BACKQUOTE = re.compile(rb"`")
 
 
 def _partly_quoted_delimiters(root: tree_sitter.Node, source: bytes) -> list[tuple[int, bytes]]:
@@ -1079,8 +1084,8 @@ def _parsed(source: bytes) -> tuple[tree_sitter.Node, bytes]:
 
 
 def _before_the_error(command: str) -> tuple[ShellPart, ...]:
-    """The commands of the longest run of whole lines of ``command`` the grammar reads without an error (up to 16 tried)."""
-    ends = [at for at, char in enumerate(command) if char == "\n"][-16:]
+    """The commands of the longest run of whole lines of ``command`` the grammar reads without an error (the last 4 tried)."""
+    ends = [at for at, char in enumerate(command) if char == "\n"][-4:]
     for end in reversed(ends):
         lines = _split(command[:end], False)
         if SYNTAX_ERROR not in lines.problems:
@@ -1122,7 +1127,7 @@ def _split(command: str, splice: bool) -> ShellCommand:
         # The grammar failed somewhere the walk never reached as an ERROR (a ``;`` after an
         # unterminated here-document, seen): bash's reading is unknown, so fail closed.
         walk.opaque(root, "a syntax error: what bash runs of it is not known")
-    if root.has_error:
+    if root.has_error and splice:
         # bash runs each command as it completes it: the lines before the error run (deny rules
         # apply to them as written; allow rules never trust a line with an error).
         for part in _before_the_error(command):

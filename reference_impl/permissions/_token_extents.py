@@ -18,6 +18,7 @@ Where they differ, what bash runs is not what the tree shows: the reader makes t
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from reference_impl.permissions._bash_words import heredoc_delimiter
@@ -55,16 +56,11 @@ def misread_extents(root: tree_sitter.Node, source: bytes) -> list[tuple[tree_si
 
 def _ansi_c_end(source: bytes, start: int) -> int:
     """Where bash ends the ``$'...'`` starting at ``start``: after the first quote no backslash escapes."""
-    at = start + 2
-    while at < len(source):
-        char = source[at]
-        if char == ord("\\"):
-            at += 2
-        elif char == ord("'"):
-            return at + 1
-        else:
-            at += 1
-    return len(source)
+    found = _ANSI_C.match(source, start)
+    return found.end() if found else len(source)
+
+
+_ANSI_C = re.compile(rb"\$'(?:[^'\\]|\\.)*'", re.DOTALL)
 
 
 def _expansion_end(source: bytes, start: int, quoted: bool) -> int | None:

@@ -87,6 +87,10 @@ def _descending_options(program: str) -> frozenset[str] | None:
     )
 
 
+_MOVES_THE_DESTINATION = frozenset({"-b", "--backup", "--exchange"})
+"""mv's options by which an existing destination is moved itself: kept as a backup (``d~``) or swapped."""
+
+
 def _operands(argv: Argv) -> list[str | None]:
     """The words of ``argv`` its program reads as operands: not options, nor their values (after ``--``: all)."""
     values = value_positions(argv)
@@ -149,6 +153,8 @@ def tree_operands(argv: Argv, depth: int = 0) -> list[str]:
         operands = [w for w in _operands([base, *args]) if w is not None]
         if "-t" in given:
             return operands  # every operand is a source; the destination is the option's value
+        if given.keys() & _MOVES_THE_DESTINATION:
+            return operands  # the destination's own tree is renamed (a backup) or swapped too
         return operands[:-1]
     descending = _descending_options(base)
     if descending:
