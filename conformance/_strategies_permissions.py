@@ -35,7 +35,7 @@ from pytest_toolharness.specs import (
     ToolSpec,
     mcp_tool_name,
 )
-from pytest_toolharness.strategies import PERMISSION_MODES, cached_strategy, written_paths
+from pytest_toolharness.strategies import PERMISSION_MODES, BashSandbox, cached_strategy, written_paths
 
 __all__ = [
     "BASH_CALL",
@@ -46,6 +46,7 @@ __all__ = [
     "Run",
     "allow_rule_for",
     "assert_runs_unasked",
+    "bash_runs",
     "covered_by_prefix",
     "descriptor_spellings",
     "edit_tool",
@@ -200,6 +201,11 @@ def covered_by_prefix(record: tuple[str, ...], prefix: str) -> bool:
         return True
     line = " ".join((name, *record[1:]))
     return line == prefix or line.startswith(prefix + " ")
+
+
+def bash_runs(bash_oracle: BashSandbox, line: str, program: str) -> bool:
+    """Whether the sandboxed bash executes ``program`` (by its base name) running ``line``."""
+    return any(record[0].rsplit("/", 1)[-1] == program for record in bash_oracle.executed(line))
 
 
 def allow_rule_for(prefix: str, form: str) -> str:

@@ -18,7 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance._strategies_permissions import allow_rule_for, host_answering, run_calls, shell_tool
+from conformance._strategies_permissions import (
+    allow_rule_for,
+    bash_runs,
+    host_answering,
+    run_calls,
+    shell_tool,
+)
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import RuleSpec
@@ -39,10 +45,6 @@ def _known_before_it_runs(line: str) -> bool:
     return not any(c in line for c in "?[{*")
 
 
-def _runs_rm(bash_oracle: ths.BashSandbox, line: str) -> bool:
-    return any(record[0].rsplit("/", 1)[-1] == "rm" for record in bash_oracle.executed(line))
-
-
 @pytest.mark.toolharness_heavy
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-17", "MUST")
@@ -57,7 +59,7 @@ def test_a_deny_holds_across_every_joint_bash_reads(
     (A name made by a glob or a brace is only known when bash expands it, so may be asked about.)
     """
     _first, line = joined
-    if not _runs_rm(bash_oracle, line) or not _known_before_it_runs(line):
+    if not bash_runs(bash_oracle, line, "rm") or not _known_before_it_runs(line):
         return
     run = run_calls(
         new_harness(),
@@ -80,7 +82,7 @@ def test_an_allow_rule_for_the_first_command_covers_nothing_after_a_joint(
 ) -> None:
     """PERM-16: where bash runs ``rm`` after a joint, the allow rule for the first command does not allow the line."""
     first, line = joined
-    if not _runs_rm(bash_oracle, line):
+    if not bash_runs(bash_oracle, line, "rm"):
         return
     rule = allow_rule_for(first, form)
     run = run_calls(

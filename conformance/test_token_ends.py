@@ -18,16 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance._strategies_permissions import allow_rule_for, run_calls, shell_tool
+from conformance._strategies_permissions import allow_rule_for, bash_runs, run_calls, shell_tool
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import RuleSpec
 
 _PAYLOADS = ths.command_name_spellings("rm").map(lambda name: f"{name} -rf x")
-
-
-def _runs_rm(bash_oracle: ths.BashSandbox, line: str) -> bool:
-    return any(record[0].rsplit("/", 1)[-1] == "rm" for record in bash_oracle.executed(line))
 
 
 @pytest.mark.toolharness_heavy
@@ -44,7 +40,7 @@ def test_an_allow_rule_covers_nothing_past_bashs_end_of_a_token(
 ) -> None:
     """PERM-16: where bash runs ``rm`` after a token it ends early, the visible program's allow rule does not allow the line."""
     line = data.draw(ths.token_ends(_PAYLOADS, program), label="line")
-    if not _runs_rm(bash_oracle, line):
+    if not bash_runs(bash_oracle, line, "rm"):
         return
     rule = allow_rule_for(program, form)
     run = run_calls(
@@ -63,7 +59,7 @@ def test_a_deny_holds_past_bashs_end_of_a_token(
 ) -> None:
     """PERM-17: where bash runs ``rm`` after a token it ends early, ``Bash(rm:*)`` beside ``Bash`` allowed never lets it run unasked."""
     line = data.draw(ths.token_ends(_PAYLOADS), label="line")
-    if not _runs_rm(bash_oracle, line):
+    if not bash_runs(bash_oracle, line, "rm"):
         return
     rules = [RuleSpec("Bash(rm:*)", "deny"), RuleSpec("Bash", "allow")]
     run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": line})], rules=rules, mode=mode)
