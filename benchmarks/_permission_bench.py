@@ -12,6 +12,10 @@ Two calls are timed:
   exact string. *First sight* (``permission_first_sight_us``): the median over commands never
   seen before in the process (each one distinct), so every decision includes the parse and the
   walk; its same-run baseline is tree-sitter's parse alone of those same commands.
+* **Deep nesting** (``permission_nesting_*``): one line of each kind of expansion nested in itself
+  400 and 4,000 deep, read by the shell reader; the ratio of the two is 10 for a reader linear in
+  the line, 100 for one that rescans the rest of the line at each level (as ``${x:-${x:-...}}`` once
+  did: 11 s for a 15 kB line).
 * **An MCP tool** that only the last allow rule names (``permission_mcp_*``), so a scan has to look
   at every rule.
 
@@ -220,6 +224,43 @@ def _bash_figures(quick: bool) -> dict[str, Any]:
     return figures
 
 
+_NESTINGS = {
+    "command_substitution": ("$(", ")"),
+    "quoted_command_substitution": ('"$(', ')"'),
+    "default_value": ("${x:-", "}"),
+    "quoted_default_value": ('"${x:-', '}"'),
+    "prefix_removal": ("${x#", "}"),
+    "arithmetic": ("$((1+", "))"),
+    "process_substitution": ("<(", ")"),
+}
+"""What opens a level of nesting in a word, and what closes it (as ``tests/test_shell.py`` draws them)."""
+
+
+def _nested(kind: str, levels: int) -> str:
+    opener, closer = _NESTINGS[kind]
+    return "echo " + opener * levels + "rm" + closer * levels
+
+
+def _nesting_figures(quick: bool) -> dict[str, Any]:
+    """The reader's time on a line nested 4,000 deep over its time on one nested 400 deep, per kind."""
+    figures: dict[str, Any] = {}
+    worst = 0.0
+    for kind in _NESTINGS:
+        # Fresh strings each round: the reader caches by the exact line.
+        times = {
+            levels: statistics.median(
+                _median_first_sight(split_command, [_nested(kind, levels) + " " * salt])
+                for salt in range(1 if quick else 3)
+            )
+            for levels in (400, 4_000)
+        }
+        ratio = times[4_000] / times[400]
+        worst = max(worst, ratio)
+        figures[f"permission_nesting_ratio_{kind}"] = round(ratio, 1)
+    figures["permission_nesting_worst_ratio"] = round(worst, 1)
+    return figures
+
+
 def _decide_command(context: PermissionContext, command: str) -> None:
     decide_permission(BASH_TOOL, {"command": command}, context)
 
@@ -252,7 +293,7 @@ def _mcp_figures(quick: bool) -> dict[str, Any]:
 
 def run(quick: bool = False) -> dict[str, Any]:
     """Bash decisions (seen before, first sight) and MCP decisions per rule count, with baselines."""
-    return _bash_figures(quick) | _mcp_figures(quick)
+    return _bash_figures(quick) | _nesting_figures(quick) | _mcp_figures(quick)
 
 
 if __name__ == "__main__":

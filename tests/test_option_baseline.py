@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -181,10 +182,30 @@ BY_FINDING_BASELINES = (
 )
 
 
+@functools.cache
+def _suite_definitions() -> dict[str, str]:
+    """Each test function or class of the suite by name, with its decorators' and its own source.
+
+    Read once for every baseline: ``ast.get_source_segment`` splits the whole file on each call, so
+    slicing the lines here keeps ten parametrizations from costing a minute and a half of CPU.
+    """
+    import ast
+    from importlib import resources
+
+    defined: dict[str, str] = {}
+    suite = resources.files("conformance")
+    for module in (p for p in suite.iterdir() if p.name.startswith("test_") and p.name.endswith(".py")):
+        lines = module.read_text(encoding="utf-8").splitlines(keepends=True)
+        for node in ast.walk(ast.parse("".join(lines))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                defined[node.name] = "".join(lines[first - 1 : node.end_lineno])
+    return defined
+
+
 @pytest.mark.parametrize("name", BY_FINDING_BASELINES)
 def test_a_shipped_baseline_names_the_failing_test_of_each_finding(name: str) -> None:
     """Each entry names a test of the suite that exists and checks the entry's requirement."""
-    import ast
     from importlib import resources
 
     from pytest_toolharness._baselines import load_baseline
@@ -192,14 +213,7 @@ def test_a_shipped_baseline_names_the_failing_test_of_each_finding(name: str) ->
 
     path = resources.files("pytest_toolharness").joinpath("baselines", f"{name}.toml")
     entries = load_baseline(path, load_catalogue())  # type: ignore[arg-type]
-    suite = resources.files("conformance")
-    defined: dict[str, str] = {}  # test function or class name -> its source
-    for module in (p for p in suite.iterdir() if p.name.startswith("test_") and p.name.endswith(".py")):
-        source = module.read_text(encoding="utf-8")
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                marks = "".join(ast.get_source_segment(source, d) or "" for d in node.decorator_list)
-                defined[node.name] = marks + (ast.get_source_segment(source, node) or "")
+    defined = _suite_definitions()
     for entry in entries:
         assert entry.test is not None, f"{name}: {entry.id} names no test"
         test = entry.test.split("::")[0].partition("[")[0]

@@ -34,6 +34,7 @@ _OPEN_AT_LINE_END = frozenset(b"'\"`(\\")
 def misread_extents(root: tree_sitter.Node, source: bytes) -> list[tuple[tree_sitter.Node, str]]:
     """The nodes bash ends elsewhere than the grammar does, each with why (see the module docstring)."""
     found: list[tuple[tree_sitter.Node, str]] = []
+    known_ends: dict[tuple[int, bool], int | None] = {}
     stack: list[tuple[tree_sitter.Node, bool, bool]] = [(root, False, False)]
     while stack:
         node, quoted, tested = stack.pop()
@@ -41,7 +42,7 @@ def misread_extents(root: tree_sitter.Node, source: bytes) -> list[tuple[tree_si
         if kind == "ansi_c_string" and _ansi_c_end(source, node.start_byte) != node.end_byte:
             found.append((node, "a $'...' string bash ends elsewhere than the grammar"))
         elif kind == "expansion" and source[node.start_byte : node.start_byte + 2] == b"${":
-            end = _expansion_end(source, node.start_byte, quoted)
+            end = _expansion_end(source, node.start_byte, quoted, known_ends)
             if end is not None and end != node.end_byte:
                 found.append((node, "a ${...} expansion bash ends elsewhere than the grammar"))
         elif kind == "regex" and not tested and node.parent is not None and node.parent.type == "command":
@@ -63,37 +64,45 @@ def _ansi_c_end(source: bytes, start: int) -> int:
 _ANSI_C = re.compile(rb"\$'(?:[^'\\]|\\.)*'", re.DOTALL)
 
 
-def _expansion_end(source: bytes, start: int, quoted: bool) -> int | None:
+def _expansion_end(
+    source: bytes, start: int, quoted: bool, known: dict[tuple[int, bool], int | None]
+) -> int | None:
     """Where bash ends the ``${`` starting at ``start`` (None: a substitution inside, not followed here).
 
     Inside double quotes a single quote is literal; elsewhere it quotes, as a double quote and
-    ``$'...'`` do.
+    ``$'...'`` do. The ends of the ``${`` nested in it are found on the way and kept in ``known``:
+    scanning from a nested one would retrace the same steps, so a line of thousands nested
+    (``${x:-${x:-...}}``) is read once, not once per level.
     """
-    depth, at = 1, start + 2
+    if (start, quoted) in known:
+        return known[start, quoted]
+    opened, at = [start], start + 2
     while at < len(source):
         char = source[at : at + 1]
         if char == b"\\":
             at += 2
             continue
         if source[at : at + 2] in (b"$(", b"$[") or char == b"`":
-            return None
+            break
         if source[at : at + 2] == b"$'" and not quoted:
             at = _ansi_c_end(source, at)
             continue
         if char in (b"'", b'"') and not (quoted and char == b"'"):
             close = _closing_quote(source, at)
             if close is None:
-                return None
+                break
             at = close + 1
             continue
         if source[at : at + 2] == b"${":
-            depth, at = depth + 1, at + 2
+            opened.append(at)
+            at += 2
             continue
         if char == b"}":
-            depth -= 1
-            if depth == 0:
+            known[opened.pop(), quoted] = at + 1
+            if not opened:
                 return at + 1
         at += 1
+    known.update(((still_open, quoted), None) for still_open in opened)
     return None
 
 
