@@ -16,6 +16,10 @@ Two calls are timed:
   400 and 4,000 deep, read by the shell reader; the ratio of the two is 10 for a reader linear in
   the line, 100 for one that rescans the rest of the line at each level (as ``${x:-${x:-...}}`` once
   did: 11 s for a 15 kB line).
+* **Long lines** (``permission_long_line_ratio_*``): a line of 2,000 commands over one of 200
+  (``echo a; ...``, ``cp a b; ...``, ``a | b | ...``), decided with the rules above: about 10 when the
+  decision is linear in the line's commands, 100 when each command looks at every other (as the
+  protected-path check of names derived by other commands once did: 2 s for 1,000 ``echo``).
 * **An MCP tool** that only the last allow rule names (``permission_mcp_*``), so a scan has to look
   at every rule.
 
@@ -261,6 +265,37 @@ def _nesting_figures(quick: bool) -> dict[str, Any]:
     return figures
 
 
+_LONG_LINES = {
+    "sequence": "echo a; ",
+    "pipeline": "echo a | ",
+    "copies": "cp a b; ",
+}
+
+
+def _long_line_figures(quick: bool) -> dict[str, Any]:
+    """The decision's time on a line of 2,000 commands over its time on one of 200, per kind."""
+    context = PermissionContext(
+        mode="default",
+        rules=(
+            parse_rule("Bash(echo:*)", "allow", "userSettings"),
+            parse_rule("Bash(rm:*)", "deny", "userSettings"),
+        ),
+        cwd=Path("/tmp"),
+    )
+    figures: dict[str, Any] = {}
+    for kind, command in _LONG_LINES.items():
+        decide = functools.partial(_decide_command, context)
+        times = {
+            count: statistics.median(
+                _median_first_sight(decide, [command * count + "echo " + str(salt)])
+                for salt in range(1 if quick else 3)
+            )
+            for count in (200, 2_000)
+        }
+        figures[f"permission_long_line_ratio_{kind}"] = round(times[2_000] / times[200], 1)
+    return figures
+
+
 def _decide_command(context: PermissionContext, command: str) -> None:
     decide_permission(BASH_TOOL, {"command": command}, context)
 
@@ -293,7 +328,7 @@ def _mcp_figures(quick: bool) -> dict[str, Any]:
 
 def run(quick: bool = False) -> dict[str, Any]:
     """Bash decisions (seen before, first sight) and MCP decisions per rule count, with baselines."""
-    return _bash_figures(quick) | _nesting_figures(quick) | _mcp_figures(quick)
+    return _bash_figures(quick) | _nesting_figures(quick) | _long_line_figures(quick) | _mcp_figures(quick)
 
 
 if __name__ == "__main__":

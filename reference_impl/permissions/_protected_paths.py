@@ -534,14 +534,19 @@ def _line_reason(
     reason = _run_commands_reason(command, places, cwd, project)
     if reason is not None:
         return reason
+    changing_git: list[bool] | None = None  # per part, read once a part derives names
     for index, part_targets in enumerate(by_part):
+        if all(t is None or isinstance(t, str) for t in part_targets):
+            continue  # no name derived here; asking only per such part keeps a long line linear
         # What the other parts write may change a tree or archive before this part reads it.
         elsewhere = [
             t for i, other in enumerate(by_part) if i != index for t in other if isinstance(t, str)
         ] + [w for w in command.writes if w is not None]
         # Another git command of the line (``git fetch o b && git checkout FETCH_HEAD``) may change the
         # refs and objects this one's are read from.
-        moved = any(i != index and _runs_changing_git(part, places) for i, part in enumerate(command.parts))
+        if changing_git is None:
+            changing_git = [_runs_changing_git(part, places) for part in command.parts]
+        moved = any(changing for i, changing in enumerate(changing_git) if i != index)
         derived = [t for t in part_targets if t is not None] if project else part_targets
         reason = _derived_line_reason(derived, elsewhere, places, moved)
         if reason is not None:
