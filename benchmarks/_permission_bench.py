@@ -20,6 +20,10 @@ Two calls are timed:
   (``echo a; ...``, ``cp a b; ...``, ``a | b | ...``), decided with the rules above: about 10 when the
   decision is linear in the line's commands, 100 when each command looks at every other (as the
   protected-path check of names derived by other commands once did: 2 s for 1,000 ``echo``).
+* **Wildcard near misses** (``permission_wildcard_ratio_shell``, ``..._glob``): a deny rule of 8
+  wildcards (``Bash(echo *a*a*...*zq)``, ``Read(**/a/**/a/.../zq)``) against a command or path that
+  nearly matches it, 4,000 characters over 400: at most about 10 for a matcher linear in the text
+  (3.4 and 2.9 measured: fixed costs weigh on the shorter). A backtracking regex (as the engine used until session 37) does not return at 4,000 at all.
 * **An MCP tool** that only the last allow rule names (``permission_mcp_*``), so a scan has to look
   at every rule.
 
@@ -296,6 +300,52 @@ def _long_line_figures(quick: bool) -> dict[str, Any]:
     return figures
 
 
+def _wildcard_figures(quick: bool) -> dict[str, Any]:
+    """The decision's time on a near miss of a many-wildcard deny rule, 4,000 characters over 400."""
+    shell_rule = "Bash(echo " + "*a" * 8 + "*zq)"
+    glob_rule = "Read(" + "/".join(["**", *(["a", "**"] * 8)]) + "/zq)"
+    shell = PermissionContext(
+        mode="default", rules=(parse_rule(shell_rule, "deny", "userSettings"),), cwd=Path("/tmp")
+    )
+    paths = PermissionContext(
+        mode="default", rules=(parse_rule(glob_rule, "deny", "userSettings"),), cwd=Path("/tmp")
+    )
+    read_tool = build_tool(
+        "Read",
+        "Read a file.",
+        noop_call,
+        input_json_schema={"type": "object", "properties": {"file_path": {"type": "string"}}},
+        is_read_only=lambda i: True,
+        permission_target=lambda i: PermissionTarget("read", str(i.get("file_path", ""))),
+    )
+
+    def read(path: str) -> None:
+        decide_permission(read_tool, {"file_path": path}, paths)
+
+    def command(size: int) -> str:
+        return "echo " + "a" * size
+
+    def path(size: int) -> str:
+        return "a/" * (size // 2) + "c"
+
+    kinds: tuple[tuple[str, Callable[[str], object], Callable[[int], str]], ...] = (
+        ("shell", functools.partial(_decide_command, shell), command),
+        ("glob", read, path),
+    )
+    figures: dict[str, Any] = {}
+    rounds = 1 if quick else 3
+    for kind, decide, text in kinds:
+        decide(text(10))  # the first decision of a kind loads what it needs
+        times = {
+            size: statistics.median(
+                _median_first_sight(decide, [text(size + salt)]) for salt in range(rounds)
+            )
+            for size in (400, 4_000)
+        }
+        figures[f"permission_wildcard_ratio_{kind}"] = round(times[4_000] / times[400], 1)
+    return figures
+
+
 def _decide_command(context: PermissionContext, command: str) -> None:
     decide_permission(BASH_TOOL, {"command": command}, context)
 
@@ -328,7 +378,13 @@ def _mcp_figures(quick: bool) -> dict[str, Any]:
 
 def run(quick: bool = False) -> dict[str, Any]:
     """Bash decisions (seen before, first sight) and MCP decisions per rule count, with baselines."""
-    return _bash_figures(quick) | _nesting_figures(quick) | _long_line_figures(quick) | _mcp_figures(quick)
+    return (
+        _bash_figures(quick)
+        | _nesting_figures(quick)
+        | _long_line_figures(quick)
+        | _wildcard_figures(quick)
+        | _mcp_figures(quick)
+    )
 
 
 if __name__ == "__main__":

@@ -96,6 +96,10 @@ def _runs(executed: list[tuple[str, ...]], program: str) -> list[tuple[str, ...]
     attempt=ths.EvaluatedAttempt("echo", "rm", "for y in 'a[$(rm x)]'; do echo ${z:-$[y]}; done"),
     mode="default",
 )
+# Session 37's red team: a declaration's quoted (...) value read again as an array's elements, and an
+# expansion brace expansion makes of a $ the parser keeps literal.
+@example(attempt=ths.EvaluatedAttempt("declare", "rm", "declare -a x='(`rm x`)'"), mode="bypassPermissions")
+@example(attempt=ths.EvaluatedAttempt("echo", "rm", "x='`rm x`';: {$,}{x@P}"), mode="default")
 def test_deny_rule_catches_code_bash_evaluates(
     new_harness: Callable[[], Any], bash_oracle: ths.BashSandbox, attempt: ths.EvaluatedAttempt, mode: str
 ) -> None:

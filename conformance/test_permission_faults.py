@@ -181,3 +181,68 @@ def test_a_read_of_a_path_that_cannot_be_resolved_asks(new_harness: Callable[[],
     assert run.tool_result()  # answered
     if run.ran():
         assert run.asked, f"a read of {path!r} ran unasked: {run.describe()}"
+
+
+# A near miss for a pattern of many wildcards: its pieces repeated, the last one never there. A
+# backtracking matcher (``a.*a.*a.*b``) tries every way of placing the pieces before it gives up:
+# time polynomial in the text, of degree the number of wildcards (hours here); a linear one answers
+# at once. The rule is a deny rule, which every harness must try against the whole command.
+_PIECES = ("a", "ab", "-x", "a b", "/", "x=", "--")
+
+
+@st.composite
+def _near_misses(draw: st.DrawFn) -> tuple[str, str]:
+    """(a ``Bash(...)`` deny pattern with 5-9 wildcards, a command of ~3,000-6,000 characters it nearly matches)."""
+    pieces = draw(st.lists(st.sampled_from(_PIECES), min_size=5, max_size=9))
+    repeats = draw(st.integers(min_value=600 // len(pieces), max_value=1_200 // len(pieces)))
+    pattern = "echo *" + "*".join(pieces) + "*zq"
+    body = " ".join(pieces) * repeats
+    return pattern, f"echo {body}"
+
+
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-14", "MUST")
+@settings(max_examples=6, deadline=None)
+@given(rule_and_command=_near_misses(), mode=st.sampled_from(["default", "bypassPermissions"]))
+def test_a_near_miss_of_a_wildcard_rule_is_decided(
+    new_harness: Callable[[], Any], rule_and_command: tuple[str, str], mode: str
+) -> None:
+    """PERM-14: a command that nearly matches a deny rule of many wildcards is decided, and runs (the rule does not match).
+
+    A matcher that backtracks never answers (the test's budget reports it hung): a model's command
+    could hold the harness there.
+    """
+    pattern, command = rule_and_command
+    rules = [RuleSpec(f"Bash({pattern})", "deny"), RuleSpec("Bash", "allow")]
+    run = run_calls(new_harness(), [shell_tool()], [("Bash", {"command": command})], rules=rules, mode=mode)
+    assert run.tool_result(), run.describe()
+    assert run.ran() == 1, (
+        f"Bash({pattern}) does not match {command[:80]!r}..., yet it did not run: {run.describe()}"
+    )
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-14", "MUST")
+@settings(max_examples=6, deadline=None)
+@given(
+    segment=st.sampled_from(["a", "ab", "a.b", "x-y"]),
+    stars=st.integers(min_value=4, max_value=7),
+    depth=st.integers(min_value=400, max_value=900),
+)
+def test_a_near_miss_of_a_path_glob_is_decided(
+    new_harness: Callable[[], Any], segment: str, stars: int, depth: int
+) -> None:
+    """PERM-14: a path many segments deep that nearly matches a ``**`` deny glob is decided.
+
+    ``Read(**/a/**/a/**/a/**/zq)`` against ``a/a/a/.../c``: a backtracking glob match never answers.
+    """
+    glob = "/".join(["**", *([segment, "**"] * stars)]) + "/zq"
+    path = "/".join([segment] * depth + ["c"])
+    run = run_calls(
+        new_harness(),
+        [read_tool()],
+        [("Read", {"file_path": path})],
+        rules=[RuleSpec(f"Read({glob})", "deny")],
+        host=host_answering("allow"),
+    )
+    assert run.tool_result(), run.describe()

@@ -354,8 +354,17 @@ def _shared_run_scheduler(config: pytest.Config, log: Any) -> Any:
             # schedule() runs again for every worker. (loadscope keeps dead workers' collections, so
             # the run counts as collected while a fresh worker is still collecting: two replaced at
             # once made the first one's schedule() hand the second work, an internal error.)
-            if node in self.registered_collections:
-                super()._reschedule(node)
+            if node not in self.registered_collections:
+                return
+            super()._reschedule(node)
+            # A worker runs a test only once it holds the next one or is told to shut down: a fresh
+            # worker given a single one-test unit (the replacement of a worker whose test hung, with
+            # one worker in all) waited for ever, and so did the run.
+            while not node.shutting_down and self._pending_of(self.assigned_work[node]) < 2:
+                if not self.workqueue:
+                    node.shutdown()
+                    break
+                self._assign_work_unit(node)
 
         def remove_node(self, node: Any) -> str | None:
             # As loadscope's, but the test that was running when the worker died is not queued

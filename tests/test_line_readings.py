@@ -9,14 +9,13 @@ drives ``reference_impl.permissions._token_extents`` (tokens bash ends elsewhere
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_toolharness import strategies as ths
 from reference_impl.permissions._bash_reader import split_command
+from tests._bash_runs import bash_run
 
 # A command line with ``{n}`` its number, in a form the grammar misreads or reads.
 _LINES = (
@@ -44,15 +43,7 @@ def _scripts(draw: st.DrawFn) -> str:
 
 def _printed(line: str, tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     """The numbers bash prints running ``line`` (in a scratch directory)."""
-    done = subprocess.run(
-        ["bash", "--norc", "--noprofile", "-c", line],
-        capture_output=True,
-        text=True,
-        timeout=10,
-        cwd=tmp_path_factory.getbasetemp(),
-        check=False,
-    )
-    return {word for word in done.stdout.split() if word.isdigit()}
+    return {word for word in bash_run(line, tmp_path_factory).stdout.split() if word.isdigit()}
 
 
 @settings(max_examples=200, deadline=None)

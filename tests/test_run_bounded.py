@@ -78,6 +78,47 @@ def test_hangs_and_crashes_end_in_a_report_naming_each_test(
     assert statuses["PAIR-6"]["status"] == "passed"
 
 
+ONE_HANGS_FIRST = """
+import time
+
+@pytest.mark.requirement("PAIR-1", "MUST")
+def test_hangs():
+    time.sleep(10**6)
+
+@pytest.mark.requirement("PAIR-2", "MUST")
+def test_fine_a():
+    pass
+
+@pytest.mark.requirement("PAIR-3", "MUST")
+def test_fine_b():
+    pass
+
+@pytest.mark.requirement("PAIR-6", "MUST")
+def test_fine_c():
+    pass
+"""
+
+
+@pytest.mark.parametrize("stop_first", [False, True], ids=["every-test", "exitfirst"])
+def test_a_hung_test_of_the_only_worker_does_not_stall_the_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, stop_first: bool
+) -> None:
+    """One worker (as the mutant runner runs the suite): its replacement gets the tests left, and runs the last.
+
+    A worker runs a test only once it holds the next one or is told to shut down; the replacement
+    was given one single-test unit and both sides waited for ever (found by a PERM-14 mutant whose
+    backtracking matcher hung a test).
+    """
+    suite = make_suite(pytester, ONE_HANGS_FIRST)
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "1")
+    args = ["--toolharness-test-timeout=3", *(["--exitfirst"] if stop_first else [])]
+    result = run_isolated(pytester, suite, *args, timeout=120)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    assert "hung: suite/test_suite.py::test_hangs did not finish within its budget of 3 s" in out
+    result.assert_outcomes(failed=1, passed=3)
+
+
 def test_the_run_budget_ends_the_run_with_a_report(pytester: pytest.Pytester) -> None:
     suite = make_suite(
         pytester,

@@ -476,6 +476,59 @@ _VALUE_SETTERS = (
 )
 
 
+# A declaration bash reads a value of again as an array's ``(...)``, expanding what it holds
+# (session 37's red team): an array made by its options (``-a``, ``-A``, with others beside them), or
+# one already made, for ``declare``/``typeset``/``local``. ``@V@`` is the value, ``@O@`` ``=`` or ``+=``.
+_COMPOUND_DECLARATIONS = (
+    ("declare", "declare -a x@O@@V@"),
+    ("declare", "declare -ag x@O@@V@"),
+    ("declare", "declare -a -- x@O@@V@"),
+    ("typeset", "typeset -a x@O@@V@"),
+    ("export", "export -a x@O@@V@"),
+    ("readonly", "readonly -a x@O@@V@"),
+    ("declare", "x=(); declare x@O@@V@"),
+    ("typeset", "x=(); typeset x@O@@V@"),
+    ("declare", "declare -a y=(1) x@O@@V@"),
+)
+# The value, once quote removal is done: ``(...)`` holding the command, spelled three ways, or a
+# variable's value only known when it runs.
+_COMPOUND_VALUES = (
+    "'($(@CMD@))'",
+    "'(`@CMD@`)'",
+    '"(\\$(@CMD@))"',
+    "'(a $(@CMD@))'",
+    "'([1]=$(@CMD@))'",
+    '"$v"',
+    "$v",
+)
+# Brace expansion comes before every other expansion: a ``$`` the parser keeps literal, ending one
+# of its alternatives, stands before what follows the braces (``{$,}{x@P}`` is ``${x@P}``).
+_BRACE_DOLLARS = ("{$,}", "{,$}", "{a,$}", "{a$,b}", '{"",$}', "{$,$}", "{{$,},}")
+_BRACE_MADE = (
+    ("x='$(@CMD@)'", "echo @B@{x@P}"),
+    ("x='`@CMD@`'", "echo @B@{x[0]@P}"),
+    ("x='a[$(@CMD@)]'", "echo @B@[x]"),
+    ("x='a[$(@CMD@)]'; b=(1)", "echo @B@{b[x]}"),
+    ("x='a[$(@CMD@)]'; y=yy", "echo @B@{y:x}"),
+)
+
+
+@st.composite
+def _compound_declaration(draw: st.DrawFn) -> tuple[str, str]:
+    """(the builtin, a line where it reads a value holding ``@CMD@`` again as an array's elements)."""
+    visible, body = draw(st.sampled_from(_COMPOUND_DECLARATIONS))
+    value = draw(st.sampled_from(_COMPOUND_VALUES))
+    line = body.replace("@O@", draw(st.sampled_from(["=", "+="]))).replace("@V@", value)
+    return visible, ("v='($(@CMD@))'; " + line) if "$v" in value else line
+
+
+@st.composite
+def _brace_made_expansion(draw: st.DrawFn) -> tuple[str, str]:
+    """(``echo``, a line where brace expansion joins a literal ``$`` to text that then runs ``@CMD@``)."""
+    setter, body = draw(st.sampled_from(_BRACE_MADE))
+    return "echo", f"{setter}; {body.replace('@B@', draw(st.sampled_from(_BRACE_DOLLARS)))}"
+
+
 @st.composite
 def _name_context(draw: st.DrawFn, name: str) -> tuple[str, str]:
     visible, body = draw(st.sampled_from(_NAME_CONTEXTS))
@@ -495,8 +548,12 @@ def variable_name_contexts(name: str) -> st.SearchStrategy[tuple[str, str]]:
 @st.composite
 def _composed_evaluation(draw: st.DrawFn) -> tuple[str, str]:
     """(the visible program, a ``str.format`` template with ``{cmd}``) composed from the pieces above."""
+    shape = draw(st.sampled_from(["arithmetic", "name", "compound", "braces"]))
+    if shape in ("compound", "braces"):
+        visible, line = draw(_compound_declaration() if shape == "compound" else _brace_made_expansion())
+        return visible, line.replace("{", "{{").replace("}", "}}").replace("@CMD@", "{cmd}")
     setter, holder = draw(st.sampled_from(_VALUE_SETTERS))
-    if draw(st.booleans()):
+    if shape == "arithmetic":
         visible, body = draw(st.sampled_from(_ARITHMETIC_CONTEXTS))
         value = holder if holder != "1" else "$1"
         if holder != "1" and draw(st.booleans()):
@@ -540,7 +597,9 @@ def evaluated_code_attempts(
     ``${b[x]}``, ``${y:x}``, ``(( ))``, ``[[ x -eq 0 ]]``, C-style ``for``, a value written to an
     integer variable, bash's own ``OPTIND``/``RANDOM``/... included, a positional parameter or ``$0``
     in arithmetic after ``set --``/``shift``/``BASH_ARGV0=``), expands ``${!x}``
-    and ``${x@P}`` again, and runs the values of ``BASH_ENV``, ``PS4`` and exported functions
+    and ``${x@P}`` again (also where brace expansion makes one: ``{$,}{x@P}``), reads a declaration's
+    quoted ``(...)`` value again as an array's elements (``declare -a x='($(rm x))'``), and runs the
+    values of ``BASH_ENV``, ``PS4`` and exported functions
     (and what a variable set by ``${V:=...}`` under ``set -a`` gives a program: ``TAR_OPTIONS``);
     data the line holds run as a script (``source <(...)``, ``. /dev/stdin <<<``, ``mapfile -C``,
     a file it writes and then runs). ``visible`` is the program the line shows (an allow rule for

@@ -120,8 +120,8 @@ def shell_state(path: str) -> tuple[str, bool, str] | None:
     None for any other path. Folded as the kernel walks it: ``.`` and ``//`` dropped, ``..`` climbing
     from where the walk is (``/dev/fd/../cwd`` is ``/proc/self/cwd``), never past a magic link.
     """
-    if not path.startswith("/"):
-        return None
+    if not path.startswith("/") or ("proc" not in path and "dev" not in path):
+        return None  # folding only ever reaches /proc or /dev through segments of those names
     segments, found, rest = _walked(path)
     return None if found is None else (found[0], found[1], "/".join(segments[rest:]))
 

@@ -58,12 +58,18 @@ search for it (``MAKEFILES``, ``PERL5LIB``, ``NODE_PATH``: ``env MAKEFILES=x.mk 
 
 # What may hide code that only bash's own evaluation reveals; a cheap test before walking the tree.
 MAY_HIDE_CODE = re.compile(
-    r"\$\{|\(\(|\$\[|\[\[|\[|declare|typeset|local|readonly|export|unset|HISTCMD|OPTIND|RANDOM|SECONDS|"
+    r"\$(?![\w(\[@*#?$!'\"-])|\(\(|\$\[|\[\[|\[|declare|typeset|local|readonly|export|unset|HISTCMD|OPTIND|RANDOM|SECONDS|"
     r"BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|SHELLOPTS|BASHOPTS|BASH_FUNC_|BASH_CMDS|BASH_ALIASES|"
     r"GIT_|ASKPASS|PAGER|EDITOR|VISUAL|FCEDIT|BROWSER|LESS|TAR_OPTIONS|RSYNC_RSH|LD_|DYLD_|PERL5OPT|"
     r"NODE_OPTIONS|RUBYOPT|MAKEFILES|MAKEFLAGS|PERL5LIB|PERLLIB|PERL5DB|PERL_USE_UNSAFE_INC|NODE_PATH|RUBYLIB"
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_]")
+
+_LITERAL_DOLLAR = re.compile(r"(?<![\\$])\$(?=[,}])")
+"""A ``$`` the parser keeps literal at the end of a brace expansion's alternative (``{$,}``, ``{a,b$}``):
+brace expansion, which comes before every other expansion, puts it before what follows the braces,
+a ``{`` or ``[`` among them (``{$,}{x@P}`` is ``${x@P}``, ``{a$,}[i]`` is ``a$[i]``)."""
+_BRACE_OPENING = re.compile(r"(?<!\$)\{")
 
 BASH_INTEGER_VARIABLES = frozenset({"HISTCMD", "OPTIND", "RANDOM", "SECONDS", "SRANDOM"})
 """Bash's own variables that evaluate a value written to them as arithmetic (so an array subscript in
@@ -294,6 +300,47 @@ def _integer_writes(line: str, declaration: str, names: set[str]) -> str | None:
     return None
 
 
+_ARRAY_MAKERS = re.compile(
+    r"\w\+?=\(|\w\[|\b(?:mapfile|readarray)\b|\b(?:declare|typeset|local|readonly|export|read)\s+(?:[-+]\w+\s+)*[-+]\w*[aA]"
+)
+"""What on a line may make a variable an array: ``x=(...)``, a subscript, ``mapfile``, ``declare -a``, ``read -a``."""
+_CODE_IN_COMPOUND = re.compile(r"[$`\[]|[<>]\(")
+
+
+def _brace_made_expansion(walk: _WalkRecorder, word: tree_sitter.Node) -> str | None:
+    """Why brace expansion may make an expansion of the argument holding ``word`` that the line does not show."""
+    argument = word
+    while argument.parent is not None and argument.parent.type == "concatenation":
+        argument = argument.parent
+    whole = walk.text(argument)
+    if _LITERAL_DOLLAR.search(whole) and _BRACE_OPENING.search(whole):
+        return (
+            "brace expansion may join a $ bash keeps literal to what follows it: an expansion the "
+            "line does not show ({$,}{x@P} is ${x@P})"
+        )
+    return None
+
+
+def _compound_value(builtin: str, flags: str, value: str, line: str) -> str | None:
+    """Why a declaration's ``value`` may be read again as an array's ``(...)`` with code in it, or None.
+
+    ``declare -a x='($(rm y))'`` runs ``rm``: given an array (made by ``-a``/``-A``, or earlier,
+    for ``declare``, ``typeset`` and ``local``), bash reads a value that is ``(...)`` once its quotes
+    are gone as a compound assignment, expanding what it holds, subscripts included. A value only known
+    at run time may be one.
+    """
+    arrays = "a" in flags or "A" in flags
+    if not arrays and builtin not in ("declare", "typeset", "local"):
+        return None  # ``export x='(...)'``: data, even for an array
+    why = f"{builtin} reads a value in parentheses again as an array's elements, expanding them"
+    unquoted = value.replace("'", "").replace('"', "").replace("\\", "")
+    if unquoted.strip().startswith("(") and _CODE_IN_COMPOUND.search(unquoted):
+        return why
+    if ("$" in value or "`" in value) and (arrays or _ARRAY_MAKERS.search(line.replace(value, " "))):
+        return f"{why} (a value only known at run time may be one)"
+    return None
+
+
 def _declaration_evaluates(walk: _WalkRecorder, node: tree_sitter.Node, line: str = "") -> str | None:
     """Why ``declare``/``export``/``local``/``unset`` ... may evaluate code, or None.
 
@@ -320,6 +367,9 @@ def _declaration_evaluates(walk: _WalkRecorder, node: tree_sitter.Node, line: st
         if child.type == "variable_assignment":
             names.add(written.split("=", 1)[0].rstrip("+"))
             value = written.split("=", 1)[1] if "=" in written else ""
+            compound = _compound_value(builtin, flags, value, line)
+            if compound is not None:
+                return compound
             # ``declare -i y=i``: a name in an integer's value is evaluated in turn, as arithmetic.
             if "i" in flags and (any(d in written for d in dynamic) or _IDENTIFIER.search(value)):
                 return f"{builtin} -{flags}{_SUBSCRIPT_EVALUATION}"
@@ -372,6 +422,8 @@ def mark_evaluated_code(walk: _WalkRecorder, root: tree_sitter.Node) -> None:
                 why = f"arithmetic expansion{_SUBSCRIPT_EVALUATION}"
             elif kind == "expansion" and _SUBSTRING.match(text) and _evaluates_values(text.split(":", 1)[1]):
                 why = f"a substring expansion{_SUBSCRIPT_EVALUATION}"
+        elif kind == "word" and "$" in walk.text(node):
+            why = _brace_made_expansion(walk, node)
         elif kind == "compound_statement" and walk.text(node).startswith("(("):
             if _evaluates_values(walk.text(node)):
                 why = f"an arithmetic command{_SUBSCRIPT_EVALUATION}"

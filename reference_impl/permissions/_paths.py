@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reference_impl.permissions._descriptors import shell_state
+from reference_impl.permissions._wildcard_matching import GlobMatcher, GlobToken
 
 __all__ = [
     "PathPattern",
@@ -306,14 +307,17 @@ def _class_end(pattern: str, i: int) -> int:
     return close + 1
 
 
-def _glob_to_regex(pattern: str) -> str:
-    """A gitignore glob (already relative to its root) as a regex over a relative posix path.
+_NOT_A_SLASH = re.compile("[^/]")
+
+
+def _glob_tokens(pattern: str) -> list[GlobToken]:
+    """A gitignore glob (already relative to its root) as the steps of a match over a relative posix path.
 
     ``**`` (or more stars) spans segments only as a whole segment (``**/x``, ``x/**``, ``x/**/y``) or
     right after the glob's literal start (``a**/x``, as git reads it); elsewhere (``a*b**``) it is a
-    plain ``*``.
+    plain ``*``. Raises :class:`PathPatternError` for a class that can't be read.
     """
-    out: list[str] = []
+    out: list[GlobToken] = []
     i = 0
     n = len(pattern)
     literal_start = next((k for k, c in enumerate(pattern) if c in "*?[\\"), n)
@@ -328,25 +332,28 @@ def _glob_to_regex(pattern: str) -> str:
             starts_segment = stars == 0 or pattern[stars - 1] == "/" or stars == literal_start
             whole_segment = i - stars >= 2 and starts_segment
             if whole_segment and i < n and pattern[i] == "/":
-                out.append("(?:.*/)?")
+                out.append(GlobToken("dirs"))
                 i += 1
             elif whole_segment and i == n:
-                out.append(".*")
+                out.append(GlobToken("any"))
             else:
-                out.append("[^/]*")
+                out.append(GlobToken("segment"))
         elif c == "?":
-            out.append("[^/]")
+            out.append(GlobToken("class", one=_NOT_A_SLASH))
             i += 1
         elif c == "[":
             regex, i = glob_class_at(pattern, i)
-            out.append(regex)
+            try:
+                out.append(GlobToken("class", one=re.compile(regex, re.DOTALL)))
+            except re.error as error:
+                raise PathPatternError(f"bad class in {pattern!r}: {error}") from error
         elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
+            out.append(GlobToken("char", pattern[i + 1]))
             i += 2
         else:
-            out.append(re.escape(c))
+            out.append(GlobToken("char", c))
             i += 1
-    return "".join(out)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,7 +362,7 @@ class PathPattern:
 
     root: str
     glob: str
-    regex: re.Pattern[str]
+    matcher: GlobMatcher
 
     def matches(self, absolute_path: str) -> bool:
         """Whether the absolute ``absolute_path`` (or a directory containing it) matches."""
@@ -365,9 +372,8 @@ class PathPattern:
         relative = absolute_path[len(root) + 1 :] if root else absolute_path.lstrip("/")
         if not relative:
             return False
-        segments = relative.split("/")
         # gitignore: a matching directory covers everything inside it.
-        return any(self.regex.fullmatch("/".join(segments[:k])) for k in range(1, len(segments) + 1))
+        return self.matcher.matches_a_directory_of(relative)
 
     def same_file(self, resolved_path: str) -> bool | None:
         """Whether ``resolved_path`` is, by inode or through a link, a file this pattern covers; None when that can't be told.
@@ -589,8 +595,4 @@ def parse_path_pattern(content: str, *, cwd: Path, project_root: Path | None = N
     if not anchored:
         glob = "**/" + glob
     root, glob = _anchor(root, glob, content)
-    try:
-        compiled = re.compile(_glob_to_regex(glob), re.DOTALL)
-    except re.error as error:
-        raise PathPatternError(f"bad glob {content!r}: {error}") from error
-    return PathPattern(root=root, glob=glob, regex=compiled)
+    return PathPattern(root=root, glob=glob, matcher=GlobMatcher(_glob_tokens(glob)))

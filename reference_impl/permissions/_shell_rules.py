@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from pathlib import Path
 
 from reference_impl.permissions._bash_reader import ShellCommand, split_command
@@ -28,6 +27,7 @@ from reference_impl.permissions._shell_forms import (
     allow_units,
     deny_forms,
 )
+from reference_impl.permissions._wildcard_matching import shell_wildcard_matches
 
 __all__ = [
     "ShellRuleIndex",
@@ -39,30 +39,6 @@ __all__ = [
     "shell_deny_match",
     "shell_rule_index",
 ]
-
-
-@lru_cache(maxsize=16384)
-def _wildcard_regex(pattern: str) -> re.Pattern[str]:
-    pieces: list[str] = []
-    stars = 0
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "*\\":
-            pieces.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        if c == "*":
-            pieces.append(".*")
-            stars += 1
-        else:
-            pieces.append(re.escape(c))
-        i += 1
-    regex = "".join(pieces)
-    # Claude Code: a single trailing " *" is optional, so "ls *" also matches a bare "ls".
-    if stars == 1 and pattern.endswith(" *") and not pattern.endswith("\\ *"):
-        regex = regex[: -len(re.escape(" ") + ".*")] + "(?:" + re.escape(" ") + ".*)?"
-    return re.compile(regex, re.DOTALL)
 
 
 _UNESCAPED_STAR = re.compile(r"(?<!\\)\*")
@@ -87,7 +63,7 @@ def match_shell_pattern(pattern: str, command: str) -> bool:
             command.startswith(prefix) and command[len(prefix) : len(prefix) + 1] in (" ", "\t", "\n")
         )
     if _has_wildcard(pattern):
-        return _wildcard_regex(pattern).fullmatch(command) is not None
+        return shell_wildcard_matches(pattern, command)
     return command == pattern.replace("\\*", "*")
 
 

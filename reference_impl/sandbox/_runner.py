@@ -130,13 +130,13 @@ def _matches_now(pattern: PathPattern) -> Iterator[str]:
         prefix = "" if relative == "." else f"{relative}/"
         unmatched = []
         for name in sorted(subdirectories):
-            if pattern.regex.fullmatch(prefix + name):
+            if pattern.matcher.fullmatch(prefix + name):
                 yield os.path.join(directory, name)
             else:
                 unmatched.append(name)
         subdirectories[:] = unmatched
         for name in sorted(files):
-            if pattern.regex.fullmatch(prefix + name):
+            if pattern.matcher.fullmatch(prefix + name):
                 yield os.path.join(directory, name)
 
 

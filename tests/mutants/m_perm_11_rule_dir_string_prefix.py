@@ -26,7 +26,7 @@ def _mutate(original: Any) -> Any:
         if not relative:
             return False
         segments = relative.split("/")
-        return any(self.regex.fullmatch("/".join(segments[:k])) for k in range(1, len(segments) + 1))
+        return any(self.matcher.fullmatch("/".join(segments[:k])) for k in range(1, len(segments) + 1))
 
     return matches
 

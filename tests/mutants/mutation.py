@@ -219,6 +219,7 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_bash_words.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_unread_substitutions.py": _PERMISSION_SHELL,
     "reference_impl/permissions/_token_extents.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_wildcard_matching.py": ("PERM-11", "PERM-14"),
     "reference_impl/permissions/_interpreter_options.py": _PERMISSION_SHELL,
     # What interpreters' code runs and writes: literal targets, or built ones (PERM-17; PERM-15's writes).
     "reference_impl/permissions/_code_targets.py": (*_PERMISSION_SHELL, "PERM-15"),
@@ -319,7 +320,11 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_make_expansion.py": ("tests/test_make_expansion.py",),
     "reference_impl/permissions/_module_search.py": ("tests/test_module_search.py",),
     "reference_impl/permissions/_unread_substitutions.py": ("tests/test_unread_substitutions.py",),
-    "reference_impl/permissions/_token_extents.py": ("tests/test_line_readings.py",),
+    "reference_impl/permissions/_token_extents.py": (
+        "tests/test_line_readings.py",
+        "tests/test_token_extents.py",
+    ),
+    "reference_impl/permissions/_wildcard_matching.py": ("tests/test_wildcard_matching.py",),
     "reference_impl/permissions/_wrapped_commands.py": ("tests/test_env_split.py",),
     "reference_impl/permissions/_bash_reader.py": (
         "tests/test_shell.py",
@@ -363,7 +368,11 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     "reference_impl/permissions/_code_targets.py": ("tests/test_code_targets.py",),
     "reference_impl/permissions/_python_targets.py": ("tests/test_code_targets.py",),
     "reference_impl/permissions/_builtin_options.py": ("tests/test_program_classes.py",),
-    "reference_impl/permissions/_evaluated.py": ("tests/test_program_scripts.py", "tests/test_shell.py"),
+    "reference_impl/permissions/_evaluated.py": (
+        "tests/test_program_scripts.py",
+        "tests/test_shell.py",
+        "tests/test_evaluated_readings.py",
+    ),
     "reference_impl/permissions/_program_model.py": (
         "tests/test_program_scripts.py",
         "tests/test_program_readings.py",
