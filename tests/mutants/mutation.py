@@ -325,7 +325,10 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
         "tests/test_token_extents.py",
     ),
     "reference_impl/permissions/_wildcard_matching.py": ("tests/test_wildcard_matching.py",),
-    "reference_impl/permissions/_wrapped_commands.py": ("tests/test_env_split.py",),
+    "reference_impl/permissions/_wrapped_commands.py": (
+        "tests/test_env_split.py",
+        "tests/test_wrapper_directories.py",
+    ),
     "reference_impl/permissions/_bash_reader.py": (
         "tests/test_shell.py",
         "tests/test_split_words.py",
