@@ -182,6 +182,18 @@ def _function_makefiles(draw: st.DrawFn) -> tuple[str, list[str], bool]:
 # One argument too many: make reads the last comma as text (``a.c,noext`` is one word).
 @example(case=("all:\n\techo $(filter %,a.c,noext)\n", [], False))
 @example(case=("all:\n\techo $(suffix .c a. dir.d/f a.c) $(basename .c a. dir.d/f)\n", [], True))
+# A random draw of the README tests (session 37): one argument whose commas are text, and a value that
+# ends in a blank (``+=`` of an empty expansion): make trims neither.
+@example(
+    case=("V0 = a.c\nV0 += $(suffix noext)\nV1 = a.c\nall:\n\techo $(basename $(V0),$(V0))\n", [], False)
+)
+@example(
+    case=(
+        "all:\n\techo [$(subst a, b,xax)] [$(patsubst %.c, %.o,x.c y.c)] [$(addprefix  p ,a b)]\n",
+        [],
+        True,
+    )
+)
 def test_text_functions_evaluate_as_make_does(
     tmp_path_factory: pytest.TempPathFactory, case: tuple[str, list[str], bool]
 ) -> None:

@@ -56,6 +56,9 @@ def _patsubst(args: list[str]) -> str | None:
     return " ".join(out)
 
 
+# How many arguments make splits each function's text into (the rest take one: their text, commas and all).
+_ARGUMENT_COUNTS = {"subst": 3, "patsubst": 3, "addprefix": 2, "addsuffix": 2, "filter": 2, "filter-out": 2}
+
 # Make's functions that only compute text from their arguments (and ``wildcard``, from file names):
 # evaluated, so a recipe that uses them is read as make runs it. Any other function is not.
 _FUNCTIONS: dict[str, Callable[[list[str]], str | None]] = {
@@ -198,7 +201,11 @@ def expand(text: str, variables: dict[str, str], automatic: dict[str, str], dept
             return automatic.get(name, automatic.get(name[:1], ""))
         function, space, arguments = name.partition(" ")
         if function in _FUNCTIONS and space:  # ``$(basename )``: a call with an empty argument
-            result = _FUNCTIONS[function]([a.strip() for a in arguments.split(",")])
+            # As make reads a call: the blanks after the name end it, the function's last argument takes
+            # any commas left (``$(basename a.c ,b.c)`` is one argument), and no other blank is trimmed
+            # (``$(subst a, b,xax)`` puts in " b").
+            count = _ARGUMENT_COUNTS.get(function, 1)
+            result = _FUNCTIONS[function](arguments.lstrip(" \t").split(",", count - 1))
             if result is not None:
                 return result
         if name in variables or name in os.environ or name in _BUILTIN_VARIABLES:
