@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,24 @@ def _cache_bytecode_under_a_prefix() -> Path | None:
 
 
 _PYCACHE_PREFIX = _cache_bytecode_under_a_prefix()
+
+
+def _take_interrupts_again() -> None:
+    """Let Ctrl-C reach our tests' processes even when the shell that started pytest ignores it.
+
+    A shell without job control starts a background command with SIGINT and SIGQUIT ignored, and an
+    ignored signal stays ignored through every exec: the tests that interrupt a run, and the
+    processes they start, found it ignored (five failed in a clean-clone rehearsal started that
+    way). Python's own handler is put back, as an interactive start has it; run here, in the first
+    process and in each xdist worker, before any test.
+    """
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
+        signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
+_take_interrupts_again()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
