@@ -137,7 +137,7 @@ class GlobMatcher:
                 else:  # dirs
                     following.add((index, True))
                     if char == "/":
-                        following.add((index + 1, False))
+                        following.add((index + 1, False))  # the run may end after any "/"
             if not following:
                 return False
             states = self._closure(following)
