@@ -10,6 +10,7 @@ runs under ``Read(<the file>)`` deny must not open the protected file, as the fi
 from __future__ import annotations
 
 import shlex
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -195,8 +196,12 @@ _WORD_WRITES = (
 )
 
 
-# How a word may start: relative, ``./``, or absolute through the process's working directory.
-_WORD_STARTS = ("", "./", "/proc/self/cwd/")
+# How a word may start: relative, ``./``, or absolute through the process's working directory,
+# spelled the ways the kernel walks to it (/proc/thread-self is two levels: ``<pid>/task/<tid>``).
+_WORD_STARTS = (
+    "", "./", "/proc/self/cwd/", "/proc/thread-self/cwd/", "/proc/thread-self/../../cwd/",
+    "/proc/self/task/../cwd/", "/dev/fd/../cwd/", "/proc/self/../self/cwd/",
+)  # fmt: skip
 
 
 def _protected_words(name: str, start: str) -> st.SearchStrategy[tuple[str, str]]:
@@ -222,7 +227,8 @@ def test_protected_file_named_by_any_bash_word_is_never_written_unasked(
 ) -> None:
     r"""PERM-15: a shell write to a word that bash expands to a protected file asks in bypassPermissions.
 
-    The word (relative, ``./``, or through ``/proc/self/cwd``) is composed by ``ths.expanded_spellings``: the path cut into pieces, each quoted its own way
+    The word (relative, ``./``, or through the writer's own directory: ``/proc/self/cwd``,
+    ``/proc/thread-self/../../cwd``, ``/dev/fd/../cwd``) is composed by ``ths.expanded_spellings``: the path cut into pieces, each quoted its own way
     (plain, single, double, ANSI-C ``$'\xNN'``, a backslash before each character) with empty quotes
     between or before them (``''\.git/config``: pieces a grammar may read as two words where bash reads
     one), or behind ``"$PWD"``, a default value, a command substitution, a glob. Bash expands the word
@@ -245,8 +251,12 @@ def test_protected_file_named_by_any_bash_word_is_never_written_unasked(
     )
     if run.ran() == 0 or len(values) != 1:
         return
-    # /proc/self/cwd is the writer's directory (the run's), not this process's.
-    landed = root / values[0].removeprefix("/proc/self/cwd/")
+    # /proc/self/cwd is the writer's directory (the run's), not this process's: the kernel says
+    # where the word lands for a process started there (realpath's own).
+    where = subprocess.run(
+        ["realpath", "-m", values[0]], cwd=root, capture_output=True, text=True, check=True
+    )
+    landed = Path(where.stdout.rstrip("\n"))
     assert not (landed.exists() and landed.samefile(protected)), (
         f"{command!r} ran unasked in bypassPermissions, and bash writes {name} through it"
     )

@@ -863,6 +863,8 @@ _PROTECTED_WRITES = (
     # after the move (``/proc/self/cwd``), a descriptor the line opened on the directory (``/dev/fd/N``).
     "cd {d} && echo pwned > /proc/self/cwd/{n}",
     "cd {d}; cp /dev/null /proc/thread-self/cwd/{n}",
+    # /proc/thread-self is two levels (``<pid>/task/<tid>``): climbing out of it twice is the process.
+    "cd {d} && echo pwned > /proc/thread-self/../../cwd/{n}",
     "exec 3<{d}; echo pwned > /dev/fd/3/{n}",
     "exec 4<{d} && tee /proc/self/fd/4/{n} <<< pwned",
     "exec 3<{d}; cd /dev/fd/3 && echo pwned > {n}",
@@ -894,6 +896,11 @@ _PROTECTED_TARGETS = (
 )
 @example(
     carrier="{{ {code}; }}", write="exec 3<{d}; echo pwned > /dev/fd/3/{n}", target=".claude/settings.json"
+)
+@example(
+    carrier="( {code} )",
+    write="cd {d} && echo pwned > /proc/thread-self/../../cwd/{n}",
+    target=".git/hooks/pre-commit",
 )
 @example(
     carrier="find . -maxdepth 0 -exec sh -c '{code}' \\;",

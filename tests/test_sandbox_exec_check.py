@@ -297,7 +297,9 @@ def test_a_program_run_through_proc_self_or_dev_fd_is_the_callers_file(tmp_path:
     (tmp_path / "tmp").mkdir()
     context = PermissionContext(rules=(parse_rule("Bash(touch:*)", "deny", "localSettings"),), cwd=tmp_path)
     shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=tmp_path / "tmp")
-    for index, spelled in enumerate(("/proc/self/fd/{fd}", "/dev/fd/{fd}", "./link")):
+    # /proc/thread-self is ``<pid>/task/<tid>``, two levels: ``../..`` out of it is the process's entry.
+    spellings = ("/proc/self/fd/{fd}", "/dev/fd/{fd}", "./link", "/proc/thread-self/../../fd/{fd}")
+    for index, spelled in enumerate(spellings):
         code = (
             "import os, shutil; fd = os.memfd_create('m', 0);"
             " os.write(fd, open(shutil.which('touch'), 'rb').read());"

@@ -126,6 +126,7 @@ class _Walk:
     parts: list[ShellPart] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     writes: list[str | None] = field(default_factory=list)
+    holds: list[str | None] = field(default_factory=list)
     stdin: str | None = None
     last_command: int = 0
     trailing: dict[int, tuple[list[tree_sitter.Node], int]] = field(default_factory=dict)
@@ -366,6 +367,7 @@ class _Walk:
                     self.writes.append(None)
                 if target_read:
                     self.stdin = None
+                    self.holds.append(None)
                 target_end, glued = child.end_byte, True
                 continue
             if child.start_byte == assigned_end and not argv and kind not in _REDIRECTIONS:
@@ -561,6 +563,8 @@ class _Walk:
                 self.writes.append(None)
             if operator in ("<", "<>", "<&") or node.type == "herestring_redirect":
                 self.stdin = None
+            if operator in ("<", "<&"):
+                self.holds.append(None)
             return
         if node.type == "file_redirect":
             destinations = destinations[: _targets(node)]  # the rest are the command's words (see redirected)
@@ -572,6 +576,13 @@ class _Walk:
                 self.stdin = (
                     value + "\n" if node.type == "herestring_redirect" and value is not None else None
                 )
+            if (
+                node.type == "file_redirect"
+                and operator in ("<", "<&")
+                and value != "-"
+                and not (value or "").isdigit()
+            ):
+                self.holds.append(value)  # ``3< .git/config``: reopened for writing by ``/dev/fd/3``
             if node.type != "file_redirect" or operator not in _OUTPUT_REDIRECTS:
                 continue
             if operator == ">&" and value is not None and (value.isdigit() or value == "-"):
@@ -1158,4 +1169,5 @@ def _split(command: str, splice: bool) -> ShellCommand:
         problems=tuple(walk.problems),
         canonical=canonical_list(root, walk.text, MAX_DEPTH),
         writes=tuple(walk.writes),
+        holds=tuple(walk.holds),
     )

@@ -12,7 +12,6 @@ So a path is compared after folding it as the kernel would, and any path under `
 from __future__ import annotations
 
 import posixpath
-import re
 
 __all__ = ["STDIN", "UNKNOWN_DESCRIPTOR", "descriptor_of", "process_directory", "shell_state"]
 
@@ -23,27 +22,22 @@ UNKNOWN_DESCRIPTOR = -1
 """A path that may name a descriptor, but not one the engine can tell."""
 
 _PLAIN_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"})
-_FD_PATH = re.compile(r"/(?:dev/fd|proc/[^/]+(?:/task/[^/]+)?/fd)/(\d+)")
-_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 
 
-def _folded(path: str) -> str:
-    """``path`` as the kernel resolves its spelling: ``//`` is ``/``, ``.`` and ``..`` folded.
+def _absolute(path: str) -> str:
+    """``path`` made absolute as the kernel may resolve it from a directory the engine does not know.
 
-    A relative path that climbs (``../../dev/stdin``) may reach the root from a directory the
-    engine does not know, so its climbing prefix is taken as the root.
+    A relative path that climbs (``../../dev/stdin``) may reach the root, so its climbing prefix is
+    taken as the root; one that does not climb stays below the directory, out of ``/dev`` and ``/proc``.
     """
-    if not path.startswith("/"):
-        path = posixpath.normpath(path)
-        climbs = path.startswith("../")
-        while path.startswith("../"):
-            path = path[3:]
-        if path in ("..", "."):
-            return "/"
-        path = "/" + path if climbs else path
-    else:
-        path = posixpath.normpath("/" + path.lstrip("/"))
-    return path
+    if path.startswith("/"):
+        return path
+    path = posixpath.normpath(path)
+    if path != ".." and not path.startswith("../"):
+        return "./" + path
+    while path.startswith("../"):
+        path = path[3:]
+    return "/" if path == ".." else "/" + path
 
 
 def descriptor_of(path: str) -> int | None:
@@ -53,25 +47,34 @@ def descriptor_of(path: str) -> int | None:
     """
     if path == "-":
         return STDIN
-    folded = _folded(path)
-    if folded in _STANDARD:
-        return _STANDARD[folded]
-    match = _FD_PATH.fullmatch(folded)
-    if match is not None:
-        return int(match.group(1))
-    if folded.startswith(("/dev/", "/proc/")) and folded not in _PLAIN_DEVICES:
+    absolute = _absolute(path)
+    if not absolute.startswith("/"):
+        return None
+    segments, found, rest, folded = _walked(absolute)
+    if found is not None:
+        if found[0] == "descriptor" and rest == len(segments) and folded[-1].isdigit():
+            return int(folded[-1])
+        return UNKNOWN_DESCRIPTOR  # a file through a descriptor, a process's directory or root
+    if folded and folded[0] in ("dev", "proc") and "/" + "/".join(folded) not in _PLAIN_DEVICES:
         return UNKNOWN_DESCRIPTOR
     return None
 
 
 # Links the kernel resolves to a fixed place before any process state: ``/dev/fd`` is ``/proc/self/fd``.
+_OWN_THREAD = "\x00"  # the opener's thread, whose number no name shows (no segment holds a NUL)
 _FIXED_LINKS: dict[tuple[str, ...], list[str]] = {
+    ("proc", "thread-self"): [
+        "proc",
+        "self",
+        "task",
+        _OWN_THREAD,
+    ],  # two levels: ``..`` is its task directory
     ("dev", "fd"): ["proc", "self", "fd"],
     ("dev", "stdin"): ["proc", "self", "fd", "0"],
     ("dev", "stdout"): ["proc", "self", "fd", "1"],
     ("dev", "stderr"): ["proc", "self", "fd", "2"],
 }
-_OWN_PROCESS = frozenset({"self", "thread-self"})
+_OWN_PROCESS = frozenset({"self"})
 
 
 def _state_kind(stack: list[str]) -> tuple[str, bool] | None:
@@ -89,11 +92,12 @@ def _state_kind(stack: list[str]) -> tuple[str, bool] | None:
     return None
 
 
-def _walked(path: str) -> tuple[list[str], tuple[str, bool] | None, int]:
+def _walked(path: str) -> tuple[list[str], tuple[str, bool] | None, int, list[str]]:
     """The absolute ``path`` folded as the kernel walks it, up to the first link into a process's state.
 
-    Returns the folded segments, the state they reach (as :func:`_state_kind`, None: none) and the
-    index in ``path``'s segments where the rest after it begins.
+    Returns ``path``'s segments (without ``.`` and empty ones), the state the walk reaches (as
+    :func:`_state_kind`, None: none), the index in those segments where the rest after it begins,
+    and the folded segments the walk ends with (up to the state's link).
     """
     segments = [s for s in path.split("/") if s not in ("", ".")]
     stack: list[str] = []
@@ -106,8 +110,8 @@ def _walked(path: str) -> tuple[list[str], tuple[str, bool] | None, int]:
         stack = list(_FIXED_LINKS.get(tuple(stack), stack))
         found = _state_kind(stack)
         if found is not None:
-            return segments, found, index + 1
-    return stack, None, len(segments)
+            return segments, found, index + 1, stack
+    return segments, None, len(segments), stack
 
 
 def shell_state(path: str) -> tuple[str, bool, str] | None:
@@ -122,7 +126,7 @@ def shell_state(path: str) -> tuple[str, bool, str] | None:
     """
     if not path.startswith("/") or ("proc" not in path and "dev" not in path):
         return None  # folding only ever reaches /proc or /dev through segments of those names
-    segments, found, rest = _walked(path)
+    segments, found, rest, _ = _walked(path)
     return None if found is None else (found[0], found[1], "/".join(segments[rest:]))
 
 
@@ -135,9 +139,9 @@ def process_directory(path: str) -> bool:
     """
     if not path.startswith("/"):
         return False
-    stack, found, rest = _walked(path)
+    segments, found, rest, stack = _walked(path)
     if found is not None:
-        return found[0] != "descriptor" and rest == len(stack)
+        return found[0] != "descriptor" and rest == len(segments)
     return (
         bool(stack)
         and stack[0] == "proc"

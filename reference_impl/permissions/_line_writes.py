@@ -684,13 +684,20 @@ def unread_by_writes(command: ShellCommand, runs: Sequence[Run]) -> str | None:
     if any(w is None for w in command.writes):
         open_ended.append((-1, "a redirection writes a file only known when it runs"))
     path_set_at: int | None = None
+    reopens = any(w is not None and descriptor_of(w) is not None for w in command.writes)
     for run in runs:
         paths, why = program_writes(run.base, run.argv[1:])
         known.update(posixpath.normpath(p) for p in paths if p not in _DEVICES)
+        reopens = reopens or any(descriptor_of(p) is not None for p in paths)
         if why is not None:
             open_ended.append((run.index, why))
         if path_set_at is None and any(n is None or n == "PATH" for n in variables_assigned(run.argv)):
             path_set_at = run.index  # ``export PATH=p``, ``read PATH``, ``printf -v PATH p``...
+    if reopens:
+        # ``exec 3< s.sh; echo rm x > /dev/fd/3``: a descriptor's name opens its file afresh, for writing too.
+        known.update(posixpath.normpath(h) for h in command.holds if h)
+        if None in command.holds:
+            open_ended.append((-1, "a descriptor's name may reopen a file only known when it runs"))
     if path_set_at is not None:
         # In a loop a part before the assignment runs again after it.
         looped = _LOOPS.search(command.source) is not None

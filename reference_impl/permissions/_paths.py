@@ -89,6 +89,8 @@ def opaque_state(path: str, cwd: Path) -> str | None:
     expanded = os.path.expanduser(path) if path.startswith("~") else path
     for form in (posixpath.join(str(cwd), expanded), resolved_path(path, cwd)):
         state = shell_state(form)
+        if state is not None and state[0] == "descriptor" and not state[1]:
+            return "another process's open descriptor"  # ``/proc/1/fd/3``: open on anything
         if state is None or not state[2]:
             continue
         if state[0] == "descriptor":
@@ -124,7 +126,8 @@ def _walk(path: str, real_cwd: str) -> tuple[str, bool]:
         if segment in ("", "."):
             continue
         if segment == "..":
-            done = posixpath.dirname(done)
+            # /proc/thread-self is two levels (``<pid>/task/<tid>``): its parent is the task directory.
+            done = "/proc/self/task" if done == "/proc/thread-self" else posixpath.dirname(done)
             continue
         here = posixpath.join(done, segment)
         state = shell_state(here)

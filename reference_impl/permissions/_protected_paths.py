@@ -154,6 +154,39 @@ def _reason_in(path: str, places: list[str] | None, cwd: Path) -> str | None:
     return next((r for d in places if (r := protected_reason(path, Path(d))) is not None), None)
 
 
+def _reopened_reason(
+    written: str, held: tuple[str | None, ...], places: list[str] | None, cwd: Path
+) -> str | None:
+    """Why writing ``written`` may write a file the line opened only for reading (None: it can't).
+
+    A descriptor's name (``/dev/fd/3``, ``/proc/self/fd/0``, a link to one) opens the file the
+    descriptor holds afresh, for writing too: ``exec 3< .git/config; echo x > /dev/fd/3`` writes
+    ``.git/config``, and ``cp f /dev/fd/3`` copies into a directory opened as ``3< .git/hooks``.
+    """
+    if not held or not _names_descriptor(written, places, cwd):
+        return None
+    for path in held:
+        if path is None:
+            return f"{written} may name a descriptor the line opened on a file only known when it runs"
+        reason = _reason_in(path, places, cwd)
+        if reason is not None:
+            return f"{written} may reopen for writing what the line opened on {path}: {reason}"
+    return None
+
+
+def _names_descriptor(path: str, places: list[str] | None, cwd: Path) -> bool:
+    """Whether ``path`` (from any of ``places``) may name a descriptor: spelled as one, or through a link."""
+    if descriptor_of(path) is not None:
+        return True
+    for place in places or [str(cwd)]:
+        try:
+            if descriptor_of(resolved_path(path, Path(place))) is not None:
+                return True
+        except (OSError, ValueError):
+            return True
+    return False
+
+
 # What changes the shell's own directory: its builtins, and what runs shell code in the shell itself.
 _DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd", "eval", "source", "."})
 # Words that run the builtin named after them (with their options): ``builtin cd``, ``command -- cd``.
@@ -491,14 +524,19 @@ def _derived_line_reason(
 
 
 def _line_reason(
-    command: ShellCommand, directories: list[str] | None, cwd: Path, depth: int, project: bool = False
+    command: ShellCommand,
+    directories: list[str] | None,
+    cwd: Path,
+    depth: int,
+    project: bool = False,
+    held: tuple[str | None, ...] = (),
 ) -> str | None:
     """Why this line (run in any of ``directories``, None: not known) may write a protected path.
 
     A line of the call also for what its project tools run from project files (:func:`_project_reason`);
     a ``project`` file's line (a recipe, a script) for its literal writes only: what it names only
     when it runs, or a text that is not shell at all (an SQL script), is left to the sandbox, as a
-    script's built names are.
+    script's built names are. ``held``: what the lines around it opened on descriptors it inherits.
     """
     if SYNTAX_ERROR in command.problems:
         if project:
@@ -515,18 +553,22 @@ def _line_reason(
     ]
     targets = [t for part_targets in by_part for t in part_targets]
     named = [t for t in (*command.writes, *targets) if t is None or isinstance(t, str)]
+    held = (*held, *command.holds)
     for written in named:
         if written is None:
             if project:
                 continue
             return "the command writes to a file only known when it runs"
-        reason = _reason_in(written, places, cwd)
+        reason = _reason_in(written, places, cwd) or _reopened_reason(written, held, places, cwd)
         if reason is not None:
             return reason
     for part in command.parts:
         # A directory given to a program that may change what it holds (``rm -rf .``, ``find . -delete``).
         names = find_names(known_words(part))
         for word in tree_operands(known_words(part)):
+            reason = _reopened_reason(word, held, places, cwd)
+            if reason is not None:
+                return reason
             for place in places or [str(cwd)]:
                 reason = _tree_reason(word, Path(place), names)
                 if reason is not None:
@@ -557,7 +599,7 @@ def _line_reason(
     for part in command.parts:
         code = _interpreter_code(part) or _script_code(part, places or [str(cwd)])
         if code is not None:
-            reason = _code_reason(code, places, cwd, depth, project)
+            reason = _code_reason(code, places, cwd, depth, project, held)
             if reason is not None:
                 return reason
         for script in _scripts(part.argv, part.stdin):
@@ -567,19 +609,25 @@ def _line_reason(
                 if script is None:
                     return "the command runs shell code only known when it runs"
                 return "the command nests shell code too deeply to tell what it writes"
-            reason = _line_reason(split_command(script), places, cwd, depth + 1, project)
+            reason = _line_reason(split_command(script), places, cwd, depth + 1, project, held)
             if reason is not None:
                 return reason
     return None if project else _project_reason(command, places or [str(cwd)], cwd)
 
 
 def _code_reason(
-    code: CodeTargets, places: list[str] | None, cwd: Path, depth: int, project: bool = False
+    code: CodeTargets,
+    places: list[str] | None,
+    cwd: Path,
+    depth: int,
+    project: bool = False,
+    held: tuple[str | None, ...] = (),
 ) -> str | None:
     """Why code an interpreter runs (inline, a script, a project file) may write a protected path.
 
     A literal path is judged like a redirection's, a path built when it runs may be any (where the
     reading keeps it); what the code runs is a line of its own, in the directories it moved to.
+    ``held``: what the line opened on descriptors the code inherits.
     """
     if code.writes_built is not None:
         return f"the command's code may write a protected file: {code.writes_built}"
@@ -595,11 +643,12 @@ def _code_reason(
         relative = code_places is None and not path.startswith(("/", "~"))
         reason = protected_reason(path, cwd) if relative else _reason_in(path, code_places, cwd)
         reason = reason or _holding_reason(path, code_places or [str(cwd)])
+        reason = reason or _reopened_reason(path, held, code_places, cwd)
         if reason is not None:
             return reason
     for run in code.runs:
         reason = (
-            _line_reason(split_command(run), code_places, cwd, depth + 1, project)
+            _line_reason(split_command(run), code_places, cwd, depth + 1, project, held)
             if depth < 8
             else (None if project else "nested")
         )

@@ -48,8 +48,10 @@ class ShellCommand:
 
     ``problems`` are constructs the walker does not model, a syntax error, odd blanks, an output
     redirection to a file; ``writes`` the targets of output redirections (``None`` for one only
-    known at run time); ``canonical`` the top-level list re-joined with single-spaced operators
-    (so ``Bash(curl * | bash)`` matches however it was spaced).
+    known at run time); ``holds`` the files input redirections open (``3< f``; ``None``: one only
+    known at run time), which a name of the descriptor (``/dev/fd/3``) reopens for writing;
+    ``canonical`` the top-level list re-joined with single-spaced operators (so
+    ``Bash(curl * | bash)`` matches however it was spaced).
     """
 
     source: str
@@ -57,6 +59,7 @@ class ShellCommand:
     problems: tuple[str, ...]
     canonical: str
     writes: tuple[str | None, ...] = ()
+    holds: tuple[str | None, ...] = ()
 
     @property
     def confident(self) -> bool:

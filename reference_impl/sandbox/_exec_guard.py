@@ -169,7 +169,9 @@ def _walk(pid: int, start: list[str], path: str) -> str | None:
         done.append(part)
         if len(done) == 2 and done[0] == "proc":
             if part in ("self", "thread-self"):
-                return "/".join((f"/proc/{pid}", *pending))
+                # thread-self is two levels, ``<pid>/task/<tid>``: a ``..`` after it is the task directory.
+                entry = f"/proc/{pid}" if part == "self" else f"/proc/{pid}/task/{pid}"
+                return "/".join((entry, *pending))
             if part.isdigit():  # another process's entry: its magic links are the kernel's to follow
                 return "/".join((root, *done, *pending))
         try:

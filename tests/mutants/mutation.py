@@ -382,7 +382,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
     ),
     "reference_impl/permissions/_shell_forms.py": ("tests/test_shell.py", "tests/test_env_split.py"),
     "reference_impl/permissions/_shell_rules.py": ("tests/test_shell.py", "tests/test_program_grammar.py"),
-    "reference_impl/permissions/_descriptors.py": _LINE_WRITES_TESTS,
+    "reference_impl/permissions/_descriptors.py": (*_LINE_WRITES_TESTS, "tests/test_descriptor_paths.py"),
     "reference_impl/hooks/_model.py": ("tests/test_hooks.py", "tests/test_hook_fields.py"),
     "reference_impl/hooks/_runner.py": ("tests/test_hooks.py", "tests/test_hook_fields.py"),
     "reference_impl/hooks/_command.py": ("tests/test_command_hooks.py", "tests/test_hook_fields.py"),
