@@ -865,6 +865,8 @@ _PROTECTED_WRITES = (
     "cd {d}; cp /dev/null /proc/thread-self/cwd/{n}",
     # /proc/thread-self is two levels (``<pid>/task/<tid>``): climbing out of it twice is the process.
     "cd {d} && echo pwned > /proc/thread-self/../../cwd/{n}",
+    # /proc's own links lead into the process too: /proc/net is ``self/net``.
+    "cd {d}; cp /dev/null /proc/net/../cwd/{n}",
     "exec 3<{d}; echo pwned > /dev/fd/3/{n}",
     "exec 4<{d} && tee /proc/self/fd/4/{n} <<< pwned",
     "exec 3<{d}; cd /dev/fd/3 && echo pwned > {n}",

@@ -111,7 +111,8 @@ def _equivalents(previous: str, segment: str) -> list[list[str]]:
         # /proc/thread-self is /proc/<pid>/task/<tid>: two levels, so one ``..`` is the task directory.
         return [[segment], [segment, "..", "{own}"], ["self", "task", "..", "..", segment]]
     if previous == "proc" and segment == "self":
-        return [[segment], [segment, "..", segment], ["thread-self", "..", ".."]]
+        # /proc/net is a link to ``self/net``: its parent is the process's own directory.
+        return [[segment], [segment, "..", segment], ["thread-self", "..", ".."], ["net", ".."]]
     if previous in ("proc", "task"):
         return [[segment], [segment, "..", segment]]
     if previous == "dev":

@@ -11,6 +11,8 @@ So a path is compared after folding it as the kernel would, and any path under `
 
 from __future__ import annotations
 
+import functools
+import os
 import posixpath
 
 __all__ = ["STDIN", "UNKNOWN_DESCRIPTOR", "descriptor_of", "process_directory", "shell_state"]
@@ -77,6 +79,32 @@ _FIXED_LINKS: dict[tuple[str, ...], list[str]] = {
 _OWN_PROCESS = frozenset({"self"})
 
 
+@functools.cache
+def _machine_links() -> dict[tuple[str, ...], list[str]]:
+    """The links ``/proc`` and ``/dev`` hold on this machine to places in them: ``/proc/net`` is ``self/net``.
+
+    Read once; :data:`_FIXED_LINKS` (the kernel's own) win. A link out of both (``/dev/log``) is left
+    as named, so what is under ``/dev`` may still be a descriptor.
+    """
+    links: dict[tuple[str, ...], list[str]] = {}
+    for top in ("proc", "dev"):
+        try:
+            names = os.listdir(f"/{top}")
+        except OSError:
+            continue
+        for name in names:
+            if name.isdigit() or (top, name) in _FIXED_LINKS or name in _OWN_PROCESS:
+                continue
+            try:
+                target = os.readlink(f"/{top}/{name}")
+            except OSError:
+                continue
+            folded = posixpath.normpath(target if target.startswith("/") else f"/{top}/{target}")
+            if folded.startswith(("/proc/", "/dev/")):
+                links[(top, name)] = folded.strip("/").split("/")
+    return links
+
+
 def _state_kind(stack: list[str]) -> tuple[str, bool] | None:
     """What the folded ``stack`` names in ``/proc``: (``cwd``/``root``/``descriptor``, whether the process is its own)."""
     if len(stack) < 3 or stack[0] != "proc":
@@ -107,7 +135,10 @@ def _walked(path: str) -> tuple[list[str], tuple[str, bool] | None, int, list[st
                 stack.pop()
             continue
         stack.append(segment)
-        stack = list(_FIXED_LINKS.get(tuple(stack), stack))
+        if len(stack) == 2:
+            stack = list(
+                _FIXED_LINKS.get((stack[0], stack[1])) or _machine_links().get((stack[0], stack[1]), stack)
+            )
         found = _state_kind(stack)
         if found is not None:
             return segments, found, index + 1, stack
