@@ -103,6 +103,16 @@ def test_a_file_tool_writes_the_cwd_of_its_own_process(tmp_path: Path) -> None:
         assert decide_permission(WRITE, given, context).behavior == "ask", path
 
 
+@pytest.mark.parametrize(
+    "path", ["/dev/fd/5", "/proc/self/fd/5", "//dev/./stdout", "/proc/thread-self/../../fd/5"]
+)
+def test_a_file_tool_writing_a_descriptor_of_the_harness_asks(path: str, tmp_path: Path) -> None:
+    """PERM-15: the Write tool's ``/dev/fd/5`` is whatever the harness's own process holds there: it can't be told."""
+    context = PermissionContext(mode="bypassPermissions", rules=(), cwd=tmp_path)
+    assert decide_permission(WRITE, {"file_path": path, "content": "x"}, context).behavior == "ask", path
+    assert decide_permission(WRITE, {"file_path": "/dev/null", "content": "x"}, context).behavior == "allow"
+
+
 @pytest.mark.parametrize("path", ["/proc/self/cwd/secret/x", "/proc/thread-self/cwd/secret/x", "/dev/fd/3/x"])
 def test_a_denied_read_through_the_process_s_state_is_denied(path: str, tmp_path: Path) -> None:
     (tmp_path / "secret").mkdir()

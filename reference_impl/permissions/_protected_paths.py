@@ -913,6 +913,10 @@ def protected_write(call: Call, cwd: Path) -> str | None:
     if target is None:
         return None
     if target.kind == "edit":
+        if _names_descriptor(target.value, None, cwd):
+            # ``/dev/fd/5``, ``/proc/self/fd/5``: a file tool writes the descriptor the harness's own
+            # process holds there (its configuration, its protocol's stream), which no name shows.
+            return f"{target.value} names a descriptor of the harness's own process, whose file can't be told"
         return protected_reason(target.value, cwd)
     shell = call.shell
     if shell is None:
