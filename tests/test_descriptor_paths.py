@@ -205,7 +205,9 @@ def _directory_paths(draw: st.DrawFn) -> str:
     if draw(st.booleans()) and head[2:] == ["fd"] and process == "self":
         head = ["dev", "fd"]
     climb = [".."] * draw(st.integers(0, 2))
-    segments = climb + draw(_noise(head))
+    # Long detours too: a count of segments past the small integers Python keeps one object of.
+    detour = ["proc", ".."] * draw(st.sampled_from((0, 0, 1, 130)))
+    segments = climb + detour + draw(_noise(head))
     return "/" + "/".join(segments) + ("/" if draw(st.booleans()) else "")
 
 
@@ -230,15 +232,19 @@ def test_a_directory_of_process_state_is_known_as_one(openers: tuple[_Opener, _O
 def test_a_spelling_that_opens_a_descriptor_is_a_descriptor(
     openers: tuple[_Opener, _Opener], drawn: tuple[str, str, str, str], relative: bool, depth: int
 ) -> None:
-    """PERM-17: a spelling the kernel opens as descriptor 7 (absolute, or climbing from the working directory) is a descriptor.
+    """PERM-17: a spelling the kernel opens as descriptor 7 (absolute, or climbing from the working directory) is a descriptor, and a number named is that descriptor.
 
     ``descriptor_of`` gives 7 (or "may be one"), never None, for what the opener opens as the
-    directory on its descriptor 7.
+    directory on its descriptor 7; where it names a number, the opener opens what it holds.
     """
     path, process, _link, rest = drawn
-    if _PROCESSES[process] != "own" or rest:
+    if _PROCESSES[process] != "own":
         return
     opener = openers[0]
     spelled = path if not relative else "../" * (len(opener.cwd.parts) + depth) + path.lstrip("/")
-    if opener.opens(spelled) == _identity(opener.held):
-        assert descriptor_of(spelled.replace("{own}", "1")) in (7, UNKNOWN_DESCRIPTOR), spelled
+    found = descriptor_of(spelled.replace("{own}", "1"))
+    if not rest and opener.opens(spelled) == _identity(opener.held):
+        assert found in (7, UNKNOWN_DESCRIPTOR), spelled
+    if found is not None and found >= 0:
+        # A number is a claim: the path opens what that descriptor holds (a file beneath it does not).
+        assert opener.opens(spelled) == opener.opens(f"/proc/self/fd/{found}"), f"{spelled} is not {found}"
