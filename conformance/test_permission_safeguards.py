@@ -847,6 +847,10 @@ _CODE_CARRIERS = (
     "f() {{ {code}; }}; f",
     "( {code} )",
     "{{ {code}; }}",
+    # Code held in a builtin's or a program's option: a mapfile callback, a command git runs from -c.
+    "mapfile -C '{code}; :' -c 1 <<< z",
+    "readarray -tC '{code}; :' -c 1 <<< z",
+    "git -c diff.external='sh -c \"{code}\" --' diff --no-index /etc/hostname /etc/passwd",
 )
 # How the code writes the protected file ``{p}`` (in directory ``{d}``, name ``{n}``).
 _PROTECTED_WRITES = (
@@ -859,6 +863,9 @@ _PROTECTED_WRITES = (
     "builtin -- cd {d}; echo pwned > {n}",
     "pushd {d} > /dev/null && echo pwned > {n}",
     "printf x | dd of={p} status=none",
+    # sed's w command, its script in a long option however abbreviated (sed's own getopt_long).
+    "sed -n --expression=w\\ {p} /etc/hostname",
+    "sed -n --expr=w\\ {p} /etc/hostname",
     # The shell's own state, which the kernel reads in the shell, not in the engine: its directory
     # after the move (``/proc/self/cwd``), a descriptor the line opened on the directory (``/dev/fd/N``).
     "cd {d} && echo pwned > /proc/self/cwd/{n}",
@@ -909,6 +916,17 @@ _PROTECTED_TARGETS = (
     write="echo pwned > {p}",
     target=".claude/settings.json",
 )
+# The red team of session 38: code in a mapfile callback and in git's -c diff.external, sed's
+# script in --expression: each allowed in bypassPermissions before.
+@example(
+    carrier="mapfile -C '{code}; :' -c 1 <<< z", write="echo pwned >> {p}", target=".claude/settings.json"
+)
+@example(
+    carrier="git -c diff.external='sh -c \"{code}\" --' diff --no-index /etc/hostname /etc/passwd",
+    write="cp /dev/null {p}",
+    target=".git/hooks/pre-commit",
+)
+@example(carrier="( {code} )", write="sed -n --expr=w\\ {p} /etc/hostname", target=".vscode/tasks.json")
 def test_a_protected_file_written_by_code_the_line_runs_asks(
     new_harness: Callable[[], Any], carrier: str, write: str, target: str
 ) -> None:

@@ -37,6 +37,7 @@ from reference_impl.permissions._descriptors import descriptor_of, shell_state
 from reference_impl.permissions._evaluated import variables_assigned
 from reference_impl.permissions._interpreter_options import path_searched_script
 from reference_impl.permissions._program_model import PLAIN_PROGRAMS, is_interpreter, is_modelled
+from reference_impl.permissions._sed_options import sed_line
 from reference_impl.permissions._shell_parts import ShellPart
 from reference_impl.permissions._wrapped_commands import find_commands, is_wrapper, unwrap
 
@@ -267,10 +268,11 @@ def program_writes(base: str, args: Argv) -> tuple[list[str], str | None]:
         operands = [a for a in args if a is not None and not a.startswith("-")]
         return operands[1:2], None
     if base == "sed" and not any(a is None for a in args):
-        # ``sed -i`` rewrites its operands; a ``w`` command or flag writes any file.
-        if any(
-            a is not None and re.search(r"[wW]", a) for a in args if a is not None and not a.startswith("-")
-        ):
+        # ``sed -i`` rewrites its operands; a ``w`` command or flag writes any file. The script as sed's
+        # own option grammar finds it (``--expression=w f``, ``--e w f``), and every operand besides.
+        line = sed_line(args)
+        texts = [*line.scripts, *(a for a in args if a is not None and not a.startswith("-"))]
+        if line.unknown is not None or any(re.search(r"[wW]", text) for text in texts):
             return [], "sed's script may write a file (a w command or flag)"
         if any(a is not None and (a.startswith("-i") or a.startswith("--in-place")) for a in args):
             return [a for a in args if a is not None and not a.startswith("-")][1:], None

@@ -78,11 +78,13 @@ def linked_reason(resolved: str, cwd: Path) -> str | None:
     for target in _protected_targets(str(cwd)):
         if resolved == target or resolved.startswith(target.rstrip("/") + "/"):
             return f"{resolved} is (or is inside) {target}, which a protected name links to or git reads as its own"
-    directory = posixpath.dirname(resolved)
+    # The directory itself too: a file copied or linked to it (``cp config mirror``) lands inside.
+    directory = resolved
     while directory not in ("", "/"):
         if is_git_directory(directory):
+            where = "is" if directory == resolved else f"is inside {directory},"
             return (
-                f"{resolved} is inside {directory}, a git directory whatever its name (a link named .git, "
+                f"{resolved} {where} a git directory whatever its name (a link named .git, "
                 "--git-dir or GIT_DIR makes git run its hooks and read its configuration)"
             )
         directory = posixpath.dirname(directory)

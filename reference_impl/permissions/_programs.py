@@ -152,7 +152,15 @@ def _git(args: Words) -> tuple[list[str], str | None]:
             if setting is None:
                 return scripts, "git is given a setting only known at run time"
             key, _, value = setting.partition("=")
-            if key.lower().startswith("alias.") and value.startswith("!"):
+            if key.lower() == "core.hookspath":
+                # Not a command: a directory whose hooks git runs (``/dev/null``, a common way to
+                # turn them off, holds none); their text is not read here.
+                if value not in ("/dev/null", ""):
+                    return (
+                        scripts,
+                        f"git runs the hooks in {value} (core.hooksPath), which the engine does not read",
+                    )
+            elif key.lower().startswith("alias.") and value.startswith("!"):
                 scripts.append(value[1:])
             elif _GIT_COMMAND_SETTINGS.fullmatch(key):
                 scripts.append(value)

@@ -37,6 +37,7 @@ from reference_impl.permissions._derived_names import (
     PatchedFiles,
 )
 from reference_impl.permissions._descriptors import STDIN, descriptor_of, process_directory, shell_state
+from reference_impl.permissions._evaluated import data_run_as_code
 from reference_impl.permissions._git_tree_writes import git_tree_writes, may_change_repository
 from reference_impl.permissions._line_writes import known_words, program_targets
 from reference_impl.permissions._linked_protection import is_git_directory, linked_reason
@@ -300,7 +301,13 @@ def _scripts(argv: tuple[str | None, ...], stdin: str | None = None) -> list[str
                 scripts.append(None)
             elif descriptor == STDIN:
                 scripts.append(stdin)
-        elif base == "find":
+        elif base != "find":
+            # What the rule check reads as code the command holds as data (PERM-17): ``mapfile -C``,
+            # ``jobs -x``, git's ``-c diff.external=...``, ``tar --to-command``, awk's ``system``...
+            held, why = data_run_as_code(base, args, stdin)
+            if why is not None or held is not None:
+                scripts.append(held)
+        if base == "find":
             for command in find_commands(args):
                 scripts.extend(_scripts(command, stdin))
         inner = unwrap(base, args) if is_wrapper(base) else None
@@ -432,7 +439,26 @@ def _patched_reason(written: PatchedFiles, place: Path, written_elsewhere: Seque
     return None
 
 
-def _git_tree_reason(written: GitTreeMove, place: Path, repository_changed: bool) -> str | None:
+def _through(names: Sequence[str], written_elsewhere: Sequence[str], place: Path) -> str | None:
+    """A path another part of the line writes through one of ``names`` (absolute), which may be a link.
+
+    ``git restore -s b lk && cp f lk/pre-commit``: what git, an archive or a copy writes may be a
+    link (a tracked one, a link member, a copied one), so a path through it lands where it points.
+    """
+    roots = {posixpath.normpath(n) for n in names}
+    for path in written_elsewhere:
+        full = posixpath.normpath(posixpath.join(str(place), path))
+        parent = posixpath.dirname(full)
+        while parent not in ("", "/"):
+            if parent in roots:
+                return f"{path} is written through {parent}, which the line also writes and may make a link"
+            parent = posixpath.dirname(parent)
+    return None
+
+
+def _git_tree_reason(
+    written: GitTreeMove, place: Path, repository_changed: bool, written_elsewhere: Sequence[str] = ()
+) -> str | None:
     """Why a git command that moves the working tree, run in ``place``, may write a protected path."""
     found = git_tree_writes(
         written.args,
@@ -447,7 +473,7 @@ def _git_tree_reason(written: GitTreeMove, place: Path, repository_changed: bool
         reason = protected_reason(path, place)
         if reason is not None:
             return f"git writes or removes {path}: {reason}"
-    return None
+    return _through(found, written_elsewhere, place)
 
 
 def _derived_reason(
@@ -472,7 +498,7 @@ def _derived_reason(
     if isinstance(written, PatchedFiles):
         return _patched_reason(written, place, written_elsewhere)
     if isinstance(written, GitTreeMove):
-        return _git_tree_reason(written, place, repository_changed)
+        return _git_tree_reason(written, place, repository_changed, written_elsewhere)
     source = written.source if isinstance(written, CopiedTree) else written.archive
     full = posixpath.join(str(place), source)
     if any(
@@ -492,6 +518,7 @@ def _derived_reason(
         if not os.path.isfile(full):
             return None  # no archive to extract
         entries, bases = _archive_entries(full), [written.destination]
+    names: list[str] = []
     for entry in entries:
         if entry is None:
             return f"the names written from {source} can't be listed"
@@ -500,7 +527,8 @@ def _derived_reason(
             reason = protected_reason(name, place)
             if reason is not None:
                 return f"it writes {name} from {source}: {reason}"
-    return None
+            names.append(posixpath.join(str(place), name))
+    return _through(names, written_elsewhere, place)
 
 
 def _derived_line_reason(
