@@ -86,3 +86,34 @@ def test_a_home_path_is_judged_where_the_home_is(project: Path, monkeypatch: pyt
     """``~/x`` is the home's ``x``: a home that is a process's state directory leads anywhere."""
     monkeypatch.setenv("HOME", "/dev/fd")
     assert _protected_paths.protected_reason("~/3/x", project) is not None
+
+
+@pytest.mark.parametrize(
+    ("line", "behavior"),
+    [
+        # A file an unread program names by a bare word that is a link, or another name, of a protected one.
+        ("ed -s src/a.py <<< 'w cfg'", "ask"),
+        ("sqlite3 :memory: '.output lk' 'select 1;'", "ask"),
+        ("ed -s src/a.py <<< 'w out.txt'", "allow"),
+        # git -c core.hooksPath runs the hooks of a directory the engine does not read; /dev/null holds none.
+        ("git -c core.hooksPath=hooks commit -q --allow-empty -m x", "ask"),
+        ("git -c core.hookspath=/dev/null status", "allow"),
+        # Perl modules that write files an archive or an argument names.
+        ("perl -MArchive::Tar -e 'Archive::Tar->new(\"e.tar\")->extract'", "ask"),
+        ('perl -e \'use IO::Uncompress::Gunzip qw(gunzip); gunzip "a.gz" => "b"\'', "ask"),
+        ("perl -MData::Dumper -e 'print Dumper(1)'", "allow"),
+        # Names a renamer makes: util-linux's by substitution, perl's by code.
+        ("rename.ul i .i idea", "ask"),
+        ("rename.ul -n i .i idea", "allow"),
+        ("rename 's/^/./' idea", "ask"),
+    ],
+)
+def test_what_programs_write_beyond_their_named_paths_is_judged(
+    line: str, behavior: str, project: Path
+) -> None:
+    """PERM-15: the red team of session 38's mechanisms, each a reading pinned: asks where it may write a protected file."""
+    (project / "cfg").hardlink_to(project / ".git" / "config")
+    (project / "lk").symlink_to(".git/config")
+    (project / "hooks").mkdir()
+    (project / "idea").write_text("x")
+    assert _verdict(line, project)[0] == behavior, _verdict(line, project)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["js_decoded", "node_module_unread", "perl_module_unread"]
+__all__ = ["js_decoded", "node_module_unread", "perl_module_unread", "perl_module_writes"]
 
 _JS_SIMPLE_ESCAPES = {
     "n": "\n",
@@ -112,4 +112,31 @@ def perl_module_unread(name: str) -> str | None:
         module = "::".join(parts[:count])
         if module in _PERL_UNREAD_MODULES or (module + "::").startswith(_PERL_UNREAD_NAMESPACES):
             return f"{name} starts programs or runs code the reader does not model"
+    return None
+
+
+# Perl modules whose functions write files named by an archive's members, by a handle's options or by
+# arguments the reader does not follow (perl's core library, by each module's documented purpose):
+# archives extracted (Archive::Tar's ``extract``), streams (de)compressed to a named file
+# (IO::Uncompress::Gunzip's ``gunzip IN => OUT``), tied and DBM files, trees made or removed, temporary
+# files in a named directory, a URL mirrored to a file.
+_PERL_WRITING_NAMESPACES = ("Archive::", "IO::Compress::", "IO::Uncompress::", "Compress::")
+_PERL_WRITING_MODULES = frozenset(
+    {
+        *("Tie::File", "DB_File", "SDBM_File", "GDBM_File", "NDBM_File", "ODBM_File", "AnyDBM_File"),
+        *("File::Path", "File::Temp", "File::Fetch", "HTTP::Tiny", "Storable", "ExtUtils::Install"),
+        *("ExtUtils::Command", "Pod::Man", "Pod::Text", "Pod::Html", "Pod::Checker", "File::Copy::Recursive"),
+    }
+)
+
+
+def perl_module_writes(name: str) -> str | None:
+    """Why naming ``name`` (a module, a function in one, a ``Module/Path.pm``) may write files the reader does not list."""
+    if name.endswith(".pm"):
+        name = name.removesuffix(".pm").replace("/", "::")
+    parts = name.removeprefix("::").split("::")
+    for count in range(len(parts), 0, -1):
+        module = "::".join(parts[:count])
+        if module in _PERL_WRITING_MODULES or (module + "::").startswith(_PERL_WRITING_NAMESPACES):
+            return f"{name} writes files the reader does not list (an archive's members, a named output)"
     return None

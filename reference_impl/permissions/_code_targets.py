@@ -19,7 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reference_impl.permissions._awk_options import awk_program
-from reference_impl.permissions._code_modules import js_decoded, node_module_unread, perl_module_unread
+from reference_impl.permissions._code_modules import (
+    js_decoded,
+    node_module_unread,
+    perl_module_unread,
+    perl_module_writes,
+)
 from reference_impl.permissions._interpreter_options import interpreter_run
 from reference_impl.permissions._program_model import INLINE_CODE, unread_program
 from reference_impl.permissions._python_targets import python_targets
@@ -116,6 +121,7 @@ def line_code(program: str, args: Sequence[str | None], stdin: str | None = None
             w[2:].lstrip("-").split("=")[0] for w in args if w is not None and w.startswith(("-M", "-m"))
         ]
         found += [CodeTargets(built=w, writes_built=w) for w in map(perl_module_unread, modules) if w]
+        found += [CodeTargets(writes_built=w) for w in map(perl_module_writes, modules) if w]
     return CodeTargets(
         tuple(r for f in found for r in f.runs),
         tuple(w for f in found for w in f.writes),
@@ -623,6 +629,9 @@ def _read_tokens(tokens: list[Token], language: _Language, perl: bool, loads_fol
         named = (kind == "id" and previous not in ("->", "$", "@", "%")) or (kind == "str" and "::" in text)
         if perl and (named or text.endswith(".pm")) and (unread := perl_module_unread(text)) is not None:
             note(unread)
+            continue
+        if perl and (named or text.endswith(".pm")) and (writer := perl_module_writes(text)) is not None:
+            note(writer, write=True)  # it writes; it runs nothing the reader does not see
             continue
         if perl and text == "re" and previous in ("use", "no"):
             # ``use re "eval"``: a pattern built when the code runs may hold code blocks that run.

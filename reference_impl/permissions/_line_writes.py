@@ -516,6 +516,56 @@ def _git_targets(args: Argv) -> list[str | None]:
     return [*targets, *_named_paths(args[args.index(sub) + 1 :])]
 
 
+# ``rename 's/a/b/' f``: perl's rename (Debian's ``rename``, ``prename``, ``file-rename``), whose
+# first word is perl code; which program ``rename`` is depends on the machine, so it is one of these.
+_PERL_RENAMES = frozenset({"rename", "prename", "file-rename", "perl-rename"})
+
+
+def _util_linux_renamed(args: Argv) -> list[str | None]:
+    """The names util-linux's ``rename EXPRESSION REPLACEMENT FILE...`` gives its files (rename(1)).
+
+    The first occurrence of the expression in each name as given is replaced (``--last`` the last,
+    ``--all`` every one); ``--no-act`` renames nothing; ``--symlink`` changes a link's target,
+    which can't be told here.
+    """
+    words: list[str] = []
+    last = every = False
+    for index, word in enumerate(args):
+        if word is None:
+            return [None]
+        if word == "--":
+            words += [w for w in args[index + 1 :] if w is not None]
+            if None in args[index + 1 :]:
+                return [None]
+            break
+        if words or not word.startswith("-") or word == "-":
+            words.append(word)
+            continue
+        letters = word[2:] if word.startswith("--") else word[1:]
+        long = word.startswith("--")
+        if (long and "no-act".startswith(letters)) or (not long and "n" in letters):
+            return []
+        if (long and "symlink".startswith(letters)) or (not long and "s" in letters):
+            return [None]
+        last = last or (long and "last".startswith(letters)) or (not long and "l" in letters)
+        every = every or (long and "all".startswith(letters)) or (not long and "a" in letters)
+    if len(words) < 3 or not words[0]:
+        return []
+    expression, replacement = words[0], words[1]
+    renamed: list[str | None] = []
+    for name in words[2:]:
+        if expression not in name:
+            continue
+        if every:
+            renamed.append(name.replace(expression, replacement))
+        elif last:
+            head, _, tail = name.rpartition(expression)
+            renamed.append(head + replacement + tail)
+        else:
+            renamed.append(name.replace(expression, replacement, 1))
+    return renamed
+
+
 def program_targets(
     argv: Argv,
     depth: int = 0,
@@ -555,6 +605,10 @@ def program_targets(
         from_input = [None] if base == "xargs" else []
         inner_targets = program_targets(inner, depth + 1, line_source, stdin=stdin)
         return [*own, *derived, *inner_targets, *(from_input if inner_targets or inner[0] is None else [])]
+    if base in _PERL_RENAMES:
+        return [*_named_paths(args), None]  # the new names are what a perl expression makes of the old
+    if base == "rename.ul":
+        return [*_named_paths(args), *derived, *_util_linux_renamed(args)]
     targets: list[Derived] = [*_named_paths(args), *derived, *conventional_writes(base, args)]
     if base in ("tee", "dd", "sort", "shuf", "uniq", "sed") and program_writes(base, args)[1] is not None:
         targets.append(None)  # it may write where its line does not say (sed's w command)

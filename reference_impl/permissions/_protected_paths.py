@@ -806,12 +806,29 @@ _PIECES = re.compile(r"[^\s'\"`:,;=()\[\]{}<>|&\\]+")
 _MOST_READ = 65536  # bytes of a file an unread program is given that are read for the paths it names
 
 
-def _pieces(texts: Sequence[str]) -> Iterator[str]:
-    """The pieces of ``texts`` shaped like a path (``a/b``, ``.name``, ``~/x``, ``$PWD/x`` as ``x``)."""
+def _pieces(texts: Sequence[str], places: Sequence[str] = ()) -> Iterator[str]:
+    """The pieces of ``texts`` shaped like a path (``a/b``, ``.name``, ``~/x``, ``$PWD/x`` as ``x``).
+
+    A bare name too where it is a link or a file with other names in one of ``places`` (``cfg``, a
+    hard link of ``~/.bashrc``: ``ed f <<< 'w cfg'`` writes it).
+    """
     for text in texts:
         for piece in _PIECES.findall(text.replace("$PWD/", "").replace("${PWD}/", "")):
-            if "/" in piece or piece.startswith((".", "~")):
+            if (
+                "/" in piece
+                or piece.startswith((".", "~"))
+                or any(_linked_name(place, piece) for place in places)
+            ):
                 yield piece
+
+
+def _linked_name(place: str, name: str) -> bool:
+    """Whether ``name`` in ``place`` is a symbolic link or a file with more than one name."""
+    try:
+        status = os.lstat(posixpath.join(place, name))
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISLNK(status.st_mode) or (stat.S_ISREG(status.st_mode) and status.st_nlink > 1)
 
 
 def _regular_text(path: str, limit: int) -> str | None:
@@ -866,7 +883,7 @@ def _unread_words_reason(command: ShellCommand, places: list[str] | None, cwd: P
         words = [w for part in command.parts for w in known_words(part) if w is not None]
         texts += words + [part.stdin for part in command.parts if part.stdin]
         texts += [_file_text(w, cwd, places) for w in words if not w.startswith("-")]
-    for piece in _pieces(texts):
+    for piece in _pieces(texts, places or [str(cwd)]):
         relative = places is None and not piece.startswith(("/", "~"))
         reason = protected_reason(piece, cwd) if relative else _reason_in(piece, places, cwd)
         if reason is not None:
