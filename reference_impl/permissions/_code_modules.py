@@ -103,16 +103,23 @@ _PERL_UNREAD_MODULES = frozenset(
 )
 
 
-def perl_module_unread(name: str) -> str | None:
-    """Why naming ``name`` (a module, a function in one, a ``Module/Path.pm``) may run anything unread."""
+def _perl_module_of(name: str, modules: frozenset[str], namespaces: tuple[str, ...]) -> str | None:
+    """``name`` (a module, a function in one, a ``Module/Path.pm``) as a module, if it is one of ``modules``/``namespaces``."""
     if name.endswith(".pm"):
         name = name.removesuffix(".pm").replace("/", "::")
     parts = name.removeprefix("::").split("::")
     for count in range(len(parts), 0, -1):
         module = "::".join(parts[:count])
-        if module in _PERL_UNREAD_MODULES or (module + "::").startswith(_PERL_UNREAD_NAMESPACES):
-            return f"{name} starts programs or runs code the reader does not model"
+        if module in modules or (module + "::").startswith(namespaces):
+            return name
     return None
+
+
+def perl_module_unread(name: str) -> str | None:
+    """Why naming ``name`` (a module, a function in one, a ``Module/Path.pm``) may run anything unread."""
+    if _perl_module_of(name, _PERL_UNREAD_MODULES, _PERL_UNREAD_NAMESPACES) is None:
+        return None
+    return f"{name} starts programs or runs code the reader does not model"
 
 
 # Perl modules whose functions write files named by an archive's members, by a handle's options or by
@@ -132,11 +139,6 @@ _PERL_WRITING_MODULES = frozenset(
 
 def perl_module_writes(name: str) -> str | None:
     """Why naming ``name`` (a module, a function in one, a ``Module/Path.pm``) may write files the reader does not list."""
-    if name.endswith(".pm"):
-        name = name.removesuffix(".pm").replace("/", "::")
-    parts = name.removeprefix("::").split("::")
-    for count in range(len(parts), 0, -1):
-        module = "::".join(parts[:count])
-        if module in _PERL_WRITING_MODULES or (module + "::").startswith(_PERL_WRITING_NAMESPACES):
-            return f"{name} writes files the reader does not list (an archive's members, a named output)"
-    return None
+    if _perl_module_of(name, _PERL_WRITING_MODULES, _PERL_WRITING_NAMESPACES) is None:
+        return None
+    return f"{name} writes files the reader does not list (an archive's members, a named output)"
