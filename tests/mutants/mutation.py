@@ -357,7 +357,7 @@ MODULE_UNIT_TESTS: dict[str, tuple[str, ...]] = {
         "tests/test_helper_commands.py",
         "tests/test_program_readings.py",
     ),
-    "reference_impl/permissions/_line_writes.py": _LINE_WRITES_TESTS,
+    "reference_impl/permissions/_line_writes.py": (*_LINE_WRITES_TESTS, "tests/test_renamed_names.py"),
     "reference_impl/permissions/_derived_names.py": (
         "tests/test_derived_names.py",
         "tests/test_toolchain_named_code.py",
