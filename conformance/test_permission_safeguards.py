@@ -182,34 +182,58 @@ def test_each_decision_records_its_reason_and_source(
 # PERM-12 as amended: a rule that loads means what it says.
 
 
+# Prefixes a deny rule names with its command: one word, two, a wrapper bash runs the rest of.
+_DENIED_PREFIXES = (
+    ("git push", "git push origin main"),
+    ("sudo", "sudo rm -rf build"),
+    ("npm run", "npm run deploy"),
+    ("curl", "curl -s https://example.com"),
+    ("env", "env X=1 make"),
+)
+
+
+@st.composite
+def _stray_blanks(draw: st.DrawFn, prefix: str) -> str:
+    """``prefix`` as a rule's content with blanks where settings files carry them: composed."""
+    blank = st.sampled_from((" ", "  ", "\t", " \t"))
+    words = prefix.split(" ")
+    inner = draw(blank).join(words) if len(words) > 1 and draw(st.booleans()) else prefix
+    before = draw(blank) if draw(st.booleans()) else ""
+    star = draw(st.sampled_from((":*", "*", " *")))
+    gap = draw(blank) if star == ":*" and draw(st.booleans()) else ""
+    after = draw(blank) if draw(st.booleans()) else ""
+    return f"Bash({before}{inner}{gap}{star}{after})"
+
+
 @requires("execution", "permissions")
 @pytest.mark.requirement("PERM-12", "MUST")
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
-    text=st.sampled_from(
-        [
-            "Bash(git push :* )",
-            "Bash( git push:*)",
-            "Bash(git push :*)",
-            "Bash(git  push:*)",
-            "Bash( git push * )",
-        ]
-    ),
+    data=st.data(),
+    denied=st.sampled_from(_DENIED_PREFIXES),
     mode=st.sampled_from(["default", "bypassPermissions"]),
 )
+@example(data=None, denied=("git push", "git push origin main"), mode="default")
+@example(data=None, denied=("sudo", "sudo rm -rf build"), mode="bypassPermissions")
 def test_deny_rule_with_stray_blanks_is_refused_or_denies(
-    new_harness: Callable[[], Any], text: str, mode: str
+    new_harness: Callable[[], Any], data: st.DataObject | None, denied: tuple[str, str], mode: str
 ) -> None:
-    """PERM-12: ``Bash(git push :* )`` (as in real settings files) is refused by name, or denies ``git push``; it never loads and denies nothing."""
+    """PERM-12: ``Bash(git push :* )``, ``Bash( sudo  :*)`` (as in real settings files) are refused by name, or deny their command; they never load and deny nothing.
+
+    Composed: the prefix (one word, two, a wrapper) x blanks and tabs before it, between its words,
+    before ``:*`` and after it; the ``:*``, ``*`` and `` *`` forms.
+    """
+    prefix, command = denied
+    text = f"Bash({prefix} :* )" if data is None else data.draw(_stray_blanks(prefix), label="rule")
     rules = [RuleSpec(text, "deny"), RuleSpec("Bash", "allow")]
     try:
-        run = run_calls(new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode)
+        run = run_calls(new_harness(), tools(), [("Bash", {"command": command})], rules=rules, mode=mode)
     except Exception as error:
         message = str(error)
         assert text in message or repr(text) in message, f"refused {text!r} without naming it: {message}"
         return
     assert run.ran() == 0, (
-        f"deny rule {text!r} loaded but did not deny {COMMAND!r} ({mode}): {run.describe()}"
+        f"deny rule {text!r} loaded but did not deny {command!r} ({mode}): {run.describe()}"
     )
 
 

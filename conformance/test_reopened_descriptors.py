@@ -15,20 +15,25 @@ from __future__ import annotations
 
 import functools
 import shlex
+import shutil
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import (
     PROTECTED_TARGETS,
+    assert_asked_not_run,
     assert_protected_write_asks,
     descriptor_spellings,
     other_descriptor_spellings,
     run_calls,
+    run_line_in_bypass,
     shell_tool,
 )
 from pytest_toolharness import strategies as ths
@@ -152,3 +157,45 @@ def test_a_script_rewritten_through_a_descriptor_is_not_run_unasked(
     executed = _judge(bash_oracle).executed(f"printf 'echo hi\\n' > s.sh; {line}")
     hits = [argv for argv in executed if argv[0].rsplit("/", 1)[-1] == "rm"]
     assert not hits, f"Bash(rm:*) {behavior} ({mode}) let {line!r} run unasked, and bash ran {hits!r}"
+
+
+def _project_with_link(target: str, link: str) -> Path:
+    """A repository holding ``target`` and the link ``h -> link`` (a descriptor's name), made beforehand."""
+    place = fresh_dir()
+    subprocess.run(["git", "init", "-q", "."], cwd=place, capture_output=True, check=False)
+    (place / target).parent.mkdir(parents=True, exist_ok=True)
+    if not (place / target).exists():
+        (place / target).write_text("seed\n", encoding="utf-8")
+    (place / "h").symlink_to(link)
+    return place
+
+
+@requires("execution", "permissions", "host_callback")
+@pytest.mark.requirement("PERM-15", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    fd=st.sampled_from((3, 5, 0)),
+    directory=st.sampled_from(("/dev/fd", "/proc/self/fd", "/proc/thread-self/fd")),
+    target=st.sampled_from(PROTECTED_TARGETS),
+    writer=st.sampled_from(
+        ("cat d.dat > h", "cp d.dat h", "tee h < d.dat > /dev/null", "dd if=d.dat of=h status=none")
+    ),
+)
+@example(fd=3, directory="/proc/self/fd", target=".git/config", writer="cat d.dat > h")
+def test_a_protected_file_reopened_through_a_link_made_beforehand_asks(
+    new_harness: Callable[[], Any], fd: int, directory: str, target: str, writer: str
+) -> None:
+    """PERM-15: a link in the project to a descriptor's name (``h -> /proc/self/fd/3``), written after the line opens a protected file on that descriptor, asks.
+
+    The link was there before the line: only where it leads shows the descriptor. Bash in a sandbox
+    judges which lines write the protected file.
+    """
+    if shutil.which("bwrap") is None:
+        pytest.skip("the filesystem judge needs bubblewrap (apt-get install bubblewrap)")
+    opened = f"{fd if fd else ''}< {target}"
+    line = f"printf 'pwned\\n' > d.dat && exec {opened} && {writer}"
+    link = f"{directory}/{fd}"
+    work, judged = _project_with_link(target, link), _project_with_link(target, link)
+    assume(target in ths.written_paths(line, judged))
+    run = run_line_in_bypass(new_harness(), line, work)
+    assert_asked_not_run(run, f"{line!r} writes {target} through h -> {link}")

