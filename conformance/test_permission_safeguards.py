@@ -182,6 +182,37 @@ def test_each_decision_records_its_reason_and_source(
 # PERM-12 as amended: a rule that loads means what it says.
 
 
+@requires("execution", "permissions")
+@pytest.mark.requirement("PERM-12", "MUST")
+@settings(max_examples=20, deadline=None)
+@given(
+    text=st.sampled_from(
+        [
+            "Bash(git push :* )",
+            "Bash( git push:*)",
+            "Bash(git push :*)",
+            "Bash(git  push:*)",
+            "Bash( git push * )",
+        ]
+    ),
+    mode=st.sampled_from(["default", "bypassPermissions"]),
+)
+def test_deny_rule_with_stray_blanks_is_refused_or_denies(
+    new_harness: Callable[[], Any], text: str, mode: str
+) -> None:
+    """PERM-12: ``Bash(git push :* )`` (as in real settings files) is refused by name, or denies ``git push``; it never loads and denies nothing."""
+    rules = [RuleSpec(text, "deny"), RuleSpec("Bash", "allow")]
+    try:
+        run = run_calls(new_harness(), tools(), [BASH_CALL], rules=rules, mode=mode)
+    except Exception as error:
+        message = str(error)
+        assert text in message or repr(text) in message, f"refused {text!r} without naming it: {message}"
+        return
+    assert run.ran() == 0, (
+        f"deny rule {text!r} loaded but did not deny {COMMAND!r} ({mode}): {run.describe()}"
+    )
+
+
 # Prefixes a deny rule names with its command: one word, two, a wrapper bash runs the rest of.
 _DENIED_PREFIXES = (
     ("git push", "git push origin main"),
@@ -212,29 +243,45 @@ def _stray_blanks(draw: st.DrawFn, prefix: str) -> str:
     data=st.data(),
     denied=st.sampled_from(_DENIED_PREFIXES),
     mode=st.sampled_from(["default", "bypassPermissions"]),
+    behavior=st.sampled_from(["deny", "allow"]),
 )
-@example(data=None, denied=("git push", "git push origin main"), mode="default")
-@example(data=None, denied=("sudo", "sudo rm -rf build"), mode="bypassPermissions")
-def test_deny_rule_with_stray_blanks_is_refused_or_denies(
-    new_harness: Callable[[], Any], data: st.DataObject | None, denied: tuple[str, str], mode: str
+@example(data=None, denied=("git push", "git push origin main"), mode="default", behavior="deny")
+@example(data=None, denied=("sudo", "sudo rm -rf build"), mode="bypassPermissions", behavior="deny")
+def test_rule_of_any_prefix_with_stray_blanks_is_refused_or_means_what_it_names(
+    new_harness: Callable[[], Any],
+    data: st.DataObject | None,
+    denied: tuple[str, str],
+    mode: str,
+    behavior: str,
 ) -> None:
-    """PERM-12: ``Bash(git push :* )``, ``Bash( sudo  :*)`` (as in real settings files) are refused by name, or deny their command; they never load and deny nothing.
+    """PERM-12: ``Bash(git push :* )``, ``Bash( sudo  :*)`` (as in real settings files) are refused by name, or mean what they name: a deny denies its command, an allow allows it.
 
     Composed: the prefix (one word, two, a wrapper) x blanks and tabs before it, between its words,
-    before ``:*`` and after it; the ``:*``, ``*`` and `` *`` forms.
+    before ``:*`` and after it; the ``:*``, ``*`` and `` *`` forms; a deny (in default and
+    bypassPermissions) or an allow (default, a host that refuses whatever it is asked).
     """
     prefix, command = denied
+    if behavior == "allow" and prefix in ("sudo", "env"):
+        behavior = "deny"  # an allow rule on a wrapper alone does not cover what it runs (PERM-16)
     text = f"Bash({prefix} :* )" if data is None else data.draw(_stray_blanks(prefix), label="rule")
-    rules = [RuleSpec(text, "deny"), RuleSpec("Bash", "allow")]
+    if behavior == "allow":
+        rules, mode, host = [RuleSpec(text, "allow")], "default", host_answering("deny")
+    else:
+        rules, host = [RuleSpec(text, "deny"), RuleSpec("Bash", "allow")], None
     try:
-        run = run_calls(new_harness(), tools(), [("Bash", {"command": command})], rules=rules, mode=mode)
+        run = run_calls(
+            new_harness(), tools(), [("Bash", {"command": command})], rules=rules, mode=mode, host=host
+        )
     except Exception as error:
         message = str(error)
         assert text in message or repr(text) in message, f"refused {text!r} without naming it: {message}"
         return
-    assert run.ran() == 0, (
-        f"deny rule {text!r} loaded but did not deny {command!r} ({mode}): {run.describe()}"
-    )
+    if behavior == "allow":
+        assert run.ran() == 1, f"allow rule {text!r} loaded but did not allow {command!r}: {run.describe()}"
+    else:
+        assert run.ran() == 0, (
+            f"deny rule {text!r} loaded but did not deny {command!r} ({mode}): {run.describe()}"
+        )
 
 
 @requires("execution", "permissions")
