@@ -22,7 +22,11 @@ from conformance._strategies_pool import (
     mcp_tool_parts,
     server_names,
 )
-from conformance.oracles.search import oracle_parse_tool_name, oracle_search_tools_with_keywords
+from conformance.oracles.search import (
+    JS_WHITESPACE,
+    oracle_parse_tool_name,
+    oracle_search_tools_with_keywords,
+)
 from pytest_toolharness.adapters import requires
 from pytest_toolharness.specs import ToolSpec
 from pytest_toolharness.strategies import PERMISSION_MODES, cached_strategy
@@ -131,6 +135,12 @@ def _names(result: list[str] | str) -> list[str]:
     return [] if isinstance(result, str) else list(result)
 
 
+_select_pads = st.text(
+    st.sampled_from(JS_WHITESPACE.translate({ord(c): None for c in "\n\r\u2028\u2029"})), max_size=3
+)
+"""Blanks around a ``select:`` name: JavaScript's white space without its line terminators."""
+
+
 def _expected_select(requested: list[str], by_name: dict[str, ToolSpec]) -> tuple[list[str], list[str]]:
     """The two orders DEFER-4 allows for ``select:`` of ``requested``: request order, or deferred first."""
     in_order = list(dict.fromkeys(n for n in requested if n in by_name))
@@ -152,22 +162,32 @@ def test_select_returns_the_named_tools_once(
 ) -> None:
     """DEFER-4: ``select:A,B`` returns the named tools (deferred or already loaded), each once.
 
-    Names are split on commas and trimmed; unknown names are dropped; the prefix is
+    Names are split on commas and trimmed of whatever JavaScript's ``trim`` removes (tabs, no-break
+    and ideographic spaces, a BOM; not line terminators, which end a ``select:``); empty pieces and
+    unknown names (a known name in another case among them) are dropped; the prefix is
     case-insensitive. The order is the request order, or deferred tools first then loaded ones.
     """
     builtins, mcps = pool
     specs = builtins + mcps
     by_name = {s.name: s for s in specs}
     picked = data.draw(st.lists(st.sampled_from(sorted(by_name)), min_size=1, max_size=6), label="selected")
+    # Lookup is exact: a name in another case is an unknown name (unless the pool holds that spelling too).
+    twins = [n.swapcase() for n in picked if n.swapcase() != n]
     unknown = data.draw(
-        st.lists(st.sampled_from(["NoSuchTool", "mcp__nowhere__x"]), max_size=2), label="unknown"
+        st.lists(st.sampled_from(["NoSuchTool", "mcp__nowhere__x", *twins]), max_size=2), label="unknown"
     )
     requested = data.draw(st.permutations(picked + unknown), label="request order")
     pads = data.draw(
-        st.lists(st.sampled_from(["", " ", "  "]), min_size=len(requested), max_size=len(requested))
+        st.lists(_select_pads, min_size=2 * len(requested), max_size=2 * len(requested)), label="pads"
     )
+    # Empty pieces (``A,,B``, a leading or trailing comma) name nothing and are dropped.
+    empties = data.draw(st.lists(_select_pads, max_size=2), label="empty pieces")
+    pieces = [f"{pads[2 * i]}{name}{pads[2 * i + 1]}" for i, name in enumerate(requested)]
+    for empty in empties:
+        pieces.insert(data.draw(st.integers(0, len(pieces)), label="empty piece at"), empty)
     prefix = data.draw(st.sampled_from(["select:", "Select:", "SELECT:"]), label="prefix")
-    query = prefix + ",".join(f"{pad}{name}{pad}" for pad, name in zip(pads, requested, strict=True))
+    query = prefix + ",".join(pieces)
+    assume(query[len(prefix) :].strip(JS_WHITESPACE + ","))  # ``select:`` with nothing after it is no select
     result = new_harness().search(builtins, mcps, query, max_results=5)
 
     in_order, deferred_first = _expected_select(requested, by_name)
