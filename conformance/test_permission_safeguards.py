@@ -911,6 +911,8 @@ _CODE_CARRIERS = (
     ". /dev/stdin <<< '{code}'",
     "source <(echo '{code}')",
     "find . -maxdepth 0 -exec sh -c '{code}' \\;",
+    # find's own start holds no protected file: only the code it runs writes one.
+    "find /dev/null -exec sh -c '{code}' \\;",
     "xargs -0 sh -c '{code}' < /dev/null",
     "env sh -c '{code}'",
     "timeout 9 bash -c '{code}'",
@@ -921,6 +923,7 @@ _CODE_CARRIERS = (
     # Code held in a builtin's or a program's option: a mapfile callback, a command git runs from -c.
     "mapfile -C '{code}; :' -c 1 <<< z",
     "readarray -tC '{code}; :' -c 1 <<< z",
+    "compgen -C '{code}; :' -W z z > /dev/null",
     "git -c diff.external='sh -c \"{code}\" --' diff --no-index /etc/hostname /etc/passwd",
 )
 # How the code writes the protected file ``{p}`` (in directory ``{d}``, name ``{n}``).
@@ -961,52 +964,96 @@ _PROTECTED_TARGETS = (
 )
 
 
+def _spelled_directory(target: str, broken: tuple[int, str]) -> str:
+    r"""``target``'s protected directory as the code spells it, broken by ``broken`` = (``at``, quote).
+
+    As is (``at`` below 2), or its name broken before its ``at``-th character by quotes or a backslash
+    the inner shell removes (``.gi""t``, ``.hu\sky``), so no reading of the bare name sees it.
+    """
+    at, quote = broken
+    head, slash, rest = target.partition("/")
+    at = min(at, len(head) - 1)
+    return target if at <= 1 else head[:at] + quote + head[at:] + slash + rest
+
+
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-15", "MUST")
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     carrier=st.sampled_from(_CODE_CARRIERS),
     write=st.sampled_from(_PROTECTED_WRITES),
     target=st.sampled_from(_PROTECTED_TARGETS),
+    broken=st.tuples(st.integers(0, 4), st.sampled_from(['""', "\\"])),
 )
-@example(carrier="sh -c '{code}'", write="echo pwned >> {p}", target=".git/hooks/pre-commit")
-@example(carrier="( {code} )", write="command -p cd {d} && echo pwned > {n}", target=".claude/settings.json")
+@example(carrier="sh -c '{code}'", write="echo pwned >> {p}", target=".git/hooks/pre-commit", broken=(0, ""))
 @example(
-    carrier="( {code} )", write="cd {d} && echo pwned > /proc/self/cwd/{n}", target=".git/hooks/pre-commit"
+    carrier="( {code} )",
+    write="command -p cd {d} && echo pwned > {n}",
+    target=".claude/settings.json",
+    broken=(0, ""),
 )
 @example(
-    carrier="{{ {code}; }}", write="exec 3<{d}; echo pwned > /dev/fd/3/{n}", target=".claude/settings.json"
+    carrier="( {code} )",
+    write="cd {d} && echo pwned > /proc/self/cwd/{n}",
+    target=".git/hooks/pre-commit",
+    broken=(0, ""),
+)
+@example(
+    carrier="{{ {code}; }}",
+    write="exec 3<{d}; echo pwned > /dev/fd/3/{n}",
+    target=".claude/settings.json",
+    broken=(0, ""),
 )
 @example(
     carrier="( {code} )",
     write="cd {d} && echo pwned > /proc/thread-self/../../cwd/{n}",
     target=".git/hooks/pre-commit",
+    broken=(0, ""),
 )
 @example(
     carrier="find . -maxdepth 0 -exec sh -c '{code}' \\;",
     write="echo pwned > {p}",
     target=".claude/settings.json",
+    broken=(0, ""),
 )
 # The red team of session 38: code in a mapfile callback and in git's -c diff.external, sed's
 # script in --expression: each allowed in bypassPermissions before.
 @example(
-    carrier="mapfile -C '{code}; :' -c 1 <<< z", write="echo pwned >> {p}", target=".claude/settings.json"
+    carrier="mapfile -C '{code}; :' -c 1 <<< z",
+    write="echo pwned >> {p}",
+    target=".claude/settings.json",
+    broken=(0, ""),
 )
 @example(
     carrier="git -c diff.external='sh -c \"{code}\" --' diff --no-index /etc/hostname /etc/passwd",
     write="cp /dev/null {p}",
     target=".git/hooks/pre-commit",
+    broken=(0, ""),
 )
-@example(carrier="( {code} )", write="sed -n --expr=w\\ {p} /etc/hostname", target=".vscode/tasks.json")
+@example(
+    carrier="( {code} )",
+    write="sed -n --expr=w\\ {p} /etc/hostname",
+    target=".vscode/tasks.json",
+    broken=(0, ""),
+)
+# A mutation sample of session 39: find -exec's code went unread for writes when the name is broken.
+@example(
+    carrier="find /dev/null -exec sh -c '{code}' \\;",
+    write="echo pwned > {p}",
+    target=".git/hooks/pre-commit",
+    broken=(3, '""'),
+)
 def test_a_protected_file_written_by_code_the_line_runs_asks(
-    new_harness: Callable[[], Any], carrier: str, write: str, target: str
+    new_harness: Callable[[], Any], carrier: str, write: str, target: str, broken: tuple[int, str]
 ) -> None:
     """PERM-15: a protected file written by shell code the line runs (``sh -c``, ``eval``, a here-string, ``find -exec sh -c``, a function, a group) asks in bypassPermissions.
 
     Composed: the carrier x how the code writes (named, after a move, through the shell's own
     ``/proc/self/cwd`` or a descriptor ``/dev/fd/N`` it opened on the directory) x the protected
-    file; bash in a sandbox judges (a line that writes no protected file is discarded).
+    file x how the code spells the protected directory (as is, or broken by quotes the inner shell
+    removes); bash in a sandbox judges (a line that writes no protected file is discarded).
     """
-    directory, _, name = target.rpartition("/")
-    line = carrier.format(code=write.format(p=target, d=directory, n=name))
+    spelled = _spelled_directory(target, broken)
+    directory, _, name = spelled.rpartition("/")
+    line = carrier.format(code=write.format(p=spelled, d=directory, n=name))
     assert_protected_write_asks(new_harness(), line, target, "")
