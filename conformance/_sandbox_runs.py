@@ -15,17 +15,23 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pytest
+from hypothesis import strategies as st
 
 from pytest_toolharness.processes import ServingThread
-from pytest_toolharness.specs import HostAnswer, HostSpec, SandboxOutcome, SandboxRun
+from pytest_toolharness.specs import SETTINGS_PRECEDENCE, HostAnswer, HostSpec, SandboxOutcome, SandboxRun
+
+FileSource = Literal["userSettings", "projectSettings", "localSettings", "flagSettings", "policySettings"]
+EVERY_FILE = cast("tuple[FileSource, ...]", SETTINGS_PRECEDENCE)
+"""Every settings file a session has, lowest precedence first (the harness's vocabulary: a later file's
+value for a key wins)."""
 
 ON: Mapping[str, Any] = {"sandbox": {"enabled": True}}
 OFF: Mapping[str, Any] = {"sandbox": {"enabled": False}}
@@ -78,10 +84,12 @@ def run(
     disable_sandbox: bool = False,
     managed: Mapping[str, Any] | None = None,
     source: Literal["userSettings", "projectSettings", "localSettings"] = "localSettings",
+    others: Sequence[tuple[FileSource, Mapping[str, Any]]] = (),
 ) -> SandboxOutcome:
     """One Bash call through the harness's ``sandbox`` capability.
 
-    ``with_settings`` sit in the settings file of ``source``; ``managed`` are the managed settings.
+    ``with_settings`` sit in the settings file of ``source``; ``others`` are the files of other
+    sources, loaded after it in their order; ``managed`` are the managed settings.
     """
     spec = SandboxRun(
         command,
@@ -91,9 +99,80 @@ def run(
         disable_sandbox=disable_sandbox,
         host=host,
         settings_source=source,
+        other_settings=tuple(others),
     )
     outcome: SandboxOutcome = asyncio.run(harness.run_sandboxed(spec))
     return outcome
+
+
+def run_files(
+    harness: Any,
+    command: str,
+    workdir: Path,
+    files: Sequence[tuple[FileSource, Mapping[str, Any]]],
+    *,
+    host: HostSpec | None = None,
+    disable_sandbox: bool = False,
+) -> SandboxOutcome:
+    """One Bash call with ``files``, one settings object per source, loaded in their order.
+
+    The first file of the user, the project or the local settings leads (the capability's
+    ``settings``); without one, an empty local file does.
+    """
+    lead = next((i for i, (source, _) in enumerate(files) if source in EVERY_FILE[:3]), None)
+    first: tuple[FileSource, Mapping[str, Any]] = ("localSettings", {}) if lead is None else files[lead]
+    others = [entry for i, entry in enumerate(files) if i != lead]
+    source = cast(Literal["userSettings", "projectSettings", "localSettings"], first[0])
+    return run(
+        harness,
+        command,
+        workdir,
+        first[1],
+        host=host,
+        disable_sandbox=disable_sandbox,
+        source=source,
+        others=others,
+    )
+
+
+def winner(placed: Mapping[FileSource, Any]) -> Any:
+    """The value of the highest-precedence file among ``placed`` (None when no file sets it).
+
+    The documented rule: the files merge from the lowest precedence to the highest (user, project,
+    local, ``--settings``, managed), and a scalar set by a later file wins.
+    """
+    return placed[max(placed, key=EVERY_FILE.index)] if placed else None
+
+
+@st.composite
+def sandbox_layers(
+    draw: st.DrawFn,
+    values: Mapping[str, bool | None],
+    lists: Mapping[str, Sequence[str]] | None = None,
+    managed: Mapping[str, Any] | None = None,
+) -> list[tuple[FileSource, dict[str, Any]]]:
+    """The ``sandbox`` objects of several settings files, in a drawn order, that merge to ``values``.
+
+    Each boolean key that is set (not None) is written in 1-4 drawn files: its value in the
+    highest-precedence one, the opposite in every lower one (a repository or a user saying the
+    opposite of the administrator, a local file the opposite of the project's); a None key is in no
+    file. Each entry of ``lists`` sits in a drawn file (lists are joined across files). ``managed``
+    (``bwrapPath``, which counts only there) is added to the managed file.
+    """
+    layers: dict[FileSource, dict[str, Any]] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        sources = draw(st.lists(st.sampled_from(EVERY_FILE), min_size=1, max_size=4, unique=True))
+        top = max(sources, key=EVERY_FILE.index)
+        for source in sources:
+            layers.setdefault(source, {})[key] = value if source == top else not value
+    for key, entries in (lists or {}).items():
+        for entry in entries:
+            layers.setdefault(draw(st.sampled_from(EVERY_FILE)), {}).setdefault(key, []).append(entry)
+    if managed:
+        layers.setdefault("policySettings", {}).update(managed)
+    return draw(st.permutations(list(layers.items())))
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Permission settings read from settings files of several sources: PERM-4, PERM-9, PERM-15.
+"""Permission settings read from settings files of several sources: PERM-4, PERM-5, PERM-9, PERM-15.
 
 The scenario's ``settings`` are Claude Code settings files (``SettingsSpec(source, content)``), as a
 harness loads them from disk, beside files of other sources that say nothing about the key under
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance._strategies_permissions import (
@@ -25,9 +25,10 @@ from conformance._strategies_permissions import (
     run_calls,
 )
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import SettingsSpec, ToolSpec
+from pytest_toolharness.specs import SETTINGS_PRECEDENCE, SettingsSpec, ToolSpec
 
-FILE_SOURCES = ("userSettings", "projectSettings", "localSettings", "policySettings")
+FILE_SOURCES: tuple[str, ...] = tuple(SETTINGS_PRECEDENCE)
+"""Every settings file, lowest precedence first: user, project, local, ``--settings``, managed."""
 OUTSIDE = ("/definitely-outside-the-suite/notes.txt", "../../outside-the-suite/notes.txt")
 # Relative to the working directory (run_calls's <run>/work): a sibling directory.
 EXTRA_DIR = "../extra"
@@ -42,10 +43,19 @@ def quiet_files() -> st.SearchStrategy[list[SettingsSpec]]:
 
 
 @st.composite
-def files_with(draw: st.DrawFn, permissions: dict[str, Any]) -> list[SettingsSpec]:
-    """A settings file of a drawn source with ``permissions``, among quiet files, in a drawn order."""
-    chosen = SettingsSpec(draw(st.sampled_from(FILE_SOURCES)), {"permissions": permissions})
-    return draw(st.permutations([chosen, *draw(quiet_files())]))
+def flag_everywhere(draw: st.DrawFn, key: str) -> tuple[bool, list[SettingsSpec]]:
+    """(whether any file sets ``key`` true, 1-4 files of distinct sources setting it true or false).
+
+    Each value is drawn on its own, so a managed ``true`` meets a local or a project ``false``, and
+    every file may say ``false``; the files come in a drawn order.
+    """
+    sources = draw(st.lists(st.sampled_from(FILE_SOURCES), min_size=1, max_size=4, unique=True))
+    values = [draw(st.booleans()) for _ in sources]
+    files = [
+        SettingsSpec(source, {"permissions": {key: value}})
+        for source, value in zip(sources, values, strict=True)
+    ]
+    return any(values), files
 
 
 def ran_unasked(run: Run) -> bool:
@@ -68,20 +78,25 @@ def ran_unasked(run: Run) -> bool:
 def test_block_writes_outside_working_directories(
     new_harness: Callable[[], Any], data: st.DataObject, where: str, kind: str, mode: str
 ) -> None:
-    """PERM-15: with ``blockWritesOutsideWorkingDirectories`` set, edits outside the working directories are denied.
+    """PERM-15: with ``blockWritesOutsideWorkingDirectories`` true in any source, edits outside the working directories are denied.
 
-    In every mode (never run, nobody asked), whichever source sets it; an edit inside them (the
-    working directory or an ``additionalDirectories`` entry) and any read are decided as without it.
+    The key is written true or false in 1-4 files of distinct sources at once, in any order: true
+    from any source wins (a repository's or the user's ``false`` can't take back the
+    administrator's ``true``). Set, in every mode, an edit outside is never run and nobody is asked;
+    an edit inside (the working directory or an ``additionalDirectories`` entry) and any read are
+    decided as without it; every file saying false is as if none said anything.
     """
-    permissions: dict[str, Any] = {"blockWritesOutsideWorkingDirectories": True}
-    if data.draw(st.booleans(), label="additional directory in the same file"):
-        permissions["additionalDirectories"] = [EXTRA_DIR]
-        files = data.draw(files_with(permissions), label="settings")
-    else:
-        extra = SettingsSpec(
-            data.draw(st.sampled_from(FILE_SOURCES)), {"permissions": {"additionalDirectories": [EXTRA_DIR]}}
+    blocked, flagged = data.draw(flag_everywhere("blockWritesOutsideWorkingDirectories"), label="flag")
+    extra = {"additionalDirectories": [EXTRA_DIR]}
+    if data.draw(st.booleans(), label="additional directory in a flag's file"):
+        index = data.draw(st.integers(0, len(flagged) - 1))
+        chosen = flagged[index]
+        flagged[index] = SettingsSpec(
+            chosen.source, {"permissions": {**chosen.content["permissions"], **extra}}
         )
-        files = data.draw(st.permutations([*data.draw(files_with(permissions)), extra]), label="settings")
+    else:
+        flagged.append(SettingsSpec(data.draw(st.sampled_from(FILE_SOURCES)), {"permissions": extra}))
+    files = data.draw(st.permutations([*flagged, *data.draw(quiet_files())]), label="settings")
     path = {
         "outside": data.draw(st.sampled_from(OUTSIDE), label="outside path"),
         "inside": data.draw(st.sampled_from(["notes.txt", "./src/app.py", "a/../b.md"]), label="inside path"),
@@ -93,8 +108,8 @@ def test_block_writes_outside_working_directories(
     run = run_calls(
         new_harness(), [tool], [(name, {"file_path": path})], mode=mode, host=host, settings=files
     )
-    why = f"{kind} of {path!r} in {mode} with {files}: {run.describe()}"
-    if kind == "edit" and where == "outside":
+    why = f"{kind} of {path!r} in {mode} with {files} (blocked: {blocked}): {run.describe()}"
+    if blocked and kind == "edit" and where == "outside":
         assert (run.ran(), run.asked) == (0, []), f"must be denied without asking: {why}"
         assert run.decision().get("behavior", "deny") == "deny", why
         return
@@ -114,26 +129,32 @@ DENY_INSTEAD_CASES = ("undecided", "ask_rule", "allow_rule", "deny_rule", "read_
 @settings(max_examples=30, deadline=None)
 @given(data=st.data(), case=st.sampled_from(DENY_INSTEAD_CASES))
 def test_deny_instead_of_prompting(new_harness: Callable[[], Any], data: st.DataObject, case: str) -> None:
-    """PERM-15: with ``denyInsteadOfPrompting`` set in any source, a call that would ask is denied unasked.
+    """PERM-15: with ``denyInsteadOfPrompting`` true in any source, a call that would ask is denied unasked.
 
-    Calls allowed without asking still run, denied ones stay denied.
+    The key is written true or false in 1-4 files of distinct sources at once, in any order: true
+    from any source wins. Set, calls allowed without asking still run, denied ones stay denied;
+    every file saying false, a call that would ask is asked.
     """
-    permissions: dict[str, Any] = {"denyInsteadOfPrompting": True}
+    deny_instead, files = data.draw(flag_everywhere("denyInsteadOfPrompting"), label="flag")
     rule = {"ask_rule": "ask", "allow_rule": "allow", "deny_rule": "deny"}.get(case)
     if rule is not None:
-        permissions[rule] = ["Deploy"]
-    files = data.draw(files_with(permissions), label="settings")
+        files.append(
+            SettingsSpec(data.draw(st.sampled_from(FILE_SOURCES)), {"permissions": {rule: ["Deploy"]}})
+        )
+    files = data.draw(st.permutations([*files, *data.draw(quiet_files())]), label="settings")
     tool: ToolSpec = read_tool() if case == "read_inside" else plain_tool("Deploy")
     tool_input = {"file_path": "notes.txt"} if case == "read_inside" else {"x": "prod"}
     run = run_calls(
         new_harness(), [tool], [(tool.name, tool_input)], host=host_answering("allow"), settings=files
     )
-    why = f"{case} with {files}: {run.describe()}"
+    why = f"{case} with {files} (denyInsteadOfPrompting: {deny_instead}): {run.describe()}"
     if case in ("allow_rule", "read_inside"):
         assert ran_unasked(run), f"must still run without asking: {why}"
-    else:
+    elif case == "deny_rule" or deny_instead:
         assert (run.ran(), run.asked) == (0, []), f"must be denied without asking: {why}"
         assert run.decision().get("behavior", "deny") == "deny", why
+    else:
+        assert (run.ran(), len(run.asked)) == (1, 1), f"must be asked (the host allows): {why}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -157,6 +178,42 @@ def expected(mode: str, call: str) -> str:
     return "asked"
 
 
+@st.composite
+def modes_in_files(draw: st.DrawFn, mode: str | None) -> list[SettingsSpec]:
+    """``defaultMode`` in 1-4 files of distinct sources: ``mode`` in the highest-precedence one, others below.
+
+    Each lower file sets a mode other than ``mode``, so the file that wins is told by what the
+    session does. The files come unordered (the caller permutes them). None: no file sets one.
+    """
+    if mode is None:
+        return []
+    sources = draw(st.lists(st.sampled_from(FILE_SOURCES), min_size=1, max_size=4, unique=True))
+    top = max(sources, key=FILE_SOURCES.index)
+    others = [m for m in SETTINGS_MODES if m != mode]
+    return [
+        SettingsSpec(
+            source, {"permissions": {"defaultMode": mode if source == top else draw(st.sampled_from(others))}}
+        )
+        for source in sources
+    ]
+
+
+@st.composite
+def with_keys(draw: st.DrawFn, files: list[SettingsSpec], keys: dict[str, Any]) -> list[SettingsSpec]:
+    """``files`` with each of ``keys`` added to a drawn one of them or in a file of its own (drawn source)."""
+    files = list(files)
+    for key, value in keys.items():
+        index = draw(st.integers(0, len(files))) if files else 0
+        if index == len(files):
+            files.append(SettingsSpec(draw(st.sampled_from(FILE_SOURCES)), {"permissions": {key: value}}))
+        else:
+            permissions = {**files[index].content.get("permissions", {}), key: value}
+            files[index] = SettingsSpec(
+                files[index].source, {**files[index].content, "permissions": permissions}
+            )
+    return files
+
+
 @requires("execution", "permissions", "host_callback", "settings_files")
 @pytest.mark.requirement("PERM-9", "SHOULD")
 @settings(max_examples=60, deadline=None)
@@ -169,21 +226,26 @@ def expected(mode: str, call: str) -> str:
 def test_modes_and_directories_from_settings_files(
     new_harness: Callable[[], Any], data: st.DataObject, mode: str, call: str, given_at_start: bool
 ) -> None:
-    """PERM-9 (with PERM-5, PERM-7): a mode set by a settings file's ``defaultMode`` (any source) acts as that mode.
+    """PERM-9 (with PERM-5, PERM-7): the mode of the highest-precedence file's ``defaultMode`` acts as that mode.
 
-    Plan denies what is not read-only and still asks about a read-only call, acceptEdits
-    allows edits inside the working directories (``additionalDirectories`` from settings included,
-    relative to the working directory) and nothing else, dontAsk denies every ask, bypassPermissions
-    still asks on a content-level ask rule. A mode given when the session starts wins over the files'.
+    ``defaultMode`` is written in 1-4 files of distinct sources at once (user, project, local,
+    ``--settings``, managed), a different mode in each, loaded in any order: the documented rule is
+    that the highest-precedence file that sets it wins, whatever the order. Plan denies what is not
+    read-only and still asks about a read-only call, acceptEdits allows edits inside the working
+    directories (``additionalDirectories`` from settings included, relative to the working
+    directory) and nothing else, dontAsk denies every ask, bypassPermissions still asks on a
+    content-level ask rule. A mode given when the session starts wins over every file's.
     """
-    permissions: dict[str, Any] = {"additionalDirectories": [EXTRA_DIR], "ask": ["Read(./notes.txt)"]}
     start_mode = "default"
     if given_at_start and mode != "default":
         start_mode = mode
-        permissions["defaultMode"] = data.draw(st.sampled_from([m for m in SETTINGS_MODES if m != mode]))
+        in_files = data.draw(st.sampled_from([None, *SETTINGS_MODES]), label="files' mode")
     else:
-        permissions["defaultMode"] = mode
-    files = data.draw(files_with(permissions), label="settings")
+        in_files = mode
+    files = data.draw(modes_in_files(in_files), label="mode files")
+    keys = {"additionalDirectories": [EXTRA_DIR], "ask": ["Read(./notes.txt)"]}
+    files = data.draw(with_keys(files, keys), label="other keys")
+    files = data.draw(st.permutations([*files, *data.draw(quiet_files())]), label="settings")
     tool, tool_input = {
         "plain": (plain_tool("Deploy"), {"x": "prod"}),
         "edit_inside": (edit_tool(), {"file_path": "src/app.py"}),
@@ -204,6 +266,101 @@ def test_modes_and_directories_from_settings_files(
     if got == "asked":
         assert (run.ran(), len(run.asked)) == (1, 1), why
     assert got == want, why
+
+
+# PERM-5: modes that settings can switch off. ``disableBypassPermissionsMode: "disable"`` and
+# ``disableAutoMode: "disable"``, in any file, make that mode fall back to ``default``, whether it
+# comes from a ``defaultMode`` or is given when the session starts.
+
+DISABLING = {"bypassPermissions": "disableBypassPermissionsMode", "auto": "disableAutoMode"}
+# A call each mode lets through unasked and ``default`` asks about (the host allows): any call in
+# bypassPermissions, an edit inside the working directory in auto (with no classifier, others ask).
+TELLING_CALL = {"bypassPermissions": "plain", "auto": "edit_inside"}
+
+DisabledCase = tuple[str, bool, list[SettingsSpec]]
+
+
+@st.composite
+def disabled_modes(draw: st.DrawFn) -> DisabledCase:
+    """(bypassPermissions or auto, given at the start or not, the files).
+
+    From the files, the mode is the highest-precedence ``defaultMode`` among 1-4 files; given at
+    the start, the files set any mode or none. Each disabling key (either, both or none) sits in
+    1-3 files: in a file of its own or in one that sets ``defaultMode``; the files in any order.
+    """
+    mode = draw(st.sampled_from(sorted(DISABLING)))
+    at_start = draw(st.booleans())
+    in_files = draw(st.sampled_from([None, *SETTINGS_MODES, "auto"])) if at_start else mode
+    files = draw(modes_in_files(in_files))
+    for key in draw(st.lists(st.sampled_from(sorted(DISABLING.values())), max_size=2, unique=True)):
+        for _ in range(draw(st.integers(1, 3))):
+            files = draw(with_keys(files, {key: "disable"}))
+    return mode, at_start, draw(st.permutations([*files, *draw(quiet_files())]))
+
+
+def _file(source: str, **permissions: Any) -> SettingsSpec:
+    return SettingsSpec(source, {"permissions": permissions})
+
+
+@requires("execution", "permissions", "host_callback", "settings_files")
+@pytest.mark.requirement("PERM-5", "MUST")
+@pytest.mark.requirement("PERM-9", "SHOULD")
+@settings(max_examples=30, deadline=None)
+@given(case=disabled_modes())
+@example(case=("bypassPermissions", True, [_file("userSettings", disableBypassPermissionsMode="disable")]))
+@example(
+    case=(
+        "bypassPermissions",
+        False,
+        [
+            _file("policySettings", disableBypassPermissionsMode="disable"),
+            _file("localSettings", defaultMode="bypassPermissions"),
+        ],
+    )
+)
+@example(
+    case=(
+        "auto",
+        False,
+        [_file("projectSettings", defaultMode="auto"), _file("userSettings", disableAutoMode="disable")],
+    )
+)
+@example(case=("auto", True, [_file("flagSettings", disableBypassPermissionsMode="disable")]))
+def test_a_disabled_mode_falls_back_to_default(new_harness: Callable[[], Any], case: DisabledCase) -> None:
+    """PERM-5 (PERM-9): ``disableBypassPermissionsMode`` / ``disableAutoMode`` in any file switch that mode off.
+
+    The mode comes from the highest-precedence ``defaultMode`` (among 1-4 files, each with another
+    mode below it) or is given when the session starts; the disabling keys, either, both or none,
+    sit in any 1-3 files of any source, the file of the ``defaultMode`` or another, in any order.
+    The documented rule (``context_from_settings``): when any file disables the mode, it falls back
+    to ``default``, from a file or from the start alike; the key for the other mode changes nothing.
+    A call the mode lets through unasked (any call in bypassPermissions, an edit inside the working
+    directory in auto) is then asked about.
+    """
+    mode, at_start, files = case
+    disabled = any(DISABLING[mode] in spec.content.get("permissions", {}) for spec in files)
+    call = TELLING_CALL[mode]
+    tool, tool_input = (
+        (plain_tool("Deploy"), {"x": "prod"})
+        if call == "plain"
+        else (edit_tool(), {"file_path": "src/app.py"})
+    )
+    host = host_answering("allow")
+    run = run_calls(
+        new_harness(),
+        [tool],
+        [(tool.name, tool_input)],
+        mode=mode if at_start else "default",
+        host=host,
+        settings=files,
+    )
+    why = f"{mode} ({'at the start' if at_start else 'from the files'}), files {files}: {run.describe()}"
+    if disabled:
+        assert (run.ran(), len(run.asked)) == (1, 1), (
+            f"{mode} is disabled, yet the call was not asked about: {why}"
+        )
+    else:
+        assert ran_unasked(run), f"{mode} is not disabled, yet the call did not run unasked: {why}"
 
 
 # --------------------------------------------------------------------------------------------

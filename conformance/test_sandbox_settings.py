@@ -4,7 +4,9 @@ A ``sandbox`` key of the wrong type, an unknown key or a malformed domain patter
 error naming the key; every documented key with a value of its type loads, at the edges of its range;
 and the keys that choose what confines a command (``bwrapPath``) or lock the network to the
 administrator's domains (``allowManagedDomainsOnly``, in ``test_sandbox_network.py``) count from the
-managed settings only, whichever other file sets them.
+managed settings only, whichever other file sets them. The switches (``enabled``, ``failIfUnavailable``,
+``autoAllowBashIfSandboxed``), set by several files at once, merge as documented: a higher-precedence
+file's value wins.
 """
 
 from __future__ import annotations
@@ -17,7 +19,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from conformance._sandbox_runs import allowing_host, layout, run, skip_without
+from conformance._sandbox_runs import (
+    FileSource,
+    allowing_host,
+    layout,
+    run,
+    run_files,
+    sandbox_layers,
+    skip_without,
+)
 from conformance._sandbox_runs import settings as sandbox_settings
 from pytest_toolharness.adapters import requires
 
@@ -326,3 +336,97 @@ def test_only_managed_settings_choose_the_program_that_confines_commands(
             source=source,
         )
     assert not marker.exists(), f"the bwrapPath of the {source} settings was run"
+
+
+SWITCHES = ("enabled", "failIfUnavailable", "autoAllowBashIfSandboxed")
+
+
+@st.composite
+def switches_everywhere(
+    draw: st.DrawFn,
+) -> tuple[dict[str, bool | None], bool, list[tuple[FileSource, dict[str, Any]]]]:
+    """(what the switches merge to, whether the sandbox can start, the files that set them).
+
+    ``enabled`` is always set, the others set or left out; each set one is written in 1-4 of the
+    five settings files with conflicting values (``sandbox_layers``), in any order.
+    """
+    values: dict[str, bool | None] = {"enabled": draw(st.booleans())}
+    for key in SWITCHES[1:]:
+        values[key] = draw(st.sampled_from([None, True, False]))
+    unavailable = draw(st.booleans())
+    managed = {"bwrapPath": "/nonexistent/bwrap"} if unavailable else None
+    layers = draw(sandbox_layers(values, managed=managed))
+    return values, unavailable, [(source, {"sandbox": sandbox}) for source, sandbox in layers]
+
+
+@pytest.mark.requirement("SBX-1", "MUST")
+@pytest.mark.requirement("SBX-5", "MUST")
+@pytest.mark.requirement("SBX-6", "SHOULD")
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(drawn=switches_everywhere())
+@example(
+    drawn=(
+        {"enabled": True, "failIfUnavailable": None, "autoAllowBashIfSandboxed": None},
+        False,
+        [
+            ("policySettings", {"sandbox": {"enabled": True}}),
+            ("projectSettings", {"sandbox": {"enabled": False}}),
+        ],
+    )
+)
+@example(
+    drawn=(
+        {"enabled": True, "failIfUnavailable": True, "autoAllowBashIfSandboxed": False},
+        True,
+        [
+            ("localSettings", {"sandbox": {"failIfUnavailable": False, "autoAllowBashIfSandboxed": True}}),
+            (
+                "policySettings",
+                {
+                    "sandbox": {
+                        "enabled": True,
+                        "failIfUnavailable": True,
+                        "autoAllowBashIfSandboxed": False,
+                        "bwrapPath": "/nonexistent/bwrap",
+                    }
+                },
+            ),
+            ("userSettings", {"sandbox": {"enabled": False}}),
+        ],
+    )
+)
+def test_the_sandbox_switches_follow_the_settings_precedence(
+    new_harness: Callable[[], Any],
+    tmp_path_factory: pytest.TempPathFactory,
+    drawn: tuple[dict[str, bool | None], bool, list[tuple[FileSource, dict[str, Any]]]],
+) -> None:
+    """SBX-1, SBX-5, SBX-6: ``enabled``, ``failIfUnavailable`` and ``autoAllowBashIfSandboxed`` as the files merge them.
+
+    Each switch is written in several of the user's, the project's, the local, the ``--settings``
+    and the managed files at once, with its value in the highest-precedence file and the opposite in
+    every lower one, loaded in any order; sometimes the sandbox can't start (managed ``bwrapPath`` to
+    nothing). The documented rule: a later file's value wins, the managed one over all, so a
+    repository's ``enabled: false`` does not turn off the administrator's sandbox, nor its
+    ``failIfUnavailable: false`` let commands run unconfined. A write outside the working
+    directory, allowed by the host: with the sandbox on and able to start it runs and fails
+    (SBX-1), asked about unless auto-allow is on (SBX-6); on, unable to start and told to fail, it
+    does not run (SBX-5); otherwise it runs unsandboxed and the write lands.
+    """
+    values, unavailable, files = drawn
+    place = layout(tmp_path_factory.mktemp("switches"))
+    target = place.outside / "written.txt"
+    host = allowing_host()
+    outcome = run_files(new_harness(), f"echo x > {target}", place.work, files, host=host)
+    said = f"{values} (sandbox {'un' if unavailable else ''}available), files {files}: {outcome.output!r}"
+    if values["enabled"] and unavailable and values["failIfUnavailable"]:
+        assert not outcome.ran, f"ran though the sandbox can't start and failIfUnavailable holds: {said}"
+        assert not target.exists(), f"wrote outside though nothing may run: {said}"
+        return
+    assert outcome.ran, f"the host allows the call, yet it did not run: {said}"
+    sandboxed = values["enabled"] is True and not unavailable
+    assert outcome.sandboxed is sandboxed, f"{'not ' if sandboxed else ''}sandboxed as expected: {said}"
+    assert target.exists() != sandboxed, (
+        f"the write outside {'landed' if target.exists() else 'failed'}: {said}"
+    )
+    auto = sandboxed and values["autoAllowBashIfSandboxed"] is True
+    assert len(host.asked) == (0 if auto else 1), f"asked {len(host.asked)} times: {said}"

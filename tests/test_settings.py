@@ -208,3 +208,23 @@ def test_only_a_dead_allow_rule_earns_a_notice() -> None:
     assert [(notice.key, "WebSearch(cats)" in str(notice)) for notice in loaded.notices] == [
         ("permissions.allow[2]", True)
     ]
+
+
+def test_the_highest_precedence_default_mode_wins_in_any_order(tmp_path: Path) -> None:
+    """``context_from_settings`` ranks the files by precedence: the order they are passed in is no matter."""
+    from itertools import permutations
+
+    from reference_impl import context_from_settings
+
+    files = [
+        load_settings(json.dumps({"permissions": {"defaultMode": mode}}), source)
+        for source, mode in (
+            ("userSettings", "plan"),
+            ("policySettings", "dontAsk"),
+            ("localSettings", "acceptEdits"),
+        )
+    ]
+    for order in permutations(files):
+        assert context_from_settings(order, cwd=tmp_path).mode == "dontAsk"
+        unmanaged = [f for f in order if f.source != "policySettings"]
+        assert context_from_settings(unmanaged, cwd=tmp_path).mode == "acceptEdits"

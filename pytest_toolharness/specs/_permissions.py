@@ -54,10 +54,12 @@ class HostSpec:
 class SettingsSpec:
     """One Claude Code settings file of the session: its JSON ``content`` and the ``source`` it sits in.
 
-    ``source`` is ``userSettings``, ``projectSettings``, ``localSettings`` or ``policySettings``
-    (managed). The permission keys the suite uses: ``permissions.allow/ask/deny`` (rules),
-    ``defaultMode``, ``additionalDirectories`` (relative ones are relative to the working directory),
-    ``blockWritesOutsideWorkingDirectories`` and ``denyInsteadOfPrompting``.
+    ``source`` is ``userSettings``, ``projectSettings``, ``localSettings``, ``flagSettings``
+    (``--settings FILE``) or ``policySettings`` (managed); a scenario's files come in any order, and
+    the harness applies its own precedence. The permission keys the suite uses:
+    ``permissions.allow/ask/deny`` (rules), ``defaultMode``, ``additionalDirectories`` (relative ones
+    are relative to the working directory), ``blockWritesOutsideWorkingDirectories``,
+    ``denyInsteadOfPrompting``, ``disableBypassPermissionsMode`` and ``disableAutoMode``.
     """
 
     source: str

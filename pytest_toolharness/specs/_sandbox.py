@@ -32,8 +32,14 @@ class SandboxRun:
     ``projectSettings`` (``.claude/settings.json``, the repository's) or ``userSettings`` (the user's
     own, outside ``workdir``). ``managed_settings`` are the administrator's (Claude Code's managed
     settings; the only place its ``sandbox.bwrapPath``, ``socatPath`` and ``allowManagedDomainsOnly``
-    count), put where the harness reads them, outside ``workdir``. ``disable_sandbox`` sets the call's ``dangerouslyDisableSandbox``. ``host`` answers a
-    permission ask and records it; None means nobody can be asked (an ask is denied, PERM-8).
+    count), put where the harness reads them, outside ``workdir``. ``other_settings`` are further files
+    of the session, ``(source, settings)`` pairs of other sources (``userSettings``, ``projectSettings``,
+    ``localSettings``, ``flagSettings`` for ``--settings FILE``, ``policySettings`` for the managed
+    ones when ``managed_settings`` is empty), each where the harness reads that source, loaded in
+    their order after ``settings`` and before ``managed_settings``: a key set by several files, so that
+    the harness's precedence decides. ``disable_sandbox`` sets the call's ``dangerouslyDisableSandbox``.
+    ``host`` answers a permission ask and records it; None means nobody can be asked (an ask is
+    denied, PERM-8).
     """
 
     command: str
@@ -42,6 +48,7 @@ class SandboxRun:
     managed_settings: Mapping[str, Any] = field(default_factory=dict)
     disable_sandbox: bool = False
     settings_source: Literal["userSettings", "projectSettings", "localSettings"] = "localSettings"
+    other_settings: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     host: HostSpec | None = None
     timeout_ms: int = 60_000
 

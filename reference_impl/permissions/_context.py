@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from reference_impl.permissions._decisions import SETTINGS_PRECEDENCE
 from reference_impl.permissions._rule_syntax import PermissionRule
 from reference_impl.permissions._settings import PERMISSION_MODES, PermissionMode, SettingsFile
 from reference_impl.permissions._source_keys import managed_flag
@@ -70,8 +71,11 @@ def context_from_settings(
 ) -> PermissionContext:
     """Build a context from loaded settings files (all sources together; precedence is by behavior).
 
-    The mode is ``mode`` if given, else the last file's ``defaultMode``, else ``default``; when any
-    file sets ``disableBypassPermissionsMode`` a bypassPermissions mode falls back to ``default``.
+    The mode is ``mode`` if given, else the ``defaultMode`` of the highest-precedence file that sets
+    one (:data:`SETTINGS_PRECEDENCE`; of two files of one source, the later), else ``default``,
+    whatever order ``files`` come in; when any file sets ``disableBypassPermissionsMode`` a
+    bypassPermissions mode (given or from a file) falls back to ``default``, and likewise an auto
+    mode when any file sets ``disableAutoMode``.
     Relative ``additionalDirectories`` are taken relative to ``cwd``. When a managed file sets
     ``allowManagedPermissionRulesOnly``, only managed rules apply (the loader has already dropped
     that key from every other source, so a repository can't use it to discard the user's rules).
@@ -82,7 +86,7 @@ def context_from_settings(
     if managed_flag(files, "allowManagedPermissionRulesOnly"):
         rules = [rule for rule in rules if rule.source == "policySettings"]
     chosen: PermissionMode = "default"
-    for settings in files:
+    for settings in _by_precedence(files):
         if settings.permissions.default_mode is not None:
             chosen = settings.permissions.default_mode
     if mode is not None:
@@ -108,3 +112,9 @@ def context_from_settings(
         classifier=classifier,
         project_root=project_root,
     )
+
+
+def _by_precedence(files: tuple[SettingsFile, ...]) -> list[SettingsFile]:
+    """The files from the lowest precedence to the highest (a later file's scalar wins); stable."""
+    rank = {source: index for index, source in enumerate(SETTINGS_PRECEDENCE)}
+    return sorted(files, key=lambda settings: rank.get(settings.source, len(rank)))

@@ -72,6 +72,7 @@ from reference_impl.permissions import (
     PermissionResult,
     PermissionResultAllow,
     PermissionResultDeny,
+    SettingSource,
     ToolPermissionContext,
 )
 from reference_impl.request import (
@@ -342,20 +343,27 @@ class ReferenceHarness:
         return await run_loop_scenario(scenario, self._workdir, _host_callback)
 
     async def run_sandboxed(self, run: SandboxRun) -> SandboxOutcome:
-        """One Bash call through the pipeline, with the settings in the file of ``run.settings_source``."""
+        """One Bash call through the pipeline, with the settings in the file of ``run.settings_source``.
+
+        The run's other files are loaded after it, in their order, and the managed ones last.
+        """
         self._workdir.mkdir(parents=True, exist_ok=True)
-        path = {
+        places: dict[str, Path] = {
             "localSettings": run.workdir / SETTINGS_FILE,
             "projectSettings": run.workdir / SETTINGS_FILES["projectSettings"],
             "userSettings": self._workdir / "home" / ".claude" / "settings.json",
-        }[run.settings_source]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(dict(run.settings)), encoding="utf-8")
-        files = [load_settings(path, run.settings_source)]
+            "flagSettings": self._workdir / "flag-settings.json",
+            "policySettings": self._workdir / "managed-settings.json",
+        }
+        written = [(run.settings_source, run.settings), *run.other_settings]
         if run.managed_settings:
-            managed = self._workdir / "managed-settings.json"
-            managed.write_text(json.dumps(dict(run.managed_settings)), encoding="utf-8")
-            files.append(load_settings(managed, "policySettings"))
+            written.append(("policySettings", run.managed_settings))
+        files = []
+        for source, content in written:
+            path = places[source]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(dict(content)), encoding="utf-8")
+            files.append(load_settings(path, cast(SettingSource, source)))
         permission_context = context_from_settings(files, cwd=run.workdir, can_prompt=run.host is not None)
         temp_dir = self._workdir / "tmp"
         temp_dir.mkdir(exist_ok=True)
