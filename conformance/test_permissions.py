@@ -417,6 +417,85 @@ def test_headless_ask_is_decided_by_permission_request_hook_or_denied(
         assert run.is_error(), f"{why}: a denied call's result must be an error; {run.describe()}"
 
 
+# What each PermissionRequest answer of a stack is: an allow (with or without updatedInput), a deny in
+# JSON or by exit 2, or no decision (nothing, a non-blocking failure, output that is not JSON).
+REQUEST_ANSWERS = ("allow", "allow_rewrite", "deny", "exit2", "none", "garbage", "exit1")
+REQUEST_BLOCKS = frozenset({"deny", "exit2"})
+REQUEST_ALLOWS = frozenset({"allow", "allow_rewrite"})
+
+
+def request_hook(answer: str, i: int, matcher: str | None, as_command: bool) -> HookSpec:
+    """The ``i``-th PermissionRequest hook of a stack, answering ``answer`` (one of :data:`REQUEST_ANSWERS`)."""
+    return HookSpec(
+        event="PermissionRequest",
+        outcome="allow" if answer == "allow_rewrite" else answer,  # type: ignore[arg-type]
+        matcher=matcher,
+        reason=f"hook {i} refuses",
+        updated_input={"x": f"from-hook-{i}"} if answer == "allow_rewrite" else None,
+        as_command=as_command or answer in ("exit2", "exit1", "garbage"),
+        timeout=10.0,
+    )
+
+
+@st.composite
+def permission_request_stacks(draw: st.DrawFn) -> list[str]:
+    """1-4 PermissionRequest answers in any order, each of :data:`REQUEST_ANSWERS`."""
+    return draw(st.lists(st.sampled_from(REQUEST_ANSWERS), min_size=1, max_size=4))
+
+
+@requires("execution", "permissions", "hooks", "command_hooks")
+@pytest.mark.requirement("PERM-8", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    answers=permission_request_stacks(),
+    data=st.data(),
+    cause=st.sampled_from(["nothing", "ask_rule", "hook_ask"]),
+    mode=st.sampled_from(["default", "acceptEdits"]),
+)
+@example(answers=["allow", "deny"], data=None, cause="nothing", mode="default")
+@example(answers=["allow_rewrite", "exit2"], data=None, cause="ask_rule", mode="default")
+@example(answers=["allow_rewrite", "none", "allow_rewrite"], data=None, cause="nothing", mode="default")
+def test_headless_permission_request_stack_any_refusal_beats_every_allow(
+    new_harness: Callable[[], Any], answers: list[str], data: Any, cause: str, mode: str
+) -> None:
+    """PERM-8: of several PermissionRequest hooks on a headless ask, any deny or exit 2 beats every allow, in any order.
+
+    The call runs only when some hook allows and none refuses; hooks that say nothing or fail (exit 1,
+    output that is not JSON) decide nothing, and with no allow at all nobody can approve: denied. An
+    allow's ``updatedInput`` is the input that runs: the last one given among the allows (the
+    reference's rule), the model's own input when no allow rewrites it.
+    """
+    matchers = (None, "", "*", "Deploy", "Dep.*")
+    hooks = [
+        request_hook(
+            answer,
+            i,
+            data.draw(st.sampled_from(matchers)) if data is not None else None,
+            data.draw(st.booleans()) if data is not None else False,
+        )
+        for i, answer in enumerate(answers)
+    ]
+    rules = [RuleSpec("Deploy", "ask")] if cause == "ask_rule" else []
+    before = [pre_hook("ask")] if cause == "hook_ask" else []
+    run = run_calls(
+        new_harness(), [plain_tool("Deploy")], [DEPLOY_CALL], rules=rules, hooks=[*before, *hooks], mode=mode
+    )
+    why = f"headless {cause} in {mode}, PermissionRequest hooks {answers}"
+    if REQUEST_BLOCKS & set(answers):
+        assert run.ran() == 0, f"{why}: a hook refused, yet the call ran; {run.describe()}"
+        assert run.is_error(), f"{why}: the refused call's result must be an error; {run.describe()}"
+    elif REQUEST_ALLOWS & set(answers):
+        assert run.ran() == 1, f"{why}: a hook allowed and none refused, yet it did not run; {run.describe()}"
+        assert not run.is_error(), f"{why}: the allowed call's result is an error; {run.describe()}"
+        rewrites = [h.updated_input for h in hooks if h.updated_input is not None]
+        expected = dict(rewrites[-1]) if rewrites else DEPLOY_CALL[1]
+        ran_with = [dict(i) for i in run.recorder.inputs("toolu_1")]
+        assert ran_with == [expected], f"{why}: it ran with {ran_with}, not {expected}; {run.describe()}"
+    else:
+        assert run.ran() == 0, f"{why}: no hook allowed and nobody can be asked, yet it ran; {run.describe()}"
+        assert run.is_error(), f"{why}: a denied call's result must be an error; {run.describe()}"
+
+
 @requires("execution", "permissions", "host_callback")
 @pytest.mark.requirement("PERM-9", "SHOULD")
 @settings(max_examples=20, deadline=None)
