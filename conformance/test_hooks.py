@@ -235,6 +235,8 @@ DECIDES = {
     "update_input": "allow",
     "legacy_approve": "allow",
     "ask": "ask",
+    # "defer" hands the call to a decider outside the harness: with a host, the host (an ask).
+    "defer": "ask",
     "deny": "deny",
     "legacy_block": "deny",
     "exit2": "deny",
@@ -279,6 +281,7 @@ def pre_tool_use_stacks(draw: st.DrawFn) -> list[HookSpec]:
 @example(hooks=[pre("legacy_block"), pre("allow")], host_allows=True)
 @example(hooks=[pre("update_input", updated_input={"x": "2"}), pre("legacy_block")], host_allows=True)
 @example(hooks=[pre("legacy_approve"), pre("ask")], host_allows=False)
+@example(hooks=[pre("allow"), pre("defer")], host_allows=True)
 def test_several_pre_tool_use_hooks_combine_to_the_most_restrictive(
     new_harness: Callable[[], Any], hooks: list[HookSpec], host_allows: bool
 ) -> None:

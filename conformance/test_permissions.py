@@ -356,6 +356,60 @@ def test_undecided_becomes_ask(
     )
 
 
+# PreToolUse answers that leave a deferred call to the host: none of them denies.
+BESIDE_DEFER = ("allow", "update_input", "legacy_approve", "defer", "ask", "none", "context")
+
+
+@requires("execution", "permissions", "hooks", "host_callback")
+@pytest.mark.requirement("PERM-6", "MUST")
+@pytest.mark.requirement("HOOK-2", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    target=st.sampled_from(["Bash", "Deploy"]),
+    data=st.data(),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions", "dontAsk"]),
+    beside=st.lists(st.sampled_from(BESIDE_DEFER), max_size=3),
+    host_allows=st.booleans(),
+)
+def test_deferred_call_goes_to_the_host_whatever_allow_rules_and_mode(
+    new_harness: Callable[[], Any],
+    target: str,
+    data: st.DataObject,
+    mode: str,
+    beside: list[str],
+    host_allows: bool,
+) -> None:
+    """PERM-6, HOOK-2: a PreToolUse ``permissionDecision: "defer"`` is not an allow nor a silence: the host decides.
+
+    Drawn among other hooks (allows, rewrites, legacy approves, asks, silent ones, in any order, as
+    callbacks or commands), with allow rules that match the call from any source and in any mode: the
+    call is put to the host, asked once, whose answer decides; no allow rule, hook allow or
+    bypassPermissions runs it unasked. In dontAsk, where nothing may be asked, it is denied.
+    """
+    allows = data.draw(st.lists(rule_specs(MATCHING[target], ("allow",)), max_size=3), label="allows")
+    stack = data.draw(st.permutations(["defer", *beside]), label="stack")
+    # A rewrite the allow rules still match: the shell line as it is, another value for Deploy.
+    rewrites = {"Bash": {"command": COMMAND}, "Deploy": {"x": "from-a-hook"}}
+    hooks = [
+        HookSpec(
+            event="PreToolUse",
+            outcome=outcome,  # type: ignore[arg-type]
+            reason=f"hook {i} says {outcome}",
+            updated_input=rewrites[target] if outcome == "update_input" else None,
+            as_command=data.draw(st.booleans(), label=f"hook {i} as a command"),
+            timeout=10.0,
+        )
+        for i, outcome in enumerate(stack)
+    ]
+    host = host_answering("allow" if host_allows else "deny")
+    run = run_calls(new_harness(), tools(), [CALLS[target]], rules=allows, mode=mode, hooks=hooks, host=host)
+    why = f"PreToolUse hooks {stack} with allow rules {[r.text for r in allows]} in mode {mode}"
+    if mode == "dontAsk":
+        assert_not_run_not_asked(run, f"{why}: a deferred call in dontAsk")
+    else:
+        assert_asked_then_host_decides(run, f"{why}: a deferred call", host)
+
+
 DONT_ASK_CAUSES = ("nothing", "ask_rule", "hook_ask", "safety_check", "interactive", "tool_ask", "allowed")
 
 

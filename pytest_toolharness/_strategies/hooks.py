@@ -69,6 +69,7 @@ OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
         "allow",
         "ask",
         "deny",
+        "defer",
         "none",
         "update_input",
         "context",

@@ -17,6 +17,7 @@ HookOutcomeKind: TypeAlias = Literal[
     "allow",
     "ask",
     "deny",
+    "defer",
     "none",
     "update_input",
     "context",
@@ -47,7 +48,7 @@ HOOK_ALSO_FIELDS: tuple[HookAlso, ...] = get_args(HookAlso)
 
 # Outcomes whose answer is a JSON object on exit 0, so that further fields can go in the same object.
 _JSON_OUTCOMES: frozenset[str] = frozenset(
-    {"allow", "ask", "deny", "none", "update_input", "context", "block", "block_once", "legacy_approve",
+    {"allow", "ask", "deny", "defer", "none", "update_input", "context", "block", "block_once", "legacy_approve",
      "legacy_block", "update_output", "stop", "system_message"}
 )  # fmt: skip
 
@@ -59,7 +60,8 @@ _TOOL_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "PostToolUseFailur
 class HookSpec:
     """A hook the suite installs: its event, matcher and what it answers.
 
-        ``outcome``: ``allow`` / ``ask`` / ``deny`` (PreToolUse permission decisions), ``none`` (exit 0,
+        ``outcome``: ``allow`` / ``ask`` / ``deny`` / ``defer`` (PreToolUse permission decisions; ``defer``
+        hands the call to a decider outside the harness, which with a host is the host), ``none`` (exit 0,
         no decision), ``update_input`` (allow with ``updated_input``), ``context`` (additional context),
         ``block`` (PostToolUse block), ``exit2`` (blocking error with ``reason`` on stderr), ``exit1``
         (non-blocking error), ``garbage`` (non-JSON output), ``plain_text`` (``context`` as plain text on
@@ -250,7 +252,7 @@ class HookSpec:
                 return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": denial}}
             return {} if self.outcome == "none" else None
         specific: dict[str, Any] = {"hookEventName": self.event}
-        if self.outcome in ("allow", "ask", "deny"):
+        if self.outcome in ("allow", "ask", "deny", "defer"):
             specific["permissionDecision"] = self.outcome
             specific["permissionDecisionReason"] = self.reason
             return {"hookSpecificOutput": specific}
