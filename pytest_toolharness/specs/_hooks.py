@@ -250,6 +250,10 @@ class HookSpec:
                 if self.outcome == "deny_interrupt":
                     denial["interrupt"] = True
                 return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": denial}}
+            if self.outcome == "stop":
+                return self._stop_json()
+            if self.outcome == "system_message":
+                return {"systemMessage": self.context}
             return {} if self.outcome == "none" else None
         specific: dict[str, Any] = {"hookEventName": self.event}
         if self.outcome in ("allow", "ask", "deny", "defer"):
