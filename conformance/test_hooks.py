@@ -590,6 +590,82 @@ def test_async_hooks_never_decide(new_harness: Callable[[], Any], outcome: str, 
     assert run.ran() == expected, f"async {outcome} beside {beside}: {run.describe()}"
 
 
+# How a hook fails (an exit status other than 0 and 2, a crash, a timeout; an http hook's 500 for the
+# first two), and exit-0 answers that are not failures: output that is not JSON, nothing, a context.
+HOOK_FAILURES = ("exit1", "crash", "hang")
+NOT_FAILURES = ("garbage", "none", "context")
+HANGING_BLOCKER = pre("hang", as_command=True, timeout=HANG_TIMEOUT_S, on_failure="block")
+
+
+@st.composite
+def failing_hooks(draw: st.DrawFn) -> tuple[str, HookSpec, list[HookSpec]]:
+    """(the event, a hook that fails or answers on exit 0, with or without ``onFailure: "block"``, hooks beside it).
+
+    A command, http or plugin hook on PreToolUse or PermissionRequest, its failure any of
+    :data:`HOOK_FAILURES` (an exit 1 with any non-blocking status), or an exit-0 answer of
+    :data:`NOT_FAILURES`; beside it, in any order, hooks that say nothing or fail without blocking.
+    """
+    event = draw(st.sampled_from(["PreToolUse", "PermissionRequest"]))
+    outcome = draw(st.sampled_from([*HOOK_FAILURES, *NOT_FAILURES]))
+    if event == "PermissionRequest" and outcome == "context":
+        outcome = "none"
+    source = draw(st.sampled_from(["command", "http", "plugin"]))
+    hook = HookSpec(
+        event=event,  # type: ignore[arg-type]
+        outcome=outcome,  # type: ignore[arg-type]
+        reason="the hook failed",
+        timeout=timeout_for(outcome),
+        as_command=True,
+        hook_type="http" if source == "http" else "command",
+        from_plugin=source == "plugin",
+        exit_code=draw(st.sampled_from(ths.NON_BLOCKING_EXIT_CODES)) if outcome == "exit1" else 1,
+        on_failure=draw(st.sampled_from(["continue", "block"])),
+    )
+    beside = [
+        HookSpec(event=event, outcome=o, as_command=o == "exit1", timeout=ANSWER_TIMEOUT_S)  # type: ignore[arg-type]
+        for o in draw(st.lists(st.sampled_from(["none", "exit1"]), max_size=2))
+    ]
+    return event, hook, draw(st.permutations([hook, *beside]))
+
+
+@requires(
+    "execution", "permissions", "hooks", "command_hooks", "host_callback", "hook_sources", "hook_on_failure"
+)
+@pytest.mark.requirement("HOOK-3", "MUST")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+@settings(max_examples=16, deadline=None)
+@given(case=failing_hooks())
+@example(case=("PreToolUse", HANGING_BLOCKER, [HANGING_BLOCKER]))
+def test_a_failing_hook_blocks_exactly_when_its_on_failure_says_block(
+    new_harness: Callable[[], Any], case: tuple[str, HookSpec, list[HookSpec]]
+) -> None:
+    """HOOK-3, HOOK-8: a hook's ``onFailure: "block"`` makes its failure block the call; without it a failure decides nothing.
+
+    A command, http or plugin hook that exits with a status other than 0 and 2, crashes (an http
+    500) or times out: with ``onFailure: "block"`` the call is refused as by an exit 2 (not run, not
+    put to the host, an error result), whatever the rules say (a PreToolUse hook beside an allow rule)
+    or the host would (a PermissionRequest hook, the host allowing); with the default, the call goes
+    on as if the hook had said nothing. An exit-0 answer (output that is not JSON, nothing, a
+    context) is not a failure: ``onFailure`` changes nothing then.
+    """
+    event, hook, hooks = case
+    pre_tool_use = event == "PreToolUse"
+    run = deploy(
+        new_harness(),
+        hooks,
+        [RuleSpec("Deploy", "allow")] if pre_tool_use else [],
+        host_answering("deny" if pre_tool_use else "allow"),
+    )
+    source = "http" if hook.hook_type == "http" else "plugin" if hook.from_plugin else "command"
+    why = f"{event} {source} hook {hook.outcome} with onFailure {hook.on_failure}, stack {[h.outcome for h in hooks]}"
+    if hook.on_failure == "block" and hook.outcome in HOOK_FAILURES:
+        assert (run.ran(), run.asked) == (0, []), f"{why}: its failure must block: {run.describe()}"
+        assert run.is_error(), f"{why}: the blocked call's result must be an error: {run.describe()}"
+    else:
+        assert run.ran() == 1, f"{why}: the call must go on as if the hook said nothing: {run.describe()}"
+        assert not run.is_error(), f"{why}: the call's result must be its own: {run.describe()}"
+
+
 @requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
 @pytest.mark.requirement("HOOK-3", "MUST")
 @settings(max_examples=8, deadline=None)

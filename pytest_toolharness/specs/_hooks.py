@@ -97,6 +97,11 @@ class HookSpec:
         hook takes it (``as_command``, ``hook_type="http"``, ``run_async`` or ``from_plugin``: an
         in-process callback has no ``if``); capability ``hook_if``.
 
+        ``on_failure`` is the handler's ``onFailure``: ``"block"`` makes the hook's failure (an exit
+        status other than 0 and 2, a crash, a timeout, an http error status) block the call as an exit
+        code 2 would; ``"continue"`` (the default) leaves it a non-blocking error. For a command, http
+        or plugin hook that is not async; capability ``hook_on_failure``.
+
         ``also`` adds further output fields to the same JSON answer (one hook saying several things at
         once): ``context`` (``additionalContext`` = ``context``), ``system_message`` (``systemMessage`` =
         ``system_message`` or ``context``), ``stop`` (``continue: false``, ``stopReason`` = ``stop_reason``
@@ -139,6 +144,7 @@ class HookSpec:
     headers: tuple[tuple[str, str], ...] = ()
     allowed_env_vars: tuple[str, ...] = ()
     if_rule: str | None = None
+    on_failure: Literal["continue", "block"] = "continue"
 
     def __post_init__(self) -> None:
         if self.stdout_outcome is not None and (
@@ -160,6 +166,15 @@ class HookSpec:
             )
         if self.if_rule is not None:
             self._check_if_rule()
+        if self.on_failure not in ("continue", "block"):
+            raise ValueError(f'HookSpec.on_failure is "continue" or "block", got {self.on_failure!r}')
+        if self.on_failure == "block" and (
+            self.run_async or not (self.as_command or self.hook_type == "http" or self.from_plugin)
+        ):
+            raise ValueError(
+                'HookSpec.on_failure "block" is a settings handler\'s key, for a command, http or plugin '
+                "hook that is not async (an async hook can't block; an in-process callback has no onFailure)"
+            )
         unknown = [f for f in self.also if f not in HOOK_ALSO_FIELDS]
         if unknown:
             raise ValueError(

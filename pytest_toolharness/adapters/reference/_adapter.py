@@ -505,7 +505,12 @@ def _hooks(specs: Sequence[HookSpec], workdir: Path) -> Hooks:
         entry: Any
         if runs_as_command(spec):
             command = hook_command(spec, workdir / "hooks", index)
-            entry = CommandHook(command=command, timeout=spec.timeout, condition=hook_condition(spec))
+            entry = CommandHook(
+                command=command,
+                timeout=spec.timeout,
+                condition=hook_condition(spec),
+                on_failure=spec.on_failure,
+            )
         else:
             entry = _hook_callback(spec)
         events.setdefault(spec.event, []).append(
@@ -561,6 +566,7 @@ class ReferenceAdapter:
             "reasoning",
             "hook_sources",
             "hook_if",
+            "hook_on_failure",
             "sandbox",
             "non_object_input",
         }
