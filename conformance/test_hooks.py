@@ -16,6 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import (
     TOOL_OUTPUT,
     host_answering,
@@ -24,8 +25,8 @@ from conformance._strategies_permissions import (
     run_calls,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters import STDOUT_BESIDE_STATUS_REASON, requires
-from pytest_toolharness.specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
+from pytest_toolharness.adapters import STDOUT_BESIDE_STATUS_REASON, hook_command, requires
+from pytest_toolharness.specs import HookSpec, RuleSpec, SettingsSpec, ToolBehavior, ToolSpec
 
 BUILTIN_NAMES = st.from_regex(
     r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,5})?", fullmatch=True, alphabet=ths.utf8_characters()
@@ -688,3 +689,95 @@ def test_exit_2_blocks_even_with_nothing_on_stderr(
         f"a command hook exiting 2 with stderr {reason!r} must block ({'allow rule' if ruled else 'no rule'}): "
         f"{run.describe()}"
     )
+
+
+# The settings files, lowest precedence first (Claude Code's hierarchy; managed policy last).
+SETTINGS_SOURCES = ("userSettings", "projectSettings", "localSettings", "flagSettings", "policySettings")
+MANAGED = "policySettings"
+
+
+@st.composite
+def hook_settings_files(draw: st.DrawFn) -> list[tuple[str, int, bool | None, bool | None]]:
+    """Settings files from distinct sources, in any order: (source, hooks in it, disableAllHooks, allowManagedHooksOnly).
+
+    Each file holds 0-2 PreToolUse hooks and may set ``disableAllHooks`` (true or false) and
+    ``allowManagedHooksOnly`` (true: honoured from managed settings only, dropped elsewhere).
+    """
+    sources = draw(st.lists(st.sampled_from(SETTINGS_SOURCES), min_size=1, max_size=5, unique=True))
+    flag = st.sampled_from([None, True, False])
+    return [(s, draw(st.integers(0, 2)), draw(flag), draw(flag)) for s in sources]
+
+
+def hooks_that_run(files: list[tuple[str, int, bool | None, bool | None]]) -> set[str]:
+    """The sources whose hooks run, by the rule the reference documents (``hooks_from_settings_files``).
+
+    Managed ``disableAllHooks: true``: no hook runs. Otherwise the highest-precedence other file that
+    sets ``disableAllHooks`` decides, and when it says true only the managed hooks run (a user or
+    project file can't turn managed hooks off); a managed ``allowManagedHooksOnly: true`` keeps the
+    managed hooks and no other file's.
+    """
+    if any(s == MANAGED and off is True for s, _, off, _ in files):
+        return set()
+    setting = sorted(
+        (SETTINGS_SOURCES.index(s), off) for s, _, off, _ in files if s != MANAGED and off is not None
+    )
+    managed_only = (bool(setting) and setting[-1][1] is True) or any(
+        s == MANAGED and only is True for s, _, _, only in files
+    )
+    return {s for s, _, _, _ in files if not managed_only or s == MANAGED}
+
+
+@requires("execution", "permissions", "hooks", "command_hooks", "settings_files", "settings_hooks")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+@settings(max_examples=20, deadline=None)
+@given(files=hook_settings_files())
+@example(files=[("projectSettings", 1, True, None), ("policySettings", 1, None, None)])
+@example(
+    files=[
+        ("policySettings", 1, None, None),
+        ("userSettings", 1, True, None),
+        ("localSettings", 1, False, None),
+    ]
+)
+@example(files=[("localSettings", 1, None, True), ("policySettings", 1, None, True)])
+def test_settings_hooks_run_as_disable_all_hooks_and_allow_managed_hooks_only_say(
+    new_harness: Callable[[], Any], files: list[tuple[str, int, bool | None, bool | None]]
+) -> None:
+    """HOOK-8: hooks from several settings sources run as ``disableAllHooks`` and ``allowManagedHooksOnly`` allow.
+
+    Every file's hooks run unless a file turns them off: managed ``disableAllHooks: true`` turns off
+    every hook; elsewhere the highest-precedence file that sets ``disableAllHooks`` decides, and true
+    there turns off every hook but the managed ones (a project must not silence an organisation's
+    hooks); ``allowManagedHooksOnly: true`` in managed settings keeps only the managed hooks, and is
+    ignored in any other file. Each hook adds a context of its own, so the model's text shows which ran.
+    """
+    where = fresh_dir()
+    specs: list[SettingsSpec] = []
+    markers: dict[str, list[str]] = {}
+    for n, (source, count, off, only) in enumerate(files):
+        handlers = []
+        for k in range(count):
+            marker = f"ctx-{source}-{k}-9e41"
+            markers.setdefault(source, []).append(marker)
+            hook = HookSpec(event="PreToolUse", outcome="context", context=marker, as_command=True)
+            handlers.append(
+                {"type": "command", "command": hook_command(hook, where, n * 10 + k), "timeout": 10}
+            )
+        content: dict[str, Any] = {"hooks": {"PreToolUse": [{"matcher": "Deploy", "hooks": handlers}]}}
+        if off is not None:
+            content["disableAllHooks"] = off
+        if only is not None:
+            content["allowManagedHooksOnly"] = only
+        specs.append(SettingsSpec(source, content))
+    run = run_calls(
+        new_harness(),
+        [plain_tool("Deploy")],
+        [("Deploy", {"x": "1"})],
+        rules=[RuleSpec("Deploy", "allow")],
+        settings=specs,
+    )
+    expected = sorted(m for s in hooks_that_run(files) for m in markers.get(s, []))
+    text = run.all_text()
+    ran = sorted(m for ms in markers.values() for m in ms if m in text)
+    assert run.ran() == 1, f"settings {files}: the call must run: {run.describe()}"
+    assert ran == expected, f"settings {files}: hooks that ran {ran}, expected {expected}: {run.describe()}"

@@ -196,6 +196,12 @@ CAPABILITIES: Mapping[str, Capability] = _table(
         feature_of="execution",
     ),
     Capability(
+        "settings_hooks",
+        "the `hooks` of the scenario's settings files (settings_files), with `disableAllHooks` from any source "
+        "and a managed `allowManagedHooksOnly` deciding which files' hooks run",
+        feature_of="execution",
+    ),
+    Capability(
         "sandbox",
         "the shell sandbox: Bash in a session whose settings turn the sandbox on (bubblewrap on Linux)",
         SandboxCapability,

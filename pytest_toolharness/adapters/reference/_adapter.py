@@ -40,7 +40,7 @@ from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, ho
 from pytest_toolharness.adapters.reference._permission_context import (
     permission_context as permission_context_of,
 )
-from pytest_toolharness.adapters.reference._permission_context import rules_of
+from pytest_toolharness.adapters.reference._permission_context import rules_of, settings_files
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from pytest_toolharness.processes import remove_at_exit
 from pytest_toolharness.specs import SETTINGS_FILES
@@ -68,6 +68,7 @@ from reference_impl.execution import (
     new_batch_executor,
     rebuild_replacement_state,
 )
+from reference_impl.hooks import hooks_from_settings_files
 from reference_impl.permissions import (
     PermissionResult,
     PermissionResultAllow,
@@ -402,8 +403,9 @@ class ReferenceHarness:
             recorder=scenario.recorder,
             permission_context=permission_context,
             session_dir=scenario.session_dir,
-            hooks=_hooks([h for h in scenario.hooks if not is_sourced(h)], self._workdir).merged(
-                sourced.hooks
+            # The settings files' hooks as their disableAllHooks and allowManagedHooksOnly allow, then the scenario's.
+            hooks=hooks_from_settings_files(settings_files(scenario)).merged(
+                _hooks([h for h in scenario.hooks if not is_sourced(h)], self._workdir), sourced.hooks
             ),
             can_use_tool=_host_callback(scenario.host) if scenario.host is not None else None,
             replacement_state=self._replacement_state,
@@ -567,6 +569,7 @@ class ReferenceAdapter:
             "hook_sources",
             "hook_if",
             "hook_on_failure",
+            "settings_hooks",
             "sandbox",
             "non_object_input",
         }
