@@ -91,7 +91,9 @@ def run_loop(
     tools: Sequence[ToolSpec] = (),
     compact_after: int | None = None,
     mode: str = "default",
+    rules: Sequence[RuleSpec] | None = None,
 ) -> Loop:
+    """Run ``prompts`` against the scripted ``turns``; ``rules`` None allows every tool by a rule."""
     root = fresh_dir()
     scenario_tools = list(tools) or [echo_tool()]
     (root / "work").mkdir()
@@ -104,7 +106,7 @@ def run_loop(
         cwd=root / "work",
         session_dir=root / "session",
         hook_log=root / "hooks.jsonl",
-        rules=[RuleSpec(t.name, "allow") for t in scenario_tools],
+        rules=[RuleSpec(t.name, "allow") for t in scenario_tools] if rules is None else list(rules),
         mode=mode,
         hooks=list(hooks),
         compact_after=compact_after,

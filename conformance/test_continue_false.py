@@ -2,7 +2,7 @@
 
 A hook's ``continue: false`` stops the loop after the turn's results, every tool_use answered, and what
 a hook says to the user (``stopReason``, ``systemMessage``) never reaches the model: from tool hooks
-(PreToolUse, PostToolUse) and lifecycle hooks (UserPromptSubmit, Stop), each among other hooks.
+(PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest) and lifecycle hooks (UserPromptSubmit, Stop), each among other hooks.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from conformance._loop_runs import echo_tool, hook, run_loop, text, tool_use, user_content
 from pytest_toolharness import strategies as ths
 from pytest_toolharness.adapters import requires
-from pytest_toolharness.specs import HookSpec, StopReasonGiven
+from pytest_toolharness.specs import HookSpec, StopReasonGiven, ToolBehavior
 
 # ``{"continue": false}`` stops with or without a reason: one, an empty one, or none.
 STOP_REASONS: tuple[StopReasonGiven, ...] = ("text", "text", "empty", "absent")
@@ -35,16 +35,31 @@ def with_a_stop(draw: st.DrawFn, stack: list[HookSpec]) -> list[HookSpec]:
     return [dataclasses.replace(h, outcome="stop") if i == at else h for i, h in enumerate(stack)]
 
 
+def with_an_allow(draw: st.DrawFn, event: str, stack: list[HookSpec]) -> list[HookSpec]:
+    """A PermissionRequest ``stack`` with at least one allow (the loop is headless: else nothing runs)."""
+    if event != "PermissionRequest":
+        return stack
+    # The model's own input runs: a rewrite drawn for any schema could be one the tool refuses.
+    stack = [dataclasses.replace(h, updated_input=None) for h in stack]
+    if any(h.outcome == "allow" for h in stack):
+        return stack
+    at = draw(st.integers(0, len(stack)))
+    allow = hook(event, "allow", matcher="Echo", reason="RALLOWS", as_command=draw(st.booleans()))
+    return [*stack[:at], allow, *stack[at:]]
+
+
 @st.composite
 def stopping_turns(draw: st.DrawFn) -> tuple[int, str, list[HookSpec]]:
     """(tool_uses in the turn, the event, a stack of 2-3 hooks on it with at least one ``continue: false``).
 
-    The stack mixes ``continue: false``, ``systemMessage``, context, allow (PreToolUse), block
-    (PostToolUse), silent and broken hooks, command hooks (real subprocesses) and in-process ones, on
-    PreToolUse or PostToolUse; a JSON answer may carry several of these fields at once.
+    The stack mixes ``continue: false``, ``systemMessage``, context, allow (PreToolUse,
+    PermissionRequest), block (PostToolUse), silent and broken hooks, command hooks (real
+    subprocesses) and in-process ones, on every tool event: PreToolUse, PostToolUse,
+    PostToolUseFailure (the tool fails) and PermissionRequest (no rule allows the tool, so the call is
+    asked about, and a hook of the stack allows it); a JSON answer may carry several fields at once.
     """
     calls = draw(st.integers(1, 3))
-    event = draw(st.sampled_from(["PreToolUse", "PostToolUse"]))
+    event = draw(st.sampled_from(ths.HOOK_EVENTS))
     stack = draw(
         ths.hook_stacks(
             event=event, outcomes=SIGNAL_OUTCOMES, tool_name="Echo", also=ths.ALSO_BY_EVENT[event]
@@ -53,9 +68,12 @@ def stopping_turns(draw: st.DrawFn) -> tuple[int, str, list[HookSpec]]:
     given = draw(st.sampled_from(STOP_REASONS))
     stops = [
         dataclasses.replace(h, stop_reason_given=given) if h.says("stop") else h
-        for h in with_a_stop(draw, stack)
+        for h in with_an_allow(draw, event, with_a_stop(draw, stack))
     ]
     return calls, event, stops
+
+
+FAILURE = "echo failed 5c1d"
 
 
 def _stop(event: str, i: int, **fields: Any) -> HookSpec:
@@ -76,6 +94,20 @@ def _sys(event: str, i: int, **fields: Any) -> HookSpec:
 @example(case=(2, "PreToolUse", [_sys("PreToolUse", 0), _stop("PreToolUse", 1, stop_reason_given="empty")]))
 @example(case=(2, "PostToolUse", [_sys("PostToolUse", 0), _stop("PostToolUse", 1), _stop("PostToolUse", 2)]))
 @example(case=(1, "PreToolUse", [_sys("PreToolUse", 0), _stop("PreToolUse", 1), _sys("PreToolUse", 2)]))
+@example(
+    case=(
+        2,
+        "PostToolUseFailure",
+        [_sys("PostToolUseFailure", 0), _stop("PostToolUseFailure", 1, as_command=True)],
+    )
+)
+@example(
+    case=(
+        1,
+        "PermissionRequest",
+        [hook("PermissionRequest", "allow", matcher="Echo"), _stop("PermissionRequest", 1)],
+    )
+)
 @example(
     case=(
         2,
@@ -104,19 +136,32 @@ def test_continue_false_stops_after_the_turn_and_only_the_user_sees_why(
 ) -> None:
     """HOOK-5: ``continue: false`` from a tool hook stops the loop after the turn; only the user sees why.
 
-    A PreToolUse or PostToolUse hook's ``continue: false``, among other hooks on the same calls, ends
-    the loop after the turn's results: no request follows for that prompt; every call of the turn
-    still ran (a PreToolUse ``continue: false`` is not a deny: Claude Code runs the call and stops
-    after the turn), and the next prompt's request answers every tool_use of the stopped turn right
-    after it, with the tool's own output. The first ``continue: false`` hook's ``stopReason`` and
-    every hook's ``systemMessage`` reach the user, never the model.
+    A PreToolUse, PostToolUse, PostToolUseFailure or PermissionRequest hook's ``continue: false``,
+    among other hooks on the same calls, ends the loop after the turn's results: no request follows
+    for that prompt; every call of the turn still ran (a PreToolUse ``continue: false`` is not a
+    deny: Claude Code runs the call and stops after the turn), and the next prompt's request answers
+    every tool_use of the stopped turn right after it, with the tool's own output (its failure, after
+    a failing call). The first ``continue: false`` hook's ``stopReason`` and every hook's
+    ``systemMessage`` reach the user, never the model.
     """
     calls, event, hooks = case
+    fails = event == "PostToolUseFailure"
     stopping = next(h for h in hooks if h.says("stop"))
     reason = stopping.stop_text if stopping.stop_reason_given == "text" else None
     messages = [h.system_message_text for h in hooks if h.says("system_message")]
     turn = [text("calling"), *(tool_use(n) for n in range(1, calls + 1))]
-    loop = run_loop(new_harness(), ["first", "second"], [turn, [text("second answer")]], hooks)
+    tool = echo_tool()
+    if fails:
+        tool = dataclasses.replace(tool, behavior=ToolBehavior("raise", message=FAILURE))
+    loop = run_loop(
+        new_harness(),
+        ["first", "second"],
+        [turn, [text("second answer")]],
+        hooks,
+        tools=[tool],
+        # A PermissionRequest hook is asked only about a call no rule allows.
+        rules=[] if event == "PermissionRequest" else None,
+    )
     first, second = loop.run.prompts
     where = f"{event} hooks {[(h.outcome, *h.also) for h in hooks]}: {loop.describe()}"
     assert first.stop_reason == "hook_stopped", where
@@ -133,8 +178,9 @@ def test_continue_false_stops_after_the_turn_and_only_the_user_sees_why(
     results = [b for b in user_content(loop.run.requests[1], at + 1) if b["type"] == "tool_result"]
     assert [b["tool_use_id"] for b in results] == expected, where
     for block in results:
-        assert not block.get("is_error"), f"a call of the stopped turn failed: {block}; {where}"
-        assert "echoed" in json.dumps(block.get("content")), f"not the tool's own output: {block}; {where}"
+        assert bool(block.get("is_error")) == fails, f"a call of the stopped turn: {block}; {where}"
+        output = FAILURE if fails else "echoed"
+        assert output in json.dumps(block.get("content")), f"not the tool's own output: {block}; {where}"
     seen = loop.model_saw()
     for secret in ([reason] if reason is not None else []) + messages:
         assert secret not in seen, f"{secret!r} is for the user but reached the model: {where}"

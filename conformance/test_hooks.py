@@ -16,6 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import (
     TOOL_OUTPUT,
     host_answering,
@@ -24,8 +25,8 @@ from conformance._strategies_permissions import (
     run_calls,
 )
 from pytest_toolharness import strategies as ths
-from pytest_toolharness.adapters import STDOUT_BESIDE_STATUS_REASON, requires
-from pytest_toolharness.specs import HookSpec, RuleSpec, ToolBehavior, ToolSpec
+from pytest_toolharness.adapters import STDOUT_BESIDE_STATUS_REASON, hook_command, requires
+from pytest_toolharness.specs import HookSpec, RuleSpec, SettingsSpec, ToolBehavior, ToolSpec
 
 BUILTIN_NAMES = st.from_regex(
     r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,5})?", fullmatch=True, alphabet=ths.utf8_characters()
@@ -235,6 +236,8 @@ DECIDES = {
     "update_input": "allow",
     "legacy_approve": "allow",
     "ask": "ask",
+    # "defer" hands the call to a decider outside the harness: with a host, the host (an ask).
+    "defer": "ask",
     "deny": "deny",
     "legacy_block": "deny",
     "exit2": "deny",
@@ -279,6 +282,7 @@ def pre_tool_use_stacks(draw: st.DrawFn) -> list[HookSpec]:
 @example(hooks=[pre("legacy_block"), pre("allow")], host_allows=True)
 @example(hooks=[pre("update_input", updated_input={"x": "2"}), pre("legacy_block")], host_allows=True)
 @example(hooks=[pre("legacy_approve"), pre("ask")], host_allows=False)
+@example(hooks=[pre("allow"), pre("defer")], host_allows=True)
 def test_several_pre_tool_use_hooks_combine_to_the_most_restrictive(
     new_harness: Callable[[], Any], hooks: list[HookSpec], host_allows: bool
 ) -> None:
@@ -587,6 +591,82 @@ def test_async_hooks_never_decide(new_harness: Callable[[], Any], outcome: str, 
     assert run.ran() == expected, f"async {outcome} beside {beside}: {run.describe()}"
 
 
+# How a hook fails (an exit status other than 0 and 2, a crash, a timeout; an http hook's 500 for the
+# first two), and exit-0 answers that are not failures: output that is not JSON, nothing, a context.
+HOOK_FAILURES = ("exit1", "crash", "hang")
+NOT_FAILURES = ("garbage", "none", "context")
+HANGING_BLOCKER = pre("hang", as_command=True, timeout=HANG_TIMEOUT_S, on_failure="block")
+
+
+@st.composite
+def failing_hooks(draw: st.DrawFn) -> tuple[str, HookSpec, list[HookSpec]]:
+    """(the event, a hook that fails or answers on exit 0, with or without ``onFailure: "block"``, hooks beside it).
+
+    A command, http or plugin hook on PreToolUse or PermissionRequest, its failure any of
+    :data:`HOOK_FAILURES` (an exit 1 with any non-blocking status), or an exit-0 answer of
+    :data:`NOT_FAILURES`; beside it, in any order, hooks that say nothing or fail without blocking.
+    """
+    event = draw(st.sampled_from(["PreToolUse", "PermissionRequest"]))
+    outcome = draw(st.sampled_from([*HOOK_FAILURES, *NOT_FAILURES]))
+    if event == "PermissionRequest" and outcome == "context":
+        outcome = "none"
+    source = draw(st.sampled_from(["command", "http", "plugin"]))
+    hook = HookSpec(
+        event=event,  # type: ignore[arg-type]
+        outcome=outcome,  # type: ignore[arg-type]
+        reason="the hook failed",
+        timeout=timeout_for(outcome),
+        as_command=True,
+        hook_type="http" if source == "http" else "command",
+        from_plugin=source == "plugin",
+        exit_code=draw(st.sampled_from(ths.NON_BLOCKING_EXIT_CODES)) if outcome == "exit1" else 1,
+        on_failure=draw(st.sampled_from(["continue", "block"])),
+    )
+    beside = [
+        HookSpec(event=event, outcome=o, as_command=o == "exit1", timeout=ANSWER_TIMEOUT_S)  # type: ignore[arg-type]
+        for o in draw(st.lists(st.sampled_from(["none", "exit1"]), max_size=2))
+    ]
+    return event, hook, draw(st.permutations([hook, *beside]))
+
+
+@requires(
+    "execution", "permissions", "hooks", "command_hooks", "host_callback", "hook_sources", "hook_on_failure"
+)
+@pytest.mark.requirement("HOOK-3", "MUST")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+@settings(max_examples=16, deadline=None)
+@given(case=failing_hooks())
+@example(case=("PreToolUse", HANGING_BLOCKER, [HANGING_BLOCKER]))
+def test_a_failing_hook_blocks_exactly_when_its_on_failure_says_block(
+    new_harness: Callable[[], Any], case: tuple[str, HookSpec, list[HookSpec]]
+) -> None:
+    """HOOK-3, HOOK-8: a hook's ``onFailure: "block"`` makes its failure block the call; without it a failure decides nothing.
+
+    A command, http or plugin hook that exits with a status other than 0 and 2, crashes (an http
+    500) or times out: with ``onFailure: "block"`` the call is refused as by an exit 2 (not run, not
+    put to the host, an error result), whatever the rules say (a PreToolUse hook beside an allow rule)
+    or the host would (a PermissionRequest hook, the host allowing); with the default, the call goes
+    on as if the hook had said nothing. An exit-0 answer (output that is not JSON, nothing, a
+    context) is not a failure: ``onFailure`` changes nothing then.
+    """
+    event, hook, hooks = case
+    pre_tool_use = event == "PreToolUse"
+    run = deploy(
+        new_harness(),
+        hooks,
+        [RuleSpec("Deploy", "allow")] if pre_tool_use else [],
+        host_answering("deny" if pre_tool_use else "allow"),
+    )
+    source = "http" if hook.hook_type == "http" else "plugin" if hook.from_plugin else "command"
+    why = f"{event} {source} hook {hook.outcome} with onFailure {hook.on_failure}, stack {[h.outcome for h in hooks]}"
+    if hook.on_failure == "block" and hook.outcome in HOOK_FAILURES:
+        assert (run.ran(), run.asked) == (0, []), f"{why}: its failure must block: {run.describe()}"
+        assert run.is_error(), f"{why}: the blocked call's result must be an error: {run.describe()}"
+    else:
+        assert run.ran() == 1, f"{why}: the call must go on as if the hook said nothing: {run.describe()}"
+        assert not run.is_error(), f"{why}: the call's result must be its own: {run.describe()}"
+
+
 @requires("execution", "permissions", "hooks", "command_hooks", "host_callback")
 @pytest.mark.requirement("HOOK-3", "MUST")
 @settings(max_examples=8, deadline=None)
@@ -609,3 +689,95 @@ def test_exit_2_blocks_even_with_nothing_on_stderr(
         f"a command hook exiting 2 with stderr {reason!r} must block ({'allow rule' if ruled else 'no rule'}): "
         f"{run.describe()}"
     )
+
+
+# The settings files, lowest precedence first (Claude Code's hierarchy; managed policy last).
+SETTINGS_SOURCES = ("userSettings", "projectSettings", "localSettings", "flagSettings", "policySettings")
+MANAGED = "policySettings"
+
+
+@st.composite
+def hook_settings_files(draw: st.DrawFn) -> list[tuple[str, int, bool | None, bool | None]]:
+    """Settings files from distinct sources, in any order: (source, hooks in it, disableAllHooks, allowManagedHooksOnly).
+
+    Each file holds 0-2 PreToolUse hooks and may set ``disableAllHooks`` (true or false) and
+    ``allowManagedHooksOnly`` (true: honoured from managed settings only, dropped elsewhere).
+    """
+    sources = draw(st.lists(st.sampled_from(SETTINGS_SOURCES), min_size=1, max_size=5, unique=True))
+    flag = st.sampled_from([None, True, False])
+    return [(s, draw(st.integers(0, 2)), draw(flag), draw(flag)) for s in sources]
+
+
+def hooks_that_run(files: list[tuple[str, int, bool | None, bool | None]]) -> set[str]:
+    """The sources whose hooks run, by the rule the reference documents (``hooks_from_settings_files``).
+
+    Managed ``disableAllHooks: true``: no hook runs. Otherwise the highest-precedence other file that
+    sets ``disableAllHooks`` decides, and when it says true only the managed hooks run (a user or
+    project file can't turn managed hooks off); a managed ``allowManagedHooksOnly: true`` keeps the
+    managed hooks and no other file's.
+    """
+    if any(s == MANAGED and off is True for s, _, off, _ in files):
+        return set()
+    setting = sorted(
+        (SETTINGS_SOURCES.index(s), off) for s, _, off, _ in files if s != MANAGED and off is not None
+    )
+    managed_only = (bool(setting) and setting[-1][1] is True) or any(
+        s == MANAGED and only is True for s, _, _, only in files
+    )
+    return {s for s, _, _, _ in files if not managed_only or s == MANAGED}
+
+
+@requires("execution", "permissions", "hooks", "command_hooks", "settings_files", "settings_hooks")
+@pytest.mark.requirement("HOOK-8", "SHOULD")
+@settings(max_examples=20, deadline=None)
+@given(files=hook_settings_files())
+@example(files=[("projectSettings", 1, True, None), ("policySettings", 1, None, None)])
+@example(
+    files=[
+        ("policySettings", 1, None, None),
+        ("userSettings", 1, True, None),
+        ("localSettings", 1, False, None),
+    ]
+)
+@example(files=[("localSettings", 1, None, True), ("policySettings", 1, None, True)])
+def test_settings_hooks_run_as_disable_all_hooks_and_allow_managed_hooks_only_say(
+    new_harness: Callable[[], Any], files: list[tuple[str, int, bool | None, bool | None]]
+) -> None:
+    """HOOK-8: hooks from several settings sources run as ``disableAllHooks`` and ``allowManagedHooksOnly`` allow.
+
+    Every file's hooks run unless a file turns them off: managed ``disableAllHooks: true`` turns off
+    every hook; elsewhere the highest-precedence file that sets ``disableAllHooks`` decides, and true
+    there turns off every hook but the managed ones (a project must not silence an organisation's
+    hooks); ``allowManagedHooksOnly: true`` in managed settings keeps only the managed hooks, and is
+    ignored in any other file. Each hook adds a context of its own, so the model's text shows which ran.
+    """
+    where = fresh_dir()
+    specs: list[SettingsSpec] = []
+    markers: dict[str, list[str]] = {}
+    for n, (source, count, off, only) in enumerate(files):
+        handlers = []
+        for k in range(count):
+            marker = f"ctx-{source}-{k}-9e41"
+            markers.setdefault(source, []).append(marker)
+            hook = HookSpec(event="PreToolUse", outcome="context", context=marker, as_command=True)
+            handlers.append(
+                {"type": "command", "command": hook_command(hook, where, n * 10 + k), "timeout": 10}
+            )
+        content: dict[str, Any] = {"hooks": {"PreToolUse": [{"matcher": "Deploy", "hooks": handlers}]}}
+        if off is not None:
+            content["disableAllHooks"] = off
+        if only is not None:
+            content["allowManagedHooksOnly"] = only
+        specs.append(SettingsSpec(source, content))
+    run = run_calls(
+        new_harness(),
+        [plain_tool("Deploy")],
+        [("Deploy", {"x": "1"})],
+        rules=[RuleSpec("Deploy", "allow")],
+        settings=specs,
+    )
+    expected = sorted(m for s in hooks_that_run(files) for m in markers.get(s, []))
+    text = run.all_text()
+    ran = sorted(m for ms in markers.values() for m in ms if m in text)
+    assert run.ran() == 1, f"settings {files}: the call must run: {run.describe()}"
+    assert ran == expected, f"settings {files}: hooks that ran {ran}, expected {expected}: {run.describe()}"

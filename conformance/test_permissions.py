@@ -356,6 +356,60 @@ def test_undecided_becomes_ask(
     )
 
 
+# PreToolUse answers that leave a deferred call to the host: none of them denies.
+BESIDE_DEFER = ("allow", "update_input", "legacy_approve", "defer", "ask", "none", "context")
+
+
+@requires("execution", "permissions", "hooks", "host_callback")
+@pytest.mark.requirement("PERM-6", "MUST")
+@pytest.mark.requirement("HOOK-2", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    target=st.sampled_from(["Bash", "Deploy"]),
+    data=st.data(),
+    mode=st.sampled_from(["default", "acceptEdits", "bypassPermissions", "dontAsk"]),
+    beside=st.lists(st.sampled_from(BESIDE_DEFER), max_size=3),
+    host_allows=st.booleans(),
+)
+def test_deferred_call_goes_to_the_host_whatever_allow_rules_and_mode(
+    new_harness: Callable[[], Any],
+    target: str,
+    data: st.DataObject,
+    mode: str,
+    beside: list[str],
+    host_allows: bool,
+) -> None:
+    """PERM-6, HOOK-2: a PreToolUse ``permissionDecision: "defer"`` is not an allow nor a silence: the host decides.
+
+    Drawn among other hooks (allows, rewrites, legacy approves, asks, silent ones, in any order, as
+    callbacks or commands), with allow rules that match the call from any source and in any mode: the
+    call is put to the host, asked once, whose answer decides; no allow rule, hook allow or
+    bypassPermissions runs it unasked. In dontAsk, where nothing may be asked, it is denied.
+    """
+    allows = data.draw(st.lists(rule_specs(MATCHING[target], ("allow",)), max_size=3), label="allows")
+    stack = data.draw(st.permutations(["defer", *beside]), label="stack")
+    # A rewrite the allow rules still match: the shell line as it is, another value for Deploy.
+    rewrites = {"Bash": {"command": COMMAND}, "Deploy": {"x": "from-a-hook"}}
+    hooks = [
+        HookSpec(
+            event="PreToolUse",
+            outcome=outcome,  # type: ignore[arg-type]
+            reason=f"hook {i} says {outcome}",
+            updated_input=rewrites[target] if outcome == "update_input" else None,
+            as_command=data.draw(st.booleans(), label=f"hook {i} as a command"),
+            timeout=10.0,
+        )
+        for i, outcome in enumerate(stack)
+    ]
+    host = host_answering("allow" if host_allows else "deny")
+    run = run_calls(new_harness(), tools(), [CALLS[target]], rules=allows, mode=mode, hooks=hooks, host=host)
+    why = f"PreToolUse hooks {stack} with allow rules {[r.text for r in allows]} in mode {mode}"
+    if mode == "dontAsk":
+        assert_not_run_not_asked(run, f"{why}: a deferred call in dontAsk")
+    else:
+        assert_asked_then_host_decides(run, f"{why}: a deferred call", host)
+
+
 DONT_ASK_CAUSES = ("nothing", "ask_rule", "hook_ask", "safety_check", "interactive", "tool_ask", "allowed")
 
 
@@ -414,6 +468,85 @@ def test_headless_ask_is_decided_by_permission_request_hook_or_denied(
         assert not run.is_error(), f"{why}: the allowed call's result is an error; {run.describe()}"
     else:
         assert run.ran() == 0, f"{why}: nobody allowed the call, yet it ran; {run.describe()}"
+        assert run.is_error(), f"{why}: a denied call's result must be an error; {run.describe()}"
+
+
+# What each PermissionRequest answer of a stack is: an allow (with or without updatedInput), a deny in
+# JSON or by exit 2, or no decision (nothing, a non-blocking failure, output that is not JSON).
+REQUEST_ANSWERS = ("allow", "allow_rewrite", "deny", "exit2", "none", "garbage", "exit1")
+REQUEST_BLOCKS = frozenset({"deny", "exit2"})
+REQUEST_ALLOWS = frozenset({"allow", "allow_rewrite"})
+
+
+def request_hook(answer: str, i: int, matcher: str | None, as_command: bool) -> HookSpec:
+    """The ``i``-th PermissionRequest hook of a stack, answering ``answer`` (one of :data:`REQUEST_ANSWERS`)."""
+    return HookSpec(
+        event="PermissionRequest",
+        outcome="allow" if answer == "allow_rewrite" else answer,  # type: ignore[arg-type]
+        matcher=matcher,
+        reason=f"hook {i} refuses",
+        updated_input={"x": f"from-hook-{i}"} if answer == "allow_rewrite" else None,
+        as_command=as_command or answer in ("exit2", "exit1", "garbage"),
+        timeout=10.0,
+    )
+
+
+@st.composite
+def permission_request_stacks(draw: st.DrawFn) -> list[str]:
+    """1-4 PermissionRequest answers in any order, each of :data:`REQUEST_ANSWERS`."""
+    return draw(st.lists(st.sampled_from(REQUEST_ANSWERS), min_size=1, max_size=4))
+
+
+@requires("execution", "permissions", "hooks", "command_hooks")
+@pytest.mark.requirement("PERM-8", "MUST")
+@settings(max_examples=25, deadline=None)
+@given(
+    answers=permission_request_stacks(),
+    data=st.data(),
+    cause=st.sampled_from(["nothing", "ask_rule", "hook_ask"]),
+    mode=st.sampled_from(["default", "acceptEdits"]),
+)
+@example(answers=["allow", "deny"], data=None, cause="nothing", mode="default")
+@example(answers=["allow_rewrite", "exit2"], data=None, cause="ask_rule", mode="default")
+@example(answers=["allow_rewrite", "none", "allow_rewrite"], data=None, cause="nothing", mode="default")
+def test_headless_permission_request_stack_any_refusal_beats_every_allow(
+    new_harness: Callable[[], Any], answers: list[str], data: Any, cause: str, mode: str
+) -> None:
+    """PERM-8: of several PermissionRequest hooks on a headless ask, any deny or exit 2 beats every allow, in any order.
+
+    The call runs only when some hook allows and none refuses; hooks that say nothing or fail (exit 1,
+    output that is not JSON) decide nothing, and with no allow at all nobody can approve: denied. An
+    allow's ``updatedInput`` is the input that runs: the last one given among the allows (the
+    reference's rule), the model's own input when no allow rewrites it.
+    """
+    matchers = (None, "", "*", "Deploy", "Dep.*")
+    hooks = [
+        request_hook(
+            answer,
+            i,
+            data.draw(st.sampled_from(matchers)) if data is not None else None,
+            data.draw(st.booleans()) if data is not None else False,
+        )
+        for i, answer in enumerate(answers)
+    ]
+    rules = [RuleSpec("Deploy", "ask")] if cause == "ask_rule" else []
+    before = [pre_hook("ask")] if cause == "hook_ask" else []
+    run = run_calls(
+        new_harness(), [plain_tool("Deploy")], [DEPLOY_CALL], rules=rules, hooks=[*before, *hooks], mode=mode
+    )
+    why = f"headless {cause} in {mode}, PermissionRequest hooks {answers}"
+    if REQUEST_BLOCKS & set(answers):
+        assert run.ran() == 0, f"{why}: a hook refused, yet the call ran; {run.describe()}"
+        assert run.is_error(), f"{why}: the refused call's result must be an error; {run.describe()}"
+    elif REQUEST_ALLOWS & set(answers):
+        assert run.ran() == 1, f"{why}: a hook allowed and none refused, yet it did not run; {run.describe()}"
+        assert not run.is_error(), f"{why}: the allowed call's result is an error; {run.describe()}"
+        rewrites = [h.updated_input for h in hooks if h.updated_input is not None]
+        expected = dict(rewrites[-1]) if rewrites else DEPLOY_CALL[1]
+        ran_with = [dict(i) for i in run.recorder.inputs("toolu_1")]
+        assert ran_with == [expected], f"{why}: it ran with {ran_with}, not {expected}; {run.describe()}"
+    else:
+        assert run.ran() == 0, f"{why}: no hook allowed and nobody can be asked, yet it ran; {run.describe()}"
         assert run.is_error(), f"{why}: a denied call's result must be an error; {run.describe()}"
 
 

@@ -69,6 +69,7 @@ OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
         "allow",
         "ask",
         "deny",
+        "defer",
         "none",
         "update_input",
         "context",
@@ -79,7 +80,7 @@ OUTCOMES_BY_EVENT: Mapping[str, tuple[HookOutcomeKind, ...]] = {
     ),
     "PostToolUse": ("none", "context", "block", "update_output", "legacy_block", *_SIGNALS, *_FAILURES),
     "PostToolUseFailure": ("none", "context", *_SIGNALS, *_FAILURES),
-    "PermissionRequest": ("allow", "deny", "none", *_FAILURES),
+    "PermissionRequest": ("allow", "deny", "none", *_SIGNALS, *_FAILURES),
 }
 """The outcomes that mean something for each tool event (others would be garbage for it)."""
 

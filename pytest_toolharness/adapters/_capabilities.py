@@ -190,6 +190,18 @@ CAPABILITIES: Mapping[str, Capability] = _table(
         feature_of="execution",
     ),
     Capability(
+        "hook_on_failure",
+        'a hook handler\'s `onFailure` (HookSpec.on_failure): with "block", a hook that fails (an exit status '
+        "other than 0 and 2, a crash, a timeout, an http error) blocks the call as an exit code 2 would",
+        feature_of="execution",
+    ),
+    Capability(
+        "settings_hooks",
+        "the `hooks` of the scenario's settings files (settings_files), with `disableAllHooks` from any source "
+        "and a managed `allowManagedHooksOnly` deciding which files' hooks run",
+        feature_of="execution",
+    ),
+    Capability(
         "sandbox",
         "the shell sandbox: Bash in a session whose settings turn the sandbox on (bubblewrap on Linux)",
         SandboxCapability,

@@ -131,7 +131,8 @@ def write_plugin(specs: Sequence[HookSpec], root: Path, *, log: Path | None = No
     Each spec's program (:func:`~pytest_toolharness.adapters.hook_program`, logging to ``log`` when
     given) is a file in ``root/hooks/``, and its command names it as
     ``${CLAUDE_PLUGIN_ROOT}/hooks/<file>``, so the harness must expand the plugin root for the hook to
-    run at all. Async specs get ``"async": true``, and a spec's ``if_rule`` is the handler's ``"if"``.
+    run at all. Async specs get ``"async": true``, a spec's ``if_rule`` is the handler's ``"if"``, and its
+    ``on_failure`` (when not the default) its ``"onFailure"``.
     """
     hooks_dir = root / "hooks"
     hooks_dir.mkdir(parents=True, exist_ok=True)
@@ -145,6 +146,8 @@ def write_plugin(specs: Sequence[HookSpec], root: Path, *, log: Path | None = No
             hook["async"] = True
         if spec.if_rule is not None:
             hook["if"] = spec.if_rule
+        if spec.on_failure != "continue":
+            hook["onFailure"] = spec.on_failure
         entry: dict[str, Any] = {"hooks": [hook]}
         if spec.matcher is not None:
             entry["matcher"] = spec.matcher

@@ -17,6 +17,7 @@ HookOutcomeKind: TypeAlias = Literal[
     "allow",
     "ask",
     "deny",
+    "defer",
     "none",
     "update_input",
     "context",
@@ -47,7 +48,7 @@ HOOK_ALSO_FIELDS: tuple[HookAlso, ...] = get_args(HookAlso)
 
 # Outcomes whose answer is a JSON object on exit 0, so that further fields can go in the same object.
 _JSON_OUTCOMES: frozenset[str] = frozenset(
-    {"allow", "ask", "deny", "none", "update_input", "context", "block", "block_once", "legacy_approve",
+    {"allow", "ask", "deny", "defer", "none", "update_input", "context", "block", "block_once", "legacy_approve",
      "legacy_block", "update_output", "stop", "system_message"}
 )  # fmt: skip
 
@@ -59,7 +60,8 @@ _TOOL_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "PostToolUseFailur
 class HookSpec:
     """A hook the suite installs: its event, matcher and what it answers.
 
-        ``outcome``: ``allow`` / ``ask`` / ``deny`` (PreToolUse permission decisions), ``none`` (exit 0,
+        ``outcome``: ``allow`` / ``ask`` / ``deny`` / ``defer`` (PreToolUse permission decisions; ``defer``
+        hands the call to a decider outside the harness, which with a host is the host), ``none`` (exit 0,
         no decision), ``update_input`` (allow with ``updated_input``), ``context`` (additional context),
         ``block`` (PostToolUse block), ``exit2`` (blocking error with ``reason`` on stderr), ``exit1``
         (non-blocking error), ``garbage`` (non-JSON output), ``plain_text`` (``context`` as plain text on
@@ -94,6 +96,11 @@ class HookSpec:
         (a compound shell line matches when any of its commands does). A tool event's command or http
         hook takes it (``as_command``, ``hook_type="http"``, ``run_async`` or ``from_plugin``: an
         in-process callback has no ``if``); capability ``hook_if``.
+
+        ``on_failure`` is the handler's ``onFailure``: ``"block"`` makes the hook's failure (an exit
+        status other than 0 and 2, a crash, a timeout, an http error status) block the call as an exit
+        code 2 would; ``"continue"`` (the default) leaves it a non-blocking error. For a command, http
+        or plugin hook that is not async; capability ``hook_on_failure``.
 
         ``also`` adds further output fields to the same JSON answer (one hook saying several things at
         once): ``context`` (``additionalContext`` = ``context``), ``system_message`` (``systemMessage`` =
@@ -137,6 +144,7 @@ class HookSpec:
     headers: tuple[tuple[str, str], ...] = ()
     allowed_env_vars: tuple[str, ...] = ()
     if_rule: str | None = None
+    on_failure: Literal["continue", "block"] = "continue"
 
     def __post_init__(self) -> None:
         if self.stdout_outcome is not None and (
@@ -158,6 +166,15 @@ class HookSpec:
             )
         if self.if_rule is not None:
             self._check_if_rule()
+        if self.on_failure not in ("continue", "block"):
+            raise ValueError(f'HookSpec.on_failure is "continue" or "block", got {self.on_failure!r}')
+        if self.on_failure == "block" and (
+            self.run_async or not (self.as_command or self.hook_type == "http" or self.from_plugin)
+        ):
+            raise ValueError(
+                'HookSpec.on_failure "block" is a settings handler\'s key, for a command, http or plugin '
+                "hook that is not async (an async hook can't block; an in-process callback has no onFailure)"
+            )
         unknown = [f for f in self.also if f not in HOOK_ALSO_FIELDS]
         if unknown:
             raise ValueError(
@@ -248,9 +265,13 @@ class HookSpec:
                 if self.outcome == "deny_interrupt":
                     denial["interrupt"] = True
                 return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": denial}}
+            if self.outcome == "stop":
+                return self._stop_json()
+            if self.outcome == "system_message":
+                return {"systemMessage": self.context}
             return {} if self.outcome == "none" else None
         specific: dict[str, Any] = {"hookEventName": self.event}
-        if self.outcome in ("allow", "ask", "deny"):
+        if self.outcome in ("allow", "ask", "deny", "defer"):
             specific["permissionDecision"] = self.outcome
             specific["permissionDecisionReason"] = self.reason
             return {"hookSpecificOutput": specific}

@@ -40,7 +40,7 @@ from pytest_toolharness.adapters.reference._hook_sources import SourcedHooks, ho
 from pytest_toolharness.adapters.reference._permission_context import (
     permission_context as permission_context_of,
 )
-from pytest_toolharness.adapters.reference._permission_context import rules_of
+from pytest_toolharness.adapters.reference._permission_context import rules_of, settings_files
 from pytest_toolharness.adapters.reference._tools import spec_to_tool, specs_to_tools
 from pytest_toolharness.processes import remove_at_exit
 from pytest_toolharness.specs import SETTINGS_FILES
@@ -68,6 +68,7 @@ from reference_impl.execution import (
     new_batch_executor,
     rebuild_replacement_state,
 )
+from reference_impl.hooks import hooks_from_settings_files
 from reference_impl.permissions import (
     PermissionResult,
     PermissionResultAllow,
@@ -410,8 +411,9 @@ class ReferenceHarness:
             recorder=scenario.recorder,
             permission_context=permission_context,
             session_dir=scenario.session_dir,
-            hooks=_hooks([h for h in scenario.hooks if not is_sourced(h)], self._workdir).merged(
-                sourced.hooks
+            # The settings files' hooks as their disableAllHooks and allowManagedHooksOnly allow, then the scenario's.
+            hooks=hooks_from_settings_files(settings_files(scenario)).merged(
+                _hooks([h for h in scenario.hooks if not is_sourced(h)], self._workdir), sourced.hooks
             ),
             can_use_tool=_host_callback(scenario.host) if scenario.host is not None else None,
             replacement_state=self._replacement_state,
@@ -513,7 +515,12 @@ def _hooks(specs: Sequence[HookSpec], workdir: Path) -> Hooks:
         entry: Any
         if runs_as_command(spec):
             command = hook_command(spec, workdir / "hooks", index)
-            entry = CommandHook(command=command, timeout=spec.timeout, condition=hook_condition(spec))
+            entry = CommandHook(
+                command=command,
+                timeout=spec.timeout,
+                condition=hook_condition(spec),
+                on_failure=spec.on_failure,
+            )
         else:
             entry = _hook_callback(spec)
         events.setdefault(spec.event, []).append(
@@ -569,6 +576,8 @@ class ReferenceAdapter:
             "reasoning",
             "hook_sources",
             "hook_if",
+            "hook_on_failure",
+            "settings_hooks",
             "sandbox",
             "non_object_input",
         }

@@ -70,6 +70,7 @@ class SourcedHooks:
                     spec.allowed_env_vars,
                     timeout=spec.timeout,
                     condition=hook_condition(spec),
+                    on_failure=spec.on_failure,
                 )
             else:
                 command = hook_command(spec, workdir / "async-hooks", index, log=log)

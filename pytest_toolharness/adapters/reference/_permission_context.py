@@ -14,8 +14,9 @@ from reference_impl import (
     context_from_settings,
     load_settings,
 )
+from reference_impl.permissions import SettingsFile
 
-__all__ = ["permission_context", "rules_of"]
+__all__ = ["permission_context", "rules_of", "settings_files"]
 
 
 def rules_of(specs: Sequence[RuleSpec]) -> tuple[PermissionRule, ...]:
@@ -48,12 +49,7 @@ def permission_context(scenario: ExecutionScenario) -> PermissionContext:
             additional_dirs=tuple(scenario.additional_dirs),
             can_prompt=scenario.host is not None,
         )
-    files = [
-        load_settings(
-            json.dumps(dict(spec.content)), cast(SettingSource, spec.source), name=f"{spec.source}#{i}"
-        )
-        for i, spec in enumerate(scenario.settings, start=1)
-    ]
+    files = settings_files(scenario)
     return context_from_settings(
         files,
         cwd=scenario.cwd,
@@ -62,3 +58,13 @@ def permission_context(scenario: ExecutionScenario) -> PermissionContext:
         additional_dirs=scenario.additional_dirs,
         can_prompt=scenario.host is not None,
     )
+
+
+def settings_files(scenario: ExecutionScenario) -> list[SettingsFile]:
+    """The scenario's settings files, each loaded as the harness loads a file (its JSON text)."""
+    return [
+        load_settings(
+            json.dumps(dict(spec.content)), cast(SettingSource, spec.source), name=f"{spec.source}#{i}"
+        )
+        for i, spec in enumerate(scenario.settings, start=1)
+    ]
