@@ -244,7 +244,7 @@ MODULE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     # helpers programs start, the standard library's capabilities (PERM-17); git's own files and the
     # protected names, which the sandbox's policy protects too (PERM-15, SBX).
     "reference_impl/permissions/_awk_options.py": _PERMISSION_SHELL,
-    "reference_impl/permissions/_code_modules.py": _PERMISSION_SHELL,
+    "reference_impl/permissions/_code_modules.py": (*_PERMISSION_SHELL, "PERM-15"),
     "reference_impl/permissions/_make_remaking.py": ("PERM-17",),
     "reference_impl/permissions/_program_starts.py": _PERMISSION_SHELL,
     # Session 33: git's editor, pager and signature programs, started by its defaults (PERM-17).
