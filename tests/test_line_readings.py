@@ -10,7 +10,7 @@ drives ``reference_impl.permissions._token_extents`` (tokens bash ends elsewhere
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pytest_toolharness import strategies as ths
@@ -48,13 +48,22 @@ def _printed(line: str, tmp_path_factory: pytest.TempPathFactory) -> set[str]:
 
 @settings(max_examples=200, deadline=None)
 @given(script=_scripts())
+# Found by a random run of session 39: the last backquote unpaired, the first line's substitution
+# is listed with its words unknown (the reader names the syntax error): closed, not listed exactly.
+@example(script="echo `echo 100`\necho 101\\\n\necho 102\\\n\n`")
 def test_every_command_bash_runs_is_listed(script: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """PERM-17: each ``echo N`` bash runs (N printed) is a command the reader lists with N among its words."""
+    """PERM-17: each ``echo N`` bash runs (N printed) is a command the reader lists with N among its words.
+
+    Or fails closed saying why: where the reader names a problem with the line (a syntax error, a
+    backquote bash reads twice), an ``echo`` whose words it lists as unknown (None) stands for the
+    numbers it can't read; every deny rule on ``echo`` then applies, and no allow rule does.
+    """
     printed = _printed(script, tmp_path_factory)
-    listed = {
-        word for part in split_command(script).parts if part.argv[:1] == ("echo",) for word in part.argv[1:]
-    }
-    assert printed <= listed, (script, sorted(printed - listed), split_command(script).parts)
+    command = split_command(script)
+    listed = {word for part in command.parts if part.argv[:1] == ("echo",) for word in part.argv[1:]}
+    unread = printed - listed
+    failed_closed = bool(command.problems) and None in listed
+    assert not unread or failed_closed, (script, sorted(unread), command.parts)
 
 
 @settings(max_examples=100, deadline=None)
