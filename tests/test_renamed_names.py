@@ -55,3 +55,21 @@ def test_the_names_rename_makes_are_the_ones_the_engine_judges(
     if None in targets:
         return
     assert made <= set(targets), f"{argv}: rename made {made}, the engine judges {targets}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    names=st.lists(_LETTERS.filter(lambda n: not n.startswith("-")), min_size=1, max_size=3),
+    at=st.integers(0, 3),
+    dashes=st.booleans(),
+    expression=_LETTERS.filter(lambda e: not e.startswith("-")),
+    option=st.sampled_from(((), ("-a",), ("--all",), ("-l",), ("--last",), ("-v",), ("-o",))),
+)
+def test_a_file_only_known_at_run_time_is_an_unknown_write(
+    names: list[str], at: int, dashes: bool, expression: str, option: tuple[str, ...]
+) -> None:
+    """PERM-15: a file operand known only at run time (``"$f"``, anywhere among the files, after ``--`` or not) may get any name: the engine judges an unknown write."""
+    files: list[str | None] = list(names)
+    files.insert(min(at, len(files)), None)
+    argv = ("rename.ul", *option, *(("--",) if dashes else ()), expression, "x", *files)
+    assert None in program_targets(argv), f"{argv}: {program_targets(argv)}"
