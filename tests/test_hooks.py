@@ -420,6 +420,24 @@ def test_an_identical_hook_runs_once_and_the_hooks_after_it_still_run() -> None:
     assert labels == ["./a", "http://127.0.0.1:1/h", "./b", "./c"]
 
 
+def test_an_async_hook_and_its_synchronous_twin_are_two_hooks() -> None:
+    """HOOK-2: the same command as an async hook and as a synchronous one both run: the async one, seen
+    first, can't decide, so it must not stand for the twin whose deny blocks the call."""
+    text = json.dumps(
+        {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "./deny", "async": True},
+            {"type": "command", "command": "./deny"},
+            {"type": "command", "command": "./deny"},
+        ]}]}}
+    )  # fmt: skip
+    hooks = hooks_from_settings(json.loads(text), name="s.json")
+    found = [h for h, _ in hooks.matching("PreToolUse", "Bash")]
+    assert [(getattr(h, "label", None), getattr(h, "run_async", None)) for h in found] == [
+        ("./deny", True),
+        ("./deny", False),
+    ]
+
+
 @pytest.mark.parametrize(
     ("own", "matcher", "times_out"),
     [(0.3, 30.0, True), (None, 0.3, True), (30.0, 0.3, False)],

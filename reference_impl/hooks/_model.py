@@ -314,18 +314,27 @@ class Hooks:
         ``tool_name`` is the event's matched value: the tool, or the SessionStart ``source``, the
         PreCompact ``trigger``... (ignored for events without a matcher). Identical command hooks and
         identical http hooks of one source are run once (Claude Code deduplicates them); the same
-        command line from two sources, or from two plugins (two plugin roots), is two hooks.
+        command line from two sources, or from two plugins (two plugin roots), is two hooks, and so is
+        the same command under another ``if``, ``onFailure`` or ``async``.
         """
-        seen: set[tuple[str, str | None, str, PermissionRule | None, str]] = set()
+        seen: set[tuple[str, str | None, str, PermissionRule | None, str, bool]] = set()
         for predicate, m in self._compiled.get(event, ()):
             if not predicate(tool_name):
                 continue
             for hook in m.hooks:
-                # Hooks that differ in arguments, condition or failure mode are different hooks.
+                # Hooks that differ in arguments, condition, failure mode or being async are different
+                # hooks: an async twin seen first must not stand for a command hook that can decide.
                 key = (
-                    (m.source, hook.plugin_root, f"command:{hook.label}", hook.condition, hook.on_failure)
+                    (
+                        m.source,
+                        hook.plugin_root,
+                        f"command:{hook.label}",
+                        hook.condition,
+                        hook.on_failure,
+                        hook.run_async,
+                    )
                     if isinstance(hook, CommandHook)
-                    else (m.source, None, f"http:{hook.url}", hook.condition, hook.on_failure)
+                    else (m.source, None, f"http:{hook.url}", hook.condition, hook.on_failure, False)
                     if isinstance(hook, HttpHook)
                     else None
                 )
