@@ -248,3 +248,64 @@ def test_a_spelling_that_opens_a_descriptor_is_a_descriptor(
     if found is not None and found >= 0:
         # A number is a claim: the path opens what that descriptor holds (a file beneath it does not).
         assert opener.opens(spelled) == opener.opens(f"/proc/self/fd/{found}"), f"{spelled} is not {found}"
+
+
+def _links_into_state() -> set[tuple[str, str]]:
+    """Every link directly in /proc or /dev that leads back into one of them (the kernel's readlink)."""
+    found = set()
+    for top in ("proc", "dev"):
+        for name in os.listdir(f"/{top}"):
+            try:
+                target = os.readlink(f"/{top}/{name}")
+            except OSError:
+                continue
+            folded = os.path.normpath(target if target.startswith("/") else f"/{top}/{target}")
+            if folded.startswith(("/proc/", "/dev/")) and not name.isdigit():
+                found.add((top, name))
+    return found
+
+
+@pytest.mark.parametrize("order", ["digits and self first", "reversed", "as listed"])
+def test_every_machine_link_is_read_whatever_order_the_directory_lists(
+    order: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERM-15: the links /proc and /dev hold into themselves (``/proc/net``, ``/proc/mounts``) are all folded, in any listing order."""
+    from reference_impl.permissions import _descriptors
+
+    real = os.listdir
+
+    def listed(path: str) -> list[str]:
+        names = real(path)
+        if order == "reversed":
+            return names[::-1]
+        if order == "digits and self first":
+            return sorted(
+                names, key=lambda n: (not (n.isdigit() or n in ("self", "thread-self", "fd", "stdin")), n)
+            )
+        return names
+
+    monkeypatch.setattr(os, "listdir", listed)
+    _descriptors._machine_links.cache_clear()
+    try:
+        links = _descriptors._machine_links()
+    finally:
+        monkeypatch.undo()
+        _descriptors._machine_links.cache_clear()
+    expected = _links_into_state() - set(_descriptors._FIXED_LINKS) - {("proc", "self")}
+    assert expected <= set(links), f"missed {sorted(expected - set(links))}"
+
+
+def test_a_machine_without_proc_or_dev_listings_folds_what_it_can(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PERM-14: when /proc or /dev can't be listed (a container without them), reading their links never raises."""
+    from reference_impl.permissions import _descriptors
+
+    def unlisted(path: str) -> list[str]:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(os, "listdir", unlisted)
+    _descriptors._machine_links.cache_clear()
+    try:
+        assert _descriptors._machine_links() == {}
+    finally:
+        monkeypatch.undo()
+        _descriptors._machine_links.cache_clear()
