@@ -25,7 +25,7 @@ from functools import cache
 
 from hypothesis import strategies as st
 
-__all__ = ["node_loading_option", "sed_script_options"]
+__all__ = ["git_setting_commands", "node_loading_option", "sed_script_options"]
 
 # sed options not drawn: printing instead of running, a mode that refuses ``e`` (``--posix``,
 # ``--sandbox``), and the script's own options (drawn as the script's form).
@@ -174,3 +174,60 @@ def node_loading_option(inner: str, data: st.DataObject) -> tuple[dict[str, str]
     words = ["node", *before, *spelled, "x.js"]
     files = {name: code, "x.js": "console.log(1);\n"}
     return files, shlex.join(words), f"node's {option} loading {name}"
+
+
+# git's global options that print something and stop, or take over what git is (not drawn).
+_GIT_NOT_DRAWN = re.compile(r"-v|--version|-h|--help|--(exec|html|man|info)-path|--super-prefix|--config-env")
+
+
+@cache
+def _git_global_options() -> tuple[tuple[str, str], ...]:
+    """(option, what its value is: ``path``, ``name=value``, ``name`` or empty) from ``git --help``'s usage.
+
+    The usage block before ``<command>``: ``[-C <path>] [-c <name>=<value>] [--namespace=<name>]...``.
+    """
+    usage = _help("git", "--help").split("<command>")[0]
+    found = re.findall(r"(--?[\w-]+)(?:\[?[= ]<(\w+)>(=<\w+>)?\]?)?", usage)
+    return tuple(
+        (option, value + ("=value" if pair else ""))
+        for option, value, pair in found
+        if not _GIT_NOT_DRAWN.fullmatch(option)
+    )
+
+
+_GIT_VALUES = {"path": ".", "name": "ns", "name=value": "user.name=x"}
+
+
+@st.composite
+def _git_option(draw: st.DrawFn) -> list[str]:
+    """One global option of git's, its value given as git takes it (the next word, or after ``=``)."""
+    option, kind = draw(st.sampled_from(_git_global_options() or (("--no-pager", ""),)))
+    if not kind:
+        return [option]
+    value = _GIT_VALUES.get(kind, "x")
+    if option.startswith("--") and draw(st.booleans()):
+        return [f"{option}={value}"]
+    return [option, value]
+
+
+def git_setting_commands(inner: str, data: st.DataObject) -> tuple[dict[str, str], str, str]:
+    """(files, line, how) of a git line whose ``-c`` setting runs ``inner``, among global options drawn from git's usage.
+
+    The setting: an alias running a shell command (``alias.x='!CMD'``, then ``x``), an external diff
+    (``diff.external``, a script, then ``diff --no-index``), the ssh command (``core.sshCommand``, then
+    ``ls-remote ssh://...``); 0-3 global options before it and 0-2 after it (``-C .``, ``-c
+    user.name=x``, ``--namespace ns``, ``--no-pager``...). Real git is the judge.
+    """
+    files = {"a.txt": "a\n", "b.txt": "b\n", "ext.sh": f"#!/bin/sh\n{inner}\n"}
+    kind = data.draw(st.sampled_from(["alias", "diff.external", "core.sshCommand"]), label="git setting")
+    setting, command = {
+        "alias": (f"alias.x=!{inner}", ["x"]),
+        "diff.external": ("diff.external=./ext.sh", ["diff", "--no-index", "a.txt", "b.txt"]),
+        "core.sshCommand": (f"core.sshCommand={inner}", ["ls-remote", "ssh://h/x"]),
+    }[kind]
+    before = [
+        w for o in data.draw(st.lists(_git_option(), max_size=3), label="git options before") for w in o
+    ]
+    after = [w for o in data.draw(st.lists(_git_option(), max_size=2), label="git options after") for w in o]
+    words = ["git", *before, "-c", setting, *after, *command]
+    return files, shlex.join(words), f"git's -c {kind} after {shlex.join(before) or 'no options'}"

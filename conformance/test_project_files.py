@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conformance._controls import run_for_real
-from conformance._option_carriers import node_loading_option, sed_script_options
+from conformance._option_carriers import git_setting_commands, node_loading_option, sed_script_options
 from conformance._strategies_execution import fresh_dir
 from conformance._strategies_permissions import run_calls, shell_tool
 from pytest_toolharness.adapters import requires
@@ -767,7 +767,17 @@ def test_deny_rule_holds_against_what_the_project_files_name(
     _check_case(new_harness, data, mode, lambda inner: _CARRIERS[carrier](inner, data))
 
 
-_OPTION_CARRIERS = {"sed script after its options": _sed_script, "node loading options": _node_loading}
+def _git_setting(inner: str, data: st.DataObject) -> ProjectCase:
+    """A command git runs from a ``-c`` setting, among git's global options (``git -C . -c alias.x='!CMD' x``)."""
+    files, line, how = git_setting_commands(inner, data)
+    return ProjectCase("git", files, line, _allow(line, data), how)
+
+
+_OPTION_CARRIERS = {
+    "sed script after its options": _sed_script,
+    "node loading options": _node_loading,
+    "git settings among its global options": _git_setting,
+}
 
 
 @requires("execution", "permissions")
@@ -785,7 +795,9 @@ def test_deny_rule_holds_against_code_an_option_grammar_gives(
     GNU getopt takes (``-l 5``, ``--line-len 5``, ``-nl 5``, ``-i.bak``, options after the operand),
     or by ``-e``/``--expression``/``-f``; a project module a node option its help says takes a
     module loads (``--loader``, ``--experimental-loader``, ``--import``, ``-r``), ``=`` or the next
-    word. Real sed and node are the judge (session 33's red team: ``sed -l 5 'e CMD' f``).
+    word; a command git runs from a ``-c`` setting (an alias, ``diff.external``, ``core.sshCommand``)
+    among 0-5 global options its usage lists (``-C .``, ``-c user.name=x``, ``--namespace ns``). Real
+    sed, node and git are the judge (session 33's red team: ``sed -l 5 'e CMD' f``).
     """
     _check_case(new_harness, data, mode, lambda inner: _OPTION_CARRIERS[carrier](inner, data))
 
