@@ -20,9 +20,12 @@ def _first_word_is_subcommand(original: Any) -> Any:
         for i, word in enumerate(args):
             if word is not None and not word.startswith("-"):
                 # Everything before the first plain word, then that word as the subcommand.
+                scripts: list[str]
+                why: str | None
                 scripts, why = original(args[:i])
                 return scripts, why
-        return original(args)
+        result: tuple[list[str], str | None] = original(args)
+        return result
 
     return _git
 
