@@ -65,6 +65,12 @@ _IDIOMS = (
     'urllib.request.urlretrieve("file://" + __import__("os").path.abspath("a"), "{p}")',
 )
 # node's functions outside its fs module that write a file named to them.
+_PREAMBLES = {
+    "python3": ("", 'import os; os.system("true"); ', 'import subprocess; subprocess.run(["true"]); '),
+    "node": ("", 'require("child_process").execSync("true"); ', 'const n = "os"; require(n); '),
+    "perl": ("", "`true`; ", 'system("true"); ', "qx(true); "),
+}
+_PERL_IDIOMS = ('open(my $f, ">", "{p}")', 'open(F, ">>{p}")')
 _NODE_IDIOMS = ('process.report.writeReport("{p}")', 'require("v8").writeHeapSnapshot("{p}")')
 # A tree the project holds (``tmpl/`` with the protected file in it) copied into the project's root:
 # no word of the code names the protected file.
@@ -135,6 +141,8 @@ def _writers() -> tuple[tuple[str, str, str], ...]:
     kept += [("", idiom, "python3") for idiom in _IDIOMS]
     if shutil.which("node"):
         kept += [("", idiom, "node") for idiom in _NODE_IDIOMS]
+    if shutil.which("perl"):
+        kept += [("", idiom, "perl") for idiom in _PERL_IDIOMS]
     return tuple(kept)
 
 
@@ -144,10 +152,14 @@ def _writing_lines(draw: st.DrawFn) -> tuple[str, str]:
     target = draw(st.sampled_from(PROTECTED_TARGETS), label="target")
     directory, _, name = target.rpartition("/")
     module, function, parameter = draw(st.sampled_from(_writers()), label="writer")
+    interpreter = parameter if not module else "python3"
+    # Statements before the write that the reader takes specially (a command the code runs, a module
+    # named only when it runs): the write after them is read all the same.
+    preamble = draw(st.sampled_from(_PREAMBLES.get(interpreter, _PREAMBLES["python3"])), label="before")
     if not module:
         code = function.format(p=target, d=directory, n=name)
-        if parameter == "node":
-            return f"node -e '{code}'", target
+        if parameter in ("node", "perl"):
+            return f"{parameter} -e '{preamble}{code}'", target
     else:
         keyword = [f'{parameter}="{target}"'] if parameter else []
         argument = draw(st.sampled_from([*keyword, f'"{target}"']), label="argument")
@@ -163,7 +175,7 @@ def _writing_lines(draw: st.DrawFn) -> tuple[str, str]:
             ),
             label="spelling",
         )
-    return f"python3 -c '{code}'", target
+    return f"python3 -c '{preamble}{code}'", target
 
 
 @requires("execution", "permissions", "host_callback")
@@ -176,13 +188,16 @@ def _writing_lines(draw: st.DrawFn) -> tuple[str, str]:
         ".git/config",
     )
 )
+# A sample of session 39: perl's reading stopped at a backquoted command, so the write after it went unread.
+@example(case=("""perl -e '`true`; open(F, ">>.git/hooks/pre-commit")'""", ".git/hooks/pre-commit"))
 def test_a_protected_file_written_by_any_standard_function_asks(
     new_harness: Callable[[], Any], case: tuple[str, str]
 ) -> None:
     """PERM-15: code that writes a protected file through a standard-library function no list names asks in bypassPermissions.
 
     Drawn: a writer mined from the standard library (a function taking one path, kept where Python
-    writes it for real; an archive extracted, a ``file://`` download) x how the code names it x how
+    writes it for real; an archive extracted, a ``file://`` download) x statements before it that run a
+    command or load a module named at run time x how the code names it x how
     it passes the path (keyword, position, relative after ``os.chdir``) x the protected file; Python
     in a sandbox judges (a line that writes no protected file is discarded).
     """
