@@ -696,3 +696,24 @@ def test_a_copy_of_a_program_a_rule_names_by_its_path_is_it(tmp_path: Path, open
         rules = rules_from_strings([f"Bash({program}:*)"], "deny", "localSettings")
         judge = exec_judge(rules, os.environ["PATH"])
         assert judge(_attempt(opened, str(copy), f"./copy-of-{name}")) is not None, name
+
+
+@needs_sandbox
+def test_an_allowed_program_run_through_proc_self_or_dev_fd_runs(tmp_path: Path) -> None:
+    """The control: a program no rule denies, run by ``/proc/self/fd/N``, ``/dev/fd/N`` or a link to them,
+    is judged as itself and runs (the check reads the caller's descriptor, not the supervisor's, and
+    refuses nothing it can tell is allowed)."""
+    (tmp_path / "tmp").mkdir()
+    context = PermissionContext(rules=(parse_rule("Bash(touch:*)", "deny", "localSettings"),), cwd=tmp_path)
+    shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=tmp_path / "tmp")
+    spellings = ("/proc/self/fd/{fd}", "/dev/fd/{fd}", "./link", "/proc/thread-self/../../fd/{fd}")
+    for index, spelled in enumerate(spellings):
+        code = (
+            "import os, shutil; fd = os.memfd_create('m', 0);"
+            " os.write(fd, open(shutil.which('mkdir'), 'rb').read());"
+            f" os.symlink(f'/proc/self/fd/{{fd}}', 'link'); os.execv(f{spelled!r}, ['m', 'D{index}'])"
+        )
+        command = shlex.join([sys.executable, "-c", code])
+        result = asyncio.run(shell.run({"command": command}, cwd=tmp_path, timeout=60, abort=asyncio.Event()))
+        (tmp_path / "link").unlink(missing_ok=True)
+        assert (tmp_path / f"D{index}").is_dir(), f"{spelled}: {result.output}"
