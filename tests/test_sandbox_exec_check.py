@@ -289,27 +289,47 @@ def test_no_seccomp_listener_refuses_naming_why(tmp_path: Path) -> None:
     assert "how='sandboxed'" in bare
 
 
+# /proc/thread-self is ``<pid>/task/<tid>``, two levels: ``../..`` out of it is the process's entry.
+_DESCRIPTOR_SPELLINGS = ("/proc/self/fd/{fd}", "/dev/fd/{fd}", "./link", "/proc/thread-self/../../fd/{fd}")
+
+
+def _run_from_descriptors(tmp_path: Path, program: str, made: str) -> list[tuple[str, str]]:
+    """Run an in-memory copy of ``program`` by each descriptor spelling (Bash(touch:*) denied), making ``made``N.
+
+    (spelling, the result's output) for each; the copy is given ``made`` followed by the spelling's index.
+    """
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    context = PermissionContext(rules=(parse_rule("Bash(touch:*)", "deny", "localSettings"),), cwd=tmp_path)
+    shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=tmp_path / "tmp")
+    outputs = []
+    for index, spelled in enumerate(_DESCRIPTOR_SPELLINGS):
+        code = (
+            "import os, shutil; fd = os.memfd_create('m', 0);"
+            f" os.write(fd, open(shutil.which({program!r}), 'rb').read());"
+            f" os.symlink(f'/proc/self/fd/{{fd}}', 'link'); os.execv(f{spelled!r}, ['m', '{made}{index}'])"
+        )
+        command = shlex.join([sys.executable, "-c", code])
+        result = asyncio.run(shell.run({"command": command}, cwd=tmp_path, timeout=60, abort=asyncio.Event()))
+        (tmp_path / "link").unlink(missing_ok=True)
+        outputs.append((spelled, result.output))
+    return outputs
+
+
 @needs_sandbox
 def test_a_program_run_through_proc_self_or_dev_fd_is_the_callers_file(tmp_path: Path) -> None:
     """``/proc/self/fd/N`` and ``/dev/fd/N`` name the caller's descriptor, not the supervisor's: an
     in-memory copy of a denied program run by those paths (or a symlink to them) is judged as itself.
     """
-    (tmp_path / "tmp").mkdir()
-    context = PermissionContext(rules=(parse_rule("Bash(touch:*)", "deny", "localSettings"),), cwd=tmp_path)
-    shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=tmp_path / "tmp")
-    # /proc/thread-self is ``<pid>/task/<tid>``, two levels: ``../..`` out of it is the process's entry.
-    spellings = ("/proc/self/fd/{fd}", "/dev/fd/{fd}", "./link", "/proc/thread-self/../../fd/{fd}")
-    for index, spelled in enumerate(spellings):
-        code = (
-            "import os, shutil; fd = os.memfd_create('m', 0);"
-            " os.write(fd, open(shutil.which('touch'), 'rb').read());"
-            f" os.symlink(f'/proc/self/fd/{{fd}}', 'link'); os.execv(f{spelled!r}, ['m', 'M{index}'])"
-        )
-        command = shlex.join([sys.executable, "-c", code])
-        result = asyncio.run(shell.run({"command": command}, cwd=tmp_path, timeout=60, abort=asyncio.Event()))
-        (tmp_path / "link").unlink(missing_ok=True)
-        assert not (tmp_path / f"M{index}").exists(), f"{spelled}: {result.output}"
-        assert "Bash(touch:*)" in result.output, result.output
+    for index, (spelled, output) in enumerate(_run_from_descriptors(tmp_path, "touch", "M")):
+        assert not (tmp_path / f"M{index}").exists(), f"{spelled}: {output}"
+        assert "Bash(touch:*)" in output, output
+
+
+@needs_sandbox
+def test_an_allowed_program_run_through_proc_self_or_dev_fd_runs(tmp_path: Path) -> None:
+    """The control: a program no rule denies, run by the same spellings, is judged as itself and runs."""
+    for index, (spelled, output) in enumerate(_run_from_descriptors(tmp_path, "mkdir", "D")):
+        assert (tmp_path / f"D{index}").is_dir(), f"{spelled}: {output}"
 
 
 @needs_sandbox
@@ -696,24 +716,3 @@ def test_a_copy_of_a_program_a_rule_names_by_its_path_is_it(tmp_path: Path, open
         rules = rules_from_strings([f"Bash({program}:*)"], "deny", "localSettings")
         judge = exec_judge(rules, os.environ["PATH"])
         assert judge(_attempt(opened, str(copy), f"./copy-of-{name}")) is not None, name
-
-
-@needs_sandbox
-def test_an_allowed_program_run_through_proc_self_or_dev_fd_runs(tmp_path: Path) -> None:
-    """The control: a program no rule denies, run by ``/proc/self/fd/N``, ``/dev/fd/N`` or a link to them,
-    is judged as itself and runs (the check reads the caller's descriptor, not the supervisor's, and
-    refuses nothing it can tell is allowed)."""
-    (tmp_path / "tmp").mkdir()
-    context = PermissionContext(rules=(parse_rule("Bash(touch:*)", "deny", "localSettings"),), cwd=tmp_path)
-    shell = SandboxedShell(SandboxSettings(enabled=True), context, temp_dir=tmp_path / "tmp")
-    spellings = ("/proc/self/fd/{fd}", "/dev/fd/{fd}", "./link", "/proc/thread-self/../../fd/{fd}")
-    for index, spelled in enumerate(spellings):
-        code = (
-            "import os, shutil; fd = os.memfd_create('m', 0);"
-            " os.write(fd, open(shutil.which('mkdir'), 'rb').read());"
-            f" os.symlink(f'/proc/self/fd/{{fd}}', 'link'); os.execv(f{spelled!r}, ['m', 'D{index}'])"
-        )
-        command = shlex.join([sys.executable, "-c", code])
-        result = asyncio.run(shell.run({"command": command}, cwd=tmp_path, timeout=60, abort=asyncio.Event()))
-        (tmp_path / "link").unlink(missing_ok=True)
-        assert (tmp_path / f"D{index}").is_dir(), f"{spelled}: {result.output}"
