@@ -34,12 +34,20 @@ def _absolute(path: str) -> str:
     """
     if path.startswith("/"):
         return path
-    path = posixpath.normpath(path)
-    if path != ".." and not path.startswith("../"):
-        return "./" + path
-    while path.startswith("../"):
-        path = path[3:]
-    return "/" if path == ".." else "/" + path
+    # Only the climb is read lexically: once it may be above the directory, the rest is the kernel's
+    # to fold (``../proc/thread-self/../..`` follows thread-self before climbing out of it).
+    parts = path.split("/")
+    depth = 0
+    for index, part in enumerate(parts):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            depth -= 1
+        elif depth < 0:
+            return "/" + "/".join(parts[index:])
+        else:
+            depth += 1
+    return "/" if depth < 0 else "./" + path
 
 
 def descriptor_of(path: str) -> int | None:
