@@ -33,6 +33,23 @@ RM = WORDS.map(lambda w: f"rm -rf {w}")
 RM_DENY_RULES = st.sampled_from(["Bash(rm:*)", "Bash(rm *)", "Bash(rm -rf:*)"])
 
 
+def _run_shell_call(
+    harness: Any, original: str, hooks: list[HookSpec], rules: list[RuleSpec], host: HostSpec
+) -> tuple[Any, list[dict[str, Any]]]:
+    """One Bash call of ``original`` (a tool that rejects ``forbidden``): the run, and the inputs it ran with."""
+    with scenario_root() as root:
+        run = execute(
+            harness,
+            root,
+            [shell_tool(rejects_when="forbidden")],
+            [tool_use("toolu_sh", "Bash", {"command": original})],
+            hooks=hooks,
+            rules=rules,
+            host=host,
+        )
+    return run, [dict(i) for i in run.recorder.inputs("toolu_sh")]
+
+
 def _joined(parts: list[str], join: str) -> str:
     return join.join(parts)
 
@@ -104,17 +121,7 @@ def test_every_rewrite_goes_through_every_check(
         if source == "PermissionRequest":
             hook = dataclasses.replace(hook, event="PermissionRequest", outcome="allow")
         hooks = [dataclasses.replace(hook, timeout=10.0)]
-    with scenario_root() as root:
-        run = execute(
-            new_harness(),
-            root,
-            [shell_tool(rejects_when="forbidden")],
-            [tool_use("toolu_sh", "Bash", {"command": original})],
-            hooks=hooks,
-            rules=rules,
-            host=host,
-        )
-    inputs = [dict(i) for i in run.recorder.inputs("toolu_sh")]
+    run, inputs = _run_shell_call(new_harness(), original, hooks, rules, host)
     why = f"{source} rewrote {original!r} to {updated!r} (deny rule {deny_rule})"
     if expected == "runs":
         assert inputs == [updated], f"{why}: must run once with exactly the rewrite, ran with {inputs}"
@@ -247,17 +254,7 @@ def test_the_final_rewrite_is_the_one_judged_and_run(
     host = HostSpec()
     if later == "host" and later_rewrites:
         host = HostSpec(lambda _name, _input: HostAnswer("allow", updated_input=later_rewrites[0][0]))
-    with scenario_root() as root:
-        run = execute(
-            new_harness(),
-            root,
-            [shell_tool(rejects_when="forbidden")],
-            [tool_use("toolu_sh", "Bash", {"command": original})],
-            hooks=hooks,
-            rules=rules,
-            host=host,
-        )
-    inputs = [dict(i) for i in run.recorder.inputs("toolu_sh")]
+    run, inputs = _run_shell_call(new_harness(), original, hooks, rules, host)
     pre = pre_rewrites or [({"command": original}, "runs")]
     later_applies = asks and bool(later_rewrites)
     final = later_rewrites if later_applies else pre
