@@ -104,6 +104,7 @@ def test_a_path_deny_holds_however_the_model_spells_the_path(
     data=st.data(),
 )
 @example(place="outside", blocked=True, mode="acceptEdits", data=None)
+@example(place="project", blocked=True, mode="acceptEdits", data=None)
 def test_an_edit_outside_the_working_directories_is_judged_where_it_lands(
     new_harness: Callable[[], Any], place: str, blocked: bool, mode: str, data: st.DataObject | None
 ) -> None:
@@ -116,7 +117,9 @@ def test_an_edit_outside_the_working_directories_is_judged_where_it_lands(
     """
     scene = file_scene()
     target = _target(scene, place)
-    if data is None:  # the held-out set of session 39: the check read the path as written
+    if data is None and place == "project":  # the control, named plainly
+        spelled = str(target.relative_to(scene.cwd))
+    elif data is None:  # the held-out set of session 39: the check read the path as written
         spelled = f"shared/{target.name}"
     else:
         spelled = data.draw(spelled_paths(target, scene), label="model's path")
